@@ -1,0 +1,79 @@
+/* buf: growable buffer, doubling capacity. */
+#include "config.h"
+#include "buf.h"
+#include "xmem.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void buf_init(buf_t *b) { b->data = NULL; b->len = b->cap = 0; }
+
+void buf_free(buf_t *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+void buf_reset(buf_t *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+static void buf_grow(buf_t *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < need)
+		cap *= 2;
+	b->data = xreallocarray(b->data, cap, 1);
+	b->cap = cap;
+}
+
+void buf_append(buf_t *b, const void *p, size_t n)
+{
+	buf_grow(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_puts(buf_t *b, const char *s) { buf_append(b, s, strlen(s)); }
+
+void buf_putc(buf_t *b, char c) { buf_append(b, &c, 1); }
+
+void buf_printf(buf_t *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char tmp[256];
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(tmp)) {
+		buf_append(b, tmp, (size_t)n);
+		return;
+	}
+	buf_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *buf_steal(buf_t *b, size_t *len)
+{
+	if (b->data == NULL)
+		buf_append(b, "", 0);
+	char *d = b->data;
+	if (len)
+		*len = b->len;
+	buf_init(b);
+	return d;
+}

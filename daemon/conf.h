@@ -1,0 +1,81 @@
+/* conf: the wgwatch.conf INI file (inih): [daemon], [detector], [web], [defaults], [router NAME],
+ * include = GLOB. Every key is declared once in a table in conf.c. Parsing never logs: errors
+ * come back as "FILE:LINE: message" lines. Secrets (passwords, communities, keys) are held here
+ * and must never be printed by conf_dump or any error message. */
+#ifndef WGWATCH_CONF_H
+#define WGWATCH_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct conf_label {
+	char *key;
+	char *value;
+};
+
+typedef struct conf_router {
+	char *name;
+	char *file;                 /* where the [router NAME] section is */
+	int line;
+
+	char *rest;                 /* base URL, e.g. "https://192.0.2.1" (no trailing /); NULL: no REST */
+	char *user;
+	char *password;             /* SECRET; from password or password_file */
+	bool tls_verify;            /* default yes */
+	char *ca_file;              /* absolute path or NULL */
+
+	char *snmp;                 /* "host[:port]" or NULL */
+	int snmp_version;           /* 1, 2 (for 2c) or 3; default 2 */
+	char *snmp_community;       /* SECRET; default "public" */
+	char *snmp_user;            /* v3 USM user */
+	char *snmp_security_level;  /* noAuthNoPriv|authNoPriv|authPriv */
+	char *snmp_auth_protocol;   /* SHA|SHA-256|... */
+	char *snmp_auth_password;   /* SECRET */
+	char *snmp_priv_protocol;   /* AES|AES-256|... */
+	char *snmp_priv_password;   /* SECRET */
+
+	struct conf_label *labels;  /* extra Prometheus labels, validated names */
+	size_t nlabels;
+	char **interfaces;          /* names to watch besides type wg */
+	size_t ninterfaces;
+
+	int64_t interval_ms;        /* inherited from [daemon] unless set */
+	int64_t timeout_ms;
+} conf_router_t;
+
+typedef struct conf {
+	char *path;                 /* the main file as given */
+
+	/* [daemon] */
+	char *listen;               /* "127.0.0.1:9477" */
+	char *database;             /* absolute path */
+	int64_t interval_ms;        /* default 30s */
+	int64_t timeout_ms;         /* default 10s */
+	int max_in_flight;          /* routers polled at once; default 256 */
+	int64_t retention_ms;       /* raw samples; default 35d */
+	int64_t rollup_retention_ms;/* 5-minute roll-ups; default 400d */
+	size_t max_body_bytes;      /* REST reply cap; default 4 MiB */
+
+	/* [detector] */
+	int64_t before_ms;          /* default 7d */
+	int64_t after_ms;           /* default 7d */
+	int min_samples;            /* default 30 */
+	double threshold;           /* default 0.20 */
+	double saturated;           /* default 0.90 */
+
+	conf_router_t *routers;
+	size_t nrouters;
+} conf_t;
+
+/* Load path and everything it includes. On success returns 0 and *out. On failure returns -1
+ * and *errors holds every problem found, one "FILE:LINE: message" per line (caller frees). */
+int conf_load(const char *path, conf_t **out, char **errors);
+void conf_free(conf_t *c);
+
+const conf_router_t *conf_router_find(const conf_t *c, const char *name);
+
+/* Parse "250ms", "30s", "5m", "2h", "7d", "1w" (and combinations such as "1h30m") into ms. */
+int conf_parse_duration(const char *s, int64_t *ms);
+
+#endif

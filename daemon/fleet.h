@@ -1,0 +1,55 @@
+/* fleet: the latest known state of every router, shared between the loop thread (writer)
+ * and the HTTP threads (readers, under fleet_lock). Holds the newest sample, rates derived from
+ * the two newest samples, up/down with the reason, error counts, and the daemon's own poll
+ * statistics. Never does I/O. */
+#ifndef WGWATCH_FLEET_H
+#define WGWATCH_FLEET_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "sample.h"
+
+typedef struct fleet fleet_t;
+
+typedef struct fleet_router {
+	const conf_router_t *conf;
+	sample_t *last;             /* newest sample that carried data; NULL before the first */
+	double *rx_bps, *tx_bps;    /* per last->ifaces[i], bits/s; NAN until two samples */
+	bool up;
+	bool polled;                /* at least one poll finished */
+	int64_t last_poll_ms;       /* wall clock of the newest finished poll, 0 if none */
+	enum sample_err last_err;
+	char *last_error;           /* reason of the newest failure while down, else NULL */
+	uint64_t errors[SAMPLE_ERR_COUNT];
+	uint64_t polls;
+} fleet_router_t;
+
+#define FLEET_HIST_BUCKETS 12
+extern const double fleet_hist_bounds[FLEET_HIST_BUCKETS];   /* seconds, ascending */
+
+struct fleet_stats {
+	uint64_t hist[FLEET_HIST_BUCKETS];  /* cumulative counts per bound (le) */
+	uint64_t hist_count;
+	double hist_sum;                    /* seconds */
+	uint64_t polls_late;                /* polls started later than one interval after due */
+};
+
+fleet_t *fleet_create(const conf_t *conf);
+void fleet_destroy(fleet_t *f);
+
+/* Loop thread: record a finished poll. Copies what it keeps. Returns true when the router's
+ * up/down state changed (the caller logs the change once). */
+bool fleet_update(fleet_t *f, const sample_t *s);
+void fleet_note_late(fleet_t *f);
+
+/* Readers: lock, read fleet_size/fleet_at/fleet_stats, unlock. */
+void fleet_lock(fleet_t *f);
+void fleet_unlock(fleet_t *f);
+size_t fleet_size(const fleet_t *f);
+const fleet_router_t *fleet_at(const fleet_t *f, size_t i);
+const fleet_router_t *fleet_find(const fleet_t *f, const char *name);
+const struct fleet_stats *fleet_stats(const fleet_t *f);
+
+#endif

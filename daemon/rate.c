@@ -1,0 +1,38 @@
+/* rate: counter arithmetic. Pure functions; unit-tested in tests/unit/rate_test.c. */
+#include "config.h"
+#include "rate.h"
+
+#include <math.h>
+
+uint64_t rate_delta(uint64_t prev, uint64_t cur, int bits, bool reset)
+{
+	if (reset)
+		return cur;
+	if (cur >= prev)
+		return cur - prev;
+	if (bits == 32 && prev <= UINT32_MAX && cur <= UINT32_MAX) {
+		uint64_t wrapped = ((uint64_t)1 << 32) - prev + cur;
+		if (wrapped < ((uint64_t)1 << 31))
+			return wrapped;
+	}
+	return cur;
+}
+
+double rate_per_second(uint64_t prev, uint64_t cur, int bits, bool reset, int64_t dt_ms)
+{
+	if (dt_ms <= 0)
+		return NAN;
+	return (double)rate_delta(prev, cur, bits, reset) * 1000.0 / (double)dt_ms;
+}
+
+bool rate_restarted(int64_t prev_uptime_ms, int64_t cur_uptime_ms, int64_t elapsed_ms)
+{
+	if (prev_uptime_ms < 0 || cur_uptime_ms < 0)
+		return false;
+	if (cur_uptime_ms < prev_uptime_ms)
+		return true;
+	/* Without a restart uptime grows by the wall time elapsed (to whole seconds, give or take
+	 * clock drift). Growing by clearly less means it restarted in between. */
+	int64_t slack = 5000 + elapsed_ms / 100;
+	return elapsed_ms > 0 && cur_uptime_ms + slack < prev_uptime_ms + elapsed_ms;
+}

@@ -1,0 +1,38 @@
+/* store: the SQLite database (WAL). Migrations from schema/ at open (PRAGMA user_version),
+ * a writer thread that commits queued samples in batched transactions off the event loop,
+ * version history (upgrades, firmware, board changes, reboots), retention and 5-minute
+ * roll-ups. Never blocks the caller on disk I/O in store_submit. */
+#ifndef WGWATCH_STORE_H
+#define WGWATCH_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "conf.h"
+#include "sample.h"
+
+typedef struct store store_t;
+
+struct store_stats {
+	uint64_t samples_stored;     /* rows of samples committed (cpu, interface, peer rows) */
+	uint64_t polls_stored;       /* router polls committed */
+	uint64_t write_errors;       /* failed commits (retried) */
+	uint64_t dropped;            /* polls dropped because the queue overflowed */
+	size_t queued;               /* polls waiting to be written */
+	int64_t last_commit_ms;      /* wall clock */
+	bool failing;                /* the newest commit failed */
+	char last_error[256];
+};
+
+/* Open (create) the database at path, apply migrations, start the writer. On failure returns -1
+ * with *cause set (caller frees): a locked or corrupt file is an error, never a new database. */
+int store_open(const char *path, const conf_t *conf, store_t **out, char **cause);
+void store_close(store_t *st);                 /* writes everything queued, then closes */
+
+void store_submit(store_t *st, sample_t *s);   /* takes ownership; returns at once */
+void store_flush(store_t *st);                 /* waits until everything submitted is committed */
+void store_get_stats(store_t *st, struct store_stats *out);
+int64_t store_heartbeat_ms(store_t *st);       /* monotonic ms of the writer's last sign of life */
+
+#endif

@@ -1,0 +1,11 @@
+/* api: the JSON API (jansson). GET /api/v1/routers: name, up, version, firmware, board,
+ * architecture, cores, last_poll, last_error per router. Never includes config secrets. */
+#ifndef WGWATCH_API_H
+#define WGWATCH_API_H
+
+#include "buf.h"
+#include "fleet.h"
+
+void api_routers(fleet_t *fleet, buf_t *out);
+
+#endif

@@ -1,0 +1,25 @@
+/* http: wgwatchd's HTTP listener (libmicrohttpd, its own threads): /metrics, /api/v1/...,
+ * /healthz. Handlers read the fleet under its lock and never touch the loop's data otherwise. */
+#ifndef WGWATCH_HTTP_H
+#define WGWATCH_HTTP_H
+
+#include "conf.h"
+#include "fleet.h"
+#include "loop.h"
+#include "store.h"
+
+typedef struct http http_t;
+
+struct http_deps {
+	const conf_t *conf;
+	fleet_t *fleet;
+	store_t *store;
+	loop_t *loop;     /* only for loop_heartbeat_ms */
+};
+
+/* Listen on "HOST:PORT" ("127.0.0.1:9477", "[::1]:9477"). -1 with *cause (caller frees). */
+int http_start(const char *listen, const struct http_deps *deps, http_t **out, char **cause);
+void http_stop(http_t *h);
+unsigned http_port(const http_t *h);   /* the bound port (useful with port 0) */
+
+#endif

@@ -1,0 +1,17 @@
+/* metrics: renders the Prometheus text exposition of the fleet and the daemon itself.
+ * Every family is declared once in a table (name, type, help). Label values are escaped per the
+ * exposition format. Secrets never reach it: it reads only samples and public config fields. */
+#ifndef WGWATCH_METRICS_H
+#define WGWATCH_METRICS_H
+
+#include "buf.h"
+#include "fleet.h"
+#include "store.h"
+
+/* Append the whole exposition to out. Takes the fleet lock itself. */
+void metrics_render(fleet_t *fleet, store_t *store, buf_t *out);
+
+/* Append s escaped as a label value (backslash, double quote, newline). */
+void metrics_escape_label(buf_t *out, const char *s);
+
+#endif
