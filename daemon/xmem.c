@@ -33,7 +33,8 @@ void *xreallocarray(void *p, size_t nmemb, size_t size)
 {
 	if (size != 0 && nmemb > SIZE_MAX / size)
 		xmem_die(SIZE_MAX);
-	void *q = realloc(p, nmemb * size ? nmemb * size : 1);
+	size_t n = nmemb * size;
+	void *q = realloc(p, n ? n : 1);
 	if (q == NULL)
 		xmem_die(nmemb * size);
 	return q;

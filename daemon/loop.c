@@ -1,0 +1,245 @@
+/* loop: epoll + a binary min-heap of timers + a quit flag, in the manner of redis' ae.c and
+ * chrony's sched.c. Single-threaded: only loop_stop and loop_heartbeat_ms may be called from
+ * other threads or signal handlers. */
+#include "config.h"
+#include "loop.h"
+#include "xmem.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+struct loop_fd {
+	loop_fd_fn fn;
+	void *arg;
+	int events;
+	bool active;
+};
+
+struct loop_timer {
+	int64_t at_ms;
+	loop_timer_id id;
+	loop_timer_fn fn;
+	void *arg;
+};
+
+struct loop {
+	int epfd;
+	struct loop_fd *fds;        /* indexed by fd */
+	size_t nfds;
+	struct loop_timer *heap;
+	size_t nheap, capheap;
+	loop_timer_id next_id;
+	int64_t now_ms;
+	volatile sig_atomic_t quit;
+	_Atomic int64_t heartbeat_ms;
+};
+
+static int64_t loop_clock_ms(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t loop_mono_ms(void) { return loop_clock_ms(CLOCK_MONOTONIC); }
+int64_t loop_wall_ms(void) { return loop_clock_ms(CLOCK_REALTIME); }
+int64_t loop_now_ms(loop_t *l) { return l->now_ms; }
+int64_t loop_heartbeat_ms(const loop_t *l) { return atomic_load(&l->heartbeat_ms); }
+void loop_stop(loop_t *l) { l->quit = 1; }
+
+loop_t *loop_create(void)
+{
+	loop_t *l = xcalloc(1, sizeof(*l));
+	l->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (l->epfd < 0) {
+		free(l);
+		return NULL;
+	}
+	l->next_id = 1;
+	l->now_ms = loop_mono_ms();
+	atomic_store(&l->heartbeat_ms, l->now_ms);
+	return l;
+}
+
+void loop_destroy(loop_t *l)
+{
+	if (l == NULL)
+		return;
+	close(l->epfd);
+	free(l->fds);
+	free(l->heap);
+	free(l);
+}
+
+static uint32_t loop_epoll_events(int events)
+{
+	return (events & LOOP_READ ? EPOLLIN : 0) | (events & LOOP_WRITE ? EPOLLOUT : 0);
+}
+
+int loop_watch_fd(loop_t *l, int fd, int events, loop_fd_fn fn, void *arg)
+{
+	if (fd < 0) {
+		errno = EBADF;
+		return -1;
+	}
+	if ((size_t)fd >= l->nfds) {
+		size_t n = l->nfds ? l->nfds : 64;
+		while (n <= (size_t)fd)
+			n *= 2;
+		l->fds = xreallocarray(l->fds, n, sizeof(*l->fds));
+		memset(l->fds + l->nfds, 0, (n - l->nfds) * sizeof(*l->fds));
+		l->nfds = n;
+	}
+	struct loop_fd *f = &l->fds[fd];
+	struct epoll_event ev = { .events = loop_epoll_events(events), .data.fd = fd };
+	int op = f->active ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+	if (epoll_ctl(l->epfd, op, fd, &ev) < 0)
+		return -1;
+	*f = (struct loop_fd){ .fn = fn, .arg = arg, .events = events, .active = true };
+	return 0;
+}
+
+void loop_unwatch_fd(loop_t *l, int fd)
+{
+	if (fd < 0 || (size_t)fd >= l->nfds || !l->fds[fd].active)
+		return;
+	/* The fd may already be closed (curl closes before telling us): ignore errors. */
+	epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
+	l->fds[fd].active = false;
+}
+
+static void loop_heap_swap(loop_t *l, size_t a, size_t b)
+{
+	struct loop_timer t = l->heap[a];
+	l->heap[a] = l->heap[b];
+	l->heap[b] = t;
+}
+
+static bool loop_heap_less(const loop_t *l, size_t a, size_t b)
+{
+	if (l->heap[a].at_ms != l->heap[b].at_ms)
+		return l->heap[a].at_ms < l->heap[b].at_ms;
+	return l->heap[a].id < l->heap[b].id;   /* FIFO for equal times */
+}
+
+static void loop_heap_up(loop_t *l, size_t i)
+{
+	while (i > 0 && loop_heap_less(l, i, (i - 1) / 2)) {
+		loop_heap_swap(l, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static void loop_heap_down(loop_t *l, size_t i)
+{
+	for (;;) {
+		size_t m = i, c1 = 2 * i + 1, c2 = 2 * i + 2;
+		if (c1 < l->nheap && loop_heap_less(l, c1, m))
+			m = c1;
+		if (c2 < l->nheap && loop_heap_less(l, c2, m))
+			m = c2;
+		if (m == i)
+			return;
+		loop_heap_swap(l, i, m);
+		i = m;
+	}
+}
+
+static void loop_heap_remove(loop_t *l, size_t i)
+{
+	l->heap[i] = l->heap[--l->nheap];
+	if (i < l->nheap) {
+		loop_heap_down(l, i);
+		loop_heap_up(l, i);
+	}
+}
+
+loop_timer_id loop_at(loop_t *l, int64_t at_ms, loop_timer_fn fn, void *arg)
+{
+	if (l->nheap == l->capheap) {
+		l->capheap = l->capheap ? l->capheap * 2 : 64;
+		l->heap = xreallocarray(l->heap, l->capheap, sizeof(*l->heap));
+	}
+	loop_timer_id id = l->next_id++;
+	l->heap[l->nheap] = (struct loop_timer){ .at_ms = at_ms, .id = id, .fn = fn, .arg = arg };
+	loop_heap_up(l, l->nheap++);
+	return id;
+}
+
+loop_timer_id loop_after(loop_t *l, int64_t delay_ms, loop_timer_fn fn, void *arg)
+{
+	return loop_at(l, loop_mono_ms() + (delay_ms > 0 ? delay_ms : 0), fn, arg);
+}
+
+/* Linear search: cancels are rare next to fires (a poll's timeout timer, a curl timer). */
+void loop_cancel(loop_t *l, loop_timer_id id)
+{
+	for (size_t i = 0; i < l->nheap; i++) {
+		if (l->heap[i].id == id) {
+			loop_heap_remove(l, i);
+			return;
+		}
+	}
+}
+
+static void loop_run_timers(loop_t *l)
+{
+	/* Run only timers due now; timers they add for "now" wait for the next iteration so
+	 * fd events are never starved. */
+	loop_timer_id limit = l->next_id;
+	while (l->nheap > 0 && l->heap[0].at_ms <= l->now_ms && l->heap[0].id < limit && !l->quit) {
+		struct loop_timer t = l->heap[0];
+		loop_heap_remove(l, 0);
+		t.fn(t.arg);
+	}
+}
+
+static int loop_wait_ms(const loop_t *l)
+{
+	if (l->nheap == 0)
+		return 1000;        /* wake at least each second for the heartbeat */
+	int64_t d = l->heap[0].at_ms - loop_mono_ms();
+	if (d < 0)
+		return 0;
+	return d > 1000 ? 1000 : (int)d;
+}
+
+static void loop_dispatch(loop_t *l, const struct epoll_event *ev)
+{
+	int fd = ev->data.fd;
+	if ((size_t)fd >= l->nfds || !l->fds[fd].active)
+		return;
+	struct loop_fd f = l->fds[fd];
+	int events = 0;
+	if (ev->events & EPOLLIN)
+		events |= LOOP_READ;
+	if (ev->events & EPOLLOUT)
+		events |= LOOP_WRITE;
+	if (ev->events & (EPOLLHUP | EPOLLERR))
+		events |= f.events;    /* let the owner read the EOF or the error */
+	f.fn(fd, events, f.arg);
+}
+
+int loop_run(loop_t *l)
+{
+	struct epoll_event evs[256];
+	while (!l->quit) {
+		int n = epoll_wait(l->epfd, evs, 256, loop_wait_ms(l));
+		if (n < 0 && errno != EINTR)
+			return -1;
+		l->now_ms = loop_mono_ms();
+		atomic_store(&l->heartbeat_ms, l->now_ms);
+		for (int i = 0; i < n && !l->quit; i++)
+			loop_dispatch(l, &evs[i]);
+		l->now_ms = loop_mono_ms();
+		loop_run_timers(l);
+	}
+	return 0;
+}

@@ -1,0 +1,253 @@
+/* poller: when each router is polled and what happens to the result. Runs on the loop
+ * thread; never blocks (the store queues, the fleet copies). Routers waiting for a free slot
+ * wait in a FIFO so a fleet of hanging routers delays nobody beyond the in-flight cap. */
+#include "config.h"
+#include "poller.h"
+#include "log.h"
+#include "xmem.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define POLLER_MAX_COLLECTORS 4
+#define POLLER_MAX_BACKOFF 8          /* intervals skipped at most while a router is down */
+
+struct prouter {
+	poller_t *p;
+	const conf_router_t *conf;
+	const collector_t *collector;     /* NULL: no collector handles it */
+	int64_t due_ms;                   /* monotonic time the current/next poll is due */
+	int64_t started_ms;
+	loop_timer_id timer;
+	bool in_flight, queued;
+	unsigned fails;                   /* consecutive failed polls */
+	sample_t *failed;                 /* a poll that could not start, delivered by a timer */
+	struct prouter *next_queued;
+};
+
+struct poller {
+	loop_t *loop;
+	const conf_t *conf;
+	fleet_t *fleet;
+	store_t *store;
+	collector_t collectors[POLLER_MAX_COLLECTORS];
+	size_t ncollectors;
+	struct prouter *routers;
+	size_t n;
+	size_t in_flight;
+	struct prouter *queue_head, *queue_tail;
+	FILE *once_out;                   /* non-NULL in --once mode */
+	size_t once_left, once_failed;
+};
+
+static void poller_start_poll(struct prouter *r);
+static void poller_schedule(struct prouter *r);
+
+poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, store_t *store)
+{
+	poller_t *p = xcalloc(1, sizeof(*p));
+	p->loop = loop;
+	p->conf = conf;
+	p->fleet = fleet;
+	p->store = store;
+	p->n = conf->nrouters;
+	p->routers = xcalloc(p->n, sizeof(*p->routers));
+	for (size_t i = 0; i < p->n; i++) {
+		p->routers[i].p = p;
+		p->routers[i].conf = &conf->routers[i];
+	}
+	return p;
+}
+
+void poller_destroy(poller_t *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->n; i++) {
+		struct prouter *r = &p->routers[i];
+		if (r->timer)
+			loop_cancel(p->loop, r->timer);
+		if (r->in_flight && r->failed == NULL && r->collector && r->collector->cancel)
+			r->collector->cancel(r->collector->ctx, r->conf);
+		sample_free(r->failed);
+	}
+	free(p->routers);
+	free(p);
+}
+
+void poller_add_collector(poller_t *p, collector_t c)
+{
+	if (p->ncollectors < POLLER_MAX_COLLECTORS)
+		p->collectors[p->ncollectors++] = c;
+}
+
+static void poller_bind_collectors(poller_t *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct prouter *r = &p->routers[i];
+		r->collector = NULL;
+		for (size_t c = 0; c < p->ncollectors && r->collector == NULL; c++)
+			if (p->collectors[c].handles(p->collectors[c].ctx, r->conf))
+				r->collector = &p->collectors[c];
+	}
+}
+
+/* A stable offset in [0, interval) from the router's name: restarts keep each router's phase. */
+static int64_t poller_phase(const conf_router_t *rc)
+{
+	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+	for (const char *s = rc->name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return rc->interval_ms > 0 ? (int64_t)(h % (uint64_t)rc->interval_ms) : 0;
+}
+
+static void poller_due(void *arg)
+{
+	struct prouter *r = arg;
+	poller_t *p = r->p;
+	r->timer = 0;
+	if (p->in_flight < (size_t)p->conf->max_in_flight) {
+		poller_start_poll(r);
+		return;
+	}
+	r->queued = true;
+	r->next_queued = NULL;
+	if (p->queue_tail)
+		p->queue_tail->next_queued = r;
+	else
+		p->queue_head = r;
+	p->queue_tail = r;
+}
+
+static void poller_dequeue(poller_t *p)
+{
+	while (p->queue_head && p->in_flight < (size_t)p->conf->max_in_flight) {
+		struct prouter *r = p->queue_head;
+		p->queue_head = r->next_queued;
+		if (p->queue_head == NULL)
+			p->queue_tail = NULL;
+		r->queued = false;
+		poller_start_poll(r);
+	}
+}
+
+static void poller_log_change(const struct prouter *r, const sample_t *s)
+{
+	if (s->err == SAMPLE_OK)
+		log_info("router %s: up (RouterOS %s, %s, %s)", r->conf->name,
+			s->version ? s->version : "?", s->board ? s->board : "?",
+			s->architecture ? s->architecture : "?");
+	else
+		log_warn("router %s: down: %s: %s", r->conf->name, sample_err_name(s->err),
+			s->error ? s->error : "");
+}
+
+static void poller_print_once(poller_t *p, const sample_t *s)
+{
+	if (s->err != SAMPLE_OK) {
+		fprintf(p->once_out, "%s down %s: %s\n", s->router, sample_err_name(s->err),
+			s->error ? s->error : "");
+		return;
+	}
+	size_t wg = 0;
+	for (size_t i = 0; i < s->nifaces; i++)
+		wg += s->ifaces[i].type && strcmp(s->ifaces[i].type, "wg") == 0;
+	fprintf(p->once_out, "%s up %s %s %s cores=%zu wg=%zu peers=%zu %" PRId64 "ms\n", s->router,
+		s->version ? s->version : "?", s->board ? s->board : "?",
+		s->architecture ? s->architecture : "?", s->ncores, wg, s->npeers, s->duration_ms);
+}
+
+static void poller_done(sample_t *s, void *arg)
+{
+	struct prouter *r = arg;
+	poller_t *p = r->p;
+	r->in_flight = false;
+	p->in_flight--;
+	s->duration_ms = loop_mono_ms() - r->started_ms;
+	r->fails = s->err == SAMPLE_OK ? 0 : r->fails + 1;
+	if (fleet_update(p->fleet, s) && p->once_out == NULL)
+		poller_log_change(r, s);
+	if (p->once_out) {
+		poller_print_once(p, s);
+		p->once_failed += s->err != SAMPLE_OK;
+		if (--p->once_left == 0)
+			loop_stop(p->loop);
+	} else {
+		poller_schedule(r);
+	}
+	store_submit(p->store, s);
+	poller_dequeue(p);
+}
+
+static void poller_deliver_failed(void *arg)
+{
+	struct prouter *r = arg;
+	sample_t *s = r->failed;
+	r->failed = NULL;
+	r->timer = 0;
+	poller_done(s, r);
+}
+
+/* Start the poll now. Failures to start become a failed sample like any other. */
+static void poller_start_poll(struct prouter *r)
+{
+	poller_t *p = r->p;
+	r->started_ms = loop_mono_ms();
+	if (p->once_out == NULL && r->started_ms - r->due_ms > r->conf->interval_ms) {
+		fleet_note_late(p->fleet);
+		log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] max_in_flight "
+			"or interval", r->conf->name, r->started_ms - r->due_ms);
+	}
+	r->in_flight = true;
+	p->in_flight++;
+	if (r->collector && r->collector->poll(r->collector->ctx, r->conf, poller_done, r) == 0)
+		return;
+	sample_t *s = sample_new(r->conf->name, loop_wall_ms(), r->collector ? r->collector->name : "none");
+	sample_fail(s, r->collector ? SAMPLE_ERR_INTERNAL : SAMPLE_ERR_UNSUPPORTED,
+		r->collector ? "could not start the poll" : "no collector in this build polls this router");
+	r->failed = s;
+	r->timer = loop_after(p->loop, 0, poller_deliver_failed, r);
+}
+
+/* Next poll on the grid: due += interval (skipping missed slots, and more while down). */
+static void poller_schedule(struct prouter *r)
+{
+	poller_t *p = r->p;
+	int64_t iv = r->conf->interval_ms;
+	int64_t now = loop_mono_ms();
+	unsigned skip = 1;
+	if (r->fails > 1)
+		skip = r->fails - 1 >= 4 ? POLLER_MAX_BACKOFF : 1u << (r->fails - 1);
+	r->due_ms += iv * skip;
+	if (r->due_ms <= now)
+		r->due_ms += ((now - r->due_ms) / iv + 1) * iv;
+	r->timer = loop_at(p->loop, r->due_ms, poller_due, r);
+}
+
+void poller_start(poller_t *p)
+{
+	poller_bind_collectors(p);
+	int64_t now = loop_mono_ms();
+	for (size_t i = 0; i < p->n; i++) {
+		struct prouter *r = &p->routers[i];
+		r->due_ms = now + poller_phase(r->conf);
+		r->timer = loop_at(p->loop, r->due_ms, poller_due, r);
+	}
+}
+
+void poller_once(poller_t *p, FILE *out)
+{
+	poller_bind_collectors(p);
+	p->once_out = out;
+	p->once_left = p->n;
+	int64_t now = loop_mono_ms();
+	for (size_t i = 0; i < p->n; i++) {
+		p->routers[i].due_ms = now;
+		p->routers[i].timer = loop_at(p->loop, now, poller_due, &p->routers[i]);
+	}
+	if (p->n == 0)
+		loop_stop(p->loop);
+}
+
+size_t poller_once_failed(const poller_t *p) { return p->once_failed; }

@@ -1,0 +1,119 @@
+# lib.sh: shared helpers for the system tests. Each test sources this, gets a private temp dir,
+# starts its own wgwatch-sim / wgwatchd / prometheus on free loopback ports, and everything it
+# started is stopped by pid on exit. Nothing here talks to anything but 127.0.0.0/8.
+set -eu
+
+: "${top_builddir:?run through make check (top_builddir unset)}"
+: "${top_srcdir:?run through make check (top_srcdir unset)}"
+SIM="$top_builddir/wgwatch-sim"
+DAEMON="$top_builddir/wgwatchd"
+TEST_NAME=$(basename "$0" .sh)
+T=$(mktemp -d "${TMPDIR:-/tmp}/wgwatch-$TEST_NAME.XXXXXX")
+PIDS=""
+
+cleanup() {
+	rc=$?
+	for pid in $PIDS; do kill "$pid" 2>/dev/null || true; done
+	for pid in $PIDS; do wait "$pid" 2>/dev/null || true; done
+	if [ "$rc" -ne 0 ] && [ -z "${KEEP_TMP:-}" ]; then
+		for f in "$T"/*.log; do
+			[ -f "$f" ] || continue
+			echo "---- $f (last 30 lines)"; tail -n 30 "$f"
+		done
+	fi
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$T"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 143' TERM INT
+
+fail() { echo "FAIL: $TEST_NAME: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+
+# A TCP port nobody listens on now, chosen by the kernel.
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# A /24 of loopback addresses for this test's simulated routers, unlikely to collide with a
+# test running in parallel: 127.<100..249>.<0..255>.1
+sim_base() {
+	python3 -c 'import random; print("127.%d.%d.1" % (random.randint(100,249), random.randint(0,255)))'
+}
+
+# wait_until SECONDS COMMAND...: poll a condition (not a fixed sleep) until true or timeout.
+wait_until() {
+	limit=$1; shift
+	end=$(( $(date +%s) + limit ))
+	while ! "$@" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# start_sim SCENARIO [extra sim options]: serves the scenario; sets SIM_PORT, SIM_BASE and
+# writes the routers' config fragment to $T/routers.conf.
+start_sim() {
+	scenario=$1; shift
+	SIM_PORT=$(free_port)
+	SIM_BASE=$(sim_base)
+	"$SIM" -a "$SIM_BASE" -p "$SIM_PORT" -c "$T/routers.conf" -r "$T/sim.ready" "$@" "$scenario" \
+		2>"$T/sim.log" &
+	SIM_PID=$!
+	PIDS="$PIDS $SIM_PID"
+	wait_until 30 test -e "$T/sim.ready" || fail "wgwatch-sim did not become ready"
+}
+
+# write_conf [interval] [timeout] [extra daemon lines...]: $T/wgwatch.conf including routers.conf.
+write_conf() {
+	HTTP_PORT=$(free_port)
+	{
+		echo "[daemon]"
+		echo "listen = 127.0.0.1:$HTTP_PORT"
+		echo "database = wgwatch.db"
+		echo "interval = ${1:-2s}"
+		echo "timeout = ${2:-1500ms}"
+		shift 2 2>/dev/null || shift $#
+		for line in "$@"; do echo "$line"; done
+		echo "include = routers.conf"
+	} >"$T/wgwatch.conf"
+}
+
+# start_daemon [options]: runs wgwatchd on $T/wgwatch.conf, waits until /healthz answers 200.
+start_daemon() {
+	"$DAEMON" -c "$T/wgwatch.conf" -v "$@" 2>>"$T/daemon.log" &
+	DAEMON_PID=$!
+	PIDS="$PIDS $DAEMON_PID"
+	wait_until 20 curl -fsS "http://127.0.0.1:$HTTP_PORT/healthz" || fail "wgwatchd /healthz never answered"
+}
+
+stop_daemon() {
+	kill "${1:--TERM}" "$DAEMON_PID" 2>/dev/null || true
+	wait "$DAEMON_PID" 2>/dev/null || true
+}
+
+http_get() { curl -fsS --max-time 10 "http://127.0.0.1:$HTTP_PORT$1"; }
+
+# sim_get ROUTER_ADDR PATH: what the simulated router serves, read with the scenario's credentials.
+sim_get() {
+	curl -fsS --max-time 5 -u "$SIM_USER:$SIM_PASSWORD" "http://$1:$SIM_PORT$2"
+}
+
+# Router names, addresses and credentials from the config fragment the sim wrote.
+routers_conf_value() {   # routers_conf_value ROUTER KEY
+	awk -v r="[router $1]" -v k="$2" '
+		$0 == r { inr = 1; next } /^\[/ { inr = 0 }
+		inr { split($0, kv, "="); key = kv[1]; gsub(/[ \t]/, "", key)
+		      if (key == k) { v = substr($0, index($0, "=") + 1); sub(/^[ \t]+/, "", v); print v; exit } }
+	' "$T/routers.conf"
+}
+router_addr() { routers_conf_value "$1" rest | sed -e 's|^https\?://||' -e 's|:.*||'; }
+
+# No line in the daemon log may be an unexpected error (pass a regex of allowed ones).
+check_log_clean() {
+	allowed=${1:-'^$'}
+	if grep -E '^<3>' "$T/daemon.log" | grep -vE "$allowed" | grep -q .; then
+		grep -E '^<3>' "$T/daemon.log" | grep -vE "$allowed" | head -5 >&2
+		fail "unexpected error lines in the daemon log"
+	fi
+}

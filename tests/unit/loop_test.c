@@ -1,0 +1,69 @@
+/* loop_test: timers fire in order, cancel works, fd readiness is delivered, stop ends the run. */
+#include "config.h"
+#include "loop.h"
+#include "unit.h"
+
+#include <unistd.h>
+
+static int order[8], norder;
+static loop_t *L;
+
+static void mark(void *arg) { order[norder++] = (int)(intptr_t)arg; }
+static void stop_cb(void *arg) { loop_stop(L); }
+
+static int fd_calls;
+static char got;
+static void on_read(int fd, int events, void *arg)
+{
+	CHECK(events & LOOP_READ);
+	CHECK_INT(read(fd, &got, 1), 1);
+	fd_calls++;
+	loop_unwatch_fd(L, fd);
+	loop_after(L, 0, stop_cb, NULL);
+}
+
+static void test_timers(void)
+{
+	L = loop_create();
+	int64_t now = loop_mono_ms();
+	loop_at(L, now + 30, mark, (void *)3);
+	loop_at(L, now + 10, mark, (void *)1);
+	loop_timer_id c = loop_at(L, now + 15, mark, (void *)99);
+	loop_at(L, now + 20, mark, (void *)2);
+	loop_at(L, now + 20, mark, (void *)22);   /* same time: FIFO */
+	loop_at(L, now + 40, stop_cb, NULL);
+	loop_cancel(L, c);
+	loop_cancel(L, 12345);                      /* unknown id ignored */
+	CHECK_INT(loop_run(L), 0);
+	CHECK_INT(norder, 4);
+	CHECK_INT(order[0], 1);
+	CHECK_INT(order[1], 2);
+	CHECK_INT(order[2], 22);
+	CHECK_INT(order[3], 3);
+	CHECK(loop_mono_ms() - now >= 40);
+	CHECK(loop_heartbeat_ms(L) >= now);
+	loop_destroy(L);
+}
+
+static void test_fd(void)
+{
+	int p[2];
+	CHECK_INT(pipe(p), 0);
+	L = loop_create();
+	CHECK_INT(loop_watch_fd(L, p[0], LOOP_READ, on_read, NULL), 0);
+	CHECK_INT(write(p[1], "x", 1), 1);
+	CHECK_INT(loop_run(L), 0);
+	CHECK_INT(fd_calls, 1);
+	CHECK_INT(got, 'x');
+	CHECK_INT(loop_watch_fd(L, -1, LOOP_READ, on_read, NULL), -1);
+	loop_destroy(L);
+	close(p[0]);
+	close(p[1]);
+}
+
+int main(void)
+{
+	test_timers();
+	test_fd();
+	return unit_done("loop_test");
+}
