@@ -66,6 +66,12 @@ typedef struct conf {
 
 	conf_router_t *routers;
 	size_t nrouters;
+
+	/* [web]: accepted and kept for the web module; all NULL when not set */
+	char *web_user;
+	char *web_password;         /* SECRET; content of [web] password_file */
+	char *web_cert;             /* absolute path of the TLS certificate (PEM) */
+	char *web_key;              /* absolute path of the TLS private key (PEM) */
 } conf_t;
 
 /* Load path and everything it includes. On success returns 0 and *out. On failure returns -1
@@ -74,6 +80,10 @@ int conf_load(const char *path, conf_t **out, char **errors);
 void conf_free(conf_t *c);
 
 const conf_router_t *conf_router_find(const conf_t *c, const char *name);
+
+/* Every key, one per line: [section] key = default, its type or range, and what it is for.
+ * From the same table the parser uses (for --help and the docs; caller frees). */
+char *conf_help(void);
 
 /* Parse "250ms", "30s", "5m", "2h", "7d", "1w" (and combinations such as "1h30m") into ms. */
 int conf_parse_duration(const char *s, int64_t *ms);

@@ -1,0 +1,648 @@
+/* conf_test: the config loader against fixture and generated files: a full round trip,
+ * [defaults] inheritance, every error form with its FILE:LINE, includes, long lines,
+ * durations, and a 10,000-router fleet. Includes conf.c to reach its statics. */
+#include "../../daemon/conf.c"
+
+#include <sys/stat.h>
+#include <time.h>
+
+#include "unit.h"
+
+#ifndef TOP_SRCDIR
+#define TOP_SRCDIR "."
+#endif
+
+static char *tmp_root;   /* real path of this run's mkdtemp directory */
+static int tmp_seq;
+
+/* Write content to dir/name (creating dir) with mode; returns the path (caller frees). */
+static char *put(const char *dir, const char *name, mode_t mode, const char *content)
+{
+	mkdir(dir, 0700);
+	char *path = xasprintf("%s/%s", dir, name);
+	FILE *fp = fopen(path, "w");
+	if (fp == NULL) {
+		perror(path);
+		abort();
+	}
+	fputs(content, fp);
+	fclose(fp);
+	chmod(path, mode);
+	return path;
+}
+
+static char *new_dir(void)
+{
+	char *dir = xasprintf("%s/t%d", tmp_root, ++tmp_seq);
+	mkdir(dir, 0700);
+	return dir;
+}
+
+static bool has_line(const char *errs, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = errs; p != NULL && (p = strstr(p, line)) != NULL; p++)
+		if ((p == errs || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+#define CHECK_ERR(errs, ...) do { \
+	char *want_ = xasprintf(__VA_ARGS__); \
+	CHECK(has_line(errs, want_)); \
+	if (!has_line(errs, want_)) \
+		fprintf(stderr, "  missing error: %s\n", want_); \
+	free(want_); \
+} while (0)
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; s != NULL && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static void test_durations(void)
+{
+	static const struct {
+		const char *s;
+		int64_t ms;
+	} good[] = {
+		{ "250ms", 250 }, { "30s", 30000 }, { "5m", 300000 }, { "2h", 7200000 },
+		{ "7d", 604800000 }, { "1w", 604800000 }, { "1h30m", 5400000 }, { "0s", 0 },
+		{ "1d2h3m4s5ms", 93784005 }, { "90s", 90000 },
+	};
+	static const char *const bad[] = {
+		"", "30", "1h30", "5x", "-5s", "1.5h", "s", " 5s", "5 s", "5S", "1mss",
+		"99999999999999999999s", "9999999999999999w",
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		int64_t ms = -1;
+		CHECK_INT(conf_parse_duration(good[i].s, &ms), 0);
+		CHECK_INT(ms, good[i].ms);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int64_t ms = 12345;
+		CHECK_INT(conf_parse_duration(bad[i], &ms), -1);
+		CHECK_INT(ms, 12345);
+	}
+	CHECK_INT(conf_parse_duration(NULL, &(int64_t){ 0 }), -1);
+	const char *cause = NULL;
+	int64_t ms;
+	CHECK_INT(conf_duration("30", &ms, &cause), -1);
+	CHECK(cause != NULL && strstr(cause, "needs a unit") != NULL);
+	buf_t b;
+	buf_init(&b);
+	conf_fmt_duration(&b, 5400250);
+	CHECK_STR(b.data, "1h30m250ms");
+	buf_free(&b);
+}
+
+static void check_fixture_globals(const conf_t *c, const char *path, const char *dir)
+{
+	char *db = xasprintf("%s/data/wg.db", dir);
+	CHECK_STR(c->path, path);
+	CHECK_STR(c->listen, "127.0.0.1:19477");
+	CHECK_STR(c->database, db);
+	CHECK_INT(c->interval_ms, 15000);
+	CHECK_INT(c->timeout_ms, 5000);
+	CHECK_INT(c->max_in_flight, 64);
+	CHECK_INT(c->retention_ms, 10 * 86400000LL);
+	CHECK_INT(c->rollup_retention_ms, 7 * 86400000LL);
+	CHECK_INT(c->max_body_bytes, 512 * 1024);
+	CHECK_INT(c->before_ms, 3 * 86400000LL);
+	CHECK_INT(c->after_ms, 36 * 3600000LL);
+	CHECK_INT(c->min_samples, 10);
+	CHECK_NEAR(c->threshold, 0.25, 1e-12);
+	CHECK_NEAR(c->saturated, 0.8, 1e-12);
+	CHECK_STR(c->web_user, "admin");
+	CHECK_STR(c->web_password, NULL);
+	free(db);
+}
+
+static void check_fixture_routers(const conf_t *c, const char *path)
+{
+	CHECK_INT(c->nrouters, 4);
+	if (c->nrouters == 4) {
+		/* the include of good.d sits in [defaults], before [router core-1] */
+		CHECK_STR(c->routers[0].name, "site-a-1");
+		CHECK_STR(c->routers[1].name, "site-a-2");
+		CHECK_STR(c->routers[2].name, "site-b-1");
+		CHECK_STR(c->routers[3].name, "core-1");
+	}
+	const conf_router_t *r = conf_router_find(c, "core-1");
+	CHECK(r != NULL && r->line == 28);
+	if (r != NULL) {
+		CHECK_STR(r->file, path);
+		CHECK_STR(r->rest, "https://192.0.2.1");
+		CHECK_STR(r->user, "monitor");
+		CHECK_STR(r->password, "inline-secret");
+		CHECK(!r->tls_verify);
+		CHECK_INT(r->ninterfaces, 2);
+		if (r->ninterfaces == 2) {
+			CHECK_STR(r->interfaces[0], "ether1");
+			CHECK_STR(r->interfaces[1], "sfp1");
+		}
+		CHECK_INT(r->interval_ms, 60000);
+		CHECK_INT(r->timeout_ms, 5000);
+		CHECK_INT(r->nlabels, 2);
+		if (r->nlabels == 2) {
+			CHECK_STR(r->labels[0].key, "region");
+			CHECK_STR(r->labels[0].value, "eu");
+			CHECK_STR(r->labels[1].key, "tier");
+			CHECK_STR(r->labels[1].value, "core");
+		}
+		CHECK_STR(r->snmp, NULL);
+		CHECK_INT(r->snmp_version, 2);
+		CHECK_STR(r->snmp_community, "public");
+	}
+}
+
+static void check_fixture_sites(const conf_t *c, const char *dir)
+{
+	const conf_router_t *r = conf_router_find(c, "site-a-1");
+	CHECK(r != NULL);
+	if (r != NULL) {
+		char *f = xasprintf("%s/good.d/site-a.conf", dir);
+		CHECK_STR(r->file, f);
+		CHECK_INT(r->line, 2);
+		free(f);
+		CHECK_STR(r->rest, "http://127.0.0.1:8081");
+		CHECK(r->tls_verify);
+		CHECK_INT(r->interval_ms, 15000);
+		CHECK_INT(r->nlabels, 1);
+		if (r->nlabels == 1)
+			CHECK_STR(r->labels[0].key, "site");
+		CHECK_INT(r->ninterfaces, 0);
+	}
+	r = conf_router_find(c, "site-a-2");
+	CHECK(r != NULL && r->rest == NULL && r->snmp_version == 2);
+	if (r != NULL) {
+		CHECK_STR(r->snmp, "192.0.2.20:1161");
+		CHECK_STR(r->snmp_community, "s3cret");
+	}
+	r = conf_router_find(c, "site-b-1");
+	CHECK(r != NULL && r->snmp_version == 3);
+	if (r != NULL) {
+		CHECK_STR(r->snmp_user, "mon");
+		CHECK_STR(r->snmp_security_level, "authPriv");
+		CHECK_STR(r->snmp_auth_protocol, "SHA");
+		CHECK_STR(r->snmp_priv_protocol, "AES-256");
+		CHECK_STR(r->snmp_auth_password, "authpw");
+		CHECK_STR(r->snmp_priv_password, "privpw");
+	}
+	CHECK(conf_router_find(c, "nope") == NULL);
+}
+
+static void test_fixture(void)
+{
+	conf_t *c = NULL;
+	char *errs = NULL;
+	char *path = xasprintf("%s/tests/fixtures/conf/good.conf", TOP_SRCDIR);
+	char *dir = realpath(TOP_SRCDIR "/tests/fixtures/conf", NULL);
+	CHECK_INT(conf_load(path, &c, &errs), 0);
+	CHECK_STR(errs, NULL);
+	if (c == NULL) {
+		fprintf(stderr, "%s", errs ? errs : "");
+		free(errs);
+		free(path);
+		free(dir);
+		return;
+	}
+	check_fixture_globals(c, path, dir);
+	check_fixture_routers(c, path);
+	check_fixture_sites(c, dir);
+	conf_free(c);
+	free(path);
+	free(dir);
+}
+
+/* [defaults] reach routers before and after it; a router's own key wins; secrets from files. */
+static void test_defaults(void)
+{
+	char *dir = new_dir();
+	char *sdir = xasprintf("%s/secrets", dir);
+	free(put(sdir, "mon.pass", 0600, "s3cret-from-file\n\n"));
+	char *path = put(dir, "main.conf", 0644,
+		"[daemon]\n"
+		"interval = 20s\n"
+		"[router early]\n"
+		"rest = https://10.0.0.1\n"
+		"[defaults]\n"
+		"user = mon\n"
+		"password_file = secrets/mon.pass\n"
+		"labels = site=x\n"
+		"timeout = 3s\n"
+		"ca_file = secrets/mon.pass\n"
+		"[router late]\n"
+		"rest = https://10.0.0.2\n"
+		"user = other\n"
+		"password = own\n"
+		"labels =\n"
+		"interval = 1h30m\n");
+	conf_t *c = NULL;
+	char *errs = NULL;
+	CHECK_INT(conf_load(path, &c, &errs), 0);
+	CHECK_STR(errs, NULL);
+	const conf_router_t *e = c ? conf_router_find(c, "early") : NULL;
+	const conf_router_t *l = c ? conf_router_find(c, "late") : NULL;
+	CHECK(e != NULL && l != NULL);
+	if (e != NULL && l != NULL) {
+		char *ca = xasprintf("%s/secrets/mon.pass", dir);
+		CHECK_STR(e->user, "mon");
+		CHECK_STR(e->password, "s3cret-from-file");
+		CHECK_INT(e->nlabels, 1);
+		CHECK_INT(e->interval_ms, 20000);
+		CHECK_INT(e->timeout_ms, 3000);
+		CHECK_STR(e->ca_file, ca);
+		CHECK_STR(l->user, "other");
+		CHECK_STR(l->password, "own");
+		CHECK_INT(l->nlabels, 0);
+		CHECK_INT(l->interval_ms, 5400000);
+		CHECK_INT(l->timeout_ms, 3000);
+		CHECK_STR(l->ca_file, ca);
+		free(ca);
+		char *db = xasprintf("%s/wgwatch.db", dir);
+		CHECK_STR(c->database, db);
+		CHECK_INT(c->timeout_ms, 10000);
+		CHECK_INT(c->max_in_flight, 256);
+		CHECK_INT(c->max_body_bytes, 4 * 1024 * 1024);
+		CHECK_INT(c->retention_ms, 35 * 86400000LL);
+		CHECK_NEAR(c->threshold, 0.20, 1e-12);
+		CHECK_STR(c->listen, "127.0.0.1:9477");
+		free(db);
+	}
+	conf_free(c);
+	free(errs);
+	free(path);
+	free(sdir);
+	free(dir);
+}
+
+static const char bad_conf[] =
+	"wild = 1\n"                                    /* 1 */
+	"[daemon]\n"                                    /* 2 */
+	"interval = 30\n"                               /* 3 */
+	"timeout = 5x\n"                                /* 4 */
+	"max_in_flight = 0\n"                           /* 5 */
+	"bogus = 2\n"                                   /* 6 */
+	"interval = 10s\n"                              /* 7 */
+	"max_body = 4T\n"                               /* 8 */
+	"[detector]\n"                                  /* 9 */
+	"threshold = 1.5\n"                             /* 10 */
+	"[nonsense]\n"                                  /* 11 */
+	"foo = bar\n"                                   /* 12 */
+	"[router r1]\n"                                 /* 13 */
+	"rest = ftp://x\n"                              /* 14 */
+	"tls_verify = maybe\n"                          /* 15 */
+	"pasword = hunter2\n"                           /* 16 */
+	"labels = site=a, 9bad=1, core=2\n"             /* 17 */
+	"[router r1]\n"                                 /* 18 */
+	"rest = https://admin:hunter2@192.0.2.1\n"      /* 19 */
+	"[router r2]\n"                                 /* 20 */
+	"user = x\n"                                    /* 21 */
+	"[router r3]\n"                                 /* 22 */
+	"rest = https://192.0.2.3\n"                    /* 23 */
+	"password = hunter2\n"                          /* 24 */
+	"password_file = missing.pass\n"                /* 25 */
+	"snmp_version = 2\n"                            /* 26 */
+	"labels = router=x\n"                           /* 27 */
+	"[router r4]\n"                                 /* 28 */
+	"rest = https://192.0.2.4\n"                    /* 29 */
+	"password_file = open.pass\n"                   /* 30 */
+	"snmp = 192.0.2.4:99999\n"                      /* 31 */
+	"this line has no equals sign\n"                /* 32 */
+	"[router r5]\n"                                 /* 33 */
+	"snmp = 192.0.2.5\n"                            /* 34 */
+	"snmp_version = 3\n"                            /* 35 */
+	"snmp_security_level = authpriv\n"              /* 36 */
+	"include = nothere.conf\n"                      /* 37 */
+	"include = nothing-*.conf\n"                    /* 38 */
+	"[router]\n"                                    /* 39 */
+	"[web\n"                                        /* 40 */
+	"[router r6]\n"                                 /* 41 */
+	"snmp = [2001:db8::6]:161\n"                    /* 42 */
+	"snmp_version = 3\n"                            /* 43 */
+	"snmp_user = mon\n"                             /* 44 */
+	"snmp_auth_password_file = nope.pass\n"         /* 45 */
+	"[router bad/name]\n";                          /* 46 */
+
+static void check_errors_top(const char *e, const char *p)
+{
+	CHECK_ERR(e, "%s:1: wild is outside any section: put it under [daemon], [defaults], "
+		"[router NAME]...", p);
+	CHECK_ERR(e, "%s:3: interval = 30: needs a unit: ms, s, m, h, d or w (e.g. 30s, 1h30m)", p);
+	CHECK_ERR(e, "%s:4: timeout = 5x: is not a duration: use a number with a unit, e.g. 250ms, "
+		"30s, 5m, 2h, 7d, 1w or 1h30m", p);
+	CHECK_ERR(e, "%s:5: max_in_flight = 0: is out of range (allowed 1 to 100000)", p);
+	CHECK_ERR(e, "%s:6: unknown key bogus in [daemon]", p);
+	CHECK_ERR(e, "%s:7: interval is set twice (first at %s:3)", p, p);
+	CHECK_ERR(e, "%s:8: max_body = 4T: is not a size: bytes with an optional k, M or G suffix "
+		"(e.g. 512k, 4M)", p);
+	CHECK_ERR(e, "%s:10: threshold = 1.5: is out of range (allowed 0 to 1)", p);
+	CHECK_ERR(e, "%s:11: unknown section [nonsense] (known: daemon, detector, web, defaults, "
+		"router NAME)", p);
+	CHECK(strstr(e, ":12:") == NULL);   /* keys of an unknown section: reported once */
+	CHECK_ERR(e, "%s:14: rest = ftp://x: must start with http:// or https://", p);
+	CHECK_ERR(e, "%s:15: tls_verify = maybe: must be yes, no, true or false", p);
+	CHECK_ERR(e, "%s:16: unknown key pasword in [router]", p);
+	CHECK_ERR(e, "%s:17: labels = site=a, 9bad=1, core=2: label name '9bad' is not valid: use "
+		"[a-zA-Z_][a-zA-Z0-9_]*, not starting with __", p);
+	CHECK_ERR(e, "%s:18: duplicate router r1 (first defined at %s:13)", p, p);
+	CHECK_ERR(e, "%s:19: rest: must not hold credentials: use user and password_file", p);
+}
+
+static void check_errors_routers(const char *e, const char *p, const char *dir)
+{
+	CHECK_ERR(e, "%s:20: router r2 has neither rest nor snmp: set at least one", p);
+	CHECK_ERR(e, "%s:25: password_file and password are both set (password at %s:24): keep one",
+		p, p);
+	CHECK_ERR(e, "%s:26: snmp_version = 2: must be 1, 2c or 3", p);
+	CHECK_ERR(e, "%s:27: labels = router=x: label name 'router' is built in (router, core, interface, "
+		"type, peer, board, architecture, version, firmware, kind, le): choose another", p);
+	CHECK_ERR(e, "%s:30: password_file = open.pass: %s/open.pass has mode 0644, readable by group "
+		"or others: chmod 600 %s/open.pass", p, dir, dir);
+	CHECK_ERR(e, "%s:31: snmp = 192.0.2.4:99999: must be host or host:port with a port from 1 "
+		"to 65535", p);
+	CHECK_ERR(e, "%s:32: expected key = value", p);
+	CHECK_ERR(e, "%s:33: router r5: snmp_version = 3 needs snmp_user", p);
+	CHECK_ERR(e, "%s:33: router r5: snmp_security_level = authPriv needs snmp_auth_password or "
+		"snmp_auth_password_file", p);
+	CHECK_ERR(e, "%s:33: router r5: snmp_security_level = authPriv needs snmp_priv_password or "
+		"snmp_priv_password_file", p);
+	CHECK_ERR(e, "%s:37: include = nothere.conf: cannot read %s/nothere.conf: No such file or "
+		"directory", p, dir);
+	CHECK_ERR(e, "%s:39: [router] needs a name: [router NAME]", p);
+	CHECK_ERR(e, "%s:40: bad section line: want [name]", p);
+	CHECK_ERR(e, "%s:45: snmp_auth_password_file = nope.pass: cannot read %s/nope.pass: No such "
+		"file or directory", p, dir);
+	CHECK_ERR(e, "%s:46: [router bad/name]: a router name holds only letters, digits, '_', '.' "
+		"and '-'", p);
+}
+
+static void test_errors(void)
+{
+	char *dir = new_dir();
+	free(put(dir, "open.pass", 0644, "hunter2\n"));
+	char *p = put(dir, "bad.conf", 0644, bad_conf);
+	conf_t *c = (conf_t *)1;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK(c == NULL);
+	CHECK(e != NULL);
+	if (e == NULL)
+		return;
+	check_errors_top(e, p);
+	check_errors_routers(e, p, dir);
+	CHECK(strstr(e, ":38:") == NULL);   /* a glob may match nothing */
+	CHECK(strstr(e, "hunter2") == NULL);
+	CHECK_INT(count_lines(e), 30);
+	free(e);
+	free(p);
+	free(dir);
+}
+
+static void test_missing_file(void)
+{
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load("/nonexistent/wgwatch.conf", &c, &e), -1);
+	CHECK_STR(e, "/nonexistent/wgwatch.conf: cannot read: No such file or directory\n");
+	free(e);
+}
+
+static void test_includes(void)
+{
+	char *dir = new_dir();
+	char *sites = xasprintf("%s/sites.d", dir);
+	char *inc = xasprintf("%s/inc", dir);
+	/* written out of order: the glob must sort */
+	free(put(sites, "b.conf", 0644, "[router b1]\nrest = https://10.1.0.1\npassword_file = ../s.pass\n"));
+	free(put(sites, "a.conf", 0644, "[router a1]\nrest = https://10.0.0.1\n"
+		"[router a2]\ninclude = ../inc/a2.inc\nlabels = rack=r2\n"));
+	free(put(sites, "c.conf.disabled", 0644, "[router c1]\nrest = https://10.2.0.1\n"));
+	free(put(dir, "s.pass", 0600, "b-secret\r\n"));
+	/* keys before any section continue the including section, [router a2] */
+	free(put(inc, "a2.inc", 0644, "rest = https://10.0.0.2\nuser = a2user\n"));
+	char *p = put(dir, "main.conf", 0644, "include = sites.d/*.conf\n[defaults]\nuser = dflt\n");
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), 0);
+	CHECK_STR(e, NULL);
+	CHECK(c != NULL && c->nrouters == 3);
+	if (c != NULL && c->nrouters == 3) {
+		CHECK_STR(c->routers[0].name, "a1");
+		CHECK_STR(c->routers[1].name, "a2");
+		CHECK_STR(c->routers[2].name, "b1");
+		CHECK_STR(c->routers[0].user, "dflt");
+		CHECK_STR(c->routers[1].rest, "https://10.0.0.2");
+		CHECK_STR(c->routers[1].user, "a2user");
+		CHECK_INT(c->routers[1].nlabels, 1);
+		CHECK_STR(c->routers[2].password, "b-secret");
+		char *bf = xasprintf("%s/b.conf", sites);
+		CHECK_STR(c->routers[2].file, bf);
+		free(bf);
+	}
+	conf_free(c);
+	free(p);
+
+	/* a loop across two files, reported where the second include is */
+	free(put(inc, "x.conf", 0644, "include = y.conf\n"));
+	free(put(inc, "y.conf", 0644, "\n[daemon]\ninclude = x.conf\n"));
+	p = put(dir, "loop.conf", 0644, "include = inc/x.conf\n");
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK_ERR(e, "%s/y.conf:3: include loop: %s/x.conf is already being read", inc, inc);
+	CHECK_INT(count_lines(e), 1);
+	free(e);
+	free(p);
+
+	/* a router defined in two files names both places */
+	free(put(inc, "dup.conf", 0644, "\n[router a1]\nrest = http://10.9.9.9\n"));
+	p = put(dir, "dup.conf", 0644, "include = sites.d/a.conf\ninclude = inc/dup.conf\n");
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK_ERR(e, "%s/dup.conf:2: duplicate router a1 (first defined at %s/a.conf:1)", inc, sites);
+	CHECK_INT(count_lines(e), 1);
+	free(e);
+	free(p);
+	free(sites);
+	free(inc);
+	free(dir);
+}
+
+/* inih's library cuts lines at 199 characters; we must reject them whole instead. */
+static void test_long_lines(void)
+{
+	char *dir = new_dir();
+	buf_t b;
+	buf_init(&b);
+	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\n");
+	size_t start = b.len;
+	buf_puts(&b, "labels = ");
+	for (int i = 0; b.len - start < 300; i++)
+		buf_printf(&b, "%sk%02d=value%02d", i ? "," : "", i, i);
+	buf_puts(&b, "\n");
+	char *want = xasprintf(":3: labels: line is too long (%zu characters, at most 198)\n",
+		b.len - start - 1);
+	char *p = put(dir, "long.conf", 0644, b.data);
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK(e != NULL && strstr(e, want) != NULL);
+	CHECK(e != NULL && strstr(e, "k00") == NULL);   /* no value echoed, no piece parsed */
+	CHECK_INT(count_lines(e), 1);
+	free(want);
+	free(e);
+	free(p);
+
+	/* 198 characters still fit, and arrive whole */
+	buf_reset(&b);
+	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\ninterfaces = ");
+	start = b.len - strlen("interfaces = ");
+	while (b.len - start < 198)
+		buf_putc(&b, 'x');
+	buf_puts(&b, "\n");
+	p = put(dir, "edge.conf", 0644, b.data);
+	CHECK_INT(conf_load(p, &c, &e), 0);
+	CHECK(c != NULL && c->nrouters == 1 && c->routers[0].ninterfaces == 1);
+	if (c != NULL && c->nrouters == 1 && c->routers[0].ninterfaces == 1)
+		CHECK_INT(strlen(c->routers[0].interfaces[0]), 198 - strlen("interfaces = "));
+	conf_free(c);
+	free(p);
+	buf_free(&b);
+	free(dir);
+}
+
+static void test_fleet(void)
+{
+	char *dir = new_dir();
+	char *sites = xasprintf("%s/sites", dir);
+	buf_t b;
+	buf_init(&b);
+	for (int s = 0; s < 100; s++) {
+		buf_reset(&b);
+		for (int r = 0; r < 100; r++)
+			buf_printf(&b, "[router s%03d-r%03d]\nrest = https://10.%d.%d.1\nlabels = site=s%03d\n\n",
+				s, r, s, r, s);
+		char *name = xasprintf("site-%03d.conf", s);
+		free(put(sites, name, 0644, b.data));
+		free(name);
+	}
+	buf_free(&b);
+	free(put(dir, "fleet.pass", 0600, "fleet\n"));
+	char *p = put(dir, "main.conf", 0644, "[defaults]\nuser = mon\npassword_file = fleet.pass\n"
+		"include = sites/*.conf\n");
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("conf_test: 10000 routers in 100 files loaded in %.1f ms\n",
+		(double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+	CHECK_STR(e, NULL);
+	CHECK(c != NULL && c->nrouters == 10000);
+	const conf_router_t *r = c ? conf_router_find(c, "s099-r099") : NULL;
+	CHECK(r != NULL);
+	if (r != NULL) {
+		CHECK_STR(r->rest, "https://10.99.99.1");
+		CHECK_STR(r->password, "fleet");
+		CHECK_STR(r->labels[0].value, "s099");
+	}
+	conf_free(c);
+	free(p);
+	free(sites);
+	free(dir);
+}
+
+/* The table, the help and the man page list the same keys. */
+static void test_help_and_docs(void)
+{
+	char *help = conf_help();
+	CHECK(strstr(help, "[daemon] interval = 30s  (duration, 100ms to 1d) how often") != NULL);
+	FILE *fp = fopen(TOP_SRCDIR "/docs/wgwatch.conf.5", "r");
+	CHECK(fp != NULL);
+	buf_t man;
+	buf_init(&man);
+	char chunk[4096];
+	size_t n;
+	while (fp != NULL && (n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		buf_append(&man, chunk, n);
+	if (fp != NULL)
+		fclose(fp);
+	for (size_t i = 0; i < NKEYS; i++) {
+		char *line = xasprintf("[%s] %s ", conf_sect_name(conf_keys[i].sect), conf_keys[i].name);
+		CHECK(strstr(help, line) != NULL);
+		free(line);
+		char *item = xasprintf(".B %s\n", conf_keys[i].name);
+		if (man.data != NULL && strstr(man.data, item) == NULL) {
+			CHECK(!"key missing from docs/wgwatch.conf.5");
+			fprintf(stderr, "  docs/wgwatch.conf.5 lacks %s", item);
+		}
+		free(item);
+	}
+	buf_free(&man);
+	free(help);
+}
+
+/* The shipped example loads once the secret file it names exists. */
+static void test_example(void)
+{
+	char *dir = new_dir();
+	FILE *fp = fopen(TOP_SRCDIR "/docs/wgwatch.conf.example", "r");
+	CHECK(fp != NULL);
+	if (fp == NULL) {
+		free(dir);
+		return;
+	}
+	buf_t b;
+	buf_init(&b);
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0)
+		buf_append(&b, chunk, n);
+	fclose(fp);
+	char *sec = xasprintf("%s/secrets", dir);
+	free(put(sec, "routeros.pass", 0600, "ro-pass\n"));
+	free(put(sec, "snmp-auth.pass", 0600, "auth-pass\n"));
+	free(put(sec, "snmp-priv.pass", 0600, "priv-pass\n"));
+	char *p = put(dir, "wgwatch.conf", 0644, b.data);
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), 0);
+	if (e != NULL)
+		fprintf(stderr, "%s", e);
+	CHECK(c != NULL && c->nrouters >= 2);
+	conf_free(c);
+	free(e);
+	free(p);
+	free(sec);
+	buf_free(&b);
+	free(dir);
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/conf_test.XXXXXX";
+	if (mkdtemp(tmpl) == NULL) {
+		perror("mkdtemp");
+		return 1;
+	}
+	tmp_root = realpath(tmpl, NULL);
+	test_durations();
+	test_fixture();
+	test_defaults();
+	test_errors();
+	test_missing_file();
+	test_includes();
+	test_long_lines();
+	test_fleet();
+	test_help_and_docs();
+	test_example();
+	char *rm = xasprintf("rm -rf '%s'", tmp_root);
+	if (system(rm) != 0)
+		fprintf(stderr, "conf_test: could not remove %s\n", tmp_root);
+	free(rm);
+	free(tmp_root);
+	return unit_done("conf_test");
+}
