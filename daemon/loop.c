@@ -99,9 +99,16 @@ int loop_watch_fd(loop_t *l, int fd, int events, loop_fd_fn fn, void *arg)
 	}
 	struct loop_fd *f = &l->fds[fd];
 	struct epoll_event ev = { .events = loop_epoll_events(events), .data.fd = fd };
+	/* An fd closed without unwatch and then reused looks active to us but is unknown to
+	 * epoll (and the reverse): retry with the other operation. */
 	int op = f->active ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
-	if (epoll_ctl(l->epfd, op, fd, &ev) < 0)
-		return -1;
+	if (epoll_ctl(l->epfd, op, fd, &ev) < 0) {
+		if (errno != ENOENT && errno != EEXIST)
+			return -1;
+		op = errno == ENOENT ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+		if (epoll_ctl(l->epfd, op, fd, &ev) < 0)
+			return -1;
+	}
 	*f = (struct loop_fd){ .fn = fn, .arg = arg, .events = events, .active = true };
 	return 0;
 }

@@ -1,0 +1,933 @@
+/* rest: the RouterOS REST collector. One poll is five sequential requests over one curl easy
+ * handle per router (kept between polls for keep-alive), driven by curl's multi socket API on
+ * the daemon loop; the JSON -> sample decoding is kept apart from the transport. It must never
+ * request private or preshared keys, nor put the password in a URL, an error or a log line. */
+#include "config.h"
+#include "rest.h"
+#include "buf.h"
+#include "ros.h"
+#include "xmem.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum rest_step { REST_RESOURCE, REST_CPU, REST_BOARD, REST_IFACES, REST_PEERS, REST_NSTEPS };
+
+static const char *const rest_iface_props[] = {
+	".id", "name", "type", "running", "disabled", "rx-byte", "tx-byte", "rx-packet", "tx-packet",
+	"rx-drop", "tx-drop",
+};
+#define REST_DEFAULT_TIMEOUT_MS 10000
+
+struct rest_conn {
+	rest_t *r;
+	struct rest_conn *next;
+	char *name;                 /* router config name: the key between polls */
+	const conf_router_t *rc;    /* valid while busy */
+	CURL *easy;
+	struct curl_slist *json_hdr;
+	bool busy, in_multi, too_big;
+	enum rest_step step;
+	sample_t *s;
+	collector_done_fn done;
+	void *arg;
+	int64_t start_ms, deadline_ms;  /* monotonic */
+	loop_timer_id defer;            /* 0 ms timer delivering a failure outside poll() */
+	buf_t body;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct rest {
+	loop_t *loop;
+	CURLM *multi;
+	size_t max_body;
+	loop_timer_id timer;        /* curl's timeout */
+	struct rest_conn *conns;
+	size_t nconns;
+	int *fds;                   /* sockets curl asked us to watch */
+	size_t nfds;
+	bool dying;
+};
+
+/* ---- decoding: RouterOS JSON replies -> sample (no I/O) ---- */
+
+/* A copy of untrusted text fit for an error line: printable ASCII only, at most max bytes. */
+static char *rest_clean(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	bool cut = n > max;
+	if (cut)
+		n = max;
+	char *d = xmalloc(n + 4);
+	for (size_t i = 0; i < n; i++)
+		d[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	memcpy(d + n, cut ? "..." : "", cut ? 4 : 1);
+	return d;
+}
+
+static void rest_set(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+/* Every value of a record must be a JSON string without NUL bytes (routeros.md §1.3). */
+static int rest_check_record(json_t *o, char **cause)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(o)) {
+		*cause = xstrdup("record is not a JSON object");
+		return -1;
+	}
+	json_object_foreach(o, key, v) {
+		if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v))
+			continue;
+		char *k = rest_clean(key, 40);
+		*cause = xasprintf("value of \"%s\" is not a string", k);
+		free(k);
+		return -1;
+	}
+	return 0;
+}
+
+/* A singleton menu: one object, or (older versions) a one-element array of it. */
+static json_t *rest_singleton(json_t *j, char **cause)
+{
+	if (json_is_array(j) && json_array_size(j) == 1)
+		j = json_array_get(j, 0);
+	if (!json_is_object(j)) {
+		*cause = xstrdup("expected one object");
+		return NULL;
+	}
+	return rest_check_record(j, cause) < 0 ? NULL : j;
+}
+
+static int rest_list(json_t *j, char **cause)
+{
+	if (!json_is_array(j)) {
+		*cause = xstrdup("expected a list");
+		return -1;
+	}
+	return 0;
+}
+
+/* The value of key in a checked record, or NULL when absent. */
+static const char *rest_str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int rest_need(json_t *o, const char *key, const char **out, char **cause)
+{
+	*out = rest_str(o, key);
+	if (*out == NULL) {
+		*cause = xasprintf("missing \"%s\"", key);
+		return -1;
+	}
+	return 0;
+}
+
+static int rest_bad(const char *key, const char *val, const char *why, char **cause)
+{
+	char *v = rest_clean(val, 32);
+	*cause = xasprintf("\"%s\": \"%s\": %s", key, v, why);
+	free(v);
+	return -1;
+}
+
+/* Optional unless need: an absent optional key leaves *out untouched. */
+static int rest_u64(json_t *o, const char *key, bool need, uint64_t *out, char **cause)
+{
+	const char *v = rest_str(o, key), *why;
+	if (v == NULL)
+		return need ? rest_need(o, key, &v, cause) : 0;
+	if (ros_parse_u64(v, out, &why) < 0)
+		return rest_bad(key, v, why, cause);
+	return 0;
+}
+
+static int rest_bool(json_t *o, const char *key, bool *out, char **cause)
+{
+	const char *v = rest_str(o, key), *why;
+	if (v != NULL && ros_parse_bool(v, out, &why) < 0)
+		return rest_bad(key, v, why, cause);
+	return 0;
+}
+
+static int rest_percent(json_t *o, const char *key, bool need, double *out, char **cause)
+{
+	const char *v = rest_str(o, key), *why;
+	if (v == NULL)
+		return need ? rest_need(o, key, &v, cause) : 0;
+	if (ros_parse_percent(v, out, &why) < 0)
+		return rest_bad(key, v, why, cause);
+	return 0;
+}
+
+static int rest_duration(json_t *o, const char *key, bool need, int64_t *out, char **cause)
+{
+	const char *v = rest_str(o, key), *why;
+	if (v == NULL)
+		return need ? rest_need(o, key, &v, cause) : 0;
+	if (ros_parse_duration(v, out, &why) < 0)
+		return rest_bad(key, v, why, cause);
+	return 0;
+}
+
+static int rest_decode_resource(json_t *j, sample_t *s, char **cause)
+{
+	json_t *o = rest_singleton(j, cause);
+	const char *ver, *board, *why;
+	int64_t up;
+	struct ros_version v;
+	if (o == NULL || rest_duration(o, "uptime", true, &up, cause) < 0 ||
+	    rest_need(o, "version", &ver, cause) < 0 || rest_need(o, "board-name", &board, cause) < 0)
+		return -1;
+	if (ros_parse_version(ver, &v, &why) < 0)
+		return rest_bad("version", ver, why, cause);
+	s->uptime_ms = up;
+	rest_set(&s->version, v.text);
+	rest_set(&s->channel, v.channel[0] ? v.channel : NULL);
+	rest_set(&s->board, board);
+	rest_set(&s->architecture, rest_str(o, "architecture-name"));
+	rest_set(&s->cpu_model, rest_str(o, "cpu"));
+	return 0;
+}
+
+struct rest_cpu {
+	uint64_t key;   /* N of "cpuN", else of ".id" "*N" (hex), else the row */
+	size_t row;
+	double load, irq;
+};
+
+/* Reads the digits after prefix in s in base; -1 unless all of s is prefix + 1..16 digits. */
+static int rest_num_after(const char *s, const char *prefix, int base, uint64_t *out)
+{
+	size_t n = strlen(prefix);
+	if (s == NULL || strncmp(s, prefix, n) != 0 || s[n] == '\0' || strlen(s + n) > 16)
+		return -1;
+	const char *digits = base == 16 ? "0123456789ABCDEFabcdef" : "0123456789";
+	if (s[n + strspn(s + n, digits)] != '\0')
+		return -1;
+	*out = strtoull(s + n, NULL, base);
+	return 0;
+}
+
+static int rest_cpu_order(const void *a, const void *b)
+{
+	const struct rest_cpu *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int rest_cpu_row(json_t *o, size_t row, struct rest_cpu *c, char **cause)
+{
+	const char *name;
+	c->row = row;
+	c->irq = NAN;
+	if (rest_check_record(o, cause) < 0 || rest_need(o, "cpu", &name, cause) < 0 ||
+	    rest_percent(o, "load", true, &c->load, cause) < 0 ||
+	    rest_percent(o, "irq", false, &c->irq, cause) < 0)
+		return -1;
+	if (rest_num_after(name, "cpu", 10, &c->key) < 0 &&
+	    rest_num_after(rest_str(o, ".id"), "*", 16, &c->key) < 0)
+		c->key = row;
+	return 0;
+}
+
+static int rest_decode_cpu(json_t *j, sample_t *s, char **cause)
+{
+	size_t n = json_array_size(j);
+	if (rest_list(j, cause) < 0)
+		return -1;
+	if (n == 0) {
+		*cause = xstrdup("no CPU rows");
+		return -1;
+	}
+	struct rest_cpu *rows = xcalloc(n, sizeof(*rows));
+	for (size_t i = 0; i < n; i++) {
+		if (rest_cpu_row(json_array_get(j, i), i, &rows[i], cause) < 0) {
+			free(rows);
+			return -1;
+		}
+	}
+	qsort(rows, n, sizeof(*rows), rest_cpu_order);
+	sample_set_cores(s, n);
+	for (size_t i = 0; i < n; i++) {
+		s->cores[i].load = rows[i].load;
+		s->cores[i].irq = rows[i].irq;
+	}
+	free(rows);
+	return 0;
+}
+
+/* On CHR/x86 the record is only {"routerboard":"false"}: firmware stays unknown. */
+static int rest_decode_board(json_t *j, sample_t *s, char **cause)
+{
+	json_t *o = rest_singleton(j, cause);
+	bool rb = true;
+	if (o == NULL || rest_bool(o, "routerboard", &rb, cause) < 0)
+		return -1;
+	rest_set(&s->firmware, rest_str(o, "current-firmware"));
+	rest_set(&s->upgrade_firmware, rest_str(o, "upgrade-firmware"));
+	return 0;
+}
+
+static int rest_iface_row(json_t *o, struct sample_iface *f, const char **name, char **cause)
+{
+	if (rest_check_record(o, cause) < 0 || rest_need(o, "name", name, cause) < 0 ||
+	    rest_u64(o, "rx-byte", true, &f->rx_bytes, cause) < 0 ||
+	    rest_u64(o, "tx-byte", true, &f->tx_bytes, cause) < 0 ||
+	    rest_u64(o, "rx-packet", false, &f->rx_packets, cause) < 0 ||
+	    rest_u64(o, "tx-packet", false, &f->tx_packets, cause) < 0 ||
+	    rest_u64(o, "rx-drop", false, &f->rx_drops, cause) < 0 ||
+	    rest_u64(o, "tx-drop", false, &f->tx_drops, cause) < 0 ||
+	    rest_bool(o, "running", &f->running, cause) < 0)
+		return -1;
+	return 0;
+}
+
+static int rest_decode_ifaces(json_t *j, sample_t *s, char **cause)
+{
+	if (rest_list(j, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		json_t *o = json_array_get(j, i);
+		struct sample_iface f = { 0 };
+		const char *name;
+		if (rest_iface_row(o, &f, &name, cause) < 0)
+			return -1;
+		const char *type = rest_str(o, "type");
+		f.name = xstrdup(name);
+		f.type = xstrdup(type ? type : "");
+		*sample_add_iface(s) = f;
+	}
+	return 0;
+}
+
+/* The `peer` label: name (7.15+), else comment, else the public key. */
+static const char *rest_peer_label(json_t *o, const char *key)
+{
+	const char *name = rest_str(o, "name"), *comment = rest_str(o, "comment");
+	if (name != NULL && name[0] != '\0')
+		return name;
+	if (comment != NULL && comment[0] != '\0')
+		return comment;
+	return key;
+}
+
+static int rest_peer_row(json_t *o, struct sample_peer *p, const char **ifc, const char **key,
+			 char **cause)
+{
+	p->last_handshake_ms = -1;
+	if (rest_check_record(o, cause) < 0 || rest_need(o, "interface", ifc, cause) < 0 ||
+	    rest_need(o, "public-key", key, cause) < 0 ||
+	    rest_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
+	    rest_u64(o, "tx", true, &p->tx_bytes, cause) < 0 ||
+	    rest_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0)
+		return -1;
+	return 0;
+}
+
+static int rest_decode_peers(json_t *j, sample_t *s, char **cause)
+{
+	if (rest_list(j, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		json_t *o = json_array_get(j, i);
+		struct sample_peer p = { 0 };
+		const char *ifc, *key;
+		if (rest_peer_row(o, &p, &ifc, &key, cause) < 0)
+			return -1;
+		p.interface = xstrdup(ifc);
+		p.public_key = xstrdup(key);
+		p.peer = xstrdup(rest_peer_label(o, key));
+		*sample_add_peer(s) = p;
+	}
+	s->have_peers = true;
+	return 0;
+}
+
+static int (*const rest_decoders[REST_NSTEPS])(json_t *, sample_t *, char **) = {
+	[REST_RESOURCE] = rest_decode_resource,
+	[REST_CPU] = rest_decode_cpu,
+	[REST_BOARD] = rest_decode_board,
+	[REST_IFACES] = rest_decode_ifaces,
+	[REST_PEERS] = rest_decode_peers,
+};
+
+/* Decodes the 2xx reply body of step into s. 0, or -1 with *cause (caller frees). */
+static int rest_decode(enum rest_step step, const char *body, size_t len, sample_t *s, char **cause)
+{
+	json_error_t e;
+	json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+	if (j == NULL) {
+		size_t ws = strspn(body, " \t\r\n");
+		*cause = xstrdup(ws < len && body[ws] == '<' ? "reply is HTML, not JSON" :
+				 len == 0 ? "empty reply" : "reply is not JSON");
+		return -1;
+	}
+	int rc = rest_decoders[step](j, s, cause);
+	json_decref(j);
+	return rc;
+}
+
+/* "HTTP 401 Unauthorized[: detail]" from a RouterOS error body, or the standard phrase. */
+static const char *rest_phrase(long code)
+{
+	switch (code) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 406: return "Not Acceptable";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	default: return "";
+	}
+}
+
+static char *rest_http_reason(long code, const char *body, size_t len)
+{
+	json_t *j = json_loadb(body, len, 0, NULL);
+	const char *msg = json_string_value(json_object_get(j, "message"));
+	const char *detail = json_string_value(json_object_get(j, "detail"));
+	char *m = rest_clean(msg != NULL ? msg : rest_phrase(code), 40);
+	char *d = detail != NULL && detail[0] != '\0' ? rest_clean(detail, 120) : NULL;
+	char *out = xasprintf("HTTP %ld%s%s%s%s", code, m[0] ? " " : "", m, d ? ": " : "", d ? d : "");
+	free(m);
+	free(d);
+	json_decref(j);
+	return out;
+}
+
+/* ---- transport: requests, curl multi joined to the loop ---- */
+
+static const char *rest_what(const struct rest_conn *c)
+{
+	static const char *const what[REST_NSTEPS] = {
+		[REST_RESOURCE] = "GET /rest/system/resource",
+		[REST_CPU] = "GET /rest/system/resource/cpu",
+		[REST_BOARD] = "GET /rest/system/routerboard",
+		[REST_IFACES] = "GET /rest/interface",
+		[REST_PEERS] = "GET /rest/interface/wireguard/peers",
+	};
+	if (c->step == REST_IFACES && c->rc->ninterfaces > 0)
+		return "POST /rest/interface/print";
+	return what[c->step];
+}
+
+/* {".proplist":[...],".query":["type=wg","name=A","name=B","#|","#|"]}: wg or any named. */
+static char *rest_iface_query(const conf_router_t *rc)
+{
+	json_t *props = json_array(), *query = json_array();
+	for (size_t i = 0; i < sizeof(rest_iface_props) / sizeof(rest_iface_props[0]); i++)
+		json_array_append_new(props, json_string(rest_iface_props[i]));
+	json_array_append_new(query, json_string("type=wg"));
+	size_t n = 0;
+	for (size_t i = 0; i < rc->ninterfaces; i++) {
+		char *w = xasprintf("name=%s", rc->interfaces[i]);
+		n += json_array_append_new(query, json_string(w)) == 0;   /* skips non-UTF-8 */
+		free(w);
+	}
+	while (n-- > 0)
+		json_array_append_new(query, json_string("#|"));
+	json_t *o = json_pack("{s:o,s:o}", ".proplist", props, ".query", query);
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+static char *rest_iface_url(const char *base)
+{
+	buf_t b;
+	buf_init(&b);
+	buf_printf(&b, "%s/rest/interface?type=wg&.proplist=", base);
+	for (size_t i = 0; i < sizeof(rest_iface_props) / sizeof(rest_iface_props[0]); i++)
+		buf_printf(&b, "%s%s", i ? "," : "", rest_iface_props[i]);
+	return buf_steal(&b, NULL);
+}
+
+/* Peer names arrived in 7.15; do not ask older routers for a key they lack. */
+static bool rest_peer_names(const sample_t *s)
+{
+	struct ros_version v;
+	const char *why;
+	if (s->version == NULL || ros_parse_version(s->version, &v, &why) < 0)
+		return true;
+	return v.major > 7 || (v.major == 7 && v.minor >= 15);
+}
+
+/* The URL of the current step; *post gets the POST body (malloc'd) or NULL. */
+static char *rest_url(const struct rest_conn *c, char **post)
+{
+	const char *base = c->rc->rest;
+	*post = NULL;
+	switch (c->step) {
+	case REST_RESOURCE:
+		return xasprintf("%s/rest/system/resource?.proplist=uptime,version,board-name,"
+				 "architecture-name,cpu", base);
+	case REST_CPU:
+		return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
+	case REST_BOARD:
+		return xasprintf("%s/rest/system/routerboard?.proplist=routerboard,"
+				 "current-firmware,upgrade-firmware", base);
+	case REST_IFACES:
+		if (c->rc->ninterfaces == 0)
+			return rest_iface_url(base);
+		*post = rest_iface_query(c->rc);
+		return xasprintf("%s/rest/interface/print", base);
+	default:
+		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
+				 "public-key,last-handshake,rx,tx", base,
+				 rest_peer_names(c->s) ? "name," : "");
+	}
+}
+
+static size_t rest_write(char *data, size_t size, size_t n, void *arg)
+{
+	struct rest_conn *c = arg;
+	size_t len = size * n;     /* size is always 1 */
+	if (c->body.len + len > c->r->max_body) {
+		c->too_big = true;
+		return 0;     /* aborts the transfer with CURLE_WRITE_ERROR */
+	}
+	buf_append(&c->body, data, len);
+	return len;
+}
+
+static void rest_finish(struct rest_conn *c)
+{
+	sample_t *s = c->s;
+	if (c->in_multi)
+		curl_multi_remove_handle(c->r->multi, c->easy);
+	if (c->defer)
+		loop_cancel(c->r->loop, c->defer);
+	c->in_multi = c->busy = false;
+	c->defer = 0;
+	c->s = NULL;
+	buf_reset(&c->body);
+	s->duration_ms = loop_mono_ms() - c->start_ms;
+	c->done(s, c->arg);
+}
+
+static void rest_on_defer(void *arg)
+{
+	struct rest_conn *c = arg;
+	c->defer = 0;
+	rest_finish(c);
+}
+
+/* Fails the poll and delivers it from a 0 ms timer, never from the caller's stack. */
+static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	sample_fail(c->s, err, "%s", msg);
+	free(msg);
+	if (c->defer == 0)
+		c->defer = loop_after(c->r->loop, 0, rest_on_defer, c);
+}
+
+static int rest_set_request(struct rest_conn *c, int64_t left)
+{
+	char *post, *url = rest_url(c, &post);
+	CURL *e = c->easy;
+	int bad = curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)left) != CURLE_OK;
+	if (post != NULL) {
+		bad |= curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, post) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->json_hdr) != CURLE_OK;
+	} else {
+		bad |= curl_easy_setopt(e, CURLOPT_HTTPGET, 1L) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL) != CURLE_OK;
+	}
+	free(url);
+	free(post);
+	return bad ? -1 : 0;
+}
+
+static void rest_start_step(struct rest_conn *c)
+{
+	int64_t left = c->deadline_ms - loop_mono_ms();
+	if (left <= 0) {
+		rest_fail_later(c, SAMPLE_ERR_TIMEOUT, "%s: poll timeout reached before the request",
+				rest_what(c));
+		return;
+	}
+	buf_reset(&c->body);
+	c->too_big = false;
+	c->errbuf[0] = '\0';
+	if (rest_set_request(c, left) < 0) {
+		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot set up the request", rest_what(c));
+		return;
+	}
+	if (curl_multi_add_handle(c->r->multi, c->easy) != CURLM_OK) {
+		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot start the request", rest_what(c));
+		return;
+	}
+	c->in_multi = true;
+}
+
+static enum sample_err rest_curl_kind(CURLcode res)
+{
+	switch (res) {
+	case CURLE_OPERATION_TIMEDOUT:
+		return SAMPLE_ERR_TIMEOUT;
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+		return SAMPLE_ERR_DNS;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE:
+	case CURLE_SSL_ISSUER_ERROR:
+	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+	case CURLE_SSL_INVALIDCERTSTATUS:
+	case CURLE_SSL_CRL_BADFILE:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_SSL_ENGINE_SETFAILED:
+	case CURLE_SSL_ENGINE_INITFAILED:
+	case CURLE_SSL_SHUTDOWN_FAILED:
+	case CURLE_USE_SSL_FAILED:
+		return SAMPLE_ERR_TLS;
+	case CURLE_OUT_OF_MEMORY:
+	case CURLE_WRITE_ERROR:
+	case CURLE_URL_MALFORMAT:
+	case CURLE_UNSUPPORTED_PROTOCOL:
+		return SAMPLE_ERR_INTERNAL;
+	default:
+		return SAMPLE_ERR_CONNECT;   /* refused, reset, empty reply, unreachable */
+	}
+}
+
+static void rest_fail_curl(struct rest_conn *c, CURLcode res)
+{
+	if (c->too_big) {
+		sample_fail(c->s, SAMPLE_ERR_SIZE, "%s: reply larger than %zu bytes", rest_what(c),
+			    c->r->max_body);
+		return;
+	}
+	char *why = rest_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
+	sample_fail(c->s, rest_curl_kind(res), "%s: %s", rest_what(c), why);
+	free(why);
+}
+
+static void rest_fail_http(struct rest_conn *c, long code)
+{
+	char *why = rest_http_reason(code, c->body.data ? c->body.data : "", c->body.len);
+	enum sample_err err = code == 401 || code == 403 ? SAMPLE_ERR_AUTH : SAMPLE_ERR_HTTP;
+	sample_fail(c->s, err, "%s: %s", rest_what(c), why);
+	free(why);
+}
+
+static void rest_transfer_done(struct rest_conn *c, CURLcode res)
+{
+	long code = 0;
+	char *cause = NULL;
+	curl_multi_remove_handle(c->r->multi, c->easy);
+	c->in_multi = false;
+	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (res != CURLE_OK) {
+		rest_fail_curl(c, res);
+	} else if (code < 200 || code > 299) {
+		rest_fail_http(c, code);
+	} else if (rest_decode(c->step, c->body.data ? c->body.data : "", c->body.len, c->s,
+			       &cause) < 0) {
+		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
+		free(cause);
+	} else if (++c->step < REST_NSTEPS) {
+		rest_start_step(c);
+		return;
+	}
+	rest_finish(c);
+}
+
+static void rest_check_multi(rest_t *r)
+{
+	CURLMsg *m;
+	int left;
+	while ((m = curl_multi_info_read(r->multi, &left)) != NULL) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		struct rest_conn *c = NULL;
+		CURLcode res = m->data.result;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&c);
+		if (c != NULL && c->busy && c->in_multi)
+			rest_transfer_done(c, res);
+	}
+}
+
+static void rest_on_fd(int fd, int events, void *arg)
+{
+	rest_t *r = arg;
+	int running;
+	int flags = (events & LOOP_READ ? CURL_CSELECT_IN : 0) |
+		    (events & LOOP_WRITE ? CURL_CSELECT_OUT : 0);
+	curl_multi_socket_action(r->multi, fd, flags, &running);
+	rest_check_multi(r);
+}
+
+static void rest_on_timer(void *arg)
+{
+	rest_t *r = arg;
+	int running;
+	r->timer = 0;
+	curl_multi_socket_action(r->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	rest_check_multi(r);
+}
+
+static void rest_fd_forget(rest_t *r, int fd)
+{
+	for (size_t i = 0; i < r->nfds; i++) {
+		if (r->fds[i] == fd) {
+			r->fds[i] = r->fds[--r->nfds];
+			return;
+		}
+	}
+}
+
+/* sockp is non-NULL once the socket is in r->fds (set with curl_multi_assign). */
+static int rest_sock_cb(CURL *e, curl_socket_t fd, int what, void *arg, void *sockp)
+{
+	rest_t *r = arg;
+	if (what == CURL_POLL_REMOVE) {
+		if (sockp != NULL)
+			rest_fd_forget(r, fd);
+		loop_unwatch_fd(r->loop, fd);
+		return 0;
+	}
+	int ev = (what & CURL_POLL_IN ? LOOP_READ : 0) | (what & CURL_POLL_OUT ? LOOP_WRITE : 0);
+	if (loop_watch_fd(r->loop, fd, ev, rest_on_fd, r) < 0)
+		return -1;
+	if (sockp == NULL) {
+		r->fds = xreallocarray(r->fds, r->nfds + 1, sizeof(*r->fds));
+		r->fds[r->nfds++] = fd;
+		curl_multi_assign(r->multi, fd, r);
+	}
+	return 0;
+}
+
+static int rest_timer_cb(CURLM *multi, long timeout_ms, void *arg)
+{
+	rest_t *r = arg;
+	if (r->timer)
+		loop_cancel(r->loop, r->timer);
+	r->timer = 0;
+	if (timeout_ms >= 0 && !r->dying)
+		r->timer = loop_after(r->loop, timeout_ms, rest_on_timer, r);
+	return 0;
+}
+
+/* ---- per-router handles and the collector interface ---- */
+
+static struct rest_conn *rest_conn_find(rest_t *r, const char *name)
+{
+	for (struct rest_conn *c = r->conns; c != NULL; c = c->next)
+		if (strcmp(c->name, name) == 0)
+			return c;
+	return NULL;
+}
+
+static int rest_conn_init_easy(struct rest_conn *c)
+{
+	CURL *e = c->easy;
+	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)c) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, rest_write) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, c) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->errbuf) != CURLE_OK;
+#if LIBCURL_VERSION_NUM >= 0x075500
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
+#else
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS,
+				(long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK;
+#endif
+	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION) != CURLE_OK;
+	return bad ? -1 : 0;
+}
+
+static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
+{
+	struct rest_conn *c = xcalloc(1, sizeof(*c));
+	c->r = r;
+	c->name = xstrdup(name);
+	buf_init(&c->body);
+	c->easy = curl_easy_init();
+	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	c->json_hdr = h ? curl_slist_append(h, "Expect:") : NULL;
+	if (c->json_hdr == NULL)
+		curl_slist_free_all(h);
+	if (c->easy == NULL || c->json_hdr == NULL || rest_conn_init_easy(c) < 0) {
+		curl_easy_cleanup(c->easy);
+		curl_slist_free_all(c->json_hdr);
+		free(c->name);
+		free(c);
+		return NULL;
+	}
+	c->next = r->conns;
+	r->conns = c;
+	r->nconns++;
+	/* Room in curl's cache for one idle connection per router, or keep-alive is lost. */
+	curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, (long)r->nconns + 8);
+	return c;
+}
+
+/* Abandons a poll in flight, without done. */
+static void rest_conn_abandon(struct rest_conn *c)
+{
+	if (c->in_multi)
+		curl_multi_remove_handle(c->r->multi, c->easy);
+	if (c->defer)
+		loop_cancel(c->r->loop, c->defer);
+	sample_free(c->s);
+	c->s = NULL;
+	c->defer = 0;
+	c->in_multi = c->busy = false;
+}
+
+static void rest_conn_free(rest_t *r, struct rest_conn *c)
+{
+	for (struct rest_conn **pp = &r->conns; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			r->nconns--;
+			break;
+		}
+	}
+	rest_conn_abandon(c);
+	curl_easy_cleanup(c->easy);
+	curl_slist_free_all(c->json_hdr);
+	buf_free(&c->body);
+	free(c->name);
+	free(c);
+}
+
+/* Per-poll settings: the router's config may have been reloaded since the last poll. */
+/* Per-poll settings: the router's config may have been reloaded since the last poll. */
+static int rest_conn_configure(struct rest_conn *c)
+{
+	const conf_router_t *rc = c->rc;
+	CURL *e = c->easy;
+	long verify = rc->tls_verify ? 1L : 0L;
+	const char *pass = rc->user == NULL ? NULL : rc->password ? rc->password : "";
+	int bad = curl_easy_setopt(e, CURLOPT_USERNAME, rc->user) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PASSWORD, pass) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L) != CURLE_OK;
+	if (rc->ca_file != NULL)
+		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, rc->ca_file) != CURLE_OK;
+	return bad ? -1 : 0;
+}
+
+static bool rest_handles(void *ctx, const conf_router_t *rc)
+{
+	return rc->rest != NULL && rc->rest[0] != '\0';
+}
+
+/* Resets c for a new poll of rc. */
+static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collector_done_fn done,
+			    void *arg)
+{
+	c->rc = rc;
+	c->busy = true;
+	c->step = REST_RESOURCE;
+	c->done = done;
+	c->arg = arg;
+	c->s = sample_new(rc->name, loop_wall_ms(), "rest");
+	c->start_ms = loop_mono_ms();
+	c->deadline_ms = c->start_ms + (rc->timeout_ms > 0 ? rc->timeout_ms : REST_DEFAULT_TIMEOUT_MS);
+}
+
+static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
+{
+	rest_t *r = ctx;
+	if (r->dying || !rest_handles(ctx, rc))
+		return -1;
+	struct rest_conn *c = rest_conn_find(r, rc->name);
+	if (c == NULL && (c = rest_conn_new(r, rc->name)) == NULL)
+		return -1;
+	if (c->busy)
+		return -1;
+	rest_conn_begin(c, rc, done, arg);
+	if (rest_conn_configure(c) < 0)
+		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "cannot configure the HTTP client");
+	else
+		rest_start_step(c);
+	return 0;
+}
+
+static void rest_cancel(void *ctx, const conf_router_t *rc)
+{
+	rest_t *r = ctx;
+	struct rest_conn *c = rest_conn_find(r, rc->name);
+	if (c != NULL)
+		rest_conn_free(r, c);
+}
+
+rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
+{
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+		return NULL;
+	rest_t *r = xcalloc(1, sizeof(*r));
+	r->loop = loop;
+	r->max_body = max_body_bytes;
+	r->multi = curl_multi_init();
+	if (r->multi == NULL) {
+		free(r);
+		curl_global_cleanup();
+		return NULL;
+	}
+	curl_multi_setopt(r->multi, CURLMOPT_SOCKETFUNCTION, rest_sock_cb);
+	curl_multi_setopt(r->multi, CURLMOPT_SOCKETDATA, r);
+	curl_multi_setopt(r->multi, CURLMOPT_TIMERFUNCTION, rest_timer_cb);
+	curl_multi_setopt(r->multi, CURLMOPT_TIMERDATA, r);
+	curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, 8L);
+	return r;
+}
+
+void rest_destroy(rest_t *r)
+{
+	if (r == NULL)
+		return;
+	r->dying = true;
+	while (r->conns != NULL)
+		rest_conn_free(r, r->conns);
+	curl_multi_cleanup(r->multi);
+	/* Cached connections may close without a CURL_POLL_REMOVE: drop their watches. */
+	for (size_t i = 0; i < r->nfds; i++)
+		loop_unwatch_fd(r->loop, r->fds[i]);
+	if (r->timer)
+		loop_cancel(r->loop, r->timer);
+	free(r->fds);
+	free(r);
+	curl_global_cleanup();
+}
+
+collector_t rest_collector(rest_t *r)
+{
+	return (collector_t){
+		.name = "rest",
+		.ctx = r,
+		.handles = rest_handles,
+		.poll = rest_poll,
+		.cancel = rest_cancel,
+	};
+}

@@ -1,0 +1,635 @@
+/* rest_test: the REST collector. Decoders against canned RouterOS replies (good and every bad
+ * form), then the transport against a libmicrohttpd stand-in router on 127.0.0.1: a full poll,
+ * keep-alive reuse, POST print, auth/HTTP/parse/size/timeout/connect/TLS failures, cancel. */
+#include "rest.c"
+#include "unit.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+/* ---- fixtures (routeros.md §2) ---- */
+
+static const char RESOURCE[] =
+	"{\"architecture-name\":\"arm64\",\"board-name\":\"CCR2004-16G-2S+\",\"cpu\":\"ARM64\","
+	"\"cpu-count\":\"4\",\"uptime\":\"1w4d23h26m9s\",\"version\":\"7.19.2 (stable)\"}";
+static const char CPU[] =
+	"[{\".id\":\"*2\",\"cpu\":\"cpu2\",\"load\":\"0\",\"irq\":\"0\"},"
+	"{\".id\":\"*A\",\"cpu\":\"cpu10\",\"load\":\"100\",\"irq\":\"2\"},"
+	"{\".id\":\"*0\",\"cpu\":\"cpu0\",\"load\":\"3\",\"irq\":\"1\"},"
+	"{\".id\":\"*1\",\"cpu\":\"cpu1\",\"load\":\"12.5\"}]";
+static const char BOARD[] =
+	"{\"current-firmware\":\"7.19.2\",\"factory-firmware\":\"7.0.4\",\"model\":\"CCR2004-16G-2S+\","
+	"\"routerboard\":\"true\",\"upgrade-firmware\":\"7.19.4\"}";
+static const char IFACES[] =
+	"[{\".id\":\"*23\",\"name\":\"wg0\",\"type\":\"wg\",\"rx-byte\":\"47538416\","
+	"\"tx-byte\":\"70563654783\",\"rx-packet\":\"404315\",\"tx-packet\":\"5243956\","
+	"\"rx-drop\":\"1\",\"tx-drop\":\"2\",\"running\":\"true\",\"disabled\":\"false\"}]";
+static const char IFACES2[] =
+	"[{\"name\":\"wg0\",\"type\":\"wg\",\"rx-byte\":\"1\",\"tx-byte\":\"2\",\"running\":\"false\"},"
+	"{\"name\":\"sfp1\",\"type\":\"ether\",\"rx-byte\":\"3\",\"tx-byte\":\"4\",\"running\":\"true\"}]";
+static const char PEERS[] =
+	"[{\".id\":\"*3\",\"interface\":\"wg0\",\"name\":\"branch-lj\",\"comment\":\"site B\","
+	"\"public-key\":\"klTy6VO+Bh9OY0tsI7uAxZdSywAWcIGZb3m21vFvZ5M=\",\"last-handshake\":\"1m23s\","
+	"\"rx\":\"8395000\",\"tx\":\"58834536\"},"
+	"{\".id\":\"*4\",\"interface\":\"wg0\",\"comment\":\"laptop\",\"public-key\":\"8OLF=\","
+	"\"rx\":\"0\",\"tx\":\"0\"},"
+	"{\".id\":\"*5\",\"interface\":\"wg1\",\"name\":\"\",\"public-key\":\"Zm9v=\","
+	"\"last-handshake\":\"2d00:00:01\",\"rx\":\"18446744073709551615\",\"tx\":\"5\"}]";
+
+/* ---- decoders ---- */
+
+/* Decodes body as step into a fresh sample; checks rc and, on failure, a piece of the cause. */
+static sample_t *dec(enum rest_step step, const char *body, int want, const char *cause_part)
+{
+	sample_t *s = sample_new("r1", 0, "rest");
+	char *cause = NULL;
+	int rc = rest_decode(step, body, strlen(body), s, &cause);
+	if (rc != want)
+		fprintf(stderr, "decode step %d of %s: rc %d (%s)\n", step, body, rc, cause ? cause : "");
+	CHECK_INT(rc, want);
+	if (want < 0 && cause_part != NULL) {
+		CHECK(cause != NULL && strstr(cause, cause_part) != NULL);
+		if (cause == NULL || strstr(cause, cause_part) == NULL)
+			fprintf(stderr, "  cause \"%s\", want \"%s\"\n", cause ? cause : "", cause_part);
+	}
+	free(cause);
+	return s;
+}
+
+static void dec_bad(enum rest_step step, const char *body, const char *cause_part)
+{
+	sample_free(dec(step, body, -1, cause_part));
+}
+
+static void test_resource(void)
+{
+	sample_t *s = dec(REST_RESOURCE, RESOURCE, 0, NULL);
+	CHECK_STR(s->version, "7.19.2");
+	CHECK_STR(s->channel, "stable");
+	CHECK_STR(s->board, "CCR2004-16G-2S+");
+	CHECK_STR(s->architecture, "arm64");
+	CHECK_STR(s->cpu_model, "ARM64");
+	CHECK_INT(s->uptime_ms, ((7 + 4) * 86400 + 23 * 3600 + 26 * 60 + 9) * INT64_C(1000));
+	sample_free(s);
+	/* The 7.1beta-era one-element array; no channel; optional keys absent. */
+	s = dec(REST_RESOURCE, "[{\"board-name\":\"CHR\",\"uptime\":\"12s\",\"version\":\"7.8\"}]", 0,
+		NULL);
+	CHECK_STR(s->version, "7.8");
+	CHECK(s->channel == NULL && s->architecture == NULL && s->cpu_model == NULL);
+	CHECK_INT(s->uptime_ms, 12000);
+	sample_free(s);
+
+	dec_bad(REST_RESOURCE, "[]", "expected one object");
+	dec_bad(REST_RESOURCE, "[{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\"},{}]",
+		"expected one object");
+	dec_bad(REST_RESOURCE, "\"x\"", "expected one object");
+	dec_bad(REST_RESOURCE, "{\"uptime\":\"1s\",\"version\":\"7.8\"}", "missing \"board-name\"");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"version\":\"7.8\"}", "missing \"uptime\"");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\"}", "missing \"version\"");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1x\",\"version\":\"7.8\"}",
+		"\"uptime\": \"1x\"");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"seven\"}",
+		"\"version\"");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\","
+		"\"cpu-count\":4}", "value of \"cpu-count\" is not a string");
+	dec_bad(REST_RESOURCE, "{\"board-name\":null,\"uptime\":\"1s\",\"version\":\"7.8\"}",
+		"not a string");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\\u0000b\",\"uptime\":\"1s\",\"version\":\"7.8\"}",
+		"not JSON");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"board-name\":\"b\",\"uptime\":\"1s\","
+		"\"version\":\"7.8\"}", "not JSON");
+	dec_bad(REST_RESOURCE, "<html><body>Login</body></html>", "HTML");
+	dec_bad(REST_RESOURCE, "  \n<!DOCTYPE html>", "HTML");
+	dec_bad(REST_RESOURCE, "", "empty reply");
+	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\"", "not JSON");
+	dec_bad(REST_RESOURCE, "{} trailing", "not JSON");
+}
+
+static void test_cpu(void)
+{
+	sample_t *s = dec(REST_CPU, CPU, 0, NULL);
+	CHECK_INT(s->ncores, 4);
+	if (s->ncores == 4) {
+		CHECK_NEAR(s->cores[0].load, 0.03, 1e-9);
+		CHECK_NEAR(s->cores[0].irq, 0.01, 1e-9);
+		CHECK_NEAR(s->cores[1].load, 0.125, 1e-9);
+		CHECK(isnan(s->cores[1].irq));
+		CHECK_NEAR(s->cores[2].load, 0.0, 1e-9);
+		CHECK_NEAR(s->cores[3].load, 1.0, 1e-9);  /* cpu10 after cpu2: numeric order */
+		CHECK_NEAR(s->cores[3].irq, 0.02, 1e-9);
+	}
+	sample_free(s);
+	/* No cpuN names: ordered by .id (hex). */
+	s = dec(REST_CPU, "[{\".id\":\"*B\",\"cpu\":\"x\",\"load\":\"11\"},"
+		"{\".id\":\"*2\",\"cpu\":\"y\",\"load\":\"2\"}]", 0, NULL);
+	CHECK_INT(s->ncores, 2);
+	if (s->ncores == 2) {
+		CHECK_NEAR(s->cores[0].load, 0.02, 1e-9);
+		CHECK_NEAR(s->cores[1].load, 0.11, 1e-9);
+	}
+	sample_free(s);
+
+	dec_bad(REST_CPU, "[]", "no CPU rows");
+	dec_bad(REST_CPU, "{\"cpu\":\"cpu0\",\"load\":\"1\"}", "expected a list");
+	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\"}]", "missing \"load\"");
+	dec_bad(REST_CPU, "[{\"load\":\"1\"}]", "missing \"cpu\"");
+	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"abc\"}]", "\"load\": \"abc\"");
+	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"101\"}]", "\"load\"");
+	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"1\",\"irq\":\"-1\"}]", "\"irq\"");
+	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":3}]", "not a string");
+	dec_bad(REST_CPU, "[\"cpu0\"]", "not a JSON object");
+}
+
+static void test_board(void)
+{
+	sample_t *s = dec(REST_BOARD, BOARD, 0, NULL);
+	CHECK_STR(s->firmware, "7.19.2");
+	CHECK_STR(s->upgrade_firmware, "7.19.4");
+	sample_free(s);
+	s = dec(REST_BOARD, "{\"routerboard\":\"false\"}", 0, NULL);    /* CHR */
+	CHECK(s->firmware == NULL && s->upgrade_firmware == NULL);
+	sample_free(s);
+	s = dec(REST_BOARD, "[{\"routerboard\":\"false\"}]", 0, NULL);
+	sample_free(s);
+	dec_bad(REST_BOARD, "{\"routerboard\":\"maybe\"}", "\"routerboard\"");
+	dec_bad(REST_BOARD, "{\"routerboard\":false}", "not a string");
+	dec_bad(REST_BOARD, "[]", "expected one object");
+}
+
+static void test_ifaces(void)
+{
+	sample_t *s = dec(REST_IFACES, IFACES, 0, NULL);
+	CHECK_INT(s->nifaces, 1);
+	if (s->nifaces == 1) {
+		struct sample_iface *f = &s->ifaces[0];
+		CHECK_STR(f->name, "wg0");
+		CHECK_STR(f->type, "wg");
+		CHECK(f->running);
+		CHECK(f->rx_bytes == 47538416 && f->tx_bytes == UINT64_C(70563654783));
+		CHECK(f->rx_packets == 404315 && f->tx_packets == 5243956);
+		CHECK(f->rx_drops == 1 && f->tx_drops == 2);
+	}
+	sample_free(s);
+	s = dec(REST_IFACES, "[{\"name\":\"wg9\",\"rx-byte\":\"0\",\"tx-byte\":\"0\"}]", 0, NULL);
+	CHECK(s->nifaces == 1 && strcmp(s->ifaces[0].type, "") == 0 && !s->ifaces[0].running);
+	sample_free(s);
+	s = dec(REST_IFACES, "[]", 0, NULL);
+	CHECK_INT(s->nifaces, 0);
+	sample_free(s);
+
+	dec_bad(REST_IFACES, "{}", "expected a list");
+	dec_bad(REST_IFACES, "[{\"rx-byte\":\"0\",\"tx-byte\":\"0\"}]", "missing \"name\"");
+	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"tx-byte\":\"0\"}]", "missing \"rx-byte\"");
+	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\"}]", "missing \"tx-byte\"");
+	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"-1\",\"tx-byte\":\"0\"}]", "\"rx-byte\"");
+	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"99999999999999999999\"}]",
+		"too large");
+	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"rx-drop\":\"x\"}]",
+		"\"rx-drop\"");
+	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"running\":\"on\"}]",
+		"\"running\"");
+	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":0,\"tx-byte\":\"0\"}]", "not a string");
+	/* Control bytes in an untrusted key are not echoed into the error. */
+	s = dec(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"k\\u001b[2J\":1}]",
+		-1, "\"k?[2J\"");
+	sample_free(s);
+}
+
+static void test_peers(void)
+{
+	sample_t *s = dec(REST_PEERS, PEERS, 0, NULL);
+	CHECK(s->have_peers);
+	CHECK_INT(s->npeers, 3);
+	if (s->npeers == 3) {
+		CHECK_STR(s->peers[0].interface, "wg0");
+		CHECK_STR(s->peers[0].peer, "branch-lj");
+		CHECK_STR(s->peers[0].public_key, "klTy6VO+Bh9OY0tsI7uAxZdSywAWcIGZb3m21vFvZ5M=");
+		CHECK_INT(s->peers[0].last_handshake_ms, 83000);
+		CHECK(s->peers[0].rx_bytes == 8395000 && s->peers[0].tx_bytes == 58834536);
+		CHECK_STR(s->peers[1].peer, "laptop");
+		CHECK_INT(s->peers[1].last_handshake_ms, -1);
+		CHECK_STR(s->peers[2].peer, "Zm9v=");
+		CHECK_STR(s->peers[2].interface, "wg1");
+		CHECK_INT(s->peers[2].last_handshake_ms, 2 * 86400000 + 1000);
+		CHECK(s->peers[2].rx_bytes == UINT64_MAX);
+	}
+	sample_free(s);
+	s = dec(REST_PEERS, "[]", 0, NULL);
+	CHECK(s->have_peers && s->npeers == 0);
+	sample_free(s);
+
+	s = dec(REST_PEERS, "{}", -1, "expected a list");
+	CHECK(!s->have_peers);
+	sample_free(s);
+	dec_bad(REST_PEERS, "[{\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\"}]", "missing \"interface\"");
+	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"rx\":\"0\",\"tx\":\"0\"}]", "missing \"public-key\"");
+	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"tx\":\"0\"}]", "missing \"rx\"");
+	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\"}]", "missing \"tx\"");
+	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\","
+		"\"last-handshake\":\"never\"}]", "\"last-handshake\"");
+	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"1.5\",\"tx\":\"0\"}]",
+		"\"rx\"");
+}
+
+static void test_http_reason(void)
+{
+	const char *b1 = "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
+			 "\"message\":\"Internal Server Error\"}";
+	char *r = rest_http_reason(500, b1, strlen(b1));
+	CHECK_STR(r, "HTTP 500 Internal Server Error: std failure: not allowed (9)");
+	free(r);
+	r = rest_http_reason(401, "", 0);
+	CHECK_STR(r, "HTTP 401 Unauthorized");
+	free(r);
+	r = rest_http_reason(418, "<html>", 6);
+	CHECK_STR(r, "HTTP 418");
+	free(r);
+	char big[600];
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "{\"detail\":\"\\u0007", 17);
+	memcpy(big + sizeof(big) - 3, "\"}", 3);
+	r = rest_http_reason(400, big, strlen(big));
+	CHECK(strlen(r) < 200 && strstr(r, "HTTP 400 Bad Request: ?xxx") == r && strstr(r, "...") != NULL);
+	free(r);
+}
+
+/* ---- transport against a stand-in router ---- */
+
+enum srv_mode { SRV_OK, SRV_OLD, SRV_401, SRV_PEERS_500, SRV_HTML };
+
+static _Atomic int srv_mode;
+static _Atomic int srv_conns;
+static pthread_mutex_t srv_lock = PTHREAD_MUTEX_INITIALIZER;
+static buf_t srv_log;          /* one line per request: "METHOD URL ?args body" */
+static _Atomic int srv_badauth;
+
+static enum MHD_Result srv_arg(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
+{
+	buf_printf(cls, " %s=%s", k, v ? v : "");
+	return MHD_YES;
+}
+
+static void srv_record(struct MHD_Connection *conn, const char *method, const char *url,
+		       const buf_t *body)
+{
+	pthread_mutex_lock(&srv_lock);
+	buf_printf(&srv_log, "%s %s", method, url);
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, srv_arg, &srv_log);
+	buf_printf(&srv_log, " %s\n", body->data ? body->data : "");
+	pthread_mutex_unlock(&srv_lock);
+}
+
+static const char *srv_body(const char *url, int mode, unsigned *status)
+{
+	*status = 200;
+	if (mode == SRV_401) {
+		*status = 401;
+		return "{\"error\":401,\"message\":\"Unauthorized\"}";
+	}
+	if (strcmp(url, "/rest/system/resource") == 0) {
+		if (mode == SRV_HTML)
+			return "<html><title>RouterOS</title></html>";
+		return mode == SRV_OLD ? "{\"board-name\":\"RB750Gr3\",\"uptime\":\"5s\","
+			"\"version\":\"7.12.1 (stable)\"}" : RESOURCE;
+	}
+	if (strcmp(url, "/rest/system/resource/cpu") == 0)
+		return CPU;
+	if (strcmp(url, "/rest/system/routerboard") == 0)
+		return BOARD;
+	if (strcmp(url, "/rest/interface") == 0)
+		return IFACES;
+	if (strcmp(url, "/rest/interface/print") == 0)
+		return IFACES2;
+	if (strcmp(url, "/rest/interface/wireguard/peers") == 0 && mode != SRV_PEERS_500)
+		return PEERS;
+	*status = mode == SRV_PEERS_500 ? 500 : 400;
+	return "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
+	       "\"message\":\"Internal Server Error\"}";
+}
+
+static void srv_check_auth(struct MHD_Connection *conn)
+{
+	char *pass = NULL;
+	char *user = MHD_basic_auth_get_username_password(conn, &pass);
+	if (user == NULL || pass == NULL || strcmp(user, "mon") != 0 || strcmp(pass, "s3cret") != 0)
+		srv_badauth++;
+	MHD_free(user);
+	MHD_free(pass);
+}
+
+static enum MHD_Result srv_handler(void *cls, struct MHD_Connection *conn, const char *url,
+				   const char *method, const char *version, const char *upload,
+				   size_t *upload_size, void **req)
+{
+	buf_t *body = *req;
+	if (body == NULL) {
+		*req = body = xcalloc(1, sizeof(*body));
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		buf_append(body, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	srv_record(conn, method, url, body);
+	srv_check_auth(conn);
+	unsigned status;
+	const char *text = srv_body(url, srv_mode, &status);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
+								    MHD_RESPMEM_PERSISTENT);
+	enum MHD_Result rc = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+static void srv_done(void *cls, struct MHD_Connection *c, void **req, enum MHD_RequestTerminationCode t)
+{
+	buf_t *body = *req;
+	if (body != NULL) {
+		buf_free(body);
+		free(body);
+	}
+	*req = NULL;
+}
+
+static void srv_notify(void *cls, struct MHD_Connection *c, void **sock, enum MHD_ConnectionNotificationCode t)
+{
+	if (t == MHD_CONNECTION_NOTIFY_STARTED)
+		srv_conns++;
+}
+
+static struct MHD_Daemon *srv_start(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+		srv_handler, NULL, MHD_OPTION_SOCK_ADDR, &sa,
+		MHD_OPTION_NOTIFY_COMPLETED, srv_done, NULL,
+		MHD_OPTION_NOTIFY_CONNECTION, srv_notify, NULL, MHD_OPTION_END);
+	if (d == NULL)
+		return NULL;
+	*port = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port;
+	return d;
+}
+
+/* A loopback port that accepts connections (the backlog) but never answers: a hung router. */
+static int hung_listener(int *port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 8) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+		return -1;
+	*port = ntohs(sa.sin_port);
+	return fd;
+}
+
+/* Config strings are char *, not const (conf.h): keep them writable. */
+static char s_mon[] = "mon", s_pass[] = "s3cret", s_wrong[] = "wrong-s3cret";
+static char s_r1[] = "r1", s_r2[] = "r2", s_r3[] = "r3", s_r4[] = "r4", s_a[] = "a", s_b[] = "b";
+static char s_sfp1[] = "sfp1", s_ether7[] = "ether \"7\"";
+
+struct run {
+	loop_t *loop;
+	collector_t col;
+	const conf_router_t *rc;
+	sample_t *s[2];
+	int calls, polls;
+};
+
+static bool in_poll;
+
+static void run_done(sample_t *s, void *arg)
+{
+	struct run *run = arg;
+	CHECK(!in_poll);
+	if (run->calls < 2)
+		run->s[run->calls] = s;
+	else
+		sample_free(s);
+	run->calls++;
+	if (run->calls < run->polls) {
+		CHECK_INT(run->col.poll(run->col.ctx, run->rc, run_done, run), 0);
+		return;
+	}
+	loop_stop(run->loop);
+}
+
+static void run_guard(void *arg) { loop_stop(arg); }
+
+/* Polls rc `polls` times back to back (the next from the previous done); keeps two samples. */
+static void run_polls(const conf_router_t *rc, size_t max_body, int polls, struct run *run)
+{
+	*run = (struct run){ .loop = loop_create(), .rc = rc, .polls = polls };
+	rest_t *r = rest_create(run->loop, max_body);
+	run->col = rest_collector(r);
+	CHECK(run->col.handles(r, rc));
+	in_poll = true;
+	CHECK_INT(run->col.poll(r, rc, run_done, run), 0);
+	CHECK_INT(run->col.poll(r, rc, run_done, run), -1);   /* already in flight */
+	in_poll = false;
+	loop_after(run->loop, 10000, run_guard, run->loop);
+	loop_run(run->loop);
+	CHECK_INT(run->calls, polls);
+	rest_destroy(r);
+	loop_destroy(run->loop);
+}
+
+static sample_t *run_one(const conf_router_t *rc, size_t max_body)
+{
+	struct run run;
+	run_polls(rc, max_body, 1, &run);
+	if (run.s[0] == NULL)
+		return sample_new("none", 0, "rest");
+	CHECK_STR(run.s[0]->source, "rest");
+	CHECK_STR(run.s[0]->router, rc->name);
+	CHECK(run.s[0]->time_ms > 0 && run.s[0]->duration_ms >= 0);
+	return run.s[0];
+}
+
+static void srv_reset(int mode)
+{
+	srv_mode = mode;
+	srv_conns = 0;
+	srv_badauth = 0;
+	pthread_mutex_lock(&srv_lock);
+	buf_reset(&srv_log);
+	pthread_mutex_unlock(&srv_lock);
+}
+
+static void check_full_sample(const sample_t *s)
+{
+	CHECK_INT(s->err, SAMPLE_OK);
+	CHECK(s->error == NULL);
+	CHECK_STR(s->version, "7.19.2");
+	CHECK_STR(s->board, "CCR2004-16G-2S+");
+	CHECK_STR(s->upgrade_firmware, "7.19.4");
+	CHECK_INT(s->ncores, 4);
+	CHECK_INT(s->nifaces, 1);
+	CHECK_INT(s->npeers, 3);
+	CHECK(s->have_peers);
+}
+
+static void test_transport_ok(int port)
+{
+	char *url = xasprintf("http://127.0.0.1:%d", port);
+	conf_router_t rc = { .name = s_r1, .rest = url, .user = s_mon, .password = s_pass,
+			     .tls_verify = true, .timeout_ms = 5000 };
+	srv_reset(SRV_OK);
+	struct run run;
+	run_polls(&rc, 1 << 20, 2, &run);
+	for (int i = 0; i < 2 && run.s[i]; i++) {
+		check_full_sample(run.s[i]);
+		sample_free(run.s[i]);
+	}
+	CHECK_INT(srv_conns, 1);          /* ten requests, one keep-alive connection */
+	CHECK_INT(srv_badauth, 0);
+	const char *log = srv_log.data ? srv_log.data : "";
+	CHECK(strstr(log, "GET /rest/interface type=wg .proplist=.id,name,type,") != NULL);
+	CHECK(strstr(log, "GET /rest/interface/wireguard/peers .proplist=.id,interface,name,") != NULL);
+	CHECK(strstr(log, "public-key") != NULL);
+	CHECK(strstr(log, "private-key") == NULL && strstr(log, "preshared-key") == NULL);
+	CHECK(strstr(log, "s3cret") == NULL);
+	free(url);
+}
+
+static void test_transport_post(int port)
+{
+	char *url = xasprintf("http://127.0.0.1:%d", port);
+	char *names[] = { s_sfp1, s_ether7 };
+	conf_router_t rc = { .name = s_r2, .rest = url, .user = s_mon, .password = s_pass,
+			     .timeout_ms = 5000, .interfaces = names, .ninterfaces = 2 };
+	srv_reset(SRV_OLD);
+	sample_t *s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_OK);
+	CHECK_INT(s->nifaces, 2);
+	if (s->nifaces == 2)
+		CHECK_STR(s->ifaces[1].name, "sfp1");
+	const char *log = srv_log.data ? srv_log.data : "";
+	CHECK(strstr(log, "POST /rest/interface/print {\".proplist\":[\".id\",\"name\",") != NULL);
+	CHECK(strstr(log, "\".query\":[\"type=wg\",\"name=sfp1\",\"name=ether \\\"7\\\"\",\"#|\",\"#|\"]}")
+	      != NULL);
+	/* 7.12 has no peer names: not asked for. */
+	CHECK(strstr(log, "peers .proplist=.id,interface,comment,") != NULL);
+	sample_free(s);
+	free(url);
+}
+
+static void test_transport_errors(int port)
+{
+	char *url = xasprintf("http://127.0.0.1:%d", port);
+	conf_router_t rc = { .name = s_r3, .rest = url, .user = s_mon, .password = s_wrong,
+			     .timeout_ms = 5000 };
+	srv_reset(SRV_401);
+	sample_t *s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_ERR_AUTH);
+	CHECK_STR(s->error, "GET /rest/system/resource: HTTP 401 Unauthorized");
+	sample_free(s);
+
+	srv_reset(SRV_PEERS_500);
+	s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_ERR_HTTP);
+	CHECK_STR(s->error, "GET /rest/interface/wireguard/peers: HTTP 500 Internal Server Error: "
+		  "std failure: not allowed (9)");
+	CHECK_STR(s->board, "CCR2004-16G-2S+");   /* data before the failure stays */
+	CHECK(s->nifaces == 1 && !s->have_peers);
+	sample_free(s);
+
+	srv_reset(SRV_HTML);
+	s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_ERR_PARSE);
+	CHECK_STR(s->error, "GET /rest/system/resource: reply is HTML, not JSON");
+	sample_free(s);
+
+	srv_reset(SRV_OK);
+	s = run_one(&rc, 100);
+	CHECK_INT(s->err, SAMPLE_ERR_SIZE);
+	CHECK_STR(s->error, "GET /rest/system/resource: reply larger than 100 bytes");
+	sample_free(s);
+
+	free(rc.rest);
+	rc.rest = xasprintf("https://127.0.0.1:%d", port);   /* TLS to a plain HTTP server */
+	s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_ERR_TLS);
+	CHECK(s->error != NULL && strncmp(s->error, "GET /rest/system/resource: ", 27) == 0);
+	sample_free(s);
+	free(rc.rest);
+}
+
+static void test_transport_down(void)
+{
+	int port, fd = hung_listener(&port);
+	CHECK(fd >= 0);
+	conf_router_t rc = { .name = s_r4, .rest = xasprintf("http://127.0.0.1:%d", port),
+			     .timeout_ms = 300 };
+	sample_t *s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_ERR_TIMEOUT);
+	CHECK(s->duration_ms >= 250 && s->duration_ms < 3000);
+	sample_free(s);
+	close(fd);      /* now nothing listens there */
+	s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_ERR_CONNECT);
+	CHECK(s->error != NULL && strstr(s->error, "GET /rest/system/resource: ") == s->error);
+	sample_free(s);
+	free(rc.rest);
+}
+
+static void never_done(sample_t *s, void *arg)
+{
+	CHECK(!"done called after cancel");
+	sample_free(s);
+}
+
+/* Cancel and destroy with polls in flight: no done, nothing leaked (ASan). */
+static void test_cancel(void)
+{
+	int port, fd = hung_listener(&port);
+	CHECK(fd >= 0);
+	conf_router_t a = { .name = s_a, .rest = xasprintf("http://127.0.0.1:%d", port),
+			    .timeout_ms = 5000 };
+	conf_router_t b = a;
+	b.name = s_b;
+	loop_t *l = loop_create();
+	rest_t *r = rest_create(l, 1 << 20);
+	collector_t col = rest_collector(r);
+	CHECK_INT(col.poll(r, &a, never_done, NULL), 0);
+	CHECK_INT(col.poll(r, &b, never_done, NULL), 0);
+	loop_after(l, 100, run_guard, l);
+	loop_run(l);
+	col.cancel(r, &a);
+	CHECK_INT(col.poll(r, &a, never_done, NULL), 0);   /* a can be polled again */
+	col.cancel(r, &a);
+	rest_destroy(r);     /* b still in flight */
+	loop_destroy(l);
+	close(fd);
+	free(a.rest);
+}
+
+int main(void)
+{
+	test_resource();
+	test_cpu();
+	test_board();
+	test_ifaces();
+	test_peers();
+	test_http_reason();
+	buf_init(&srv_log);
+	int port = 0;
+	struct MHD_Daemon *d = srv_start(&port);
+	CHECK(d != NULL);
+	if (d != NULL) {
+		test_transport_ok(port);
+		test_transport_post(port);
+		test_transport_errors(port);
+		MHD_stop_daemon(d);
+	}
+	test_transport_down();
+	test_cancel();
+	buf_free(&srv_log);
+	return unit_done("rest_test");
+}
