@@ -1,0 +1,554 @@
+/* store_test: the SQLite store on temp files: migrations, refusal of bad or busy databases,
+ * version history, counter deltas across reboots and resets, roll-ups and retention driven by
+ * a fake clock, a failing commit that is kept and written later, and ingest figures. */
+#include "../../daemon/store.c"
+#include "unit.h"
+
+#include <stdatomic.h>
+#include <sys/time.h>
+
+static _Atomic int64_t fake_now;
+static int64_t fake_clock(void) { return atomic_load(&fake_now); }
+
+#define T0 1699999800000LL   /* a bucket start */
+
+static char dir[64];
+
+static char *tpath(const char *name) { return xasprintf("%s/%s", dir, name); }
+
+static store_t *open_ok(const char *path)
+{
+	conf_t conf = { .retention_ms = STORE_DAY_MS, .rollup_retention_ms = 3 * STORE_DAY_MS };
+	store_t *st = NULL;
+	char *cause = NULL;
+	CHECK(store_open(path, &conf, &st, &cause) == 0);
+	if (cause)
+		fprintf(stderr, "store_open: %s\n", cause);
+	free(cause);
+	return st;
+}
+
+/* store_open must fail with a cause containing want; returns nothing. */
+static void open_fails(const char *path, const char *want)
+{
+	store_t *st = NULL;
+	char *cause = NULL;
+	CHECK(store_open(path, NULL, &st, &cause) == -1);
+	CHECK(cause != NULL && strstr(cause, want) != NULL);
+	if (cause)
+		printf("  refused as expected: %s\n", cause);
+	free(cause);
+}
+
+static sqlite3 *ro(const char *path)
+{
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static int64_t qi(const char *path, const char *sql)
+{
+	sqlite3 *db = ro(path);
+	sqlite3_stmt *q = NULL;
+	int64_t v = -999;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		v = sqlite3_column_type(q, 0) == SQLITE_NULL ? -998 : sqlite3_column_int64(q, 0);
+	else
+		fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return v;
+}
+
+static char qsbuf[4096];
+static const char *qs(const char *path, const char *sql)
+{
+	sqlite3 *db = ro(path);
+	sqlite3_stmt *q = NULL;
+	snprintf(qsbuf, sizeof(qsbuf), "(query failed)");
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		snprintf(qsbuf, sizeof(qsbuf), "%s",
+			 sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "(null)");
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return qsbuf;
+}
+
+static void check_integrity(const char *path)
+{
+	CHECK_STR(qs(path, "PRAGMA integrity_check"), "ok");
+	CHECK_INT(qi(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+}
+
+/* Run roll-up and retention to completion at the fake clock's time. */
+static void maintain(store_t *st)
+{
+	pthread_mutex_lock(&st->mu);
+	uint64_t gen = st->maint_gen;
+	st->maint_forced = true;
+	pthread_cond_signal(&st->wake);
+	while (st->maint_gen == gen)
+		pthread_cond_wait(&st->progress, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+}
+
+static void wait_write_error(store_t *st)
+{
+	pthread_mutex_lock(&st->mu);
+	while (st->stats.write_errors == 0)
+		pthread_cond_wait(&st->progress, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+}
+
+static sample_t *mk(const char *router, int64_t t, const char *ver, const char *fw, int64_t up)
+{
+	sample_t *s = sample_new(router, t, "rest");
+	s->duration_ms = 12;
+	s->version = xstrdup(ver);
+	s->channel = xstrdup("stable");
+	s->firmware = xstrdup(fw);
+	s->board = xstrdup("RB5009UG+S+");
+	s->architecture = xstrdup("arm64");
+	s->uptime_ms = up;
+	return s;
+}
+
+static void test_ver_cmp(void)
+{
+	static const struct { const char *a, *b; int want; } cases[] = {
+		{ "7.9", "7.10", -1 }, { "7.8", "7.8.0", 0 }, { "7.23beta2", "7.23rc1", -1 },
+		{ "7.23rc1", "7.23", -1 }, { "7.22.3", "7.22.10", -1 }, { "8.0", "7.99", 1 },
+		{ "7.1beta4", "7.1beta10", -1 }, { "7.16", "7.15.3", 1 }, { "", "7.1", -1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_INT(store_ver_cmp(cases[i].a, cases[i].b), cases[i].want);
+		CHECK_INT(store_ver_cmp(cases[i].b, cases[i].a), -cases[i].want);
+	}
+}
+
+static void test_fresh(void)
+{
+	char *p = tpath("fresh.db");
+	store_t *st = open_ok(p);
+	CHECK(st != NULL);
+	CHECK(store_heartbeat_ms(st) > 0);
+	struct store_stats ss;
+	store_get_stats(st, &ss);
+	CHECK(!ss.failing && ss.queued == 0 && ss.polls_stored == 0);
+	store_close(st);
+	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_nmigrations);
+	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
+	check_integrity(p);
+	free(p);
+}
+
+static void submit_history(store_t *st)
+{
+	store_submit(st, mk("r1", T0, "7.15.3", "7.15.3", 100000));
+	store_submit(st, mk("r1", T0 + 30000, "7.15.3", "7.15.3", 130000));
+	store_submit(st, mk("r1", T0 + 60000, "7.16", "7.15.3", 5000));        /* upgrade */
+	store_submit(st, mk("r1", T0 + 90000, "7.16", "7.16", 35000));         /* firmware */
+	store_submit(st, mk("r1", T0 + 120000, "7.16", "7.16", 3000));         /* reboot */
+	store_submit(st, mk("r1", T0 + 150000, "7.9", "7.16", 4000));          /* downgrade */
+	sample_t *f = sample_new("r1", T0 + 180000, "rest");
+	sample_fail(f, SAMPLE_ERR_TIMEOUT, "no answer within %ds", 10);
+	store_submit(st, f);
+}
+
+#define KINDS "SELECT group_concat(kind) FROM (SELECT kind FROM version_history" \
+	" WHERE router_id = (SELECT id FROM routers WHERE name = 'r1') ORDER BY id)"
+
+static void test_history(void)
+{
+	char *p = tpath("hist.db");
+	store_t *st = open_ok(p);
+	submit_history(st);
+	store_flush(st);
+	struct store_stats ss;
+	store_get_stats(st, &ss);
+	CHECK_INT(ss.polls_stored, 7);
+	CHECK(ss.last_commit_ms > 0);
+	store_close(st);
+	CHECK_STR(qs(p, KINDS), "first,upgrade,firmware,reboot,downgrade");
+	CHECK_STR(qs(p, "SELECT old_version || '>' || new_version FROM version_history"
+		     " WHERE kind = 'upgrade'"), "7.15.3>7.16");
+	CHECK_STR(qs(p, "SELECT old_firmware || '>' || new_firmware FROM version_history"
+		     " WHERE kind = 'firmware'"), "7.15.3>7.16");
+	CHECK_STR(qs(p, "SELECT version || ' ' || board || ' ' || architecture FROM routers"),
+		  "7.9 RB5009UG+S+ arm64");
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls WHERE err = 'timeout'"), 1);
+	CHECK_INT(qi(p, "SELECT last_poll_ms - last_ok_ms FROM routers"), 30000);
+
+	/* Reopen: everything is kept and a continuing router makes no false event. */
+	st = open_ok(p);
+	store_submit(st, mk("r1", T0 + 210000, "7.9", "7.16", 64000));
+	store_submit(st, mk("r2", T0 + 210000, "7.22.3", NULL, 1000));
+	store_close(st);
+	CHECK_STR(qs(p, KINDS), "first,upgrade,firmware,reboot,downgrade");
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 9);
+	CHECK_INT(qi(p, "SELECT count(*) FROM version_history WHERE kind = 'first'"), 2);
+	check_integrity(p);
+	free(p);
+}
+
+static sample_t *mk_counters(int64_t t, int64_t up, uint64_t rx, uint64_t tx)
+{
+	sample_t *s = mk("r1", t, "7.16", "7.16", up);
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup("wg0");
+	f->type = xstrdup("wg");
+	f->rx_bytes = rx;
+	f->tx_bytes = tx;
+	struct sample_peer *pe = sample_add_peer(s);
+	pe->interface = xstrdup("wg0");
+	pe->peer = xstrdup("laptop");
+	pe->public_key = xstrdup("KEY+abc=");
+	pe->rx_bytes = rx / 2;
+	pe->tx_bytes = tx / 2;
+	pe->last_handshake_ms = 5000;
+	f = sample_add_iface(s);
+	f->name = xstrdup("big");
+	f->rx_bytes = UINT64_MAX - 1000 + (uint64_t)(t - T0) / 10000;
+	s->have_peers = true;
+	return s;
+}
+
+static void test_rates(void)
+{
+	char *p = tpath("rates.db");
+	store_t *st = open_ok(p);
+	store_submit(st, mk_counters(T0, 1000000, 1000, 500));
+	store_submit(st, mk_counters(T0 + 10000, 1010000, 11000, 1500));
+	store_submit(st, mk_counters(T0 + 20000, 2000, 500, 100));       /* reboot */
+	store_submit(st, mk_counters(T0 + 30000, 12000, 100, 200));      /* reset-counters */
+	store_submit(st, mk_counters(T0 + 40000, 22000, 1100, 300));
+	store_close(st);
+	st = open_ok(p);                                                  /* deltas go on */
+	store_submit(st, mk_counters(T0 + 50000, 32000, 2100, 400));
+	store_close(st);
+	const char *wg0 = "FROM iface_samples WHERE iface_id = (SELECT id FROM interfaces"
+		" WHERE name = 'wg0')";
+	char *sql = xasprintf("SELECT group_concat(d) FROM (SELECT rx_delta || '/' || tx_delta"
+			      " || '/' || reset AS d %s ORDER BY time_ms)", wg0);
+	CHECK_STR(qs(p, sql), "10000/1000/0,500/100/1,100/100/1,1000/100/0,1000/100/0");
+	free(sql);
+	sql = xasprintf("SELECT count(*) %s AND (rx_delta < 0 OR tx_delta < 0"
+			" OR rx_delta > 1000000 OR tx_delta > 1000000)", wg0);
+	CHECK_INT(qi(p, sql), 0);
+	free(sql);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 2);
+	CHECK_STR(qs(p, "SELECT group_concat(rx_delta) FROM (SELECT rx_delta FROM peer_samples"
+		     " ORDER BY time_ms)"), "5000,250,50,500,500");
+	CHECK_INT(qi(p, "SELECT count(*) FROM peers"), 1);
+	/* counters over 2^63 read back intact */
+	CHECK(qi(p, "SELECT rx_bytes FROM iface_samples WHERE time_ms = 1699999850000 AND"
+		 " iface_id = (SELECT id FROM interfaces WHERE name = 'big')") ==
+	      (int64_t)(UINT64_MAX - 1000 + 5));
+	CHECK_INT(qi(p, "SELECT count(*) FROM version_history WHERE kind = 'reboot'"), 1);
+	check_integrity(p);
+	free(p);
+}
+
+static sample_t *mk_load(int64_t t, int k, double load0, uint64_t rx)
+{
+	sample_t *s = mk("r1", t, "7.16", "7.16", 1000000 + (int64_t)k * 60000);
+	sample_set_cores(s, 2);
+	s->cores[0].load = load0;
+	s->cores[1].load = 0.5;
+	s->cores[1].irq = 0.02;
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup("wg0");
+	f->rx_bytes = rx;
+	f->tx_bytes = rx / 4;
+	return s;
+}
+
+static void test_rollup(void)
+{
+	char *p = tpath("rollup.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	static const uint64_t rx[10] = { 0, 60000, 120000, 300000, 360000,
+					 420000, 480000, 540000, 600000, 660000 };
+	for (int k = 0; k < 10; k++)
+		store_submit(st, mk_load(T0 + k * 60000, k, k < 5 ? (k + 1) * 0.1 : 0.9, rx[k]));
+	store_flush(st);
+	atomic_store(&fake_now, T0 + 600000 + STORE_GRACE_MS);
+	maintain(st);
+	const char *c0 = "FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000";
+	char *sql = xasprintf("SELECT n || ' ' || load_min || ' ' || load_avg || ' ' || load_max %s", c0);
+	CHECK_STR(qs(p, sql), "5 100 300 500");
+	free(sql);
+	CHECK_INT(qi(p, "SELECT load_avg FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1700000100000"), 900);
+	CHECK_INT(qi(p, "SELECT load_avg FROM cpu_rollup WHERE core = 1 AND bucket_ms = 1700000100000"), 500);
+	CHECK_STR(qs(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max || ' ' || rx_bytes_end"
+		     " || ' ' || tx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"),
+		  "5 1500 3000 360000 375");
+	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1700000100000"), 1000);
+	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 4);
+	/* a bucket is rolled up once: a late sample does not redo it */
+	sample_t *late = mk_load(T0 + 30000, 0, 1.0, 30000);
+	late->uptime_ms = -1;
+	store_submit(st, late);
+	store_flush(st);
+	maintain(st);
+	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 5);
+	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 22);
+
+	/* after the raw retention (1 day) the raw rows are gone, the roll-ups stay */
+	atomic_store(&fake_now, T0 + STORE_DAY_MS + 2 * 3600000);
+	maintain(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 0);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples"), 0);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 0);
+	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 4);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_rollup"), 2);
+	/* after the roll-up retention (3 days) they go too; history stays */
+	atomic_store(&fake_now, T0 + 3 * STORE_DAY_MS + 2 * 3600000);
+	maintain(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 0);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_rollup"), 0);
+	CHECK_INT(qi(p, "SELECT count(*) FROM version_history"), 1);
+	store_close(st);
+	check_integrity(p);
+	free(p);
+}
+
+static bool same_file(const char *path, const char *want, size_t n)
+{
+	char got[8192];
+	FILE *f = fopen(path, "rb");
+	size_t r = f ? fread(got, 1, sizeof(got), f) : 0;
+	if (f)
+		fclose(f);
+	return r == n && memcmp(got, want, n) == 0;
+}
+
+static void test_refusals(void)
+{
+	char garbage[8192];
+	for (size_t i = 0; i < sizeof(garbage); i++)
+		garbage[i] = (char)('a' + i % 26);
+	char *p = tpath("garbage.db");
+	FILE *f = fopen(p, "wb");
+	CHECK(f != NULL && fwrite(garbage, 1, sizeof(garbage), f) == sizeof(garbage));
+	fclose(f);
+	open_fails(p, "not a SQLite database");
+	CHECK(same_file(p, garbage, sizeof(garbage)));
+	char *wal = xasprintf("%s-wal", p);
+	CHECK(access(wal, F_OK) != 0);
+	free(wal);
+	free(p);
+
+	/* a newer schema than we know */
+	p = tpath("newer.db");
+	store_close(open_ok(p));
+	sqlite3 *db = ro(p);
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	open_fails(p, "newer than this wgwatchd");
+	CHECK_INT(qi(p, "PRAGMA user_version"), 99);
+	free(p);
+
+	/* a second open of the same database */
+	p = tpath("locked.db");
+	store_t *st = open_ok(p);
+	char *want = xasprintf("is in use by another process (pid %ld)", (long)getpid());
+	open_fails(p, want);
+	free(want);
+	store_close(st);
+	st = open_ok(p);
+	CHECK(st != NULL);
+	store_close(st);
+	free(p);
+}
+
+/* A valid header with a damaged page in the middle is refused, not replaced. */
+static void test_corrupt(void)
+{
+	char *p = tpath("corrupt.db");
+	sqlite3 *db = ro(p);
+	CHECK(sqlite3_exec(db, "CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);"
+			   "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)"
+			   " INSERT INTO t SELECT i, printf('%0100d', i) FROM c;", NULL, NULL, NULL)
+	      == SQLITE_OK);
+	sqlite3_close(db);
+	int fd = open(p, O_RDWR);
+	char junk[4096];
+	memset(junk, 0x5a, sizeof(junk));
+	CHECK(fd >= 0 && pwrite(fd, junk, sizeof(junk), 4096 * 5) == (ssize_t)sizeof(junk));
+	close(fd);
+	open_fails(p, p);
+	struct stat sb;
+	CHECK(stat(p, &sb) == 0 && sb.st_size > 100000);
+	free(p);
+}
+
+static sample_t *mk_wide(const char *router, int64_t t, int nifaces)
+{
+	sample_t *s = mk(router, t, "7.16", "7.16", 1000 + t - T0);
+	for (int i = 0; i < nifaces; i++) {
+		struct sample_iface *f = sample_add_iface(s);
+		f->name = xasprintf("wireguard-tunnel-to-branch-office-%04d", i);
+		f->type = xstrdup("wg");
+		f->rx_bytes = (uint64_t)(t - T0) * 1000 + (uint64_t)i;
+	}
+	return s;
+}
+
+static void test_fault(void)
+{
+	char *p = tpath("fault.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	store_submit(st, mk_wide("r0", T0, 1));
+	store_flush(st);
+	CHECK(sqlite3_exec(st->db, "PRAGMA max_page_count = 1", NULL, NULL, NULL) == SQLITE_OK);
+	store_submit(st, mk_wide("big", T0, 300));
+	wait_write_error(st);
+	store_queue_max = 5;
+	for (int k = 1; k <= 20; k++)
+		store_submit(st, mk_wide("r0", T0 + k * 30000, 1));
+	struct store_stats ss;
+	store_get_stats(st, &ss);
+	CHECK(ss.failing);
+	CHECK(strstr(ss.last_error, "full") != NULL);
+	CHECK_INT(ss.dropped, 15);
+	CHECK_INT(ss.queued, 6);
+	CHECK_INT(ss.polls_stored, 1);
+	CHECK(sqlite3_exec(st->db, "PRAGMA max_page_count = 1073741823", NULL, NULL, NULL) == SQLITE_OK);
+	store_flush(st);
+	store_get_stats(st, &ss);
+	CHECK(!ss.failing);
+	CHECK(ss.write_errors >= 1);
+	CHECK_INT(ss.polls_stored, 7);
+	CHECK_INT(ss.queued, 0);
+	store_queue_max = 100000;
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 7);
+	CHECK_INT(qi(p, "SELECT count(*) FROM interfaces"), 301);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples"), 306);
+	CHECK_INT(qi(p, "SELECT max(time_ms) FROM polls"), T0 + 20 * 30000);
+	check_integrity(p);
+	free(p);
+}
+
+static double now_s(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static sample_t *mk_bench(int kind, int k)
+{
+	int64_t t = T0 + (int64_t)k * 30000;
+	sample_t *s = mk(kind == 0 ? "ifaces" : kind == 1 ? "cores" : "peers", t, "7.16", "7.16",
+			 86400000 + (int64_t)k * 30000);
+	if (kind == 1) {
+		sample_set_cores(s, 8);
+		for (int i = 0; i < 8; i++)
+			s->cores[i].load = (double)((k * 7 + i * 13) % 100) / 100;
+	}
+	for (int i = 0; kind != 1 && i < 100; i++) {
+		uint64_t base = 40000000000ULL + (uint64_t)k * (uint64_t)(2000 + i * 37) * 30;
+		if (kind == 0) {
+			struct sample_iface *f = sample_add_iface(s);
+			f->name = xasprintf("wg%d", i);
+			f->type = xstrdup("wg");
+			f->rx_bytes = base;
+			f->tx_bytes = base / 3;
+			f->rx_packets = base / 900;
+			f->tx_packets = base / 1000;
+			f->rx_drops = (uint64_t)k / 100;
+			continue;
+		}
+		struct sample_peer *pe = sample_add_peer(s);
+		pe->interface = xstrdup("wg0");
+		pe->peer = xasprintf("site-%d", i);
+		pe->public_key = xasprintf("%043dabc=", i);
+		pe->rx_bytes = base;
+		pe->tx_bytes = base / 3;
+		pe->last_handshake_ms = (k * 30000 + i * 1000) % 120000;
+	}
+	return s;
+}
+
+static void bench_size(const char *p, const char *table)
+{
+	char *sql = xasprintf("SELECT (SELECT sum(pgsize) FROM dbstat WHERE name = '%s'),"
+			      " (SELECT count(*) FROM %s)", table, table);
+	sqlite3 *db = ro(p);
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
+		int64_t bytes = sqlite3_column_int64(q, 0), rows = sqlite3_column_int64(q, 1);
+		printf("  %-14s %7" PRId64 " rows %9" PRId64 " bytes: %5.1f bytes/row on disk\n",
+		       table, rows, bytes, rows ? (double)bytes / (double)rows : 0.0);
+	}
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	free(sql);
+}
+
+static void test_bench(void)
+{
+	char *p = tpath("bench.db");
+	static const int polls[3] = { 1000, 12500, 1000 };   /* 100k rows each */
+	static const char *const what[3] = { "interface", "cpu", "peer" };
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	st->retention_ms = 35 * STORE_DAY_MS;   /* read by the writer after maintain() locks */
+	st->rollup_retention_ms = 400 * STORE_DAY_MS;
+	for (int kind = 0; kind < 3; kind++) {
+		double t0 = now_s();
+		for (int k = 0; k < polls[kind]; k++)
+			store_submit(st, mk_bench(kind, k));
+		store_flush(st);
+		double dt = now_s() - t0;
+		printf("  ingest: 100000 %s rows (%d polls) in %.2f s: %.0f rows/s\n", what[kind],
+		       polls[kind], dt, 100000 / dt);
+	}
+	atomic_store(&fake_now, T0 + 12500LL * 30000 + 600000);
+	double t0 = now_s();
+	maintain(st);
+	printf("  roll-up of %.0f h of raw samples: %.2f s\n", 12500 * 30 / 3600.0, now_s() - t0);
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples"), 100000);
+	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 100000);
+	CHECK_INT(qi(p, "SELECT count(*) FROM peer_samples"), 100000);
+	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 12500 / 10 * 8);
+	CHECK_INT(qi(p, "SELECT max(rx_rate_max) FROM iface_rollup"), (2000 + 99 * 37));
+	static const char *const tables[] = { "polls", "cpu_samples", "iface_samples",
+		"peer_samples", "cpu_rollup", "iface_rollup", "peer_rollup" };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		bench_size(p, tables[i]);
+	check_integrity(p);
+	free(p);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return 99;
+	store_clock_ms = fake_clock;
+	atomic_store(&fake_now, T0);
+	log_set_level(LOG_LVL_WARN);
+	test_ver_cmp();
+	test_fresh();
+	test_history();
+	test_rates();
+	test_rollup();
+	test_refusals();
+	test_corrupt();
+	test_fault();
+	test_bench();
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	if (unit_failures == 0 && system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+	free(cmd);
+	return unit_done("store_test");
+}
