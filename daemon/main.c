@@ -163,7 +163,7 @@ static int main_start(struct daemon *d, bool once)
 		return -1;
 	}
 	if (store_open(d->conf->database, d->conf, &d->store, &cause) != 0) {
-		log_error("database %s: %s", d->conf->database, cause);
+		log_error("%s", cause);
 		free(cause);
 		return -1;
 	}

@@ -6,6 +6,9 @@ set -eu
 : "${top_builddir:?run through make check (top_builddir unset)}"
 : "${top_srcdir:?run through make check (top_srcdir unset)}"
 SIM="$top_builddir/wgwatch-sim"
+# Debian's python3 (a pyenv shim earlier in PATH costs seconds a call).
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
 DAEMON="$top_builddir/wgwatchd"
 TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d "${TMPDIR:-/tmp}/wgwatch-$TEST_NAME.XXXXXX")
@@ -32,13 +35,13 @@ ok() { echo "ok: $*"; }
 
 # A TCP port nobody listens on now, chosen by the kernel.
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	$PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
 # A /24 of loopback addresses for this test's simulated routers, unlikely to collide with a
 # test running in parallel: 127.<100..249>.<0..255>.1
 sim_base() {
-	python3 -c 'import random; print("127.%d.%d.1" % (random.randint(100,249), random.randint(0,255)))'
+	$PY -c 'import random; print("127.%d.%d.1" % (random.randint(100,249), random.randint(0,255)))'
 }
 
 # wait_until SECONDS COMMAND...: poll a condition (not a fixed sleep) until true or timeout.

@@ -1,0 +1,94 @@
+/* scenario: the wgwatch-sim scenario file ([global] and [group NAME] sections, "at T:" timeline
+ * lines), compiled into per-group phases. Parsing never logs: errors come back as
+ * "FILE:LINE: message" lines. The format is documented in docs/sim.md. */
+#ifndef WGWATCH_SCENARIO_H
+#define WGWATCH_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum sc_fault {
+	SC_FAULT_NONE = 0,
+	SC_FAULT_401,        /* always 401 */
+	SC_FAULT_MALFORMED,  /* 200, invalid JSON */
+	SC_FAULT_HTML,       /* 200, an HTML error page */
+	SC_FAULT_HANG,       /* accept, read, never answer */
+	SC_FAULT_REFUSE,     /* not listening */
+	SC_FAULT_BIG,        /* a body over 8 MiB */
+	SC_FAULT_TRUNCATE,   /* Content-Length larger than the body sent, then close */
+	SC_FAULT_SLOW,       /* the reply dripped a few bytes at a time */
+};
+
+#define SC_MAX_CORES 128
+#define SC_VER_LEN 32
+
+/* Everything the timeline can change. */
+struct sc_state {
+	char version[SC_VER_LEN];          /* "7.22.3", no channel */
+	char channel[16];                  /* "stable" */
+	char firmware[SC_VER_LEN];         /* current-firmware */
+	char upgrade_firmware[SC_VER_LEN]; /* upgrade-firmware */
+	double tx_mbps, rx_mbps;           /* whole router, all wg peers together; tx = encrypt */
+	double swing;                      /* daily swing as a fraction, 0..1 */
+	int nloads;                        /* > 0: per-core list (last value repeats) */
+	unsigned char loads[SC_MAX_CORES];
+	int busy_load, other_load, busy_core; /* used when nloads == 0 */
+	enum sc_fault fault;
+};
+
+/* A stretch of simulated time with one state; phases[0].start is -INFINITY. */
+struct sc_phase {
+	double start;      /* simulated seconds since the sim started */
+	bool reboot;       /* the router rebooted at start */
+	struct sc_state st;
+};
+
+struct sc_wg {
+	char *name;
+	int npeers;
+};
+
+struct sc_group {
+	char *name;          /* routers are NAME (count 1) or NAME-01.. */
+	int line;
+	int count;
+	char *board, *arch, *cpu_model, *model_serial;
+	int cores, cpu_mhz;
+	uint64_t memory;     /* bytes */
+	bool routerboard;
+	char *labels;        /* "site=x,role=y" or NULL */
+	struct sc_wg *wg;
+	size_t nwg;
+	int idle_peers;      /* per interface: the last N peers never handshook */
+	int comment_every;   /* every Nth peer has a comment; 0 none */
+	char *peer_prefix;
+	int vlans;
+	int packet_size;     /* bytes, for packet counters */
+	double uptime0;      /* uptime at sim start (s); < 0: derived from the name */
+	double boot_time;    /* simulated seconds a reboot keeps the router refusing */
+	int load_jitter;     /* +- percent, deterministic; 0 = constant loads */
+	struct sc_phase *phases;
+	size_t nphases;
+};
+
+typedef struct scenario {
+	char *file;
+	char *user, *password;
+	double time_scale;
+	uint64_t seed;
+	struct sc_group *groups;
+	size_t ngroups;
+	size_t nrouters;
+} scenario_t;
+
+/* Load path. 0 and *out on success; -1 and *errors (one "FILE:LINE: message" per line, caller
+ * frees) on failure. */
+int scenario_load(const char *path, scenario_t **out, char **errors);
+void scenario_free(scenario_t *sc);
+
+/* "1w2d3h4m5s", "90s", "2h", a bare number of seconds; into seconds. 0 or -1. */
+int scenario_parse_duration(const char *s, double *sec);
+const char *scenario_fault_name(enum sc_fault f);
+
+#endif

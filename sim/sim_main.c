@@ -1,0 +1,254 @@
+/* wgwatch-sim: a simulated fleet of RouterOS routers for demos, tests and benchmarks. Parses
+ * the command line and the scenario, writes the config fragment and the ready file, serves.
+ * Listens on 127.0.0.0/8 only; never on any other address. */
+#include "config.h"
+#include "scenario.h"
+#include "simhttp.h"
+#include "simrest.h"
+#include "simrouter.h"
+#include "buf.h"
+#include "log.h"
+#include "xmem.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+struct opts {
+	uint32_t first;          /* host byte order */
+	unsigned port;
+	double time_scale;       /* 0: the scenario's */
+	const char *config_out, *ready_file, *scenario;
+	int verbosity;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: wgwatch-sim [options] SCENARIO_FILE\n"
+		"  -a, --address A.B.C.D  first loopback address (default 127.42.0.1)\n"
+		"  -p, --port N           TCP port of every router (default 8080)\n"
+		"  -t, --time-scale X     simulated seconds per real second (default: scenario, or 1)\n"
+		"  -c, --config-out FILE  write a wgwatchd [router NAME] config fragment\n"
+		"  -r, --ready-file FILE  create FILE once every listener accepts connections\n"
+		"  -q, --quiet / -v, --verbose\n");
+}
+
+static int parse_addr(const char *s, uint32_t *out)
+{
+	struct in_addr in;
+	if (inet_pton(AF_INET, s, &in) != 1)
+		return -1;
+	*out = ntohl(in.s_addr);
+	return (*out >> 24) == 127 ? 0 : -1;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "address", required_argument, NULL, 'a' }, { "port", required_argument, NULL, 'p' },
+		{ "time-scale", required_argument, NULL, 't' }, { "config-out", required_argument, NULL, 'c' },
+		{ "ready-file", required_argument, NULL, 'r' }, { "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	int ch;
+	char *end;
+	*o = (struct opts){ .first = 0x7f2a0001, .port = 8080 };
+	while ((ch = getopt_long(argc, argv, "a:p:t:c:r:qvh", lo, NULL)) != -1) {
+		switch (ch) {
+		case 'a':
+			if (parse_addr(optarg, &o->first) < 0) {
+				fprintf(stderr, "wgwatch-sim: --address %s: not an address in 127.0.0.0/8\n", optarg);
+				return -1;
+			}
+			break;
+		case 'p':
+			o->port = (unsigned)strtoul(optarg, &end, 10);
+			if (*end || end == optarg || o->port == 0 || o->port > 65535) {
+				fprintf(stderr, "wgwatch-sim: --port %s: want 1..65535\n", optarg);
+				return -1;
+			}
+			break;
+		case 't':
+			o->time_scale = strtod(optarg, &end);
+			if (*end || end == optarg || !(o->time_scale >= 0.001 && o->time_scale <= 1e6)) {
+				fprintf(stderr, "wgwatch-sim: --time-scale %s: want 0.001..1000000\n", optarg);
+				return -1;
+			}
+			break;
+		case 'c': o->config_out = optarg; break;
+		case 'r': o->ready_file = optarg; break;
+		case 'q': o->verbosity--; break;
+		case 'v': o->verbosity++; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind != argc - 1) {
+		usage(stderr);
+		return -1;
+	}
+	o->scenario = argv[optind];
+	return 0;
+}
+
+/* The next usable address after a: skips .0 and .255 in the last octet. 0 past 127/8. */
+static uint32_t next_addr(uint32_t a)
+{
+	do
+		a++;
+	while ((a & 0xff) == 0 || (a & 0xff) == 255);
+	return (a >> 24) == 127 ? a : 0;
+}
+
+static uint32_t *assign_addrs(uint32_t first, size_t n)
+{
+	uint32_t *a = xcalloc(n, sizeof(*a));
+	uint32_t cur = first;
+	if ((cur & 0xff) == 0 || (cur & 0xff) == 255)
+		cur = next_addr(cur);
+	for (size_t i = 0; i < n; i++) {
+		if (cur == 0) {
+			free(a);
+			return NULL;
+		}
+		a[i] = cur;
+		cur = next_addr(cur);
+	}
+	return a;
+}
+
+static const char *ip(uint32_t a, char out[16])
+{
+	struct in_addr in = { .s_addr = htonl(a) };
+	return inet_ntop(AF_INET, &in, out, 16);
+}
+
+/* Write data to path through path.tmp and rename, so readers never see half a file. */
+static int write_atomic(const char *path, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	FILE *f = fopen(tmp, "w");
+	int rc = -1;
+	if (f) {
+		size_t w = fwrite(data, 1, len, f);
+		if (fclose(f) == 0 && w == len && rename(tmp, path) == 0)
+			rc = 0;
+	}
+	if (rc < 0) {
+		log_error("cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+	}
+	free(tmp);
+	return rc;
+}
+
+static int write_config(const char *path, const scenario_t *sc, simrouter_t **r, const uint32_t *addrs,
+			size_t n, unsigned port)
+{
+	buf_t b;
+	char a[16];
+	buf_init(&b);
+	buf_printf(&b, "# written by wgwatch-sim from %s: %zu routers\n", sc->file, n);
+	for (size_t i = 0; i < n; i++) {
+		const struct sc_group *g = simrouter_group(r[i]);
+		buf_printf(&b, "\n[router %s]\nrest = http://%s:%u\nuser = %s\npassword = %s\n",
+			   simrouter_name(r[i]), ip(addrs[i], a), port, sc->user, sc->password);
+		if (g->labels)
+			buf_printf(&b, "labels = %s\n", g->labels);
+	}
+	int rc = write_atomic(path, b.data, b.len);
+	buf_free(&b);
+	return rc;
+}
+
+static simrouter_t **make_routers(const scenario_t *sc)
+{
+	simrouter_t **r = xcalloc(sc->nrouters, sizeof(*r));
+	size_t k = 0;
+	for (size_t i = 0; i < sc->ngroups; i++)
+		for (int j = 0; j < sc->groups[i].count; j++, k++)
+			r[k] = simrouter_create(sc, &sc->groups[i], j, k);
+	return r;
+}
+
+static void setup_process(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_warn("cannot raise the open files limit: %s", strerror(errno));
+	}
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+static int serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, const uint32_t *addrs)
+{
+	char *cause = NULL, a1[16], a2[16];
+	size_t n = sc->nrouters;
+	simrest_set_epoch(time(NULL));
+	simhttp_t *h = simhttp_create(r, addrs, n, (uint16_t)o->port, sc->time_scale, &cause);
+	if (!h) {
+		log_error("%s", cause);
+		free(cause);
+		return 1;
+	}
+	if ((o->config_out && write_config(o->config_out, sc, r, addrs, n, o->port) < 0) ||
+	    (o->ready_file && write_atomic(o->ready_file, "ready\n", 6) < 0)) {
+		simhttp_destroy(h);
+		return 1;
+	}
+	fprintf(stderr, "wgwatch-sim: %zu routers on %s..%s port %u\n", n, ip(addrs[0], a1),
+		ip(addrs[n - 1], a2), o->port);
+	int rc = simhttp_run(h);
+	simhttp_destroy(h);
+	if (o->ready_file)
+		unlink(o->ready_file);
+	return rc == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	scenario_t *sc = NULL;
+	char *errors = NULL;
+	if (parse_opts(argc, argv, &o) < 0)
+		return 2;
+	log_set_level(o.verbosity < -1 ? LOG_LVL_ERROR : o.verbosity < 0 ? LOG_LVL_WARN :
+		      o.verbosity > 0 ? LOG_LVL_DEBUG : LOG_LVL_INFO);
+	if (scenario_load(o.scenario, &sc, &errors) < 0) {
+		fputs(errors, stderr);
+		free(errors);
+		return 2;
+	}
+	if (o.time_scale > 0)
+		sc->time_scale = o.time_scale;
+	uint32_t *addrs = assign_addrs(o.first, sc->nrouters);
+	if (!addrs) {
+		fprintf(stderr, "wgwatch-sim: %zu routers do not fit in 127.0.0.0/8 from --address\n",
+			sc->nrouters);
+		scenario_free(sc);
+		return 2;
+	}
+	setup_process();
+	simrouter_t **r = make_routers(sc);
+	int rc = serve(&o, sc, r, addrs);
+	for (size_t i = 0; i < sc->nrouters; i++)
+		simrouter_destroy(r[i]);
+	free(r);
+	free(addrs);
+	scenario_free(sc);
+	return rc;
+}

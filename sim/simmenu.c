@@ -1,0 +1,392 @@
+/* simmenu: builds the records of each served RouterOS menu, every value a string as on the wire
+ * (routeros.md §1.3, §2). Records are flat and rebuilt per request; nothing here is cached. */
+#include "config.h"
+#include "simmenu.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FAKE_PRIVATE_KEY "c2ltLWZha2UtcHJpdmF0ZS1rZXktZG8tbm90LXVzZSE="   /* "sim-fake-private-key-do-not-use!" */
+#define FAKE_PSK "c2ltLWZha2UtcHJlc2hhcmVkLWtleS1ub3QtcmVhbCE="           /* "sim-fake-preshared-key-not-real!" */
+#define NFIXED 4            /* ether1, ether2, bridge, lo */
+
+static void add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
+{
+	if (rec->n == SIMMENU_FIELDS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rec->v[rec->n], SIMMENU_VLEN, fmt, ap);
+	va_end(ap);
+	rec->k[rec->n++] = k;
+}
+
+static void add_u64(struct simmenu_rec *rec, const char *k, uint64_t v)
+{
+	add(rec, k, "%llu", (unsigned long long)v);
+}
+
+const char *simmenu_get(const struct simmenu_rec *rec, const char *key)
+{
+	for (int i = 0; i < rec->n; i++)
+		if (strcmp(rec->k[i], key) == 0)
+			return rec->v[i];
+	return NULL;
+}
+
+void simmenu_duration(double sec, char *out, size_t size)
+{
+	static const struct { char u; uint64_t s; } parts[] = {
+		{ 'w', 604800 }, { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 },
+	};
+	uint64_t left = sec > 0 ? (uint64_t)sec : 0;
+	size_t o = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]) && o < size; i++) {
+		uint64_t n = left / parts[i].s;
+		left -= n * parts[i].s;
+		if (n > 0)
+			o += (size_t)snprintf(out + o, size - o, "%llu%c", (unsigned long long)n, parts[i].u);
+	}
+	if (out[0] == '\0')
+		snprintf(out, size, "0s");
+}
+
+static void add_date(struct simmenu_rec *rec, const char *k, time_t when)
+{
+	struct tm tm;
+	gmtime_r(&when, &tm);
+	if (rec->n < SIMMENU_FIELDS && strftime(rec->v[rec->n], SIMMENU_VLEN, "%Y-%m-%d %H:%M:%S", &tm))
+		rec->k[rec->n++] = k;
+}
+
+void simmenu_ctx_init(struct simmenu_ctx *c, const simrouter_t *r, double t, time_t epoch)
+{
+	c->r = r;
+	c->t = t;
+	c->st = simrouter_state(r, t);
+	c->uptime = fmax(simrouter_uptime(r, t), 0);
+	c->total[0] = simrouter_total_bytes(r, t, 0);
+	c->total[1] = simrouter_total_bytes(r, t, 1);
+	c->epoch = epoch;
+}
+
+static time_t boot_wall(const struct simmenu_ctx *c)
+{
+	return c->epoch + (time_t)floor(c->t - c->uptime);
+}
+
+/* ---- /system ---- */
+
+static int cpu_load_avg(const struct simmenu_ctx *c)
+{
+	int cores = simrouter_group(c->r)->cores, sum = 0;
+	for (int i = 0; i < cores; i++)
+		sum += simrouter_core_load(c->r, c->t, i);
+	return (sum + cores / 2) / cores;
+}
+
+/* build-time follows the version: ISO dates from 7.16 on (routeros.md §5.2). */
+static void add_build_time(struct simmenu_rec *rec, const char *version)
+{
+	static const char *const mon[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug",
+					  "Sep", "Oct", "Nov", "Dec" };
+	int major = 7, minor = 0, patch = 0;
+	sscanf(version, "%d.%d.%d", &major, &minor, &patch);
+	time_t when = 1609459200 + (time_t)(minor * 40 + patch * 6) * 86400 + 37 * 3600 / 3;
+	struct tm tm;
+	gmtime_r(&when, &tm);
+	if (simrouter_version_at_least(version, 7, 16)) {
+		add_date(rec, "build-time", when);
+		return;
+	}
+	add(rec, "build-time", "%s/%02d/%04d %02d:%02d:%02d", mon[tm.tm_mon], tm.tm_mday,
+	    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+static void fill_resource(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	uint64_t h = simrouter_hash(c->r, 5, 0);
+	uint64_t hdd = g->routerboard ? 128ULL << 20 : 1ULL << 30;
+	char up[48];
+	simmenu_duration(c->uptime, up, sizeof(up));
+	add(rec, "architecture-name", "%s", g->arch);
+	if (g->routerboard)
+		add(rec, "bad-blocks", "0");
+	add(rec, "board-name", "%s", g->board);
+	add_build_time(rec, c->st->version);
+	add(rec, "cpu", "%s", g->cpu_model);
+	add(rec, "cpu-count", "%d", g->cores);
+	if (g->cpu_mhz > 0)
+		add(rec, "cpu-frequency", "%d", g->cpu_mhz);
+	add(rec, "cpu-load", "%d", cpu_load_avg(c));
+	add(rec, "factory-software", "%s", g->routerboard ? "7.1" : "7.0.4");
+	add_u64(rec, "free-hdd-space", hdd / 100 * (60 + h % 20));
+	add_u64(rec, "free-memory", g->memory / 100 * (50 + (h >> 8) % 30));
+	add(rec, "platform", "MikroTik");
+	add_u64(rec, "total-hdd-space", hdd);
+	add_u64(rec, "total-memory", g->memory);
+	add(rec, "uptime", "%s", up);
+	add(rec, "version", "%s (%s)", c->st->version, c->st->channel);
+	add_u64(rec, "write-sect-since-reboot", (uint64_t)(c->uptime / 20));
+	add_u64(rec, "write-sect-total", 100000 + (h >> 16) % 900000 + (uint64_t)(c->uptime / 20));
+}
+
+static int count_cores(const struct simmenu_ctx *c) { return simrouter_group(c->r)->cores; }
+
+static void fill_cpu(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+{
+	int load = simrouter_core_load(c->r, c->t, i);
+	add(rec, ".id", "*%X", (unsigned)i);
+	add(rec, "cpu", "cpu%d", i);
+	add(rec, "load", "%d", load);
+	add(rec, "irq", "%d", load / 10);
+	add(rec, "disk", "0");
+}
+
+static void fill_routerboard(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	if (!g->routerboard) {
+		add(rec, "routerboard", "false");
+		return;
+	}
+	uint64_t h = simrouter_hash(c->r, 6, 0);
+	add(rec, "current-firmware", "%s", c->st->firmware);
+	add(rec, "factory-firmware", "7.1");
+	add(rec, "firmware-type", "%s", strcmp(g->arch, "tile") == 0 ? "tilegx" : g->arch);
+	add(rec, "model", "%s", g->board);
+	add(rec, "revision", "r%d", (int)(h % 3) + 1);
+	add(rec, "routerboard", "true");
+	add(rec, "serial-number", "%s%08llX", g->model_serial ? g->model_serial : "HE",
+	    (unsigned long long)(h >> 32));
+	add(rec, "upgrade-firmware", "%s", c->st->upgrade_firmware);
+}
+
+static void fill_identity(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+{
+	add(rec, "name", "%s", simrouter_name(c->r));
+}
+
+static void fill_update(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+{
+	add(rec, "channel", "%s", c->st->channel);
+	add(rec, "installed-version", "%s", c->st->version);
+}
+
+static int count_health(const struct simmenu_ctx *c)
+{
+	return simrouter_group(c->r)->routerboard ? 3 : 0;
+}
+
+static void fill_health(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+{
+	static const struct { const char *id, *name, *type; int base; } s[] = {
+		{ "*E", "temperature", "C", 38 }, { "*11", "cpu-temperature", "C", 52 },
+		{ "*1B", "voltage", "V", 240 },
+	};
+	int v = s[i].base + cpu_load_avg(c) / 8;
+	add(rec, ".id", "%s", s[i].id);
+	add(rec, "name", "%s", s[i].name);
+	if (strcmp(s[i].type, "V") == 0)
+		add(rec, "value", "%d.%d", s[i].base / 10, s[i].base % 10);
+	else
+		add(rec, "value", "%d", v);
+	add(rec, "type", "%s", s[i].type);
+}
+
+/* ---- /interface ---- */
+
+static int first_peer(const struct sc_group *g, int iface)
+{
+	int p = 0;
+	for (int i = 0; i < iface; i++)
+		p += g->wg[i].npeers;
+	return p;
+}
+
+static void wg_iface_bytes(const struct simmenu_ctx *c, int iface, uint64_t out[2])
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	int p0 = first_peer(g, iface);
+	out[0] = out[1] = 0;
+	for (int p = p0; p < p0 + g->wg[iface].npeers; p++)
+		for (int d = 0; d < 2; d++)
+			out[d] += simrouter_peer_bytes(c->r, p, c->total[d]);
+}
+
+static void add_counters(const struct simmenu_ctx *c, struct simmenu_rec *rec, const uint64_t b[2],
+			 bool fp)
+{
+	int ps = simrouter_group(c->r)->packet_size;
+	add_u64(rec, "rx-byte", b[0]);
+	add_u64(rec, "tx-byte", b[1]);
+	add_u64(rec, "rx-packet", b[0] / (uint64_t)ps);
+	add_u64(rec, "tx-packet", b[1] / (uint64_t)ps);
+	add(rec, "rx-drop", "0");
+	add(rec, "tx-drop", "0");
+	add(rec, "tx-queue-drop", "0");
+	add(rec, "rx-error", "0");
+	add(rec, "tx-error", "0");
+	add_u64(rec, "fp-rx-byte", fp ? b[0] : 0);
+	add_u64(rec, "fp-tx-byte", fp ? b[1] : 0);
+	add_u64(rec, "fp-rx-packet", fp ? b[0] / (uint64_t)ps : 0);
+	add_u64(rec, "fp-tx-packet", fp ? b[1] / (uint64_t)ps : 0);
+}
+
+static int count_interfaces(const struct simmenu_ctx *c)
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	return NFIXED + (int)g->nwg + g->vlans;
+}
+
+/* Fixed and VLAN interfaces: name, type, id, and a steady rate in bytes/s. */
+static void plain_iface(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec, double rate[2])
+{
+	static const char *const names[] = { "ether1", "ether2", "bridge", "lo" };
+	static const char *const types[] = { "ether", "ether", "bridge", "loopback" };
+	const struct sc_group *g = simrouter_group(c->r);
+	if (i < NFIXED) {
+		add(rec, ".id", "*%X", (unsigned)i + 1);
+		add(rec, "name", "%s", names[i]);
+		if (i < 2)
+			add(rec, "default-name", "%s", names[i]);
+		add(rec, "type", "%s", types[i]);
+		rate[0] = i == 3 ? 0 : 250000.0 / (i + 1);
+	} else {
+		int v = i - NFIXED - (int)g->nwg;
+		add(rec, ".id", "*%X", 0x1000u + (unsigned)v);
+		add(rec, "name", "vlan%d", v + 1);
+		add(rec, "type", "vlan");
+		rate[0] = 1000 + (double)(v % 7) * 300;
+	}
+	rate[1] = rate[0] * 0.8;
+}
+
+static void fill_interface_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
+{
+	uint64_t b[2];
+	wg_iface_bytes(c, w, b);
+	add(rec, ".id", "*%X", 0x10u + (unsigned)w);
+	add(rec, "name", "%s", simrouter_group(c->r)->wg[w].name);
+	add(rec, "type", "wg");
+	add(rec, "mtu", "1420");
+	add(rec, "actual-mtu", "1420");
+	add_date(rec, "last-link-up-time", boot_wall(c) + 5);
+	add(rec, "link-downs", "0");
+	add_counters(c, rec, b, false);
+	add(rec, "running", "true");
+	add(rec, "disabled", "false");
+}
+
+static void fill_interface(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	if (i >= NFIXED && i < NFIXED + (int)g->nwg) {
+		fill_interface_wg(c, i - NFIXED, rec);
+		return;
+	}
+	double rate[2];
+	plain_iface(c, i, rec, rate);
+	uint64_t b[2] = { (uint64_t)(rate[0] * c->uptime), (uint64_t)(rate[1] * c->uptime) };
+	if (i == 0)         /* ether1 carries the tunnels, plus 4% of WireGuard overhead */
+		b[0] += (uint64_t)(c->total[0] * 1.04), b[1] += (uint64_t)(c->total[1] * 1.04);
+	add(rec, "mtu", "1500");
+	add(rec, "actual-mtu", "1500");
+	if (i != 3) {
+		add(rec, "l2mtu", "1592");
+		add(rec, "mac-address", "48:A9:8A:%02X:%02X:%02X", (unsigned)(simrouter_index(c->r) >> 8) & 0xff,
+		    (unsigned)simrouter_index(c->r) & 0xff, (unsigned)i & 0xff);
+	}
+	add_date(rec, "last-link-up-time", boot_wall(c) + 3);
+	add(rec, "link-downs", "0");
+	add_counters(c, rec, b, i < 2);
+	add(rec, "running", "true");
+	add(rec, "disabled", "false");
+}
+
+/* ---- /interface/wireguard ---- */
+
+static int count_wg(const struct simmenu_ctx *c) { return (int)simrouter_group(c->r)->nwg; }
+
+static void fill_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
+{
+	char key[45];
+	simrouter_key(c->r, w, 1, key);
+	add(rec, ".id", "*%X", 0x10u + (unsigned)w);
+	add(rec, "disabled", "false");
+	add(rec, "listen-port", "%d", 13231 + w);
+	add(rec, "mtu", "1420");
+	add(rec, "name", "%s", simrouter_group(c->r)->wg[w].name);
+	add(rec, "private-key", FAKE_PRIVATE_KEY);
+	add(rec, "public-key", "%s", key);
+	add(rec, "running", "true");
+}
+
+static int count_peers(const struct simmenu_ctx *c) { return simrouter_npeers(c->r); }
+
+static void fill_peer_names(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	int iface = simrouter_peer_iface(c->r, p), num = simrouter_peer_num(c->r, p);
+	add(rec, ".id", "*%X", 0x100u + (unsigned)p);
+	add(rec, "interface", "%s", g->wg[iface].name);
+	if (simrouter_version_at_least(c->st->version, 7, 15))
+		add(rec, "name", "%s%d", g->peer_prefix, p + 1);
+	if (g->comment_every > 0 && num % g->comment_every == 0)
+		add(rec, "comment", "site %d", p + 1);
+}
+
+static void fill_peer(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
+{
+	int iface = simrouter_peer_iface(c->r, p), num = simrouter_peer_num(c->r, p);
+	double hs = simrouter_last_handshake(c->r, c->t, p);
+	char key[45], dur[48];
+	fill_peer_names(c, p, rec);
+	simrouter_key(c->r, p, 2, key);
+	add(rec, "public-key", "%s", key);
+	add(rec, "private-key", FAKE_PRIVATE_KEY);
+	add(rec, "preshared-key", FAKE_PSK);
+	add(rec, "allowed-address", "10.%d.%d.%d/32,172.%d.%d.0/24", 64 + iface, num / 250, num % 250 + 2,
+	    16 + iface, num % 250);
+	add(rec, "endpoint-address", "%s", "");
+	add(rec, "endpoint-port", "0");
+	if (hs >= 0) {
+		add(rec, "current-endpoint-address", "%s.%d", iface ? "203.0.113" : "198.51.100", num % 254 + 1);
+		add(rec, "current-endpoint-port", "%d", 1024 + (int)(simrouter_hash(c->r, 7, (uint64_t)p) % 60000));
+		simmenu_duration(hs, dur, sizeof(dur));
+		add(rec, "last-handshake", "%s", dur);
+	}
+	add(rec, "persistent-keepalive", hs >= 0 ? "25s" : "0s");
+	add_u64(rec, "rx", simrouter_peer_bytes(c->r, p, c->total[0]));
+	add_u64(rec, "tx", simrouter_peer_bytes(c->r, p, c->total[1]));
+	add(rec, "responder", hs >= 0 ? "false" : "true");
+	add(rec, "disabled", "false");
+	add(rec, "dynamic", "false");
+}
+
+static const struct simmenu menus[] = {
+	{ "system/resource", false, NULL, fill_resource },
+	{ "system/resource/cpu", true, count_cores, fill_cpu },
+	{ "system/routerboard", false, NULL, fill_routerboard },
+	{ "system/identity", false, NULL, fill_identity },
+	{ "system/package/update", false, NULL, fill_update },
+	{ "system/health", true, count_health, fill_health },
+	{ "interface", true, count_interfaces, fill_interface },
+	{ "interface/wireguard", true, count_wg, fill_wg },
+	{ "interface/wireguard/peers", true, count_peers, fill_peer },
+};
+
+const struct simmenu *simmenu_find(const char *path)
+{
+	for (size_t i = 0; i < sizeof(menus) / sizeof(menus[0]); i++)
+		if (strcmp(menus[i].path, path) == 0)
+			return &menus[i];
+	return NULL;
+}

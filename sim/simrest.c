@@ -1,0 +1,464 @@
+/* simrest: answers one REST request of one simulated router as RouterOS 7 would: Basic auth,
+ * 400 for unknown paths, .proplist, GET equality filters, POST print with API .query words.
+ * Also the content faults (401, malformed, html, big). Never logs, never does I/O. */
+#include "config.h"
+#include "simrest.h"
+#include "simmenu.h"
+#include "xmem.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <ctype.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_WORDS 64
+#define BIG_BYTES (9u << 20)
+
+/* What to return: .proplist and a query program (API words; GET filters become "k=v"). */
+struct sel {
+	char *props[SIMMENU_FIELDS];
+	int nprops;           /* -1: no .proplist */
+	char *words[MAX_WORDS];
+	int nwords;
+	bool count_only;
+};
+
+static time_t sim_epoch;
+
+void simrest_set_epoch(time_t epoch) { sim_epoch = epoch; }
+
+void simrest_duration(double sec, char *out, size_t size) { simmenu_duration(sec, out, size); }
+
+static void json_str(buf_t *b, const char *s)
+{
+	buf_putc(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			buf_printf(b, "\\%c", c);
+		else if (c < 0x20)
+			buf_printf(b, "\\u%04x", c);
+		else
+			buf_putc(b, (char)c);
+	}
+	buf_putc(b, '"');
+}
+
+static void reply(struct simresp *out, int status, const char *json)
+{
+	out->status = status;
+	out->content_type = "application/json";
+	buf_reset(&out->body);
+	buf_puts(&out->body, json);
+}
+
+/* 400 with detail; takes ownership of detail. */
+static void error_400(struct simresp *out, char *detail)
+{
+	reply(out, 400, "{\"detail\":");
+	json_str(&out->body, detail);
+	free(detail);
+	buf_puts(&out->body, ",\"error\":400,\"message\":\"Bad Request\"}");
+}
+
+static void sel_free(struct sel *s)
+{
+	for (int i = 0; i < s->nprops; i++)
+		free(s->props[i]);
+	for (int i = 0; i < s->nwords; i++)
+		free(s->words[i]);
+}
+
+/* ---- auth ---- */
+
+static int b64_val(char c)
+{
+	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = c ? strchr(tab, c) : NULL;
+	return p ? (int)(p - tab) : -1;
+}
+
+/* Decode base64 s into out (NUL-terminated); -1 on bad input or overflow. */
+static int b64_decode(const char *s, char *out, size_t size)
+{
+	size_t o = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	for (; *s && *s != '='; s++) {
+		int v = b64_val(*s);
+		if (v < 0)
+			return -1;
+		acc = acc << 6 | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (o + 1 >= size)
+				return -1;
+			out[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	out[o] = '\0';
+	return 0;
+}
+
+static bool auth_ok(const scenario_t *sc, const char *hdr)
+{
+	char dec[512], *want;
+	if (!hdr || strncasecmp(hdr, "Basic ", 6) != 0)
+		return false;
+	hdr += 6;
+	while (*hdr == ' ')
+		hdr++;
+	if (b64_decode(hdr, dec, sizeof(dec)) < 0)
+		return false;
+	want = xasprintf("%s:%s", sc->user, sc->password);
+	bool ok = strcmp(dec, want) == 0;
+	free(want);
+	return ok;
+}
+
+/* ---- selection: .proplist, filters, .query ---- */
+
+static void add_props(struct sel *s, const char *list)
+{
+	const char *p = list;
+	if (s->nprops < 0)
+		s->nprops = 0;
+	while (*p && s->nprops < SIMMENU_FIELDS) {
+		size_t n = strcspn(p, ",");
+		if (n > 0)
+			s->props[s->nprops++] = xstrndup(p, n);
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+}
+
+static void add_word(struct sel *s, const char *w, size_t n)
+{
+	if (s->nwords < MAX_WORDS)
+		s->words[s->nwords++] = xstrndup(w, n);
+}
+
+static char *url_decode(const char *s, size_t n)
+{
+	char *out = xmalloc(n + 1);
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+		    isxdigit((unsigned char)s[i + 2]) && sscanf(s + i + 1, "%2x", &v) == 1) {
+			out[o++] = (char)v;
+			i += 2;
+		} else
+			out[o++] = s[i] == '+' ? ' ' : s[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static void sel_from_query(struct sel *s, const char *q)
+{
+	while (*q) {
+		size_t n = strcspn(q, "&");
+		char *kv = url_decode(q, n);
+		if (strncmp(kv, ".proplist=", 10) == 0)
+			add_props(s, kv + 10);
+		else if (*kv)
+			add_word(s, kv, strlen(kv));
+		free(kv);
+		q += n;
+		if (*q == '&')
+			q++;
+	}
+}
+
+/* POST print body: {".proplist": "a,b" | ["a","b"], ".query": [...], "count-only": ""}. */
+static int sel_from_body(struct sel *s, const char *body, size_t len, struct simresp *out)
+{
+	json_error_t err;
+	json_t *j = len ? json_loadb(body, len, 0, &err) : json_object();
+	const char *key;
+	json_t *v;
+	size_t i;
+	json_t *e;
+	if (!j || !json_is_object(j)) {
+		error_400(out, xstrdup("invalid JSON body"));
+		json_decref(j);
+		return -1;
+	}
+	json_object_foreach(j, key, v) {
+		if (strcmp(key, ".proplist") == 0 && json_is_string(v))
+			add_props(s, json_string_value(v));
+		else if (strcmp(key, ".proplist") == 0 && json_is_array(v)) {
+			json_array_foreach(v, i, e)
+				if (json_is_string(e))
+					add_props(s, json_string_value(e));
+		} else if (strcmp(key, ".query") == 0 && json_is_array(v)) {
+			json_array_foreach(v, i, e)
+				if (json_is_string(e))
+					add_word(s, json_string_value(e), json_string_length(e));
+		} else if (strcmp(key, "count-only") == 0)
+			s->count_only = true;
+		else {
+			error_400(out, xasprintf("unknown parameter %s", key));
+			json_decref(j);
+			return -1;
+		}
+	}
+	json_decref(j);
+	return 0;
+}
+
+/* One API query word against rec: "k=v", "k<v", "k>v", "k" (has), "-k" (lacks). */
+static bool word_match(const struct simmenu_rec *rec, const char *w)
+{
+	if (*w == '?')
+		w++;
+	if (*w == '-')
+		return simmenu_get(rec, w + 1) == NULL;
+	size_t n = strcspn(w, "=<>");
+	char key[64];
+	if (n >= sizeof(key))
+		return false;
+	memcpy(key, w, n);
+	key[n] = '\0';
+	const char *have = simmenu_get(rec, key);
+	if (w[n] == '\0' || !have)
+		return have != NULL;
+	if (w[n] == '=')
+		return strcmp(have, w + n + 1) == 0;
+	double a = strtod(have, NULL), b = strtod(w + n + 1, NULL);
+	return w[n] == '<' ? a < b : a > b;
+}
+
+/* Run the API query program: "#|" ORs, "#&" ANDs, "#!" negates, "#." duplicates the top;
+ * whatever stays on the stack is ANDed. */
+static bool sel_match(const struct sel *s, const struct simmenu_rec *rec)
+{
+	bool st[MAX_WORDS + 1];
+	int sp = 0;
+	for (int i = 0; i < s->nwords; i++) {
+		const char *w = s->words[i][0] == '?' ? s->words[i] + 1 : s->words[i];
+		if (*w != '#') {
+			st[sp++] = word_match(rec, w);
+			continue;
+		}
+		for (w++; *w; w++) {
+			if ((*w == '|' || *w == '&') && sp >= 2) {
+				sp--;
+				st[sp - 1] = *w == '|' ? (st[sp - 1] || st[sp]) : (st[sp - 1] && st[sp]);
+			} else if (*w == '!' && sp >= 1)
+				st[sp - 1] = !st[sp - 1];
+			else if (*w == '.' && sp >= 1 && sp < MAX_WORDS)
+				st[sp] = st[sp - 1], sp++;
+		}
+	}
+	for (int i = 0; i < sp; i++)
+		if (!st[i])
+			return false;
+	return true;
+}
+
+static bool wanted(const struct sel *s, const char *key)
+{
+	if (s->nprops < 0)
+		return true;
+	for (int i = 0; i < s->nprops; i++)
+		if (strcmp(s->props[i], key) == 0)
+			return true;
+	return false;
+}
+
+static void emit_rec(buf_t *b, const struct sel *s, const struct simmenu_rec *rec, struct simresp *out)
+{
+	bool first = true;
+	buf_putc(b, '{');
+	for (int i = 0; i < rec->n; i++) {
+		if (!wanted(s, rec->k[i]))
+			continue;
+		if (strcmp(rec->k[i], "private-key") == 0 || strcmp(rec->k[i], "preshared-key") == 0)
+			out->served_private_key++;
+		if (!first)
+			buf_putc(b, ',');
+		first = false;
+		json_str(b, rec->k[i]);
+		buf_putc(b, ':');
+		json_str(b, rec->v[i]);
+	}
+	buf_putc(b, '}');
+}
+
+/* ---- menus ---- */
+
+static void emit_list(const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s,
+		      struct simresp *out)
+{
+	int n = m->count(c), matched = 0;
+	buf_t *b = &out->body;
+	struct simmenu_rec rec;
+	reply(out, 200, "[");
+	for (int i = 0; i < n; i++) {
+		rec.n = 0;
+		m->fill(c, i, &rec);
+		if (!sel_match(s, &rec))
+			continue;
+		if (!s->count_only) {
+			if (matched)
+				buf_putc(b, ',');
+			emit_rec(b, s, &rec, out);
+		}
+		matched++;
+	}
+	buf_putc(b, ']');
+	if (s->count_only) {
+		buf_reset(b);
+		buf_printf(b, "{\"ret\":\"%d\"}", matched);
+	}
+}
+
+/* GET /rest/MENU/ID-or-NAME: one object, 404 if none. */
+static void emit_one(const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s,
+		     const char *id, struct simresp *out)
+{
+	int n = m->count(c);
+	struct simmenu_rec rec;
+	for (int i = 0; i < n; i++) {
+		rec.n = 0;
+		m->fill(c, i, &rec);
+		const char *rid = simmenu_get(&rec, ".id"), *name = simmenu_get(&rec, "name");
+		if ((rid && strcmp(rid, id) == 0) || (name && strcmp(name, id) == 0)) {
+			reply(out, 200, "");
+			emit_rec(&out->body, s, &rec, out);
+			return;
+		}
+	}
+	reply(out, 404, "{\"error\":404,\"message\":\"Not Found\"}");
+}
+
+static void serve_menu(const simrouter_t *r, double t, const struct simmenu *m, const char *id,
+		       const struct sel *s, struct simresp *out)
+{
+	struct simmenu_ctx c;
+	struct simmenu_rec rec = { .n = 0 };
+	simmenu_ctx_init(&c, r, t, sim_epoch);
+	if (m->list && id) {
+		emit_one(m, &c, s, id, out);
+	} else if (m->list) {
+		emit_list(m, &c, s, out);
+	} else {
+		m->fill(&c, 0, &rec);
+		reply(out, 200, "");
+		emit_rec(&out->body, s, &rec, out);
+	}
+}
+
+/* Split "/rest/a/b/c" into a menu and, for GET, an optional trailing id or, for POST, a
+ * command. Returns the menu or NULL; *last is the unmatched last segment. */
+static const struct simmenu *route(const char *path, char **last)
+{
+	const struct simmenu *m = simmenu_find(path);
+	*last = NULL;
+	if (m)
+		return m;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	char *base = xstrndup(path, (size_t)(slash - path));
+	m = simmenu_find(base);
+	free(base);
+	*last = xstrdup(slash + 1);
+	return m;
+}
+
+static void serve_rest(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
+{
+	char *last;
+	bool post = strcmp(q->method, "POST") == 0;
+	const struct simmenu *m = route(q->path + 6, &last);
+	struct sel s = { .nprops = -1 };
+	bool bad = !m || (post && (!last || strcmp(last, "print") != 0)) ||
+		   (!post && last && (strcmp(last, "print") == 0 || !m->list));
+	if (bad) {
+		error_400(out, xasprintf("no such command or directory (%s)", strrchr(q->path, '/') + 1));
+	} else if (post) {
+		if (sel_from_body(&s, q->body, q->body_len, out) == 0)
+			serve_menu(r, t, m, NULL, &s, out);
+	} else {
+		sel_from_query(&s, q->query);
+		serve_menu(r, t, m, last, &s, out);
+	}
+	sel_free(&s);
+	free(last);
+}
+
+/* ---- faults ---- */
+
+static const char *big_body(size_t *len)
+{
+	static char *big;
+	static size_t big_len;
+	if (!big) {
+		buf_t b;
+		buf_init(&b);
+		buf_putc(&b, '[');
+		for (unsigned i = 0; b.len < BIG_BYTES; i++)
+			buf_printf(&b, "%s{\".id\":\"*%X\",\"name\":\"vlan%u\",\"type\":\"vlan\",\"rx-byte\":\"0\","
+				   "\"tx-byte\":\"0\",\"running\":\"true\",\"disabled\":\"false\"}",
+				   i ? "," : "", 0x1000 + i, i + 1);
+		buf_putc(&b, ']');
+		big = buf_steal(&b, &big_len);
+	}
+	*len = big_len;
+	return big;
+}
+
+static bool content_fault(enum sc_fault f, struct simresp *out)
+{
+	switch (f) {
+	case SC_FAULT_MALFORMED:
+		reply(out, 200, "{\"architecture-name\":\"tile\",\"board-name\":\"CCR1009-7G-1C-1S+\",\"uptime\":");
+		return true;
+	case SC_FAULT_HTML:
+		reply(out, 200, "<!DOCTYPE html>\n<html><head><title>Error</title></head><body>"
+			  "<h1>503 Service Unavailable</h1><p>The server is busy.</p></body></html>\n");
+		out->content_type = "text/html";
+		return true;
+	case SC_FAULT_BIG:
+		reply(out, 200, "");
+		out->shared = big_body(&out->shared_len);
+		return true;
+	default:
+		return false;
+	}
+}
+
+void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
+{
+	enum sc_fault f = simrouter_fault(r, t);
+	out->content_type = "application/json";
+	out->extra_headers = "";
+	out->shared = NULL;
+	out->served_private_key = 0;
+	if (strcmp(q->path, "/") == 0 && strcmp(q->method, "GET") == 0) {
+		reply(out, 200, "<html><head><title>RouterOS</title></head><body>webfig</body></html>\n");
+		out->content_type = "text/html";
+	} else if (strncmp(q->path, "/rest/", 6) != 0) {
+		reply(out, 404, "<html><body><h1>404 Not Found</h1></body></html>\n");
+		out->content_type = "text/html";
+	} else if (f == SC_FAULT_401 || !auth_ok(simrouter_scenario(r), q->auth)) {
+		reply(out, 401, "{\"error\":401,\"message\":\"Unauthorized\"}");
+		out->extra_headers = "WWW-Authenticate: Basic realm=\"RouterOS\"\r\n";
+	} else if (content_fault(f, out)) {
+		return;
+	} else if (strcmp(q->method, "HEAD") == 0) {
+		reply(out, 501, "{\"error\":501,\"message\":\"Not Implemented\"}");
+	} else if (strcmp(q->method, "GET") != 0 && strcmp(q->method, "POST") != 0) {
+		reply(out, 500, "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
+			  "\"message\":\"Internal Server Error\"}");
+	} else {
+		serve_rest(r, t, q, out);
+	}
+}

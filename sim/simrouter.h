@@ -1,0 +1,50 @@
+/* simrouter: one simulated router as a pure function of simulated time: state, uptime, per-core
+ * loads, WireGuard counters (integrals of the rates since the last boot), keys. */
+#ifndef WGWATCH_SIMROUTER_H
+#define WGWATCH_SIMROUTER_H
+
+#include "scenario.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct simrouter simrouter_t;
+
+/* Router number idx (0-based) of group g; gidx is its index across the whole scenario. */
+simrouter_t *simrouter_create(const scenario_t *sc, const struct sc_group *g, int idx, size_t gidx);
+void simrouter_destroy(simrouter_t *r);
+
+const char *simrouter_name(const simrouter_t *r);
+const struct sc_group *simrouter_group(const simrouter_t *r);
+const scenario_t *simrouter_scenario(const simrouter_t *r);
+size_t simrouter_index(const simrouter_t *r);        /* across the scenario */
+
+/* The state in force at simulated time t (seconds since the sim started). */
+const struct sc_state *simrouter_state(const simrouter_t *r, double t);
+/* Seconds since the last boot finished at t; negative while (re)booting. */
+double simrouter_uptime(const simrouter_t *r, double t);
+/* The fault at t; SC_FAULT_REFUSE while booting. */
+enum sc_fault simrouter_fault(const simrouter_t *r, double t);
+/* The first time after t at which simrouter_fault may change; INFINITY if never. */
+double simrouter_next_change(const simrouter_t *r, double t);
+int simrouter_core_load(const simrouter_t *r, double t, int core);
+/* True when version (no channel) is at least major.minor. */
+bool simrouter_version_at_least(const char *version, int major, int minor);
+
+/* Peers are numbered across all wg interfaces, interface by interface. */
+int simrouter_npeers(const simrouter_t *r);
+int simrouter_peer_iface(const simrouter_t *r, int peer);   /* index into group->wg */
+int simrouter_peer_num(const simrouter_t *r, int peer);     /* 1-based within its interface */
+bool simrouter_peer_idle(const simrouter_t *r, int peer);   /* never handshook */
+/* Bytes since boot of all peers together; dir 0 = rx (decrypt), 1 = tx (encrypt). */
+double simrouter_total_bytes(const simrouter_t *r, double t, int dir);
+/* A peer's share of total (from simrouter_total_bytes). */
+uint64_t simrouter_peer_bytes(const simrouter_t *r, int peer, double total);
+/* Seconds since the peer's last handshake at t; negative: never. */
+double simrouter_last_handshake(const simrouter_t *r, double t, int peer);
+/* A deterministic 32-byte key as 44 base64 chars + NUL; salt tells keys apart. */
+void simrouter_key(const simrouter_t *r, int peer, int salt, char out[45]);
+/* Deterministic 64-bit hash of the router, a and b (seeded by the scenario). */
+uint64_t simrouter_hash(const simrouter_t *r, uint64_t a, uint64_t b);
+
+#endif

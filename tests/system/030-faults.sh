@@ -1,0 +1,50 @@
+#!/bin/sh
+# 030-faults: every kind of broken router is marked down with the right kind and reason while
+# the healthy ones keep being polled on their schedule; a router that recovers comes back up,
+# and each change of state is logged once.
+. "$top_srcdir/tests/system/lib.sh"
+EXPO="$PY $top_srcdir/tests/system/expo.py"
+
+start_sim "$top_srcdir/tests/system/faults.scenario"
+write_conf 1s 800ms
+start_daemon
+scrape() { http_get /metrics >"$T/metrics.txt"; }
+val() { $EXPO "$T/metrics.txt" "$@"; }
+polls() { scrape && val wgwatch_polls_total router="$1"; }
+ge() { [ "$(polls "$1")" -ge "$2" ]; }
+
+for r in ok-01 ok-02 hang refuse html big truncate slow flaky; do
+	wait_until 20 ge "$r" 1 || fail "$r never polled"
+done
+p0=$(polls ok-01)
+scrape
+for pair in hang:timeout refuse:connect html:parse big:size truncate:connect slow:timeout; do
+	r=${pair%%:*} kind=${pair#*:}
+	[ "$(val wgwatch_router_up router="$r")" = 0 ] || fail "$r is up"
+	[ -n "$(val wgwatch_poll_errors_total router="$r" kind="$kind")" ] ||
+		fail "$r: no $kind error; errors: $(grep "errors_total{router=\"$r\"" "$T/metrics.txt")"
+done
+ok "each fault is down with its kind"
+
+# The healthy routers keep their 1 s schedule while six routers hang, drip or babble: read
+# the start times of their polls from the database once eight more have been made.
+wait_until 60 ge ok-01 $((p0 + 8)) || fail "ok-01 polled only $(( $(polls ok-01) - p0 )) times since"
+scrape
+[ "$(val wgwatch_router_up router=ok-01)" = 1 ] && [ "$(val wgwatch_router_up router=ok-02)" = 1 ] || fail "ok down"
+[ "$(val wgwatch_polls_late_total)" = 0 ] || fail "late polls: $(val wgwatch_polls_late_total)"
+gaps=$(sqlite3 "$T/wgwatch.db" "SELECT max(g), count(*) FROM (SELECT p.time_ms - lag(p.time_ms) OVER
+	(PARTITION BY p.router_id ORDER BY p.time_ms) AS g FROM polls p JOIN routers r ON r.id = p.router_id
+	WHERE r.name IN ('ok-01', 'ok-02')) WHERE g IS NOT NULL")
+max=${gaps%%|*} n=${gaps#*|}
+[ "$n" -ge 14 ] || fail "only $n poll gaps stored for ok-01/ok-02"
+[ "$max" -le 1600 ] || fail "a healthy router waited $max ms between polls at a 1 s interval"
+ok "healthy routers polled on time: longest gap ${max} ms over $n polls, no late polls"
+
+# flaky answers 401 for its first 4 s, then recovers.
+up_flaky() { scrape && [ "$(val wgwatch_router_up router=flaky)" = 1 ]; }
+wait_until 30 up_flaky || fail "flaky never came back up"
+[ "$(grep -c 'router flaky: down' "$T/daemon.log")" -eq 1 ] || fail "flaky's failure not logged exactly once"
+[ "$(grep -c 'router flaky: up' "$T/daemon.log")" -eq 1 ] || fail "flaky's recovery not logged exactly once"
+[ "$(grep -c 'router hang: down' "$T/daemon.log")" -eq 1 ] || fail "hang's failure logged more than once"
+ok "state changes logged once each"
+if grep -q 'fault-secret' "$T/metrics.txt" "$T/daemon.log"; then fail "password leaked"; fi

@@ -1,0 +1,688 @@
+/* metrics_test: /metrics exposition (exact lines, escaping, invalid UTF-8, promtool), the JSON
+ * API (parses back, no secrets) and the HTTP listener on 127.0.0.1:0 fetched with libcurl.
+ * Includes metrics.c and http.c to reach their number format, parser and health check. */
+#include "config.h"
+#include "metrics.c"
+#include "http.c"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "api.h"
+#include "fleet.h"
+#include "metrics.h"
+#include "sample.h"
+#include "unit.h"
+#include "xmem.h"
+
+#define PROMTOOL "/usr/bin/promtool"
+#define EVIL_NAME "evil\"name\\x\ny"
+#define BAD_NAME "bad\xff\xfe<script>alert(1)</script>"
+#define FFFD "\xEF\xBF\xBD"
+
+/* ---- fixtures ---- */
+
+static conf_t *test_conf(size_t n)
+{
+	conf_t *c = xcalloc(1, sizeof(*c));
+	c->interval_ms = 1000;
+	c->routers = xcalloc(n, sizeof(*c->routers));
+	c->nrouters = n;
+	for (size_t i = 0; i < n; i++) {
+		conf_router_t *r = &c->routers[i];
+		r->name = xasprintf("r%zu", i);
+		r->password = xstrdup("hunter2-secret");
+		r->snmp_community = xstrdup("c0mmunity-secret");
+		r->interval_ms = 1000;
+	}
+	return c;
+}
+
+static void test_conf_label(conf_router_t *r, const char *key, const char *value)
+{
+	r->labels = xreallocarray(r->labels, r->nlabels + 1, sizeof(*r->labels));
+	r->labels[r->nlabels].key = xstrdup(key);
+	r->labels[r->nlabels++].value = xstrdup(value);
+}
+
+static void test_conf_free(conf_t *c)
+{
+	for (size_t i = 0; i < c->nrouters; i++) {
+		conf_router_t *r = &c->routers[i];
+		for (size_t k = 0; k < r->nlabels; k++) {
+			free(r->labels[k].key);
+			free(r->labels[k].value);
+		}
+		free(r->labels);
+		free(r->name);
+		free(r->password);
+		free(r->snmp_community);
+	}
+	free(c->routers);
+	free(c);
+}
+
+static void add_iface(sample_t *s, const char *name, const char *type, uint64_t base)
+{
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup(name);
+	f->type = xstrdup(type);
+	f->running = true;
+	f->rx_bytes = base + 1, f->tx_bytes = base + 2;
+	f->rx_packets = base + 3, f->tx_packets = base + 4;
+	f->rx_drops = base + 5, f->tx_drops = base + 6;
+}
+
+static void add_peer(sample_t *s, const char *iface, const char *name, int64_t hs_ms)
+{
+	struct sample_peer *p = sample_add_peer(s);
+	p->interface = xstrdup(iface);
+	p->peer = xstrdup(name);
+	p->public_key = xstrdup("c2VjcmV0LWJ1dC1wdWJsaWMta2V5LWZvci10ZXN0cw==");
+	p->rx_bytes = 10, p->tx_bytes = 20;
+	p->last_handshake_ms = hs_ms;
+}
+
+static sample_t *sample_r0(void)
+{
+	sample_t *s = sample_new("r0", 1700000000000, "rest");
+	s->duration_ms = 120;
+	s->version = xstrdup("7.22.3");
+	s->firmware = xstrdup("7.20");
+	s->upgrade_firmware = xstrdup("7.22.3");
+	s->board = xstrdup("RB5009UG+S+");
+	s->architecture = xstrdup("arm64");
+	s->uptime_ms = 3600500;
+	sample_set_cores(s, 2);
+	s->cores[0].load = 0.25, s->cores[0].irq = 0.01;
+	s->cores[1].load = 0.07;
+	add_iface(s, "wg0", "wg", 1000);
+	add_iface(s, "ether\"1", "ether", 18446744073709551000u);
+	s->have_peers = true;
+	add_peer(s, "wg0", "alice", 42500);
+	add_peer(s, "wg0", "bob\\", -1);
+	return s;
+}
+
+/* r0 full data; r1 hostile name, CHR, up; r2 invalid UTF-8 name, two failed polls; r3 never. */
+static fleet_t *test_fleet(conf_t *c)
+{
+	free(c->routers[1].name);
+	c->routers[1].name = xstrdup(EVIL_NAME);
+	free(c->routers[2].name);
+	c->routers[2].name = xstrdup(BAD_NAME);
+	test_conf_label(&c->routers[0], "site", "hq \"main\"");
+	test_conf_label(&c->routers[0], "router", "clash");   /* reserved: must be left out */
+	fleet_t *f = fleet_create(c);
+
+	sample_t *s = sample_r0();
+	fleet_update(f, s);
+	sample_free(s);
+	s = sample_new(EVIL_NAME, 1700000000000, "rest");
+	s->board = xstrdup("CHR");
+	s->version = xstrdup("7.22\n<b>");
+	s->duration_ms = 3000;
+	sample_set_cores(s, 1);
+	s->cores[0].load = 0.5;
+	add_iface(s, "wg\n1", "wg", 0);
+	fleet_update(f, s);
+	sample_free(s);
+	for (int k = 0; k < 2; k++) {
+		s = sample_new(BAD_NAME, 1700000001000, "rest");
+		s->duration_ms = 10000;
+		sample_fail(s, k ? SAMPLE_ERR_CONNECT : SAMPLE_ERR_TIMEOUT, "failed \xff%d", k);
+		fleet_update(f, s);
+		sample_free(s);
+	}
+	fleet_note_late(f);
+	return f;
+}
+
+/* ---- helpers ---- */
+
+static bool has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return true;
+	return false;
+}
+
+static int count(const char *text, const char *needle)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
+}
+
+/* Exit status of promtool check metrics on text; -2 when promtool is missing. */
+static int promtool_check(const char *text, size_t len, bool quiet)
+{
+	if (access(PROMTOOL, X_OK) != 0)
+		return -2;
+	FILE *p = popen(quiet ? PROMTOOL " check metrics >/dev/null 2>&1" : PROMTOOL " check metrics", "w");
+	if (p == NULL)
+		return -1;
+	fwrite(text, 1, len, p);
+	int st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ---- escaping and numbers ---- */
+
+static void test_escape(void)
+{
+	static const struct { const char *in, *want; } cases[] = {
+		{ "plain", "plain" },
+		{ "a\"b", "a\\\"b" },
+		{ "back\\slash", "back\\\\slash" },
+		{ "new\nline", "new\\nline" },
+		{ "caf\xC3\xA9 \xF0\x9F\x98\x80", "caf\xC3\xA9 \xF0\x9F\x98\x80" },
+		{ "cut\xC3", "cut" FFFD },
+		{ "\xC0\xAF", FFFD FFFD },                 /* overlong '/' */
+		{ "\xE0\x80\x80", FFFD FFFD FFFD },        /* overlong NUL */
+		{ "\xED\xA0\x80", FFFD FFFD FFFD },        /* surrogate */
+		{ "\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD },/* above U+10FFFF */
+		{ "\xFF\"", FFFD "\\\"" },
+		{ "", "" },
+	};
+	buf_t b;
+	buf_init(&b);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&b);
+		metrics_escape_label(&b, cases[i].in);
+		CHECK_STR(b.data ? b.data : "", cases[i].want);
+	}
+	buf_reset(&b);
+	metrics_put_utf8(&b, "q\"\\\n\xFF");
+	CHECK_STR(b.data, "q\"\\\n" FFFD);
+	buf_free(&b);
+}
+
+static void test_numbers(void)
+{
+	static const struct { double v; const char *want; } cases[] = {
+		{ 0, "0" }, { 1, "1" }, { 0.25, "0.25" }, { 0.07, "0.07" }, { 3600.5, "3600.5" },
+		{ -2.5, "-2.5" }, { 0.000001, "0.000001" }, { 1e-7, "1e-07" }, { 1e20, "1e+20" },
+		{ 0.1 + 0.2, "0.30000000000000004" }, { 123456.789, "123456.789" },
+		{ NAN, "NaN" }, { INFINITY, "+Inf" }, { -INFINITY, "-Inf" },
+	};
+	buf_t b;
+	buf_init(&b);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_reset(&b);
+		metrics_put_double(&b, cases[i].v);
+		CHECK_STR(b.data, cases[i].want);
+		if (isfinite(cases[i].v))
+			CHECK(strtod(b.data, NULL) == cases[i].v);
+	}
+	buf_reset(&b);
+	metrics_put_u64(&b, UINT64_MAX);
+	CHECK_STR(b.data, "18446744073709551615");
+	buf_free(&b);
+}
+
+/* ---- /metrics ---- */
+
+#define R0 "router=\"r0\""
+#define SITE ",site=\"hq \\\"main\\\"\""
+
+static void test_render_lines(const char *m)
+{
+	static const char *const want[] = {
+		"wgwatch_router_up{" R0 SITE "} 1",
+		"wgwatch_router_info{" R0 ",board=\"RB5009UG+S+\",architecture=\"arm64\","
+			"version=\"7.22.3\",firmware=\"7.20\"" SITE "} 1",
+		"wgwatch_router_uptime_seconds{" R0 SITE "} 3600.5",
+		"wgwatch_router_firmware_upgrade_available{" R0 SITE "} 1",
+		"wgwatch_cpu_core_load_ratio{" R0 ",core=\"0\"" SITE "} 0.25",
+		"wgwatch_cpu_core_load_ratio{" R0 ",core=\"1\"" SITE "} 0.07",
+		"wgwatch_cpu_core_irq_ratio{" R0 ",core=\"0\"" SITE "} 0.01",
+		"wgwatch_interface_receive_bytes_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1001",
+		"wgwatch_interface_transmit_drops_total{" R0 ",interface=\"ether\\\"1\",type=\"ether\""
+			SITE "} 18446744073709551006",
+		"wgwatch_wireguard_peer_receive_bytes_total{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE "} 10",
+		"wgwatch_wireguard_peer_transmit_bytes_total{" R0 ",interface=\"wg0\",peer=\"bob\\\\\"" SITE "} 20",
+		"wgwatch_wireguard_peer_last_handshake_seconds{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE "} 42.5",
+		"wgwatch_polls_total{" R0 SITE "} 1",
+		"wgwatch_router_up{router=\"evil\\\"name\\\\x\\ny\"} 1",
+		"wgwatch_router_info{router=\"evil\\\"name\\\\x\\ny\",board=\"CHR\",architecture=\"\","
+			"version=\"7.22\\n<b>\",firmware=\"\"} 1",
+		"wgwatch_router_firmware_upgrade_available{router=\"evil\\\"name\\\\x\\ny\"} 0",
+		"wgwatch_interface_receive_bytes_total{router=\"evil\\\"name\\\\x\\ny\",interface=\"wg\\n1\",type=\"wg\"} 1",
+		"wgwatch_router_up{router=\"bad" FFFD FFFD "<script>alert(1)</script>\"} 0",
+		"wgwatch_poll_errors_total{router=\"bad" FFFD FFFD "<script>alert(1)</script>\",kind=\"timeout\"} 1",
+		"wgwatch_poll_errors_total{router=\"bad" FFFD FFFD "<script>alert(1)</script>\",kind=\"connect\"} 1",
+		"wgwatch_polls_total{router=\"bad" FFFD FFFD "<script>alert(1)</script>\"} 2",
+		"wgwatch_router_up{router=\"r3\"} 0",
+		"wgwatch_polls_total{router=\"r3\"} 0",
+		"wgwatch_poll_duration_seconds_bucket{le=\"0.005\"} 0",
+		"wgwatch_poll_duration_seconds_bucket{le=\"0.25\"} 1",
+		"wgwatch_poll_duration_seconds_bucket{le=\"5\"} 2",
+		"wgwatch_poll_duration_seconds_bucket{le=\"10\"} 4",
+		"wgwatch_poll_duration_seconds_bucket{le=\"+Inf\"} 4",
+		"wgwatch_poll_duration_seconds_sum 23.12",
+		"wgwatch_poll_duration_seconds_count 4",
+		"wgwatch_polls_late_total 1",
+		"wgwatch_store_queue_length 0",
+		"# HELP wgwatch_router_up 1 when the newest poll of the router succeeded, else 0.",
+		"# TYPE wgwatch_poll_duration_seconds histogram",
+		"# TYPE wgwatch_store_failing gauge",
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!has_line(m, want[i])) {
+			CHECK(!"missing line");
+			fprintf(stderr, "  missing: %s\n", want[i]);
+		}
+}
+
+static void test_render_absent(const char *m)
+{
+	CHECK(strstr(m, "core=\"1\"" SITE "} NaN") == NULL);
+	CHECK(count(m, "wgwatch_cpu_core_irq_ratio{") == 1);
+	CHECK(strstr(m, "peer=\"bob\\\\\"" SITE "} 42") == NULL);
+	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_seconds{") == 1);
+	CHECK(strstr(m, "router=\"r3\"") != NULL && strstr(m, "wgwatch_router_info{router=\"r3\"") == NULL);
+	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL);  /* unknown */
+	CHECK(strstr(m, "router=\"clash\"") == NULL);
+	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
+	CHECK(count(m, "# HELP ") == 23 && count(m, "# TYPE ") == 23);
+	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
+	CHECK(strstr(m, "\xff") == NULL);
+	CHECK(m[strlen(m) - 1] == '\n');
+}
+
+static void test_render(fleet_t *f)
+{
+	buf_t b;
+	buf_init(&b);
+	metrics_render(f, NULL, &b);
+	test_render_lines(b.data);
+	test_render_absent(b.data);
+	int rc = promtool_check(b.data, b.len, false);
+	if (rc == -2) {
+		printf("metrics_test: %s missing, promtool check skipped\n", PROMTOOL);
+	} else {
+		CHECK_INT(rc, 0);
+		static const char broken[] = "x{a=\"\n\"} 1\n";   /* proves the check can fail */
+		CHECK(promtool_check(broken, sizeof(broken) - 1, true) != 0);
+	}
+	if (getenv("METRICS_TEST_DUMP"))
+		fputs(b.data, stdout);
+	buf_free(&b);
+}
+
+/* ---- /api/v1/routers ---- */
+
+static void test_api_r0(json_t *o)
+{
+	CHECK_STR(json_string_value(json_object_get(o, "name")), "r0");
+	CHECK(json_is_true(json_object_get(o, "up")));
+	CHECK_STR(json_string_value(json_object_get(o, "version")), "7.22.3");
+	CHECK_STR(json_string_value(json_object_get(o, "firmware")), "7.20");
+	CHECK_STR(json_string_value(json_object_get(o, "board")), "RB5009UG+S+");
+	CHECK_STR(json_string_value(json_object_get(o, "architecture")), "arm64");
+	CHECK_INT(json_integer_value(json_object_get(o, "cores")), 2);
+	CHECK_STR(json_string_value(json_object_get(o, "last_poll")), "2023-11-14T22:13:20Z");
+	CHECK(json_is_null(json_object_get(o, "last_error")));
+	json_t *labels = json_object_get(o, "labels");
+	CHECK_STR(json_string_value(json_object_get(labels, "site")), "hq \"main\"");
+	CHECK_INT(json_object_size(o), 10);
+}
+
+static void test_api_others(json_t *arr)
+{
+	json_t *evil = json_array_get(arr, 1), *bad = json_array_get(arr, 2), *never = json_array_get(arr, 3);
+	CHECK_STR(json_string_value(json_object_get(evil, "name")), EVIL_NAME);
+	CHECK(json_is_null(json_object_get(evil, "firmware")));
+	CHECK_STR(json_string_value(json_object_get(bad, "name")),
+		  "bad" FFFD FFFD "<script>alert(1)</script>");
+	CHECK(json_is_false(json_object_get(bad, "up")));
+	CHECK(json_is_null(json_object_get(bad, "version")));
+	CHECK_INT(json_integer_value(json_object_get(bad, "cores")), 0);
+	CHECK_STR(json_string_value(json_object_get(bad, "last_poll")), "2023-11-14T22:13:21Z");
+	CHECK_STR(json_string_value(json_object_get(bad, "last_error")), "failed " FFFD "1");
+	CHECK(json_is_false(json_object_get(never, "up")));
+	CHECK(json_is_null(json_object_get(never, "last_poll")));
+	CHECK(json_is_object(json_object_get(never, "labels")));
+}
+
+static void test_api(fleet_t *f)
+{
+	buf_t b;
+	buf_init(&b);
+	api_routers(f, &b);
+	json_error_t err;
+	json_t *arr = json_loads(b.data, 0, &err);
+	CHECK(json_is_array(arr));
+	CHECK_INT(json_array_size(arr), 4);
+	if (json_array_size(arr) == 4) {
+		test_api_r0(json_array_get(arr, 0));
+		test_api_others(arr);
+	}
+	CHECK(strstr(b.data, "hunter2") == NULL && strstr(b.data, "c0mmunity") == NULL);
+	CHECK(strstr(b.data, "c2VjcmV0") == NULL);
+	json_decref(arr);
+	buf_free(&b);
+}
+
+/* ---- http ---- */
+
+static void test_listen_parse(void)
+{
+	static const char *const bad[] = {
+		"127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1: 80",
+		"127.0.0.1:80x", "127.0.0.1:123456", "localhost:80", "::1:80", "[::1]80", "[::1]:",
+		"[::1", "[]:80", ":80", "1.2.3:80", "1.2.3.4.5:80", "[127.0.0.1]:80", "",
+	};
+	struct sockaddr_storage ss;
+	socklen_t len;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = http_parse_listen(bad[i], &ss, &len);
+		CHECK_INT(rc, -1);
+		if (rc != -1)
+			fprintf(stderr, "  accepted: \"%s\"\n", bad[i]);
+	}
+	CHECK_INT(http_parse_listen("[::1]:9477", &ss, &len), 0);
+	CHECK_INT(ss.ss_family, AF_INET6);
+	CHECK_INT(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 9477);
+	CHECK_INT(http_parse_listen("0.0.0.0:0", &ss, &len), 0);
+	CHECK_INT(ss.ss_family, AF_INET);
+	char *cause = NULL;
+	http_t *h = NULL;
+	struct http_deps deps = { 0 };
+	CHECK_INT(http_start("localhost:9477", &deps, &h, &cause), -1);
+	CHECK(cause != NULL && strstr(cause, "localhost:9477") != NULL);
+	free(cause);
+}
+
+static void test_health(void)
+{
+	buf_t b;
+	buf_init(&b);
+	CHECK_INT(http_health_text(&b, 900, 2999, 3000), 200);
+	CHECK_STR(b.data, "ok\n");
+	buf_reset(&b);
+	CHECK_INT(http_health_text(&b, 3001, 0, 3000), 503);
+	CHECK(strstr(b.data, "event loop") != NULL && strstr(b.data, "store") == NULL);
+	buf_reset(&b);
+	CHECK_INT(http_health_text(&b, 0, 60000, 3000), 503);
+	CHECK(strstr(b.data, "store writer silent for 60000 ms") != NULL);
+	buf_free(&b);
+	conf_t *c = test_conf(2);
+	CHECK_INT(http_stale_ms(c), 3000);
+	c->routers[1].interval_ms = 30000;
+	CHECK_INT(http_stale_ms(c), 90000);
+	test_conf_free(c);
+}
+
+struct reply {
+	long status;
+	buf_t body, headers;
+};
+
+static size_t reply_body(char *p, size_t size, size_t n, void *arg)
+{
+	buf_append(&((struct reply *)arg)->body, p, size * n);
+	return size * n;
+}
+
+static size_t reply_header(char *p, size_t size, size_t n, void *arg)
+{
+	buf_append(&((struct reply *)arg)->headers, p, size * n);
+	return size * n;
+}
+
+static void fetch(unsigned port, const char *method, const char *path, struct reply *r)
+{
+	char url[128];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u%s", port, path);
+	buf_init(&r->body);
+	buf_init(&r->headers);
+	r->status = 0;
+	CURL *c = curl_easy_init();
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, reply_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, reply_header);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	if (strcmp(method, "HEAD") == 0)
+		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+	else if (strcmp(method, "GET") != 0)
+		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	CHECK_INT(curl_easy_perform(c), CURLE_OK);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	curl_easy_cleanup(c);
+	buf_append(&r->body, "", 0);
+	buf_append(&r->headers, "", 0);
+}
+
+static void reply_free(struct reply *r)
+{
+	buf_free(&r->body);
+	buf_free(&r->headers);
+}
+
+static bool has_header(const struct reply *r, const char *line)
+{
+	char want[256];
+	snprintf(want, sizeof(want), "\r\n%s\r\n", line);
+	return strcasestr(r->headers.data, want) != NULL;
+}
+
+static void check_security(const struct reply *r)
+{
+	CHECK(has_header(r, "X-Content-Type-Options: nosniff"));
+	CHECK(has_header(r, "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'"));
+	CHECK(has_header(r, "Cache-Control: no-store"));
+}
+
+static void test_http_routes(unsigned port)
+{
+	struct reply r;
+	fetch(port, "GET", "/metrics", &r);
+	CHECK_INT(r.status, 200);
+	CHECK(has_header(&r, "Content-Type: text/plain; version=0.0.4; charset=utf-8"));
+	CHECK(has_line(r.body.data, "wgwatch_router_up{" R0 SITE "} 1"));
+	check_security(&r);
+	reply_free(&r);
+	fetch(port, "GET", "/api/v1/routers", &r);
+	CHECK_INT(r.status, 200);
+	CHECK(has_header(&r, "Content-Type: application/json"));
+	CHECK(strncmp(r.body.data, "[{\"name\":", 9) == 0);
+	check_security(&r);
+	reply_free(&r);
+	fetch(port, "GET", "/healthz", &r);
+	CHECK_INT(r.status, 200);
+	CHECK_STR(r.body.data, "ok\n");
+	reply_free(&r);
+	fetch(port, "HEAD", "/healthz", &r);
+	CHECK_INT(r.status, 200);
+	CHECK_INT(r.body.len, 0);
+	reply_free(&r);
+}
+
+static void test_http_errors(unsigned port)
+{
+	struct reply r;
+	fetch(port, "GET", "/nope", &r);
+	CHECK_INT(r.status, 404);
+	check_security(&r);
+	reply_free(&r);
+	fetch(port, "GET", "/metrics/", &r);
+	CHECK_INT(r.status, 404);
+	reply_free(&r);
+	fetch(port, "POST", "/metrics", &r);
+	CHECK_INT(r.status, 405);
+	CHECK(has_header(&r, "Allow: GET, HEAD"));
+	check_security(&r);
+	reply_free(&r);
+	fetch(port, "DELETE", "/api/v1/routers", &r);
+	CHECK_INT(r.status, 405);
+	reply_free(&r);
+}
+
+static void test_http(conf_t *c, fleet_t *f, store_t *st)
+{
+	loop_t *loop = loop_create();
+	struct http_deps deps = { .conf = c, .fleet = f, .store = st, .loop = loop };
+	http_t *h = NULL, *h2 = NULL;
+	char *cause = NULL;
+	CHECK_INT(http_start("127.0.0.1:0", &deps, &h, &cause), 0);
+	if (h == NULL) {
+		fprintf(stderr, "http_start: %s\n", cause);
+		free(cause);
+		loop_destroy(loop);
+		return;
+	}
+	unsigned port = http_port(h);
+	CHECK(port != 0);
+	char listen_again[32];
+	snprintf(listen_again, sizeof(listen_again), "127.0.0.1:%u", port);
+	CHECK_INT(http_start(listen_again, &deps, &h2, &cause), -1);
+	CHECK(cause != NULL && strstr(cause, "in use") != NULL);
+	free(cause);
+	test_http_routes(port);
+	test_http_errors(port);
+	http_stop(h);
+	if (http_start("[::1]:0", &deps, &h, &cause) == 0) {   /* hosts without IPv6 skip this */
+		CHECK(http_port(h) != 0);
+		http_stop(h);
+	} else {
+		printf("metrics_test: no IPv6 listener (%s)\n", cause);
+		free(cause);
+	}
+	loop_destroy(loop);
+}
+
+/* ---- with a real store on a temp file ---- */
+
+static store_t *test_store_open(conf_t *c, char *dir, size_t dirlen)
+{
+	snprintf(dir, dirlen, "/tmp/metrics_test.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		return NULL;
+	char *path = xasprintf("%s/wgwatch.db", dir);
+	store_t *st = NULL;
+	char *cause = NULL;
+	CHECK_INT(store_open(path, c, &st, &cause), 0);
+	if (cause)
+		fprintf(stderr, "store_open: %s\n", cause);
+	free(cause);
+	free(path);
+	return st;
+}
+
+static void test_store_close(store_t *st, const char *dir)
+{
+	store_close(st);
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+}
+
+static void test_store_metrics(fleet_t *f, store_t *st)
+{
+	store_submit(st, sample_r0());
+	store_flush(st);
+	buf_t b;
+	buf_init(&b);
+	metrics_render(f, st, &b);
+	static const char key[] = "\nwgwatch_store_samples_total ";
+	const char *p = strstr(b.data, key);
+	CHECK(p != NULL && strtoull(p + sizeof(key) - 1, NULL, 10) > 0);
+	CHECK(has_line(b.data, "wgwatch_store_write_errors_total 0"));
+	CHECK(has_line(b.data, "wgwatch_store_queue_length 0"));
+	CHECK(has_line(b.data, "wgwatch_store_failing 0"));
+	buf_free(&b);
+}
+
+/* ---- speed: 1,000 routers × 9 cores, 4 interfaces, 20 peers ---- */
+
+static sample_t *big_sample(const char *name)
+{
+	sample_t *s = sample_new(name, 1700000000000, "rest");
+	s->board = xstrdup("CCR2116-12G-4S+");
+	s->architecture = xstrdup("arm64");
+	s->version = xstrdup("7.22.3");
+	s->firmware = xstrdup("7.22.3");
+	s->upgrade_firmware = xstrdup("7.22.3");
+	s->uptime_ms = 86400123;
+	sample_set_cores(s, 9);
+	for (size_t k = 0; k < 9; k++)
+		s->cores[k].load = (double)k / 100, s->cores[k].irq = (double)k / 200;
+	char tmp[32];
+	for (int k = 0; k < 4; k++) {
+		snprintf(tmp, sizeof(tmp), "wg%d", k);
+		add_iface(s, tmp, "wg", (uint64_t)k * 123456789);
+	}
+	s->have_peers = true;
+	for (int k = 0; k < 20; k++) {
+		snprintf(tmp, sizeof(tmp), "peer-%d", k);
+		add_peer(s, "wg0", tmp, k * 1500);
+	}
+	return s;
+}
+
+static void test_speed(void)
+{
+	conf_t *c = test_conf(1000);
+	for (size_t i = 0; i < c->nrouters; i++)
+		test_conf_label(&c->routers[i], "site", i % 2 ? "east" : "west");
+	fleet_t *f = fleet_create(c);
+	for (size_t i = 0; i < c->nrouters; i++) {
+		sample_t *s = big_sample(c->routers[i].name);
+		fleet_update(f, s);
+		sample_free(s);
+	}
+	buf_t b;
+	buf_init(&b);
+	double best = 1e9;
+	for (int run = 0; run < 5; run++) {
+		struct timespec t0, t1;
+		buf_free(&b);   /* a fresh buffer, as each HTTP request has */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		metrics_render(f, NULL, &b);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+		best = ms < best ? ms : best;
+	}
+	int lines = count(b.data, "\n");
+	printf("metrics_test: 1000 routers rendered in %.1f ms (best of 5), %d lines, %zu bytes\n",
+	       best, lines, b.len);
+	CHECK(lines > 1000 * (2 + 9 * 2 + 4 * 6 + 20 * 3));
+	buf_free(&b);
+	fleet_destroy(f);
+	test_conf_free(c);
+}
+
+int main(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	test_escape();
+	test_numbers();
+	conf_t *c = test_conf(4);
+	fleet_t *f = test_fleet(c);
+	test_render(f);
+	test_api(f);
+	test_listen_parse();
+	test_health();
+	char dir[64];
+	store_t *st = test_store_open(c, dir, sizeof(dir));
+	if (st) {
+		test_store_metrics(f, st);
+		test_http(c, f, st);
+		test_store_close(st, dir);
+	}
+	fleet_destroy(f);
+	test_conf_free(c);
+	test_speed();
+	curl_global_cleanup();
+	return unit_done("metrics_test");
+}

@@ -1,0 +1,274 @@
+/* http: the HTTP listener (libmicrohttpd, its own small thread pool) and the route table.
+ * Handlers only read: the fleet under its lock, store stats, two heartbeats. They never touch
+ * the loop's data and never block on the database. Every reply carries the security headers. */
+#include "config.h"
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "api.h"
+#include "buf.h"
+#include "log.h"
+#include "metrics.h"
+#include "xmem.h"
+
+#define HTTP_THREADS 2
+#define HTTP_MAX_CONNECTIONS 256
+#define HTTP_TIMEOUT_S 10
+#define HTTP_CONN_MEMORY (16 * 1024)   /* request headers and URL must fit */
+#define HTTP_STALE_MIN_MS 3000
+
+#define HTTP_TEXT "text/plain; charset=utf-8"
+
+struct http {
+	struct MHD_Daemon *mhd;
+	struct http_deps deps;
+	unsigned port;
+	int64_t stale_ms;   /* a heartbeat older than this makes /healthz fail */
+};
+
+typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
+
+/* ---- listen address ---- */
+
+/* Decimal 0..65535, digits only. */
+static int http_parse_port(const char *s, unsigned *port)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > 5 || strspn(s, "0123456789") != n)
+		return -1;
+	unsigned long v = strtoul(s, NULL, 10);
+	if (v > 65535)
+		return -1;
+	*port = (unsigned)v;
+	return 0;
+}
+
+/* "A.B.C.D:PORT" or "[IPV6]:PORT", numeric addresses only. */
+static int http_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
+{
+	const char *colon, *host = spec;
+	size_t hlen;
+	bool v6 = spec[0] == '[';
+	if (v6) {
+		const char *end = strchr(spec, ']');
+		if (end == NULL || end[1] != ':')
+			return -1;
+		host = spec + 1, hlen = (size_t)(end - host), colon = end + 1;
+	} else {
+		colon = strchr(spec, ':');
+		if (colon == NULL || strchr(colon + 1, ':') != NULL)
+			return -1;
+		hlen = (size_t)(colon - spec);
+	}
+	char addr[INET6_ADDRSTRLEN];
+	unsigned port;
+	if (hlen == 0 || hlen >= sizeof(addr) || http_parse_port(colon + 1, &port) < 0)
+		return -1;
+	memcpy(addr, host, hlen);
+	addr[hlen] = '\0';
+	memset(ss, 0, sizeof(*ss));
+	if (v6) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		s6->sin6_family = AF_INET6, s6->sin6_port = htons((uint16_t)port), *len = sizeof(*s6);
+		return inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1 ? 0 : -1;
+	}
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+	s4->sin_family = AF_INET, s4->sin_port = htons((uint16_t)port), *len = sizeof(*s4);
+	return inet_pton(AF_INET, addr, &s4->sin_addr) == 1 ? 0 : -1;
+}
+
+/* A bound, listening socket for ss; -1 with *cause. Fills the bound port. */
+static int http_socket(const char *spec, const struct sockaddr_storage *ss, socklen_t len,
+		       unsigned *port, char **cause)
+{
+	int one = 1;
+	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
+	    bind(fd, (const struct sockaddr *)ss, len) < 0 || listen(fd, 64) < 0) {
+		*cause = xasprintf("cannot listen on %s: %s", spec, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	struct sockaddr_storage bound;
+	socklen_t blen = sizeof(bound);
+	getsockname(fd, (struct sockaddr *)&bound, &blen);
+	*port = ntohs(bound.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&bound)->sin6_port
+						  : ((struct sockaddr_in *)&bound)->sin_port);
+	return fd;
+}
+
+/* ---- routes ---- */
+
+static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
+{
+	metrics_render(h->deps.fleet, h->deps.store, body);
+	*ctype = "text/plain; version=0.0.4; charset=utf-8";
+	return 200;
+}
+
+static unsigned http_api_routers(http_t *h, buf_t *body, const char **ctype)
+{
+	api_routers(h->deps.fleet, body);
+	*ctype = "application/json";
+	return 200;
+}
+
+/* 200 "ok" when both heartbeat ages (ms) are within bound, else 503 naming the stale ones. */
+static unsigned http_health_text(buf_t *body, int64_t loop_age, int64_t store_age, int64_t bound)
+{
+	if (loop_age <= bound && store_age <= bound) {
+		buf_puts(body, "ok\n");
+		return 200;
+	}
+	if (loop_age > bound)
+		buf_printf(body, "stale: event loop silent for %lld ms (limit %lld ms)\n",
+			   (long long)loop_age, (long long)bound);
+	if (store_age > bound)
+		buf_printf(body, "stale: store writer silent for %lld ms (limit %lld ms)\n",
+			   (long long)store_age, (long long)bound);
+	return 503;
+}
+
+static unsigned http_healthz(http_t *h, buf_t *body, const char **ctype)
+{
+	int64_t now = loop_mono_ms();
+	int64_t loop_age = h->deps.loop ? now - loop_heartbeat_ms(h->deps.loop) : 0;
+	int64_t store_age = h->deps.store ? now - store_heartbeat_ms(h->deps.store) : 0;
+	*ctype = HTTP_TEXT;
+	return http_health_text(body, loop_age, store_age, h->stale_ms);
+}
+
+static const struct http_route {
+	const char *path;
+	http_route_fn fn;
+} http_routes[] = {
+	{ "/metrics", http_metrics },
+	{ "/api/v1/routers", http_api_routers },
+	{ "/healthz", http_healthz },
+};
+
+/* ---- replies ---- */
+
+static enum MHD_Result http_reply(struct MHD_Connection *conn, unsigned status, const char *ctype,
+				  buf_t *body)
+{
+	size_t len;
+	char *data = buf_steal(body, &len);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL) {
+		free(data);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Content-Security-Policy",
+				"default-src 'none'; frame-ancestors 'none'");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	enum MHD_Result ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
+				    const char *method, const char *version,
+				    const char *upload_data, size_t *upload_data_size,
+				    void **req_cls)
+{
+	http_t *h = cls;
+	buf_t body;
+	buf_init(&body);
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
+		buf_puts(&body, "method not allowed\n");
+		return http_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, HTTP_TEXT, &body);
+	}
+	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
+		if (strcmp(url, http_routes[i].path) != 0)
+			continue;
+		const char *ctype = HTTP_TEXT;
+		unsigned status = http_routes[i].fn(h, &body, &ctype);
+		return http_reply(conn, status, ctype, &body);
+	}
+	buf_puts(&body, "not found\n");
+	return http_reply(conn, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
+}
+
+static void http_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+	char *msg = xvasprintf(fmt, ap);
+	size_t n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_warn("http: %s", msg);
+	free(msg);
+}
+
+/* ---- lifecycle ---- */
+
+/* Both heartbeats tick at least once per poll interval, the loop's every second. */
+static int64_t http_stale_ms(const conf_t *conf)
+{
+	int64_t iv = conf ? conf->interval_ms : 0;
+	for (size_t i = 0; conf && i < conf->nrouters; i++)
+		if (conf->routers[i].interval_ms > iv)
+			iv = conf->routers[i].interval_ms;
+	return 3 * iv > HTTP_STALE_MIN_MS ? 3 * iv : HTTP_STALE_MIN_MS;
+}
+
+int http_start(const char *spec, const struct http_deps *deps, http_t **out, char **cause)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	unsigned port;
+	if (spec == NULL || http_parse_listen(spec, &ss, &len) < 0) {
+		*cause = xasprintf("listen \"%s\": want A.B.C.D:PORT or [IPV6]:PORT, port 0-65535",
+				   spec ? spec : "");
+		return -1;
+	}
+	int fd = http_socket(spec, &ss, len, &port, cause);
+	if (fd < 0)
+		return -1;
+	http_t *h = xcalloc(1, sizeof(*h));
+	h->deps = *deps;
+	h->port = port;
+	h->stale_ms = http_stale_ms(deps->conf);
+	h->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+				  0, NULL, NULL, http_handler, h,
+				  MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL,
+				  MHD_OPTION_LISTEN_SOCKET, fd,
+				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
+				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
+				  MHD_OPTION_END);
+	if (h->mhd == NULL) {
+		/* fd is left open: MHD may have closed it already, and this error ends startup */
+		*cause = xasprintf("cannot start the HTTP server on %s", spec);
+		free(h);
+		return -1;
+	}
+	*out = h;
+	return 0;
+}
+
+void http_stop(http_t *h)
+{
+	if (h == NULL)
+		return;
+	MHD_stop_daemon(h->mhd);   /* closes the listening socket */
+	free(h);
+}
+
+unsigned http_port(const http_t *h) { return h->port; }

@@ -1,0 +1,523 @@
+/* metrics: the Prometheus text exposition (format 0.0.4) of the fleet and of the daemon itself.
+ * Every family is declared once in metrics_families[], which drives # HELP, # TYPE and the order.
+ * Reads only samples, counters and public config fields (name, labels): never a secret, never
+ * I/O. Label values are escaped and made valid UTF-8, whatever bytes a router sent. */
+#include "config.h"
+#include "metrics.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmem.h"
+
+/* Per router, the escaped `router="..."` label and the `,key="value"` config labels, as
+ * ranges of one shared buffer built once per render. */
+struct metrics_rl {
+	size_t router_off, router_len;
+	size_t extra_off, extra_len;
+};
+
+struct metrics_ctx {
+	buf_t *out;
+	const fleet_t *fleet;
+	const struct store_stats *store;
+	buf_t labels;
+	struct metrics_rl *rl;
+};
+
+struct metrics_family;
+typedef void (*metrics_router_fn)(struct metrics_ctx *c, const struct metrics_family *fam,
+				  size_t i, const fleet_router_t *r);
+typedef void (*metrics_daemon_fn)(struct metrics_ctx *c, const struct metrics_family *fam);
+
+struct metrics_family {
+	const char *name;
+	const char *type;
+	const char *help;
+	metrics_router_fn per_router;   /* called for every router, or */
+	metrics_daemon_fn daemon;       /* called once */
+	size_t off;                     /* offset of the counter in its struct, where used */
+};
+
+/* buf_append's fast path inlined: a render makes over a million small appends. */
+static inline void metrics_put(buf_t *b, const void *p, size_t n)
+{
+	if (b->len + n < b->cap) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	buf_append(b, p, n);
+}
+
+static inline void metrics_puts(buf_t *b, const char *s) { metrics_put(b, s, strlen(s)); }
+
+static inline void metrics_putc(buf_t *b, char c) { metrics_put(b, &c, 1); }
+
+/* ---- UTF-8 and label escaping ---- */
+
+/* Length of the valid UTF-8 sequence (RFC 3629) starting at s, 0 when invalid. */
+static size_t metrics_utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
+	size_t n;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		lo = c == 0xE0 ? 0xA0 : 0x80;   /* no overlongs */
+		hi = c == 0xED ? 0x9F : 0xBF;   /* no surrogates */
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		lo = c == 0xF0 ? 0x90 : 0x80;
+		hi = c == 0xF4 ? 0x8F : 0xBF;   /* nothing above U+10FFFF */
+	} else {
+		return 0;
+	}
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t k = 2; k < n; k++)   /* stops at the NUL: 0 is not a continuation byte */
+		if (s[k] < 0x80 || s[k] > 0xBF)
+			return 0;
+	return n;
+}
+
+/* Append s as valid UTF-8 (U+FFFD for each bad byte), escaping \ " and newline if asked. */
+static void metrics_put_text(buf_t *out, const char *str, bool escape)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	const unsigned char *run = s;
+	while (*s) {
+		size_t n = 1;
+		if (*s >= 0x80)
+			n = metrics_utf8_len(s);
+		else if (escape && (*s == '\\' || *s == '"' || *s == '\n'))
+			n = 0;
+		if (n > 0) {
+			s += n;
+			continue;
+		}
+		metrics_put(out, run, (size_t)(s - run));
+		if (*s == '\\' || *s == '"')
+			metrics_put(out, *s == '\\' ? "\\\\" : "\\\"", 2);
+		else if (*s == '\n')
+			metrics_put(out, "\\n", 2);
+		else
+			metrics_put(out, "\xEF\xBF\xBD", 3);
+		run = ++s;
+	}
+	metrics_put(out, run, (size_t)(s - run));
+}
+
+void metrics_escape_label(buf_t *out, const char *s) { metrics_put_text(out, s, true); }
+
+void metrics_put_utf8(buf_t *out, const char *s) { metrics_put_text(out, s, false); }
+
+/* ---- numbers ---- */
+
+static void metrics_put_u64(buf_t *out, uint64_t v)
+{
+	char tmp[24];
+	char *p = tmp + sizeof(tmp);
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	metrics_put(out, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
+/* Shortest exact text for v. Values with at most 6 decimals (ratios, seconds from
+ * milliseconds) take a fast integer path; anything else goes through printf. */
+static void metrics_put_double(buf_t *out, double v)
+{
+	if (isnan(v)) {
+		metrics_puts(out, "NaN");
+		return;
+	}
+	if (isinf(v)) {
+		metrics_puts(out, v > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	long long r = fabs(v) < 1e9 ? llround(v * 1e6) : 0;
+	if (fabs(v) < 1e9 && (double)r / 1e6 == v) {
+		uint64_t a = (uint64_t)(r < 0 ? -r : r);
+		if (r < 0)
+			metrics_putc(out, '-');
+		metrics_put_u64(out, a / 1000000);
+		unsigned frac = (unsigned)(a % 1000000);
+		if (frac == 0)
+			return;
+		char tmp[8] = ".000000";
+		for (int k = 6; k >= 1; k--, frac /= 10)
+			tmp[k] = (char)('0' + frac % 10);
+		size_t len = 7;
+		while (tmp[len - 1] == '0')
+			len--;
+		metrics_put(out, tmp, len);
+		return;
+	}
+	char tmp[32];
+	snprintf(tmp, sizeof(tmp), "%.15g", v);
+	if (strtod(tmp, NULL) != v)
+		snprintf(tmp, sizeof(tmp), "%.17g", v);
+	metrics_puts(out, tmp);
+}
+
+/* ---- series ---- */
+
+/* name{router="R" — the caller adds its own labels, then ends the series. */
+static void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size_t i)
+{
+	metrics_puts(c->out, fam->name);
+	metrics_putc(c->out, '{');
+	metrics_put(c->out, c->labels.data + c->rl[i].router_off, c->rl[i].router_len);
+}
+
+static void metrics_label(buf_t *out, const char *key, const char *value)
+{
+	metrics_putc(out, ',');
+	metrics_puts(out, key);
+	metrics_put(out, "=\"", 2);
+	metrics_escape_label(out, value);
+	metrics_putc(out, '"');
+}
+
+/* Config labels, closing brace, space: the value follows. */
+static void metrics_close(struct metrics_ctx *c, size_t i)
+{
+	metrics_put(c->out, c->labels.data + c->rl[i].extra_off, c->rl[i].extra_len);
+	metrics_put(c->out, "} ", 2);
+}
+
+static void metrics_end_u64(struct metrics_ctx *c, size_t i, uint64_t v)
+{
+	metrics_close(c, i);
+	metrics_put_u64(c->out, v);
+	metrics_putc(c->out, '\n');
+}
+
+static void metrics_end_double(struct metrics_ctx *c, size_t i, double v)
+{
+	metrics_close(c, i);
+	metrics_put_double(c->out, v);
+	metrics_putc(c->out, '\n');
+}
+
+static uint64_t metrics_field(const void *base, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, (const char *)base + off, sizeof(v));
+	return v;
+}
+
+/* ---- per-router families ---- */
+
+static void metrics_up(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+		       const fleet_router_t *r)
+{
+	metrics_begin(c, fam, i);
+	metrics_end_u64(c, i, r->up ? 1 : 0);
+}
+
+static void metrics_info(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			 const fleet_router_t *r)
+{
+	const sample_t *s = r->last;
+	if (s == NULL)
+		return;
+	metrics_begin(c, fam, i);
+	metrics_label(c->out, "board", s->board);
+	metrics_label(c->out, "architecture", s->architecture);
+	metrics_label(c->out, "version", s->version);
+	metrics_label(c->out, "firmware", s->firmware);
+	metrics_end_u64(c, i, 1);
+}
+
+static void metrics_uptime(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			   const fleet_router_t *r)
+{
+	if (r->last == NULL || r->last->uptime_ms < 0)
+		return;
+	metrics_begin(c, fam, i);
+	metrics_end_double(c, i, (double)r->last->uptime_ms / 1000.0);
+}
+
+static void metrics_fw_upgrade(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			       const fleet_router_t *r)
+{
+	const sample_t *s = r->last;
+	if (s == NULL)
+		return;
+	bool avail = s->firmware && s->upgrade_firmware && s->upgrade_firmware[0] &&
+		     strcmp(s->firmware, s->upgrade_firmware) != 0;
+	metrics_begin(c, fam, i);
+	metrics_end_u64(c, i, avail ? 1 : 0);
+}
+
+static void metrics_core(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			 const fleet_router_t *r)
+{
+	const sample_t *s = r->last;
+	bool irq = fam->off == offsetof(struct sample_core, irq);
+	for (size_t k = 0; s != NULL && k < s->ncores; k++) {
+		double v = irq ? s->cores[k].irq : s->cores[k].load;
+		if (isnan(v))
+			continue;
+		metrics_begin(c, fam, i);
+		metrics_put(c->out, ",core=\"", 7);
+		metrics_put_u64(c->out, k);
+		metrics_putc(c->out, '"');
+		metrics_end_double(c, i, v);
+	}
+}
+
+static void metrics_iface(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			  const fleet_router_t *r)
+{
+	const sample_t *s = r->last;
+	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
+		const struct sample_iface *f = &s->ifaces[k];
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "interface", f->name);
+		metrics_label(c->out, "type", f->type);
+		metrics_end_u64(c, i, metrics_field(f, fam->off));
+	}
+}
+
+static void metrics_peer(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			 const fleet_router_t *r)
+{
+	const sample_t *s = r->last;
+	bool handshake = fam->off == offsetof(struct sample_peer, last_handshake_ms);
+	for (size_t k = 0; s != NULL && s->have_peers && k < s->npeers; k++) {
+		const struct sample_peer *p = &s->peers[k];
+		if (handshake && p->last_handshake_ms < 0)
+			continue;
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "interface", p->interface);
+		metrics_label(c->out, "peer", p->peer);
+		if (handshake)
+			metrics_end_double(c, i, (double)p->last_handshake_ms / 1000.0);
+		else
+			metrics_end_u64(c, i, metrics_field(p, fam->off));
+	}
+}
+
+static void metrics_poll_errors(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+				const fleet_router_t *r)
+{
+	for (int k = SAMPLE_OK + 1; k < SAMPLE_ERR_COUNT; k++) {
+		if (r->errors[k] == 0)
+			continue;
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "kind", sample_err_name((enum sample_err)k));
+		metrics_end_u64(c, i, r->errors[k]);
+	}
+}
+
+static void metrics_polls(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			  const fleet_router_t *r)
+{
+	metrics_begin(c, fam, i);
+	metrics_end_u64(c, i, r->polls);
+}
+
+/* ---- daemon families ---- */
+
+static void metrics_daemon_u64(buf_t *out, const struct metrics_family *fam, uint64_t v)
+{
+	metrics_puts(out, fam->name);
+	metrics_putc(out, ' ');
+	metrics_put_u64(out, v);
+	metrics_putc(out, '\n');
+}
+
+static void metrics_hist_line(buf_t *out, const char *name, const char *suffix, double le,
+			      uint64_t v)
+{
+	metrics_puts(out, name);
+	metrics_puts(out, suffix);
+	metrics_puts(out, "{le=\"");
+	metrics_put_double(out, le);
+	metrics_put(out, "\"} ", 3);
+	metrics_put_u64(out, v);
+	metrics_putc(out, '\n');
+}
+
+static void metrics_poll_duration(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	const struct fleet_stats *st = fleet_stats(c->fleet);
+	for (size_t k = 0; k < FLEET_HIST_BUCKETS; k++)
+		metrics_hist_line(c->out, fam->name, "_bucket", fleet_hist_bounds[k], st->hist[k]);
+	metrics_hist_line(c->out, fam->name, "_bucket", INFINITY, st->hist_count);
+	metrics_puts(c->out, fam->name);
+	metrics_puts(c->out, "_sum ");
+	metrics_put_double(c->out, st->hist_sum);
+	metrics_putc(c->out, '\n');
+	metrics_puts(c->out, fam->name);
+	metrics_puts(c->out, "_count ");
+	metrics_put_u64(c->out, st->hist_count);
+	metrics_putc(c->out, '\n');
+}
+
+static void metrics_polls_late(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, fleet_stats(c->fleet)->polls_late);
+}
+
+static void metrics_store_samples(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, c->store->samples_stored);
+}
+
+static void metrics_store_write_errors(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, c->store->write_errors);
+}
+
+static void metrics_store_queue(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, c->store->queued);
+}
+
+static void metrics_store_failing(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, c->store->failing ? 1 : 0);
+}
+
+/* ---- the table: every family once; docs/metrics.md describes the same list ---- */
+
+#define IFACE(field) .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
+#define PEER(field) .per_router = metrics_peer, .off = offsetof(struct sample_peer, field)
+
+static const struct metrics_family metrics_families[] = {
+	{ "wgwatch_router_up", "gauge",
+	  "1 when the newest poll of the router succeeded, else 0.", .per_router = metrics_up },
+	{ "wgwatch_router_info", "gauge",
+	  "Board, architecture, RouterOS version and firmware of the router; always 1.",
+	  .per_router = metrics_info },
+	{ "wgwatch_router_uptime_seconds", "gauge",
+	  "Router uptime at the newest poll.", .per_router = metrics_uptime },
+	{ "wgwatch_router_firmware_upgrade_available", "gauge",
+	  "1 when the RouterBOOT upgrade firmware differs from the current one, else 0.",
+	  .per_router = metrics_fw_upgrade },
+	{ "wgwatch_cpu_core_load_ratio", "gauge", "Load of one CPU core, 0 to 1.",
+	  .per_router = metrics_core, .off = offsetof(struct sample_core, load) },
+	{ "wgwatch_cpu_core_irq_ratio", "gauge", "Interrupt share of one CPU core, 0 to 1.",
+	  .per_router = metrics_core, .off = offsetof(struct sample_core, irq) },
+	{ "wgwatch_interface_receive_bytes_total", "counter",
+	  "Bytes received on the interface.", IFACE(rx_bytes) },
+	{ "wgwatch_interface_transmit_bytes_total", "counter",
+	  "Bytes transmitted on the interface.", IFACE(tx_bytes) },
+	{ "wgwatch_interface_receive_packets_total", "counter",
+	  "Packets received on the interface.", IFACE(rx_packets) },
+	{ "wgwatch_interface_transmit_packets_total", "counter",
+	  "Packets transmitted on the interface.", IFACE(tx_packets) },
+	{ "wgwatch_interface_receive_drops_total", "counter",
+	  "Received packets dropped on the interface.", IFACE(rx_drops) },
+	{ "wgwatch_interface_transmit_drops_total", "counter",
+	  "Transmitted packets dropped on the interface.", IFACE(tx_drops) },
+	{ "wgwatch_wireguard_peer_receive_bytes_total", "counter",
+	  "Bytes received from the WireGuard peer.", PEER(rx_bytes) },
+	{ "wgwatch_wireguard_peer_transmit_bytes_total", "counter",
+	  "Bytes transmitted to the WireGuard peer.", PEER(tx_bytes) },
+	{ "wgwatch_wireguard_peer_last_handshake_seconds", "gauge",
+	  "Age of the peer's last handshake at the newest poll; absent if it never handshook.",
+	  PEER(last_handshake_ms) },
+	{ "wgwatch_poll_duration_seconds", "histogram",
+	  "Duration of router polls.", .daemon = metrics_poll_duration },
+	{ "wgwatch_poll_errors_total", "counter",
+	  "Failed polls of the router by kind of failure.", .per_router = metrics_poll_errors },
+	{ "wgwatch_polls_total", "counter",
+	  "Finished polls of the router.", .per_router = metrics_polls },
+	{ "wgwatch_polls_late_total", "counter",
+	  "Polls started more than one interval after they were due.",
+	  .daemon = metrics_polls_late },
+	{ "wgwatch_store_samples_total", "counter",
+	  "Sample rows committed to the database.", .daemon = metrics_store_samples },
+	{ "wgwatch_store_write_errors_total", "counter",
+	  "Failed database commits.", .daemon = metrics_store_write_errors },
+	{ "wgwatch_store_queue_length", "gauge",
+	  "Polls waiting to be written to the database.", .daemon = metrics_store_queue },
+	{ "wgwatch_store_failing", "gauge",
+	  "1 when the newest database commit failed, else 0.", .daemon = metrics_store_failing },
+};
+
+#define METRICS_NFAMILIES (sizeof(metrics_families) / sizeof(metrics_families[0]))
+
+/* ---- render ---- */
+
+/* Label names our families use themselves; a config label of the same name is left out
+ * rather than produce a series with a duplicate label. */
+static bool metrics_reserved(const char *key)
+{
+	static const char *const reserved[] = {
+		"router", "board", "architecture", "version", "firmware", "core",
+		"interface", "type", "peer", "kind", "le",
+	};
+	for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
+		if (strcmp(key, reserved[k]) == 0)
+			return true;
+	return false;
+}
+
+static void metrics_prepare(struct metrics_ctx *c, size_t n)
+{
+	buf_init(&c->labels);
+	c->rl = xcalloc(n, sizeof(*c->rl));
+	for (size_t i = 0; i < n; i++) {
+		const conf_router_t *cr = fleet_at(c->fleet, i)->conf;
+		struct metrics_rl *rl = &c->rl[i];
+		rl->router_off = c->labels.len;
+		metrics_put(&c->labels, "router=\"", 8);
+		metrics_escape_label(&c->labels, cr->name);
+		metrics_putc(&c->labels, '"');
+		rl->router_len = c->labels.len - rl->router_off;
+		rl->extra_off = c->labels.len;
+		for (size_t k = 0; k < cr->nlabels; k++)
+			if (!metrics_reserved(cr->labels[k].key))
+				metrics_label(&c->labels, cr->labels[k].key, cr->labels[k].value);
+		rl->extra_len = c->labels.len - rl->extra_off;
+	}
+}
+
+static void metrics_family_render(struct metrics_ctx *c, const struct metrics_family *fam, size_t n)
+{
+	metrics_puts(c->out, "# HELP ");
+	metrics_puts(c->out, fam->name);
+	metrics_putc(c->out, ' ');
+	metrics_puts(c->out, fam->help);
+	metrics_puts(c->out, "\n# TYPE ");
+	metrics_puts(c->out, fam->name);
+	metrics_putc(c->out, ' ');
+	metrics_puts(c->out, fam->type);
+	metrics_putc(c->out, '\n');
+	if (fam->daemon) {
+		fam->daemon(c, fam);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		fam->per_router(c, fam, i, fleet_at(c->fleet, i));
+}
+
+void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
+{
+	struct store_stats st = { 0 };
+	if (store)
+		store_get_stats(store, &st);
+	struct metrics_ctx c = { .out = out, .fleet = fleet, .store = &st };
+
+	fleet_lock(fleet);
+	size_t n = fleet_size(fleet);
+	metrics_prepare(&c, n);
+	for (size_t f = 0; f < METRICS_NFAMILIES; f++)
+		metrics_family_render(&c, &metrics_families[f], n);
+	fleet_unlock(fleet);
+
+	buf_free(&c.labels);
+	free(c.rl);
+}
