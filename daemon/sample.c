@@ -82,7 +82,8 @@ sample_t *sample_dup(const sample_t *s)
 	d->architecture = xstrdup(s->architecture);
 	d->cpu_model = xstrdup(s->cpu_model);
 	d->cores = xcalloc(s->ncores, sizeof(*d->cores));
-	memcpy(d->cores, s->cores, s->ncores * sizeof(*d->cores));
+	if (s->ncores)
+		memcpy(d->cores, s->cores, s->ncores * sizeof(*d->cores));
 	d->ifaces = xcalloc(s->nifaces, sizeof(*d->ifaces));
 	for (size_t i = 0; i < s->nifaces; i++) {
 		d->ifaces[i] = s->ifaces[i];

@@ -502,7 +502,8 @@ static void compile_phases(struct parser *p, struct sc_group *g)
 		memcpy(p->st.firmware, p->st.version, SC_VER_LEN);
 	if (!p->st.upgrade_firmware[0])
 		memcpy(p->st.upgrade_firmware, p->st.version, SC_VER_LEN);
-	qsort(p->ev, p->nev, sizeof(*p->ev), event_cmp);
+	if (p->nev)
+		qsort(p->ev, p->nev, sizeof(*p->ev), event_cmp);
 	g->phases = xcalloc(p->nev + 1, sizeof(*g->phases));
 	g->phases[0] = (struct sc_phase){ .start = -INFINITY, .st = p->st };
 	g->nphases = 1;

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "log.h"
 #include "metrics.h"
+#include "page.h"
 #include "xmem.h"
 
 #define HTTP_THREADS 2
@@ -115,6 +116,20 @@ static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
 	return 200;
 }
 
+static unsigned http_fleet_page(http_t *h, buf_t *body, const char **ctype)
+{
+	page_fleet(h->deps.fleet, body);
+	*ctype = "text/html; charset=utf-8";
+	return 200;
+}
+
+static unsigned http_css(http_t *h, buf_t *body, const char **ctype)
+{
+	page_css(body);
+	*ctype = "text/css; charset=utf-8";
+	return 200;
+}
+
 static unsigned http_api_routers(http_t *h, buf_t *body, const char **ctype)
 {
 	api_routers(h->deps.fleet, body);
@@ -151,6 +166,8 @@ static const struct http_route {
 	const char *path;
 	http_route_fn fn;
 } http_routes[] = {
+	{ "/", http_fleet_page },
+	{ "/static/wgwatch.css", http_css },
 	{ "/metrics", http_metrics },
 	{ "/api/v1/routers", http_api_routers },
 	{ "/healthz", http_healthz },
@@ -171,7 +188,7 @@ static enum MHD_Result http_reply(struct MHD_Connection *conn, unsigned status, 
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Content-Security-Policy",
-				"default-src 'none'; frame-ancestors 'none'");
+				"default-src 'none'; style-src 'self'; frame-ancestors 'none'");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");

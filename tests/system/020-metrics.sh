@@ -76,8 +76,16 @@ assert a["up"] is False and "401" in a["last_error"], a
 PY
 ok "/api/v1/routers"
 
+http_get / >"$T/fleet.html"
+[ "$(grep -c '^<tr><td>' "$T/fleet.html")" -eq 5 ] || fail "the fleet page has not 5 router rows"
+grep '^<tr><td>tile-a<' "$T/fleet.html" | grep -q 'single-core bound' || fail "tile-a not flagged single-core bound"
+if grep '^<tr><td>arm64-' "$T/fleet.html" | grep -q 'single-core bound'; then fail "an arm64 router flagged"; fi
+grep '^<tr><td>auth-fail<' "$T/fleet.html" | grep -q 'down.*auth: .*401' || fail "auth-fail's reason not on the page"
+[ "$(grep -n '^<tr><td>' "$T/fleet.html" | head -2 | grep -c 'down')" -eq 2 ] || fail "down routers not listed first"
+ok "fleet page: 5 rows, down first with reasons, tile-a flagged single-core bound"
+
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/healthz")" = 200 ] || fail "healthz"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$HTTP_PORT/metrics")" = 405 ] || fail "POST allowed"
-if grep -q "$SIM_PASSWORD" "$T/metrics.txt" "$T/api.json" "$T/daemon.log"; then fail "password leaked"; fi
+if grep -q "$SIM_PASSWORD" "$T/metrics.txt" "$T/api.json" "$T/fleet.html" "$T/daemon.log"; then fail "password leaked"; fi
 ok "healthz, method limit, no secret in metrics, API or log"
 check_log_clean

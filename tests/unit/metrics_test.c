@@ -14,6 +14,7 @@
 #include "api.h"
 #include "fleet.h"
 #include "metrics.h"
+#include "page.h"
 #include "sample.h"
 #include "unit.h"
 #include "xmem.h"
@@ -479,7 +480,7 @@ static bool has_header(const struct reply *r, const char *line)
 static void check_security(const struct reply *r)
 {
 	CHECK(has_header(r, "X-Content-Type-Options: nosniff"));
-	CHECK(has_header(r, "Content-Security-Policy: default-src 'none'; frame-ancestors 'none'"));
+	CHECK(has_header(r, "Content-Security-Policy: default-src 'none'; style-src 'self'; frame-ancestors 'none'"));
 	CHECK(has_header(r, "Cache-Control: no-store"));
 }
 
@@ -491,6 +492,16 @@ static void test_http_routes(unsigned port)
 	CHECK(has_header(&r, "Content-Type: text/plain; version=0.0.4; charset=utf-8"));
 	CHECK(has_line(r.body.data, "wgwatch_router_up{" R0 SITE "} 1"));
 	check_security(&r);
+	reply_free(&r);
+	fetch(port, "GET", "/", &r);
+	CHECK_INT(r.status, 200);
+	CHECK(has_header(&r, "Content-Type: text/html; charset=utf-8"));
+	CHECK(strstr(r.body.data, "<table id=\"fleet\">") != NULL);
+	check_security(&r);
+	reply_free(&r);
+	fetch(port, "GET", "/static/wgwatch.css", &r);
+	CHECK_INT(r.status, 200);
+	CHECK(has_header(&r, "Content-Type: text/css; charset=utf-8"));
 	reply_free(&r);
 	fetch(port, "GET", "/api/v1/routers", &r);
 	CHECK_INT(r.status, 200);
@@ -662,6 +673,34 @@ static void test_speed(void)
 	test_conf_free(c);
 }
 
+/* The fleet page: hostile router text arrives escaped, down routers first, CSS not inline. */
+static void test_page(fleet_t *f)
+{
+	buf_t b;
+	buf_init(&b);
+	page_fleet(f, &b);
+	const char *h = b.data;
+	CHECK(strstr(h, "<script>") == NULL);
+	CHECK(strstr(h, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
+	CHECK(strstr(h, "evil&quot;name\\x\ny") != NULL);
+	CHECK(strstr(h, "bad" FFFD FFFD "&lt;script&gt;") != NULL);
+	CHECK(strstr(h, "7.22\n&lt;b&gt;") != NULL);
+	CHECK(strstr(h, "site=hq &quot;main&quot;") != NULL);
+	CHECK(strstr(h, "hunter2") == NULL && strstr(h, "c0mmunity") == NULL);
+	CHECK(strstr(h, "style=") == NULL && strstr(h, "<style") == NULL);   /* CSP: no inline style */
+	/* down routers first: r2 (failed) and r3 (never polled) come before r0 */
+	const char *down = strstr(h, "bad" FFFD), *never = strstr(h, "<td>r3</td>");
+	const char *r0 = strstr(h, "<td>r0<br>");
+	CHECK(down && never && r0 && down < r0 && never < r0);
+	CHECK(strstr(h, "not polled yet") != NULL);
+	CHECK(strstr(h, "connect: failed " FFFD "1") != NULL);
+	CHECK(strstr(h, "25% core 0, others 7%") != NULL || strstr(h, ">25%</span> core 0, others 7%") != NULL);
+	buf_reset(&b);
+	page_escape(&b, "a&b<c>'\"");
+	CHECK_STR(b.data, "a&amp;b&lt;c&gt;&#39;&quot;");
+	buf_free(&b);
+}
+
 int main(void)
 {
 	curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -671,6 +710,7 @@ int main(void)
 	fleet_t *f = test_fleet(c);
 	test_render(f);
 	test_api(f);
+	test_page(f);
 	test_listen_parse();
 	test_health();
 	char dir[64];

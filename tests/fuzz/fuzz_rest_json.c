@@ -1,0 +1,73 @@
+/* fuzz_rest_json: libFuzzer harness for the RouterOS REST reply decoders (collectors/rest.c,
+ * included to reach its statics). The input is fed as the 2xx body of every endpoint and as an
+ * error body; an error text must stay printable ASCII, a decoded sample within its ranges.
+ * Never opens a socket: only the decoding half of rest.c runs. */
+#undef NDEBUG
+#include "../../collectors/rest.c"
+
+#include <assert.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Untrusted bytes reach error lines only through rest_clean. */
+static void fuzz_printable(const char *s)
+{
+	assert(s != NULL);
+	for (; *s; s++)
+		assert(*s >= 0x20 && *s < 0x7f);
+}
+
+static void fuzz_check_sample(enum rest_step step, const sample_t *s)
+{
+	switch (step) {
+	case REST_RESOURCE:
+		assert(s->version != NULL && s->board != NULL && s->uptime_ms >= 0);
+		break;
+	case REST_CPU:
+		assert(s->ncores > 0);
+		for (size_t i = 0; i < s->ncores; i++)
+			assert(s->cores[i].load >= 0.0 && s->cores[i].load <= 1.0);
+		break;
+	case REST_IFACES:
+		for (size_t i = 0; i < s->nifaces; i++)
+			assert(s->ifaces[i].name != NULL && s->ifaces[i].type != NULL);
+		break;
+	case REST_PEERS:
+		assert(s->have_peers);
+		for (size_t i = 0; i < s->npeers; i++)
+			assert(s->peers[i].peer != NULL && s->peers[i].public_key != NULL &&
+			       s->peers[i].last_handshake_ms >= -1);
+		break;
+	default:
+		break;
+	}
+}
+
+static void fuzz_step(enum rest_step step, const char *body, size_t len)
+{
+	sample_t *s = sample_new("fuzz", 0, "rest");
+	char *cause = NULL;
+	if (rest_decode(step, body, len, s, &cause) < 0) {
+		fuzz_printable(cause);
+		free(cause);
+	} else {
+		assert(cause == NULL);
+		fuzz_check_sample(step, s);
+	}
+	sample_free(s);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	/* The transport hands over a NUL-terminated buf_t with its length. */
+	char *body = xmalloc(size + 1);
+	memcpy(body, data, size);
+	body[size] = '\0';
+	for (int step = 0; step < REST_NSTEPS; step++)
+		fuzz_step((enum rest_step)step, body, size);
+	char *why = rest_http_reason(size % 2 ? 401 : 500, body, size);
+	fuzz_printable(why);
+	free(why);
+	free(body);
+	return 0;
+}
