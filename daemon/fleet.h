@@ -1,7 +1,9 @@
 /* fleet: the latest known state of every router, shared between the loop thread (writer)
- * and the HTTP threads (readers, under fleet_lock). Holds the newest sample, rates derived from
- * the two newest samples, up/down with the reason, error counts, and the daemon's own poll
- * statistics. Never does I/O. */
+ * and the HTTP threads (readers, through views). Holds the newest complete sample, rates derived
+ * from the two newest, up/down with the reason, error counts, and the daemon's own poll
+ * statistics. A view costs one short lock: the samples in it are shared and reference-counted,
+ * so a slow reader (a /metrics scrape of 10,000 routers) never holds up the poll loop. Never
+ * does I/O. */
 #ifndef WGWATCH_FLEET_H
 #define WGWATCH_FLEET_H
 
@@ -15,7 +17,7 @@ typedef struct fleet fleet_t;
 
 typedef struct fleet_router {
 	const conf_router_t *conf;
-	sample_t *last;             /* newest sample that carried data; NULL before the first */
+	sample_t *last;             /* newest complete sample; NULL before the first */
 	double *rx_bps, *tx_bps;    /* per last->ifaces[i], bits/s; NAN until two samples */
 	bool up;
 	bool polled;                /* at least one poll finished */
@@ -44,12 +46,14 @@ void fleet_destroy(fleet_t *f);
 bool fleet_update(fleet_t *f, const sample_t *s);
 void fleet_note_late(fleet_t *f);
 
-/* Readers: lock, read fleet_size/fleet_at/fleet_stats, unlock. */
-void fleet_lock(fleet_t *f);
-void fleet_unlock(fleet_t *f);
-size_t fleet_size(const fleet_t *f);
-const fleet_router_t *fleet_at(const fleet_t *f, size_t i);
-const fleet_router_t *fleet_find(const fleet_t *f, const char *name);
-const struct fleet_stats *fleet_stats(const fleet_t *f);
+typedef struct fleet_view fleet_view_t;
+
+/* Any thread: a consistent copy of every router's state (config order) and of the stats. It
+ * stays valid, unchanged, until fleet_view_free, whatever the loop does meanwhile. */
+fleet_view_t *fleet_view(fleet_t *f);
+void fleet_view_free(fleet_view_t *v);
+size_t fleet_view_size(const fleet_view_t *v);
+const fleet_router_t *fleet_view_at(const fleet_view_t *v, size_t i);
+const struct fleet_stats *fleet_view_stats(const fleet_view_t *v);
 
 #endif

@@ -75,10 +75,10 @@ static int api_dump_cb(const char *data, size_t size, void *arg)
 void api_routers(fleet_t *fleet, buf_t *out)
 {
 	json_t *arr = json_array();
-	fleet_lock(fleet);
-	for (size_t i = 0; i < fleet_size(fleet); i++)
-		json_array_append_new(arr, api_router(fleet_at(fleet, i)));
-	fleet_unlock(fleet);
+	fleet_view_t *v = fleet_view(fleet);
+	for (size_t i = 0; i < fleet_view_size(v); i++)
+		json_array_append_new(arr, api_router(fleet_view_at(v, i)));
+	fleet_view_free(v);
 	json_dump_callback(arr, api_dump_cb, out, JSON_COMPACT);
 	buf_putc(out, '\n');
 	json_decref(arr);

@@ -6,7 +6,7 @@
 #include "buf.h"
 #include "fleet.h"
 
-/* Append the JSON array, routers in config order. Takes the fleet lock itself. */
+/* Append the JSON array, routers in config order. Reads through a fleet view. */
 void api_routers(fleet_t *fleet, buf_t *out);
 
 #endif

@@ -22,7 +22,7 @@ struct metrics_rl {
 
 struct metrics_ctx {
 	buf_t *out;
-	const fleet_t *fleet;
+	const fleet_view_t *view;
 	const struct store_stats *store;
 	buf_t labels;
 	struct metrics_rl *rl;
@@ -350,7 +350,7 @@ static void metrics_hist_line(buf_t *out, const char *name, const char *suffix, 
 
 static void metrics_poll_duration(struct metrics_ctx *c, const struct metrics_family *fam)
 {
-	const struct fleet_stats *st = fleet_stats(c->fleet);
+	const struct fleet_stats *st = fleet_view_stats(c->view);
 	for (size_t k = 0; k < FLEET_HIST_BUCKETS; k++)
 		metrics_hist_line(c->out, fam->name, "_bucket", fleet_hist_bounds[k], st->hist[k]);
 	metrics_hist_line(c->out, fam->name, "_bucket", INFINITY, st->hist_count);
@@ -366,7 +366,7 @@ static void metrics_poll_duration(struct metrics_ctx *c, const struct metrics_fa
 
 static void metrics_polls_late(struct metrics_ctx *c, const struct metrics_family *fam)
 {
-	metrics_daemon_u64(c->out, fam, fleet_stats(c->fleet)->polls_late);
+	metrics_daemon_u64(c->out, fam, fleet_view_stats(c->view)->polls_late);
 }
 
 static void metrics_store_samples(struct metrics_ctx *c, const struct metrics_family *fam)
@@ -470,7 +470,7 @@ static void metrics_prepare(struct metrics_ctx *c, size_t n)
 	buf_init(&c->labels);
 	c->rl = xcalloc(n, sizeof(*c->rl));
 	for (size_t i = 0; i < n; i++) {
-		const conf_router_t *cr = fleet_at(c->fleet, i)->conf;
+		const conf_router_t *cr = fleet_view_at(c->view, i)->conf;
 		struct metrics_rl *rl = &c->rl[i];
 		rl->router_off = c->labels.len;
 		metrics_put(&c->labels, "router=\"", 8);
@@ -501,7 +501,7 @@ static void metrics_family_render(struct metrics_ctx *c, const struct metrics_fa
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
-		fam->per_router(c, fam, i, fleet_at(c->fleet, i));
+		fam->per_router(c, fam, i, fleet_view_at(c->view, i));
 }
 
 void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
@@ -509,14 +509,13 @@ void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
 	struct store_stats st = { 0 };
 	if (store)
 		store_get_stats(store, &st);
-	struct metrics_ctx c = { .out = out, .fleet = fleet, .store = &st };
-
-	fleet_lock(fleet);
-	size_t n = fleet_size(fleet);
+	fleet_view_t *view = fleet_view(fleet);
+	struct metrics_ctx c = { .out = out, .view = view, .store = &st };
+	size_t n = fleet_view_size(view);
 	metrics_prepare(&c, n);
 	for (size_t f = 0; f < METRICS_NFAMILIES; f++)
 		metrics_family_render(&c, &metrics_families[f], n);
-	fleet_unlock(fleet);
+	fleet_view_free(view);
 
 	buf_free(&c.labels);
 	free(c.rl);

@@ -8,7 +8,7 @@
 #include "fleet.h"
 #include "store.h"
 
-/* Append the whole exposition to out. Takes the fleet lock itself. */
+/* Append the whole exposition to out. Reads through a fleet view. */
 /* store may be NULL (tests): its series then read 0. */
 void metrics_render(fleet_t *fleet, store_t *store, buf_t *out);
 

@@ -1,5 +1,5 @@
-/* page: the fleet page. Rows are summarised, sorted (down first, then the busiest core) and
- * rendered as escaped HTML under the fleet lock: they point into the fleet's samples. */
+/* page: the fleet page. Rows are summarised from a fleet view, sorted (down first, then the
+ * busiest core) and rendered as escaped HTML. */
 #include "config.h"
 #include "page.h"
 
@@ -199,18 +199,18 @@ static void page_head(buf_t *out, size_t n, size_t up)
 
 void page_fleet(fleet_t *fleet, buf_t *out)
 {
-	fleet_lock(fleet);
-	size_t n = fleet_size(fleet), up = 0;
+	fleet_view_t *v = fleet_view(fleet);
+	size_t n = fleet_view_size(v), up = 0;
 	struct page_row *rows = xcalloc(n, sizeof(*rows));
 	for (size_t i = 0; i < n; i++) {
-		page_summarise(fleet_at(fleet, i), &rows[i]);
+		page_summarise(fleet_view_at(v, i), &rows[i]);
 		up += rows[i].r->up;
 	}
 	qsort(rows, n, sizeof(*rows), page_cmp);
 	page_head(out, n, up);
 	for (size_t i = 0; i < n; i++)
 		page_row(out, &rows[i]);
-	fleet_unlock(fleet);
+	fleet_view_free(v);
 	buf_puts(out, "</tbody></table>\n</body></html>\n");
 	free(rows);
 }

@@ -7,7 +7,7 @@
 #include "buf.h"
 #include "fleet.h"
 
-void page_fleet(fleet_t *fleet, buf_t *out);   /* takes the fleet lock itself */
+void page_fleet(fleet_t *fleet, buf_t *out);   /* reads through a fleet view */
 void page_css(buf_t *out);                      /* the stylesheet served at /static/wgwatch.css */
 
 /* Append s as HTML text or attribute value: & < > " ' escaped, invalid UTF-8 replaced. */
