@@ -24,9 +24,18 @@ struct loop_fd {
 
 struct loop_timer {
 	int64_t at_ms;
-	loop_timer_id id;
+	uint64_t seq;               /* creation order: FIFO among equal times */
+	uint32_t slot;
 	loop_timer_fn fn;
 	void *arg;
+};
+
+/* Where a pending timer sits in the heap, so that cancel is O(log n). A timer id is
+ * (generation << 32 | slot): a fired or cancelled id no longer matches its slot. */
+struct loop_slot {
+	uint32_t gen;
+	uint32_t pos;
+	bool pending;
 };
 
 struct loop {
@@ -35,7 +44,10 @@ struct loop {
 	size_t nfds;
 	struct loop_timer *heap;
 	size_t nheap, capheap;
-	loop_timer_id next_id;
+	struct loop_slot *slots;
+	uint32_t *free_slots;       /* stack of unused slot numbers */
+	size_t nslots, nfree;
+	uint64_t next_seq;
 	int64_t now_ms;
 	volatile sig_atomic_t quit;
 	_Atomic int64_t heartbeat_ms;
@@ -62,7 +74,6 @@ loop_t *loop_create(void)
 		free(l);
 		return NULL;
 	}
-	l->next_id = 1;
 	l->now_ms = loop_mono_ms();
 	atomic_store(&l->heartbeat_ms, l->now_ms);
 	return l;
@@ -75,6 +86,8 @@ void loop_destroy(loop_t *l)
 	close(l->epfd);
 	free(l->fds);
 	free(l->heap);
+	free(l->slots);
+	free(l->free_slots);
 	free(l);
 }
 
@@ -122,18 +135,24 @@ void loop_unwatch_fd(loop_t *l, int fd)
 	l->fds[fd].active = false;
 }
 
+static void loop_heap_place(loop_t *l, size_t i, struct loop_timer t)
+{
+	l->heap[i] = t;
+	l->slots[t.slot].pos = (uint32_t)i;
+}
+
 static void loop_heap_swap(loop_t *l, size_t a, size_t b)
 {
 	struct loop_timer t = l->heap[a];
-	l->heap[a] = l->heap[b];
-	l->heap[b] = t;
+	loop_heap_place(l, a, l->heap[b]);
+	loop_heap_place(l, b, t);
 }
 
 static bool loop_heap_less(const loop_t *l, size_t a, size_t b)
 {
 	if (l->heap[a].at_ms != l->heap[b].at_ms)
 		return l->heap[a].at_ms < l->heap[b].at_ms;
-	return l->heap[a].id < l->heap[b].id;   /* FIFO for equal times */
+	return l->heap[a].seq < l->heap[b].seq;   /* FIFO for equal times */
 }
 
 static void loop_heap_up(loop_t *l, size_t i)
@@ -161,11 +180,26 @@ static void loop_heap_down(loop_t *l, size_t i)
 
 static void loop_heap_remove(loop_t *l, size_t i)
 {
-	l->heap[i] = l->heap[--l->nheap];
-	if (i < l->nheap) {
+	uint32_t slot = l->heap[i].slot;
+	l->slots[slot].pending = false;
+	l->free_slots[l->nfree++] = slot;
+	if (i < --l->nheap) {
+		loop_heap_place(l, i, l->heap[l->nheap]);
 		loop_heap_down(l, i);
 		loop_heap_up(l, i);
 	}
+}
+
+static uint32_t loop_slot_get(loop_t *l)
+{
+	if (l->nfree > 0)
+		return l->free_slots[--l->nfree];
+	if (l->nslots == UINT32_MAX)
+		abort();   /* four billion pending timers: our bug */
+	l->slots = xreallocarray(l->slots, l->nslots + 1, sizeof(*l->slots));
+	l->free_slots = xreallocarray(l->free_slots, l->nslots + 1, sizeof(*l->free_slots));
+	l->slots[l->nslots] = (struct loop_slot){ 0 };
+	return (uint32_t)l->nslots++;
 }
 
 loop_timer_id loop_at(loop_t *l, int64_t at_ms, loop_timer_fn fn, void *arg)
@@ -174,10 +208,14 @@ loop_timer_id loop_at(loop_t *l, int64_t at_ms, loop_timer_fn fn, void *arg)
 		l->capheap = l->capheap ? l->capheap * 2 : 64;
 		l->heap = xreallocarray(l->heap, l->capheap, sizeof(*l->heap));
 	}
-	loop_timer_id id = l->next_id++;
-	l->heap[l->nheap] = (struct loop_timer){ .at_ms = at_ms, .id = id, .fn = fn, .arg = arg };
+	uint32_t slot = loop_slot_get(l);
+	struct loop_slot *sl = &l->slots[slot];
+	sl->gen = sl->gen == UINT32_MAX ? 1 : sl->gen + 1;   /* never 0: id 0 is never valid */
+	sl->pending = true;
+	loop_heap_place(l, l->nheap, (struct loop_timer){ .at_ms = at_ms, .seq = l->next_seq++,
+		.slot = slot, .fn = fn, .arg = arg });
 	loop_heap_up(l, l->nheap++);
-	return id;
+	return (uint64_t)sl->gen << 32 | slot;
 }
 
 loop_timer_id loop_after(loop_t *l, int64_t delay_ms, loop_timer_fn fn, void *arg)
@@ -185,23 +223,19 @@ loop_timer_id loop_after(loop_t *l, int64_t delay_ms, loop_timer_fn fn, void *ar
 	return loop_at(l, loop_mono_ms() + (delay_ms > 0 ? delay_ms : 0), fn, arg);
 }
 
-/* Linear search: cancels are rare next to fires (a poll's timeout timer, a curl timer). */
 void loop_cancel(loop_t *l, loop_timer_id id)
 {
-	for (size_t i = 0; i < l->nheap; i++) {
-		if (l->heap[i].id == id) {
-			loop_heap_remove(l, i);
-			return;
-		}
-	}
+	uint32_t slot = (uint32_t)id, gen = (uint32_t)(id >> 32);
+	if (slot < l->nslots && l->slots[slot].pending && l->slots[slot].gen == gen)
+		loop_heap_remove(l, l->slots[slot].pos);
 }
 
 static void loop_run_timers(loop_t *l)
 {
 	/* Run only timers due now; timers they add for "now" wait for the next iteration so
 	 * fd events are never starved. */
-	loop_timer_id limit = l->next_id;
-	while (l->nheap > 0 && l->heap[0].at_ms <= l->now_ms && l->heap[0].id < limit && !l->quit) {
+	uint64_t limit = l->next_seq;
+	while (l->nheap > 0 && l->heap[0].at_ms <= l->now_ms && l->heap[0].seq < limit && !l->quit) {
 		struct loop_timer t = l->heap[0];
 		loop_heap_remove(l, 0);
 		t.fn(t.arg);

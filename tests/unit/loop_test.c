@@ -61,9 +61,41 @@ static void test_fd(void)
 	close(p[1]);
 }
 
+static int fired[1000];
+static void fire(void *arg) { fired[(intptr_t)arg]++; }
+
+/* Cancel is by slot and generation: a stale id never cancels the timer that reuses its slot,
+ * and cancelling many timers in any order leaves exactly the others to fire, in time order. */
+static void test_cancel(void)
+{
+	L = loop_create();
+	int64_t now = loop_mono_ms();
+	loop_timer_id old = loop_at(L, now, fire, (void *)0);
+	loop_cancel(L, old);
+	loop_timer_id reused = loop_at(L, now, fire, (void *)1);   /* takes the freed slot */
+	CHECK(reused != old);
+	loop_cancel(L, old);                                       /* stale: must not cancel it */
+	loop_timer_id ids[1000];
+	for (int i = 2; i < 1000; i++)
+		ids[i] = loop_at(L, now + (i * 7919) % 50, fire, (void *)(intptr_t)i);
+	for (int i = 2; i < 1000; i += 3)
+		loop_cancel(L, ids[i]);
+	loop_at(L, now + 60, stop_cb, NULL);
+	CHECK_INT(loop_run(L), 0);
+	CHECK_INT(fired[0], 0);
+	CHECK_INT(fired[1], 1);
+	int bad = 0;
+	for (int i = 2; i < 1000; i++)
+		bad += fired[i] != (i % 3 == 2 ? 0 : 1);
+	CHECK_INT(bad, 0);
+	loop_cancel(L, ids[3]);                                    /* fired: ignored */
+	loop_destroy(L);
+}
+
 int main(void)
 {
 	test_timers();
+	test_cancel();
 	test_fd();
 	return unit_done("loop_test");
 }
