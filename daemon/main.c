@@ -21,6 +21,7 @@
 #include "loop.h"
 #include "poller.h"
 #include "rest.h"
+#include "snmp.h"
 #include "store.h"
 
 struct opts {
@@ -125,6 +126,7 @@ struct daemon {
 	store_t *store;
 	fleet_t *fleet;
 	rest_t *rest;
+	snmp_t *snmp;
 	poller_t *poller;
 	http_t *http;
 	int64_t watchdog_ms;
@@ -170,7 +172,9 @@ static int main_start(struct daemon *d, bool once)
 	d->fleet = fleet_create(d->conf);
 	d->rest = rest_create(d->loop, d->conf->max_body_bytes);
 	d->poller = poller_create(d->loop, d->conf, d->fleet, d->store);
+	d->snmp = snmp_create(d->loop);
 	poller_add_collector(d->poller, rest_collector(d->rest));
+	poller_add_collector(d->poller, snmp_collector(d->snmp));
 	if (once)
 		return 0;
 	struct http_deps deps = { .conf = d->conf, .fleet = d->fleet, .store = d->store, .loop = d->loop };
@@ -189,6 +193,7 @@ static void main_stop(struct daemon *d)
 	http_stop(d->http);
 	poller_destroy(d->poller);
 	rest_destroy(d->rest);
+	snmp_destroy(d->snmp);
 	store_close(d->store);     /* writes everything queued */
 	fleet_destroy(d->fleet);
 	loop_destroy(d->loop);

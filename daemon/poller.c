@@ -1,6 +1,8 @@
 /* poller: when each router is polled and what happens to the result. Runs on the loop
  * thread; never blocks (the store queues, the fleet copies). Routers waiting for a free slot
- * wait in a FIFO so a fleet of hanging routers delays nobody beyond the in-flight cap. */
+ * wait in a FIFO so a fleet of hanging routers delays nobody beyond the in-flight cap.
+ * A router with two sources (REST and SNMP) is polled by both in turn, and the two samples are
+ * merged into one: identity and peers from the first, CPU and counters from the second. */
 #include "config.h"
 #include "poller.h"
 #include "log.h"
@@ -17,6 +19,9 @@ struct prouter {
 	poller_t *p;
 	const conf_router_t *conf;
 	const collector_t *collector;     /* NULL: no collector handles it */
+	const collector_t *second;        /* another that handles it too (SNMP beside REST), or NULL */
+	sample_t *first;                  /* the first collector's sample while the second runs */
+	conf_router_t derived;            /* conf given to the second: interfaces = those seen first */
 	int64_t due_ms;                   /* monotonic time the current/next poll is due */
 	int64_t started_ms;
 	loop_timer_id timer;
@@ -70,7 +75,11 @@ void poller_destroy(poller_t *p)
 			loop_cancel(p->loop, r->timer);
 		if (r->in_flight && r->failed == NULL && r->collector && r->collector->cancel)
 			r->collector->cancel(r->collector->ctx, r->conf);
+		if (r->in_flight && r->first != NULL && r->second->cancel)
+			r->second->cancel(r->second->ctx, &r->derived);
 		sample_free(r->failed);
+		sample_free(r->first);
+		free(r->derived.interfaces);
 	}
 	free(p->routers);
 	free(p);
@@ -86,10 +95,15 @@ static void poller_bind_collectors(poller_t *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct prouter *r = &p->routers[i];
-		r->collector = NULL;
-		for (size_t c = 0; c < p->ncollectors && r->collector == NULL; c++)
-			if (p->collectors[c].handles(p->collectors[c].ctx, r->conf))
+		r->collector = r->second = NULL;
+		for (size_t c = 0; c < p->ncollectors && r->second == NULL; c++) {
+			if (!p->collectors[c].handles(p->collectors[c].ctx, r->conf))
+				continue;
+			if (r->collector == NULL)
 				r->collector = &p->collectors[c];
+			else
+				r->second = &p->collectors[c];
+		}
 	}
 }
 
@@ -189,6 +203,104 @@ static void poller_deliver_failed(void *arg)
 	poller_done(s, r);
 }
 
+/* The second source's interfaces: those the first one returned, else the configured ones. */
+static void poller_derive_conf(struct prouter *r, const sample_t *first)
+{
+	free(r->derived.interfaces);
+	r->derived = *r->conf;
+	if (first->nifaces == 0) {
+		r->derived.interfaces = xcalloc(r->conf->ninterfaces + 1, sizeof(char *));
+		for (size_t i = 0; i < r->conf->ninterfaces; i++)
+			r->derived.interfaces[i] = r->conf->interfaces[i];
+		return;
+	}
+	r->derived.interfaces = xcalloc(first->nifaces, sizeof(char *));
+	r->derived.ninterfaces = first->nifaces;
+	for (size_t i = 0; i < first->nifaces; i++)
+		r->derived.interfaces[i] = first->ifaces[i].name;   /* lives until the merge */
+}
+
+/* Moves *src into *dst when *dst is unknown. */
+static void poller_take(char **dst, char **src)
+{
+	if (*dst == NULL) {
+		*dst = *src;
+		*src = NULL;
+	}
+}
+
+static void poller_merge_ifaces(sample_t *into, sample_t *from)
+{
+	if (into->nifaces == 0) {   /* the first source failed: the second's interfaces stand */
+		into->ifaces = from->ifaces;
+		into->nifaces = from->nifaces;
+		from->ifaces = NULL;
+		from->nifaces = 0;
+		return;
+	}
+	for (size_t i = 0; i < into->nifaces; i++) {
+		struct sample_iface *a = &into->ifaces[i];
+		for (size_t k = 0; k < from->nifaces; k++) {
+			const struct sample_iface *b = &from->ifaces[k];
+			if (strcmp(a->name, b->name) != 0)
+				continue;
+			a->rx_bytes = b->rx_bytes;
+			a->tx_bytes = b->tx_bytes;
+			a->rx_packets = b->rx_packets;
+			a->tx_packets = b->tx_packets;
+			a->rx_drops = b->rx_drops;
+			a->tx_drops = b->tx_drops;
+			break;
+		}
+	}
+}
+
+/* into (REST) keeps identity and peers; from (SNMP) gives CPU and interface counters. The
+ * result fails when either source failed, with the first source's reason first. */
+static void poller_merge(sample_t *into, sample_t *from)
+{
+	if (from->ncores > 0) {
+		free(into->cores);
+		into->cores = from->cores;
+		into->ncores = from->ncores;
+		from->cores = NULL;
+		from->ncores = 0;
+	}
+	poller_merge_ifaces(into, from);
+	poller_take(&into->version, &from->version);
+	poller_take(&into->firmware, &from->firmware);
+	poller_take(&into->upgrade_firmware, &from->upgrade_firmware);
+	poller_take(&into->board, &from->board);
+	if (into->uptime_ms < 0)
+		into->uptime_ms = from->uptime_ms;
+	if (from->err != SAMPLE_OK)
+		sample_fail(into, from->err, "%s: %s", from->source, from->error ? from->error : "");
+	into->source = "rest+snmp";
+}
+
+static void poller_done_second(sample_t *s, void *arg)
+{
+	struct prouter *r = arg;
+	sample_t *merged = r->first;
+	r->first = NULL;
+	poller_merge(merged, s);
+	sample_free(s);
+	poller_done(merged, r);
+}
+
+/* The first source answered: hold its sample and poll the second with what it learnt. */
+static void poller_done_first(sample_t *s, void *arg)
+{
+	struct prouter *r = arg;
+	r->first = s;
+	poller_derive_conf(r, s);
+	if (r->second->poll(r->second->ctx, &r->derived, poller_done_second, r) == 0)
+		return;
+	r->first = NULL;
+	sample_fail(s, SAMPLE_ERR_INTERNAL, "could not start the %s poll", r->second->name);
+	poller_done(s, r);
+}
+
 /* Start the poll now. Failures to start become a failed sample like any other. */
 static void poller_start_poll(struct prouter *r)
 {
@@ -201,7 +313,8 @@ static void poller_start_poll(struct prouter *r)
 	}
 	r->in_flight = true;
 	p->in_flight++;
-	if (r->collector && r->collector->poll(r->collector->ctx, r->conf, poller_done, r) == 0)
+	collector_done_fn done = r->second ? poller_done_first : poller_done;
+	if (r->collector && r->collector->poll(r->collector->ctx, r->conf, done, r) == 0)
 		return;
 	sample_t *s = sample_new(r->conf->name, loop_wall_ms(), r->collector ? r->collector->name : "none");
 	sample_fail(s, r->collector ? SAMPLE_ERR_INTERNAL : SAMPLE_ERR_UNSUPPORTED,

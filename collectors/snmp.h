@@ -1,0 +1,18 @@
+/* snmp: the SNMP collector (v1, v2c, v3 USM) on net-snmp's single-session async API, joined to
+ * the daemon's loop: one UDP session per router; a GET of the scalars (sysDescr, sysUpTime,
+ * MIKROTIK-MIB version, firmware, board), GETBULK walks of hrProcessorLoad and ifName, GETs of the
+ * counters of the interfaces picked by name (docs/snmp.md). Never puts a community, a passphrase
+ * or a key in a log line, an error string or a sample. */
+#ifndef WGWATCH_SNMP_H
+#define WGWATCH_SNMP_H
+
+#include "collector.h"
+#include "loop.h"
+
+typedef struct snmp snmp_t;
+
+snmp_t *snmp_create(loop_t *loop);       /* initialises net-snmp once (no config/MIB files read) */
+void snmp_destroy(snmp_t *m);            /* closes every session; polls in flight end without done */
+collector_t snmp_collector(snmp_t *m);   /* the collector interface for the poller */
+
+#endif
