@@ -1,0 +1,367 @@
+#!/usr/bin/env python3
+"""benchlib.py: the measuring half of bench/run. Scrapes wgwatchd's /metrics, reads
+/proc/PID/stat and /proc/PID/status, and turns pairs of snapshots into figures. It only reads
+(loopback HTTP, /proc, the database file); it never starts or stops a process and never judges
+a figure as pass or fail."""
+
+import argparse
+import glob
+import json
+import os
+import sqlite3
+import statistics
+import sys
+import time
+import urllib.request
+
+TICKS = os.sysconf("SC_CLK_TCK")
+FAMILIES = ("wgwatch_polls_total", "wgwatch_polls_late_total", "wgwatch_store_samples_total",
+            "wgwatch_poll_duration_seconds", "wgwatch_router_up", "wgwatch_poll_errors_total")
+
+
+def scrape(port):
+    """Returns {family: [(labels, value)]} for the families bench/run needs, and the size."""
+    url = "http://127.0.0.1:%d/metrics" % port
+    with urllib.request.urlopen(url, timeout=60) as r:
+        text = r.read().decode("utf-8", "replace")
+    out = {f: [] for f in FAMILIES}
+    for line in text.splitlines():
+        if not line.startswith(FAMILIES):
+            continue
+        head, _, val = line.rpartition(" ")
+        name, _, labels = head.partition("{")
+        base = name
+        for suffix in ("_bucket", "_sum", "_count"):
+            if name.endswith(suffix) and name[:-len(suffix)] in out:
+                base = name[:-len(suffix)]
+        if base in out:
+            out[base].append((name, labels.rstrip("}"), float(val)))
+    return out, len(text)
+
+
+def proc_cpu_s(pid):
+    """utime + stime of every thread of PID, in seconds."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def proc_main_cpu_s(pid):
+    """utime + stime of the main thread (the event loop) alone, in seconds."""
+    with open("/proc/%d/task/%d/stat" % (pid, pid)) as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def box_cpu_s():
+    """(busy, all) CPU seconds of the whole machine from /proc/stat; steal counts as busy."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    idle = v[3] + v[4]
+    return (sum(v) - idle) / TICKS, sum(v) / TICKS
+
+
+def proc_rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def summarize(fams):
+    s = {"polls": 0.0, "routers_polled": 0, "late": 0.0, "samples": 0.0, "up": 0,
+         "errors": 0.0, "hist_sum": 0.0, "hist_count": 0.0, "buckets": {}}
+    for _, _, v in fams["wgwatch_polls_total"]:
+        s["polls"] += v
+        s["routers_polled"] += 1 if v >= 1 else 0
+    for _, _, v in fams["wgwatch_polls_late_total"]:
+        s["late"] += v
+    for _, _, v in fams["wgwatch_store_samples_total"]:
+        s["samples"] += v
+    for _, _, v in fams["wgwatch_router_up"]:
+        s["up"] += int(v)
+    for _, _, v in fams["wgwatch_poll_errors_total"]:
+        s["errors"] += v
+    for name, labels, v in fams["wgwatch_poll_duration_seconds"]:
+        if name.endswith("_sum"):
+            s["hist_sum"] = v
+        elif name.endswith("_count"):
+            s["hist_count"] = v
+        elif name.endswith("_bucket"):
+            le = labels.split('le="')[1].split('"')[0]
+            s["buckets"][le] = v
+    return s
+
+
+def min_polls(fams):
+    vals = [v for _, _, v in fams["wgwatch_polls_total"]]
+    return (min(vals) if vals else 0), len(vals)
+
+
+def cmd_warm(a):
+    """Waits until every one of N routers finished at least --polls polls."""
+    end = time.monotonic() + a.timeout
+    while time.monotonic() < end:
+        try:
+            least, n = min_polls(scrape(a.port)[0])
+            if n >= a.n and least >= a.polls:
+                return 0
+        except OSError:
+            pass
+        time.sleep(0.5)
+    print("benchlib: warm-up: not every router polled %d times in %d s" % (a.polls, a.timeout),
+          file=sys.stderr)
+    return 1
+
+
+def read_proc(snap, a):
+    snap["t_proc"] = time.monotonic()
+    snap["daemon_cpu"], snap["sim_cpu"] = proc_cpu_s(a.daemon), proc_cpu_s(a.sim)
+    snap["loop_cpu"] = proc_main_cpu_s(a.daemon)
+    snap["box_busy"], snap["box_all"] = box_cpu_s()
+
+
+def cmd_snap(a):
+    """One snapshot. --first scrape: scrape then /proc (start of a window), so the window's
+    CPU time holds no render of /metrics; --first proc: /proc then scrape (end of a window)."""
+    snap = {}
+    if a.first == "proc":
+        read_proc(snap, a)
+    snap["t_scrape"] = time.monotonic()
+    fams, size = scrape(a.port)
+    snap["t_scrape_end"] = time.monotonic()
+    if a.first == "scrape":
+        read_proc(snap, a)
+    snap["loadavg"] = float(open("/proc/loadavg").read().split()[0])
+    snap["daemon_rss"], snap["sim_rss"] = proc_rss_kib(a.daemon), proc_rss_kib(a.sim)
+    snap["metrics_bytes"] = size
+    snap.update(summarize(fams))
+    json.dump(snap, open(a.out, "w"))
+    return 0
+
+
+def quantile(q, b0, b1):
+    """histogram_quantile over the bucket increase between two snapshots, like Prometheus."""
+    les = sorted(((float(k), b1[k] - b0.get(k, 0)) for k in b1), key=lambda x: x[0])
+    if not les or les[-1][1] <= 0:
+        return float("nan")
+    rank, prev_le, prev_c = q * les[-1][1], 0.0, 0.0
+    for le, c in les:
+        if c >= rank:
+            if le == float("inf"):
+                return prev_le
+            return prev_le + (le - prev_le) * (rank - prev_c) / max(c - prev_c, 1e-9)
+        prev_le, prev_c = le, c
+    return float("nan")
+
+
+def cmd_window(a):
+    """Figures of a polling window from snapshots A and B, as JSON (-o)."""
+    A, B = json.load(open(a.a)), json.load(open(a.b))
+    wall = B["t_scrape"] - A["t_scrape_end"]
+    cpu_wall = B["t_proc"] - A["t_proc"]
+    polls = B["polls"] - A["polls"]
+    fin = B["hist_count"] - A["hist_count"]
+    r = {"n": a.n, "interval": a.interval, "wall_s": wall, "polls": polls,
+         "polls_per_s": polls / wall,
+         "late": B["late"] - A["late"],
+         "errors": B["errors"] - A["errors"], "up": B["up"],
+         "daemon_cpu_pct": 100 * (B["daemon_cpu"] - A["daemon_cpu"]) / cpu_wall,
+         "sim_cpu_pct": 100 * (B["sim_cpu"] - A["sim_cpu"]) / cpu_wall,
+         "loop_cpu_pct": 100 * (B["loop_cpu"] - A["loop_cpu"]) / cpu_wall,
+         "other_cpu_pct": 100 * ((B["box_busy"] - A["box_busy"]) - (B["daemon_cpu"] - A["daemon_cpu"])
+                                 - (B["sim_cpu"] - A["sim_cpu"])) / cpu_wall,
+         "box_cpus": os.cpu_count(), "loadavg": B["loadavg"],
+         "daemon_us_per_poll": 1e6 * (B["daemon_cpu"] - A["daemon_cpu"]) / max(polls, 1),
+         "sim_us_per_poll": 1e6 * (B["sim_cpu"] - A["sim_cpu"]) / max(polls, 1),
+         "daemon_rss_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
+         "rss_kib_per_router": B["daemon_rss"] / a.n,
+         "samples_per_s": (B["samples"] - A["samples"]) / wall,
+         "samples_per_poll": (B["samples"] - A["samples"]) / max(polls, 1),
+         "poll_mean_ms": 1e3 * (B["hist_sum"] - A["hist_sum"]) / max(fin, 1),
+         "poll_p50_ms": 1e3 * quantile(0.5, A["buckets"], B["buckets"]),
+         "poll_p99_ms": 1e3 * quantile(0.99, A["buckets"], B["buckets"]),
+         "expected_polls_per_s": a.n / a.interval}
+    json.dump(r, open(a.out, "w"))
+    return 0
+
+
+def cmd_dbsize(a):
+    """Bytes on disk per stored sample row, after wgwatchd stopped (WAL checkpointed)."""
+    db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
+    rows = sum(db.execute("SELECT count(*) FROM %s" % t).fetchone()[0]
+               for t in ("cpu_samples", "iface_samples", "peer_samples"))
+    try:
+        raw = db.execute("SELECT sum(pgsize) FROM dbstat WHERE name IN "
+                         "('cpu_samples','iface_samples','peer_samples')").fetchone()[0]
+    except sqlite3.Error:
+        raw = None
+    files = sum(os.path.getsize(f) for f in glob.glob(a.db + "*") if not f.endswith(".lock"))
+    r = json.load(open(a.out))
+    r.update({"db_bytes": files, "sample_rows": rows,
+              "db_bytes_per_sample": files / max(rows, 1),
+              "table_bytes_per_sample": (raw / max(rows, 1)) if raw else None})
+    json.dump(r, open(a.out, "w"))
+    return 0
+
+
+def cmd_render(a):
+    """Median of curl -w '%{time_total} %{size_download}' lines on stdin."""
+    times, sizes = [], []
+    for line in sys.stdin:
+        t, s = line.split()
+        times.append(float(t))
+        sizes.append(int(float(s)))
+    r = {"n": a.n, "runs": len(times), "median_ms": 1e3 * statistics.median(times),
+         "min_ms": 1e3 * min(times), "max_ms": 1e3 * max(times),
+         "bytes": int(statistics.median(sizes))}
+    r["lines"] = a.lines
+    json.dump(r, open(a.out, "w"))
+    return 0
+
+
+def wrk_ms(tok):
+    for unit, f in (("us", 1e-3), ("ms", 1.0), ("s", 1e3), ("m", 6e4)):
+        if tok.endswith(unit) and tok[:-len(unit)].replace(".", "").isdigit():
+            return float(tok[:-len(unit)]) * f
+    return float("nan")
+
+
+def cmd_wrk(a):
+    """wrk --latency output on stdin plus the polling window during it (-w) -> JSON."""
+    r = {"n": a.n, "rps": float("nan"), "p50_ms": float("nan"), "p99_ms": float("nan"),
+         "requests": 0, "errors": ""}
+    for line in sys.stdin:
+        w = line.split()
+        if line.startswith("Requests/sec:"):
+            r["rps"] = float(w[1])
+        elif len(w) == 2 and w[0] == "50%":
+            r["p50_ms"] = wrk_ms(w[1])
+        elif len(w) == 2 and w[0] == "99%":
+            r["p99_ms"] = wrk_ms(w[1])
+        elif "requests in" in line:
+            r["requests"] = int(w[0])
+        elif line.strip().startswith(("Socket errors", "Non-2xx")):
+            r["errors"] += line.strip() + "; "
+    r["window"] = json.load(open(a.window))
+    json.dump(r, open(a.out, "w"))
+    return 0
+
+
+def fmt(v, spec):
+    if v is None or (isinstance(v, float) and v != v):
+        return "-"
+    return format(v, spec)
+
+
+def table_of(rows, cols):
+    table = [[c[0] for c in cols]]
+    for r in rows:
+        table.append([fmt(r.get(key), spec) if not callable(key) else fmt(key(r), spec)
+                      for _, key, spec in cols])
+    print_table(table)
+
+
+def report_polling(rows):
+    print("1. REST polling (figures over the measuring window, after warm-up)")
+    table_of(rows, [
+        ("routers", "n", "d"), ("intvl s", "interval", "g"), ("window s", "wall_s", ".1f"),
+        ("polls/s", "polls_per_s", ".0f"), ("want/s", "expected_polls_per_s", ".0f"),
+        ("late", "late", ".0f"), ("errors", "errors", ".0f"),
+        ("poll p50 ms", "poll_p50_ms", ".1f"), ("p99 ms", "poll_p99_ms", ".1f"),
+        ("wgwatchd us/poll", "daemon_us_per_poll", ".0f"), ("sim us/poll", "sim_us_per_poll", ".0f")])
+    print("   CPU in % of one CPU over the window (loop = wgwatchd's main thread; other = the rest of")
+    print("   the machine: anything but wgwatchd and the sim, e.g. other jobs on a shared box)")
+    table_of(rows, [
+        ("routers", "n", "d"), ("wgwatchd%", "daemon_cpu_pct", ".0f"), ("loop%", "loop_cpu_pct", ".0f"),
+        ("other thr%", lambda r: r["daemon_cpu_pct"] - r["loop_cpu_pct"], ".0f"),
+        ("sim%", "sim_cpu_pct", ".0f"), ("other%", "other_cpu_pct", ".0f"),
+        ("CPUs", "box_cpus", "d"), ("loadavg", "loadavg", ".1f")])
+    print("   memory and store")
+    table_of(rows, [
+        ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
+        ("KiB/router", "rss_kib_per_router", ".1f"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f"),
+        ("rows/s", "samples_per_s", ".0f"), ("rows/poll", "samples_per_poll", ".1f"),
+        ("sample rows", "sample_rows", "d"), ("DB MiB", lambda r: r.get("db_bytes", 0) / 2**20, ".1f"),
+        ("DB B/row", "db_bytes_per_sample", ".1f"), ("tables B/row", "table_bytes_per_sample", ".1f")])
+
+
+def print_table(table):
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print("  " + "  ".join(c.rjust(w) for c, w in zip(row, widths)))
+    print()
+
+
+def cmd_report(a):
+    rows = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "poll-*.json")),
+                                               key=lambda f: int(f.split("-")[-1][:-5]))]
+    if rows:
+        report_polling(rows)
+    renders = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "render-*.json")),
+                                                  key=lambda f: int(f.split("-")[-1][:-5]))]
+    if renders:
+        print("2. GET /metrics render (curl, sequential, while polling)")
+        t = [["routers", "runs", "median ms", "min ms", "max ms", "bytes", "lines", "MB/s"]]
+        for r in renders:
+            t.append([str(r["n"]), str(r["runs"]), fmt(r["median_ms"], ".1f"), fmt(r["min_ms"], ".1f"),
+                      fmt(r["max_ms"], ".1f"), str(r["bytes"]), str(r["lines"]),
+                      fmt(r["bytes"] / r["median_ms"] / 1e3, ".1f")])
+        print_table(t)
+    for f in sorted(glob.glob(os.path.join(a.dir, "wrk-*.json"))):
+        r = json.load(open(f))
+        w = r["window"]
+        print("3. wrk on /metrics while polling %d routers (%s)" % (r["n"], a.wrk_args))
+        t = [["req/s", "requests", "p50 ms", "p99 ms", "polls/s", "want/s", "late polls",
+              "poll p99 ms", "wgwatchd%", "loop%", "sim%", "other%"],
+             [fmt(r["rps"], ".1f"), str(r["requests"]), fmt(r["p50_ms"], ".1f"), fmt(r["p99_ms"], ".1f"),
+              fmt(w["polls_per_s"], ".0f"), fmt(w["expected_polls_per_s"], ".0f"), fmt(w["late"], ".0f"),
+              fmt(w["poll_p99_ms"], ".0f"), fmt(w["daemon_cpu_pct"], ".0f"), fmt(w["loop_cpu_pct"], ".0f"),
+              fmt(w["sim_cpu_pct"], ".0f"), fmt(w["other_cpu_pct"], ".0f")]]
+        print_table(t)
+        if r["errors"]:
+            print("  wrk: " + r["errors"] + "\n")
+    return 0
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("warm")
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--n", type=int, required=True)
+    s.add_argument("--polls", type=int, default=2)
+    s.add_argument("--timeout", type=int, default=120)
+    s = sub.add_parser("snap")
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--daemon", type=int, required=True)
+    s.add_argument("--sim", type=int, required=True)
+    s.add_argument("--first", choices=("scrape", "proc"), required=True)
+    s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("window")
+    s.add_argument("--n", type=int, required=True)
+    s.add_argument("--interval", type=float, required=True)
+    s.add_argument("a")
+    s.add_argument("b")
+    s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("dbsize")
+    s.add_argument("--db", required=True)
+    s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("render")
+    s.add_argument("--n", type=int, required=True)
+    s.add_argument("--lines", type=int, default=0)
+    s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("wrk")
+    s.add_argument("--n", type=int, required=True)
+    s.add_argument("--window", required=True)
+    s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("report")
+    s.add_argument("--wrk-args", default="")
+    s.add_argument("dir")
+    a = p.parse_args()
+    return globals()["cmd_" + a.cmd](a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
