@@ -5,6 +5,7 @@
 #include "config.h"
 #include "rest.h"
 #include "buf.h"
+#include "log.h"
 #include "ros.h"
 #include "xmem.h"
 
@@ -50,6 +51,8 @@ struct rest {
 	size_t nconns;
 	int *fds;                   /* sockets curl asked us to watch */
 	size_t nfds;
+	char **insecure;            /* routers already warned about for tls_verify = no */
+	size_t ninsecure;
 	bool dying;
 };
 
@@ -856,14 +859,30 @@ static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collec
 	c->deadline_ms = c->start_ms + (rc->timeout_ms > 0 ? rc->timeout_ms : REST_DEFAULT_TIMEOUT_MS);
 }
 
+/* tls_verify = no earns one warning per router for the daemon's life, not one a poll. */
+static void rest_warn_insecure(rest_t *r, const conf_router_t *rc)
+{
+	for (size_t i = 0; i < r->ninsecure; i++)
+		if (strcmp(r->insecure[i], rc->name) == 0)
+			return;
+	r->insecure = xreallocarray(r->insecure, r->ninsecure + 1, sizeof(*r->insecure));
+	r->insecure[r->ninsecure++] = xstrdup(rc->name);
+	log_warn("rest: router %s: tls_verify = no: the router's TLS certificate is not verified",
+		 rc->name);
+}
+
 static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
 	rest_t *r = ctx;
 	if (r->dying || !rest_handles(ctx, rc))
 		return -1;
 	struct rest_conn *c = rest_conn_find(r, rc->name);
-	if (c == NULL && (c = rest_conn_new(r, rc->name)) == NULL)
-		return -1;
+	if (c == NULL) {
+		if ((c = rest_conn_new(r, rc->name)) == NULL)
+			return -1;
+		if (!rc->tls_verify)
+			rest_warn_insecure(r, rc);   /* checked once per connection, not per poll */
+	}
 	if (c->busy)
 		return -1;
 	rest_conn_begin(c, rc, done, arg);
@@ -917,6 +936,9 @@ void rest_destroy(rest_t *r)
 	if (r->timer)
 		loop_cancel(r->loop, r->timer);
 	free(r->fds);
+	for (size_t i = 0; i < r->ninsecure; i++)
+		free(r->insecure[i]);
+	free(r->insecure);
 	free(r);
 	curl_global_cleanup();
 }

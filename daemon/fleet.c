@@ -1,6 +1,8 @@
 /* fleet: the newest state of every configured router, written by the loop thread and read by
  * the HTTP threads through views. Heavy work (copying a sample, computing rates, rendering)
- * happens outside the mutex; inside it only pointer swaps, counters and reference counts. */
+ * happens outside the mutex; inside it only pointer swaps, counters and reference counts.
+ * A reload swaps the router table; a conf replaced by it is released only after every view
+ * pointing into it is gone. */
 #include "config.h"
 #include "fleet.h"
 #include "rate.h"
@@ -23,6 +25,13 @@ struct fleet_data {
 	double *rx, *tx;
 };
 
+/* One config generation: views hold it so that the conf their routers point into lives on. */
+struct fleet_gen {
+	atomic_uint refs;
+	void (*release)(void *);    /* set when the generation is replaced */
+	void *arg;
+};
+
 struct fleet_entry {
 	fleet_router_t pub;         /* pub.last, rx_bps, tx_bps point into data */
 	struct fleet_data *data;
@@ -33,6 +42,7 @@ struct fleet_view {
 	struct fleet_data **data;
 	size_t n;
 	struct fleet_stats stats;
+	struct fleet_gen *gen;
 };
 
 struct fleet {
@@ -41,14 +51,43 @@ struct fleet {
 	size_t n;
 	size_t *by_name;            /* indices sorted by router name, for bsearch */
 	struct fleet_stats stats;
+	struct fleet_gen *gen;      /* the current one; routers[].pub.conf point into its conf */
 };
 
-static fleet_t *fleet_sort_ctx;  /* qsort has no context argument; only used during create */
+/* qsort has no context argument; only used on the loop thread, by create and reconfigure. */
+static const struct fleet_entry *fleet_sort_ctx;
 
 static int fleet_cmp_idx(const void *a, const void *b)
 {
-	const struct fleet_entry *r = fleet_sort_ctx->routers;
+	const struct fleet_entry *r = fleet_sort_ctx;
 	return strcmp(r[*(const size_t *)a].pub.conf->name, r[*(const size_t *)b].pub.conf->name);
+}
+
+static size_t *fleet_index(const struct fleet_entry *routers, size_t n)
+{
+	size_t *by_name = xcalloc(n, sizeof(*by_name));
+	for (size_t i = 0; i < n; i++)
+		by_name[i] = i;
+	fleet_sort_ctx = routers;
+	qsort(by_name, n, sizeof(*by_name), fleet_cmp_idx);
+	fleet_sort_ctx = NULL;
+	return by_name;
+}
+
+static struct fleet_gen *fleet_gen_new(void)
+{
+	struct fleet_gen *g = xcalloc(1, sizeof(*g));
+	atomic_init(&g->refs, 1);
+	return g;
+}
+
+static void fleet_gen_unref(struct fleet_gen *g)
+{
+	if (g == NULL || atomic_fetch_sub(&g->refs, 1) != 1)
+		return;
+	if (g->release)
+		g->release(g->arg);
+	free(g);
 }
 
 static struct fleet_data *fleet_data_new(sample_t *s, double *rx, double *tx)
@@ -75,14 +114,10 @@ fleet_t *fleet_create(const conf_t *conf)
 	pthread_mutex_init(&f->mutex, NULL);
 	f->n = conf->nrouters;
 	f->routers = xcalloc(f->n, sizeof(*f->routers));
-	f->by_name = xcalloc(f->n, sizeof(*f->by_name));
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; i < f->n; i++)
 		f->routers[i].pub.conf = &conf->routers[i];
-		f->by_name[i] = i;
-	}
-	fleet_sort_ctx = f;
-	qsort(f->by_name, f->n, sizeof(*f->by_name), fleet_cmp_idx);
-	fleet_sort_ctx = NULL;
+	f->by_name = fleet_index(f->routers, f->n);
+	f->gen = fleet_gen_new();
 	return f;
 }
 
@@ -99,6 +134,7 @@ void fleet_destroy(fleet_t *f)
 	for (size_t i = 0; i < f->n; i++)
 		fleet_entry_clear(&f->routers[i]);
 	pthread_mutex_destroy(&f->mutex);
+	fleet_gen_unref(f->gen);
 	free(f->routers);
 	free(f->by_name);
 	free(f);
@@ -201,6 +237,46 @@ bool fleet_update(fleet_t *f, const sample_t *s)
 	return !was_polled || was_up != r->up;
 }
 
+/* The new table: kept routers move over (state, sample, reason) with their new conf. */
+static struct fleet_entry *fleet_carry(fleet_t *f, const conf_t *conf, bool *kept)
+{
+	struct fleet_entry *routers = xcalloc(conf->nrouters, sizeof(*routers));
+	for (size_t i = 0; i < conf->nrouters; i++) {
+		struct fleet_entry *old = fleet_lookup(f, conf->routers[i].name);
+		if (old != NULL) {
+			routers[i] = *old;
+			kept[old - f->routers] = true;
+		}
+		routers[i].pub.conf = &conf->routers[i];
+	}
+	return routers;
+}
+
+void fleet_reconfigure(fleet_t *f, const conf_t *conf, void (*release)(void *), void *arg)
+{
+	bool *kept = xcalloc(f->n + 1, sizeof(*kept));
+	struct fleet_entry *routers = fleet_carry(f, conf, kept);
+	size_t *by_name = fleet_index(routers, conf->nrouters);
+	struct fleet_gen *gen = fleet_gen_new();
+
+	pthread_mutex_lock(&f->mutex);
+	struct fleet_entry *old = f->routers;
+	size_t *old_by_name = f->by_name, old_n = f->n;
+	struct fleet_gen *old_gen = f->gen;
+	f->routers = routers, f->by_name = by_name, f->n = conf->nrouters;
+	f->gen = gen;
+	old_gen->release = release, old_gen->arg = arg;
+	pthread_mutex_unlock(&f->mutex);
+
+	for (size_t i = 0; i < old_n; i++)
+		if (!kept[i])
+			fleet_entry_clear(&old[i]);
+	free(kept);
+	free(old);
+	free(old_by_name);
+	fleet_gen_unref(old_gen);
+}
+
 void fleet_note_late(fleet_t *f)
 {
 	pthread_mutex_lock(&f->mutex);
@@ -211,10 +287,10 @@ void fleet_note_late(fleet_t *f)
 fleet_view_t *fleet_view(fleet_t *f)
 {
 	fleet_view_t *v = xcalloc(1, sizeof(*v));
-	v->routers = xcalloc(f->n, sizeof(*v->routers));
-	v->data = xcalloc(f->n, sizeof(*v->data));
+	pthread_mutex_lock(&f->mutex);   /* a reload may change n: read it locked */
 	v->n = f->n;
-	pthread_mutex_lock(&f->mutex);
+	v->routers = xcalloc(v->n, sizeof(*v->routers));
+	v->data = xcalloc(v->n, sizeof(*v->data));
 	for (size_t i = 0; i < f->n; i++) {
 		v->routers[i] = f->routers[i].pub;
 		v->routers[i].last_error = xstrdup(f->routers[i].pub.last_error);
@@ -222,6 +298,8 @@ fleet_view_t *fleet_view(fleet_t *f)
 			atomic_fetch_add(&v->data[i]->refs, 1);
 	}
 	v->stats = f->stats;
+	v->gen = f->gen;
+	atomic_fetch_add(&v->gen->refs, 1);
 	pthread_mutex_unlock(&f->mutex);
 	return v;
 }
@@ -236,6 +314,7 @@ void fleet_view_free(fleet_view_t *v)
 	}
 	free(v->routers);
 	free(v->data);
+	fleet_gen_unref(v->gen);
 	free(v);
 }
 

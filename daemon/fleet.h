@@ -46,6 +46,13 @@ void fleet_destroy(fleet_t *f);
 bool fleet_update(fleet_t *f, const sample_t *s);
 void fleet_note_late(fleet_t *f);
 
+/* Loop thread: follow a reloaded config (which must outlive the fleet or the next reload).
+ * Routers are matched by name: a kept one keeps its state and newest sample, a new one starts
+ * empty, a removed one goes. Views taken before stay valid: release(arg), if not NULL, is
+ * called once none of them is left (now, or on the thread freeing the last), so that the old
+ * conf their routers point into can be freed there. */
+void fleet_reconfigure(fleet_t *f, const conf_t *conf, void (*release)(void *), void *arg);
+
 typedef struct fleet_view fleet_view_t;
 
 /* Any thread: a consistent copy of every router's state (config order) and of the stats. It

@@ -26,6 +26,7 @@ struct prouter {
 	int64_t started_ms;
 	loop_timer_id timer;
 	bool in_flight, queued;
+	bool carried;                     /* due_ms carried over from before a reload */
 	unsigned fails;                   /* consecutive failed polls */
 	sample_t *failed;                 /* a poll that could not start, delivered by a timer */
 	struct prouter *next_queued;
@@ -344,9 +345,79 @@ void poller_start(poller_t *p)
 	int64_t now = loop_mono_ms();
 	for (size_t i = 0; i < p->n; i++) {
 		struct prouter *r = &p->routers[i];
-		r->due_ms = now + poller_phase(r->conf);
+		if (!r->carried)
+			r->due_ms = now + poller_phase(r->conf);
 		r->timer = loop_at(p->loop, r->due_ms, poller_due, r);
 	}
+}
+
+static int poller_cmp_name(const void *a, const void *b)
+{
+	const struct prouter *x = *(struct prouter *const *)a, *y = *(struct prouter *const *)b;
+	return strcmp(x->conf->name, y->conf->name);
+}
+
+static const struct prouter *poller_find(struct prouter *const *idx, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, idx[mid]->conf->name);
+		if (c == 0)
+			return idx[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* Routers kept by a reload keep their grid (unless their interval changed) and back-off. A
+ * poll in flight or waiting for a slot was due already: its due_ms makes it start at once. */
+static void poller_carry(poller_t *p, const poller_t *old)
+{
+	struct prouter **idx = xcalloc(old->n + 1, sizeof(*idx));
+	for (size_t i = 0; i < old->n; i++)
+		idx[i] = &old->routers[i];
+	qsort(idx, old->n, sizeof(*idx), poller_cmp_name);
+	for (size_t i = 0; i < p->n; i++) {
+		struct prouter *r = &p->routers[i];
+		const struct prouter *was = poller_find(idx, old->n, r->conf->name);
+		if (was == NULL)
+			continue;
+		r->fails = was->fails;
+		if (was->conf->interval_ms != r->conf->interval_ms)
+			continue;   /* a new grid: start afresh within the new interval */
+		r->due_ms = was->due_ms;
+		r->carried = true;
+	}
+	free(idx);
+}
+
+/* Every collector drops its state of every router (in flight or idle) before the conf goes. */
+static void poller_forget(poller_t *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct prouter *r = &p->routers[i];
+		if (r->collector && r->collector->cancel)
+			r->collector->cancel(r->collector->ctx, r->conf);
+		if (r->second && r->second->cancel)
+			r->second->cancel(r->second->ctx, r->conf);
+		r->in_flight = false;
+	}
+}
+
+poller_t *poller_reload(poller_t *old, const conf_t *conf)
+{
+	poller_t *p = poller_create(old->loop, conf, old->fleet, old->store);
+	for (size_t c = 0; c < old->ncollectors; c++)
+		poller_add_collector(p, old->collectors[c]);
+	poller_carry(p, old);
+	poller_forget(old);
+	poller_destroy(old);
+	poller_start(p);
+	return p;
 }
 
 void poller_once(poller_t *p, FILE *out)

@@ -21,6 +21,13 @@ void poller_add_collector(poller_t *p, collector_t c);
 
 void poller_start(poller_t *p);                /* poll forever on the interval grid */
 
+/* Follow a reloaded config: returns a started poller of conf with old's loop, fleet, store and
+ * collectors, and destroys old (a poller started with poller_start). Routers are matched by
+ * name: a kept one keeps its place on its interval grid and its back-off (a poll it had in
+ * flight is cancelled and made again at once), a new one starts within one interval, a removed
+ * one stops. Collectors drop every router's connection, so changed settings apply. */
+poller_t *poller_reload(poller_t *old, const conf_t *conf);
+
 /* Poll every router once, print one line per router to out as each finishes, then stop the
  * loop. Returns through poller_once_failed() how many did not answer fully. */
 void poller_once(poller_t *p, FILE *out);
