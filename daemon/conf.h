@@ -63,6 +63,8 @@ typedef struct conf {
 	int min_samples;            /* default 30 */
 	double threshold;           /* default 0.20 */
 	double saturated;           /* default 0.90 */
+	int64_t every_ms;           /* how often verdicts are re-evaluated; default 1m */
+	double min_mbps;            /* traffic below this (Mbit/s) is too little to judge; default 1 */
 
 	conf_router_t *routers;
 	size_t nrouters;

@@ -5,9 +5,11 @@
 #include "api.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "detector.h"
 #include "metrics.h"
 
 /* A JSON string of s with invalid UTF-8 replaced, or null for NULL. */
@@ -82,4 +84,81 @@ void api_routers(fleet_t *fleet, buf_t *out)
 	json_dump_callback(arr, api_dump_cb, out, JSON_COMPACT);
 	buf_putc(out, '\n');
 	json_decref(arr);
+}
+
+/* ---- the upgrade detector ---- */
+
+static json_t *api_num(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *api_verdict(const struct detector_verdict *v)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "router", api_str(v->router));
+	json_object_set_new(o, "interface", api_str(v->interface));
+	json_object_set_new(o, "direction", json_string(v->direction));
+	json_object_set_new(o, "from_version", api_str(v->from_version));
+	json_object_set_new(o, "to_version", api_str(v->to_version));
+	json_object_set_new(o, "upgraded_at", api_time(v->upgraded_ms));
+	json_object_set_new(o, "before_bps", api_num(v->before_bps));
+	json_object_set_new(o, "after_bps", api_num(v->after_bps));
+	json_object_set_new(o, "ratio", api_num(v->ratio));
+	json_object_set_new(o, "method", json_string(detector_method_name(v->method)));
+	json_object_set_new(o, "verdict", json_string(detector_verdict_name(v->verdict)));
+	json_object_set_new(o, "hint", json_boolean(v->hint));
+	json_object_set_new(o, "reached_at", api_time(v->reached_ms));
+	json_object_set_new(o, "final", json_boolean(v->final));
+	json_object_set_new(o, "latest", json_boolean(v->latest));
+	json_object_set_new(o, "before_load", api_num(v->before_load));
+	json_object_set_new(o, "after_load", api_num(v->after_load));
+	json_object_set_new(o, "before_samples", json_integer((json_int_t)v->before_n));
+	json_object_set_new(o, "after_samples", json_integer((json_int_t)v->after_n));
+	json_object_set_new(o, "architecture", api_str(v->architecture));
+	json_object_set_new(o, "board", api_str(v->board));
+	return o;
+}
+
+static json_t *api_cohort(const struct detector_cohort *c)
+{
+	json_t *o = json_object(), *m = json_object();
+	json_object_set_new(o, "from_version", api_str(c->from_version));
+	json_object_set_new(o, "to_version", api_str(c->to_version));
+	json_object_set_new(o, "architecture", api_str(c->architecture));
+	json_object_set_new(o, "board", api_str(c->board));
+	json_object_set_new(o, "routers", json_integer((json_int_t)c->routers));
+	json_object_set_new(o, "regressed", json_integer((json_int_t)c->regressed));
+	json_object_set_new(o, "improved", json_integer((json_int_t)c->improved));
+	json_object_set_new(m, "tx", api_num(c->median_ratio_tx));
+	json_object_set_new(m, "rx", api_num(c->median_ratio_rx));
+	json_object_set_new(o, "median_ratio", m);
+	return o;
+}
+
+static void api_dump(json_t *arr, buf_t *out)
+{
+	json_dump_callback(arr, api_dump_cb, out, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	buf_putc(out, '\n');
+	json_decref(arr);
+}
+
+void api_regressions(buf_t *out)
+{
+	json_t *arr = json_array();
+	detector_view_t *v = detector_view();
+	for (size_t i = 0; i < detector_view_nverdicts(v); i++)
+		json_array_append_new(arr, api_verdict(detector_view_verdict(v, i)));
+	detector_view_free(v);
+	api_dump(arr, out);
+}
+
+void api_cohorts(buf_t *out)
+{
+	json_t *arr = json_array();
+	detector_view_t *v = detector_view();
+	for (size_t i = 0; i < detector_view_ncohorts(v); i++)
+		json_array_append_new(arr, api_cohort(detector_view_cohort(v, i)));
+	detector_view_free(v);
+	api_dump(arr, out);
 }

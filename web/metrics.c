@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detector.h"
 #include "xmem.h"
 
 /* Per router, the escaped `router="..."` label and the `,key="value"` config labels, as
@@ -24,6 +25,7 @@ struct metrics_ctx {
 	buf_t *out;
 	const fleet_view_t *view;
 	const struct store_stats *store;
+	detector_view_t *det;           /* NULL while the detector has nothing to say */
 	buf_t labels;
 	struct metrics_rl *rl;
 };
@@ -326,6 +328,39 @@ static void metrics_polls(struct metrics_ctx *c, const struct metrics_family *fa
 	metrics_end_u64(c, i, r->polls);
 }
 
+/* ---- the upgrade detector (daemon/detector.h): verdicts of the newest version change ---- */
+
+static void metrics_upgrade(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			    const fleet_router_t *r)
+{
+	size_t n;
+	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
+	bool ratio = fam->off == 1;
+	for (size_t k = 0; k < n; k++) {
+		if (!v[k].latest || (ratio && !isfinite(v[k].ratio)))
+			continue;
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "interface", v[k].interface);
+		metrics_label(c->out, "direction", v[k].direction);
+		metrics_label(c->out, "from_version", v[k].from_version);
+		metrics_label(c->out, "to_version", v[k].to_version);
+		if (ratio)
+			metrics_end_double(c, i, v[k].ratio);
+		else
+			metrics_end_u64(c, i, v[k].verdict == DETECTOR_REGRESSION);
+	}
+}
+
+static void metrics_core_saturated(struct metrics_ctx *c, const struct metrics_family *fam,
+				   size_t i, const fleet_router_t *r)
+{
+	const struct detector_bound *b = detector_view_bound(c->det, r->conf->name);
+	if (b == NULL)
+		return;
+	metrics_begin(c, fam, i);
+	metrics_end_u64(c, i, b->bound);
+}
+
 /* ---- daemon families ---- */
 
 static void metrics_daemon_u64(buf_t *out, const struct metrics_family *fam, uint64_t v)
@@ -428,6 +463,16 @@ static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_wireguard_peer_last_handshake_seconds", "gauge",
 	  "Age of the peer's last handshake at the newest poll; absent if it never handshook.",
 	  PEER(last_handshake_ms) },
+	{ "wgwatch_upgrade_regression", "gauge",
+	  "1 while the detector judges that the router's newest RouterOS version change cut the "
+	  "capacity of the interface in that direction (tx encrypt, rx decrypt), else 0.",
+	  .per_router = metrics_upgrade, .off = 0 },
+	{ "wgwatch_upgrade_capacity_ratio", "gauge",
+	  "Capacity after the newest version change divided by capacity before (below 1: worse); "
+	  "absent while the detector has no figure.", .per_router = metrics_upgrade, .off = 1 },
+	{ "wgwatch_core_saturated", "gauge",
+	  "1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
+	  "idle, over the last 10 minutes; else 0.", .per_router = metrics_core_saturated },
 	{ "wgwatch_poll_duration_seconds", "histogram",
 	  "Duration of router polls.", .daemon = metrics_poll_duration },
 	{ "wgwatch_poll_errors_total", "counter",
@@ -457,7 +502,7 @@ static bool metrics_reserved(const char *key)
 {
 	static const char *const reserved[] = {
 		"router", "board", "architecture", "version", "firmware", "core",
-		"interface", "type", "peer", "kind", "le",
+		"interface", "type", "peer", "kind", "le", "direction", "from_version", "to_version",
 	};
 	for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
 		if (strcmp(key, reserved[k]) == 0)
@@ -510,12 +555,13 @@ void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
 	if (store)
 		store_get_stats(store, &st);
 	fleet_view_t *view = fleet_view(fleet);
-	struct metrics_ctx c = { .out = out, .view = view, .store = &st };
+	struct metrics_ctx c = { .out = out, .view = view, .store = &st, .det = detector_view() };
 	size_t n = fleet_view_size(view);
 	metrics_prepare(&c, n);
 	for (size_t f = 0; f < METRICS_NFAMILIES; f++)
 		metrics_family_render(&c, &metrics_families[f], n);
 	fleet_view_free(view);
+	detector_view_free(c.det);
 
 	buf_free(&c.labels);
 	free(c.rl);
