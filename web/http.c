@@ -18,6 +18,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "page.h"
+#include "page_router.h"
 #include "xmem.h"
 
 #define HTTP_THREADS 2
@@ -116,12 +117,6 @@ static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
 	return 200;
 }
 
-static unsigned http_fleet_page(http_t *h, buf_t *body, const char **ctype)
-{
-	page_fleet(h->deps.fleet, body);
-	*ctype = "text/html; charset=utf-8";
-	return 200;
-}
 
 static unsigned http_css(http_t *h, buf_t *body, const char **ctype)
 {
@@ -133,6 +128,20 @@ static unsigned http_css(http_t *h, buf_t *body, const char **ctype)
 static unsigned http_api_routers(http_t *h, buf_t *body, const char **ctype)
 {
 	api_routers(h->deps.fleet, body);
+	*ctype = "application/json";
+	return 200;
+}
+
+static unsigned http_api_regressions(http_t *h, buf_t *body, const char **ctype)
+{
+	api_regressions(body);
+	*ctype = "application/json";
+	return 200;
+}
+
+static unsigned http_api_cohorts(http_t *h, buf_t *body, const char **ctype)
+{
+	api_cohorts(body);
 	*ctype = "application/json";
 	return 200;
 }
@@ -166,12 +175,68 @@ static const struct http_route {
 	const char *path;
 	http_route_fn fn;
 } http_routes[] = {
-	{ "/", http_fleet_page },
 	{ "/static/wgwatch.css", http_css },
 	{ "/metrics", http_metrics },
 	{ "/api/v1/routers", http_api_routers },
+	{ "/api/v1/regressions", http_api_regressions },
+	{ "/api/v1/cohorts", http_api_cohorts },
 	{ "/healthz", http_healthz },
 };
+
+/* ---- pages: routes that read the request (query string, the rest of a prefix) ---- */
+
+typedef unsigned (*http_page_fn)(http_t *h, struct MHD_Connection *conn, const char *rest,
+				 buf_t *body, const char **ctype);
+
+/* A query argument, already percent-decoded by libmicrohttpd; NULL when absent. */
+static const char *http_arg(struct MHD_Connection *conn, const char *key)
+{
+	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+static unsigned http_fleet_page(http_t *h, struct MHD_Connection *conn, const char *rest,
+				buf_t *body, const char **ctype)
+{
+	struct page_filter f = { .q = http_arg(conn, "q"), .label = http_arg(conn, "label"),
+				 .board = http_arg(conn, "board"), .version = http_arg(conn, "version") };
+	page_fleet_filtered(h->deps.fleet, &f, body);
+	*ctype = "text/html; charset=utf-8";
+	return 200;
+}
+
+/* /router/NAME: rest is the decoded name, whatever characters it holds. */
+static unsigned http_router_page(http_t *h, struct MHD_Connection *conn, const char *rest,
+				 buf_t *body, const char **ctype)
+{
+	struct page_router_req req = { .conf = h->deps.conf, .fleet = h->deps.fleet, .name = rest,
+				       .range = http_arg(conn, "range"), .now_ms = loop_wall_ms() };
+	*ctype = "text/html; charset=utf-8";
+	return page_router(&req, body);
+}
+
+/* A path ending in '/' matches as a prefix; any other path exactly. */
+static const struct http_page {
+	const char *path;
+	http_page_fn fn;
+} http_pages[] = {
+	{ "/", http_fleet_page },
+	{ "/router/", http_router_page },
+};
+
+/* The page for url and where its rest begins; NULL when none. */
+static const struct http_page *http_page_find(const char *url, const char **rest)
+{
+	for (size_t i = 0; i < sizeof(http_pages) / sizeof(http_pages[0]); i++) {
+		const char *p = http_pages[i].path;
+		size_t n = strlen(p);
+		bool prefix = n > 1 && p[n - 1] == '/';
+		if (prefix ? strncmp(url, p, n) == 0 : strcmp(url, p) == 0) {
+			*rest = url + (prefix ? n : strlen(url));
+			return &http_pages[i];
+		}
+	}
+	return NULL;
+}
 
 /* ---- replies ---- */
 
@@ -214,6 +279,13 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 			continue;
 		const char *ctype = HTTP_TEXT;
 		unsigned status = http_routes[i].fn(h, &body, &ctype);
+		return http_reply(conn, status, ctype, &body);
+	}
+	const char *rest;
+	const struct http_page *page = http_page_find(url, &rest);
+	if (page != NULL) {
+		const char *ctype = HTTP_TEXT;
+		unsigned status = page->fn(h, conn, rest, &body, &ctype);
 		return http_reply(conn, status, ctype, &body);
 	}
 	buf_puts(&body, "not found\n");

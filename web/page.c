@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "detector.h"
 #include "metrics.h"
 #include "xmem.h"
 
@@ -17,6 +18,7 @@ struct page_row {
 	size_t busiest_core;
 	double others;           /* mean load of the other cores */
 	double tx_bps, rx_bps;   /* WireGuard interfaces together, NAN until two polls */
+	bool regressed;          /* the detector judged the newest version change a regression */
 };
 
 static const char page_style[] =
@@ -27,7 +29,37 @@ static const char page_style[] =
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
 	".down{color:#b00020;font-weight:600}.up{color:#1b7f3b}.why{color:#b00020;font-size:.9em}"
 	".hot{color:#b00020;font-weight:600}.flag{background:#fde7e9;color:#b00020;border-radius:3px;"
-	"padding:0 .3em;font-size:.85em}";
+	"padding:0 .3em;font-size:.85em}"
+	"a{color:#0b5cad;text-decoration:none}a:hover{text-decoration:underline}"
+	"tbody tr{position:relative}tbody tr:hover{background:#f3f8fd}"
+	"a.go::after{content:\"\";position:absolute;inset:0}"
+	"form.filter{display:flex;flex-wrap:wrap;gap:.5em;align-items:center;margin:0 0 1em}"
+	"form.filter input[type=search]{min-width:18em}form.filter input,form.filter select,"
+	"form.filter button{font:inherit;padding:.2em .4em}"
+	"nav.crumb{color:#555;margin:0 0 .4em}nav.range a,nav.range b{margin-right:.6em}"
+	"nav.range b{background:#0b5cad;color:#fff;border-radius:3px;padding:0 .4em}"
+	"section{margin:1.4em 0}h2{font-size:1.1em;margin:0 0 .4em}h3{font-size:.95em;margin:.6em 0 0}"
+	"dl.facts{display:grid;grid-template-columns:max-content 1fr max-content 1fr;gap:.1em 1em;"
+	"margin:.4em 0}dl.facts dt{color:#555}dl.facts dd{margin:0}"
+	".note{color:#666;font-size:.9em}.empty{color:#888;font-style:italic}"
+	"svg.chart{width:100%;max-width:960px;height:auto;display:block;font:11px system-ui,sans-serif}"
+	"svg.scatter{max-width:640px}"
+	"svg .grid line{stroke:#e6e6e6;stroke-width:1}svg text{fill:#555}svg text.yl{text-anchor:end}"
+	"svg text.tl{text-anchor:middle}svg polyline{fill:none;stroke-width:1.6;stroke-linejoin:round}"
+	"svg .tx{stroke:#1f77b4;fill:#1f77b4}svg polyline.tx,svg polyline.rx{fill:none}"
+	"svg .rx{stroke:#ff7f0e;fill:#ff7f0e}"
+	"svg .mk line{stroke:#6a3d9a;stroke-width:1.5;stroke-dasharray:4 3}svg .mk text{fill:#6a3d9a}"
+	"svg .mk.reboot line{stroke:#888}svg .mk.reboot text{fill:#888}"
+	"svg .mk.firmware line{stroke:#2ca02c}svg .mk.firmware text{fill:#2ca02c}"
+	"svg .win-before{fill:#1f77b4;fill-opacity:.06}svg .win-after{fill:#d62728;fill-opacity:.06}"
+	"svg circle.pt{fill-opacity:.75;stroke:#fff;stroke-width:.5}"
+	".legend{font-size:.9em;color:#444;margin:.2em 0}.key{display:inline-block;width:.9em;"
+	"height:.9em;vertical-align:-.1em;margin:0 .3em 0 .8em;border-radius:2px}"
+	".key.tx{background:#1f77b4}.key.rx{background:#ff7f0e}.key.mk{background:#6a3d9a}"
+	".key.reboot{background:#888}.key.k0{background:#eef3f8}.key.k5{background:#f2c14e}"
+	".key.k10{background:#b00020}"
+	".c0{background:#1f77b4}.c1{background:#d62728}.c2{background:#2ca02c}.c3{background:#9467bd}"
+	".c4{background:#ff7f0e}.c5{background:#17becf}.c6{background:#8c564b}.c7{background:#e377c2}";
 
 void page_css(buf_t *out) { buf_puts(out, page_style); }
 
@@ -169,7 +201,15 @@ static void page_row(buf_t *out, const struct page_row *row)
 	page_state(out, r);
 	page_cell(out, s ? s->board : NULL);
 	page_cell(out, s ? s->architecture : NULL);
-	page_cell(out, s ? s->version : NULL);
+	buf_puts(out, "<td>");
+	if (s && s->version)
+		page_escape(out, s->version);
+	else
+		buf_puts(out, "&ndash;");
+	if (row->regressed)
+		buf_puts(out, " <span class=\"flag regression\" title=\"the upgrade detector judged the "
+			 "newest version change a regression\">regression</span>");
+	buf_puts(out, "</td>");
 	buf_printf(out, "<td class=\"n\">%zu</td>", s ? s->ncores : 0);
 	page_cores(out, row);
 	buf_puts(out, "<td class=\"n\">");
@@ -178,39 +218,198 @@ static void page_row(buf_t *out, const struct page_row *row)
 	page_rate(out, row->rx_bps);
 	buf_puts(out, "</td><td>");
 	page_age(out, r->last_poll_ms);
-	buf_puts(out, "</td></tr>\n");
+	buf_puts(out, "</td><td><a class=\"go\" href=\"/router/");
+	page_url_escape(out, r->conf->name);
+	buf_puts(out, "\">details&nbsp;&rsaquo;</a></td></tr>\n");
 }
 
-static void page_head(buf_t *out, size_t n, size_t up)
+void page_url_escape(buf_t *out, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~", *p) != NULL)
+			buf_putc(out, (char)*p);
+		else
+			buf_printf(out, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
+	}
+}
+
+/* ---- filters ---- */
+
+static bool page_set(const char *s) { return s != NULL && *s != '\0'; }
+
+static bool page_has_label(const conf_router_t *cr, const char *kv)
+{
+	for (size_t k = 0; k < cr->nlabels; k++) {
+		size_t kl = strlen(cr->labels[k].key);
+		if (strncmp(kv, cr->labels[k].key, kl) == 0 && kv[kl] == '=' &&
+		    strcmp(kv + kl + 1, cr->labels[k].value) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool page_search_hit(const fleet_router_t *r, const char *q)
+{
+	const sample_t *s = r->last;
+	const char *fields[] = { r->conf->name, s ? s->board : NULL, s ? s->version : NULL,
+				 s ? s->architecture : NULL };
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (fields[i] && strcasestr(fields[i], q))
+			return true;
+	for (size_t k = 0; k < r->conf->nlabels; k++)
+		if (strcasestr(r->conf->labels[k].key, q) || strcasestr(r->conf->labels[k].value, q))
+			return true;
+	return false;
+}
+
+static bool page_match(const fleet_router_t *r, const struct page_filter *f)
+{
+	const sample_t *s = r->last;
+	if (f == NULL)
+		return true;
+	if (page_set(f->label) && !page_has_label(r->conf, f->label))
+		return false;
+	if (page_set(f->board) && (s == NULL || s->board == NULL || strcmp(s->board, f->board) != 0))
+		return false;
+	if (page_set(f->version) &&
+	    (s == NULL || s->version == NULL || strcmp(s->version, f->version) != 0))
+		return false;
+	return !page_set(f->q) || page_search_hit(r, f->q);
+}
+
+/* A sorted set of distinct strings (the options of a filter menu). */
+struct page_set {
+	char **v;
+	size_t n;
+};
+
+static void page_set_add(struct page_set *set, const char *s)
+{
+	if (s == NULL || *s == '\0')
+		return;
+	for (size_t i = 0; i < set->n; i++)
+		if (strcmp(set->v[i], s) == 0)
+			return;
+	set->v = xreallocarray(set->v, set->n + 1, sizeof(*set->v));
+	set->v[set->n++] = xstrdup(s);
+}
+
+static int page_strcmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void page_set_free(struct page_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->v[i]);
+	free(set->v);
+}
+
+static void page_select(buf_t *out, const char *name, const char *all, struct page_set *set,
+			const char *cur)
+{
+	qsort(set->v, set->n, sizeof(*set->v), page_strcmp);
+	buf_printf(out, "<select name=\"%s\" aria-label=\"%s\"><option value=\"\">%s</option>", name,
+		   name, all);
+	for (size_t i = 0; i < set->n; i++) {
+		buf_puts(out, "<option value=\"");
+		page_escape(out, set->v[i]);
+		buf_puts(out, page_set(cur) && strcmp(cur, set->v[i]) == 0 ? "\" selected>" : "\">");
+		page_escape(out, set->v[i]);
+		buf_puts(out, "</option>");
+	}
+	buf_puts(out, "</select>");
+	page_set_free(set);
+}
+
+/* The GET form: a search box and a menu each for label, board and version. */
+static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n,
+			     const struct page_filter *f)
+{
+	struct page_set labels = { 0 }, boards = { 0 }, versions = { 0 };
+	for (size_t i = 0; i < n; i++) {
+		const fleet_router_t *r = rows[i].r;
+		for (size_t k = 0; k < r->conf->nlabels; k++) {
+			char *kv = xasprintf("%s=%s", r->conf->labels[k].key, r->conf->labels[k].value);
+			page_set_add(&labels, kv);
+			free(kv);
+		}
+		page_set_add(&boards, r->last ? r->last->board : NULL);
+		page_set_add(&versions, r->last ? r->last->version : NULL);
+	}
+	buf_puts(out, "<form class=\"filter\" method=\"get\" action=\"/\" role=\"search\">"
+		 "<input type=\"search\" name=\"q\" placeholder=\"search name, label, board, version\" "
+		 "aria-label=\"search\" value=\"");
+	page_escape(out, f ? f->q : NULL);
+	buf_puts(out, "\">");
+	page_select(out, "label", "any label", &labels, f ? f->label : NULL);
+	page_select(out, "board", "any board", &boards, f ? f->board : NULL);
+	page_select(out, "version", "any version", &versions, f ? f->version : NULL);
+	buf_puts(out, "<button type=\"submit\">Filter</button> <a href=\"/\">clear</a></form>\n");
+}
+
+static void page_head(buf_t *out, size_t n, size_t up, size_t shown)
 {
 	buf_puts(out, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		 "<meta name=\"viewport\" content=\"width=device-width\">"
 		 "<meta http-equiv=\"refresh\" content=\"30\">"
 		 "<title>wgwatch: fleet</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\">"
 		 "</head><body>\n<h1>wgwatch</h1>\n");
-	buf_printf(out, "<p class=\"sum\">%zu routers: %zu up, %zu down. WireGuard tx is the encrypt "
-		   "direction (router &rarr; tunnel), rx the decrypt direction. "
-		   "<a href=\"/metrics\">/metrics</a> &middot; <a href=\"/api/v1/routers\">API</a></p>\n",
-		   n, up, n - up);
-	buf_puts(out, "<table id=\"fleet\"><thead><tr><th>Router</th><th>State</th><th>Board</th>"
-		 "<th>Architecture</th><th>Version</th><th>Cores</th><th>Busiest core</th>"
-		 "<th>WG tx</th><th>WG rx</th><th>Last poll (UTC)</th></tr></thead><tbody>\n");
+	buf_printf(out, "<p class=\"sum\">%zu routers: %zu up, %zu down", n, up, n - up);
+	if (shown != n)
+		buf_printf(out, "; <b>%zu shown</b> by the filter", shown);
+	buf_puts(out, ". WireGuard tx is the encrypt direction (router &rarr; tunnel), rx the decrypt "
+		 "direction. <a href=\"/metrics\">/metrics</a> &middot; <a href=\"/api/v1/routers\">API</a>"
+		 "</p>\n");
 }
 
-void page_fleet(fleet_t *fleet, buf_t *out)
+static void page_table_head(buf_t *out)
+{
+	buf_puts(out, "<table id=\"fleet\"><thead><tr><th>Router</th><th>State</th><th>Board</th>"
+		 "<th>Architecture</th><th>Version</th><th>Cores</th><th>Busiest core</th>"
+		 "<th>WG tx</th><th>WG rx</th><th>Last poll (UTC)</th><th></th></tr></thead><tbody>\n");
+}
+
+/* A regression verdict on the router's newest version change (dv may be NULL). */
+static bool page_regressed(const detector_view_t *dv, const char *name)
+{
+	size_t n = 0;
+	const struct detector_verdict *v = dv ? detector_view_router(dv, name, &n) : NULL;
+	for (size_t i = 0; v && i < n; i++)
+		if (v[i].latest && v[i].verdict == DETECTOR_REGRESSION)
+			return true;
+	return false;
+}
+
+void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t *out)
 {
 	fleet_view_t *v = fleet_view(fleet);
-	size_t n = fleet_view_size(v), up = 0;
+	detector_view_t *dv = detector_view();
+	size_t n = fleet_view_size(v), up = 0, shown = 0;
 	struct page_row *rows = xcalloc(n, sizeof(*rows));
 	for (size_t i = 0; i < n; i++) {
 		page_summarise(fleet_view_at(v, i), &rows[i]);
+		rows[i].regressed = page_regressed(dv, rows[i].r->conf->name);
 		up += rows[i].r->up;
+		shown += page_match(rows[i].r, filter);
 	}
 	qsort(rows, n, sizeof(*rows), page_cmp);
-	page_head(out, n, up);
+	page_head(out, n, up, shown);
+	page_filter_form(out, rows, n, filter);
+	page_table_head(out);
 	for (size_t i = 0; i < n; i++)
-		page_row(out, &rows[i]);
+		if (page_match(rows[i].r, filter))
+			page_row(out, &rows[i]);
+	if (shown == 0)
+		buf_puts(out, "<tr><td colspan=\"11\" class=\"empty\">no router matches</td></tr>\n");
 	fleet_view_free(v);
+	if (dv)
+		detector_view_free(dv);
 	buf_puts(out, "</tbody></table>\n</body></html>\n");
 	free(rows);
 }
+
+void page_fleet(fleet_t *fleet, buf_t *out) { page_fleet_filtered(fleet, NULL, out); }

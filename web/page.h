@@ -13,4 +13,16 @@ void page_css(buf_t *out);                      /* the stylesheet served at /sta
 /* Append s as HTML text or attribute value: & < > " ' escaped, invalid UTF-8 replaced. */
 void page_escape(buf_t *out, const char *s);
 
+/* Fleet page filters from the query string (each NULL or "" = no filter): q is a
+ * case-insensitive substring of name, labels, board, architecture or version; label is one
+ * "key=value"; board and version match exactly. */
+struct page_filter {
+	const char *q, *label, *board, *version;
+};
+void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t *out);
+
+/* Append s percent-encoded for a URL path segment or query value: every byte but
+ * A-Z a-z 0-9 - . _ ~ becomes %XX (the result needs no further escaping in an attribute). */
+void page_url_escape(buf_t *out, const char *s);
+
 #endif

@@ -1,0 +1,458 @@
+/* history: what the router page shows, read from the store with a read-only connection opened
+ * per call on the caller's thread (WAL lets it read beside the writer). Series are bucketed in
+ * SQL (GROUP BY time bucket) so a 30-day page reads at most a few thousand rows per series.
+ * It must never write, never log and never keep a connection across calls. */
+#include "config.h"
+#include "history.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xmem.h"
+
+#define HISTORY_ROLLUP_MS 300000LL      /* the store's roll-up bucket */
+#define HISTORY_MAX_CORES 1024
+#define HISTORY_MAX_PEERS 5000
+#define HISTORY_MAX_EVENTS 2000
+#define HISTORY_BUSY_MS 2000
+#define HISTORY_DAY_MS 86400000LL
+
+/* Running sums of one series while rows come in: value = num / w per bucket. */
+struct history_acc {
+	double *num, *num2, *w;
+};
+
+static const char history_sql_router[] =
+	"SELECT id, first_seen_ms, last_poll_ms, last_ok_ms, uptime_ms, info_ms, version, channel,"
+	" firmware, upgrade_firmware, board, architecture, cpu_model FROM routers WHERE name = ?1";
+
+static const char history_sql_state[] = "SELECT value FROM store_state WHERE key = 'rollup_ms'";
+
+/* ?1 router id, ?2 axis start, ?3 bucket width, ?4 where roll-ups end and raw begins, ?5 end.
+ * Roll-up rows weigh 5 minutes each, raw rows their interval: both give bytes/s as num / w. */
+static const char history_sql_ifaces[] =
+	"SELECT i.id, i.name, (s.bucket_ms - ?2) / ?3, sum(s.tx_rate_avg * 300000.0),"
+	" sum(s.rx_rate_avg * 300000.0), count(*) * 300000.0"
+	" FROM interfaces i JOIN iface_rollup s ON s.iface_id = i.id"
+	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.bucket_ms >= ?2 AND s.bucket_ms < ?4"
+	" AND s.tx_rate_avg IS NOT NULL AND s.rx_rate_avg IS NOT NULL GROUP BY i.id, 3"
+	" UNION ALL"
+	" SELECT i.id, i.name, (s.time_ms - ?2) / ?3, sum(s.tx_delta * 1000.0),"
+	" sum(s.rx_delta * 1000.0), sum(s.dt_ms)"
+	" FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id"
+	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?4 AND s.time_ms < ?5"
+	" AND s.dt_ms > 0 GROUP BY i.id, 3";
+
+static const char history_sql_cpu[] =
+	"SELECT core, (bucket_ms - ?2) / ?3, sum(load_avg * n), sum(n) FROM cpu_rollup"
+	" WHERE router_id = ?1 AND bucket_ms >= ?2 AND bucket_ms < ?4 GROUP BY 1, 2"
+	" UNION ALL"
+	" SELECT core, (time_ms - ?2) / ?3, sum(load), count(*) FROM cpu_samples"
+	" WHERE router_id = ?1 AND time_ms >= ?4 AND time_ms < ?5 GROUP BY 1, 2";
+
+static const char history_sql_events[] =
+	"SELECT time_ms, kind, old_version, new_version, old_firmware, new_firmware, old_board,"
+	" new_board, architecture, uptime_ms FROM version_history WHERE router_id = ?1"
+	" ORDER BY time_ms DESC, id DESC LIMIT 2000";
+
+static const char history_sql_peers[] =
+	"SELECT p.interface, p.name, s.time_ms, s.rx_bytes, s.tx_bytes, s.handshake_age_ms,"
+	" s.dt_ms, s.rx_delta, s.tx_delta FROM peers p JOIN peer_samples s ON s.peer_id = p.id"
+	" AND s.time_ms = (SELECT max(time_ms) FROM peer_samples WHERE peer_id = p.id)"
+	" WHERE p.router_id = ?1 ORDER BY p.interface, p.name LIMIT 5000";
+
+int64_t history_range_ms(const char *name)
+{
+	static const struct { const char *name; int64_t ms; } ranges[] = {
+		{ "6h", 6 * 3600000LL }, { "24h", HISTORY_DAY_MS }, { "7d", 7 * HISTORY_DAY_MS },
+		{ "30d", 30 * HISTORY_DAY_MS }, { "all", 0 },
+	};
+	for (size_t i = 0; name && i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (strcmp(name, ranges[i].name) == 0)
+			return ranges[i].ms;
+	return -1;
+}
+
+/* ---- small readers ---- */
+
+static char *history_col_str(sqlite3_stmt *q, int col)
+{
+	const unsigned char *s = sqlite3_column_text(q, col);
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+static int64_t history_col_i64(sqlite3_stmt *q, int col, int64_t null_value)
+{
+	return sqlite3_column_type(q, col) == SQLITE_NULL ? null_value : sqlite3_column_int64(q, col);
+}
+
+static int history_fail(sqlite3 *db, const char *what, char **cause)
+{
+	*cause = xasprintf("history: %s: %s", what, sqlite3_errmsg(db));
+	return -1;
+}
+
+/* Prepare sql and bind ?1..?5 (unused ones are ignored). */
+static int history_prepare(sqlite3 *db, const char *sql, const int64_t *args, int nargs,
+			   sqlite3_stmt **q, char **cause)
+{
+	if (sqlite3_prepare_v2(db, sql, -1, q, NULL) != SQLITE_OK)
+		return history_fail(db, "prepare", cause);
+	for (int i = 0; i < nargs && i < sqlite3_bind_parameter_count(*q); i++)
+		sqlite3_bind_int64(*q, i + 1, args[i]);
+	return 0;
+}
+
+/* Finish a stepping loop: -1 with *cause unless it ended in SQLITE_DONE. */
+static int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, char **cause)
+{
+	int ret = rc == SQLITE_DONE ? 0 : history_fail(db, what, cause);
+	sqlite3_finalize(q);
+	return ret;
+}
+
+/* ---- the router row and the time axis ---- */
+
+static void history_router_row(sqlite3_stmt *q, history_t *h)
+{
+	h->first_seen_ms = history_col_i64(q, 1, 0);
+	h->last_poll_ms = history_col_i64(q, 2, 0);
+	h->last_ok_ms = history_col_i64(q, 3, 0);
+	h->uptime_ms = history_col_i64(q, 4, -1);
+	h->info_ms = history_col_i64(q, 5, 0);
+	h->version = history_col_str(q, 6);
+	h->channel = history_col_str(q, 7);
+	h->firmware = history_col_str(q, 8);
+	h->upgrade_firmware = history_col_str(q, 9);
+	h->board = history_col_str(q, 10);
+	h->architecture = history_col_str(q, 11);
+	h->cpu_model = history_col_str(q, 12);
+}
+
+/* 0 with *id, 1 when unknown, -1 on error. */
+static int history_router(sqlite3 *db, const char *name, history_t *h, int64_t *id, char **cause)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(db, history_sql_router, -1, &q, NULL) != SQLITE_OK)
+		return history_fail(db, "prepare", cause);
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_TRANSIENT);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*id = sqlite3_column_int64(q, 0);
+		history_router_row(q, h);
+	}
+	sqlite3_finalize(q);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? 1 : history_fail(db, "routers", cause);
+}
+
+static int64_t history_rollup_done(sqlite3 *db)
+{
+	sqlite3_stmt *q;
+	int64_t v = 0;
+	if (sqlite3_prepare_v2(db, history_sql_state, -1, &q, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		v = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return v;
+}
+
+static int64_t history_ceil(int64_t v, int64_t unit) { return (v + unit - 1) / unit * unit; }
+
+/* Choose the buckets: at most max_points (a few more after alignment), whole seconds, whole
+ * 5-minute roll-up buckets when roll-ups are read. Returns where the raw part begins. */
+static int64_t history_axis(history_t *h, const struct history_req *req, int64_t rollup_done)
+{
+	int64_t to = req->to_ms, from = req->from_ms;
+	int64_t keep = req->raw_retention_ms > 0 ? req->raw_retention_ms : 35 * HISTORY_DAY_MS;
+	size_t maxp = req->max_points ? req->max_points : HISTORY_MAX_POINTS;
+	if (from <= 0 || (h->first_seen_ms > 0 && from < h->first_seen_ms))
+		from = h->first_seen_ms > 0 ? h->first_seen_ms : to - 3600000;
+	if (to - from < 60000)
+		from = to - 60000;
+	int64_t w = history_ceil((to - from + (int64_t)maxp - 1) / (int64_t)maxp, 1000);
+	if (w < req->min_bucket_ms)
+		w = history_ceil(req->min_bucket_ms, 1000);
+	h->rolled = w >= HISTORY_ROLLUP_MS || from < to - keep;
+	if (h->rolled)
+		w = history_ceil(w, HISTORY_ROLLUP_MS);
+	from = from / w * w;
+	h->from_ms = from, h->to_ms = to, h->bucket_ms = w;
+	h->nbuckets = (size_t)((to - from + w - 1) / w);
+	if (!h->rolled)
+		return from;
+	int64_t split = rollup_done < from ? from : rollup_done;
+	return split > to ? to : split;
+}
+
+/* ---- series ---- */
+
+static void history_acc_init(struct history_acc *a, size_t n)
+{
+	a->num = xcalloc(n, sizeof(double));
+	a->num2 = xcalloc(n, sizeof(double));
+	a->w = xcalloc(n, sizeof(double));
+}
+
+static void history_acc_free(struct history_acc *a)
+{
+	free(a->num), free(a->num2), free(a->w);
+}
+
+/* num / w (times scale) per bucket into out; NAN where no weight. */
+static void history_acc_out(const double *num, const double *w, size_t n, double scale, double *out)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = w[i] > 0 ? num[i] / w[i] * scale : NAN;
+}
+
+/* The index of interface id in h->ifaces, appending it when new. */
+static size_t history_iface_slot(history_t *h, struct history_acc **acc, int64_t **ids, int64_t id,
+				 sqlite3_stmt *q)
+{
+	for (size_t i = 0; i < h->nifaces; i++)
+		if ((*ids)[i] == id)
+			return i;
+	size_t i = h->nifaces++;
+	*ids = xreallocarray(*ids, h->nifaces, sizeof(**ids));
+	*acc = xreallocarray(*acc, h->nifaces, sizeof(**acc));
+	h->ifaces = xreallocarray(h->ifaces, h->nifaces, sizeof(*h->ifaces));
+	(*ids)[i] = id;
+	history_acc_init(&(*acc)[i], h->nbuckets);
+	h->ifaces[i] = (struct history_iface){ .name = history_col_str(q, 1) };
+	return i;
+}
+
+static void history_ifaces_finish(history_t *h, struct history_acc *acc)
+{
+	for (size_t i = 0; i < h->nifaces; i++) {
+		struct history_iface *f = &h->ifaces[i];
+		f->tx_bps = xcalloc(h->nbuckets, sizeof(double));
+		f->rx_bps = xcalloc(h->nbuckets, sizeof(double));
+		history_acc_out(acc[i].num, acc[i].w, h->nbuckets, 8.0, f->tx_bps);
+		history_acc_out(acc[i].num2, acc[i].w, h->nbuckets, 8.0, f->rx_bps);
+		history_acc_free(&acc[i]);
+	}
+}
+
+static int history_ifaces(sqlite3 *db, history_t *h, const int64_t *args, char **cause)
+{
+	sqlite3_stmt *q;
+	if (history_prepare(db, history_sql_ifaces, args, 5, &q, cause) < 0)
+		return -1;
+	struct history_acc *acc = NULL;
+	int64_t *ids = NULL;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t b = sqlite3_column_int64(q, 2);
+		size_t i = history_iface_slot(h, &acc, &ids, sqlite3_column_int64(q, 0), q);
+		if (b < 0 || (size_t)b >= h->nbuckets)
+			continue;
+		acc[i].num[b] += sqlite3_column_double(q, 3);
+		acc[i].num2[b] += sqlite3_column_double(q, 4);
+		acc[i].w[b] += sqlite3_column_double(q, 5);
+	}
+	history_ifaces_finish(h, acc);
+	free(acc);
+	free(ids);
+	return history_done(db, q, rc, "interface series", cause);
+}
+
+/* Grow the per-core sums to n cores (rows of nbuckets, zeroed). */
+static void history_cores_grow(history_t *h, struct history_acc *acc, size_t n)
+{
+	if (n <= h->ncores)
+		return;
+	size_t nb = h->nbuckets;
+	acc->num = xreallocarray(acc->num, n * nb, sizeof(double));
+	acc->w = xreallocarray(acc->w, n * nb, sizeof(double));
+	memset(acc->num + h->ncores * nb, 0, (n - h->ncores) * nb * sizeof(double));
+	memset(acc->w + h->ncores * nb, 0, (n - h->ncores) * nb * sizeof(double));
+	h->ncores = n;
+}
+
+static int history_cpu(sqlite3 *db, history_t *h, const int64_t *args, char **cause)
+{
+	sqlite3_stmt *q;
+	if (history_prepare(db, history_sql_cpu, args, 5, &q, cause) < 0)
+		return -1;
+	struct history_acc acc = { 0 };
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t core = sqlite3_column_int64(q, 0), b = sqlite3_column_int64(q, 1);
+		if (core < 0 || core >= HISTORY_MAX_CORES || b < 0 || (size_t)b >= h->nbuckets)
+			continue;
+		history_cores_grow(h, &acc, (size_t)core + 1);
+		size_t at = (size_t)core * h->nbuckets + (size_t)b;
+		acc.num[at] += sqlite3_column_double(q, 2);
+		acc.w[at] += sqlite3_column_double(q, 3);
+	}
+	if (h->ncores > 0) {
+		h->load = xcalloc(h->ncores * h->nbuckets, sizeof(double));
+		history_acc_out(acc.num, acc.w, h->ncores * h->nbuckets, 0.001, h->load);
+	}
+	free(acc.num), free(acc.w);
+	return history_done(db, q, rc, "cpu series", cause);
+}
+
+/* ---- events and peers ---- */
+
+static void history_event_row(sqlite3_stmt *q, struct history_event *e)
+{
+	*e = (struct history_event){
+		.time_ms = sqlite3_column_int64(q, 0), .kind = history_col_str(q, 1),
+		.old_version = history_col_str(q, 2), .new_version = history_col_str(q, 3),
+		.old_firmware = history_col_str(q, 4), .new_firmware = history_col_str(q, 5),
+		.old_board = history_col_str(q, 6), .new_board = history_col_str(q, 7),
+		.architecture = history_col_str(q, 8), .uptime_ms = history_col_i64(q, 9, -1),
+	};
+}
+
+/* The newest HISTORY_MAX_EVENTS rows, stored oldest first. */
+static int history_events(sqlite3 *db, history_t *h, int64_t rid, char **cause)
+{
+	sqlite3_stmt *q;
+	if (history_prepare(db, history_sql_events, &rid, 1, &q, cause) < 0)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && h->nevents < HISTORY_MAX_EVENTS) {
+		h->events = xreallocarray(h->events, h->nevents + 1, sizeof(*h->events));
+		history_event_row(q, &h->events[h->nevents++]);
+	}
+	for (size_t i = 0; i < h->nevents / 2; i++) {
+		struct history_event tmp = h->events[i];
+		h->events[i] = h->events[h->nevents - 1 - i];
+		h->events[h->nevents - 1 - i] = tmp;
+	}
+	return history_done(db, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, "version history", cause);
+}
+
+static double history_bps(sqlite3_stmt *q, int delta_col)
+{
+	int64_t dt = history_col_i64(q, 6, 0);
+	if (dt <= 0 || sqlite3_column_type(q, delta_col) == SQLITE_NULL)
+		return NAN;
+	return (double)(uint64_t)sqlite3_column_int64(q, delta_col) * 8000.0 / (double)dt;
+}
+
+static void history_peer_row(sqlite3_stmt *q, struct history_peer *p)
+{
+	*p = (struct history_peer){
+		.interface = history_col_str(q, 0), .name = history_col_str(q, 1),
+		.time_ms = sqlite3_column_int64(q, 2),
+		.rx_bytes = (uint64_t)sqlite3_column_int64(q, 3),
+		.tx_bytes = (uint64_t)sqlite3_column_int64(q, 4),
+		.handshake_age_ms = history_col_i64(q, 5, -1),
+		.rx_bps = history_bps(q, 7), .tx_bps = history_bps(q, 8),
+	};
+}
+
+static int history_peers(sqlite3 *db, history_t *h, int64_t rid, char **cause)
+{
+	sqlite3_stmt *q;
+	if (history_prepare(db, history_sql_peers, &rid, 1, &q, cause) < 0)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW && h->npeers < HISTORY_MAX_PEERS) {
+		h->peers = xreallocarray(h->peers, h->npeers + 1, sizeof(*h->peers));
+		history_peer_row(q, &h->peers[h->npeers++]);
+	}
+	return history_done(db, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, "peers", cause);
+}
+
+/* ---- entry points ---- */
+
+static int history_read(sqlite3 *db, const struct history_req *req, history_t *h, char **cause)
+{
+	int64_t rid;
+	int rc = history_router(db, req->router, h, &rid, cause);
+	if (rc != 0)
+		return rc;
+	int64_t split = history_axis(h, req, history_rollup_done(db));
+	int64_t args[5] = { rid, h->from_ms, h->bucket_ms, split, h->to_ms };
+	if (history_ifaces(db, h, args, cause) < 0 || history_cpu(db, h, args, cause) < 0 ||
+	    history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0)
+		return -1;
+	return 0;
+}
+
+int history_load(const struct history_req *req, history_t **out, char **cause)
+{
+	sqlite3 *db = NULL;
+	*out = NULL;
+	if (sqlite3_open_v2(req->db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+			    NULL) != SQLITE_OK) {
+		*cause = xasprintf("history: cannot open %s: %s", req->db_path,
+				   db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, HISTORY_BUSY_MS);
+	history_t *h = xcalloc(1, sizeof(*h));
+	int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ?
+		history_read(db, req, h, cause) : history_fail(db, "begin", cause);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	if (rc != 0) {
+		history_free(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+static void history_event_free(struct history_event *e)
+{
+	free(e->kind), free(e->old_version), free(e->new_version), free(e->old_firmware);
+	free(e->new_firmware), free(e->old_board), free(e->new_board), free(e->architecture);
+}
+
+void history_free(history_t *h)
+{
+	if (h == NULL)
+		return;
+	free(h->version), free(h->channel), free(h->firmware), free(h->upgrade_firmware);
+	free(h->board), free(h->architecture), free(h->cpu_model);
+	for (size_t i = 0; i < h->nifaces; i++)
+		free(h->ifaces[i].name), free(h->ifaces[i].tx_bps), free(h->ifaces[i].rx_bps);
+	free(h->ifaces);
+	free(h->load);
+	for (size_t i = 0; i < h->nevents; i++)
+		history_event_free(&h->events[i]);
+	free(h->events);
+	for (size_t i = 0; i < h->npeers; i++)
+		free(h->peers[i].interface), free(h->peers[i].name);
+	free(h->peers);
+	free(h);
+}
+
+double history_load_at(const history_t *h, size_t core, size_t b)
+{
+	if (core >= h->ncores || b >= h->nbuckets)
+		return NAN;
+	return h->load[core * h->nbuckets + b];
+}
+
+static bool history_is_version_event(const struct history_event *e)
+{
+	return e->new_version != NULL && e->kind != NULL && strcmp(e->kind, "firmware") != 0 &&
+	       strcmp(e->kind, "board") != 0;
+}
+
+const char *history_version_at(const history_t *h, int64_t t_ms)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < h->nevents; i++) {
+		const struct history_event *e = &h->events[i];
+		if (!history_is_version_event(e))
+			continue;
+		if (e->time_ms > t_ms)
+			return v ? v : (e->old_version ? e->old_version : e->new_version);
+		v = e->new_version;
+	}
+	return v ? v : h->version;
+}

@@ -1,0 +1,82 @@
+/* history: read-only queries over the SQLite store for the web pages, run on the caller's
+ * thread (an HTTP thread) with a read-only connection of its own per call, beside the store's
+ * writer (WAL). Series come downsampled in SQL to a common time axis of at most ~600 buckets,
+ * from raw samples for short ranges and from the 5-minute roll-ups for long ones. */
+#ifndef WGWATCH_HISTORY_H
+#define WGWATCH_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HISTORY_MAX_POINTS 600
+
+struct history_req {
+	const char *db_path;
+	const char *router;        /* config name */
+	int64_t from_ms;           /* 0: since the router was first seen */
+	int64_t to_ms;             /* usually now */
+	int64_t raw_retention_ms;  /* raw samples older than to_ms - this may be gone; 0: 35 d */
+	size_t max_points;         /* buckets on the time axis; 0: HISTORY_MAX_POINTS */
+	int64_t min_bucket_ms;     /* narrowest bucket (2 poll intervals: no empty buckets) */
+};
+
+/* One version_history row. Strings are router text (untrusted), NULL when unknown. */
+struct history_event {
+	int64_t time_ms;
+	char *kind;                /* first, upgrade, downgrade, firmware, board, reboot */
+	char *old_version, *new_version, *old_firmware, *new_firmware, *old_board, *new_board;
+	char *architecture;
+	int64_t uptime_ms;         /* -1 when unknown */
+};
+
+/* A peer's newest sample. */
+struct history_peer {
+	char *interface, *name;
+	int64_t time_ms;           /* of the newest sample */
+	uint64_t rx_bytes, tx_bytes;
+	int64_t handshake_age_ms;  /* -1 when never */
+	double rx_bps, tx_bps;     /* over the newest interval, bits/s; NAN when unknown */
+};
+
+/* Per WireGuard interface, one value per bucket, bits/s, NAN where no data. */
+struct history_iface {
+	char *name;
+	double *tx_bps, *rx_bps;
+};
+
+/* The result: plain data owned by the caller (history_free). Bucket i covers
+ * [from_ms + i * bucket_ms, from_ms + (i + 1) * bucket_ms). */
+typedef struct history {
+	int64_t first_seen_ms, last_poll_ms, last_ok_ms, uptime_ms, info_ms;   /* 0/-1 unknown */
+	char *version, *channel, *firmware, *upgrade_firmware, *board, *architecture, *cpu_model;
+
+	int64_t from_ms, to_ms, bucket_ms;
+	size_t nbuckets;
+	bool rolled;               /* the series read 5-minute roll-ups (long range) */
+
+	size_t nifaces;
+	struct history_iface *ifaces;
+	size_t ncores;
+	double *load;              /* ncores rows of nbuckets, 0..1, NAN where no data */
+	size_t nevents;
+	struct history_event *events;   /* all of the router's, oldest first */
+	size_t npeers;
+	struct history_peer *peers;     /* by interface, then name */
+} history_t;
+
+/* 0 and *out on success; 1 when the database does not know the router (*out NULL); -1 with
+ * *cause (caller frees) when the database cannot be read. Never logs. */
+int history_load(const struct history_req *req, history_t **out, char **cause);
+void history_free(history_t *h);
+
+/* The load of core c in bucket b (NAN when none). */
+double history_load_at(const history_t *h, size_t core, size_t b);
+
+/* Version running at time t_ms according to the events (NULL when none is known). */
+const char *history_version_at(const history_t *h, int64_t t_ms);
+
+/* Duration of a range name: "6h", "24h", "7d", "30d" give ms; "all" gives 0. -1 when unknown. */
+int64_t history_range_ms(const char *name);
+
+#endif

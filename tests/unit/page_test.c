@@ -1,0 +1,279 @@
+/* page_test: the router page and its parts. URL and HTML escaping; SVG lines, heatmap (runs
+ * merged, the pinned core darkest) and scatter with hostile text; history queries over a real
+ * store (raw samples, then hand-written roll-ups for a long range); the whole router page with
+ * hostile router, interface, peer and version text, and 404 for unknown names.
+ * Includes page_router.c to reach its statics. */
+#include "../../web/page_router.c"
+#include "unit.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include "store.h"
+
+#define T0 1700000100000LL   /* a 5-minute bucket start */
+#define STEP 2000LL
+#define NPOLL 300            /* 10 minutes of polls */
+#define HOSTILE_NAME "r\"<1>&'x"
+#define HOSTILE_BOARD "<script>alert(1)</script>"
+#define HOSTILE_PEER "\"><svg onload=alert(2)>"
+#define HOSTILE_IFACE "wg<0>"
+#define HOSTILE_VER "7.22.3<b>"
+
+static int count(const char *h, const char *needle)
+{
+	int n = 0;
+	for (const char *p = h; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+static void test_url_escape(void)
+{
+	buf_t b;
+	buf_init(&b);
+	page_url_escape(&b, "a b/<\xc3\xa9>\"'&x=1~._-");
+	CHECK_STR(b.data, "a%20b%2F%3C%C3%A9%3E%22%27%26x%3D1~._-");
+	buf_free(&b);
+}
+
+static void test_lines(void)
+{
+	double tx[6] = { 1e6, 2e6, NAN, 3e6, NAN, NAN }, rx[6] = { NAN, NAN, NAN, NAN, 5e5, NAN };
+	struct page_axis ax = { .from_ms = T0, .bucket_ms = 1000, .nbuckets = 6 };
+	struct page_line l[2] = { { "tx", "tx", tx }, { "rx", "rx", rx } };
+	struct page_marker m = { .t_ms = T0 + 2500, .cls = "upgrade", .label = "upgrade <script>x",
+				 .before_ms = 1000, .after_ms = 1000 };
+	buf_t b;
+	buf_init(&b);
+	page_chart_lines(&b, &ax, l, 2, &m, 1);
+	CHECK(strstr(b.data, "<script") == NULL);
+	CHECK_INT(count(b.data, "upgrade &lt;script&gt;x"), 2);   /* title and label */
+	CHECK_INT(count(b.data, "<polyline class=\"tx\""), 1);    /* 1e6, 2e6; 3e6 is alone */
+	CHECK_INT(count(b.data, "<circle class=\"tx\""), 1);
+	CHECK_INT(count(b.data, "<circle class=\"rx\""), 1);
+	CHECK(strstr(b.data, "class=\"win-before\"") && strstr(b.data, "class=\"win-after\""));
+	CHECK(strstr(b.data, "style=") == NULL);
+	buf_free(&b);
+}
+
+static void test_heatmap(void)
+{
+	enum { NB = 10 };
+	double load[3 * NB];
+	for (size_t b = 0; b < NB; b++)
+		load[b] = 0.1, load[NB + b] = 1.0, load[2 * NB + b] = b < 5 ? 0.1 : NAN;
+	struct page_axis ax = { .from_ms = T0, .bucket_ms = 1000, .nbuckets = NB };
+	buf_t b;
+	buf_init(&b);
+	page_chart_heatmap(&b, &ax, load, 3, NULL, 0);
+	CHECK_INT(count(b.data, "<rect class=\"hm\""), 3);   /* each row one run */
+	CHECK(strstr(b.data, "fill=\"#b00020\"><title>cpu1 100%</title>") != NULL);
+	CHECK(strstr(b.data, "<title>cpu0 10%</title>") != NULL);
+	buf_free(&b);
+}
+
+static void test_scatter(void)
+{
+	struct page_point p[3] = { { 1.0, 6e8, 0, T0 }, { 1.0, 3.5e8, 1, T0 }, { 0.5, 1e8, 1, T0 } };
+	const char *cats[2] = { "7.21.5", "<i>7.22.3" };
+	buf_t b;
+	buf_init(&b);
+	page_chart_scatter(&b, p, 3, cats, 2);
+	CHECK_INT(count(b.data, "<circle class=\"pt\""), 3);
+	CHECK_INT(count(b.data, "fill=\"#d62728\"><title>&lt;i&gt;7.22.3"), 2);
+	CHECK(strstr(b.data, "<i>") == NULL);
+	buf_reset(&b);
+	page_chart_rate(&b, 1.6e9);
+	CHECK_STR(b.data, "1.60 Gbit/s");
+	buf_reset(&b);
+	pr_duration(&b, 3 * 86400000LL + 4 * 3600000LL + 5000);
+	CHECK_STR(b.data, "3d4h");
+	buf_free(&b);
+}
+
+/* ---- a real store ---- */
+
+/* Poll i: 4 cores (core 2 pinned), one wg interface at 380 then 130 Mbit/s tx and 220 rx,
+ * two peers; the upgrade to HOSTILE_VER (a reboot: counters restart) at poll NPOLL / 2. */
+static sample_t *test_sample(int i)
+{
+	static uint64_t tx, rx;
+	bool after = i >= NPOLL / 2;
+	if (i == NPOLL / 2)
+		tx = rx = 0;
+	tx += (uint64_t)((after ? 130e6 : 380e6) / 8 * (STEP / 1000));
+	rx += (uint64_t)(220e6 / 8 * (STEP / 1000));
+	sample_t *s = sample_new(HOSTILE_NAME, T0 + i * STEP, "rest");
+	s->version = xstrdup(after ? HOSTILE_VER : "7.21.5");
+	s->board = xstrdup(HOSTILE_BOARD);
+	s->architecture = xstrdup("tile");
+	s->uptime_ms = (after ? i - NPOLL / 2 : 86400 + i) * STEP;
+	sample_set_cores(s, 4);
+	for (size_t c = 0; c < 4; c++)
+		s->cores[c].load = c == 2 ? 1.0 : 0.2;
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup(HOSTILE_IFACE), f->type = xstrdup("wg"), f->running = true;
+	f->tx_bytes = tx, f->rx_bytes = rx;
+	s->have_peers = true;
+	for (int k = 0; k < 2; k++) {
+		struct sample_peer *p = sample_add_peer(s);
+		p->interface = xstrdup(HOSTILE_IFACE);
+		p->peer = k ? xstrdup(HOSTILE_PEER) : xstrdup("quiet");
+		p->public_key = xasprintf("key%d", k);
+		p->tx_bytes = k ? tx : 0, p->rx_bytes = k ? rx : 0;
+		p->last_handshake_ms = k ? 65000 : -1;
+	}
+	return s;
+}
+
+static void test_fill_store(conf_t *conf)
+{
+	store_t *st = NULL;
+	char *cause = NULL;
+	CHECK_INT(store_open(conf->database, conf, &st, &cause), 0);
+	free(cause);
+	if (st == NULL)
+		return;
+	for (int i = 0; i < NPOLL; i++)
+		store_submit(st, test_sample(i));
+	store_flush(st);
+	store_close(st);
+}
+
+static void test_history_raw(const conf_t *conf)
+{
+	struct history_req rq = { .db_path = conf->database, .router = HOSTILE_NAME,
+				  .from_ms = T0 - 3600000, .to_ms = T0 + NPOLL * STEP,
+				  .min_bucket_ms = 2 * STEP };
+	history_t *h = NULL;
+	char *cause = NULL;
+	CHECK_INT(history_load(&rq, &h, &cause), 0);
+	if (h == NULL) {
+		fprintf(stderr, "history_load: %s\n", cause ? cause : "?");
+		free(cause);
+		return;
+	}
+	CHECK(!h->rolled);
+	CHECK_INT(h->from_ms, T0);                 /* clamped to the first sample */
+	CHECK(h->nbuckets <= HISTORY_MAX_POINTS + 1);
+	CHECK_INT(h->bucket_ms, 4000);
+	CHECK_INT(h->nifaces, 1);
+	CHECK_INT(h->ncores, 4);
+	CHECK_NEAR(history_load_at(h, 2, 10), 1.0, 1e-9);
+	CHECK_NEAR(history_load_at(h, 0, 10), 0.2, 1e-9);
+	CHECK_NEAR(h->ifaces[0].tx_bps[10], 380e6, 1e3);
+	CHECK_NEAR(h->ifaces[0].tx_bps[h->nbuckets - 3], 130e6, 1e3);
+	CHECK_NEAR(h->ifaces[0].rx_bps[h->nbuckets - 3], 220e6, 1e3);
+	CHECK_INT(h->nevents, 2);
+	CHECK_STR(h->nevents == 2 ? h->events[1].kind : NULL, "upgrade");
+	CHECK_STR(history_version_at(h, T0 + 10 * STEP), "7.21.5");
+	CHECK_STR(history_version_at(h, T0 + (NPOLL - 1) * STEP), HOSTILE_VER);
+	CHECK_INT(h->npeers, 2);
+	CHECK_NEAR(h->npeers == 2 ? h->peers[0].tx_bps : 0, 130e6, 1e3);   /* "\"><svg" sorts first */
+	CHECK_INT(h->npeers == 2 ? h->peers[1].handshake_age_ms : 0, -1);
+	history_free(h);
+	free(cause);
+}
+
+/* Roll-ups for 10 days before T0, written by hand: a 30-day range must read them. */
+static void test_history_rollup(const conf_t *conf)
+{
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(conf->database, &db) == SQLITE_OK);
+	char *sql = xasprintf(
+		"WITH RECURSIVE b(t) AS (SELECT %lld UNION ALL SELECT t + 300000 FROM b WHERE t < %lld)"
+		" INSERT INTO iface_rollup SELECT (SELECT id FROM interfaces), t, 150, 1000, 2000,"
+		" 3000, 4000, 0, 0 FROM b;"
+		"WITH RECURSIVE b(t) AS (SELECT %lld UNION ALL SELECT t + 300000 FROM b WHERE t < %lld)"
+		" INSERT INTO cpu_rollup SELECT (SELECT id FROM routers), t, 3, 150, 400, 500, 600 FROM b;"
+		"INSERT OR REPLACE INTO store_state VALUES ('rollup_ms', %lld);"
+		"UPDATE routers SET first_seen_ms = %lld",
+		T0 - 10 * 86400000LL, T0 - 300000, T0 - 10 * 86400000LL, T0 - 300000, T0,
+		T0 - 10 * 86400000LL);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	free(sql);
+	sqlite3_close(db);
+	struct history_req rq = { .db_path = conf->database, .router = HOSTILE_NAME,
+				  .from_ms = T0 - 30 * 86400000LL, .to_ms = T0 + NPOLL * STEP };
+	history_t *h = NULL;
+	char *cause = NULL;
+	CHECK_INT(history_load(&rq, &h, &cause), 0);
+	free(cause);
+	if (h == NULL)
+		return;
+	CHECK(h->rolled);
+	CHECK_INT(h->bucket_ms % 300000, 0);
+	CHECK(h->nbuckets <= HISTORY_MAX_POINTS + 1);
+	size_t b = 10;
+	CHECK_NEAR(h->ifaces[0].tx_bps[b], 3000 * 8.0, 1e-6);   /* bytes/s to bits/s */
+	CHECK_NEAR(h->ifaces[0].rx_bps[b], 1000 * 8.0, 1e-6);
+	CHECK_NEAR(history_load_at(h, 3, b), 0.5, 1e-9);
+	CHECK(isnan(history_load_at(h, 0, b)));
+	/* the raw samples after the roll-ups still count (tail of the axis) */
+	CHECK(!isnan(history_load_at(h, 2, h->nbuckets - 1)));
+	history_free(h);
+}
+
+static void test_router_page(const conf_t *conf)
+{
+	buf_t b;
+	buf_init(&b);
+	struct page_router_req rq = { .conf = conf, .name = HOSTILE_NAME, .range = "all",
+				      .now_ms = T0 + NPOLL * STEP };
+	CHECK_INT(page_router(&rq, &b), 200);
+	const char *h = b.data;
+	CHECK(strstr(h, "<script") == NULL && strstr(h, "<svg onload") == NULL);
+	CHECK(strstr(h, "7.22.3<b>") == NULL && strstr(h, "style=") == NULL);
+	CHECK(strstr(h, "<h1 id=\"router-name\">r&quot;&lt;1&gt;&amp;&#39;x</h1>") != NULL);
+	CHECK(strstr(h, "&lt;script&gt;alert(1)&lt;/script&gt;") != NULL);
+	CHECK(strstr(h, "<td>&quot;&gt;&lt;svg onload=alert(2)&gt;</td>") != NULL);
+	CHECK(strstr(h, "<h3 class=\"iface\">wg&lt;0&gt;</h3>") != NULL);
+	CHECK(strstr(h, "<g class=\"mk upgrade\"><title>upgrade 7.22.3&lt;b&gt;</title>") != NULL);
+	CHECK(strstr(h, "7.21.5 &rarr; 7.22.3&lt;b&gt;") != NULL);
+	CHECK(count(h, "<circle class=\"pt\"") > 50);
+	CHECK(strstr(h, "<b>all</b>") != NULL && strstr(h, "href=\"?range=7d\"") != NULL);
+	CHECK(strstr(h, "from raw samples") != NULL);
+	buf_reset(&b);
+	rq.name = "<nobody>";
+	CHECK_INT(page_router(&rq, &b), 404);
+	CHECK(strstr(b.data, "&lt;nobody&gt;") != NULL && strstr(b.data, "<nobody>") == NULL);
+	buf_free(&b);
+}
+
+/* After test_history_rollup: a 30-day page reads the roll-ups. */
+static void test_router_page_rolled(const conf_t *conf)
+{
+	buf_t b;
+	buf_init(&b);
+	struct page_router_req rq = { .conf = conf, .name = HOSTILE_NAME, .range = "30d",
+				      .now_ms = T0 + NPOLL * STEP };
+	CHECK_INT(page_router(&rq, &b), 200);
+	CHECK(strstr(b.data, "from 5-minute roll-ups") != NULL);
+	CHECK(strstr(b.data, "<b>30d</b>") != NULL);
+	CHECK(count(b.data, "<circle class=\"pt\"") > 100);
+	buf_free(&b);
+}
+
+int main(void)
+{
+	test_url_escape();
+	test_lines();
+	test_heatmap();
+	test_scatter();
+	char dir[] = "/tmp/page_test.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	conf_t conf = { .interval_ms = STEP, .retention_ms = 35 * 86400000LL,
+			.rollup_retention_ms = 400 * 86400000LL };
+	conf.database = xasprintf("%s/wgwatch.db", dir);
+	test_fill_store(&conf);
+	test_history_raw(&conf);
+	test_router_page(&conf);
+	test_history_rollup(&conf);
+	test_router_page_rolled(&conf);
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	free(conf.database);
+	return unit_done("page_test");
+}

@@ -1,0 +1,320 @@
+/* page_chart: inline SVG for the router page, drawn on the server from plain arrays. All
+ * charts share one horizontal layout so the heatmap lines up under the throughput chart.
+ * It must never emit script, event attributes or inline style (CSP), nor unescaped text. */
+#include "config.h"
+#include "page_chart.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "page.h"
+
+#define PC_W 960.0        /* viewBox width */
+#define PC_L 78.0         /* plot left edge */
+#define PC_R 12.0         /* right margin */
+#define PC_PW (PC_W - PC_L - PC_R)
+#define PC_TOP 18.0
+#define PC_LINE_H 170.0   /* plot height of a line chart */
+#define PC_AXIS_H 24.0    /* room for time labels below */
+#define PC_LEVELS 20      /* heatmap colour steps */
+
+static const char *const pc_palette[] = {
+	"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+};
+
+const char *page_chart_colour(size_t i)
+{
+	return pc_palette[i % (sizeof(pc_palette) / sizeof(pc_palette[0]))];
+}
+
+void page_chart_rate(buf_t *out, double bps)
+{
+	if (isnan(bps))
+		buf_puts(out, "&ndash;");
+	else if (bps >= 1e9)
+		buf_printf(out, "%.2f Gbit/s", bps / 1e9);
+	else if (bps >= 1e8)
+		buf_printf(out, "%.0f Mbit/s", bps / 1e6);
+	else if (bps >= 1e6)
+		buf_printf(out, "%.1f Mbit/s", bps / 1e6);
+	else if (bps >= 1e3)
+		buf_printf(out, "%.1f kbit/s", bps / 1e3);
+	else
+		buf_printf(out, "%.0f bit/s", bps);
+}
+
+/* ---- the time axis ---- */
+
+static int64_t pc_end(const struct page_axis *ax)
+{
+	return ax->from_ms + (int64_t)ax->nbuckets * ax->bucket_ms;
+}
+
+static double pc_x(const struct page_axis *ax, int64_t t)
+{
+	double span = (double)(pc_end(ax) - ax->from_ms);
+	return PC_L + (span > 0 ? (double)(t - ax->from_ms) / span : 0) * PC_PW;
+}
+
+static double pc_xb(const struct page_axis *ax, size_t b)   /* bucket centre */
+{
+	return pc_x(ax, ax->from_ms + (int64_t)b * ax->bucket_ms + ax->bucket_ms / 2);
+}
+
+static void pc_time_label(buf_t *out, int64_t t_ms, int64_t step)
+{
+	time_t t = (time_t)(t_ms / 1000);
+	struct tm tm;
+	char tmp[32];
+	size_t n = 0;
+	if (gmtime_r(&t, &tm) == NULL)
+		return;
+	if (step >= 86400000)
+		n = strftime(tmp, sizeof(tmp), "%b %d", &tm);
+	else if (step >= 60000)
+		n = strftime(tmp, sizeof(tmp), "%H:%M", &tm);
+	else
+		n = strftime(tmp, sizeof(tmp), "%H:%M:%S", &tm);
+	if (n > 0)
+		buf_puts(out, tmp);
+}
+
+/* Vertical grid lines and UTC labels at round times, at most ~8 of them. */
+static void pc_time_ticks(buf_t *out, const struct page_axis *ax, double y0, double y1)
+{
+	static const int64_t steps[] = {
+		10000, 30000, 60000, 300000, 900000, 1800000, 3600000, 10800000, 21600000,
+		43200000, 86400000, 172800000, 604800000, 2592000000,
+	};
+	int64_t span = pc_end(ax) - ax->from_ms, step = steps[0];
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && span / step > 8; i++)
+		step = steps[i];
+	buf_puts(out, "<g class=\"grid\">");
+	for (int64_t t = (ax->from_ms / step + 1) * step; t < pc_end(ax); t += step) {
+		double x = pc_x(ax, t);
+		buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			   "<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">", x, y0, x, y1, x, y1 + 14);
+		pc_time_label(out, t, step);
+		buf_puts(out, "</text>");
+	}
+	buf_puts(out, "</g>");
+}
+
+static void pc_open(buf_t *out, const char *cls, double h, const char *label)
+{
+	buf_printf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		   "aria-label=\"", cls, PC_W, h);
+	page_escape(out, label);
+	buf_puts(out, "\" xmlns=\"http://www.w3.org/2000/svg\">");
+}
+
+/* Marker lines over [y0, y1], shaded windows first so the lines stay on top. */
+static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page_marker *m,
+		       size_t n, double y0, double y1, bool labels)
+{
+	double lo = PC_L, hi = PC_L + PC_PW;
+	for (size_t i = 0; i < n; i++) {
+		double xb = fmax(lo, pc_x(ax, m[i].t_ms - m[i].before_ms)), x = pc_x(ax, m[i].t_ms);
+		double xa = fmin(hi, pc_x(ax, m[i].t_ms + m[i].after_ms));
+		if (m[i].before_ms > 0 && x > lo && xb < hi)
+			buf_printf(out, "<rect class=\"win-before\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				   "height=\"%.1f\"/>", xb, y0, fmin(x, hi) - xb, y1 - y0);
+		if (m[i].after_ms > 0 && x < hi && xa > lo)
+			buf_printf(out, "<rect class=\"win-after\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				   "height=\"%.1f\"/>", fmax(x, lo), y0, xa - fmax(x, lo), y1 - y0);
+	}
+	for (size_t i = 0; i < n; i++) {
+		double x = pc_x(ax, m[i].t_ms);
+		if (x < lo || x > hi)
+			continue;
+		buf_printf(out, "<g class=\"mk %s\"><title>", m[i].cls);
+		page_escape(out, m[i].label);
+		buf_printf(out, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			   x, y0, x, y1);
+		if (labels) {
+			buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y0 - 5);
+			page_escape(out, m[i].label);
+			buf_puts(out, "</text>");
+		}
+		buf_puts(out, "</g>");
+	}
+}
+
+/* ---- line chart ---- */
+
+/* A round maximum (1, 2 or 5 times a power of ten) at or above v. */
+static double pc_nice(double v)
+{
+	if (!(v > 0))
+		return 1;
+	double p = pow(10, floor(log10(v)));
+	return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
+}
+
+static void pc_y_grid(buf_t *out, double ymax, double y0, double h)
+{
+	buf_puts(out, "<g class=\"grid\">");
+	for (int i = 0; i <= 4; i++) {
+		double y = y0 + h - h * i / 4.0;
+		buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			   "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">", PC_L, y, PC_L + PC_PW, y, PC_L - 6,
+			   y + 4);
+		page_chart_rate(out, ymax * i / 4.0);
+		buf_puts(out, "</text>");
+	}
+	buf_puts(out, "</g>");
+}
+
+/* One polyline per run of known values; a lone value becomes a dot. */
+static void pc_series(buf_t *out, const struct page_axis *ax, const struct page_line *l,
+		      double ymax, double y0, double h)
+{
+	size_t b = 0, nb = ax->nbuckets;
+	while (b < nb) {
+		for (; b < nb && isnan(l->v[b]); b++)
+			;
+		size_t start = b;
+		for (; b < nb && !isnan(l->v[b]); b++)
+			;
+		if (b == start)
+			break;
+		double ys = y0 + h - fmin(l->v[start], ymax) / ymax * h;
+		if (b - start == 1) {
+			buf_printf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", l->cls,
+				   pc_xb(ax, start), ys);
+			continue;
+		}
+		buf_printf(out, "<polyline class=\"%s\" points=\"", l->cls);
+		for (size_t i = start; i < b; i++)
+			buf_printf(out, "%s%.1f,%.1f", i > start ? " " : "", pc_xb(ax, i),
+				   y0 + h - fmin(l->v[i], ymax) / ymax * h);
+		buf_puts(out, "\"/>");
+	}
+}
+
+void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_line *lines,
+		      size_t nlines, const struct page_marker *marks, size_t nmarks)
+{
+	double vmax = 0;
+	for (size_t l = 0; l < nlines; l++)
+		for (size_t b = 0; b < ax->nbuckets; b++)
+			if (!isnan(lines[l].v[b]) && lines[l].v[b] > vmax)
+				vmax = lines[l].v[b];
+	double ymax = pc_nice(vmax * 1.05), y0 = PC_TOP, h = PC_LINE_H;
+	pc_open(out, "lines", PC_TOP + h + PC_AXIS_H, "throughput over time");
+	pc_y_grid(out, ymax, y0, h);
+	pc_time_ticks(out, ax, y0, y0 + h);
+	pc_markers(out, ax, marks, nmarks, y0, y0 + h, true);
+	for (size_t l = 0; l < nlines; l++)
+		pc_series(out, ax, &lines[l], ymax, y0, h);
+	buf_puts(out, "</svg>\n");
+}
+
+/* ---- heatmap ---- */
+
+/* Light grey-blue at 0, amber at 0.5, deep red at 1. */
+static void pc_heat_colour(int level, char out[8])
+{
+	static const double stops[3][3] = { { 238, 243, 248 }, { 242, 193, 78 }, { 176, 0, 32 } };
+	double f = (double)level / PC_LEVELS * 2;
+	int s = f >= 1 ? 1 : 0;
+	double k = f - s;
+	int c[3];
+	for (int i = 0; i < 3; i++)
+		c[i] = (int)lround(stops[s][i] + (stops[s + 1][i] - stops[s][i]) * k);
+	snprintf(out, 8, "#%02x%02x%02x", c[0] & 255, c[1] & 255, c[2] & 255);
+}
+
+static int pc_level(double v)
+{
+	return isnan(v) ? -1 : (int)lround(fmin(fmax(v, 0), 1) * PC_LEVELS);
+}
+
+/* One row: runs of the same colour level merged into one rect. */
+static void pc_heat_row(buf_t *out, const struct page_axis *ax, const double *row, size_t core,
+			double y, double rh)
+{
+	double cw = PC_PW / (double)(ax->nbuckets ? ax->nbuckets : 1);
+	size_t b = 0;
+	while (b < ax->nbuckets) {
+		int lv = pc_level(row[b]);
+		size_t start = b;
+		double sum = 0;
+		for (; b < ax->nbuckets && pc_level(row[b]) == lv; b++)
+			sum += isnan(row[b]) ? 0 : row[b];
+		if (lv < 0)
+			continue;
+		char col[8];
+		pc_heat_colour(lv, col);
+		buf_printf(out, "<rect class=\"hm\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			   "fill=\"%s\"><title>cpu%zu %.0f%%</title></rect>", PC_L + (double)start * cw,
+			   y, (double)(b - start) * cw, rh, col, core, sum / (double)(b - start) * 100);
+	}
+}
+
+void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *load, size_t ncores,
+			const struct page_marker *marks, size_t nmarks)
+{
+	double rh = ncores > 24 ? 6 : ncores > 12 ? 10 : 16, h = rh * (double)(ncores ? ncores : 1);
+	double y0 = 6;
+	pc_open(out, "heat", y0 + h + PC_AXIS_H, "load per core over time");
+	for (size_t c = 0; c < ncores; c++) {
+		double y = y0 + rh * (double)c;
+		if (rh >= 10 || c % 4 == 0)
+			buf_printf(out, "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">cpu%zu</text>", PC_L - 6,
+				   y + rh - 2, c);
+		pc_heat_row(out, ax, load + c * ax->nbuckets, c, y, rh);
+	}
+	pc_time_ticks(out, ax, y0 + h, y0 + h);
+	pc_markers(out, ax, marks, nmarks, y0, y0 + h, false);
+	buf_puts(out, "</svg>\n");
+}
+
+/* ---- scatter ---- */
+
+#define PS_W 640.0
+#define PS_H 300.0
+#define PS_L 78.0
+#define PS_B 34.0
+#define PS_R 24.0
+
+static void pc_scatter_axes(buf_t *out, double ymax)
+{
+	double h = PS_H - PC_TOP - PS_B, w = PS_W - PS_L - PS_R;
+	pc_y_grid(out, ymax, PC_TOP, h);
+	buf_puts(out, "<g class=\"grid\">");
+	for (int i = 0; i <= 4; i++) {
+		double x = PS_L + w * i / 4.0;
+		buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			   "<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">%d%%</text>", x, PC_TOP, x,
+			   PC_TOP + h, x, PC_TOP + h + 14, i * 25);
+	}
+	buf_printf(out, "</g><text class=\"tl\" x=\"%.1f\" y=\"%.1f\">busiest core load</text>",
+		   PS_L + w / 2, PS_H - 4);
+}
+
+void page_chart_scatter(buf_t *out, const struct page_point *pts, size_t n,
+			const char *const *cats, size_t ncats)
+{
+	double vmax = 0, h = PS_H - PC_TOP - PS_B, w = PS_W - PS_L - PS_R;
+	for (size_t i = 0; i < n; i++)
+		vmax = fmax(vmax, pts[i].y);
+	double ymax = pc_nice(vmax * 1.05);
+	buf_printf(out, "<svg class=\"chart scatter\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		   "aria-label=\"busiest core against throughput\" "
+		   "xmlns=\"http://www.w3.org/2000/svg\">", PS_W, PS_H);
+	pc_scatter_axes(out, ymax);
+	for (size_t i = 0; i < n; i++) {
+		const struct page_point *p = &pts[i];
+		buf_printf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
+			   PS_L + fmin(fmax(p->x, 0), 1) * w, PC_TOP + h - fmin(p->y, ymax) / ymax * h,
+			   page_chart_colour(p->cat));
+		page_escape(out, p->cat < ncats ? cats[p->cat] : "?");
+		buf_printf(out, ": core %.0f%%, ", p->x * 100);
+		page_chart_rate(out, p->y);
+		buf_puts(out, "</title></circle>");
+	}
+	buf_puts(out, "</svg>\n");
+}

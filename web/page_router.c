@@ -1,0 +1,561 @@
+/* page_router: one router's page, rendered on an HTTP thread from a fleet view (live state)
+ * and a history query (the database, read-only). Every string a router or a URL gave is
+ * escaped for where it lands (HTML text, attribute, URL, SVG); it must never emit script or
+ * inline style, and never block the event loop (it reads the database on its own connection). */
+#include "config.h"
+#include "page_router.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "detector.h"
+#include "history.h"
+#include "log.h"
+#include "page.h"
+#include "page_chart.h"
+#include "xmem.h"
+
+#define PR_DEFAULT_RANGE "24h"
+#define PR_WINDOW_MS (7 * 86400000LL)   /* detector windows when the config gives none */
+#define PR_MAX_CATS 64
+
+static const char *const pr_ranges[] = { "6h", "24h", "7d", "30d", "all" };
+
+/* ---- small formatters ---- */
+
+static void pr_time(buf_t *out, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char tmp[32];
+	if (ms <= 0)
+		buf_puts(out, "&ndash;");
+	else if (gmtime_r(&t, &tm) && strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%SZ", &tm))
+		buf_puts(out, tmp);
+}
+
+/* "3w2d", "5h4m", "1m5s", "12s": the two largest units. */
+static void pr_duration(buf_t *out, int64_t ms)
+{
+	static const struct { const char *u; int64_t ms; } units[] = {
+		{ "w", 604800000 }, { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 },
+	};
+	int shown = 0;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]) && shown < 2; i++) {
+		int64_t n = ms / units[i].ms;
+		if (n == 0 && shown == 0)
+			continue;
+		if (n > 0)
+			buf_printf(out, "%lld%s", (long long)n, units[i].u);
+		ms -= n * units[i].ms;
+		shown++;
+	}
+	if (shown == 0)
+		buf_puts(out, "0s");
+}
+
+static void pr_bytes(buf_t *out, uint64_t b)
+{
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
+	double v = (double)b;
+	size_t u = 0;
+	for (; v >= 1000 && u + 1 < sizeof(units) / sizeof(units[0]); u++)
+		v /= 1000;
+	buf_printf(out, u ? "%.2f %s" : "%.0f %s", v, units[u]);
+}
+
+/* Escaped text, or a dash for NULL. */
+static void pr_text(buf_t *out, const char *s)
+{
+	if (s == NULL || *s == '\0')
+		buf_puts(out, "&ndash;");
+	else
+		page_escape(out, s);
+}
+
+/* "old → new", or just new when equal or old unknown. */
+static void pr_change(buf_t *out, const char *old, const char *new)
+{
+	if (old && new && strcmp(old, new) != 0) {
+		page_escape(out, old);
+		buf_puts(out, " &rarr; ");
+	}
+	pr_text(out, new);
+}
+
+/* ---- head, facts, range ---- */
+
+static void pr_head(buf_t *out, const char *name)
+{
+	buf_puts(out, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		 "<meta name=\"viewport\" content=\"width=device-width\">"
+		 "<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: ");
+	page_escape(out, name);
+	buf_puts(out, "</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
+		 "<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; router</nav>\n"
+		 "<h1 id=\"router-name\">");
+	page_escape(out, name);
+	buf_puts(out, "</h1>\n");
+}
+
+static void pr_fact(buf_t *out, const char *term, const char *value)
+{
+	buf_printf(out, "<dt>%s</dt><dd>", term);
+	pr_text(out, value);
+	buf_puts(out, "</dd>");
+}
+
+static void pr_state(buf_t *out, const fleet_router_t *live)
+{
+	buf_puts(out, "<dt>State</dt><dd>");
+	if (live == NULL)
+		buf_puts(out, "<span class=\"why\">not in the configuration</span>");
+	else if (live->up)
+		buf_puts(out, "<span class=\"up\">up</span>");
+	else if (!live->polled)
+		buf_puts(out, "<span class=\"down\">down</span> <span class=\"why\">not polled yet</span>");
+	else {
+		buf_printf(out, "<span class=\"down\">down</span> <span class=\"why\">%s: ",
+			   sample_err_name(live->last_err));
+		page_escape(out, live->last_error);
+		buf_puts(out, "</span>");
+	}
+	buf_puts(out, "</dd>");
+}
+
+static void pr_labels(buf_t *out, const fleet_router_t *live)
+{
+	buf_puts(out, "<dt>Labels</dt><dd>");
+	if (live == NULL || live->conf->nlabels == 0)
+		buf_puts(out, "&ndash;");
+	for (size_t k = 0; live && k < live->conf->nlabels; k++) {
+		char *kv = xasprintf("%s=%s", live->conf->labels[k].key, live->conf->labels[k].value);
+		buf_puts(out, k ? ", <a href=\"/?label=" : "<a href=\"/?label=");
+		page_url_escape(out, kv);
+		buf_puts(out, "\">");
+		page_escape(out, kv);
+		buf_puts(out, "</a>");
+		free(kv);
+	}
+	buf_puts(out, "</dd>");
+}
+
+/* Version with channel, firmware with the pending upgrade firmware. */
+static void pr_versions(buf_t *out, const history_t *h)
+{
+	buf_puts(out, "<dt>RouterOS</dt><dd id=\"version\">");
+	pr_text(out, h->version);
+	if (h->channel) {
+		buf_puts(out, " (");
+		page_escape(out, h->channel);
+		buf_puts(out, ")");
+	}
+	buf_puts(out, "</dd><dt>Firmware</dt><dd>");
+	pr_text(out, h->firmware);
+	if (h->upgrade_firmware && h->firmware && strcmp(h->firmware, h->upgrade_firmware) != 0) {
+		buf_puts(out, " (upgrade available: ");
+		page_escape(out, h->upgrade_firmware);
+		buf_puts(out, ")");
+	}
+	buf_puts(out, "</dd>");
+}
+
+static void pr_facts(buf_t *out, const fleet_router_t *live, const history_t *h, int64_t now)
+{
+	buf_puts(out, "<dl class=\"facts\">");
+	pr_state(out, live);
+	pr_fact(out, "Board", h->board);
+	pr_versions(out, h);
+	pr_fact(out, "Architecture", h->architecture);
+	pr_fact(out, "CPU", h->cpu_model);
+	buf_puts(out, "<dt>Uptime</dt><dd>");
+	if (h->uptime_ms >= 0 && live && live->up && now > h->info_ms) {
+		pr_duration(out, h->uptime_ms + (now - h->info_ms));
+	} else if (h->uptime_ms >= 0) {
+		pr_duration(out, h->uptime_ms);
+		buf_puts(out, " when last read");
+	} else {
+		buf_puts(out, "&ndash;");
+	}
+	buf_puts(out, "</dd><dt>Last poll</dt><dd>");
+	pr_time(out, h->last_poll_ms);
+	buf_puts(out, "</dd><dt>First seen</dt><dd>");
+	pr_time(out, h->first_seen_ms);
+	buf_puts(out, "</dd>");
+	pr_labels(out, live);
+	buf_puts(out, "</dl>\n");
+}
+
+static void pr_range_nav(buf_t *out, const char *range, const history_t *h)
+{
+	buf_puts(out, "<nav class=\"range\">Range: ");
+	for (size_t i = 0; i < sizeof(pr_ranges) / sizeof(pr_ranges[0]); i++)
+		buf_printf(out, strcmp(range, pr_ranges[i]) == 0 ? "<b>%s</b>" :
+			   "<a href=\"?range=%s\">%s</a>", pr_ranges[i], pr_ranges[i]);
+	buf_puts(out, "<span class=\"note\">");
+	pr_time(out, h->from_ms);
+	buf_puts(out, " &ndash; ");
+	pr_time(out, h->to_ms);
+	buf_puts(out, ", one point per ");
+	pr_duration(out, h->bucket_ms);
+	buf_puts(out, h->rolled ? " from 5-minute roll-ups" : " from raw samples");
+	buf_puts(out, "</span></nav>\n");
+}
+
+/* ---- charts ---- */
+
+static bool pr_version_kind(const char *k)
+{
+	return strcmp(k, "upgrade") == 0 || strcmp(k, "downgrade") == 0;
+}
+
+/* Markers for the events in the range; labels are owned by the caller's array (free them). */
+static size_t pr_markers(const history_t *h, const conf_t *conf, struct page_marker **out)
+{
+	int64_t before = conf && conf->before_ms > 0 ? conf->before_ms : PR_WINDOW_MS;
+	int64_t after = conf && conf->after_ms > 0 ? conf->after_ms : PR_WINDOW_MS;
+	size_t n = 0;
+	*out = xcalloc(h->nevents ? h->nevents : 1, sizeof(**out));
+	for (size_t i = 0; i < h->nevents; i++) {
+		const struct history_event *e = &h->events[i];
+		if (e->kind == NULL || strcmp(e->kind, "first") == 0 || e->time_ms < h->from_ms ||
+		    e->time_ms > h->to_ms)
+			continue;
+		bool ver = pr_version_kind(e->kind);
+		const char *what = ver ? e->new_version : strcmp(e->kind, "firmware") == 0 ?
+			e->new_firmware : strcmp(e->kind, "board") == 0 ? e->new_board : NULL;
+		(*out)[n++] = (struct page_marker){
+			.t_ms = e->time_ms, .cls = ver ? "upgrade" : e->kind,
+			.label = xasprintf("%s%s%s", e->kind, what ? " " : "", what ? what : ""),
+			.before_ms = ver ? before : 0, .after_ms = ver ? after : 0,
+		};
+	}
+	return n;
+}
+
+static void pr_markers_free(struct page_marker *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)m[i].label);
+	free(m);
+}
+
+static void pr_throughput(buf_t *out, const history_t *h, const struct page_axis *ax,
+			  const struct page_marker *m, size_t nm)
+{
+	buf_puts(out, "<section id=\"throughput\"><h2>WireGuard throughput</h2>"
+		 "<p class=\"legend\"><span class=\"key tx\"></span>tx (encrypt, router &rarr; tunnel)"
+		 "<span class=\"key rx\"></span>rx (decrypt)<span class=\"key mk\"></span>upgrade, "
+		 "shaded: the windows before and after<span class=\"key reboot\"></span>reboot</p>\n");
+	if (h->nifaces == 0)
+		buf_puts(out, "<p class=\"empty\">No WireGuard interface data in this range.</p>");
+	for (size_t i = 0; i < h->nifaces; i++) {
+		const struct history_iface *f = &h->ifaces[i];
+		struct page_line lines[2] = {
+			{ .cls = "tx", .label = "tx", .v = f->tx_bps },
+			{ .cls = "rx", .label = "rx", .v = f->rx_bps },
+		};
+		buf_puts(out, "<h3 class=\"iface\">");
+		page_escape(out, f->name);
+		buf_puts(out, "</h3>\n");
+		page_chart_lines(out, ax, lines, 2, m, nm);
+	}
+	buf_puts(out, "</section>\n");
+}
+
+static void pr_heatmap(buf_t *out, const history_t *h, const struct page_axis *ax,
+		       const struct page_marker *m, size_t nm)
+{
+	buf_puts(out, "<section id=\"cpu\"><h2>CPU load per core</h2><p class=\"legend\">"
+		 "<span class=\"key k0\"></span>idle<span class=\"key k5\"></span>50%"
+		 "<span class=\"key k10\"></span>100%: a core that stays dark red while the others "
+		 "stay pale is pinned</p>\n");
+	if (h->ncores == 0)
+		buf_puts(out, "<p class=\"empty\">No CPU data in this range.</p>");
+	else
+		page_chart_heatmap(out, ax, h->load, h->ncores, m, nm);
+	buf_puts(out, "</section>\n");
+}
+
+/* The category index of version v, appending it (up to PR_MAX_CATS, then the last one). */
+static size_t pr_cat(const char **cats, size_t *ncats, const char *v)
+{
+	v = v ? v : "unknown";
+	for (size_t i = 0; i < *ncats; i++)
+		if (strcmp(cats[i], v) == 0)
+			return i;
+	if (*ncats == PR_MAX_CATS)
+		return PR_MAX_CATS - 1;
+	cats[*ncats] = v;
+	return (*ncats)++;
+}
+
+/* Per bucket: the busiest core's load against tx + rx of all WireGuard interfaces. */
+static size_t pr_points(const history_t *h, struct page_point *pts, const char **cats, size_t *nc)
+{
+	size_t n = 0;
+	for (size_t b = 0; b < h->nbuckets; b++) {
+		double busy = NAN, bps = NAN;
+		for (size_t c = 0; c < h->ncores; c++) {
+			double l = history_load_at(h, c, b);
+			if (!isnan(l) && (isnan(busy) || l > busy))
+				busy = l;
+		}
+		for (size_t i = 0; i < h->nifaces; i++) {
+			double t = h->ifaces[i].tx_bps[b], r = h->ifaces[i].rx_bps[b];
+			if (!isnan(t) && !isnan(r))
+				bps = (isnan(bps) ? 0 : bps) + t + r;
+		}
+		if (isnan(busy) || isnan(bps))
+			continue;
+		int64_t t = h->from_ms + (int64_t)b * h->bucket_ms + h->bucket_ms / 2;
+		pts[n++] = (struct page_point){ .x = busy, .y = bps, .t_ms = t,
+			.cat = pr_cat(cats, nc, history_version_at(h, t)) };
+	}
+	return n;
+}
+
+static void pr_scatter(buf_t *out, const history_t *h)
+{
+	struct page_point *pts = xcalloc(h->nbuckets ? h->nbuckets : 1, sizeof(*pts));
+	const char *cats[PR_MAX_CATS];
+	size_t ncats = 0, n = pr_points(h, pts, cats, &ncats);
+	buf_puts(out, "<section id=\"scatter\"><h2>Busiest core against WireGuard throughput "
+		 "(tx + rx)</h2><p class=\"legend\">By RouterOS version:");
+	for (size_t i = 0; i < ncats; i++) {
+		buf_printf(out, "<span class=\"key c%zu\"></span><span class=\"cat\">", i % 8);
+		page_escape(out, cats[i]);
+		buf_puts(out, "</span>");
+	}
+	buf_puts(out, "</p>\n");
+	if (n == 0)
+		buf_puts(out, "<p class=\"empty\">No points with both CPU and throughput yet.</p>");
+	else
+		page_chart_scatter(out, pts, n, cats, ncats);
+	buf_puts(out, "</section>\n");
+	free(pts);
+}
+
+/* ---- tables ---- */
+
+static void pr_pct(buf_t *out, double v)
+{
+	if (isnan(v))
+		buf_puts(out, "&ndash;");
+	else
+		buf_printf(out, "%.0f%%", v * 100);
+}
+
+static void pr_verdict_row(buf_t *out, const struct detector_verdict *v)
+{
+	buf_puts(out, "<tr><td>");
+	pr_change(out, v->from_version, v->to_version);
+	buf_puts(out, "<br><small>");
+	pr_time(out, v->upgraded_ms);
+	buf_puts(out, "</small></td><td>");
+	pr_text(out, v->interface);
+	buf_printf(out, "</td><td>%s</td><td><span class=\"%s\">%s</span>%s</td><td>%s</td>"
+		   "<td class=\"n\">", v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
+		   detector_verdict_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
+		   detector_method_name(v->method));
+	page_chart_rate(out, v->before_bps);
+	buf_puts(out, " &rarr; ");
+	page_chart_rate(out, v->after_bps);
+	buf_puts(out, "</td><td class=\"n\">");
+	if (isnan(v->ratio))
+		buf_puts(out, "&ndash;");
+	else
+		buf_printf(out, "%.2f", v->ratio);
+	buf_puts(out, "</td><td class=\"n\">");
+	pr_pct(out, v->before_load);
+	buf_puts(out, " &rarr; ");
+	pr_pct(out, v->after_load);
+	buf_printf(out, "</td><td class=\"n\">%zu / %zu</td></tr>\n", v->before_n, v->after_n);
+}
+
+/* The upgrade detector's verdicts for this router; nothing while no detector runs. */
+static void pr_verdicts(buf_t *out, const char *name)
+{
+	detector_view_t *dv = detector_view();
+	size_t n = 0;
+	const struct detector_verdict *v = dv ? detector_view_router(dv, name, &n) : NULL;
+	if (dv == NULL)
+		return;
+	buf_puts(out, "<section id=\"verdicts\"><h2>Upgrade verdicts</h2>");
+	if (v == NULL || n == 0) {
+		buf_puts(out, "<p class=\"empty\">No version change judged yet.</p></section>\n");
+		detector_view_free(dv);
+		return;
+	}
+	buf_puts(out, "<table id=\"verdict-table\"><thead><tr><th>Upgrade</th><th>Interface</th>"
+		 "<th>Dir</th><th>Verdict</th><th>Method</th><th>Capacity before &rarr; after</th>"
+		 "<th>Ratio</th><th>Busiest core</th><th>Samples</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < n; i++)
+		pr_verdict_row(out, &v[i]);
+	buf_puts(out, "</tbody></table><p class=\"note\">Capacity, not demand: see "
+		 "<a href=\"/api/v1/regressions\">/api/v1/regressions</a>.</p></section>\n");
+	detector_view_free(dv);
+}
+
+static void pr_peer_row(buf_t *out, const struct history_peer *p)
+{
+	buf_puts(out, "<tr><td>");
+	pr_text(out, p->interface);
+	buf_puts(out, "</td><td>");
+	pr_text(out, p->name);
+	buf_puts(out, "</td><td class=\"n\">");
+	page_chart_rate(out, p->tx_bps);
+	buf_puts(out, "</td><td class=\"n\">");
+	page_chart_rate(out, p->rx_bps);
+	buf_puts(out, "</td><td class=\"n\">");
+	pr_bytes(out, p->tx_bytes);
+	buf_puts(out, "</td><td class=\"n\">");
+	pr_bytes(out, p->rx_bytes);
+	buf_puts(out, "</td><td>");
+	if (p->handshake_age_ms < 0) {
+		buf_puts(out, "<span class=\"why\">never</span>");
+	} else {
+		pr_duration(out, p->handshake_age_ms);
+		buf_puts(out, " ago");
+	}
+	buf_puts(out, "</td><td>");
+	pr_time(out, p->time_ms);
+	buf_puts(out, "</td></tr>\n");
+}
+
+static void pr_peers(buf_t *out, const history_t *h)
+{
+	buf_printf(out, "<section id=\"peers\"><h2>Peers (%zu)</h2>", h->npeers);
+	if (h->npeers == 0) {
+		buf_puts(out, "<p class=\"empty\">No peers recorded.</p></section>\n");
+		return;
+	}
+	buf_puts(out, "<table id=\"peer-table\"><thead><tr><th>Interface</th><th>Peer</th>"
+		 "<th>tx now</th><th>rx now</th><th>tx total</th><th>rx total</th>"
+		 "<th>Last handshake</th><th>As of (UTC)</th></tr></thead><tbody>\n");
+	for (size_t i = 0; i < h->npeers; i++)
+		pr_peer_row(out, &h->peers[i]);
+	buf_puts(out, "</tbody></table></section>\n");
+}
+
+static void pr_event_row(buf_t *out, const struct history_event *e)
+{
+	buf_puts(out, "<tr><td>");
+	pr_time(out, e->time_ms);
+	buf_printf(out, "</td><td class=\"ev-%s\">", e->kind && pr_version_kind(e->kind) ? "up" : "other");
+	pr_text(out, e->kind);
+	buf_puts(out, "</td><td>");
+	pr_change(out, e->old_version, e->new_version);
+	buf_puts(out, "</td><td>");
+	pr_change(out, e->old_firmware, e->new_firmware);
+	buf_puts(out, "</td><td>");
+	pr_change(out, e->old_board, e->new_board);
+	buf_puts(out, "</td><td>");
+	pr_text(out, e->architecture);
+	buf_puts(out, "</td><td>");
+	if (e->uptime_ms >= 0)
+		pr_duration(out, e->uptime_ms);
+	else
+		buf_puts(out, "&ndash;");
+	buf_puts(out, "</td></tr>\n");
+}
+
+static void pr_events(buf_t *out, const history_t *h)
+{
+	buf_puts(out, "<section id=\"history\"><h2>Version and firmware history</h2>");
+	if (h->nevents == 0) {
+		buf_puts(out, "<p class=\"empty\">Nothing recorded yet.</p></section>\n");
+		return;
+	}
+	buf_puts(out, "<table id=\"history-table\"><thead><tr><th>When (UTC)</th><th>Event</th>"
+		 "<th>RouterOS</th><th>Firmware</th><th>Board</th><th>Architecture</th>"
+		 "<th>Uptime</th></tr></thead><tbody>\n");
+	for (size_t i = h->nevents; i-- > 0;)
+		pr_event_row(out, &h->events[i]);
+	buf_puts(out, "</tbody></table></section>\n");
+}
+
+/* ---- the page ---- */
+
+static void pr_render(buf_t *out, const struct page_router_req *req, const char *range,
+		      const fleet_router_t *live, const history_t *h)
+{
+	struct page_axis ax = { .from_ms = h->from_ms, .bucket_ms = h->bucket_ms,
+				.nbuckets = h->nbuckets };
+	struct page_marker *m;
+	size_t nm = pr_markers(h, req->conf, &m);
+	pr_head(out, req->name);
+	pr_facts(out, live, h, req->now_ms);
+	pr_range_nav(out, range, h);
+	pr_throughput(out, h, &ax, m, nm);
+	pr_heatmap(out, h, &ax, m, nm);
+	pr_scatter(out, h);
+	pr_verdicts(out, req->name);
+	pr_peers(out, h);
+	pr_events(out, h);
+	buf_puts(out, "</body></html>\n");
+	pr_markers_free(m, nm);
+}
+
+static void pr_message(buf_t *out, const char *name, const char *msg)
+{
+	pr_head(out, name);
+	buf_printf(out, "<p class=\"empty\">%s</p></body></html>\n", msg);
+}
+
+static const fleet_router_t *pr_find(const fleet_view_t *v, const char *name)
+{
+	for (size_t i = 0; v && i < fleet_view_size(v); i++)
+		if (strcmp(fleet_view_at(v, i)->conf->name, name) == 0)
+			return fleet_view_at(v, i);
+	return NULL;
+}
+
+/* history_load for the range; 1 (unknown) when there is no database. */
+static int pr_load(const struct page_router_req *req, const char *range, history_t **h,
+		   char **cause)
+{
+	if (req->conf == NULL || req->conf->database == NULL)
+		return 1;
+	int64_t span = history_range_ms(range);
+	int64_t interval = req->conf->interval_ms;
+	for (size_t i = 0; i < req->conf->nrouters; i++)   /* not conf.c: the pages link without it */
+		if (strcmp(req->conf->routers[i].name, req->name) == 0)
+			interval = req->conf->routers[i].interval_ms;
+	struct history_req hq = {
+		.db_path = req->conf->database, .router = req->name, .to_ms = req->now_ms,
+		.from_ms = span > 0 ? req->now_ms - span : 0,
+		.raw_retention_ms = req->conf->retention_ms, .min_bucket_ms = 2 * interval,
+	};
+	return history_load(&hq, h, cause);
+}
+
+unsigned page_router(const struct page_router_req *req, buf_t *out)
+{
+	const char *range = history_range_ms(req->range) >= 0 ? req->range : PR_DEFAULT_RANGE;
+	fleet_view_t *v = req->fleet ? fleet_view(req->fleet) : NULL;
+	const fleet_router_t *live = pr_find(v, req->name);
+	history_t *h = NULL;
+	char *cause = NULL;
+	unsigned status = 200;
+	int rc = pr_load(req, range, &h, &cause);
+	if (rc < 0) {
+		log_warn("web: router page: %s", cause);
+		pr_message(out, req->name, "The database cannot be read now; see the daemon log.");
+		status = 500;
+	} else if (rc == 1 && live == NULL) {
+		pr_message(out, req->name, "No router of this name is configured or recorded.");
+		status = 404;
+	} else if (rc == 1) {
+		pr_message(out, req->name, "No data recorded for this router yet.");
+	} else {
+		pr_render(out, req, range, live, h);
+	}
+	free(cause);
+	history_free(h);
+	if (v)
+		fleet_view_free(v);
+	return status;
+}
