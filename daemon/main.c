@@ -4,17 +4,20 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #ifdef HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
 
 #include "conf.h"
+#include "detector.h"
 #include "fleet.h"
 #include "http.h"
 #include "log.h"
@@ -23,10 +26,11 @@
 #include "rest.h"
 #include "snmp.h"
 #include "store.h"
+#include "xmem.h"
 
 struct opts {
 	const char *conf_path;
-	bool check, once;
+	bool check, once, report;
 	int verbosity;
 };
 
@@ -35,11 +39,13 @@ static loop_t *main_loop;
 static void main_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: wgwatchd -c FILE [--check | --once] [-v] [-q]\n"
+		"usage: wgwatchd -c FILE [--check | --once | --report] [-v] [-q]\n"
 		"  -c, --config FILE  configuration file (wgwatch.conf(5))\n"
 		"      --check        validate the configuration and exit 0 (valid) or 1\n"
 		"      --once         poll every router once, store, print a line per router, exit\n"
 		"                     (0 when every router answered)\n"
+		"      --report       print the upgrade detector's verdicts, cohorts and single-core\n"
+		"                     bound routers from the database as tables, exit\n"
 		"  -v, --verbose      more log output (repeat for debug)\n"
 		"  -q, --quiet        errors only\n"
 		"  -V, --version      print the version\n");
@@ -47,12 +53,13 @@ static void main_usage(FILE *out)
 
 static int main_parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_CHECK = 256, OPT_ONCE };
+	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' }, { "check", no_argument, NULL, OPT_CHECK },
 		{ "once", no_argument, NULL, OPT_ONCE }, { "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' }, { "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' }, { "report", no_argument, NULL, OPT_REPORT },
+		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 	while ((c = getopt_long(argc, argv, "c:vqVh", longopts, NULL)) != -1) {
@@ -60,6 +67,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		case 'c': o->conf_path = optarg; break;
 		case OPT_CHECK: o->check = true; break;
 		case OPT_ONCE: o->once = true; break;
+		case OPT_REPORT: o->report = true; break;
 		case 'v': o->verbosity++; break;
 		case 'q': o->verbosity = -1; break;
 		case 'V': printf("wgwatchd %s\n", PACKAGE_VERSION); exit(0);
@@ -67,7 +75,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		default: main_usage(stderr); return -1;
 		}
 	}
-	if (o->conf_path == NULL || optind != argc || (o->check && o->once)) {
+	if (o->conf_path == NULL || optind != argc || o->check + o->once + o->report > 1) {
 		main_usage(stderr);
 		return -1;
 	}
@@ -120,8 +128,12 @@ static int main_load_conf(const char *path, conf_t **conf)
 	return -1;
 }
 
+/* Exit status when the database cannot be used (in use, corrupt, not SQLite): see wgwatchd(8). */
+#define MAIN_EXIT_DATABASE 3
+
 struct daemon {
 	conf_t *conf;
+	conf_t *boot_conf;    /* the one started with: HTTP holds it, it lives until exit */
 	loop_t *loop;
 	store_t *store;
 	fleet_t *fleet;
@@ -129,6 +141,7 @@ struct daemon {
 	snmp_t *snmp;
 	poller_t *poller;
 	http_t *http;
+	detector_t *detector;
 	int64_t watchdog_ms;
 };
 
@@ -158,6 +171,7 @@ static void main_notify_ready(struct daemon *d) { }
 static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
+	d->boot_conf = d->conf;
 	main_raise_nofile(d->conf->nrouters);
 	d->loop = loop_create();
 	if (d->loop == NULL) {
@@ -167,7 +181,7 @@ static int main_start(struct daemon *d, bool once)
 	if (store_open(d->conf->database, d->conf, &d->store, &cause) != 0) {
 		log_error("%s", cause);
 		free(cause);
-		return -1;
+		return MAIN_EXIT_DATABASE;
 	}
 	d->fleet = fleet_create(d->conf);
 	d->rest = rest_create(d->loop, d->conf->max_body_bytes);
@@ -183,36 +197,181 @@ static int main_start(struct daemon *d, bool once)
 		free(cause);
 		return -1;
 	}
+	if (detector_start(d->conf, &d->detector, &cause) != 0) {
+		log_error("detector: %s", cause);
+		free(cause);
+		return -1;
+	}
 	log_info("wgwatchd %s: %zu routers, every %lld ms, http://%s/", PACKAGE_VERSION,
 		d->conf->nrouters, (long long)d->conf->interval_ms, d->conf->listen);
 	return 0;
 }
 
+/* ---- SIGHUP: reload the configuration ----
+ * The handler only writes a byte to a pipe the loop watches; the reload runs on the loop thread
+ * after that iteration's events. The new conf is built aside and swapped in only when valid.
+ * The conf the daemon started with lives until exit (the HTTP listener and the store read it);
+ * a later one, once replaced, is freed by the fleet when no view points into it any more. */
+static int main_hup_pipe[2] = { -1, -1 };
+
+static void main_on_hup(int sig)
+{
+	int saved = errno;
+	if (main_hup_pipe[1] >= 0) {
+		ssize_t n = write(main_hup_pipe[1], "", 1);
+		(void)n;    /* a full pipe means a reload is pending anyway */
+	}
+	errno = saved;
+}
+
+static void main_conf_release(void *conf) { conf_free(conf); }
+
+static void main_log_errors(const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+		if (len > 0)
+			log_error("reload: %.*s", (int)len, text);
+		text += len + (text[len] == '\n');
+	}
+}
+
+static int main_cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **main_sorted_names(const conf_t *c)
+{
+	char **v = xcalloc(c->nrouters + 1, sizeof(*v));
+	for (size_t i = 0; i < c->nrouters; i++)
+		v[i] = c->routers[i].name;
+	qsort(v, c->nrouters, sizeof(*v), main_cmp_name);
+	return v;
+}
+
+/* How many routers of next are new, and how many of cur are gone. */
+static void main_diff(const conf_t *cur, const conf_t *next, size_t *added, size_t *removed)
+{
+	char **a = main_sorted_names(cur), **b = main_sorted_names(next);
+	size_t i = 0, k = 0, same = 0;
+	while (i < cur->nrouters && k < next->nrouters) {
+		int c = strcmp(a[i], b[k]);
+		same += c == 0;
+		i += c <= 0;
+		k += c >= 0;
+	}
+	*added = next->nrouters - same;
+	*removed = cur->nrouters - same;
+	free(a);
+	free(b);
+}
+
+/* Settings read once at start, by the listener and the store: a reload cannot change them. */
+static void main_reload_warn(const conf_t *boot, const conf_t *next)
+{
+	const char *key = NULL;
+	if (strcmp(boot->listen, next->listen) != 0)
+		key = "listen";
+	else if (strcmp(boot->database, next->database) != 0)
+		key = "database";
+	else if (boot->max_body_bytes != next->max_body_bytes)
+		key = "max_body";
+	else if (boot->retention_ms != next->retention_ms ||
+		 boot->rollup_retention_ms != next->rollup_retention_ms)
+		key = "retention";
+	if (key != NULL)
+		log_warn("reload: [daemon] %s changed: it takes effect at the next restart (as do [web] "
+			 "settings)", key);
+}
+
+static void main_reload(void *arg)
+{
+	struct daemon *d = arg;
+	conf_t *next = NULL, *old = d->conf;
+	char *errors = NULL;
+	size_t added, removed;
+	log_info("reload: reading %s", old->path);
+	if (conf_load(old->path, &next, &errors) != 0) {
+		main_log_errors(errors ? errors : "configuration error");
+		log_error("reload refused: still polling the %zu routers of the running configuration",
+			  old->nrouters);
+		free(errors);
+		return;
+	}
+	main_diff(old, next, &added, &removed);
+	main_reload_warn(d->boot_conf, next);
+	d->conf = next;
+	d->poller = poller_reload(d->poller, next);   /* before the old conf may be freed */
+	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
+	main_raise_nofile(next->nrouters);
+	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
+}
+
+static void main_on_hup_fd(int fd, int events, void *arg)
+{
+	struct daemon *d = arg;
+	char buf[64];
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	loop_after(d->loop, 0, main_reload, d);
+}
+
+static void main_reload_setup(struct daemon *d)
+{
+	if (pipe2(main_hup_pipe, O_NONBLOCK | O_CLOEXEC) != 0 ||
+	    loop_watch_fd(d->loop, main_hup_pipe[0], LOOP_READ, main_on_hup_fd, d) != 0) {
+		log_warn("SIGHUP will not reload the configuration: %s", strerror(errno));
+		return;
+	}
+	struct sigaction sa = { .sa_handler = main_on_hup, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static void main_reload_teardown(void)
+{
+	signal(SIGHUP, SIG_IGN);
+	for (int i = 0; i < 2; i++) {
+		int fd = main_hup_pipe[i];
+		main_hup_pipe[i] = -1;
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
 static void main_stop(struct daemon *d)
 {
+	detector_stop(d->detector);
 	http_stop(d->http);
 	poller_destroy(d->poller);
 	rest_destroy(d->rest);
 	snmp_destroy(d->snmp);
 	store_close(d->store);     /* writes everything queued */
 	fleet_destroy(d->fleet);
+	main_reload_teardown();
 	loop_destroy(d->loop);
+	if (d->boot_conf != d->conf)
+		conf_free(d->boot_conf);
 	conf_free(d->conf);
 }
 
 static int main_run(struct daemon *d, bool once)
 {
-	if (main_start(d, once) != 0)
-		return 1;
+	int rc = main_start(d, once);
+	if (rc != 0)
+		return rc < 0 ? 1 : rc;
 	main_loop = d->loop;
 	main_signals();
+	if (!once)
+		main_reload_setup(d);
 	if (once) {
 		poller_once(d->poller, stdout);
 	} else {
 		poller_start(d->poller);
 		main_notify_ready(d);
 	}
-	int rc = loop_run(d->loop) == 0 ? 0 : 1;
+	rc = loop_run(d->loop) == 0 ? 0 : 1;
 	if (once && poller_once_failed(d->poller) > 0)
 		rc = 1;
 #ifdef HAVE_SYSTEMD
@@ -237,6 +396,15 @@ int main(int argc, char **argv)
 		printf("%s: ok, %zu routers\n", o.conf_path, d.conf->nrouters);
 		conf_free(d.conf);
 		return 0;
+	}
+	if (o.report) {
+		char *cause = NULL;
+		int rc = detector_report(d.conf, stdout, &cause);
+		if (rc != 0)
+			log_error("report: %s", cause);
+		free(cause);
+		conf_free(d.conf);
+		return rc == 0 ? 0 : 1;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		log_error("libcurl initialisation failed");
