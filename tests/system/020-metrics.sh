@@ -88,4 +88,9 @@ ok "fleet page: 5 rows, down first with reasons, tile-a flagged single-core boun
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$HTTP_PORT/metrics")" = 405 ] || fail "POST allowed"
 if grep -q "$SIM_PASSWORD" "$T/metrics.txt" "$T/api.json" "$T/fleet.html" "$T/daemon.log"; then fail "password leaked"; fi
 ok "healthz, method limit, no secret in metrics, API or log"
+# The daemon never asks for WireGuard keys: the sim logs every reply that carried them.
+if grep -q 'served private-key' "$T/sim.log"; then fail "wgwatchd made the sim serve private keys"; fi
+sim_get "$(router_addr arm64-a)" /rest/interface/wireguard/peers >/dev/null
+wait_until 10 grep -q 'served private-key' "$T/sim.log" || fail "the sim does not log key replies (control)"
+ok "no request of wgwatchd returned a private or preshared key (a request without .proplist would)"
 check_log_clean
