@@ -1,6 +1,7 @@
-/* simhttp: a small HTTP/1.1 server (keep-alive, Content-Length bodies, Expect: 100-continue)
- * over one epoll for thousands of per-router listeners, plus the network faults. It must never
- * block: every socket is non-blocking and slow replies are dripped from timers. */
+/* simhttp: the HTTP side of wgwatch-sim on libmicrohttpd: one MHD daemon per router (its own
+ * loopback address, no thread of its own), all driven from one thread by a master epoll over
+ * the daemons' epoll fds, plus the network faults. It must never block and never start a
+ * thread: slow replies are dripped from timers and hung requests are parked suspended. */
 #include "config.h"
 #include "simhttp.h"
 #include "simrest.h"
@@ -11,66 +12,75 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
+#include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#define IN_MAX 8192            /* request head and body */
+#define BODY_MAX 8192          /* request body bytes */
+#define CONN_MEMORY 10240      /* MHD's per-connection pool: heads over ~9.5 KiB get 431 */
 #define DRIP_BYTES 16
 #define DRIP_EVERY 0.25        /* real seconds between drips: 64 bytes/s */
-#define IDLE_CLOSE 300.0       /* real seconds without traffic */
+#define IDLE_CLOSE 300         /* real seconds without traffic */
+#define CB_BLOCK 4096          /* buffer of callback replies (truncate, slow) */
+#define NO_HEAP SIZE_MAX
 
-enum kind { K_HOST, K_CONN, K_SIGNAL };
-enum cstate { C_READ, C_WRITE, C_DRIP, C_HANG };
-
-struct conn;
+enum park { P_NONE, P_HANG, P_DRIP };
 
 struct host {
-	enum kind kind;
-	int fd;                 /* -1 while not listening */
-	bool paused;            /* out of fds: re-armed on the next tick */
-	bool dynamic;           /* its fault may switch to or from refuse */
+	struct MHD_Daemon *d;   /* NULL while refusing */
+	simhttp_t *h;
 	simrouter_t *r;
 	uint32_t addr;
-	struct conn *conns;
+	bool dynamic;           /* its fault may switch to or from refuse */
+	bool suspends;          /* may hang or drip: its daemon needs suspend/resume */
+	size_t hidx;            /* in h->heap, or NO_HEAP */
+	double due;             /* real time MHD wants to run without a socket event */
+	unsigned long ran;      /* h->pass of its last run */
 };
 
-struct conn {
-	enum kind kind;
-	int fd;
-	struct host *host;
-	struct conn *prev, *next;       /* in host->conns */
-	enum cstate st;
-	char in[IN_MAX + 1];
-	size_t inlen;
-	bool sent_continue;
-	buf_t out;                      /* head (and body unless ext) */
-	const char *ext;                /* a shared body after out */
-	size_t extlen;
-	size_t sent, limit;             /* bytes sent; stop (and close) at limit */
-	bool close_after;
-	double next_drip, last_io;      /* real seconds */
+/* One request (MHD's con_cls): from the URI callback to the completed notification. */
+struct req {
+	struct host *ho;
+	struct MHD_Connection *c;
+	char *target;           /* as received: path?query */
+	buf_t in;               /* request body */
+	bool seen, dead;
+	enum park park;         /* suspended in h->hung or h->drips */
+	struct req *prev, *next;
+	int fd;                 /* the socket, for hung requests */
+	buf_t out;              /* callback replies: the body (data points into it or shared) */
+	const char *data;
+	size_t len, cut;        /* cut: truncate stops there */
+	double next_drip;
 };
 
 struct simhttp {
-	int ep;
-	int sigfd;
-	enum kind sigkind;
+	int ep, sigfd;
 	struct host *hosts;
 	size_t nhosts;
+	struct host **heap;     /* min-heap on due: daemons with an MHD timeout pending */
+	size_t nheap;
+	struct host **dyn;      /* hosts whose listener comes and goes */
+	size_t ndyn;
+	struct req *hung, *drips;
+	double next_tick, drip_wake;
+	unsigned long pass;
 	uint16_t port;
 	double time_scale;
 	struct timespec start;
-	size_t nconns, ndrip;
+	char mhd_err[256];      /* MHD's last message, for simhttp_create's cause */
 };
 
 static double real_now(const simhttp_t *h)
@@ -88,387 +98,445 @@ static const char *addr_str(uint32_t a, char out[16])
 	return inet_ntop(AF_INET, &in, out, 16);
 }
 
-static void set_events(simhttp_t *h, struct conn *c, uint32_t ev)
+/* ---- the timeout heap ---- */
+
+static void heap_place(simhttp_t *h, size_t i, struct host *ho)
 {
-	struct epoll_event e = { .events = ev, .data.ptr = c };
-	epoll_ctl(h->ep, EPOLL_CTL_MOD, c->fd, &e);
+	h->heap[i] = ho;
+	ho->hidx = i;
 }
 
-/* ---- listeners ---- */
-
-static int host_listen(simhttp_t *h, struct host *ho, char **cause)
+static void heap_up(simhttp_t *h, size_t i)
 {
-	char a[16];
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(h->port),
-				  .sin_addr.s_addr = htonl(ho->addr) };
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 511) < 0) {
-		*cause = xasprintf("listen on %s:%u: %s", addr_str(ho->addr, a), h->port, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
+	struct host *ho = h->heap[i];
+	while (i > 0 && h->heap[(i - 1) / 2]->due > ho->due) {
+		heap_place(h, i, h->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
 	}
-	struct epoll_event e = { .events = EPOLLIN, .data.ptr = ho };
-	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, fd, &e) < 0) {
-		*cause = xasprintf("epoll_ctl: %s", strerror(errno));
-		close(fd);
-		return -1;
+	heap_place(h, i, ho);
+}
+
+static void heap_down(simhttp_t *h, size_t i)
+{
+	struct host *ho = h->heap[i];
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= h->nheap)
+			break;
+		if (c + 1 < h->nheap && h->heap[c + 1]->due < h->heap[c]->due)
+			c++;
+		if (h->heap[c]->due >= ho->due)
+			break;
+		heap_place(h, i, h->heap[c]);
+		i = c;
 	}
-	ho->fd = fd;
-	return 0;
+	heap_place(h, i, ho);
 }
 
-static void conn_close(simhttp_t *h, struct conn *c);
-
-/* Stop listening (refuse) and drop the router's connections, as a reboot would. */
-static void host_unlisten(simhttp_t *h, struct host *ho)
+/* When MHD next wants ho run without a socket event; INFINITY: never. */
+static void heap_set(simhttp_t *h, struct host *ho, double due)
 {
-	while (ho->conns)
-		conn_close(h, ho->conns);
-	if (ho->fd >= 0)
-		close(ho->fd);
-	ho->fd = -1;
-	ho->paused = false;
+	ho->due = due;
+	if (ho->hidx == NO_HEAP && !isinf(due)) {
+		h->heap[h->nheap] = ho;
+		heap_up(h, h->nheap++);
+	} else if (ho->hidx != NO_HEAP && isinf(due)) {
+		size_t i = ho->hidx;
+		struct host *last = h->heap[--h->nheap];
+		ho->hidx = NO_HEAP;
+		if (last != ho) {
+			heap_place(h, i, last);
+			heap_up(h, i);
+			heap_down(h, last->hidx);
+		}
+	} else if (ho->hidx != NO_HEAP) {
+		heap_up(h, ho->hidx);
+		heap_down(h, ho->hidx);
+	}
 }
 
-/* ---- connections ---- */
-
-static void conn_close(simhttp_t *h, struct conn *c)
+/* Let MHD do what is ready on ho, then note when it next needs a run. */
+static void host_run(simhttp_t *h, struct host *ho)
 {
-	if (c->st == C_DRIP)
-		h->ndrip--;
-	if (c->prev)
-		c->prev->next = c->next;
+	MHD_UNSIGNED_LONG_LONG ms;
+	if (!ho->d)
+		return;
+	MHD_run(ho->d);
+	ho->ran = h->pass;
+	if (MHD_get_timeout(ho->d, &ms) == MHD_YES)
+		heap_set(h, ho, real_now(h) + (double)ms / 1000);
 	else
-		c->host->conns = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	close(c->fd);
-	buf_free(&c->out);
-	h->nconns--;
-	free(c);
+		heap_set(h, ho, INFINITY);
 }
 
-static void host_accept(simhttp_t *h, struct host *ho)
+/* ---- parked (suspended) requests ---- */
+
+static void park(simhttp_t *h, struct req *r, enum park p)
 {
-	for (int i = 0; i < 64; i++) {
-		int fd = accept4(ho->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE) {
-				log_warn("out of file descriptors: not accepting on %s for a second",
-					 simrouter_name(ho->r));
-				epoll_ctl(h->ep, EPOLL_CTL_DEL, ho->fd, NULL);
-				ho->paused = true;
-			}
+	struct req **head = p == P_HANG ? &h->hung : &h->drips;
+	r->park = p;
+	r->prev = NULL;
+	r->next = *head;
+	if (*head)
+		(*head)->prev = r;
+	*head = r;
+	MHD_suspend_connection(r->c);
+}
+
+static void unpark(simhttp_t *h, struct req *r)
+{
+	if (r->park == P_NONE)
+		return;
+	if (r->prev)
+		r->prev->next = r->next;
+	else if (r->park == P_HANG)
+		h->hung = r->next;
+	else
+		h->drips = r->next;
+	if (r->next)
+		r->next->prev = r->prev;
+	r->park = P_NONE;
+	r->prev = r->next = NULL;
+}
+
+/* Resume r. Without an internal thread MHD has no resume channel to wake the epoll: its
+ * daemon is made due now, so the loop runs it. */
+static void wake(simhttp_t *h, struct req *r, bool dead)
+{
+	unpark(h, r);
+	r->dead = dead;
+	MHD_resume_connection(r->c);
+	heap_set(h, r->ho, real_now(h));
+}
+
+/* ---- replies ---- */
+
+static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct req *r = cls;
+	if (pos >= r->cut)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	size_t n = r->cut - (size_t)pos < max ? r->cut - (size_t)pos : max;
+	memcpy(buf, r->data + pos, n);
+	return (ssize_t)n;
+}
+
+/* The slow fault: the head at once, then DRIP_BYTES of body every DRIP_EVERY; in between the
+ * connection sleeps suspended. */
+static ssize_t drip_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct req *r = cls;
+	simhttp_t *h = r->ho->h;
+	double now = real_now(h);
+	if (now < r->next_drip) {
+		park(h, r, P_DRIP);
+		h->drip_wake = fmin(h->drip_wake, r->next_drip);
+		return 0;
+	}
+	size_t n = r->len - (size_t)pos;
+	if (n > max)
+		n = max;
+	if (n > DRIP_BYTES)
+		n = DRIP_BYTES;
+	memcpy(buf, r->data + pos, n);
+	r->next_drip = now + DRIP_EVERY;
+	return (ssize_t)n;
+}
+
+/* "Name: value\r\n" lines onto the response. */
+static void add_headers(struct MHD_Response *resp, const char *lines)
+{
+	while (*lines) {
+		const char *colon = strchr(lines, ':'), *eol = strstr(lines, "\r\n");
+		if (!colon || !eol || colon > eol)
 			return;
+		char *name = xasprintf("%.*s", (int)(colon - lines), lines);
+		const char *v = colon + 1 + strspn(colon + 1, " ");
+		char *value = xasprintf("%.*s", (int)(eol - v), v);
+		MHD_add_response_header(resp, name, value);
+		free(name);
+		free(value);
+		lines = eol + 2;
+	}
+}
+
+/* The response for rs; the fault decides how it leaves (all at once, dripped, cut short). */
+static struct MHD_Response *make_response(struct req *r, struct simresp *rs, enum sc_fault f)
+{
+	struct MHD_Response *resp;
+	if (f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW) {
+		r->len = rs->shared ? rs->shared_len : rs->body.len;
+		r->data = rs->shared;
+		if (!rs->shared) {
+			buf_append(&r->out, rs->body.data ? rs->body.data : "", rs->body.len);
+			r->data = r->out.data;
 		}
-		struct conn *c = xcalloc(1, sizeof(*c));
-		*c = (struct conn){ .kind = K_CONN, .fd = fd, .host = ho, .next = ho->conns,
-				    .last_io = real_now(h) };
-		buf_init(&c->out);
-		if (ho->conns)
-			ho->conns->prev = c;
-		ho->conns = c;
-		h->nconns++;
-		struct epoll_event e = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = c };
-		epoll_ctl(h->ep, EPOLL_CTL_ADD, fd, &e);
-	}
-}
-
-/* Send what may be sent now: everything, or one drip. -1: the connection is gone. */
-static int conn_flush(simhttp_t *h, struct conn *c)
-{
-	size_t total = c->out.len + c->extlen;
-	while (c->sent < c->limit) {
-		bool head = c->sent < c->out.len;
-		const char *p = head ? c->out.data + c->sent : c->ext + (c->sent - c->out.len);
-		size_t n = (head ? c->out.len : total) - c->sent;
-		if (n > c->limit - c->sent)
-			n = c->limit - c->sent;
-		if (c->st == C_DRIP && n > DRIP_BYTES)
-			n = DRIP_BYTES;
-		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
-		if (w < 0 && (errno == EAGAIN || errno == EINTR))
-			break;
-		if (w <= 0) {
-			conn_close(h, c);
-			return -1;
-		}
-		c->sent += (size_t)w;
-		c->last_io = real_now(h);
-		if (c->st == C_DRIP) {
-			c->next_drip = c->last_io + DRIP_EVERY;
-			break;
-		}
-	}
-	return 0;
-}
-
-static void conn_process(simhttp_t *h, struct conn *c);
-
-/* After a flush: finished replies close or go back to reading. */
-static void conn_after_write(simhttp_t *h, struct conn *c)
-{
-	if (c->sent < c->limit) {
-		if (c->st == C_WRITE)
-			set_events(h, c, EPOLLOUT | EPOLLRDHUP);
-		return;
-	}
-	if (c->close_after) {
-		conn_close(h, c);
-		return;
-	}
-	if (c->st == C_DRIP)
-		h->ndrip--;
-	c->st = C_READ;
-	buf_reset(&c->out);
-	c->ext = NULL;
-	c->extlen = c->sent = c->limit = 0;
-	set_events(h, c, EPOLLIN | EPOLLRDHUP);
-	conn_process(h, c);
-}
-
-static const char *reason(int status)
-{
-	switch (status) {
-	case 100: return "Continue";
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 404: return "Not Found";
-	case 413: return "Payload Too Large";
-	case 431: return "Request Header Fields Too Large";
-	case 500: return "Internal Server Error";
-	default: return "Not Implemented";
-	}
-}
-
-/* Queue a reply; fault decides how it leaves (all at once, dripped, or cut short). */
-static void conn_reply(simhttp_t *h, struct conn *c, struct simresp *rs, enum sc_fault f)
-{
-	size_t blen = rs->shared ? rs->shared_len : rs->body.len;
-	buf_reset(&c->out);
-	buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n",
-		   rs->status, reason(rs->status), rs->content_type, blen, rs->extra_headers,
-		   c->close_after ? "Connection: close\r\n" : "");
-	if (rs->shared) {
-		c->ext = rs->shared;
-		c->extlen = rs->shared_len;
+		r->cut = r->len / 2;
+		r->next_drip = real_now(r->ho->h) + DRIP_EVERY;
+		resp = MHD_create_response_from_callback(r->len, CB_BLOCK,
+							 f == SC_FAULT_SLOW ? drip_read : cut_read, r, NULL);
+		if (resp && f == SC_FAULT_TRUNCATE)
+			MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	} else if (rs->shared) {
+		resp = MHD_create_response_from_buffer(rs->shared_len, (void *)rs->shared,
+						       MHD_RESPMEM_PERSISTENT);
 	} else {
-		buf_append(&c->out, rs->body.data ? rs->body.data : "", rs->body.len);
+		resp = MHD_create_response_from_buffer(rs->body.len, rs->body.data,
+						       MHD_RESPMEM_MUST_COPY);
 	}
-	c->sent = 0;
-	c->limit = c->out.len + c->extlen;
-	c->st = C_WRITE;
-	if (f == SC_FAULT_TRUNCATE) {
-		c->limit -= blen - blen / 2;
-		c->close_after = true;
-	} else if (f == SC_FAULT_SLOW) {
-		c->st = C_DRIP;
-		h->ndrip++;
-		set_events(h, c, EPOLLRDHUP);
+	if (resp) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
+		add_headers(resp, rs->extra_headers);
 	}
-	if (conn_flush(h, c) == 0)
-		conn_after_write(h, c);
+	return resp;
 }
 
-static void simple_reply(simhttp_t *h, struct conn *c, int status)
+static enum MHD_Result queue(struct MHD_Connection *c, int status, struct MHD_Response *resp)
 {
-	struct simresp rs = { .status = status, .content_type = "application/json", .extra_headers = "" };
-	buf_init(&rs.body);
-	buf_printf(&rs.body, "{\"error\":%d,\"message\":\"%s\"}", status, reason(status));
-	c->close_after = true;
-	conn_reply(h, c, &rs, SC_FAULT_NONE);
-	buf_free(&rs.body);
+	if (!resp)
+		return MHD_NO;
+	enum MHD_Result ok = MHD_queue_response(c, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return ok;
 }
 
-/* ---- request parsing ---- */
-
-struct head {
-	size_t head_len, body_len;
-	char *method, *target, *auth;
-	bool close, expect, chunked;
-};
-
-/* Find header name (case-insensitive) in the head; its trimmed value's start and length. */
-static const char *header(const char *head, size_t len, const char *name, size_t *vlen)
+static enum MHD_Result simple_reply(struct MHD_Connection *c, int status, const char *message)
 {
-	size_t nl = strlen(name);
-	const char *p = memchr(head, '\n', len), *end = head + len;
-	while (p && p + 1 < end) {
-		p++;
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			break;
-		if ((size_t)(eol - p) > nl && strncasecmp(p, name, nl) == 0 && p[nl] == ':') {
-			const char *v = p + nl + 1;
-			while (v < eol && (*v == ' ' || *v == '\t'))
-				v++;
-			const char *ve = eol;
-			while (ve > v && (ve[-1] == '\r' || ve[-1] == ' '))
-				ve--;
-			*vlen = (size_t)(ve - v);
-			return v;
-		}
-		p = eol;
+	char body[96];
+	int n = snprintf(body, sizeof(body), "{\"error\":%d,\"message\":\"%s\"}", status, message);
+	struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body,
+								    MHD_RESPMEM_MUST_COPY);
+	if (resp) {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	}
-	return NULL;
+	return queue(c, status, resp);
 }
 
-static bool header_is(const char *head, size_t len, const char *name, const char *want)
+/* Answer the complete request r through simrest. */
+static enum MHD_Result serve(struct req *r, const char *method, enum sc_fault f)
 {
-	size_t vl;
-	const char *v = header(head, len, name, &vl);
-	return v && vl == strlen(want) && strncasecmp(v, want, vl) == 0;
-}
-
-/* 1: a whole request is in; 0: need more; else an HTTP status to fail with. */
-static int parse_head(struct conn *c, struct head *hd)
-{
-	const char *e = memmem(c->in, c->inlen, "\r\n\r\n", 4);
-	if (!e)
-		return c->inlen >= IN_MAX ? 431 : 0;
-	hd->head_len = (size_t)(e - c->in) + 4;
-	size_t vl;
-	const char *cl = header(c->in, hd->head_len, "Content-Length", &vl);
-	hd->body_len = cl ? strtoul(cl, NULL, 10) : 0;
-	if (hd->head_len + hd->body_len > IN_MAX)
-		return 413;
-	hd->expect = header_is(c->in, hd->head_len, "Expect", "100-continue");
-	hd->chunked = header(c->in, hd->head_len, "Transfer-Encoding", &vl) != NULL;
-	if (hd->chunked)
-		return 501;     /* RouterOS clients send Content-Length */
-	hd->close = header_is(c->in, hd->head_len, "Connection", "close");
-	return c->inlen >= hd->head_len + hd->body_len ? 1 : 0;
-}
-
-/* Cut req (a copy of the complete request) in place into NUL-terminated method, target and
- * Authorization value. */
-static int split_head(char *req, struct head *hd)
-{
-	size_t vl;
-	char *auth = (char *)header(req, hd->head_len, "Authorization", &vl);
-	char *sp1 = memchr(req, ' ', hd->head_len), *sp2 = NULL, *eol = memchr(req, '\r', hd->head_len);
-	if (sp1 && eol && eol > sp1)
-		sp2 = memchr(sp1 + 1, ' ', (size_t)(eol - sp1 - 1));
-	if (!sp2)
-		return -1;
-	if (strncmp(sp2 + 1, "HTTP/1.1", 8) != 0)
-		hd->close = true;           /* HTTP/1.0: one request per connection */
-	*sp1 = *sp2 = '\0';
-	hd->method = req;
-	hd->target = sp1 + 1;
-	hd->auth = auth;
-	if (auth)
-		auth[vl] = '\0';
-	return 0;
-}
-
-/* Answer one request; c may be closed on return. */
-static void serve(simhttp_t *h, struct conn *c, const char *req, struct head *hd, enum sc_fault f)
-{
-	char *q = strchr(hd->target, '?');
+	simhttp_t *h = r->ho->h;
+	char *q = strchr(r->target, '?');
 	if (q)
 		*q++ = '\0';
-	struct simreq rq = { .method = hd->method, .path = hd->target, .query = q ? q : "",
-			     .auth = hd->auth, .body = req + hd->head_len, .body_len = hd->body_len };
+	struct simreq rq = { .method = method, .path = r->target, .query = q ? q : "",
+			     .auth = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, "Authorization"),
+			     .body = r->in.data ? r->in.data : "", .body_len = r->in.len };
 	struct simresp rs;
-	const char *name = simrouter_name(c->host->r);
+	const char *name = simrouter_name(r->ho->r);
 	buf_init(&rs.body);
-	simrest_handle(c->host->r, simhttp_sim_time(h), &rq, &rs);
-	log_debug("router %s: %s %s%s%s -> %d", name, rq.method, rq.path, q ? "?" : "", rq.query,
+	simrest_handle(r->ho->r, simhttp_sim_time(h), &rq, &rs);
+	log_debug("router %s: %s %s%s%s -> %d", name, method, rq.path, q ? "?" : "", rq.query,
 		  rs.status);
 	if (rs.served_private_key)
 		log_info("router %s: served private-key/preshared-key (%s %s with no .proplist)", name,
-			 rq.method, rq.path);
-	c->close_after = hd->close || f == SC_FAULT_TRUNCATE;
-	conn_reply(h, c, &rs, f);
+			 method, rq.path);
+	enum MHD_Result ok = queue(r->c, rs.status, make_response(r, &rs, f));
 	buf_free(&rs.body);
+	return ok;
 }
 
-/* Parse and answer the complete request at the head of the input, if there is one. */
-static void conn_process(simhttp_t *h, struct conn *c)
+/* The request's last call: every byte of it is in. */
+static enum MHD_Result answer(struct req *r, const char *method)
 {
-	struct head hd = { 0 };
-	int rc = parse_head(c, &hd);
-	if (rc == 0) {
-		if (hd.expect && !c->sent_continue) {
-			send(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25, MSG_NOSIGNAL);
-			c->sent_continue = true;
+	simhttp_t *h = r->ho->h;
+	enum sc_fault f = simrouter_fault(r->ho->r, simhttp_sim_time(h));
+	if (r->dead || f == SC_FAULT_REFUSE)
+		return MHD_NO;                  /* MHD closes the connection */
+	if (!r->ho->suspends && (f == SC_FAULT_HANG || f == SC_FAULT_SLOW))
+		f = SC_FAULT_NONE;              /* cannot happen: host_suspends saw every phase */
+	if (f == SC_FAULT_HANG) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		r->fd = ci ? ci->connect_fd : -1;
+		park(h, r, P_HANG);
+		return MHD_YES;
+	}
+	return serve(r, method, f);
+}
+
+/* The first call: only the head is in. Too big a body is refused before it is read. */
+static enum MHD_Result begin(struct req *r)
+{
+	const char *cl = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	r->seen = true;
+	if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
+		return simple_reply(r->c, 413, "Payload Too Large");
+	return MHD_YES;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_size, void **con_cls)
+{
+	struct req *r = *con_cls;
+	(void)cls, (void)url, (void)version;
+	if (!r)
+		return MHD_NO;
+	r->c = c;
+	if (!r->seen)
+		return begin(r);
+	if (*upload_size) {
+		if (r->in.len + *upload_size > BODY_MAX)
+			return MHD_NO;          /* a chunked body past the limit */
+		buf_append(&r->in, upload, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return answer(r, method);
+}
+
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct req *r = xcalloc(1, sizeof(*r));
+	r->ho = cls;
+	r->c = c;
+	r->fd = -1;
+	r->target = xstrdup(uri);
+	buf_init(&r->in);
+	buf_init(&r->out);
+	return r;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct host *ho = cls;
+	struct req *r = *con_cls;
+	(void)c, (void)toe;
+	if (!r)
+		return;
+	unpark(ho->h, r);
+	free(r->target);
+	buf_free(&r->in);
+	buf_free(&r->out);
+	free(r);
+	*con_cls = NULL;
+}
+
+__attribute__((format(printf, 2, 0)))
+static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	simhttp_t *h = cls;
+	vsnprintf(h->mhd_err, sizeof(h->mhd_err), fmt, ap);
+	h->mhd_err[strcspn(h->mhd_err, "\r\n")] = '\0';
+	log_debug("libmicrohttpd: %s", h->mhd_err);
+}
+
+/* ---- daemons ---- */
+
+/* MHD sets SO_REUSEADDR by default (restarts bind through TIME_WAIT); never SO_REUSEPORT, so a
+ * taken address still fails. */
+static struct MHD_Daemon *daemon_start(simhttp_t *h, struct host *ho)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(h->port),
+				  .sin_addr.s_addr = htonl(ho->addr) };
+	unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+	if (ho->suspends)
+		flags |= MHD_ALLOW_SUSPEND_RESUME;
+	return MHD_start_daemon(flags, h->port, NULL, NULL, on_request, ho,
+				MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
+				MHD_OPTION_LISTEN_BACKLOG_SIZE, 511U,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_CLOSE,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+				MHD_OPTION_URI_LOG_CALLBACK, on_uri, ho,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, ho,
+				MHD_OPTION_END);
+}
+
+/* Start ho's daemon (listen) and put its epoll fd in the master epoll. */
+static int host_listen(simhttp_t *h, struct host *ho, char **cause)
+{
+	char a[16];
+	h->mhd_err[0] = '\0';
+	ho->d = daemon_start(h, ho);
+	if (!ho->d) {
+		*cause = xasprintf("listen on %s:%u: %s", addr_str(ho->addr, a), h->port,
+				   h->mhd_err[0] ? h->mhd_err : "libmicrohttpd cannot start");
+		return -1;
+	}
+	const union MHD_DaemonInfo *di = MHD_get_daemon_info(ho->d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct epoll_event e = { .events = EPOLLIN, .data.ptr = ho };
+	if (!di || epoll_ctl(h->ep, EPOLL_CTL_ADD, di->epoll_fd, &e) < 0) {
+		*cause = xasprintf("epoll_ctl: %s", strerror(errno));
+		MHD_stop_daemon(ho->d);
+		ho->d = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static void wake_host(simhttp_t *h, struct req **head, struct host *ho)
+{
+	for (struct req *r = *head, *next; r; r = next) {
+		next = r->next;
+		if (r->ho == ho)
+			wake(h, r, true);
+	}
+}
+
+/* Stop listening (refuse) and drop the router's connections, as a reboot would. MHD wants
+ * every suspended connection resumed first. */
+static void host_unlisten(simhttp_t *h, struct host *ho)
+{
+	if (!ho->d)
+		return;
+	wake_host(h, &h->hung, ho);
+	wake_host(h, &h->drips, ho);
+	MHD_stop_daemon(ho->d);         /* closes its epoll fd: out of the master epoll */
+	ho->d = NULL;
+	heap_set(h, ho, INFINITY);
+}
+
+/* ---- timers: drips, refuse on/off, hung requests whose client left ---- */
+
+static void drips_due(simhttp_t *h, double now)
+{
+	h->drip_wake = INFINITY;
+	for (struct req *r = h->drips, *next; r; r = next) {
+		next = r->next;
+		if (r->next_drip <= now)
+			wake(h, r, false);
+		else
+			h->drip_wake = fmin(h->drip_wake, r->next_drip);
+	}
+}
+
+/* Close hung requests whose client has gone (a suspended connection is not watched by MHD). */
+static void hung_sweep(simhttp_t *h)
+{
+	size_t n = 0, i = 0;
+	for (struct req *r = h->hung; r; r = r->next)
+		n++;
+	struct pollfd *p = xcalloc(n, sizeof(*p));
+	for (struct req *r = h->hung; r; r = r->next, i++)
+		p[i] = (struct pollfd){ .fd = r->fd, .events = POLLRDHUP };
+	if (poll(p, n, 0) > 0) {
+		i = 0;
+		for (struct req *r = h->hung, *next; r; r = next, i++) {
+			next = r->next;
+			if (p[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+				wake(h, r, true);
 		}
-		return;
 	}
-	if (rc > 1) {
-		simple_reply(h, c, rc);
-		return;
-	}
-	size_t used = hd.head_len + hd.body_len;
-	char *req = xmalloc(used + 1);
-	memcpy(req, c->in, used);
-	req[used] = '\0';
-	memmove(c->in, c->in + used, c->inlen - used);
-	c->inlen -= used;
-	c->sent_continue = false;
-	enum sc_fault f = simrouter_fault(c->host->r, simhttp_sim_time(h));
-	if (split_head(req, &hd) < 0)
-		simple_reply(h, c, 400);
-	else if (f == SC_FAULT_HANG)
-		c->st = C_HANG, c->inlen = 0;
-	else if (f == SC_FAULT_REFUSE)
-		conn_close(h, c);
-	else
-		serve(h, c, req, &hd, f);
-	free(req);
+	free(p);
 }
-
-static void conn_event(simhttp_t *h, struct conn *c, uint32_t ev)
-{
-	if (ev & EPOLLOUT) {
-		if (conn_flush(h, c) == 0)
-			conn_after_write(h, c);
-		return;
-	}
-	if (c->st == C_DRIP || c->st == C_WRITE) {
-		if (ev & (EPOLLRDHUP | EPOLLHUP | EPOLLERR))
-			conn_close(h, c);
-		return;
-	}
-	ssize_t n = recv(c->fd, c->in + c->inlen, IN_MAX - c->inlen, 0);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
-		conn_close(h, c);
-		return;
-	}
-	c->last_io = real_now(h);
-	if (c->st == C_HANG)
-		return;        /* read and forget */
-	c->inlen += (size_t)n;
-	conn_process(h, c);
-}
-
-/* ---- timers: drips, refuse on/off, idle connections, paused listeners ---- */
 
 static double host_tick(simhttp_t *h, struct host *ho, double now, double t)
 {
-	if (ho->paused && ho->fd >= 0) {
-		struct epoll_event e = { .events = EPOLLIN, .data.ptr = ho };
-		epoll_ctl(h->ep, EPOLL_CTL_ADD, ho->fd, &e);
-		ho->paused = false;
-	}
-	if (!ho->dynamic)
-		return INFINITY;
 	bool want = simrouter_fault(ho->r, t) != SC_FAULT_REFUSE;
 	char *cause = NULL;
-	if (want && ho->fd < 0) {
+	if (want && !ho->d) {
 		if (host_listen(h, ho, &cause) < 0) {
 			log_error("router %s: %s", simrouter_name(ho->r), cause);
 			free(cause);
 			return now + 1;
 		}
 		log_info("router %s: listening again", simrouter_name(ho->r));
-	} else if (!want && ho->fd >= 0) {
+	} else if (!want && ho->d) {
 		host_unlisten(h, ho);
 		log_info("router %s: refusing connections", simrouter_name(ho->r));
 	}
@@ -476,76 +544,64 @@ static double host_tick(simhttp_t *h, struct host *ho, double now, double t)
 	return isinf(next) ? INFINITY : now + (next - t) / h->time_scale;
 }
 
-static double conns_tick(simhttp_t *h, struct host *ho, double now)
+static void tick(simhttp_t *h, double now)
 {
-	double wake = INFINITY;
-	for (struct conn *c = ho->conns, *next; c; c = next) {
-		next = c->next;
-		if (now - c->last_io > IDLE_CLOSE) {
-			conn_close(h, c);
-		} else if (c->st == C_DRIP && c->next_drip <= now) {
-			if (conn_flush(h, c) == 0) {
-				conn_after_write(h, c);
-				wake = fmin(wake, now + DRIP_EVERY);
-			}
-		} else if (c->st == C_DRIP) {
-			wake = fmin(wake, c->next_drip);
-		}
-	}
-	return wake;
+	double t = now * h->time_scale, wake_at = now + 1;
+	for (size_t i = 0; i < h->ndyn; i++)
+		wake_at = fmin(wake_at, host_tick(h, h->dyn[i], now, t));
+	if (h->hung)
+		hung_sweep(h);
+	h->next_tick = wake_at;
 }
 
-/* Run timers; the epoll timeout in ms until the next one (at most a second). */
-static int tick(simhttp_t *h)
+/* Daemons whose MHD timeout is due (each at most once a pass), drips, the tick. */
+static void run_timers(simhttp_t *h)
 {
-	double now = real_now(h), t = now * h->time_scale, wake = now + 1;
-	for (size_t i = 0; i < h->nhosts; i++) {
-		struct host *ho = &h->hosts[i];
-		wake = fmin(wake, host_tick(h, ho, now, t));
-		if (ho->conns)
-			wake = fmin(wake, conns_tick(h, ho, now));
-	}
-	double ms = (wake - real_now(h)) * 1000;
-	return ms < 1 ? 1 : (int)ceil(ms);
+	double now = real_now(h);
+	while (h->nheap && h->heap[0]->due <= now && h->heap[0]->ran != h->pass)
+		host_run(h, h->heap[0]);
+	if (h->drip_wake <= now)
+		drips_due(h, now);
+	if (h->next_tick <= now)
+		tick(h, now);
 }
 
-static void dispatch(simhttp_t *h, struct epoll_event *e, bool *quit)
+static int next_timeout(const simhttp_t *h)
 {
-	enum kind *k = e->data.ptr;
-	if (*k == K_HOST) {
-		host_accept(h, e->data.ptr);
-	} else if (*k == K_CONN) {
-		conn_event(h, e->data.ptr, e->events);
-	} else {
-		struct signalfd_siginfo si;
-		if (read(h->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
-			log_info("signal %u: stopping", si.ssi_signo);
-			*quit = true;
-		}
-	}
+	double wake_at = fmin(h->next_tick, h->drip_wake);
+	if (h->nheap)
+		wake_at = fmin(wake_at, h->heap[0]->due);
+	double ms = ceil((wake_at - real_now(h)) * 1000);
+	return ms <= 0 ? 0 : ms > 1000 ? 1000 : (int)ms;
+}
+
+static bool signalled(simhttp_t *h)
+{
+	struct signalfd_siginfo si;
+	if (read(h->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
+		return false;
+	log_info("signal %u: stopping", si.ssi_signo);
+	return true;
 }
 
 int simhttp_run(simhttp_t *h)
 {
 	struct epoll_event ev[256];
 	bool quit = false;
-	int timeout = 0;
-	double next_tick = 0;
 	while (!quit) {
-		int n = epoll_wait(h->ep, ev, 256, timeout);
+		int n = epoll_wait(h->ep, ev, 256, next_timeout(h));
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
 			return -1;
 		}
-		for (int i = 0; i < n && !quit; i++)
-			dispatch(h, &ev[i], &quit);
-		double now = real_now(h);
-		if (now >= next_tick || n == 0) {
-			timeout = tick(h);
-			next_tick = now + timeout / 1000.0;
-		} else {
-			timeout = (int)ceil((next_tick - now) * 1000);
+		h->pass++;
+		for (int i = 0; i < n && !quit; i++) {
+			if (ev[i].data.ptr == &h->sigfd)
+				quit = signalled(h);
+			else
+				host_run(h, ev[i].data.ptr);
 		}
+		run_timers(h);
 	}
 	return 0;
 }
@@ -559,8 +615,7 @@ static int signals_open(simhttp_t *h, char **cause)
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	h->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	h->sigkind = K_SIGNAL;
-	struct epoll_event e = { .events = EPOLLIN, .data.ptr = &h->sigkind };
+	struct epoll_event e = { .events = EPOLLIN, .data.ptr = &h->sigfd };
 	if (h->sigfd < 0 || epoll_ctl(h->ep, EPOLL_CTL_ADD, h->sigfd, &e) < 0) {
 		*cause = xasprintf("signalfd: %s", strerror(errno));
 		return -1;
@@ -573,6 +628,24 @@ static bool host_is_dynamic(const simrouter_t *r)
 	return !isinf(simrouter_next_change(r, -INFINITY)) || simrouter_fault(r, 0) == SC_FAULT_REFUSE;
 }
 
+/* Whether the router ever hangs or drips: only then does its daemon pay for a resume channel. */
+static bool host_suspends(const simrouter_t *r)
+{
+	const struct sc_group *g = simrouter_group(r);
+	for (size_t i = 0; i < g->nphases; i++)
+		if (g->phases[i].st.fault == SC_FAULT_HANG || g->phases[i].st.fault == SC_FAULT_SLOW)
+			return true;
+	return false;
+}
+
+static void host_init(simhttp_t *h, struct host *ho, simrouter_t *r, uint32_t addr)
+{
+	*ho = (struct host){ .h = h, .r = r, .addr = addr, .dynamic = host_is_dynamic(r),
+			     .suspends = host_suspends(r), .hidx = NO_HEAP, .due = INFINITY };
+	if (ho->dynamic)
+		h->dyn[h->ndyn++] = ho;
+}
+
 simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n,
 			  uint16_t port, double time_scale, char **cause)
 {
@@ -580,8 +653,11 @@ simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	h->port = port;
 	h->time_scale = time_scale;
 	h->sigfd = -1;
+	h->drip_wake = INFINITY;
 	h->ep = epoll_create1(EPOLL_CLOEXEC);
 	h->hosts = xcalloc(n, sizeof(*h->hosts));
+	h->heap = xcalloc(n ? n : 1, sizeof(*h->heap));
+	h->dyn = xcalloc(n ? n : 1, sizeof(*h->dyn));
 	clock_gettime(CLOCK_MONOTONIC, &h->start);
 	if (h->ep < 0 || signals_open(h, cause) < 0) {
 		if (!*cause)
@@ -591,8 +667,7 @@ simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct host *ho = &h->hosts[h->nhosts++];
-		*ho = (struct host){ .kind = K_HOST, .fd = -1, .r = routers[i], .addr = addrs[i],
-				     .dynamic = host_is_dynamic(routers[i]) };
+		host_init(h, ho, routers[i], addrs[i]);
 		if (simrouter_fault(routers[i], 0) != SC_FAULT_REFUSE && host_listen(h, ho, cause) < 0) {
 			simhttp_destroy(h);
 			return NULL;
@@ -608,6 +683,8 @@ void simhttp_destroy(simhttp_t *h)
 	for (size_t i = 0; i < h->nhosts; i++)
 		host_unlisten(h, &h->hosts[i]);
 	free(h->hosts);
+	free(h->heap);
+	free(h->dyn);
 	if (h->sigfd >= 0)
 		close(h->sigfd);
 	if (h->ep >= 0)
