@@ -19,6 +19,7 @@
 #include "metrics.h"
 #include "page.h"
 #include "page_router.h"
+#include "page_upgrades.h"
 #include "xmem.h"
 
 #define HTTP_THREADS 2
@@ -214,6 +215,18 @@ static unsigned http_router_page(http_t *h, struct MHD_Connection *conn, const c
 	return page_router(&req, body);
 }
 
+/* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
+static unsigned http_upgrades_page(http_t *h, struct MHD_Connection *conn, const char *rest,
+				   buf_t *body, const char **ctype)
+{
+	struct page_upgrades_req req = { .from = http_arg(conn, "from"), .to = http_arg(conn, "to"),
+					 .arch = http_arg(conn, "arch"),
+					 .board = http_arg(conn, "board"),
+					 .verdict = http_arg(conn, "verdict") };
+	*ctype = "text/html; charset=utf-8";
+	return page_upgrades(&req, body);
+}
+
 /* A path ending in '/' matches as a prefix; any other path exactly. */
 static const struct http_page {
 	const char *path;
@@ -221,6 +234,7 @@ static const struct http_page {
 } http_pages[] = {
 	{ "/", http_fleet_page },
 	{ "/router/", http_router_page },
+	{ "/upgrades", http_upgrades_page },
 };
 
 /* The page for url and where its rest begins; NULL when none. */

@@ -362,7 +362,8 @@ static void page_head(buf_t *out, size_t n, size_t up, size_t shown)
 	if (shown != n)
 		buf_printf(out, "; <b>%zu shown</b> by the filter", shown);
 	buf_puts(out, ". WireGuard tx is the encrypt direction (router &rarr; tunnel), rx the decrypt "
-		 "direction. <a href=\"/metrics\">/metrics</a> &middot; <a href=\"/api/v1/routers\">API</a>"
+		 "direction. <a href=\"/upgrades\">Upgrades</a> &middot; <a href=\"/metrics\">/metrics</a>"
+		 " &middot; <a href=\"/api/v1/routers\">API</a>"
 		 "</p>\n");
 }
 

@@ -1,9 +1,11 @@
 /* page_test: the router page and its parts. URL and HTML escaping; SVG lines, heatmap (runs
  * merged, the pinned core darkest) and scatter with hostile text; history queries over a real
  * store (raw samples, then hand-written roll-ups for a long range); the whole router page with
- * hostile router, interface, peer and version text, and 404 for unknown names.
- * Includes page_router.c to reach its statics. */
+ * hostile router, interface, peer and version text, and 404 for unknown names; the Upgrades
+ * page with hostile versions, boards and architectures.
+ * Includes page_router.c and page_upgrades.c to reach their statics. */
 #include "../../web/page_router.c"
+#include "../../web/page_upgrades.c"
 #include "unit.h"
 
 #include <sqlite3.h>
@@ -255,8 +257,113 @@ static void test_router_page_rolled(const conf_t *conf)
 	buf_free(&b);
 }
 
+/* ---- the Upgrades page, from plain detector data with hostile text ---- */
+
+#define UP_FROM "7.21.5\"><script>alert(1)</script>"
+#define UP_TO "javascript:alert(2)"
+#define UP_ARCH "'onmouseover=alert(3) x='"
+#define UP_BOARD "<img src=x onerror=alert(4)>&amp;"
+#define MUT(s) ((char *)(s))   /* the structs hold char *; these are never written */
+
+static void test_upgrades_data(struct detector_cohort c[2], struct detector_verdict v[3])
+{
+	c[0] = (struct detector_cohort){ .from_version = MUT(UP_FROM), .to_version = MUT(UP_TO),
+		.architecture = MUT(UP_ARCH), .board = MUT(UP_BOARD), .routers = 2, .regressed = 1,
+		.median_ratio_tx = 0.342, .median_ratio_rx = NAN, .decided_tx = 2 };
+	c[1] = (struct detector_cohort){ .from_version = MUT("7.21.5"),
+		.to_version = MUT("7.22.3"), .routers = 1, .median_ratio_tx = 1.0,
+		.median_ratio_rx = 0.99, .decided_tx = 1, .decided_rx = 1 };
+	struct detector_verdict base = { .interface = MUT(HOSTILE_IFACE),
+		.from_version = MUT(UP_FROM), .to_version = MUT(UP_TO),
+		.architecture = MUT(UP_ARCH), .board = MUT(UP_BOARD), .final = true,
+		.method = DETECTOR_M_SATURATION, .before_bps = 380e6, .after_bps = 130e6 };
+	v[0] = base, v[0].router = MUT(HOSTILE_NAME), v[0].direction = "tx", v[0].ratio = 0.342;
+	v[0].verdict = DETECTOR_REGRESSION;
+	v[1] = base, v[1].router = MUT("zz-ok"), v[1].direction = "tx", v[1].ratio = 0.98;
+	v[1].verdict = DETECTOR_UNCHANGED;
+	v[2] = (struct detector_verdict){ .router = MUT("plain"), .interface = MUT("wg0"),
+		.direction = "rx", .from_version = MUT("7.21.5"), .to_version = MUT("7.22.3"),
+		.ratio = 0.99, .verdict = DETECTOR_UNCHANGED, .method = DETECTOR_M_COST };
+}
+
+static void test_upgrades_inert(const char *h)
+{
+	CHECK(strstr(h, "<script") == NULL && strstr(h, "<img") == NULL);
+	CHECK(strstr(h, "style=") == NULL && strstr(h, "href=\"javascript") == NULL);
+	CHECK(strstr(h, " onmouseover=") == NULL && strstr(h, "'onmouseover") == NULL);
+}
+
+static void test_upgrades_table(void)
+{
+	struct detector_cohort c[2];
+	struct detector_verdict v[3];
+	test_upgrades_data(c, v);
+	struct pu_data d = { .running = true, .c = c, .nc = 2, .v = v, .nv = 3 };
+	struct page_upgrades_req all = { 0 };
+	buf_t b;
+	buf_init(&b);
+	CHECK_INT(pu_render(&d, &all, &b), 200);
+	const char *h = b.data;
+	test_upgrades_inert(h);
+	CHECK_INT(count(h, "<tr class=\"cohort\">"), 2);
+	CHECK(strstr(h, "7.21.5&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt; &rarr; "
+		     "javascript:alert(2)</a>") != NULL);
+	CHECK(strstr(h, "&#39;onmouseover=alert(3) x=&#39;</a>") != NULL);
+	CHECK(strstr(h, "&lt;img src=x onerror=alert(4)&gt;&amp;amp;</a>") != NULL);
+	CHECK(strstr(h, "href=\"/upgrades?from=7.21.5%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"
+		     "&amp;to=javascript%3Aalert%282%29&amp;arch=%27onmouseover%3Dalert%283%29%20x%3D%27"
+		     "&amp;board=%3Cimg%20src%3Dx%20onerror%3Dalert%284%29%3E%26amp%3B"
+		     "&amp;verdict=regression\">") != NULL);
+	CHECK(strstr(h, "href=\"/?board=%3Cimg%20src") != NULL);
+	CHECK(strstr(h, "<span class=\"flag\">1 of 2</span>") != NULL);
+	CHECK(strstr(h, "<span class=\"hot\">0.34</span>") != NULL);
+	/* the unknown architecture and board: shown as unknown, linked as empty values */
+	CHECK(strstr(h, "&amp;to=7.22.3&amp;arch=&amp;board=\"") != NULL);
+	CHECK(count(h, "<span class=\"empty\">unknown</span>") >= 2);
+	CHECK(strstr(h, "id=\"router-table\"") == NULL);
+	buf_free(&b);
+}
+
+static void test_upgrades_cohort(void)
+{
+	struct detector_cohort c[2];
+	struct detector_verdict v[3];
+	test_upgrades_data(c, v);
+	struct pu_data d = { .running = true, .c = c, .nc = 2, .v = v, .nv = 3 };
+	struct page_upgrades_req rq = { .from = UP_FROM, .to = UP_TO, .arch = UP_ARCH,
+					.board = UP_BOARD };
+	buf_t b;
+	buf_init(&b);
+	CHECK_INT(pu_render(&d, &rq, &b), 200);
+	test_upgrades_inert(b.data);
+	CHECK_INT(count(b.data, "<tr class=\"cohort\">"), 1);
+	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 2);
+	CHECK(strstr(b.data, "<a href=\"/router/r%22%3C1%3E%26%27x?range=all\">"
+		     "r&quot;&lt;1&gt;&amp;&#39;x</a>") != NULL);
+	buf_reset(&b);
+	rq.verdict = "regression";
+	CHECK_INT(pu_render(&d, &rq, &b), 200);
+	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 1);
+	CHECK(strstr(b.data, "zz-ok") == NULL);
+	buf_reset(&b);
+	rq = (struct page_upgrades_req){ .from = "7.21.5", .to = "7.22.3", .arch = "", .board = "" };
+	CHECK_INT(pu_render(&d, &rq, &b), 200);
+	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 1);
+	CHECK(strstr(b.data, ">plain</a>") != NULL);
+	buf_reset(&b);
+	rq.to = "<nope>";
+	CHECK_INT(pu_render(&d, &rq, &b), 404);
+	CHECK(strstr(b.data, "&lt;nope&gt;") != NULL && strstr(b.data, "<nope>") == NULL);
+	buf_reset(&b);
+	CHECK_INT(page_upgrades(NULL, &b), 200);     /* no detector runs in this test */
+	CHECK(strstr(b.data, "not running") != NULL);
+	buf_free(&b);
+}
+
 int main(void)
 {
+	test_upgrades_table();
+	test_upgrades_cohort();
 	test_url_escape();
 	test_lines();
 	test_heatmap();

@@ -1,0 +1,118 @@
+#!/bin/sh
+# 091-upgrades: headless Chromium loads the Upgrades page served by wgwatchd running the
+# upgrade detector on tests/system/detector.scenario (the config of 070-detector.sh). The tile
+# CCR1009 cohort shows 1 of 1 regressed with a tx ratio of about 0.34, the x86_64 CHR cohort 0
+# regressed; every cell links to the routers behind it, and the cohort page lists them with
+# links to their router pages. No console errors; a PNG goes to $top_builddir/screenshots/.
+. "$top_srcdir/tests/system/lib.sh"
+
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$CHROME" ]; then
+	echo "SKIP: chromium is not installed (Debian package chromium)"
+	exit 77
+fi
+
+start_sim "$top_srcdir/tests/system/detector.scenario"
+write_conf 1s 900ms "[detector]" "before = 50s" "after = 50s" "min_samples = 20" "every = 2s"
+start_daemon
+BASE="http://127.0.0.1:$HTTP_PORT"
+
+# chrome ARGS...: one headless run with a fresh profile under $T; console messages on stderr.
+chrome() {
+	rm -rf "$T/profile"
+	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 "$@"
+}
+dump() {   # dump URL OUT: the DOM after scripts ran
+	chrome --virtual-time-budget=3000 --dump-dom "$1" >"$2" 2>"$2.err" || fail "chromium --dump-dom $1"
+	if grep -E 'CONSOLE|Refused to|Uncaught' "$2.err" | grep -q .; then
+		grep -E 'CONSOLE|Refused to|Uncaught' "$2.err" | head -5 >&2
+		fail "console errors on $1"
+	fi
+}
+shot() {   # shot URL NAME: a PNG of the page into $T and $top_builddir/screenshots
+	chrome --window-size=1400,900 --hide-scrollbars --screenshot="$T/$2.png" "$1" \
+		>/dev/null 2>"$T/$2.shot.err" || fail "chromium --screenshot $1"
+	[ -s "$T/$2.png" ] || fail "no screenshot of $1"
+	mkdir -p "$top_builddir/screenshots"
+	cp "$T/$2.png" "$top_builddir/screenshots/$2.png"
+}
+
+# Before the detector's first evaluation the page says so; it never fails.
+code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/upgrades")
+[ "$code" = 200 ] || fail "/upgrades gave $code"
+
+# Every upgrade of the scenario judged with a complete after window (as in 070-detector.sh).
+final_count() {
+	http_get /api/v1/regressions >"$T/reg.json" &&
+		$PY -c 'import json,sys; print(sum(v["final"] for v in json.load(open(sys.argv[1]))))' "$T/reg.json"
+}
+all_final() { [ "$(final_count)" -ge 12 ]; }
+wait_until 200 all_final || fail "verdicts not final in time ($(final_count) of 12)"
+ok "12 verdicts final"
+
+dump "$BASE/" "$T/fleet.html"
+grep -q '<a href="/upgrades">Upgrades</a>' "$T/fleet.html" || fail "the fleet page does not link /upgrades"
+
+dump "$BASE/upgrades" "$T/upgrades.html"
+$PY - "$T/upgrades.html" <<'PY' || fail "upgrades page DOM"
+import html, re, sys
+d = open(sys.argv[1], encoding="utf-8").read()
+assert '<script' not in d, "script on the page"
+rows = re.findall(r'<tr class="cohort">(.*?)</tr>', d, re.S)
+def cells(row):
+    return {m.group(1).split()[-1]: m.group(2) for m in
+            re.finditer(r'<td class="([^"]*)">(.*?)</td>', row, re.S)}
+def text(h):
+    return html.unescape(re.sub(r'<[^>]*>', '', h)).strip()
+cs = {}
+for r in rows:
+    c = cells(r)
+    cs[(text(c["c-arch"]), text(c["c-board"]))] = c
+assert len(cs) == 5, sorted(cs)
+t = cs[("tile", "CCR1009-7G-1C-1S+")]
+assert text(t["c-upgrade"]) == "7.21.5 \u2192 7.22.3", t
+assert text(t["c-routers"]) == "1" and text(t["c-regressed"]) == "1 of 1", t
+assert 'class="flag"' in t["c-regressed"], t
+tx = float(text(t["c-tx"]).split()[0])
+assert abs(tx - 130 / 380) < 0.03, t["c-tx"]
+assert abs(float(text(t["c-rx"]).split()[0]) - 1) < 0.03, t["c-rx"]
+x = cs[("x86_64", "CHR")]
+assert text(x["c-routers"]) == "2" and text(x["c-regressed"]) == "0 of 2", x
+assert abs(float(text(x["c-tx"]).split()[0]) - 1) < 0.03, x
+assert text(cs[("arm64", "CCR2116-12G-4S+")]["c-regressed"]) == "1 of 1"
+# Every cell links to the routers behind it.
+link = ('/upgrades?from=7.21.5&amp;to=7.22.3&amp;arch=tile&amp;board=CCR1009-7G-1C-1S%2B')
+for k in ("c-upgrade", "c-arch", "c-routers", "c-tx", "c-rx"):
+    assert 'href="%s"' % link in t[k], (k, t[k])
+assert 'href="%s&amp;verdict=regression"' % link in t["c-regressed"], t["c-regressed"]
+assert 'href="/?board=CCR1009-7G-1C-1S%2B"' in t["c-board"], t["c-board"]
+PY
+ok "/upgrades: tile CCR1009 1 of 1 regressed, tx ratio ~0.34; x86_64 CHR 0 of 2; cells link"
+
+dump "$BASE/upgrades?from=7.21.5&to=7.22.3&arch=tile&board=CCR1009-7G-1C-1S%2B&verdict=regression" \
+	"$T/cohort.html"
+$PY - "$T/cohort.html" <<'PY' || fail "cohort page DOM"
+import re, sys
+d = open(sys.argv[1], encoding="utf-8").read()
+assert d.count('<tr class="cohort">') == 1
+rows = re.findall(r'<tr class="verdict">(.*?)</tr>', d, re.S)
+assert len(rows) == 2, rows                          # ccr1009 wg0 tx and rx
+assert all('<a href="/router/ccr1009?range=all">ccr1009</a>' in r for r in rows), rows
+assert 'regression' in rows[0] and '>tx<' in rows[0], rows[0]
+PY
+dump "$BASE/upgrades?from=7.21.5&to=7.22.3&arch=x86_64&board=CHR&verdict=regression" "$T/chr.html"
+! grep -q '<tr class="verdict">' "$T/chr.html" || fail "a CHR router listed as regressed"
+dump "$BASE/upgrades?from=7.21.5&to=7.22.3&arch=x86_64&board=CHR" "$T/chr.html"
+[ "$(grep -o '<tr class="verdict">' "$T/chr.html" | wc -l)" -eq 4 ] || fail "CHR cohort: not 2 routers x 2 directions"
+code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/upgrades?from=%3Cx%3E&to=y")
+[ "$code" = 404 ] || fail "an unknown cohort gave $code"
+curl -s "$BASE/upgrades?from=%3Cx%3E&to=y" | grep -q '<h1 id="cohort">&lt;x&gt; &rarr; y</h1>' ||
+	fail "unknown cohort not escaped"
+ok "cohort pages list the routers behind a cell, with links to their router pages"
+
+shot "$BASE/upgrades" upgrades
+shot "$BASE/upgrades?from=7.21.5&to=7.22.3&arch=tile&board=CCR1009-7G-1C-1S%2B" upgrades-ccr1009
+ok "screenshots in $top_builddir/screenshots"
+check_log_clean

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""grafana.py: checks of the Grafana dashboard web/grafana/wgwatch.json for 095-grafana.sh.
+
+  grafana.py check DASHBOARD METRICS   the dashboard is well-formed and every metric name in its
+                                       PromQL (panels, annotations, variables) is in METRICS, a
+                                       real /metrics exposition of wgwatchd; exit 1 naming the rest
+  grafana.py exprs DASHBOARD           each PromQL expression, one a line, with the Grafana
+                                       variables replaced so that Prometheus can evaluate it"""
+import json
+import re
+import sys
+
+KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "offset", "bool",
+            "and", "or", "unless", "inf", "nan", "atan2", "start", "end"}
+NAME = re.compile(r'(?<![\w$.:])[a-zA-Z_:][a-zA-Z0-9_:]*')
+VARS = {"$__rate_interval": "1m", "$__interval": "15s", "$__range": "1h", "${router}": ".*",
+        "$router": ".*"}
+
+
+def exprs(dash):
+    """(where, expr) of every PromQL in the dashboard, repeated rows and panels included."""
+    out = []
+
+    def panels(ps):
+        for p in ps:
+            for t in p.get("targets", []):
+                out.append(("panel %r target %s" % (p.get("title"), t.get("refId")), t["expr"]))
+            panels(p.get("panels", []))
+    panels(dash["panels"])
+    for a in dash["annotations"]["list"]:
+        if "expr" in a:
+            out.append(("annotation %r" % a["name"], a["expr"]))
+    for v in dash["templating"]["list"]:
+        if v["type"] == "query":
+            q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+            m = re.fullmatch(r'\s*label_values\(\s*(.*?)\s*,\s*\w+\s*\)\s*', q)
+            assert m, "variable %s: only label_values(SELECTOR, LABEL) is checked: %r" % (v["name"], q)
+            out.append(("variable %s" % v["name"], m.group(1)))
+    return out
+
+
+def names_in(expr):
+    """Metric names in a PromQL expression: what is left once strings, label matchers, ranges,
+    grouping lists, function names, keywords and numbers are taken out."""
+    e = re.sub(r'"(?:[^"\\]|\\.)*"', '""', expr)
+    e = re.sub(r'\{[^}]*\}', '', e)
+    e = re.sub(r'\[[^\]]*\]', '', e)
+    e = re.sub(r'\b(by|without|on|ignoring|group_left|group_right)\s*\([^)]*\)', ' ', e)
+    e = re.sub(r'\boffset\s+-?[0-9a-z]+', ' ', e)
+    found = set()
+    for m in NAME.finditer(e):
+        rest = e[m.end():].lstrip()
+        if rest.startswith("(") or m.group(0) in KEYWORDS:
+            continue
+        found.add(m.group(0))
+    return found
+
+
+def exposed(path):
+    """Family names (# TYPE) and series names of a Prometheus text exposition."""
+    names = set()
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("# TYPE "):
+            fam, kind = line.split()[2:4]
+            names.add(fam)
+            if kind == "histogram":
+                names.update(fam + s for s in ("_bucket", "_sum", "_count"))
+        elif line.strip() and not line.startswith("#"):
+            names.add(re.match(r'[a-zA-Z_:][a-zA-Z0-9_:]*', line).group(0))
+    return names
+
+
+def check_shape(dash):
+    ids = []
+
+    def walk(ps):
+        for p in ps:
+            ids.append(p["id"])
+            for t in p.get("targets", []):
+                assert t.get("datasource", {}).get("uid") == "${datasource}", (p["title"], t)
+            if p["type"] != "row":
+                assert p["datasource"]["uid"] == "${datasource}", p["title"]
+            walk(p.get("panels", []))
+    walk(dash["panels"])
+    assert len(ids) == len(set(ids)), "duplicate panel ids"
+    var = {v["name"]: v for v in dash["templating"]["list"]}
+    assert var["datasource"]["type"] == "datasource" and var["datasource"]["query"] == "prometheus"
+    assert var["router"]["type"] == "query" and var["router"]["multi"] and var["router"]["includeAll"]
+    kinds = {p["type"] for p in dash["panels"]}
+    assert {"table", "heatmap", "timeseries", "stat"} <= kinds, kinds
+    assert any(p.get("repeat") == "router" for p in dash["panels"]), "no panel repeats per router"
+    assert any("wgwatch_router_info" in a.get("expr", "") for a in dash["annotations"]["list"])
+
+
+def main(argv):
+    dash = json.load(open(argv[2], encoding="utf-8"))
+    if argv[1] == "exprs":
+        for _, e in exprs(dash):
+            for k, v in VARS.items():
+                e = e.replace(k, v)
+            assert "$" not in e, "a Grafana variable left in %r" % e
+            print(e)
+        return 0
+    check_shape(dash)
+    have = exposed(argv[3])
+    bad, used = [], set()
+    for where, e in exprs(dash):
+        n = names_in(e)
+        assert n, "%s: no metric name in %r" % (where, e)
+        used |= n
+        bad += ["%s: %s" % (where, x) for x in sorted(n - have)]
+    if bad:
+        print("metric names not in the /metrics output:\n  " + "\n  ".join(bad), file=sys.stderr)
+        return 1
+    print("%d expressions, %d metric names, all exposed: %s" %
+          (len(exprs(dash)), len(used), " ".join(sorted(used))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
