@@ -31,7 +31,8 @@
 #define CONF_DAY (24 * CONF_HOUR)
 #define CONF_YEAR (366 * CONF_DAY)
 
-enum conf_sect { SECT_NONE, SECT_DAEMON, SECT_DETECTOR, SECT_WEB, SECT_DEFAULTS, SECT_ROUTER, SECT_BAD };
+enum conf_sect { SECT_NONE, SECT_DAEMON, SECT_DETECTOR, SECT_WEB, SECT_ALERT, SECT_DEFAULTS, SECT_ROUTER,
+		 SECT_BAD };
 
 enum conf_type {
 	T_STR,          /* non-empty text */
@@ -68,6 +69,7 @@ struct conf_key {
 #define DKEY(n, t, f) .sect = SECT_DAEMON, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define XKEY(n, t, f) .sect = SECT_DETECTOR, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define WKEY(n, t, f) .sect = SECT_WEB, .name = (n), .type = (t), .off = offsetof(conf_t, f)
+#define AKEY(n, t, f) .sect = SECT_ALERT, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define RKEY(n, t, f) .sect = SECT_ROUTER, .name = (n), .type = (t), .off = offsetof(conf_router_t, f)
 
 static const struct conf_key conf_keys[] = {
@@ -105,6 +107,12 @@ static const struct conf_key conf_keys[] = {
 	{ WKEY("password_file", T_SECRET_FILE, web_password), .help = "file holding the web password" },
 	{ WKEY("cert", T_FILE, web_cert), .help = "TLS certificate (PEM) for the web interface" },
 	{ WKEY("key", T_FILE, web_key), .help = "TLS private key (PEM) for the web interface" },
+	{ AKEY("alertmanager", T_URL, alert_url),
+	  .help = "Alertmanager to push verdicts to (v2 API), e.g. http://127.0.0.1:9093; unset: off" },
+	{ AKEY("resend", T_DURATION, alert_resend_ms), .def = "1m", .min = CONF_SEC, .max = CONF_HOUR,
+	  .help = "how often firing alerts are sent again to Alertmanager" },
+	{ AKEY("timeout", T_DURATION, alert_timeout_ms), .def = "5s", .min = 100, .max = CONF_MIN,
+	  .help = "how long one push to Alertmanager may take" },
 	{ RKEY("rest", T_URL, rest), .help = "REST base URL, e.g. https://192.0.2.1" },
 	{ RKEY("user", T_STR, user), .help = "RouterOS user for REST" },
 	{ RKEY("password", T_SECRET, password), .help = "RouterOS password for REST" },
@@ -875,7 +883,7 @@ static void conf_section(struct conf_file *f, char *name)
 		enum conf_sect sect;
 	} plain[] = {
 		{ "daemon", SECT_DAEMON }, { "detector", SECT_DETECTOR }, { "web", SECT_WEB },
-		{ "defaults", SECT_DEFAULTS },
+		{ "alert", SECT_ALERT }, { "defaults", SECT_DEFAULTS },
 	};
 	f->rs = NULL;
 	f->sect = SECT_BAD;
@@ -906,7 +914,7 @@ static void conf_section(struct conf_file *f, char *name)
 static const char *conf_sect_name(enum conf_sect s)
 {
 	return s == SECT_DAEMON ? "daemon" : s == SECT_DETECTOR ? "detector" : s == SECT_WEB ? "web" :
-		"router NAME";
+		s == SECT_ALERT ? "alert" : "router NAME";
 }
 
 static const struct conf_key *conf_key_find(enum conf_sect sect, const char *name)

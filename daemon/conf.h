@@ -1,7 +1,7 @@
-/* conf: the wgwatch.conf INI file (inih): [daemon], [detector], [web], [defaults], [router NAME],
- * include = GLOB. Every key is declared once in a table in conf.c. Parsing never logs: errors
- * come back as "FILE:LINE: message" lines. Secrets (passwords, communities, keys) are held here
- * and must never be printed by conf_dump or any error message. */
+/* conf: the wgwatch.conf INI file (inih): [daemon], [detector], [web], [alert], [defaults],
+ * [router NAME], include = GLOB. Every key is declared once in a table in conf.c. Parsing never
+ * logs: errors come back as "FILE:LINE: message" lines. Secrets (passwords, communities, keys)
+ * are held here and must never be printed by conf_dump or any error message. */
 #ifndef WGWATCH_CONF_H
 #define WGWATCH_CONF_H
 
@@ -74,6 +74,11 @@ typedef struct conf {
 	char *web_password;         /* SECRET; content of [web] password_file */
 	char *web_cert;             /* absolute path of the TLS certificate (PEM) */
 	char *web_key;              /* absolute path of the TLS private key (PEM) */
+
+	/* [alert]: the direct push of verdicts to Alertmanager (daemon/alert.c) */
+	char *alert_url;            /* Alertmanager base URL, no trailing '/'; NULL: no push */
+	int64_t alert_resend_ms;    /* firing alerts are sent again this often; default 1m */
+	int64_t alert_timeout_ms;   /* one push may take this long; default 5s */
 } conf_t;
 
 /* Load path and everything it includes. On success returns 0 and *out. On failure returns -1

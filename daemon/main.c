@@ -16,6 +16,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 
+#include "alert.h"
 #include "conf.h"
 #include "detector.h"
 #include "fleet.h"
@@ -142,6 +143,7 @@ struct daemon {
 	poller_t *poller;
 	http_t *http;
 	detector_t *detector;
+	alert_t *alert;       /* NULL without [alert] alertmanager */
 	int64_t watchdog_ms;
 };
 
@@ -199,6 +201,11 @@ static int main_start(struct daemon *d, bool once)
 	}
 	if (detector_start(d->conf, &d->detector, &cause) != 0) {
 		log_error("detector: %s", cause);
+		free(cause);
+		return -1;
+	}
+	if (alert_start(d->boot_conf, &d->alert, &cause) != 0) {
+		log_error("alert: %s", cause);
 		free(cause);
 		return -1;
 	}
@@ -342,6 +349,7 @@ static void main_reload_teardown(void)
 
 static void main_stop(struct daemon *d)
 {
+	alert_stop(d->alert);
 	detector_stop(d->detector);
 	http_stop(d->http);
 	poller_destroy(d->poller);

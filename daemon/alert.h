@@ -1,0 +1,18 @@
+/* alert: the optional direct push of the detector's findings to Alertmanager's v2 API
+ * ([alert] alertmanager = URL). A thread of its own turns each new detector view into alerts
+ * (WgwatchUpgradeRegression, WgwatchSingleCoreBound), posts them when they start or end and
+ * again every `resend` while they hold, and retries a failed push with back-off. It never
+ * runs on the event loop, so a slow or dead Alertmanager cannot delay polling. */
+#ifndef WGWATCH_ALERT_H
+#define WGWATCH_ALERT_H
+
+#include "conf.h"
+
+typedef struct alert alert_t;
+
+/* Start the push thread when conf->alert_url is set; *out is NULL (and 0 returned) when it is
+ * not. conf must outlive the module. -1 with *cause (caller frees). */
+int alert_start(const conf_t *conf, alert_t **out, char **cause);
+void alert_stop(alert_t *a);    /* aborts a push in flight, joins the thread; NULL is fine */
+
+#endif
