@@ -130,16 +130,14 @@ static void page_rate(buf_t *out, double bps)
 		buf_printf(out, "%.1f Mbit/s", bps / 1e6);
 }
 
-static void page_age(buf_t *out, int64_t when_ms)
+void page_time(buf_t *out, int64_t ms, const char *none)
 {
-	if (when_ms <= 0) {
-		buf_puts(out, "never");
-		return;
-	}
-	time_t t = (time_t)(when_ms / 1000);
+	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
 	char tmp[32];
-	if (gmtime_r(&t, &tm) && strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%SZ", &tm))
+	if (ms <= 0)
+		buf_puts(out, none);
+	else if (gmtime_r(&t, &tm) && strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%SZ", &tm))
 		buf_puts(out, tmp);
 }
 
@@ -217,7 +215,7 @@ static void page_row(buf_t *out, const struct page_row *row)
 	buf_puts(out, "</td><td class=\"n\">");
 	page_rate(out, row->rx_bps);
 	buf_puts(out, "</td><td>");
-	page_age(out, r->last_poll_ms);
+	page_time(out, r->last_poll_ms, "never");
 	buf_puts(out, "</td><td><a class=\"go\" href=\"/router/");
 	page_url_escape(out, r->conf->name);
 	buf_puts(out, "\">details&nbsp;&rsaquo;</a></td></tr>\n");

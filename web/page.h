@@ -4,11 +4,15 @@
 #ifndef WGWATCH_PAGE_H
 #define WGWATCH_PAGE_H
 
+#include <stdint.h>
+
 #include "buf.h"
 #include "fleet.h"
 
 void page_fleet(fleet_t *fleet, buf_t *out);   /* reads through a fleet view */
-void page_css(buf_t *out);                      /* the stylesheet served at /static/wgwatch.css */
+void page_css(buf_t *out);
+/* Append wall clock ms as "YYYY-MM-DD HH:MM:SSZ" (UTC), or `none` (HTML) when ms <= 0. */
+void page_time(buf_t *out, int64_t ms, const char *none);                      /* the stylesheet served at /static/wgwatch.css */
 
 /* Append s as HTML text or attribute value: & < > " ' escaped, invalid UTF-8 replaced. */
 void page_escape(buf_t *out, const char *s);

@@ -25,17 +25,6 @@ static const char *const pr_ranges[] = { "6h", "24h", "7d", "30d", "all" };
 
 /* ---- small formatters ---- */
 
-static void pr_time(buf_t *out, int64_t ms)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char tmp[32];
-	if (ms <= 0)
-		buf_puts(out, "&ndash;");
-	else if (gmtime_r(&t, &tm) && strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%SZ", &tm))
-		buf_puts(out, tmp);
-}
-
 /* "3w2d", "5h4m", "1m5s", "12s": the two largest units. */
 static void pr_duration(buf_t *out, int64_t ms)
 {
@@ -180,9 +169,9 @@ static void pr_facts(buf_t *out, const fleet_router_t *live, const history_t *h,
 		buf_puts(out, "&ndash;");
 	}
 	buf_puts(out, "</dd><dt>Last poll</dt><dd>");
-	pr_time(out, h->last_poll_ms);
+	page_time(out, h->last_poll_ms, "&ndash;");
 	buf_puts(out, "</dd><dt>First seen</dt><dd>");
-	pr_time(out, h->first_seen_ms);
+	page_time(out, h->first_seen_ms, "&ndash;");
 	buf_puts(out, "</dd>");
 	pr_labels(out, live);
 	buf_puts(out, "</dl>\n");
@@ -195,9 +184,9 @@ static void pr_range_nav(buf_t *out, const char *range, const history_t *h)
 		buf_printf(out, strcmp(range, pr_ranges[i]) == 0 ? "<b>%s</b>" :
 			   "<a href=\"?range=%s\">%s</a>", pr_ranges[i], pr_ranges[i]);
 	buf_puts(out, "<span class=\"note\">");
-	pr_time(out, h->from_ms);
+	page_time(out, h->from_ms, "&ndash;");
 	buf_puts(out, " &ndash; ");
-	pr_time(out, h->to_ms);
+	page_time(out, h->to_ms, "&ndash;");
 	buf_puts(out, ", one point per ");
 	pr_duration(out, h->bucket_ms);
 	buf_puts(out, h->rolled ? " from 5-minute roll-ups" : " from raw samples");
@@ -353,7 +342,7 @@ static void pr_verdict_row(buf_t *out, const struct detector_verdict *v)
 	buf_puts(out, "<tr><td>");
 	pr_change(out, v->from_version, v->to_version);
 	buf_puts(out, "<br><small>");
-	pr_time(out, v->upgraded_ms);
+	page_time(out, v->upgraded_ms, "&ndash;");
 	buf_puts(out, "</small></td><td>");
 	pr_text(out, v->interface);
 	buf_printf(out, "</td><td>%s</td><td><span class=\"%s\">%s</span>%s</td><td>%s</td>"
@@ -421,7 +410,7 @@ static void pr_peer_row(buf_t *out, const struct history_peer *p)
 		buf_puts(out, " ago");
 	}
 	buf_puts(out, "</td><td>");
-	pr_time(out, p->time_ms);
+	page_time(out, p->time_ms, "&ndash;");
 	buf_puts(out, "</td></tr>\n");
 }
 
@@ -443,7 +432,7 @@ static void pr_peers(buf_t *out, const history_t *h)
 static void pr_event_row(buf_t *out, const struct history_event *e)
 {
 	buf_puts(out, "<tr><td>");
-	pr_time(out, e->time_ms);
+	page_time(out, e->time_ms, "&ndash;");
 	buf_printf(out, "</td><td class=\"ev-%s\">", e->kind && pr_version_kind(e->kind) ? "up" : "other");
 	pr_text(out, e->kind);
 	buf_puts(out, "</td><td>");

@@ -64,17 +64,6 @@ static void pu_text(buf_t *out, const char *s)
 		page_escape(out, s);
 }
 
-static void pu_time(buf_t *out, int64_t ms)
-{
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char tmp[32];
-	if (ms <= 0)
-		buf_puts(out, "&ndash;");
-	else if (gmtime_r(&t, &tm) && strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%SZ", &tm))
-		buf_puts(out, tmp);
-}
-
 static void pu_ratio(buf_t *out, double r)
 {
 	if (isnan(r))
@@ -214,7 +203,7 @@ static void pu_verdict_row(buf_t *out, const struct detector_verdict *v)
 	buf_puts(out, "</td><td class=\"n v-ratio\">");
 	pu_ratio(out, v->ratio);
 	buf_printf(out, "</td><td class=\"n\">%zu / %zu</td><td>", v->before_n, v->after_n);
-	pu_time(out, v->upgraded_ms);
+	page_time(out, v->upgraded_ms, "&ndash;");
 	buf_puts(out, "</td></tr>\n");
 }
 
