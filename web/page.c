@@ -309,7 +309,8 @@ static void page_set_free(struct page_set *set)
 static void page_select(buf_t *out, const char *name, const char *all, struct page_set *set,
 			const char *cur)
 {
-	qsort(set->v, set->n, sizeof(*set->v), page_strcmp);
+	if (set->n > 1)
+		qsort(set->v, set->n, sizeof(*set->v), page_strcmp);
 	buf_printf(out, "<select name=\"%s\" aria-label=\"%s\"><option value=\"\">%s</option>", name,
 		   name, all);
 	for (size_t i = 0; i < set->n; i++) {
