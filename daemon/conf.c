@@ -52,6 +52,7 @@ enum conf_type {
 	T_SIZE,         /* bytes with an optional k/M/G (KiB/MiB/GiB) suffix, size_t */
 	T_LABELS,       /* name=value,name=value */
 	T_LIST,         /* a,b,c */
+	T_SHARD,        /* K/N with 1 <= K <= N: into struct conf_shard */
 };
 
 struct conf_key {
@@ -87,6 +88,8 @@ static const struct conf_key conf_keys[] = {
 	  .help = "how long raw samples are kept" },
 	{ DKEY("rollup_retention", T_DURATION, rollup_retention_ms), .def = "400d", .min = CONF_MIN,
 	  .max = 10 * CONF_YEAR, .help = "how long 5-minute roll-ups are kept" },
+	{ DKEY("shard", T_SHARD, shard), .def = "1/1",
+	  .help = "poll only routers whose name hashes to shard K of N (see README, Sharding)" },
 	{ DKEY("max_body", T_SIZE, max_body_bytes), .def = "4M", .min = 1024, .max = 1024.0 * 1024 * 1024,
 	  .help = "largest REST reply accepted, in bytes" },
 	{ XKEY("before", T_DURATION, before_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,
@@ -140,6 +143,8 @@ static const struct conf_key conf_keys[] = {
 	{ RKEY("snmp_priv_password", T_SECRET, snmp_priv_password), .help = "SNMPv3 privacy password" },
 	{ RKEY("snmp_priv_password_file", T_SECRET_FILE, snmp_priv_password),
 	  .help = "file holding the SNMPv3 privacy password" },
+	{ RKEY("snmp_retries", T_INT, snmp_retries), .def = "1", .min = 0, .max = 10,
+	  .help = "SNMP requests resent after a timeout before the poll fails" },
 	{ RKEY("labels", T_LABELS, labels), .noff = offsetof(conf_router_t, nlabels),
 	  .help = "extra Prometheus labels, name=value,name=value" },
 	{ RKEY("interfaces", T_LIST, interfaces), .noff = offsetof(conf_router_t, ninterfaces),
@@ -770,6 +775,28 @@ static int conf_v_secret_file(const struct conf_key *k, const char *v, const cha
 
 /* Parse v for key k into its field of base (a conf_t or conf_router_t). Fills *cause (which
  * must be NULL on entry) without the value on failure. */
+static int conf_v_shard(const char *v, void *field, char **cause)
+{
+	struct conf_shard *sh = field;
+	char *end;
+	errno = 0;
+	long k = strtol(v, &end, 10);
+	long n = 0;
+	if (errno == 0 && end != v && *end == '/' && end[1] >= '0' && end[1] <= '9') {
+		const char *ns = end + 1;
+		n = strtol(ns, &end, 10);
+		if (errno != 0 || *end != '\0')
+			n = 0;
+	}
+	if (n < 1 || n > 10000 || k < 1 || k > n) {
+		*cause = xstrdup("must be K/N with 1 <= K <= N <= 10000, e.g. 2/3");
+		return -1;
+	}
+	sh->index = (int)k;
+	sh->count = (int)n;
+	return 0;
+}
+
 static int conf_value(const struct conf_key *k, const char *v, void *base, const char *dir, char **cause)
 {
 	void *field = (char *)base + k->off;
@@ -792,6 +819,7 @@ static int conf_value(const struct conf_key *k, const char *v, void *base, const
 	case T_ENUM: return conf_v_enum(k, v, field, cause);
 	case T_BOOL: return conf_v_bool(v, field, cause);
 	case T_SNMPVER: return conf_v_snmpver(v, field, cause);
+	case T_SHARD: return conf_v_shard(v, field, cause);
 	case T_DURATION:
 	case T_INT:
 	case T_DOUBLE:
@@ -1174,6 +1202,7 @@ static size_t conf_scalar_size(enum conf_type t)
 	case T_DURATION: return sizeof(int64_t);
 	case T_DOUBLE: return sizeof(double);
 	case T_SIZE: return sizeof(size_t);
+	case T_SHARD: return sizeof(struct conf_shard);
 	default: return 0;
 	}
 }
@@ -1386,7 +1415,7 @@ static const char *conf_type_name(const struct conf_key *k)
 		[T_LISTEN] = "host:port", [T_HOSTPORT] = "host[:port]", [T_BOOL] = "yes|no",
 		[T_DURATION] = "duration", [T_INT] = "integer", [T_SNMPVER] = "1|2c|3",
 		[T_DOUBLE] = "number", [T_SIZE] = "size", [T_LABELS] = "name=value,...",
-		[T_LIST] = "name,...",
+		[T_LIST] = "name,...", [T_SHARD] = "K/N",
 	};
 	return k->type == T_ENUM ? k->choices : names[k->type];
 }

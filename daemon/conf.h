@@ -34,6 +34,7 @@ typedef struct conf_router {
 	char *snmp_auth_password;   /* SECRET */
 	char *snmp_priv_protocol;   /* AES|AES-256|... */
 	char *snmp_priv_password;   /* SECRET */
+	int snmp_retries;           /* resends after a timeout; default 1 */
 
 	struct conf_label *labels;  /* extra Prometheus labels, validated names */
 	size_t nlabels;
@@ -43,6 +44,11 @@ typedef struct conf_router {
 	int64_t interval_ms;        /* inherited from [daemon] unless set */
 	int64_t timeout_ms;
 } conf_router_t;
+
+struct conf_shard {
+	int index;                  /* K of K/N, 1-based */
+	int count;                  /* N; 1/1: every router */
+};
 
 typedef struct conf {
 	char *path;                 /* the main file as given */
@@ -56,6 +62,7 @@ typedef struct conf {
 	int64_t retention_ms;       /* raw samples; default 35d */
 	int64_t rollup_retention_ms;/* 5-minute roll-ups; default 400d */
 	size_t max_body_bytes;      /* REST reply cap; default 4 MiB */
+	struct conf_shard shard;    /* [daemon] shard = K/N; default 1/1 */
 
 	/* [detector] */
 	int64_t before_ms;          /* default 7d */

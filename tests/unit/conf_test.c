@@ -403,6 +403,46 @@ static void test_errors(void)
 	free(dir);
 }
 
+static void test_shard(void)
+{
+	static const struct { const char *v; int k, n; } ok[] = {
+		{ "1/1", 1, 1 }, { "2/3", 2, 3 }, { "10000/10000", 10000, 10000 },
+	};
+	static const char *const bad[] = { "0/3", "4/3", "3", "1/", "/2", "1/0", "a/b", "1/2x", "-1/2",
+		"1/10001", "1/ 2" };
+	char *dir = new_dir();
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		char *text = xasprintf("[daemon]\nshard = %s\n[router a]\nsnmp = 127.0.0.1\n", ok[i].v);
+		char *p = put(dir, "shard.conf", 0644, text);
+		conf_t *c = NULL;
+		char *e = NULL;
+		CHECK_INT(conf_load(p, &c, &e), 0);
+		CHECK_INT(c ? c->shard.index : -1, ok[i].k);
+		CHECK_INT(c ? c->shard.count : -1, ok[i].n);
+		CHECK_INT(c ? c->routers[0].snmp_retries : -1, 1);
+		conf_free(c);
+		free(e);
+		free(p);
+		free(text);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *text = xasprintf("[daemon]\nshard = %s\n[router a]\nsnmp = 127.0.0.1\n", bad[i]);
+		char *p = put(dir, "shard.conf", 0644, text);
+		conf_t *c = NULL;
+		char *e = NULL;
+		CHECK_INT(conf_load(p, &c, &e), -1);
+		char *want = xasprintf("%s:2: shard = %s: must be K/N", p, bad[i]);
+		CHECK(e != NULL && strstr(e, want) != NULL);
+		if (e == NULL || strstr(e, want) == NULL)
+			fprintf(stderr, "  shard = %s gave: %s\n", bad[i], e ? e : "(none)");
+		free(want);
+		free(e);
+		free(p);
+		free(text);
+	}
+	free(dir);
+}
+
 static void test_missing_file(void)
 {
 	conf_t *c = NULL;
@@ -633,6 +673,7 @@ int main(void)
 	test_fixture();
 	test_defaults();
 	test_errors();
+	test_shard();
 	test_missing_file();
 	test_includes();
 	test_long_lines();
