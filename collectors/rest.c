@@ -1,7 +1,10 @@
 /* rest: the RouterOS REST collector. One poll is five sequential requests over one curl easy
  * handle per router (kept between polls for keep-alive), driven by curl's multi socket API on
  * the daemon loop; the JSON -> sample decoding is kept apart from the transport. It must never
- * request private or preshared keys, nor put the password in a URL, an error or a log line. */
+ * request private or preshared keys, nor put the password in a URL, an error or a log line.
+ * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
+ * (7.88) walks a multi's whole DNS cache and connection cache at the end of every transfer, so
+ * one multi for 10,000 routers would make every request cost O(routers). */
 #include "config.h"
 #include "rest.h"
 #include "buf.h"
@@ -23,10 +26,15 @@ static const char *const rest_iface_props[] = {
 	"rx-drop", "tx-drop",
 };
 #define REST_DEFAULT_TIMEOUT_MS 10000
+#define REST_PER_MULTI 64          /* routers per curl multi handle (see the top) */
+
+struct rest_multi;
 
 struct rest_conn {
 	rest_t *r;
-	struct rest_conn *next;
+	struct rest_multi *m;       /* the multi handle this router's transfers run in */
+	struct rest_conn *next;     /* in r->conns */
+	struct rest_conn *hnext;    /* in r->byname[hash(name)] */
 	char *name;                 /* router config name: the key between polls */
 	const conf_router_t *rc;    /* valid while busy */
 	CURL *easy;
@@ -42,15 +50,24 @@ struct rest_conn {
 	char errbuf[CURL_ERROR_SIZE];
 };
 
-struct rest {
-	loop_t *loop;
+struct rest_multi {
+	rest_t *r;
 	CURLM *multi;
-	size_t max_body;
-	loop_timer_id timer;        /* curl's timeout */
-	struct rest_conn *conns;
-	size_t nconns;
+	loop_timer_id timer;        /* curl's timeout for this multi */
 	int *fds;                   /* sockets curl asked us to watch */
 	size_t nfds;
+	size_t nconns;              /* routers assigned here, at most REST_PER_MULTI */
+};
+
+struct rest {
+	loop_t *loop;
+	size_t max_body;
+	struct rest_multi **multis;
+	size_t nmultis;
+	struct rest_conn *conns;
+	size_t nconns;
+	struct rest_conn **byname;  /* hash chains by router name; nbyname is a power of two */
+	size_t nbyname;
 	char **insecure;            /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
 	bool dying;
@@ -511,7 +528,7 @@ static void rest_finish(struct rest_conn *c)
 {
 	sample_t *s = c->s;
 	if (c->in_multi)
-		curl_multi_remove_handle(c->r->multi, c->easy);
+		curl_multi_remove_handle(c->m->multi, c->easy);
 	if (c->defer)
 		loop_cancel(c->r->loop, c->defer);
 	c->in_multi = c->busy = false;
@@ -578,7 +595,7 @@ static void rest_start_step(struct rest_conn *c)
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot set up the request", rest_what(c));
 		return;
 	}
-	if (curl_multi_add_handle(c->r->multi, c->easy) != CURLM_OK) {
+	if (curl_multi_add_handle(c->m->multi, c->easy) != CURLM_OK) {
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot start the request", rest_what(c));
 		return;
 	}
@@ -642,7 +659,7 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 {
 	long code = 0;
 	char *cause = NULL;
-	curl_multi_remove_handle(c->r->multi, c->easy);
+	curl_multi_remove_handle(c->m->multi, c->easy);
 	c->in_multi = false;
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (res != CURLE_OK) {
@@ -660,11 +677,11 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	rest_finish(c);
 }
 
-static void rest_check_multi(rest_t *r)
+static void rest_check_multi(struct rest_multi *rm)
 {
 	CURLMsg *m;
 	int left;
-	while ((m = curl_multi_info_read(r->multi, &left)) != NULL) {
+	while ((m = curl_multi_info_read(rm->multi, &left)) != NULL) {
 		if (m->msg != CURLMSG_DONE)
 			continue;
 		struct rest_conn *c = NULL;
@@ -677,73 +694,154 @@ static void rest_check_multi(rest_t *r)
 
 static void rest_on_fd(int fd, int events, void *arg)
 {
-	rest_t *r = arg;
+	struct rest_multi *rm = arg;
 	int running;
 	int flags = (events & LOOP_READ ? CURL_CSELECT_IN : 0) |
 		    (events & LOOP_WRITE ? CURL_CSELECT_OUT : 0);
-	curl_multi_socket_action(r->multi, fd, flags, &running);
-	rest_check_multi(r);
+	curl_multi_socket_action(rm->multi, fd, flags, &running);
+	rest_check_multi(rm);
 }
 
 static void rest_on_timer(void *arg)
 {
-	rest_t *r = arg;
+	struct rest_multi *rm = arg;
 	int running;
-	r->timer = 0;
-	curl_multi_socket_action(r->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	rest_check_multi(r);
+	rm->timer = 0;
+	curl_multi_socket_action(rm->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	rest_check_multi(rm);
 }
 
-static void rest_fd_forget(rest_t *r, int fd)
+static void rest_fd_forget(struct rest_multi *rm, int fd)
 {
-	for (size_t i = 0; i < r->nfds; i++) {
-		if (r->fds[i] == fd) {
-			r->fds[i] = r->fds[--r->nfds];
+	for (size_t i = 0; i < rm->nfds; i++) {
+		if (rm->fds[i] == fd) {
+			rm->fds[i] = rm->fds[--rm->nfds];
 			return;
 		}
 	}
 }
 
-/* sockp is non-NULL once the socket is in r->fds (set with curl_multi_assign). */
+/* sockp is non-NULL once the socket is in rm->fds (set with curl_multi_assign). */
 static int rest_sock_cb(CURL *e, curl_socket_t fd, int what, void *arg, void *sockp)
 {
-	rest_t *r = arg;
+	struct rest_multi *rm = arg;
+	loop_t *loop = rm->r->loop;
 	if (what == CURL_POLL_REMOVE) {
 		if (sockp != NULL)
-			rest_fd_forget(r, fd);
-		loop_unwatch_fd(r->loop, fd);
+			rest_fd_forget(rm, fd);
+		loop_unwatch_fd(loop, fd);
 		return 0;
 	}
 	int ev = (what & CURL_POLL_IN ? LOOP_READ : 0) | (what & CURL_POLL_OUT ? LOOP_WRITE : 0);
-	if (loop_watch_fd(r->loop, fd, ev, rest_on_fd, r) < 0)
+	if (loop_watch_fd(loop, fd, ev, rest_on_fd, rm) < 0)
 		return -1;
 	if (sockp == NULL) {
-		r->fds = xreallocarray(r->fds, r->nfds + 1, sizeof(*r->fds));
-		r->fds[r->nfds++] = fd;
-		curl_multi_assign(r->multi, fd, r);
+		rm->fds = xreallocarray(rm->fds, rm->nfds + 1, sizeof(*rm->fds));
+		rm->fds[rm->nfds++] = fd;
+		curl_multi_assign(rm->multi, fd, rm);
 	}
 	return 0;
 }
 
 static int rest_timer_cb(CURLM *multi, long timeout_ms, void *arg)
 {
-	rest_t *r = arg;
-	if (r->timer)
-		loop_cancel(r->loop, r->timer);
-	r->timer = 0;
-	if (timeout_ms >= 0 && !r->dying)
-		r->timer = loop_after(r->loop, timeout_ms, rest_on_timer, r);
+	struct rest_multi *rm = arg;
+	if (rm->timer)
+		loop_cancel(rm->r->loop, rm->timer);
+	rm->timer = 0;
+	if (timeout_ms >= 0 && !rm->r->dying)
+		rm->timer = loop_after(rm->r->loop, timeout_ms, rest_on_timer, rm);
 	return 0;
+}
+
+static struct rest_multi *rest_multi_new(rest_t *r)
+{
+	CURLM *multi = curl_multi_init();
+	if (multi == NULL)
+		return NULL;
+	struct rest_multi *rm = xcalloc(1, sizeof(*rm));
+	rm->r = r;
+	rm->multi = multi;
+	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, rest_sock_cb);
+	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, rm);
+	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, rest_timer_cb);
+	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, rm);
+	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 8L);
+	r->multis = xreallocarray(r->multis, r->nmultis + 1, sizeof(*r->multis));
+	r->multis[r->nmultis++] = rm;
+	return rm;
+}
+
+/* The multi with the fewest routers, or a new one when all are full. */
+static struct rest_multi *rest_multi_pick(rest_t *r)
+{
+	struct rest_multi *best = NULL;
+	for (size_t i = 0; i < r->nmultis; i++)
+		if (best == NULL || r->multis[i]->nconns < best->nconns)
+			best = r->multis[i];
+	if (best != NULL && best->nconns < REST_PER_MULTI)
+		return best;
+	return rest_multi_new(r);
+}
+
+static void rest_multi_free(struct rest_multi *rm)
+{
+	curl_multi_cleanup(rm->multi);
+	/* Cached connections may close without a CURL_POLL_REMOVE: drop their watches. */
+	for (size_t i = 0; i < rm->nfds; i++)
+		loop_unwatch_fd(rm->r->loop, rm->fds[i]);
+	if (rm->timer)
+		loop_cancel(rm->r->loop, rm->timer);
+	free(rm->fds);
+	free(rm);
 }
 
 /* ---- per-router handles and the collector interface ---- */
 
+static size_t rest_hash(const rest_t *r, const char *name)
+{
+	uint32_t h = 2166136261u;           /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h & (r->nbyname - 1);
+}
+
 static struct rest_conn *rest_conn_find(rest_t *r, const char *name)
 {
-	for (struct rest_conn *c = r->conns; c != NULL; c = c->next)
+	if (r->nbyname == 0)
+		return NULL;
+	for (struct rest_conn *c = r->byname[rest_hash(r, name)]; c != NULL; c = c->hnext)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return NULL;
+}
+
+/* Keeps the chains short: twice the buckets when there are more routers than buckets. */
+static void rest_byname_add(rest_t *r, struct rest_conn *c)
+{
+	if (r->nconns >= r->nbyname) {
+		free(r->byname);
+		r->nbyname = r->nbyname ? r->nbyname * 2 : 64;
+		r->byname = xcalloc(r->nbyname, sizeof(*r->byname));
+		for (struct rest_conn *o = r->conns; o != NULL; o = o->next) {
+			size_t h = rest_hash(r, o->name);
+			o->hnext = r->byname[h];
+			r->byname[h] = o;
+		}
+	}
+	size_t h = rest_hash(r, c->name);
+	c->hnext = r->byname[h];
+	r->byname[h] = c;
+}
+
+static void rest_byname_remove(rest_t *r, struct rest_conn *c)
+{
+	for (struct rest_conn **pp = &r->byname[rest_hash(r, c->name)]; *pp != NULL; pp = &(*pp)->hnext) {
+		if (*pp == c) {
+			*pp = c->hnext;
+			return;
+		}
+	}
 }
 
 static int rest_conn_init_easy(struct rest_conn *c)
@@ -768,8 +866,12 @@ static int rest_conn_init_easy(struct rest_conn *c)
 
 static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
 {
+	struct rest_multi *rm = rest_multi_pick(r);
+	if (rm == NULL)
+		return NULL;
 	struct rest_conn *c = xcalloc(1, sizeof(*c));
 	c->r = r;
+	c->m = rm;
 	c->name = xstrdup(name);
 	buf_init(&c->body);
 	c->easy = curl_easy_init();
@@ -785,11 +887,13 @@ static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
 		free(c);
 		return NULL;
 	}
+	rest_byname_add(r, c);
 	c->next = r->conns;
 	r->conns = c;
 	r->nconns++;
 	/* Room in curl's cache for one idle connection per router, or keep-alive is lost. */
-	curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, (long)r->nconns + 8);
+	rm->nconns++;
+	curl_multi_setopt(rm->multi, CURLMOPT_MAXCONNECTS, (long)rm->nconns + 8);
 	return c;
 }
 
@@ -797,7 +901,7 @@ static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
 static void rest_conn_abandon(struct rest_conn *c)
 {
 	if (c->in_multi)
-		curl_multi_remove_handle(c->r->multi, c->easy);
+		curl_multi_remove_handle(c->m->multi, c->easy);
 	if (c->defer)
 		loop_cancel(c->r->loop, c->defer);
 	sample_free(c->s);
@@ -808,6 +912,7 @@ static void rest_conn_abandon(struct rest_conn *c)
 
 static void rest_conn_free(rest_t *r, struct rest_conn *c)
 {
+	rest_byname_remove(r, c);
 	for (struct rest_conn **pp = &r->conns; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
@@ -815,6 +920,7 @@ static void rest_conn_free(rest_t *r, struct rest_conn *c)
 			break;
 		}
 	}
+	c->m->nconns--;
 	rest_conn_abandon(c);
 	curl_easy_cleanup(c->easy);
 	curl_slist_free_all(c->json_hdr);
@@ -908,17 +1014,6 @@ rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 	rest_t *r = xcalloc(1, sizeof(*r));
 	r->loop = loop;
 	r->max_body = max_body_bytes;
-	r->multi = curl_multi_init();
-	if (r->multi == NULL) {
-		free(r);
-		curl_global_cleanup();
-		return NULL;
-	}
-	curl_multi_setopt(r->multi, CURLMOPT_SOCKETFUNCTION, rest_sock_cb);
-	curl_multi_setopt(r->multi, CURLMOPT_SOCKETDATA, r);
-	curl_multi_setopt(r->multi, CURLMOPT_TIMERFUNCTION, rest_timer_cb);
-	curl_multi_setopt(r->multi, CURLMOPT_TIMERDATA, r);
-	curl_multi_setopt(r->multi, CURLMOPT_MAXCONNECTS, 8L);
 	return r;
 }
 
@@ -929,13 +1024,10 @@ void rest_destroy(rest_t *r)
 	r->dying = true;
 	while (r->conns != NULL)
 		rest_conn_free(r, r->conns);
-	curl_multi_cleanup(r->multi);
-	/* Cached connections may close without a CURL_POLL_REMOVE: drop their watches. */
-	for (size_t i = 0; i < r->nfds; i++)
-		loop_unwatch_fd(r->loop, r->fds[i]);
-	if (r->timer)
-		loop_cancel(r->loop, r->timer);
-	free(r->fds);
+	for (size_t i = 0; i < r->nmultis; i++)
+		rest_multi_free(r->multis[i]);
+	free(r->multis);
+	free(r->byname);
 	for (size_t i = 0; i < r->ninsecure; i++)
 		free(r->insecure[i]);
 	free(r->insecure);
