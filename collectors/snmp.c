@@ -1,7 +1,7 @@
 /* snmp: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
  * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
- * chain of requests (v3 engine probe, scalars, two walks, counter GETs). Varbind decoding is kept
- * apart from the transport. It must never put a community or passphrase in an error or a log. */
+ * chain of requests (v3 engine probe, scalars, two walks, counter GETs). What is asked and how
+ * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or passphrase in an error or a log. */
 #include "config.h"
 /* net-snmp's config header defines PACKAGE_* too: this file does not use ours. */
 #undef PACKAGE_BUGREPORT
@@ -15,81 +15,18 @@
 #include <net-snmp/library/large_fd_set.h>
 
 #include "snmp.h"
-#include "ros.h"
+#include "snmpdecode.h"
 #include "xmem.h"
 
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SNMP_RETRIES 2                /* resends of each request; the poll timeout caps all */
 #define SNMP_DEFAULT_TIMEOUT_MS 10000
 #define SNMP_BULK_REPS 24             /* GETBULK max-repetitions */
-#define SNMP_MAX_ROWS 4096            /* per walked column: a runaway agent stops here */
-#define SNMP_ROWS_PER_GET 4           /* interfaces whose counters one GET asks for */
-#define SNMP_MAX_TEXT 255             /* longest string kept from an agent */
 
 enum snmp_step { SNMP_PROBE, SNMP_SCALARS, SNMP_CPU, SNMP_NAMES, SNMP_DESCRS, SNMP_COUNTERS,
 		 SNMP_NSTEPS };
-
-struct snmp_oid {
-	oid o[16];
-	size_t len;
-};
-#define SNMP_OID(...) { .o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid) }
-
-enum { SC_DESCR, SC_UPTIME, SC_VERSION, SC_FIRMWARE, SC_UPGRADE, SC_BOARD, SC_N };
-static const struct snmp_oid snmp_scalar_oids[SC_N] = {
-	[SC_DESCR] = SNMP_OID(1, 3, 6, 1, 2, 1, 1, 1, 0),                       /* sysDescr */
-	[SC_UPTIME] = SNMP_OID(1, 3, 6, 1, 2, 1, 1, 3, 0),                      /* sysUpTime */
-	[SC_VERSION] = SNMP_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 4, 4, 0),        /* mtxrLicVersion */
-	[SC_FIRMWARE] = SNMP_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 4, 0),       /* mtxrFirmwareVersion */
-	[SC_UPGRADE] = SNMP_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 7, 0),        /* ...UpgradeVersion */
-	[SC_BOARD] = SNMP_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 9, 0),          /* mtxrBoardName */
-};
-static const struct snmp_oid snmp_col_cpu = SNMP_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2);
-static const struct snmp_oid snmp_col_name = SNMP_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1);
-static const struct snmp_oid snmp_col_descr = SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 2);
-
-/* Counter slots of an interface row; SLOT_OPER is ifOperStatus. */
-enum { SLOT_RX_BYTES, SLOT_TX_BYTES, SLOT_RX_PKTS, SLOT_TX_PKTS, SLOT_RX_DROPS, SLOT_TX_DROPS,
-       SLOT_OPER, SLOT_N };
-struct snmp_col {
-	struct snmp_oid col;
-	int slot;
-	bool hc;          /* 64-bit ifXTable column: not asked over SNMPv1 */
-};
-static const struct snmp_col snmp_counter_cols[] = {
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6), SLOT_RX_BYTES, true },    /* ifHCInOctets */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 10), SLOT_TX_BYTES, true },   /* ifHCOutOctets */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 7), SLOT_RX_PKTS, true },     /* ifHCInUcastPkts */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 11), SLOT_TX_PKTS, true },    /* ifHCOutUcastPkts */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 10), SLOT_RX_BYTES, false },      /* ifInOctets */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 16), SLOT_TX_BYTES, false },      /* ifOutOctets */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 11), SLOT_RX_PKTS, false },       /* ifInUcastPkts */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 17), SLOT_TX_PKTS, false },       /* ifOutUcastPkts */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 13), SLOT_RX_DROPS, false },      /* ifInDiscards */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 19), SLOT_TX_DROPS, false },      /* ifOutDiscards */
-	{ SNMP_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 8), SLOT_OPER, false },           /* ifOperStatus */
-};
-#define SNMP_NCOLS (sizeof(snmp_counter_cols) / sizeof(snmp_counter_cols[0]))
-
-/* One picked interface while a poll runs. */
-struct snmp_row {
-	oid index;
-	char *name;
-	bool have[SLOT_N], hc[SLOT_N];
-	uint64_t val[SLOT_N];
-};
-
-/* 32-bit counters made monotonic 64-bit between polls (wraps added, resets followed). */
-struct snmp_ext {
-	char *name;
-	bool seen[SLOT_OPER];
-	uint32_t last[SLOT_OPER];
-	uint64_t acc[SLOT_OPER];
-};
 
 struct snmp_conn {
 	snmp_t *m;
@@ -108,14 +45,7 @@ struct snmp_conn {
 	void *arg;
 	int64_t start_ms;
 	loop_timer_id retry_timer, deadline_timer, defer;
-	unsigned skip;                /* SNMPv1: scalars the agent said it lacks (bit per SC_*) */
-	oid cursor[MAX_OID_LEN];      /* walk: the last OID seen */
-	size_t cursor_len, walked;
-	struct snmp_row *rows;
-	size_t nrows, next_row;
-	struct snmp_ext *ext;
-	size_t next_ext;
-	int64_t last_uptime_ms;
+	snmpdecode_t *dec;            /* what to ask, the answers so far; lives with the conn */
 };
 
 struct snmp {
@@ -125,241 +55,11 @@ struct snmp {
 
 static int snmp_inits;             /* snmp_t alive: net-snmp is set up while > 0 */
 
-/* ---- decoding: varbinds -> values (no I/O) ---- */
-
-static bool snmp_is_exception(const netsnmp_variable_list *v)
+/* Resends of a request after its try timed out (snmp_retries =, 0..10); the tries share the
+ * poll timeout. */
+static int snmp_retries(const conf_router_t *rc)
 {
-	return v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE ||
-	       v->type == SNMP_ENDOFMIBVIEW;
-}
-
-/* An agent's string, printable ASCII only (others become '?'), at most SNMP_MAX_TEXT bytes. */
-static char *snmp_text(const netsnmp_variable_list *v)
-{
-	size_t n = v->val_len > SNMP_MAX_TEXT ? SNMP_MAX_TEXT : v->val_len;
-	char *d = xmalloc(n + 1);
-	for (size_t i = 0; i < n; i++) {
-		u_char ch = v->val.string[i];
-		d[i] = ch >= 0x20 && ch < 0x7f ? (char)ch : '?';
-	}
-	d[n] = '\0';
-	return d;
-}
-
-static int snmp_var_text(const netsnmp_variable_list *v, char **out, char **cause)
-{
-	if (v->type != ASN_OCTET_STR) {
-		*cause = xasprintf("type 0x%02x where a string belongs", (unsigned)v->type);
-		return -1;
-	}
-	free(*out);
-	*out = snmp_text(v);
-	return 0;
-}
-
-/* Counter32/64, Gauge32, TimeTicks or a non-negative INTEGER as an unsigned number. */
-static int snmp_var_u64(const netsnmp_variable_list *v, uint64_t *out, char **cause)
-{
-	switch (v->type) {
-	case ASN_COUNTER64:
-		*out = ((uint64_t)v->val.counter64->high << 32) | (uint32_t)v->val.counter64->low;
-		return 0;
-	case ASN_COUNTER:
-	case ASN_GAUGE:
-	case ASN_TIMETICKS:
-		*out = (uint32_t)*v->val.integer;
-		return 0;
-	case ASN_INTEGER:
-		if (*v->val.integer >= 0) {
-			*out = (uint64_t)*v->val.integer;
-			return 0;
-		}
-		*cause = xasprintf("negative value %ld where a count belongs", *v->val.integer);
-		return -1;
-	default:
-		*cause = xasprintf("type 0x%02x where a number belongs", (unsigned)v->type);
-		return -1;
-	}
-}
-
-static char *snmp_oid_text(const oid *o, size_t len)
-{
-	char buf[256];
-	snprint_objid(buf, sizeof(buf), o, len);
-	return xstrdup(buf);
-}
-
-static bool snmp_oid_eq(const netsnmp_variable_list *v, const oid *o, size_t len)
-{
-	return snmp_oid_compare(v->name, v->name_length, o, len) == 0;
-}
-
-/* The scalar GET reply: sysUpTime is required, the rest optional (absent on non-MikroTik). */
-static int snmp_decode_scalar(int which, const netsnmp_variable_list *v, sample_t *s, char **cause)
-{
-	uint64_t ticks;
-	char *text = NULL;
-	if (snmp_is_exception(v) || v->type == ASN_NULL)
-		return 0;
-	switch (which) {
-	case SC_UPTIME:
-		if (snmp_var_u64(v, &ticks, cause) < 0)
-			return -1;
-		s->uptime_ms = (int64_t)ticks * 10;
-		return 0;
-	case SC_VERSION: return snmp_var_text(v, &s->version, cause);
-	case SC_FIRMWARE: return snmp_var_text(v, &s->firmware, cause);
-	case SC_UPGRADE: return snmp_var_text(v, &s->upgrade_firmware, cause);
-	case SC_BOARD: return snmp_var_text(v, &s->board, cause);
-	default:
-		if (snmp_var_text(v, &text, cause) < 0)
-			return -1;
-		/* RouterOS says "RouterOS <board>": the board when mtxrBoardName is absent. */
-		if (s->board == NULL && strncmp(text, "RouterOS ", 9) == 0 && text[9] != '\0')
-			s->board = xstrdup(text + 9);
-		free(text);
-		return 0;
-	}
-}
-
-/* Keeps the version as RouterOS writes it ("7.19.2"); a malformed one is dropped, not fatal. */
-static void snmp_check_version(sample_t *s)
-{
-	struct ros_version v;
-	const char *why;
-	if (s->version == NULL)
-		return;
-	if (ros_parse_version(s->version, &v, &why) == 0 && v.channel[0] == '\0') {
-		free(s->version);
-		s->version = xstrdup(v.text);
-	} else {
-		free(s->version);
-		s->version = NULL;
-	}
-}
-
-/* Walks: is v still a row of column col, and after the cursor? 1 row, 0 end of column, -1 bad. */
-static int snmp_walk_row(const netsnmp_variable_list *v, const struct snmp_oid *col,
-			 const oid *cursor, size_t cursor_len, char **cause)
-{
-	if (v->type == SNMP_ENDOFMIBVIEW || v->name_length <= col->len ||
-	    snmp_oid_compare(v->name, col->len, col->o, col->len) != 0)
-		return 0;
-	if (snmp_oid_compare(v->name, v->name_length, cursor, cursor_len) <= 0) {
-		char *o = snmp_oid_text(v->name, v->name_length);
-		*cause = xasprintf("walk went backwards at %s", o);
-		free(o);
-		return -1;
-	}
-	if (snmp_is_exception(v)) {
-		*cause = xstrdup("exception inside a walked column");
-		return -1;
-	}
-	return 1;
-}
-
-/* hrProcessorLoad: cores are numbered by walk order, whatever their index. */
-static int snmp_add_core(sample_t *s, const netsnmp_variable_list *v, char **cause)
-{
-	uint64_t pct;
-	if (v->type != ASN_INTEGER || snmp_var_u64(v, &pct, cause) < 0 || pct > 100) {
-		if (*cause == NULL)
-			*cause = xstrdup("hrProcessorLoad not an INTEGER 0..100");
-		return -1;
-	}
-	s->cores = xreallocarray(s->cores, s->ncores + 1, sizeof(*s->cores));
-	s->cores[s->ncores].load = (double)pct / 100.0;
-	s->cores[s->ncores].irq = NAN;
-	s->ncores++;
-	return 0;
-}
-
-/* Which interfaces are read: those named in `interfaces =` and those named wg* (docs/snmp.md). */
-static bool snmp_pick(const conf_router_t *rc, const char *name)
-{
-	for (size_t i = 0; i < rc->ninterfaces; i++)
-		if (strcmp(rc->interfaces[i], name) == 0)
-			return true;
-	return strncmp(name, "wg", 2) == 0;
-}
-
-/* A 32-bit counter read now as raw: adds the wrap, or follows a reset (a drop of over 2^31). */
-static uint64_t snmp_extend(struct snmp_ext *e, int slot, uint32_t raw)
-{
-	uint32_t delta = raw - e->last[slot];
-	if (!e->seen[slot] || delta > 0x80000000u)
-		e->acc[slot] = raw;
-	else
-		e->acc[slot] += delta;
-	e->seen[slot] = true;
-	e->last[slot] = raw;
-	return e->acc[slot];
-}
-
-/* ---- per-router connection state ---- */
-
-static struct snmp_ext *snmp_ext_find(struct snmp_conn *c, const char *name)
-{
-	for (size_t i = 0; i < c->next_ext; i++)
-		if (strcmp(c->ext[i].name, name) == 0)
-			return &c->ext[i];
-	c->ext = xreallocarray(c->ext, c->next_ext + 1, sizeof(*c->ext));
-	struct snmp_ext *e = &c->ext[c->next_ext++];
-	memset(e, 0, sizeof(*e));
-	e->name = xstrdup(name);
-	return e;
-}
-
-static void snmp_ext_clear(struct snmp_conn *c)
-{
-	for (size_t i = 0; i < c->next_ext; i++)
-		free(c->ext[i].name);
-	free(c->ext);
-	c->ext = NULL;
-	c->next_ext = 0;
-}
-
-static void snmp_rows_clear(struct snmp_conn *c)
-{
-	for (size_t i = 0; i < c->nrows; i++)
-		free(c->rows[i].name);
-	free(c->rows);
-	c->rows = NULL;
-	c->nrows = c->next_row = 0;
-}
-
-static void snmp_row_add(struct snmp_conn *c, oid index, const char *name)
-{
-	for (size_t i = 0; i < c->nrows; i++)
-		if (strcmp(c->rows[i].name, name) == 0)
-			return;   /* the first row of a duplicated name wins */
-	c->rows = xreallocarray(c->rows, c->nrows + 1, sizeof(*c->rows));
-	struct snmp_row *r = &c->rows[c->nrows++];
-	memset(r, 0, sizeof(*r));
-	r->index = index;
-	r->name = xstrdup(name);
-}
-
-/* The picked rows become the sample's interfaces. */
-static void snmp_emit_ifaces(struct snmp_conn *c)
-{
-	for (size_t i = 0; i < c->nrows; i++) {
-		struct snmp_row *r = &c->rows[i];
-		struct snmp_ext *e = snmp_ext_find(c, r->name);
-		uint64_t v[SLOT_OPER];
-		for (int k = 0; k < SLOT_OPER; k++)
-			v[k] = r->hc[k] ? r->val[k] : snmp_extend(e, k, (uint32_t)r->val[k]);
-		struct sample_iface *f = sample_add_iface(c->s);
-		f->name = xstrdup(r->name);
-		f->type = xstrdup("");
-		f->running = r->have[SLOT_OPER] && r->val[SLOT_OPER] == 1;
-		f->rx_bytes = v[SLOT_RX_BYTES];
-		f->tx_bytes = v[SLOT_TX_BYTES];
-		f->rx_packets = v[SLOT_RX_PKTS];
-		f->tx_packets = v[SLOT_TX_PKTS];
-		f->rx_drops = v[SLOT_RX_DROPS];
-		f->tx_drops = v[SLOT_TX_DROPS];
-	}
+	return rc->snmp_retries < 0 ? 0 : rc->snmp_retries > 10 ? 10 : rc->snmp_retries;
 }
 
 /* ---- finishing a poll ---- */
@@ -399,7 +99,7 @@ static void snmp_finish(struct snmp_conn *c)
 	c->busy = false;
 	c->reqid = 0;
 	c->s = NULL;
-	snmp_rows_clear(c);
+	snmpdecode_end(c->dec);
 	s->duration_ms = loop_mono_ms() - c->start_ms;
 	c->done(s, c->arg);
 }
@@ -490,168 +190,24 @@ static netsnmp_pdu *snmp_req_probe(struct snmp_conn *c)
 	return pdu;
 }
 
-static netsnmp_pdu *snmp_req_scalars(struct snmp_conn *c)
+/* A GET, GETNEXT or GETBULK with the varbinds snmpdecode asks for at this step. */
+static netsnmp_pdu *snmp_req(struct snmp_conn *c)
 {
-	netsnmp_pdu *pdu = snmp_pdu(c, SNMP_MSG_GET);
-	for (int i = 0; pdu != NULL && i < SC_N; i++)
-		if (!(c->skip & (1u << i)))
-			snmp_add_null_var(pdu, snmp_scalar_oids[i].o, snmp_scalar_oids[i].len);
-	return pdu;
-}
-
-static const struct snmp_oid *snmp_walk_col(enum snmp_step step)
-{
-	return step == SNMP_CPU ? &snmp_col_cpu : step == SNMP_NAMES ? &snmp_col_name : &snmp_col_descr;
-}
-
-static netsnmp_pdu *snmp_req_walk(struct snmp_conn *c)
-{
-	bool v1 = c->rc->snmp_version == 1;
-	netsnmp_pdu *pdu = snmp_pdu(c, v1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK);
-	if (pdu != NULL)
-		snmp_add_null_var(pdu, c->cursor, c->cursor_len);
-	return pdu;
-}
-
-static netsnmp_pdu *snmp_req_counters(struct snmp_conn *c)
-{
-	netsnmp_pdu *pdu = snmp_pdu(c, SNMP_MSG_GET);
-	size_t end = c->next_row + SNMP_ROWS_PER_GET;
-	for (size_t i = c->next_row; pdu != NULL && i < end && i < c->nrows; i++) {
-		for (size_t k = 0; k < SNMP_NCOLS; k++) {
-			const struct snmp_col *col = &snmp_counter_cols[k];
-			oid o[MAX_OID_LEN];
-			if (col->hc && c->rc->snmp_version == 1)
-				continue;
-			memcpy(o, col->col.o, col->col.len * sizeof(oid));
-			o[col->col.len] = c->rows[i].index;
-			snmp_add_null_var(pdu, o, col->col.len + 1);
-		}
-	}
+	bool walk = c->step == SNMP_CPU || c->step == SNMP_NAMES || c->step == SNMP_DESCRS;
+	int cmd = !walk ? SNMP_MSG_GET : c->rc->snmp_version == 1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK;
+	netsnmp_pdu *pdu = snmp_pdu(c, cmd);
+	if (pdu == NULL)
+		return NULL;
+	if (c->step == SNMP_SCALARS)
+		snmpdecode_ask_scalars(c->dec, pdu);
+	else if (c->step == SNMP_COUNTERS)
+		snmpdecode_ask_counters(c->dec, pdu);
+	else
+		snmpdecode_ask_walk(c->dec, pdu);
 	return pdu;
 }
 
 /* ---- replies ---- */
-
-/* The scalar GET. Over SNMPv1 a missing object fails the whole PDU with noSuchName: that
- * object is left out and the GET sent again. */
-static int snmp_on_scalars(struct snmp_conn *c, netsnmp_pdu *pdu, char **cause)
-{
-	int which[SC_N], n = 0;
-	for (int i = 0; i < SC_N; i++)
-		if (!(c->skip & (1u << i)))
-			which[n++] = i;
-	if (pdu->errstat == SNMP_ERR_NOSUCHNAME && pdu->errindex >= 1 && pdu->errindex <= n &&
-	    which[pdu->errindex - 1] != SC_UPTIME) {
-		c->skip |= 1u << which[pdu->errindex - 1];
-		return 1;
-	}
-	int i = 0;
-	for (netsnmp_variable_list *v = pdu->variables; v != NULL && i < n; v = v->next_variable, i++) {
-		const struct snmp_oid *o = &snmp_scalar_oids[which[i]];
-		if (!snmp_oid_eq(v, o->o, o->len)) {
-			*cause = xstrdup("answer names other objects than asked");
-			return -1;
-		}
-		if (snmp_decode_scalar(which[i], v, c->s, cause) < 0)
-			return -1;
-	}
-	if (c->s->uptime_ms < 0) {
-		*cause = xstrdup("no sysUpTime");
-		return -1;
-	}
-	snmp_check_version(c->s);
-	if (c->s->uptime_ms < c->last_uptime_ms)
-		snmp_ext_clear(c);    /* rebooted: 32-bit counters restarted */
-	c->last_uptime_ms = c->s->uptime_ms;
-	return 0;
-}
-
-static int snmp_walk_take(struct snmp_conn *c, const netsnmp_variable_list *v, char **cause)
-{
-	char *name = NULL;
-	oid index = v->name[v->name_length - 1];
-	if (c->step == SNMP_CPU)
-		return snmp_add_core(c->s, v, cause);
-	if (snmp_var_text(v, &name, cause) < 0)
-		return -1;
-	if (v->name_length == snmp_walk_col(c->step)->len + 1 && snmp_pick(c->rc, name))
-		snmp_row_add(c, index, name);
-	free(name);
-	return 0;
-}
-
-/* A GETBULK/GETNEXT page of a walk: 1 more to read, 0 column done, -1 bad. */
-static int snmp_on_walk(struct snmp_conn *c, netsnmp_pdu *pdu, char **cause)
-{
-	const struct snmp_oid *col = snmp_walk_col(c->step);
-	if (pdu->errstat == SNMP_ERR_NOSUCHNAME && c->rc->snmp_version == 1)
-		return 0;    /* SNMPv1's end of the MIB view */
-	if (pdu->variables == NULL) {
-		*cause = xstrdup("empty answer");
-		return -1;
-	}
-	for (netsnmp_variable_list *v = pdu->variables; v != NULL; v = v->next_variable) {
-		int r = snmp_walk_row(v, col, c->cursor, c->cursor_len, cause);
-		if (r <= 0)
-			return r;
-		if (++c->walked > SNMP_MAX_ROWS) {
-			*cause = xasprintf("more than %d rows", SNMP_MAX_ROWS);
-			return -1;
-		}
-		if (snmp_walk_take(c, v, cause) < 0)
-			return -1;
-		memcpy(c->cursor, v->name, v->name_length * sizeof(oid));
-		c->cursor_len = v->name_length;
-	}
-	return 1;
-}
-
-static int snmp_take_counter(struct snmp_row *r, const struct snmp_col *col,
-			     const netsnmp_variable_list *v, char **cause)
-{
-	uint64_t x;
-	if (snmp_is_exception(v) || v->type == ASN_NULL)
-		return 0;    /* no ifHC columns (or no such counter): the 32-bit one serves */
-	if (snmp_var_u64(v, &x, cause) < 0)
-		return -1;
-	if (col->hc) {
-		r->hc[col->slot] = true;
-		r->val[col->slot] = x;
-	} else if (!r->hc[col->slot]) {
-		r->val[col->slot] = x;
-	}
-	r->have[col->slot] = true;
-	return 0;
-}
-
-static int snmp_on_counters(struct snmp_conn *c, netsnmp_pdu *pdu, char **cause)
-{
-	netsnmp_variable_list *v = pdu->variables;
-	size_t end = c->next_row + SNMP_ROWS_PER_GET;
-	if (pdu->errstat != SNMP_ERR_NOERROR) {
-		*cause = xasprintf("error-status %s", snmp_errstring(pdu->errstat));
-		return -1;
-	}
-	for (; c->next_row < end && c->next_row < c->nrows; c->next_row++) {
-		struct snmp_row *r = &c->rows[c->next_row];
-		for (size_t k = 0; k < SNMP_NCOLS; k++) {
-			const struct snmp_col *col = &snmp_counter_cols[k];
-			if (col->hc && c->rc->snmp_version == 1)
-				continue;
-			if (v == NULL || v->name_length != col->col.len + 1 ||
-			    v->name[col->col.len] != r->index ||
-			    snmp_oid_compare(v->name, col->col.len, col->col.o, col->col.len) != 0) {
-				*cause = xstrdup("answer names other objects than asked");
-				return -1;
-			}
-			if (snmp_take_counter(r, col, v, cause) < 0)
-				return -1;
-			v = v->next_variable;
-		}
-	}
-	return c->next_row < c->nrows;
-}
 
 /* A report instead of an answer (SNMPv3): the agent refused the request. */
 static void snmp_on_report(struct snmp_conn *c, netsnmp_pdu *pdu)
@@ -680,6 +236,16 @@ static void snmp_on_defer_probe(void *arg)
 		snmp_fail(c, SAMPLE_ERR_SNMP, "the agent's report carries no engine ID");
 		return;
 	}
+	/* net-snmp keeps one USM entry per (engine ID, user) for the whole process and would reuse
+	 * an existing entry's keys: a passphrase changed by a reload would never take effect. Drop
+	 * the old entry so the keys always come from this session's configuration. */
+	struct usmUser *old = usm_get_user(ss->securityEngineID, ss->securityEngineIDLen,
+					   ss->securityName);
+	if (old != NULL) {
+		usm_remove_user(old);              /* returns the list's head, not old */
+		old->next = old->prev = NULL;      /* else usm_free_user relinks the neighbours */
+		usm_free_user(old);
+	}
 	/* Localises the keys for the engine and adds the user to net-snmp's USM table. */
 	if (usm_create_user_from_session(ss) != SNMPERR_SUCCESS) {
 		snmp_fail(c, SAMPLE_ERR_INTERNAL, "cannot set up the USM user");
@@ -693,11 +259,11 @@ static void snmp_on_defer_probe(void *arg)
 static int snmp_on_step_reply(struct snmp_conn *c, netsnmp_pdu *pdu, char **cause)
 {
 	switch (c->step) {
-	case SNMP_SCALARS: return snmp_on_scalars(c, pdu, cause);
+	case SNMP_SCALARS: return snmpdecode_scalars(c->dec, pdu, cause);
 	case SNMP_CPU:
 	case SNMP_NAMES:
-	case SNMP_DESCRS: return snmp_on_walk(c, pdu, cause);
-	case SNMP_COUNTERS: return snmp_on_counters(c, pdu, cause);
+	case SNMP_DESCRS: return snmpdecode_walk(c->dec, pdu, cause);
+	case SNMP_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
 	default:
 		*cause = xstrdup("unexpected answer");
 		return -1;
@@ -757,7 +323,7 @@ static int snmp_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 		snmp_on_reply(c, pdu);
 		break;
 	case NETSNMP_CALLBACK_OP_TIMED_OUT:
-		snmp_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", SNMP_RETRIES + 1);
+		snmp_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", snmp_retries(c->rc) + 1);
 		break;
 	case NETSNMP_CALLBACK_OP_SEC_ERROR:
 		snmp_fail(c, SAMPLE_ERR_AUTH, "security error: %s",
@@ -774,11 +340,13 @@ static int snmp_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 
 static void snmp_send_step(struct snmp_conn *c)
 {
+	/* Rates divide counter deltas by the time between samples: stamp the sample when the
+	 * counters are asked for, not when the poll started some requests earlier. */
+	if (c->step == SNMP_COUNTERS)
+		c->s->time_ms = loop_wall_ms();
 	switch (c->step) {
 	case SNMP_PROBE: snmp_xmit(c, snmp_req_probe(c)); break;
-	case SNMP_SCALARS: snmp_xmit(c, snmp_req_scalars(c)); break;
-	case SNMP_COUNTERS: snmp_xmit(c, snmp_req_counters(c)); break;
-	default: snmp_xmit(c, snmp_req_walk(c)); break;
+	default: snmp_xmit(c, snmp_req(c)); break;
 	}
 }
 
@@ -787,15 +355,14 @@ static bool snmp_step_wanted(struct snmp_conn *c, enum snmp_step step)
 {
 	switch (step) {
 	case SNMP_PROBE: return c->rc->snmp_version == 3 && !c->engine_known;
-	case SNMP_DESCRS: if (c->walked > 0) return false;   /* ifName answered */
-		/* fall through */
-	case SNMP_CPU:
-	case SNMP_NAMES:
-		memcpy(c->cursor, snmp_walk_col(step)->o, snmp_walk_col(step)->len * sizeof(oid));
-		c->cursor_len = snmp_walk_col(step)->len;
-		c->walked = 0;
+	case SNMP_DESCRS:
+		if (snmpdecode_walked(c->dec) > 0)
+			return false;   /* ifName answered */
+		snmpdecode_walk_start(c->dec, SNMPDECODE_DESCRS);
 		return true;
-	case SNMP_COUNTERS: return c->nrows > 0;
+	case SNMP_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
+	case SNMP_NAMES: snmpdecode_walk_start(c->dec, SNMPDECODE_NAMES); return true;
+	case SNMP_COUNTERS: return snmpdecode_nrows(c->dec) > 0;
 	default: return true;
 	}
 }
@@ -806,7 +373,7 @@ static void snmp_next_step(struct snmp_conn *c)
 	while (step < SNMP_NSTEPS && !snmp_step_wanted(c, step))
 		step++;
 	if (step == SNMP_NSTEPS) {
-		snmp_emit_ifaces(c);
+		snmpdecode_emit(c->dec);
 		snmp_finish_later(c);
 		return;
 	}
@@ -950,8 +517,8 @@ static int snmp_setup(netsnmp_session *ss, struct snmp_conn *c, const conf_route
 {
 	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS;
 	snmp_sess_init(ss);
-	ss->timeout = (long)(timeout * 1000 / (SNMP_RETRIES + 1));   /* per try, microseconds */
-	ss->retries = SNMP_RETRIES;
+	ss->timeout = (long)(timeout * 1000 / (snmp_retries(rc) + 1));   /* per try, microseconds */
+	ss->retries = snmp_retries(rc);
 	ss->callback = snmp_on_pdu;
 	ss->callback_magic = c;
 	if (rc->snmp_version == 3)
@@ -1008,6 +575,7 @@ static struct snmp_conn *snmp_conn_new(snmp_t *m, const char *name)
 	c->m = m;
 	c->name = xstrdup(name);
 	c->fd = -1;
+	c->dec = snmpdecode_create();
 	c->next = m->conns;
 	m->conns = c;
 	return c;
@@ -1021,7 +589,7 @@ static void snmp_conn_abandon(struct snmp_conn *c)
 	snmp_close_session(c);
 	sample_free(c->s);
 	c->s = NULL;
-	snmp_rows_clear(c);
+	snmpdecode_end(c->dec);
 }
 
 static void snmp_conn_free(snmp_t *m, struct snmp_conn *c)
@@ -1033,7 +601,7 @@ static void snmp_conn_free(snmp_t *m, struct snmp_conn *c)
 		}
 	}
 	snmp_conn_abandon(c);
-	snmp_ext_clear(c);
+	snmpdecode_destroy(c->dec);
 	free(c->name);
 	free(c);
 }
@@ -1051,11 +619,11 @@ static void snmp_conn_begin(struct snmp_conn *c, const conf_router_t *rc, collec
 	c->busy = true;
 	c->done = done;
 	c->arg = arg;
-	c->skip = 0;
 	c->step = SNMP_PROBE;
 	c->s = sample_new(rc->name, loop_wall_ms(), "snmp");
 	c->s->have_peers = false;    /* SNMP has no WireGuard peer objects */
 	sample_set_cores(c->s, 0);   /* an empty array, not NULL, until hrProcessorLoad rows come */
+	snmpdecode_begin(c->dec, rc, c->s);
 	c->start_ms = loop_mono_ms();
 	c->deadline_timer = loop_after(c->m->loop, timeout, snmp_on_deadline, c);
 }

@@ -1,7 +1,16 @@
-/* snmp_test: the SNMP collector's varbind decoding (scalars, walks, counters, 32-bit wraps,
- * picking by name) on hand-built PDUs, and one poll against a silent UDP agent on a socket above
- * FD_SETSIZE, which must end in a timeout through the loop. Real agents: tests/system/060. */
+/* snmp_test: the SNMP varbind decoding (collectors/snmpdecode.c: scalars, walks, counters,
+ * 32-bit wraps, picking by name) on hand-built PDUs, and polls of a silent UDP agent that must
+ * end in one timeout through the loop after snmp_retries + 1 tries, also with the session's
+ * socket above FD_SETSIZE. Real agents: tests/system/060 and 061. */
 #include "snmp.c"
+/* snmpdecode.c reads config.h again, whose PACKAGE_* net-snmp's header has redefined. */
+#undef PACKAGE_BUGREPORT
+#undef PACKAGE_NAME
+#undef PACKAGE_STRING
+#undef PACKAGE_TARNAME
+#undef PACKAGE_URL
+#undef PACKAGE_VERSION
+#include "snmpdecode.c"
 #include "unit.h"
 
 #include <arpa/inet.h>
@@ -18,7 +27,7 @@ static netsnmp_variable_list *var(netsnmp_pdu *pdu, const oid *o, size_t len, u_
 	return snmp_pdu_add_variable(pdu, o, len, type, val, vlen);
 }
 
-static netsnmp_variable_list *var_str(netsnmp_pdu *pdu, const struct snmp_oid *o, const char *s)
+static netsnmp_variable_list *var_str(netsnmp_pdu *pdu, const struct sd_oid *o, const char *s)
 {
 	return var(pdu, o->o, o->len, ASN_OCTET_STR, s, strlen(s));
 }
@@ -29,18 +38,18 @@ static void test_scalars(void)
 	sample_t *s = sample_new("r", 0, "snmp");
 	char *cause = NULL;
 	u_long ticks = 123456;
-	var_str(pdu, &snmp_scalar_oids[SC_DESCR], "RouterOS RB750Gr3");
+	var_str(pdu, &sd_scalar_oids[SC_DESCR], "RouterOS RB750Gr3");
 	var(pdu, o_uptime, 9, ASN_TIMETICKS, &ticks, sizeof(ticks));
-	var_str(pdu, &snmp_scalar_oids[SC_VERSION], "7.20beta2");
-	var(pdu, snmp_scalar_oids[SC_FIRMWARE].o, snmp_scalar_oids[SC_FIRMWARE].len,
+	var_str(pdu, &sd_scalar_oids[SC_VERSION], "7.20beta2");
+	var(pdu, sd_scalar_oids[SC_FIRMWARE].o, sd_scalar_oids[SC_FIRMWARE].len,
 	    SNMP_NOSUCHOBJECT, NULL, 0);
-	var_str(pdu, &snmp_scalar_oids[SC_UPGRADE], "7.20\x01");
+	var_str(pdu, &sd_scalar_oids[SC_UPGRADE], "7.20\x01");
 	int which = 0;
 	for (netsnmp_variable_list *v = pdu->variables; v; v = v->next_variable, which++)
-		CHECK_INT(snmp_decode_scalar(which == 0 ? SC_DESCR : which == 1 ? SC_UPTIME :
+		CHECK_INT(sd_decode_scalar(which == 0 ? SC_DESCR : which == 1 ? SC_UPTIME :
 					     which == 2 ? SC_VERSION : which == 3 ? SC_FIRMWARE :
 					     SC_UPGRADE, v, s, &cause), 0);
-	snmp_check_version(s);
+	sd_check_version(s);
 	CHECK_INT(s->uptime_ms, 1234560);
 	CHECK_STR(s->version, "7.20beta2");
 	CHECK_STR(s->board, "RB750Gr3");          /* from sysDescr: no mtxrBoardName */
@@ -49,8 +58,8 @@ static void test_scalars(void)
 	/* A number where a string belongs fails with a reason. */
 	long n = 5;
 	netsnmp_pdu *bad = snmp_pdu_create(SNMP_MSG_RESPONSE);
-	var(bad, snmp_scalar_oids[SC_BOARD].o, snmp_scalar_oids[SC_BOARD].len, ASN_INTEGER, &n, sizeof(n));
-	CHECK_INT(snmp_decode_scalar(SC_BOARD, bad->variables, s, &cause), -1);
+	var(bad, sd_scalar_oids[SC_BOARD].o, sd_scalar_oids[SC_BOARD].len, ASN_INTEGER, &n, sizeof(n));
+	CHECK_INT(sd_decode_scalar(SC_BOARD, bad->variables, s, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "string") != NULL);
 	free(cause);
 	snmp_free_pdu(bad);
@@ -70,18 +79,43 @@ static void test_numbers(void)
 	var(pdu, o_uptime, 9, ASN_COUNTER, &c32, sizeof(c32));
 	var(pdu, o_uptime, 9, ASN_INTEGER, &neg, sizeof(neg));
 	netsnmp_variable_list *v = pdu->variables;
-	CHECK_INT(snmp_var_u64(v, &out, &cause), 0);
+	CHECK_INT(sd_var_u64(v, &out, &cause), 0);
 	CHECK(out == (3ull << 32 | 5));
-	CHECK_INT(snmp_var_u64(v->next_variable, &out, &cause), 0);
+	CHECK_INT(sd_var_u64(v->next_variable, &out, &cause), 0);
 	CHECK(out == 4294967295ull);
-	CHECK_INT(snmp_var_u64(v->next_variable->next_variable, &out, &cause), -1);
+	CHECK_INT(sd_var_u64(v->next_variable->next_variable, &out, &cause), -1);
 	free(cause);
 	snmp_free_pdu(pdu);
 }
 
+/* Found by fuzz_snmp: a sysUpTime sent as a Counter64 of 2^63 overflowed the tick to ms
+ * conversion; and a walked OID longer than MAX_OID_LEN must not reach the cursor. */
+static void test_fuzz_finds(void)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
+	sample_t *s = sample_new("r", 0, "snmp");
+	struct counter64 huge = { .high = 0x80000000ul, .low = 0 };
+	const struct sd_oid *col = &sd_walk_cols[SNMPDECODE_NAMES];
+	oid longer[MAX_OID_LEN + 10] = { 0 };
+	char *cause = NULL;
+	var(pdu, o_uptime, 9, ASN_COUNTER64, &huge, sizeof(huge));
+	CHECK_INT(sd_decode_scalar(SC_UPTIME, pdu->variables, s, &cause), -1);
+	CHECK(cause != NULL && strstr(cause, "sysUpTime") != NULL);
+	CHECK_INT(s->uptime_ms, -1);
+	free(cause);
+	cause = NULL;
+	memcpy(longer, col->o, col->len * sizeof(oid));
+	var(pdu, longer, MAX_OID_LEN + 10, ASN_OCTET_STR, "wg0", 3);
+	CHECK_INT(sd_walk_row(pdu->variables->next_variable, col, col->o, col->len, &cause), -1);
+	CHECK(cause != NULL && strstr(cause, "longer") != NULL);
+	free(cause);
+	snmp_free_pdu(pdu);
+	sample_free(s);
+}
+
 static void test_walk(void)
 {
-	const struct snmp_oid *col = &snmp_col_cpu;
+	const struct sd_oid *col = &sd_walk_cols[SNMPDECODE_CPU];
 	oid a[16], b[16], other[] = { 1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 3, 1 };
 	long load = 42;
 	char *cause = NULL;
@@ -93,14 +127,14 @@ static void test_walk(void)
 	var(pdu, a, col->len + 1, ASN_INTEGER, &load, sizeof(load));
 	var(pdu, other, 12, ASN_INTEGER, &load, sizeof(load));
 	netsnmp_variable_list *va = pdu->variables, *vo = va->next_variable;
-	CHECK_INT(snmp_walk_row(va, col, col->o, col->len, &cause), 1);
-	CHECK_INT(snmp_walk_row(vo, col, a, col->len + 1, &cause), 0);      /* next column: end */
-	CHECK_INT(snmp_walk_row(va, col, b, col->len + 1, &cause), -1);     /* backwards */
+	CHECK_INT(sd_walk_row(va, col, col->o, col->len, &cause), 1);
+	CHECK_INT(sd_walk_row(vo, col, a, col->len + 1, &cause), 0);      /* next column: end */
+	CHECK_INT(sd_walk_row(va, col, b, col->len + 1, &cause), -1);     /* backwards */
 	CHECK(cause != NULL && strstr(cause, "backwards") != NULL);
 	free(cause);
 	cause = NULL;
 	va->type = SNMP_ENDOFMIBVIEW;
-	CHECK_INT(snmp_walk_row(va, col, col->o, col->len, &cause), 0);
+	CHECK_INT(sd_walk_row(va, col, col->o, col->len, &cause), 0);
 	snmp_free_pdu(pdu);
 }
 
@@ -116,16 +150,16 @@ static void test_cores(void)
 	var(pdu, o_uptime, 9, ASN_INTEGER, &l3, sizeof(l3));
 	var(pdu, o_uptime, 9, ASN_GAUGE, &g, sizeof(g));
 	netsnmp_variable_list *v = pdu->variables;
-	CHECK_INT(snmp_add_core(s, v, &cause), 0);
-	CHECK_INT(snmp_add_core(s, v->next_variable, &cause), 0);
+	CHECK_INT(sd_add_core(s, v, &cause), 0);
+	CHECK_INT(sd_add_core(s, v->next_variable, &cause), 0);
 	CHECK_INT(s->ncores, 2);
 	CHECK_NEAR(s->cores[0].load, 0.12, 1e-9);
 	CHECK_NEAR(s->cores[1].load, 1.0, 1e-9);
 	CHECK(isnan(s->cores[0].irq));
-	CHECK_INT(snmp_add_core(s, v->next_variable->next_variable, &cause), -1);
+	CHECK_INT(sd_add_core(s, v->next_variable->next_variable, &cause), -1);
 	free(cause);
 	cause = NULL;
-	CHECK_INT(snmp_add_core(s, v->next_variable->next_variable->next_variable, &cause), -1);
+	CHECK_INT(sd_add_core(s, v->next_variable->next_variable->next_variable, &cause), -1);
 	free(cause);
 	snmp_free_pdu(pdu);
 	sample_free(s);
@@ -133,35 +167,35 @@ static void test_cores(void)
 
 static void test_extend_and_pick(void)
 {
-	struct snmp_ext e = { 0 };
-	CHECK(snmp_extend(&e, 0, 4294967000u) == 4294967000ull);
-	CHECK(snmp_extend(&e, 0, 100u) == 4294967000ull + 396);        /* wrapped */
-	CHECK(snmp_extend(&e, 0, 5000u) == 4294967000ull + 396 + 4900);
-	CHECK(snmp_extend(&e, 0, 10u) == 10);                           /* reset, not a wrap */
+	struct sd_ext e = { 0 };
+	CHECK(sd_extend(&e, 0, 4294967000u) == 4294967000ull);
+	CHECK(sd_extend(&e, 0, 100u) == 4294967000ull + 396);        /* wrapped */
+	CHECK(sd_extend(&e, 0, 5000u) == 4294967000ull + 396 + 4900);
+	CHECK(sd_extend(&e, 0, 10u) == 10);                           /* reset, not a wrap */
 	char *names[] = { (char *)"lo", (char *)"ether1" };
 	conf_router_t rc = { .interfaces = names, .ninterfaces = 2 };
-	CHECK(snmp_pick(&rc, "lo"));
-	CHECK(snmp_pick(&rc, "wg0"));
-	CHECK(snmp_pick(&rc, "wg: Hub (NMS)"));
-	CHECK(!snmp_pick(&rc, "ether2"));
-	CHECK(!snmp_pick(&rc, "Wg0"));
+	CHECK(sd_pick(&rc, "lo"));
+	CHECK(sd_pick(&rc, "wg0"));
+	CHECK(sd_pick(&rc, "wg: Hub (NMS)"));
+	CHECK(!sd_pick(&rc, "ether2"));
+	CHECK(!sd_pick(&rc, "Wg0"));
 }
 
 /* A GET of counters: HC where the agent has them, 32-bit otherwise; row order checked. */
 static void test_counters(void)
 {
-	struct snmp_conn c = { 0 };
+	snmpdecode_t *d = snmpdecode_create();
 	conf_router_t rc = { .snmp_version = 2 };
 	char *cause = NULL;
-	c.rc = &rc;
-	c.s = sample_new("r", 0, "snmp");
-	snmp_row_add(&c, 7, "wg0");
-	snmp_row_add(&c, 7, "wg0");           /* duplicate names: first wins */
-	CHECK_INT(c.nrows, 1);
+	sample_t *s = sample_new("r", 0, "snmp");
+	snmpdecode_begin(d, &rc, s);
+	sd_row_add(d, 7, "wg0");
+	sd_row_add(d, 7, "wg0");           /* duplicate names: first wins */
+	CHECK_INT(snmpdecode_nrows(d), 1);
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
 	pdu->errstat = SNMP_ERR_NOERROR;
-	for (size_t k = 0; k < SNMP_NCOLS; k++) {
-		const struct snmp_col *col = &snmp_counter_cols[k];
+	for (size_t k = 0; k < SD_NCOLS; k++) {
+		const struct sd_col *col = &sd_counter_cols[k];
 		oid o[MAX_OID_LEN];
 		struct counter64 v64 = { .high = 1, .low = (u_long)k };
 		u_long v32 = 1000 + k;
@@ -175,24 +209,24 @@ static void test_counters(void)
 			var(pdu, o, col->col.len + 1, col->slot == SLOT_OPER ? ASN_INTEGER : ASN_COUNTER,
 			    col->slot == SLOT_OPER ? (void *)&(long){ 1 } : (void *)&v32, sizeof(long));
 	}
-	CHECK_INT(snmp_on_counters(&c, pdu, &cause), 0);
-	snmp_emit_ifaces(&c);
-	CHECK_INT(c.s->nifaces, 1);
-	CHECK_STR(c.s->ifaces[0].name, "wg0");
-	CHECK(c.s->ifaces[0].rx_bytes == (1ull << 32 | 0));
-	CHECK(c.s->ifaces[0].tx_bytes == (1ull << 32 | 1));
-	CHECK(c.s->ifaces[0].tx_packets == 1007);                /* ifOutUcastPkts */
-	CHECK(c.s->ifaces[0].rx_drops == 1008);
-	CHECK(c.s->ifaces[0].running);
+	CHECK_INT(snmpdecode_counters(d, pdu, &cause), 0);
+	snmpdecode_emit(d);
+	CHECK_INT(s->nifaces, 1);
+	CHECK_STR(s->ifaces[0].name, "wg0");
+	CHECK(s->ifaces[0].rx_bytes == (1ull << 32 | 0));
+	CHECK(s->ifaces[0].tx_bytes == (1ull << 32 | 1));
+	CHECK(s->ifaces[0].tx_packets == 1007);                /* ifOutUcastPkts */
+	CHECK(s->ifaces[0].rx_drops == 1008);
+	CHECK(s->ifaces[0].running);
 	/* An answer for another row is refused. */
-	c.next_row = 0;
+	d->next_row = 0;
 	pdu->variables->name[pdu->variables->name_length - 1] = 8;
-	CHECK_INT(snmp_on_counters(&c, pdu, &cause), -1);
+	CHECK_INT(snmpdecode_counters(d, pdu, &cause), -1);
 	free(cause);
 	snmp_free_pdu(pdu);
-	snmp_rows_clear(&c);
-	snmp_ext_clear(&c);
-	sample_free(c.s);
+	snmpdecode_end(d);
+	snmpdecode_destroy(d);
+	sample_free(s);
 }
 
 static loop_t *test_loop;
@@ -207,8 +241,65 @@ static void test_done_stop(sample_t *s, void *arg)
 
 static void test_watchdog(void *arg) { loop_stop(arg); }
 
-/* A poll of an agent that never answers, with net-snmp's socket above FD_SETSIZE: the loop
- * drives the retries and the poll ends as a timeout, once, outside poll(). */
+/* A UDP socket on 127.0.0.1 standing in for an agent; *peer is "127.0.0.1:PORT". */
+static int silent_agent(char **peer)
+{
+	int agent = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(sa);
+	CHECK(bind(agent, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+	getsockname(agent, (struct sockaddr *)&sa, &len);
+	*peer = xasprintf("127.0.0.1:%d", ntohs(sa.sin_port));
+	return agent;
+}
+
+static int datagrams(int agent)
+{
+	char buf[2048];
+	int n = 0;
+	while (recv(agent, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		n++;
+	return n;
+}
+
+/* One poll of an agent that never answers, driven by the loop: it must end as one timeout,
+ * outside poll(), after retries + 1 tries of the first request. Returns the datagrams sent. */
+static int silent_poll(int retries, bool high_fd)
+{
+	char *peer;
+	int agent = silent_agent(&peer);
+	conf_router_t rc = { .name = (char *)"silent", .snmp = peer, .snmp_version = 2,
+			     .snmp_community = (char *)"secret-community", .timeout_ms = 600,
+			     .snmp_retries = retries };
+	test_loop = loop_create();
+	snmp_t *m = snmp_create(test_loop);
+	collector_t col = snmp_collector(m);
+	sample_t *got = NULL;
+	CHECK(col.handles(col.ctx, &rc));
+	CHECK_INT(col.poll(col.ctx, &rc, test_done_stop, &got), 0);
+	CHECK(got == NULL);                                  /* never from inside poll() */
+	struct snmp_conn *c = snmp_conn_find(m, "silent");
+	CHECK(c != NULL && (c->fd >= FD_SETSIZE) == high_fd);
+	loop_after(test_loop, 5000, test_watchdog, test_loop);
+	int64_t t0 = loop_mono_ms();
+	loop_run(test_loop);
+	CHECK(got != NULL);
+	if (got != NULL) {
+		CHECK_INT(got->err, SAMPLE_ERR_TIMEOUT);
+		CHECK(loop_mono_ms() - t0 >= 550);
+		CHECK(strstr(got->error, "secret-community") == NULL);
+		CHECK(strstr(got->error, "GET system scalars") != NULL);
+	}
+	sample_free(got);
+	snmp_destroy(m);
+	loop_destroy(test_loop);
+	int n = datagrams(agent);
+	close(agent);
+	free(peer);
+	return n;
+}
+
+/* With net-snmp's socket above FD_SETSIZE: the loop, not select(), watches it. */
 static void test_timeout_high_fd(void)
 {
 	struct rlimit rl;
@@ -220,46 +311,16 @@ static void test_timeout_high_fd(void)
 	}
 	while (nfill < 1100 && (fillers[nfill] = dup(0)) >= 0 && fillers[nfill] < FD_SETSIZE + 10)
 		nfill++;
-	int agent = socket(AF_INET, SOCK_DGRAM, 0);
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(sa);
-	CHECK(bind(agent, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-	getsockname(agent, (struct sockaddr *)&sa, &len);
-	char *peer = xasprintf("127.0.0.1:%d", ntohs(sa.sin_port));
-	conf_router_t rc = { .name = (char *)"silent", .snmp = peer, .snmp_version = 2,
-			     .snmp_community = (char *)"secret-community", .timeout_ms = 600 };
-	test_loop = loop_create();
-	snmp_t *m = snmp_create(test_loop);
-	collector_t col = snmp_collector(m);
-	sample_t *got = NULL;
-	CHECK(col.handles(col.ctx, &rc));
-	CHECK_INT(col.poll(col.ctx, &rc, test_done_stop, &got), 0);
-	CHECK(got == NULL);                                  /* never from inside poll() */
-	struct snmp_conn *c = snmp_conn_find(m, "silent");
-	CHECK(c != NULL && c->fd >= FD_SETSIZE);
-	loop_after(test_loop, 5000, test_watchdog, test_loop);
-	int64_t t0 = loop_mono_ms();
-	loop_run(test_loop);
-	CHECK(got != NULL);
-	if (got != NULL) {
-		CHECK_INT(got->err, SAMPLE_ERR_TIMEOUT);
-		CHECK(loop_mono_ms() - t0 >= 550);
-		CHECK(strstr(got->error, "secret-community") == NULL);
-		CHECK(strstr(got->error, "GET system scalars") != NULL);
-	}
-	/* The agent saw the first try and its resends. */
-	char buf[2048];
-	int n = 0;
-	while (recv(agent, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		n++;
-	CHECK(n >= 2);
-	sample_free(got);
-	snmp_destroy(m);
-	loop_destroy(test_loop);
-	close(agent);
-	free(peer);
+	CHECK_INT(silent_poll(2, true), 3);       /* the first try and its 2 resends */
 	while (nfill > 0)
 		close(fillers[--nfill]);
+}
+
+/* snmp_retries = 0 sends each request once; 1 (the default) twice. */
+static void test_retries(void)
+{
+	CHECK_INT(silent_poll(0, false), 1);
+	CHECK_INT(silent_poll(1, false), 2);
 }
 
 int main(void)
@@ -267,11 +328,13 @@ int main(void)
 	snmp_t *m = snmp_create(NULL);   /* initialises net-snmp for the decoding tests */
 	test_scalars();
 	test_numbers();
+	test_fuzz_finds();
 	test_walk();
 	test_cores();
 	test_extend_and_pick();
 	test_counters();
 	snmp_destroy(m);
 	test_timeout_high_fd();
+	test_retries();
 	return unit_done("snmp");
 }
