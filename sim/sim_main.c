@@ -6,6 +6,7 @@
 #include "simhttp.h"
 #include "simrest.h"
 #include "simrouter.h"
+#include "simsnmp.h"
 #include "buf.h"
 #include "log.h"
 #include "xmem.h"
@@ -27,6 +28,9 @@ struct opts {
 	double time_scale;       /* 0: the scenario's */
 	const char *config_out, *ready_file, *scenario;
 	int verbosity;
+	int snmp;                /* 0 off, 1 SNMP too, 2 SNMP only in the config fragment */
+	unsigned snmp_port;      /* 0: the HTTP port */
+	const char *community;
 };
 
 static void usage(FILE *f)
@@ -37,6 +41,10 @@ static void usage(FILE *f)
 		"  -t, --time-scale X     simulated seconds per real second (default: scenario, or 1)\n"
 		"  -c, --config-out FILE  write a wgwatchd [router NAME] config fragment\n"
 		"  -r, --ready-file FILE  create FILE once every listener accepts connections\n"
+		"      --snmp             every router also answers SNMP v1/v2c on UDP\n"
+		"      --snmp-only        --snmp, and the config fragment has snmp = only (no rest =)\n"
+		"      --snmp-port N      UDP port of every router (default: the TCP port)\n"
+		"      --snmp-community C community (default public)\n"
 		"  -q, --quiet / -v, --verbose\n");
 }
 
@@ -49,17 +57,31 @@ static int parse_addr(const char *s, uint32_t *out)
 	return (*out >> 24) == 127 ? 0 : -1;
 }
 
+static int parse_port(const char *s, unsigned *out)
+{
+	char *end;
+	*out = (unsigned)strtoul(s, &end, 10);
+	if (*end || end == s || *out == 0 || *out > 65535) {
+		fprintf(stderr, "wgwatch-sim: port %s: want 1..65535\n", s);
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "address", required_argument, NULL, 'a' }, { "port", required_argument, NULL, 'p' },
 		{ "time-scale", required_argument, NULL, 't' }, { "config-out", required_argument, NULL, 'c' },
 		{ "ready-file", required_argument, NULL, 'r' }, { "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
+		{ "snmp", no_argument, NULL, 'S' }, { "snmp-only", no_argument, NULL, 'O' },
+		{ "snmp-port", required_argument, NULL, 'P' }, { "snmp-community", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
 	char *end;
-	*o = (struct opts){ .first = 0x7f2a0001, .port = 8080 };
+	*o = (struct opts){ .first = 0x7f2a0001, .port = 8080, .community = "public" };
 	while ((ch = getopt_long(argc, argv, "a:p:t:c:r:qvh", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'a':
@@ -69,12 +91,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'p':
-			o->port = (unsigned)strtoul(optarg, &end, 10);
-			if (*end || end == optarg || o->port == 0 || o->port > 65535) {
-				fprintf(stderr, "wgwatch-sim: --port %s: want 1..65535\n", optarg);
+		case 'P':
+			if (parse_port(optarg, ch == 'p' ? &o->port : &o->snmp_port) < 0)
 				return -1;
-			}
 			break;
+		case 'S': o->snmp = o->snmp ? o->snmp : 1; break;
+		case 'O': o->snmp = 2; break;
+		case 'C': o->community = optarg; break;
 		case 't':
 			o->time_scale = strtod(optarg, &end);
 			if (*end || end == optarg || !(o->time_scale >= 0.001 && o->time_scale <= 1e6)) {
@@ -95,6 +118,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	o->scenario = argv[optind];
+	if (o->snmp_port == 0)
+		o->snmp_port = o->port;
 	return 0;
 }
 
@@ -149,8 +174,8 @@ static int write_atomic(const char *path, const char *data, size_t len)
 	return rc;
 }
 
-static int write_config(const char *path, const scenario_t *sc, simrouter_t **r, const uint32_t *addrs,
-			size_t n, unsigned port)
+static int write_config(const struct opts *o, const scenario_t *sc, simrouter_t **r,
+			const uint32_t *addrs, size_t n)
 {
 	buf_t b;
 	char a[16];
@@ -158,12 +183,17 @@ static int write_config(const char *path, const scenario_t *sc, simrouter_t **r,
 	buf_printf(&b, "# written by wgwatch-sim from %s: %zu routers\n", sc->file, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct sc_group *g = simrouter_group(r[i]);
-		buf_printf(&b, "\n[router %s]\nrest = http://%s:%u\nuser = %s\npassword = %s\n",
-			   simrouter_name(r[i]), ip(addrs[i], a), port, sc->user, sc->password);
+		buf_printf(&b, "\n[router %s]\n", simrouter_name(r[i]));
+		if (o->snmp != 2)
+			buf_printf(&b, "rest = http%s://%s:%u\nuser = %s\npassword = %s\n", g->tls ? "s" : "",
+				   ip(addrs[i], a), o->port, sc->user, sc->password);
+		if (o->snmp)
+			buf_printf(&b, "snmp = %s:%u\nsnmp_community = %s\n", ip(addrs[i], a), o->snmp_port,
+				   o->community);
 		if (g->labels)
 			buf_printf(&b, "labels = %s\n", g->labels);
 	}
-	int rc = write_atomic(path, b.data, b.len);
+	int rc = write_atomic(o->config_out, b.data, b.len);
 	buf_free(&b);
 	return rc;
 }
@@ -205,14 +235,28 @@ static int serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, co
 		free(cause);
 		return 1;
 	}
-	if ((o->config_out && write_config(o->config_out, sc, r, addrs, n, o->port) < 0) ||
+	simsnmp_t *snmp = NULL;
+	if (o->snmp && (!(snmp = simsnmp_create(r, addrs, n, (uint16_t)o->snmp_port, o->community,
+						sc->time_scale, simhttp_sim_time(h), &cause)) ||
+			simsnmp_start(snmp, &cause) < 0)) {
+		log_error("%s", cause);
+		free(cause);
+		simsnmp_destroy(snmp);
+		simhttp_destroy(h);
+		return 1;
+	}
+	if ((o->config_out && write_config(o, sc, r, addrs, n) < 0) ||
 	    (o->ready_file && write_atomic(o->ready_file, "ready\n", 6) < 0)) {
+		simsnmp_destroy(snmp);
 		simhttp_destroy(h);
 		return 1;
 	}
 	fprintf(stderr, "wgwatch-sim: %zu routers on %s..%s port %u\n", n, ip(addrs[0], a1),
 		ip(addrs[n - 1], a2), o->port);
+	if (snmp)
+		fprintf(stderr, "wgwatch-sim: SNMP v1/v2c on the same addresses, udp port %u\n", o->snmp_port);
 	int rc = simhttp_run(h);
+	simsnmp_destroy(snmp);
 	simhttp_destroy(h);
 	if (o->ready_file)
 		unlink(o->ready_file);
