@@ -29,10 +29,15 @@ bool rate_restarted(int64_t prev_uptime_ms, int64_t cur_uptime_ms, int64_t elaps
 {
 	if (prev_uptime_ms < 0 || cur_uptime_ms < 0)
 		return false;
-	if (cur_uptime_ms < prev_uptime_ms)
-		return true;
-	/* Without a restart uptime grows by the wall time elapsed (to whole seconds, give or take
-	 * clock drift). Growing by clearly less means it restarted in between. */
+	if (elapsed_ms <= 0)
+		return cur_uptime_ms < prev_uptime_ms;   /* our clock went back: uptime is all we have */
+	/* Uptime is counted in whole seconds and clocks drift: allow some slack. */
 	int64_t slack = 5000 + elapsed_ms / 100;
-	return elapsed_ms > 0 && cur_uptime_ms + slack < prev_uptime_ms + elapsed_ms;
+	/* A restart since the previous reading leaves an uptime shorter than the time since it.
+	 * An uptime that went down but is still longer is the router's clock jumping, not a
+	 * restart: its counters ran on. */
+	if (cur_uptime_ms > elapsed_ms + slack)
+		return false;
+	/* Without a restart uptime grows by the wall time elapsed: clearly less means one. */
+	return cur_uptime_ms < prev_uptime_ms || cur_uptime_ms + slack < prev_uptime_ms + elapsed_ms;
 }

@@ -15,8 +15,10 @@ uint64_t rate_delta(uint64_t prev, uint64_t cur, int bits, bool reset);
 /* Per-second rate of that increase over dt_ms; NAN when dt_ms <= 0. */
 double rate_per_second(uint64_t prev, uint64_t cur, int bits, bool reset, int64_t dt_ms);
 
-/* True when the second uptime shows the router restarted since the first: uptime went down, or
- * grew by less than wall time elapsed minus slack. Unknown uptimes (< 0) never mean a restart. */
+/* True when the second uptime shows the router restarted since the first: it is shorter than
+ * the wall time elapsed, and went down or grew by less than that time (give or take slack). An
+ * uptime that jumps back but stays longer than elapsed is a clock jump, not a restart. Unknown
+ * uptimes (< 0) never mean a restart. */
 bool rate_restarted(int64_t prev_uptime_ms, int64_t cur_uptime_ms, int64_t elapsed_ms);
 
 #endif

@@ -35,6 +35,7 @@ static const char *const fault_names[] = {
 	[SC_FAULT_NONE] = "none", [SC_FAULT_401] = "401", [SC_FAULT_MALFORMED] = "malformed",
 	[SC_FAULT_HTML] = "html", [SC_FAULT_HANG] = "hang", [SC_FAULT_REFUSE] = "refuse",
 	[SC_FAULT_BIG] = "big", [SC_FAULT_TRUNCATE] = "truncate", [SC_FAULT_SLOW] = "slow",
+	[SC_FAULT_SLOWLORIS] = "slowloris", [SC_FAULT_RESET] = "reset",
 };
 
 const char *scenario_fault_name(enum sc_fault f) { return fault_names[f]; }
@@ -203,6 +204,18 @@ static int parse_fault(const char *v, enum sc_fault *f)
 	return -1;
 }
 
+/* A duration with an optional sign: "-1h", "+30d", "90s". */
+static int parse_signed_duration(const char *v, double *sec)
+{
+	double sign = *v == '-' ? -1 : 1;
+	if (*v == '-' || *v == '+')
+		v++;
+	if (scenario_parse_duration(v, sec) < 0)
+		return -1;
+	*sec *= sign;
+	return 0;
+}
+
 /* Keys that the timeline may change too. 1 handled, 0 not a state key, -1 bad value. */
 static int state_set(struct sc_state *st, const char *k, const char *v)
 {
@@ -232,6 +245,8 @@ static int state_set(struct sc_state *st, const char *k, const char *v)
 		return parse_loads(v, st) == 0 ? 1 : -1;
 	if (strcmp(k, "fault") == 0)
 		return parse_fault(v, &st->fault) == 0 ? 1 : -1;
+	if (strcmp(k, "uptime_shift") == 0)
+		return parse_signed_duration(v, &st->uptime_shift) == 0 ? 1 : -1;
 	return 0;
 }
 
@@ -346,6 +361,13 @@ static int group_set(struct sc_group *g, const char *k, const char *v)
 		return scenario_parse_duration(v, &g->boot_time);
 	if (strcmp(k, "load_jitter") == 0)
 		return parse_int(v, 0, 50, &g->load_jitter);
+	if (strcmp(k, "drip_every") == 0)
+		return scenario_parse_duration(v, &g->drip_every) < 0 || g->drip_every < 0.001 ||
+		       g->drip_every > 3600 ? -1 : 0;
+	if (strcmp(k, "tls") == 0) {
+		g->tls = strcmp(v, "yes") == 0;
+		return g->tls || strcmp(v, "no") == 0 ? 0 : -1;
+	}
 	return -2;
 }
 
@@ -358,7 +380,7 @@ static void group_defaults(struct parser *p, const char *name)
 		.name = xstrdup(name), .line = p->line, .count = 1, .board = xstrdup("CHR"),
 		.arch = xstrdup("x86_64"), .cpu_model = xstrdup("QEMU"), .cores = 1,
 		.memory = 1024ULL * 1024 * 1024, .peer_prefix = xstrdup("peer"),
-		.packet_size = 1000, .uptime0 = -1,
+		.packet_size = 1000, .uptime0 = -1, .drip_every = 1,
 	};
 	parse_wg(g, "wg0:4");
 	p->g = g;
@@ -366,6 +388,15 @@ static void group_defaults(struct parser *p, const char *name)
 	snprintf(p->st.version, sizeof(p->st.version), "7.22.3");
 	p->nev = 0;
 	p->rb = -1;
+}
+
+/* v as given if absolute, else relative to the directory of the scenario file. */
+static char *scenario_path(const char *file, const char *v)
+{
+	const char *slash = strrchr(file, '/');
+	if (*v == '/' || !slash)
+		return xstrdup(v);
+	return xasprintf("%.*s/%s", (int)(slash - file), file, v);
 }
 
 static void global_set(struct parser *p, const char *k, const char *v)
@@ -377,6 +408,10 @@ static void global_set(struct parser *p, const char *k, const char *v)
 	else if (strcmp(k, "password") == 0) {
 		free(sc->password);
 		sc->password = xstrdup(v);
+	} else if (strcmp(k, "tls_cert") == 0 || strcmp(k, "tls_key") == 0) {
+		char **dst = k[4] == 'c' ? &sc->tls_cert : &sc->tls_key;
+		free(*dst);
+		*dst = scenario_path(p->file, v);
 	} else if (strcmp(k, "time_scale") == 0)
 		bad = parse_num(v, 0.001, 1e6, &sc->time_scale);
 	else if (strcmp(k, "seed") == 0) {
@@ -611,6 +646,10 @@ int scenario_load(const char *path, scenario_t **out, char **errors)
 	fclose(f);
 	if (sc->nrouters == 0 && p.errs.len == 0)
 		perr(&p, p.line, "no routers: add a [group NAME] section");
+	for (size_t i = 0; i < sc->ngroups; i++)
+		if (sc->groups[i].tls && (!sc->tls_cert || !sc->tls_key))
+			perr(&p, sc->groups[i].line, "group %s: tls = yes needs tls_cert and tls_key in [global]",
+			     sc->groups[i].name);
 	if (p.errs.len) {
 		*errors = buf_steal(&p.errs, NULL);
 		scenario_free(sc);
@@ -635,5 +674,6 @@ void scenario_free(scenario_t *sc)
 	}
 	free(sc->groups);
 	free(sc->file), free(sc->user), free(sc->password);
+	free(sc->tls_cert), free(sc->tls_key);
 	free(sc);
 }

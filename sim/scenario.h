@@ -18,6 +18,8 @@ enum sc_fault {
 	SC_FAULT_BIG,        /* a body over 8 MiB */
 	SC_FAULT_TRUNCATE,   /* Content-Length larger than the body sent, then close */
 	SC_FAULT_SLOW,       /* the reply dripped a few bytes at a time */
+	SC_FAULT_SLOWLORIS,  /* the head at once, then one body byte per drip_every */
+	SC_FAULT_RESET,      /* the head and half the body, then a TCP RST */
 };
 
 #define SC_MAX_CORES 128
@@ -35,6 +37,7 @@ struct sc_state {
 	unsigned char loads[SC_MAX_CORES];
 	int busy_load, other_load, busy_core; /* used when nloads == 0 */
 	enum sc_fault fault;
+	double uptime_shift;               /* seconds added to the served uptime (clock jumps) */
 };
 
 /* A stretch of simulated time with one state; phases[0].start is -INFINITY. */
@@ -68,6 +71,8 @@ struct sc_group {
 	double uptime0;      /* uptime at sim start (s); < 0: derived from the name */
 	double boot_time;    /* simulated seconds a reboot keeps the router refusing */
 	int load_jitter;     /* +- percent, deterministic; 0 = constant loads */
+	double drip_every;   /* real seconds between the slowloris fault's bytes */
+	bool tls;            /* served over HTTPS with the scenario's tls_cert / tls_key */
 	struct sc_phase *phases;
 	size_t nphases;
 };
@@ -75,6 +80,7 @@ struct sc_group {
 typedef struct scenario {
 	char *file;
 	char *user, *password;
+	char *tls_cert, *tls_key;   /* PEM files, relative paths taken from the scenario's dir */
 	double time_scale;
 	uint64_t seed;
 	struct sc_group *groups;

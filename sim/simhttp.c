@@ -45,6 +45,7 @@ struct host {
 	uint32_t addr;
 	bool dynamic;           /* its fault may switch to or from refuse */
 	bool suspends;          /* may hang or drip: its daemon needs suspend/resume */
+	bool tls;               /* serves HTTPS */
 	size_t hidx;            /* in h->heap, or NO_HEAP */
 	double due;             /* real time MHD wants to run without a socket event */
 	unsigned long ran;      /* h->pass of its last run */
@@ -62,8 +63,9 @@ struct req {
 	int fd;                 /* the socket, for hung requests */
 	buf_t out;              /* callback replies: the body (data points into it or shared) */
 	const char *data;
-	size_t len, cut;        /* cut: truncate stops there */
-	double next_drip;
+	size_t len, cut;        /* cut: truncate and reset stop there */
+	size_t drip_bytes;      /* slow and slowloris: bytes a drip, every drip_every seconds */
+	double next_drip, drip_every;
 };
 
 struct simhttp {
@@ -81,6 +83,7 @@ struct simhttp {
 	double time_scale;
 	struct timespec start;
 	char mhd_err[256];      /* MHD's last message, for simhttp_create's cause */
+	char *tls_cert, *tls_key;  /* PEM text, when some router serves HTTPS */
 };
 
 static double real_now(const simhttp_t *h)
@@ -221,8 +224,8 @@ static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
 	return (ssize_t)n;
 }
 
-/* The slow fault: the head at once, then DRIP_BYTES of body every DRIP_EVERY; in between the
- * connection sleeps suspended. */
+/* The slow and slowloris faults: the head at once, then drip_bytes of body every drip_every;
+ * in between the connection sleeps suspended. */
 static ssize_t drip_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
 	struct req *r = cls;
@@ -236,11 +239,29 @@ static ssize_t drip_read(void *cls, uint64_t pos, char *buf, size_t max)
 	size_t n = r->len - (size_t)pos;
 	if (n > max)
 		n = max;
-	if (n > DRIP_BYTES)
-		n = DRIP_BYTES;
+	if (n > r->drip_bytes)
+		n = r->drip_bytes;
 	memcpy(buf, r->data + pos, n);
-	r->next_drip = now + DRIP_EVERY;
+	r->next_drip = now + r->drip_every;
 	return (ssize_t)n;
+}
+
+/* The reset fault: half the body, then a TCP RST with no FIN before it. MHD would shut the
+ * socket down (FIN) before closing it, so the connection is aborted here: SO_LINGER 0 and a
+ * connect(AF_UNSPEC), which makes Linux send the RST and leaves MHD a dead but open fd. */
+static ssize_t reset_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct req *r = cls;
+	if (pos < r->cut)
+		return cut_read(cls, pos, buf, max);
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr sa = { .sa_family = AF_UNSPEC };
+	if (ci && (setsockopt(ci->connect_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0 ||
+		   connect(ci->connect_fd, &sa, sizeof(sa)) < 0))
+		log_debug("reset fault: %s", strerror(errno));
+	return MHD_CONTENT_READER_END_WITH_ERROR;
 }
 
 /* "Name: value\r\n" lines onto the response. */
@@ -260,23 +281,47 @@ static void add_headers(struct MHD_Response *resp, const char *lines)
 	}
 }
 
+/* A reply the fault sends through a callback: dripped, cut short or reset half way. */
+static struct MHD_Response *callback_response(struct req *r, struct simresp *rs, enum sc_fault f)
+{
+	static MHD_ContentReaderCallback const readers[] = {
+		[SC_FAULT_TRUNCATE] = cut_read, [SC_FAULT_RESET] = reset_read,
+		[SC_FAULT_SLOW] = drip_read, [SC_FAULT_SLOWLORIS] = drip_read,
+	};
+	r->len = rs->shared ? rs->shared_len : rs->body.len;
+	r->data = rs->shared;
+	if (!rs->shared) {
+		buf_append(&r->out, rs->body.data ? rs->body.data : "", rs->body.len);
+		r->data = r->out.data;
+	}
+	r->cut = r->len / 2;
+	r->drip_bytes = f == SC_FAULT_SLOW ? DRIP_BYTES : 1;
+	r->drip_every = f == SC_FAULT_SLOW ? DRIP_EVERY : simrouter_group(r->ho->r)->drip_every;
+	r->next_drip = real_now(r->ho->h) + r->drip_every;
+	struct MHD_Response *resp = MHD_create_response_from_callback(r->len, CB_BLOCK, readers[f],
+								      r, NULL);
+	if (resp && f == SC_FAULT_TRUNCATE)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	return resp;
+}
+
+static bool is_callback_fault(enum sc_fault f)
+{
+	return f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS ||
+	       f == SC_FAULT_RESET;
+}
+
+static bool is_drip_fault(enum sc_fault f)
+{
+	return f == SC_FAULT_HANG || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS;
+}
+
 /* The response for rs; the fault decides how it leaves (all at once, dripped, cut short). */
 static struct MHD_Response *make_response(struct req *r, struct simresp *rs, enum sc_fault f)
 {
 	struct MHD_Response *resp;
-	if (f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW) {
-		r->len = rs->shared ? rs->shared_len : rs->body.len;
-		r->data = rs->shared;
-		if (!rs->shared) {
-			buf_append(&r->out, rs->body.data ? rs->body.data : "", rs->body.len);
-			r->data = r->out.data;
-		}
-		r->cut = r->len / 2;
-		r->next_drip = real_now(r->ho->h) + DRIP_EVERY;
-		resp = MHD_create_response_from_callback(r->len, CB_BLOCK,
-							 f == SC_FAULT_SLOW ? drip_read : cut_read, r, NULL);
-		if (resp && f == SC_FAULT_TRUNCATE)
-			MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	if (is_callback_fault(f)) {
+		resp = callback_response(r, rs, f);
 	} else if (rs->shared) {
 		resp = MHD_create_response_from_buffer(rs->shared_len, (void *)rs->shared,
 						       MHD_RESPMEM_PERSISTENT);
@@ -344,7 +389,7 @@ static enum MHD_Result answer(struct req *r, const char *method)
 	enum sc_fault f = simrouter_fault(r->ho->r, simhttp_sim_time(h));
 	if (r->dead || f == SC_FAULT_REFUSE)
 		return MHD_NO;                  /* MHD closes the connection */
-	if (!r->ho->suspends && (f == SC_FAULT_HANG || f == SC_FAULT_SLOW))
+	if (!r->ho->suspends && is_drip_fault(f))
 		f = SC_FAULT_NONE;              /* cannot happen: host_suspends saw every phase */
 	if (f == SC_FAULT_HANG) {
 		const union MHD_ConnectionInfo *ci =
@@ -436,7 +481,15 @@ static struct MHD_Daemon *daemon_start(simhttp_t *h, struct host *ho)
 	unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	if (ho->suspends)
 		flags |= MHD_ALLOW_SUSPEND_RESUME;
+	struct MHD_OptionItem tls[] = {
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert },
+		{ MHD_OPTION_END, 0, NULL },
+	};
+	if (ho->tls)
+		flags |= MHD_USE_TLS;
 	return MHD_start_daemon(flags, h->port, NULL, NULL, on_request, ho,
+				MHD_OPTION_ARRAY, ho->tls ? tls : &tls[2],
 				MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
 				MHD_OPTION_LISTEN_BACKLOG_SIZE, 511U,
@@ -633,7 +686,7 @@ static bool host_suspends(const simrouter_t *r)
 {
 	const struct sc_group *g = simrouter_group(r);
 	for (size_t i = 0; i < g->nphases; i++)
-		if (g->phases[i].st.fault == SC_FAULT_HANG || g->phases[i].st.fault == SC_FAULT_SLOW)
+		if (is_drip_fault(g->phases[i].st.fault))
 			return true;
 	return false;
 }
@@ -641,9 +694,47 @@ static bool host_suspends(const simrouter_t *r)
 static void host_init(simhttp_t *h, struct host *ho, simrouter_t *r, uint32_t addr)
 {
 	*ho = (struct host){ .h = h, .r = r, .addr = addr, .dynamic = host_is_dynamic(r),
-			     .suspends = host_suspends(r), .hidx = NO_HEAP, .due = INFINITY };
+			     .suspends = host_suspends(r), .tls = simrouter_group(r)->tls,
+			     .hidx = NO_HEAP, .due = INFINITY };
 	if (ho->dynamic)
 		h->dyn[h->ndyn++] = ho;
+}
+
+/* The whole of a (small) PEM file; NULL and *cause on failure. */
+static char *read_pem(const char *path, char **cause)
+{
+	FILE *f = fopen(path, "r");
+	char chunk[4096];
+	size_t n;
+	buf_t b;
+	if (!f) {
+		*cause = xasprintf("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len < 1024 * 1024)
+		buf_append(&b, chunk, n);
+	fclose(f);
+	buf_putc(&b, '\0');
+	return buf_steal(&b, NULL);
+}
+
+/* Key and certificate of the routers that serve HTTPS (one pair for the whole scenario). */
+static int tls_load(simhttp_t *h, simrouter_t *const *routers, size_t n, char **cause)
+{
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		any = any || simrouter_group(routers[i])->tls;
+	if (!any)
+		return 0;
+	if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
+		*cause = xstrdup("tls = yes, but libmicrohttpd was built without TLS");
+		return -1;
+	}
+	const scenario_t *sc = simrouter_scenario(routers[0]);
+	if (!(h->tls_cert = read_pem(sc->tls_cert, cause)) || !(h->tls_key = read_pem(sc->tls_key, cause)))
+		return -1;
+	return 0;
 }
 
 simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n,
@@ -659,7 +750,7 @@ simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	h->heap = xcalloc(n ? n : 1, sizeof(*h->heap));
 	h->dyn = xcalloc(n ? n : 1, sizeof(*h->dyn));
 	clock_gettime(CLOCK_MONOTONIC, &h->start);
-	if (h->ep < 0 || signals_open(h, cause) < 0) {
+	if (h->ep < 0 || signals_open(h, cause) < 0 || tls_load(h, routers, n, cause) < 0) {
 		if (!*cause)
 			*cause = xasprintf("epoll_create1: %s", strerror(errno));
 		simhttp_destroy(h);
@@ -685,6 +776,8 @@ void simhttp_destroy(simhttp_t *h)
 	free(h->hosts);
 	free(h->heap);
 	free(h->dyn);
+	free(h->tls_cert);
+	free(h->tls_key);
 	if (h->sigfd >= 0)
 		close(h->sigfd);
 	if (h->ep >= 0)

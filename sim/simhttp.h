@@ -1,7 +1,7 @@
 /* simhttp: the HTTP/1.1 side of wgwatch-sim on libmicrohttpd: one MHD daemon per router (its
  * own loopback address, a common port, no thread of its own), all run from one thread by one
- * epoll over the daemons' epoll fds. Applies the network faults (hang, refuse, truncate, slow)
- * and hands each request to simrest. */
+ * epoll over the daemons' epoll fds. Applies the network faults (hang, refuse, truncate, slow,
+ * slowloris, reset), serves HTTPS for routers with tls = yes, and hands each request to simrest. */
 #ifndef WGWATCH_SIMHTTP_H
 #define WGWATCH_SIMHTTP_H
 

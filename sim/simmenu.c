@@ -70,7 +70,7 @@ void simmenu_ctx_init(struct simmenu_ctx *c, const simrouter_t *r, double t, tim
 	c->r = r;
 	c->t = t;
 	c->st = simrouter_state(r, t);
-	c->uptime = fmax(simrouter_uptime(r, t), 0);
+	c->uptime = fmax(simrouter_uptime(r, t) + c->st->uptime_shift, 0);   /* shift: clock jumps */
 	c->total[0] = simrouter_total_bytes(r, t, 0);
 	c->total[1] = simrouter_total_bytes(r, t, 1);
 	c->epoch = epoch;

@@ -13,20 +13,26 @@ val() { $EXPO "$T/metrics.txt" "$@"; }
 polls() { scrape && val wgwatch_polls_total router="$1"; }
 ge() { [ "$(polls "$1")" -ge "$2" ]; }
 
-for r in ok-01 ok-02 hang refuse html big truncate slow flaky; do
+for r in ok-01 ok-02 hang refuse html big truncate slow slowloris reset flaky; do
 	wait_until 20 ge "$r" 1 || fail "$r never polled"
 done
 p0=$(polls ok-01)
 scrape
-for pair in hang:timeout refuse:connect html:parse big:size truncate:connect slow:timeout; do
+for pair in hang:timeout refuse:connect html:parse big:size truncate:connect slow:timeout \
+	slowloris:timeout reset:connect; do
 	r=${pair%%:*} kind=${pair#*:}
 	[ "$(val wgwatch_router_up router="$r")" = 0 ] || fail "$r is up"
 	[ -n "$(val wgwatch_poll_errors_total router="$r" kind="$kind")" ] ||
 		fail "$r: no $kind error; errors: $(grep "errors_total{router=\"$r\"" "$T/metrics.txt")"
 done
+grep -q 'router reset: down: connect: .*reset by peer' "$T/daemon.log" ||
+	fail "reset: not a connection reset: $(grep 'router reset: down' "$T/daemon.log")"
+# slowloris got some bytes before the timeout cut it: it dripped, it did not just hang.
+grep -q 'router slowloris: down: timeout: .* with [1-9][0-9]* out of [0-9]* bytes' "$T/daemon.log" ||
+	fail "slowloris: $(grep 'router slowloris: down' "$T/daemon.log")"
 ok "each fault is down with its kind"
 
-# The healthy routers keep their 1 s schedule while six routers hang, drip or babble: read
+# The healthy routers keep their 1 s schedule while eight routers hang, drip or babble: read
 # the start times of their polls from the database once eight more have been made.
 wait_until 60 ge ok-01 $((p0 + 8)) || fail "ok-01 polled only $(( $(polls ok-01) - p0 )) times since"
 scrape

@@ -41,6 +41,10 @@ static void test_restarted(void)
 	CHECK(!rate_restarted(-1, 5000, 30000));           /* unknown */
 	CHECK(!rate_restarted(100000, -1, 30000));
 	CHECK(!rate_restarted(100000, 100000 + 60 * 30000, 30000));   /* time-scaled sim: faster is fine */
+	CHECK(!rate_restarted(864000000, 864000000 - 7200000 + 1000, 1000)); /* clock 2 h back */
+	CHECK(!rate_restarted(4000, 5000, 1000));          /* young router, growing */
+	CHECK(rate_restarted(5000, 2000, 1000));           /* young router, rebooted again */
+	CHECK(rate_restarted(100000, 5000, -1000));        /* our clock went back: uptime went down */
 }
 
 int main(void)
