@@ -1336,9 +1336,26 @@ static void conf_router_check(struct conf_loader *ld, struct conf_rsec *rs)
 		conf_router_v3(ld, rs);
 }
 
+/* [web]: user and password_file, cert and key, each pair both or neither. */
+static void conf_web_pair(struct conf_loader *ld, const char *a, const char *b)
+{
+	struct conf_src sa = ld->at[conf_key_find(SECT_WEB, a) - conf_keys];
+	struct conf_src sb = ld->at[conf_key_find(SECT_WEB, b) - conf_keys];
+	if ((sa.line != 0) != (sb.line != 0))
+		conf_err(ld, sa.line != 0 ? sa : sb, "[web] %s needs %s: set both or neither",
+			 sa.line != 0 ? a : b, sa.line != 0 ? b : a);
+}
+
+static void conf_web_check(struct conf_loader *ld)
+{
+	conf_web_pair(ld, "user", "password_file");
+	conf_web_pair(ld, "cert", "key");
+}
+
 static void conf_finish(struct conf_loader *ld)
 {
 	conf_t *c = ld->c;
+	conf_web_check(ld);
 	char *dir = conf_dirname(c->path);
 	conf_global_defaults(ld, dir ? dir : ".");
 	free(dir);

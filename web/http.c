@@ -1,19 +1,24 @@
 /* http: the HTTP listener (libmicrohttpd, its own small thread pool) and the route table.
  * Handlers only read: the fleet under its lock, store stats, two heartbeats. They never touch
- * the loop's data and never block on the database. Every reply carries the security headers. */
+ * the loop's data and never block on the database. Every reply carries the security headers.
+ * Before any route: GET/HEAD only, no body, bounded URL, no traversal, basic auth when [web]
+ * user is set, TLS when [web] cert and key are. It never logs a password or key material. */
 #include "config.h"
 #include "http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api.h"
+#include "auth.h"
 #include "buf.h"
 #include "log.h"
 #include "metrics.h"
@@ -24,8 +29,12 @@
 
 #define HTTP_THREADS 2
 #define HTTP_MAX_CONNECTIONS 256
-#define HTTP_TIMEOUT_S 10
+#define HTTP_MAX_PER_IP 32             /* connections from one client address */
+#define HTTP_TIMEOUT_S 30              /* a connection idle this long is closed */
 #define HTTP_CONN_MEMORY (16 * 1024)   /* request headers and URL must fit */
+#define HTTP_MAX_URI 4096              /* longer request targets get 414 */
+#define HTTP_PEM_MAX (1024 * 1024)
+#define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS 3000
 
 #define HTTP_TEXT "text/plain; charset=utf-8"
@@ -35,6 +44,9 @@ struct http {
 	struct http_deps deps;
 	unsigned port;
 	int64_t stale_ms;   /* a heartbeat older than this makes /healthz fail */
+	auth_t *auth;       /* NULL: no [web] user, everyone may read */
+	bool starting;      /* libmicrohttpd's messages go to start_msg, for the caller's cause */
+	char *start_msg;
 };
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
@@ -200,7 +212,9 @@ static unsigned http_fleet_page(http_t *h, struct MHD_Connection *conn, const ch
 {
 	struct page_filter f = { .q = http_arg(conn, "q"), .label = http_arg(conn, "label"),
 				 .board = http_arg(conn, "board"), .version = http_arg(conn, "version") };
-	page_fleet_filtered(h->deps.fleet, &f, body);
+	struct page_fleet_req req = { .fleet = h->deps.fleet, .filter = &f,
+				      .database = h->deps.conf ? h->deps.conf->database : NULL };
+	page_fleet_render(&req, body);
 	*ctype = "text/html; charset=utf-8";
 	return 200;
 }
@@ -213,6 +227,16 @@ static unsigned http_router_page(http_t *h, struct MHD_Connection *conn, const c
 				       .range = http_arg(conn, "range"), .now_ms = loop_wall_ms() };
 	*ctype = "text/html; charset=utf-8";
 	return page_router(&req, body);
+}
+
+/* /api/v1/history/NAME: the router page's series as JSON. */
+static unsigned http_api_history(http_t *h, struct MHD_Connection *conn, const char *rest,
+				 buf_t *body, const char **ctype)
+{
+	struct api_history_req req = { .conf = h->deps.conf, .name = rest,
+				       .range = http_arg(conn, "range"), .now_ms = loop_wall_ms() };
+	*ctype = "application/json";
+	return api_history(&req, body);
 }
 
 /* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
@@ -235,6 +259,7 @@ static const struct http_page {
 	{ "/", http_fleet_page },
 	{ "/router/", http_router_page },
 	{ "/upgrades", http_upgrades_page },
+	{ "/api/v1/history/", http_api_history },
 };
 
 /* The page for url and where its rest begins; NULL when none. */
@@ -250,6 +275,106 @@ static const struct http_page *http_page_find(const char *url, const char **rest
 		}
 	}
 	return NULL;
+}
+
+/* ---- the guard: what is refused before any route ---- */
+
+/* Marks the URI callback leaves in *req_cls for the handler (NULL: nothing wrong), and the
+ * handler's own once the request has passed the guard. */
+static char http_mark_long, http_mark_bad, http_mark_passed;
+
+/* The raw request target, before libmicrohttpd decodes it: too long, or holding an encoded
+ * NUL (which decoding would turn into an early end of the path) or an encoded slash. */
+static void *http_uri_check(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	size_t n = strlen(uri), path = strcspn(uri, "?");
+	if (n > HTTP_MAX_URI)
+		return &http_mark_long;
+	for (size_t i = 0; i + 2 < n; i++) {
+		if (uri[i] != '%')
+			continue;
+		bool nul = uri[i + 1] == '0' && uri[i + 2] == '0';
+		bool slash = (uri[i + 1] == '2' && (uri[i + 2] | 0x20) == 'f') ||
+			     (uri[i + 1] == '5' && (uri[i + 2] | 0x20) == 'c');
+		if (nul || (slash && i < path))
+			return &http_mark_bad;
+	}
+	return NULL;
+}
+
+/* A decoded path with a "." or ".." segment, or a backslash. */
+static bool http_dot_segment(const char *url)
+{
+	for (const char *p = url; p != NULL; p = strchr(p + 1, '/')) {
+		size_t n = strcspn(p + 1, "/");
+		if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+			return true;
+	}
+	return strchr(url, '\\') != NULL;
+}
+
+static bool http_has_body(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	return (cl != NULL && strcmp(cl, "0") != 0) ||
+	       MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					   MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+}
+
+/* 0 when the client gave the right user and password, else 401, or 429 while its address has
+ * used up its failed attempts (then the password is not even looked at). */
+static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+	int64_t now = loop_mono_ms();
+	if (auth_throttled(h->auth, sa, now))
+		return MHD_HTTP_TOO_MANY_REQUESTS;
+	char *password = NULL;
+	char *user = MHD_basic_auth_get_username_password(conn, &password);
+	bool ok = auth_check(h->auth, user, password);
+	if (password != NULL) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	if (user != NULL)
+		MHD_free(user);
+	if (ok)
+		return 0;
+	auth_failed(h->auth, sa, now);
+	return MHD_HTTP_UNAUTHORIZED;
+}
+
+/* 0 when the request may go to its route, else the status to refuse it with. /healthz is
+ * open to probes without credentials; it tells only whether the daemon is alive. */
+static unsigned http_guard(http_t *h, struct MHD_Connection *conn, const char *url,
+			   const char *method, const void *mark)
+{
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return MHD_HTTP_METHOD_NOT_ALLOWED;
+	if (mark == &http_mark_long)
+		return MHD_HTTP_URI_TOO_LONG;
+	if (mark == &http_mark_bad || http_dot_segment(url))
+		return MHD_HTTP_NOT_FOUND;
+	if (http_has_body(conn))
+		return MHD_HTTP_CONTENT_TOO_LARGE;
+	if (h->auth != NULL && strcmp(url, "/healthz") != 0)
+		return http_auth(h, conn);
+	return 0;
+}
+
+static const char *http_refusal(unsigned status)
+{
+	switch (status) {
+	case MHD_HTTP_METHOD_NOT_ALLOWED: return "method not allowed\n";
+	case MHD_HTTP_URI_TOO_LONG: return "request target too long\n";
+	case MHD_HTTP_CONTENT_TOO_LARGE: return "a request body is not accepted\n";
+	case MHD_HTTP_TOO_MANY_REQUESTS: return "too many failed logins: try again in a second\n";
+	case MHD_HTTP_UNAUTHORIZED: return "authentication required\n";
+	default: return "not found\n";
+	}
 }
 
 /* ---- replies ---- */
@@ -271,6 +396,11 @@ static enum MHD_Result http_reply(struct MHD_Connection *conn, unsigned status, 
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+	if (status == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
+					"Basic realm=\"wgwatch\", charset=\"UTF-8\"");
+	if (status == MHD_HTTP_TOO_MANY_REQUESTS)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	enum MHD_Result ret = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -284,9 +414,16 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	http_t *h = cls;
 	buf_t body;
 	buf_init(&body);
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0) {
-		buf_puts(&body, "method not allowed\n");
-		return http_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, HTTP_TEXT, &body);
+	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
+	 * all); a request that passes is answered on the next call, which keeps the connection. */
+	if (*req_cls != &http_mark_passed) {
+		unsigned refused = http_guard(h, conn, url, method, *req_cls);
+		if (refused != 0) {
+			buf_puts(&body, http_refusal(refused));
+			return http_reply(conn, refused, HTTP_TEXT, &body);
+		}
+		*req_cls = &http_mark_passed;
+		return MHD_YES;
 	}
 	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
 		if (strcmp(url, http_routes[i].path) != 0)
@@ -314,8 +451,86 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	size_t n = strlen(msg);
 	while (n > 0 && msg[n - 1] == '\n')
 		msg[--n] = '\0';
+	http_t *h = cls;
+	if (h != NULL && h->starting) {   /* all of them: the last alone is too vague */
+		char *all = h->start_msg ? xasprintf("%s; %s", h->start_msg, msg) : NULL;
+		free(h->start_msg);
+		h->start_msg = all ? all : msg;
+		if (all != NULL)
+			free(msg);
+		return;
+	}
 	log_warn("http: %s", msg);
 	free(msg);
+}
+
+/* ---- TLS ---- */
+
+/* The whole of a file of at most HTTP_PEM_MAX bytes, NUL-terminated; *len its length. The
+ * caller wipes it (it may hold the private key). */
+static char *http_pem_read(const char *key, const char *path, size_t *len, char **cause)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > HTTP_PEM_MAX) {
+		*cause = xasprintf("[web] %s %s: not a regular file of at most 1 MiB", key, path);
+		close(fd);
+		return NULL;
+	}
+	char *data = xmalloc((size_t)st.st_size + 1);
+	size_t n = 0;
+	ssize_t r = 1;
+	while (n < (size_t)st.st_size && (r = read(fd, data + n, (size_t)st.st_size - n)) > 0)
+		n += (size_t)r;
+	close(fd);
+	data[n] = '\0';
+	*len = n;
+	if (r < 0) {
+		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
+		explicit_bzero(data, n);
+		free(data);
+		return NULL;
+	}
+	return data;
+}
+
+/* What is wrong with a PEM file's content for its key ("cert" or "key"); NULL if nothing. */
+static const char *http_pem_problem(const char *key, const char *pem)
+{
+	if (strcmp(key, "cert") == 0)
+		return strstr(pem, "-----BEGIN CERTIFICATE-----") ? NULL :
+			"holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
+	if (strstr(pem, "ENCRYPTED") != NULL)
+		return "is an encrypted private key: wgwatchd needs it unencrypted (and mode 0600)";
+	const char *b = strstr(pem, "-----BEGIN ");
+	return b && strstr(b, "PRIVATE KEY-----") ? NULL :
+		"holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
+}
+
+static char *http_pem_load(const char *key, const char *path, size_t *len, char **cause)
+{
+	char *pem = http_pem_read(key, path, len, cause);
+	const char *problem = pem ? http_pem_problem(key, pem) : NULL;
+	if (problem != NULL) {
+		*cause = xasprintf("[web] %s %s %s", key, path, problem);
+		explicit_bzero(pem, *len);
+		free(pem);
+		return NULL;
+	}
+	return pem;
+}
+
+static void http_pem_free(char *pem, size_t len)
+{
+	if (pem != NULL)
+		explicit_bzero(pem, len);
+	free(pem);
 }
 
 /* ---- lifecycle ---- */
@@ -328,6 +543,66 @@ static int64_t http_stale_ms(const conf_t *conf)
 		if (conf->routers[i].interval_ms > iv)
 			iv = conf->routers[i].interval_ms;
 	return 3 * iv > HTTP_STALE_MIN_MS ? 3 * iv : HTTP_STALE_MIN_MS;
+}
+
+/* The libmicrohttpd daemon on fd, over TLS when cert and key (PEM text) are given. */
+static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, const char *key)
+{
+	struct MHD_OptionItem tls[] = {
+		{ .option = MHD_OPTION_HTTPS_MEM_CERT, .ptr_value = (void *)cert },
+		{ .option = MHD_OPTION_HTTPS_MEM_KEY, .ptr_value = (void *)key },
+		{ .option = MHD_OPTION_HTTPS_PRIORITIES, .ptr_value = (void *)HTTP_TLS_PRIORITIES },
+		{ .option = MHD_OPTION_END },
+	};
+	if (cert == NULL)
+		tls[0].option = MHD_OPTION_END;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+			 (cert != NULL ? MHD_USE_TLS : 0);
+	h->starting = true;
+	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_handler, h,
+		MHD_OPTION_EXTERNAL_LOGGER, http_log, h,
+		MHD_OPTION_URI_LOG_CALLBACK, http_uri_check, NULL,
+		MHD_OPTION_LISTEN_SOCKET, fd,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
+		MHD_OPTION_ARRAY, tls,
+		MHD_OPTION_END);
+	h->starting = false;
+	return mhd;
+}
+
+/* Starts the daemon with the TLS files of conf, if any; the PEM text is wiped at once after. */
+static int http_serve(http_t *h, const char *spec, int fd, const conf_t *conf, char **cause)
+{
+	const char *cf = conf ? conf->web_cert : NULL, *kf = conf ? conf->web_key : NULL;
+	size_t clen = 0, klen = 0;
+	char *cert = NULL, *key = NULL;
+	if (cf != NULL && kf != NULL && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		*cause = xstrdup("[web] cert and key are set but this libmicrohttpd has no TLS");
+		return -1;
+	}
+	if (cf != NULL && kf != NULL && ((cert = http_pem_load("cert", cf, &clen, cause)) == NULL ||
+					 (key = http_pem_load("key", kf, &klen, cause)) == NULL)) {
+		http_pem_free(cert, clen);
+		return -1;
+	}
+	h->mhd = http_mhd_start(h, fd, cert, key);
+	http_pem_free(cert, clen);
+	http_pem_free(key, klen);
+	if (h->mhd == NULL && cert != NULL)
+		*cause = xasprintf("cannot start HTTPS on %s with [web] cert %s and key %s: %s", spec,
+				   cf, kf, h->start_msg ? h->start_msg : "refused by GnuTLS");
+	else if (h->mhd == NULL)
+		*cause = xasprintf("cannot start the HTTP server on %s%s%s", spec,
+				   h->start_msg ? ": " : "", h->start_msg ? h->start_msg : "");
+	else if (h->start_msg != NULL)
+		log_warn("http: %s", h->start_msg);
+	free(h->start_msg);
+	h->start_msg = NULL;
+	return h->mhd != NULL ? 0 : -1;
 }
 
 int http_start(const char *spec, const struct http_deps *deps, http_t **out, char **cause)
@@ -347,18 +622,12 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	h->deps = *deps;
 	h->port = port;
 	h->stale_ms = http_stale_ms(deps->conf);
-	h->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
-				  0, NULL, NULL, http_handler, h,
-				  MHD_OPTION_EXTERNAL_LOGGER, http_log, NULL,
-				  MHD_OPTION_LISTEN_SOCKET, fd,
-				  MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
-				  MHD_OPTION_END);
-	if (h->mhd == NULL) {
+	const conf_t *c = deps->conf;
+	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
+		h->auth = auth_create(c->web_user, c->web_password);
+	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */
-		*cause = xasprintf("cannot start the HTTP server on %s", spec);
+		auth_destroy(h->auth);
 		free(h);
 		return -1;
 	}
@@ -371,6 +640,7 @@ void http_stop(http_t *h)
 	if (h == NULL)
 		return;
 	MHD_stop_daemon(h->mhd);   /* closes the listening socket */
+	auth_destroy(h->auth);
 	free(h);
 }
 

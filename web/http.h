@@ -1,5 +1,6 @@
 /* http: wgwatchd's HTTP listener (libmicrohttpd, its own threads): /metrics, /api/v1/...,
- * /healthz. Handlers read the fleet under its lock and never touch the loop's data otherwise. */
+ * /healthz. Handlers read the fleet under its lock and never touch the loop's data otherwise.
+ * [web] user/password_file turn on basic auth, cert/key HTTPS (read once, at start). */
 #ifndef WGWATCH_HTTP_H
 #define WGWATCH_HTTP_H
 
@@ -17,7 +18,8 @@ struct http_deps {
 	loop_t *loop;     /* only for loop_heartbeat_ms */
 };
 
-/* Listen on "HOST:PORT" ("127.0.0.1:9477", "[::1]:9477"). -1 with *cause (caller frees). */
+/* Listen on "HOST:PORT" ("127.0.0.1:9477", "[::1]:9477") with deps->conf's [web] settings.
+ * -1 with *cause (caller frees), which names the TLS file at fault. */
 int http_start(const char *listen, const struct http_deps *deps, http_t **out, char **cause);
 void http_stop(http_t *h);
 unsigned http_port(const http_t *h);   /* the bound port (useful with port 0) */

@@ -116,7 +116,7 @@ static void check_fixture_globals(const conf_t *c, const char *path, const char 
 	CHECK_INT(c->min_samples, 10);
 	CHECK_NEAR(c->threshold, 0.25, 1e-12);
 	CHECK_NEAR(c->saturated, 0.8, 1e-12);
-	CHECK_STR(c->web_user, "admin");
+	CHECK_STR(c->web_user, NULL);
 	CHECK_STR(c->web_password, NULL);
 	free(db);
 }
@@ -403,6 +403,40 @@ static void test_errors(void)
 	free(dir);
 }
 
+/* [web]: user with password_file and cert with key, both or neither, errors at FILE:LINE. */
+static void test_web(void)
+{
+	static const struct { const char *text, *err; } bad[] = {
+		{ "[web]\nuser = admin\n", "2: [web] user needs password_file: set both or neither" },
+		{ "[web]\n\npassword_file = w.pass\n", "3: [web] password_file needs user: set both or "
+		  "neither" },
+		{ "[web]\ncert = c.pem\n", "2: [web] cert needs key: set both or neither" },
+		{ "[web]\nkey = c.pem\n", "2: [web] key needs cert: set both or neither" },
+	};
+	char *dir = new_dir();
+	free(put(dir, "w.pass", 0600, "w3b-secret\n"));
+	free(put(dir, "c.pem", 0644, "-\n"));
+	const char *good = "[web]\nuser = admin\npassword_file = w.pass\ncert = c.pem\nkey = c.pem\n";
+	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *text = i == 0 ? good : bad[i - 1].text;
+		char *all = xasprintf("%s[router a]\nsnmp = 127.0.0.1\n", text);
+		char *p = put(dir, "web.conf", 0644, all);
+		conf_t *c = NULL;
+		char *e = NULL;
+		CHECK_INT(conf_load(p, &c, &e), i == 0 ? 0 : -1);
+		if (i == 0)
+			CHECK_STR(c ? c->web_password : NULL, "w3b-secret");
+		else
+			CHECK_ERR(e, "%s:%s", p, bad[i - 1].err);
+		CHECK(e == NULL || strstr(e, "w3b-secret") == NULL);
+		conf_free(c);
+		free(e);
+		free(p);
+		free(all);
+	}
+	free(dir);
+}
+
 static void test_shard(void)
 {
 	static const struct { const char *v; int k, n; } ok[] = {
@@ -674,6 +708,7 @@ int main(void)
 	test_defaults();
 	test_errors();
 	test_shard();
+	test_web();
 	test_missing_file();
 	test_includes();
 	test_long_lines();
