@@ -6,6 +6,7 @@
 #include "config.h"
 #include "detector.h"
 #include "log.h"
+#include "store.h"
 #include "xmem.h"
 
 #include <inttypes.h>
@@ -306,7 +307,7 @@ static const char *const det_sql[DQ_COUNT] = {
 		" GROUP BY time_ms ORDER BY time_ms",
 	[DQ_IFACES] = "SELECT i.name, s.time_ms, s.tx_delta * 8000.0 / s.dt_ms,"
 		" s.rx_delta * 8000.0 / s.dt_ms"
-		" FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id"
+		" FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
 		" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?2 AND s.time_ms < ?3"
 		" AND s.dt_ms > 0 AND s.reset = 0 ORDER BY i.name, s.time_ms",
 	[DQ_ROUTERS] = "SELECT r.id, r.name, r.last_poll_ms, (SELECT max(h.time_ms) FROM version_history h"
@@ -461,7 +462,7 @@ static void det_mark_done(detector_t *d, int64_t ev)
 static void det_log_change(const struct det_item *it)
 {
 	const struct detector_verdict *v = &it->v;
-	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f%s)", v->router,
+	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f%s)", v->router ? v->router : "?",
 		 v->interface, v->direction, v->from_version ? v->from_version : "?",
 		 v->to_version ? v->to_version : "?", detector_verdict_name(v->verdict),
 		 detector_method_name(v->method), v->ratio, v->hint ? ", hint" : "");
@@ -1108,6 +1109,8 @@ static int det_open(detector_t *d, const conf_t *conf, bool readonly, char **cau
 		return -1;
 	}
 	sqlite3_busy_timeout(d->db, DET_BUSY_MS);
+	if (store_sql_attach(d->db, cause) < 0)   /* the packed samples' views */
+		return -1;
 	for (int i = 0; i < DQ_COUNT; i++) {
 		if (readonly && (i == DQ_UPSERT || i == DQ_HISTORY))
 			continue;

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "store.h"
 #include "schema_sql.h"
+#include "buf.h"
 #include "log.h"
 #include "rate.h"
 #include "xmem.h"
@@ -34,7 +35,10 @@
 #define STORE_BACKOFF_MAX_MS 5000        /* ... up to this */
 #define STORE_CLOSE_RETRIES  5           /* failed commits tolerated while closing */
 #define STORE_BUSY_MS        5000
+#define STORE_GATHER_MS      500         /* polls gather this long before a commit ... */
+#define STORE_GATHER_POLLS   20000       /* ... unless there are this many (or a flush waits) */
 #define STORE_DAY_MS         86400000LL
+#define STORE_PREV_POLLS     "2880"      /* polls looked back for a series' last counters */
 
 static size_t store_queue_max = 100000;  /* polls; a variable so that the test can lower it */
 
@@ -56,8 +60,8 @@ static int64_t store_mono_ms(void)
 static int64_t (*store_clock_ms)(void) = store_wall_ms;
 
 enum store_sq {
-	SQ_INS_ROUTER, SQ_UPD_ROUTER, SQ_INS_IFACE, SQ_INS_PEER, SQ_INS_POLL, SQ_INS_CPU,
-	SQ_INS_IFS, SQ_INS_PEERS, SQ_INS_HIST, SQ_GET_STATE, SQ_SET_STATE, SQ_COUNT
+	SQ_INS_ROUTER, SQ_UPD_ROUTER, SQ_INS_IFACE, SQ_INS_PEER, SQ_INS_POLL, SQ_INS_HIST,
+	SQ_GET_STATE, SQ_SET_STATE, SQ_COUNT
 };
 
 static const char *const store_sql[SQ_COUNT] = {
@@ -71,11 +75,8 @@ static const char *const store_sql[SQ_COUNT] = {
 		" info_ms = CASE WHEN ?11 IS NULL THEN info_ms ELSE ?2 END WHERE id = ?1",
 	[SQ_INS_IFACE] = "INSERT INTO interfaces (router_id, name, type) VALUES (?1, ?2, ?3)",
 	[SQ_INS_PEER] = "INSERT INTO peers (router_id, interface, pkey, name) VALUES (?1, ?2, ?3, ?4)",
-	[SQ_INS_POLL] = "INSERT OR REPLACE INTO polls VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	[SQ_INS_CPU] = "INSERT OR REPLACE INTO cpu_samples VALUES (?1, ?2, ?3, ?4, ?5)",
-	[SQ_INS_IFS] = "INSERT OR REPLACE INTO iface_samples"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-	[SQ_INS_PEERS] = "INSERT OR REPLACE INTO peer_samples VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[SQ_INS_POLL] = "INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
+		" error, cpu, ifaces, peers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 	[SQ_INS_HIST] = "INSERT INTO version_history (router_id, time_ms, kind, old_version,"
 		" new_version, old_firmware, new_firmware, old_board, new_board, architecture, uptime_ms)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
@@ -113,6 +114,7 @@ struct store {
 	int lock_fd;
 	int64_t retention_ms, rollup_retention_ms;
 	char errmsg[200];             /* the last SQLite error of the writer */
+	buf_t pk[3];                  /* the poll being written, packed: cpu, ifaces, peers */
 
 	/* writer thread only */
 	struct store_router **routers; /* sorted by name */
@@ -132,6 +134,8 @@ struct store {
 	uint64_t submit_seq, done_seq;
 	size_t inflight;
 	bool stopping, maint_forced;
+	int64_t gather_ms;            /* monotonic ms when the oldest queued poll came */
+	int flushing;                 /* store_flush callers waiting */
 	uint64_t maint_gen;           /* forced maintenance runs completed */
 	int64_t heartbeat_ms;
 	struct store_stats stats;
@@ -259,6 +263,359 @@ static int64_t store_col_opt(sqlite3_stmt *q, int i)
 	return sqlite3_column_type(q, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, i);
 }
 
+/* ---- packed samples: one polls row holds all the values of its poll ----
+ *
+ * polls.cpu, polls.ifaces and polls.peers are BLOBs: a kind byte, then one entry per core,
+ * interface or peer, made of LEB128 varints. An entry of a series starts with its id as a
+ * zigzag difference from the previous entry's id. Readers go through the table-valued function
+ * store_values(blob) and the temp views named like the tables of schema 001 (store_sql_attach). */
+
+enum store_kind { STORE_CPU = 1, STORE_IFACE = 2, STORE_PEER = 3 };
+
+enum {                            /* entry flags of interfaces and peers */
+	STORE_F_DELTA = 1,            /* dt_ms, rx_delta and tx_delta follow */
+	STORE_F_RESET = 2,
+	STORE_F_HANDSHAKE = 4,        /* peer: handshake_age_ms follows */
+};
+
+struct store_val {                /* one entry, decoded */
+	int64_t id;                   /* core index, interface id or peer id */
+	int64_t load, irq;            /* cpu, per mille; irq -1 when unknown */
+	uint64_t c[6];                /* rx/tx bytes, rx/tx packets, rx/tx drops (peers: 2) */
+	int64_t handshake_ms;         /* peer: -1 when never */
+	int flags;
+	int64_t dt_ms, rx_delta, tx_delta;
+};
+
+#define STORE_ENTRY_MAX 160       /* bytes of one encoded entry at most (15 varints) */
+
+static size_t store_put_varint(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+	for (; v >= 0x80; v >>= 7)
+		p[n++] = (uint8_t)(v | 0x80);
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static bool store_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return true;
+	}
+	return false;
+}
+
+static uint64_t store_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static int64_t store_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* Append one entry of the given kind; *prev_id is the id of the blob's previous entry. */
+static void store_pack(buf_t *b, enum store_kind kind, int64_t *prev_id, const struct store_val *v)
+{
+	uint8_t e[STORE_ENTRY_MAX];
+	size_t n = 0;
+	if (b->len == 0)
+		e[n++] = (uint8_t)kind;
+	if (kind == STORE_CPU) {
+		n += store_put_varint(e + n, (uint64_t)v->load);
+		n += store_put_varint(e + n, (uint64_t)(v->irq + 1));
+		buf_append(b, e, n);
+		return;
+	}
+	n += store_put_varint(e + n, store_zigzag(v->id - *prev_id));
+	*prev_id = v->id;
+	n += store_put_varint(e + n, (uint64_t)v->flags);
+	if (v->flags & STORE_F_DELTA) {
+		n += store_put_varint(e + n, (uint64_t)v->dt_ms);
+		n += store_put_varint(e + n, (uint64_t)v->rx_delta);
+		n += store_put_varint(e + n, (uint64_t)v->tx_delta);
+	}
+	for (int i = 0; i < (kind == STORE_IFACE ? 6 : 2); i++)
+		n += store_put_varint(e + n, v->c[i]);
+	if (v->flags & STORE_F_HANDSHAKE)
+		n += store_put_varint(e + n, (uint64_t)v->handshake_ms);
+	buf_append(b, e, n);
+}
+
+/* Decode the next entry at *p; false at the end or on a malformed blob. */
+static bool store_unpack(const uint8_t **p, const uint8_t *end, enum store_kind kind,
+			 int64_t *prev_id, struct store_val *v)
+{
+	uint64_t x[5];
+	memset(v, 0, sizeof(*v));
+	v->irq = v->handshake_ms = -1;
+	if (kind == STORE_CPU) {
+		if (!store_get_varint(p, end, &x[0]) || !store_get_varint(p, end, &x[1]))
+			return false;
+		v->id = (*prev_id)++;
+		v->load = (int64_t)x[0];
+		v->irq = (int64_t)x[1] - 1;
+		return true;
+	}
+	if (!store_get_varint(p, end, &x[0]) || !store_get_varint(p, end, &x[1]))
+		return false;
+	v->id = *prev_id += store_unzigzag(x[0]);
+	v->flags = (int)x[1];
+	if (v->flags & STORE_F_DELTA) {
+		if (!store_get_varint(p, end, &x[2]) || !store_get_varint(p, end, &x[3]) ||
+		    !store_get_varint(p, end, &x[4]))
+			return false;
+		v->dt_ms = (int64_t)x[2];
+		v->rx_delta = (int64_t)x[3];
+		v->tx_delta = (int64_t)x[4];
+	}
+	for (int i = 0; i < (kind == STORE_IFACE ? 6 : 2); i++)
+		if (!store_get_varint(p, end, &v->c[i]))
+			return false;
+	if ((v->flags & STORE_F_HANDSHAKE) && !store_get_varint(p, end, &x[0]))
+		return false;
+	if (v->flags & STORE_F_HANDSHAKE)
+		v->handshake_ms = (int64_t)x[0];
+	return true;
+}
+
+/* ---- store_values(blob): the entries of a packed blob as rows (an eponymous virtual table) */
+
+enum store_vcol {
+	VC_ID, VC_LOAD, VC_IRQ, VC_RX_BYTES, VC_TX_BYTES, VC_RX_PACKETS, VC_TX_PACKETS,
+	VC_RX_DROPS, VC_TX_DROPS, VC_HANDSHAKE, VC_DT, VC_RX_DELTA, VC_TX_DELTA, VC_RESET,
+	VC_DATA
+};
+
+struct store_vcursor {
+	sqlite3_vtab_cursor base;
+	uint8_t *data;                /* our copy of the blob */
+	const uint8_t *p, *end;
+	enum store_kind kind;
+	int64_t prev_id, rowid;
+	bool eof;
+	struct store_val v;
+};
+
+static int store_vconnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+			  sqlite3_vtab **out, char **err)
+{
+	(void)aux, (void)argc, (void)argv, (void)err;
+	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id, load, irq, rx_bytes, tx_bytes,"
+		" rx_packets, tx_packets, rx_drops, tx_drops, handshake_age_ms, dt_ms, rx_delta,"
+		" tx_delta, reset, data HIDDEN)");
+	if (rc != SQLITE_OK)
+		return rc;
+	*out = sqlite3_malloc(sizeof(**out));
+	if (*out == NULL)
+		return SQLITE_NOMEM;
+	memset(*out, 0, sizeof(**out));
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	return SQLITE_OK;
+}
+
+static int store_vdisconnect(sqlite3_vtab *vt)
+{
+	sqlite3_free(vt);
+	return SQLITE_OK;
+}
+
+/* Only a plan with data = <value> is usable: the function needs its argument. */
+static int store_vbestindex(sqlite3_vtab *vt, sqlite3_index_info *ix)
+{
+	(void)vt;
+	for (int i = 0; i < ix->nConstraint; i++) {
+		const struct sqlite3_index_constraint *c = &ix->aConstraint[i];
+		if (c->iColumn != VC_DATA || c->op != SQLITE_INDEX_CONSTRAINT_EQ)
+			continue;
+		if (!c->usable)
+			return SQLITE_CONSTRAINT;
+		ix->aConstraintUsage[i].argvIndex = 1;
+		ix->aConstraintUsage[i].omit = 1;
+		ix->estimatedCost = 10;
+		ix->estimatedRows = 20;
+		return SQLITE_OK;
+	}
+	return SQLITE_CONSTRAINT;
+}
+
+static int store_vopen(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
+{
+	(void)vt;
+	struct store_vcursor *c = sqlite3_malloc(sizeof(*c));
+	if (c == NULL)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int store_vclose(sqlite3_vtab_cursor *cur)
+{
+	struct store_vcursor *c = (struct store_vcursor *)cur;
+	sqlite3_free(c->data);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+static int store_vnext(sqlite3_vtab_cursor *cur)
+{
+	struct store_vcursor *c = (struct store_vcursor *)cur;
+	c->eof = c->p >= c->end || !store_unpack(&c->p, c->end, c->kind, &c->prev_id, &c->v);
+	c->rowid++;
+	return SQLITE_OK;
+}
+
+static int store_vfilter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
+			 sqlite3_value **argv)
+{
+	(void)idx, (void)idxstr;
+	struct store_vcursor *c = (struct store_vcursor *)cur;
+	sqlite3_free(c->data);
+	c->data = NULL;
+	c->p = c->end = NULL;
+	c->kind = 0;
+	c->prev_id = c->rowid = 0;
+	int n = argc > 0 && sqlite3_value_type(argv[0]) == SQLITE_BLOB ? sqlite3_value_bytes(argv[0]) : 0;
+	if (n > 1) {
+		if ((c->data = sqlite3_malloc(n)) == NULL)
+			return SQLITE_NOMEM;
+		memcpy(c->data, sqlite3_value_blob(argv[0]), (size_t)n);
+		c->kind = (enum store_kind)c->data[0];
+		c->p = c->data + 1;
+		c->end = c->data + n;
+	}
+	if (c->kind < STORE_CPU || c->kind > STORE_PEER)
+		c->p = c->end;
+	return store_vnext(cur);
+}
+
+static int store_veof(sqlite3_vtab_cursor *cur) { return ((struct store_vcursor *)cur)->eof; }
+
+static int store_vrowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((struct store_vcursor *)cur)->rowid;
+	return SQLITE_OK;
+}
+
+static void store_vresult(sqlite3_context *ctx, int64_t v, bool known)
+{
+	if (known)
+		sqlite3_result_int64(ctx, v);
+}
+
+static int store_vcolumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	const struct store_vcursor *c = (const struct store_vcursor *)cur;
+	const struct store_val *v = &c->v;
+	bool cpu = c->kind == STORE_CPU, delta = v->flags & STORE_F_DELTA;
+	int ncounters = c->kind == STORE_IFACE ? 6 : c->kind == STORE_PEER ? 2 : 0;
+	switch (col) {
+	case VC_ID: store_vresult(ctx, v->id, true); break;
+	case VC_LOAD: store_vresult(ctx, v->load, cpu); break;
+	case VC_IRQ: store_vresult(ctx, v->irq, cpu && v->irq >= 0); break;
+	case VC_HANDSHAKE: store_vresult(ctx, v->handshake_ms, v->handshake_ms >= 0); break;
+	case VC_DT: store_vresult(ctx, v->dt_ms, delta); break;
+	case VC_RX_DELTA: store_vresult(ctx, v->rx_delta, delta); break;
+	case VC_TX_DELTA: store_vresult(ctx, v->tx_delta, delta); break;
+	case VC_RESET: store_vresult(ctx, (v->flags & STORE_F_RESET) != 0, !cpu); break;
+	case VC_DATA: break;
+	default:
+		store_vresult(ctx, (int64_t)v->c[col - VC_RX_BYTES], col - VC_RX_BYTES < ncounters);
+	}
+	return SQLITE_OK;
+}
+
+static sqlite3_module store_values_module = {
+	.xConnect = store_vconnect, .xBestIndex = store_vbestindex,
+	.xDisconnect = store_vdisconnect, .xOpen = store_vopen, .xClose = store_vclose,
+	.xFilter = store_vfilter, .xNext = store_vnext, .xEof = store_veof,
+	.xColumn = store_vcolumn, .xRowid = store_vrowid,
+};
+
+/* ---- store_pack_cpu/iface/peer(...): aggregates that build a blob (migration 003) ---- */
+
+struct store_agg {
+	buf_t b;
+	int64_t prev_id;
+};
+
+static int64_t store_arg(sqlite3_value **argv, int i, int64_t null_value)
+{
+	return sqlite3_value_type(argv[i]) == SQLITE_NULL ? null_value : sqlite3_value_int64(argv[i]);
+}
+
+/* Arguments as the columns of the 001 tables: cpu (load, irq); iface (id, rx_bytes, tx_bytes,
+ * rx_packets, tx_packets, rx_drops, tx_drops, dt_ms, rx_delta, tx_delta, reset); peer (id,
+ * rx_bytes, tx_bytes, handshake_age_ms, dt_ms, rx_delta, tx_delta, reset). */
+static void store_agg_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, sizeof(*a));
+	if (a == NULL) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	enum store_kind kind = argc == 2 ? STORE_CPU : argc == 11 ? STORE_IFACE : STORE_PEER;
+	struct store_val v = { .load = store_arg(argv, 0, 0), .irq = store_arg(argv, 1, -1) };
+	if (kind == STORE_CPU) {
+		store_pack(&a->b, kind, &a->prev_id, &v);
+		return;
+	}
+	int nc = kind == STORE_IFACE ? 6 : 2, d = kind == STORE_IFACE ? 7 : 4;
+	v.id = store_arg(argv, 0, 0);
+	for (int i = 0; i < nc; i++)
+		v.c[i] = (uint64_t)store_arg(argv, 1 + i, 0);
+	v.handshake_ms = kind == STORE_PEER ? store_arg(argv, 3, -1) : -1;
+	v.flags = (sqlite3_value_type(argv[d]) != SQLITE_NULL ? STORE_F_DELTA : 0) |
+		(store_arg(argv, d + 3, 0) ? STORE_F_RESET : 0) |
+		(v.handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0);
+	v.dt_ms = store_arg(argv, d, 0);
+	v.rx_delta = store_arg(argv, d + 1, 0);
+	v.tx_delta = store_arg(argv, d + 2, 0);
+	store_pack(&a->b, kind, &a->prev_id, &v);
+}
+
+static void store_agg_final(sqlite3_context *ctx)
+{
+	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
+	if (a == NULL || a->b.len == 0)
+		return;                  /* no rows: NULL */
+	sqlite3_result_blob(ctx, a->b.data, (int)a->b.len, SQLITE_TRANSIENT);
+	buf_free(&a->b);
+}
+
+static const char store_views_sql[] =
+	"CREATE TEMP VIEW IF NOT EXISTS cpu_samples AS SELECT p.router_id, p.time_ms,"
+	" v.id AS core, v.load, v.irq FROM main.polls p, store_values(p.cpu) v;"
+	"CREATE TEMP VIEW IF NOT EXISTS iface_samples AS SELECT p.router_id, v.id AS iface_id,"
+	" p.time_ms, v.rx_bytes, v.tx_bytes, v.rx_packets, v.tx_packets, v.rx_drops, v.tx_drops,"
+	" v.dt_ms, v.rx_delta, v.tx_delta, v.reset FROM main.polls p, store_values(p.ifaces) v;"
+	"CREATE TEMP VIEW IF NOT EXISTS peer_samples AS SELECT p.router_id, v.id AS peer_id,"
+	" p.time_ms, v.rx_bytes, v.tx_bytes, v.handshake_age_ms, v.dt_ms, v.rx_delta, v.tx_delta,"
+	" v.reset FROM main.polls p, store_values(p.peers) v";
+
+/* The function, the aggregates and the module; the views come once the schema is current. */
+static int store_sql_functions(sqlite3 *db)
+{
+	static const struct { const char *name; int argc; } aggs[] = {
+		{ "store_pack_cpu", 2 }, { "store_pack_iface", 11 }, { "store_pack_peer", 8 },
+	};
+	int rc = sqlite3_create_module_v2(db, "store_values", &store_values_module, NULL, NULL);
+	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(aggs) / sizeof(aggs[0]); i++)
+		rc = sqlite3_create_function_v2(db, aggs[i].name, aggs[i].argc,
+			SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL,
+			store_agg_step, store_agg_final, NULL);
+	return rc;
+}
+
+int store_sql_attach(sqlite3 *db, char **cause)
+{
+	if (store_sql_functions(db) == SQLITE_OK &&
+	    sqlite3_exec(db, store_views_sql, NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	*cause = xasprintf("cannot set up the sample views: %s", sqlite3_errmsg(db));
+	return -1;
+}
+
 /* ---- the writer's memory of routers, interfaces and peers ---- */
 
 static void store_series_free(struct store_series *v, size_t n)
@@ -375,31 +732,9 @@ static int store_load_routers(store_t *st)
 }
 
 static const char store_load_ifaces_sql[] =
-	"SELECT r.name, i.id, i.name, NULL, s.time_ms, s.rx_bytes, s.tx_bytes"
-	" FROM interfaces i JOIN routers r ON r.id = i.router_id"
-	" LEFT JOIN iface_samples s ON s.iface_id = i.id"
-	" AND s.time_ms = (SELECT max(time_ms) FROM iface_samples WHERE iface_id = i.id)";
+	"SELECT r.name, i.id, i.name, NULL FROM interfaces i JOIN routers r ON r.id = i.router_id";
 static const char store_load_peers_sql[] =
-	"SELECT r.name, p.id, p.interface, p.pkey, s.time_ms, s.rx_bytes, s.tx_bytes"
-	" FROM peers p JOIN routers r ON r.id = p.router_id"
-	" LEFT JOIN peer_samples s ON s.peer_id = p.id"
-	" AND s.time_ms = (SELECT max(time_ms) FROM peer_samples WHERE peer_id = p.id)";
-
-static void store_load_series_row(store_t *st, sqlite3_stmt *q, bool peer)
-{
-	struct store_router *r = store_router_find(st, (const char *)sqlite3_column_text(q, 0));
-	if (r == NULL)
-		return;
-	struct store_series *x = store_series_add(peer ? &r->peers : &r->ifaces,
-		peer ? &r->npeers : &r->nifaces, (const char *)sqlite3_column_text(q, 2),
-		(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
-	if (sqlite3_column_type(q, 4) == SQLITE_NULL)
-		return;
-	x->have_prev = true;
-	x->prev_ms = sqlite3_column_int64(q, 4);
-	x->prev_rx = (uint64_t)sqlite3_column_int64(q, 5);
-	x->prev_tx = (uint64_t)sqlite3_column_int64(q, 6);
-}
+	"SELECT r.name, p.id, p.interface, p.pkey FROM peers p JOIN routers r ON r.id = p.router_id";
 
 static int store_load_series(store_t *st, bool peer)
 {
@@ -408,12 +743,72 @@ static int store_load_series(store_t *st, bool peer)
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
 		return store_note_error(st), -1;
 	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		store_load_series_row(st, q, peer);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct store_router *r = store_router_find(st, (const char *)sqlite3_column_text(q, 0));
+		if (r != NULL)
+			store_series_add(peer ? &r->peers : &r->ifaces, peer ? &r->npeers : &r->nifaces,
+					 (const char *)sqlite3_column_text(q, 2),
+					 (const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
+	}
 	if (rc != SQLITE_DONE)
 		store_note_error(st);
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Take the counters of one packed blob as the previous ones of series that have none yet;
+ * returns how many series got theirs. */
+static size_t store_prev_from(struct store_series *v, size_t n, sqlite3_stmt *q, int col,
+			      int64_t t, enum store_kind kind)
+{
+	const uint8_t *p = sqlite3_column_blob(q, col);
+	const uint8_t *end = p + sqlite3_column_bytes(q, col);
+	if (p == NULL || p == end || *p++ != kind)
+		return 0;
+	size_t got = 0;
+	int64_t prev_id = 0;
+	struct store_val e;
+	while (p < end && store_unpack(&p, end, kind, &prev_id, &e)) {
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].id != e.id || v[i].have_prev)
+				continue;
+			v[i] = (struct store_series){ v[i].name, v[i].key, v[i].id, true, t, e.c[0], e.c[1] };
+			got++;
+		}
+	}
+	return got;
+}
+
+/* The newest stored counters of each series of r, so that deltas go on after a restart. Looks
+ * back over at most STORE_PREV_POLLS polls: a series silent for longer starts afresh. */
+static int store_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r)
+{
+	size_t want = r->nifaces + r->npeers;
+	sqlite3_bind_int64(q, 1, r->id);
+	int rc = SQLITE_DONE;
+	while (want > 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(q, 0);
+		want -= store_prev_from(r->ifaces, r->nifaces, q, 1, t, STORE_IFACE);
+		want -= store_prev_from(r->peers, r->npeers, q, 2, t, STORE_PEER);
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		store_note_error(st);
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int store_load_prevs(store_t *st)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(st->db, "SELECT time_ms, ifaces, peers FROM polls WHERE router_id = ?1"
+			       " AND (ifaces IS NOT NULL OR peers IS NOT NULL) ORDER BY time_ms DESC"
+			       " LIMIT " STORE_PREV_POLLS, -1, &q, NULL) != SQLITE_OK)
+		return store_note_error(st), -1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < st->nrouters; i++)
+		rc = store_load_prev(st, q, st->routers[i]);
+	sqlite3_finalize(q);
+	return rc;
 }
 
 /* (Re)build the writer's memory from the database: at open, and after a rollback. */
@@ -422,7 +817,7 @@ static int store_cache_load(store_t *st)
 	store_cache_clear(st);
 	st->cache_stale = true;
 	if (store_load_routers(st) < 0 || store_load_series(st, false) < 0 ||
-	    store_load_series(st, true) < 0)
+	    store_load_series(st, true) < 0 || store_load_prevs(st) < 0)
 		return -1;
 	st->cache_stale = false;
 	return 0;
@@ -491,18 +886,18 @@ static void store_delta(struct store_series *x, int64_t t, uint64_t rx, uint64_t
 	x->prev_tx = tx;
 }
 
-static void store_bind_delta(sqlite3_stmt *q, int i, const struct store_delta *d)
+static void store_delta_flags(struct store_val *v, const struct store_delta *d)
 {
-	store_bind_opt(q, i, d->dt_ms, d->valid);
-	store_bind_opt(q, i + 1, d->rx, d->valid);
-	store_bind_opt(q, i + 2, d->tx, d->valid);
-	sqlite3_bind_int(q, i + 3, d->reset);
+	v->flags |= (d->valid ? STORE_F_DELTA : 0) | (d->reset ? STORE_F_RESET : 0);
+	v->dt_ms = d->dt_ms;
+	v->rx_delta = d->rx;
+	v->tx_delta = d->tx;
 }
 
-static int store_write_ifaces(store_t *st, struct store_router *r, const sample_t *s,
-			      bool restarted, size_t *rows)
+static int store_pack_ifaces(store_t *st, struct store_router *r, const sample_t *s,
+			     bool restarted, buf_t *b)
 {
-	sqlite3_stmt *q = st->sq[SQ_INS_IFS];
+	int64_t prev_id = 0;
 	for (size_t i = 0; i < s->nifaces; i++) {
 		const struct sample_iface *f = &s->ifaces[i];
 		struct store_series *x = store_series_get(st, r, false, i, f->name ? f->name : "",
@@ -511,18 +906,10 @@ static int store_write_ifaces(store_t *st, struct store_router *r, const sample_
 			return -1;
 		struct store_delta d;
 		store_delta(x, s->time_ms, f->rx_bytes, f->tx_bytes, restarted, &d);
-		sqlite3_bind_int64(q, 1, x->id);
-		sqlite3_bind_int64(q, 2, s->time_ms);
-		sqlite3_bind_int64(q, 3, (int64_t)f->rx_bytes);
-		sqlite3_bind_int64(q, 4, (int64_t)f->tx_bytes);
-		sqlite3_bind_int64(q, 5, (int64_t)f->rx_packets);
-		sqlite3_bind_int64(q, 6, (int64_t)f->tx_packets);
-		sqlite3_bind_int64(q, 7, (int64_t)f->rx_drops);
-		sqlite3_bind_int64(q, 8, (int64_t)f->tx_drops);
-		store_bind_delta(q, 9, &d);
-		if (store_step(st, q) < 0)
-			return -1;
-		(*rows)++;
+		struct store_val v = { .id = x->id, .c = { f->rx_bytes, f->tx_bytes, f->rx_packets,
+			f->tx_packets, f->rx_drops, f->tx_drops } };
+		store_delta_flags(&v, &d);
+		store_pack(b, STORE_IFACE, &prev_id, &v);
 	}
 	return 0;
 }
@@ -534,10 +921,10 @@ static const char *store_peer_key(const struct sample_peer *p)
 	return p->peer ? p->peer : "";
 }
 
-static int store_write_peers(store_t *st, struct store_router *r, const sample_t *s,
-			     bool restarted, size_t *rows)
+static int store_pack_peers(store_t *st, struct store_router *r, const sample_t *s,
+			    bool restarted, buf_t *b)
 {
-	sqlite3_stmt *q = st->sq[SQ_INS_PEERS];
+	int64_t prev_id = 0;
 	for (size_t i = 0; i < s->npeers; i++) {
 		const struct sample_peer *p = &s->peers[i];
 		struct store_series *x = store_series_get(st, r, true, i,
@@ -546,15 +933,11 @@ static int store_write_peers(store_t *st, struct store_router *r, const sample_t
 			return -1;
 		struct store_delta d;
 		store_delta(x, s->time_ms, p->rx_bytes, p->tx_bytes, restarted, &d);
-		sqlite3_bind_int64(q, 1, x->id);
-		sqlite3_bind_int64(q, 2, s->time_ms);
-		sqlite3_bind_int64(q, 3, (int64_t)p->rx_bytes);
-		sqlite3_bind_int64(q, 4, (int64_t)p->tx_bytes);
-		store_bind_opt(q, 5, p->last_handshake_ms, p->last_handshake_ms >= 0);
-		store_bind_delta(q, 6, &d);
-		if (store_step(st, q) < 0)
-			return -1;
-		(*rows)++;
+		struct store_val v = { .id = x->id, .c = { p->rx_bytes, p->tx_bytes },
+			.handshake_ms = p->last_handshake_ms,
+			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
+		store_delta_flags(&v, &d);
+		store_pack(b, STORE_PEER, &prev_id, &v);
 	}
 	return 0;
 }
@@ -566,20 +949,15 @@ static int64_t store_permille(double v)
 	return v >= 1 ? 1000 : llround(v * 1000);
 }
 
-static int store_write_cpu(store_t *st, struct store_router *r, const sample_t *s, size_t *rows)
+static void store_pack_cpu(const sample_t *s, buf_t *b)
 {
-	sqlite3_stmt *q = st->sq[SQ_INS_CPU];
+	int64_t prev_id = 0;
 	for (size_t i = 0; i < s->ncores; i++) {
-		sqlite3_bind_int64(q, 1, r->id);
-		sqlite3_bind_int64(q, 2, s->time_ms);
-		sqlite3_bind_int64(q, 3, (int64_t)i);
-		sqlite3_bind_int64(q, 4, store_permille(s->cores[i].load));
-		store_bind_opt(q, 5, store_permille(s->cores[i].irq), !isnan(s->cores[i].irq));
-		if (store_step(st, q) < 0)
-			return -1;
-		(*rows)++;
+		double irq = s->cores[i].irq;
+		struct store_val v = { .load = store_permille(s->cores[i].load),
+				       .irq = isnan(irq) ? -1 : store_permille(irq) };
+		store_pack(b, STORE_CPU, &prev_id, &v);
 	}
-	return 0;
 }
 
 static int store_hist(store_t *st, const struct store_router *r, const sample_t *s,
@@ -645,6 +1023,14 @@ static int store_update_router(store_t *st, struct store_router *r, const sample
 	return 0;
 }
 
+static void store_bind_blob(sqlite3_stmt *q, int i, const buf_t *b)
+{
+	if (b->len == 0)
+		sqlite3_bind_null(q, i);
+	else
+		sqlite3_bind_blob(q, i, b->data, (int)b->len, SQLITE_STATIC);
+}
+
 static int store_write_poll(store_t *st, const struct store_router *r, const sample_t *s)
 {
 	sqlite3_stmt *q = st->sq[SQ_INS_POLL];
@@ -654,6 +1040,8 @@ static int store_write_poll(store_t *st, const struct store_router *r, const sam
 	store_bind_text(q, 4, s->source);
 	store_bind_text(q, 5, s->err == SAMPLE_OK ? NULL : sample_err_name(s->err));
 	store_bind_text(q, 6, s->err == SAMPLE_OK ? NULL : s->error);
+	for (int i = 0; i < 3; i++)
+		store_bind_blob(q, 7 + i, &st->pk[i]);
 	return store_step(st, q);
 }
 
@@ -663,20 +1051,25 @@ static bool store_has_data(const sample_t *s)
 	       s->npeers > 0 || s->uptime_ms >= 0;
 }
 
+/* One polls row with the poll's values packed (st->pk: cpu, ifaces, peers). */
 static int store_write_sample(store_t *st, const sample_t *s, size_t *rows)
 {
 	if (s->router == NULL)
 		return 0;
 	struct store_router *r = store_router_get(st, s);
-	if (r == NULL || store_write_poll(st, r, s) < 0)
+	if (r == NULL)
 		return -1;
+	for (int i = 0; i < 3; i++)
+		buf_reset(&st->pk[i]);
 	if (!store_has_data(s))
-		return store_update_router(st, r, s);
+		return store_write_poll(st, r, s) < 0 ? -1 : store_update_router(st, r, s);
 	bool restarted = rate_restarted(r->uptime_ms, s->uptime_ms, s->time_ms - r->info_ms);
-	if (store_write_history(st, r, s, restarted) < 0 || store_write_cpu(st, r, s, rows) < 0 ||
-	    store_write_ifaces(st, r, s, restarted, rows) < 0 ||
-	    store_write_peers(st, r, s, restarted, rows) < 0)
+	store_pack_cpu(s, &st->pk[0]);
+	if (store_write_history(st, r, s, restarted) < 0 ||
+	    store_pack_ifaces(st, r, s, restarted, &st->pk[1]) < 0 ||
+	    store_pack_peers(st, r, s, restarted, &st->pk[2]) < 0 || store_write_poll(st, r, s) < 0)
 		return -1;
+	*rows += s->ncores + s->nifaces + s->npeers;
 	return store_update_router(st, r, s);
 }
 
@@ -707,36 +1100,35 @@ fail:
 /* Every id of the parent table: lets SQLite seek (id, time) keys instead of scanning. */
 #define STORE_IDS(table, col) " " col " IN (SELECT id FROM " table ")"
 
-/* Roll-up of rates of one kind of counter series (tab = "iface" or "peer"). */
+/* Roll-up of rates of one kind of counter series (tab = "iface" or "peer"), over the temp views
+ * of the packed samples. The router_id conditions let SQLite seek the polls key. */
+#define STORE_END(tab, col, what) \
+	" (SELECT e." what " FROM " tab "_samples e WHERE e.router_id = s.router_id" \
+	"  AND e.time_ms >= b AND e.time_ms < b + 300000 AND e." col " = s." col \
+	"  ORDER BY e.time_ms DESC LIMIT 1)"
 #define STORE_RATES(tab, col) \
 	"INSERT OR REPLACE INTO " tab "_rollup SELECT " col ", b, count(*)," \
 	" CAST(round(sum(rx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER)," \
 	" CAST(round(max(rx_delta * 1000.0 / dt_ms)) AS INTEGER)," \
 	" CAST(round(sum(tx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER)," \
 	" CAST(round(max(tx_delta * 1000.0 / dt_ms)) AS INTEGER)," \
-	" (SELECT rx_bytes FROM " tab "_samples e WHERE e." col " = s." col \
-	"  AND e.time_ms < b + 300000 ORDER BY e.time_ms DESC LIMIT 1)," \
-	" (SELECT tx_bytes FROM " tab "_samples e WHERE e." col " = s." col \
-	"  AND e.time_ms < b + 300000 ORDER BY e.time_ms DESC LIMIT 1)" \
+	STORE_END(tab, col, "rx_bytes") "," STORE_END(tab, col, "tx_bytes") \
 	" FROM (SELECT *, time_ms - time_ms % 300000 AS b FROM " tab "_samples" \
-	"  WHERE time_ms >= ?1 AND time_ms < ?2) s"
+	"  WHERE" STORE_IDS("routers", "router_id") " AND time_ms >= ?1 AND time_ms < ?2) s" \
+	" GROUP BY " col ", b"
 
 static const char *const store_rollup_sql[] = {
 	"INSERT OR REPLACE INTO cpu_rollup SELECT router_id, time_ms - time_ms % 300000, core,"
 	" count(*), min(load), CAST(round(avg(load)) AS INTEGER), max(load) FROM cpu_samples"
 	" WHERE" STORE_IDS("routers", "router_id") " AND time_ms >= ?1 AND time_ms < ?2"
 	" GROUP BY router_id, time_ms / 300000, core",
-	STORE_RATES("iface", "iface_id") " WHERE" STORE_IDS("interfaces", "iface_id")
-	" GROUP BY iface_id, b",
-	STORE_RATES("peer", "peer_id") " WHERE" STORE_IDS("peers", "peer_id") " GROUP BY peer_id, b",
+	STORE_RATES("iface", "iface_id"),
+	STORE_RATES("peer", "peer_id"),
 	NULL
 };
 
 static const char *const store_purge_raw_sql[] = {
 	"DELETE FROM polls WHERE" STORE_IDS("routers", "router_id") " AND time_ms < ?2",
-	"DELETE FROM cpu_samples WHERE" STORE_IDS("routers", "router_id") " AND time_ms < ?2",
-	"DELETE FROM iface_samples WHERE" STORE_IDS("interfaces", "iface_id") " AND time_ms < ?2",
-	"DELETE FROM peer_samples WHERE" STORE_IDS("peers", "peer_id") " AND time_ms < ?2",
 	NULL
 };
 
@@ -762,10 +1154,7 @@ static const struct {
 static int store_first_time(store_t *st, int64_t now, int64_t *out)
 {
 	sqlite3_stmt *q;
-	const char *sql = "SELECT min(t) FROM (SELECT min(time_ms) AS t FROM polls"
-		" UNION ALL SELECT min(time_ms) FROM cpu_samples"
-		" UNION ALL SELECT min(time_ms) FROM iface_samples"
-		" UNION ALL SELECT min(time_ms) FROM peer_samples)";
+	const char *sql = "SELECT min(time_ms) FROM polls";
 	if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
 		return store_note_error(st), -1;
 	int rc = sqlite3_step(q);
@@ -978,6 +1367,10 @@ static int store_db_open(store_t *st, char **cause)
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
+	if (store_sql_functions(st->db) != SQLITE_OK) {   /* migration 003 needs them */
+		*cause = xasprintf("database %s: %s", st->path, sqlite3_errmsg(st->db));
+		return -1;
+	}
 	return store_quick_check(st, cause);
 }
 
@@ -1020,6 +1413,12 @@ static int store_migrate(store_t *st, char **cause)
 
 static int store_prepare(store_t *st, char **cause)
 {
+	char *why = NULL;
+	if (store_sql_attach(st->db, &why) < 0) {
+		*cause = xasprintf("database %s: %s", st->path, why);
+		free(why);
+		return -1;
+	}
 	for (int i = 0; i < SQ_COUNT; i++) {
 		if (sqlite3_prepare_v3(st->db, store_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
 				       &st->sq[i], NULL) != SQLITE_OK) {
@@ -1043,6 +1442,8 @@ static void store_free(store_t *st)
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
 	store_cache_clear(st);
+	for (int i = 0; i < 3; i++)
+		buf_free(&st->pk[i]);
 	for (size_t i = 0; i < st->qlen; i++)
 		sample_free(st->q[(st->qhead + i) % st->qcap].s);
 	for (size_t i = 0; i < st->nbatch; i++)
@@ -1171,6 +1572,19 @@ static void store_maint_round(store_t *st)
 	}
 }
 
+/* Let polls gather before a commit, so that one commit writes each router's pages once for
+ * several of its polls (the samples are keyed by router). True while waiting. Locked. */
+static bool store_gathering(store_t *st)
+{
+	if (st->stopping || st->flushing > 0 || st->qlen >= STORE_GATHER_POLLS)
+		return false;
+	int64_t left = st->gather_ms + STORE_GATHER_MS - store_mono_ms();
+	if (left <= 0)
+		return false;
+	store_timed_wait(st, left);
+	return true;
+}
+
 static void *store_writer(void *arg)
 {
 	store_t *st = arg;
@@ -1179,8 +1593,11 @@ static void *store_writer(void *arg)
 	pthread_mutex_lock(&st->mu);
 	for (;;) {
 		st->heartbeat_ms = store_mono_ms();
-		if (st->nbatch == 0 && st->qlen > 0)
+		if (st->nbatch == 0 && st->qlen > 0) {
+			if (store_gathering(st))
+				continue;
 			store_take(st);
+		}
 		if (st->nbatch > 0)
 			store_commit_round(st, &backoff, &failures);
 		else if (!st->stopping && (st->maint_active || st->maint_forced ||
@@ -1266,6 +1683,8 @@ static void store_push(store_t *st, sample_t *s)
 		st->qhead = 0;
 	}
 	st->q[(st->qhead + st->qlen++) % st->qcap] = (struct store_item){ s, ++st->submit_seq };
+	if (st->qlen == 1)
+		st->gather_ms = store_mono_ms();
 }
 
 void store_submit(store_t *st, sample_t *s)
@@ -1274,7 +1693,8 @@ void store_submit(store_t *st, sample_t *s)
 		return;
 	pthread_mutex_lock(&st->mu);
 	store_push(st, s);
-	pthread_cond_signal(&st->wake);
+	if (st->qlen == 1 || st->qlen >= STORE_GATHER_POLLS)   /* else the writer is gathering */
+		pthread_cond_signal(&st->wake);
 	pthread_mutex_unlock(&st->mu);
 }
 
@@ -1282,9 +1702,11 @@ void store_flush(store_t *st)
 {
 	pthread_mutex_lock(&st->mu);
 	uint64_t target = st->submit_seq;
+	st->flushing++;
 	pthread_cond_signal(&st->wake);
 	while (st->done_seq < target)
 		pthread_cond_wait(&st->progress, &st->mu);
+	st->flushing--;
 	pthread_mutex_unlock(&st->mu);
 }
 

@@ -35,4 +35,11 @@ void store_flush(store_t *st);                 /* waits until everything submitt
 void store_get_stats(store_t *st, struct store_stats *out);
 int64_t store_heartbeat_ms(store_t *st);       /* monotonic ms of the writer's last sign of life */
 
+/* Make the packed samples readable on another connection to the database (any thread): the
+ * table-valued function store_values(blob) and the temp views cpu_samples, iface_samples and
+ * peer_samples (the columns of schema 001, plus router_id: put router_id in a query's WHERE so
+ * that SQLite seeks instead of unpacking every poll). 0, or -1 with *cause (caller frees). */
+struct sqlite3;
+int store_sql_attach(struct sqlite3 *db, char **cause);
+
 #endif

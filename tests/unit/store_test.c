@@ -40,11 +40,18 @@ static void open_fails(const char *path, const char *want)
 	free(cause);
 }
 
+static int qi_raw;   /* 1: open without the sample views (a database before migration 003) */
+
 static sqlite3 *ro(const char *path)
 {
 	sqlite3 *db = NULL;
 	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK);
 	sqlite3_busy_timeout(db, 5000);
+	char *cause = NULL;
+	if (qi_raw == 0 && store_sql_attach(db, &cause) < 0) {   /* the sample views */
+		fprintf(stderr, "%s\n", cause);
+		free(cause);
+	}
 	return db;
 }
 
@@ -140,8 +147,8 @@ static void test_fresh(void)
 	store_close(st);
 	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_nmigrations);
 	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
-	/* 001-initial: 12 tables, 002-verdicts: 2 */
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 14);
+	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls) */
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 11);
 	check_integrity(p);
 	free(p);
 }
@@ -400,6 +407,76 @@ static sample_t *mk_wide(const char *router, int64_t t, int nifaces)
 	return s;
 }
 
+/* A database of the release before 003 (schema 2, one row per core, interface and peer)
+ * is migrated: every old sample reads back through the views, the old tables are gone, and
+ * the deltas of the next poll go on from the migrated counters. */
+static const char v2_rows[] =
+	"INSERT INTO routers (id, name, first_seen_ms, last_poll_ms, uptime_ms, info_ms, version)"
+	" VALUES (1, 'old', 1000, 61000, 500000, 61000, '7.15');"
+	"INSERT INTO interfaces VALUES (5, 1, 'wg0', 'wg'), (9, 1, 'ether1', 'ether');"
+	"INSERT INTO peers VALUES (3, 1, 'wg0', 'KEY=', 'site');"
+	"INSERT INTO polls VALUES (1, 1000, 10, 'rest', NULL, NULL), (1, 31000, 10, 'rest', NULL,"
+	" NULL), (1, 61000, 9, 'snmp', 'timeout', 'no answer');"
+	"INSERT INTO cpu_samples VALUES (1, 1000, 0, 120, NULL), (1, 1000, 1, 1000, 15),"
+	" (1, 31000, 0, 0, 0), (1, 31000, 1, 999, NULL), (1, 91000, 0, 7, NULL);"
+	"INSERT INTO iface_samples VALUES (5, 1000, -9, 100, 5, 6, 0, 1, NULL, NULL, NULL, 0),"
+	" (5, 31000, 2000, 400, 7, 8, 2, 3, 30000, 2009, 300, 1),"
+	" (9, 31000, 40000000000, 1, 1, 1, 1, 1, NULL, NULL, NULL, 0);"
+	"INSERT INTO peer_samples VALUES (3, 1000, 50, 60, NULL, NULL, NULL, NULL, 0),"
+	" (3, 31000, 150, 260, 4000, 30000, 100, 200, 0);";
+
+static void make_v2(const char *p)
+{
+	sqlite3 *db = ro(p);
+	for (size_t i = 0; i < 2; i++)
+		CHECK(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, v2_rows, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static void test_migrate_v2(void)
+{
+	char *p = tpath("v2.db");
+	qi_raw = 1;
+	make_v2(p);
+	qi_raw = 0;
+	store_t *st = open_ok(p);
+	store_close(st);
+	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_nmigrations);
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%samples'"), 0);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4);     /* + the lone cpu sample's */
+	CHECK_STR(qs(p, "SELECT group_concat(router_id || '/' || time_ms || '/' || core || '/' ||"
+		     " load || '/' || coalesce(irq, '-'), ' ') FROM cpu_samples"),
+		  "1/1000/0/120/- 1/1000/1/1000/15 1/31000/0/0/0 1/31000/1/999/- 1/91000/0/7/-");
+	CHECK_STR(qs(p, "SELECT group_concat(iface_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
+		     " tx_bytes || '/' || rx_packets || '/' || tx_packets || '/' || rx_drops || '/' ||"
+		     " tx_drops || '/' || coalesce(dt_ms, '-') || '/' || coalesce(rx_delta, '-') ||"
+		     " '/' || coalesce(tx_delta, '-') || '/' || reset, ' ') FROM iface_samples"),
+		  "5/1000/-9/100/5/6/0/1/-/-/-/0 5/31000/2000/400/7/8/2/3/30000/2009/300/1"
+		  " 9/31000/40000000000/1/1/1/1/1/-/-/-/0");
+	CHECK_STR(qs(p, "SELECT group_concat(peer_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
+		     " tx_bytes || '/' || coalesce(handshake_age_ms, '-') || '/' || coalesce(dt_ms, '-')"
+		     " || '/' || coalesce(rx_delta, '-') || '/' || reset, ' ') FROM peer_samples"),
+		  "3/1000/50/60/-/-/-/0 3/31000/150/260/4000/30000/100/0");
+	CHECK_STR(qs(p, "SELECT err || ' ' || error FROM polls WHERE time_ms = 61000"),
+		  "timeout no answer");
+	/* The next poll's deltas count from the migrated counters. */
+	st = open_ok(p);
+	sample_t *s = mk("old", 121000, "7.15", NULL, 500000 + 60000);
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup("wg0");
+	f->type = xstrdup("wg");
+	f->rx_bytes = 2500;
+	f->tx_bytes = 1400;
+	store_submit(st, s);
+	store_close(st);
+	CHECK_STR(qs(p, "SELECT dt_ms || ' ' || rx_delta || ' ' || tx_delta || ' ' || reset"
+		     " FROM iface_samples WHERE time_ms = 121000"), "90000 500 1000 0");
+	check_integrity(p);
+	free(p);
+}
+
 static void test_fault(void)
 {
 	char *p = tpath("fault.db");
@@ -546,6 +623,7 @@ int main(void)
 	test_refusals();
 	test_corrupt();
 	test_fault();
+	test_migrate_v2();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)

@@ -1,0 +1,177 @@
+/* store_bench: ingest, size and roll-up figures of the SQLite store alone (bench/README.md).
+ * A fake fleet of R routers (C cores, I wg interfaces, P peers each) polled every 30 s for
+ * H hours is pushed through store_submit as fast as the writer takes it; then the roll-ups of
+ * all of it are forced. Prints figures only. Includes store.c to reach the clock seam. */
+#include "../daemon/store.c"
+
+#include <getopt.h>
+#include <sys/time.h>
+
+static int64_t bench_now;
+static int64_t bench_clock(void) { return bench_now; }
+
+static double bench_secs(void)
+{
+	struct timeval tv;
+	gettimeofday(&tv, NULL);
+	return (double)tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+struct bench_opt {
+	int routers, cores, ifaces, peers;
+	double hours;
+	const char *path;
+};
+
+/* Poll k of router r: loads that move, counters that grow at a few Mbit/s. */
+static sample_t *bench_sample(const struct bench_opt *o, int r, int64_t k, int64_t t0)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "r%05d", r);
+	sample_t *s = sample_new(name, t0 + k * 30000, "rest");
+	s->duration_ms = 40;
+	s->version = xstrdup("7.16.2");
+	s->uptime_ms = 86400000 + k * 30000;
+	sample_set_cores(s, (size_t)o->cores);
+	uint64_t h = (uint64_t)(r * 7919 + k * 104729);
+	for (int i = 0; i < o->cores; i++)
+		s->cores[i].load = (double)((h >> (i % 8)) % 1000) / 1000;
+	for (int i = 0; i < o->ifaces; i++) {
+		struct sample_iface *f = sample_add_iface(s);
+		uint64_t rate = 100000 + (uint64_t)((r + i) % 50) * 20000 + h % 50000;
+		f->name = xasprintf("wg%d", i);
+		f->type = xstrdup("wg");
+		f->rx_bytes = 40000000000ULL + (uint64_t)k * rate * 30;
+		f->tx_bytes = f->rx_bytes / 3;
+		f->rx_packets = f->rx_bytes / 900;
+		f->tx_packets = f->tx_bytes / 800;
+		f->rx_drops = (uint64_t)k / 1000;
+	}
+	for (int i = 0; i < o->peers; i++) {
+		struct sample_peer *p = sample_add_peer(s);
+		p->interface = xasprintf("wg%d", o->ifaces ? i % o->ifaces : 0);
+		p->peer = xasprintf("site-%d", i);
+		p->public_key = xasprintf("%043dab=", r * 1000 + i);
+		p->rx_bytes = 1000000000ULL + (uint64_t)k * (5000 + h % 3000) * 30;
+		p->tx_bytes = p->rx_bytes / 2;
+		p->last_handshake_ms = (k * 30000 + i * 1000) % 120000;
+	}
+	return s;
+}
+
+/* CPU seconds the store's writer thread has used. */
+static double bench_writer_cpu(store_t *st)
+{
+	clockid_t id;
+	struct timespec ts;
+	if (pthread_getcpuclockid(st->thread, &id) != 0 || clock_gettime(id, &ts) != 0)
+		return NAN;
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int64_t bench_q(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *q = NULL;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		v = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return v;
+}
+
+static void bench_sizes(const struct bench_opt *o, int64_t polls, int64_t values)
+{
+	sqlite3 *db = NULL;
+	sqlite3_open_v2(o->path, &db, SQLITE_OPEN_READONLY, NULL);
+	int64_t raw = bench_q(db, "SELECT sum(pgsize) FROM dbstat WHERE name IN ('polls',"
+			      " 'cpu_samples', 'iface_samples', 'peer_samples')");
+	int64_t rolled = bench_q(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%rollup'");
+	int64_t nroll = bench_q(db, "SELECT (SELECT count(*) FROM cpu_rollup) + 6 *"
+				" (SELECT count(*) FROM iface_rollup) + 6 * (SELECT count(*) FROM peer_rollup)");
+	int64_t file = bench_q(db, "SELECT page_count * page_size FROM pragma_page_count,"
+			       " pragma_page_size");
+	int64_t entries = polls * (o->cores + o->ifaces + o->peers);
+	printf("raw tables: %.1f MiB = %.1f bytes/value, %.1f bytes/entry (core, interface or"
+	       " peer), %.0f bytes/poll\n", raw / 1048576.0, (double)raw / (double)values,
+	       (double)raw / (double)entries, (double)raw / (double)polls);
+	printf("roll-ups: %.1f MiB = %.1f bytes/rolled-up value (%" PRId64 " values)\n",
+	       rolled / 1048576.0, nroll > 0 ? (double)rolled / (double)nroll : 0.0, nroll);
+	printf("database file: %.1f MiB\n", file / 1048576.0);
+	sqlite3_close(db);
+}
+
+static void bench_run(const struct bench_opt *o)
+{
+	int64_t rounds = (int64_t)(o->hours * 120), t0 = 1700000000000LL;
+	bench_now = t0;
+	store_clock_ms = bench_clock;
+	store_t *st = NULL;
+	char *cause = NULL;
+	conf_t conf = { .retention_ms = 400 * STORE_DAY_MS, .rollup_retention_ms = 800 * STORE_DAY_MS };
+	if (store_open(o->path, &conf, &st, &cause) < 0) {
+		fprintf(stderr, "store_bench: %s\n", cause);
+		exit(1);
+	}
+	st->next_maint_ms = INT64_MAX;          /* no roll-up while ingesting */
+	int64_t per_poll = o->cores + 6 * o->ifaces + 3 * o->peers;
+	double start = bench_secs(), last = start;
+	for (int64_t k = 0; k < rounds; k++) {
+		for (int r = 0; r < o->routers; r++)
+			store_submit(st, bench_sample(o, r, k, t0));
+		if ((k + 1) % 50 == 0 || k + 1 == rounds)
+			store_flush(st);         /* keep the queue under its bound */
+		if (bench_secs() - last >= 10 || k + 1 == rounds) {
+			last = bench_secs();
+			printf("  %6.1f h of polls: %.0f values/s so far\n", (k + 1) / 120.0,
+			       (double)(k + 1) * o->routers * per_poll / (last - start));
+			fflush(stdout);
+		}
+	}
+	double took = bench_secs() - start;
+	int64_t polls = rounds * o->routers, values = polls * per_poll;
+	struct store_stats ss;
+	store_get_stats(st, &ss);
+	double cpu = bench_writer_cpu(st);
+	printf("ingest: %" PRId64 " polls, %" PRId64 " values in %.1f s: %.0f values/s, %.0f"
+	       " polls/s (dropped %" PRIu64 ")\n", polls, values, took, values / took, polls / took,
+	       ss.dropped);
+	printf("writer thread: %.1f CPU s = %.0f values per writer CPU second\n", cpu, values / cpu);
+	bench_now = t0 + rounds * 30000 + 600000;
+	start = bench_secs();
+	pthread_mutex_lock(&st->mu);
+	uint64_t gen = st->maint_gen;
+	st->maint_forced = true;
+	pthread_cond_signal(&st->wake);
+	while (st->maint_gen == gen)
+		pthread_cond_wait(&st->progress, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+	printf("roll-up of %.1f h: %.1f s\n", o->hours, bench_secs() - start);
+	store_close(st);
+	bench_sizes(o, polls, values);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opt o = { 1000, 9, 4, 0, 24, "store_bench.db" };
+	int c;
+	while ((c = getopt(argc, argv, "r:c:i:p:H:o:")) != -1) {
+		switch (c) {
+		case 'r': o.routers = atoi(optarg); break;
+		case 'c': o.cores = atoi(optarg); break;
+		case 'i': o.ifaces = atoi(optarg); break;
+		case 'p': o.peers = atoi(optarg); break;
+		case 'H': o.hours = atof(optarg); break;
+		case 'o': o.path = optarg; break;
+		default:
+			fprintf(stderr, "usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers]"
+				" [-H hours] [-o new.db]\n");
+			return 2;
+		}
+	}
+	log_set_level(LOG_LVL_WARN);
+	printf("store_bench: %d routers x (%d cores, %d interfaces, %d peers), %.1f h of 30 s polls,"
+	       " into %s (SQLite %s)\n", o.routers, o.cores, o.ifaces, o.peers, o.hours, o.path,
+	       sqlite3_libversion());
+	bench_run(&o);
+	return 0;
+}
