@@ -76,6 +76,24 @@ double history_load_at(const history_t *h, size_t core, size_t b);
 /* Version running at time t_ms according to the events (NULL when none is known). */
 const char *history_version_at(const history_t *h, int64_t t_ms);
 
+/* A router's newest version change (kind upgrade or downgrade). Strings are owned. */
+struct history_change {
+	char *router;              /* config name */
+	int64_t time_ms;
+	char *kind;                /* "upgrade" or "downgrade" */
+	char *old_version, *new_version;   /* router text, NULL when unknown */
+};
+
+/* The newest version change of every router that has one, sorted by router name (strcmp),
+ * in one query for the whole fleet. 0 with *out and *n (caller frees: history_changes_free;
+ * *out may be NULL when n is 0); -1 with *cause when the database cannot be read. Never logs. */
+int history_last_changes(const char *db_path, struct history_change **out, size_t *n,
+			 char **cause);
+void history_changes_free(struct history_change *c, size_t n);
+/* The entry of router in c (sorted as history_last_changes returns it), NULL when none. */
+const struct history_change *history_change_find(const struct history_change *c, size_t n,
+						 const char *router);
+
 /* Duration of a range name: "6h", "24h", "7d", "30d" give ms; "all" gives 0. -1 when unknown. */
 int64_t history_range_ms(const char *name);
 

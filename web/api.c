@@ -7,9 +7,12 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "detector.h"
+#include "history.h"
+#include "log.h"
 #include "metrics.h"
 
 /* A JSON string of s with invalid UTF-8 replaced, or null for NULL. */
@@ -161,4 +164,102 @@ void api_cohorts(buf_t *out)
 		json_array_append_new(arr, api_cohort(detector_view_cohort(v, i)));
 	detector_view_free(v);
 	api_dump(arr, out);
+}
+
+/* ---- /api/v1/history/NAME ---- */
+
+/* A JSON array of n values, null for NAN (no data in that bucket). */
+static json_t *api_series(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, api_num(v[i]));
+	return a;
+}
+
+static json_t *api_history_events(const history_t *h)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < h->nevents; i++) {
+		const struct history_event *e = &h->events[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "time", api_time(e->time_ms));
+		json_object_set_new(o, "kind", api_str(e->kind));
+		json_object_set_new(o, "old_version", api_str(e->old_version));
+		json_object_set_new(o, "new_version", api_str(e->new_version));
+		json_object_set_new(o, "old_firmware", api_str(e->old_firmware));
+		json_object_set_new(o, "new_firmware", api_str(e->new_firmware));
+		json_object_set_new(o, "old_board", api_str(e->old_board));
+		json_object_set_new(o, "new_board", api_str(e->new_board));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *api_history_doc(const char *name, const char *range, const history_t *h)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "router", api_str(name));
+	json_object_set_new(o, "range", json_string(range));
+	json_object_set_new(o, "from", api_time(h->from_ms));
+	json_object_set_new(o, "to", api_time(h->to_ms));
+	json_object_set_new(o, "bucket_seconds", json_real((double)h->bucket_ms / 1000.0));
+	json_object_set_new(o, "rolled_up", json_boolean(h->rolled));
+	json_t *ifs = json_array();
+	for (size_t i = 0; i < h->nifaces; i++) {
+		json_t *f = json_object();
+		json_object_set_new(f, "name", api_str(h->ifaces[i].name));
+		json_object_set_new(f, "tx_bps", api_series(h->ifaces[i].tx_bps, h->nbuckets));
+		json_object_set_new(f, "rx_bps", api_series(h->ifaces[i].rx_bps, h->nbuckets));
+		json_array_append_new(ifs, f);
+	}
+	json_object_set_new(o, "interfaces", ifs);
+	json_t *cores = json_array();
+	for (size_t c = 0; c < h->ncores; c++)
+		json_array_append_new(cores, api_series(h->load + c * h->nbuckets, h->nbuckets));
+	json_object_set_new(o, "cores", cores);
+	json_object_set_new(o, "events", api_history_events(h));
+	return o;
+}
+
+static int64_t api_interval(const conf_t *conf, const char *name)
+{
+	for (size_t i = 0; i < conf->nrouters; i++)
+		if (strcmp(conf->routers[i].name, name) == 0)
+			return conf->routers[i].interval_ms;
+	return conf->interval_ms;
+}
+
+static unsigned api_error(buf_t *out, unsigned status, const char *msg)
+{
+	json_t *o = json_pack("{s:s}", "error", msg);
+	api_dump(o, out);
+	return status;
+}
+
+unsigned api_history(const struct api_history_req *req, buf_t *out)
+{
+	const char *range = history_range_ms(req->range) >= 0 ? req->range : "24h";
+	if (req->conf == NULL || req->conf->database == NULL)
+		return api_error(out, 404, "no database");
+	int64_t span = history_range_ms(range);
+	struct history_req hq = {
+		.db_path = req->conf->database, .router = req->name, .to_ms = req->now_ms,
+		.from_ms = span > 0 ? req->now_ms - span : 0,
+		.raw_retention_ms = req->conf->retention_ms,
+		.min_bucket_ms = 2 * api_interval(req->conf, req->name),
+	};
+	history_t *h = NULL;
+	char *cause = NULL;
+	int rc = history_load(&hq, &h, &cause);
+	if (rc < 0) {
+		log_warn("web: history API: %s", cause);
+		free(cause);
+		return api_error(out, 500, "the database cannot be read now; see the daemon log");
+	}
+	if (rc == 1)
+		return api_error(out, 404, "no data recorded for this router");
+	api_dump(api_history_doc(req->name, range, h), out);
+	history_free(h);
+	return 200;
 }

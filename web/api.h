@@ -3,7 +3,10 @@
 #ifndef WGWATCH_API_H
 #define WGWATCH_API_H
 
+#include <stdint.h>
+
 #include "buf.h"
+#include "conf.h"
 #include "fleet.h"
 
 /* Append the JSON array, routers in config order. Reads through a fleet view. */
@@ -14,5 +17,20 @@ void api_routers(fleet_t *fleet, buf_t *out);
  * ratio, method, verdict, ...}), and one row per cohort (upgrade x architecture x board). */
 void api_regressions(buf_t *out);
 void api_cohorts(buf_t *out);
+
+/* GET /api/v1/history/NAME?range=R: what the router page draws, as JSON (RANGE 6h, 24h, 7d,
+ * 30d or all; default 24h): {router, range, from, to, bucket_seconds, rolled_up, interfaces:
+ * [{name, tx_bps:[...], rx_bps:[...]}], cores:[[load 0..1, ...], ...], events:[...]}, one
+ * value per time bucket, null where there is no data. */
+struct api_history_req {
+	const conf_t *conf;        /* database path, retention, intervals */
+	const char *name;          /* router name, URL-decoded */
+	const char *range;         /* NULL or unknown: 24h */
+	int64_t now_ms;            /* wall clock */
+};
+
+/* Returns the HTTP status: 200; 404 when the database does not know the router; 500 when it
+ * cannot be read (logged here, once). The body is JSON in every case. */
+unsigned api_history(const struct api_history_req *req, buf_t *out);
 
 #endif

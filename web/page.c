@@ -9,7 +9,10 @@
 #include <time.h>
 
 #include "detector.h"
+#include "history.h"
+#include "log.h"
 #include "metrics.h"
+#include "page_chart.h"
 #include "xmem.h"
 
 struct page_row {
@@ -19,6 +22,7 @@ struct page_row {
 	double others;           /* mean load of the other cores */
 	double tx_bps, rx_bps;   /* WireGuard interfaces together, NAN until two polls */
 	bool regressed;          /* the detector judged the newest version change a regression */
+	const struct history_change *change;   /* the newest upgrade or downgrade; NULL: none */
 };
 
 static const char page_style[] =
@@ -26,7 +30,11 @@ static const char page_style[] =
 	"h1{font-size:1.4em;margin:0 0 .3em}p.sum{color:#555;margin:0 0 1em}"
 	"table{border-collapse:collapse;width:100%}th,td{padding:.3em .6em;text-align:left;"
 	"border-bottom:1px solid #ddd;vertical-align:top}th{background:#f4f4f4}"
-	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
+	"td.n{text-align:right;font-variant-numeric:tabular-nums}td.n,td.t,th{white-space:nowrap}"
+	"td.cores{white-space:normal;min-width:10em}td.cores .flag{white-space:nowrap}"
+	"#fleet td:first-child,#fleet td:nth-child(3),#fleet td:nth-child(5){white-space:nowrap}"
+	"#fleet td:nth-child(2){max-width:22em}#fleet td:first-child small{white-space:normal}"
+	"small.since{color:#666}"
 	".down{color:#b00020;font-weight:600}.up{color:#1b7f3b}.why{color:#b00020;font-size:.9em}"
 	".hot{color:#b00020;font-weight:600}.flag{background:#fde7e9;color:#b00020;border-radius:3px;"
 	"padding:0 .3em;font-size:.85em}"
@@ -120,16 +128,6 @@ static int page_cmp(const void *a, const void *b)
 	return strcmp(x->r->conf->name, y->r->conf->name);
 }
 
-static void page_rate(buf_t *out, double bps)
-{
-	if (isnan(bps))
-		buf_puts(out, "&ndash;");
-	else if (bps >= 1e9)
-		buf_printf(out, "%.2f Gbit/s", bps / 1e9);
-	else
-		buf_printf(out, "%.1f Mbit/s", bps / 1e6);
-}
-
 void page_time(buf_t *out, int64_t ms, const char *none)
 {
 	time_t t = (time_t)(ms / 1000);
@@ -139,6 +137,25 @@ void page_time(buf_t *out, int64_t ms, const char *none)
 		buf_puts(out, none);
 	else if (gmtime_r(&t, &tm) && strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%SZ", &tm))
 		buf_puts(out, tmp);
+}
+
+/* "upgraded 2026-01-05" (UTC), the time and the old version in the tooltip. */
+static void page_change(buf_t *out, const struct history_change *c)
+{
+	time_t t = (time_t)(c->time_ms / 1000);
+	struct tm tm;
+	char day[16];
+	if (c->time_ms <= 0 || gmtime_r(&t, &tm) == NULL ||
+	    strftime(day, sizeof(day), "%Y-%m-%d", &tm) == 0)
+		return;
+	buf_printf(out, "<br><small class=\"since\" title=\"%s ", c->kind);
+	page_escape(out, c->old_version ? c->old_version : "?");
+	buf_puts(out, " &rarr; ");
+	page_escape(out, c->new_version ? c->new_version : "?");
+	buf_puts(out, " at ");
+	page_time(out, c->time_ms, "");
+	buf_printf(out, "\">%sd %s</small>", strcmp(c->kind, "downgrade") == 0 ? "downgrade" :
+		   "upgrade", day);
 }
 
 static void page_cell(buf_t *out, const char *s)
@@ -172,11 +189,12 @@ static void page_state(buf_t *out, const fleet_router_t *r)
 static void page_cores(buf_t *out, const struct page_row *row)
 {
 	if (isnan(row->busiest)) {
-		buf_puts(out, "<td class=\"n\">&ndash;</td>");
+		buf_puts(out, "<td class=\"n cores\">&ndash;</td>");
 		return;
 	}
 	bool pinned = row->busiest >= 0.95 && !isnan(row->others) && row->others < 0.5;
-	buf_printf(out, "<td class=\"n\"><span class=\"%s\">%.0f%%</span> core %zu, others %.0f%%%s</td>",
+	buf_printf(out, "<td class=\"n cores\"><span class=\"%s\">%.0f%%</span> core %zu, others "
+		   "%.0f%%%s</td>",
 		   row->busiest >= 0.9 ? "hot" : "", row->busiest * 100, row->busiest_core,
 		   isnan(row->others) ? 0 : row->others * 100,
 		   pinned ? " <span class=\"flag\" title=\"one core saturated while the others idle\">"
@@ -207,14 +225,19 @@ static void page_row(buf_t *out, const struct page_row *row)
 	if (row->regressed)
 		buf_puts(out, " <span class=\"flag regression\" title=\"the upgrade detector judged the "
 			 "newest version change a regression\">regression</span>");
+	if (row->change)
+		page_change(out, row->change);
 	buf_puts(out, "</td>");
-	buf_printf(out, "<td class=\"n\">%zu</td>", s ? s->ncores : 0);
+	if (s && s->ncores)
+		buf_printf(out, "<td class=\"n\">%zu</td>", s->ncores);
+	else
+		buf_puts(out, "<td class=\"n\">&ndash;</td>");
 	page_cores(out, row);
 	buf_puts(out, "<td class=\"n\">");
-	page_rate(out, row->tx_bps);
+	page_chart_rate(out, row->tx_bps);
 	buf_puts(out, "</td><td class=\"n\">");
-	page_rate(out, row->rx_bps);
-	buf_puts(out, "</td><td>");
+	page_chart_rate(out, row->rx_bps);
+	buf_puts(out, "</td><td class=\"t\">");
 	page_time(out, r->last_poll_ms, "never");
 	buf_puts(out, "</td><td><a class=\"go\" href=\"/router/");
 	page_url_escape(out, r->conf->name);
@@ -384,15 +407,31 @@ static bool page_regressed(const detector_view_t *dv, const char *name)
 	return false;
 }
 
-void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t *out)
+/* Every router's newest version change, in one query; none (logged) when unreadable. */
+static struct history_change *page_changes(const char *database, size_t *n)
 {
-	fleet_view_t *v = fleet_view(fleet);
+	struct history_change *c = NULL;
+	char *cause = NULL;
+	*n = 0;
+	if (database && history_last_changes(database, &c, n, &cause) < 0) {
+		log_warn("web: fleet page: %s", cause);
+		free(cause);
+	}
+	return c;
+}
+
+void page_fleet_render(const struct page_fleet_req *req, buf_t *out)
+{
+	const struct page_filter *filter = req->filter;
+	fleet_view_t *v = fleet_view(req->fleet);
 	detector_view_t *dv = detector_view();
-	size_t n = fleet_view_size(v), up = 0, shown = 0;
+	size_t n = fleet_view_size(v), up = 0, shown = 0, nch;
+	struct history_change *ch = page_changes(req->database, &nch);
 	struct page_row *rows = xcalloc(n, sizeof(*rows));
 	for (size_t i = 0; i < n; i++) {
 		page_summarise(fleet_view_at(v, i), &rows[i]);
 		rows[i].regressed = page_regressed(dv, rows[i].r->conf->name);
+		rows[i].change = history_change_find(ch, nch, rows[i].r->conf->name);
 		up += rows[i].r->up;
 		shown += page_match(rows[i].r, filter);
 	}
@@ -410,6 +449,12 @@ void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t
 		detector_view_free(dv);
 	buf_puts(out, "</tbody></table>\n</body></html>\n");
 	free(rows);
+	history_changes_free(ch, nch);
+}
+
+void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t *out)
+{
+	page_fleet_render(&(struct page_fleet_req){ .fleet = fleet, .filter = filter }, out);
 }
 
 void page_fleet(fleet_t *fleet, buf_t *out) { page_fleet_filtered(fleet, NULL, out); }

@@ -10,9 +10,9 @@
 #include "fleet.h"
 
 void page_fleet(fleet_t *fleet, buf_t *out);   /* reads through a fleet view */
-void page_css(buf_t *out);
+void page_css(buf_t *out);                     /* the stylesheet served at /static/wgwatch.css */
 /* Append wall clock ms as "YYYY-MM-DD HH:MM:SSZ" (UTC), or `none` (HTML) when ms <= 0. */
-void page_time(buf_t *out, int64_t ms, const char *none);                      /* the stylesheet served at /static/wgwatch.css */
+void page_time(buf_t *out, int64_t ms, const char *none);
 
 /* Append s as HTML text or attribute value: & < > " ' escaped, invalid UTF-8 replaced. */
 void page_escape(buf_t *out, const char *s);
@@ -24,6 +24,16 @@ struct page_filter {
 	const char *q, *label, *board, *version;
 };
 void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t *out);
+
+/* The fleet page with the date of each router's newest upgrade (or downgrade) in its version
+ * cell, read from the version history in database (one query for the whole fleet; when NULL
+ * or unreadable, logged, the page has no dates). page_fleet_filtered is this without one. */
+struct page_fleet_req {
+	fleet_t *fleet;
+	const struct page_filter *filter;   /* NULL: every router */
+	const char *database;               /* conf->database; NULL: no upgrade dates */
+};
+void page_fleet_render(const struct page_fleet_req *req, buf_t *out);
 
 /* Append s percent-encoded for a URL path segment or query value: every byte but
  * A-Z a-z 0-9 - . _ ~ becomes %XX (the result needs no further escaping in an attribute). */

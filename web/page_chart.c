@@ -153,6 +153,23 @@ static double pc_nice(double v)
 	return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
 }
 
+/* A tick label in the unit of the axis maximum, at most 4 digits: "1.5 Gbit/s", "0". */
+static void pc_tick(buf_t *out, double bps, double ymax)
+{
+	static const struct { double div; const char *unit; } units[] = {
+		{ 1e12, "Tbit/s" }, { 1e9, "Gbit/s" }, { 1e6, "Mbit/s" }, { 1e3, "kbit/s" },
+	};
+	size_t u = 0;
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && ymax < units[u].div)
+		u++;
+	if (bps == 0)
+		buf_puts(out, "0");
+	else if (ymax < 1e3)
+		buf_printf(out, "%.4g bit/s", bps);
+	else
+		buf_printf(out, "%.4g %s", bps / units[u].div, units[u].unit);
+}
+
 static void pc_y_grid(buf_t *out, double ymax, double y0, double h)
 {
 	buf_puts(out, "<g class=\"grid\">");
@@ -161,7 +178,7 @@ static void pc_y_grid(buf_t *out, double ymax, double y0, double h)
 		buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			   "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">", PC_L, y, PC_L + PC_PW, y, PC_L - 6,
 			   y + 4);
-		page_chart_rate(out, ymax * i / 4.0);
+		pc_tick(out, ymax * i / 4.0, ymax);
 		buf_puts(out, "</text>");
 	}
 	buf_puts(out, "</g>");

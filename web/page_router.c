@@ -414,11 +414,27 @@ static void pr_peer_row(buf_t *out, const struct history_peer *p)
 	buf_puts(out, "</td></tr>\n");
 }
 
-static void pr_peers(buf_t *out, const history_t *h)
+/* The router's [router] section, NULL when it is only in the database. */
+static const conf_router_t *pr_conf_router(const struct page_router_req *req)
 {
+	for (size_t i = 0; req->conf != NULL && i < req->conf->nrouters; i++)
+		if (strcmp(req->conf->routers[i].name, req->name) == 0)
+			return &req->conf->routers[i];
+	return NULL;
+}
+
+/* SNMP has no WireGuard peer objects (docs/snmp.md): say so rather than show an empty table. */
+static void pr_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
+{
+	bool snmp_only = rc != NULL && rc->rest == NULL && rc->snmp != NULL;
 	buf_printf(out, "<section id=\"peers\"><h2>Peers (%zu)</h2>", h->npeers);
+	if (snmp_only)
+		buf_puts(out, "<p class=\"empty\" id=\"peers-snmp-only\">This router is polled over "
+			 "SNMP only, and per-peer WireGuard counters exist only in the RouterOS REST "
+			 "API: add <code>rest =</code> to its section to see its peers.</p>");
 	if (h->npeers == 0) {
-		buf_puts(out, "<p class=\"empty\">No peers recorded.</p></section>\n");
+		buf_puts(out, snmp_only ? "</section>\n" :
+			 "<p class=\"empty\">No peers recorded.</p></section>\n");
 		return;
 	}
 	buf_puts(out, "<table id=\"peer-table\"><thead><tr><th>Interface</th><th>Peer</th>"
@@ -482,7 +498,7 @@ static void pr_render(buf_t *out, const struct page_router_req *req, const char 
 	pr_heatmap(out, h, &ax, m, nm);
 	pr_scatter(out, h);
 	pr_verdicts(out, req->name);
-	pr_peers(out, h);
+	pr_peers(out, h, pr_conf_router(req));
 	pr_events(out, h);
 	buf_puts(out, "</body></html>\n");
 	pr_markers_free(m, nm);

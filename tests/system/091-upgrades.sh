@@ -6,38 +6,12 @@
 # links to their router pages. No console errors; a PNG goes to $top_builddir/screenshots/.
 . "$top_srcdir/tests/system/lib.sh"
 
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$CHROME" ]; then
-	echo "SKIP: chromium is not installed (Debian package chromium)"
-	exit 77
-fi
+need_chromium
 
 start_sim "$top_srcdir/tests/system/detector.scenario"
 write_conf 1s 900ms "[detector]" "before = 50s" "after = 50s" "min_samples = 20" "every = 2s"
 start_daemon
 BASE="http://127.0.0.1:$HTTP_PORT"
-
-# chrome ARGS...: one headless run with a fresh profile under $T; console messages on stderr.
-chrome() {
-	rm -rf "$T/profile"
-	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 "$@"
-}
-dump() {   # dump URL OUT: the DOM after scripts ran
-	chrome --virtual-time-budget=3000 --dump-dom "$1" >"$2" 2>"$2.err" || fail "chromium --dump-dom $1"
-	if grep -E 'CONSOLE|Refused to|Uncaught' "$2.err" | grep -q .; then
-		grep -E 'CONSOLE|Refused to|Uncaught' "$2.err" | head -5 >&2
-		fail "console errors on $1"
-	fi
-}
-shot() {   # shot URL NAME: a PNG of the page into $T and $top_builddir/screenshots
-	chrome --window-size=1400,900 --hide-scrollbars --screenshot="$T/$2.png" "$1" \
-		>/dev/null 2>"$T/$2.shot.err" || fail "chromium --screenshot $1"
-	[ -s "$T/$2.png" ] || fail "no screenshot of $1"
-	mkdir -p "$top_builddir/screenshots"
-	cp "$T/$2.png" "$top_builddir/screenshots/$2.png"
-}
 
 # Before the detector's first evaluation the page says so; it never fails.
 code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/upgrades")
@@ -112,7 +86,7 @@ curl -s "$BASE/upgrades?from=%3Cx%3E&to=y" | grep -q '<h1 id="cohort">&lt;x&gt; 
 	fail "unknown cohort not escaped"
 ok "cohort pages list the routers behind a cell, with links to their router pages"
 
-shot "$BASE/upgrades" upgrades
-shot "$BASE/upgrades?from=7.21.5&to=7.22.3&arch=tile&board=CCR1009-7G-1C-1S%2B" upgrades-ccr1009
+shot "$BASE/upgrades" upgrades 1400,900
+shot "$BASE/upgrades?from=7.21.5&to=7.22.3&arch=tile&board=CCR1009-7G-1C-1S%2B" upgrades-ccr1009 1400,900
 ok "screenshots in $top_builddir/screenshots"
 check_log_clean

@@ -120,3 +120,40 @@ check_log_clean() {
 		fail "unexpected error lines in the daemon log"
 	fi
 }
+
+# ---- headless Chromium, for the browser tests (090, 091, 092) ----
+
+# need_chromium: sets CHROME, or skips the test (exit 77) when Debian's chromium is missing.
+need_chromium() {
+	CHROME=$(command -v chromium || command -v chromium-browser || true)
+	if [ -z "$CHROME" ]; then
+		echo "SKIP: chromium is not installed (Debian package chromium)"
+		exit 77
+	fi
+}
+
+# chrome ARGS...: one headless run with a fresh profile under $T; console messages on stderr.
+chrome() {
+	rm -rf "$T/profile"
+	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/profile" --enable-logging=stderr --v=0 "$@"
+}
+
+# dump URL OUT: the DOM after scripts ran; fails on any console error or CSP refusal.
+dump() {
+	chrome --virtual-time-budget=3000 --dump-dom "$1" >"$2" 2>"$2.err" || fail "chromium --dump-dom $1"
+	if grep -E 'CONSOLE|Refused to|Uncaught' "$2.err" | grep -q .; then
+		grep -E 'CONSOLE|Refused to|Uncaught' "$2.err" | head -5 >&2
+		fail "console errors on $1"
+	fi
+}
+
+# shot URL NAME [WIDTH,HEIGHT]: a PNG of the page into $T and $top_builddir/screenshots.
+shot() {
+	chrome --window-size="${3:-1400,2400}" --hide-scrollbars --screenshot="$T/$2.png" "$1" \
+		>/dev/null 2>"$T/$2.shot.err" || fail "chromium --screenshot $1"
+	[ -s "$T/$2.png" ] || fail "no screenshot of $1"
+	mkdir -p "$top_builddir/screenshots"
+	cp "$T/$2.png" "$top_builddir/screenshots/$2.png"
+}

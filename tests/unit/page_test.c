@@ -360,6 +360,107 @@ static void test_upgrades_cohort(void)
 	buf_free(&b);
 }
 
+/* ---- the fleet page: each router's newest version change, in one query ---- */
+
+/* Beside HOSTILE_NAME (upgraded at poll NPOLL / 2): "b-down" upgraded then downgraded (the
+ * newest is shown), "c-reboot" only rebooted (no date). */
+static void test_changes_data(const conf_t *conf)
+{
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(conf->database, &db) == SQLITE_OK);
+	char *sql = xasprintf(
+		"INSERT INTO routers (name, first_seen_ms) VALUES ('b-down', %lld), ('c-reboot', %lld);"
+		"INSERT INTO version_history (router_id, time_ms, kind, old_version, new_version)"
+		" SELECT id, %lld, 'first', NULL, '7.20.1' FROM routers WHERE name GLOB '[bc]-*';"
+		"INSERT INTO version_history (router_id, time_ms, kind, old_version, new_version)"
+		" SELECT id, %lld, 'upgrade', '7.20.1', '7.22.3' FROM routers WHERE name = 'b-down';"
+		"INSERT INTO version_history (router_id, time_ms, kind, old_version, new_version)"
+		" SELECT id, %lld, 'downgrade', '7.22.3', '7.20.1' FROM routers WHERE name = 'b-down';"
+		"INSERT INTO version_history (router_id, time_ms, kind, old_version, new_version)"
+		" SELECT id, %lld, 'reboot', '7.20.1', '7.20.1' FROM routers WHERE name GLOB '[bc]-*';",
+		T0, T0, T0, T0 + 86400000LL, T0 + 2 * 86400000LL, T0 + 3 * 86400000LL);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	free(sql);
+	sqlite3_close(db);
+}
+
+static void test_last_changes(const conf_t *conf)
+{
+	struct history_change *c = NULL;
+	size_t n = 99;
+	char *cause = NULL;
+	CHECK_INT(history_last_changes(conf->database, &c, &n, &cause), 0);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		CHECK_STR(c[0].router, "b-down");                /* sorted by name */
+		CHECK_STR(c[0].kind, "downgrade");
+		CHECK_INT(c[0].time_ms, T0 + 2 * 86400000LL);
+		CHECK_STR(c[1].router, HOSTILE_NAME);
+		CHECK_STR(c[1].kind, "upgrade");
+		CHECK_STR(c[1].old_version, "7.21.5");
+		CHECK_STR(c[1].new_version, HOSTILE_VER);
+		CHECK_INT(c[1].time_ms, T0 + NPOLL / 2 * STEP);
+	}
+	CHECK(history_change_find(c, n, HOSTILE_NAME) == (n == 2 ? &c[1] : NULL));
+	CHECK(history_change_find(c, n, "c-reboot") == NULL);
+	CHECK(history_change_find(c, n, "zzz") == NULL && history_change_find(NULL, 0, "a") == NULL);
+	history_changes_free(c, n);
+	CHECK_INT(history_last_changes("/nonexistent/wgwatch.db", &c, &n, &cause), -1);
+	CHECK(cause != NULL && c == NULL && n == 0);
+	free(cause);
+}
+
+/* The version cell: "upgraded DAY" with the change in the tooltip, escaped; none without a
+ * database or when it cannot be read. */
+static void test_fleet_dates(const conf_t *dbconf)
+{
+	conf_router_t rs[3] = { { .name = MUT(HOSTILE_NAME) }, { .name = MUT("b-down") },
+				{ .name = MUT("c-reboot") } };
+	conf_t conf = { .routers = rs, .nrouters = 3, .interval_ms = STEP };
+	fleet_t *f = fleet_create(&conf);
+	sample_t *s = test_sample(NPOLL - 1);
+	fleet_update(f, s);
+	sample_free(s);
+	buf_t b;
+	buf_init(&b);
+	page_fleet_render(&(struct page_fleet_req){ .fleet = f, .database = dbconf->database }, &b);
+	CHECK(strstr(b.data, "<small class=\"since\" title=\"upgrade 7.21.5 &rarr; 7.22.3&lt;b&gt; at "
+			     "2023-11-14 22:20:00Z\">upgraded 2023-11-14</small>") != NULL);
+	CHECK(strstr(b.data, "title=\"downgrade 7.22.3 &rarr; 7.20.1 at 2023-11-16 22:15:00Z\">"
+			     "downgraded 2023-11-16</small>") != NULL);
+	CHECK_INT(count(b.data, "class=\"since\""), 2);      /* not c-reboot */
+	CHECK(strstr(b.data, "7.22.3<b>") == NULL);
+	buf_reset(&b);
+	page_fleet_render(&(struct page_fleet_req){ .fleet = f }, &b);
+	CHECK(strstr(b.data, "class=\"since\"") == NULL && strstr(b.data, "id=\"fleet\"") != NULL);
+	buf_reset(&b);
+	page_fleet_render(&(struct page_fleet_req){ .fleet = f, .database = "/nonexistent/x.db" }, &b);
+	CHECK(strstr(b.data, "class=\"since\"") == NULL && strstr(b.data, "</html>") != NULL);
+	buf_free(&b);
+	fleet_destroy(f);
+}
+
+/* A router polled over SNMP only: the peers section says why it has no peers. */
+static void test_router_page_snmp_only(const conf_t *dbconf)
+{
+	conf_router_t r = { .name = MUT(HOSTILE_NAME), .snmp = MUT("192.0.2.1"), .interval_ms = STEP };
+	conf_t conf = *dbconf;
+	buf_t b;
+	buf_init(&b);
+	conf.routers = &r;
+	conf.nrouters = 1;
+	struct page_router_req rq = { .conf = &conf, .name = HOSTILE_NAME, .range = "all",
+				      .now_ms = T0 + NPOLL * STEP };
+	CHECK_INT(page_router(&rq, &b), 200);
+	CHECK(strstr(b.data, "id=\"peers-snmp-only\"") != NULL);
+	CHECK(strstr(b.data, "exist only in the RouterOS REST API") != NULL);
+	buf_reset(&b);
+	r.rest = MUT("https://192.0.2.1");           /* REST as well: no such note */
+	CHECK_INT(page_router(&rq, &b), 200);
+	CHECK(strstr(b.data, "peers-snmp-only") == NULL);
+	buf_free(&b);
+}
+
 int main(void)
 {
 	test_upgrades_table();
@@ -378,6 +479,10 @@ int main(void)
 	test_router_page(&conf);
 	test_history_rollup(&conf);
 	test_router_page_rolled(&conf);
+	test_router_page_snmp_only(&conf);
+	test_changes_data(&conf);
+	test_last_changes(&conf);
+	test_fleet_dates(&conf);
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	CHECK_INT(system(cmd), 0);
 	free(cmd);
