@@ -23,8 +23,10 @@
 #include "http.h"
 #include "log.h"
 #include "loop.h"
+#include "metrics.h"
 #include "poller.h"
 #include "rest.h"
+#include "shard.h"
 #include "snmp.h"
 #include "store.h"
 #include "xmem.h"
@@ -115,6 +117,18 @@ static void main_raise_nofile(size_t nrouters)
 	if (rl.rlim_cur < 2 * nrouters + 64)
 		log_warn("open-files limit %llu is low for %zu routers; raise LimitNOFILE",
 			(unsigned long long)rl.rlim_cur, nrouters);
+}
+
+/* [daemon] shard = K/N: the one place where a loaded config loses the routers of other shards,
+ * so that everything after it sees only this shard's. Returns how many the fleet has. */
+static size_t main_shard(conf_t *c, const char *what)
+{
+	size_t total = shard_apply(c);
+	metrics_set_shard(c->shard.index, c->shard.count);
+	if (c->shard.count > 1)
+		log_info("%sshard %d/%d: %zu of %zu routers", what, c->shard.index, c->shard.count,
+			 c->nrouters, total);
+	return total;
 }
 
 static int main_load_conf(const char *path, conf_t **conf)
@@ -209,8 +223,9 @@ static int main_start(struct daemon *d, bool once)
 		free(cause);
 		return -1;
 	}
-	log_info("wgwatchd %s: %zu routers, every %lld ms, http://%s/", PACKAGE_VERSION,
-		d->conf->nrouters, (long long)d->conf->interval_ms, d->conf->listen);
+	log_info("wgwatchd %s: %zu routers, every %lld ms, %s://%s/", PACKAGE_VERSION,
+		d->conf->nrouters, (long long)d->conf->interval_ms,
+		d->conf->web_cert != NULL ? "https" : "http", d->conf->listen);
 	return 0;
 }
 
@@ -306,6 +321,7 @@ static void main_reload(void *arg)
 		free(errors);
 		return;
 	}
+	main_shard(next, "reload: ");
 	main_diff(old, next, &added, &removed);
 	main_reload_warn(d->boot_conf, next);
 	d->conf = next;
@@ -400,8 +416,13 @@ int main(int argc, char **argv)
 	log_set_level(o.verbosity < 0 ? LOG_LVL_ERROR : o.verbosity == 0 ? LOG_LVL_INFO : LOG_LVL_DEBUG);
 	if (main_load_conf(o.conf_path, &d.conf) != 0)
 		return 1;
+	size_t total = o.check ? shard_apply(d.conf) : main_shard(d.conf, "");
 	if (o.check) {
-		printf("%s: ok, %zu routers\n", o.conf_path, d.conf->nrouters);
+		if (d.conf->shard.count > 1)
+			printf("%s: ok, %zu routers; shard %d/%d owns %zu\n", o.conf_path, total,
+			       d.conf->shard.index, d.conf->shard.count, d.conf->nrouters);
+		else
+			printf("%s: ok, %zu routers\n", o.conf_path, total);
 		conf_free(d.conf);
 		return 0;
 	}

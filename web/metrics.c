@@ -6,6 +6,7 @@
 #include "metrics.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,6 +352,73 @@ static void metrics_upgrade(struct metrics_ctx *c, const struct metrics_family *
 	}
 }
 
+/* The cohort of a verdict (docs/detector.md, Cohorts): from, to, architecture, board. */
+static bool metrics_same_cohort(const struct detector_verdict *a, const struct detector_verdict *b)
+{
+	const char *x[] = { a->from_version, a->to_version, a->architecture, a->board };
+	const char *y[] = { b->from_version, b->to_version, b->architecture, b->board };
+	for (size_t k = 0; k < 4; k++)
+		if (x[k] == NULL || y[k] == NULL ? x[k] != y[k] : strcmp(x[k], y[k]) != 0)
+			return false;
+	return true;
+}
+
+static void metrics_cohort_labels(buf_t *out, const struct detector_verdict *v)
+{
+	metrics_label(out, "from_version", v->from_version);
+	metrics_label(out, "to_version", v->to_version);
+	metrics_label(out, "architecture", v->architecture);
+	metrics_label(out, "board", v->board);
+}
+
+/* One series per cohort the router is in (all its version changes the detector knows, not only
+ * the newest), as detector.c's cohort table counts it: regressed when any verdict of the router
+ * in the cohort is a regression; improved when one is an improvement and none a regression. */
+static void metrics_cohort(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
+			   const fleet_router_t *r)
+{
+	size_t n;
+	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
+	for (size_t k = 0; k < n; k++) {
+		bool seen = false, reg = false, imp = false;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = metrics_same_cohort(&v[j], &v[k]);
+		if (seen)
+			continue;
+		for (size_t j = k; j < n; j++) {
+			if (!metrics_same_cohort(&v[j], &v[k]))
+				continue;
+			reg |= v[j].verdict == DETECTOR_REGRESSION;
+			imp |= v[j].verdict == DETECTOR_IMPROVEMENT;
+		}
+		metrics_begin(c, fam, i);
+		metrics_cohort_labels(c->out, &v[k]);
+		metrics_end_u64(c, i, fam->off == 1 ? imp && !reg : reg);
+	}
+}
+
+/* The ratio of every high-confidence verdict, the input of the cohort medians: `upgraded`
+ * (unix seconds) tells apart two version changes with the same from and to. */
+static void metrics_cohort_ratio(struct metrics_ctx *c, const struct metrics_family *fam,
+				 size_t i, const fleet_router_t *r)
+{
+	size_t n;
+	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
+	for (size_t k = 0; k < n; k++) {
+		if ((v[k].method != DETECTOR_M_SATURATION && v[k].method != DETECTOR_M_COST) ||
+		    !isfinite(v[k].ratio))
+			continue;
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "interface", v[k].interface);
+		metrics_label(c->out, "direction", v[k].direction);
+		metrics_cohort_labels(c->out, &v[k]);
+		metrics_put(c->out, ",upgraded=\"", 11);
+		metrics_put_u64(c->out, (uint64_t)(v[k].upgraded_ms > 0 ? v[k].upgraded_ms / 1000 : 0));
+		metrics_putc(c->out, '"');
+		metrics_end_double(c, i, v[k].ratio);
+	}
+}
+
 static void metrics_core_saturated(struct metrics_ctx *c, const struct metrics_family *fam,
 				   size_t i, const fleet_router_t *r)
 {
@@ -362,6 +430,25 @@ static void metrics_core_saturated(struct metrics_ctx *c, const struct metrics_f
 }
 
 /* ---- daemon families ---- */
+
+/* [daemon] shard = K/N of the running config, as (N << 16) | K; N, K <= 10000. */
+static atomic_uint metrics_shard = (1u << 16) | 1u;
+
+void metrics_set_shard(int index, int count)
+{
+	atomic_store(&metrics_shard, ((unsigned)count << 16) | (unsigned)index);
+}
+
+static void metrics_shard_info(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	unsigned sh = atomic_load(&metrics_shard);
+	metrics_puts(c->out, fam->name);
+	metrics_puts(c->out, "{shard=\"");
+	metrics_put_u64(c->out, sh & 0xffffu);
+	metrics_puts(c->out, "\",shards=\"");
+	metrics_put_u64(c->out, sh >> 16);
+	metrics_puts(c->out, "\"} 1\n");
+}
 
 static void metrics_daemon_u64(buf_t *out, const struct metrics_family *fam, uint64_t v)
 {
@@ -470,6 +557,17 @@ static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_upgrade_capacity_ratio", "gauge",
 	  "Capacity after the newest version change divided by capacity before (below 1: worse); "
 	  "absent while the detector has no figure.", .per_router = metrics_upgrade, .off = 1 },
+	{ "wgwatch_upgrade_cohort_regressed", "gauge",
+	  "1 when a verdict on the router's version change from_version -> to_version is a "
+	  "regression, else 0; one series per cohort (upgrade, architecture, board) of the router.",
+	  .per_router = metrics_cohort, .off = 0 },
+	{ "wgwatch_upgrade_cohort_improved", "gauge",
+	  "1 when a verdict on the router's version change from_version -> to_version is an "
+	  "improvement and none a regression, else 0.", .per_router = metrics_cohort, .off = 1 },
+	{ "wgwatch_upgrade_cohort_ratio", "gauge",
+	  "Capacity ratio (after / before) of each high-confidence verdict (saturation-ceiling, "
+	  "cpu-cost) of every version change; the input of the cohort medians.",
+	  .per_router = metrics_cohort_ratio },
 	{ "wgwatch_core_saturated", "gauge",
 	  "1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
 	  "idle, over the last 10 minutes; else 0.", .per_router = metrics_core_saturated },
@@ -490,6 +588,9 @@ static const struct metrics_family metrics_families[] = {
 	  "Polls waiting to be written to the database.", .daemon = metrics_store_queue },
 	{ "wgwatch_store_failing", "gauge",
 	  "1 when the newest database commit failed, else 0.", .daemon = metrics_store_failing },
+	{ "wgwatch_shard_info", "gauge",
+	  "This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
+	  .daemon = metrics_shard_info },
 };
 
 #define METRICS_NFAMILIES (sizeof(metrics_families) / sizeof(metrics_families[0]))
@@ -503,6 +604,7 @@ static bool metrics_reserved(const char *key)
 	static const char *const reserved[] = {
 		"router", "board", "architecture", "version", "firmware", "core",
 		"interface", "type", "peer", "kind", "le", "direction", "from_version", "to_version",
+		"upgraded",
 	};
 	for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
 		if (strcmp(key, reserved[k]) == 0)

@@ -12,6 +12,9 @@
 /* store may be NULL (tests): its series then read 0. */
 void metrics_render(fleet_t *fleet, store_t *store, buf_t *out);
 
+/* The [daemon] shard = K/N that wgwatch_shard_info reports (default 1/1); any thread. */
+void metrics_set_shard(int index, int count);
+
 /* Append s escaped as a label value (backslash, double quote, newline). */
 void metrics_escape_label(buf_t *out, const char *s);
 

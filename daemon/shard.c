@@ -1,0 +1,49 @@
+/* shard: the router-to-shard mapping of [daemon] shard = K/N, applied to a loaded config in one
+ * place (wgwatchd's start, --check, --once, --report and every reload), so that the poller,
+ * fleet, store, detector, metrics and API of a shard only ever see its own routers. It must
+ * never change the hash: the same name always lands on the same shard. */
+#include "config.h"
+#include "shard.h"
+
+#include <stdlib.h>
+
+#include "xmem.h"
+
+#define SHARD_FNV_OFFSET 0x811c9dc5u
+#define SHARD_FNV_PRIME 0x01000193u
+
+uint32_t shard_hash(const char *name)
+{
+	uint32_t h = SHARD_FNV_OFFSET;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		h ^= *p;
+		h *= SHARD_FNV_PRIME;
+	}
+	return h;
+}
+
+bool shard_owns(const struct conf_shard *sh, const char *name)
+{
+	if (sh->count <= 1)
+		return true;
+	return (int)(shard_hash(name) % (uint32_t)sh->count) + 1 == sh->index;
+}
+
+size_t shard_apply(conf_t *c)
+{
+	size_t total = c->nrouters, keep = 0;
+	if (c->shard.count <= 1)
+		return total;
+	/* The routers dropped go to a config of their own, which conf_free can free whole. */
+	conf_t *drop = xcalloc(1, sizeof(*drop));
+	drop->routers = xcalloc(total + 1, sizeof(*drop->routers));
+	for (size_t i = 0; i < total; i++) {
+		if (shard_owns(&c->shard, c->routers[i].name))
+			c->routers[keep++] = c->routers[i];
+		else
+			drop->routers[drop->nrouters++] = c->routers[i];
+	}
+	c->nrouters = keep;
+	conf_free(drop);
+	return total;
+}
