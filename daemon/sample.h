@@ -49,7 +49,7 @@ struct sample_peer {
 
 typedef struct sample {
 	char *router;             /* config name of the router */
-	int64_t time_ms;          /* wall clock when the poll started */
+	int64_t time_ms;          /* wall clock when the poll asked for the counters */
 	int64_t duration_ms;      /* how long the poll took */
 	const char *source;       /* "rest" or "snmp" (static string) */
 
