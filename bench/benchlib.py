@@ -188,21 +188,36 @@ def cmd_window(a):
 
 
 def cmd_dbsize(a):
-    """Bytes on disk per stored sample row, after wgwatchd stopped (WAL checkpointed)."""
+    """Bytes on disk per stored sample (one core, interface or peer of one poll), after wgwatchd
+    stopped (WAL checkpointed). Since schema 003 a poll's samples are packed into its polls row,
+    so the samples are counted as polls rows x the samples per poll measured while polling."""
     db = sqlite3.connect("file:%s?mode=ro" % a.db, uri=True)
-    rows = sum(db.execute("SELECT count(*) FROM %s" % t).fetchone()[0]
-               for t in ("cpu_samples", "iface_samples", "peer_samples"))
+    polls = db.execute("SELECT count(*) FROM polls").fetchone()[0]
+    r = json.load(open(a.out))
+    rows = polls * r.get("samples_per_poll", 0)
     try:
-        raw = db.execute("SELECT sum(pgsize) FROM dbstat WHERE name IN "
-                         "('cpu_samples','iface_samples','peer_samples')").fetchone()[0]
+        raw = db.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'polls'").fetchone()[0]
     except sqlite3.Error:
         raw = None
     files = sum(os.path.getsize(f) for f in glob.glob(a.db + "*") if not f.endswith(".lock"))
-    r = json.load(open(a.out))
-    r.update({"db_bytes": files, "sample_rows": rows,
+    r.update({"db_bytes": files, "sample_rows": int(rows),
               "db_bytes_per_sample": files / max(rows, 1),
               "table_bytes_per_sample": (raw / max(rows, 1)) if raw else None})
     json.dump(r, open(a.out, "w"))
+    return 0
+
+
+def cmd_https(a):
+    """One line of REST-over-HTTPS polling figures (keep-alive: a TLS handshake per router only
+    when its connection is new), from the window JSON."""
+    w = json.load(open(a.window))
+    print("REST over HTTPS (keep-alive, self-signed certificate, tls_verify = no), %d routers, interval %d s:"
+          % (w["n"], w["interval"]))
+    print("  polls/s %.0f (want %.0f), late %d, errors %d, wgwatchd %.0f us/poll, sim %.0f us/poll,"
+          " wgwatchd %.0f%% of a CPU, other %.0f%%"
+          % (w["polls_per_s"], w["expected_polls_per_s"], w["late"], w["errors"],
+             w["daemon_us_per_poll"], w["sim_us_per_poll"], w["daemon_cpu_pct"], w["other_cpu_pct"]))
+    print()
     return 0
 
 
@@ -356,6 +371,8 @@ def main():
     s.add_argument("--n", type=int, required=True)
     s.add_argument("--window", required=True)
     s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("https")
+    s.add_argument("window")
     s = sub.add_parser("report")
     s.add_argument("--wrk-args", default="")
     s.add_argument("dir")
