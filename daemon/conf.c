@@ -25,6 +25,8 @@
 
 #define CONF_MAX_DEPTH 16       /* include nesting */
 #define CONF_MAX_SECRET 4096    /* bytes in a secret file */
+#define CONF_IOBUF 8192         /* stdio buffer of a config file being read */
+#define CONF_LINE_CAP 8192      /* getline buffer: lines this long never make it realloc */
 #define CONF_SEC 1000.0
 #define CONF_MIN (60 * CONF_SEC)
 #define CONF_HOUR (60 * CONF_MIN)
@@ -1130,6 +1132,14 @@ static uint32_t conf_add_file(struct conf_loader *ld, const char *path)
 	return (uint32_t)ld->nfiles++;
 }
 
+/* inih copies each line into a buffer on its stack; once it returned, overwrite that area. */
+static void __attribute__((noinline)) conf_scrub_stack(void)
+{
+	char pad[4 * 1024];
+	explicit_bzero(pad, sizeof(pad));
+	__asm__ volatile("" : : "r"(pad) : "memory");
+}
+
 /* Parse the open file fp, the innermost of ld->stack, starting in the section of from. */
 static void conf_file_parse(struct conf_loader *ld, FILE *fp, const char *path, struct conf_file *from)
 {
@@ -1138,7 +1148,10 @@ static void conf_file_parse(struct conf_loader *ld, FILE *fp, const char *path, 
 		.dir = conf_dirname(ld->stack[ld->depth - 1]),
 		.sect = from ? from->sect : SECT_NONE, .rs = from ? from->rs : NULL,
 	};
+	f.lcap = CONF_LINE_CAP;     /* one buffer, so no realloc leaves a copy of a line behind */
+	f.lbuf = xmalloc(f.lcap);
 	int rc = ini_parse_stream(conf_reader, &f, conf_handler, &f);
+	conf_scrub_stack();
 	if (f.err != 0)
 		conf_ferr(&f, "cannot read %s: %s", path, strerror(f.err));
 	else if (rc != 0)   /* the reader leaves inih nothing to complain about: keep it honest */
@@ -1185,10 +1198,15 @@ static void conf_file_read(struct conf_loader *ld, const char *path, struct conf
 		free(real);
 		return;
 	}
+	/* The file's text holds secrets: stdio reads it through a buffer of ours, wiped after. */
+	char *iobuf = xmalloc(CONF_IOBUF);
+	setvbuf(fp, iobuf, _IOFBF, CONF_IOBUF);
 	ld->stack[ld->depth++] = real;
 	conf_file_parse(ld, fp, path, from);
 	free(ld->stack[--ld->depth]);
 	fclose(fp);
+	explicit_bzero(iobuf, CONF_IOBUF);
+	free(iobuf);
 }
 
 /* ---- fields: copy and free, by type ---- */
