@@ -14,10 +14,7 @@ SNMPD=$(command -v snmpd || echo /usr/sbin/snmpd)
 COMMUNITY=wgw-c0mm-$$
 V3PASS=alice-auth-$$
 V3PRIV=alice-priv-$$
-SNMP_ADDR=$(sim_base)
-SNMP_PORT=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$T/snmp"
-cat >"$T/snmpd.conf" <<EOF
+start_snmpd <<EOF
 rocommunity $COMMUNITY 127.0.0.0/8
 override 1.3.6.1.4.1.14988.1.1.4.4.0 octet_str "7.19.2"
 override 1.3.6.1.4.1.14988.1.1.7.4.0 octet_str "7.19.1"
@@ -28,10 +25,6 @@ createUser bob SHA-256 "bob-auth-$$" AES "bob-priv-$$"
 rouser alice priv
 rouser bob priv
 EOF
-# -C: only this config; no MIB files (numeric OIDs only); state in the temp dir.
-SNMP_PERSISTENT_DIR="$T/snmp" MIBS= MIBDIRS="$T/snmp" "$SNMPD" -f -Lf "$T/snmpd.log" -C \
-	-c "$T/snmpd.conf" -p "$T/snmpd.pid" "udp:$SNMP_ADDR:$SNMP_PORT" &
-PIDS="$PIDS $!"
 
 # One REST router of the sim, polled through REST and SNMP at once.
 start_sim "$top_srcdir/tests/system/basic.scenario"

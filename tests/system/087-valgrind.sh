@@ -18,17 +18,11 @@ start_sim "$top_srcdir/tests/system/basic.scenario"
 SNMPD=$(command -v snmpd || echo /usr/sbin/snmpd)
 if [ -x "$SNMPD" ]; then
 	COMMUNITY=vg-comm-$$
-	SNMP_ADDR=$(sim_base)
-	SNMP_PORT=$($PY -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	mkdir -p "$T/snmp"
-	cat >"$T/snmpd.conf" <<EOF
+	start_snmpd <<EOF
 rocommunity $COMMUNITY 127.0.0.0/8
 createUser vg SHA "vg-auth-$$" AES "vg-priv-$$"
 rouser vg priv
 EOF
-	SNMP_PERSISTENT_DIR="$T/snmp" MIBS= MIBDIRS="$T/snmp" "$SNMPD" -f -Lf "$T/snmpd.log" -C \
-		-c "$T/snmpd.conf" -p "$T/snmpd.pid" "udp:$SNMP_ADDR:$SNMP_PORT" &
-	PIDS="$PIDS $!"
 	{
 		printf '[router snmp-v2]\nsnmp = %s:%s\nsnmp_community = %s\ninterfaces = lo\n\n' \
 			"$SNMP_ADDR" "$SNMP_PORT" "$COMMUNITY"

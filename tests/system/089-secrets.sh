@@ -40,19 +40,13 @@ SECRETS="$SECRETS $TYPO $PASTE $MODE_PW"
 secret_file() { printf '%s\n' "$2" >"$T/$1"; chmod 600 "$T/$1"; }
 
 # --- snmpd and the sim -----------------------------------------------------------------------
-SNMP_ADDR=$(sim_base)
-SNMP_PORT=$($PY -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$T/snmp"
-cat >"$T/snmpd.conf" <<EOF
+start_snmpd <<EOF
 rocommunity $COMM 127.0.0.0/8
 createUser alice SHA "$V3AUTH" AES "$V3PRIV"
 createUser bob SHA "Bob+$S/ok" AES "$V3PRIV"
 rouser alice priv
 rouser bob priv
 EOF
-SNMP_PERSISTENT_DIR="$T/snmp" MIBS= MIBDIRS="$T/snmp" "$SNMPD" -f -Lf "$T/snmpd.log" -C \
-	-c "$T/snmpd.conf" -p "$T/snmpd.pid" "udp:$SNMP_ADDR:$SNMP_PORT" &
-PIDS="$PIDS $!"
 
 {
 	printf '[global]\nuser = wgwatch\npassword = %s\nseed = 5\n' "$REST_PW"

@@ -44,6 +44,19 @@ sim_base() {
 	$PY -c 'import random; print("127.%d.%d.1" % (random.randint(100,249), random.randint(0,255)))'
 }
 
+# start_snmpd < CONFIG: Debian's snmpd with only the snmpd.conf lines read from stdin (-C), no
+# MIB files and its state in the temp dir, on a free UDP port of a fresh loopback address; sets
+# SNMP_ADDR and SNMP_PORT. SNMPD is the binary (set by the caller when it checked for it).
+start_snmpd() {
+	SNMP_ADDR=$(sim_base)
+	SNMP_PORT=$($PY -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	mkdir -p "$T/snmp"
+	cat >"$T/snmpd.conf"
+	SNMP_PERSISTENT_DIR="$T/snmp" MIBS= MIBDIRS="$T/snmp" "${SNMPD:-/usr/sbin/snmpd}" -f \
+		-Lf "$T/snmpd.log" -C -c "$T/snmpd.conf" -p "$T/snmpd.pid" "udp:$SNMP_ADDR:$SNMP_PORT" &
+	PIDS="$PIDS $!"
+}
+
 # wait_until SECONDS COMMAND...: poll a condition (not a fixed sleep) until true or timeout.
 wait_until() {
 	limit=$1; shift
