@@ -8,16 +8,12 @@ start_sim "$top_srcdir/tests/system/basic.scenario"
 write_conf 1s 1s
 start_daemon
 
-PROM_PORT=$(free_port)
-cat >"$T/prometheus.yml" <<YML
+start_prometheus <<YML
 global: { scrape_interval: 1s, evaluation_interval: 1s }
 scrape_configs:
   - job_name: wgwatch
     static_configs: [{ targets: ['127.0.0.1:$HTTP_PORT'] }]
 YML
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn 2>"$T/prometheus.log" &
-PIDS="$PIDS $!"
 
 query() {   # query PROMQL: the JSON result list
 	curl -fsS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |

@@ -26,9 +26,8 @@ write_conf 1s 900ms "[detector]" "before = 25s" "after = 25s" "min_samples = 10"
 	"[alert]" "alertmanager = http://127.0.0.1:$AM_PORT/" "resend = 1m"
 start_daemon
 
-PROM_PORT=$(free_port)
 cp "$top_srcdir/web/prometheus/wgwatch-rules.yml" "$T/"
-cat >"$T/prometheus.yml" <<YML
+start_prometheus <<YML
 global: { scrape_interval: 1s, evaluation_interval: 1s }
 rule_files: ['$T/wgwatch-rules.yml']
 alerting: { alertmanagers: [{ static_configs: [{ targets: ['127.0.0.1:$AM_PORT'] }] }] }
@@ -36,9 +35,6 @@ scrape_configs:
   - job_name: wgwatch
     static_configs: [{ targets: ['127.0.0.1:$HTTP_PORT'] }]
 YML
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn 2>"$T/prometheus.log" &
-PIDS="$PIDS $!"
 
 # am_count SOURCE ALERTNAME [label=value...]: how many alerts Alertmanager lists with those
 # labels; SOURCE is "direct" (pushed by wgwatchd: no job label) or "prometheus" (job=wgwatch).

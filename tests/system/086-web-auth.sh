@@ -118,9 +118,8 @@ wait_until 5 sh -c "[ \"\$(curl -s $CA --interface $SRC -u 'admin:$PW' -o /dev/n
 	fail "the throttled address never got in again"
 ok "$n401 failed logins, then 429 for that address (right password: $right), not for others"
 
-PROM_PORT=$(free_port)
 printf '%s' "$PW" >"$T/prom.pass"
-cat >"$T/prometheus.yml" <<YML
+start_prometheus <<YML
 global: { scrape_interval: 1s, evaluation_interval: 1s }
 scrape_configs:
   - job_name: wgwatch
@@ -129,9 +128,6 @@ scrape_configs:
     basic_auth: { username: admin, password_file: '$T/prom.pass' }
     static_configs: [{ targets: ['127.0.0.1:$HTTP_PORT'] }]
 YML
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn 2>"$T/prometheus.log" &
-PIDS="$PIDS $!"
 query() {
 	curl -fsS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
 		$PY -c 'import json,sys; d=json.load(sys.stdin); print(len(d["data"]["result"]))'

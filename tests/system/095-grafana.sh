@@ -25,16 +25,12 @@ grep -q "panel 'Fleet' target H: wgwatch_router_uptime_secs" "$T/bad.out" || { c
 grep -q "annotation 'Reboots': wgwatch_router_uptime_secs" "$T/bad.out" || { cat "$T/bad.out"; fail "annotation not checked"; }
 ok "the check names a metric the daemon does not emit"
 
-PROM_PORT=$(free_port)
-cat >"$T/prometheus.yml" <<YML
+start_prometheus <<YML
 global: { scrape_interval: 1s, evaluation_interval: 1s }
 scrape_configs:
   - job_name: wgwatch
     static_configs: [{ targets: ['127.0.0.1:$HTTP_PORT'] }]
 YML
-prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
-	--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn 2>"$T/prometheus.log" &
-PIDS="$PIDS $!"
 
 # nresults PROMQL: how many series Prometheus returns; fails on any error (syntax included).
 nresults() {

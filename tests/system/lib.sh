@@ -57,6 +57,16 @@ start_snmpd() {
 	PIDS="$PIDS $!"
 }
 
+# start_prometheus < CONFIG: a real Prometheus with the prometheus.yml read from stdin, its TSDB
+# in the temp dir, on a free loopback port; sets PROM_PORT.
+start_prometheus() {
+	PROM_PORT=$(free_port)
+	cat >"$T/prometheus.yml"
+	prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/tsdb" \
+		--web.listen-address="127.0.0.1:$PROM_PORT" --log.level=warn 2>"$T/prometheus.log" &
+	PIDS="$PIDS $!"
+}
+
 # wait_until SECONDS COMMAND...: poll a condition (not a fixed sleep) until true or timeout.
 wait_until() {
 	limit=$1; shift
