@@ -44,6 +44,10 @@ void sample_free(sample_t *s)
 {
 	if (s == NULL)
 		return;
+	if (s->packed) {
+		free(s);
+		return;
+	}
 	for (size_t i = 0; i < s->nifaces; i++) {
 		free(s->ifaces[i].name);
 		free(s->ifaces[i].type);
@@ -68,34 +72,63 @@ void sample_free(sample_t *s)
 	free(s);
 }
 
+static size_t sample_slen(const char *str) { return str ? strlen(str) + 1 : 0; }
+
+/* Bytes sample_dup needs for s: the struct, its arrays, then every string with its NUL. */
+static size_t sample_packed_size(const sample_t *s)
+{
+	size_t n = sizeof(*s) + s->ncores * sizeof(*s->cores) + s->nifaces * sizeof(*s->ifaces) +
+		   s->npeers * sizeof(*s->peers);
+	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware,
+			      s->upgrade_firmware, s->board, s->architecture, s->cpu_model };
+	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
+		n += sample_slen(top[i]);
+	for (size_t i = 0; i < s->nifaces; i++)
+		n += sample_slen(s->ifaces[i].name) + sample_slen(s->ifaces[i].type);
+	for (size_t i = 0; i < s->npeers; i++)
+		n += sample_slen(s->peers[i].interface) + sample_slen(s->peers[i].peer) +
+		     sample_slen(s->peers[i].public_key);
+	return n;
+}
+
+/* Copy str to *at and move *at past it; NULL stays NULL. */
+static char *sample_pack(char **at, const char *str)
+{
+	if (str == NULL)
+		return NULL;
+	size_t n = strlen(str) + 1;
+	char *d = memcpy(*at, str, n);
+	*at += n;
+	return d;
+}
+
+/* Arrays (8-byte aligned: every element size is a multiple of 8) then strings. */
 sample_t *sample_dup(const sample_t *s)
 {
-	sample_t *d = xmalloc(sizeof(*d));
+	sample_t *d = xmalloc(sample_packed_size(s));
 	*d = *s;
-	d->router = xstrdup(s->router);
-	d->error = xstrdup(s->error);
-	d->version = xstrdup(s->version);
-	d->channel = xstrdup(s->channel);
-	d->firmware = xstrdup(s->firmware);
-	d->upgrade_firmware = xstrdup(s->upgrade_firmware);
-	d->board = xstrdup(s->board);
-	d->architecture = xstrdup(s->architecture);
-	d->cpu_model = xstrdup(s->cpu_model);
-	d->cores = xcalloc(s->ncores, sizeof(*d->cores));
-	if (s->ncores)
-		memcpy(d->cores, s->cores, s->ncores * sizeof(*d->cores));
-	d->ifaces = xcalloc(s->nifaces, sizeof(*d->ifaces));
+	d->packed = true;
+	char *at = (char *)(d + 1);
+	d->cores = memcpy(at, s->cores ? (const void *)s->cores : "", s->ncores * sizeof(*d->cores));
+	at += s->ncores * sizeof(*d->cores);
+	d->ifaces = memcpy(at, s->ifaces ? (const void *)s->ifaces : "", s->nifaces * sizeof(*d->ifaces));
+	at += s->nifaces * sizeof(*d->ifaces);
+	d->peers = memcpy(at, s->peers ? (const void *)s->peers : "", s->npeers * sizeof(*d->peers));
+	at += s->npeers * sizeof(*d->peers);
+	d->router = sample_pack(&at, s->router), d->error = sample_pack(&at, s->error);
+	d->version = sample_pack(&at, s->version), d->channel = sample_pack(&at, s->channel);
+	d->firmware = sample_pack(&at, s->firmware);
+	d->upgrade_firmware = sample_pack(&at, s->upgrade_firmware);
+	d->board = sample_pack(&at, s->board), d->architecture = sample_pack(&at, s->architecture);
+	d->cpu_model = sample_pack(&at, s->cpu_model);
 	for (size_t i = 0; i < s->nifaces; i++) {
-		d->ifaces[i] = s->ifaces[i];
-		d->ifaces[i].name = xstrdup(s->ifaces[i].name);
-		d->ifaces[i].type = xstrdup(s->ifaces[i].type);
+		d->ifaces[i].name = sample_pack(&at, s->ifaces[i].name);
+		d->ifaces[i].type = sample_pack(&at, s->ifaces[i].type);
 	}
-	d->peers = xcalloc(s->npeers, sizeof(*d->peers));
 	for (size_t i = 0; i < s->npeers; i++) {
-		d->peers[i] = s->peers[i];
-		d->peers[i].interface = xstrdup(s->peers[i].interface);
-		d->peers[i].peer = xstrdup(s->peers[i].peer);
-		d->peers[i].public_key = xstrdup(s->peers[i].public_key);
+		d->peers[i].interface = sample_pack(&at, s->peers[i].interface);
+		d->peers[i].peer = sample_pack(&at, s->peers[i].peer);
+		d->peers[i].public_key = sample_pack(&at, s->peers[i].public_key);
 	}
 	return d;
 }

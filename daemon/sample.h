@@ -72,10 +72,14 @@ typedef struct sample {
 	bool have_peers;          /* false when the source cannot tell peers (SNMP alone) */
 	size_t npeers;
 	struct sample_peer *peers;
+	bool packed;              /* from sample_dup: one block, read-only (see there) */
 } sample_t;
 
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source);
 void sample_free(sample_t *s);
+/* A copy in one allocation: arrays and strings packed after the struct, so that a reader
+ * walking many routers' samples (/metrics) touches a few cache lines per router, not some 70
+ * scattered blocks. Read-only: free it with sample_free, never grow or replace its parts. */
 sample_t *sample_dup(const sample_t *s);
 /* Mark the sample failed; keeps the first error given. fmt must not contain secrets. */
 void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)

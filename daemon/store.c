@@ -1716,6 +1716,7 @@ void store_get_stats(store_t *st, struct store_stats *out)
 	*out = st->stats;
 	out->queued = st->qlen + st->inflight;
 	pthread_mutex_unlock(&st->mu);
+	out->sqlite_bytes = sqlite3_memory_used();
 }
 
 int64_t store_heartbeat_ms(store_t *st)

@@ -20,6 +20,7 @@ struct store_stats {
 	uint64_t write_errors;       /* failed commits (retried) */
 	uint64_t dropped;            /* polls dropped because the queue overflowed */
 	size_t queued;               /* polls waiting to be written */
+	int64_t sqlite_bytes;        /* heap SQLite holds in this process, page caches included */
 	int64_t last_commit_ms;      /* wall clock */
 	bool failing;                /* the newest commit failed */
 	char last_error[256];

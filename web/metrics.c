@@ -15,11 +15,18 @@
 #include "detector.h"
 #include "xmem.h"
 
-/* Per router, the escaped `router="..."` label and the `,key="value"` config labels, as
- * ranges of one shared buffer built once per render. */
+/* A range of the render's label buffer. */
+struct metrics_seg {
+	size_t off, len;
+};
+
+/* Per router, the escaped `router="..."` label, the `,key="value"` config labels, and the labels
+ * of each interface and peer of its newest sample (segs[seg0..]: interfaces, then peers), all
+ * escaped once per render into one buffer: families then copy them, and a render walks one
+ * contiguous buffer rather than some 50 scattered strings per router per family. */
 struct metrics_rl {
-	size_t router_off, router_len;
-	size_t extra_off, extra_len;
+	struct metrics_seg router, extra;
+	size_t seg0;
 };
 
 struct metrics_ctx {
@@ -29,6 +36,8 @@ struct metrics_ctx {
 	detector_view_t *det;           /* NULL while the detector has nothing to say */
 	buf_t labels;
 	struct metrics_rl *rl;
+	struct metrics_seg *segs;
+	size_t nsegs, capsegs;
 };
 
 struct metrics_family;
@@ -177,7 +186,15 @@ static void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fa
 {
 	metrics_puts(c->out, fam->name);
 	metrics_putc(c->out, '{');
-	metrics_put(c->out, c->labels.data + c->rl[i].router_off, c->rl[i].router_len);
+	metrics_put(c->out, c->labels.data + c->rl[i].router.off, c->rl[i].router.len);
+}
+
+/* The prepared labels of interface (peer = false) or peer k of router i. */
+static void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
+{
+	const sample_t *s = fleet_view_at(c->view, i)->last;
+	const struct metrics_seg *g = &c->segs[c->rl[i].seg0 + (peer ? s->nifaces : 0) + k];
+	metrics_put(c->out, c->labels.data + g->off, g->len);
 }
 
 static void metrics_label(buf_t *out, const char *key, const char *value)
@@ -192,7 +209,7 @@ static void metrics_label(buf_t *out, const char *key, const char *value)
 /* Config labels, closing brace, space: the value follows. */
 static void metrics_close(struct metrics_ctx *c, size_t i)
 {
-	metrics_put(c->out, c->labels.data + c->rl[i].extra_off, c->rl[i].extra_len);
+	metrics_put(c->out, c->labels.data + c->rl[i].extra.off, c->rl[i].extra.len);
 	metrics_put(c->out, "} ", 2);
 }
 
@@ -283,11 +300,9 @@ static void metrics_iface(struct metrics_ctx *c, const struct metrics_family *fa
 {
 	const sample_t *s = r->last;
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
-		const struct sample_iface *f = &s->ifaces[k];
 		metrics_begin(c, fam, i);
-		metrics_label(c->out, "interface", f->name);
-		metrics_label(c->out, "type", f->type);
-		metrics_end_u64(c, i, metrics_field(f, fam->off));
+		metrics_put_seg(c, i, false, k);
+		metrics_end_u64(c, i, metrics_field(&s->ifaces[k], fam->off));
 	}
 }
 
@@ -301,8 +316,7 @@ static void metrics_peer(struct metrics_ctx *c, const struct metrics_family *fam
 		if (handshake && p->last_handshake_ms < 0)
 			continue;
 		metrics_begin(c, fam, i);
-		metrics_label(c->out, "interface", p->interface);
-		metrics_label(c->out, "peer", p->peer);
+		metrics_put_seg(c, i, true, k);
 		if (handshake)
 			metrics_end_double(c, i, (double)p->last_handshake_ms / 1000.0);
 		else
@@ -506,6 +520,11 @@ static void metrics_store_queue(struct metrics_ctx *c, const struct metrics_fami
 	metrics_daemon_u64(c->out, fam, c->store->queued);
 }
 
+static void metrics_store_sqlite_bytes(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, c->store->sqlite_bytes > 0 ? (uint64_t)c->store->sqlite_bytes : 0);
+}
+
 static void metrics_store_failing(struct metrics_ctx *c, const struct metrics_family *fam)
 {
 	metrics_daemon_u64(c->out, fam, c->store->failing ? 1 : 0);
@@ -586,6 +605,9 @@ static const struct metrics_family metrics_families[] = {
 	  "Failed database commits.", .daemon = metrics_store_write_errors },
 	{ "wgwatch_store_queue_length", "gauge",
 	  "Polls waiting to be written to the database.", .daemon = metrics_store_queue },
+	{ "wgwatch_store_sqlite_memory_bytes", "gauge",
+	  "Heap memory SQLite holds in the daemon (page caches of every connection included).",
+	  .daemon = metrics_store_sqlite_bytes },
 	{ "wgwatch_store_failing", "gauge",
 	  "1 when the newest database commit failed, else 0.", .daemon = metrics_store_failing },
 	{ "wgwatch_shard_info", "gauge",
@@ -612,24 +634,49 @@ static bool metrics_reserved(const char *key)
 	return false;
 }
 
+/* Two labels, escaped, as the next segment of the label buffer. */
+static void metrics_prepare_seg(struct metrics_ctx *c, const char *k1, const char *v1,
+				const char *k2, const char *v2)
+{
+	if (c->nsegs == c->capsegs) {
+		c->capsegs = c->capsegs ? 2 * c->capsegs : 1024;
+		c->segs = xreallocarray(c->segs, c->capsegs, sizeof(*c->segs));
+	}
+	struct metrics_seg *g = &c->segs[c->nsegs++];
+	g->off = c->labels.len;
+	metrics_label(&c->labels, k1, v1);
+	metrics_label(&c->labels, k2, v2);
+	g->len = c->labels.len - g->off;
+}
+
+static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
+{
+	const fleet_router_t *r = fleet_view_at(c->view, i);
+	struct metrics_rl *rl = &c->rl[i];
+	rl->router.off = c->labels.len;
+	metrics_put(&c->labels, "router=\"", 8);
+	metrics_escape_label(&c->labels, r->conf->name);
+	metrics_putc(&c->labels, '"');
+	rl->router.len = c->labels.len - rl->router.off;
+	rl->extra.off = c->labels.len;
+	for (size_t k = 0; k < r->conf->nlabels; k++)
+		if (!metrics_reserved(r->conf->labels[k].key))
+			metrics_label(&c->labels, r->conf->labels[k].key, r->conf->labels[k].value);
+	rl->extra.len = c->labels.len - rl->extra.off;
+	rl->seg0 = c->nsegs;
+	const sample_t *s = r->last;
+	for (size_t k = 0; s != NULL && k < s->nifaces; k++)
+		metrics_prepare_seg(c, "interface", s->ifaces[k].name, "type", s->ifaces[k].type);
+	for (size_t k = 0; s != NULL && s->have_peers && k < s->npeers; k++)
+		metrics_prepare_seg(c, "interface", s->peers[k].interface, "peer", s->peers[k].peer);
+}
+
 static void metrics_prepare(struct metrics_ctx *c, size_t n)
 {
 	buf_init(&c->labels);
 	c->rl = xcalloc(n, sizeof(*c->rl));
-	for (size_t i = 0; i < n; i++) {
-		const conf_router_t *cr = fleet_view_at(c->view, i)->conf;
-		struct metrics_rl *rl = &c->rl[i];
-		rl->router_off = c->labels.len;
-		metrics_put(&c->labels, "router=\"", 8);
-		metrics_escape_label(&c->labels, cr->name);
-		metrics_putc(&c->labels, '"');
-		rl->router_len = c->labels.len - rl->router_off;
-		rl->extra_off = c->labels.len;
-		for (size_t k = 0; k < cr->nlabels; k++)
-			if (!metrics_reserved(cr->labels[k].key))
-				metrics_label(&c->labels, cr->labels[k].key, cr->labels[k].value);
-		rl->extra_len = c->labels.len - rl->extra_off;
-	}
+	for (size_t i = 0; i < n; i++)
+		metrics_prepare_router(c, i);
 }
 
 static void metrics_family_render(struct metrics_ctx *c, const struct metrics_family *fam, size_t n)
@@ -667,4 +714,5 @@ void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
 
 	buf_free(&c.labels);
 	free(c.rl);
+	free(c.segs);
 }

@@ -295,7 +295,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL);  /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 30 && count(m, "# TYPE ") == 30);
+	CHECK(count(m, "# HELP ") == 31 && count(m, "# TYPE ") == 31);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
 	CHECK(strstr(m, "\xff") == NULL);
 	CHECK(m[strlen(m) - 1] == '\n');
@@ -614,6 +614,9 @@ static void test_store_metrics(fleet_t *f, store_t *st)
 	CHECK(has_line(b.data, "wgwatch_store_write_errors_total 0"));
 	CHECK(has_line(b.data, "wgwatch_store_queue_length 0"));
 	CHECK(has_line(b.data, "wgwatch_store_failing 0"));
+	static const char mem[] = "\nwgwatch_store_sqlite_memory_bytes ";   /* the open store's cache */
+	p = strstr(b.data, mem);
+	CHECK(p != NULL && strtoull(p + sizeof(mem) - 1, NULL, 10) > 0);
 	buf_free(&b);
 }
 
