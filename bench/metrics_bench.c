@@ -1,0 +1,155 @@
+/* metrics_bench: CPU time of one /metrics render, alone (bench/README.md). A fleet shaped like
+ * bench/fleet.scenario (R routers, 9 cores, 4 wg interfaces, 20 peers, two config labels) is
+ * fed into fleet_update once; then a thread renders the exposition K times (-f: into a fresh
+ * buffer each time, as the daemon does), timing each by its CPU clock.
+ * Prints figures only; no HTTP, no detector, no store. */
+#include "config.h"
+
+#include <getopt.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "buf.h"
+#include "conf.h"
+#include "fleet.h"
+#include "metrics.h"
+#include "sample.h"
+#include "xmem.h"
+
+static double mb_cpu_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static conf_t *mb_conf(size_t n)
+{
+	conf_t *c = xcalloc(1, sizeof(*c));
+	c->routers = xcalloc(n, sizeof(*c->routers));
+	c->nrouters = n;
+	for (size_t i = 0; i < n; i++) {
+		conf_router_t *r = &c->routers[i];
+		r->name = xasprintf("hub-%04zu", i + 1);
+		r->labels = xcalloc(2, sizeof(*r->labels));
+		r->labels[0].key = xstrdup("site"), r->labels[0].value = xstrdup("bench");
+		r->labels[1].key = xstrdup("role"), r->labels[1].value = xstrdup("hub");
+		r->nlabels = 2;
+	}
+	return c;
+}
+
+/* One poll of router i, as the sim's bench fleet answers it (one idle peer per interface). */
+static sample_t *mb_sample(const conf_router_t *r, size_t i)
+{
+	sample_t *s = sample_new(r->name, 1780000000000, "rest");
+	s->version = xstrdup("7.22.3"), s->firmware = xstrdup("7.22.3");
+	s->upgrade_firmware = xstrdup("7.22.3"), s->board = xstrdup("CCR1009-7G-1C-1S+");
+	s->architecture = xstrdup("tile");
+	s->uptime_ms = 3600000 + (int64_t)i * 1000;
+	sample_set_cores(s, 9);
+	for (size_t k = 0; k < 9; k++)
+		s->cores[k].load = k == 4 ? 0.6 : 0.12, s->cores[k].irq = 0.01 * (double)k;
+	for (int k = 0; k < 4; k++) {
+		struct sample_iface *f = sample_add_iface(s);
+		f->name = xasprintf("wg%d", k), f->type = xstrdup("wg"), f->running = true;
+		f->rx_bytes = 4000000000000u + i * 77, f->tx_bytes = 2000000000000u + i * 31;
+		f->rx_packets = f->rx_bytes / 900, f->tx_packets = f->tx_bytes / 800;
+	}
+	s->have_peers = true;
+	for (int k = 0; k < 20; k++) {
+		struct sample_peer *p = sample_add_peer(s);
+		p->interface = xasprintf("wg%d", k / 5), p->peer = xasprintf("peer%d", k + 1);
+		p->public_key = xasprintf("%043zu=", i * 100 + (size_t)k);
+		p->rx_bytes = 3990662652698u + i, p->tx_bytes = 1990662652698u + i;
+		p->last_handshake_ms = k % 5 == 4 ? -1 : 1000 * k + 500;
+	}
+	return s;
+}
+
+static int mb_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+struct mb_run {
+	fleet_t *fleet;
+	size_t runs;
+	bool fresh;
+	double *ms;
+	long faults;
+	buf_t out;
+};
+
+static void *mb_renders(void *arg)
+{
+	struct mb_run *run = arg;
+	struct rusage ru0, ru1;
+	getrusage(RUSAGE_THREAD, &ru0);
+	for (size_t k = 0; k < run->runs; k++) {
+		double t0 = mb_cpu_ms();
+		if (run->fresh)
+			buf_free(&run->out);
+		else
+			buf_reset(&run->out);
+		metrics_render(run->fleet, NULL, &run->out);
+		run->ms[k] = mb_cpu_ms() - t0;
+	}
+	getrusage(RUSAGE_THREAD, &ru1);
+	run->faults = ru1.ru_minflt - ru0.ru_minflt;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	size_t routers = 1000, runs = 30;
+	bool fresh = false;
+	int ch;
+	while ((ch = getopt(argc, argv, "r:k:f")) != -1) {
+		if (ch == 'f')
+			fresh = true;
+		else if (ch == 'r')
+			routers = strtoul(optarg, NULL, 10);
+		else if (ch == 'k')
+			runs = strtoul(optarg, NULL, 10);
+		else {
+			fprintf(stderr, "usage: metrics_bench [-r ROUTERS] [-k RUNS] [-f]\n");
+			return 2;
+		}
+	}
+	if (routers == 0 || runs == 0)
+		return 2;
+	conf_t *c = mb_conf(routers);
+	fleet_t *f = fleet_create(c);
+	for (size_t i = 0; i < routers; i++) {
+		sample_t *s = mb_sample(&c->routers[i], i);
+		fleet_update(f, s);
+		sample_free(s);
+	}
+	struct mb_run run = { .fleet = f, .runs = runs, .fresh = fresh };
+	run.ms = xcalloc(runs, sizeof(*run.ms));
+	buf_init(&run.out);
+	pthread_t t;   /* renders on a thread of its own, as the daemon's HTTP workers do */
+	if (pthread_create(&t, NULL, mb_renders, &run) != 0 || pthread_join(t, NULL) != 0)
+		return 1;
+	double *ms = run.ms;
+	buf_t out = run.out;
+	size_t lines = 0;
+	for (size_t i = 0; i < out.len; i++)
+		lines += out.data[i] == '\n';
+	qsort(ms, runs, sizeof(*ms), mb_cmp);
+	printf("routers %zu  runs %zu  bytes %zu  lines %zu  CPU ms per render: min %.2f  median %.2f"
+	       "  max %.2f  (%.0f MB/s at the median)  page faults per render %.0f\n", routers, runs,
+	       out.len, lines, ms[0], ms[runs / 2], ms[runs - 1], (double)out.len / 1e3 / ms[runs / 2],
+	       (double)run.faults / (double)runs);
+	free(ms);
+	buf_free(&out);
+	fleet_destroy(f);
+	return 0;
+}
