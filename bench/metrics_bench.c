@@ -1,7 +1,7 @@
 /* metrics_bench: CPU time of one /metrics render, alone (bench/README.md). A fleet shaped like
  * bench/fleet.scenario (R routers, 9 cores, 4 wg interfaces, 20 peers, two config labels) is
- * fed into fleet_update once; then a thread renders the exposition K times (-f: into a fresh
- * buffer each time, as the daemon does), timing each by its CPU clock.
+ * fed into fleet_update once; then a thread renders the exposition K times, each into a fresh
+ * buffer as the daemon does, timing each by its CPU clock.
  * Prints figures only; no HTTP, no detector, no store. */
 #include "config.h"
 
@@ -81,7 +81,6 @@ static int mb_cmp(const void *a, const void *b)
 struct mb_run {
 	fleet_t *fleet;
 	size_t runs;
-	bool fresh;
 	double *ms;
 	long faults;
 	buf_t out;
@@ -94,10 +93,7 @@ static void *mb_renders(void *arg)
 	getrusage(RUSAGE_THREAD, &ru0);
 	for (size_t k = 0; k < run->runs; k++) {
 		double t0 = mb_cpu_ms();
-		if (run->fresh)
-			buf_free(&run->out);
-		else
-			buf_reset(&run->out);
+		buf_free(&run->out);   /* the daemon renders every scrape into a new buffer */
 		metrics_render(run->fleet, NULL, &run->out);
 		run->ms[k] = mb_cpu_ms() - t0;
 	}
@@ -109,17 +105,14 @@ static void *mb_renders(void *arg)
 int main(int argc, char **argv)
 {
 	size_t routers = 1000, runs = 30;
-	bool fresh = false;
 	int ch;
-	while ((ch = getopt(argc, argv, "r:k:f")) != -1) {
-		if (ch == 'f')
-			fresh = true;
-		else if (ch == 'r')
+	while ((ch = getopt(argc, argv, "r:k:")) != -1) {
+		if (ch == 'r')
 			routers = strtoul(optarg, NULL, 10);
 		else if (ch == 'k')
 			runs = strtoul(optarg, NULL, 10);
 		else {
-			fprintf(stderr, "usage: metrics_bench [-r ROUTERS] [-k RUNS] [-f]\n");
+			fprintf(stderr, "usage: metrics_bench [-r ROUTERS] [-k RUNS]\n");
 			return 2;
 		}
 	}
@@ -132,7 +125,7 @@ int main(int argc, char **argv)
 		fleet_update(f, s);
 		sample_free(s);
 	}
-	struct mb_run run = { .fleet = f, .runs = runs, .fresh = fresh };
+	struct mb_run run = { .fleet = f, .runs = runs };
 	run.ms = xcalloc(runs, sizeof(*run.ms));
 	buf_init(&run.out);
 	pthread_t t;   /* renders on a thread of its own, as the daemon's HTTP workers do */
