@@ -19,6 +19,7 @@
 #include "xmem.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +31,8 @@ enum snmp_step { SNMP_PROBE, SNMP_SCALARS, SNMP_CPU, SNMP_NAMES, SNMP_DESCRS, SN
 
 struct snmp_conn {
 	snmp_t *m;
-	struct snmp_conn *next;
+	struct snmp_conn *next;       /* in m->conns */
+	struct snmp_conn *hnext;      /* in m->byname[hash(name)] */
 	char *name;                   /* router config name: the key between polls */
 	const conf_router_t *rc;      /* valid while busy */
 	const conf_router_t *opened;  /* the config the session was opened with */
@@ -51,6 +53,9 @@ struct snmp_conn {
 struct snmp {
 	loop_t *loop;
 	struct snmp_conn *conns;
+	size_t nconns;
+	struct snmp_conn **byname;    /* hash chains by router name; nbyname is a power of two */
+	size_t nbyname;
 };
 
 static int snmp_inits;             /* snmp_t alive: net-snmp is set up while > 0 */
@@ -561,12 +566,52 @@ static int snmp_connect(struct snmp_conn *c, const conf_router_t *rc, char **cau
 
 /* ---- per-router connections and the collector interface ---- */
 
+/* Every poll looks its router up by name: a hash keeps that flat at thousands of routers. */
+static size_t snmp_hash(const snmp_t *m, const char *name)
+{
+	uint32_t h = 2166136261u;           /* FNV-1a, as rest.c */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	return h & (m->nbyname - 1);
+}
+
 static struct snmp_conn *snmp_conn_find(snmp_t *m, const char *name)
 {
-	for (struct snmp_conn *c = m->conns; c != NULL; c = c->next)
+	if (m->nbyname == 0)
+		return NULL;
+	for (struct snmp_conn *c = m->byname[snmp_hash(m, name)]; c != NULL; c = c->hnext)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return NULL;
+}
+
+/* Keeps the chains short: twice the buckets when there are more routers than buckets. */
+static void snmp_byname_add(snmp_t *m, struct snmp_conn *c)
+{
+	if (m->nconns >= m->nbyname) {
+		free(m->byname);
+		m->nbyname = m->nbyname ? m->nbyname * 2 : 64;
+		m->byname = xcalloc(m->nbyname, sizeof(*m->byname));
+		for (struct snmp_conn *o = m->conns; o != NULL; o = o->next) {
+			size_t h = snmp_hash(m, o->name);
+			o->hnext = m->byname[h];
+			m->byname[h] = o;
+		}
+	}
+	size_t h = snmp_hash(m, c->name);
+	c->hnext = m->byname[h];
+	m->byname[h] = c;
+}
+
+static void snmp_byname_remove(snmp_t *m, struct snmp_conn *c)
+{
+	for (struct snmp_conn **pp = &m->byname[snmp_hash(m, c->name)]; *pp != NULL;
+	     pp = &(*pp)->hnext) {
+		if (*pp == c) {
+			*pp = c->hnext;
+			return;
+		}
+	}
 }
 
 static struct snmp_conn *snmp_conn_new(snmp_t *m, const char *name)
@@ -576,8 +621,10 @@ static struct snmp_conn *snmp_conn_new(snmp_t *m, const char *name)
 	c->name = xstrdup(name);
 	c->fd = -1;
 	c->dec = snmpdecode_create();
+	snmp_byname_add(m, c);
 	c->next = m->conns;
 	m->conns = c;
+	m->nconns++;
 	return c;
 }
 
@@ -594,9 +641,11 @@ static void snmp_conn_abandon(struct snmp_conn *c)
 
 static void snmp_conn_free(snmp_t *m, struct snmp_conn *c)
 {
+	snmp_byname_remove(m, c);
 	for (struct snmp_conn **pp = &m->conns; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
+			m->nconns--;
 			break;
 		}
 	}
@@ -699,6 +748,7 @@ void snmp_destroy(snmp_t *m)
 		return;
 	while (m->conns != NULL)
 		snmp_conn_free(m, m->conns);
+	free(m->byname);
 	free(m);
 	snmp_inits--;
 }

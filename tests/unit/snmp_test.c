@@ -323,6 +323,35 @@ static void test_retries(void)
 	CHECK_INT(silent_poll(1, false), 2);
 }
 
+/* The connections by router name: found after the table grows, gone once freed, the rest kept. */
+static void test_conn_table(void)
+{
+	snmp_t *m = snmp_create(NULL);
+	char name[32];
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "r%d", i);
+		CHECK(snmp_conn_find(m, name) == NULL);
+		snmp_conn_new(m, name);
+	}
+	CHECK_INT(m->nconns, 1000);
+	CHECK(m->nbyname >= 1000);
+	for (int i = 0; i < 1000; i += 3) {
+		snprintf(name, sizeof(name), "r%d", i);
+		struct snmp_conn *c = snmp_conn_find(m, name);
+		CHECK(c != NULL && strcmp(c->name, name) == 0);
+		if (c != NULL)
+			snmp_conn_free(m, c);
+	}
+	CHECK_INT(m->nconns, 1000 - 334);
+	for (int i = 0; i < 1000; i++) {
+		snprintf(name, sizeof(name), "r%d", i);
+		struct snmp_conn *c = snmp_conn_find(m, name);
+		CHECK(i % 3 == 0 ? c == NULL : c != NULL && strcmp(c->name, name) == 0);
+	}
+	CHECK(snmp_conn_find(m, "r1000") == NULL);
+	snmp_destroy(m);
+}
+
 int main(void)
 {
 	snmp_t *m = snmp_create(NULL);   /* initialises net-snmp for the decoding tests */
@@ -336,5 +365,6 @@ int main(void)
 	snmp_destroy(m);
 	test_timeout_high_fd();
 	test_retries();
+	test_conn_table();
 	return unit_done("snmp");
 }
