@@ -23,6 +23,54 @@
 
 static const char *const pr_ranges[] = { "6h", "24h", "7d", "30d", "all" };
 
+/* Compares two runs of digits by value, however long: fewer significant digits is smaller.
+ * Advances *a and *b past their runs. */
+static int pr_natcmp_digits(const char **a, const char **b)
+{
+	const char *p = *a, *q = *b;
+	size_t np = 0, nq = 0;
+	while (*p == '0')
+		p++;
+	while (*q == '0')
+		q++;
+	while (p[np] >= '0' && p[np] <= '9')
+		np++;
+	while (q[nq] >= '0' && q[nq] <= '9')
+		nq++;
+	*a = p + np;
+	*b = q + nq;
+	if (np != nq)
+		return np < nq ? -1 : 1;
+	return memcmp(p, q, np);
+}
+
+/* Natural order, as people count: "peer2" before "peer10". Runs of digits compare by value,
+ * the rest byte by byte; names equal but for leading zeros fall back to strcmp, so the order is
+ * total. NULL sorts first. */
+static int pr_natcmp(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a != NULL) - (b != NULL);
+	const char *p = a, *q = b;
+	while (*p != '\0' && *q != '\0') {
+		bool dp = *p >= '0' && *p <= '9', dq = *q >= '0' && *q <= '9';
+		if (dp && dq) {
+			int c = pr_natcmp_digits(&p, &q);
+			if (c != 0)
+				return c < 0 ? -1 : 1;
+			continue;
+		}
+		if (*p != *q)
+			return (unsigned char)*p < (unsigned char)*q ? -1 : 1;
+		p++;
+		q++;
+	}
+	if (*p != *q)
+		return *p == '\0' ? -1 : 1;
+	int c = strcmp(a, b);
+	return c < 0 ? -1 : c > 0;
+}
+
 /* ---- small formatters ---- */
 
 /* "3w2d", "5h4m", "1m5s", "12s": the two largest units. */
@@ -423,6 +471,15 @@ static const conf_router_t *pr_conf_router(const struct page_router_req *req)
 	return NULL;
 }
 
+/* qsort of peer pointers: by interface, then by name, both in natural order. */
+static int pr_peer_cmp(const void *x, const void *y)
+{
+	const struct history_peer *a = *(const struct history_peer *const *)x;
+	const struct history_peer *b = *(const struct history_peer *const *)y;
+	int c = pr_natcmp(a->interface, b->interface);
+	return c != 0 ? c : pr_natcmp(a->name, b->name);
+}
+
 /* SNMP has no WireGuard peer objects (docs/snmp.md): say so rather than show an empty table. */
 static void pr_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
 {
@@ -440,8 +497,13 @@ static void pr_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
 	buf_puts(out, "<table id=\"peer-table\"><thead><tr><th>Interface</th><th>Peer</th>"
 		 "<th>tx now</th><th>rx now</th><th>tx total</th><th>rx total</th>"
 		 "<th>Last handshake</th><th>As of (UTC)</th></tr></thead><tbody>\n");
+	const struct history_peer **order = xreallocarray(NULL, h->npeers, sizeof(*order));
 	for (size_t i = 0; i < h->npeers; i++)
-		pr_peer_row(out, &h->peers[i]);
+		order[i] = &h->peers[i];
+	qsort(order, h->npeers, sizeof(*order), pr_peer_cmp);
+	for (size_t i = 0; i < h->npeers; i++)
+		pr_peer_row(out, order[i]);
+	free(order);
 	buf_puts(out, "</tbody></table></section>\n");
 }
 

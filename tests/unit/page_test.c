@@ -461,6 +461,47 @@ static void test_router_page_snmp_only(const conf_t *dbconf)
 	buf_free(&b);
 }
 
+/* Natural order: digit runs by value, however long or zero-padded; the order stays total. */
+static void test_natcmp(void)
+{
+	static const struct { const char *a, *b; int want; } t[] = {
+		{ "peer1", "peer2", -1 }, { "peer2", "peer10", -1 }, { "peer10", "peer9", 1 },
+		{ "peer10", "peer10", 0 }, { "peer", "peer1", -1 }, { "", "a", -1 }, { "", "", 0 },
+		{ "wg1-peer2", "wg1-peer10", -1 }, { "wg2-peer1", "wg10-peer1", -1 },
+		{ "a1b2", "a1b10", -1 }, { "peer01", "peer1", -1 }, { "peer1", "peer01", 1 },
+		{ "peer007", "peer8", -1 }, { "x99999999999999999999999", "x100000000000000000000000", -1 },
+		{ "abc", "abd", -1 }, { "Peer1", "peer1", -1 }, { "peer1a", "peer1b", -1 },
+		{ "1.10", "1.9", 1 }, { "10", "9a", 1 }, { NULL, "a", -1 }, { NULL, NULL, 0 },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		CHECK_INT(pr_natcmp(t[i].a, t[i].b), t[i].want);
+		CHECK_INT(pr_natcmp(t[i].b, t[i].a), -t[i].want);
+	}
+}
+
+/* The peers table lists peer2 before peer10, grouped by interface in the same order. */
+static void test_peer_order(void)
+{
+	struct history_peer p[] = {
+		{ .interface = MUT("wg10"), .name = MUT("peer1"), .handshake_age_ms = -1 },
+		{ .interface = MUT("wg2"), .name = MUT("peer10"), .handshake_age_ms = -1 },
+		{ .interface = MUT("wg2"), .name = MUT("peer1"), .handshake_age_ms = -1 },
+		{ .interface = MUT("wg2"), .name = MUT("peer2"), .handshake_age_ms = -1 },
+	};
+	history_t h = { .peers = p, .npeers = sizeof(p) / sizeof(p[0]) };
+	buf_t b;
+	buf_init(&b);
+	pr_peers(&b, &h, NULL);
+	const char *a = strstr(b.data, "<td>wg2</td><td>peer1</td>");
+	const char *c = strstr(b.data, "<td>wg2</td><td>peer2</td>");
+	const char *d = strstr(b.data, "<td>wg2</td><td>peer10</td>");
+	const char *e = strstr(b.data, "<td>wg10</td><td>peer1</td>");
+	CHECK(a != NULL && c != NULL && d != NULL && e != NULL);
+	CHECK(a < c && c < d && d < e);
+	CHECK_STR(p[0].interface, "wg10");            /* the history itself is left as it was */
+	buf_free(&b);
+}
+
 int main(void)
 {
 	test_upgrades_table();
@@ -469,6 +510,8 @@ int main(void)
 	test_lines();
 	test_heatmap();
 	test_scatter();
+	test_natcmp();
+	test_peer_order();
 	char dir[] = "/tmp/page_test.XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	conf_t conf = { .interval_ms = STEP, .retention_ms = 35 * 86400000LL,
