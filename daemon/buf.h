@@ -13,6 +13,7 @@ typedef struct buf {
 void buf_init(buf_t *b);
 void buf_free(buf_t *b);
 void buf_reset(buf_t *b);                              /* len = 0, keeps memory */
+void buf_reserve(buf_t *b, size_t n);                  /* room for n bytes in all, in one step */
 void buf_append(buf_t *b, const void *p, size_t n);
 void buf_puts(buf_t *b, const char *s);
 void buf_putc(buf_t *b, char c);

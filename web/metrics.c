@@ -698,8 +698,14 @@ static void metrics_family_render(struct metrics_ctx *c, const struct metrics_fa
 		fam->per_router(c, fam, i, fleet_view_at(c->view, i));
 }
 
+/* Bytes of the newest render: the next one reserves a little more at once, rather than grow
+ * (and copy, and fault in) its buffer step by step. */
+static atomic_size_t metrics_last_len;
+
 void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
 {
+	size_t start = out->len;
+	buf_reserve(out, start + atomic_load(&metrics_last_len) / 16 * 17);
 	struct store_stats st = { 0 };
 	if (store)
 		store_get_stats(store, &st);
@@ -715,4 +721,5 @@ void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
 	buf_free(&c.labels);
 	free(c.rl);
 	free(c.segs);
+	atomic_store(&metrics_last_len, out->len - start);
 }
