@@ -1,6 +1,7 @@
 /* rest: the RouterOS REST collector. One poll is five sequential requests over one curl easy
  * handle per router (kept between polls for keep-alive), driven by curl's multi socket API on
- * the daemon loop; the JSON -> sample decoding is kept apart from the transport. It must never
+ * the daemon loop; four once the /system/routerboard answer is known (it changes only across a
+ * reboot: see rest_board_fresh); the JSON -> sample decoding is kept apart from the transport. It must never
  * request private or preshared keys, nor put the password in a URL, an error or a log line.
  * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
  * (7.88) walks a multi's whole DNS cache and connection cache at the end of every transfer, so
@@ -27,8 +28,17 @@ static const char *const rest_iface_props[] = {
 };
 #define REST_DEFAULT_TIMEOUT_MS 10000
 #define REST_PER_MULTI 64          /* routers per curl multi handle (see the top) */
+#define REST_BOARD_EVERY_MS 3600000 /* /system/routerboard asked again at least this often */
 
 struct rest_multi;
+
+/* What /system/routerboard said (firmware), and what resource said when it was asked. */
+struct rest_board {
+	bool valid;
+	char *firmware, *upgrade_firmware;
+	char *version, *board, *url;
+	int64_t uptime_ms, mono_ms;
+};
 
 struct rest_conn {
 	rest_t *r;
@@ -48,6 +58,7 @@ struct rest_conn {
 	loop_timer_id defer;            /* 0 ms timer delivering a failure outside poll() */
 	buf_t body;
 	char errbuf[CURL_ERROR_SIZE];
+	struct rest_board board;        /* the last /system/routerboard answer */
 };
 
 struct rest_multi {
@@ -733,6 +744,64 @@ static void rest_fail_http(struct rest_conn *c, long code)
 	free(why);
 }
 
+/* ---- the routerboard answer, kept between polls ---- */
+
+static void rest_board_clear(struct rest_board *b)
+{
+	free(b->firmware), free(b->upgrade_firmware);
+	free(b->version), free(b->board), free(b->url);
+	*b = (struct rest_board){ .valid = false };
+}
+
+static bool rest_same(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* Firmware (current and upgrade) changes only when the router restarts, and the model never:
+ * the kept answer stands unless this poll's resource shows a restart (an uptime more than 10 s
+ * plus 1% short of the kept one plus the time since), another version or board, the config
+ * points at another URL, or it is REST_BOARD_EVERY_MS old. */
+static bool rest_board_fresh(const struct rest_conn *c)
+{
+	const struct rest_board *b = &c->board;
+	const sample_t *s = c->s;
+	if (!b->valid || !rest_same(b->version, s->version) || !rest_same(b->board, s->board) ||
+	    !rest_same(b->url, c->rc->rest))
+		return false;
+	int64_t since = loop_mono_ms() - b->mono_ms;
+	return since < REST_BOARD_EVERY_MS && s->uptime_ms >= 0 &&
+	       s->uptime_ms + 10000 + since / 100 >= b->uptime_ms + since;
+}
+
+static void rest_board_keep(struct rest_conn *c)
+{
+	struct rest_board *b = &c->board;
+	const sample_t *s = c->s;
+	rest_board_clear(b);
+	*b = (struct rest_board){ .valid = true, .firmware = xstrdup(s->firmware),
+		.upgrade_firmware = xstrdup(s->upgrade_firmware), .version = xstrdup(s->version),
+		.board = xstrdup(s->board), .url = xstrdup(c->rc->rest),
+		.uptime_ms = s->uptime_ms, .mono_ms = loop_mono_ms() };
+}
+
+static void rest_board_use(struct rest_conn *c)
+{
+	rest_set(&c->s->firmware, c->board.firmware);
+	rest_set(&c->s->upgrade_firmware, c->board.upgrade_firmware);
+}
+
+/* After step c->step was decoded: on to the next request, past routerboard when it stands. */
+static void rest_next_step(struct rest_conn *c)
+{
+	if (c->step == REST_BOARD)
+		rest_board_keep(c);
+	if (++c->step == REST_BOARD && rest_board_fresh(c)) {
+		rest_board_use(c);
+		c->step++;
+	}
+}
+
 static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 {
 	long code = 0;
@@ -748,9 +817,12 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 			       &cause) < 0) {
 		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
 		free(cause);
-	} else if (++c->step < REST_NSTEPS) {
-		rest_start_step(c);
-		return;
+	} else {
+		rest_next_step(c);
+		if (c->step < REST_NSTEPS) {
+			rest_start_step(c);
+			return;
+		}
 	}
 	rest_finish(c);
 }
@@ -1003,6 +1075,7 @@ static void rest_conn_free(rest_t *r, struct rest_conn *c)
 	curl_easy_cleanup(c->easy);
 	curl_slist_free_all(c->json_hdr);
 	buf_free(&c->body);
+	rest_board_clear(&c->board);
 	free(c->name);
 	free(c);
 }

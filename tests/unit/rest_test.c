@@ -260,13 +260,14 @@ static void test_http_reason(void)
 
 /* ---- transport against a stand-in router ---- */
 
-enum srv_mode { SRV_OK, SRV_OLD, SRV_401, SRV_PEERS_500, SRV_HTML };
+enum srv_mode { SRV_OK, SRV_OLD, SRV_401, SRV_PEERS_500, SRV_HTML, SRV_REBOOT };
 
 static _Atomic int srv_mode;
 static _Atomic int srv_conns;
 static pthread_mutex_t srv_lock = PTHREAD_MUTEX_INITIALIZER;
 static buf_t srv_log;          /* one line per request: "METHOD URL ?args body" */
 static _Atomic int srv_badauth;
+static _Atomic int srv_resources;   /* resource requests since srv_reset */
 
 static enum MHD_Result srv_arg(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
 {
@@ -292,6 +293,9 @@ static const char *srv_body(const char *url, int mode, unsigned *status)
 		return "{\"error\":401,\"message\":\"Unauthorized\"}";
 	}
 	if (strcmp(url, "/rest/system/resource") == 0) {
+		if (mode == SRV_REBOOT && ++srv_resources >= 3)   /* restarted before the 3rd poll */
+			return "{\"board-name\":\"CCR2004-16G-2S+\",\"uptime\":\"5s\","
+			       "\"version\":\"7.19.2 (stable)\"}";
 		if (mode == SRV_HTML)
 			return "<html><title>RouterOS</title></html>";
 		return mode == SRV_OLD ? "{\"board-name\":\"RB750Gr3\",\"uptime\":\"5s\","
@@ -457,9 +461,18 @@ static void srv_reset(int mode)
 	srv_mode = mode;
 	srv_conns = 0;
 	srv_badauth = 0;
+	srv_resources = 0;
 	pthread_mutex_lock(&srv_lock);
 	buf_reset(&srv_log);
 	pthread_mutex_unlock(&srv_lock);
+}
+
+static int count_str(const char *hay, const char *needle)
+{
+	int n = 0;
+	for (const char *p = hay; (p = strstr(p, needle)) != NULL; p++)
+		n++;
+	return n;
 }
 
 static void check_full_sample(const sample_t *s)
@@ -487,14 +500,35 @@ static void test_transport_ok(int port)
 		check_full_sample(run.s[i]);
 		sample_free(run.s[i]);
 	}
-	CHECK_INT(srv_conns, 1);          /* ten requests, one keep-alive connection */
+	CHECK_INT(srv_conns, 1);          /* nine requests, one keep-alive connection */
 	CHECK_INT(srv_badauth, 0);
 	const char *log = srv_log.data ? srv_log.data : "";
+	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 1);   /* kept for poll 2 */
+	CHECK_INT(count_str(log, "GET /rest/system/resource "), 2);
 	CHECK(strstr(log, "GET /rest/interface type=wg .proplist=.id,name,type,") != NULL);
 	CHECK(strstr(log, "GET /rest/interface/wireguard/peers .proplist=.id,interface,name,") != NULL);
 	CHECK(strstr(log, "public-key") != NULL);
 	CHECK(strstr(log, "private-key") == NULL && strstr(log, "preshared-key") == NULL);
 	CHECK(strstr(log, "s3cret") == NULL);
+	free(url);
+}
+
+/* The routerboard answer is asked again once the router has restarted (uptime back to 5 s). */
+static void test_transport_board_reboot(int port)
+{
+	char *url = xasprintf("http://127.0.0.1:%d", port);
+	conf_router_t rc = { .name = s_r1, .rest = url, .user = s_mon, .password = s_pass,
+			     .tls_verify = true, .timeout_ms = 5000 };
+	srv_reset(SRV_REBOOT);
+	struct run run;
+	run_polls(&rc, 1 << 20, 3, &run);
+	for (int i = 0; i < 2 && run.s[i]; i++) {
+		check_full_sample(run.s[i]);
+		sample_free(run.s[i]);
+	}
+	const char *log = srv_log.data ? srv_log.data : "";
+	CHECK_INT(count_str(log, "GET /rest/system/resource "), 3);
+	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 2);   /* polls 1 and 3 */
 	free(url);
 }
 
@@ -624,6 +658,7 @@ int main(void)
 	CHECK(d != NULL);
 	if (d != NULL) {
 		test_transport_ok(port);
+		test_transport_board_reboot(port);
 		test_transport_post(port);
 		test_transport_errors(port);
 		MHD_stop_daemon(d);
