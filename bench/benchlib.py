@@ -69,6 +69,21 @@ def proc_rss_kib(pid):
     return 0
 
 
+def proc_fds(pid):
+    """(open descriptors, soft open-files limit) of PID."""
+    n = len(os.listdir("/proc/%d/fd" % pid))
+    with open("/proc/%d/limits" % pid) as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                return n, int(line.split()[3])
+    return n, 0
+
+
+def pids(arg):
+    """--sim takes one pid or a comma-separated list (a fleet split over several sims)."""
+    return [int(p) for p in arg.split(",") if p]
+
+
 def summarize(fams):
     s = {"polls": 0.0, "routers_polled": 0, "late": 0.0, "samples": 0.0, "up": 0,
          "errors": 0.0, "hist_sum": 0.0, "hist_count": 0.0, "buckets": {}}
@@ -117,7 +132,8 @@ def cmd_warm(a):
 
 def read_proc(snap, a):
     snap["t_proc"] = time.monotonic()
-    snap["daemon_cpu"], snap["sim_cpu"] = proc_cpu_s(a.daemon), proc_cpu_s(a.sim)
+    snap["daemon_cpu"] = proc_cpu_s(a.daemon)
+    snap["sim_cpu"] = sum(proc_cpu_s(p) for p in pids(a.sim))
     snap["loop_cpu"] = proc_main_cpu_s(a.daemon)
     snap["box_busy"], snap["box_all"] = box_cpu_s()
 
@@ -134,7 +150,10 @@ def cmd_snap(a):
     if a.first == "scrape":
         read_proc(snap, a)
     snap["loadavg"] = float(open("/proc/loadavg").read().split()[0])
-    snap["daemon_rss"], snap["sim_rss"] = proc_rss_kib(a.daemon), proc_rss_kib(a.sim)
+    snap["daemon_rss"] = proc_rss_kib(a.daemon)
+    snap["sim_rss"] = sum(proc_rss_kib(p) for p in pids(a.sim))
+    snap["nsims"] = len(pids(a.sim))
+    snap["daemon_fds"], snap["fd_limit"] = proc_fds(a.daemon)
     snap["metrics_bytes"] = size
     snap.update(summarize(fams))
     json.dump(snap, open(a.out, "w"))
@@ -177,6 +196,7 @@ def cmd_window(a):
          "sim_us_per_poll": 1e6 * (B["sim_cpu"] - A["sim_cpu"]) / max(polls, 1),
          "daemon_rss_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
          "rss_kib_per_router": B["daemon_rss"] / a.n,
+         "daemon_fds": B["daemon_fds"], "fd_limit": B["fd_limit"], "nsims": B["nsims"],
          "samples_per_s": (B["samples"] - A["samples"]) / wall,
          "samples_per_poll": (B["samples"] - A["samples"]) / max(polls, 1),
          "poll_mean_ms": 1e3 * (B["hist_sum"] - A["hist_sum"]) / max(fin, 1),
@@ -293,13 +313,21 @@ def report_polling(rows):
         ("other thr%", lambda r: r["daemon_cpu_pct"] - r["loop_cpu_pct"], ".0f"),
         ("sim%", "sim_cpu_pct", ".0f"), ("other%", "other_cpu_pct", ".0f"),
         ("CPUs", "box_cpus", "d"), ("loadavg", "loadavg", ".1f")])
-    print("   memory and store")
+    report_memory(rows)
+    print("   store")
     table_of(rows, [
-        ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
-        ("KiB/router", "rss_kib_per_router", ".1f"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f"),
-        ("rows/s", "samples_per_s", ".0f"), ("rows/poll", "samples_per_poll", ".1f"),
+        ("routers", "n", "d"), ("rows/s", "samples_per_s", ".0f"), ("rows/poll", "samples_per_poll", ".1f"),
         ("sample rows", "sample_rows", "d"), ("DB MiB", lambda r: r.get("db_bytes", 0) / 2**20, ".1f"),
         ("DB B/row", "db_bytes_per_sample", ".1f"), ("tables B/row", "table_bytes_per_sample", ".1f")])
+
+
+def report_memory(rows):
+    print("   memory")
+    table_of(rows, [
+        ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
+        ("KiB/router", "rss_kib_per_router", ".1f"),
+        ("fds", "daemon_fds", "d"), ("fd limit", "fd_limit", "d"),
+        ("sims", "nsims", "d"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f")])
 
 
 def print_table(table):
@@ -351,7 +379,7 @@ def main():
     s = sub.add_parser("snap")
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--daemon", type=int, required=True)
-    s.add_argument("--sim", type=int, required=True)
+    s.add_argument("--sim", required=True, help="pid, or pids separated by commas")
     s.add_argument("--first", choices=("scrape", "proc"), required=True)
     s.add_argument("-o", "--out", required=True)
     s = sub.add_parser("window")
