@@ -16,7 +16,8 @@ import urllib.request
 
 TICKS = os.sysconf("SC_CLK_TCK")
 FAMILIES = ("wgwatch_polls_total", "wgwatch_polls_late_total", "wgwatch_store_samples_total",
-            "wgwatch_poll_duration_seconds", "wgwatch_router_up", "wgwatch_poll_errors_total")
+            "wgwatch_poll_duration_seconds", "wgwatch_router_up", "wgwatch_poll_errors_total",
+            "wgwatch_sqlite_memory_bytes")
 
 
 def scrape(port):
@@ -87,6 +88,9 @@ def pids(arg):
 def summarize(fams):
     s = {"polls": 0.0, "routers_polled": 0, "late": 0.0, "samples": 0.0, "up": 0,
          "errors": 0.0, "hist_sum": 0.0, "hist_count": 0.0, "buckets": {}}
+    # Optional: SQLite's heap (page cache included), where wgwatchd exports it.
+    sq = fams["wgwatch_sqlite_memory_bytes"]
+    s["sqlite_mem"] = sum(v for _, _, v in sq) if sq else None
     for _, _, v in fams["wgwatch_polls_total"]:
         s["polls"] += v
         s["routers_polled"] += 1 if v >= 1 else 0
@@ -196,6 +200,7 @@ def cmd_window(a):
          "sim_us_per_poll": 1e6 * (B["sim_cpu"] - A["sim_cpu"]) / max(polls, 1),
          "daemon_rss_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
          "rss_kib_per_router": B["daemon_rss"] / a.n,
+         "sqlite_mem_kib": B["sqlite_mem"] / 1024 if B.get("sqlite_mem") is not None else None,
          "daemon_fds": B["daemon_fds"], "fd_limit": B["fd_limit"], "nsims": B["nsims"],
          "samples_per_s": (B["samples"] - A["samples"]) / wall,
          "samples_per_poll": (B["samples"] - A["samples"]) / max(polls, 1),
@@ -298,7 +303,7 @@ def table_of(rows, cols):
     print_table(table)
 
 
-def report_polling(rows):
+def report_polling(rows, base):
     print("1. REST polling (figures over the measuring window, after warm-up)")
     table_of(rows, [
         ("routers", "n", "d"), ("intvl s", "interval", "g"), ("window s", "wall_s", ".1f"),
@@ -313,7 +318,7 @@ def report_polling(rows):
         ("other thr%", lambda r: r["daemon_cpu_pct"] - r["loop_cpu_pct"], ".0f"),
         ("sim%", "sim_cpu_pct", ".0f"), ("other%", "other_cpu_pct", ".0f"),
         ("CPUs", "box_cpus", "d"), ("loadavg", "loadavg", ".1f")])
-    report_memory(rows)
+    report_memory(rows, base)
     print("   store")
     table_of(rows, [
         ("routers", "n", "d"), ("rows/s", "samples_per_s", ".0f"), ("rows/poll", "samples_per_poll", ".1f"),
@@ -321,11 +326,33 @@ def report_polling(rows):
         ("DB B/row", "db_bytes_per_sample", ".1f"), ("tables B/row", "table_bytes_per_sample", ".1f")])
 
 
-def report_memory(rows):
-    print("   memory")
+def above_base(r, base, sqlite):
+    """(VmRSS - baseline VmRSS) / routers in KiB; with sqlite, SQLite's heap is taken out of
+    both, so what is left is wgwatchd's own memory per router. None when not measurable."""
+    if base is None or r["n"] <= base["n"]:
+        return None
+    rss, brss = r["daemon_rss_kib"], base["daemon_rss_kib"]
+    if sqlite:
+        if r.get("sqlite_mem_kib") is None or base.get("sqlite_mem_kib") is None:
+            return None
+        rss, brss = rss - r["sqlite_mem_kib"], brss - base["sqlite_mem_kib"]
+    return (rss - brss) / (r["n"] - base["n"])
+
+
+def report_memory(rows, base):
+    if base is None:
+        print("   memory (no baseline run)")
+    else:
+        sq = base.get("sqlite_mem_kib")
+        print("   memory (baseline: wgwatchd polling %d router%s, measured the same way: VmRSS %.1f MiB%s)"
+              % (base["n"], "" if base["n"] == 1 else "s", base["daemon_rss_kib"] / 1024,
+                 "" if sq is None else ", SQLite heap %.2f MiB" % (sq / 1024)))
     table_of(rows, [
         ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
         ("KiB/router", "rss_kib_per_router", ".1f"),
+        ("-base KiB/router", lambda r: above_base(r, base, False), ".1f"),
+        ("SQLite MiB", lambda r: r["sqlite_mem_kib"] / 1024 if r.get("sqlite_mem_kib") is not None else None, ".1f"),
+        ("-base-SQLite KiB/router", lambda r: above_base(r, base, True), ".1f"),
         ("fds", "daemon_fds", "d"), ("fd limit", "fd_limit", "d"),
         ("sims", "nsims", "d"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f")])
 
@@ -340,8 +367,10 @@ def print_table(table):
 def cmd_report(a):
     rows = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "poll-*.json")),
                                                key=lambda f: int(f.split("-")[-1][:-5]))]
+    base_f = os.path.join(a.dir, "base-1.json")
+    base = json.load(open(base_f)) if os.path.exists(base_f) else None
     if rows:
-        report_polling(rows)
+        report_polling(rows, base)
     renders = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "render-*.json")),
                                                   key=lambda f: int(f.split("-")[-1][:-5]))]
     if renders:
