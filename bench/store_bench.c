@@ -25,6 +25,7 @@ struct bench_opt {
 	int routers, cores, ifaces, peers;
 	double hours;
 	double upgrade_at;            /* hours; < 0: no upgrade (the ingest benchmark's fleet) */
+	bool rollup;                  /* force and time the roll-ups after ingesting */
 	const char *path;
 };
 
@@ -205,6 +206,20 @@ static void bench_sizes(const struct bench_opt *o, int64_t polls, int64_t values
 	sqlite3_close(db);
 }
 
+/* Forces the writer's maintenance (the roll-ups of everything ingested) and times it. */
+static void bench_rollup(store_t *st, const struct bench_opt *o)
+{
+	double start = bench_secs();
+	pthread_mutex_lock(&st->mu);
+	uint64_t gen = st->maint_gen;
+	st->maint_forced = true;
+	pthread_cond_signal(&st->wake);
+	while (st->maint_gen == gen)
+		pthread_cond_wait(&st->progress, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+	printf("roll-up of %.1f h: %.1f s\n", o->hours, bench_secs() - start);
+}
+
 static void bench_run(const struct bench_opt *o)
 {
 	int64_t rounds = (int64_t)(o->hours * 120), t0 = 1700000000000LL;
@@ -246,15 +261,8 @@ static void bench_run(const struct bench_opt *o)
 	       ss.dropped);
 	printf("writer thread: %.1f CPU s = %.0f values per writer CPU second\n", cpu, values / cpu);
 	bench_now = t0 + rounds * 30000 + 600000;
-	start = bench_secs();
-	pthread_mutex_lock(&st->mu);
-	uint64_t gen = st->maint_gen;
-	st->maint_forced = true;
-	pthread_cond_signal(&st->wake);
-	while (st->maint_gen == gen)
-		pthread_cond_wait(&st->progress, &st->mu);
-	pthread_mutex_unlock(&st->mu);
-	printf("roll-up of %.1f h: %.1f s\n", o->hours, bench_secs() - start);
+	if (o->rollup)
+		bench_rollup(st, o);
 	store_close(st);
 	bench_sizes(o, polls, values);
 }
@@ -262,15 +270,17 @@ static void bench_run(const struct bench_opt *o)
 static void bench_usage(void)
 {
 	fprintf(stderr, "usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers]"
-		" [-H hours] [-u|--upgrade-at hours] [-o new.db]\n");
+		" [-H hours] [-u|--upgrade-at hours]\n"
+		"                   [-n|--no-rollup] [-o new.db]\n");
 }
 
 static int bench_args(int argc, char **argv, struct bench_opt *o)
 {
 	static const struct option lo[] = { { "upgrade-at", required_argument, NULL, 'u' },
+					    { "no-rollup", no_argument, NULL, 'n' },
 					    { NULL, 0, NULL, 0 } };
 	int c;
-	while ((c = getopt_long(argc, argv, "r:c:i:p:H:u:o:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:c:i:p:H:u:no:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->routers = atoi(optarg); break;
 		case 'c': o->cores = atoi(optarg); break;
@@ -278,6 +288,7 @@ static int bench_args(int argc, char **argv, struct bench_opt *o)
 		case 'p': o->peers = atoi(optarg); break;
 		case 'H': o->hours = atof(optarg); break;
 		case 'u': o->upgrade_at = atof(optarg); break;
+		case 'n': o->rollup = false; break;
 		case 'o': o->path = optarg; break;
 		default: bench_usage(); return -1;
 		}
@@ -295,7 +306,7 @@ static int bench_args(int argc, char **argv, struct bench_opt *o)
 
 int main(int argc, char **argv)
 {
-	struct bench_opt o = { 1000, 9, 4, 0, 24, -1, "store_bench.db" };
+	struct bench_opt o = { 1000, 9, 4, 0, 24, -1, true, "store_bench.db" };
 	if (bench_args(argc, argv, &o) < 0)
 		return 2;
 	log_set_level(LOG_LVL_WARN);
