@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """benchlib.py: the measuring half of bench/run. Scrapes wgwatchd's /metrics, reads
 /proc/PID/stat and /proc/PID/status, and turns pairs of snapshots into figures. It only reads
-(loopback HTTP, /proc, the database file); it never starts or stops a process and never judges
-a figure as pass or fail."""
+(loopback HTTP, /proc, the database file); it starts a process only in `timed` (the command
+bench/run hands it, waited for), never stops one and never judges a figure as pass or fail."""
 
 import argparse
 import glob
@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 import urllib.request
@@ -289,6 +290,68 @@ def cmd_wrk(a):
     return 0
 
 
+def report_counts(path):
+    """Counts in a wgwatchd --report output: verdicts by verdict and by method, cohorts, routers
+    bound by one core. A verdict row is ROUTER IFACE DIR FROM -> TO DATE TIME BEFORE AFTER RATIO
+    METHOD VERDICT [(hint)] [(after window filling)]."""
+    r = {"verdicts": 0, "by_verdict": {}, "by_method": {}, "cohorts": 0, "bound": 0,
+         "cohort_rows": []}
+    section = None
+    for line in open(path):
+        w = line.split()
+        if not w:
+            continue
+        if line.startswith(("Upgrade verdicts", "Cohorts", "Single-core bound")):
+            section = w[0]
+        elif w[0] in ("ROUTER", "UPGRADE"):
+            continue
+        elif section == "Upgrade" and len(w) >= 13:
+            r["verdicts"] += 1
+            r["by_verdict"][w[12]] = r["by_verdict"].get(w[12], 0) + 1
+            r["by_method"][w[11]] = r["by_method"].get(w[11], 0) + 1
+        elif section == "Cohorts":
+            r["cohorts"] += 1
+            r["cohort_rows"].append(line.rstrip())
+        elif section == "Single-core":
+            r["bound"] += 1
+    return r
+
+
+def cmd_timed(a):
+    """Runs COMMAND (stdout to --stdout), then writes its wall time, CPU time and peak RSS
+    (os.wait4's rusage) and the counts of its --report output as JSON (-o)."""
+    t0 = time.monotonic()
+    with open(a.stdout, "w") as out:
+        p = subprocess.Popen(a.command, stdout=out)
+        _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    r = {"n": a.n, "wall_s": wall, "user_s": ru.ru_utime, "sys_s": ru.ru_stime,
+         "maxrss_kib": ru.ru_maxrss, "status": os.waitstatus_to_exitcode(status),
+         "build_s": a.build_s, "db_bytes": a.db_bytes, "label": a.label}
+    r.update(report_counts(a.stdout))
+    json.dump(r, open(a.out, "w"))
+    return 0 if r["status"] == 0 else 1
+
+
+def cmd_detector(a):
+    """The detector section of the report, from cmd_timed's JSON."""
+    r = json.load(open(a.file))
+    print("8. Detector: wgwatchd --report (every verdict evaluated once, read-only) on %s" % r["label"])
+    print("  routers %d, database %.0f MiB (built by store_bench in %.0f s), exit status %d"
+          % (r["n"], r["db_bytes"] / 2**20, r["build_s"], r["status"]))
+    print("  wall %.2f s, CPU %.2f s (user %.2f, sys %.2f), peak RSS %.1f MiB"
+          % (r["wall_s"], r["user_s"] + r["sys_s"], r["user_s"], r["sys_s"], r["maxrss_kib"] / 1024))
+    per = 1e3 * (r["user_s"] + r["sys_s"]) / max(r["verdicts"], 1)
+    print("  verdicts %d (%.2f ms CPU each), cohorts %d, routers bound by one core %d"
+          % (r["verdicts"], per, r["cohorts"], r["bound"]))
+    print("  by verdict: " + ", ".join("%s %d" % kv for kv in sorted(r["by_verdict"].items())))
+    print("  by method:  " + ", ".join("%s %d" % kv for kv in sorted(r["by_method"].items())))
+    for line in r["cohort_rows"]:
+        print("  cohort: " + line)
+    print()
+    return 0
+
+
 def fmt(v, spec):
     if v is None or (isinstance(v, float) and v != v):
         return "-"
@@ -428,6 +491,16 @@ def main():
     s.add_argument("--n", type=int, required=True)
     s.add_argument("--window", required=True)
     s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("timed")
+    s.add_argument("--n", type=int, required=True)
+    s.add_argument("--build-s", type=float, default=float("nan"))
+    s.add_argument("--db-bytes", type=int, default=0)
+    s.add_argument("--label", default="")
+    s.add_argument("--stdout", required=True)
+    s.add_argument("-o", "--out", required=True)
+    s.add_argument("command", nargs="+")
+    s = sub.add_parser("detector")
+    s.add_argument("file")
     s = sub.add_parser("https")
     s.add_argument("window")
     s = sub.add_parser("report")
