@@ -18,7 +18,7 @@ import urllib.request
 TICKS = os.sysconf("SC_CLK_TCK")
 FAMILIES = ("wgwatch_polls_total", "wgwatch_polls_late_total", "wgwatch_store_samples_total",
             "wgwatch_poll_duration_seconds", "wgwatch_router_up", "wgwatch_poll_errors_total",
-            "wgwatch_sqlite_memory_bytes")
+            "wgwatch_sqlite_memory_bytes", "wgwatch_store_sqlite_memory_bytes")
 
 
 def scrape(port):
@@ -89,8 +89,9 @@ def pids(arg):
 def summarize(fams):
     s = {"polls": 0.0, "routers_polled": 0, "late": 0.0, "samples": 0.0, "up": 0,
          "errors": 0.0, "hist_sum": 0.0, "hist_count": 0.0, "buckets": {}}
-    # Optional: SQLite's heap (page cache included), where wgwatchd exports it.
-    sq = fams["wgwatch_sqlite_memory_bytes"]
+    # Optional: SQLite's heap (page cache included), where wgwatchd exports it (under either
+    # name: the family is new).
+    sq = fams["wgwatch_sqlite_memory_bytes"] + fams["wgwatch_store_sqlite_memory_bytes"]
     s["sqlite_mem"] = sum(v for _, _, v in sq) if sq else None
     for _, _, v in fams["wgwatch_polls_total"]:
         s["polls"] += v
