@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """benchlib.py: the measuring half of bench/run. Scrapes wgwatchd's /metrics, reads
 /proc/PID/stat and /proc/PID/status, and turns pairs of snapshots into figures. It only reads
-(loopback HTTP, /proc, the database file); it never starts or stops a process and never judges
-a figure as pass or fail."""
+(loopback HTTP, /proc, the database file); it starts a process only in `timed` (the command
+bench/run hands it, waited for), never stops one and never judges a figure as pass or fail."""
 
 import argparse
 import glob
@@ -10,13 +10,15 @@ import json
 import os
 import sqlite3
 import statistics
+import subprocess
 import sys
 import time
 import urllib.request
 
 TICKS = os.sysconf("SC_CLK_TCK")
 FAMILIES = ("wgwatch_polls_total", "wgwatch_polls_late_total", "wgwatch_store_samples_total",
-            "wgwatch_poll_duration_seconds", "wgwatch_router_up", "wgwatch_poll_errors_total")
+            "wgwatch_poll_duration_seconds", "wgwatch_router_up", "wgwatch_poll_errors_total",
+            "wgwatch_sqlite_memory_bytes", "wgwatch_store_sqlite_memory_bytes")
 
 
 def scrape(port):
@@ -69,9 +71,28 @@ def proc_rss_kib(pid):
     return 0
 
 
+def proc_fds(pid):
+    """(open descriptors, soft open-files limit) of PID."""
+    n = len(os.listdir("/proc/%d/fd" % pid))
+    with open("/proc/%d/limits" % pid) as f:
+        for line in f:
+            if line.startswith("Max open files"):
+                return n, int(line.split()[3])
+    return n, 0
+
+
+def pids(arg):
+    """--sim takes one pid or a comma-separated list (a fleet split over several sims)."""
+    return [int(p) for p in arg.split(",") if p]
+
+
 def summarize(fams):
     s = {"polls": 0.0, "routers_polled": 0, "late": 0.0, "samples": 0.0, "up": 0,
          "errors": 0.0, "hist_sum": 0.0, "hist_count": 0.0, "buckets": {}}
+    # Optional: SQLite's heap (page cache included), where wgwatchd exports it (under either
+    # name: the family is new).
+    sq = fams["wgwatch_sqlite_memory_bytes"] + fams["wgwatch_store_sqlite_memory_bytes"]
+    s["sqlite_mem"] = sum(v for _, _, v in sq) if sq else None
     for _, _, v in fams["wgwatch_polls_total"]:
         s["polls"] += v
         s["routers_polled"] += 1 if v >= 1 else 0
@@ -117,7 +138,8 @@ def cmd_warm(a):
 
 def read_proc(snap, a):
     snap["t_proc"] = time.monotonic()
-    snap["daemon_cpu"], snap["sim_cpu"] = proc_cpu_s(a.daemon), proc_cpu_s(a.sim)
+    snap["daemon_cpu"] = proc_cpu_s(a.daemon)
+    snap["sim_cpu"] = sum(proc_cpu_s(p) for p in pids(a.sim))
     snap["loop_cpu"] = proc_main_cpu_s(a.daemon)
     snap["box_busy"], snap["box_all"] = box_cpu_s()
 
@@ -134,7 +156,10 @@ def cmd_snap(a):
     if a.first == "scrape":
         read_proc(snap, a)
     snap["loadavg"] = float(open("/proc/loadavg").read().split()[0])
-    snap["daemon_rss"], snap["sim_rss"] = proc_rss_kib(a.daemon), proc_rss_kib(a.sim)
+    snap["daemon_rss"] = proc_rss_kib(a.daemon)
+    snap["sim_rss"] = sum(proc_rss_kib(p) for p in pids(a.sim))
+    snap["nsims"] = len(pids(a.sim))
+    snap["daemon_fds"], snap["fd_limit"] = proc_fds(a.daemon)
     snap["metrics_bytes"] = size
     snap.update(summarize(fams))
     json.dump(snap, open(a.out, "w"))
@@ -159,10 +184,15 @@ def quantile(q, b0, b1):
 def cmd_window(a):
     """Figures of a polling window from snapshots A and B, as JSON (-o)."""
     A, B = json.load(open(a.a)), json.load(open(a.b))
-    wall = B["t_scrape"] - A["t_scrape_end"]
+    # Between the two scrapes' starts: wgwatchd takes its figures as a render begins, and at
+    # 10,000 routers the 120 MB body takes seconds more to arrive.
+    wall = B["t_scrape"] - A["t_scrape"]
     cpu_wall = B["t_proc"] - A["t_proc"]
     polls = B["polls"] - A["polls"]
     fin = B["hist_count"] - A["hist_count"]
+    # The CPU span (between the /proc reads, inside the scrapes) is shorter than the polls'
+    # span by a render: count the polls of the CPU span at the window's rate.
+    cpu_polls = max(polls * cpu_wall / wall, 1)
     r = {"n": a.n, "interval": a.interval, "wall_s": wall, "polls": polls,
          "polls_per_s": polls / wall,
          "late": B["late"] - A["late"],
@@ -173,10 +203,12 @@ def cmd_window(a):
          "other_cpu_pct": 100 * ((B["box_busy"] - A["box_busy"]) - (B["daemon_cpu"] - A["daemon_cpu"])
                                  - (B["sim_cpu"] - A["sim_cpu"])) / cpu_wall,
          "box_cpus": os.cpu_count(), "loadavg": B["loadavg"],
-         "daemon_us_per_poll": 1e6 * (B["daemon_cpu"] - A["daemon_cpu"]) / max(polls, 1),
-         "sim_us_per_poll": 1e6 * (B["sim_cpu"] - A["sim_cpu"]) / max(polls, 1),
+         "daemon_us_per_poll": 1e6 * (B["daemon_cpu"] - A["daemon_cpu"]) / cpu_polls,
+         "sim_us_per_poll": 1e6 * (B["sim_cpu"] - A["sim_cpu"]) / cpu_polls,
          "daemon_rss_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
          "rss_kib_per_router": B["daemon_rss"] / a.n,
+         "sqlite_mem_kib": B["sqlite_mem"] / 1024 if B.get("sqlite_mem") is not None else None,
+         "daemon_fds": B["daemon_fds"], "fd_limit": B["fd_limit"], "nsims": B["nsims"],
          "samples_per_s": (B["samples"] - A["samples"]) / wall,
          "samples_per_poll": (B["samples"] - A["samples"]) / max(polls, 1),
          "poll_mean_ms": 1e3 * (B["hist_sum"] - A["hist_sum"]) / max(fin, 1),
@@ -264,6 +296,68 @@ def cmd_wrk(a):
     return 0
 
 
+def report_counts(path):
+    """Counts in a wgwatchd --report output: verdicts by verdict and by method, cohorts, routers
+    bound by one core. A verdict row is ROUTER IFACE DIR FROM -> TO DATE TIME BEFORE AFTER RATIO
+    METHOD VERDICT [(hint)] [(after window filling)]."""
+    r = {"verdicts": 0, "by_verdict": {}, "by_method": {}, "cohorts": 0, "bound": 0,
+         "cohort_rows": []}
+    section = None
+    for line in open(path):
+        w = line.split()
+        if not w:
+            continue
+        if line.startswith(("Upgrade verdicts", "Cohorts", "Single-core bound")):
+            section = w[0]
+        elif w[0] in ("ROUTER", "UPGRADE"):
+            continue
+        elif section == "Upgrade" and len(w) >= 13:
+            r["verdicts"] += 1
+            r["by_verdict"][w[12]] = r["by_verdict"].get(w[12], 0) + 1
+            r["by_method"][w[11]] = r["by_method"].get(w[11], 0) + 1
+        elif section == "Cohorts":
+            r["cohorts"] += 1
+            r["cohort_rows"].append(line.rstrip())
+        elif section == "Single-core":
+            r["bound"] += 1
+    return r
+
+
+def cmd_timed(a):
+    """Runs COMMAND (stdout to --stdout), then writes its wall time, CPU time and peak RSS
+    (os.wait4's rusage) and the counts of its --report output as JSON (-o)."""
+    t0 = time.monotonic()
+    with open(a.stdout, "w") as out:
+        p = subprocess.Popen(a.command, stdout=out)
+        _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    r = {"n": a.n, "wall_s": wall, "user_s": ru.ru_utime, "sys_s": ru.ru_stime,
+         "maxrss_kib": ru.ru_maxrss, "status": os.waitstatus_to_exitcode(status),
+         "build_s": a.build_s, "db_bytes": a.db_bytes, "label": a.label}
+    r.update(report_counts(a.stdout))
+    json.dump(r, open(a.out, "w"))
+    return 0 if r["status"] == 0 else 1
+
+
+def cmd_detector(a):
+    """The detector section of the report, from cmd_timed's JSON."""
+    r = json.load(open(a.file))
+    print("8. Detector: wgwatchd --report (every verdict evaluated once, read-only) on %s" % r["label"])
+    print("  routers %d, database %.0f MiB (built by store_bench in %.0f s), exit status %d"
+          % (r["n"], r["db_bytes"] / 2**20, r["build_s"], r["status"]))
+    print("  wall %.2f s, CPU %.2f s (user %.2f, sys %.2f), peak RSS %.1f MiB"
+          % (r["wall_s"], r["user_s"] + r["sys_s"], r["user_s"], r["sys_s"], r["maxrss_kib"] / 1024))
+    per = 1e3 * (r["user_s"] + r["sys_s"]) / max(r["verdicts"], 1)
+    print("  verdicts %d (%.2f ms CPU each), cohorts %d, routers bound by one core %d"
+          % (r["verdicts"], per, r["cohorts"], r["bound"]))
+    print("  by verdict: " + ", ".join("%s %d" % kv for kv in sorted(r["by_verdict"].items())))
+    print("  by method:  " + ", ".join("%s %d" % kv for kv in sorted(r["by_method"].items())))
+    for line in r["cohort_rows"]:
+        print("  cohort: " + line)
+    print()
+    return 0
+
+
 def fmt(v, spec):
     if v is None or (isinstance(v, float) and v != v):
         return "-"
@@ -278,7 +372,7 @@ def table_of(rows, cols):
     print_table(table)
 
 
-def report_polling(rows):
+def report_polling(rows, base):
     print("1. REST polling (figures over the measuring window, after warm-up)")
     table_of(rows, [
         ("routers", "n", "d"), ("intvl s", "interval", "g"), ("window s", "wall_s", ".1f"),
@@ -293,13 +387,43 @@ def report_polling(rows):
         ("other thr%", lambda r: r["daemon_cpu_pct"] - r["loop_cpu_pct"], ".0f"),
         ("sim%", "sim_cpu_pct", ".0f"), ("other%", "other_cpu_pct", ".0f"),
         ("CPUs", "box_cpus", "d"), ("loadavg", "loadavg", ".1f")])
-    print("   memory and store")
+    report_memory(rows, base)
+    print("   store")
     table_of(rows, [
-        ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
-        ("KiB/router", "rss_kib_per_router", ".1f"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f"),
-        ("rows/s", "samples_per_s", ".0f"), ("rows/poll", "samples_per_poll", ".1f"),
+        ("routers", "n", "d"), ("rows/s", "samples_per_s", ".0f"), ("rows/poll", "samples_per_poll", ".1f"),
         ("sample rows", "sample_rows", "d"), ("DB MiB", lambda r: r.get("db_bytes", 0) / 2**20, ".1f"),
         ("DB B/row", "db_bytes_per_sample", ".1f"), ("tables B/row", "table_bytes_per_sample", ".1f")])
+
+
+def above_base(r, base, sqlite):
+    """(VmRSS - baseline VmRSS) / routers in KiB; with sqlite, SQLite's heap is taken out of
+    both, so what is left is wgwatchd's own memory per router. None when not measurable."""
+    if base is None or r["n"] <= base["n"]:
+        return None
+    rss, brss = r["daemon_rss_kib"], base["daemon_rss_kib"]
+    if sqlite:
+        if r.get("sqlite_mem_kib") is None or base.get("sqlite_mem_kib") is None:
+            return None
+        rss, brss = rss - r["sqlite_mem_kib"], brss - base["sqlite_mem_kib"]
+    return (rss - brss) / (r["n"] - base["n"])
+
+
+def report_memory(rows, base):
+    if base is None:
+        print("   memory (no baseline run)")
+    else:
+        sq = base.get("sqlite_mem_kib")
+        print("   memory (baseline: wgwatchd polling %d router%s, measured the same way: VmRSS %.1f MiB%s)"
+              % (base["n"], "" if base["n"] == 1 else "s", base["daemon_rss_kib"] / 1024,
+                 "" if sq is None else ", SQLite heap %.2f MiB" % (sq / 1024)))
+    table_of(rows, [
+        ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
+        ("KiB/router", "rss_kib_per_router", ".1f"),
+        ("-base KiB/router", lambda r: above_base(r, base, False), ".1f"),
+        ("SQLite MiB", lambda r: r["sqlite_mem_kib"] / 1024 if r.get("sqlite_mem_kib") is not None else None, ".1f"),
+        ("-base-SQLite KiB/router", lambda r: above_base(r, base, True), ".1f"),
+        ("fds", "daemon_fds", "d"), ("fd limit", "fd_limit", "d"),
+        ("sims", "nsims", "d"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f")])
 
 
 def print_table(table):
@@ -312,8 +436,10 @@ def print_table(table):
 def cmd_report(a):
     rows = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "poll-*.json")),
                                                key=lambda f: int(f.split("-")[-1][:-5]))]
+    base_f = os.path.join(a.dir, "base-1.json")
+    base = json.load(open(base_f)) if os.path.exists(base_f) else None
     if rows:
-        report_polling(rows)
+        report_polling(rows, base)
     renders = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "render-*.json")),
                                                   key=lambda f: int(f.split("-")[-1][:-5]))]
     if renders:
@@ -351,7 +477,7 @@ def main():
     s = sub.add_parser("snap")
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--daemon", type=int, required=True)
-    s.add_argument("--sim", type=int, required=True)
+    s.add_argument("--sim", required=True, help="pid, or pids separated by commas")
     s.add_argument("--first", choices=("scrape", "proc"), required=True)
     s.add_argument("-o", "--out", required=True)
     s = sub.add_parser("window")
@@ -371,6 +497,16 @@ def main():
     s.add_argument("--n", type=int, required=True)
     s.add_argument("--window", required=True)
     s.add_argument("-o", "--out", required=True)
+    s = sub.add_parser("timed")
+    s.add_argument("--n", type=int, required=True)
+    s.add_argument("--build-s", type=float, default=float("nan"))
+    s.add_argument("--db-bytes", type=int, default=0)
+    s.add_argument("--label", default="")
+    s.add_argument("--stdout", required=True)
+    s.add_argument("-o", "--out", required=True)
+    s.add_argument("command", nargs="+")
+    s = sub.add_parser("detector")
+    s.add_argument("file")
     s = sub.add_parser("https")
     s.add_argument("window")
     s = sub.add_parser("report")

@@ -1,7 +1,9 @@
 /* store_bench: ingest, size and roll-up figures of the SQLite store alone (bench/README.md).
  * A fake fleet of R routers (C cores, I wg interfaces, P peers each) polled every 30 s for
  * H hours is pushed through store_submit as fast as the writer takes it; then the roll-ups of
- * all of it are forced. Prints figures only. Includes store.c to reach the clock seam. */
+ * all of it are forced. With -u it is instead a fleet upgraded midway, shaped so the detector
+ * reaches verdicts (bench/run's detector section). Prints figures only; writes nothing but
+ * the database it is given. Includes store.c to reach the clock seam. */
 #include "../daemon/store.c"
 
 #include <getopt.h>
@@ -17,11 +19,123 @@ static double bench_secs(void)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
+#define BENCH_MAX_IFACES 64
+
 struct bench_opt {
 	int routers, cores, ifaces, peers;
 	double hours;
+	double upgrade_at;            /* hours; < 0: no upgrade (the ingest benchmark's fleet) */
+	bool rollup;                  /* force and time the roll-ups after ingesting */
 	const char *path;
 };
+
+/* P peers of poll k of router r, counters growing at a few kB/s. */
+static void bench_peers(const struct bench_opt *o, sample_t *s, int r, int64_t k)
+{
+	uint64_t h = (uint64_t)(r * 7919 + k * 104729);
+	for (int i = 0; i < o->peers; i++) {
+		struct sample_peer *p = sample_add_peer(s);
+		p->interface = xasprintf("wg%d", o->ifaces ? i % o->ifaces : 0);
+		p->peer = xasprintf("site-%d", i);
+		p->public_key = xasprintf("%043dab=", r * 1000 + i);
+		p->rx_bytes = 1000000000ULL + (uint64_t)k * (5000 + h % 3000) * 30;
+		p->tx_bytes = p->rx_bytes / 2;
+		p->last_handshake_ms = (k * 30000 + i * 1000) % 120000;
+	}
+}
+
+/* ---- the upgraded fleet (-u): every router goes 7.21.5 -> 7.22.3, rebooting ---- */
+
+/* What the upgrade does to a router, by r % 10: the detector should find the same. */
+enum bench_class { BC_SAME, BC_COSTLIER, BC_SATURATED, BC_CHEAPER };
+
+static enum bench_class bench_class_of(int r)
+{
+	int m = r % 10;
+	return m < 6 ? BC_SAME : m < 8 ? BC_COSTLIER : m == 8 ? BC_SATURATED : BC_CHEAPER;
+}
+
+/* A number in [0, 1) from (r, k, salt): splitmix64, so runs repeat. */
+static double bench_unit(int r, int64_t k, uint64_t salt)
+{
+	uint64_t z = ((uint64_t)r << 40) ^ (uint64_t)k ^ (salt << 58);
+	z += 0x9e3779b97f4a7c15ULL;
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+/* Mbit/s of each interface (tx[i], rx[i]) at poll k, and the busiest core's load. Demand
+ * swings 0.7-1.3x poll to poll; the busiest core costs 10% idle plus a cost per Mbit/s that
+ * the upgrade changes (BC_COSTLIER 1.6x, BC_CHEAPER 0.6x), or is saturated with a tx capacity
+ * that halves (BC_SATURATED). Interface 3 of every fifth router is idle (insufficient-data). */
+static double bench_traffic(const struct bench_opt *o, int r, int64_t k, bool after,
+			    double *tx, double *rx)
+{
+	enum bench_class c = bench_class_of(r);
+	double scale = 1 + (r % 7) * 0.1, d = 0.7 + 0.6 * bench_unit(r, k, 1), total = 0;
+	if (c == BC_SATURATED)
+		d = 0.95 + 0.1 * bench_unit(r, k, 1);
+	for (int i = 0; i < o->ifaces; i++) {
+		double txmax = c == BC_SATURATED ? (after ? 25 : 50) : 40;
+		tx[i] = txmax * scale * d;
+		rx[i] = 25 * scale * d;
+		if (i == 3 && r % 5 == 0)
+			tx[i] = rx[i] = 0.2;
+		total += tx[i] + rx[i];
+	}
+	if (c == BC_SATURATED)
+		return 0.95 + 0.05 * bench_unit(r, k, 2);
+	double cost = 0.4 / (o->ifaces * 65 * 1.3 * scale);   /* 50% load at the peak demand */
+	if (after && c != BC_SAME)
+		cost *= c == BC_COSTLIER ? 1.6 : 0.6;
+	return fmin(0.1 + cost * total + 0.02 * bench_unit(r, k, 3), 0.89);
+}
+
+static void bench_identity(sample_t *s, int r, bool after)
+{
+	s->version = xstrdup(after ? "7.22.3" : "7.21.5");
+	s->board = xstrdup(r % 2 ? "CCR2116-12G-4S+" : "CCR1009-7G-1C-1S+");
+	s->architecture = xstrdup(r % 2 ? "arm64" : "tile");
+	s->cpu_model = xstrdup(r % 2 ? "ARM64" : "tilegx");
+}
+
+/* Poll k of router r of the upgraded fleet; ctr holds the router's byte counters (rx, tx per
+ * interface), which restart at the upgrade's reboot like the uptime. */
+static sample_t *bench_upgraded(const struct bench_opt *o, uint64_t *ctr, int r, int64_t k,
+				int64_t t0)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "r%05d", r);
+	sample_t *s = sample_new(name, t0 + k * 30000, "rest");
+	int64_t ku = (int64_t)(o->upgrade_at * 120);
+	bool after = k >= ku;
+	double tx[BENCH_MAX_IFACES], rx[BENCH_MAX_IFACES];
+	double busiest = bench_traffic(o, r, k, after, tx, rx);
+	s->duration_ms = 40;
+	s->uptime_ms = after ? 60000 + (k - ku) * 30000 : 86400000 + k * 30000;
+	bench_identity(s, r, after);
+	sample_set_cores(s, (size_t)o->cores);
+	for (int i = 0; i < o->cores; i++)
+		s->cores[i].load = i == 0 ? busiest : 0.05 + 0.1 * bench_unit(r, k, 4 + (uint64_t)i % 8);
+	for (int i = 0; i < o->ifaces; i++) {
+		struct sample_iface *f = sample_add_iface(s);
+		uint64_t *c = &ctr[2 * i];
+		if (k == ku)
+			c[0] = c[1] = 0;
+		c[0] += (uint64_t)(rx[i] * 1e6 / 8 * 30);
+		c[1] += (uint64_t)(tx[i] * 1e6 / 8 * 30);
+		f->name = xasprintf("wg%d", i);
+		f->type = xstrdup("wg");
+		f->running = true;
+		f->rx_bytes = c[0];
+		f->tx_bytes = c[1];
+		f->rx_packets = c[0] / 900;
+		f->tx_packets = c[1] / 900;
+	}
+	bench_peers(o, s, r, k);
+	return s;
+}
 
 /* Poll k of router r: loads that move, counters that grow at a few Mbit/s. */
 static sample_t *bench_sample(const struct bench_opt *o, int r, int64_t k, int64_t t0)
@@ -47,15 +161,7 @@ static sample_t *bench_sample(const struct bench_opt *o, int r, int64_t k, int64
 		f->tx_packets = f->tx_bytes / 800;
 		f->rx_drops = (uint64_t)k / 1000;
 	}
-	for (int i = 0; i < o->peers; i++) {
-		struct sample_peer *p = sample_add_peer(s);
-		p->interface = xasprintf("wg%d", o->ifaces ? i % o->ifaces : 0);
-		p->peer = xasprintf("site-%d", i);
-		p->public_key = xasprintf("%043dab=", r * 1000 + i);
-		p->rx_bytes = 1000000000ULL + (uint64_t)k * (5000 + h % 3000) * 30;
-		p->tx_bytes = p->rx_bytes / 2;
-		p->last_handshake_ms = (k * 30000 + i * 1000) % 120000;
-	}
+	bench_peers(o, s, r, k);
 	return s;
 }
 
@@ -100,6 +206,20 @@ static void bench_sizes(const struct bench_opt *o, int64_t polls, int64_t values
 	sqlite3_close(db);
 }
 
+/* Forces the writer's maintenance (the roll-ups of everything ingested) and times it. */
+static void bench_rollup(store_t *st, const struct bench_opt *o)
+{
+	double start = bench_secs();
+	pthread_mutex_lock(&st->mu);
+	uint64_t gen = st->maint_gen;
+	st->maint_forced = true;
+	pthread_cond_signal(&st->wake);
+	while (st->maint_gen == gen)
+		pthread_cond_wait(&st->progress, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+	printf("roll-up of %.1f h: %.1f s\n", o->hours, bench_secs() - start);
+}
+
 static void bench_run(const struct bench_opt *o)
 {
 	int64_t rounds = (int64_t)(o->hours * 120), t0 = 1700000000000LL;
@@ -114,11 +234,14 @@ static void bench_run(const struct bench_opt *o)
 	}
 	st->next_maint_ms = INT64_MAX;          /* no roll-up while ingesting */
 	int64_t per_poll = o->cores + 6 * o->ifaces + 3 * o->peers;
+	uint64_t *ctr = xcalloc((size_t)o->routers * (size_t)o->ifaces * 2 + 1, sizeof(*ctr));
+	int64_t per_flush = 50000 / o->routers > 0 ? 50000 / o->routers : 1;  /* rounds */
 	double start = bench_secs(), last = start;
 	for (int64_t k = 0; k < rounds; k++) {
 		for (int r = 0; r < o->routers; r++)
-			store_submit(st, bench_sample(o, r, k, t0));
-		if ((k + 1) % 50 == 0 || k + 1 == rounds)
+			store_submit(st, o->upgrade_at < 0 ? bench_sample(o, r, k, t0) :
+				     bench_upgraded(o, &ctr[(size_t)r * (size_t)o->ifaces * 2], r, k, t0));
+		if ((k + 1) % per_flush == 0 || k + 1 == rounds)
 			store_flush(st);         /* keep the queue under its bound */
 		if (bench_secs() - last >= 10 || k + 1 == rounds) {
 			last = bench_secs();
@@ -128,6 +251,7 @@ static void bench_run(const struct bench_opt *o)
 		}
 	}
 	double took = bench_secs() - start;
+	free(ctr);
 	int64_t polls = rounds * o->routers, values = polls * per_poll;
 	struct store_stats ss;
 	store_get_stats(st, &ss);
@@ -137,41 +261,62 @@ static void bench_run(const struct bench_opt *o)
 	       ss.dropped);
 	printf("writer thread: %.1f CPU s = %.0f values per writer CPU second\n", cpu, values / cpu);
 	bench_now = t0 + rounds * 30000 + 600000;
-	start = bench_secs();
-	pthread_mutex_lock(&st->mu);
-	uint64_t gen = st->maint_gen;
-	st->maint_forced = true;
-	pthread_cond_signal(&st->wake);
-	while (st->maint_gen == gen)
-		pthread_cond_wait(&st->progress, &st->mu);
-	pthread_mutex_unlock(&st->mu);
-	printf("roll-up of %.1f h: %.1f s\n", o->hours, bench_secs() - start);
+	if (o->rollup)
+		bench_rollup(st, o);
 	store_close(st);
 	bench_sizes(o, polls, values);
 }
 
-int main(int argc, char **argv)
+static void bench_usage(void)
 {
-	struct bench_opt o = { 1000, 9, 4, 0, 24, "store_bench.db" };
+	fprintf(stderr, "usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers]"
+		" [-H hours] [-u|--upgrade-at hours]\n"
+		"                   [-n|--no-rollup] [-o new.db]\n");
+}
+
+static int bench_args(int argc, char **argv, struct bench_opt *o)
+{
+	static const struct option lo[] = { { "upgrade-at", required_argument, NULL, 'u' },
+					    { "no-rollup", no_argument, NULL, 'n' },
+					    { NULL, 0, NULL, 0 } };
 	int c;
-	while ((c = getopt(argc, argv, "r:c:i:p:H:o:")) != -1) {
+	while ((c = getopt_long(argc, argv, "r:c:i:p:H:u:no:", lo, NULL)) != -1) {
 		switch (c) {
-		case 'r': o.routers = atoi(optarg); break;
-		case 'c': o.cores = atoi(optarg); break;
-		case 'i': o.ifaces = atoi(optarg); break;
-		case 'p': o.peers = atoi(optarg); break;
-		case 'H': o.hours = atof(optarg); break;
-		case 'o': o.path = optarg; break;
-		default:
-			fprintf(stderr, "usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers]"
-				" [-H hours] [-o new.db]\n");
-			return 2;
+		case 'r': o->routers = atoi(optarg); break;
+		case 'c': o->cores = atoi(optarg); break;
+		case 'i': o->ifaces = atoi(optarg); break;
+		case 'p': o->peers = atoi(optarg); break;
+		case 'H': o->hours = atof(optarg); break;
+		case 'u': o->upgrade_at = atof(optarg); break;
+		case 'n': o->rollup = false; break;
+		case 'o': o->path = optarg; break;
+		default: bench_usage(); return -1;
 		}
 	}
+	if (optind != argc || o->routers < 1 || o->cores < 1 || o->ifaces < 0 ||
+	    o->ifaces > BENCH_MAX_IFACES || o->peers < 0 || !(o->hours > 0) ||
+	    (o->upgrade_at >= 0 && o->upgrade_at >= o->hours)) {
+		bench_usage();
+		fprintf(stderr, "  (1 <= cores, 0 <= ifaces <= %d, hours > 0, upgrade-at < hours)\n",
+			BENCH_MAX_IFACES);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_opt o = { 1000, 9, 4, 0, 24, -1, true, "store_bench.db" };
+	if (bench_args(argc, argv, &o) < 0)
+		return 2;
 	log_set_level(LOG_LVL_WARN);
 	printf("store_bench: %d routers x (%d cores, %d interfaces, %d peers), %.1f h of 30 s polls,"
 	       " into %s (SQLite %s)\n", o.routers, o.cores, o.ifaces, o.peers, o.hours, o.path,
 	       sqlite3_libversion());
+	if (o.upgrade_at >= 0)
+		printf("upgraded fleet: 7.21.5 -> 7.22.3 at %.2f h; by router %% 10: 0-5 same cost,"
+		       " 6-7 cost x1.6, 8 saturated with tx capacity halved, 9 cost x0.6; even"
+		       " routers tile CCR1009, odd arm64 CCR2116\n", o.upgrade_at);
 	bench_run(&o);
 	return 0;
 }
