@@ -459,12 +459,13 @@ static void det_mark_done(detector_t *d, int64_t ev)
 	d->ndone++;
 }
 
-static void det_log_change(const struct det_item *it)
+/* The names come from the event: a new item's own strings are filled in later. */
+static void det_log_change(const struct det_event *e, const struct det_item *it)
 {
 	const struct detector_verdict *v = &it->v;
-	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f%s)", v->router ? v->router : "?",
-		 v->interface, v->direction, v->from_version ? v->from_version : "?",
-		 v->to_version ? v->to_version : "?", detector_verdict_name(v->verdict),
+	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f%s)",
+		 e->router ? e->router : "?", v->interface, v->direction, e->from ? e->from : "?",
+		 e->to ? e->to : "?", detector_verdict_name(v->verdict),
 		 detector_method_name(v->method), v->ratio, v->hint ? ", hint" : "");
 }
 
@@ -494,7 +495,7 @@ static void det_record(detector_t *d, const struct det_event *e, const char *ifc
 	/* once per verdict reached; insufficient-data only when it is final */
 	if ((changed && r->verdict != DETECTOR_INSUFFICIENT) ||
 	    (final && !was_final && r->verdict == DETECTOR_INSUFFICIENT))
-		det_log_change(it);
+		det_log_change(e, it);
 }
 
 /* ---- reading the samples of one router ---- */

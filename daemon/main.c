@@ -101,9 +101,13 @@ static void main_signals(void)
 	signal(SIGHUP, SIG_IGN);   /* reload comes with the reliability work; ignore, never die */
 }
 
-/* Each router holds a socket or two; thousands of routers need more than the usual 1024. */
-static void main_raise_nofile(size_t nrouters)
+/* Each collector of a router holds one socket (REST a keep-alive connection, SNMP a session);
+ * thousands of routers need more than the usual 1024. */
+static void main_raise_nofile(const conf_t *conf)
 {
+	size_t want_fds = 64;
+	for (size_t i = 0; i < conf->nrouters; i++)
+		want_fds += (conf->routers[i].rest != NULL) + (conf->routers[i].snmp != NULL);
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return;
@@ -114,9 +118,9 @@ static void main_raise_nofile(size_t nrouters)
 	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
 		log_warn("could not raise the open-files limit to %llu: %s", (unsigned long long)want,
 			strerror(errno));
-	if (rl.rlim_cur < 2 * nrouters + 64)
-		log_warn("open-files limit %llu is low for %zu routers; raise LimitNOFILE",
-			(unsigned long long)rl.rlim_cur, nrouters);
+	if (rl.rlim_cur < want_fds)
+		log_warn("open-files limit %llu is low for %zu routers (about %zu sockets); raise "
+			 "LimitNOFILE", (unsigned long long)rl.rlim_cur, conf->nrouters, want_fds);
 }
 
 /* [daemon] shard = K/N: the one place where a loaded config loses the routers of other shards,
@@ -188,7 +192,7 @@ static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
 	d->boot_conf = d->conf;
-	main_raise_nofile(d->conf->nrouters);
+	main_raise_nofile(d->conf);
 	d->loop = loop_create();
 	if (d->loop == NULL) {
 		log_error("cannot create the event loop: %s", strerror(errno));
@@ -327,7 +331,7 @@ static void main_reload(void *arg)
 	d->conf = next;
 	d->poller = poller_reload(d->poller, next);   /* before the old conf may be freed */
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
-	main_raise_nofile(next->nrouters);
+	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
 }
 
