@@ -619,7 +619,7 @@ static void rest_finish(struct rest_conn *c)
 	c->in_multi = c->busy = false;
 	c->defer = 0;
 	c->s = NULL;
-	buf_reset(&c->body);
+	buf_free(&c->body);   /* between polls a router holds no reply: RSS follows polls in flight */
 	s->duration_ms = loop_mono_ms() - c->start_ms;
 	c->done(s, c->arg);
 }
