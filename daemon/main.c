@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -415,6 +416,13 @@ int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
 	struct daemon d = { 0 };
+	/* Blocks of 4 MiB and more get mappings of their own, returned to the kernel when freed;
+	 * glibc would raise this threshold after the first such free, and a big block freed once
+	 * would stay resident in the heap for good. Setting it stops glibc's own tuning of the trim
+	 * threshold too, so that is set to what the tuning would give (twice): a page fault costs
+	 * microseconds on a VM, and trimming the heap after each scrape would fault it back in. */
+	mallopt(M_MMAP_THRESHOLD, 4 << 20);
+	mallopt(M_TRIM_THRESHOLD, 8 << 20);
 	if (main_parse_args(argc, argv, &o) != 0)
 		return 2;
 	log_set_level(o.verbosity < 0 ? LOG_LVL_ERROR : o.verbosity == 0 ? LOG_LVL_INFO : LOG_LVL_DEBUG);
