@@ -210,13 +210,7 @@ static void bench_sizes(const struct bench_opt *o, int64_t polls, int64_t values
 static void bench_rollup(store_t *st, const struct bench_opt *o)
 {
 	double start = bench_secs();
-	pthread_mutex_lock(&st->mu);
-	uint64_t gen = st->maint_gen;
-	st->maint_forced = true;
-	pthread_cond_signal(&st->wake);
-	while (st->maint_gen == gen)
-		pthread_cond_wait(&st->progress, &st->mu);
-	pthread_mutex_unlock(&st->mu);
+	store_maintain(st);
 	printf("roll-up of %.1f h: %.1f s\n", o->hours, bench_secs() - start);
 }
 

@@ -1710,6 +1710,17 @@ void store_flush(store_t *st)
 	pthread_mutex_unlock(&st->mu);
 }
 
+void store_maintain(store_t *st)
+{
+	pthread_mutex_lock(&st->mu);
+	uint64_t gen = st->maint_gen;
+	st->maint_forced = true;
+	pthread_cond_signal(&st->wake);
+	while (st->maint_gen == gen)
+		pthread_cond_wait(&st->progress, &st->mu);
+	pthread_mutex_unlock(&st->mu);
+}
+
 void store_get_stats(store_t *st, struct store_stats *out)
 {
 	pthread_mutex_lock(&st->mu);

@@ -33,6 +33,9 @@ void store_close(store_t *st);                 /* writes everything queued, then
 
 void store_submit(store_t *st, sample_t *s);   /* takes ownership; returns at once */
 void store_flush(store_t *st);                 /* waits until everything submitted is committed */
+/* Any thread: run the roll-ups and retention now, at the store's clock, and return when they
+ * are done (tests and benchmarks; the writer otherwise runs them every 5 minutes). */
+void store_maintain(store_t *st);
 void store_get_stats(store_t *st, struct store_stats *out);
 int64_t store_heartbeat_ms(store_t *st);       /* monotonic ms of the writer's last sign of life */
 

@@ -92,13 +92,7 @@ static void check_integrity(const char *path)
 /* Run roll-up and retention to completion at the fake clock's time. */
 static void maintain(store_t *st)
 {
-	pthread_mutex_lock(&st->mu);
-	uint64_t gen = st->maint_gen;
-	st->maint_forced = true;
-	pthread_cond_signal(&st->wake);
-	while (st->maint_gen == gen)
-		pthread_cond_wait(&st->progress, &st->mu);
-	pthread_mutex_unlock(&st->mu);
+	store_maintain(st);
 }
 
 static void wait_write_error(store_t *st)
