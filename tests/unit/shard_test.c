@@ -121,7 +121,7 @@ static void test_apply(const char *dir)
 
 	size_t sum = 0;
 	for (int k = 1; k <= 3; k++) {
-		char sh[8];
+		char sh[16];
 		snprintf(sh, sizeof(sh), "%d/3", k);
 		c = load(dir, sh);
 		CHECK_INT(c ? shard_apply(c) : 0, 10);
