@@ -1,11 +1,13 @@
-/* rest: the RouterOS REST collector. One poll is five sequential requests over one curl easy
- * handle per router (kept between polls for keep-alive), driven by curl's multi socket API on
- * the daemon loop; four once the /system/routerboard answer is known (it changes only across a
- * reboot: see rest_board_fresh); the JSON -> sample decoding is kept apart from the transport. It must never
- * request private or preshared keys, nor put the password in a URL, an error or a log line.
+/* rest: the RouterOS REST collector. One poll is five sequential requests (four once the
+ * /system/routerboard answer is known: it changes only across a restart, see rest_board_fresh)
+ * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop;
+ * the JSON -> sample decoding is kept apart from the transport. It must never request private
+ * or preshared keys, nor put the password in a URL, an error or a log line.
  * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
  * (7.88) walks a multi's whole DNS cache and connection cache at the end of every transfer, so
- * one multi for 10,000 routers would make every request cost O(routers). */
+ * one multi for 10,000 routers would make every request cost O(routers). A router's keep-alive
+ * connection lives in its multi's connection cache, not in an easy handle: easy handles (5.6 KB
+ * each) are pooled and lent to the polls in flight. */
 #include "config.h"
 #include "rest.h"
 #include "buf.h"
@@ -47,7 +49,8 @@ struct rest_conn {
 	struct rest_conn *hnext;    /* in r->byname[hash(name)] */
 	char *name;                 /* router config name: the key between polls */
 	const conf_router_t *rc;    /* valid while busy */
-	CURL *easy;
+	CURL *easy;                 /* lent from r->idle while busy, else NULL */
+	bool own_ca;                /* easy was given this router's ca_file */
 	struct curl_slist *json_hdr;
 	bool busy, in_multi, too_big;
 	enum rest_step step;
@@ -81,6 +84,8 @@ struct rest {
 	size_t nbyname;
 	char **insecure;            /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
+	CURL **idle;                /* easy handles no poll holds */
+	size_t nidle, capidle;
 	bool dying;
 };
 
@@ -609,14 +614,15 @@ static size_t rest_write(char *data, size_t size, size_t n, void *arg)
 	return len;
 }
 
+static void rest_easy_give(struct rest_conn *c);
+
 static void rest_finish(struct rest_conn *c)
 {
 	sample_t *s = c->s;
-	if (c->in_multi)
-		curl_multi_remove_handle(c->m->multi, c->easy);
+	rest_easy_give(c);
 	if (c->defer)
 		loop_cancel(c->r->loop, c->defer);
-	c->in_multi = c->busy = false;
+	c->busy = false;
 	c->defer = 0;
 	c->s = NULL;
 	buf_free(&c->body);   /* between polls a router holds no reply: RSS follows polls in flight */
@@ -994,14 +1000,11 @@ static void rest_byname_remove(rest_t *r, struct rest_conn *c)
 	}
 }
 
-static int rest_conn_init_easy(struct rest_conn *c)
+/* Settings every handle gets once, whatever router it serves. */
+static int rest_easy_setup(CURL *e)
 {
-	CURL *e = c->easy;
 	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)c) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, rest_write) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, c) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->errbuf) != CURLE_OK;
 #if LIBCURL_VERSION_NUM >= 0x075500
 	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
 #else
@@ -1014,6 +1017,50 @@ static int rest_conn_init_easy(struct rest_conn *c)
 	return bad ? -1 : 0;
 }
 
+/* Lend c an easy handle for its poll: a pooled one or a new one. A pooled handle keeps the
+ * settings of rest_easy_setup; rest_conn_configure sets every per-router one, and a handle
+ * that was given a router's own CA file is never pooled (see rest_easy_give). -1 when curl
+ * cannot make one. */
+static int rest_easy_take(struct rest_conn *c)
+{
+	rest_t *r = c->r;
+	if (r->nidle > 0) {
+		c->easy = r->idle[--r->nidle];
+	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy) < 0) {
+		curl_easy_cleanup(c->easy);
+		c->easy = NULL;
+		return -1;
+	}
+	CURL *e = c->easy;
+	int bad = curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)c) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, c) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->errbuf) != CURLE_OK;
+	return bad ? -1 : 0;
+}
+
+/* Take c's handle out of its multi (its connection stays in the multi's cache) and pool it. */
+static void rest_easy_give(struct rest_conn *c)
+{
+	rest_t *r = c->r;
+	if (c->easy == NULL)
+		return;
+	if (c->in_multi)
+		curl_multi_remove_handle(c->m->multi, c->easy);
+	c->in_multi = false;
+	if (c->own_ca) {   /* curl has no way back to its default CA file: not for others */
+		curl_easy_cleanup(c->easy);
+		c->easy = NULL;
+		c->own_ca = false;
+		return;
+	}
+	if (r->nidle == r->capidle) {
+		r->capidle = r->capidle ? 2 * r->capidle : 16;
+		r->idle = xreallocarray(r->idle, r->capidle, sizeof(*r->idle));
+	}
+	r->idle[r->nidle++] = c->easy;
+	c->easy = NULL;
+}
+
 static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
 {
 	struct rest_multi *rm = rest_multi_pick(r);
@@ -1024,15 +1071,11 @@ static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
 	c->m = rm;
 	c->name = xstrdup(name);
 	buf_init(&c->body);
-	c->easy = curl_easy_init();
 	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	c->json_hdr = h ? curl_slist_append(h, "Expect:") : NULL;
-	if (c->json_hdr == NULL)
+	if (c->json_hdr == NULL) {
 		curl_slist_free_all(h);
-	if (c->easy == NULL || c->json_hdr == NULL || rest_conn_init_easy(c) < 0) {
-		curl_easy_cleanup(c->easy);
-		curl_slist_free_all(c->json_hdr);
 		free(c->name);
 		free(c);
 		return NULL;
@@ -1050,14 +1093,13 @@ static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
 /* Abandons a poll in flight, without done. */
 static void rest_conn_abandon(struct rest_conn *c)
 {
-	if (c->in_multi)
-		curl_multi_remove_handle(c->m->multi, c->easy);
+	rest_easy_give(c);
 	if (c->defer)
 		loop_cancel(c->r->loop, c->defer);
 	sample_free(c->s);
 	c->s = NULL;
 	c->defer = 0;
-	c->in_multi = c->busy = false;
+	c->busy = false;
 }
 
 static void rest_conn_free(rest_t *r, struct rest_conn *c)
@@ -1072,7 +1114,6 @@ static void rest_conn_free(rest_t *r, struct rest_conn *c)
 	}
 	c->m->nconns--;
 	rest_conn_abandon(c);
-	curl_easy_cleanup(c->easy);
 	curl_slist_free_all(c->json_hdr);
 	buf_free(&c->body);
 	rest_board_clear(&c->board);
@@ -1092,8 +1133,10 @@ static int rest_conn_configure(struct rest_conn *c)
 	bad |= curl_easy_setopt(e, CURLOPT_PASSWORD, pass) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L) != CURLE_OK;
-	if (rc->ca_file != NULL)
+	if (rc->ca_file != NULL) {
+		c->own_ca = true;
 		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, rc->ca_file) != CURLE_OK;
+	}
 	return bad ? -1 : 0;
 }
 
@@ -1143,7 +1186,7 @@ static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done,
 	if (c->busy)
 		return -1;
 	rest_conn_begin(c, rc, done, arg);
-	if (rest_conn_configure(c) < 0)
+	if (rest_easy_take(c) < 0 || rest_conn_configure(c) < 0)
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "cannot configure the HTTP client");
 	else
 		rest_start_step(c);
@@ -1177,6 +1220,9 @@ void rest_destroy(rest_t *r)
 	r->dying = true;
 	while (r->conns != NULL)
 		rest_conn_free(r, r->conns);
+	for (size_t i = 0; i < r->nidle; i++)
+		curl_easy_cleanup(r->idle[i]);
+	free(r->idle);
 	for (size_t i = 0; i < r->nmultis; i++)
 		rest_multi_free(r->multis[i]);
 	free(r->multis);
