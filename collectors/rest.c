@@ -51,7 +51,6 @@ struct rest_conn {
 	const conf_router_t *rc;    /* valid while busy */
 	CURL *easy;                 /* lent from r->idle while busy, else NULL */
 	bool own_ca;                /* easy was given this router's ca_file */
-	struct curl_slist *json_hdr;
 	bool busy, in_multi, too_big;
 	enum rest_step step;
 	sample_t *s;
@@ -84,6 +83,7 @@ struct rest {
 	size_t nbyname;
 	char **insecure;            /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
+	struct curl_slist *json_hdr; /* headers of every POST query, shared by all routers */
 	CURL **idle;                /* easy handles no poll holds */
 	size_t nidle, capidle;
 	bool dying;
@@ -661,7 +661,7 @@ static int rest_set_request(struct rest_conn *c, int64_t left)
 	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)left) != CURLE_OK;
 	if (post != NULL) {
 		bad |= curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, post) != CURLE_OK;
-		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->json_hdr) != CURLE_OK;
+		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->r->json_hdr) != CURLE_OK;
 	} else {
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPGET, 1L) != CURLE_OK;
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL) != CURLE_OK;
@@ -1071,15 +1071,6 @@ static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
 	c->m = rm;
 	c->name = xstrdup(name);
 	buf_init(&c->body);
-	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
-	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-	c->json_hdr = h ? curl_slist_append(h, "Expect:") : NULL;
-	if (c->json_hdr == NULL) {
-		curl_slist_free_all(h);
-		free(c->name);
-		free(c);
-		return NULL;
-	}
 	rest_byname_add(r, c);
 	c->next = r->conns;
 	r->conns = c;
@@ -1114,14 +1105,12 @@ static void rest_conn_free(rest_t *r, struct rest_conn *c)
 	}
 	c->m->nconns--;
 	rest_conn_abandon(c);
-	curl_slist_free_all(c->json_hdr);
 	buf_free(&c->body);
 	rest_board_clear(&c->board);
 	free(c->name);
 	free(c);
 }
 
-/* Per-poll settings: the router's config may have been reloaded since the last poll. */
 /* Per-poll settings: the router's config may have been reloaded since the last poll. */
 static int rest_conn_configure(struct rest_conn *c)
 {
@@ -1207,9 +1196,18 @@ rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 		return NULL;
 	if (REST_ARENA_ON)
 		rest_arena_install();   /* before the HTTP threads use jansson too */
+	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	struct curl_slist *hdr = h ? curl_slist_append(h, "Expect:") : NULL;
+	if (hdr == NULL) {
+		curl_slist_free_all(h);
+		curl_global_cleanup();
+		return NULL;
+	}
 	rest_t *r = xcalloc(1, sizeof(*r));
 	r->loop = loop;
 	r->max_body = max_body_bytes;
+	r->json_hdr = hdr;
 	return r;
 }
 
@@ -1223,6 +1221,7 @@ void rest_destroy(rest_t *r)
 	for (size_t i = 0; i < r->nidle; i++)
 		curl_easy_cleanup(r->idle[i]);
 	free(r->idle);
+	curl_slist_free_all(r->json_hdr);
 	for (size_t i = 0; i < r->nmultis; i++)
 		rest_multi_free(r->multis[i]);
 	free(r->multis);
