@@ -15,7 +15,7 @@
 #include <string.h>
 
 const double fleet_hist_bounds[FLEET_HIST_BUCKETS] = {
-	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+	0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 };
 
 /* One complete sample and its rates, shared by the fleet and any views holding it. */
@@ -181,14 +181,14 @@ static void fleet_rates(const sample_t *prev, const sample_t *cur, double *rx, d
 	}
 }
 
-static void fleet_observe(struct fleet_stats *st, int64_t duration_ms)
+static void fleet_observe(struct fleet_hist *h, int64_t ms)
 {
-	double secs = (double)duration_ms / 1000.0;
+	double secs = (double)ms / 1000.0;
 	for (size_t i = 0; i < FLEET_HIST_BUCKETS; i++)
 		if (secs <= fleet_hist_bounds[i])
-			st->hist[i]++;
-	st->hist_count++;
-	st->hist_sum += secs;
+			h->le[i]++;
+	h->count++;
+	h->sum += secs;
 }
 
 /* Shared data for a complete sample: a copy, with rates against the previous one. */
@@ -229,7 +229,7 @@ bool fleet_update(fleet_t *f, const sample_t *s)
 		e->data = data;
 		r->last = data->s, r->rx_bps = data->rx, r->tx_bps = data->tx;
 	}
-	fleet_observe(&f->stats, s->duration_ms);
+	fleet_observe(&f->stats.duration, s->duration_ms);
 	pthread_mutex_unlock(&f->mutex);
 
 	fleet_data_unref(old);
@@ -277,10 +277,12 @@ void fleet_reconfigure(fleet_t *f, const conf_t *conf, void (*release)(void *), 
 	fleet_gen_unref(old_gen);
 }
 
-void fleet_note_late(fleet_t *f)
+void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late)
 {
 	pthread_mutex_lock(&f->mutex);
-	f->stats.polls_late++;
+	fleet_observe(&f->stats.start_delay, delay_ms < 0 ? 0 : delay_ms);
+	if (late)
+		f->stats.polls_late++;
 	pthread_mutex_unlock(&f->mutex);
 }
 

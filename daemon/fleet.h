@@ -28,13 +28,18 @@ typedef struct fleet_router {
 	uint64_t polls;
 } fleet_router_t;
 
-#define FLEET_HIST_BUCKETS 12
+#define FLEET_HIST_BUCKETS 13
 extern const double fleet_hist_bounds[FLEET_HIST_BUCKETS];   /* seconds, ascending */
 
+struct fleet_hist {
+	uint64_t le[FLEET_HIST_BUCKETS];    /* cumulative counts per bound */
+	uint64_t count;
+	double sum;                         /* seconds */
+};
+
 struct fleet_stats {
-	uint64_t hist[FLEET_HIST_BUCKETS];  /* cumulative counts per bound (le) */
-	uint64_t hist_count;
-	double hist_sum;                    /* seconds */
+	struct fleet_hist duration;         /* of every finished poll */
+	struct fleet_hist start_delay;      /* from due to started, of every started poll */
 	uint64_t polls_late;                /* polls started later than one interval after due */
 };
 
@@ -44,7 +49,8 @@ void fleet_destroy(fleet_t *f);
 /* Loop thread: record a finished poll. Copies what it keeps. Returns true when the router's
  * up/down state changed (the caller logs the change once). */
 bool fleet_update(fleet_t *f, const sample_t *s);
-void fleet_note_late(fleet_t *f);
+/* Loop thread: a poll started delay_ms after it was due; late when over one interval. */
+void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late);
 
 /* Loop thread: follow a reloaded config (which must outlive the fleet or the next reload).
  * Routers are matched by name: a kept one keeps its state and newest sample, a new one starts

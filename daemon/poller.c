@@ -307,11 +307,13 @@ static void poller_start_poll(struct prouter *r)
 {
 	poller_t *p = r->p;
 	r->started_ms = loop_mono_ms();
-	if (p->once_out == NULL && r->started_ms - r->due_ms > r->conf->interval_ms) {
-		fleet_note_late(p->fleet);
+	int64_t delay = r->started_ms - r->due_ms;
+	bool late = delay > r->conf->interval_ms;
+	if (p->once_out == NULL)
+		fleet_note_start(p->fleet, delay, late);
+	if (p->once_out == NULL && late)
 		log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] max_in_flight "
-			"or interval", r->conf->name, r->started_ms - r->due_ms);
-	}
+			"or interval", r->conf->name, delay);
 	r->in_flight = true;
 	p->in_flight++;
 	collector_done_fn done = r->second ? poller_done_first : poller_done;

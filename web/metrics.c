@@ -484,20 +484,29 @@ static void metrics_hist_line(buf_t *out, const char *name, const char *suffix, 
 	metrics_putc(out, '\n');
 }
 
+static void metrics_hist(buf_t *out, const char *name, const struct fleet_hist *h)
+{
+	for (size_t k = 0; k < FLEET_HIST_BUCKETS; k++)
+		metrics_hist_line(out, name, "_bucket", fleet_hist_bounds[k], h->le[k]);
+	metrics_hist_line(out, name, "_bucket", INFINITY, h->count);
+	metrics_puts(out, name);
+	metrics_puts(out, "_sum ");
+	metrics_put_double(out, h->sum);
+	metrics_putc(out, '\n');
+	metrics_puts(out, name);
+	metrics_puts(out, "_count ");
+	metrics_put_u64(out, h->count);
+	metrics_putc(out, '\n');
+}
+
 static void metrics_poll_duration(struct metrics_ctx *c, const struct metrics_family *fam)
 {
-	const struct fleet_stats *st = fleet_view_stats(c->view);
-	for (size_t k = 0; k < FLEET_HIST_BUCKETS; k++)
-		metrics_hist_line(c->out, fam->name, "_bucket", fleet_hist_bounds[k], st->hist[k]);
-	metrics_hist_line(c->out, fam->name, "_bucket", INFINITY, st->hist_count);
-	metrics_puts(c->out, fam->name);
-	metrics_puts(c->out, "_sum ");
-	metrics_put_double(c->out, st->hist_sum);
-	metrics_putc(c->out, '\n');
-	metrics_puts(c->out, fam->name);
-	metrics_puts(c->out, "_count ");
-	metrics_put_u64(c->out, st->hist_count);
-	metrics_putc(c->out, '\n');
+	metrics_hist(c->out, fam->name, &fleet_view_stats(c->view)->duration);
+}
+
+static void metrics_poll_start_delay(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_hist(c->out, fam->name, &fleet_view_stats(c->view)->start_delay);
 }
 
 static void metrics_polls_late(struct metrics_ctx *c, const struct metrics_family *fam)
@@ -592,6 +601,9 @@ static const struct metrics_family metrics_families[] = {
 	  "idle, over the last 10 minutes; else 0.", .per_router = metrics_core_saturated },
 	{ "wgwatch_poll_duration_seconds", "histogram",
 	  "Duration of router polls.", .daemon = metrics_poll_duration },
+	{ "wgwatch_poll_start_delay_seconds", "histogram",
+	  "Time from when a poll was due to when it started; grows when max_in_flight or the "
+	  "loop cannot keep up.", .daemon = metrics_poll_start_delay },
 	{ "wgwatch_poll_errors_total", "counter",
 	  "Failed polls of the router by kind of failure.", .per_router = metrics_poll_errors },
 	{ "wgwatch_polls_total", "counter",

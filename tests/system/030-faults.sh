@@ -38,6 +38,11 @@ wait_until 60 ge ok-01 $((p0 + 8)) || fail "ok-01 polled only $(( $(polls ok-01)
 scrape
 [ "$(val wgwatch_router_up router=ok-01)" = 1 ] && [ "$(val wgwatch_router_up router=ok-02)" = 1 ] || fail "ok down"
 [ "$(val wgwatch_polls_late_total)" = 0 ] || fail "late polls: $(val wgwatch_polls_late_total)"
+# ...and every poll, of a hanging router too, started within a second of when it was due.
+starts=$(val wgwatch_poll_start_delay_seconds_count)
+[ "$starts" -ge 20 ] || fail "only ${starts:-no} poll starts in wgwatch_poll_start_delay_seconds"
+[ "$(val wgwatch_poll_start_delay_seconds_bucket le=1)" = "$starts" ] ||
+	fail "polls started over 1 s late: $(grep '^wgwatch_poll_start_delay' "$T/metrics.txt")"
 gaps=$(sqlite3 "$T/wgwatch.db" "SELECT max(g), count(*) FROM (SELECT p.time_ms - lag(p.time_ms) OVER
 	(PARTITION BY p.router_id ORDER BY p.time_ms) AS g FROM polls p JOIN routers r ON r.id = p.router_id
 	WHERE r.name IN ('ok-01', 'ok-02')) WHERE g IS NOT NULL")

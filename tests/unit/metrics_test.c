@@ -138,7 +138,8 @@ static fleet_t *test_fleet(conf_t *c)
 		fleet_update(f, s);
 		sample_free(s);
 	}
-	fleet_note_late(f);
+	fleet_note_start(f, 2, false);
+	fleet_note_start(f, 45000, true);
 	return f;
 }
 
@@ -272,6 +273,12 @@ static void test_render_lines(const char *m)
 		"wgwatch_poll_duration_seconds_bucket{le=\"+Inf\"} 4",
 		"wgwatch_poll_duration_seconds_sum 23.12",
 		"wgwatch_poll_duration_seconds_count 4",
+		"wgwatch_poll_start_delay_seconds_bucket{le=\"0.001\"} 0",
+		"wgwatch_poll_start_delay_seconds_bucket{le=\"0.005\"} 1",
+		"wgwatch_poll_start_delay_seconds_bucket{le=\"30\"} 1",
+		"wgwatch_poll_start_delay_seconds_bucket{le=\"+Inf\"} 2",
+		"wgwatch_poll_start_delay_seconds_sum 45.002",
+		"wgwatch_poll_start_delay_seconds_count 2",
 		"wgwatch_polls_late_total 1",
 		"wgwatch_store_queue_length 0",
 		"# HELP wgwatch_router_up 1 when the newest poll of the router succeeded, else 0.",
@@ -295,7 +302,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL);  /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 31 && count(m, "# TYPE ") == 31);
+	CHECK(count(m, "# HELP ") == 32 && count(m, "# TYPE ") == 32);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
 	CHECK(strstr(m, "\xff") == NULL);
 	CHECK(m[strlen(m) - 1] == '\n');
