@@ -17,7 +17,8 @@ import urllib.request
 
 TICKS = os.sysconf("SC_CLK_TCK")
 FAMILIES = ("wgwatch_polls_total", "wgwatch_polls_late_total", "wgwatch_store_samples_total",
-            "wgwatch_poll_duration_seconds", "wgwatch_router_up", "wgwatch_poll_errors_total",
+            "wgwatch_poll_duration_seconds", "wgwatch_poll_start_delay_seconds",
+            "wgwatch_router_up", "wgwatch_poll_errors_total",
             "wgwatch_sqlite_memory_bytes", "wgwatch_store_sqlite_memory_bytes")
 
 
@@ -86,9 +87,22 @@ def pids(arg):
     return [int(p) for p in arg.split(",") if p]
 
 
+def histogram(rows):
+    """(sum, count, {le: cumulative count}) of one histogram family's lines."""
+    total, count, buckets = 0.0, 0.0, {}
+    for name, labels, v in rows:
+        if name.endswith("_sum"):
+            total = v
+        elif name.endswith("_count"):
+            count = v
+        elif name.endswith("_bucket"):
+            buckets[labels.split('le="')[1].split('"')[0]] = v
+    return total, count, buckets
+
+
 def summarize(fams):
     s = {"polls": 0.0, "routers_polled": 0, "late": 0.0, "samples": 0.0, "up": 0,
-         "errors": 0.0, "hist_sum": 0.0, "hist_count": 0.0, "buckets": {}}
+         "errors": 0.0}
     # Optional: SQLite's heap (page cache included), where wgwatchd exports it (under either
     # name: the family is new).
     sq = fams["wgwatch_sqlite_memory_bytes"] + fams["wgwatch_store_sqlite_memory_bytes"]
@@ -104,14 +118,10 @@ def summarize(fams):
         s["up"] += int(v)
     for _, _, v in fams["wgwatch_poll_errors_total"]:
         s["errors"] += v
-    for name, labels, v in fams["wgwatch_poll_duration_seconds"]:
-        if name.endswith("_sum"):
-            s["hist_sum"] = v
-        elif name.endswith("_count"):
-            s["hist_count"] = v
-        elif name.endswith("_bucket"):
-            le = labels.split('le="')[1].split('"')[0]
-            s["buckets"][le] = v
+    s["hist_sum"], s["hist_count"], s["buckets"] = histogram(fams["wgwatch_poll_duration_seconds"])
+    # Optional: the start-delay histogram is newer than the rest (None where not exported).
+    d = fams["wgwatch_poll_start_delay_seconds"]
+    s["delay_sum"], s["delay_count"], s["delay_buckets"] = histogram(d) if d else (None, None, None)
     return s
 
 
@@ -181,6 +191,26 @@ def quantile(q, b0, b1):
     return float("nan")
 
 
+def bound_of_all(b0, b1):
+    """The smallest bucket bound holding every observation between two snapshots (an upper
+    bound of the maximum; inf when some fell above the last finite bound)."""
+    les = sorted(((float(k), b1[k] - b0.get(k, 0)) for k in b1), key=lambda x: x[0])
+    if not les or les[-1][1] <= 0:
+        return float("nan")
+    return next(le for le, c in les if c >= les[-1][1])
+
+
+def delay_figures(A, B):
+    if A.get("delay_buckets") is None or B.get("delay_buckets") is None:
+        return {}
+    n = B["delay_count"] - A["delay_count"]
+    return {"delay_starts": n,
+            "delay_mean_ms": 1e3 * (B["delay_sum"] - A["delay_sum"]) / max(n, 1),
+            "delay_p50_ms": 1e3 * quantile(0.5, A["delay_buckets"], B["delay_buckets"]),
+            "delay_p99_ms": 1e3 * quantile(0.99, A["delay_buckets"], B["delay_buckets"]),
+            "delay_max_le_ms": 1e3 * bound_of_all(A["delay_buckets"], B["delay_buckets"])}
+
+
 def cmd_window(a):
     """Figures of a polling window from snapshots A and B, as JSON (-o)."""
     A, B = json.load(open(a.a)), json.load(open(a.b))
@@ -215,6 +245,7 @@ def cmd_window(a):
          "poll_p50_ms": 1e3 * quantile(0.5, A["buckets"], B["buckets"]),
          "poll_p99_ms": 1e3 * quantile(0.99, A["buckets"], B["buckets"]),
          "expected_polls_per_s": a.n / a.interval}
+    r.update(delay_figures(A, B))
     json.dump(r, open(a.out, "w"))
     return 0
 
@@ -372,6 +403,19 @@ def table_of(rows, cols):
     print_table(table)
 
 
+def report_slow(rows):
+    print("1b. REST polling at the interval operators run (one window per size, after one poll each)")
+    table_of(rows, [
+        ("routers", "n", "d"), ("intvl s", "interval", "g"), ("window s", "wall_s", ".1f"),
+        ("polls/s", "polls_per_s", ".0f"), ("want/s", "expected_polls_per_s", ".0f"),
+        ("late", "late", ".0f"), ("errors", "errors", ".0f"),
+        ("start delay p50 ms", "delay_p50_ms", ".2f"), ("p99 ms", "delay_p99_ms", ".1f"),
+        ("max <= ms", "delay_max_le_ms", "g"), ("poll p99 ms", "poll_p99_ms", ".1f"),
+        ("wgwatchd%", "daemon_cpu_pct", ".1f"), ("loop%", "loop_cpu_pct", ".1f"),
+        ("us/poll", "daemon_us_per_poll", ".0f"), ("sim%", "sim_cpu_pct", ".1f"),
+        ("other%", "other_cpu_pct", ".0f")])
+
+
 def report_polling(rows, base):
     print("1. REST polling (figures over the measuring window, after warm-up)")
     table_of(rows, [
@@ -379,6 +423,7 @@ def report_polling(rows, base):
         ("polls/s", "polls_per_s", ".0f"), ("want/s", "expected_polls_per_s", ".0f"),
         ("late", "late", ".0f"), ("errors", "errors", ".0f"),
         ("poll p50 ms", "poll_p50_ms", ".1f"), ("p99 ms", "poll_p99_ms", ".1f"),
+        ("start delay p99 ms", "delay_p99_ms", ".1f"),
         ("wgwatchd us/poll", "daemon_us_per_poll", ".0f"), ("sim us/poll", "sim_us_per_poll", ".0f")])
     print("   CPU in % of one CPU over the window (loop = wgwatchd's main thread; other = the rest of")
     print("   the machine: anything but wgwatchd and the sim, e.g. other jobs on a shared box)")
@@ -440,6 +485,10 @@ def cmd_report(a):
     base = json.load(open(base_f)) if os.path.exists(base_f) else None
     if rows:
         report_polling(rows, base)
+    slow = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "slow-*.json")),
+                                               key=lambda f: int(f.split("-")[-1][:-5]))]
+    if slow:
+        report_slow(slow)
     renders = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "render-*.json")),
                                                   key=lambda f: int(f.split("-")[-1][:-5]))]
     if renders:
