@@ -307,13 +307,14 @@ static void poller_start_poll(struct prouter *r)
 {
 	poller_t *p = r->p;
 	r->started_ms = loop_mono_ms();
-	int64_t delay = r->started_ms - r->due_ms;
-	bool late = delay > r->conf->interval_ms;
-	if (p->once_out == NULL)
+	if (p->once_out == NULL) {   /* --once has no schedule to keep */
+		int64_t delay = r->started_ms - r->due_ms;
+		bool late = delay > r->conf->interval_ms;
 		fleet_note_start(p->fleet, delay, late);
-	if (p->once_out == NULL && late)
-		log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] max_in_flight "
-			"or interval", r->conf->name, delay);
+		if (late)
+			log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] "
+				"max_in_flight or interval", r->conf->name, delay);
+	}
 	r->in_flight = true;
 	p->in_flight++;
 	collector_done_fn done = r->second ? poller_done_first : poller_done;
