@@ -93,7 +93,7 @@ static void *mb_renders(void *arg)
 	getrusage(RUSAGE_THREAD, &ru0);
 	for (size_t k = 0; k < run->runs; k++) {
 		double t0 = mb_cpu_ms();
-		buf_free(&run->out);   /* the daemon renders every scrape into a new buffer */
+		buf_free(&run->out); /* the daemon renders every scrape into a new buffer */
 		metrics_render(run->fleet, NULL, &run->out);
 		run->ms[k] = mb_cpu_ms() - t0;
 	}
@@ -128,7 +128,7 @@ int main(int argc, char **argv)
 	struct mb_run run = { .fleet = f, .runs = runs };
 	run.ms = xcalloc(runs, sizeof(*run.ms));
 	buf_init(&run.out);
-	pthread_t t;   /* renders on a thread of its own, as the daemon's HTTP workers do */
+	pthread_t t; /* renders on a thread of its own, as the daemon's HTTP workers do */
 	if (pthread_create(&t, NULL, mb_renders, &run) != 0 || pthread_join(t, NULL) != 0)
 		return 1;
 	double *ms = run.ms;
@@ -138,9 +138,9 @@ int main(int argc, char **argv)
 		lines += out.data[i] == '\n';
 	qsort(ms, runs, sizeof(*ms), mb_cmp);
 	printf("routers %zu  runs %zu  bytes %zu  lines %zu  CPU ms per render: min %.2f  median %.2f"
-	       "  max %.2f  (%.0f MB/s at the median)  page faults per render %.0f\n", routers, runs,
-	       out.len, lines, ms[0], ms[runs / 2], ms[runs - 1], (double)out.len / 1e3 / ms[runs / 2],
-	       (double)run.faults / (double)runs);
+	       "  max %.2f  (%.0f MB/s at the median)  page faults per render %.0f\n",
+		routers, runs, out.len, lines, ms[0], ms[runs / 2], ms[runs - 1],
+		(double)out.len / 1e3 / ms[runs / 2], (double)run.faults / (double)runs);
 	free(ms);
 	buf_free(&out);
 	fleet_destroy(f);

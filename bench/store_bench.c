@@ -10,7 +10,10 @@
 #include <sys/time.h>
 
 static int64_t bench_now;
-static int64_t bench_clock(void) { return bench_now; }
+static int64_t bench_clock(void)
+{
+	return bench_now;
+}
 
 static double bench_secs(void)
 {
@@ -24,8 +27,8 @@ static double bench_secs(void)
 struct bench_opt {
 	int routers, cores, ifaces, peers;
 	double hours;
-	double upgrade_at;            /* hours; < 0: no upgrade (the ingest benchmark's fleet) */
-	bool rollup;                  /* force and time the roll-ups after ingesting */
+	double upgrade_at; /* hours; < 0: no upgrade (the ingest benchmark's fleet) */
+	bool rollup;       /* force and time the roll-ups after ingesting */
 	const char *path;
 };
 
@@ -69,8 +72,7 @@ static double bench_unit(int r, int64_t k, uint64_t salt)
  * swings 0.7-1.3x poll to poll; the busiest core costs 10% idle plus a cost per Mbit/s that
  * the upgrade changes (BC_COSTLIER 1.6x, BC_CHEAPER 0.6x), or is saturated with a tx capacity
  * that halves (BC_SATURATED). Interface 3 of every fifth router is idle (insufficient-data). */
-static double bench_traffic(const struct bench_opt *o, int r, int64_t k, bool after,
-			    double *tx, double *rx)
+static double bench_traffic(const struct bench_opt *o, int r, int64_t k, bool after, double *tx, double *rx)
 {
 	enum bench_class c = bench_class_of(r);
 	double scale = 1 + (r % 7) * 0.1, d = 0.7 + 0.6 * bench_unit(r, k, 1), total = 0;
@@ -86,7 +88,7 @@ static double bench_traffic(const struct bench_opt *o, int r, int64_t k, bool af
 	}
 	if (c == BC_SATURATED)
 		return 0.95 + 0.05 * bench_unit(r, k, 2);
-	double cost = 0.4 / (o->ifaces * 65 * 1.3 * scale);   /* 50% load at the peak demand */
+	double cost = 0.4 / (o->ifaces * 65 * 1.3 * scale); /* 50% load at the peak demand */
 	if (after && c != BC_SAME)
 		cost *= c == BC_COSTLIER ? 1.6 : 0.6;
 	return fmin(0.1 + cost * total + 0.02 * bench_unit(r, k, 3), 0.89);
@@ -102,8 +104,7 @@ static void bench_identity(sample_t *s, int r, bool after)
 
 /* Poll k of router r of the upgraded fleet; ctr holds the router's byte counters (rx, tx per
  * interface), which restart at the upgrade's reboot like the uptime. */
-static sample_t *bench_upgraded(const struct bench_opt *o, uint64_t *ctr, int r, int64_t k,
-				int64_t t0)
+static sample_t *bench_upgraded(const struct bench_opt *o, uint64_t *ctr, int r, int64_t k, int64_t t0)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "r%05d", r);
@@ -189,19 +190,23 @@ static void bench_sizes(const struct bench_opt *o, int64_t polls, int64_t values
 {
 	sqlite3 *db = NULL;
 	sqlite3_open_v2(o->path, &db, SQLITE_OPEN_READONLY, NULL);
-	int64_t raw = bench_q(db, "SELECT sum(pgsize) FROM dbstat WHERE name IN ('polls',"
-			      " 'cpu_samples', 'iface_samples', 'peer_samples')");
+	int64_t raw = bench_q(db,
+		"SELECT sum(pgsize) FROM dbstat WHERE name IN ('polls',"
+		" 'cpu_samples', 'iface_samples', 'peer_samples')");
 	int64_t rolled = bench_q(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%rollup'");
-	int64_t nroll = bench_q(db, "SELECT (SELECT count(*) FROM cpu_rollup) + 6 *"
-				" (SELECT count(*) FROM iface_rollup) + 6 * (SELECT count(*) FROM peer_rollup)");
-	int64_t file = bench_q(db, "SELECT page_count * page_size FROM pragma_page_count,"
-			       " pragma_page_size");
+	int64_t nroll = bench_q(db,
+		"SELECT (SELECT count(*) FROM cpu_rollup) + 6 *"
+		" (SELECT count(*) FROM iface_rollup) + 6 * (SELECT count(*) FROM peer_rollup)");
+	int64_t file = bench_q(db,
+		"SELECT page_count * page_size FROM pragma_page_count,"
+		" pragma_page_size");
 	int64_t entries = polls * (o->cores + o->ifaces + o->peers);
 	printf("raw tables: %.1f MiB = %.1f bytes/value, %.1f bytes/entry (core, interface or"
-	       " peer), %.0f bytes/poll\n", raw / 1048576.0, (double)raw / (double)values,
-	       (double)raw / (double)entries, (double)raw / (double)polls);
-	printf("roll-ups: %.1f MiB = %.1f bytes/rolled-up value (%" PRId64 " values)\n",
-	       rolled / 1048576.0, nroll > 0 ? (double)rolled / (double)nroll : 0.0, nroll);
+	       " peer), %.0f bytes/poll\n",
+		raw / 1048576.0, (double)raw / (double)values, (double)raw / (double)entries,
+		(double)raw / (double)polls);
+	printf("roll-ups: %.1f MiB = %.1f bytes/rolled-up value (%" PRId64 " values)\n", rolled / 1048576.0,
+		nroll > 0 ? (double)rolled / (double)nroll : 0.0, nroll);
 	printf("database file: %.1f MiB\n", file / 1048576.0);
 	sqlite3_close(db);
 }
@@ -226,21 +231,23 @@ static void bench_run(const struct bench_opt *o)
 		fprintf(stderr, "store_bench: %s\n", cause);
 		exit(1);
 	}
-	st->next_maint_ms = INT64_MAX;          /* no roll-up while ingesting */
+	st->next_maint_ms = INT64_MAX; /* no roll-up while ingesting */
 	int64_t per_poll = o->cores + 6 * o->ifaces + 3 * o->peers;
 	uint64_t *ctr = xcalloc((size_t)o->routers * (size_t)o->ifaces * 2 + 1, sizeof(*ctr));
-	int64_t per_flush = 50000 / o->routers > 0 ? 50000 / o->routers : 1;  /* rounds */
+	int64_t per_flush = 50000 / o->routers > 0 ? 50000 / o->routers : 1; /* rounds */
 	double start = bench_secs(), last = start;
 	for (int64_t k = 0; k < rounds; k++) {
 		for (int r = 0; r < o->routers; r++)
-			store_submit(st, o->upgrade_at < 0 ? bench_sample(o, r, k, t0) :
-				     bench_upgraded(o, &ctr[(size_t)r * (size_t)o->ifaces * 2], r, k, t0));
+			store_submit(st,
+				o->upgrade_at < 0 ? bench_sample(o, r, k, t0)
+						  : bench_upgraded(o, &ctr[(size_t)r * (size_t)o->ifaces * 2],
+							    r, k, t0));
 		if ((k + 1) % per_flush == 0 || k + 1 == rounds)
-			store_flush(st);         /* keep the queue under its bound */
+			store_flush(st); /* keep the queue under its bound */
 		if (bench_secs() - last >= 10 || k + 1 == rounds) {
 			last = bench_secs();
 			printf("  %6.1f h of polls: %.0f values/s so far\n", (k + 1) / 120.0,
-			       (double)(k + 1) * o->routers * per_poll / (last - start));
+				(double)(k + 1) * o->routers * per_poll / (last - start));
 			fflush(stdout);
 		}
 	}
@@ -251,8 +258,8 @@ static void bench_run(const struct bench_opt *o)
 	store_get_stats(st, &ss);
 	double cpu = bench_writer_cpu(st);
 	printf("ingest: %" PRId64 " polls, %" PRId64 " values in %.1f s: %.0f values/s, %.0f"
-	       " polls/s (dropped %" PRIu64 ")\n", polls, values, took, values / took, polls / took,
-	       ss.dropped);
+	       " polls/s (dropped %" PRIu64 ")\n",
+		polls, values, took, values / took, polls / took, ss.dropped);
 	printf("writer thread: %.1f CPU s = %.0f values per writer CPU second\n", cpu, values / cpu);
 	bench_now = t0 + rounds * 30000 + 600000;
 	if (o->rollup)
@@ -263,7 +270,8 @@ static void bench_run(const struct bench_opt *o)
 
 static void bench_usage(void)
 {
-	fprintf(stderr, "usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers]"
+	fprintf(stderr,
+		"usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers]"
 		" [-H hours] [-u|--upgrade-at hours]\n"
 		"                   [-n|--no-rollup] [-o new.db]\n");
 }
@@ -271,8 +279,7 @@ static void bench_usage(void)
 static int bench_args(int argc, char **argv, struct bench_opt *o)
 {
 	static const struct option lo[] = { { "upgrade-at", required_argument, NULL, 'u' },
-					    { "no-rollup", no_argument, NULL, 'n' },
-					    { NULL, 0, NULL, 0 } };
+		{ "no-rollup", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
 	int c;
 	while ((c = getopt_long(argc, argv, "r:c:i:p:H:u:no:", lo, NULL)) != -1) {
 		switch (c) {
@@ -288,8 +295,8 @@ static int bench_args(int argc, char **argv, struct bench_opt *o)
 		}
 	}
 	if (optind != argc || o->routers < 1 || o->cores < 1 || o->ifaces < 0 ||
-	    o->ifaces > BENCH_MAX_IFACES || o->peers < 0 || !(o->hours > 0) ||
-	    (o->upgrade_at >= 0 && o->upgrade_at >= o->hours)) {
+		o->ifaces > BENCH_MAX_IFACES || o->peers < 0 || !(o->hours > 0) ||
+		(o->upgrade_at >= 0 && o->upgrade_at >= o->hours)) {
 		bench_usage();
 		fprintf(stderr, "  (1 <= cores, 0 <= ifaces <= %d, hours > 0, upgrade-at < hours)\n",
 			BENCH_MAX_IFACES);
@@ -305,12 +312,13 @@ int main(int argc, char **argv)
 		return 2;
 	log_set_level(LOG_LVL_WARN);
 	printf("store_bench: %d routers x (%d cores, %d interfaces, %d peers), %.1f h of 30 s polls,"
-	       " into %s (SQLite %s)\n", o.routers, o.cores, o.ifaces, o.peers, o.hours, o.path,
-	       sqlite3_libversion());
+	       " into %s (SQLite %s)\n",
+		o.routers, o.cores, o.ifaces, o.peers, o.hours, o.path, sqlite3_libversion());
 	if (o.upgrade_at >= 0)
 		printf("upgraded fleet: 7.21.5 -> 7.22.3 at %.2f h; by router %% 10: 0-5 same cost,"
 		       " 6-7 cost x1.6, 8 saturated with tx capacity halved, 9 cost x0.6; even"
-		       " routers tile CCR1009, odd arm64 CCR2116\n", o.upgrade_at);
+		       " routers tile CCR1009, odd arm64 CCR2116\n",
+			o.upgrade_at);
 	bench_run(&o);
 	return 0;
 }

@@ -25,12 +25,21 @@
 enum rest_step { REST_RESOURCE, REST_CPU, REST_BOARD, REST_IFACES, REST_PEERS, REST_NSTEPS };
 
 static const char *const rest_iface_props[] = {
-	".id", "name", "type", "running", "disabled", "rx-byte", "tx-byte", "rx-packet", "tx-packet",
-	"rx-drop", "tx-drop",
+	".id",
+	"name",
+	"type",
+	"running",
+	"disabled",
+	"rx-byte",
+	"tx-byte",
+	"rx-packet",
+	"tx-packet",
+	"rx-drop",
+	"tx-drop",
 };
 #define REST_DEFAULT_TIMEOUT_MS 10000
-#define REST_PER_MULTI 64          /* routers per curl multi handle (see the top) */
-#define REST_BOARD_EVERY_MS 3600000 /* /system/routerboard asked again at least this often */
+#define REST_PER_MULTI          64      /* routers per curl multi handle (see the top) */
+#define REST_BOARD_EVERY_MS     3600000 /* /system/routerboard asked again at least this often */
 
 struct rest_multi;
 
@@ -44,32 +53,32 @@ struct rest_board {
 
 struct rest_conn {
 	rest_t *r;
-	struct rest_multi *m;       /* the multi handle this router's transfers run in */
-	struct rest_conn *next;     /* in r->conns */
-	struct rest_conn *hnext;    /* in r->byname[hash(name)] */
-	char *name;                 /* router config name: the key between polls */
-	const conf_router_t *rc;    /* valid while busy */
-	CURL *easy;                 /* lent from r->idle while busy, else NULL */
-	bool own_ca;                /* easy was given this router's ca_file */
+	struct rest_multi *m;    /* the multi handle this router's transfers run in */
+	struct rest_conn *next;  /* in r->conns */
+	struct rest_conn *hnext; /* in r->byname[hash(name)] */
+	char *name;              /* router config name: the key between polls */
+	const conf_router_t *rc; /* valid while busy */
+	CURL *easy;              /* lent from r->idle while busy, else NULL */
+	bool own_ca;             /* easy was given this router's ca_file */
 	bool busy, in_multi, too_big;
 	enum rest_step step;
 	sample_t *s;
 	collector_done_fn done;
 	void *arg;
-	int64_t start_ms, deadline_ms;  /* monotonic */
-	loop_timer_id defer;            /* 0 ms timer delivering a failure outside poll() */
+	int64_t start_ms, deadline_ms; /* monotonic */
+	loop_timer_id defer;           /* 0 ms timer delivering a failure outside poll() */
 	buf_t body;
 	char errbuf[CURL_ERROR_SIZE];
-	struct rest_board board;        /* the last /system/routerboard answer */
+	struct rest_board board; /* the last /system/routerboard answer */
 };
 
 struct rest_multi {
 	rest_t *r;
 	CURLM *multi;
-	loop_timer_id timer;        /* curl's timeout for this multi */
-	int *fds;                   /* sockets curl asked us to watch */
+	loop_timer_id timer; /* curl's timeout for this multi */
+	int *fds;            /* sockets curl asked us to watch */
 	size_t nfds;
-	size_t nconns;              /* routers assigned here, at most REST_PER_MULTI */
+	size_t nconns; /* routers assigned here, at most REST_PER_MULTI */
 };
 
 struct rest {
@@ -79,12 +88,12 @@ struct rest {
 	size_t nmultis;
 	struct rest_conn *conns;
 	size_t nconns;
-	struct rest_conn **byname;  /* hash chains by router name; nbyname is a power of two */
+	struct rest_conn **byname; /* hash chains by router name; nbyname is a power of two */
 	size_t nbyname;
-	char **insecure;            /* routers already warned about for tls_verify = no */
+	char **insecure; /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
 	struct curl_slist *json_hdr; /* headers of every POST query, shared by all routers */
-	CURL **idle;                /* easy handles no poll holds */
+	CURL **idle;                 /* easy handles no poll holds */
 	size_t nidle, capidle;
 	bool dying;
 };
@@ -120,7 +129,8 @@ static int rest_check_record(json_t *o, char **cause)
 		*cause = xstrdup("record is not a JSON object");
 		return -1;
 	}
-	json_object_foreach(o, key, v) {
+	json_object_foreach(o, key, v)
+	{
 		if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v))
 			continue;
 		char *k = rest_clean(key, 40);
@@ -222,7 +232,7 @@ static int rest_decode_resource(json_t *j, sample_t *s, char **cause)
 	int64_t up;
 	struct ros_version v;
 	if (o == NULL || rest_duration(o, "uptime", true, &up, cause) < 0 ||
-	    rest_need(o, "version", &ver, cause) < 0 || rest_need(o, "board-name", &board, cause) < 0)
+		rest_need(o, "version", &ver, cause) < 0 || rest_need(o, "board-name", &board, cause) < 0)
 		return -1;
 	if (ros_parse_version(ver, &v, &why) < 0)
 		return rest_bad("version", ver, why, cause);
@@ -236,7 +246,7 @@ static int rest_decode_resource(json_t *j, sample_t *s, char **cause)
 }
 
 struct rest_cpu {
-	uint64_t key;   /* N of "cpuN", else of ".id" "*N" (hex), else the row */
+	uint64_t key; /* N of "cpuN", else of ".id" "*N" (hex), else the row */
 	size_t row;
 	double load, irq;
 };
@@ -268,11 +278,11 @@ static int rest_cpu_row(json_t *o, size_t row, struct rest_cpu *c, char **cause)
 	c->row = row;
 	c->irq = NAN;
 	if (rest_check_record(o, cause) < 0 || rest_need(o, "cpu", &name, cause) < 0 ||
-	    rest_percent(o, "load", true, &c->load, cause) < 0 ||
-	    rest_percent(o, "irq", false, &c->irq, cause) < 0)
+		rest_percent(o, "load", true, &c->load, cause) < 0 ||
+		rest_percent(o, "irq", false, &c->irq, cause) < 0)
 		return -1;
 	if (rest_num_after(name, "cpu", 10, &c->key) < 0 &&
-	    rest_num_after(rest_str(o, ".id"), "*", 16, &c->key) < 0)
+		rest_num_after(rest_str(o, ".id"), "*", 16, &c->key) < 0)
 		c->key = row;
 	return 0;
 }
@@ -318,13 +328,13 @@ static int rest_decode_board(json_t *j, sample_t *s, char **cause)
 static int rest_iface_row(json_t *o, struct sample_iface *f, const char **name, char **cause)
 {
 	if (rest_check_record(o, cause) < 0 || rest_need(o, "name", name, cause) < 0 ||
-	    rest_u64(o, "rx-byte", true, &f->rx_bytes, cause) < 0 ||
-	    rest_u64(o, "tx-byte", true, &f->tx_bytes, cause) < 0 ||
-	    rest_u64(o, "rx-packet", false, &f->rx_packets, cause) < 0 ||
-	    rest_u64(o, "tx-packet", false, &f->tx_packets, cause) < 0 ||
-	    rest_u64(o, "rx-drop", false, &f->rx_drops, cause) < 0 ||
-	    rest_u64(o, "tx-drop", false, &f->tx_drops, cause) < 0 ||
-	    rest_bool(o, "running", &f->running, cause) < 0)
+		rest_u64(o, "rx-byte", true, &f->rx_bytes, cause) < 0 ||
+		rest_u64(o, "tx-byte", true, &f->tx_bytes, cause) < 0 ||
+		rest_u64(o, "rx-packet", false, &f->rx_packets, cause) < 0 ||
+		rest_u64(o, "tx-packet", false, &f->tx_packets, cause) < 0 ||
+		rest_u64(o, "rx-drop", false, &f->rx_drops, cause) < 0 ||
+		rest_u64(o, "tx-drop", false, &f->tx_drops, cause) < 0 ||
+		rest_bool(o, "running", &f->running, cause) < 0)
 		return -1;
 	return 0;
 }
@@ -358,15 +368,14 @@ static const char *rest_peer_label(json_t *o, const char *key)
 	return key;
 }
 
-static int rest_peer_row(json_t *o, struct sample_peer *p, const char **ifc, const char **key,
-			 char **cause)
+static int rest_peer_row(json_t *o, struct sample_peer *p, const char **ifc, const char **key, char **cause)
 {
 	p->last_handshake_ms = -1;
 	if (rest_check_record(o, cause) < 0 || rest_need(o, "interface", ifc, cause) < 0 ||
-	    rest_need(o, "public-key", key, cause) < 0 ||
-	    rest_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
-	    rest_u64(o, "tx", true, &p->tx_bytes, cause) < 0 ||
-	    rest_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0)
+		rest_need(o, "public-key", key, cause) < 0 ||
+		rest_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
+		rest_u64(o, "tx", true, &p->tx_bytes, cause) < 0 ||
+		rest_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0)
 		return -1;
 	return 0;
 }
@@ -439,7 +448,7 @@ static void *rest_json_malloc(size_t n)
 		a->used += need;
 		return p;
 	}
-	return malloc(n);   /* the arena is full or not in use: jansson's default */
+	return malloc(n); /* the arena is full or not in use: jansson's default */
 }
 
 static void rest_json_free(void *p)
@@ -465,7 +474,7 @@ static json_t *rest_parse(const char *body, size_t len)
 
 static int rest_decode(enum rest_step step, const char *body, size_t len, sample_t *s, char **cause)
 {
-	static __thread char *arena_mem;   /* one per decoding thread (the loop), kept for reuse */
+	static __thread char *arena_mem; /* one per decoding thread (the loop), kept for reuse */
 	struct rest_arena arena = { 0 };
 	if (REST_ARENA_ON) {
 		if (arena_mem == NULL)
@@ -478,8 +487,9 @@ static int rest_decode(enum rest_step step, const char *body, size_t len, sample
 	int rc = -1;
 	if (j == NULL) {
 		size_t ws = strspn(body, " \t\r\n");
-		*cause = xstrdup(ws < len && body[ws] == '<' ? "reply is HTML, not JSON" :
-				 len == 0 ? "empty reply" : "reply is not JSON");
+		*cause = xstrdup(ws < len && body[ws] == '<' ? "reply is HTML, not JSON"
+				: len == 0                   ? "empty reply"
+							     : "reply is not JSON");
 	} else {
 		rc = rest_decoders[step](j, s, cause);
 		json_decref(j);
@@ -545,7 +555,7 @@ static char *rest_iface_query(const conf_router_t *rc)
 	size_t n = 0;
 	for (size_t i = 0; i < rc->ninterfaces; i++) {
 		char *w = xasprintf("name=%s", rc->interfaces[i]);
-		n += json_array_append_new(query, json_string(w)) == 0;   /* skips non-UTF-8 */
+		n += json_array_append_new(query, json_string(w)) == 0; /* skips non-UTF-8 */
 		free(w);
 	}
 	while (n-- > 0)
@@ -584,12 +594,13 @@ static char *rest_url(const struct rest_conn *c, char **post)
 	switch (c->step) {
 	case REST_RESOURCE:
 		return xasprintf("%s/rest/system/resource?.proplist=uptime,version,board-name,"
-				 "architecture-name,cpu", base);
-	case REST_CPU:
-		return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
+				 "architecture-name,cpu",
+			base);
+	case REST_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
 	case REST_BOARD:
 		return xasprintf("%s/rest/system/routerboard?.proplist=routerboard,"
-				 "current-firmware,upgrade-firmware", base);
+				 "current-firmware,upgrade-firmware",
+			base);
 	case REST_IFACES:
 		if (c->rc->ninterfaces == 0)
 			return rest_iface_url(base);
@@ -597,18 +608,18 @@ static char *rest_url(const struct rest_conn *c, char **post)
 		return xasprintf("%s/rest/interface/print", base);
 	default:
 		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
-				 "public-key,last-handshake,rx,tx", base,
-				 rest_peer_names(c->s) ? "name," : "");
+				 "public-key,last-handshake,rx,tx",
+			base, rest_peer_names(c->s) ? "name," : "");
 	}
 }
 
 static size_t rest_write(char *data, size_t size, size_t n, void *arg)
 {
 	struct rest_conn *c = arg;
-	size_t len = size * n;     /* size is always 1 */
+	size_t len = size * n; /* size is always 1 */
 	if (c->body.len + len > c->r->max_body) {
 		c->too_big = true;
-		return 0;     /* aborts the transfer with CURLE_WRITE_ERROR */
+		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
 	}
 	buf_append(&c->body, data, len);
 	return len;
@@ -625,7 +636,7 @@ static void rest_finish(struct rest_conn *c)
 	c->busy = false;
 	c->defer = 0;
 	c->s = NULL;
-	buf_free(&c->body);   /* between polls a router holds no reply: RSS follows polls in flight */
+	buf_free(&c->body); /* between polls a router holds no reply: RSS follows polls in flight */
 	s->duration_ms = loop_mono_ms() - c->start_ms;
 	c->done(s, c->arg);
 }
@@ -675,8 +686,8 @@ static void rest_start_step(struct rest_conn *c)
 {
 	int64_t left = c->deadline_ms - loop_mono_ms();
 	if (left <= 0) {
-		rest_fail_later(c, SAMPLE_ERR_TIMEOUT, "%s: poll timeout reached before the request",
-				rest_what(c));
+		rest_fail_later(
+			c, SAMPLE_ERR_TIMEOUT, "%s: poll timeout reached before the request", rest_what(c));
 		return;
 	}
 	buf_reset(&c->body);
@@ -700,11 +711,9 @@ static void rest_start_step(struct rest_conn *c)
 static enum sample_err rest_curl_kind(CURLcode res)
 {
 	switch (res) {
-	case CURLE_OPERATION_TIMEDOUT:
-		return SAMPLE_ERR_TIMEOUT;
+	case CURLE_OPERATION_TIMEDOUT: return SAMPLE_ERR_TIMEOUT;
 	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY:
-		return SAMPLE_ERR_DNS;
+	case CURLE_COULDNT_RESOLVE_PROXY: return SAMPLE_ERR_DNS;
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CERTPROBLEM:
@@ -718,15 +727,12 @@ static enum sample_err rest_curl_kind(CURLcode res)
 	case CURLE_SSL_ENGINE_SETFAILED:
 	case CURLE_SSL_ENGINE_INITFAILED:
 	case CURLE_SSL_SHUTDOWN_FAILED:
-	case CURLE_USE_SSL_FAILED:
-		return SAMPLE_ERR_TLS;
+	case CURLE_USE_SSL_FAILED: return SAMPLE_ERR_TLS;
 	case CURLE_OUT_OF_MEMORY:
 	case CURLE_WRITE_ERROR:
 	case CURLE_URL_MALFORMAT:
-	case CURLE_UNSUPPORTED_PROTOCOL:
-		return SAMPLE_ERR_INTERNAL;
-	default:
-		return SAMPLE_ERR_CONNECT;   /* refused, reset, empty reply, unreachable */
+	case CURLE_UNSUPPORTED_PROTOCOL: return SAMPLE_ERR_INTERNAL;
+	default: return SAMPLE_ERR_CONNECT; /* refused, reset, empty reply, unreachable */
 	}
 }
 
@@ -734,7 +740,7 @@ static void rest_fail_curl(struct rest_conn *c, CURLcode res)
 {
 	if (c->too_big) {
 		sample_fail(c->s, SAMPLE_ERR_SIZE, "%s: reply larger than %zu bytes", rest_what(c),
-			    c->r->max_body);
+			c->r->max_body);
 		return;
 	}
 	char *why = rest_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
@@ -773,11 +779,11 @@ static bool rest_board_fresh(const struct rest_conn *c)
 	const struct rest_board *b = &c->board;
 	const sample_t *s = c->s;
 	if (!b->valid || !rest_same(b->version, s->version) || !rest_same(b->board, s->board) ||
-	    !rest_same(b->url, c->rc->rest))
+		!rest_same(b->url, c->rc->rest))
 		return false;
 	int64_t since = loop_mono_ms() - b->mono_ms;
 	return since < REST_BOARD_EVERY_MS && s->uptime_ms >= 0 &&
-	       s->uptime_ms + 10000 + since / 100 >= b->uptime_ms + since;
+		s->uptime_ms + 10000 + since / 100 >= b->uptime_ms + since;
 }
 
 static void rest_board_keep(struct rest_conn *c)
@@ -785,10 +791,14 @@ static void rest_board_keep(struct rest_conn *c)
 	struct rest_board *b = &c->board;
 	const sample_t *s = c->s;
 	rest_board_clear(b);
-	*b = (struct rest_board){ .valid = true, .firmware = xstrdup(s->firmware),
-		.upgrade_firmware = xstrdup(s->upgrade_firmware), .version = xstrdup(s->version),
-		.board = xstrdup(s->board), .url = xstrdup(c->rc->rest),
-		.uptime_ms = s->uptime_ms, .mono_ms = loop_mono_ms() };
+	*b = (struct rest_board){ .valid = true,
+		.firmware = xstrdup(s->firmware),
+		.upgrade_firmware = xstrdup(s->upgrade_firmware),
+		.version = xstrdup(s->version),
+		.board = xstrdup(s->board),
+		.url = xstrdup(c->rc->rest),
+		.uptime_ms = s->uptime_ms,
+		.mono_ms = loop_mono_ms() };
 }
 
 static void rest_board_use(struct rest_conn *c)
@@ -819,8 +829,7 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 		rest_fail_curl(c, res);
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
-	} else if (rest_decode(c->step, c->body.data ? c->body.data : "", c->body.len, c->s,
-			       &cause) < 0) {
+	} else if (rest_decode(c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause) < 0) {
 		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
 		free(cause);
 	} else {
@@ -852,8 +861,7 @@ static void rest_on_fd(int fd, int events, void *arg)
 {
 	struct rest_multi *rm = arg;
 	int running;
-	int flags = (events & LOOP_READ ? CURL_CSELECT_IN : 0) |
-		    (events & LOOP_WRITE ? CURL_CSELECT_OUT : 0);
+	int flags = (events & LOOP_READ ? CURL_CSELECT_IN : 0) | (events & LOOP_WRITE ? CURL_CSELECT_OUT : 0);
 	curl_multi_socket_action(rm->multi, fd, flags, &running);
 	rest_check_multi(rm);
 }
@@ -956,7 +964,7 @@ static void rest_multi_free(struct rest_multi *rm)
 
 static size_t rest_hash(const rest_t *r, const char *name)
 {
-	uint32_t h = 2166136261u;           /* FNV-1a */
+	uint32_t h = 2166136261u; /* FNV-1a */
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		h = (h ^ *p) * 16777619u;
 	return h & (r->nbyname - 1);
@@ -1008,8 +1016,7 @@ static int rest_easy_setup(CURL *e)
 #if LIBCURL_VERSION_NUM >= 0x075500
 	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
 #else
-	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS,
-				(long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK;
 #endif
 	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC) != CURLE_OK;
@@ -1047,7 +1054,7 @@ static void rest_easy_give(struct rest_conn *c)
 	if (c->in_multi)
 		curl_multi_remove_handle(c->m->multi, c->easy);
 	c->in_multi = false;
-	if (c->own_ca) {   /* curl has no way back to its default CA file: not for others */
+	if (c->own_ca) { /* curl has no way back to its default CA file: not for others */
 		curl_easy_cleanup(c->easy);
 		c->easy = NULL;
 		c->own_ca = false;
@@ -1135,8 +1142,7 @@ static bool rest_handles(void *ctx, const conf_router_t *rc)
 }
 
 /* Resets c for a new poll of rc. */
-static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collector_done_fn done,
-			    void *arg)
+static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
 	c->rc = rc;
 	c->busy = true;
@@ -1156,8 +1162,7 @@ static void rest_warn_insecure(rest_t *r, const conf_router_t *rc)
 			return;
 	r->insecure = xreallocarray(r->insecure, r->ninsecure + 1, sizeof(*r->insecure));
 	r->insecure[r->ninsecure++] = xstrdup(rc->name);
-	log_warn("rest: router %s: tls_verify = no: the router's TLS certificate is not verified",
-		 rc->name);
+	log_warn("rest: router %s: tls_verify = no: the router's TLS certificate is not verified", rc->name);
 }
 
 static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
@@ -1170,7 +1175,7 @@ static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done,
 		if ((c = rest_conn_new(r, rc->name)) == NULL)
 			return -1;
 		if (!rc->tls_verify)
-			rest_warn_insecure(r, rc);   /* checked once per connection, not per poll */
+			rest_warn_insecure(r, rc); /* checked once per connection, not per poll */
 	}
 	if (c->busy)
 		return -1;
@@ -1195,7 +1200,7 @@ rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return NULL;
 	if (REST_ARENA_ON)
-		rest_arena_install();   /* before the HTTP threads use jansson too */
+		rest_arena_install(); /* before the HTTP threads use jansson too */
 	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	struct curl_slist *hdr = h ? curl_slist_append(h, "Expect:") : NULL;

@@ -6,7 +6,10 @@
 
 #include <string.h>
 
-static bool ros_isdigit(char c) { return c >= '0' && c <= '9'; }
+static bool ros_isdigit(char c)
+{
+	return c >= '0' && c <= '9';
+}
 
 /* Reads one run of decimal digits at *p into *out; advances *p. -1 on none or overflow. */
 static int ros_digits(const char **p, uint64_t *out)
@@ -68,7 +71,7 @@ int ros_parse_percent(const char *s, double *ratio, const char **cause)
 		for (; ros_isdigit(*p) && scale < 1000000; p++, scale *= 10)
 			frac = frac * 10 + (uint64_t)(*p - '0');
 		while (ros_isdigit(*p))
-			p++;     /* beyond a millionth: ignored */
+			p++; /* beyond a millionth: ignored */
 	}
 	if (*p != '\0' || (whole == 100 && frac != 0)) {
 		*cause = "not a percentage 0..100";
@@ -279,7 +282,10 @@ static int ros_version_rank(const struct ros_version *v)
 	return v->pre == 0 ? 3 : v->pre;
 }
 
-static int ros_cmp_int(int a, int b) { return (a > b) - (a < b); }
+static int ros_cmp_int(int a, int b)
+{
+	return (a > b) - (a < b);
+}
 
 int ros_version_cmp(const struct ros_version *a, const struct ros_version *b)
 {

@@ -8,17 +8,18 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-int ros_parse_u64(const char *s, uint64_t *out, const char **cause);      /* "0".."18446744073709551615" */
-int ros_parse_percent(const char *s, double *ratio, const char **cause);  /* "0".."100" (also "12.5") -> 0..1 */
-int ros_parse_bool(const char *s, bool *out, const char **cause);        /* "true"/"false" (also yes/no) */
-int ros_parse_duration(const char *s, int64_t *ms, const char **cause);  /* -> milliseconds */
+int ros_parse_u64(const char *s, uint64_t *out, const char **cause); /* "0".."18446744073709551615" */
+int ros_parse_percent(
+	const char *s, double *ratio, const char **cause);              /* "0".."100" (also "12.5") -> 0..1 */
+int ros_parse_bool(const char *s, bool *out, const char **cause);       /* "true"/"false" (also yes/no) */
+int ros_parse_duration(const char *s, int64_t *ms, const char **cause); /* -> milliseconds */
 
 struct ros_version {
-	int major, minor, patch;   /* "7.8" -> patch 0 */
-	int pre;                   /* 0 stable release; 1 beta; 2 rc */
-	int pre_num;               /* N of betaN / rcN */
-	char text[32];             /* normalised, channel stripped: "7.22.3", "7.1beta4" */
-	char channel[16];          /* "stable", "long-term", "testing", "development" or "" */
+	int major, minor, patch; /* "7.8" -> patch 0 */
+	int pre;                 /* 0 stable release; 1 beta; 2 rc */
+	int pre_num;             /* N of betaN / rcN */
+	char text[32];           /* normalised, channel stripped: "7.22.3", "7.1beta4" */
+	char channel[16];        /* "stable", "long-term", "testing", "development" or "" */
 };
 /* Accepts "7.22.3", "7.22.3 (stable)", "7.1beta4 (development)". */
 int ros_parse_version(const char *s, struct ros_version *v, const char **cause);

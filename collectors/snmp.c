@@ -24,41 +24,40 @@
 #include <string.h>
 
 #define SNMP_DEFAULT_TIMEOUT_MS 10000
-#define SNMP_BULK_REPS 24             /* GETBULK max-repetitions */
+#define SNMP_BULK_REPS          24 /* GETBULK max-repetitions */
 
-enum snmp_step { SNMP_PROBE, SNMP_SCALARS, SNMP_CPU, SNMP_NAMES, SNMP_DESCRS, SNMP_COUNTERS,
-		 SNMP_NSTEPS };
+enum snmp_step { SNMP_PROBE, SNMP_SCALARS, SNMP_CPU, SNMP_NAMES, SNMP_DESCRS, SNMP_COUNTERS, SNMP_NSTEPS };
 
 struct snmp_conn {
 	snmp_t *m;
-	struct snmp_conn *next;       /* in m->conns */
-	struct snmp_conn *hnext;      /* in m->byname[hash(name)] */
-	char *name;                   /* router config name: the key between polls */
-	const conf_router_t *rc;      /* valid while busy */
-	const conf_router_t *opened;  /* the config the session was opened with */
-	void *sess;                   /* net-snmp single session, NULL when closed */
+	struct snmp_conn *next;      /* in m->conns */
+	struct snmp_conn *hnext;     /* in m->byname[hash(name)] */
+	char *name;                  /* router config name: the key between polls */
+	const conf_router_t *rc;     /* valid while busy */
+	const conf_router_t *opened; /* the config the session was opened with */
+	void *sess;                  /* net-snmp single session, NULL when closed */
 	int fd;
 	netsnmp_large_fd_set fds;
 	bool busy, engine_known;
 	enum snmp_step step;
-	long reqid;                   /* the request we wait for; 0: none */
+	long reqid; /* the request we wait for; 0: none */
 	sample_t *s;
 	collector_done_fn done;
 	void *arg;
 	int64_t start_ms;
 	loop_timer_id retry_timer, deadline_timer, defer;
-	snmpdecode_t *dec;            /* what to ask, the answers so far; lives with the conn */
+	snmpdecode_t *dec; /* what to ask, the answers so far; lives with the conn */
 };
 
 struct snmp {
 	loop_t *loop;
 	struct snmp_conn *conns;
 	size_t nconns;
-	struct snmp_conn **byname;    /* hash chains by router name; nbyname is a power of two */
+	struct snmp_conn **byname; /* hash chains by router name; nbyname is a power of two */
 	size_t nbyname;
 };
 
-static int snmp_inits;             /* snmp_t alive: net-snmp is set up while > 0 */
+static int snmp_inits; /* snmp_t alive: net-snmp is set up while > 0 */
 
 /* Resends of a request after its try timed out (snmp_retries =, 0..10); the tries share the
  * poll timeout. */
@@ -79,7 +78,7 @@ static void snmp_close_session(struct snmp_conn *c)
 	c->sess = NULL;
 	c->reqid = 0;
 	c->engine_known = false;
-	snmp_sess_close(sess);   /* calls back for requests in flight: ignored, reqid is 0 */
+	snmp_sess_close(sess); /* calls back for requests in flight: ignored, reqid is 0 */
 }
 
 static void snmp_cancel_timers(struct snmp_conn *c)
@@ -100,7 +99,7 @@ static void snmp_finish(struct snmp_conn *c)
 	sample_t *s = c->s;
 	snmp_cancel_timers(c);
 	if (s->err != SAMPLE_OK)
-		snmp_close_session(c);   /* a fresh session (and v3 engine probe) next time */
+		snmp_close_session(c); /* a fresh session (and v3 engine probe) next time */
 	c->busy = false;
 	c->reqid = 0;
 	c->s = NULL;
@@ -127,9 +126,12 @@ static void snmp_finish_later(struct snmp_conn *c)
 static const char *snmp_step_name(enum snmp_step step)
 {
 	static const char *const names[SNMP_NSTEPS] = {
-		[SNMP_PROBE] = "engine ID probe", [SNMP_SCALARS] = "GET system scalars",
-		[SNMP_CPU] = "walk hrProcessorLoad", [SNMP_NAMES] = "walk ifName",
-		[SNMP_DESCRS] = "walk ifDescr", [SNMP_COUNTERS] = "GET interface counters",
+		[SNMP_PROBE] = "engine ID probe",
+		[SNMP_SCALARS] = "GET system scalars",
+		[SNMP_CPU] = "walk hrProcessorLoad",
+		[SNMP_NAMES] = "walk ifName",
+		[SNMP_DESCRS] = "walk ifDescr",
+		[SNMP_COUNTERS] = "GET interface counters",
 	};
 	return names[step];
 }
@@ -172,9 +174,9 @@ static void snmp_xmit(struct snmp_conn *c, netsnmp_pdu *pdu)
 	c->reqid = pdu->reqid;
 	if (snmp_sess_async_send(c->sess, pdu, NULL, c) == 0) {
 		snmp_free_pdu(pdu);
-		if (c->busy && c->defer == 0)   /* the callback may already have failed it */
+		if (c->busy && c->defer == 0) /* the callback may already have failed it */
 			snmp_fail(c, SAMPLE_ERR_INTERNAL, "cannot send: %s",
-				  snmp_api_errstring(snmp_sess_session(c->sess)->s_snmp_errno));
+				snmp_api_errstring(snmp_sess_session(c->sess)->s_snmp_errno));
 		return;
 	}
 	snmp_arm(c);
@@ -225,9 +227,7 @@ static void snmp_on_report(struct snmp_conn *c, netsnmp_pdu *pdu)
 	case SNMPERR_DECRYPTION_ERR:
 		snmp_fail(c, SAMPLE_ERR_AUTH, "agent reports: %s", snmp_api_errstring(type));
 		break;
-	default:
-		snmp_fail(c, SAMPLE_ERR_SNMP, "agent reports: %s", snmp_api_errstring(type));
-		break;
+	default: snmp_fail(c, SAMPLE_ERR_SNMP, "agent reports: %s", snmp_api_errstring(type)); break;
 	}
 }
 
@@ -244,11 +244,10 @@ static void snmp_on_defer_probe(void *arg)
 	/* net-snmp keeps one USM entry per (engine ID, user) for the whole process and would reuse
 	 * an existing entry's keys: a passphrase changed by a reload would never take effect. Drop
 	 * the old entry so the keys always come from this session's configuration. */
-	struct usmUser *old = usm_get_user(ss->securityEngineID, ss->securityEngineIDLen,
-					   ss->securityName);
+	struct usmUser *old = usm_get_user(ss->securityEngineID, ss->securityEngineIDLen, ss->securityName);
 	if (old != NULL) {
-		usm_remove_user(old);              /* returns the list's head, not old */
-		old->next = old->prev = NULL;      /* else usm_free_user relinks the neighbours */
+		usm_remove_user(old);         /* returns the list's head, not old */
+		old->next = old->prev = NULL; /* else usm_free_user relinks the neighbours */
 		usm_free_user(old);
 	}
 	/* Localises the keys for the engine and adds the user to net-snmp's USM table. */
@@ -269,9 +268,7 @@ static int snmp_on_step_reply(struct snmp_conn *c, netsnmp_pdu *pdu, char **caus
 	case SNMP_NAMES:
 	case SNMP_DESCRS: return snmpdecode_walk(c->dec, pdu, cause);
 	case SNMP_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
-	default:
-		*cause = xstrdup("unexpected answer");
-		return -1;
+	default: *cause = xstrdup("unexpected answer"); return -1;
 	}
 }
 
@@ -288,10 +285,10 @@ static void snmp_on_reply(struct snmp_conn *c, netsnmp_pdu *pdu)
 		snmp_on_report(c, pdu);
 		return;
 	}
-	if (pdu->errstat != SNMP_ERR_NOERROR && !(pdu->errstat == SNMP_ERR_NOSUCHNAME &&
-						    c->rc->snmp_version == 1)) {
-		snmp_fail(c, SAMPLE_ERR_SNMP, "error-status %s (index %ld)",
-			  snmp_errstring(pdu->errstat), pdu->errindex);
+	if (pdu->errstat != SNMP_ERR_NOERROR &&
+		!(pdu->errstat == SNMP_ERR_NOSUCHNAME && c->rc->snmp_version == 1)) {
+		snmp_fail(c, SAMPLE_ERR_SNMP, "error-status %s (index %ld)", snmp_errstring(pdu->errstat),
+			pdu->errindex);
 		return;
 	}
 	int r = snmp_on_step_reply(c, pdu, &cause);
@@ -312,31 +309,25 @@ static int snmp_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 	/* net-snmp matched the message to our one request in flight; a report of a message the
 	 * agent could not authenticate carries no request ID of ours. */
 	if (!c->busy || c->reqid == 0 || (reqid != c->reqid && !report))
-		return 1;     /* late answer of an earlier poll, or our own close */
+		return 1; /* late answer of an earlier poll, or our own close */
 	if (op == NETSNMP_CALLBACK_OP_RESEND)
 		return 1;
-	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW &&
-	    c->step != SNMP_PROBE)
-		return 1;     /* net-snmp learnt the engine's time and sends the request again */
+	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMP_PROBE)
+		return 1; /* net-snmp learnt the engine's time and sends the request again */
 	c->reqid = 0;
 	/* A report comes as SEC_ERROR, RECEIVED_MESSAGE or both, in either order (versions differ). */
-	if (report && (op == NETSNMP_CALLBACK_OP_SEC_ERROR ||
-		       op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE))
+	if (report && (op == NETSNMP_CALLBACK_OP_SEC_ERROR || op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE))
 		op = NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE;
 	switch (op) {
-	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE:
-		snmp_on_reply(c, pdu);
-		break;
+	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE: snmp_on_reply(c, pdu); break;
 	case NETSNMP_CALLBACK_OP_TIMED_OUT:
 		snmp_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", snmp_retries(c->rc) + 1);
 		break;
 	case NETSNMP_CALLBACK_OP_SEC_ERROR:
 		snmp_fail(c, SAMPLE_ERR_AUTH, "security error: %s",
-			  snmp_api_errstring(sp->s_snmp_errno ? sp->s_snmp_errno : SNMPERR_GENERR));
+			snmp_api_errstring(sp->s_snmp_errno ? sp->s_snmp_errno : SNMPERR_GENERR));
 		break;
-	default:
-		snmp_fail(c, SAMPLE_ERR_CONNECT, "send failed");
-		break;
+	default: snmp_fail(c, SAMPLE_ERR_CONNECT, "send failed"); break;
 	}
 	return 1;
 }
@@ -362,7 +353,7 @@ static bool snmp_step_wanted(struct snmp_conn *c, enum snmp_step step)
 	case SNMP_PROBE: return c->rc->snmp_version == 3 && !c->engine_known;
 	case SNMP_DESCRS:
 		if (snmpdecode_walked(c->dec) > 0)
-			return false;   /* ifName answered */
+			return false; /* ifName answered */
 		snmpdecode_walk_start(c->dec, SNMPDECODE_DESCRS);
 		return true;
 	case SNMP_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
@@ -394,7 +385,7 @@ static void snmp_on_retry_timer(void *arg)
 	c->retry_timer = 0;
 	if (c->sess == NULL)
 		return;
-	snmp_sess_timeout(c->sess);   /* resends, or calls back with TIMED_OUT */
+	snmp_sess_timeout(c->sess); /* resends, or calls back with TIMED_OUT */
 	snmp_arm(c);
 }
 
@@ -432,21 +423,27 @@ static void snmp_on_deadline(void *arg)
 	c->deadline_timer = 0;
 	if (c->busy && c->defer == 0)
 		snmp_fail(c, SAMPLE_ERR_TIMEOUT, "poll timeout of %lld ms reached",
-			  (long long)(c->rc->timeout_ms > 0 ? c->rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS));
+			(long long)(c->rc->timeout_ms > 0 ? c->rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS));
 }
 
 /* ---- sessions ---- */
 
 static const oid *snmp_auth_proto(const char *name, size_t *len)
 {
-	static const struct { const char *name; const oid *o; } t[] = {
-		{ "MD5", usmHMACMD5AuthProtocol }, { "SHA", usmHMACSHA1AuthProtocol },
-		{ "SHA-224", usmHMAC128SHA224AuthProtocol }, { "SHA-256", usmHMAC192SHA256AuthProtocol },
-		{ "SHA-384", usmHMAC256SHA384AuthProtocol }, { "SHA-512", usmHMAC384SHA512AuthProtocol },
+	static const struct {
+		const char *name;
+		const oid *o;
+	} t[] = {
+		{ "MD5", usmHMACMD5AuthProtocol },
+		{ "SHA", usmHMACSHA1AuthProtocol },
+		{ "SHA-224", usmHMAC128SHA224AuthProtocol },
+		{ "SHA-256", usmHMAC192SHA256AuthProtocol },
+		{ "SHA-384", usmHMAC256SHA384AuthProtocol },
+		{ "SHA-512", usmHMAC384SHA512AuthProtocol },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		if (name != NULL && strcmp(name, t[i].name) == 0) {
-			*len = USM_AUTH_PROTO_SHA_LEN;   /* every auth protocol OID has 10 arcs */
+			*len = USM_AUTH_PROTO_SHA_LEN; /* every auth protocol OID has 10 arcs */
 			return t[i].o;
 		}
 	}
@@ -499,8 +496,9 @@ static int snmp_setup_v3(netsnmp_session *ss, const conf_router_t *rc, char **ca
 	ss->securityAuthProto = (oid *)auth;
 	ss->securityAuthProtoLen = alen;
 	ss->securityAuthKeyLen = USM_AUTH_KU_LEN;
-	if (strlen(ap) < 8 || generate_Ku(auth, (u_int)alen, (const u_char *)ap, strlen(ap),
-					  ss->securityAuthKey, &ss->securityAuthKeyLen) != SNMPERR_SUCCESS) {
+	if (strlen(ap) < 8 ||
+		generate_Ku(auth, (u_int)alen, (const u_char *)ap, strlen(ap), ss->securityAuthKey,
+			&ss->securityAuthKeyLen) != SNMPERR_SUCCESS) {
 		*cause = xstrdup("cannot derive the SNMPv3 auth key (passphrase under 8 characters?)");
 		return -1;
 	}
@@ -509,20 +507,20 @@ static int snmp_setup_v3(netsnmp_session *ss, const conf_router_t *rc, char **ca
 	ss->securityPrivProto = (oid *)snmp_priv_proto(rc->snmp_priv_protocol, &plen);
 	ss->securityPrivProtoLen = plen;
 	ss->securityPrivKeyLen = USM_PRIV_KU_LEN;
-	if (strlen(pp) < 8 || generate_Ku(auth, (u_int)alen, (const u_char *)pp, strlen(pp),
-					  ss->securityPrivKey, &ss->securityPrivKeyLen) != SNMPERR_SUCCESS) {
+	if (strlen(pp) < 8 ||
+		generate_Ku(auth, (u_int)alen, (const u_char *)pp, strlen(pp), ss->securityPrivKey,
+			&ss->securityPrivKeyLen) != SNMPERR_SUCCESS) {
 		*cause = xstrdup("cannot derive the SNMPv3 privacy key (passphrase under 8 characters?)");
 		return -1;
 	}
 	return 0;
 }
 
-static int snmp_setup(netsnmp_session *ss, struct snmp_conn *c, const conf_router_t *rc,
-		      char **cause)
+static int snmp_setup(netsnmp_session *ss, struct snmp_conn *c, const conf_router_t *rc, char **cause)
 {
 	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS;
 	snmp_sess_init(ss);
-	ss->timeout = (long)(timeout * 1000 / (snmp_retries(rc) + 1));   /* per try, microseconds */
+	ss->timeout = (long)(timeout * 1000 / (snmp_retries(rc) + 1)); /* per try, microseconds */
 	ss->retries = snmp_retries(rc);
 	ss->callback = snmp_on_pdu;
 	ss->callback_magic = c;
@@ -544,9 +542,9 @@ static int snmp_connect(struct snmp_conn *c, const conf_router_t *rc, char **cau
 	ss.peername = peer;
 	c->sess = rc_setup < 0 ? NULL : snmp_sess_open(&ss);
 	if (rc_setup == 0 && c->sess == NULL)
-		*cause = xasprintf("cannot open a session to %s: %s", rc->snmp,
-				   snmp_api_errstring(ss.s_snmp_errno));
-	explicit_bzero(&ss, sizeof(ss));   /* held key material */
+		*cause = xasprintf(
+			"cannot open a session to %s: %s", rc->snmp, snmp_api_errstring(ss.s_snmp_errno));
+	explicit_bzero(&ss, sizeof(ss)); /* held key material */
 	free(peer);
 	if (c->sess == NULL)
 		return -1;
@@ -554,7 +552,7 @@ static int snmp_connect(struct snmp_conn *c, const conf_router_t *rc, char **cau
 	c->engine_known = false;
 	c->fd = snmp_sess_transport(c->sess)->sock;
 	netsnmp_large_fd_set_init(&c->fds, c->fd + 1);
-	if (rc->snmp_version == 3)   /* net-snmp clears it after opening: keep it from blocking */
+	if (rc->snmp_version == 3) /* net-snmp clears it after opening: keep it from blocking */
 		snmp_sess_session(c->sess)->flags |= SNMP_FLAGS_DONT_PROBE;
 	if (loop_watch_fd(c->m->loop, c->fd, LOOP_READ, snmp_on_fd, c) < 0) {
 		snmp_close_session(c);
@@ -569,7 +567,7 @@ static int snmp_connect(struct snmp_conn *c, const conf_router_t *rc, char **cau
 /* Every poll looks its router up by name: a hash keeps that flat at thousands of routers. */
 static size_t snmp_hash(const snmp_t *m, const char *name)
 {
-	uint32_t h = 2166136261u;           /* FNV-1a, as rest.c */
+	uint32_t h = 2166136261u; /* FNV-1a, as rest.c */
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		h = (h ^ *p) * 16777619u;
 	return h & (m->nbyname - 1);
@@ -605,8 +603,7 @@ static void snmp_byname_add(snmp_t *m, struct snmp_conn *c)
 
 static void snmp_byname_remove(snmp_t *m, struct snmp_conn *c)
 {
-	for (struct snmp_conn **pp = &m->byname[snmp_hash(m, c->name)]; *pp != NULL;
-	     pp = &(*pp)->hnext) {
+	for (struct snmp_conn **pp = &m->byname[snmp_hash(m, c->name)]; *pp != NULL; pp = &(*pp)->hnext) {
 		if (*pp == c) {
 			*pp = c->hnext;
 			return;
@@ -660,8 +657,7 @@ static bool snmp_handles(void *ctx, const conf_router_t *rc)
 	return rc->snmp != NULL && rc->snmp[0] != '\0';
 }
 
-static void snmp_conn_begin(struct snmp_conn *c, const conf_router_t *rc, collector_done_fn done,
-			    void *arg)
+static void snmp_conn_begin(struct snmp_conn *c, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
 	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS;
 	c->rc = rc;
@@ -670,8 +666,8 @@ static void snmp_conn_begin(struct snmp_conn *c, const conf_router_t *rc, collec
 	c->arg = arg;
 	c->step = SNMP_PROBE;
 	c->s = sample_new(rc->name, loop_wall_ms(), "snmp");
-	c->s->have_peers = false;    /* SNMP has no WireGuard peer objects */
-	sample_set_cores(c->s, 0);   /* an empty array, not NULL, until hrProcessorLoad rows come */
+	c->s->have_peers = false;  /* SNMP has no WireGuard peer objects */
+	sample_set_cores(c->s, 0); /* an empty array, not NULL, until hrProcessorLoad rows come */
 	snmpdecode_begin(c->dec, rc, c->s);
 	c->start_ms = loop_mono_ms();
 	c->deadline_timer = loop_after(c->m->loop, timeout, snmp_on_deadline, c);
@@ -690,7 +686,7 @@ static int snmp_poll(void *ctx, const conf_router_t *rc, collector_done_fn done,
 		return -1;
 	snmp_conn_begin(c, rc, done, arg);
 	if (c->sess != NULL && c->opened != rc)
-		snmp_close_session(c);    /* the configuration changed */
+		snmp_close_session(c); /* the configuration changed */
 	if (c->sess == NULL && snmp_connect(c, rc, &cause) < 0) {
 		snmp_fail(c, SAMPLE_ERR_INTERNAL, "%s", cause);
 		free(cause);

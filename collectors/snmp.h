@@ -11,8 +11,8 @@
 
 typedef struct snmp snmp_t;
 
-snmp_t *snmp_create(loop_t *loop);       /* initialises net-snmp once (no config/MIB files read) */
-void snmp_destroy(snmp_t *m);            /* closes every session; polls in flight end without done */
-collector_t snmp_collector(snmp_t *m);   /* the collector interface for the poller */
+snmp_t *snmp_create(loop_t *loop);     /* initialises net-snmp once (no config/MIB files read) */
+void snmp_destroy(snmp_t *m);          /* closes every session; polls in flight end without done */
+collector_t snmp_collector(snmp_t *m); /* the collector interface for the poller */
 
 #endif

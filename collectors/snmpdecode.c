@@ -22,51 +22,62 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SD_MAX_ROWS 4096            /* per walked column: a runaway agent stops here */
-#define SD_ROWS_PER_GET 4           /* interfaces whose counters one GET asks for */
-#define SD_MAX_TEXT 255             /* longest string kept from an agent */
+#define SD_MAX_ROWS     4096 /* per walked column: a runaway agent stops here */
+#define SD_ROWS_PER_GET 4    /* interfaces whose counters one GET asks for */
+#define SD_MAX_TEXT     255  /* longest string kept from an agent */
 
 struct sd_oid {
 	oid o[16];
 	size_t len;
 };
-#define SD_OID(...) { .o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid) }
+#define SD_OID(...)                                                                       \
+	{                                                                                 \
+		.o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid) \
+	}
 
 enum { SC_DESCR, SC_UPTIME, SC_VERSION, SC_FIRMWARE, SC_UPGRADE, SC_BOARD, SC_N };
 static const struct sd_oid sd_scalar_oids[SC_N] = {
-	[SC_DESCR] = SD_OID(1, 3, 6, 1, 2, 1, 1, 1, 0),                       /* sysDescr */
-	[SC_UPTIME] = SD_OID(1, 3, 6, 1, 2, 1, 1, 3, 0),                      /* sysUpTime */
-	[SC_VERSION] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 4, 4, 0),        /* mtxrLicVersion */
-	[SC_FIRMWARE] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 4, 0),       /* mtxrFirmwareVersion */
-	[SC_UPGRADE] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 7, 0),        /* ...UpgradeVersion */
-	[SC_BOARD] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 9, 0),          /* mtxrBoardName */
+	[SC_DESCR] = SD_OID(1, 3, 6, 1, 2, 1, 1, 1, 0),                 /* sysDescr */
+	[SC_UPTIME] = SD_OID(1, 3, 6, 1, 2, 1, 1, 3, 0),                /* sysUpTime */
+	[SC_VERSION] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 4, 4, 0),  /* mtxrLicVersion */
+	[SC_FIRMWARE] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 4, 0), /* mtxrFirmwareVersion */
+	[SC_UPGRADE] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 7, 0),  /* ...UpgradeVersion */
+	[SC_BOARD] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 9, 0),    /* mtxrBoardName */
 };
 static const struct sd_oid sd_walk_cols[] = {
-	[SNMPDECODE_CPU] = SD_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),          /* hrProcessorLoad */
-	[SNMPDECODE_NAMES] = SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1),        /* ifName */
-	[SNMPDECODE_DESCRS] = SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 2),           /* ifDescr */
+	[SNMPDECODE_CPU] = SD_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),   /* hrProcessorLoad */
+	[SNMPDECODE_NAMES] = SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1), /* ifName */
+	[SNMPDECODE_DESCRS] = SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 2),    /* ifDescr */
 };
 
 /* Counter slots of an interface row; SLOT_OPER is ifOperStatus. */
-enum { SLOT_RX_BYTES, SLOT_TX_BYTES, SLOT_RX_PKTS, SLOT_TX_PKTS, SLOT_RX_DROPS, SLOT_TX_DROPS,
-       SLOT_OPER, SLOT_N };
+enum {
+	SLOT_RX_BYTES,
+	SLOT_TX_BYTES,
+	SLOT_RX_PKTS,
+	SLOT_TX_PKTS,
+	SLOT_RX_DROPS,
+	SLOT_TX_DROPS,
+	SLOT_OPER,
+	SLOT_N
+};
 struct sd_col {
 	struct sd_oid col;
 	int slot;
-	bool hc;          /* 64-bit ifXTable column: not asked over SNMPv1 */
+	bool hc; /* 64-bit ifXTable column: not asked over SNMPv1 */
 };
 static const struct sd_col sd_counter_cols[] = {
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6), SLOT_RX_BYTES, true },    /* ifHCInOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 10), SLOT_TX_BYTES, true },   /* ifHCOutOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 7), SLOT_RX_PKTS, true },     /* ifHCInUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 11), SLOT_TX_PKTS, true },    /* ifHCOutUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 10), SLOT_RX_BYTES, false },      /* ifInOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 16), SLOT_TX_BYTES, false },      /* ifOutOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 11), SLOT_RX_PKTS, false },       /* ifInUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 17), SLOT_TX_PKTS, false },       /* ifOutUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 13), SLOT_RX_DROPS, false },      /* ifInDiscards */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 19), SLOT_TX_DROPS, false },      /* ifOutDiscards */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 8), SLOT_OPER, false },           /* ifOperStatus */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6), SLOT_RX_BYTES, true },  /* ifHCInOctets */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 10), SLOT_TX_BYTES, true }, /* ifHCOutOctets */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 7), SLOT_RX_PKTS, true },   /* ifHCInUcastPkts */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 11), SLOT_TX_PKTS, true },  /* ifHCOutUcastPkts */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 10), SLOT_RX_BYTES, false },    /* ifInOctets */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 16), SLOT_TX_BYTES, false },    /* ifOutOctets */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 11), SLOT_RX_PKTS, false },     /* ifInUcastPkts */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 17), SLOT_TX_PKTS, false },     /* ifOutUcastPkts */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 13), SLOT_RX_DROPS, false },    /* ifInDiscards */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 19), SLOT_TX_DROPS, false },    /* ifOutDiscards */
+	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 8), SLOT_OPER, false },         /* ifOperStatus */
 };
 #define SD_NCOLS (sizeof(sd_counter_cols) / sizeof(sd_counter_cols[0]))
 
@@ -87,11 +98,11 @@ struct sd_ext {
 };
 
 struct snmpdecode {
-	const conf_router_t *rc;      /* borrowed for one poll */
+	const conf_router_t *rc; /* borrowed for one poll */
 	sample_t *s;
-	unsigned skip;                /* SNMPv1: scalars the agent said it lacks (bit per SC_*) */
+	unsigned skip; /* SNMPv1: scalars the agent said it lacks (bit per SC_*) */
 	enum snmpdecode_walk walk;
-	oid cursor[MAX_OID_LEN];      /* walk: the last OID seen */
+	oid cursor[MAX_OID_LEN]; /* walk: the last OID seen */
 	size_t cursor_len, walked;
 	struct sd_row *rows;
 	size_t nrows, next_row;
@@ -104,8 +115,7 @@ struct snmpdecode {
 
 static bool sd_is_exception(const netsnmp_variable_list *v)
 {
-	return v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE ||
-	       v->type == SNMP_ENDOFMIBVIEW;
+	return v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE || v->type == SNMP_ENDOFMIBVIEW;
 }
 
 /* An agent's string, printable ASCII only (others become '?'), at most SD_MAX_TEXT bytes. */
@@ -141,9 +151,7 @@ static int sd_var_u64(const netsnmp_variable_list *v, uint64_t *out, char **caus
 		return 0;
 	case ASN_COUNTER:
 	case ASN_GAUGE:
-	case ASN_TIMETICKS:
-		*out = (uint32_t)*v->val.integer;
-		return 0;
+	case ASN_TIMETICKS: *out = (uint32_t)*v->val.integer; return 0;
 	case ASN_INTEGER:
 		if (*v->val.integer >= 0) {
 			*out = (uint64_t)*v->val.integer;
@@ -151,9 +159,7 @@ static int sd_var_u64(const netsnmp_variable_list *v, uint64_t *out, char **caus
 		}
 		*cause = xasprintf("negative value %ld where a count belongs", *v->val.integer);
 		return -1;
-	default:
-		*cause = xasprintf("type 0x%02x where a number belongs", (unsigned)v->type);
-		return -1;
+	default: *cause = xasprintf("type 0x%02x where a number belongs", (unsigned)v->type); return -1;
 	}
 }
 
@@ -182,7 +188,7 @@ static int sd_decode_scalar(int which, const netsnmp_variable_list *v, sample_t 
 	case SC_UPTIME:
 		if (sd_var_u64(v, &ticks, cause) < 0)
 			return -1;
-		if (ticks > UINT32_MAX) {    /* TimeTicks: 32 bits (fuzz_snmp: a Counter64 of 2^63) */
+		if (ticks > UINT32_MAX) { /* TimeTicks: 32 bits (fuzz_snmp: a Counter64 of 2^63) */
 			*cause = xasprintf("sysUpTime of %llu ticks", (unsigned long long)ticks);
 			return -1;
 		}
@@ -237,7 +243,7 @@ int snmpdecode_scalars(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause
 	int which[SC_N];
 	size_t n = sd_asked_scalars(d, which), i = 0;
 	if (pdu->errstat == SNMP_ERR_NOSUCHNAME && pdu->errindex >= 1 && (size_t)pdu->errindex <= n &&
-	    which[pdu->errindex - 1] != SC_UPTIME) {
+		which[pdu->errindex - 1] != SC_UPTIME) {
 		d->skip |= 1u << which[pdu->errindex - 1];
 		return 1;
 	}
@@ -256,7 +262,7 @@ int snmpdecode_scalars(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause
 	}
 	sd_check_version(d->s);
 	if (d->s->uptime_ms < d->last_uptime_ms)
-		sd_ext_clear(d);    /* rebooted: 32-bit counters restarted */
+		sd_ext_clear(d); /* rebooted: 32-bit counters restarted */
 	d->last_uptime_ms = d->s->uptime_ms;
 	return 0;
 }
@@ -264,11 +270,11 @@ int snmpdecode_scalars(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause
 /* ---- walks ---- */
 
 /* Is v still a row of column col, and after the cursor? 1 row, 0 end of column, -1 bad. */
-static int sd_walk_row(const netsnmp_variable_list *v, const struct sd_oid *col,
-		       const oid *cursor, size_t cursor_len, char **cause)
+static int sd_walk_row(const netsnmp_variable_list *v, const struct sd_oid *col, const oid *cursor,
+	size_t cursor_len, char **cause)
 {
 	if (v->type == SNMP_ENDOFMIBVIEW || v->name_length <= col->len ||
-	    snmp_oid_compare(v->name, col->len, col->o, col->len) != 0)
+		snmp_oid_compare(v->name, col->len, col->o, col->len) != 0)
 		return 0;
 	if (v->name_length > MAX_OID_LEN) {
 		*cause = xstrdup("OID longer than 128 sub-identifiers");
@@ -316,7 +322,7 @@ static void sd_row_add(snmpdecode_t *d, oid index, const char *name)
 {
 	for (size_t i = 0; i < d->nrows; i++)
 		if (strcmp(d->rows[i].name, name) == 0)
-			return;   /* the first row of a duplicated name wins */
+			return; /* the first row of a duplicated name wins */
 	d->rows = xreallocarray(d->rows, d->nrows + 1, sizeof(*d->rows));
 	struct sd_row *r = &d->rows[d->nrows++];
 	memset(r, 0, sizeof(*r));
@@ -343,7 +349,7 @@ int snmpdecode_walk(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause)
 {
 	const struct sd_oid *col = &sd_walk_cols[d->walk];
 	if (pdu->errstat == SNMP_ERR_NOSUCHNAME && d->rc->snmp_version == 1)
-		return 0;    /* SNMPv1's end of the MIB view */
+		return 0; /* SNMPv1's end of the MIB view */
 	if (pdu->variables == NULL) {
 		*cause = xstrdup("empty answer");
 		return -1;
@@ -379,12 +385,12 @@ static bool sd_col_asked(const snmpdecode_t *d, const struct sd_col *col)
 	return !(col->hc && d->rc->snmp_version == 1);
 }
 
-static int sd_take_counter(struct sd_row *r, const struct sd_col *col,
-			   const netsnmp_variable_list *v, char **cause)
+static int sd_take_counter(
+	struct sd_row *r, const struct sd_col *col, const netsnmp_variable_list *v, char **cause)
 {
 	uint64_t x;
 	if (sd_is_exception(v) || v->type == ASN_NULL)
-		return 0;    /* no ifHC columns (or no such counter): the 32-bit one serves */
+		return 0; /* no ifHC columns (or no such counter): the 32-bit one serves */
 	if (sd_var_u64(v, &x, cause) < 0)
 		return -1;
 	if (col->hc) {
@@ -400,7 +406,7 @@ static int sd_take_counter(struct sd_row *r, const struct sd_col *col,
 static bool sd_is_cell(const netsnmp_variable_list *v, const struct sd_col *col, oid index)
 {
 	return v != NULL && v->name_length == col->col.len + 1 && v->name[col->col.len] == index &&
-	       snmp_oid_compare(v->name, col->col.len, col->col.o, col->col.len) == 0;
+		snmp_oid_compare(v->name, col->col.len, col->col.o, col->col.len) == 0;
 }
 
 int snmpdecode_counters(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause)

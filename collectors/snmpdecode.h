@@ -10,7 +10,7 @@
 #include "conf.h"
 #include "sample.h"
 
-struct snmp_pdu;   /* net-snmp's netsnmp_pdu; its headers clash with config.h, so not here */
+struct snmp_pdu; /* net-snmp's netsnmp_pdu; its headers clash with config.h, so not here */
 
 typedef struct snmpdecode snmpdecode_t;
 
@@ -36,8 +36,8 @@ int snmpdecode_scalars(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause
 int snmpdecode_walk(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause);
 int snmpdecode_counters(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause);
 
-size_t snmpdecode_walked(const snmpdecode_t *d);   /* rows of the current walk so far */
-size_t snmpdecode_nrows(const snmpdecode_t *d);    /* interfaces picked by the name walks */
+size_t snmpdecode_walked(const snmpdecode_t *d); /* rows of the current walk so far */
+size_t snmpdecode_nrows(const snmpdecode_t *d);  /* interfaces picked by the name walks */
 /* Appends the picked interfaces to the sample, 32-bit counters extended to 64 bits. */
 void snmpdecode_emit(snmpdecode_t *d);
 

@@ -22,33 +22,33 @@
 #include "log.h"
 #include "xmem.h"
 
-#define AL_TICK_MS 1000         /* how often the thread looks for a new detector view */
-#define AL_RETRY_MS 1000        /* first retry after a failed push; doubles up to resend */
-#define AL_ENDS_RESENDS 4       /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
-#define AL_ERRBODY 160          /* bytes of an error reply kept for the log */
+#define AL_TICK_MS         1000 /* how often the thread looks for a new detector view */
+#define AL_RETRY_MS        1000 /* first retry after a failed push; doubles up to resend */
+#define AL_ENDS_RESENDS    4    /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
+#define AL_ERRBODY         160  /* bytes of an error reply kept for the log */
 #define AL_BOUND_MIN_POLLS 3    /* the detector's minimum to judge a bound (docs/detector.md) */
 
 struct al_item {
-	char *key;                  /* alertname and identifying labels: the alert's identity */
-	json_t *alert;              /* labels, annotations, generatorURL (no times) */
-	int64_t starts_ms;          /* wall clock */
-	int64_t ends_ms;            /* wall clock when resolved; 0 while firing */
-	bool mark;                  /* wanted by the current view */
+	char *key;         /* alertname and identifying labels: the alert's identity */
+	json_t *alert;     /* labels, annotations, generatorURL (no times) */
+	int64_t starts_ms; /* wall clock */
+	int64_t ends_ms;   /* wall clock when resolved; 0 while firing */
+	bool mark;         /* wanted by the current view */
 };
 
 struct alert {
 	const conf_t *conf;
-	char *endpoint;             /* URL/api/v2/alerts; never logged */
+	char *endpoint; /* URL/api/v2/alerts; never logged */
 	pthread_t thread;
 	pthread_mutex_t mu;
 	pthread_cond_t wake;
 	atomic_bool stopping;
-	detector_view_t *seen;      /* the view last turned into items, held so it is not reused */
+	detector_view_t *seen; /* the view last turned into items, held so it is not reused */
 	struct al_item *items;
 	size_t n, cap;
-	int64_t next_ms;            /* monotonic: next push; 0 = at once */
-	unsigned fails;             /* pushes failed in a row */
-	char *error;                /* the failure last logged; NULL while pushes work */
+	int64_t next_ms; /* monotonic: next push; 0 = at once */
+	unsigned fails;  /* pushes failed in a row */
+	char *error;     /* the failure last logged; NULL while pushes work */
 	CURL *curl;
 };
 
@@ -73,18 +73,18 @@ static void al_time(char *out, size_t size, int64_t ms)
 static char *al_generator(const alert_t *a, const char *router)
 {
 	char *esc = curl_easy_escape(a->curl, router, 0);
-	char *url = xasprintf("%s://%s/router/%s", a->conf->web_cert ? "https" : "http",
-			      a->conf->listen, esc ? esc : "");
+	char *url = xasprintf(
+		"%s://%s/router/%s", a->conf->web_cert ? "https" : "http", a->conf->listen, esc ? esc : "");
 	curl_free(esc);
 	return url;
 }
 
-static json_t *al_alert(const alert_t *a, json_t *labels, const char *router, char *summary,
-			char *description)
+static json_t *al_alert(
+	const alert_t *a, json_t *labels, const char *router, char *summary, char *description)
 {
 	char *gen = al_generator(a, router);
-	json_t *j = json_pack("{s:o, s:{s:s, s:s}, s:s}", "labels", labels, "annotations",
-			      "summary", summary, "description", description, "generatorURL", gen);
+	json_t *j = json_pack("{s:o, s:{s:s, s:s}, s:s}", "labels", labels, "annotations", "summary", summary,
+		"description", description, "generatorURL", gen);
 	free(gen);
 	free(summary);
 	free(description);
@@ -110,18 +110,19 @@ static const char *al_pct(char *tmp, size_t size, double load)
 
 static json_t *al_regression(const alert_t *a, const struct detector_verdict *v)
 {
-	json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
-		"alertname", "WgwatchUpgradeRegression", "router", v->router, "interface", v->interface,
-		"direction", v->direction, "from_version", v->from_version, "to_version", v->to_version,
-		"severity", "warning");
+	json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "alertname",
+		"WgwatchUpgradeRegression", "router", v->router, "interface", v->interface, "direction",
+		v->direction, "from_version", v->from_version, "to_version", v->to_version, "severity",
+		"warning");
 	char b[32], f[32], lb[16], lf[16];
 	char *summary = xasprintf("%s %s %s: capacity down after %s -> %s", v->router, v->interface,
-				  v->direction, v->from_version, v->to_version);
-	char *desc = xasprintf("wgwatch judges that the upgrade of %s from %s to %s left %.0f%% of the"
+		v->direction, v->from_version, v->to_version);
+	char *desc = xasprintf(
+		"wgwatch judges that the upgrade of %s from %s to %s left %.0f%% of the"
 		" %s capacity of %s (tx = encrypt, rx = decrypt): ratio %.2f by %s, %s before and %s"
-		" after, busiest core %s -> %s, %zu and %zu samples.", v->router, v->from_version,
-		v->to_version, v->ratio * 100, v->direction, v->interface, v->ratio,
-		detector_method_name(v->method), al_mbps(b, sizeof(b), v->before_bps),
+		" after, busiest core %s -> %s, %zu and %zu samples.",
+		v->router, v->from_version, v->to_version, v->ratio * 100, v->direction, v->interface,
+		v->ratio, detector_method_name(v->method), al_mbps(b, sizeof(b), v->before_bps),
 		al_mbps(f, sizeof(f), v->after_bps), al_pct(lb, sizeof(lb), v->before_load),
 		al_pct(lf, sizeof(lf), v->after_load), v->before_n, v->after_n);
 	return al_alert(a, labels, v->router, summary, desc);
@@ -130,7 +131,7 @@ static json_t *al_regression(const alert_t *a, const struct detector_verdict *v)
 static json_t *al_bound_labels(const char *router)
 {
 	return json_pack("{s:s, s:s, s:s}", "alertname", "WgwatchSingleCoreBound", "router", router,
-			 "severity", "info");
+		"severity", "info");
 }
 
 static json_t *al_bound(const alert_t *a, const struct detector_bound *bd)
@@ -139,8 +140,8 @@ static json_t *al_bound(const alert_t *a, const struct detector_bound *bd)
 	char t[32], r[32], lb[16], lo[16];
 	char *summary = xasprintf("%s is bound by one CPU core", bd->router);
 	char *desc = xasprintf("The busiest core of %s is at %s while the others average %s: its"
-		" WireGuard throughput (tx %s, rx %s) is at the ceiling of one core.", bd->router,
-		al_pct(lb, sizeof(lb), bd->busiest), al_pct(lo, sizeof(lo), bd->others),
+			       " WireGuard throughput (tx %s, rx %s) is at the ceiling of one core.",
+		bd->router, al_pct(lb, sizeof(lb), bd->busiest), al_pct(lo, sizeof(lo), bd->others),
 		al_mbps(t, sizeof(t), bd->tx_bps), al_mbps(r, sizeof(r), bd->rx_bps));
 	return al_alert(a, labels, bd->router, summary, desc);
 }
@@ -175,16 +176,16 @@ static void al_log_change(const char *what, const struct al_item *it)
 /* The current view wants alert (ours now), firing since starts_ms. */
 static void al_want(alert_t *a, json_t *alert, int64_t starts_ms)
 {
-	if (alert == NULL)          /* json_pack met a NULL string: a verdict without versions */
+	if (alert == NULL) /* json_pack met a NULL string: a verdict without versions */
 		return;
 	char *key = al_key(alert);
 	struct al_item *it = al_find(a, key);
 	if (it != NULL) {
 		free(key);
 		json_decref(it->alert);
-		it->alert = alert;       /* the figures may have moved */
+		it->alert = alert; /* the figures may have moved */
 		it->mark = true;
-		if (it->ends_ms != 0) {  /* back before its end was sent */
+		if (it->ends_ms != 0) { /* back before its end was sent */
 			it->ends_ms = 0;
 			a->next_ms = a->fails ? a->next_ms : 0;
 		}
@@ -228,7 +229,7 @@ static void al_update(alert_t *a, const detector_view_t *v, int64_t now)
 		const struct detector_bound *bd = detector_view_bound(v, a->conf->routers[i].name);
 		if (bd != NULL && bd->bound)
 			al_want(a, al_bound(a, bd), now);
-		else if (bd == NULL || bd->n < AL_BOUND_MIN_POLLS)   /* just after an upgrade */
+		else if (bd == NULL || bd->n < AL_BOUND_MIN_POLLS) /* just after an upgrade */
 			al_keep(a, a->conf->routers[i].name);
 	}
 	for (size_t i = 0; i < a->n; i++) {
@@ -272,7 +273,7 @@ static size_t al_on_data(char *p, size_t size, size_t n, void *arg)
 static int al_on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	const alert_t *a = arg;
-	return atomic_load(&a->stopping) ? 1 : 0;   /* non-zero aborts the transfer */
+	return atomic_load(&a->stopping) ? 1 : 0; /* non-zero aborts the transfer */
 }
 
 /* One POST; 0, or -1 with *cause. */
@@ -301,8 +302,8 @@ static int al_post(alert_t *a, const char *body, char **cause)
 	if (rc != CURLE_OK)
 		*cause = xasprintf("%s", curl_easy_strerror(rc));
 	else if (status / 100 != 2)
-		*cause = xasprintf("HTTP %ld: %.*s", status, (int)strcspn(reply.data ? reply.data : "",
-				   "\r\n"), reply.data ? reply.data : "");
+		*cause = xasprintf("HTTP %ld: %.*s", status,
+			(int)strcspn(reply.data ? reply.data : "", "\r\n"), reply.data ? reply.data : "");
 	buf_free(&reply);
 	return rc == CURLE_OK && status / 100 == 2 ? 0 : -1;
 }
@@ -349,7 +350,8 @@ static void al_push(alert_t *a, int64_t now, int64_t mono)
 	}
 	if (a->error == NULL || strcmp(a->error, cause) != 0)
 		log_warn("alert: cannot push %zu alerts to Alertmanager: %s (retrying with back-off up"
-			 " to [alert] resend)", a->n, cause);
+			 " to [alert] resend)",
+			a->n, cause);
 	free(a->error);
 	a->error = cause;
 }

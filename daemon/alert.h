@@ -13,6 +13,6 @@ typedef struct alert alert_t;
 /* Start the push thread when conf->alert_url is set; *out is NULL (and 0 returned) when it is
  * not. conf must outlive the module. -1 with *cause (caller frees). */
 int alert_start(const conf_t *conf, alert_t **out, char **cause);
-void alert_stop(alert_t *a);    /* aborts a push in flight, joins the thread; NULL is fine */
+void alert_stop(alert_t *a); /* aborts a push in flight, joins the thread; NULL is fine */
 
 #endif

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-void buf_init(buf_t *b) { b->data = NULL; b->len = b->cap = 0; }
+void buf_init(buf_t *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
 
 void buf_free(buf_t *b)
 {
@@ -38,7 +42,7 @@ static void buf_advise(const buf_t *b)
 	uintptr_t lo = ((uintptr_t)b->data + BUF_HUGE_PAGE - 1) & ~(BUF_HUGE_PAGE - 1);
 	uintptr_t hi = ((uintptr_t)b->data + b->cap) & ~(BUF_HUGE_PAGE - 1);
 	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);   /* advice: failing changes nothing */
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failing changes nothing */
 #else
 	(void)b;
 #endif
@@ -72,9 +76,15 @@ void buf_append(buf_t *b, const void *p, size_t n)
 	b->data[b->len] = '\0';
 }
 
-void buf_puts(buf_t *b, const char *s) { buf_append(b, s, strlen(s)); }
+void buf_puts(buf_t *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
 
-void buf_putc(buf_t *b, char c) { buf_append(b, &c, 1); }
+void buf_putc(buf_t *b, char c)
+{
+	buf_append(b, &c, 1);
+}
 
 void buf_printf(buf_t *b, const char *fmt, ...)
 {

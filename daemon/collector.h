@@ -12,7 +12,7 @@
 typedef void (*collector_done_fn)(sample_t *s, void *arg);
 
 typedef struct collector {
-	const char *name;                                  /* "rest", "snmp" */
+	const char *name; /* "rest", "snmp" */
 	void *ctx;
 	bool (*handles)(void *ctx, const conf_router_t *rc);
 	/* Start one poll of rc (which outlives it). 0 when started, -1 when it could not be. */

@@ -23,49 +23,57 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CONF_MAX_DEPTH 16       /* include nesting */
-#define CONF_MAX_SECRET 4096    /* bytes in a secret file */
-#define CONF_IOBUF 8192         /* stdio buffer of a config file being read */
-#define CONF_LINE_CAP 8192      /* getline buffer: lines this long never make it realloc */
-#define CONF_SEC 1000.0
-#define CONF_MIN (60 * CONF_SEC)
-#define CONF_HOUR (60 * CONF_MIN)
-#define CONF_DAY (24 * CONF_HOUR)
-#define CONF_YEAR (366 * CONF_DAY)
+#define CONF_MAX_DEPTH  16   /* include nesting */
+#define CONF_MAX_SECRET 4096 /* bytes in a secret file */
+#define CONF_IOBUF      8192 /* stdio buffer of a config file being read */
+#define CONF_LINE_CAP   8192 /* getline buffer: lines this long never make it realloc */
+#define CONF_SEC        1000.0
+#define CONF_MIN        (60 * CONF_SEC)
+#define CONF_HOUR       (60 * CONF_MIN)
+#define CONF_DAY        (24 * CONF_HOUR)
+#define CONF_YEAR       (366 * CONF_DAY)
 
-enum conf_sect { SECT_NONE, SECT_DAEMON, SECT_DETECTOR, SECT_WEB, SECT_ALERT, SECT_DEFAULTS, SECT_ROUTER,
-		 SECT_BAD };
+enum conf_sect {
+	SECT_NONE,
+	SECT_DAEMON,
+	SECT_DETECTOR,
+	SECT_WEB,
+	SECT_ALERT,
+	SECT_DEFAULTS,
+	SECT_ROUTER,
+	SECT_BAD
+};
 
 enum conf_type {
-	T_STR,          /* non-empty text */
-	T_SECRET,       /* any text, never shown */
-	T_SECRET_FILE,  /* path of a mode 0600 file whose content (less trailing newlines) is the secret */
-	T_PATH,         /* path, relative to the file it appears in */
-	T_FILE,         /* like T_PATH, and must be readable */
-	T_URL,          /* http:// or https://, trailing '/' stripped */
-	T_LISTEN,       /* host:port */
-	T_HOSTPORT,     /* host[:port] */
-	T_ENUM,         /* one of choices, case-insensitive, stored as spelled in choices */
-	T_BOOL,         /* yes|no|true|false */
-	T_DURATION,     /* conf_parse_duration, int64_t ms */
-	T_INT,          /* int */
-	T_SNMPVER,      /* 1|2c|3 into int 1, 2, 3 */
+	T_STR,         /* non-empty text */
+	T_SECRET,      /* any text, never shown */
+	T_SECRET_FILE, /* path of a mode 0600 file whose content (less trailing newlines) is the secret */
+	T_PATH,        /* path, relative to the file it appears in */
+	T_FILE,        /* like T_PATH, and must be readable */
+	T_URL,         /* http:// or https://, trailing '/' stripped */
+	T_LISTEN,      /* host:port */
+	T_HOSTPORT,    /* host[:port] */
+	T_ENUM,        /* one of choices, case-insensitive, stored as spelled in choices */
+	T_BOOL,        /* yes|no|true|false */
+	T_DURATION,    /* conf_parse_duration, int64_t ms */
+	T_INT,         /* int */
+	T_SNMPVER,     /* 1|2c|3 into int 1, 2, 3 */
 	T_DOUBLE,
-	T_SIZE,         /* bytes with an optional k/M/G (KiB/MiB/GiB) suffix, size_t */
-	T_LABELS,       /* name=value,name=value */
-	T_LIST,         /* a,b,c */
-	T_SHARD,        /* K/N with 1 <= K <= N: into struct conf_shard */
+	T_SIZE,   /* bytes with an optional k/M/G (KiB/MiB/GiB) suffix, size_t */
+	T_LABELS, /* name=value,name=value */
+	T_LIST,   /* a,b,c */
+	T_SHARD,  /* K/N with 1 <= K <= N: into struct conf_shard */
 };
 
 struct conf_key {
-	enum conf_sect sect;    /* SECT_ROUTER keys are also valid in [defaults] */
+	enum conf_sect sect; /* SECT_ROUTER keys are also valid in [defaults] */
 	const char *name;
 	enum conf_type type;
-	size_t off;             /* field in conf_t, or in conf_router_t for SECT_ROUTER */
-	size_t noff;            /* count field of T_LABELS and T_LIST */
-	const char *def;        /* default, parsed like a value; NULL: none (or from [daemon]) */
-	double min, max;        /* allowed range, in ms for durations; both 0: unchecked */
-	const char *choices;    /* T_ENUM: "a|b|c" */
+	size_t off;          /* field in conf_t, or in conf_router_t for SECT_ROUTER */
+	size_t noff;         /* count field of T_LABELS and T_LIST */
+	const char *def;     /* default, parsed like a value; NULL: none (or from [daemon]) */
+	double min, max;     /* allowed range, in ms for durations; both 0: unchecked */
+	const char *choices; /* T_ENUM: "a|b|c" */
 	const char *help;
 };
 
@@ -77,47 +85,46 @@ struct conf_key {
 
 static const struct conf_key conf_keys[] = {
 	{ DKEY("listen", T_LISTEN, listen), .def = "127.0.0.1:9477",
-	  .help = "address and port of the HTTP server (/metrics, API)" },
-	{ DKEY("database", T_PATH, database), .def = "wgwatch.db",
-	  .help = "SQLite database file" },
+		.help = "address and port of the HTTP server (/metrics, API)" },
+	{ DKEY("database", T_PATH, database), .def = "wgwatch.db", .help = "SQLite database file" },
 	{ DKEY("interval", T_DURATION, interval_ms), .def = "30s", .min = 100, .max = CONF_DAY,
-	  .help = "how often each router is polled" },
+		.help = "how often each router is polled" },
 	{ DKEY("timeout", T_DURATION, timeout_ms), .def = "10s", .min = 100, .max = 10 * CONF_MIN,
-	  .help = "how long one poll of one router may take" },
+		.help = "how long one poll of one router may take" },
 	{ DKEY("max_in_flight", T_INT, max_in_flight), .def = "256", .min = 1, .max = 100000,
-	  .help = "routers polled at the same time" },
+		.help = "routers polled at the same time" },
 	{ DKEY("retention", T_DURATION, retention_ms), .def = "35d", .min = CONF_MIN, .max = 10 * CONF_YEAR,
-	  .help = "how long raw samples are kept" },
+		.help = "how long raw samples are kept" },
 	{ DKEY("rollup_retention", T_DURATION, rollup_retention_ms), .def = "400d", .min = CONF_MIN,
-	  .max = 10 * CONF_YEAR, .help = "how long 5-minute roll-ups are kept" },
+		.max = 10 * CONF_YEAR, .help = "how long 5-minute roll-ups are kept" },
 	{ DKEY("shard", T_SHARD, shard), .def = "1/1",
-	  .help = "poll only routers whose name hashes to shard K of N (see README, Sharding)" },
+		.help = "poll only routers whose name hashes to shard K of N (see README, Sharding)" },
 	{ DKEY("max_body", T_SIZE, max_body_bytes), .def = "4M", .min = 1024, .max = 1024.0 * 1024 * 1024,
-	  .help = "largest REST reply accepted, in bytes" },
+		.help = "largest REST reply accepted, in bytes" },
 	{ XKEY("before", T_DURATION, before_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,
-	  .help = "window before a version change that the detector compares" },
+		.help = "window before a version change that the detector compares" },
 	{ XKEY("after", T_DURATION, after_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,
-	  .help = "window after a version change that the detector compares" },
+		.help = "window after a version change that the detector compares" },
 	{ XKEY("min_samples", T_INT, min_samples), .def = "30", .min = 1, .max = 1000000,
-	  .help = "samples needed in each window before the detector judges" },
+		.help = "samples needed in each window before the detector judges" },
 	{ XKEY("threshold", T_DOUBLE, threshold), .def = "0.20", .min = 0, .max = 1,
-	  .help = "relative CPU change (0.20 = 20%) that counts as a regression" },
+		.help = "relative CPU change (0.20 = 20%) that counts as a regression" },
 	{ XKEY("saturated", T_DOUBLE, saturated), .def = "0.90", .min = 0, .max = 1,
-	  .help = "CPU load (0.90 = 90%) from which a core counts as saturated" },
+		.help = "CPU load (0.90 = 90%) from which a core counts as saturated" },
 	{ XKEY("every", T_DURATION, every_ms), .def = "1m", .min = CONF_SEC, .max = CONF_DAY,
-	  .help = "how often the detector re-evaluates its verdicts" },
+		.help = "how often the detector re-evaluates its verdicts" },
 	{ XKEY("min_mbps", T_DOUBLE, min_mbps), .def = "1", .min = 0, .max = 1000000,
-	  .help = "WireGuard traffic (Mbit/s) below which a window is too quiet to judge" },
+		.help = "WireGuard traffic (Mbit/s) below which a window is too quiet to judge" },
 	{ WKEY("user", T_STR, web_user), .help = "user name for the web interface" },
 	{ WKEY("password_file", T_SECRET_FILE, web_password), .help = "file holding the web password" },
 	{ WKEY("cert", T_FILE, web_cert), .help = "TLS certificate (PEM) for the web interface" },
 	{ WKEY("key", T_FILE, web_key), .help = "TLS private key (PEM) for the web interface" },
 	{ AKEY("alertmanager", T_URL, alert_url),
-	  .help = "Alertmanager to push verdicts to (v2 API), e.g. http://127.0.0.1:9093; unset: off" },
+		.help = "Alertmanager to push verdicts to (v2 API), e.g. http://127.0.0.1:9093; unset: off" },
 	{ AKEY("resend", T_DURATION, alert_resend_ms), .def = "1m", .min = CONF_SEC, .max = CONF_HOUR,
-	  .help = "how often firing alerts are sent again to Alertmanager" },
+		.help = "how often firing alerts are sent again to Alertmanager" },
 	{ AKEY("timeout", T_DURATION, alert_timeout_ms), .def = "5s", .min = 100, .max = CONF_MIN,
-	  .help = "how long one push to Alertmanager may take" },
+		.help = "how long one push to Alertmanager may take" },
 	{ RKEY("rest", T_URL, rest), .help = "REST base URL, e.g. https://192.0.2.1" },
 	{ RKEY("user", T_STR, user), .help = "RouterOS user for REST" },
 	{ RKEY("password", T_SECRET, password), .help = "RouterOS password for REST" },
@@ -127,89 +134,99 @@ static const struct conf_key conf_keys[] = {
 	{ RKEY("snmp", T_HOSTPORT, snmp), .help = "SNMP agent, host[:port]" },
 	{ RKEY("snmp_version", T_SNMPVER, snmp_version), .def = "2c", .help = "SNMP version: 1, 2c or 3" },
 	{ RKEY("snmp_community", T_SECRET, snmp_community), .def = "public",
-	  .help = "SNMP v1/v2c community" },
+		.help = "SNMP v1/v2c community" },
 	{ RKEY("snmp_community_file", T_SECRET_FILE, snmp_community),
-	  .help = "file holding the SNMP community" },
+		.help = "file holding the SNMP community" },
 	{ RKEY("snmp_user", T_STR, snmp_user), .help = "SNMPv3 USM user" },
 	{ RKEY("snmp_security_level", T_ENUM, snmp_security_level),
-	  .choices = "noAuthNoPriv|authNoPriv|authPriv",
-	  .help = "SNMPv3 level; default from the passwords given" },
+		.choices = "noAuthNoPriv|authNoPriv|authPriv",
+		.help = "SNMPv3 level; default from the passwords given" },
 	{ RKEY("snmp_auth_protocol", T_ENUM, snmp_auth_protocol),
-	  .choices = "MD5|SHA|SHA-224|SHA-256|SHA-384|SHA-512", .def = "SHA",
-	  .help = "SNMPv3 authentication protocol" },
-	{ RKEY("snmp_auth_password", T_SECRET, snmp_auth_password), .help = "SNMPv3 authentication password" },
+		.choices = "MD5|SHA|SHA-224|SHA-256|SHA-384|SHA-512", .def = "SHA",
+		.help = "SNMPv3 authentication protocol" },
+	{ RKEY("snmp_auth_password", T_SECRET, snmp_auth_password),
+		.help = "SNMPv3 authentication password" },
 	{ RKEY("snmp_auth_password_file", T_SECRET_FILE, snmp_auth_password),
-	  .help = "file holding the SNMPv3 authentication password" },
+		.help = "file holding the SNMPv3 authentication password" },
 	{ RKEY("snmp_priv_protocol", T_ENUM, snmp_priv_protocol), .choices = "DES|AES|AES-192|AES-256",
-	  .def = "AES", .help = "SNMPv3 privacy protocol" },
+		.def = "AES", .help = "SNMPv3 privacy protocol" },
 	{ RKEY("snmp_priv_password", T_SECRET, snmp_priv_password), .help = "SNMPv3 privacy password" },
 	{ RKEY("snmp_priv_password_file", T_SECRET_FILE, snmp_priv_password),
-	  .help = "file holding the SNMPv3 privacy password" },
+		.help = "file holding the SNMPv3 privacy password" },
 	{ RKEY("snmp_retries", T_INT, snmp_retries), .def = "1", .min = 0, .max = 10,
-	  .help = "SNMP requests resent after a timeout before the poll fails" },
+		.help = "SNMP requests resent after a timeout before the poll fails" },
 	{ RKEY("labels", T_LABELS, labels), .noff = offsetof(conf_router_t, nlabels),
-	  .help = "extra Prometheus labels, name=value,name=value" },
+		.help = "extra Prometheus labels, name=value,name=value" },
 	{ RKEY("interfaces", T_LIST, interfaces), .noff = offsetof(conf_router_t, ninterfaces),
-	  .help = "interfaces to watch besides those of type wg, a,b,c" },
+		.help = "interfaces to watch besides those of type wg, a,b,c" },
 	{ RKEY("interval", T_DURATION, interval_ms), .min = 100, .max = CONF_DAY,
-	  .help = "poll interval; default [daemon] interval" },
+		.help = "poll interval; default [daemon] interval" },
 	{ RKEY("timeout", T_DURATION, timeout_ms), .min = 100, .max = 10 * CONF_MIN,
-	  .help = "poll timeout; default [daemon] timeout" },
+		.help = "poll timeout; default [daemon] timeout" },
 };
 
 #define NKEYS (sizeof(conf_keys) / sizeof(conf_keys[0]))
 
 static const char *const conf_builtin_labels[] = {
-	"router", "core", "interface", "type", "peer", "board", "architecture", "version", "firmware",
-	"kind", "le",
+	"router",
+	"core",
+	"interface",
+	"type",
+	"peer",
+	"board",
+	"architecture",
+	"version",
+	"firmware",
+	"kind",
+	"le",
 };
 
-struct conf_src {               /* where a key was set; line 0: not set */
+struct conf_src { /* where a key was set; line 0: not set */
 	uint32_t file;
 	int line;
 };
 
-struct conf_rsec {              /* a [router NAME], or [defaults], while loading */
+struct conf_rsec { /* a [router NAME], or [defaults], while loading */
 	conf_router_t r;
 	struct conf_src at[NKEYS];
-	struct conf_src where;      /* the section line */
-	bool dup;                   /* a second section of an existing name: checked, then dropped */
+	struct conf_src where; /* the section line */
+	bool dup;              /* a second section of an existing name: checked, then dropped */
 };
 
 struct conf_error {
-	uint32_t file;              /* UINT32_MAX: the main file could not be read */
+	uint32_t file; /* UINT32_MAX: the main file could not be read */
 	int line;
-	size_t seq;                 /* keeps the order of messages on one line */
-	char *msg;                  /* "FILE:LINE: message" */
+	size_t seq; /* keeps the order of messages on one line */
+	char *msg;  /* "FILE:LINE: message" */
 };
 
 struct conf_loader {
 	conf_t *c;
-	struct conf_error *errs;    /* sorted by file and line at the end */
+	struct conf_error *errs; /* sorted by file and line at the end */
 	size_t nerrs;
-	char **files;               /* every file read, for messages */
+	char **files; /* every file read, for messages */
 	size_t nfiles;
-	char *stack[CONF_MAX_DEPTH];/* real paths of the files being read, for include loops */
+	char *stack[CONF_MAX_DEPTH]; /* real paths of the files being read, for include loops */
 	int depth;
-	struct conf_src at[NKEYS];  /* [daemon], [detector], [web] keys */
+	struct conf_src at[NKEYS]; /* [daemon], [detector], [web] keys */
 	struct conf_rsec defaults;
 	struct conf_rsec **rs;
 	size_t nrs, caprs;
-	uint32_t *hash;             /* router index + 1, open addressing; 0: empty */
+	uint32_t *hash; /* router index + 1, open addressing; 0: empty */
 	size_t nhash;
 };
 
-struct conf_file {              /* one file being read */
+struct conf_file { /* one file being read */
 	struct conf_loader *ld;
 	FILE *fp;
 	uint32_t fidx;
-	char *dir;                  /* absolute directory of the file */
+	char *dir; /* absolute directory of the file */
 	int line;
 	enum conf_sect sect;
-	struct conf_rsec *rs;       /* current [router] or [defaults] */
+	struct conf_rsec *rs; /* current [router] or [defaults] */
 	char *lbuf;
 	size_t lcap;
-	int err;                    /* errno of a failed read */
+	int err; /* errno of a failed read */
 };
 
 static void conf_file_read(struct conf_loader *ld, const char *path, struct conf_file *from);
@@ -222,7 +239,9 @@ static void conf_verr(struct conf_loader *ld, uint32_t fidx, int line, const cha
 {
 	char *msg = xvasprintf(fmt, ap);
 	ld->errs = xreallocarray(ld->errs, ld->nerrs + 1, sizeof(*ld->errs));
-	ld->errs[ld->nerrs] = (struct conf_error){ .file = fidx, .line = line, .seq = ld->nerrs,
+	ld->errs[ld->nerrs] = (struct conf_error){ .file = fidx,
+		.line = line,
+		.seq = ld->nerrs,
 		.msg = fidx == UINT32_MAX ? msg : xasprintf("%s:%d: %s", ld->files[fidx], line, msg) };
 	ld->nerrs++;
 	if (fidx != UINT32_MAX)
@@ -281,7 +300,12 @@ static const struct {
 	const char *unit;
 	int64_t ms;
 } conf_units[] = {
-	{ "w", 604800000 }, { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 }, { "ms", 1 },
+	{ "w", 604800000 },
+	{ "d", 86400000 },
+	{ "h", 3600000 },
+	{ "m", 60000 },
+	{ "s", 1000 },
+	{ "ms", 1 },
 };
 
 static int64_t conf_unit(const char *u, size_t n)
@@ -302,8 +326,9 @@ static int conf_duration(const char *s, int64_t *ms, const char **cause)
 		size_t ulen = strspn(end, "abcdefghijklmnopqrstuvwxyz");
 		int64_t unit = end == s ? 0 : conf_unit(end, ulen);
 		if (unit == 0) {
-			*cause = end != s && *end == '\0' ? "needs a unit: ms, s, m, h, d or w (e.g. 30s, 1h30m)" :
-				"is not a duration: use a number with a unit, e.g. 250ms, 30s, 5m, 2h, 7d, 1w or 1h30m";
+			*cause = end != s && *end == '\0'
+				? "needs a unit: ms, s, m, h, d or w (e.g. 30s, 1h30m)"
+				: "is not a duration: use a number with a unit, e.g. 250ms, 30s, 5m, 2h, 7d, 1w or 1h30m";
 			return -1;
 		}
 		if (errno != 0 || n > (INT64_MAX - total) / unit) {
@@ -342,8 +367,14 @@ static const struct {
 	const char *suffix;
 	size_t mult;
 } conf_sizes[] = {
-	{ "", 1 }, { "k", 1024 }, { "K", 1024 }, { "KiB", 1024 }, { "M", 1024 * 1024 }, { "MiB", 1024 * 1024 },
-	{ "G", 1024 * 1024 * 1024 }, { "GiB", 1024 * 1024 * 1024 },
+	{ "", 1 },
+	{ "k", 1024 },
+	{ "K", 1024 },
+	{ "KiB", 1024 },
+	{ "M", 1024 * 1024 },
+	{ "MiB", 1024 * 1024 },
+	{ "G", 1024 * 1024 * 1024 },
+	{ "GiB", 1024 * 1024 * 1024 },
 };
 
 static int conf_size(const char *s, double *out)
@@ -403,8 +434,9 @@ static char *conf_join(const char *dir, const char *rel)
 static char *conf_dirname(const char *path)
 {
 	const char *slash = strrchr(path, '/');
-	char *dir = slash == NULL ? xstrdup(".") : slash == path ? xstrdup("/") :
-		xstrndup(path, (size_t)(slash - path));
+	char *dir = slash == NULL ? xstrdup(".")
+		: slash == path   ? xstrdup("/")
+				  : xstrndup(path, (size_t)(slash - path));
 	char *real = realpath(dir, NULL);
 	free(dir);
 	return real;
@@ -461,7 +493,10 @@ static int conf_secret_file(const char *path, char **out, char **cause)
 
 /* ---- typed values ---- */
 
-static bool conf_type_secret(enum conf_type t) { return t == T_SECRET || t == T_SECRET_FILE; }
+static bool conf_type_secret(enum conf_type t)
+{
+	return t == T_SECRET || t == T_SECRET_FILE;
+}
 
 static void conf_str_zero_free(char *s, bool secret)
 {
@@ -521,9 +556,9 @@ static int conf_v_hostport(const struct conf_key *k, const char *v, void *field,
 			port = colon + 1;
 	}
 	if (strpbrk(v, " \t") != NULL || (port == NULL && need_port) ||
-	    (port != NULL && !conf_port_ok(port)) || v[0] == '\0' || v[0] == ':') {
-		*cause = xstrdup(need_port ? "must be host:port with a port from 1 to 65535" :
-			"must be host or host:port with a port from 1 to 65535");
+		(port != NULL && !conf_port_ok(port)) || v[0] == '\0' || v[0] == ':') {
+		*cause = xstrdup(need_port ? "must be host:port with a port from 1 to 65535"
+					   : "must be host or host:port with a port from 1 to 65535");
 		return -1;
 	}
 	conf_set_str(k, field, xstrdup(v));
@@ -683,10 +718,12 @@ static char *conf_label_check(const struct conf_label *l, size_t n, const char *
 {
 	if (!conf_label_name_ok(name) || strncmp(name, "__", 2) == 0)
 		return xasprintf("label name '%s' is not valid: use [a-zA-Z_][a-zA-Z0-9_]*, "
-			"not starting with __", name);
+				 "not starting with __",
+			name);
 	if (conf_label_builtin(name))
 		return xasprintf("label name '%s' is built in (router, core, interface, type, peer, board, "
-			"architecture, version, firmware, kind, le): choose another", name);
+				 "architecture, version, firmware, kind, le): choose another",
+			name);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(l[i].key, name) == 0)
 			return xasprintf("label '%s' is given twice", name);
@@ -764,8 +801,8 @@ static int conf_v_path(const struct conf_key *k, const char *v, const char *dir,
 	return 0;
 }
 
-static int conf_v_secret_file(const struct conf_key *k, const char *v, const char *dir, void *field,
-			      char **cause)
+static int conf_v_secret_file(
+	const struct conf_key *k, const char *v, const char *dir, void *field, char **cause)
 {
 	char *path = conf_join(dir, v), *secret = NULL;
 	int rc = conf_secret_file(path, &secret, cause);
@@ -809,9 +846,7 @@ static int conf_value(const struct conf_key *k, const char *v, void *base, const
 			return -1;
 		}
 		/* fall through */
-	case T_SECRET:
-		conf_set_str(k, field, xstrdup(v));
-		return 0;
+	case T_SECRET: conf_set_str(k, field, xstrdup(v)); return 0;
 	case T_SECRET_FILE: return conf_v_secret_file(k, v, dir, field, cause);
 	case T_PATH:
 	case T_FILE: return conf_v_path(k, v, dir, field, cause);
@@ -912,8 +947,11 @@ static void conf_section(struct conf_file *f, char *name)
 		const char *name;
 		enum conf_sect sect;
 	} plain[] = {
-		{ "daemon", SECT_DAEMON }, { "detector", SECT_DETECTOR }, { "web", SECT_WEB },
-		{ "alert", SECT_ALERT }, { "defaults", SECT_DEFAULTS },
+		{ "daemon", SECT_DAEMON },
+		{ "detector", SECT_DETECTOR },
+		{ "web", SECT_WEB },
+		{ "alert", SECT_ALERT },
+		{ "defaults", SECT_DEFAULTS },
 	};
 	f->rs = NULL;
 	f->sect = SECT_BAD;
@@ -925,7 +963,8 @@ static void conf_section(struct conf_file *f, char *name)
 		}
 	}
 	if (strncmp(name, "router", 6) != 0 || (name[6] != '\0' && !isspace((unsigned char)name[6]))) {
-		conf_ferr(f, "unknown section [%s] (known: daemon, detector, web, defaults, router NAME)", name);
+		conf_ferr(f, "unknown section [%s] (known: daemon, detector, web, defaults, router NAME)",
+			name);
 		return;
 	}
 	char *rname = conf_trim(name + 6);
@@ -934,7 +973,8 @@ static void conf_section(struct conf_file *f, char *name)
 		return;
 	}
 	if (!conf_router_name_ok(rname)) {
-		conf_ferr(f, "[router %s]: a router name holds only letters, digits, '_', '.' and '-'", rname);
+		conf_ferr(
+			f, "[router %s]: a router name holds only letters, digits, '_', '.' and '-'", rname);
 		return;
 	}
 	f->sect = SECT_ROUTER;
@@ -943,8 +983,11 @@ static void conf_section(struct conf_file *f, char *name)
 
 static const char *conf_sect_name(enum conf_sect s)
 {
-	return s == SECT_DAEMON ? "daemon" : s == SECT_DETECTOR ? "detector" : s == SECT_WEB ? "web" :
-		s == SECT_ALERT ? "alert" : "router NAME";
+	return s == SECT_DAEMON      ? "daemon"
+		: s == SECT_DETECTOR ? "detector"
+		: s == SECT_WEB      ? "web"
+		: s == SECT_ALERT    ? "alert"
+				     : "router NAME";
 }
 
 static const struct conf_key *conf_key_find(enum conf_sect sect, const char *name)
@@ -994,7 +1037,10 @@ static void conf_set(struct conf_file *f, const struct conf_key *k, const char *
 
 /* ---- includes ---- */
 
-static bool conf_has_glob(const char *s) { return strpbrk(s, "*?[") != NULL; }
+static bool conf_has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
 
 /* dir/pattern with glob characters in dir escaped. */
 static char *conf_glob_pattern(const char *dir, const char *pattern)
@@ -1030,7 +1076,7 @@ static void conf_include(struct conf_file *f, const char *pattern)
 	}
 	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
 		size_t n = strlen(g.gl_pathv[i]);
-		if (n > 0 && g.gl_pathv[i][n - 1] != '/')  /* GLOB_MARK: directories end in '/' */
+		if (n > 0 && g.gl_pathv[i][n - 1] != '/') /* GLOB_MARK: directories end in '/' */
 			conf_file_read(f->ld, g.gl_pathv[i], f);
 	}
 	if (rc == 0)
@@ -1041,13 +1087,13 @@ static void conf_include(struct conf_file *f, const char *pattern)
 static int conf_handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct conf_file *f = user;
-	(void)section;  /* the reader tracks sections itself, including empty ones */
+	(void)section; /* the reader tracks sections itself, including empty ones */
 	if (strcmp(name, "include") == 0) {
 		conf_include(f, value);
 		return 1;
 	}
 	if (f->sect == SECT_BAD)
-		return 1;   /* the section was reported already */
+		return 1; /* the section was reported already */
 	if (f->sect == SECT_NONE) {
 		conf_ferr(f, "%s is outside any section: put it under [daemon], [defaults], [router NAME]...",
 			name);
@@ -1055,8 +1101,10 @@ static int conf_handler(void *user, const char *section, const char *name, const
 	}
 	const struct conf_key *k = conf_key_find(f->sect, name);
 	if (k == NULL) {
-		conf_ferr(f, "unknown key %s in [%s]", name, f->sect == SECT_DEFAULTS ? "defaults" :
-			f->sect == SECT_ROUTER ? "router" : conf_sect_name(f->sect));
+		conf_ferr(f, "unknown key %s in [%s]", name,
+			f->sect == SECT_DEFAULTS         ? "defaults"
+				: f->sect == SECT_ROUTER ? "router"
+							 : conf_sect_name(f->sect));
 		return 1;
 	}
 	conf_set(f, k, value);
@@ -1144,29 +1192,32 @@ static void __attribute__((noinline)) conf_scrub_stack(void)
 static void conf_file_parse(struct conf_loader *ld, FILE *fp, const char *path, struct conf_file *from)
 {
 	struct conf_file f = {
-		.ld = ld, .fp = fp, .fidx = conf_add_file(ld, path),
+		.ld = ld,
+		.fp = fp,
+		.fidx = conf_add_file(ld, path),
 		.dir = conf_dirname(ld->stack[ld->depth - 1]),
-		.sect = from ? from->sect : SECT_NONE, .rs = from ? from->rs : NULL,
+		.sect = from ? from->sect : SECT_NONE,
+		.rs = from ? from->rs : NULL,
 	};
-	f.lcap = CONF_LINE_CAP;     /* one buffer, so no realloc leaves a copy of a line behind */
+	f.lcap = CONF_LINE_CAP; /* one buffer, so no realloc leaves a copy of a line behind */
 	f.lbuf = xmalloc(f.lcap);
 	int rc = ini_parse_stream(conf_reader, &f, conf_handler, &f);
 	conf_scrub_stack();
 	if (f.err != 0)
 		conf_ferr(&f, "cannot read %s: %s", path, strerror(f.err));
-	else if (rc != 0)   /* the reader leaves inih nothing to complain about: keep it honest */
+	else if (rc != 0) /* the reader leaves inih nothing to complain about: keep it honest */
 		conf_err(ld, (struct conf_src){ .file = f.fidx, .line = rc > 0 ? rc : f.line },
 			"cannot parse this line");
 	if (f.lbuf != NULL)
-		explicit_bzero(f.lbuf, f.lcap);   /* it held secret lines */
+		explicit_bzero(f.lbuf, f.lcap); /* it held secret lines */
 	free(f.lbuf);
 	free(f.dir);
 }
 
 /* Read path (included from f, or the main file when f is NULL) with the section of f. */
 /* Whether the file real may be read now: not being read already, not nested too deep. */
-static bool conf_file_allowed(struct conf_loader *ld, const char *real, const char *path,
-			      struct conf_file *from)
+static bool conf_file_allowed(
+	struct conf_loader *ld, const char *real, const char *path, struct conf_file *from)
 {
 	for (int i = 0; i < ld->depth; i++) {
 		if (strcmp(ld->stack[i], real) == 0) {
@@ -1333,16 +1384,21 @@ static void conf_router_v3(struct conf_loader *ld, struct conf_rsec *rs)
 	bool has_auth = conf_router_has(ld, rs, "snmp_auth_password");
 	bool has_priv = conf_router_has(ld, rs, "snmp_priv_password");
 	if (r->snmp_security_level == NULL)
-		r->snmp_security_level = xstrdup(!has_auth ? "noAuthNoPriv" : !has_priv ? "authNoPriv" :
-			"authPriv");
+		r->snmp_security_level = xstrdup(!has_auth ? "noAuthNoPriv"
+				: !has_priv                ? "authNoPriv"
+							   : "authPriv");
 	bool auth = strcmp(r->snmp_security_level, "noAuthNoPriv") != 0;
 	bool priv = strcmp(r->snmp_security_level, "authPriv") == 0;
 	if (auth && !has_auth)
-		conf_err(ld, rs->where, "router %s: snmp_security_level = %s needs snmp_auth_password "
-			"or snmp_auth_password_file", r->name, r->snmp_security_level);
+		conf_err(ld, rs->where,
+			"router %s: snmp_security_level = %s needs snmp_auth_password "
+			"or snmp_auth_password_file",
+			r->name, r->snmp_security_level);
 	if (priv && !has_priv)
-		conf_err(ld, rs->where, "router %s: snmp_security_level = %s needs snmp_priv_password "
-			"or snmp_priv_password_file", r->name, r->snmp_security_level);
+		conf_err(ld, rs->where,
+			"router %s: snmp_security_level = %s needs snmp_priv_password "
+			"or snmp_priv_password_file",
+			r->name, r->snmp_security_level);
 }
 
 static void conf_router_check(struct conf_loader *ld, struct conf_rsec *rs)
@@ -1361,7 +1417,7 @@ static void conf_web_pair(struct conf_loader *ld, const char *a, const char *b)
 	struct conf_src sb = ld->at[conf_key_find(SECT_WEB, b) - conf_keys];
 	if ((sa.line != 0) != (sb.line != 0))
 		conf_err(ld, sa.line != 0 ? sa : sb, "[web] %s needs %s: set both or neither",
-			 sa.line != 0 ? a : b, sa.line != 0 ? b : a);
+			sa.line != 0 ? a : b, sa.line != 0 ? b : a);
 }
 
 static void conf_web_check(struct conf_loader *ld)
@@ -1445,12 +1501,23 @@ const conf_router_t *conf_router_find(const conf_t *c, const char *name)
 static const char *conf_type_name(const struct conf_key *k)
 {
 	static const char *const names[] = {
-		[T_STR] = "text", [T_SECRET] = "secret text", [T_SECRET_FILE] = "path of a mode 0600 file",
-		[T_PATH] = "path", [T_FILE] = "path of a readable file", [T_URL] = "http:// or https:// URL",
-		[T_LISTEN] = "host:port", [T_HOSTPORT] = "host[:port]", [T_BOOL] = "yes|no",
-		[T_DURATION] = "duration", [T_INT] = "integer", [T_SNMPVER] = "1|2c|3",
-		[T_DOUBLE] = "number", [T_SIZE] = "size", [T_LABELS] = "name=value,...",
-		[T_LIST] = "name,...", [T_SHARD] = "K/N",
+		[T_STR] = "text",
+		[T_SECRET] = "secret text",
+		[T_SECRET_FILE] = "path of a mode 0600 file",
+		[T_PATH] = "path",
+		[T_FILE] = "path of a readable file",
+		[T_URL] = "http:// or https:// URL",
+		[T_LISTEN] = "host:port",
+		[T_HOSTPORT] = "host[:port]",
+		[T_BOOL] = "yes|no",
+		[T_DURATION] = "duration",
+		[T_INT] = "integer",
+		[T_SNMPVER] = "1|2c|3",
+		[T_DOUBLE] = "number",
+		[T_SIZE] = "size",
+		[T_LABELS] = "name=value,...",
+		[T_LIST] = "name,...",
+		[T_SHARD] = "K/N",
 	};
 	return k->type == T_ENUM ? k->choices : names[k->type];
 }

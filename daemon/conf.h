@@ -16,76 +16,76 @@ struct conf_label {
 
 typedef struct conf_router {
 	char *name;
-	char *file;                 /* where the [router NAME] section is */
+	char *file; /* where the [router NAME] section is */
 	int line;
 
-	char *rest;                 /* base URL, e.g. "https://192.0.2.1" (no trailing /); NULL: no REST */
+	char *rest; /* base URL, e.g. "https://192.0.2.1" (no trailing /); NULL: no REST */
 	char *user;
-	char *password;             /* SECRET; from password or password_file */
-	bool tls_verify;            /* default yes */
-	char *ca_file;              /* absolute path or NULL */
+	char *password;  /* SECRET; from password or password_file */
+	bool tls_verify; /* default yes */
+	char *ca_file;   /* absolute path or NULL */
 
-	char *snmp;                 /* "host[:port]" or NULL */
-	int snmp_version;           /* 1, 2 (for 2c) or 3; default 2 */
-	char *snmp_community;       /* SECRET; default "public" */
-	char *snmp_user;            /* v3 USM user */
-	char *snmp_security_level;  /* noAuthNoPriv|authNoPriv|authPriv */
-	char *snmp_auth_protocol;   /* SHA|SHA-256|... */
-	char *snmp_auth_password;   /* SECRET */
-	char *snmp_priv_protocol;   /* AES|AES-256|... */
-	char *snmp_priv_password;   /* SECRET */
-	int snmp_retries;           /* resends after a timeout; default 1 */
+	char *snmp;                /* "host[:port]" or NULL */
+	int snmp_version;          /* 1, 2 (for 2c) or 3; default 2 */
+	char *snmp_community;      /* SECRET; default "public" */
+	char *snmp_user;           /* v3 USM user */
+	char *snmp_security_level; /* noAuthNoPriv|authNoPriv|authPriv */
+	char *snmp_auth_protocol;  /* SHA|SHA-256|... */
+	char *snmp_auth_password;  /* SECRET */
+	char *snmp_priv_protocol;  /* AES|AES-256|... */
+	char *snmp_priv_password;  /* SECRET */
+	int snmp_retries;          /* resends after a timeout; default 1 */
 
-	struct conf_label *labels;  /* extra Prometheus labels, validated names */
+	struct conf_label *labels; /* extra Prometheus labels, validated names */
 	size_t nlabels;
-	char **interfaces;          /* names to watch besides type wg */
+	char **interfaces; /* names to watch besides type wg */
 	size_t ninterfaces;
 
-	int64_t interval_ms;        /* inherited from [daemon] unless set */
+	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;
 } conf_router_t;
 
 struct conf_shard {
-	int index;                  /* K of K/N, 1-based */
-	int count;                  /* N; 1/1: every router */
+	int index; /* K of K/N, 1-based */
+	int count; /* N; 1/1: every router */
 };
 
 typedef struct conf {
-	char *path;                 /* the main file as given */
+	char *path; /* the main file as given */
 
 	/* [daemon] */
-	char *listen;               /* "127.0.0.1:9477" */
-	char *database;             /* absolute path */
-	int64_t interval_ms;        /* default 30s */
-	int64_t timeout_ms;         /* default 10s */
-	int max_in_flight;          /* routers polled at once; default 256 */
-	int64_t retention_ms;       /* raw samples; default 35d */
-	int64_t rollup_retention_ms;/* 5-minute roll-ups; default 400d */
-	size_t max_body_bytes;      /* REST reply cap; default 4 MiB */
-	struct conf_shard shard;    /* [daemon] shard = K/N; default 1/1 */
+	char *listen;                /* "127.0.0.1:9477" */
+	char *database;              /* absolute path */
+	int64_t interval_ms;         /* default 30s */
+	int64_t timeout_ms;          /* default 10s */
+	int max_in_flight;           /* routers polled at once; default 256 */
+	int64_t retention_ms;        /* raw samples; default 35d */
+	int64_t rollup_retention_ms; /* 5-minute roll-ups; default 400d */
+	size_t max_body_bytes;       /* REST reply cap; default 4 MiB */
+	struct conf_shard shard;     /* [daemon] shard = K/N; default 1/1 */
 
 	/* [detector] */
-	int64_t before_ms;          /* default 7d */
-	int64_t after_ms;           /* default 7d */
-	int min_samples;            /* default 30 */
-	double threshold;           /* default 0.20 */
-	double saturated;           /* default 0.90 */
-	int64_t every_ms;           /* how often verdicts are re-evaluated; default 1m */
-	double min_mbps;            /* traffic below this (Mbit/s) is too little to judge; default 1 */
+	int64_t before_ms; /* default 7d */
+	int64_t after_ms;  /* default 7d */
+	int min_samples;   /* default 30 */
+	double threshold;  /* default 0.20 */
+	double saturated;  /* default 0.90 */
+	int64_t every_ms;  /* how often verdicts are re-evaluated; default 1m */
+	double min_mbps;   /* traffic below this (Mbit/s) is too little to judge; default 1 */
 
 	conf_router_t *routers;
 	size_t nrouters;
 
 	/* [web]: accepted and kept for the web module; all NULL when not set */
 	char *web_user;
-	char *web_password;         /* SECRET; content of [web] password_file */
-	char *web_cert;             /* absolute path of the TLS certificate (PEM) */
-	char *web_key;              /* absolute path of the TLS private key (PEM) */
+	char *web_password; /* SECRET; content of [web] password_file */
+	char *web_cert;     /* absolute path of the TLS certificate (PEM) */
+	char *web_key;      /* absolute path of the TLS private key (PEM) */
 
 	/* [alert]: the direct push of verdicts to Alertmanager (daemon/alert.c) */
-	char *alert_url;            /* Alertmanager base URL, no trailing '/'; NULL: no push */
-	int64_t alert_resend_ms;    /* firing alerts are sent again this often; default 1m */
-	int64_t alert_timeout_ms;   /* one push may take this long; default 5s */
+	char *alert_url;          /* Alertmanager base URL, no trailing '/'; NULL: no push */
+	int64_t alert_resend_ms;  /* firing alerts are sent again this often; default 1m */
+	int64_t alert_timeout_ms; /* one push may take this long; default 5s */
 } conf_t;
 
 /* Load path and everything it includes. On success returns 0 and *out. On failure returns -1

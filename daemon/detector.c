@@ -18,14 +18,14 @@
 #include <string.h>
 #include <time.h>
 
-#define DET_MATCH_TOL     0.10    /* cpu-cost: widening of the rate band both windows share */
-#define DET_PEAK_SHARE    0.10    /* peak: the busiest tenth of a window's samples */
-#define DET_BOUND_BUSIEST 0.95    /* single-core bound: busiest core at least this ... */
-#define DET_BOUND_OTHERS  0.50    /* ... while the other cores average less than this ... */
-#define DET_BOUND_SHARE   0.80    /* ... in this share of the recent polls */
-#define DET_BOUND_MIN     3       /* polls needed to say anything */
+#define DET_MATCH_TOL       0.10 /* cpu-cost: widening of the rate band both windows share */
+#define DET_PEAK_SHARE      0.10 /* peak: the busiest tenth of a window's samples */
+#define DET_BOUND_BUSIEST   0.95 /* single-core bound: busiest core at least this ... */
+#define DET_BOUND_OTHERS    0.50 /* ... while the other cores average less than this ... */
+#define DET_BOUND_SHARE     0.80 /* ... in this share of the recent polls */
+#define DET_BOUND_MIN       3    /* polls needed to say anything */
 #define DET_BOUND_WINDOW_MS (10 * 60 * 1000LL)
-#define DET_BUSY_MS       5000
+#define DET_BUSY_MS         5000
 
 /* ---- statistics ---- */
 
@@ -51,9 +51,9 @@ static double det_quantile(double *v, size_t n, double q)
 /* ---- the verdict engine: pure functions of two windows of samples ---- */
 
 struct det_point {
-	double load;     /* busiest core, 0..1, at the poll */
-	double rate;     /* this interface and direction, bits/s over the poll interval */
-	double total;    /* the router's WireGuard traffic, all interfaces, both directions */
+	double load;  /* busiest core, 0..1, at the poll */
+	double rate;  /* this interface and direction, bits/s over the poll interval */
+	double total; /* the router's WireGuard traffic, all interfaces, both directions */
 };
 
 struct det_win {
@@ -82,28 +82,26 @@ static double det_get(const struct det_point *p, enum det_field f)
 	case F_LOAD: return p->load;
 	case F_RATE: return p->rate;
 	case F_TOTAL: return p->total;
-	case F_COST: return p->load / p->total;   /* busiest-core load per bit/s */
-	default: return p->rate / p->load;       /* bits/s the core would carry at 100% */
+	case F_COST: return p->load / p->total; /* busiest-core load per bit/s */
+	default: return p->rate / p->load;      /* bits/s the core would carry at 100% */
 	}
 }
 
 /* Which samples a statistic looks at; all when lo = -INF, hi = INF, sat = INF. */
 struct det_keep {
-	double load_min, load_max;   /* load_min <= load < load_max */
-	double lo, hi;               /* lo <= total <= hi */
+	double load_min, load_max; /* load_min <= load < load_max */
+	double lo, hi;             /* lo <= total <= hi */
 };
 
 #define DET_ALL ((struct det_keep){ -INFINITY, INFINITY, -INFINITY, INFINITY })
 
 static bool det_kept(const struct det_point *p, const struct det_keep *k)
 {
-	return p->load >= k->load_min && p->load < k->load_max && p->total >= k->lo &&
-	       p->total <= k->hi;
+	return p->load >= k->load_min && p->load < k->load_max && p->total >= k->lo && p->total <= k->hi;
 }
 
 /* Field f of the kept samples, finite only (caller frees); *n of them. */
-static double *det_collect(const struct det_win *w, enum det_field f, const struct det_keep *k,
-			   size_t *n)
+static double *det_collect(const struct det_win *w, enum det_field f, const struct det_keep *k, size_t *n)
 {
 	double *v = xcalloc(w->n ? w->n : 1, sizeof(*v));
 	*n = 0;
@@ -115,8 +113,8 @@ static double *det_collect(const struct det_win *w, enum det_field f, const stru
 	return v;
 }
 
-static double det_stat(const struct det_win *w, enum det_field f, const struct det_keep *k,
-		       double q, size_t *count)
+static double det_stat(
+	const struct det_win *w, enum det_field f, const struct det_keep *k, double q, size_t *count)
 {
 	size_t n;
 	double *v = det_collect(w, f, k, &n);
@@ -130,8 +128,8 @@ static double det_stat(const struct det_win *w, enum det_field f, const struct d
 /* Where the busiest core is saturated in both windows, the throughput reached meanwhile is
  * the capacity. A fall (or rise) must show in the router's total too, else it is demand that
  * moved between directions or interfaces on a core that stayed full. */
-static bool det_saturation(const struct det_win *b, const struct det_win *a,
-			   const struct det_params *p, struct det_result *r)
+static bool det_saturation(
+	const struct det_win *b, const struct det_win *a, const struct det_params *p, struct det_result *r)
 {
 	struct det_keep sat = { p->saturated, INFINITY, -INFINITY, INFINITY };
 	size_t nb, na;
@@ -158,7 +156,7 @@ static bool det_saturation(const struct det_win *b, const struct det_win *a,
 /* The band of router traffic that both windows cover (10th to 90th percentile of each,
  * intersected, widened by DET_MATCH_TOL), over unsaturated samples with traffic. */
 static bool det_band(const struct det_win *b, const struct det_win *a, const struct det_params *p,
-		     size_t need, struct det_keep *band)
+	size_t need, struct det_keep *band)
 {
 	struct det_keep unsat = { 0, p->saturated, p->min_bps, INFINITY };
 	size_t nb, na;
@@ -176,8 +174,8 @@ static bool det_band(const struct det_win *b, const struct det_win *a, const str
 
 /* Unsaturated: the busiest core's load per bit/s of router traffic, compared only at rates
  * both windows saw (so idle load, which weighs more at low rates, cancels out). */
-static bool det_cost(const struct det_win *b, const struct det_win *a, const struct det_params *p,
-		     struct det_result *r)
+static bool det_cost(
+	const struct det_win *b, const struct det_win *a, const struct det_params *p, struct det_result *r)
 {
 	size_t need = p->min_samples / 2 > 3 ? p->min_samples / 2 : 3;
 	struct det_keep band;
@@ -215,8 +213,8 @@ static double det_peak_est(const struct det_win *w, double *load)
 
 /* Neither method applies (one window saturated, or rates not comparable): never a regression;
  * a projected fall beyond the threshold is only a hint. */
-static void det_peak(const struct det_win *b, const struct det_win *a, const struct det_params *p,
-		     struct det_result *r)
+static void det_peak(
+	const struct det_win *b, const struct det_win *a, const struct det_params *p, struct det_result *r)
 {
 	double eb = det_peak_est(b, &r->before_load), ea = det_peak_est(a, &r->after_load);
 	if (!(eb > 0) || !isfinite(ea))
@@ -229,19 +227,25 @@ static void det_peak(const struct det_win *b, const struct det_win *a, const str
 	r->hint = r->ratio < 1 - p->threshold;
 }
 
-static void det_judge(const struct det_win *b, const struct det_win *a, const struct det_params *p,
-		      struct det_result *r)
+static void det_judge(
+	const struct det_win *b, const struct det_win *a, const struct det_params *p, struct det_result *r)
 {
-	*r = (struct det_result){ .verdict = DETECTOR_INSUFFICIENT, .method = DETECTOR_M_NONE,
-		.before_bps = NAN, .after_bps = NAN, .ratio = NAN, .before_load = NAN,
-		.after_load = NAN, .before_n = b->n, .after_n = a->n };
+	*r = (struct det_result){ .verdict = DETECTOR_INSUFFICIENT,
+		.method = DETECTOR_M_NONE,
+		.before_bps = NAN,
+		.after_bps = NAN,
+		.ratio = NAN,
+		.before_load = NAN,
+		.after_load = NAN,
+		.before_n = b->n,
+		.after_n = a->n };
 	struct det_keep all = DET_ALL;
 	r->before_bps = det_stat(b, F_RATE, &all, 0.5, NULL);
 	r->after_bps = det_stat(a, F_RATE, &all, 0.5, NULL);
 	if (b->n < p->min_samples || a->n < p->min_samples || !(r->before_bps >= p->min_bps))
 		return;
 	if (!(r->after_bps >= p->min_bps)) {
-		r->hint = true;       /* the traffic stopped: not a capacity figure, but worth a look */
+		r->hint = true; /* the traffic stopped: not a capacity figure, but worth a look */
 		return;
 	}
 	double mb = r->before_bps, ma = r->after_bps;
@@ -255,13 +259,17 @@ static void det_judge(const struct det_win *b, const struct det_win *a, const st
 /* ---- names ---- */
 
 static const char *const det_verdict_names[] = {
-	[DETECTOR_INSUFFICIENT] = "insufficient-data", [DETECTOR_UNCHANGED] = "unchanged",
-	[DETECTOR_IMPROVEMENT] = "improvement", [DETECTOR_REGRESSION] = "regression",
+	[DETECTOR_INSUFFICIENT] = "insufficient-data",
+	[DETECTOR_UNCHANGED] = "unchanged",
+	[DETECTOR_IMPROVEMENT] = "improvement",
+	[DETECTOR_REGRESSION] = "regression",
 };
 
 static const char *const det_method_names[] = {
-	[DETECTOR_M_NONE] = "none", [DETECTOR_M_SATURATION] = "saturation-ceiling",
-	[DETECTOR_M_COST] = "cpu-cost", [DETECTOR_M_PEAK] = "peak",
+	[DETECTOR_M_NONE] = "none",
+	[DETECTOR_M_SATURATION] = "saturation-ceiling",
+	[DETECTOR_M_COST] = "cpu-cost",
+	[DETECTOR_M_PEAK] = "peak",
 };
 
 const char *detector_verdict_name(enum detector_outcome v)
@@ -284,53 +292,53 @@ static int det_name_index(const char *const *names, size_t n, const char *s)
 
 /* ---- the detector's state ---- */
 
-struct det_item {                 /* a verdict as the detector keeps it */
+struct det_item { /* a verdict as the detector keeps it */
 	int64_t event_id;
 	struct detector_verdict v;
-	bool dirty, changed;          /* to write; verdict or method changed (history row) */
+	bool dirty, changed; /* to write; verdict or method changed (history row) */
 };
 
 enum det_sq { DQ_EVENTS, DQ_CPU, DQ_IFACES, DQ_ROUTERS, DQ_UPSERT, DQ_HISTORY, DQ_COUNT };
 
 static const char *const det_sql[DQ_COUNT] = {
 	[DQ_EVENTS] = "SELECT h.id, r.name, h.time_ms, h.old_version, h.new_version,"
-		" coalesce(h.architecture, r.architecture), r.board, h.router_id,"
-		" (SELECT max(p.time_ms) FROM version_history p WHERE p.router_id = h.router_id"
-		"  AND p.kind IN ('upgrade', 'downgrade') AND p.time_ms < h.time_ms),"
-		" (SELECT min(n.time_ms) FROM version_history n WHERE n.router_id = h.router_id"
-		"  AND n.kind IN ('upgrade', 'downgrade') AND n.time_ms > h.time_ms)"
-		" FROM version_history h JOIN routers r ON r.id = h.router_id"
-		" WHERE h.kind IN ('upgrade', 'downgrade') ORDER BY h.id",
+		      " coalesce(h.architecture, r.architecture), r.board, h.router_id,"
+		      " (SELECT max(p.time_ms) FROM version_history p WHERE p.router_id = h.router_id"
+		      "  AND p.kind IN ('upgrade', 'downgrade') AND p.time_ms < h.time_ms),"
+		      " (SELECT min(n.time_ms) FROM version_history n WHERE n.router_id = h.router_id"
+		      "  AND n.kind IN ('upgrade', 'downgrade') AND n.time_ms > h.time_ms)"
+		      " FROM version_history h JOIN routers r ON r.id = h.router_id"
+		      " WHERE h.kind IN ('upgrade', 'downgrade') ORDER BY h.id",
 	[DQ_CPU] = "SELECT time_ms, max(load) / 1000.0,"
-		" CASE WHEN count(*) > 1 THEN (sum(load) - max(load)) / 1000.0 / (count(*) - 1) END"
-		" FROM cpu_samples WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3"
-		" GROUP BY time_ms ORDER BY time_ms",
+		   " CASE WHEN count(*) > 1 THEN (sum(load) - max(load)) / 1000.0 / (count(*) - 1) END"
+		   " FROM cpu_samples WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3"
+		   " GROUP BY time_ms ORDER BY time_ms",
 	[DQ_IFACES] = "SELECT i.name, s.time_ms, s.tx_delta * 8000.0 / s.dt_ms,"
-		" s.rx_delta * 8000.0 / s.dt_ms"
-		" FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
-		" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?2 AND s.time_ms < ?3"
-		" AND s.dt_ms > 0 AND s.reset = 0 ORDER BY i.name, s.time_ms",
+		      " s.rx_delta * 8000.0 / s.dt_ms"
+		      " FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
+		      " WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?2 AND s.time_ms < ?3"
+		      " AND s.dt_ms > 0 AND s.reset = 0 ORDER BY i.name, s.time_ms",
 	[DQ_ROUTERS] = "SELECT r.id, r.name, r.last_poll_ms, (SELECT max(h.time_ms) FROM version_history h"
-		"  WHERE h.router_id = r.id AND h.kind IN ('upgrade', 'downgrade'))"
-		" FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
+		       "  WHERE h.router_id = r.id AND h.kind IN ('upgrade', 'downgrade'))"
+		       " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
 	[DQ_UPSERT] = "INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-		" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+		      " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
 	[DQ_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
 struct detector {
 	struct det_params params;
 	int64_t before_ms, after_ms, every_ms, grace_ms;
-	bool readonly;                /* --report: never write */
+	bool readonly; /* --report: never write */
 	sqlite3 *db;
 	sqlite3_stmt *sq[DQ_COUNT];
-	struct det_item *items;       /* sorted by event, interface, direction */
+	struct det_item *items; /* sorted by event, interface, direction */
 	size_t nitems, capitems;
-	int64_t *done;                /* events judged final, ascending */
+	int64_t *done; /* events judged final, ascending */
 	size_t ndone;
-	struct detector_bound *bounds;/* of the newest round, by router name */
+	struct detector_bound *bounds; /* of the newest round, by router name */
 	size_t nbounds;
-	char *error;                  /* the failure logged last, NULL while all is well */
+	char *error; /* the failure logged last, NULL while all is well */
 
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -340,8 +348,8 @@ struct detector {
 
 struct det_event {
 	int64_t id, router_id, time_ms;
-	int64_t from_ms, to_ms;       /* the before window's start and the after window's end */
-	const char *router, *from, *to, *arch, *board;   /* into the statement's row */
+	int64_t from_ms, to_ms; /* the before window's start and the after window's end */
+	const char *router, *from, *to, *arch, *board; /* into the statement's row */
 	bool latest;
 };
 
@@ -375,8 +383,8 @@ static size_t det_item_pos(const detector_t *d, int64_t ev, const char *ifc, con
 	return lo;
 }
 
-static struct det_item *det_item_get(detector_t *d, int64_t ev, const char *ifc, const char *dir,
-				     bool *created)
+static struct det_item *det_item_get(
+	detector_t *d, int64_t ev, const char *ifc, const char *dir, bool *created)
 {
 	size_t lo = det_item_pos(d, ev, ifc, dir);
 	*created = lo == d->nitems || det_item_cmp(ev, ifc, dir, &d->items[lo]) != 0;
@@ -463,14 +471,14 @@ static void det_mark_done(detector_t *d, int64_t ev)
 static void det_log_change(const struct det_event *e, const struct det_item *it)
 {
 	const struct detector_verdict *v = &it->v;
-	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f%s)",
-		 e->router ? e->router : "?", v->interface, v->direction, e->from ? e->from : "?",
-		 e->to ? e->to : "?", detector_verdict_name(v->verdict),
-		 detector_method_name(v->method), v->ratio, v->hint ? ", hint" : "");
+	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f%s)", e->router ? e->router : "?",
+		v->interface, v->direction, e->from ? e->from : "?", e->to ? e->to : "?",
+		detector_verdict_name(v->verdict), detector_method_name(v->method), v->ratio,
+		v->hint ? ", hint" : "");
 }
 
 static void det_record(detector_t *d, const struct det_event *e, const char *ifc, const char *dir,
-		       const struct det_result *r, bool final, int64_t now)
+	const struct det_result *r, bool final, int64_t now)
 {
 	bool created;
 	struct det_item *it = det_item_get(d, e->id, ifc, dir, &created);
@@ -494,17 +502,17 @@ static void det_record(detector_t *d, const struct det_event *e, const char *ifc
 	it->changed |= changed;
 	/* once per verdict reached; insufficient-data only when it is final */
 	if ((changed && r->verdict != DETECTOR_INSUFFICIENT) ||
-	    (final && !was_final && r->verdict == DETECTOR_INSUFFICIENT))
+		(final && !was_final && r->verdict == DETECTOR_INSUFFICIENT))
 		det_log_change(e, it);
 }
 
 /* ---- reading the samples of one router ---- */
 
-struct det_poll {                 /* one poll of the router */
+struct det_poll { /* one poll of the router */
 	int64_t t;
-	double busiest, others;       /* busiest-core load and mean of the other cores; NAN */
-	double tx, rx;                /* WireGuard bits/s, summed over the interfaces seen */
-	size_t nrows;                 /* interface samples seen at this poll */
+	double busiest, others; /* busiest-core load and mean of the other cores; NAN */
+	double tx, rx;          /* WireGuard bits/s, summed over the interfaces seen */
+	size_t nrows;           /* interface samples seen at this poll */
 };
 
 struct det_row {
@@ -514,14 +522,14 @@ struct det_row {
 
 struct det_iface {
 	char *name;
-	struct det_row *rows;         /* ascending time */
+	struct det_row *rows; /* ascending time */
 	size_t n, cap;
 };
 
 struct det_data {
-	struct det_poll *polls;       /* ascending time */
+	struct det_poll *polls; /* ascending time */
 	size_t npolls, cappolls;
-	struct det_iface *ifs;        /* by name */
+	struct det_iface *ifs; /* by name */
 	size_t nifs, capifs;
 };
 
@@ -563,8 +571,9 @@ static int det_load_cpu(detector_t *d, int64_t router, int64_t from, int64_t to,
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		x->polls = det_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
-		x->polls[x->npolls++] = (struct det_poll){ .t = sqlite3_column_int64(q, 0),
-			.busiest = det_col(q, 1), .others = det_col(q, 2) };
+		x->polls[x->npolls++] = (struct det_poll){
+			.t = sqlite3_column_int64(q, 0), .busiest = det_col(q, 1), .others = det_col(q, 2)
+		};
 	}
 	sqlite3_reset(q);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -600,8 +609,7 @@ static void det_add_row(struct det_data *x, const char *name, size_t poll, doubl
 }
 
 /* Interface samples with a delta, not across a reset, at polls that have CPU data too. */
-static int det_load_ifaces(detector_t *d, int64_t router, int64_t from, int64_t to,
-			   struct det_data *x)
+static int det_load_ifaces(detector_t *d, int64_t router, int64_t from, int64_t to, struct det_data *x)
 {
 	sqlite3_stmt *q = d->sq[DQ_IFACES];
 	det_bind_range(q, router, from, to);
@@ -627,7 +635,7 @@ static int det_load(detector_t *d, int64_t router, int64_t from, int64_t to, str
 /* Split one interface's samples into the windows before and after time t (the poll at t itself,
  * which spans the reboot, belongs to neither). pts holds f->n points. */
 static void det_windows(const struct det_data *x, const struct det_iface *f, bool tx, int64_t t,
-			struct det_point *pts, struct det_win *b, struct det_win *a)
+	struct det_point *pts, struct det_win *b, struct det_win *a)
 {
 	size_t n = 0, nb = 0;
 	for (size_t pass = 0; pass < 2; pass++) {
@@ -636,7 +644,8 @@ static void det_windows(const struct det_data *x, const struct det_iface *f, boo
 			if (pass == 0 ? p->t >= t : p->t <= t)
 				continue;
 			pts[n++] = (struct det_point){ .load = p->busiest,
-				.rate = tx ? f->rows[i].tx : f->rows[i].rx, .total = p->tx + p->rx };
+				.rate = tx ? f->rows[i].tx : f->rows[i].rx,
+				.total = p->tx + p->rx };
 		}
 		if (pass == 0)
 			nb = n;
@@ -867,7 +876,7 @@ static int det_round(detector_t *d, int64_t now, char **cause)
 /* ---- views: what the web threads read ---- */
 
 struct detector_view {
-	int refs;                     /* under det_pub_mu */
+	int refs; /* under det_pub_mu */
 	struct detector_verdict *v;
 	size_t nv;
 	struct detector_cohort *c;
@@ -877,7 +886,7 @@ struct detector_view {
 };
 
 static pthread_mutex_t det_pub_mu = PTHREAD_MUTEX_INITIALIZER;
-static detector_view_t *det_pub;  /* the running detector's newest view */
+static detector_view_t *det_pub; /* the running detector's newest view */
 
 static int det_strcmp(const char *a, const char *b)
 {
@@ -894,7 +903,7 @@ static int det_verdict_order(const void *pa, const void *pb)
 		return a->upgraded_ms < b->upgraded_ms ? -1 : 1;
 	if (c == 0)
 		c = strcmp(a->interface, b->interface);
-	return c ? c : strcmp(b->direction, a->direction);   /* tx before rx */
+	return c ? c : strcmp(b->direction, a->direction); /* tx before rx */
 }
 
 static void det_verdict_copy(struct detector_verdict *dst, const struct detector_verdict *src)
@@ -927,8 +936,7 @@ static int det_cohort_order(const void *pa, const void *pb)
 }
 
 /* One cohort from its verdicts g[0..n), sorted by router. */
-static void det_cohort_fill(struct detector_cohort *c, const struct detector_verdict *const *g,
-			    size_t n)
+static void det_cohort_fill(struct detector_cohort *c, const struct detector_verdict *const *g, size_t n)
 {
 	double *tx = xcalloc(n, sizeof(double)), *rx = xcalloc(n, sizeof(double));
 	size_t ntx = 0, nrx = 0;
@@ -938,7 +946,7 @@ static void det_cohort_fill(struct detector_cohort *c, const struct detector_ver
 		reg |= v->verdict == DETECTOR_REGRESSION;
 		imp |= v->verdict == DETECTOR_IMPROVEMENT;
 		if ((v->method == DETECTOR_M_SATURATION || v->method == DETECTOR_M_COST) &&
-		    isfinite(v->ratio)) {
+			isfinite(v->ratio)) {
 			if (v->direction[0] == 't')
 				tx[ntx++] = v->ratio;
 			else
@@ -983,7 +991,7 @@ static detector_view_t *det_view_build(const detector_t *d)
 	v->refs = 1;
 	v->v = xcalloc(d->nitems + 1, sizeof(*v->v));
 	for (size_t i = 0; i < d->nitems; i++)
-		if (d->items[i].v.router != NULL)    /* an event seen in this database */
+		if (d->items[i].v.router != NULL) /* an event seen in this database */
 			det_verdict_copy(&v->v[v->nv++], &d->items[i].v);
 	qsort(v->v, v->nv, sizeof(*v->v), det_verdict_order);
 	det_cohorts(v);
@@ -1044,19 +1052,21 @@ void detector_view_free(detector_view_t *v)
 		det_view_destroy(v);
 }
 
-size_t detector_view_nverdicts(const detector_view_t *v) { return v ? v->nv : 0; }
+size_t detector_view_nverdicts(const detector_view_t *v)
+{
+	return v ? v->nv : 0;
+}
 
 const struct detector_verdict *detector_view_verdict(const detector_view_t *v, size_t i)
 {
 	return &v->v[i];
 }
 
-const struct detector_verdict *detector_view_router(const detector_view_t *v, const char *router,
-						    size_t *n)
+const struct detector_verdict *detector_view_router(const detector_view_t *v, const char *router, size_t *n)
 {
 	*n = 0;
 	size_t lo = 0, hi = v ? v->nv : 0;
-	while (lo < hi) {                       /* the first verdict of router */
+	while (lo < hi) { /* the first verdict of router */
 		size_t mid = lo + (hi - lo) / 2;
 		if (strcmp(v->v[mid].router, router) < 0)
 			lo = mid + 1;
@@ -1068,7 +1078,10 @@ const struct detector_verdict *detector_view_router(const detector_view_t *v, co
 	return *n ? &v->v[lo] : NULL;
 }
 
-size_t detector_view_ncohorts(const detector_view_t *v) { return v ? v->nc : 0; }
+size_t detector_view_ncohorts(const detector_view_t *v)
+{
+	return v ? v->nc : 0;
+}
 
 const struct detector_cohort *detector_view_cohort(const detector_view_t *v, size_t i)
 {
@@ -1096,8 +1109,10 @@ const struct detector_bound *detector_view_bound(const detector_view_t *v, const
 static int det_open(detector_t *d, const conf_t *conf, bool readonly, char **cause)
 {
 	d->readonly = readonly;
-	d->params = (struct det_params){ .min_samples = (size_t)(conf->min_samples > 0 ? conf->min_samples : 1),
-		.threshold = conf->threshold, .saturated = conf->saturated,
+	d->params = (struct det_params){ .min_samples = (size_t)(conf->min_samples > 0 ? conf->min_samples
+										       : 1),
+		.threshold = conf->threshold,
+		.saturated = conf->saturated,
 		.min_bps = conf->min_mbps * 1e6 };
 	d->before_ms = conf->before_ms;
 	d->after_ms = conf->after_ms;
@@ -1106,17 +1121,17 @@ static int det_open(detector_t *d, const conf_t *conf, bool readonly, char **cau
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (sqlite3_open_v2(conf->database, &d->db, flags, NULL) != SQLITE_OK) {
 		*cause = xasprintf("cannot open database %s: %s", conf->database,
-				   d->db ? sqlite3_errmsg(d->db) : "out of memory");
+			d->db ? sqlite3_errmsg(d->db) : "out of memory");
 		return -1;
 	}
 	sqlite3_busy_timeout(d->db, DET_BUSY_MS);
-	if (store_sql_attach(d->db, cause) < 0)   /* the packed samples' views */
+	if (store_sql_attach(d->db, cause) < 0) /* the packed samples' views */
 		return -1;
 	for (int i = 0; i < DQ_COUNT; i++) {
 		if (readonly && (i == DQ_UPSERT || i == DQ_HISTORY))
 			continue;
-		if (sqlite3_prepare_v3(d->db, det_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->sq[i],
-				       NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(d->db, det_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->sq[i], NULL) !=
+			SQLITE_OK) {
 			*cause = xasprintf("database %s: %s", conf->database, sqlite3_errmsg(d->db));
 			return -1;
 		}
@@ -1128,9 +1143,11 @@ static int det_open(detector_t *d, const conf_t *conf, bool readonly, char **cau
 static int det_load_stored(detector_t *d, char **cause)
 {
 	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(d->db, "SELECT event_id, interface, direction, verdict, method, hint,"
-			       " before_bps, after_bps, ratio, before_load, after_load, before_n,"
-			       " after_n, final, reached_ms FROM verdicts", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(d->db,
+		    "SELECT event_id, interface, direction, verdict, method, hint,"
+		    " before_bps, after_bps, ratio, before_load, after_load, before_n,"
+		    " after_n, final, reached_ms FROM verdicts",
+		    -1, &q, NULL) != SQLITE_OK)
 		return det_fail(d, cause, "reading verdicts");
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -1289,33 +1306,35 @@ static void det_report_verdict(FILE *out, const struct detector_verdict *v)
 	struct tm tm;
 	if (gmtime_r(&t, &tm) != NULL)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
-	char *upg = xasprintf("%s -> %s", v->from_version ? v->from_version : "?",
-			      v->to_version ? v->to_version : "?");
-	fprintf(out, "%-24s %-10s %-3s %-20s %-16s %8s %8s %5s %-18s %s%s%s\n", v->router,
-		v->interface, v->direction, upg, when, det_fmt_bps(b, sizeof(b), v->before_bps),
+	char *upg = xasprintf(
+		"%s -> %s", v->from_version ? v->from_version : "?", v->to_version ? v->to_version : "?");
+	fprintf(out, "%-24s %-10s %-3s %-20s %-16s %8s %8s %5s %-18s %s%s%s\n", v->router, v->interface,
+		v->direction, upg, when, det_fmt_bps(b, sizeof(b), v->before_bps),
 		det_fmt_bps(a, sizeof(a), v->after_bps), det_fmt_ratio(r, sizeof(r), v->ratio),
-		detector_method_name(v->method), detector_verdict_name(v->verdict),
-		v->hint ? " (hint)" : "", v->final ? "" : " (after window filling)");
+		detector_method_name(v->method), detector_verdict_name(v->verdict), v->hint ? " (hint)" : "",
+		v->final ? "" : " (after window filling)");
 	free(upg);
 }
 
 static void det_report_cohort(FILE *out, const struct detector_cohort *c)
 {
 	char tx[16], rx[16];
-	char *upg = xasprintf("%s -> %s", c->from_version ? c->from_version : "?",
-			      c->to_version ? c->to_version : "?");
+	char *upg = xasprintf(
+		"%s -> %s", c->from_version ? c->from_version : "?", c->to_version ? c->to_version : "?");
 	fprintf(out, "%-20s %-8s %-20s %7zu %9zu %8zu %8s %8s\n", upg,
-		c->architecture ? c->architecture : "?", c->board ? c->board : "?", c->routers,
-		c->regressed, c->improved, det_fmt_ratio(tx, sizeof(tx), c->median_ratio_tx),
+		c->architecture ? c->architecture : "?", c->board ? c->board : "?", c->routers, c->regressed,
+		c->improved, det_fmt_ratio(tx, sizeof(tx), c->median_ratio_tx),
 		det_fmt_ratio(rx, sizeof(rx), c->median_ratio_rx));
 	free(upg);
 }
 
 static void det_report_print(FILE *out, const detector_view_t *v)
 {
-	fprintf(out, "Upgrade verdicts (ratio = capacity after / before)\n%-24s %-10s %-3s %-20s "
-		"%-16s %8s %8s %5s %-18s %s\n", "ROUTER", "INTERFACE", "DIR", "UPGRADE",
-		"UPGRADED (UTC)", "BEFORE", "AFTER", "RATIO", "METHOD", "VERDICT");
+	fprintf(out,
+		"Upgrade verdicts (ratio = capacity after / before)\n%-24s %-10s %-3s %-20s "
+		"%-16s %8s %8s %5s %-18s %s\n",
+		"ROUTER", "INTERFACE", "DIR", "UPGRADE", "UPGRADED (UTC)", "BEFORE", "AFTER", "RATIO",
+		"METHOD", "VERDICT");
 	for (size_t i = 0; i < v->nv; i++)
 		det_report_verdict(out, &v->v[i]);
 	fprintf(out, "\nCohorts\n%-20s %-8s %-20s %7s %9s %8s %8s %8s\n", "UPGRADE", "ARCH", "BOARD",

@@ -15,36 +15,36 @@
 #include "conf.h"
 
 enum detector_outcome {
-	DETECTOR_INSUFFICIENT = 0,   /* "insufficient-data": too few samples or too little traffic */
+	DETECTOR_INSUFFICIENT = 0, /* "insufficient-data": too few samples or too little traffic */
 	DETECTOR_UNCHANGED,
 	DETECTOR_IMPROVEMENT,
 	DETECTOR_REGRESSION,
 };
 
 enum detector_method {
-	DETECTOR_M_NONE = 0,         /* "none": no method could be applied (insufficient data) */
-	DETECTOR_M_SATURATION,       /* "saturation-ceiling" */
-	DETECTOR_M_COST,             /* "cpu-cost" */
-	DETECTOR_M_PEAK,             /* "peak": low confidence, never a regression */
+	DETECTOR_M_NONE = 0,   /* "none": no method could be applied (insufficient data) */
+	DETECTOR_M_SATURATION, /* "saturation-ceiling" */
+	DETECTOR_M_COST,       /* "cpu-cost" */
+	DETECTOR_M_PEAK,       /* "peak": low confidence, never a regression */
 };
 
 /* One verdict: one version change x WireGuard interface x direction. Plain data. */
 struct detector_verdict {
 	char *router, *interface;
-	const char *direction;       /* "tx" or "rx" (static) */
+	const char *direction; /* "tx" or "rx" (static) */
 	char *from_version, *to_version;
-	char *architecture, *board;  /* NULL when unknown */
-	int64_t upgraded_ms;         /* wall clock of the first poll on the new version */
-	int64_t reached_ms;          /* when the current verdict (and method) was first reached */
-	bool final;                  /* the after window is complete: no more re-evaluation */
-	bool latest;                 /* of the router's newest version change */
+	char *architecture, *board; /* NULL when unknown */
+	int64_t upgraded_ms;        /* wall clock of the first poll on the new version */
+	int64_t reached_ms;         /* when the current verdict (and method) was first reached */
+	bool final;                 /* the after window is complete: no more re-evaluation */
+	bool latest;                /* of the router's newest version change */
 	enum detector_outcome verdict;
 	enum detector_method method;
-	bool hint;                   /* low-confidence sign of a loss (peak drop, traffic stopped) */
-	double before_bps, after_bps;/* bits/s the method compared (capacity or rate); NAN: none */
-	double ratio;                /* capacity after / before (< 1 worse); NAN when unknown */
+	bool hint;                      /* low-confidence sign of a loss (peak drop, traffic stopped) */
+	double before_bps, after_bps;   /* bits/s the method compared (capacity or rate); NAN: none */
+	double ratio;                   /* capacity after / before (< 1 worse); NAN when unknown */
 	double before_load, after_load; /* busiest-core load 0..1 of the samples compared; NAN */
-	size_t before_n, after_n;    /* samples in each window */
+	size_t before_n, after_n;       /* samples in each window */
 };
 
 /* Verdicts grouped by (from, to) x architecture x board. Ratios: median over the high-confidence
@@ -53,16 +53,16 @@ struct detector_cohort {
 	char *from_version, *to_version, *architecture, *board;
 	size_t routers, regressed, improved;
 	double median_ratio_tx, median_ratio_rx;
-	size_t decided_tx, decided_rx;   /* verdicts behind each median */
+	size_t decided_tx, decided_rx; /* verdicts behind each median */
 };
 
 /* A router's recent CPU shape: bound when its busiest core stays >= 95% while the others idle. */
 struct detector_bound {
 	char *router;
 	bool bound;
-	double busiest, others;      /* median busiest-core load and mean of the others, 0..1 */
-	double tx_bps, rx_bps;       /* median WireGuard throughput of the router meanwhile */
-	size_t n;                    /* polls looked at */
+	double busiest, others; /* median busiest-core load and mean of the others, 0..1 */
+	double tx_bps, rx_bps;  /* median WireGuard throughput of the router meanwhile */
+	size_t n;               /* polls looked at */
 };
 
 typedef struct detector detector_t;
@@ -70,7 +70,7 @@ typedef struct detector detector_t;
 /* Start the detector thread on conf->database (already created and migrated by store_open);
  * it evaluates at once, then every conf->every_ms. -1 with *cause (caller frees). */
 int detector_start(const conf_t *conf, detector_t **out, char **cause);
-void detector_stop(detector_t *d);      /* stops and joins the thread; NULL is fine */
+void detector_stop(detector_t *d); /* stops and joins the thread; NULL is fine */
 
 /* Evaluate everything once, read-only (never writes the database), and print the verdicts,
  * cohorts and single-core-bound routers as tables for a terminal. -1 with *cause. */
@@ -87,14 +87,13 @@ void detector_view_free(detector_view_t *v);
 size_t detector_view_nverdicts(const detector_view_t *v);
 const struct detector_verdict *detector_view_verdict(const detector_view_t *v, size_t i);
 /* The verdicts of one router (all its version changes), *n of them; NULL when none. */
-const struct detector_verdict *detector_view_router(const detector_view_t *v, const char *router,
-						    size_t *n);
+const struct detector_verdict *detector_view_router(const detector_view_t *v, const char *router, size_t *n);
 size_t detector_view_ncohorts(const detector_view_t *v);
 const struct detector_cohort *detector_view_cohort(const detector_view_t *v, size_t i);
 /* The single-core state of a router (NULL when no recent data). */
 const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router);
 
-const char *detector_verdict_name(enum detector_outcome v);  /* "regression", ... */
-const char *detector_method_name(enum detector_method m);    /* "saturation-ceiling", ... */
+const char *detector_verdict_name(enum detector_outcome v); /* "regression", ... */
+const char *detector_method_name(enum detector_method m);   /* "saturation-ceiling", ... */
 
 #endif

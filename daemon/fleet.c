@@ -15,7 +15,19 @@
 #include <string.h>
 
 const double fleet_hist_bounds[FLEET_HIST_BUCKETS] = {
-	0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+	0.001,
+	0.005,
+	0.01,
+	0.025,
+	0.05,
+	0.1,
+	0.25,
+	0.5,
+	1,
+	2.5,
+	5,
+	10,
+	30,
 };
 
 /* One complete sample and its rates, shared by the fleet and any views holding it. */
@@ -28,12 +40,12 @@ struct fleet_data {
 /* One config generation: views hold it so that the conf their routers point into lives on. */
 struct fleet_gen {
 	atomic_uint refs;
-	void (*release)(void *);    /* set when the generation is replaced */
+	void (*release)(void *); /* set when the generation is replaced */
 	void *arg;
 };
 
 struct fleet_entry {
-	fleet_router_t pub;         /* pub.last, rx_bps, tx_bps point into data */
+	fleet_router_t pub; /* pub.last, rx_bps, tx_bps point into data */
 	struct fleet_data *data;
 };
 
@@ -49,9 +61,9 @@ struct fleet {
 	pthread_mutex_t mutex;
 	struct fleet_entry *routers; /* config order */
 	size_t n;
-	size_t *by_name;            /* indices sorted by router name, for bsearch */
+	size_t *by_name; /* indices sorted by router name, for bsearch */
 	struct fleet_stats stats;
-	struct fleet_gen *gen;      /* the current one; routers[].pub.conf point into its conf */
+	struct fleet_gen *gen; /* the current one; routers[].pub.conf point into its conf */
 };
 
 /* qsort has no context argument; only used on the loop thread, by create and reconfigure. */
@@ -289,7 +301,7 @@ void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late)
 fleet_view_t *fleet_view(fleet_t *f)
 {
 	fleet_view_t *v = xcalloc(1, sizeof(*v));
-	pthread_mutex_lock(&f->mutex);   /* a reload may change n: read it locked */
+	pthread_mutex_lock(&f->mutex); /* a reload may change n: read it locked */
 	v->n = f->n;
 	v->routers = xcalloc(v->n, sizeof(*v->routers));
 	v->data = xcalloc(v->n, sizeof(*v->data));
@@ -320,6 +332,15 @@ void fleet_view_free(fleet_view_t *v)
 	free(v);
 }
 
-size_t fleet_view_size(const fleet_view_t *v) { return v->n; }
-const fleet_router_t *fleet_view_at(const fleet_view_t *v, size_t i) { return i < v->n ? &v->routers[i] : NULL; }
-const struct fleet_stats *fleet_view_stats(const fleet_view_t *v) { return &v->stats; }
+size_t fleet_view_size(const fleet_view_t *v)
+{
+	return v->n;
+}
+const fleet_router_t *fleet_view_at(const fleet_view_t *v, size_t i)
+{
+	return i < v->n ? &v->routers[i] : NULL;
+}
+const struct fleet_stats *fleet_view_stats(const fleet_view_t *v)
+{
+	return &v->stats;
+}

@@ -17,30 +17,30 @@ typedef struct fleet fleet_t;
 
 typedef struct fleet_router {
 	const conf_router_t *conf;
-	sample_t *last;             /* newest complete sample; NULL before the first */
-	double *rx_bps, *tx_bps;    /* per last->ifaces[i], bits/s; NAN until two samples */
+	sample_t *last;          /* newest complete sample; NULL before the first */
+	double *rx_bps, *tx_bps; /* per last->ifaces[i], bits/s; NAN until two samples */
 	bool up;
-	bool polled;                /* at least one poll finished */
-	int64_t last_poll_ms;       /* wall clock of the newest finished poll, 0 if none */
+	bool polled;          /* at least one poll finished */
+	int64_t last_poll_ms; /* wall clock of the newest finished poll, 0 if none */
 	enum sample_err last_err;
-	char *last_error;           /* reason of the newest failure while down, else NULL */
+	char *last_error; /* reason of the newest failure while down, else NULL */
 	uint64_t errors[SAMPLE_ERR_COUNT];
 	uint64_t polls;
 } fleet_router_t;
 
 #define FLEET_HIST_BUCKETS 13
-extern const double fleet_hist_bounds[FLEET_HIST_BUCKETS];   /* seconds, ascending */
+extern const double fleet_hist_bounds[FLEET_HIST_BUCKETS]; /* seconds, ascending */
 
 struct fleet_hist {
-	uint64_t le[FLEET_HIST_BUCKETS];    /* cumulative counts per bound */
+	uint64_t le[FLEET_HIST_BUCKETS]; /* cumulative counts per bound */
 	uint64_t count;
-	double sum;                         /* seconds */
+	double sum; /* seconds */
 };
 
 struct fleet_stats {
-	struct fleet_hist duration;         /* of every finished poll */
-	struct fleet_hist start_delay;      /* from due to started, of every started poll */
-	uint64_t polls_late;                /* polls started later than one interval after due */
+	struct fleet_hist duration;    /* of every finished poll */
+	struct fleet_hist start_delay; /* from due to started, of every started poll */
+	uint64_t polls_late;           /* polls started later than one interval after due */
 };
 
 fleet_t *fleet_create(const conf_t *conf);

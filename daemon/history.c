@@ -13,12 +13,12 @@
 #include "store.h"
 #include "xmem.h"
 
-#define HISTORY_ROLLUP_MS 300000LL      /* the store's roll-up bucket */
-#define HISTORY_MAX_CORES 1024
-#define HISTORY_MAX_PEERS 5000
+#define HISTORY_ROLLUP_MS  300000LL /* the store's roll-up bucket */
+#define HISTORY_MAX_CORES  1024
+#define HISTORY_MAX_PEERS  5000
 #define HISTORY_MAX_EVENTS 2000
-#define HISTORY_BUSY_MS 2000
-#define HISTORY_DAY_MS 86400000LL
+#define HISTORY_BUSY_MS    2000
+#define HISTORY_DAY_MS     86400000LL
 #define HISTORY_MMAP_BYTES "1073741824"
 
 /* Running sums of one series while rows come in: value = num / w per bucket. */
@@ -49,12 +49,11 @@ static const char history_sql_ifaces[] =
 	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?4 AND s.time_ms < ?5"
 	" AND s.dt_ms > 0";
 
-static const char history_sql_cpu[] =
-	"SELECT core, (bucket_ms - ?2) / ?3, load_avg * n, n FROM cpu_rollup"
-	" WHERE router_id = ?1 AND bucket_ms >= ?2 AND bucket_ms < ?4"
-	" UNION ALL"
-	" SELECT core, (time_ms - ?2) / ?3, load, 1 FROM cpu_samples"
-	" WHERE router_id = ?1 AND time_ms >= ?4 AND time_ms < ?5";
+static const char history_sql_cpu[] = "SELECT core, (bucket_ms - ?2) / ?3, load_avg * n, n FROM cpu_rollup"
+				      " WHERE router_id = ?1 AND bucket_ms >= ?2 AND bucket_ms < ?4"
+				      " UNION ALL"
+				      " SELECT core, (time_ms - ?2) / ?3, load, 1 FROM cpu_samples"
+				      " WHERE router_id = ?1 AND time_ms >= ?4 AND time_ms < ?5";
 
 static const char history_sql_events[] =
 	"SELECT time_ms, kind, old_version, new_version, old_firmware, new_firmware, old_board,"
@@ -85,9 +84,15 @@ static const char history_sql_changes[] =
 
 int64_t history_range_ms(const char *name)
 {
-	static const struct { const char *name; int64_t ms; } ranges[] = {
-		{ "6h", 6 * 3600000LL }, { "24h", HISTORY_DAY_MS }, { "7d", 7 * HISTORY_DAY_MS },
-		{ "30d", 30 * HISTORY_DAY_MS }, { "all", 0 },
+	static const struct {
+		const char *name;
+		int64_t ms;
+	} ranges[] = {
+		{ "6h", 6 * 3600000LL },
+		{ "24h", HISTORY_DAY_MS },
+		{ "7d", 7 * HISTORY_DAY_MS },
+		{ "30d", 30 * HISTORY_DAY_MS },
+		{ "all", 0 },
 	};
 	for (size_t i = 0; name && i < sizeof(ranges) / sizeof(ranges[0]); i++)
 		if (strcmp(name, ranges[i].name) == 0)
@@ -115,8 +120,8 @@ static int history_fail(sqlite3 *db, const char *what, char **cause)
 }
 
 /* Prepare sql and bind ?1..?5 (unused ones are ignored). */
-static int history_prepare(sqlite3 *db, const char *sql, const int64_t *args, int nargs,
-			   sqlite3_stmt **q, char **cause)
+static int history_prepare(
+	sqlite3 *db, const char *sql, const int64_t *args, int nargs, sqlite3_stmt **q, char **cause)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, q, NULL) != SQLITE_OK)
 		return history_fail(db, "prepare", cause);
@@ -181,7 +186,10 @@ static int64_t history_rollup_done(sqlite3 *db)
 	return v;
 }
 
-static int64_t history_ceil(int64_t v, int64_t unit) { return (v + unit - 1) / unit * unit; }
+static int64_t history_ceil(int64_t v, int64_t unit)
+{
+	return (v + unit - 1) / unit * unit;
+}
 
 /* Choose the buckets: at most max_points (a few more after alignment), whole seconds, whole
  * 5-minute roll-up buckets when roll-ups are read. Returns where the raw part begins. */
@@ -231,8 +239,8 @@ static void history_acc_out(const double *num, const double *w, size_t n, double
 }
 
 /* The index of interface id in h->ifaces, appending it when new. */
-static size_t history_iface_slot(history_t *h, struct history_acc **acc, int64_t **ids, int64_t id,
-				 sqlite3_stmt *q)
+static size_t history_iface_slot(
+	history_t *h, struct history_acc **acc, int64_t **ids, int64_t id, sqlite3_stmt *q)
 {
 	for (size_t i = 0; i < h->nifaces; i++)
 		if ((*ids)[i] == id)
@@ -324,11 +332,16 @@ static int history_cpu(sqlite3 *db, history_t *h, const int64_t *args, char **ca
 static void history_event_row(sqlite3_stmt *q, struct history_event *e)
 {
 	*e = (struct history_event){
-		.time_ms = sqlite3_column_int64(q, 0), .kind = history_col_str(q, 1),
-		.old_version = history_col_str(q, 2), .new_version = history_col_str(q, 3),
-		.old_firmware = history_col_str(q, 4), .new_firmware = history_col_str(q, 5),
-		.old_board = history_col_str(q, 6), .new_board = history_col_str(q, 7),
-		.architecture = history_col_str(q, 8), .uptime_ms = history_col_i64(q, 9, -1),
+		.time_ms = sqlite3_column_int64(q, 0),
+		.kind = history_col_str(q, 1),
+		.old_version = history_col_str(q, 2),
+		.new_version = history_col_str(q, 3),
+		.old_firmware = history_col_str(q, 4),
+		.new_firmware = history_col_str(q, 5),
+		.old_board = history_col_str(q, 6),
+		.new_board = history_col_str(q, 7),
+		.architecture = history_col_str(q, 8),
+		.uptime_ms = history_col_i64(q, 9, -1),
 	};
 }
 
@@ -362,12 +375,14 @@ static double history_bps(sqlite3_stmt *q, int delta_col)
 static void history_peer_row(sqlite3_stmt *q, struct history_peer *p)
 {
 	*p = (struct history_peer){
-		.interface = history_col_str(q, 0), .name = history_col_str(q, 1),
+		.interface = history_col_str(q, 0),
+		.name = history_col_str(q, 1),
 		.time_ms = sqlite3_column_int64(q, 2),
 		.rx_bytes = (uint64_t)sqlite3_column_int64(q, 3),
 		.tx_bytes = (uint64_t)sqlite3_column_int64(q, 4),
 		.handshake_age_ms = history_col_i64(q, 5, -1),
-		.rx_bps = history_bps(q, 7), .tx_bps = history_bps(q, 8),
+		.rx_bps = history_bps(q, 7),
+		.tx_bps = history_bps(q, 8),
 	};
 }
 
@@ -395,7 +410,7 @@ static int history_read(sqlite3 *db, const struct history_req *req, history_t *h
 	int64_t split = history_axis(h, req, history_rollup_done(db));
 	int64_t args[5] = { rid, h->from_ms, h->bucket_ms, split, h->to_ms };
 	if (history_ifaces(db, h, args, cause) < 0 || history_cpu(db, h, args, cause) < 0 ||
-	    history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0)
+		history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0)
 		return -1;
 	return 0;
 }
@@ -404,10 +419,9 @@ static int history_read(sqlite3 *db, const struct history_req *req, history_t *h
 static sqlite3 *history_open(const char *path, char **cause)
 {
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		*cause = xasprintf("history: cannot open %s: %s", path,
-				   db ? sqlite3_errmsg(db) : "out of memory");
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		*cause = xasprintf(
+			"history: cannot open %s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		return NULL;
 	}
@@ -415,7 +429,7 @@ static sqlite3 *history_open(const char *path, char **cause)
 	/* Pages straight from the OS cache, not copied by pread into a cache that dies with the
 	 * connection at the end of the request (a 30-day page reads ~100,000 rows). */
 	sqlite3_exec(db, "PRAGMA mmap_size = " HISTORY_MMAP_BYTES, NULL, NULL, NULL);
-	if (store_sql_attach(db, cause) < 0) {   /* the packed samples' views */
+	if (store_sql_attach(db, cause) < 0) { /* the packed samples' views */
 		sqlite3_close(db);
 		return NULL;
 	}
@@ -429,8 +443,8 @@ int history_load(const struct history_req *req, history_t **out, char **cause)
 	if (db == NULL)
 		return -1;
 	history_t *h = xcalloc(1, sizeof(*h));
-	int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ?
-		history_read(db, req, h, cause) : history_fail(db, "begin", cause);
+	int rc = sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK ? history_read(db, req, h, cause)
+									  : history_fail(db, "begin", cause);
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(db);
 	if (rc != 0) {
@@ -446,14 +460,15 @@ int history_load(const struct history_req *req, history_t **out, char **cause)
 static void history_change_row(sqlite3_stmt *q, struct history_change *c)
 {
 	*c = (struct history_change){
-		.router = history_col_str(q, 0), .time_ms = sqlite3_column_int64(q, 1),
-		.kind = history_col_str(q, 2), .old_version = history_col_str(q, 3),
+		.router = history_col_str(q, 0),
+		.time_ms = sqlite3_column_int64(q, 1),
+		.kind = history_col_str(q, 2),
+		.old_version = history_col_str(q, 3),
 		.new_version = history_col_str(q, 4),
 	};
 }
 
-int history_last_changes(const char *db_path, struct history_change **out, size_t *n,
-			 char **cause)
+int history_last_changes(const char *db_path, struct history_change **out, size_t *n, char **cause)
 {
 	*out = NULL, *n = 0;
 	sqlite3 *db = history_open(db_path, cause);
@@ -489,8 +504,7 @@ void history_changes_free(struct history_change *c, size_t n)
 	free(c);
 }
 
-const struct history_change *history_change_find(const struct history_change *c, size_t n,
-						 const char *router)
+const struct history_change *history_change_find(const struct history_change *c, size_t n, const char *router)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -541,7 +555,7 @@ double history_load_at(const history_t *h, size_t core, size_t b)
 static bool history_is_version_event(const struct history_event *e)
 {
 	return e->new_version != NULL && e->kind != NULL && strcmp(e->kind, "firmware") != 0 &&
-	       strcmp(e->kind, "board") != 0;
+		strcmp(e->kind, "board") != 0;
 }
 
 const char *history_version_at(const history_t *h, int64_t t_ms)

@@ -13,30 +13,30 @@
 
 struct history_req {
 	const char *db_path;
-	const char *router;        /* config name */
-	int64_t from_ms;           /* 0: since the router was first seen */
-	int64_t to_ms;             /* usually now */
-	int64_t raw_retention_ms;  /* raw samples older than to_ms - this may be gone; 0: 35 d */
-	size_t max_points;         /* buckets on the time axis; 0: HISTORY_MAX_POINTS */
-	int64_t min_bucket_ms;     /* narrowest bucket (2 poll intervals: no empty buckets) */
+	const char *router;       /* config name */
+	int64_t from_ms;          /* 0: since the router was first seen */
+	int64_t to_ms;            /* usually now */
+	int64_t raw_retention_ms; /* raw samples older than to_ms - this may be gone; 0: 35 d */
+	size_t max_points;        /* buckets on the time axis; 0: HISTORY_MAX_POINTS */
+	int64_t min_bucket_ms;    /* narrowest bucket (2 poll intervals: no empty buckets) */
 };
 
 /* One version_history row. Strings are router text (untrusted), NULL when unknown. */
 struct history_event {
 	int64_t time_ms;
-	char *kind;                /* first, upgrade, downgrade, firmware, board, reboot */
+	char *kind; /* first, upgrade, downgrade, firmware, board, reboot */
 	char *old_version, *new_version, *old_firmware, *new_firmware, *old_board, *new_board;
 	char *architecture;
-	int64_t uptime_ms;         /* -1 when unknown */
+	int64_t uptime_ms; /* -1 when unknown */
 };
 
 /* A peer's newest sample. */
 struct history_peer {
 	char *interface, *name;
-	int64_t time_ms;           /* of the newest sample */
+	int64_t time_ms; /* of the newest sample */
 	uint64_t rx_bytes, tx_bytes;
-	int64_t handshake_age_ms;  /* -1 when never */
-	double rx_bps, tx_bps;     /* over the newest interval, bits/s; NAN when unknown */
+	int64_t handshake_age_ms; /* -1 when never */
+	double rx_bps, tx_bps;    /* over the newest interval, bits/s; NAN when unknown */
 };
 
 /* Per WireGuard interface, one value per bucket, bits/s, NAN where no data. */
@@ -48,21 +48,21 @@ struct history_iface {
 /* The result: plain data owned by the caller (history_free). Bucket i covers
  * [from_ms + i * bucket_ms, from_ms + (i + 1) * bucket_ms). */
 typedef struct history {
-	int64_t first_seen_ms, last_poll_ms, last_ok_ms, uptime_ms, info_ms;   /* 0/-1 unknown */
+	int64_t first_seen_ms, last_poll_ms, last_ok_ms, uptime_ms, info_ms; /* 0/-1 unknown */
 	char *version, *channel, *firmware, *upgrade_firmware, *board, *architecture, *cpu_model;
 
 	int64_t from_ms, to_ms, bucket_ms;
 	size_t nbuckets;
-	bool rolled;               /* the series read 5-minute roll-ups (long range) */
+	bool rolled; /* the series read 5-minute roll-ups (long range) */
 
 	size_t nifaces;
 	struct history_iface *ifaces;
 	size_t ncores;
-	double *load;              /* ncores rows of nbuckets, 0..1, NAN where no data */
+	double *load; /* ncores rows of nbuckets, 0..1, NAN where no data */
 	size_t nevents;
-	struct history_event *events;   /* all of the router's, oldest first */
+	struct history_event *events; /* all of the router's, oldest first */
 	size_t npeers;
-	struct history_peer *peers;     /* by interface, then name */
+	struct history_peer *peers; /* by interface, then name */
 } history_t;
 
 /* 0 and *out on success; 1 when the database does not know the router (*out NULL); -1 with
@@ -78,21 +78,20 @@ const char *history_version_at(const history_t *h, int64_t t_ms);
 
 /* A router's newest version change (kind upgrade or downgrade). Strings are owned. */
 struct history_change {
-	char *router;              /* config name */
+	char *router; /* config name */
 	int64_t time_ms;
-	char *kind;                /* "upgrade" or "downgrade" */
-	char *old_version, *new_version;   /* router text, NULL when unknown */
+	char *kind;                      /* "upgrade" or "downgrade" */
+	char *old_version, *new_version; /* router text, NULL when unknown */
 };
 
 /* The newest version change of every router that has one, sorted by router name (strcmp),
  * in one query for the whole fleet. 0 with *out and *n (caller frees: history_changes_free;
  * *out may be NULL when n is 0); -1 with *cause when the database cannot be read. Never logs. */
-int history_last_changes(const char *db_path, struct history_change **out, size_t *n,
-			 char **cause);
+int history_last_changes(const char *db_path, struct history_change **out, size_t *n, char **cause);
 void history_changes_free(struct history_change *c, size_t n);
 /* The entry of router in c (sorted as history_last_changes returns it), NULL when none. */
-const struct history_change *history_change_find(const struct history_change *c, size_t n,
-						 const char *router);
+const struct history_change *history_change_find(
+	const struct history_change *c, size_t n, const char *router);
 
 /* Duration of a range name: "6h", "24h", "7d", "30d" give ms; "all" gives 0. -1 when unknown. */
 int64_t history_range_ms(const char *name);

@@ -10,8 +10,14 @@
 static enum log_level log_level = LOG_LVL_INFO;
 static pthread_mutex_t log_mutex = PTHREAD_MUTEX_INITIALIZER;
 
-void log_set_level(enum log_level level) { log_level = level; }
-enum log_level log_get_level(void) { return log_level; }
+void log_set_level(enum log_level level)
+{
+	log_level = level;
+}
+enum log_level log_get_level(void)
+{
+	return log_level;
+}
 
 void log_msg(enum log_level level, const char *fmt, ...)
 {

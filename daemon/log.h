@@ -5,7 +5,7 @@
 
 enum log_level { LOG_LVL_ERROR = 0, LOG_LVL_WARN, LOG_LVL_INFO, LOG_LVL_DEBUG };
 
-void log_set_level(enum log_level level);        /* default LOG_LVL_INFO */
+void log_set_level(enum log_level level); /* default LOG_LVL_INFO */
 enum log_level log_get_level(void);
 void log_msg(enum log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -24,7 +24,7 @@ struct loop_fd {
 
 struct loop_timer {
 	int64_t at_ms;
-	uint64_t seq;               /* creation order: FIFO among equal times */
+	uint64_t seq; /* creation order: FIFO among equal times */
 	uint32_t slot;
 	loop_timer_fn fn;
 	void *arg;
@@ -40,12 +40,12 @@ struct loop_slot {
 
 struct loop {
 	int epfd;
-	struct loop_fd *fds;        /* indexed by fd */
+	struct loop_fd *fds; /* indexed by fd */
 	size_t nfds;
 	struct loop_timer *heap;
 	size_t nheap, capheap;
 	struct loop_slot *slots;
-	uint32_t *free_slots;       /* stack of unused slot numbers */
+	uint32_t *free_slots; /* stack of unused slot numbers */
 	size_t nslots, nfree;
 	uint64_t next_seq;
 	int64_t now_ms;
@@ -60,11 +60,26 @@ static int64_t loop_clock_ms(clockid_t id)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t loop_mono_ms(void) { return loop_clock_ms(CLOCK_MONOTONIC); }
-int64_t loop_wall_ms(void) { return loop_clock_ms(CLOCK_REALTIME); }
-int64_t loop_now_ms(loop_t *l) { return l->now_ms; }
-int64_t loop_heartbeat_ms(const loop_t *l) { return atomic_load(&l->heartbeat_ms); }
-void loop_stop(loop_t *l) { l->quit = 1; }
+int64_t loop_mono_ms(void)
+{
+	return loop_clock_ms(CLOCK_MONOTONIC);
+}
+int64_t loop_wall_ms(void)
+{
+	return loop_clock_ms(CLOCK_REALTIME);
+}
+int64_t loop_now_ms(loop_t *l)
+{
+	return l->now_ms;
+}
+int64_t loop_heartbeat_ms(const loop_t *l)
+{
+	return atomic_load(&l->heartbeat_ms);
+}
+void loop_stop(loop_t *l)
+{
+	l->quit = 1;
+}
 
 loop_t *loop_create(void)
 {
@@ -152,7 +167,7 @@ static bool loop_heap_less(const loop_t *l, size_t a, size_t b)
 {
 	if (l->heap[a].at_ms != l->heap[b].at_ms)
 		return l->heap[a].at_ms < l->heap[b].at_ms;
-	return l->heap[a].seq < l->heap[b].seq;   /* FIFO for equal times */
+	return l->heap[a].seq < l->heap[b].seq; /* FIFO for equal times */
 }
 
 static void loop_heap_up(loop_t *l, size_t i)
@@ -195,7 +210,7 @@ static uint32_t loop_slot_get(loop_t *l)
 	if (l->nfree > 0)
 		return l->free_slots[--l->nfree];
 	if (l->nslots == UINT32_MAX)
-		abort();   /* four billion pending timers: our bug */
+		abort(); /* four billion pending timers: our bug */
 	l->slots = xreallocarray(l->slots, l->nslots + 1, sizeof(*l->slots));
 	l->free_slots = xreallocarray(l->free_slots, l->nslots + 1, sizeof(*l->free_slots));
 	l->slots[l->nslots] = (struct loop_slot){ 0 };
@@ -210,10 +225,11 @@ loop_timer_id loop_at(loop_t *l, int64_t at_ms, loop_timer_fn fn, void *arg)
 	}
 	uint32_t slot = loop_slot_get(l);
 	struct loop_slot *sl = &l->slots[slot];
-	sl->gen = sl->gen == UINT32_MAX ? 1 : sl->gen + 1;   /* never 0: id 0 is never valid */
+	sl->gen = sl->gen == UINT32_MAX ? 1 : sl->gen + 1; /* never 0: id 0 is never valid */
 	sl->pending = true;
-	loop_heap_place(l, l->nheap, (struct loop_timer){ .at_ms = at_ms, .seq = l->next_seq++,
-		.slot = slot, .fn = fn, .arg = arg });
+	loop_heap_place(l, l->nheap,
+		(struct loop_timer){
+			.at_ms = at_ms, .seq = l->next_seq++, .slot = slot, .fn = fn, .arg = arg });
 	loop_heap_up(l, l->nheap++);
 	return (uint64_t)sl->gen << 32 | slot;
 }
@@ -245,7 +261,7 @@ static void loop_run_timers(loop_t *l)
 static int loop_wait_ms(const loop_t *l)
 {
 	if (l->nheap == 0)
-		return 1000;        /* wake at least each second for the heartbeat */
+		return 1000; /* wake at least each second for the heartbeat */
 	int64_t d = l->heap[0].at_ms - loop_mono_ms();
 	if (d < 0)
 		return 0;
@@ -264,7 +280,7 @@ static void loop_dispatch(loop_t *l, const struct epoll_event *ev)
 	if (ev->events & EPOLLOUT)
 		events |= LOOP_WRITE;
 	if (ev->events & (EPOLLHUP | EPOLLERR))
-		events |= f.events;    /* let the owner read the EOF or the error */
+		events |= f.events; /* let the owner read the EOF or the error */
 	f.fn(fd, events, f.arg);
 }
 

@@ -59,10 +59,14 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 {
 	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT };
 	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' }, { "check", no_argument, NULL, OPT_CHECK },
-		{ "once", no_argument, NULL, OPT_ONCE }, { "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' }, { "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' }, { "report", no_argument, NULL, OPT_REPORT },
+		{ "config", required_argument, NULL, 'c' },
+		{ "check", no_argument, NULL, OPT_CHECK },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "report", no_argument, NULL, OPT_REPORT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -94,12 +98,12 @@ static void main_on_signal(int sig)
 
 static void main_signals(void)
 {
-	struct sigaction sa = { .sa_handler = main_on_signal };   /* no SA_RESTART: wake epoll */
+	struct sigaction sa = { .sa_handler = main_on_signal }; /* no SA_RESTART: wake epoll */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);   /* reload comes with the reliability work; ignore, never die */
+	signal(SIGHUP, SIG_IGN); /* reload comes with the reliability work; ignore, never die */
 }
 
 /* Each collector of a router holds one socket (REST a keep-alive connection, SNMP a session);
@@ -121,7 +125,8 @@ static void main_raise_nofile(const conf_t *conf)
 			strerror(errno));
 	if (rl.rlim_cur < want_fds)
 		log_warn("open-files limit %llu is low for %zu routers (about %zu sockets); raise "
-			 "LimitNOFILE", (unsigned long long)rl.rlim_cur, conf->nrouters, want_fds);
+			 "LimitNOFILE",
+			(unsigned long long)rl.rlim_cur, conf->nrouters, want_fds);
 }
 
 /* [daemon] shard = K/N: the one place where a loaded config loses the routers of other shards,
@@ -132,7 +137,7 @@ static size_t main_shard(conf_t *c, const char *what)
 	metrics_set_shard(c->shard.index, c->shard.count);
 	if (c->shard.count > 1)
 		log_info("%sshard %d/%d: %zu of %zu routers", what, c->shard.index, c->shard.count,
-			 c->nrouters, total);
+			c->nrouters, total);
 	return total;
 }
 
@@ -153,7 +158,7 @@ static int main_load_conf(const char *path, conf_t **conf)
 
 struct daemon {
 	conf_t *conf;
-	conf_t *boot_conf;    /* the one started with: HTTP holds it, it lives until exit */
+	conf_t *boot_conf; /* the one started with: HTTP holds it, it lives until exit */
 	loop_t *loop;
 	store_t *store;
 	fleet_t *fleet;
@@ -162,7 +167,7 @@ struct daemon {
 	poller_t *poller;
 	http_t *http;
 	detector_t *detector;
-	alert_t *alert;       /* NULL without [alert] alertmanager */
+	alert_t *alert; /* NULL without [alert] alertmanager */
 	int64_t watchdog_ms;
 };
 
@@ -186,7 +191,7 @@ static void main_notify_ready(struct daemon *d)
 	}
 }
 #else
-static void main_notify_ready(struct daemon *d) { }
+static void main_notify_ready(struct daemon *d) {}
 #endif
 
 static int main_start(struct daemon *d, bool once)
@@ -228,9 +233,9 @@ static int main_start(struct daemon *d, bool once)
 		free(cause);
 		return -1;
 	}
-	log_info("wgwatchd %s: %zu routers, every %lld ms, %s://%s/", PACKAGE_VERSION,
-		d->conf->nrouters, (long long)d->conf->interval_ms,
-		d->conf->web_cert != NULL ? "https" : "http", d->conf->listen);
+	log_info("wgwatchd %s: %zu routers, every %lld ms, %s://%s/", PACKAGE_VERSION, d->conf->nrouters,
+		(long long)d->conf->interval_ms, d->conf->web_cert != NULL ? "https" : "http",
+		d->conf->listen);
 	return 0;
 }
 
@@ -246,12 +251,15 @@ static void main_on_hup(int sig)
 	int saved = errno;
 	if (main_hup_pipe[1] >= 0) {
 		ssize_t n = write(main_hup_pipe[1], "", 1);
-		(void)n;    /* a full pipe means a reload is pending anyway */
+		(void)n; /* a full pipe means a reload is pending anyway */
 	}
 	errno = saved;
 }
 
-static void main_conf_release(void *conf) { conf_free(conf); }
+static void main_conf_release(void *conf)
+{
+	conf_free(conf);
+}
 
 static void main_log_errors(const char *text)
 {
@@ -305,11 +313,12 @@ static void main_reload_warn(const conf_t *boot, const conf_t *next)
 	else if (boot->max_body_bytes != next->max_body_bytes)
 		key = "max_body";
 	else if (boot->retention_ms != next->retention_ms ||
-		 boot->rollup_retention_ms != next->rollup_retention_ms)
+		boot->rollup_retention_ms != next->rollup_retention_ms)
 		key = "retention";
 	if (key != NULL)
 		log_warn("reload: [daemon] %s changed: it takes effect at the next restart (as do [web] "
-			 "settings)", key);
+			 "settings)",
+			key);
 }
 
 static void main_reload(void *arg)
@@ -322,7 +331,7 @@ static void main_reload(void *arg)
 	if (conf_load(old->path, &next, &errors) != 0) {
 		main_log_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",
-			  old->nrouters);
+			old->nrouters);
 		free(errors);
 		return;
 	}
@@ -330,7 +339,7 @@ static void main_reload(void *arg)
 	main_diff(old, next, &added, &removed);
 	main_reload_warn(d->boot_conf, next);
 	d->conf = next;
-	d->poller = poller_reload(d->poller, next);   /* before the old conf may be freed */
+	d->poller = poller_reload(d->poller, next); /* before the old conf may be freed */
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
@@ -348,7 +357,7 @@ static void main_on_hup_fd(int fd, int events, void *arg)
 static void main_reload_setup(struct daemon *d)
 {
 	if (pipe2(main_hup_pipe, O_NONBLOCK | O_CLOEXEC) != 0 ||
-	    loop_watch_fd(d->loop, main_hup_pipe[0], LOOP_READ, main_on_hup_fd, d) != 0) {
+		loop_watch_fd(d->loop, main_hup_pipe[0], LOOP_READ, main_on_hup_fd, d) != 0) {
 		log_warn("SIGHUP will not reload the configuration: %s", strerror(errno));
 		return;
 	}
@@ -376,7 +385,7 @@ static void main_stop(struct daemon *d)
 	poller_destroy(d->poller);
 	rest_destroy(d->rest);
 	snmp_destroy(d->snmp);
-	store_close(d->store);     /* writes everything queued */
+	store_close(d->store); /* writes everything queued */
 	fleet_destroy(d->fleet);
 	main_reload_teardown();
 	loop_destroy(d->loop);
@@ -432,7 +441,7 @@ int main(int argc, char **argv)
 	if (o.check) {
 		if (d.conf->shard.count > 1)
 			printf("%s: ok, %zu routers; shard %d/%d owns %zu\n", o.conf_path, total,
-			       d.conf->shard.index, d.conf->shard.count, d.conf->nrouters);
+				d.conf->shard.index, d.conf->shard.count, d.conf->nrouters);
 		else
 			printf("%s: ok, %zu routers\n", o.conf_path, total);
 		conf_free(d.conf);

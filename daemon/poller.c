@@ -13,22 +13,22 @@
 #include <string.h>
 
 #define POLLER_MAX_COLLECTORS 4
-#define POLLER_MAX_BACKOFF 8          /* intervals skipped at most while a router is down */
+#define POLLER_MAX_BACKOFF    8 /* intervals skipped at most while a router is down */
 
 struct prouter {
 	poller_t *p;
 	const conf_router_t *conf;
-	const collector_t *collector;     /* NULL: no collector handles it */
-	const collector_t *second;        /* another that handles it too (SNMP beside REST), or NULL */
-	sample_t *first;                  /* the first collector's sample while the second runs */
-	conf_router_t derived;            /* conf given to the second: interfaces = those seen first */
-	int64_t due_ms;                   /* monotonic time the current/next poll is due */
+	const collector_t *collector; /* NULL: no collector handles it */
+	const collector_t *second;    /* another that handles it too (SNMP beside REST), or NULL */
+	sample_t *first;              /* the first collector's sample while the second runs */
+	conf_router_t derived;        /* conf given to the second: interfaces = those seen first */
+	int64_t due_ms;               /* monotonic time the current/next poll is due */
 	int64_t started_ms;
 	loop_timer_id timer;
 	bool in_flight, queued;
-	bool carried;                     /* due_ms carried over from before a reload */
-	unsigned fails;                   /* consecutive failed polls */
-	sample_t *failed;                 /* a poll that could not start, delivered by a timer */
+	bool carried;     /* due_ms carried over from before a reload */
+	unsigned fails;   /* consecutive failed polls */
+	sample_t *failed; /* a poll that could not start, delivered by a timer */
 	struct prouter *next_queued;
 };
 
@@ -43,7 +43,7 @@ struct poller {
 	size_t n;
 	size_t in_flight;
 	struct prouter *queue_head, *queue_tail;
-	FILE *once_out;                   /* non-NULL in --once mode */
+	FILE *once_out; /* non-NULL in --once mode */
 	size_t once_left, once_failed;
 };
 
@@ -111,7 +111,7 @@ static void poller_bind_collectors(poller_t *p)
 /* A stable offset in [0, interval) from the router's name: restarts keep each router's phase. */
 static int64_t poller_phase(const conf_router_t *rc)
 {
-	uint64_t h = 1469598103934665603ull;   /* FNV-1a */
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 	for (const char *s = rc->name; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
 	return rc->interval_ms > 0 ? (int64_t)(h % (uint64_t)rc->interval_ms) : 0;
@@ -150,9 +150,8 @@ static void poller_dequeue(poller_t *p)
 static void poller_log_change(const struct prouter *r, const sample_t *s)
 {
 	if (s->err == SAMPLE_OK)
-		log_info("router %s: up (RouterOS %s, %s, %s)", r->conf->name,
-			s->version ? s->version : "?", s->board ? s->board : "?",
-			s->architecture ? s->architecture : "?");
+		log_info("router %s: up (RouterOS %s, %s, %s)", r->conf->name, s->version ? s->version : "?",
+			s->board ? s->board : "?", s->architecture ? s->architecture : "?");
 	else
 		log_warn("router %s: down: %s: %s", r->conf->name, sample_err_name(s->err),
 			s->error ? s->error : "");
@@ -218,7 +217,7 @@ static void poller_derive_conf(struct prouter *r, const sample_t *first)
 	r->derived.interfaces = xcalloc(first->nifaces, sizeof(char *));
 	r->derived.ninterfaces = first->nifaces;
 	for (size_t i = 0; i < first->nifaces; i++)
-		r->derived.interfaces[i] = first->ifaces[i].name;   /* lives until the merge */
+		r->derived.interfaces[i] = first->ifaces[i].name; /* lives until the merge */
 }
 
 /* Moves *src into *dst when *dst is unknown. */
@@ -232,7 +231,7 @@ static void poller_take(char **dst, char **src)
 
 static void poller_merge_ifaces(sample_t *into, sample_t *from)
 {
-	if (into->nifaces == 0) {   /* the first source failed: the second's interfaces stand */
+	if (into->nifaces == 0) { /* the first source failed: the second's interfaces stand */
 		into->ifaces = from->ifaces;
 		into->nifaces = from->nifaces;
 		from->ifaces = NULL;
@@ -307,13 +306,14 @@ static void poller_start_poll(struct prouter *r)
 {
 	poller_t *p = r->p;
 	r->started_ms = loop_mono_ms();
-	if (p->once_out == NULL) {   /* --once has no schedule to keep */
+	if (p->once_out == NULL) { /* --once has no schedule to keep */
 		int64_t delay = r->started_ms - r->due_ms;
 		bool late = delay > r->conf->interval_ms;
 		fleet_note_start(p->fleet, delay, late);
 		if (late)
 			log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] "
-				"max_in_flight or interval", r->conf->name, delay);
+				 "max_in_flight or interval",
+				r->conf->name, delay);
 	}
 	r->in_flight = true;
 	p->in_flight++;
@@ -391,7 +391,7 @@ static void poller_carry(poller_t *p, const poller_t *old)
 			continue;
 		r->fails = was->fails;
 		if (was->conf->interval_ms != r->conf->interval_ms)
-			continue;   /* a new grid: start afresh within the new interval */
+			continue; /* a new grid: start afresh within the new interval */
 		r->due_ms = was->due_ms;
 		r->carried = true;
 	}
@@ -437,4 +437,7 @@ void poller_once(poller_t *p, FILE *out)
 		loop_stop(p->loop);
 }
 
-size_t poller_once_failed(const poller_t *p) { return p->once_failed; }
+size_t poller_once_failed(const poller_t *p)
+{
+	return p->once_failed;
+}

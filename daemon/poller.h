@@ -16,10 +16,10 @@
 typedef struct poller poller_t;
 
 poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, store_t *store);
-void poller_destroy(poller_t *p);              /* cancels polls in flight */
+void poller_destroy(poller_t *p); /* cancels polls in flight */
 void poller_add_collector(poller_t *p, collector_t c);
 
-void poller_start(poller_t *p);                /* poll forever on the interval grid */
+void poller_start(poller_t *p); /* poll forever on the interval grid */
 
 /* Follow a reloaded config: returns a started poller of conf with old's loop, fleet, store and
  * collectors, and destroys old (a poller started with poller_start). Routers are matched by

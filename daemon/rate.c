@@ -30,7 +30,7 @@ bool rate_restarted(int64_t prev_uptime_ms, int64_t cur_uptime_ms, int64_t elaps
 	if (prev_uptime_ms < 0 || cur_uptime_ms < 0)
 		return false;
 	if (elapsed_ms <= 0)
-		return cur_uptime_ms < prev_uptime_ms;   /* our clock went back: uptime is all we have */
+		return cur_uptime_ms < prev_uptime_ms; /* our clock went back: uptime is all we have */
 	/* Uptime is counted in whole seconds and clocks drift: allow some slack. */
 	int64_t slack = 5000 + elapsed_ms / 100;
 	/* A restart since the previous reading leaves an uptime shorter than the time since it.

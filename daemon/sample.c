@@ -72,22 +72,25 @@ void sample_free(sample_t *s)
 	free(s);
 }
 
-static size_t sample_slen(const char *str) { return str ? strlen(str) + 1 : 0; }
+static size_t sample_slen(const char *str)
+{
+	return str ? strlen(str) + 1 : 0;
+}
 
 /* Bytes sample_dup needs for s: the struct, its arrays, then every string with its NUL. */
 static size_t sample_packed_size(const sample_t *s)
 {
 	size_t n = sizeof(*s) + s->ncores * sizeof(*s->cores) + s->nifaces * sizeof(*s->ifaces) +
-		   s->npeers * sizeof(*s->peers);
-	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware,
-			      s->upgrade_firmware, s->board, s->architecture, s->cpu_model };
+		s->npeers * sizeof(*s->peers);
+	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware, s->upgrade_firmware,
+		s->board, s->architecture, s->cpu_model };
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 		n += sample_slen(top[i]);
 	for (size_t i = 0; i < s->nifaces; i++)
 		n += sample_slen(s->ifaces[i].name) + sample_slen(s->ifaces[i].type);
 	for (size_t i = 0; i < s->npeers; i++)
 		n += sample_slen(s->peers[i].interface) + sample_slen(s->peers[i].peer) +
-		     sample_slen(s->peers[i].public_key);
+			sample_slen(s->peers[i].public_key);
 	return n;
 }
 

@@ -11,28 +11,28 @@
 /* Why a poll failed. The names (sample_err_name) are the `kind` label of wgwatch_poll_errors_total. */
 enum sample_err {
 	SAMPLE_OK = 0,
-	SAMPLE_ERR_TIMEOUT,    /* no complete answer within the timeout */
-	SAMPLE_ERR_CONNECT,    /* refused, unreachable, reset */
-	SAMPLE_ERR_DNS,        /* host name did not resolve */
-	SAMPLE_ERR_TLS,        /* handshake or certificate verification failed */
-	SAMPLE_ERR_AUTH,       /* 401/403 or SNMP authentication failure */
-	SAMPLE_ERR_HTTP,       /* other HTTP status >= 400 */
-	SAMPLE_ERR_PARSE,      /* body not JSON, or not the shape RouterOS sends */
-	SAMPLE_ERR_SIZE,       /* body over the size cap */
-	SAMPLE_ERR_SNMP,       /* SNMP error status or unusable varbinds */
-	SAMPLE_ERR_UNSUPPORTED,/* no collector can poll this router */
-	SAMPLE_ERR_INTERNAL,   /* our bug or resource exhaustion */
+	SAMPLE_ERR_TIMEOUT,     /* no complete answer within the timeout */
+	SAMPLE_ERR_CONNECT,     /* refused, unreachable, reset */
+	SAMPLE_ERR_DNS,         /* host name did not resolve */
+	SAMPLE_ERR_TLS,         /* handshake or certificate verification failed */
+	SAMPLE_ERR_AUTH,        /* 401/403 or SNMP authentication failure */
+	SAMPLE_ERR_HTTP,        /* other HTTP status >= 400 */
+	SAMPLE_ERR_PARSE,       /* body not JSON, or not the shape RouterOS sends */
+	SAMPLE_ERR_SIZE,        /* body over the size cap */
+	SAMPLE_ERR_SNMP,        /* SNMP error status or unusable varbinds */
+	SAMPLE_ERR_UNSUPPORTED, /* no collector can poll this router */
+	SAMPLE_ERR_INTERNAL,    /* our bug or resource exhaustion */
 	SAMPLE_ERR_COUNT
 };
 
 struct sample_core {
-	double load;   /* 0..1 */
-	double irq;    /* 0..1, NAN when the source does not tell */
+	double load; /* 0..1 */
+	double irq;  /* 0..1, NAN when the source does not tell */
 };
 
 struct sample_iface {
 	char *name;
-	char *type;               /* "wg", "ether", ...; "" when unknown (SNMP) */
+	char *type; /* "wg", "ether", ...; "" when unknown (SNMP) */
 	bool running;
 	uint64_t rx_bytes, tx_bytes;
 	uint64_t rx_packets, tx_packets;
@@ -41,38 +41,38 @@ struct sample_iface {
 
 struct sample_peer {
 	char *interface;
-	char *peer;               /* name, else comment, else public key: the `peer` label */
+	char *peer; /* name, else comment, else public key: the `peer` label */
 	char *public_key;
 	uint64_t rx_bytes, tx_bytes;
 	int64_t last_handshake_ms; /* age of the last handshake; -1 when never */
 };
 
 typedef struct sample {
-	char *router;             /* config name of the router */
-	int64_t time_ms;          /* wall clock when the poll asked for the counters */
-	int64_t duration_ms;      /* how long the poll took */
-	const char *source;       /* "rest" or "snmp" (static string) */
+	char *router;        /* config name of the router */
+	int64_t time_ms;     /* wall clock when the poll asked for the counters */
+	int64_t duration_ms; /* how long the poll took */
+	const char *source;  /* "rest" or "snmp" (static string) */
 
-	enum sample_err err;      /* SAMPLE_OK when the router answered everything */
-	char *error;              /* human reason when err != SAMPLE_OK, else NULL */
+	enum sample_err err; /* SAMPLE_OK when the router answered everything */
+	char *error;         /* human reason when err != SAMPLE_OK, else NULL */
 
-	char *version;            /* "7.22.3" (channel stripped), NULL when unknown */
-	char *channel;            /* "stable", ... or NULL */
-	char *firmware;           /* RouterBOOT current-firmware, NULL on CHR */
+	char *version;  /* "7.22.3" (channel stripped), NULL when unknown */
+	char *channel;  /* "stable", ... or NULL */
+	char *firmware; /* RouterBOOT current-firmware, NULL on CHR */
 	char *upgrade_firmware;
 	char *board;
 	char *architecture;
 	char *cpu_model;
-	int64_t uptime_ms;        /* -1 when unknown */
+	int64_t uptime_ms; /* -1 when unknown */
 
 	size_t ncores;
 	struct sample_core *cores;
 	size_t nifaces;
 	struct sample_iface *ifaces;
-	bool have_peers;          /* false when the source cannot tell peers (SNMP alone) */
+	bool have_peers; /* false when the source cannot tell peers (SNMP alone) */
 	size_t npeers;
 	struct sample_peer *peers;
-	bool packed;              /* from sample_dup: one block, read-only (see there) */
+	bool packed; /* from sample_dup: one block, read-only (see there) */
 } sample_t;
 
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source);
@@ -84,10 +84,10 @@ sample_t *sample_dup(const sample_t *s);
 /* Mark the sample failed; keeps the first error given. fmt must not contain secrets. */
 void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const char *sample_err_name(enum sample_err err);   /* "timeout", "connect", ... */
+const char *sample_err_name(enum sample_err err); /* "timeout", "connect", ... */
 
-struct sample_iface *sample_add_iface(sample_t *s);  /* zeroed, appended */
+struct sample_iface *sample_add_iface(sample_t *s); /* zeroed, appended */
 struct sample_peer *sample_add_peer(sample_t *s);
-void sample_set_cores(sample_t *s, size_t n);        /* allocates n zeroed cores, irq = NAN */
+void sample_set_cores(sample_t *s, size_t n); /* allocates n zeroed cores, irq = NAN */
 
 #endif

@@ -6,9 +6,9 @@
 #include <stddef.h>
 
 struct schema_migration {
-	int version;        /* the PRAGMA user_version after this migration */
-	const char *name;   /* "001-initial" */
-	const char *sql;    /* statements, run in one transaction */
+	int version;      /* the PRAGMA user_version after this migration */
+	const char *name; /* "001-initial" */
+	const char *sql;  /* statements, run in one transaction */
 };
 
 extern const struct schema_migration schema_migrations[];

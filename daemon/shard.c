@@ -10,7 +10,7 @@
 #include "xmem.h"
 
 #define SHARD_FNV_OFFSET 0x811c9dc5u
-#define SHARD_FNV_PRIME 0x01000193u
+#define SHARD_FNV_PRIME  0x01000193u
 
 uint32_t shard_hash(const char *name)
 {

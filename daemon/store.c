@@ -25,22 +25,22 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STORE_BUCKET_MS      300000      /* roll-up bucket: 5 minutes */
-#define STORE_GRACE_MS       60000       /* a bucket is rolled up once it ended this long ago */
-#define STORE_CHUNK_MS       3600000     /* most time one maintenance transaction covers */
-#define STORE_MAINT_EVERY_MS 300000      /* maintenance period (store clock) */
-#define STORE_MAINT_FIRST_MS 60000       /* first maintenance after open */
-#define STORE_BEAT_MS        500         /* longest writer wait between heartbeats */
-#define STORE_BACKOFF_MIN_MS 100         /* retry delay after a failed commit, doubling ... */
-#define STORE_BACKOFF_MAX_MS 5000        /* ... up to this */
-#define STORE_CLOSE_RETRIES  5           /* failed commits tolerated while closing */
+#define STORE_BUCKET_MS      300000  /* roll-up bucket: 5 minutes */
+#define STORE_GRACE_MS       60000   /* a bucket is rolled up once it ended this long ago */
+#define STORE_CHUNK_MS       3600000 /* most time one maintenance transaction covers */
+#define STORE_MAINT_EVERY_MS 300000  /* maintenance period (store clock) */
+#define STORE_MAINT_FIRST_MS 60000   /* first maintenance after open */
+#define STORE_BEAT_MS        500     /* longest writer wait between heartbeats */
+#define STORE_BACKOFF_MIN_MS 100     /* retry delay after a failed commit, doubling ... */
+#define STORE_BACKOFF_MAX_MS 5000    /* ... up to this */
+#define STORE_CLOSE_RETRIES  5       /* failed commits tolerated while closing */
 #define STORE_BUSY_MS        5000
-#define STORE_GATHER_MS      500         /* polls gather this long before a commit ... */
-#define STORE_GATHER_POLLS   20000       /* ... unless there are this many (or a flush waits) */
+#define STORE_GATHER_MS      500   /* polls gather this long before a commit ... */
+#define STORE_GATHER_POLLS   20000 /* ... unless there are this many (or a flush waits) */
 #define STORE_DAY_MS         86400000LL
-#define STORE_PREV_POLLS     "2880"      /* polls looked back for a series' last counters */
+#define STORE_PREV_POLLS     "2880" /* polls looked back for a series' last counters */
 
-static size_t store_queue_max = 100000;  /* polls; a variable so that the test can lower it */
+static size_t store_queue_max = 100000; /* polls; a variable so that the test can lower it */
 
 static int64_t store_wall_ms(void)
 {
@@ -60,13 +60,21 @@ static int64_t store_mono_ms(void)
 static int64_t (*store_clock_ms)(void) = store_wall_ms;
 
 enum store_sq {
-	SQ_INS_ROUTER, SQ_UPD_ROUTER, SQ_INS_IFACE, SQ_INS_PEER, SQ_INS_POLL, SQ_INS_HIST,
-	SQ_GET_STATE, SQ_SET_STATE, SQ_COUNT
+	SQ_INS_ROUTER,
+	SQ_UPD_ROUTER,
+	SQ_INS_IFACE,
+	SQ_INS_PEER,
+	SQ_INS_POLL,
+	SQ_INS_HIST,
+	SQ_GET_STATE,
+	SQ_SET_STATE,
+	SQ_COUNT
 };
 
 static const char *const store_sql[SQ_COUNT] = {
 	[SQ_INS_ROUTER] = "INSERT INTO routers (name, first_seen_ms) VALUES (?1, ?2)",
-	[SQ_UPD_ROUTER] = "UPDATE routers SET last_poll_ms = ?2,"
+	[SQ_UPD_ROUTER] =
+		"UPDATE routers SET last_poll_ms = ?2,"
 		" last_ok_ms = CASE WHEN ?3 THEN ?2 ELSE last_ok_ms END,"
 		" version = coalesce(?4, version), channel = coalesce(?5, channel),"
 		" firmware = coalesce(?6, firmware), upgrade_firmware = coalesce(?7, upgrade_firmware),"
@@ -76,28 +84,29 @@ static const char *const store_sql[SQ_COUNT] = {
 	[SQ_INS_IFACE] = "INSERT INTO interfaces (router_id, name, type) VALUES (?1, ?2, ?3)",
 	[SQ_INS_PEER] = "INSERT INTO peers (router_id, interface, pkey, name) VALUES (?1, ?2, ?3, ?4)",
 	[SQ_INS_POLL] = "INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
-		" error, cpu, ifaces, peers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	[SQ_INS_HIST] = "INSERT INTO version_history (router_id, time_ms, kind, old_version,"
+			" error, cpu, ifaces, peers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[SQ_INS_HIST] =
+		"INSERT INTO version_history (router_id, time_ms, kind, old_version,"
 		" new_version, old_firmware, new_firmware, old_board, new_board, architecture, uptime_ms)"
 		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 	[SQ_GET_STATE] = "SELECT value FROM store_state WHERE key = ?1",
 	[SQ_SET_STATE] = "INSERT OR REPLACE INTO store_state VALUES (?1, ?2)",
 };
 
-struct store_series {             /* an interface, or a peer, of one router */
-	char *name;                   /* interface name; for a peer its interface */
-	char *key;                    /* peer: public key, else label; NULL for interfaces */
+struct store_series { /* an interface, or a peer, of one router */
+	char *name;   /* interface name; for a peer its interface */
+	char *key;    /* peer: public key, else label; NULL for interfaces */
 	int64_t id;
-	bool have_prev;               /* prev_* hold the newest stored counters */
+	bool have_prev; /* prev_* hold the newest stored counters */
 	int64_t prev_ms;
 	uint64_t prev_rx, prev_tx;
 };
 
-struct store_router {             /* what the writer remembers of a router (from the db) */
+struct store_router { /* what the writer remembers of a router (from the db) */
 	char *name;
 	int64_t id;
 	char *version, *firmware, *board;
-	int64_t uptime_ms, info_ms;   /* last known uptime and the poll time it was read; -1 */
+	int64_t uptime_ms, info_ms; /* last known uptime and the poll time it was read; -1 */
 	struct store_series *ifaces, *peers;
 	size_t nifaces, npeers;
 };
@@ -113,37 +122,40 @@ struct store {
 	sqlite3_stmt *sq[SQ_COUNT];
 	int lock_fd;
 	int64_t retention_ms, rollup_retention_ms;
-	char errmsg[200];             /* the last SQLite error of the writer */
-	buf_t pk[3];                  /* the poll being written, packed: cpu, ifaces, peers */
+	char errmsg[200]; /* the last SQLite error of the writer */
+	buf_t pk[3];      /* the poll being written, packed: cpu, ifaces, peers */
 
 	/* writer thread only */
 	struct store_router **routers; /* sorted by name */
 	size_t nrouters;
-	bool cache_stale;             /* reload the routers from the db before writing */
+	bool cache_stale; /* reload the routers from the db before writing */
 	struct store_item *batch;
 	size_t nbatch;
 	int64_t next_maint_ms;
 	bool maint_active;
 
 	pthread_t thread;
-	pthread_mutex_t mu;           /* guards everything below */
-	pthread_cond_t wake;          /* the writer waits for work */
-	pthread_cond_t progress;      /* flushers wait for commits */
-	struct store_item *q;         /* ring of submitted polls */
+	pthread_mutex_t mu;      /* guards everything below */
+	pthread_cond_t wake;     /* the writer waits for work */
+	pthread_cond_t progress; /* flushers wait for commits */
+	struct store_item *q;    /* ring of submitted polls */
 	size_t qhead, qlen, qcap;
 	uint64_t submit_seq, done_seq;
 	size_t inflight;
 	bool stopping, maint_forced;
-	int64_t gather_ms;            /* monotonic ms when the oldest queued poll came */
-	int flushing;                 /* store_flush callers waiting */
-	uint64_t maint_gen;           /* forced maintenance runs completed */
+	int64_t gather_ms;  /* monotonic ms when the oldest queued poll came */
+	int flushing;       /* store_flush callers waiting */
+	uint64_t maint_gen; /* forced maintenance runs completed */
 	int64_t heartbeat_ms;
 	struct store_stats stats;
 };
 
 /* ---- small helpers ---- */
 
-static int64_t store_min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t store_min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
 
 static int64_t store_floor_bucket(int64_t ms)
 {
@@ -174,7 +186,7 @@ static void *store_grow(void *p, size_t n, size_t size)
 
 struct store_ver {
 	long part[3];
-	int stage;                    /* 0 beta, 1 rc, 2 release */
+	int stage; /* 0 beta, 1 rc, 2 release */
 	long stage_n;
 };
 
@@ -272,22 +284,22 @@ static int64_t store_col_opt(sqlite3_stmt *q, int i)
 
 enum store_kind { STORE_CPU = 1, STORE_IFACE = 2, STORE_PEER = 3 };
 
-enum {                            /* entry flags of interfaces and peers */
-	STORE_F_DELTA = 1,            /* dt_ms, rx_delta and tx_delta follow */
+enum {                     /* entry flags of interfaces and peers */
+	STORE_F_DELTA = 1, /* dt_ms, rx_delta and tx_delta follow */
 	STORE_F_RESET = 2,
-	STORE_F_HANDSHAKE = 4,        /* peer: handshake_age_ms follows */
+	STORE_F_HANDSHAKE = 4, /* peer: handshake_age_ms follows */
 };
 
-struct store_val {                /* one entry, decoded */
-	int64_t id;                   /* core index, interface id or peer id */
-	int64_t load, irq;            /* cpu, per mille; irq -1 when unknown */
-	uint64_t c[6];                /* rx/tx bytes, rx/tx packets, rx/tx drops (peers: 2) */
-	int64_t handshake_ms;         /* peer: -1 when never */
+struct store_val {            /* one entry, decoded */
+	int64_t id;           /* core index, interface id or peer id */
+	int64_t load, irq;    /* cpu, per mille; irq -1 when unknown */
+	uint64_t c[6];        /* rx/tx bytes, rx/tx packets, rx/tx drops (peers: 2) */
+	int64_t handshake_ms; /* peer: -1 when never */
 	int flags;
 	int64_t dt_ms, rx_delta, tx_delta;
 };
 
-#define STORE_ENTRY_MAX 160       /* bytes of one encoded entry at most (15 varints) */
+#define STORE_ENTRY_MAX 160 /* bytes of one encoded entry at most (15 varints) */
 
 static size_t store_put_varint(uint8_t *p, uint64_t v)
 {
@@ -310,8 +322,14 @@ static bool store_get_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
 	return false;
 }
 
-static uint64_t store_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
-static int64_t store_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+static uint64_t store_zigzag(int64_t v)
+{
+	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+static int64_t store_unzigzag(uint64_t v)
+{
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
 
 /* Append one entry of the given kind; *prev_id is the id of the blob's previous entry. */
 static void store_pack(buf_t *b, enum store_kind kind, int64_t *prev_id, const struct store_val *v)
@@ -342,8 +360,8 @@ static void store_pack(buf_t *b, enum store_kind kind, int64_t *prev_id, const s
 }
 
 /* Decode the next entry at *p; false at the end or on a malformed blob. */
-static bool store_unpack(const uint8_t **p, const uint8_t *end, enum store_kind kind,
-			 int64_t *prev_id, struct store_val *v)
+static bool store_unpack(
+	const uint8_t **p, const uint8_t *end, enum store_kind kind, int64_t *prev_id, struct store_val *v)
 {
 	uint64_t x[5];
 	memset(v, 0, sizeof(*v));
@@ -362,7 +380,7 @@ static bool store_unpack(const uint8_t **p, const uint8_t *end, enum store_kind 
 	v->flags = (int)x[1];
 	if (v->flags & STORE_F_DELTA) {
 		if (!store_get_varint(p, end, &x[2]) || !store_get_varint(p, end, &x[3]) ||
-		    !store_get_varint(p, end, &x[4]))
+			!store_get_varint(p, end, &x[4]))
 			return false;
 		v->dt_ms = (int64_t)x[2];
 		v->rx_delta = (int64_t)x[3];
@@ -381,14 +399,26 @@ static bool store_unpack(const uint8_t **p, const uint8_t *end, enum store_kind 
 /* ---- store_values(blob): the entries of a packed blob as rows (an eponymous virtual table) */
 
 enum store_vcol {
-	VC_ID, VC_LOAD, VC_IRQ, VC_RX_BYTES, VC_TX_BYTES, VC_RX_PACKETS, VC_TX_PACKETS,
-	VC_RX_DROPS, VC_TX_DROPS, VC_HANDSHAKE, VC_DT, VC_RX_DELTA, VC_TX_DELTA, VC_RESET,
+	VC_ID,
+	VC_LOAD,
+	VC_IRQ,
+	VC_RX_BYTES,
+	VC_TX_BYTES,
+	VC_RX_PACKETS,
+	VC_TX_PACKETS,
+	VC_RX_DROPS,
+	VC_TX_DROPS,
+	VC_HANDSHAKE,
+	VC_DT,
+	VC_RX_DELTA,
+	VC_TX_DELTA,
+	VC_RESET,
 	VC_DATA
 };
 
 struct store_vcursor {
 	sqlite3_vtab_cursor base;
-	uint8_t *data;                /* our copy of the blob */
+	uint8_t *data; /* our copy of the blob */
 	const uint8_t *p, *end;
 	enum store_kind kind;
 	int64_t prev_id, rowid;
@@ -396,11 +426,12 @@ struct store_vcursor {
 	struct store_val v;
 };
 
-static int store_vconnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-			  sqlite3_vtab **out, char **err)
+static int store_vconnect(
+	sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
 	(void)aux, (void)argc, (void)argv, (void)err;
-	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id, load, irq, rx_bytes, tx_bytes,"
+	int rc = sqlite3_declare_vtab(db,
+		"CREATE TABLE x(id, load, irq, rx_bytes, tx_bytes,"
 		" rx_packets, tx_packets, rx_drops, tx_drops, handshake_age_ms, dt_ms, rx_delta,"
 		" tx_delta, reset, data HIDDEN)");
 	if (rc != SQLITE_OK)
@@ -465,8 +496,8 @@ static int store_vnext(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-static int store_vfilter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc,
-			 sqlite3_value **argv)
+static int store_vfilter(
+	sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
 {
 	(void)idx, (void)idxstr;
 	struct store_vcursor *c = (struct store_vcursor *)cur;
@@ -489,7 +520,10 @@ static int store_vfilter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, 
 	return store_vnext(cur);
 }
 
-static int store_veof(sqlite3_vtab_cursor *cur) { return ((struct store_vcursor *)cur)->eof; }
+static int store_veof(sqlite3_vtab_cursor *cur)
+{
+	return ((struct store_vcursor *)cur)->eof;
+}
 
 static int store_vrowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 {
@@ -519,17 +553,22 @@ static int store_vcolumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
 	case VC_TX_DELTA: store_vresult(ctx, v->tx_delta, delta); break;
 	case VC_RESET: store_vresult(ctx, (v->flags & STORE_F_RESET) != 0, !cpu); break;
 	case VC_DATA: break;
-	default:
-		store_vresult(ctx, (int64_t)v->c[col - VC_RX_BYTES], col - VC_RX_BYTES < ncounters);
+	default: store_vresult(ctx, (int64_t)v->c[col - VC_RX_BYTES], col - VC_RX_BYTES < ncounters);
 	}
 	return SQLITE_OK;
 }
 
 static sqlite3_module store_values_module = {
-	.xConnect = store_vconnect, .xBestIndex = store_vbestindex,
-	.xDisconnect = store_vdisconnect, .xOpen = store_vopen, .xClose = store_vclose,
-	.xFilter = store_vfilter, .xNext = store_vnext, .xEof = store_veof,
-	.xColumn = store_vcolumn, .xRowid = store_vrowid,
+	.xConnect = store_vconnect,
+	.xBestIndex = store_vbestindex,
+	.xDisconnect = store_vdisconnect,
+	.xOpen = store_vopen,
+	.xClose = store_vclose,
+	.xFilter = store_vfilter,
+	.xNext = store_vnext,
+	.xEof = store_veof,
+	.xColumn = store_vcolumn,
+	.xRowid = store_vrowid,
 };
 
 /* ---- store_pack_cpu/iface/peer(...): aggregates that build a blob (migration 003) ---- */
@@ -578,7 +617,7 @@ static void store_agg_final(sqlite3_context *ctx)
 {
 	struct store_agg *a = sqlite3_aggregate_context(ctx, 0);
 	if (a == NULL || a->b.len == 0)
-		return;                  /* no rows: NULL */
+		return; /* no rows: NULL */
 	sqlite3_result_blob(ctx, a->b.data, (int)a->b.len, SQLITE_TRANSIENT);
 	buf_free(&a->b);
 }
@@ -596,21 +635,26 @@ static const char store_views_sql[] =
 /* The function, the aggregates and the module; the views come once the schema is current. */
 static int store_sql_functions(sqlite3 *db)
 {
-	static const struct { const char *name; int argc; } aggs[] = {
-		{ "store_pack_cpu", 2 }, { "store_pack_iface", 11 }, { "store_pack_peer", 8 },
+	static const struct {
+		const char *name;
+		int argc;
+	} aggs[] = {
+		{ "store_pack_cpu", 2 },
+		{ "store_pack_iface", 11 },
+		{ "store_pack_peer", 8 },
 	};
 	int rc = sqlite3_create_module_v2(db, "store_values", &store_values_module, NULL, NULL);
 	for (size_t i = 0; rc == SQLITE_OK && i < sizeof(aggs) / sizeof(aggs[0]); i++)
 		rc = sqlite3_create_function_v2(db, aggs[i].name, aggs[i].argc,
-			SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL,
-			store_agg_step, store_agg_final, NULL);
+			SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, NULL, store_agg_step,
+			store_agg_final, NULL);
 	return rc;
 }
 
 int store_sql_attach(sqlite3 *db, char **cause)
 {
 	if (store_sql_functions(db) == SQLITE_OK &&
-	    sqlite3_exec(db, store_views_sql, NULL, NULL, NULL) == SQLITE_OK)
+		sqlite3_exec(db, store_views_sql, NULL, NULL, NULL) == SQLITE_OK)
 		return 0;
 	*cause = xasprintf("cannot set up the sample views: %s", sqlite3_errmsg(db));
 	return -1;
@@ -686,8 +730,8 @@ static struct store_router *store_router_insert(store_t *st, const char *name, i
 }
 
 /* Look up a series; polls list interfaces in the same order each time, so try `hint` first. */
-static struct store_series *store_series_find(struct store_series *v, size_t n, size_t hint,
-					      const char *name, const char *key)
+static struct store_series *store_series_find(
+	struct store_series *v, size_t n, size_t hint, const char *name, const char *key)
 {
 	for (size_t k = 0; k < n; k++) {
 		struct store_series *x = &v[(hint + k) % n];
@@ -697,8 +741,8 @@ static struct store_series *store_series_find(struct store_series *v, size_t n, 
 	return NULL;
 }
 
-static struct store_series *store_series_add(struct store_series **v, size_t *n,
-					     const char *name, const char *key, int64_t id)
+static struct store_series *store_series_add(
+	struct store_series **v, size_t *n, const char *name, const char *key, int64_t id)
 {
 	*v = store_grow(*v, *n, sizeof(**v));
 	struct store_series *x = &(*v)[(*n)++];
@@ -712,13 +756,15 @@ static struct store_series *store_series_add(struct store_series **v, size_t *n,
 static int store_load_routers(store_t *st)
 {
 	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(st->db, "SELECT id, name, version, firmware, board, uptime_ms,"
-			       " info_ms FROM routers", -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+		    "SELECT id, name, version, firmware, board, uptime_ms,"
+		    " info_ms FROM routers",
+		    -1, &q, NULL) != SQLITE_OK)
 		return store_note_error(st), -1;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct store_router *r = store_router_insert(st,
-			(const char *)sqlite3_column_text(q, 1), sqlite3_column_int64(q, 0));
+		struct store_router *r = store_router_insert(
+			st, (const char *)sqlite3_column_text(q, 1), sqlite3_column_int64(q, 0));
 		r->version = store_col_dup(q, 2);
 		r->firmware = store_col_dup(q, 3);
 		r->board = store_col_dup(q, 4);
@@ -747,8 +793,8 @@ static int store_load_series(store_t *st, bool peer)
 		struct store_router *r = store_router_find(st, (const char *)sqlite3_column_text(q, 0));
 		if (r != NULL)
 			store_series_add(peer ? &r->peers : &r->ifaces, peer ? &r->npeers : &r->nifaces,
-					 (const char *)sqlite3_column_text(q, 2),
-					 (const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
+				(const char *)sqlite3_column_text(q, 2),
+				(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
 	}
 	if (rc != SQLITE_DONE)
 		store_note_error(st);
@@ -758,8 +804,8 @@ static int store_load_series(store_t *st, bool peer)
 
 /* Take the counters of one packed blob as the previous ones of series that have none yet;
  * returns how many series got theirs. */
-static size_t store_prev_from(struct store_series *v, size_t n, sqlite3_stmt *q, int col,
-			      int64_t t, enum store_kind kind)
+static size_t store_prev_from(
+	struct store_series *v, size_t n, sqlite3_stmt *q, int col, int64_t t, enum store_kind kind)
 {
 	const uint8_t *p = sqlite3_column_blob(q, col);
 	const uint8_t *end = p + sqlite3_column_bytes(q, col);
@@ -800,9 +846,11 @@ static int store_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r)
 static int store_load_prevs(store_t *st)
 {
 	sqlite3_stmt *q;
-	if (sqlite3_prepare_v2(st->db, "SELECT time_ms, ifaces, peers FROM polls WHERE router_id = ?1"
-			       " AND (ifaces IS NOT NULL OR peers IS NOT NULL) ORDER BY time_ms DESC"
-			       " LIMIT " STORE_PREV_POLLS, -1, &q, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(st->db,
+		    "SELECT time_ms, ifaces, peers FROM polls WHERE router_id = ?1"
+		    " AND (ifaces IS NOT NULL OR peers IS NOT NULL) ORDER BY time_ms DESC"
+		    " LIMIT " STORE_PREV_POLLS,
+		    -1, &q, NULL) != SQLITE_OK)
 		return store_note_error(st), -1;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < st->nrouters; i++)
@@ -817,7 +865,7 @@ static int store_cache_load(store_t *st)
 	store_cache_clear(st);
 	st->cache_stale = true;
 	if (store_load_routers(st) < 0 || store_load_series(st, false) < 0 ||
-	    store_load_series(st, true) < 0 || store_load_prevs(st) < 0)
+		store_load_series(st, true) < 0 || store_load_prevs(st) < 0)
 		return -1;
 	st->cache_stale = false;
 	return 0;
@@ -838,9 +886,8 @@ static struct store_router *store_router_get(store_t *st, const sample_t *s)
 	return store_router_insert(st, s->router, sqlite3_last_insert_rowid(st->db));
 }
 
-static struct store_series *store_series_get(store_t *st, struct store_router *r, bool peer,
-					     size_t hint, const char *name, const char *key,
-					     const char *label)
+static struct store_series *store_series_get(store_t *st, struct store_router *r, bool peer, size_t hint,
+	const char *name, const char *key, const char *label)
 {
 	struct store_series **v = peer ? &r->peers : &r->ifaces;
 	size_t *n = peer ? &r->npeers : &r->nifaces;
@@ -859,20 +906,23 @@ static struct store_series *store_series_get(store_t *st, struct store_router *r
 }
 
 struct store_delta {
-	bool valid;                   /* there is a previous sample to compare with */
-	bool reset;                   /* counters restarted from zero in between */
+	bool valid; /* there is a previous sample to compare with */
+	bool reset; /* counters restarted from zero in between */
 	int64_t dt_ms, rx, tx;
 };
 
-static int64_t store_clamp(uint64_t v) { return v > INT64_MAX ? INT64_MAX : (int64_t)v; }
+static int64_t store_clamp(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
 
 /* Increase since the series' previous sample; remembers this one as the previous. */
-static void store_delta(struct store_series *x, int64_t t, uint64_t rx, uint64_t tx,
-			bool restarted, struct store_delta *d)
+static void store_delta(
+	struct store_series *x, int64_t t, uint64_t rx, uint64_t tx, bool restarted, struct store_delta *d)
 {
 	memset(d, 0, sizeof(*d));
 	if (x->have_prev && t <= x->prev_ms)
-		return;              /* older or repeated poll: no delta, keep the newer as prev */
+		return; /* older or repeated poll: no delta, keep the newer as prev */
 	if (x->have_prev) {
 		d->valid = true;
 		d->reset = restarted || rx < x->prev_rx || tx < x->prev_tx;
@@ -894,20 +944,20 @@ static void store_delta_flags(struct store_val *v, const struct store_delta *d)
 	v->tx_delta = d->tx;
 }
 
-static int store_pack_ifaces(store_t *st, struct store_router *r, const sample_t *s,
-			     bool restarted, buf_t *b)
+static int store_pack_ifaces(store_t *st, struct store_router *r, const sample_t *s, bool restarted, buf_t *b)
 {
 	int64_t prev_id = 0;
 	for (size_t i = 0; i < s->nifaces; i++) {
 		const struct sample_iface *f = &s->ifaces[i];
-		struct store_series *x = store_series_get(st, r, false, i, f->name ? f->name : "",
-							  NULL, f->type ? f->type : "");
+		struct store_series *x = store_series_get(
+			st, r, false, i, f->name ? f->name : "", NULL, f->type ? f->type : "");
 		if (x == NULL)
 			return -1;
 		struct store_delta d;
 		store_delta(x, s->time_ms, f->rx_bytes, f->tx_bytes, restarted, &d);
-		struct store_val v = { .id = x->id, .c = { f->rx_bytes, f->tx_bytes, f->rx_packets,
-			f->tx_packets, f->rx_drops, f->tx_drops } };
+		struct store_val v = { .id = x->id,
+			.c = { f->rx_bytes, f->tx_bytes, f->rx_packets, f->tx_packets, f->rx_drops,
+				f->tx_drops } };
 		store_delta_flags(&v, &d);
 		store_pack(b, STORE_IFACE, &prev_id, &v);
 	}
@@ -921,19 +971,19 @@ static const char *store_peer_key(const struct sample_peer *p)
 	return p->peer ? p->peer : "";
 }
 
-static int store_pack_peers(store_t *st, struct store_router *r, const sample_t *s,
-			    bool restarted, buf_t *b)
+static int store_pack_peers(store_t *st, struct store_router *r, const sample_t *s, bool restarted, buf_t *b)
 {
 	int64_t prev_id = 0;
 	for (size_t i = 0; i < s->npeers; i++) {
 		const struct sample_peer *p = &s->peers[i];
-		struct store_series *x = store_series_get(st, r, true, i,
-			p->interface ? p->interface : "", store_peer_key(p), p->peer ? p->peer : "");
+		struct store_series *x = store_series_get(st, r, true, i, p->interface ? p->interface : "",
+			store_peer_key(p), p->peer ? p->peer : "");
 		if (x == NULL)
 			return -1;
 		struct store_delta d;
 		store_delta(x, s->time_ms, p->rx_bytes, p->tx_bytes, restarted, &d);
-		struct store_val v = { .id = x->id, .c = { p->rx_bytes, p->tx_bytes },
+		struct store_val v = { .id = x->id,
+			.c = { p->rx_bytes, p->tx_bytes },
 			.handshake_ms = p->last_handshake_ms,
 			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
 		store_delta_flags(&v, &d);
@@ -955,13 +1005,12 @@ static void store_pack_cpu(const sample_t *s, buf_t *b)
 	for (size_t i = 0; i < s->ncores; i++) {
 		double irq = s->cores[i].irq;
 		struct store_val v = { .load = store_permille(s->cores[i].load),
-				       .irq = isnan(irq) ? -1 : store_permille(irq) };
+			.irq = isnan(irq) ? -1 : store_permille(irq) };
 		store_pack(b, STORE_CPU, &prev_id, &v);
 	}
 }
 
-static int store_hist(store_t *st, const struct store_router *r, const sample_t *s,
-		      const char *kind)
+static int store_hist(store_t *st, const struct store_router *r, const sample_t *s, const char *kind)
 {
 	sqlite3_stmt *q = st->sq[SQ_INS_HIST];
 	sqlite3_bind_int64(q, 1, r->id);
@@ -979,8 +1028,7 @@ static int store_hist(store_t *st, const struct store_router *r, const sample_t 
 }
 
 /* Compare the poll with what was known of the router and record what changed. */
-static int store_write_history(store_t *st, const struct store_router *r, const sample_t *s,
-			       bool restarted)
+static int store_write_history(store_t *st, const struct store_router *r, const sample_t *s, bool restarted)
 {
 	int cmp = 0;
 	if (s->version != NULL && r->version == NULL) {
@@ -1006,8 +1054,8 @@ static int store_update_router(store_t *st, struct store_router *r, const sample
 	sqlite3_bind_int64(q, 1, r->id);
 	sqlite3_bind_int64(q, 2, s->time_ms);
 	sqlite3_bind_int(q, 3, s->err == SAMPLE_OK);
-	const char *text[] = { s->version, s->channel, s->firmware, s->upgrade_firmware,
-			       s->board, s->architecture, s->cpu_model };
+	const char *text[] = { s->version, s->channel, s->firmware, s->upgrade_firmware, s->board,
+		s->architecture, s->cpu_model };
 	for (int i = 0; i < 7; i++)
 		store_bind_text(q, 4 + i, text[i]);
 	store_bind_opt(q, 11, s->uptime_ms, s->uptime_ms >= 0);
@@ -1048,7 +1096,7 @@ static int store_write_poll(store_t *st, const struct store_router *r, const sam
 static bool store_has_data(const sample_t *s)
 {
 	return s->err == SAMPLE_OK || s->version != NULL || s->ncores > 0 || s->nifaces > 0 ||
-	       s->npeers > 0 || s->uptime_ms >= 0;
+		s->npeers > 0 || s->uptime_ms >= 0;
 }
 
 /* One polls row with the poll's values packed (st->pk: cpu, ifaces, peers). */
@@ -1066,8 +1114,8 @@ static int store_write_sample(store_t *st, const sample_t *s, size_t *rows)
 	bool restarted = rate_restarted(r->uptime_ms, s->uptime_ms, s->time_ms - r->info_ms);
 	store_pack_cpu(s, &st->pk[0]);
 	if (store_write_history(st, r, s, restarted) < 0 ||
-	    store_pack_ifaces(st, r, s, restarted, &st->pk[1]) < 0 ||
-	    store_pack_peers(st, r, s, restarted, &st->pk[2]) < 0 || store_write_poll(st, r, s) < 0)
+		store_pack_ifaces(st, r, s, restarted, &st->pk[1]) < 0 ||
+		store_pack_peers(st, r, s, restarted, &st->pk[2]) < 0 || store_write_poll(st, r, s) < 0)
 		return -1;
 	*rows += s->ncores + s->nifaces + s->npeers;
 	return store_update_router(st, r, s);
@@ -1102,48 +1150,44 @@ fail:
 
 /* Roll-up of rates of one kind of counter series (tab = "iface" or "peer"), over the temp views
  * of the packed samples. The router_id conditions let SQLite seek the polls key. */
-#define STORE_END(tab, col, what) \
+#define STORE_END(tab, col, what)                                                    \
 	" (SELECT e." what " FROM " tab "_samples e WHERE e.router_id = s.router_id" \
-	"  AND e.time_ms >= b AND e.time_ms < b + 300000 AND e." col " = s." col \
+	"  AND e.time_ms >= b AND e.time_ms < b + 300000 AND e." col " = s." col     \
 	"  ORDER BY e.time_ms DESC LIMIT 1)"
-#define STORE_RATES(tab, col) \
-	"INSERT OR REPLACE INTO " tab "_rollup SELECT " col ", b, count(*)," \
-	" CAST(round(sum(rx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER)," \
-	" CAST(round(max(rx_delta * 1000.0 / dt_ms)) AS INTEGER)," \
-	" CAST(round(sum(tx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER)," \
-	" CAST(round(max(tx_delta * 1000.0 / dt_ms)) AS INTEGER)," \
-	STORE_END(tab, col, "rx_bytes") "," STORE_END(tab, col, "tx_bytes") \
-	" FROM (SELECT *, time_ms - time_ms % 300000 AS b FROM " tab "_samples" \
-	"  WHERE" STORE_IDS("routers", "router_id") " AND time_ms >= ?1 AND time_ms < ?2) s" \
-	" GROUP BY " col ", b"
+#define STORE_RATES(tab, col)                                                                        \
+	"INSERT OR REPLACE INTO " tab "_rollup SELECT " col ", b, count(*),"                         \
+	" CAST(round(sum(rx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER),"                              \
+	" CAST(round(max(rx_delta * 1000.0 / dt_ms)) AS INTEGER),"                                   \
+	" CAST(round(sum(tx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER),"                              \
+	" CAST(round(max(tx_delta * 1000.0 / dt_ms)) AS INTEGER)," STORE_END(                        \
+		tab, col, "rx_bytes") "," STORE_END(tab, col,                                        \
+		"tx_bytes") " FROM (SELECT *, time_ms - time_ms % 300000 AS b FROM " tab "_samples"  \
+			    "  WHERE" STORE_IDS(                                                     \
+				    "routers", "router_id") " AND time_ms >= ?1 AND time_ms < ?2) s" \
+							    " GROUP BY " col ", b"
 
 static const char *const store_rollup_sql[] = {
 	"INSERT OR REPLACE INTO cpu_rollup SELECT router_id, time_ms - time_ms % 300000, core,"
 	" count(*), min(load), CAST(round(avg(load)) AS INTEGER), max(load) FROM cpu_samples"
 	" WHERE" STORE_IDS("routers", "router_id") " AND time_ms >= ?1 AND time_ms < ?2"
-	" GROUP BY router_id, time_ms / 300000, core",
-	STORE_RATES("iface", "iface_id"),
-	STORE_RATES("peer", "peer_id"),
-	NULL
+						   " GROUP BY router_id, time_ms / 300000, core",
+	STORE_RATES("iface", "iface_id"), STORE_RATES("peer", "peer_id"), NULL
 };
 
 static const char *const store_purge_raw_sql[] = {
-	"DELETE FROM polls WHERE" STORE_IDS("routers", "router_id") " AND time_ms < ?2",
-	NULL
+	"DELETE FROM polls WHERE" STORE_IDS("routers", "router_id") " AND time_ms < ?2", NULL
 };
 
-static const char *const store_purge_rollup_sql[] = {
-	"DELETE FROM cpu_rollup WHERE" STORE_IDS("routers", "router_id") " AND bucket_ms < ?2",
+static const char *const store_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WHERE" STORE_IDS(
+							      "routers", "router_id") " AND bucket_ms < ?2",
 	"DELETE FROM iface_rollup WHERE" STORE_IDS("interfaces", "iface_id") " AND bucket_ms < ?2",
-	"DELETE FROM peer_rollup WHERE" STORE_IDS("peers", "peer_id") " AND bucket_ms < ?2",
-	NULL
-};
+	"DELETE FROM peer_rollup WHERE" STORE_IDS("peers", "peer_id") " AND bucket_ms < ?2", NULL };
 
 enum store_job { JOB_ROLLUP, JOB_PURGE_RAW, JOB_PURGE_ROLLUP, JOB_COUNT };
 
 static const struct {
-	const char *key;              /* store_state: everything before value is done */
-	const char *const *sql;       /* run with ?1 = from, ?2 = to */
+	const char *key;        /* store_state: everything before value is done */
+	const char *const *sql; /* run with ?1 = from, ?2 = to */
 } store_jobs[JOB_COUNT] = {
 	[JOB_ROLLUP] = { "rollup_ms", store_rollup_sql },
 	[JOB_PURGE_RAW] = { "raw_purged_ms", store_purge_raw_sql },
@@ -1159,8 +1203,8 @@ static int store_first_time(store_t *st, int64_t now, int64_t *out)
 		return store_note_error(st), -1;
 	int rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW)
-		*out = store_floor_bucket(sqlite3_column_type(q, 0) == SQLITE_NULL ? now :
-					  sqlite3_column_int64(q, 0));
+		*out = store_floor_bucket(
+			sqlite3_column_type(q, 0) == SQLITE_NULL ? now : sqlite3_column_int64(q, 0));
 	else
 		store_note_error(st);
 	sqlite3_finalize(q);
@@ -1180,7 +1224,7 @@ static int store_state_get(store_t *st, const char *key, int64_t now, int64_t *o
 	sqlite3_clear_bindings(q);
 	if (rc != SQLITE_DONE)
 		return rc == SQLITE_ROW ? 0 : -1;
-	if (store_first_time(st, now, out) < 0)    /* once: it scans the raw tables */
+	if (store_first_time(st, now, out) < 0) /* once: it scans the raw tables */
 		return -1;
 	q = st->sq[SQ_SET_STATE];
 	store_bind_text(q, 1, key);
@@ -1192,12 +1236,10 @@ static int store_state_get(store_t *st, const char *key, int64_t now, int64_t *o
 static int64_t store_job_limit(store_t *st, enum store_job j, int64_t now, int64_t rolled)
 {
 	switch (j) {
-	case JOB_ROLLUP:
-		return store_floor_bucket(now - STORE_GRACE_MS);
-	case JOB_PURGE_RAW:          /* never delete what is not rolled up yet */
+	case JOB_ROLLUP: return store_floor_bucket(now - STORE_GRACE_MS);
+	case JOB_PURGE_RAW: /* never delete what is not rolled up yet */
 		return store_min64(now - st->retention_ms, rolled);
-	default:
-		return now - st->rollup_retention_ms;
+	default: return now - st->rollup_retention_ms;
 	}
 }
 
@@ -1320,8 +1362,8 @@ static int store_quick_check(store_t *st, char **cause)
 		return 0;
 	}
 	if (rc == SQLITE_ROW)
-		*cause = xasprintf("database %s is corrupt: %s (restore a backup or move it away)",
-				   st->path, (const char *)sqlite3_column_text(q, 0));
+		*cause = xasprintf("database %s is corrupt: %s (restore a backup or move it away)", st->path,
+			(const char *)sqlite3_column_text(q, 0));
 	else
 		*cause = xasprintf("database %s is unusable: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_finalize(q);
@@ -1343,12 +1385,12 @@ static int store_setup(store_t *st, char **cause)
 	sqlite3_stmt *q;
 	bool wal = false;
 	if (sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &q, NULL) == SQLITE_OK &&
-	    sqlite3_step(q) == SQLITE_ROW)
+		sqlite3_step(q) == SQLITE_ROW)
 		wal = strcmp((const char *)sqlite3_column_text(q, 0), "wal") == 0;
 	sqlite3_finalize(q);
 	if (!wal || store_exec(st, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON") < 0) {
-		*cause = xasprintf("database %s: cannot switch to WAL mode: %s", st->path,
-				   sqlite3_errmsg(st->db));
+		*cause = xasprintf(
+			"database %s: cannot switch to WAL mode: %s", st->path, sqlite3_errmsg(st->db));
 		return -1;
 	}
 	return 0;
@@ -1362,12 +1404,12 @@ static int store_db_open(store_t *st, char **cause)
 	int flags = SQLITE_OPEN_READWRITE | (exists ? 0 : SQLITE_OPEN_CREATE);
 	if (sqlite3_open_v2(st->path, &st->db, flags, NULL) != SQLITE_OK) {
 		*cause = xasprintf("cannot open database %s: %s", st->path,
-				   st->db ? sqlite3_errmsg(st->db) : "out of memory");
+			st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		return -1;
 	}
 	sqlite3_extended_result_codes(st->db, 1);
 	sqlite3_busy_timeout(st->db, STORE_BUSY_MS);
-	if (store_sql_functions(st->db) != SQLITE_OK) {   /* migration 003 needs them */
+	if (store_sql_functions(st->db) != SQLITE_OK) { /* migration 003 needs them */
 		*cause = xasprintf("database %s: %s", st->path, sqlite3_errmsg(st->db));
 		return -1;
 	}
@@ -1376,8 +1418,7 @@ static int store_db_open(store_t *st, char **cause)
 
 static int store_migrate_one(store_t *st, const struct schema_migration *m, char **cause)
 {
-	char *sql = xasprintf("BEGIN IMMEDIATE; %s; PRAGMA user_version = %d; COMMIT",
-			      m->sql, m->version);
+	char *sql = xasprintf("BEGIN IMMEDIATE; %s; PRAGMA user_version = %d; COMMIT", m->sql, m->version);
 	int rc = store_exec(st, sql);
 	free(sql);
 	if (rc == 0) {
@@ -1385,8 +1426,7 @@ static int store_migrate_one(store_t *st, const struct schema_migration *m, char
 		return 0;
 	}
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	*cause = xasprintf("database %s: schema migration %s failed: %s", st->path, m->name,
-			   st->errmsg);
+	*cause = xasprintf("database %s: schema migration %s failed: %s", st->path, m->name, st->errmsg);
 	return -1;
 }
 
@@ -1399,8 +1439,8 @@ static int store_migrate(store_t *st, char **cause)
 	}
 	if (uv > (int)schema_nmigrations) {
 		*cause = xasprintf("database %s has schema version %d, newer than this wgwatchd "
-				   "knows (%zu): run a newer wgwatchd", st->path, uv,
-				   schema_nmigrations);
+				   "knows (%zu): run a newer wgwatchd",
+			st->path, uv, schema_nmigrations);
 		return -1;
 	}
 	if (store_setup(st, cause) < 0)
@@ -1420,8 +1460,8 @@ static int store_prepare(store_t *st, char **cause)
 		return -1;
 	}
 	for (int i = 0; i < SQ_COUNT; i++) {
-		if (sqlite3_prepare_v3(st->db, store_sql[i], -1, SQLITE_PREPARE_PERSISTENT,
-				       &st->sq[i], NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(st->db, store_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->sq[i],
+			    NULL) != SQLITE_OK) {
 			*cause = xasprintf("database %s: %s", st->path, sqlite3_errmsg(st->db));
 			return -1;
 		}
@@ -1502,8 +1542,8 @@ static void store_batch_done(store_t *st)
 static void store_committed(store_t *st, size_t rows)
 {
 	if (st->stats.failing)
-		log_info("store: writing to %s works again (%" PRIu64 " failed attempts in all)",
-			 st->path, st->stats.write_errors);
+		log_info("store: writing to %s works again (%" PRIu64 " failed attempts in all)", st->path,
+			st->stats.write_errors);
 	st->stats.failing = false;
 	st->stats.samples_stored += rows;
 	st->stats.polls_stored += st->nbatch;
@@ -1515,16 +1555,15 @@ static void store_committed(store_t *st, size_t rows)
 static bool store_commit_failed(store_t *st, int *failures)
 {
 	if (!st->stats.failing || strcmp(st->stats.last_error, st->errmsg) != 0)
-		log_error("store: writing to %s failed: %s (keeping %zu polls, retrying)",
-			  st->path, st->errmsg, st->nbatch);
+		log_error("store: writing to %s failed: %s (keeping %zu polls, retrying)", st->path,
+			st->errmsg, st->nbatch);
 	st->stats.failing = true;
 	st->stats.write_errors++;
 	snprintf(st->stats.last_error, sizeof(st->stats.last_error), "%s", st->errmsg);
 	pthread_cond_broadcast(&st->progress);
 	if (!st->stopping || ++*failures < STORE_CLOSE_RETRIES)
 		return true;
-	log_error("store: closing %s: giving up on %zu polls that cannot be written", st->path,
-		  st->nbatch);
+	log_error("store: closing %s: giving up on %zu polls that cannot be written", st->path, st->nbatch);
 	st->stats.dropped += st->nbatch;
 	store_batch_done(st);
 	return false;
@@ -1557,8 +1596,7 @@ static void store_maint_round(store_t *st)
 	int64_t now = store_clock_ms();
 	int rc = store_maint_step(st, now);
 	if (rc < 0)
-		log_warn("store: %s: roll-up/retention failed: %s (retrying later)", st->path,
-			 st->errmsg);
+		log_warn("store: %s: roll-up/retention failed: %s (retrying later)", st->path, st->errmsg);
 	pthread_mutex_lock(&st->mu);
 	st->heartbeat_ms = store_mono_ms();
 	st->maint_active = rc > 0;
@@ -1600,8 +1638,8 @@ static void *store_writer(void *arg)
 		}
 		if (st->nbatch > 0)
 			store_commit_round(st, &backoff, &failures);
-		else if (!st->stopping && (st->maint_active || st->maint_forced ||
-					   store_clock_ms() >= st->next_maint_ms))
+		else if (!st->stopping &&
+			(st->maint_active || st->maint_forced || store_clock_ms() >= st->next_maint_ms))
 			store_maint_round(st);
 		else if (st->stopping)
 			break;
@@ -1631,8 +1669,8 @@ int store_open(const char *path, const conf_t *conf, store_t **out, char **cause
 	st->path = xstrdup(path);
 	st->lock_fd = -1;
 	st->retention_ms = conf && conf->retention_ms > 0 ? conf->retention_ms : 35 * STORE_DAY_MS;
-	st->rollup_retention_ms = conf && conf->rollup_retention_ms > 0 ?
-		conf->rollup_retention_ms : 400 * STORE_DAY_MS;
+	st->rollup_retention_ms = conf && conf->rollup_retention_ms > 0 ? conf->rollup_retention_ms
+									: 400 * STORE_DAY_MS;
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->progress, NULL);
 	pthread_condattr_t ca;
@@ -1641,9 +1679,8 @@ int store_open(const char *path, const conf_t *conf, store_t **out, char **cause
 	pthread_cond_init(&st->wake, &ca);
 	pthread_condattr_destroy(&ca);
 	*cause = NULL;
-	if (store_lock(st, cause) < 0 || store_db_open(st, cause) < 0 ||
-	    store_migrate(st, cause) < 0 || store_prepare(st, cause) < 0 ||
-	    store_start(st, cause) < 0) {
+	if (store_lock(st, cause) < 0 || store_db_open(st, cause) < 0 || store_migrate(st, cause) < 0 ||
+		store_prepare(st, cause) < 0 || store_start(st, cause) < 0) {
 		store_free(st);
 		return -1;
 	}
@@ -1693,7 +1730,7 @@ void store_submit(store_t *st, sample_t *s)
 		return;
 	pthread_mutex_lock(&st->mu);
 	store_push(st, s);
-	if (st->qlen == 1 || st->qlen >= STORE_GATHER_POLLS)   /* else the writer is gathering */
+	if (st->qlen == 1 || st->qlen >= STORE_GATHER_POLLS) /* else the writer is gathering */
 		pthread_cond_signal(&st->wake);
 	pthread_mutex_unlock(&st->mu);
 }

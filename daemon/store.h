@@ -15,29 +15,29 @@
 typedef struct store store_t;
 
 struct store_stats {
-	uint64_t samples_stored;     /* rows of samples committed (cpu, interface, peer rows) */
-	uint64_t polls_stored;       /* router polls committed */
-	uint64_t write_errors;       /* failed commits (retried) */
-	uint64_t dropped;            /* polls dropped because the queue overflowed */
-	size_t queued;               /* polls waiting to be written */
-	int64_t sqlite_bytes;        /* heap SQLite holds in this process, page caches included */
-	int64_t last_commit_ms;      /* wall clock */
-	bool failing;                /* the newest commit failed */
+	uint64_t samples_stored; /* rows of samples committed (cpu, interface, peer rows) */
+	uint64_t polls_stored;   /* router polls committed */
+	uint64_t write_errors;   /* failed commits (retried) */
+	uint64_t dropped;        /* polls dropped because the queue overflowed */
+	size_t queued;           /* polls waiting to be written */
+	int64_t sqlite_bytes;    /* heap SQLite holds in this process, page caches included */
+	int64_t last_commit_ms;  /* wall clock */
+	bool failing;            /* the newest commit failed */
 	char last_error[256];
 };
 
 /* Open (create) the database at path, apply migrations, start the writer. On failure returns -1
  * with *cause set (caller frees): a locked or corrupt file is an error, never a new database. */
 int store_open(const char *path, const conf_t *conf, store_t **out, char **cause);
-void store_close(store_t *st);                 /* writes everything queued, then closes */
+void store_close(store_t *st); /* writes everything queued, then closes */
 
-void store_submit(store_t *st, sample_t *s);   /* takes ownership; returns at once */
-void store_flush(store_t *st);                 /* waits until everything submitted is committed */
+void store_submit(store_t *st, sample_t *s); /* takes ownership; returns at once */
+void store_flush(store_t *st);               /* waits until everything submitted is committed */
 /* Any thread: run the roll-ups and retention now, at the store's clock, and return when they
  * are done (tests and benchmarks; the writer otherwise runs them every 5 minutes). */
 void store_maintain(store_t *st);
 void store_get_stats(store_t *st, struct store_stats *out);
-int64_t store_heartbeat_ms(store_t *st);       /* monotonic ms of the writer's last sign of life */
+int64_t store_heartbeat_ms(store_t *st); /* monotonic ms of the writer's last sign of life */
 
 /* Make the packed samples readable on another connection to the database (any thread): the
  * table-valued function store_values(blob) and the temp views cpu_samples, iface_samples and

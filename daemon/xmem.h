@@ -6,10 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-void *xmalloc(size_t n);                       /* aborts on failure */
-void *xcalloc(size_t nmemb, size_t size);      /* zeroed; aborts on failure or overflow */
+void *xmalloc(size_t n);                  /* aborts on failure */
+void *xcalloc(size_t nmemb, size_t size); /* zeroed; aborts on failure or overflow */
 void *xreallocarray(void *p, size_t nmemb, size_t size);
-char *xstrdup(const char *s);                  /* NULL in, NULL out */
+char *xstrdup(const char *s); /* NULL in, NULL out */
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *xvasprintf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));

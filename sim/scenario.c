@@ -24,21 +24,31 @@ struct parser {
 	int line;
 	buf_t errs;
 	scenario_t *sc;
-	struct sc_group *g;        /* current [group], NULL in [global] */
-	struct sc_state st;        /* its initial state */
-	int rb;                    /* routerboard = yes/no; -1 not given */
+	struct sc_group *g; /* current [group], NULL in [global] */
+	struct sc_state st; /* its initial state */
+	int rb;             /* routerboard = yes/no; -1 not given */
 	struct sc_event *ev;
 	size_t nev;
 };
 
 static const char *const fault_names[] = {
-	[SC_FAULT_NONE] = "none", [SC_FAULT_401] = "401", [SC_FAULT_MALFORMED] = "malformed",
-	[SC_FAULT_HTML] = "html", [SC_FAULT_HANG] = "hang", [SC_FAULT_REFUSE] = "refuse",
-	[SC_FAULT_BIG] = "big", [SC_FAULT_TRUNCATE] = "truncate", [SC_FAULT_SLOW] = "slow",
-	[SC_FAULT_SLOWLORIS] = "slowloris", [SC_FAULT_RESET] = "reset",
+	[SC_FAULT_NONE] = "none",
+	[SC_FAULT_401] = "401",
+	[SC_FAULT_MALFORMED] = "malformed",
+	[SC_FAULT_HTML] = "html",
+	[SC_FAULT_HANG] = "hang",
+	[SC_FAULT_REFUSE] = "refuse",
+	[SC_FAULT_BIG] = "big",
+	[SC_FAULT_TRUNCATE] = "truncate",
+	[SC_FAULT_SLOW] = "slow",
+	[SC_FAULT_SLOWLORIS] = "slowloris",
+	[SC_FAULT_RESET] = "reset",
 };
 
-const char *scenario_fault_name(enum sc_fault f) { return fault_names[f]; }
+const char *scenario_fault_name(enum sc_fault f)
+{
+	return fault_names[f];
+}
 
 static void perr(struct parser *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -77,8 +87,16 @@ static char *trim(char *s)
 
 int scenario_parse_duration(const char *s, double *sec)
 {
-	static const struct { const char *u; double f; } units[] = {
-		{ "ms", 0.001 }, { "w", 604800 }, { "d", 86400 }, { "h", 3600 }, { "m", 60 }, { "s", 1 },
+	static const struct {
+		const char *u;
+		double f;
+	} units[] = {
+		{ "ms", 0.001 },
+		{ "w", 604800 },
+		{ "d", 86400 },
+		{ "h", 3600 },
+		{ "m", 60 },
+		{ "s", 1 },
 	};
 	double total = 0;
 	if (*s == '\0')
@@ -90,7 +108,7 @@ int scenario_parse_duration(const char *s, double *sec)
 		if (end == s || errno || v < 0 || !isdigit((unsigned char)*s))
 			return -1;
 		s = end;
-		if (*s == '\0' && total == 0) {       /* a bare number: seconds */
+		if (*s == '\0' && total == 0) { /* a bare number: seconds */
 			*sec = v;
 			return 0;
 		}
@@ -363,7 +381,9 @@ static int group_set(struct sc_group *g, const char *k, const char *v)
 		return parse_int(v, 0, 50, &g->load_jitter);
 	if (strcmp(k, "drip_every") == 0)
 		return scenario_parse_duration(v, &g->drip_every) < 0 || g->drip_every < 0.001 ||
-		       g->drip_every > 3600 ? -1 : 0;
+				g->drip_every > 3600
+			? -1
+			: 0;
 	if (strcmp(k, "tls") == 0) {
 		g->tls = strcmp(v, "yes") == 0;
 		return g->tls || strcmp(v, "no") == 0 ? 0 : -1;
@@ -377,10 +397,18 @@ static void group_defaults(struct parser *p, const char *name)
 	sc->groups = xreallocarray(sc->groups, sc->ngroups + 1, sizeof(*sc->groups));
 	struct sc_group *g = &sc->groups[sc->ngroups++];
 	*g = (struct sc_group){
-		.name = xstrdup(name), .line = p->line, .count = 1, .board = xstrdup("CHR"),
-		.arch = xstrdup("x86_64"), .cpu_model = xstrdup("QEMU"), .cores = 1,
-		.memory = 1024ULL * 1024 * 1024, .peer_prefix = xstrdup("peer"),
-		.packet_size = 1000, .uptime0 = -1, .drip_every = 1,
+		.name = xstrdup(name),
+		.line = p->line,
+		.count = 1,
+		.board = xstrdup("CHR"),
+		.arch = xstrdup("x86_64"),
+		.cpu_model = xstrdup("QEMU"),
+		.cores = 1,
+		.memory = 1024ULL * 1024 * 1024,
+		.peer_prefix = xstrdup("peer"),
+		.packet_size = 1000,
+		.uptime0 = -1,
+		.drip_every = 1,
 	};
 	parse_wg(g, "wg0:4");
 	p->g = g;
@@ -520,7 +548,7 @@ static int event_cmp(const void *a, const void *b)
 	const struct sc_event *x = a, *y = b;
 	if (x->at != y->at)
 		return x->at < y->at ? -1 : 1;
-	return x->line - y->line;   /* stable */
+	return x->line - y->line; /* stable */
 }
 
 static void check_state(struct parser *p, int line, const struct sc_group *g, const struct sc_state *st)
@@ -630,8 +658,11 @@ int scenario_load(const char *path, scenario_t **out, char **errors)
 		return -1;
 	}
 	scenario_t *sc = xcalloc(1, sizeof(*sc));
-	*sc = (scenario_t){ .file = xstrdup(path), .user = xstrdup("admin"),
-		.password = xstrdup(""), .time_scale = 1, .seed = 1 };
+	*sc = (scenario_t){ .file = xstrdup(path),
+		.user = xstrdup("admin"),
+		.password = xstrdup(""),
+		.time_scale = 1,
+		.seed = 1 };
 	struct parser p = { .file = path, .sc = sc };
 	buf_init(&p.errs);
 	char *line = NULL;
@@ -648,8 +679,9 @@ int scenario_load(const char *path, scenario_t **out, char **errors)
 		perr(&p, p.line, "no routers: add a [group NAME] section");
 	for (size_t i = 0; i < sc->ngroups; i++)
 		if (sc->groups[i].tls && (!sc->tls_cert || !sc->tls_key))
-			perr(&p, sc->groups[i].line, "group %s: tls = yes needs tls_cert and tls_key in [global]",
-			     sc->groups[i].name);
+			perr(&p, sc->groups[i].line,
+				"group %s: tls = yes needs tls_cert and tls_key in [global]",
+				sc->groups[i].name);
 	if (p.errs.len) {
 		*errors = buf_steal(&p.errs, NULL);
 		scenario_free(sc);

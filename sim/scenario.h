@@ -10,20 +10,20 @@
 
 enum sc_fault {
 	SC_FAULT_NONE = 0,
-	SC_FAULT_401,        /* always 401 */
-	SC_FAULT_MALFORMED,  /* 200, invalid JSON */
-	SC_FAULT_HTML,       /* 200, an HTML error page */
-	SC_FAULT_HANG,       /* accept, read, never answer */
-	SC_FAULT_REFUSE,     /* not listening */
-	SC_FAULT_BIG,        /* a body over 8 MiB */
-	SC_FAULT_TRUNCATE,   /* Content-Length larger than the body sent, then close */
-	SC_FAULT_SLOW,       /* the reply dripped a few bytes at a time */
-	SC_FAULT_SLOWLORIS,  /* the head at once, then one body byte per drip_every */
-	SC_FAULT_RESET,      /* the head and half the body, then a TCP RST */
+	SC_FAULT_401,       /* always 401 */
+	SC_FAULT_MALFORMED, /* 200, invalid JSON */
+	SC_FAULT_HTML,      /* 200, an HTML error page */
+	SC_FAULT_HANG,      /* accept, read, never answer */
+	SC_FAULT_REFUSE,    /* not listening */
+	SC_FAULT_BIG,       /* a body over 8 MiB */
+	SC_FAULT_TRUNCATE,  /* Content-Length larger than the body sent, then close */
+	SC_FAULT_SLOW,      /* the reply dripped a few bytes at a time */
+	SC_FAULT_SLOWLORIS, /* the head at once, then one body byte per drip_every */
+	SC_FAULT_RESET,     /* the head and half the body, then a TCP RST */
 };
 
 #define SC_MAX_CORES 128
-#define SC_VER_LEN 32
+#define SC_VER_LEN   32
 
 /* Everything the timeline can change. */
 struct sc_state {
@@ -37,13 +37,13 @@ struct sc_state {
 	unsigned char loads[SC_MAX_CORES];
 	int busy_load, other_load, busy_core; /* used when nloads == 0 */
 	enum sc_fault fault;
-	double uptime_shift;               /* seconds added to the served uptime (clock jumps) */
+	double uptime_shift; /* seconds added to the served uptime (clock jumps) */
 };
 
 /* A stretch of simulated time with one state; phases[0].start is -INFINITY. */
 struct sc_phase {
-	double start;      /* simulated seconds since the sim started */
-	bool reboot;       /* the router rebooted at start */
+	double start; /* simulated seconds since the sim started */
+	bool reboot;  /* the router rebooted at start */
 	struct sc_state st;
 };
 
@@ -53,26 +53,26 @@ struct sc_wg {
 };
 
 struct sc_group {
-	char *name;          /* routers are NAME (count 1) or NAME-01.. */
+	char *name; /* routers are NAME (count 1) or NAME-01.. */
 	int line;
 	int count;
 	char *board, *arch, *cpu_model, *model_serial;
 	int cores, cpu_mhz;
-	uint64_t memory;     /* bytes */
+	uint64_t memory; /* bytes */
 	bool routerboard;
-	char *labels;        /* "site=x,role=y" or NULL */
+	char *labels; /* "site=x,role=y" or NULL */
 	struct sc_wg *wg;
 	size_t nwg;
-	int idle_peers;      /* per interface: the last N peers never handshook */
-	int comment_every;   /* every Nth peer has a comment; 0 none */
+	int idle_peers;    /* per interface: the last N peers never handshook */
+	int comment_every; /* every Nth peer has a comment; 0 none */
 	char *peer_prefix;
 	int vlans;
-	int packet_size;     /* bytes, for packet counters */
-	double uptime0;      /* uptime at sim start (s); < 0: derived from the name */
-	double boot_time;    /* simulated seconds a reboot keeps the router refusing */
-	int load_jitter;     /* +- percent, deterministic; 0 = constant loads */
-	double drip_every;   /* real seconds between the slowloris fault's bytes */
-	bool tls;            /* served over HTTPS with the scenario's tls_cert / tls_key */
+	int packet_size;   /* bytes, for packet counters */
+	double uptime0;    /* uptime at sim start (s); < 0: derived from the name */
+	double boot_time;  /* simulated seconds a reboot keeps the router refusing */
+	int load_jitter;   /* +- percent, deterministic; 0 = constant loads */
+	double drip_every; /* real seconds between the slowloris fault's bytes */
+	bool tls;          /* served over HTTPS with the scenario's tls_cert / tls_key */
 	struct sc_phase *phases;
 	size_t nphases;
 };
@@ -80,7 +80,7 @@ struct sc_group {
 typedef struct scenario {
 	char *file;
 	char *user, *password;
-	char *tls_cert, *tls_key;   /* PEM files, relative paths taken from the scenario's dir */
+	char *tls_cert, *tls_key; /* PEM files, relative paths taken from the scenario's dir */
 	double time_scale;
 	uint64_t seed;
 	struct sc_group *groups;

@@ -23,19 +23,20 @@
 #include <unistd.h>
 
 struct opts {
-	uint32_t first;          /* host byte order */
+	uint32_t first; /* host byte order */
 	unsigned port;
-	double time_scale;       /* 0: the scenario's */
+	double time_scale; /* 0: the scenario's */
 	const char *config_out, *ready_file, *scenario;
 	int verbosity;
-	int snmp;                /* 0 off, 1 SNMP too, 2 SNMP only in the config fragment */
-	unsigned snmp_port;      /* 0: the HTTP port */
+	int snmp;           /* 0 off, 1 SNMP too, 2 SNMP only in the config fragment */
+	unsigned snmp_port; /* 0: the HTTP port */
 	const char *community;
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: wgwatch-sim [options] SCENARIO_FILE\n"
+	fprintf(f,
+		"usage: wgwatch-sim [options] SCENARIO_FILE\n"
 		"  -a, --address A.B.C.D  first loopback address (default 127.42.0.1)\n"
 		"  -p, --port N           TCP port of every router (default 8080)\n"
 		"  -t, --time-scale X     simulated seconds per real second (default: scenario, or 1)\n"
@@ -71,12 +72,18 @@ static int parse_port(const char *s, unsigned *out)
 static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{ "address", required_argument, NULL, 'a' }, { "port", required_argument, NULL, 'p' },
-		{ "time-scale", required_argument, NULL, 't' }, { "config-out", required_argument, NULL, 'c' },
-		{ "ready-file", required_argument, NULL, 'r' }, { "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' }, { "help", no_argument, NULL, 'h' },
-		{ "snmp", no_argument, NULL, 'S' }, { "snmp-only", no_argument, NULL, 'O' },
-		{ "snmp-port", required_argument, NULL, 'P' }, { "snmp-community", required_argument, NULL, 'C' },
+		{ "address", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "time-scale", required_argument, NULL, 't' },
+		{ "config-out", required_argument, NULL, 'c' },
+		{ "ready-file", required_argument, NULL, 'r' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "snmp", no_argument, NULL, 'S' },
+		{ "snmp-only", no_argument, NULL, 'O' },
+		{ "snmp-port", required_argument, NULL, 'P' },
+		{ "snmp-community", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
@@ -86,7 +93,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		switch (ch) {
 		case 'a':
 			if (parse_addr(optarg, &o->first) < 0) {
-				fprintf(stderr, "wgwatch-sim: --address %s: not an address in 127.0.0.0/8\n", optarg);
+				fprintf(stderr, "wgwatch-sim: --address %s: not an address in 127.0.0.0/8\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -101,7 +109,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 't':
 			o->time_scale = strtod(optarg, &end);
 			if (*end || end == optarg || !(o->time_scale >= 0.001 && o->time_scale <= 1e6)) {
-				fprintf(stderr, "wgwatch-sim: --time-scale %s: want 0.001..1000000\n", optarg);
+				fprintf(stderr, "wgwatch-sim: --time-scale %s: want 0.001..1000000\n",
+					optarg);
 				return -1;
 			}
 			break;
@@ -174,8 +183,8 @@ static int write_atomic(const char *path, const char *data, size_t len)
 	return rc;
 }
 
-static int write_config(const struct opts *o, const scenario_t *sc, simrouter_t **r,
-			const uint32_t *addrs, size_t n)
+static int write_config(
+	const struct opts *o, const scenario_t *sc, simrouter_t **r, const uint32_t *addrs, size_t n)
 {
 	buf_t b;
 	char a[16];
@@ -186,10 +195,10 @@ static int write_config(const struct opts *o, const scenario_t *sc, simrouter_t 
 		buf_printf(&b, "\n[router %s]\n", simrouter_name(r[i]));
 		if (o->snmp != 2)
 			buf_printf(&b, "rest = http%s://%s:%u\nuser = %s\npassword = %s\n", g->tls ? "s" : "",
-				   ip(addrs[i], a), o->port, sc->user, sc->password);
+				ip(addrs[i], a), o->port, sc->user, sc->password);
 		if (o->snmp)
 			buf_printf(&b, "snmp = %s:%u\nsnmp_community = %s\n", ip(addrs[i], a), o->snmp_port,
-				   o->community);
+				o->community);
 		if (g->labels)
 			buf_printf(&b, "labels = %s\n", g->labels);
 	}
@@ -236,8 +245,9 @@ static int serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, co
 		return 1;
 	}
 	simsnmp_t *snmp = NULL;
-	if (o->snmp && (!(snmp = simsnmp_create(r, addrs, n, (uint16_t)o->snmp_port, o->community,
-						sc->time_scale, simhttp_sim_time(h), &cause)) ||
+	if (o->snmp &&
+		(!(snmp = simsnmp_create(r, addrs, n, (uint16_t)o->snmp_port, o->community, sc->time_scale,
+			   simhttp_sim_time(h), &cause)) ||
 			simsnmp_start(snmp, &cause) < 0)) {
 		log_error("%s", cause);
 		free(cause);
@@ -246,7 +256,7 @@ static int serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, co
 		return 1;
 	}
 	if ((o->config_out && write_config(o, sc, r, addrs, n) < 0) ||
-	    (o->ready_file && write_atomic(o->ready_file, "ready\n", 6) < 0)) {
+		(o->ready_file && write_atomic(o->ready_file, "ready\n", 6) < 0)) {
 		simsnmp_destroy(snmp);
 		simhttp_destroy(h);
 		return 1;
@@ -254,7 +264,8 @@ static int serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, co
 	fprintf(stderr, "wgwatch-sim: %zu routers on %s..%s port %u\n", n, ip(addrs[0], a1),
 		ip(addrs[n - 1], a2), o->port);
 	if (snmp)
-		fprintf(stderr, "wgwatch-sim: SNMP v1/v2c on the same addresses, udp port %u\n", o->snmp_port);
+		fprintf(stderr, "wgwatch-sim: SNMP v1/v2c on the same addresses, udp port %u\n",
+			o->snmp_port);
 	int rc = simhttp_run(h);
 	simsnmp_destroy(snmp);
 	simhttp_destroy(h);
@@ -270,8 +281,10 @@ int main(int argc, char **argv)
 	char *errors = NULL;
 	if (parse_opts(argc, argv, &o) < 0)
 		return 2;
-	log_set_level(o.verbosity < -1 ? LOG_LVL_ERROR : o.verbosity < 0 ? LOG_LVL_WARN :
-		      o.verbosity > 0 ? LOG_LVL_DEBUG : LOG_LVL_INFO);
+	log_set_level(o.verbosity < -1    ? LOG_LVL_ERROR
+			: o.verbosity < 0 ? LOG_LVL_WARN
+			: o.verbosity > 0 ? LOG_LVL_DEBUG
+					  : LOG_LVL_INFO);
 	if (scenario_load(o.scenario, &sc, &errors) < 0) {
 		fputs(errors, stderr);
 		free(errors);

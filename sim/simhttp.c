@@ -28,43 +28,43 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BODY_MAX 8192          /* request body bytes */
-#define CONN_MEMORY 10240      /* MHD's per-connection pool: heads over ~9.5 KiB get 431 */
-#define DRIP_BYTES 16
-#define DRIP_EVERY 0.25        /* real seconds between drips: 64 bytes/s */
-#define IDLE_CLOSE 300         /* real seconds without traffic */
-#define CB_BLOCK 4096          /* buffer of callback replies (truncate, slow) */
-#define NO_HEAP SIZE_MAX
+#define BODY_MAX    8192  /* request body bytes */
+#define CONN_MEMORY 10240 /* MHD's per-connection pool: heads over ~9.5 KiB get 431 */
+#define DRIP_BYTES  16
+#define DRIP_EVERY  0.25 /* real seconds between drips: 64 bytes/s */
+#define IDLE_CLOSE  300  /* real seconds without traffic */
+#define CB_BLOCK    4096 /* buffer of callback replies (truncate, slow) */
+#define NO_HEAP     SIZE_MAX
 
 enum park { P_NONE, P_HANG, P_DRIP };
 
 struct host {
-	struct MHD_Daemon *d;   /* NULL while refusing */
+	struct MHD_Daemon *d; /* NULL while refusing */
 	simhttp_t *h;
 	simrouter_t *r;
 	uint32_t addr;
-	bool dynamic;           /* its fault may switch to or from refuse */
-	bool suspends;          /* may hang or drip: its daemon needs suspend/resume */
-	bool tls;               /* serves HTTPS */
-	size_t hidx;            /* in h->heap, or NO_HEAP */
-	double due;             /* real time MHD wants to run without a socket event */
-	unsigned long ran;      /* h->pass of its last run */
+	bool dynamic;      /* its fault may switch to or from refuse */
+	bool suspends;     /* may hang or drip: its daemon needs suspend/resume */
+	bool tls;          /* serves HTTPS */
+	size_t hidx;       /* in h->heap, or NO_HEAP */
+	double due;        /* real time MHD wants to run without a socket event */
+	unsigned long ran; /* h->pass of its last run */
 };
 
 /* One request (MHD's con_cls): from the URI callback to the completed notification. */
 struct req {
 	struct host *ho;
 	struct MHD_Connection *c;
-	char *target;           /* as received: path?query */
-	buf_t in;               /* request body */
+	char *target; /* as received: path?query */
+	buf_t in;     /* request body */
 	bool seen, dead;
-	enum park park;         /* suspended in h->hung or h->drips */
+	enum park park; /* suspended in h->hung or h->drips */
 	struct req *prev, *next;
-	int fd;                 /* the socket, for hung requests */
-	buf_t out;              /* callback replies: the body (data points into it or shared) */
+	int fd;    /* the socket, for hung requests */
+	buf_t out; /* callback replies: the body (data points into it or shared) */
 	const char *data;
-	size_t len, cut;        /* cut: truncate and reset stop there */
-	size_t drip_bytes;      /* slow and slowloris: bytes a drip, every drip_every seconds */
+	size_t len, cut;   /* cut: truncate and reset stop there */
+	size_t drip_bytes; /* slow and slowloris: bytes a drip, every drip_every seconds */
 	double next_drip, drip_every;
 };
 
@@ -72,9 +72,9 @@ struct simhttp {
 	int ep, sigfd;
 	struct host *hosts;
 	size_t nhosts;
-	struct host **heap;     /* min-heap on due: daemons with an MHD timeout pending */
+	struct host **heap; /* min-heap on due: daemons with an MHD timeout pending */
 	size_t nheap;
-	struct host **dyn;      /* hosts whose listener comes and goes */
+	struct host **dyn; /* hosts whose listener comes and goes */
 	size_t ndyn;
 	struct req *hung, *drips;
 	double next_tick, drip_wake;
@@ -82,8 +82,8 @@ struct simhttp {
 	uint16_t port;
 	double time_scale;
 	struct timespec start;
-	char mhd_err[256];      /* MHD's last message, for simhttp_create's cause */
-	char *tls_cert, *tls_key;  /* PEM text, when some router serves HTTPS */
+	char mhd_err[256];        /* MHD's last message, for simhttp_create's cause */
+	char *tls_cert, *tls_key; /* PEM text, when some router serves HTTPS */
 };
 
 static double real_now(const simhttp_t *h)
@@ -93,7 +93,10 @@ static double real_now(const simhttp_t *h)
 	return (double)(ts.tv_sec - h->start.tv_sec) + (double)(ts.tv_nsec - h->start.tv_nsec) / 1e9;
 }
 
-double simhttp_sim_time(const simhttp_t *h) { return real_now(h) * h->time_scale; }
+double simhttp_sim_time(const simhttp_t *h)
+{
+	return real_now(h) * h->time_scale;
+}
 
 static const char *addr_str(uint32_t a, char out[16])
 {
@@ -254,12 +257,12 @@ static ssize_t reset_read(void *cls, uint64_t pos, char *buf, size_t max)
 	struct req *r = cls;
 	if (pos < r->cut)
 		return cut_read(cls, pos, buf, max);
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
 	struct sockaddr sa = { .sa_family = AF_UNSPEC };
-	if (ci && (setsockopt(ci->connect_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0 ||
-		   connect(ci->connect_fd, &sa, sizeof(sa)) < 0))
+	if (ci &&
+		(setsockopt(ci->connect_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0 ||
+			connect(ci->connect_fd, &sa, sizeof(sa)) < 0))
 		log_debug("reset fault: %s", strerror(errno));
 	return MHD_CONTENT_READER_END_WITH_ERROR;
 }
@@ -285,8 +288,10 @@ static void add_headers(struct MHD_Response *resp, const char *lines)
 static struct MHD_Response *callback_response(struct req *r, struct simresp *rs, enum sc_fault f)
 {
 	static MHD_ContentReaderCallback const readers[] = {
-		[SC_FAULT_TRUNCATE] = cut_read, [SC_FAULT_RESET] = reset_read,
-		[SC_FAULT_SLOW] = drip_read, [SC_FAULT_SLOWLORIS] = drip_read,
+		[SC_FAULT_TRUNCATE] = cut_read,
+		[SC_FAULT_RESET] = reset_read,
+		[SC_FAULT_SLOW] = drip_read,
+		[SC_FAULT_SLOWLORIS] = drip_read,
 	};
 	r->len = rs->shared ? rs->shared_len : rs->body.len;
 	r->data = rs->shared;
@@ -298,8 +303,7 @@ static struct MHD_Response *callback_response(struct req *r, struct simresp *rs,
 	r->drip_bytes = f == SC_FAULT_SLOW ? DRIP_BYTES : 1;
 	r->drip_every = f == SC_FAULT_SLOW ? DRIP_EVERY : simrouter_group(r->ho->r)->drip_every;
 	r->next_drip = real_now(r->ho->h) + r->drip_every;
-	struct MHD_Response *resp = MHD_create_response_from_callback(r->len, CB_BLOCK, readers[f],
-								      r, NULL);
+	struct MHD_Response *resp = MHD_create_response_from_callback(r->len, CB_BLOCK, readers[f], r, NULL);
 	if (resp && f == SC_FAULT_TRUNCATE)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	return resp;
@@ -307,8 +311,7 @@ static struct MHD_Response *callback_response(struct req *r, struct simresp *rs,
 
 static bool is_callback_fault(enum sc_fault f)
 {
-	return f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS ||
-	       f == SC_FAULT_RESET;
+	return f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS || f == SC_FAULT_RESET;
 }
 
 static bool is_drip_fault(enum sc_fault f)
@@ -323,11 +326,10 @@ static struct MHD_Response *make_response(struct req *r, struct simresp *rs, enu
 	if (is_callback_fault(f)) {
 		resp = callback_response(r, rs, f);
 	} else if (rs->shared) {
-		resp = MHD_create_response_from_buffer(rs->shared_len, (void *)rs->shared,
-						       MHD_RESPMEM_PERSISTENT);
+		resp = MHD_create_response_from_buffer(
+			rs->shared_len, (void *)rs->shared, MHD_RESPMEM_PERSISTENT);
 	} else {
-		resp = MHD_create_response_from_buffer(rs->body.len, rs->body.data,
-						       MHD_RESPMEM_MUST_COPY);
+		resp = MHD_create_response_from_buffer(rs->body.len, rs->body.data, MHD_RESPMEM_MUST_COPY);
 	}
 	if (resp) {
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
@@ -349,8 +351,7 @@ static enum MHD_Result simple_reply(struct MHD_Connection *c, int status, const 
 {
 	char body[96];
 	int n = snprintf(body, sizeof(body), "{\"error\":%d,\"message\":\"%s\"}", status, message);
-	struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body,
-								    MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *resp = MHD_create_response_from_buffer((size_t)n, body, MHD_RESPMEM_MUST_COPY);
 	if (resp) {
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
@@ -365,18 +366,20 @@ static enum MHD_Result serve(struct req *r, const char *method, enum sc_fault f)
 	char *q = strchr(r->target, '?');
 	if (q)
 		*q++ = '\0';
-	struct simreq rq = { .method = method, .path = r->target, .query = q ? q : "",
-			     .auth = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, "Authorization"),
-			     .body = r->in.data ? r->in.data : "", .body_len = r->in.len };
+	struct simreq rq = { .method = method,
+		.path = r->target,
+		.query = q ? q : "",
+		.auth = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, "Authorization"),
+		.body = r->in.data ? r->in.data : "",
+		.body_len = r->in.len };
 	struct simresp rs;
 	const char *name = simrouter_name(r->ho->r);
 	buf_init(&rs.body);
 	simrest_handle(r->ho->r, simhttp_sim_time(h), &rq, &rs);
-	log_debug("router %s: %s %s%s%s -> %d", name, method, rq.path, q ? "?" : "", rq.query,
-		  rs.status);
+	log_debug("router %s: %s %s%s%s -> %d", name, method, rq.path, q ? "?" : "", rq.query, rs.status);
 	if (rs.served_private_key)
 		log_info("router %s: served private-key/preshared-key (%s %s with no .proplist)", name,
-			 method, rq.path);
+			method, rq.path);
 	enum MHD_Result ok = queue(r->c, rs.status, make_response(r, &rs, f));
 	buf_free(&rs.body);
 	return ok;
@@ -388,12 +391,12 @@ static enum MHD_Result answer(struct req *r, const char *method)
 	simhttp_t *h = r->ho->h;
 	enum sc_fault f = simrouter_fault(r->ho->r, simhttp_sim_time(h));
 	if (r->dead || f == SC_FAULT_REFUSE)
-		return MHD_NO;                  /* MHD closes the connection */
+		return MHD_NO; /* MHD closes the connection */
 	if (!r->ho->suspends && is_drip_fault(f))
-		f = SC_FAULT_NONE;              /* cannot happen: host_suspends saw every phase */
+		f = SC_FAULT_NONE; /* cannot happen: host_suspends saw every phase */
 	if (f == SC_FAULT_HANG) {
-		const union MHD_ConnectionInfo *ci =
-			MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
+		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+			r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		r->fd = ci ? ci->connect_fd : -1;
 		park(h, r, P_HANG);
 		return MHD_YES;
@@ -404,17 +407,15 @@ static enum MHD_Result answer(struct req *r, const char *method)
 /* The first call: only the head is in. Too big a body is refused before it is read. */
 static enum MHD_Result begin(struct req *r)
 {
-	const char *cl = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *cl = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	r->seen = true;
 	if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
 		return simple_reply(r->c, 413, "Payload Too Large");
 	return MHD_YES;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **con_cls)
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+	const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
 	struct req *r = *con_cls;
 	(void)cls, (void)url, (void)version;
@@ -425,7 +426,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return begin(r);
 	if (*upload_size) {
 		if (r->in.len + *upload_size > BODY_MAX)
-			return MHD_NO;          /* a chunked body past the limit */
+			return MHD_NO; /* a chunked body past the limit */
 		buf_append(&r->in, upload, *upload_size);
 		*upload_size = 0;
 		return MHD_YES;
@@ -445,8 +446,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	return r;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
-			 enum MHD_RequestTerminationCode toe)
+static void on_completed(
+	void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct host *ho = cls;
 	struct req *r = *con_cls;
@@ -461,8 +462,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	*con_cls = NULL;
 }
 
-__attribute__((format(printf, 2, 0)))
-static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	simhttp_t *h = cls;
 	vsnprintf(h->mhd_err, sizeof(h->mhd_err), fmt, ap);
@@ -476,8 +476,9 @@ static void on_mhd_log(void *cls, const char *fmt, va_list ap)
  * taken address still fails. */
 static struct MHD_Daemon *daemon_start(simhttp_t *h, struct host *ho)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(h->port),
-				  .sin_addr.s_addr = htonl(ho->addr) };
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons(h->port), .sin_addr.s_addr = htonl(ho->addr)
+	};
 	unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	if (ho->suspends)
 		flags |= MHD_ALLOW_SUSPEND_RESUME;
@@ -488,16 +489,12 @@ static struct MHD_Daemon *daemon_start(simhttp_t *h, struct host *ho)
 	};
 	if (ho->tls)
 		flags |= MHD_USE_TLS;
-	return MHD_start_daemon(flags, h->port, NULL, NULL, on_request, ho,
-				MHD_OPTION_ARRAY, ho->tls ? tls : &tls[2],
-				MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-				MHD_OPTION_LISTEN_BACKLOG_SIZE, 511U,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_CLOSE,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-				MHD_OPTION_URI_LOG_CALLBACK, on_uri, ho,
-				MHD_OPTION_NOTIFY_COMPLETED, on_completed, ho,
-				MHD_OPTION_END);
+	return MHD_start_daemon(flags, h->port, NULL, NULL, on_request, ho, MHD_OPTION_ARRAY,
+		ho->tls ? tls : &tls[2], MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_SOCK_ADDR,
+		(struct sockaddr *)&sa, MHD_OPTION_LISTEN_BACKLOG_SIZE, 511U, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)IDLE_CLOSE, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
+		MHD_OPTION_URI_LOG_CALLBACK, on_uri, ho, MHD_OPTION_NOTIFY_COMPLETED, on_completed, ho,
+		MHD_OPTION_END);
 }
 
 /* Start ho's daemon (listen) and put its epoll fd in the master epoll. */
@@ -508,7 +505,7 @@ static int host_listen(simhttp_t *h, struct host *ho, char **cause)
 	ho->d = daemon_start(h, ho);
 	if (!ho->d) {
 		*cause = xasprintf("listen on %s:%u: %s", addr_str(ho->addr, a), h->port,
-				   h->mhd_err[0] ? h->mhd_err : "libmicrohttpd cannot start");
+			h->mhd_err[0] ? h->mhd_err : "libmicrohttpd cannot start");
 		return -1;
 	}
 	const union MHD_DaemonInfo *di = MHD_get_daemon_info(ho->d, MHD_DAEMON_INFO_EPOLL_FD);
@@ -539,7 +536,7 @@ static void host_unlisten(simhttp_t *h, struct host *ho)
 		return;
 	wake_host(h, &h->hung, ho);
 	wake_host(h, &h->drips, ho);
-	MHD_stop_daemon(ho->d);         /* closes its epoll fd: out of the master epoll */
+	MHD_stop_daemon(ho->d); /* closes its epoll fd: out of the master epoll */
 	ho->d = NULL;
 	heap_set(h, ho, INFINITY);
 }
@@ -693,9 +690,14 @@ static bool host_suspends(const simrouter_t *r)
 
 static void host_init(simhttp_t *h, struct host *ho, simrouter_t *r, uint32_t addr)
 {
-	*ho = (struct host){ .h = h, .r = r, .addr = addr, .dynamic = host_is_dynamic(r),
-			     .suspends = host_suspends(r), .tls = simrouter_group(r)->tls,
-			     .hidx = NO_HEAP, .due = INFINITY };
+	*ho = (struct host){ .h = h,
+		.r = r,
+		.addr = addr,
+		.dynamic = host_is_dynamic(r),
+		.suspends = host_suspends(r),
+		.tls = simrouter_group(r)->tls,
+		.hidx = NO_HEAP,
+		.due = INFINITY };
 	if (ho->dynamic)
 		h->dyn[h->ndyn++] = ho;
 }
@@ -737,8 +739,8 @@ static int tls_load(simhttp_t *h, simrouter_t *const *routers, size_t n, char **
 	return 0;
 }
 
-simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n,
-			  uint16_t port, double time_scale, char **cause)
+simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n, uint16_t port,
+	double time_scale, char **cause)
 {
 	simhttp_t *h = xcalloc(1, sizeof(*h));
 	h->port = port;

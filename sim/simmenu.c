@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#define FAKE_PRIVATE_KEY "c2ltLWZha2UtcHJpdmF0ZS1rZXktZG8tbm90LXVzZSE="   /* "sim-fake-private-key-do-not-use!" */
-#define FAKE_PSK "c2ltLWZha2UtcHJlc2hhcmVkLWtleS1ub3QtcmVhbCE="           /* "sim-fake-preshared-key-not-real!" */
-#define NFIXED 4            /* ether1, ether2, bridge, lo */
+#define FAKE_PRIVATE_KEY \
+	"c2ltLWZha2UtcHJpdmF0ZS1rZXktZG8tbm90LXVzZSE="          /* "sim-fake-private-key-do-not-use!" */
+#define FAKE_PSK "c2ltLWZha2UtcHJlc2hhcmVkLWtleS1ub3QtcmVhbCE=" /* "sim-fake-preshared-key-not-real!" */
+#define NFIXED   4                                              /* ether1, ether2, bridge, lo */
 
 static void add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -41,8 +42,15 @@ const char *simmenu_get(const struct simmenu_rec *rec, const char *key)
 
 void simmenu_duration(double sec, char *out, size_t size)
 {
-	static const struct { char u; uint64_t s; } parts[] = {
-		{ 'w', 604800 }, { 'd', 86400 }, { 'h', 3600 }, { 'm', 60 }, { 's', 1 },
+	static const struct {
+		char u;
+		uint64_t s;
+	} parts[] = {
+		{ 'w', 604800 },
+		{ 'd', 86400 },
+		{ 'h', 3600 },
+		{ 'm', 60 },
+		{ 's', 1 },
 	};
 	uint64_t left = sec > 0 ? (uint64_t)sec : 0;
 	size_t o = 0;
@@ -70,7 +78,7 @@ void simmenu_ctx_init(struct simmenu_ctx *c, const simrouter_t *r, double t, tim
 	c->r = r;
 	c->t = t;
 	c->st = simrouter_state(r, t);
-	c->uptime = fmax(simrouter_uptime(r, t) + c->st->uptime_shift, 0);   /* shift: clock jumps */
+	c->uptime = fmax(simrouter_uptime(r, t) + c->st->uptime_shift, 0); /* shift: clock jumps */
 	c->total[0] = simrouter_total_bytes(r, t, 0);
 	c->total[1] = simrouter_total_bytes(r, t, 1);
 	c->epoch = epoch;
@@ -94,8 +102,8 @@ static int cpu_load_avg(const struct simmenu_ctx *c)
 /* build-time follows the version: ISO dates from 7.16 on (routeros.md §5.2). */
 static void add_build_time(struct simmenu_rec *rec, const char *version)
 {
-	static const char *const mon[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug",
-					  "Sep", "Oct", "Nov", "Dec" };
+	static const char *const mon[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
+		"Oct", "Nov", "Dec" };
 	int major = 7, minor = 0, patch = 0;
 	sscanf(version, "%d.%d.%d", &major, &minor, &patch);
 	time_t when = 1609459200 + (time_t)(minor * 40 + patch * 6) * 86400 + 37 * 3600 / 3;
@@ -105,8 +113,8 @@ static void add_build_time(struct simmenu_rec *rec, const char *version)
 		add_date(rec, "build-time", when);
 		return;
 	}
-	add(rec, "build-time", "%s/%02d/%04d %02d:%02d:%02d", mon[tm.tm_mon], tm.tm_mday,
-	    tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	add(rec, "build-time", "%s/%02d/%04d %02d:%02d:%02d", mon[tm.tm_mon], tm.tm_mday, tm.tm_year + 1900,
+		tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
 static void fill_resource(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
@@ -138,7 +146,10 @@ static void fill_resource(const struct simmenu_ctx *c, int i, struct simmenu_rec
 	add_u64(rec, "write-sect-total", 100000 + (h >> 16) % 900000 + (uint64_t)(c->uptime / 20));
 }
 
-static int count_cores(const struct simmenu_ctx *c) { return simrouter_group(c->r)->cores; }
+static int count_cores(const struct simmenu_ctx *c)
+{
+	return simrouter_group(c->r)->cores;
+}
 
 static void fill_cpu(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
@@ -165,7 +176,7 @@ static void fill_routerboard(const struct simmenu_ctx *c, int i, struct simmenu_
 	add(rec, "revision", "r%d", (int)(h % 3) + 1);
 	add(rec, "routerboard", "true");
 	add(rec, "serial-number", "%s%08llX", g->model_serial ? g->model_serial : "HE",
-	    (unsigned long long)(h >> 32));
+		(unsigned long long)(h >> 32));
 	add(rec, "upgrade-firmware", "%s", c->st->upgrade_firmware);
 }
 
@@ -187,8 +198,12 @@ static int count_health(const struct simmenu_ctx *c)
 
 static void fill_health(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
-	static const struct { const char *id, *name, *type; int base; } s[] = {
-		{ "*E", "temperature", "C", 38 }, { "*11", "cpu-temperature", "C", 52 },
+	static const struct {
+		const char *id, *name, *type;
+		int base;
+	} s[] = {
+		{ "*E", "temperature", "C", 38 },
+		{ "*11", "cpu-temperature", "C", 52 },
 		{ "*1B", "voltage", "V", 240 },
 	};
 	int v = s[i].base + cpu_load_avg(c) / 8;
@@ -221,8 +236,7 @@ static void wg_iface_bytes(const struct simmenu_ctx *c, int iface, uint64_t out[
 			out[d] += simrouter_peer_bytes(c->r, p, c->total[d]);
 }
 
-static void add_counters(const struct simmenu_ctx *c, struct simmenu_rec *rec, const uint64_t b[2],
-			 bool fp)
+static void add_counters(const struct simmenu_ctx *c, struct simmenu_rec *rec, const uint64_t b[2], bool fp)
 {
 	int ps = simrouter_group(c->r)->packet_size;
 	add_u64(rec, "rx-byte", b[0]);
@@ -295,14 +309,15 @@ static void fill_interface(const struct simmenu_ctx *c, int i, struct simmenu_re
 	double rate[2];
 	plain_iface(c, i, rec, rate);
 	uint64_t b[2] = { (uint64_t)(rate[0] * c->uptime), (uint64_t)(rate[1] * c->uptime) };
-	if (i == 0)         /* ether1 carries the tunnels, plus 4% of WireGuard overhead */
+	if (i == 0) /* ether1 carries the tunnels, plus 4% of WireGuard overhead */
 		b[0] += (uint64_t)(c->total[0] * 1.04), b[1] += (uint64_t)(c->total[1] * 1.04);
 	add(rec, "mtu", "1500");
 	add(rec, "actual-mtu", "1500");
 	if (i != 3) {
 		add(rec, "l2mtu", "1592");
-		add(rec, "mac-address", "48:A9:8A:%02X:%02X:%02X", (unsigned)(simrouter_index(c->r) >> 8) & 0xff,
-		    (unsigned)simrouter_index(c->r) & 0xff, (unsigned)i & 0xff);
+		add(rec, "mac-address", "48:A9:8A:%02X:%02X:%02X",
+			(unsigned)(simrouter_index(c->r) >> 8) & 0xff, (unsigned)simrouter_index(c->r) & 0xff,
+			(unsigned)i & 0xff);
 	}
 	add_date(rec, "last-link-up-time", boot_wall(c) + 3);
 	add(rec, "link-downs", "0");
@@ -313,7 +328,10 @@ static void fill_interface(const struct simmenu_ctx *c, int i, struct simmenu_re
 
 /* ---- /interface/wireguard ---- */
 
-static int count_wg(const struct simmenu_ctx *c) { return (int)simrouter_group(c->r)->nwg; }
+static int count_wg(const struct simmenu_ctx *c)
+{
+	return (int)simrouter_group(c->r)->nwg;
+}
 
 static void fill_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
 {
@@ -329,7 +347,10 @@ static void fill_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
 	add(rec, "running", "true");
 }
 
-static int count_peers(const struct simmenu_ctx *c) { return simrouter_npeers(c->r); }
+static int count_peers(const struct simmenu_ctx *c)
+{
+	return simrouter_npeers(c->r);
+}
 
 static void fill_peer_names(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
 {
@@ -354,12 +375,14 @@ static void fill_peer(const struct simmenu_ctx *c, int p, struct simmenu_rec *re
 	add(rec, "private-key", FAKE_PRIVATE_KEY);
 	add(rec, "preshared-key", FAKE_PSK);
 	add(rec, "allowed-address", "10.%d.%d.%d/32,172.%d.%d.0/24", 64 + iface, num / 250, num % 250 + 2,
-	    16 + iface, num % 250);
+		16 + iface, num % 250);
 	add(rec, "endpoint-address", "%s", "");
 	add(rec, "endpoint-port", "0");
 	if (hs >= 0) {
-		add(rec, "current-endpoint-address", "%s.%d", iface ? "203.0.113" : "198.51.100", num % 254 + 1);
-		add(rec, "current-endpoint-port", "%d", 1024 + (int)(simrouter_hash(c->r, 7, (uint64_t)p) % 60000));
+		add(rec, "current-endpoint-address", "%s.%d", iface ? "203.0.113" : "198.51.100",
+			num % 254 + 1);
+		add(rec, "current-endpoint-port", "%d",
+			1024 + (int)(simrouter_hash(c->r, 7, (uint64_t)p) % 60000));
 		simmenu_duration(hs, dur, sizeof(dur));
 		add(rec, "last-handshake", "%s", dur);
 	}

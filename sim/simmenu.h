@@ -9,11 +9,11 @@
 #include <time.h>
 
 #define SIMMENU_FIELDS 40
-#define SIMMENU_VLEN 112
+#define SIMMENU_VLEN   112
 
 struct simmenu_rec {
 	int n;
-	const char *k[SIMMENU_FIELDS];          /* static strings */
+	const char *k[SIMMENU_FIELDS]; /* static strings */
 	char v[SIMMENU_FIELDS][SIMMENU_VLEN];
 };
 
@@ -23,18 +23,18 @@ struct simmenu_ctx {
 	double t;
 	const struct sc_state *st;
 	double uptime;
-	double total[2];     /* all peers' rx, tx bytes since boot */
-	time_t epoch;        /* wall clock of simulated second 0 */
+	double total[2]; /* all peers' rx, tx bytes since boot */
+	time_t epoch;    /* wall clock of simulated second 0 */
 };
 
 struct simmenu {
-	const char *path;    /* after "/rest/", e.g. "interface/wireguard/peers" */
-	bool list;           /* false: a singleton (one object) */
+	const char *path; /* after "/rest/", e.g. "interface/wireguard/peers" */
+	bool list;        /* false: a singleton (one object) */
 	int (*count)(const struct simmenu_ctx *c);
 	void (*fill)(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec);
 };
 
-const struct simmenu *simmenu_find(const char *path);   /* NULL if none */
+const struct simmenu *simmenu_find(const char *path); /* NULL if none */
 void simmenu_ctx_init(struct simmenu_ctx *c, const simrouter_t *r, double t, time_t epoch);
 /* Value of key in rec, NULL if absent. */
 const char *simmenu_get(const struct simmenu_rec *rec, const char *key);

@@ -19,7 +19,7 @@
 /* What to return: .proplist and a query program (API words; GET filters become "k=v"). */
 struct sel {
 	char *props[SIMMENU_FIELDS];
-	int nprops;           /* -1: no .proplist */
+	int nprops; /* -1: no .proplist */
 	char *words[MAX_WORDS];
 	int nwords;
 	bool count_only;
@@ -27,9 +27,15 @@ struct sel {
 
 static time_t sim_epoch;
 
-void simrest_set_epoch(time_t epoch) { sim_epoch = epoch; }
+void simrest_set_epoch(time_t epoch)
+{
+	sim_epoch = epoch;
+}
 
-void simrest_duration(double sec, char *out, size_t size) { simmenu_duration(sec, out, size); }
+void simrest_duration(double sec, char *out, size_t size)
+{
+	simmenu_duration(sec, out, size);
+}
 
 static void json_str(buf_t *b, const char *s)
 {
@@ -149,7 +155,7 @@ static char *url_decode(const char *s, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		unsigned v;
 		if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
-		    isxdigit((unsigned char)s[i + 2]) && sscanf(s + i + 1, "%2x", &v) == 1) {
+			isxdigit((unsigned char)s[i + 2]) && sscanf(s + i + 1, "%2x", &v) == 1) {
 			out[o++] = (char)v;
 			i += 2;
 		} else
@@ -189,17 +195,15 @@ static int sel_from_body(struct sel *s, const char *body, size_t len, struct sim
 		json_decref(j);
 		return -1;
 	}
-	json_object_foreach(j, key, v) {
+	json_object_foreach(j, key, v)
+	{
 		if (strcmp(key, ".proplist") == 0 && json_is_string(v))
 			add_props(s, json_string_value(v));
 		else if (strcmp(key, ".proplist") == 0 && json_is_array(v)) {
-			json_array_foreach(v, i, e)
-				if (json_is_string(e))
-					add_props(s, json_string_value(e));
+			json_array_foreach(v, i, e) if (json_is_string(e)) add_props(s, json_string_value(e));
 		} else if (strcmp(key, ".query") == 0 && json_is_array(v)) {
-			json_array_foreach(v, i, e)
-				if (json_is_string(e))
-					add_word(s, json_string_value(e), json_string_length(e));
+			json_array_foreach(v, i, e) if (json_is_string(e))
+				add_word(s, json_string_value(e), json_string_length(e));
 		} else if (strcmp(key, "count-only") == 0)
 			s->count_only = true;
 		else {
@@ -293,8 +297,8 @@ static void emit_rec(buf_t *b, const struct sel *s, const struct simmenu_rec *re
 
 /* ---- menus ---- */
 
-static void emit_list(const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s,
-		      struct simresp *out)
+static void emit_list(
+	const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s, struct simresp *out)
 {
 	int n = m->count(c), matched = 0;
 	buf_t *b = &out->body;
@@ -321,7 +325,7 @@ static void emit_list(const struct simmenu *m, const struct simmenu_ctx *c, cons
 
 /* GET /rest/MENU/ID-or-NAME: one object, 404 if none. */
 static void emit_one(const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s,
-		     const char *id, struct simresp *out)
+	const char *id, struct simresp *out)
 {
 	int n = m->count(c);
 	struct simmenu_rec rec;
@@ -339,7 +343,7 @@ static void emit_one(const struct simmenu *m, const struct simmenu_ctx *c, const
 }
 
 static void serve_menu(const simrouter_t *r, double t, const struct simmenu *m, const char *id,
-		       const struct sel *s, struct simresp *out)
+	const struct sel *s, struct simresp *out)
 {
 	struct simmenu_ctx c;
 	struct simmenu_rec rec = { .n = 0 };
@@ -380,7 +384,7 @@ static void serve_rest(const simrouter_t *r, double t, const struct simreq *q, s
 	const struct simmenu *m = route(q->path + 6, &last);
 	struct sel s = { .nprops = -1 };
 	bool bad = !m || (post && (!last || strcmp(last, "print") != 0)) ||
-		   (!post && last && (strcmp(last, "print") == 0 || !m->list));
+		(!post && last && (strcmp(last, "print") == 0 || !m->list));
 	if (bad) {
 		error_400(out, xasprintf("no such command or directory (%s)", strrchr(q->path, '/') + 1));
 	} else if (post) {
@@ -405,9 +409,10 @@ static const char *big_body(size_t *len)
 		buf_init(&b);
 		buf_putc(&b, '[');
 		for (unsigned i = 0; b.len < BIG_BYTES; i++)
-			buf_printf(&b, "%s{\".id\":\"*%X\",\"name\":\"vlan%u\",\"type\":\"vlan\",\"rx-byte\":\"0\","
-				   "\"tx-byte\":\"0\",\"running\":\"true\",\"disabled\":\"false\"}",
-				   i ? "," : "", 0x1000 + i, i + 1);
+			buf_printf(&b,
+				"%s{\".id\":\"*%X\",\"name\":\"vlan%u\",\"type\":\"vlan\",\"rx-byte\":\"0\","
+				"\"tx-byte\":\"0\",\"running\":\"true\",\"disabled\":\"false\"}",
+				i ? "," : "", 0x1000 + i, i + 1);
 		buf_putc(&b, ']');
 		big = buf_steal(&b, &big_len);
 	}
@@ -419,19 +424,20 @@ static bool content_fault(enum sc_fault f, struct simresp *out)
 {
 	switch (f) {
 	case SC_FAULT_MALFORMED:
-		reply(out, 200, "{\"architecture-name\":\"tile\",\"board-name\":\"CCR1009-7G-1C-1S+\",\"uptime\":");
+		reply(out, 200,
+			"{\"architecture-name\":\"tile\",\"board-name\":\"CCR1009-7G-1C-1S+\",\"uptime\":");
 		return true;
 	case SC_FAULT_HTML:
-		reply(out, 200, "<!DOCTYPE html>\n<html><head><title>Error</title></head><body>"
-			  "<h1>503 Service Unavailable</h1><p>The server is busy.</p></body></html>\n");
+		reply(out, 200,
+			"<!DOCTYPE html>\n<html><head><title>Error</title></head><body>"
+			"<h1>503 Service Unavailable</h1><p>The server is busy.</p></body></html>\n");
 		out->content_type = "text/html";
 		return true;
 	case SC_FAULT_BIG:
 		reply(out, 200, "");
 		out->shared = big_body(&out->shared_len);
 		return true;
-	default:
-		return false;
+	default: return false;
 	}
 }
 
@@ -456,8 +462,9 @@ void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, stru
 	} else if (strcmp(q->method, "HEAD") == 0) {
 		reply(out, 501, "{\"error\":501,\"message\":\"Not Implemented\"}");
 	} else if (strcmp(q->method, "GET") != 0 && strcmp(q->method, "POST") != 0) {
-		reply(out, 500, "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
-			  "\"message\":\"Internal Server Error\"}");
+		reply(out, 500,
+			"{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
+			"\"message\":\"Internal Server Error\"}");
 	} else {
 		serve_rest(r, t, q, out);
 	}

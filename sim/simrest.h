@@ -12,9 +12,9 @@
 
 struct simreq {
 	const char *method;
-	const char *path;        /* without the query string */
-	const char *query;       /* after '?', "" if none */
-	const char *auth;        /* the Authorization header value, NULL if none */
+	const char *path;  /* without the query string */
+	const char *query; /* after '?', "" if none */
+	const char *auth;  /* the Authorization header value, NULL if none */
 	const char *body;
 	size_t body_len;
 };
@@ -22,11 +22,11 @@ struct simreq {
 struct simresp {
 	int status;
 	const char *content_type;
-	const char *extra_headers;  /* complete "Name: value\r\n" lines, or "" */
-	buf_t body;                 /* owned; used unless shared is set */
-	const char *shared;         /* a static body (the big fault), not freed */
+	const char *extra_headers; /* complete "Name: value\r\n" lines, or "" */
+	buf_t body;                /* owned; used unless shared is set */
+	const char *shared;        /* a static body (the big fault), not freed */
 	size_t shared_len;
-	int served_private_key;     /* records that carried private-key or preshared-key */
+	int served_private_key; /* records that carried private-key or preshared-key */
 };
 
 /* Wall-clock time of simulated second 0 (for dates such as last-link-up-time). */

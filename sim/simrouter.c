@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DAY 86400.0
+#define DAY             86400.0
 #define HANDSHAKE_EVERY 120.0
 
 struct simrouter {
@@ -18,10 +18,10 @@ struct simrouter {
 	const scenario_t *sc;
 	const struct sc_group *g;
 	size_t gidx;
-	double boot0;          /* the boot before the sim started (negative) */
-	double phase;          /* daily swing offset, seconds */
+	double boot0; /* the boot before the sim started (negative) */
+	double phase; /* daily swing offset, seconds */
 	int npeers;
-	double *weight;        /* per peer, summing to 1 (idle peers 0) */
+	double *weight; /* per peer, summing to 1 (idle peers 0) */
 };
 
 static uint64_t mix(uint64_t x)
@@ -73,8 +73,8 @@ simrouter_t *simrouter_create(const scenario_t *sc, const struct sc_group *g, in
 	if (g->count == 1)
 		r->name = xstrdup(g->name);
 	else
-		r->name = xasprintf("%s-%0*d", g->name, g->count >= 100 ? (g->count >= 1000 ? 4 : 3) : 2,
-				    idx + 1);
+		r->name = xasprintf(
+			"%s-%0*d", g->name, g->count >= 100 ? (g->count >= 1000 ? 4 : 3) : 2, idx + 1);
 	double up = g->uptime0 >= 0 ? g->uptime0 : DAY + floor(unit_rand(r, 2, 0) * 60 * DAY);
 	r->boot0 = -up;
 	r->phase = floor(unit_rand(r, 3, 0) * 4 * 3600);
@@ -91,10 +91,22 @@ void simrouter_destroy(simrouter_t *r)
 	free(r);
 }
 
-const char *simrouter_name(const simrouter_t *r) { return r->name; }
-const struct sc_group *simrouter_group(const simrouter_t *r) { return r->g; }
-const scenario_t *simrouter_scenario(const simrouter_t *r) { return r->sc; }
-size_t simrouter_index(const simrouter_t *r) { return r->gidx; }
+const char *simrouter_name(const simrouter_t *r)
+{
+	return r->name;
+}
+const struct sc_group *simrouter_group(const simrouter_t *r)
+{
+	return r->g;
+}
+const scenario_t *simrouter_scenario(const simrouter_t *r)
+{
+	return r->sc;
+}
+size_t simrouter_index(const simrouter_t *r)
+{
+	return r->gidx;
+}
 
 static size_t phase_at(const simrouter_t *r, double t)
 {
@@ -170,7 +182,10 @@ bool simrouter_version_at_least(const char *version, int major, int minor)
 	return a > major || (a == major && b >= minor);
 }
 
-int simrouter_npeers(const simrouter_t *r) { return r->npeers; }
+int simrouter_npeers(const simrouter_t *r)
+{
+	return r->npeers;
+}
 
 int simrouter_peer_iface(const simrouter_t *r, int peer)
 {
@@ -235,7 +250,7 @@ double simrouter_last_handshake(const simrouter_t *r, double t, int peer)
 void simrouter_key(const simrouter_t *r, int peer, int salt, char out[45])
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	unsigned char raw[33] = { 0 };       /* 32 key bytes and a zero pad */
+	unsigned char raw[33] = { 0 }; /* 32 key bytes and a zero pad */
 	for (int i = 0; i < 4; i++) {
 		uint64_t h = simrouter_hash(r, 1000 + (uint64_t)salt, (uint64_t)peer * 4 + (uint64_t)i);
 		memcpy(raw + i * 8, &h, 8);

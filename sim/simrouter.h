@@ -17,7 +17,7 @@ void simrouter_destroy(simrouter_t *r);
 const char *simrouter_name(const simrouter_t *r);
 const struct sc_group *simrouter_group(const simrouter_t *r);
 const scenario_t *simrouter_scenario(const simrouter_t *r);
-size_t simrouter_index(const simrouter_t *r);        /* across the scenario */
+size_t simrouter_index(const simrouter_t *r); /* across the scenario */
 
 /* The state in force at simulated time t (seconds since the sim started). */
 const struct sc_state *simrouter_state(const simrouter_t *r, double t);
@@ -33,9 +33,9 @@ bool simrouter_version_at_least(const char *version, int major, int minor);
 
 /* Peers are numbered across all wg interfaces, interface by interface. */
 int simrouter_npeers(const simrouter_t *r);
-int simrouter_peer_iface(const simrouter_t *r, int peer);   /* index into group->wg */
-int simrouter_peer_num(const simrouter_t *r, int peer);     /* 1-based within its interface */
-bool simrouter_peer_idle(const simrouter_t *r, int peer);   /* never handshook */
+int simrouter_peer_iface(const simrouter_t *r, int peer); /* index into group->wg */
+int simrouter_peer_num(const simrouter_t *r, int peer);   /* 1-based within its interface */
+bool simrouter_peer_idle(const simrouter_t *r, int peer); /* never handshook */
 /* Bytes since boot of all peers together; dir 0 = rx (decrypt), 1 = tx (encrypt). */
 double simrouter_total_bytes(const simrouter_t *r, double t, int dir);
 /* A peer's share of total (from simrouter_total_bytes). */

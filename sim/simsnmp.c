@@ -27,17 +27,33 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PKT_MAX 65536
-#define MAX_VARBINDS 256       /* per reply: caps GETBULK, keeps a reply far below 64 KiB */
-#define BURST 32               /* requests read from one socket before the next */
-#define OID_MAX 16
+#define PKT_MAX      65536
+#define MAX_VARBINDS 256 /* per reply: caps GETBULK, keeps a reply far below 64 KiB */
+#define BURST        32  /* requests read from one socket before the next */
+#define OID_MAX      16
 
 enum kind { K_SCALAR, K_IF, K_CPU };
 
 enum what {
-	S_DESCR, S_OBJID, S_UPTIME, S_NAME, S_IFNUMBER, S_VERSION, S_SERIAL, S_FIRMWARE, S_UPGRADE,
+	S_DESCR,
+	S_OBJID,
+	S_UPTIME,
+	S_NAME,
+	S_IFNUMBER,
+	S_VERSION,
+	S_SERIAL,
+	S_FIRMWARE,
+	S_UPGRADE,
 	S_BOARD,
-	C_INDEX, C_STR, C_INT, C_TYPE, C_ADMIN, C_OPER, C_C32, C_C64, C_EMPTY,
+	C_INDEX,
+	C_STR,
+	C_INT,
+	C_TYPE,
+	C_ADMIN,
+	C_OPER,
+	C_C32,
+	C_C64,
+	C_EMPTY,
 	P_LOAD,
 };
 
@@ -46,12 +62,12 @@ struct obj {
 	size_t len;
 	enum kind kind;
 	enum what what;
-	const char *key;       /* simmenu field of the interface record */
+	const char *key; /* simmenu field of the interface record */
 };
 
-#define O(...) .o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid)
-#define IFT(col) O(1, 3, 6, 1, 2, 1, 2, 2, 1, col), .kind = K_IF
-#define IFX(col) O(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, col), .kind = K_IF
+#define O(...)    .o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid)
+#define IFT(col)  O(1, 3, 6, 1, 2, 1, 2, 2, 1, col), .kind = K_IF
+#define IFX(col)  O(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, col), .kind = K_IF
 #define MTX(a, b) O(1, 3, 6, 1, 4, 1, 14988, 1, 1, a, b), .kind = K_SCALAR
 
 /* In lexicographic order of OID (checked at create): GETNEXT walks it front to back. */
@@ -102,13 +118,13 @@ struct simsnmp {
 	char *community;
 	size_t community_len;
 	double time_scale;
-	double t0;                    /* simulated time at start */
+	double t0; /* simulated time at start */
 	struct timespec start;
 	const struct simmenu *m_if, *m_rb;
-	struct simmenu_rec *recs;     /* the interface records of the request being answered */
+	struct simmenu_rec *recs; /* the interface records of the request being answered */
 	oid *ifindex;
 	int nrecs;
-	netsnmp_session sess;         /* only what snmp_build needs: version, community */
+	netsnmp_session sess; /* only what snmp_build needs: version, community */
 	u_char *out;
 	size_t out_size;
 	unsigned char *in;
@@ -123,7 +139,7 @@ struct view {
 	const simrouter_t *r;
 	long version;
 	struct simmenu_ctx c;
-	int nif;                      /* -1 until the interface records are filled */
+	int nif; /* -1 until the interface records are filled */
 	bool rb_done;
 	struct simmenu_rec rb;
 };
@@ -214,13 +230,19 @@ static void val_int(struct val *out, u_char type, long i)
 
 static int if_type(const char *t)
 {
-	static const struct { const char *ros; int iana; } map[] = {
-		{ "ether", 6 }, { "bridge", 209 }, { "vlan", 135 }, { "eoip", 131 },
+	static const struct {
+		const char *ros;
+		int iana;
+	} map[] = {
+		{ "ether", 6 },
+		{ "bridge", 209 },
+		{ "vlan", 135 },
+		{ "eoip", 131 },
 	};
 	for (size_t i = 0; t && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(t, map[i].ros) == 0)
 			return map[i].iana;
-	return 1;      /* other: wg and lo alike, as RouterOS reports them (routeros.md §4.4) */
+	return 1; /* other: wg and lo alike, as RouterOS reports them (routeros.md §4.4) */
 }
 
 /* An interface column of row k. */
@@ -233,7 +255,8 @@ static int if_value(struct view *v, const struct obj *o, int k, struct val *out)
 		return -1;
 	switch (o->what) {
 	case C_INDEX: val_int(out, ASN_INTEGER, (long)v->s->ifindex[k]); break;
-	case C_STR: case C_EMPTY: val_str(out, f); break;
+	case C_STR:
+	case C_EMPTY: val_str(out, f); break;
 	case C_INT: val_int(out, ASN_INTEGER, (long)u); break;
 	case C_TYPE: val_int(out, ASN_INTEGER, if_type(f)); break;
 	case C_ADMIN: val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 2 : 1); break;
@@ -255,7 +278,7 @@ static int rb_value(struct view *v, const char *key, struct val *out)
 {
 	const char *s = view_rb(v, key);
 	if (!s)
-		return -1;          /* CHR: no RouterBOARD objects (routeros.md §4.5) */
+		return -1; /* CHR: no RouterBOARD objects (routeros.md §4.5) */
 	val_str(out, s);
 	return 0;
 }
@@ -304,8 +327,7 @@ static int obj_value(struct view *v, const struct obj *o, int k, struct val *out
 
 /* ---- GET, GETNEXT ---- */
 
-static void add_var(netsnmp_variable_list **list, const oid *name, size_t len,
-		    const struct val *val)
+static void add_var(netsnmp_variable_list **list, const oid *name, size_t len, const struct val *val)
 {
 	snmp_varlist_add_variable(list, name, len, val->type, val->p, val->len);
 }
@@ -350,8 +372,8 @@ static int first_row_after(struct view *v, const struct obj *o, const oid *name,
 }
 
 /* GETNEXT of one name: fills next[] (OID_MAX + 1 long) and out; false at the end of the MIB. */
-static bool next_one(struct view *v, const oid *name, size_t len, oid *next, size_t *next_len,
-		     struct val *out)
+static bool next_one(
+	struct view *v, const oid *name, size_t len, oid *next, size_t *next_len, struct val *out)
 {
 	for (size_t i = 0; i < NOBJS; i++) {
 		const struct obj *o = &objs[i];
@@ -372,8 +394,8 @@ static bool next_one(struct view *v, const oid *name, size_t len, oid *next, siz
 
 /* GET or GETNEXT of every varbind. 0, or a v1 error status with *errindex (the reply then
  * carries the request's varbinds). */
-static long get_next(struct view *v, int cmd, const netsnmp_variable_list *q,
-		     netsnmp_variable_list **list, long *errindex)
+static long get_next(
+	struct view *v, int cmd, const netsnmp_variable_list *q, netsnmp_variable_list **list, long *errindex)
 {
 	oid next[OID_MAX + 1];
 	size_t next_len;
@@ -400,8 +422,7 @@ static long get_next(struct view *v, int cmd, const netsnmp_variable_list *q,
 }
 
 /* One GETBULK repetition of every repeater; false once all of them reached the end. */
-static bool bulk_round(struct view *v, oid *cur, size_t *cur_len, int nrep,
-		       netsnmp_variable_list **list)
+static bool bulk_round(struct view *v, oid *cur, size_t *cur_len, int nrep, netsnmp_variable_list **list)
 {
 	struct val val;
 	bool any = false;
@@ -418,7 +439,7 @@ static bool bulk_round(struct view *v, oid *cur, size_t *cur_len, int nrep,
 }
 
 static void get_bulk(struct view *v, long nonrep, long maxrep, const netsnmp_variable_list *q,
-		     netsnmp_variable_list **list)
+	netsnmp_variable_list **list)
 {
 	oid next[OID_MAX + 1];
 	size_t next_len;
@@ -459,9 +480,7 @@ static int respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double 
 	simmenu_ctx_init(&v.c, r, t, 0);
 	switch (pdu->command) {
 	case SNMP_MSG_GET:
-	case SNMP_MSG_GETNEXT:
-		errstat = get_next(&v, pdu->command, pdu->variables, &list, &errindex);
-		break;
+	case SNMP_MSG_GETNEXT: errstat = get_next(&v, pdu->command, pdu->variables, &list, &errindex); break;
 	case SNMP_MSG_GETBULK:
 		if (pdu->version == SNMP_VERSION_1)
 			return -1;
@@ -471,8 +490,7 @@ static int respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double 
 		errstat = pdu->version == SNMP_VERSION_1 ? SNMP_ERR_NOSUCHNAME : SNMP_ERR_NOTWRITABLE;
 		errindex = 1;
 		break;
-	default:
-		return -1;
+	default: return -1;
 	}
 	if (errstat == 0) {
 		snmp_free_varbind(pdu->variables);
@@ -488,8 +506,7 @@ static int respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double 
 
 /* ---- the wire ---- */
 
-static void send_reply(simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu,
-		       const struct sockaddr_in *to)
+static void send_reply(simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu, const struct sockaddr_in *to)
 {
 	size_t off = 0;
 	free(pdu->community);
@@ -499,7 +516,7 @@ static void send_reply(simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu,
 	if (snmp_build(&s->out, &s->out_size, &off, &s->sess, pdu) != SNMPERR_SUCCESS)
 		return;
 	if (sendto(a->fd, s->out + s->out_size - off, off, 0, (const struct sockaddr *)to, sizeof(*to)) ==
-	    (ssize_t)off)
+		(ssize_t)off)
 		s->answered++;
 }
 
@@ -510,12 +527,12 @@ static void handle(simsnmp_t *s, const struct agent *a, size_t len, const struct
 	long ver = -1;
 	u_char *d = snmp_comstr_parse(s->in, &left, comm, &clen, &ver);
 	if (!d || (ver != SNMP_VERSION_1 && ver != SNMP_VERSION_2c) || clen != s->community_len ||
-	    memcmp(comm, s->community, clen) != 0)
+		memcmp(comm, s->community, clen) != 0)
 		return;
 	double t = sim_time(s);
 	enum sc_fault f = simrouter_fault(a->r, t);
 	if (f == SC_FAULT_REFUSE || f == SC_FAULT_HANG)
-		return;         /* booting or hung: silence, like an agent that is not there */
+		return; /* booting or hung: silence, like an agent that is not there */
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET);
 	if (snmp_pdu_parse(pdu, d, &left) == 0) {
 		pdu->version = ver;
@@ -549,8 +566,14 @@ static bool serve_events(simsnmp_t *s, const struct epoll_event *ev, int n)
 	return false;
 }
 
-int simsnmp_fd(const simsnmp_t *s) { return s->ep; }
-unsigned long simsnmp_answered(const simsnmp_t *s) { return s->answered; }
+int simsnmp_fd(const simsnmp_t *s)
+{
+	return s->ep;
+}
+unsigned long simsnmp_answered(const simsnmp_t *s)
+{
+	return s->answered;
+}
 
 void simsnmp_serve(simsnmp_t *s)
 {
@@ -597,16 +620,17 @@ int simsnmp_start(simsnmp_t *s, char **cause)
 
 static int agent_open(simsnmp_t *s, struct agent *a, uint32_t addr, uint16_t port, char **cause)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(port),
-				  .sin_addr.s_addr = htonl(addr) };
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)
+	};
 	struct epoll_event e = { .events = EPOLLIN, .data.ptr = a };
 	char ip[16];
 	a->fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (a->fd < 0 || bind(a->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    epoll_ctl(s->ep, EPOLL_CTL_ADD, a->fd, &e) < 0) {
+		epoll_ctl(s->ep, EPOLL_CTL_ADD, a->fd, &e) < 0) {
 		struct in_addr in = { .s_addr = htonl(addr) };
 		*cause = xasprintf("snmp: udp %s:%u: %s", inet_ntop(AF_INET, &in, ip, sizeof(ip)),
-				   (unsigned)port, strerror(errno));
+			(unsigned)port, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -618,9 +642,8 @@ static void objs_check_order(void)
 		assert(snmp_oid_compare(objs[i - 1].o, objs[i - 1].len, objs[i].o, objs[i].len) < 0);
 }
 
-simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n,
-			  uint16_t port, const char *community, double time_scale, double t0,
-			  char **cause)
+simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n, uint16_t port,
+	const char *community, double time_scale, double t0, char **cause)
 {
 	simsnmp_t *s = xcalloc(1, sizeof(*s));
 	objs_check_order();

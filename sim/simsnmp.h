@@ -15,9 +15,8 @@ typedef struct simsnmp simsnmp_t;
  * community are dropped, as real agents do. The simulated clock runs at time_scale and reads
  * t0 now (pass simhttp_sim_time so both faces share one clock). Keeps the routers array, not a
  * copy. NULL and *cause (caller frees) on failure. */
-simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n,
-			  uint16_t port, const char *community, double time_scale, double t0,
-			  char **cause);
+simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n, uint16_t port,
+	const char *community, double time_scale, double t0, char **cause);
 /* An epoll fd that is readable while a request waits on any router's socket. */
 int simsnmp_fd(const simsnmp_t *s);
 /* Answer the requests waiting now; never blocks. */

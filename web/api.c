@@ -244,7 +244,9 @@ unsigned api_history(const struct api_history_req *req, buf_t *out)
 		return api_error(out, 404, "no database");
 	int64_t span = history_range_ms(range);
 	struct history_req hq = {
-		.db_path = req->conf->database, .router = req->name, .to_ms = req->now_ms,
+		.db_path = req->conf->database,
+		.router = req->name,
+		.to_ms = req->now_ms,
 		.from_ms = span > 0 ? req->now_ms - span : 0,
 		.raw_retention_ms = req->conf->retention_ms,
 		.min_bucket_ms = 2 * api_interval(req->conf, req->name),

@@ -23,10 +23,10 @@ void api_cohorts(buf_t *out);
  * [{name, tx_bps:[...], rx_bps:[...]}], cores:[[load 0..1, ...], ...], events:[...]}, one
  * value per time bucket, null where there is no data. */
 struct api_history_req {
-	const conf_t *conf;        /* database path, retention, intervals */
-	const char *name;          /* router name, URL-decoded */
-	const char *range;         /* NULL or unknown: 24h */
-	int64_t now_ms;            /* wall clock */
+	const conf_t *conf; /* database path, retention, intervals */
+	const char *name;   /* router name, URL-decoded */
+	const char *range;  /* NULL or unknown: 24h */
+	int64_t now_ms;     /* wall clock */
 };
 
 /* Returns the HTTP status: 200; 404 when the database does not know the router; 500 when it

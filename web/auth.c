@@ -19,11 +19,11 @@
 
 struct auth {
 	char *user;
-	char *password;       /* SECRET */
+	char *password; /* SECRET */
 	size_t user_len, password_len;
-	uint64_t seed;        /* random, so that nobody can aim at another address's slot */
+	uint64_t seed; /* random, so that nobody can aim at another address's slot */
 	pthread_mutex_t lock;
-	int64_t tat[1 << AUTH_SLOTS_BITS];   /* when each slot has its whole burst again (ms) */
+	int64_t tat[1 << AUTH_SLOTS_BITS]; /* when each slot has its whole burst again (ms) */
 };
 
 auth_t *auth_create(const char *user, const char *password)

@@ -10,8 +10,8 @@
 
 typedef struct auth auth_t;
 
-#define AUTH_BURST 10            /* failed attempts an address may make at once */
-#define AUTH_REFILL_MS 1000      /* after which it gets one more every this often */
+#define AUTH_BURST     10   /* failed attempts an address may make at once */
+#define AUTH_REFILL_MS 1000 /* after which it gets one more every this often */
 
 /* Copies user and password (both non-empty). */
 auth_t *auth_create(const char *user, const char *password);

@@ -27,15 +27,15 @@
 #include "page_upgrades.h"
 #include "xmem.h"
 
-#define HTTP_THREADS 2
+#define HTTP_THREADS         2
 #define HTTP_MAX_CONNECTIONS 256
-#define HTTP_MAX_PER_IP 32             /* connections from one client address */
-#define HTTP_TIMEOUT_S 30              /* a connection idle this long is closed */
-#define HTTP_CONN_MEMORY (16 * 1024)   /* request headers and URL must fit */
-#define HTTP_MAX_URI 4096              /* longer request targets get 414 */
-#define HTTP_PEM_MAX (1024 * 1024)
-#define HTTP_TLS_PRIORITIES "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
-#define HTTP_STALE_MIN_MS 3000
+#define HTTP_MAX_PER_IP      32          /* connections from one client address */
+#define HTTP_TIMEOUT_S       30          /* a connection idle this long is closed */
+#define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
+#define HTTP_MAX_URI         4096        /* longer request targets get 414 */
+#define HTTP_PEM_MAX         (1024 * 1024)
+#define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
+#define HTTP_STALE_MIN_MS    3000
 
 #define HTTP_TEXT "text/plain; charset=utf-8"
 
@@ -43,9 +43,9 @@ struct http {
 	struct MHD_Daemon *mhd;
 	struct http_deps deps;
 	unsigned port;
-	int64_t stale_ms;   /* a heartbeat older than this makes /healthz fail */
-	auth_t *auth;       /* NULL: no [web] user, everyone may read */
-	bool starting;      /* libmicrohttpd's messages go to start_msg, for the caller's cause */
+	int64_t stale_ms; /* a heartbeat older than this makes /healthz fail */
+	auth_t *auth;     /* NULL: no [web] user, everyone may read */
+	bool starting;    /* libmicrohttpd's messages go to start_msg, for the caller's cause */
 	char *start_msg;
 };
 
@@ -101,13 +101,13 @@ static int http_parse_listen(const char *spec, struct sockaddr_storage *ss, sock
 }
 
 /* A bound, listening socket for ss; -1 with *cause. Fills the bound port. */
-static int http_socket(const char *spec, const struct sockaddr_storage *ss, socklen_t len,
-		       unsigned *port, char **cause)
+static int http_socket(
+	const char *spec, const struct sockaddr_storage *ss, socklen_t len, unsigned *port, char **cause)
 {
 	int one = 1;
 	int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, (const struct sockaddr *)ss, len) < 0 || listen(fd, 64) < 0) {
+		bind(fd, (const struct sockaddr *)ss, len) < 0 || listen(fd, 64) < 0) {
 		*cause = xasprintf("cannot listen on %s: %s", spec, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -129,7 +129,6 @@ static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
 	*ctype = "text/plain; version=0.0.4; charset=utf-8";
 	return 200;
 }
-
 
 static unsigned http_css(http_t *h, buf_t *body, const char **ctype)
 {
@@ -168,10 +167,10 @@ static unsigned http_health_text(buf_t *body, int64_t loop_age, int64_t store_ag
 	}
 	if (loop_age > bound)
 		buf_printf(body, "stale: event loop silent for %lld ms (limit %lld ms)\n",
-			   (long long)loop_age, (long long)bound);
+			(long long)loop_age, (long long)bound);
 	if (store_age > bound)
 		buf_printf(body, "stale: store writer silent for %lld ms (limit %lld ms)\n",
-			   (long long)store_age, (long long)bound);
+			(long long)store_age, (long long)bound);
 	return 503;
 }
 
@@ -198,8 +197,8 @@ static const struct http_route {
 
 /* ---- pages: routes that read the request (query string, the rest of a prefix) ---- */
 
-typedef unsigned (*http_page_fn)(http_t *h, struct MHD_Connection *conn, const char *rest,
-				 buf_t *body, const char **ctype);
+typedef unsigned (*http_page_fn)(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype);
 
 /* A query argument, already percent-decoded by libmicrohttpd; NULL when absent. */
 static const char *http_arg(struct MHD_Connection *conn, const char *key)
@@ -207,46 +206,54 @@ static const char *http_arg(struct MHD_Connection *conn, const char *key)
 	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-static unsigned http_fleet_page(http_t *h, struct MHD_Connection *conn, const char *rest,
-				buf_t *body, const char **ctype)
+static unsigned http_fleet_page(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
 {
-	struct page_filter f = { .q = http_arg(conn, "q"), .label = http_arg(conn, "label"),
-				 .board = http_arg(conn, "board"), .version = http_arg(conn, "version") };
-	struct page_fleet_req req = { .fleet = h->deps.fleet, .filter = &f,
-				      .database = h->deps.conf ? h->deps.conf->database : NULL };
+	struct page_filter f = { .q = http_arg(conn, "q"),
+		.label = http_arg(conn, "label"),
+		.board = http_arg(conn, "board"),
+		.version = http_arg(conn, "version") };
+	struct page_fleet_req req = {
+		.fleet = h->deps.fleet, .filter = &f, .database = h->deps.conf ? h->deps.conf->database : NULL
+	};
 	page_fleet_render(&req, body);
 	*ctype = "text/html; charset=utf-8";
 	return 200;
 }
 
 /* /router/NAME: rest is the decoded name, whatever characters it holds. */
-static unsigned http_router_page(http_t *h, struct MHD_Connection *conn, const char *rest,
-				 buf_t *body, const char **ctype)
+static unsigned http_router_page(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
 {
-	struct page_router_req req = { .conf = h->deps.conf, .fleet = h->deps.fleet, .name = rest,
-				       .range = http_arg(conn, "range"), .now_ms = loop_wall_ms() };
+	struct page_router_req req = { .conf = h->deps.conf,
+		.fleet = h->deps.fleet,
+		.name = rest,
+		.range = http_arg(conn, "range"),
+		.now_ms = loop_wall_ms() };
 	*ctype = "text/html; charset=utf-8";
 	return page_router(&req, body);
 }
 
 /* /api/v1/history/NAME: the router page's series as JSON. */
-static unsigned http_api_history(http_t *h, struct MHD_Connection *conn, const char *rest,
-				 buf_t *body, const char **ctype)
+static unsigned http_api_history(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
 {
-	struct api_history_req req = { .conf = h->deps.conf, .name = rest,
-				       .range = http_arg(conn, "range"), .now_ms = loop_wall_ms() };
+	struct api_history_req req = {
+		.conf = h->deps.conf, .name = rest, .range = http_arg(conn, "range"), .now_ms = loop_wall_ms()
+	};
 	*ctype = "application/json";
 	return api_history(&req, body);
 }
 
 /* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
-static unsigned http_upgrades_page(http_t *h, struct MHD_Connection *conn, const char *rest,
-				   buf_t *body, const char **ctype)
+static unsigned http_upgrades_page(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
 {
-	struct page_upgrades_req req = { .from = http_arg(conn, "from"), .to = http_arg(conn, "to"),
-					 .arch = http_arg(conn, "arch"),
-					 .board = http_arg(conn, "board"),
-					 .verdict = http_arg(conn, "verdict") };
+	struct page_upgrades_req req = { .from = http_arg(conn, "from"),
+		.to = http_arg(conn, "to"),
+		.arch = http_arg(conn, "arch"),
+		.board = http_arg(conn, "board"),
+		.verdict = http_arg(conn, "verdict") };
 	*ctype = "text/html; charset=utf-8";
 	return page_upgrades(&req, body);
 }
@@ -295,7 +302,7 @@ static void *http_uri_check(void *cls, const char *uri, struct MHD_Connection *c
 			continue;
 		bool nul = uri[i + 1] == '0' && uri[i + 2] == '0';
 		bool slash = (uri[i + 1] == '2' && (uri[i + 2] | 0x20) == 'f') ||
-			     (uri[i + 1] == '5' && (uri[i + 2] | 0x20) == 'c');
+			(uri[i + 1] == '5' && (uri[i + 2] | 0x20) == 'c');
 		if (nul || (slash && i < path))
 			return &http_mark_bad;
 	}
@@ -315,19 +322,17 @@ static bool http_dot_segment(const char *url)
 
 static bool http_has_body(struct MHD_Connection *conn)
 {
-	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-						     MHD_HTTP_HEADER_CONTENT_LENGTH);
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	return (cl != NULL && strcmp(cl, "0") != 0) ||
-	       MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-					   MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
 }
 
 /* 0 when the client gave the right user and password, else 401, or 429 while its address has
  * used up its failed attempts (then the password is not even looked at). */
 static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
 {
-	const union MHD_ConnectionInfo *ci =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
 	int64_t now = loop_mono_ms();
 	if (auth_throttled(h->auth, sa, now))
@@ -349,8 +354,8 @@ static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
 
 /* 0 when the request may go to its route, else the status to refuse it with. /healthz is
  * open to probes without credentials; it tells only whether the daemon is alive. */
-static unsigned http_guard(http_t *h, struct MHD_Connection *conn, const char *url,
-			   const char *method, const void *mark)
+static unsigned http_guard(
+	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, const void *mark)
 {
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return MHD_HTTP_METHOD_NOT_ALLOWED;
@@ -379,8 +384,8 @@ static const char *http_refusal(unsigned status)
 
 /* ---- replies ---- */
 
-static enum MHD_Result http_reply(struct MHD_Connection *conn, unsigned status, const char *ctype,
-				  buf_t *body)
+static enum MHD_Result http_reply(
+	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body)
 {
 	size_t len;
 	char *data = buf_steal(body, &len);
@@ -392,13 +397,13 @@ static enum MHD_Result http_reply(struct MHD_Connection *conn, unsigned status, 
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Content-Security-Policy",
-				"default-src 'none'; style-src 'self'; frame-ancestors 'none'");
+		"default-src 'none'; style-src 'self'; frame-ancestors 'none'");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (status == MHD_HTTP_UNAUTHORIZED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE,
-					"Basic realm=\"wgwatch\", charset=\"UTF-8\"");
+		MHD_add_response_header(
+			resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"wgwatch\", charset=\"UTF-8\"");
 	if (status == MHD_HTTP_TOO_MANY_REQUESTS)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	enum MHD_Result ret = MHD_queue_response(conn, status, resp);
@@ -407,9 +412,8 @@ static enum MHD_Result http_reply(struct MHD_Connection *conn, unsigned status, 
 }
 
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
-				    const char *method, const char *version,
-				    const char *upload_data, size_t *upload_data_size,
-				    void **req_cls)
+	const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
+	void **req_cls)
 {
 	http_t *h = cls;
 	buf_t body;
@@ -452,7 +456,7 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	while (n > 0 && msg[n - 1] == '\n')
 		msg[--n] = '\0';
 	http_t *h = cls;
-	if (h != NULL && h->starting) {   /* all of them: the last alone is too vague */
+	if (h != NULL && h->starting) { /* all of them: the last alone is too vague */
 		char *all = h->start_msg ? xasprintf("%s; %s", h->start_msg, msg) : NULL;
 		free(h->start_msg);
 		h->start_msg = all ? all : msg;
@@ -504,13 +508,14 @@ static char *http_pem_read(const char *key, const char *path, size_t *len, char 
 static const char *http_pem_problem(const char *key, const char *pem)
 {
 	if (strcmp(key, "cert") == 0)
-		return strstr(pem, "-----BEGIN CERTIFICATE-----") ? NULL :
-			"holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
+		return strstr(pem, "-----BEGIN CERTIFICATE-----")
+			? NULL
+			: "holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
 	if (strstr(pem, "ENCRYPTED") != NULL)
 		return "is an encrypted private key: wgwatchd needs it unencrypted (and mode 0600)";
 	const char *b = strstr(pem, "-----BEGIN ");
-	return b && strstr(b, "PRIVATE KEY-----") ? NULL :
-		"holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
+	return b && strstr(b, "PRIVATE KEY-----") ? NULL
+						  : "holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
 }
 
 static char *http_pem_load(const char *key, const char *path, size_t *len, char **cause)
@@ -557,19 +562,15 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 	if (cert == NULL)
 		tls[0].option = MHD_OPTION_END;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-			 (cert != NULL ? MHD_USE_TLS : 0);
+		(cert != NULL ? MHD_USE_TLS : 0);
 	h->starting = true;
 	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_handler, h,
-		MHD_OPTION_EXTERNAL_LOGGER, http_log, h,
-		MHD_OPTION_URI_LOG_CALLBACK, http_uri_check, NULL,
-		MHD_OPTION_LISTEN_SOCKET, fd,
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
+		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri_check, NULL,
+		MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
-		MHD_OPTION_ARRAY, tls,
-		MHD_OPTION_END);
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
+		MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	h->starting = false;
 	return mhd;
 }
@@ -584,8 +585,9 @@ static int http_serve(http_t *h, const char *spec, int fd, const conf_t *conf, c
 		*cause = xstrdup("[web] cert and key are set but this libmicrohttpd has no TLS");
 		return -1;
 	}
-	if (cf != NULL && kf != NULL && ((cert = http_pem_load("cert", cf, &clen, cause)) == NULL ||
-					 (key = http_pem_load("key", kf, &klen, cause)) == NULL)) {
+	if (cf != NULL && kf != NULL &&
+		((cert = http_pem_load("cert", cf, &clen, cause)) == NULL ||
+			(key = http_pem_load("key", kf, &klen, cause)) == NULL)) {
 		http_pem_free(cert, clen);
 		return -1;
 	}
@@ -593,11 +595,11 @@ static int http_serve(http_t *h, const char *spec, int fd, const conf_t *conf, c
 	http_pem_free(cert, clen);
 	http_pem_free(key, klen);
 	if (h->mhd == NULL && cert != NULL)
-		*cause = xasprintf("cannot start HTTPS on %s with [web] cert %s and key %s: %s", spec,
-				   cf, kf, h->start_msg ? h->start_msg : "refused by GnuTLS");
+		*cause = xasprintf("cannot start HTTPS on %s with [web] cert %s and key %s: %s", spec, cf, kf,
+			h->start_msg ? h->start_msg : "refused by GnuTLS");
 	else if (h->mhd == NULL)
-		*cause = xasprintf("cannot start the HTTP server on %s%s%s", spec,
-				   h->start_msg ? ": " : "", h->start_msg ? h->start_msg : "");
+		*cause = xasprintf("cannot start the HTTP server on %s%s%s", spec, h->start_msg ? ": " : "",
+			h->start_msg ? h->start_msg : "");
 	else if (h->start_msg != NULL)
 		log_warn("http: %s", h->start_msg);
 	free(h->start_msg);
@@ -611,8 +613,8 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	socklen_t len;
 	unsigned port;
 	if (spec == NULL || http_parse_listen(spec, &ss, &len) < 0) {
-		*cause = xasprintf("listen \"%s\": want A.B.C.D:PORT or [IPV6]:PORT, port 0-65535",
-				   spec ? spec : "");
+		*cause = xasprintf(
+			"listen \"%s\": want A.B.C.D:PORT or [IPV6]:PORT, port 0-65535", spec ? spec : "");
 		return -1;
 	}
 	int fd = http_socket(spec, &ss, len, &port, cause);
@@ -639,9 +641,12 @@ void http_stop(http_t *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->mhd);   /* closes the listening socket */
+	MHD_stop_daemon(h->mhd); /* closes the listening socket */
 	auth_destroy(h->auth);
 	free(h);
 }
 
-unsigned http_port(const http_t *h) { return h->port; }
+unsigned http_port(const http_t *h)
+{
+	return h->port;
+}

@@ -15,13 +15,13 @@ struct http_deps {
 	const conf_t *conf;
 	fleet_t *fleet;
 	store_t *store;
-	loop_t *loop;     /* only for loop_heartbeat_ms */
+	loop_t *loop; /* only for loop_heartbeat_ms */
 };
 
 /* Listen on "HOST:PORT" ("127.0.0.1:9477", "[::1]:9477") with deps->conf's [web] settings.
  * -1 with *cause (caller frees), which names the TLS file at fault. */
 int http_start(const char *listen, const struct http_deps *deps, http_t **out, char **cause);
 void http_stop(http_t *h);
-unsigned http_port(const http_t *h);   /* the bound port (useful with port 0) */
+unsigned http_port(const http_t *h); /* the bound port (useful with port 0) */
 
 #endif

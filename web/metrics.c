@@ -33,7 +33,7 @@ struct metrics_ctx {
 	buf_t *out;
 	const fleet_view_t *view;
 	const struct store_stats *store;
-	detector_view_t *det;           /* NULL while the detector has nothing to say */
+	detector_view_t *det; /* NULL while the detector has nothing to say */
 	buf_t labels;
 	struct metrics_rl *rl;
 	struct metrics_seg *segs;
@@ -41,17 +41,17 @@ struct metrics_ctx {
 };
 
 struct metrics_family;
-typedef void (*metrics_router_fn)(struct metrics_ctx *c, const struct metrics_family *fam,
-				  size_t i, const fleet_router_t *r);
+typedef void (*metrics_router_fn)(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 typedef void (*metrics_daemon_fn)(struct metrics_ctx *c, const struct metrics_family *fam);
 
 struct metrics_family {
 	const char *name;
 	const char *type;
 	const char *help;
-	metrics_router_fn per_router;   /* called for every router, or */
-	metrics_daemon_fn daemon;       /* called once */
-	size_t off;                     /* offset of the counter in its struct, where used */
+	metrics_router_fn per_router; /* called for every router, or */
+	metrics_daemon_fn daemon;     /* called once */
+	size_t off;                   /* offset of the counter in its struct, where used */
 };
 
 /* buf_append's fast path inlined: a render makes over a million small appends. */
@@ -66,9 +66,15 @@ static inline void metrics_put(buf_t *b, const void *p, size_t n)
 	buf_append(b, p, n);
 }
 
-static inline void metrics_puts(buf_t *b, const char *s) { metrics_put(b, s, strlen(s)); }
+static inline void metrics_puts(buf_t *b, const char *s)
+{
+	metrics_put(b, s, strlen(s));
+}
 
-static inline void metrics_putc(buf_t *b, char c) { metrics_put(b, &c, 1); }
+static inline void metrics_putc(buf_t *b, char c)
+{
+	metrics_put(b, &c, 1);
+}
 
 /* ---- UTF-8 and label escaping ---- */
 
@@ -81,18 +87,18 @@ static size_t metrics_utf8_len(const unsigned char *s)
 		n = 2;
 	} else if (c >= 0xE0 && c <= 0xEF) {
 		n = 3;
-		lo = c == 0xE0 ? 0xA0 : 0x80;   /* no overlongs */
-		hi = c == 0xED ? 0x9F : 0xBF;   /* no surrogates */
+		lo = c == 0xE0 ? 0xA0 : 0x80; /* no overlongs */
+		hi = c == 0xED ? 0x9F : 0xBF; /* no surrogates */
 	} else if (c >= 0xF0 && c <= 0xF4) {
 		n = 4;
 		lo = c == 0xF0 ? 0x90 : 0x80;
-		hi = c == 0xF4 ? 0x8F : 0xBF;   /* nothing above U+10FFFF */
+		hi = c == 0xF4 ? 0x8F : 0xBF; /* nothing above U+10FFFF */
 	} else {
 		return 0;
 	}
 	if (s[1] < lo || s[1] > hi)
 		return 0;
-	for (size_t k = 2; k < n; k++)   /* stops at the NUL: 0 is not a continuation byte */
+	for (size_t k = 2; k < n; k++) /* stops at the NUL: 0 is not a continuation byte */
 		if (s[k] < 0x80 || s[k] > 0xBF)
 			return 0;
 	return n;
@@ -125,9 +131,15 @@ static void metrics_put_text(buf_t *out, const char *str, bool escape)
 	metrics_put(out, run, (size_t)(s - run));
 }
 
-void metrics_escape_label(buf_t *out, const char *s) { metrics_put_text(out, s, true); }
+void metrics_escape_label(buf_t *out, const char *s)
+{
+	metrics_put_text(out, s, true);
+}
 
-void metrics_put_utf8(buf_t *out, const char *s) { metrics_put_text(out, s, false); }
+void metrics_put_utf8(buf_t *out, const char *s)
+{
+	metrics_put_text(out, s, false);
+}
 
 /* ---- numbers ---- */
 
@@ -236,15 +248,15 @@ static uint64_t metrics_field(const void *base, size_t off)
 
 /* ---- per-router families ---- */
 
-static void metrics_up(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-		       const fleet_router_t *r)
+static void metrics_up(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	metrics_begin(c, fam, i);
 	metrics_end_u64(c, i, r->up ? 1 : 0);
 }
 
-static void metrics_info(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			 const fleet_router_t *r)
+static void metrics_info(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	const sample_t *s = r->last;
 	if (s == NULL)
@@ -257,8 +269,8 @@ static void metrics_info(struct metrics_ctx *c, const struct metrics_family *fam
 	metrics_end_u64(c, i, 1);
 }
 
-static void metrics_uptime(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			   const fleet_router_t *r)
+static void metrics_uptime(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	if (r->last == NULL || r->last->uptime_ms < 0)
 		return;
@@ -266,20 +278,20 @@ static void metrics_uptime(struct metrics_ctx *c, const struct metrics_family *f
 	metrics_end_double(c, i, (double)r->last->uptime_ms / 1000.0);
 }
 
-static void metrics_fw_upgrade(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			       const fleet_router_t *r)
+static void metrics_fw_upgrade(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	const sample_t *s = r->last;
 	if (s == NULL)
 		return;
 	bool avail = s->firmware && s->upgrade_firmware && s->upgrade_firmware[0] &&
-		     strcmp(s->firmware, s->upgrade_firmware) != 0;
+		strcmp(s->firmware, s->upgrade_firmware) != 0;
 	metrics_begin(c, fam, i);
 	metrics_end_u64(c, i, avail ? 1 : 0);
 }
 
-static void metrics_core(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			 const fleet_router_t *r)
+static void metrics_core(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	const sample_t *s = r->last;
 	bool irq = fam->off == offsetof(struct sample_core, irq);
@@ -295,8 +307,8 @@ static void metrics_core(struct metrics_ctx *c, const struct metrics_family *fam
 	}
 }
 
-static void metrics_iface(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			  const fleet_router_t *r)
+static void metrics_iface(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	const sample_t *s = r->last;
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
@@ -306,8 +318,8 @@ static void metrics_iface(struct metrics_ctx *c, const struct metrics_family *fa
 	}
 }
 
-static void metrics_peer(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			 const fleet_router_t *r)
+static void metrics_peer(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	const sample_t *s = r->last;
 	bool handshake = fam->off == offsetof(struct sample_peer, last_handshake_ms);
@@ -324,8 +336,8 @@ static void metrics_peer(struct metrics_ctx *c, const struct metrics_family *fam
 	}
 }
 
-static void metrics_poll_errors(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-				const fleet_router_t *r)
+static void metrics_poll_errors(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	for (int k = SAMPLE_OK + 1; k < SAMPLE_ERR_COUNT; k++) {
 		if (r->errors[k] == 0)
@@ -336,8 +348,8 @@ static void metrics_poll_errors(struct metrics_ctx *c, const struct metrics_fami
 	}
 }
 
-static void metrics_polls(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			  const fleet_router_t *r)
+static void metrics_polls(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	metrics_begin(c, fam, i);
 	metrics_end_u64(c, i, r->polls);
@@ -345,8 +357,8 @@ static void metrics_polls(struct metrics_ctx *c, const struct metrics_family *fa
 
 /* ---- the upgrade detector (daemon/detector.h): verdicts of the newest version change ---- */
 
-static void metrics_upgrade(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			    const fleet_router_t *r)
+static void metrics_upgrade(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	size_t n;
 	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
@@ -388,8 +400,8 @@ static void metrics_cohort_labels(buf_t *out, const struct detector_verdict *v)
 /* One series per cohort the router is in (all its version changes the detector knows, not only
  * the newest), as detector.c's cohort table counts it: regressed when any verdict of the router
  * in the cohort is a regression; improved when one is an improvement and none a regression. */
-static void metrics_cohort(struct metrics_ctx *c, const struct metrics_family *fam, size_t i,
-			   const fleet_router_t *r)
+static void metrics_cohort(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	size_t n;
 	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
@@ -413,14 +425,14 @@ static void metrics_cohort(struct metrics_ctx *c, const struct metrics_family *f
 
 /* The ratio of every high-confidence verdict, the input of the cohort medians: `upgraded`
  * (unix seconds) tells apart two version changes with the same from and to. */
-static void metrics_cohort_ratio(struct metrics_ctx *c, const struct metrics_family *fam,
-				 size_t i, const fleet_router_t *r)
+static void metrics_cohort_ratio(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	size_t n;
 	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
 	for (size_t k = 0; k < n; k++) {
 		if ((v[k].method != DETECTOR_M_SATURATION && v[k].method != DETECTOR_M_COST) ||
-		    !isfinite(v[k].ratio))
+			!isfinite(v[k].ratio))
 			continue;
 		metrics_begin(c, fam, i);
 		metrics_label(c->out, "interface", v[k].interface);
@@ -433,8 +445,8 @@ static void metrics_cohort_ratio(struct metrics_ctx *c, const struct metrics_fam
 	}
 }
 
-static void metrics_core_saturated(struct metrics_ctx *c, const struct metrics_family *fam,
-				   size_t i, const fleet_router_t *r)
+static void metrics_core_saturated(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	const struct detector_bound *b = detector_view_bound(c->det, r->conf->name);
 	if (b == NULL)
@@ -472,8 +484,7 @@ static void metrics_daemon_u64(buf_t *out, const struct metrics_family *fam, uin
 	metrics_putc(out, '\n');
 }
 
-static void metrics_hist_line(buf_t *out, const char *name, const char *suffix, double le,
-			      uint64_t v)
+static void metrics_hist_line(buf_t *out, const char *name, const char *suffix, double le, uint64_t v)
 {
 	metrics_puts(out, name);
 	metrics_puts(out, suffix);
@@ -542,89 +553,91 @@ static void metrics_store_failing(struct metrics_ctx *c, const struct metrics_fa
 /* ---- the table: every family once; docs/metrics.md describes the same list ---- */
 
 #define IFACE(field) .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
-#define PEER(field) .per_router = metrics_peer, .off = offsetof(struct sample_peer, field)
+#define PEER(field)  .per_router = metrics_peer, .off = offsetof(struct sample_peer, field)
 
 static const struct metrics_family metrics_families[] = {
-	{ "wgwatch_router_up", "gauge",
-	  "1 when the newest poll of the router succeeded, else 0.", .per_router = metrics_up },
+	{ "wgwatch_router_up", "gauge", "1 when the newest poll of the router succeeded, else 0.",
+		.per_router = metrics_up },
 	{ "wgwatch_router_info", "gauge",
-	  "Board, architecture, RouterOS version and firmware of the router; always 1.",
-	  .per_router = metrics_info },
-	{ "wgwatch_router_uptime_seconds", "gauge",
-	  "Router uptime at the newest poll.", .per_router = metrics_uptime },
+		"Board, architecture, RouterOS version and firmware of the router; always 1.",
+		.per_router = metrics_info },
+	{ "wgwatch_router_uptime_seconds", "gauge", "Router uptime at the newest poll.",
+		.per_router = metrics_uptime },
 	{ "wgwatch_router_firmware_upgrade_available", "gauge",
-	  "1 when the RouterBOOT upgrade firmware differs from the current one, else 0.",
-	  .per_router = metrics_fw_upgrade },
-	{ "wgwatch_cpu_core_load_ratio", "gauge", "Load of one CPU core, 0 to 1.",
-	  .per_router = metrics_core, .off = offsetof(struct sample_core, load) },
+		"1 when the RouterBOOT upgrade firmware differs from the current one, else 0.",
+		.per_router = metrics_fw_upgrade },
+	{ "wgwatch_cpu_core_load_ratio", "gauge", "Load of one CPU core, 0 to 1.", .per_router = metrics_core,
+		.off = offsetof(struct sample_core, load) },
 	{ "wgwatch_cpu_core_irq_ratio", "gauge", "Interrupt share of one CPU core, 0 to 1.",
-	  .per_router = metrics_core, .off = offsetof(struct sample_core, irq) },
-	{ "wgwatch_interface_receive_bytes_total", "counter",
-	  "Bytes received on the interface.", IFACE(rx_bytes) },
-	{ "wgwatch_interface_transmit_bytes_total", "counter",
-	  "Bytes transmitted on the interface.", IFACE(tx_bytes) },
-	{ "wgwatch_interface_receive_packets_total", "counter",
-	  "Packets received on the interface.", IFACE(rx_packets) },
-	{ "wgwatch_interface_transmit_packets_total", "counter",
-	  "Packets transmitted on the interface.", IFACE(tx_packets) },
-	{ "wgwatch_interface_receive_drops_total", "counter",
-	  "Received packets dropped on the interface.", IFACE(rx_drops) },
+		.per_router = metrics_core, .off = offsetof(struct sample_core, irq) },
+	{ "wgwatch_interface_receive_bytes_total", "counter", "Bytes received on the interface.",
+		IFACE(rx_bytes) },
+	{ "wgwatch_interface_transmit_bytes_total", "counter", "Bytes transmitted on the interface.",
+		IFACE(tx_bytes) },
+	{ "wgwatch_interface_receive_packets_total", "counter", "Packets received on the interface.",
+		IFACE(rx_packets) },
+	{ "wgwatch_interface_transmit_packets_total", "counter", "Packets transmitted on the interface.",
+		IFACE(tx_packets) },
+	{ "wgwatch_interface_receive_drops_total", "counter", "Received packets dropped on the interface.",
+		IFACE(rx_drops) },
 	{ "wgwatch_interface_transmit_drops_total", "counter",
-	  "Transmitted packets dropped on the interface.", IFACE(tx_drops) },
-	{ "wgwatch_wireguard_peer_receive_bytes_total", "counter",
-	  "Bytes received from the WireGuard peer.", PEER(rx_bytes) },
+		"Transmitted packets dropped on the interface.", IFACE(tx_drops) },
+	{ "wgwatch_wireguard_peer_receive_bytes_total", "counter", "Bytes received from the WireGuard peer.",
+		PEER(rx_bytes) },
 	{ "wgwatch_wireguard_peer_transmit_bytes_total", "counter",
-	  "Bytes transmitted to the WireGuard peer.", PEER(tx_bytes) },
+		"Bytes transmitted to the WireGuard peer.", PEER(tx_bytes) },
 	{ "wgwatch_wireguard_peer_last_handshake_seconds", "gauge",
-	  "Age of the peer's last handshake at the newest poll; absent if it never handshook.",
-	  PEER(last_handshake_ms) },
+		"Age of the peer's last handshake at the newest poll; absent if it never handshook.",
+		PEER(last_handshake_ms) },
 	{ "wgwatch_upgrade_regression", "gauge",
-	  "1 while the detector judges that the router's newest RouterOS version change cut the "
-	  "capacity of the interface in that direction (tx encrypt, rx decrypt), else 0.",
-	  .per_router = metrics_upgrade, .off = 0 },
+		"1 while the detector judges that the router's newest RouterOS version change cut the "
+		"capacity of the interface in that direction (tx encrypt, rx decrypt), else 0.",
+		.per_router = metrics_upgrade, .off = 0 },
 	{ "wgwatch_upgrade_capacity_ratio", "gauge",
-	  "Capacity after the newest version change divided by capacity before (below 1: worse); "
-	  "absent while the detector has no figure.", .per_router = metrics_upgrade, .off = 1 },
+		"Capacity after the newest version change divided by capacity before (below 1: worse); "
+		"absent while the detector has no figure.",
+		.per_router = metrics_upgrade, .off = 1 },
 	{ "wgwatch_upgrade_cohort_regressed", "gauge",
-	  "1 when a verdict on the router's version change from_version -> to_version is a "
-	  "regression, else 0; one series per cohort (upgrade, architecture, board) of the router.",
-	  .per_router = metrics_cohort, .off = 0 },
+		"1 when a verdict on the router's version change from_version -> to_version is a "
+		"regression, else 0; one series per cohort (upgrade, architecture, board) of the router.",
+		.per_router = metrics_cohort, .off = 0 },
 	{ "wgwatch_upgrade_cohort_improved", "gauge",
-	  "1 when a verdict on the router's version change from_version -> to_version is an "
-	  "improvement and none a regression, else 0.", .per_router = metrics_cohort, .off = 1 },
+		"1 when a verdict on the router's version change from_version -> to_version is an "
+		"improvement and none a regression, else 0.",
+		.per_router = metrics_cohort, .off = 1 },
 	{ "wgwatch_upgrade_cohort_ratio", "gauge",
-	  "Capacity ratio (after / before) of each high-confidence verdict (saturation-ceiling, "
-	  "cpu-cost) of every version change; the input of the cohort medians.",
-	  .per_router = metrics_cohort_ratio },
+		"Capacity ratio (after / before) of each high-confidence verdict (saturation-ceiling, "
+		"cpu-cost) of every version change; the input of the cohort medians.",
+		.per_router = metrics_cohort_ratio },
 	{ "wgwatch_core_saturated", "gauge",
-	  "1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
-	  "idle, over the last 10 minutes; else 0.", .per_router = metrics_core_saturated },
-	{ "wgwatch_poll_duration_seconds", "histogram",
-	  "Duration of router polls.", .daemon = metrics_poll_duration },
+		"1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
+		"idle, over the last 10 minutes; else 0.",
+		.per_router = metrics_core_saturated },
+	{ "wgwatch_poll_duration_seconds", "histogram", "Duration of router polls.",
+		.daemon = metrics_poll_duration },
 	{ "wgwatch_poll_start_delay_seconds", "histogram",
-	  "Time from when a poll was due to when it started; grows when max_in_flight or the "
-	  "loop cannot keep up.", .daemon = metrics_poll_start_delay },
-	{ "wgwatch_poll_errors_total", "counter",
-	  "Failed polls of the router by kind of failure.", .per_router = metrics_poll_errors },
-	{ "wgwatch_polls_total", "counter",
-	  "Finished polls of the router.", .per_router = metrics_polls },
-	{ "wgwatch_polls_late_total", "counter",
-	  "Polls started more than one interval after they were due.",
-	  .daemon = metrics_polls_late },
-	{ "wgwatch_store_samples_total", "counter",
-	  "Sample rows committed to the database.", .daemon = metrics_store_samples },
-	{ "wgwatch_store_write_errors_total", "counter",
-	  "Failed database commits.", .daemon = metrics_store_write_errors },
-	{ "wgwatch_store_queue_length", "gauge",
-	  "Polls waiting to be written to the database.", .daemon = metrics_store_queue },
+		"Time from when a poll was due to when it started; grows when max_in_flight or the "
+		"loop cannot keep up.",
+		.daemon = metrics_poll_start_delay },
+	{ "wgwatch_poll_errors_total", "counter", "Failed polls of the router by kind of failure.",
+		.per_router = metrics_poll_errors },
+	{ "wgwatch_polls_total", "counter", "Finished polls of the router.", .per_router = metrics_polls },
+	{ "wgwatch_polls_late_total", "counter", "Polls started more than one interval after they were due.",
+		.daemon = metrics_polls_late },
+	{ "wgwatch_store_samples_total", "counter", "Sample rows committed to the database.",
+		.daemon = metrics_store_samples },
+	{ "wgwatch_store_write_errors_total", "counter", "Failed database commits.",
+		.daemon = metrics_store_write_errors },
+	{ "wgwatch_store_queue_length", "gauge", "Polls waiting to be written to the database.",
+		.daemon = metrics_store_queue },
 	{ "wgwatch_store_sqlite_memory_bytes", "gauge",
-	  "Heap memory SQLite holds in the daemon (page caches of every connection included).",
-	  .daemon = metrics_store_sqlite_bytes },
-	{ "wgwatch_store_failing", "gauge",
-	  "1 when the newest database commit failed, else 0.", .daemon = metrics_store_failing },
+		"Heap memory SQLite holds in the daemon (page caches of every connection included).",
+		.daemon = metrics_store_sqlite_bytes },
+	{ "wgwatch_store_failing", "gauge", "1 when the newest database commit failed, else 0.",
+		.daemon = metrics_store_failing },
 	{ "wgwatch_shard_info", "gauge",
-	  "This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
-	  .daemon = metrics_shard_info },
+		"This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
+		.daemon = metrics_shard_info },
 };
 
 #define METRICS_NFAMILIES (sizeof(metrics_families) / sizeof(metrics_families[0]))
@@ -636,8 +649,20 @@ static const struct metrics_family metrics_families[] = {
 static bool metrics_reserved(const char *key)
 {
 	static const char *const reserved[] = {
-		"router", "board", "architecture", "version", "firmware", "core",
-		"interface", "type", "peer", "kind", "le", "direction", "from_version", "to_version",
+		"router",
+		"board",
+		"architecture",
+		"version",
+		"firmware",
+		"core",
+		"interface",
+		"type",
+		"peer",
+		"kind",
+		"le",
+		"direction",
+		"from_version",
+		"to_version",
 		"upgraded",
 	};
 	for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
@@ -647,8 +672,8 @@ static bool metrics_reserved(const char *key)
 }
 
 /* Two labels, escaped, as the next segment of the label buffer. */
-static void metrics_prepare_seg(struct metrics_ctx *c, const char *k1, const char *v1,
-				const char *k2, const char *v2)
+static void metrics_prepare_seg(
+	struct metrics_ctx *c, const char *k1, const char *v1, const char *k2, const char *v2)
 {
 	if (c->nsegs == c->capsegs) {
 		c->capsegs = c->capsegs ? 2 * c->capsegs : 1024;

@@ -17,12 +17,12 @@
 
 struct page_row {
 	const fleet_router_t *r;
-	double busiest;          /* 0..1, NAN when unknown */
+	double busiest; /* 0..1, NAN when unknown */
 	size_t busiest_core;
-	double others;           /* mean load of the other cores */
-	double tx_bps, rx_bps;   /* WireGuard interfaces together, NAN until two polls */
-	bool regressed;          /* the detector judged the newest version change a regression */
-	const struct history_change *change;   /* the newest upgrade or downgrade; NULL: none */
+	double others;                       /* mean load of the other cores */
+	double tx_bps, rx_bps;               /* WireGuard interfaces together, NAN until two polls */
+	bool regressed;                      /* the detector judged the newest version change a regression */
+	const struct history_change *change; /* the newest upgrade or downgrade; NULL: none */
 };
 
 static const char page_style[] =
@@ -69,7 +69,10 @@ static const char page_style[] =
 	".c0{background:#1f77b4}.c1{background:#d62728}.c2{background:#2ca02c}.c3{background:#9467bd}"
 	".c4{background:#ff7f0e}.c5{background:#17becf}.c6{background:#8c564b}.c7{background:#e377c2}";
 
-void page_css(buf_t *out) { buf_puts(out, page_style); }
+void page_css(buf_t *out)
+{
+	buf_puts(out, page_style);
+}
 
 void page_escape(buf_t *out, const char *s)
 {
@@ -92,7 +95,10 @@ void page_escape(buf_t *out, const char *s)
 	buf_free(&clean);
 }
 
-static bool page_is_wg(const struct sample_iface *f) { return f->type && strcmp(f->type, "wg") == 0; }
+static bool page_is_wg(const struct sample_iface *f)
+{
+	return f->type && strcmp(f->type, "wg") == 0;
+}
 
 static void page_summarise(const fleet_router_t *r, struct page_row *row)
 {
@@ -145,8 +151,7 @@ static void page_change(buf_t *out, const struct history_change *c)
 	time_t t = (time_t)(c->time_ms / 1000);
 	struct tm tm;
 	char day[16];
-	if (c->time_ms <= 0 || gmtime_r(&t, &tm) == NULL ||
-	    strftime(day, sizeof(day), "%Y-%m-%d", &tm) == 0)
+	if (c->time_ms <= 0 || gmtime_r(&t, &tm) == NULL || strftime(day, sizeof(day), "%Y-%m-%d", &tm) == 0)
 		return;
 	buf_printf(out, "<br><small class=\"since\" title=\"%s ", c->kind);
 	page_escape(out, c->old_version ? c->old_version : "?");
@@ -154,8 +159,8 @@ static void page_change(buf_t *out, const struct history_change *c)
 	page_escape(out, c->new_version ? c->new_version : "?");
 	buf_puts(out, " at ");
 	page_time(out, c->time_ms, "");
-	buf_printf(out, "\">%sd %s</small>", strcmp(c->kind, "downgrade") == 0 ? "downgrade" :
-		   "upgrade", day);
+	buf_printf(
+		out, "\">%sd %s</small>", strcmp(c->kind, "downgrade") == 0 ? "downgrade" : "upgrade", day);
 }
 
 static void page_cell(buf_t *out, const char *s)
@@ -193,12 +198,14 @@ static void page_cores(buf_t *out, const struct page_row *row)
 		return;
 	}
 	bool pinned = row->busiest >= 0.95 && !isnan(row->others) && row->others < 0.5;
-	buf_printf(out, "<td class=\"n cores\"><span class=\"%s\">%.0f%%</span> core %zu, others "
-		   "%.0f%%%s</td>",
-		   row->busiest >= 0.9 ? "hot" : "", row->busiest * 100, row->busiest_core,
-		   isnan(row->others) ? 0 : row->others * 100,
-		   pinned ? " <span class=\"flag\" title=\"one core saturated while the others idle\">"
-			    "single-core bound</span>" : "");
+	buf_printf(out,
+		"<td class=\"n cores\"><span class=\"%s\">%.0f%%</span> core %zu, others "
+		"%.0f%%%s</td>",
+		row->busiest >= 0.9 ? "hot" : "", row->busiest * 100, row->busiest_core,
+		isnan(row->others) ? 0 : row->others * 100,
+		pinned ? " <span class=\"flag\" title=\"one core saturated while the others idle\">"
+			 "single-core bound</span>"
+		       : "");
 }
 
 static void page_row(buf_t *out, const struct page_row *row)
@@ -223,8 +230,9 @@ static void page_row(buf_t *out, const struct page_row *row)
 	else
 		buf_puts(out, "&ndash;");
 	if (row->regressed)
-		buf_puts(out, " <span class=\"flag regression\" title=\"the upgrade detector judged the "
-			 "newest version change a regression\">regression</span>");
+		buf_puts(out,
+			" <span class=\"flag regression\" title=\"the upgrade detector judged the "
+			"newest version change a regression\">regression</span>");
 	if (row->change)
 		page_change(out, row->change);
 	buf_puts(out, "</td>");
@@ -249,7 +257,7 @@ void page_url_escape(buf_t *out, const char *s)
 	static const char hex[] = "0123456789ABCDEF";
 	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
 		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-		    strchr("-._~", *p) != NULL)
+			strchr("-._~", *p) != NULL)
 			buf_putc(out, (char)*p);
 		else
 			buf_printf(out, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
@@ -258,14 +266,17 @@ void page_url_escape(buf_t *out, const char *s)
 
 /* ---- filters ---- */
 
-static bool page_set(const char *s) { return s != NULL && *s != '\0'; }
+static bool page_set(const char *s)
+{
+	return s != NULL && *s != '\0';
+}
 
 static bool page_has_label(const conf_router_t *cr, const char *kv)
 {
 	for (size_t k = 0; k < cr->nlabels; k++) {
 		size_t kl = strlen(cr->labels[k].key);
 		if (strncmp(kv, cr->labels[k].key, kl) == 0 && kv[kl] == '=' &&
-		    strcmp(kv + kl + 1, cr->labels[k].value) == 0)
+			strcmp(kv + kl + 1, cr->labels[k].value) == 0)
 			return true;
 	}
 	return false;
@@ -275,7 +286,7 @@ static bool page_search_hit(const fleet_router_t *r, const char *q)
 {
 	const sample_t *s = r->last;
 	const char *fields[] = { r->conf->name, s ? s->board : NULL, s ? s->version : NULL,
-				 s ? s->architecture : NULL };
+		s ? s->architecture : NULL };
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
 		if (fields[i] && strcasestr(fields[i], q))
 			return true;
@@ -294,8 +305,7 @@ static bool page_match(const fleet_router_t *r, const struct page_filter *f)
 		return false;
 	if (page_set(f->board) && (s == NULL || s->board == NULL || strcmp(s->board, f->board) != 0))
 		return false;
-	if (page_set(f->version) &&
-	    (s == NULL || s->version == NULL || strcmp(s->version, f->version) != 0))
+	if (page_set(f->version) && (s == NULL || s->version == NULL || strcmp(s->version, f->version) != 0))
 		return false;
 	return !page_set(f->q) || page_search_hit(r, f->q);
 }
@@ -329,13 +339,12 @@ static void page_set_free(struct page_set *set)
 	free(set->v);
 }
 
-static void page_select(buf_t *out, const char *name, const char *all, struct page_set *set,
-			const char *cur)
+static void page_select(buf_t *out, const char *name, const char *all, struct page_set *set, const char *cur)
 {
 	if (set->n > 1)
 		qsort(set->v, set->n, sizeof(*set->v), page_strcmp);
-	buf_printf(out, "<select name=\"%s\" aria-label=\"%s\"><option value=\"\">%s</option>", name,
-		   name, all);
+	buf_printf(
+		out, "<select name=\"%s\" aria-label=\"%s\"><option value=\"\">%s</option>", name, name, all);
 	for (size_t i = 0; i < set->n; i++) {
 		buf_puts(out, "<option value=\"");
 		page_escape(out, set->v[i]);
@@ -348,8 +357,7 @@ static void page_select(buf_t *out, const char *name, const char *all, struct pa
 }
 
 /* The GET form: a search box and a menu each for label, board and version. */
-static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n,
-			     const struct page_filter *f)
+static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n, const struct page_filter *f)
 {
 	struct page_set labels = { 0 }, boards = { 0 }, versions = { 0 };
 	for (size_t i = 0; i < n; i++) {
@@ -362,9 +370,10 @@ static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n,
 		page_set_add(&boards, r->last ? r->last->board : NULL);
 		page_set_add(&versions, r->last ? r->last->version : NULL);
 	}
-	buf_puts(out, "<form class=\"filter\" method=\"get\" action=\"/\" role=\"search\">"
-		 "<input type=\"search\" name=\"q\" placeholder=\"search name, label, board, version\" "
-		 "aria-label=\"search\" value=\"");
+	buf_puts(out,
+		"<form class=\"filter\" method=\"get\" action=\"/\" role=\"search\">"
+		"<input type=\"search\" name=\"q\" placeholder=\"search name, label, board, version\" "
+		"aria-label=\"search\" value=\"");
 	page_escape(out, f ? f->q : NULL);
 	buf_puts(out, "\">");
 	page_select(out, "label", "any label", &labels, f ? f->label : NULL);
@@ -375,25 +384,28 @@ static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n,
 
 static void page_head(buf_t *out, size_t n, size_t up, size_t shown)
 {
-	buf_puts(out, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		 "<meta name=\"viewport\" content=\"width=device-width\">"
-		 "<meta http-equiv=\"refresh\" content=\"30\">"
-		 "<title>wgwatch: fleet</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\">"
-		 "</head><body>\n<h1>wgwatch</h1>\n");
+	buf_puts(out,
+		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"viewport\" content=\"width=device-width\">"
+		"<meta http-equiv=\"refresh\" content=\"30\">"
+		"<title>wgwatch: fleet</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\">"
+		"</head><body>\n<h1>wgwatch</h1>\n");
 	buf_printf(out, "<p class=\"sum\">%zu routers: %zu up, %zu down", n, up, n - up);
 	if (shown != n)
 		buf_printf(out, "; <b>%zu shown</b> by the filter", shown);
-	buf_puts(out, ". WireGuard tx is the encrypt direction (router &rarr; tunnel), rx the decrypt "
-		 "direction. <a href=\"/upgrades\">Upgrades</a> &middot; <a href=\"/metrics\">/metrics</a>"
-		 " &middot; <a href=\"/api/v1/routers\">API</a>"
-		 "</p>\n");
+	buf_puts(out,
+		". WireGuard tx is the encrypt direction (router &rarr; tunnel), rx the decrypt "
+		"direction. <a href=\"/upgrades\">Upgrades</a> &middot; <a href=\"/metrics\">/metrics</a>"
+		" &middot; <a href=\"/api/v1/routers\">API</a>"
+		"</p>\n");
 }
 
 static void page_table_head(buf_t *out)
 {
-	buf_puts(out, "<table id=\"fleet\"><thead><tr><th>Router</th><th>State</th><th>Board</th>"
-		 "<th>Architecture</th><th>Version</th><th>Cores</th><th>Busiest core</th>"
-		 "<th>WG tx</th><th>WG rx</th><th>Last poll (UTC)</th><th></th></tr></thead><tbody>\n");
+	buf_puts(out,
+		"<table id=\"fleet\"><thead><tr><th>Router</th><th>State</th><th>Board</th>"
+		"<th>Architecture</th><th>Version</th><th>Cores</th><th>Busiest core</th>"
+		"<th>WG tx</th><th>WG rx</th><th>Last poll (UTC)</th><th></th></tr></thead><tbody>\n");
 }
 
 /* A regression verdict on the router's newest version change (dv may be NULL). */
@@ -457,4 +469,7 @@ void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t
 	page_fleet_render(&(struct page_fleet_req){ .fleet = fleet, .filter = filter }, out);
 }
 
-void page_fleet(fleet_t *fleet, buf_t *out) { page_fleet_filtered(fleet, NULL, out); }
+void page_fleet(fleet_t *fleet, buf_t *out)
+{
+	page_fleet_filtered(fleet, NULL, out);
+}

@@ -9,8 +9,8 @@
 #include "buf.h"
 #include "fleet.h"
 
-void page_fleet(fleet_t *fleet, buf_t *out);   /* reads through a fleet view */
-void page_css(buf_t *out);                     /* the stylesheet served at /static/wgwatch.css */
+void page_fleet(fleet_t *fleet, buf_t *out); /* reads through a fleet view */
+void page_css(buf_t *out);                   /* the stylesheet served at /static/wgwatch.css */
 /* Append wall clock ms as "YYYY-MM-DD HH:MM:SSZ" (UTC), or `none` (HTML) when ms <= 0. */
 void page_time(buf_t *out, int64_t ms, const char *none);
 
@@ -30,8 +30,8 @@ void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t
  * or unreadable, logged, the page has no dates). page_fleet_filtered is this without one. */
 struct page_fleet_req {
 	fleet_t *fleet;
-	const struct page_filter *filter;   /* NULL: every router */
-	const char *database;               /* conf->database; NULL: no upgrade dates */
+	const struct page_filter *filter; /* NULL: every router */
+	const char *database;             /* conf->database; NULL: no upgrade dates */
 };
 void page_fleet_render(const struct page_fleet_req *req, buf_t *out);
 

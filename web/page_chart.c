@@ -11,17 +11,24 @@
 
 #include "page.h"
 
-#define PC_W 960.0        /* viewBox width */
-#define PC_L 78.0         /* plot left edge */
-#define PC_R 12.0         /* right margin */
-#define PC_PW (PC_W - PC_L - PC_R)
-#define PC_TOP 18.0
-#define PC_LINE_H 170.0   /* plot height of a line chart */
-#define PC_AXIS_H 24.0    /* room for time labels below */
-#define PC_LEVELS 20      /* heatmap colour steps */
+#define PC_W      960.0 /* viewBox width */
+#define PC_L      78.0  /* plot left edge */
+#define PC_R      12.0  /* right margin */
+#define PC_PW     (PC_W - PC_L - PC_R)
+#define PC_TOP    18.0
+#define PC_LINE_H 170.0 /* plot height of a line chart */
+#define PC_AXIS_H 24.0  /* room for time labels below */
+#define PC_LEVELS 20    /* heatmap colour steps */
 
 static const char *const pc_palette[] = {
-	"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+	"#1f77b4",
+	"#d62728",
+	"#2ca02c",
+	"#9467bd",
+	"#ff7f0e",
+	"#17becf",
+	"#8c564b",
+	"#e377c2",
 };
 
 const char *page_chart_colour(size_t i)
@@ -58,7 +65,7 @@ static double pc_x(const struct page_axis *ax, int64_t t)
 	return PC_L + (span > 0 ? (double)(t - ax->from_ms) / span : 0) * PC_PW;
 }
 
-static double pc_xb(const struct page_axis *ax, size_t b)   /* bucket centre */
+static double pc_xb(const struct page_axis *ax, size_t b) /* bucket centre */
 {
 	return pc_x(ax, ax->from_ms + (int64_t)b * ax->bucket_ms + ax->bucket_ms / 2);
 }
@@ -85,8 +92,20 @@ static void pc_time_label(buf_t *out, int64_t t_ms, int64_t step)
 static void pc_time_ticks(buf_t *out, const struct page_axis *ax, double y0, double y1)
 {
 	static const int64_t steps[] = {
-		10000, 30000, 60000, 300000, 900000, 1800000, 3600000, 10800000, 21600000,
-		43200000, 86400000, 172800000, 604800000, 2592000000,
+		10000,
+		30000,
+		60000,
+		300000,
+		900000,
+		1800000,
+		3600000,
+		10800000,
+		21600000,
+		43200000,
+		86400000,
+		172800000,
+		604800000,
+		2592000000,
 	};
 	int64_t span = pc_end(ax) - ax->from_ms, step = steps[0];
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && span / step > 8; i++)
@@ -94,8 +113,10 @@ static void pc_time_ticks(buf_t *out, const struct page_axis *ax, double y0, dou
 	buf_puts(out, "<g class=\"grid\">");
 	for (int64_t t = (ax->from_ms / step + 1) * step; t < pc_end(ax); t += step) {
 		double x = pc_x(ax, t);
-		buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			   "<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">", x, y0, x, y1, x, y1 + 14);
+		buf_printf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">",
+			x, y0, x, y1, x, y1 + 14);
 		pc_time_label(out, t, step);
 		buf_puts(out, "</text>");
 	}
@@ -104,26 +125,32 @@ static void pc_time_ticks(buf_t *out, const struct page_axis *ax, double y0, dou
 
 static void pc_open(buf_t *out, const char *cls, double h, const char *label)
 {
-	buf_printf(out, "<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		   "aria-label=\"", cls, PC_W, h);
+	buf_printf(out,
+		"<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		"aria-label=\"",
+		cls, PC_W, h);
 	page_escape(out, label);
 	buf_puts(out, "\" xmlns=\"http://www.w3.org/2000/svg\">");
 }
 
 /* Marker lines over [y0, y1], shaded windows first so the lines stay on top. */
-static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page_marker *m,
-		       size_t n, double y0, double y1, bool labels)
+static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page_marker *m, size_t n,
+	double y0, double y1, bool labels)
 {
 	double lo = PC_L, hi = PC_L + PC_PW;
 	for (size_t i = 0; i < n; i++) {
 		double xb = fmax(lo, pc_x(ax, m[i].t_ms - m[i].before_ms)), x = pc_x(ax, m[i].t_ms);
 		double xa = fmin(hi, pc_x(ax, m[i].t_ms + m[i].after_ms));
 		if (m[i].before_ms > 0 && x > lo && xb < hi)
-			buf_printf(out, "<rect class=\"win-before\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				   "height=\"%.1f\"/>", xb, y0, fmin(x, hi) - xb, y1 - y0);
+			buf_printf(out,
+				"<rect class=\"win-before\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				"height=\"%.1f\"/>",
+				xb, y0, fmin(x, hi) - xb, y1 - y0);
 		if (m[i].after_ms > 0 && x < hi && xa > lo)
-			buf_printf(out, "<rect class=\"win-after\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-				   "height=\"%.1f\"/>", fmax(x, lo), y0, xa - fmax(x, lo), y1 - y0);
+			buf_printf(out,
+				"<rect class=\"win-after\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+				"height=\"%.1f\"/>",
+				fmax(x, lo), y0, xa - fmax(x, lo), y1 - y0);
 	}
 	for (size_t i = 0; i < n; i++) {
 		double x = pc_x(ax, m[i].t_ms);
@@ -131,8 +158,8 @@ static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page
 			continue;
 		buf_printf(out, "<g class=\"mk %s\"><title>", m[i].cls);
 		page_escape(out, m[i].label);
-		buf_printf(out, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-			   x, y0, x, y1);
+		buf_printf(
+			out, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y0, x, y1);
 		if (labels) {
 			buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y0 - 5);
 			page_escape(out, m[i].label);
@@ -156,8 +183,14 @@ static double pc_nice(double v)
 /* A tick label in the unit of the axis maximum, at most 4 digits: "1.5 Gbit/s", "0". */
 static void pc_tick(buf_t *out, double bps, double ymax)
 {
-	static const struct { double div; const char *unit; } units[] = {
-		{ 1e12, "Tbit/s" }, { 1e9, "Gbit/s" }, { 1e6, "Mbit/s" }, { 1e3, "kbit/s" },
+	static const struct {
+		double div;
+		const char *unit;
+	} units[] = {
+		{ 1e12, "Tbit/s" },
+		{ 1e9, "Gbit/s" },
+		{ 1e6, "Mbit/s" },
+		{ 1e3, "kbit/s" },
 	};
 	size_t u = 0;
 	while (u + 1 < sizeof(units) / sizeof(units[0]) && ymax < units[u].div)
@@ -175,9 +208,10 @@ static void pc_y_grid(buf_t *out, double ymax, double y0, double h)
 	buf_puts(out, "<g class=\"grid\">");
 	for (int i = 0; i <= 4; i++) {
 		double y = y0 + h - h * i / 4.0;
-		buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			   "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">", PC_L, y, PC_L + PC_PW, y, PC_L - 6,
-			   y + 4);
+		buf_printf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">",
+			PC_L, y, PC_L + PC_PW, y, PC_L - 6, y + 4);
 		pc_tick(out, ymax * i / 4.0, ymax);
 		buf_puts(out, "</text>");
 	}
@@ -185,8 +219,8 @@ static void pc_y_grid(buf_t *out, double ymax, double y0, double h)
 }
 
 /* One polyline per run of known values; a lone value becomes a dot. */
-static void pc_series(buf_t *out, const struct page_axis *ax, const struct page_line *l,
-		      double ymax, double y0, double h)
+static void pc_series(
+	buf_t *out, const struct page_axis *ax, const struct page_line *l, double ymax, double y0, double h)
 {
 	size_t b = 0, nb = ax->nbuckets;
 	while (b < nb) {
@@ -200,19 +234,19 @@ static void pc_series(buf_t *out, const struct page_axis *ax, const struct page_
 		double ys = y0 + h - fmin(l->v[start], ymax) / ymax * h;
 		if (b - start == 1) {
 			buf_printf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", l->cls,
-				   pc_xb(ax, start), ys);
+				pc_xb(ax, start), ys);
 			continue;
 		}
 		buf_printf(out, "<polyline class=\"%s\" points=\"", l->cls);
 		for (size_t i = start; i < b; i++)
 			buf_printf(out, "%s%.1f,%.1f", i > start ? " " : "", pc_xb(ax, i),
-				   y0 + h - fmin(l->v[i], ymax) / ymax * h);
+				y0 + h - fmin(l->v[i], ymax) / ymax * h);
 		buf_puts(out, "\"/>");
 	}
 }
 
-void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_line *lines,
-		      size_t nlines, const struct page_marker *marks, size_t nmarks)
+void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_line *lines, size_t nlines,
+	const struct page_marker *marks, size_t nmarks)
 {
 	double vmax = 0;
 	for (size_t l = 0; l < nlines; l++)
@@ -250,8 +284,8 @@ static int pc_level(double v)
 }
 
 /* One row: runs of the same colour level merged into one rect. */
-static void pc_heat_row(buf_t *out, const struct page_axis *ax, const double *row, size_t core,
-			double y, double rh)
+static void pc_heat_row(
+	buf_t *out, const struct page_axis *ax, const double *row, size_t core, double y, double rh)
 {
 	double cw = PC_PW / (double)(ax->nbuckets ? ax->nbuckets : 1);
 	size_t b = 0;
@@ -265,14 +299,16 @@ static void pc_heat_row(buf_t *out, const struct page_axis *ax, const double *ro
 			continue;
 		char col[8];
 		pc_heat_colour(lv, col);
-		buf_printf(out, "<rect class=\"hm\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
-			   "fill=\"%s\"><title>cpu%zu %.0f%%</title></rect>", PC_L + (double)start * cw,
-			   y, (double)(b - start) * cw, rh, col, core, sum / (double)(b - start) * 100);
+		buf_printf(out,
+			"<rect class=\"hm\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"%s\"><title>cpu%zu %.0f%%</title></rect>",
+			PC_L + (double)start * cw, y, (double)(b - start) * cw, rh, col, core,
+			sum / (double)(b - start) * 100);
 	}
 }
 
 void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *load, size_t ncores,
-			const struct page_marker *marks, size_t nmarks)
+	const struct page_marker *marks, size_t nmarks)
 {
 	double rh = ncores > 24 ? 6 : ncores > 12 ? 10 : 16, h = rh * (double)(ncores ? ncores : 1);
 	double y0 = 6;
@@ -281,7 +317,7 @@ void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *lo
 		double y = y0 + rh * (double)c;
 		if (rh >= 10 || c % 4 == 0)
 			buf_printf(out, "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">cpu%zu</text>", PC_L - 6,
-				   y + rh - 2, c);
+				y + rh - 2, c);
 		pc_heat_row(out, ax, load + c * ax->nbuckets, c, y, rh);
 	}
 	pc_time_ticks(out, ax, y0 + h, y0 + h);
@@ -304,30 +340,33 @@ static void pc_scatter_axes(buf_t *out, double ymax)
 	buf_puts(out, "<g class=\"grid\">");
 	for (int i = 0; i <= 4; i++) {
 		double x = PS_L + w * i / 4.0;
-		buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
-			   "<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">%d%%</text>", x, PC_TOP, x,
-			   PC_TOP + h, x, PC_TOP + h + 14, i * 25);
+		buf_printf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">%d%%</text>",
+			x, PC_TOP, x, PC_TOP + h, x, PC_TOP + h + 14, i * 25);
 	}
-	buf_printf(out, "</g><text class=\"tl\" x=\"%.1f\" y=\"%.1f\">busiest core load</text>",
-		   PS_L + w / 2, PS_H - 4);
+	buf_printf(out, "</g><text class=\"tl\" x=\"%.1f\" y=\"%.1f\">busiest core load</text>", PS_L + w / 2,
+		PS_H - 4);
 }
 
-void page_chart_scatter(buf_t *out, const struct page_point *pts, size_t n,
-			const char *const *cats, size_t ncats)
+void page_chart_scatter(
+	buf_t *out, const struct page_point *pts, size_t n, const char *const *cats, size_t ncats)
 {
 	double vmax = 0, h = PS_H - PC_TOP - PS_B, w = PS_W - PS_L - PS_R;
 	for (size_t i = 0; i < n; i++)
 		vmax = fmax(vmax, pts[i].y);
 	double ymax = pc_nice(vmax * 1.05);
-	buf_printf(out, "<svg class=\"chart scatter\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
-		   "aria-label=\"busiest core against throughput\" "
-		   "xmlns=\"http://www.w3.org/2000/svg\">", PS_W, PS_H);
+	buf_printf(out,
+		"<svg class=\"chart scatter\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		"aria-label=\"busiest core against throughput\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">",
+		PS_W, PS_H);
 	pc_scatter_axes(out, ymax);
 	for (size_t i = 0; i < n; i++) {
 		const struct page_point *p = &pts[i];
 		buf_printf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
-			   PS_L + fmin(fmax(p->x, 0), 1) * w, PC_TOP + h - fmin(p->y, ymax) / ymax * h,
-			   page_chart_colour(p->cat));
+			PS_L + fmin(fmax(p->x, 0), 1) * w, PC_TOP + h - fmin(p->y, ymax) / ymax * h,
+			page_chart_colour(p->cat));
 		page_escape(out, p->cat < ncats ? cats[p->cat] : "?");
 		buf_printf(out, ": core %.0f%%, ", p->x * 100);
 		page_chart_rate(out, p->y);

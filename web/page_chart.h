@@ -16,36 +16,36 @@ struct page_axis {
 };
 
 struct page_line {
-	const char *cls;       /* CSS class of the polyline ("tx", "rx") */
-	const char *label;     /* legend text */
-	const double *v;       /* nbuckets values, NAN = gap */
+	const char *cls;   /* CSS class of the polyline ("tx", "rx") */
+	const char *label; /* legend text */
+	const double *v;   /* nbuckets values, NAN = gap */
 };
 
 /* A vertical event line; with before_ms/after_ms the windows either side are shaded. */
 struct page_marker {
 	int64_t t_ms;
-	const char *cls;       /* "upgrade", "reboot", ... */
-	const char *label;     /* short text at the top (router text: escaped) */
+	const char *cls;   /* "upgrade", "reboot", ... */
+	const char *label; /* short text at the top (router text: escaped) */
 	int64_t before_ms, after_ms;
 };
 
 struct page_point {
-	double x, y;           /* x 0..1 (busiest core), y >= 0 (bits/s) */
-	size_t cat;            /* index into the categories */
+	double x, y; /* x 0..1 (busiest core), y >= 0 (bits/s) */
+	size_t cat;  /* index into the categories */
 	int64_t t_ms;
 };
 
 /* Lines over time in bits/s, with markers. */
-void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_line *lines,
-		      size_t nlines, const struct page_marker *marks, size_t nmarks);
+void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_line *lines, size_t nlines,
+	const struct page_marker *marks, size_t nmarks);
 
 /* load: ncores rows of nbuckets values 0..1 (NAN = no data); markers as in the line chart. */
 void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *load, size_t ncores,
-			const struct page_marker *marks, size_t nmarks);
+	const struct page_marker *marks, size_t nmarks);
 
 /* Scatter of busiest-core load (x) against throughput (y), one colour per category. */
-void page_chart_scatter(buf_t *out, const struct page_point *pts, size_t n,
-			const char *const *cats, size_t ncats);
+void page_chart_scatter(
+	buf_t *out, const struct page_point *pts, size_t n, const char *const *cats, size_t ncats);
 
 /* Append a rate "380 Mbit/s", "1.60 Gbit/s", "12.0 kbit/s"; "&ndash;" for NAN. */
 void page_chart_rate(buf_t *out, double bps);

@@ -18,8 +18,8 @@
 #include "xmem.h"
 
 #define PR_DEFAULT_RANGE "24h"
-#define PR_WINDOW_MS (7 * 86400000LL)   /* detector windows when the config gives none */
-#define PR_MAX_CATS 64
+#define PR_WINDOW_MS     (7 * 86400000LL) /* detector windows when the config gives none */
+#define PR_MAX_CATS      64
 
 static const char *const pr_ranges[] = { "6h", "24h", "7d", "30d", "all" };
 
@@ -76,8 +76,15 @@ static int pr_natcmp(const char *a, const char *b)
 /* "3w2d", "5h4m", "1m5s", "12s": the two largest units. */
 static void pr_duration(buf_t *out, int64_t ms)
 {
-	static const struct { const char *u; int64_t ms; } units[] = {
-		{ "w", 604800000 }, { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 },
+	static const struct {
+		const char *u;
+		int64_t ms;
+	} units[] = {
+		{ "w", 604800000 },
+		{ "d", 86400000 },
+		{ "h", 3600000 },
+		{ "m", 60000 },
+		{ "s", 1000 },
 	};
 	int shown = 0;
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]) && shown < 2; i++) {
@@ -115,7 +122,7 @@ static void pr_text(buf_t *out, const char *s)
 /* "old → new", or just new when equal or old unknown. */
 static void pr_change(buf_t *out, const char *old, const char *new)
 {
-	if (old && new && strcmp(old, new) != 0) {
+	if (old && new &&strcmp(old, new) != 0) {
 		page_escape(out, old);
 		buf_puts(out, " &rarr; ");
 	}
@@ -126,13 +133,15 @@ static void pr_change(buf_t *out, const char *old, const char *new)
 
 static void pr_head(buf_t *out, const char *name)
 {
-	buf_puts(out, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		 "<meta name=\"viewport\" content=\"width=device-width\">"
-		 "<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: ");
+	buf_puts(out,
+		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"viewport\" content=\"width=device-width\">"
+		"<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: ");
 	page_escape(out, name);
-	buf_puts(out, "</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
-		 "<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; router</nav>\n"
-		 "<h1 id=\"router-name\">");
+	buf_puts(out,
+		"</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
+		"<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; router</nav>\n"
+		"<h1 id=\"router-name\">");
 	page_escape(out, name);
 	buf_puts(out, "</h1>\n");
 }
@@ -155,7 +164,7 @@ static void pr_state(buf_t *out, const fleet_router_t *live)
 		buf_puts(out, "<span class=\"down\">down</span> <span class=\"why\">not polled yet</span>");
 	else {
 		buf_printf(out, "<span class=\"down\">down</span> <span class=\"why\">%s: ",
-			   sample_err_name(live->last_err));
+			sample_err_name(live->last_err));
 		page_escape(out, live->last_error);
 		buf_puts(out, "</span>");
 	}
@@ -229,8 +238,9 @@ static void pr_range_nav(buf_t *out, const char *range, const history_t *h)
 {
 	buf_puts(out, "<nav class=\"range\">Range: ");
 	for (size_t i = 0; i < sizeof(pr_ranges) / sizeof(pr_ranges[0]); i++)
-		buf_printf(out, strcmp(range, pr_ranges[i]) == 0 ? "<b>%s</b>" :
-			   "<a href=\"?range=%s\">%s</a>", pr_ranges[i], pr_ranges[i]);
+		buf_printf(out,
+			strcmp(range, pr_ranges[i]) == 0 ? "<b>%s</b>" : "<a href=\"?range=%s\">%s</a>",
+			pr_ranges[i], pr_ranges[i]);
 	buf_puts(out, "<span class=\"note\">");
 	page_time(out, h->from_ms, "&ndash;");
 	buf_puts(out, " &ndash; ");
@@ -258,15 +268,19 @@ static size_t pr_markers(const history_t *h, const conf_t *conf, struct page_mar
 	for (size_t i = 0; i < h->nevents; i++) {
 		const struct history_event *e = &h->events[i];
 		if (e->kind == NULL || strcmp(e->kind, "first") == 0 || e->time_ms < h->from_ms ||
-		    e->time_ms > h->to_ms)
+			e->time_ms > h->to_ms)
 			continue;
 		bool ver = pr_version_kind(e->kind);
-		const char *what = ver ? e->new_version : strcmp(e->kind, "firmware") == 0 ?
-			e->new_firmware : strcmp(e->kind, "board") == 0 ? e->new_board : NULL;
+		const char *what = ver                     ? e->new_version
+			: strcmp(e->kind, "firmware") == 0 ? e->new_firmware
+			: strcmp(e->kind, "board") == 0    ? e->new_board
+							   : NULL;
 		(*out)[n++] = (struct page_marker){
-			.t_ms = e->time_ms, .cls = ver ? "upgrade" : e->kind,
+			.t_ms = e->time_ms,
+			.cls = ver ? "upgrade" : e->kind,
 			.label = xasprintf("%s%s%s", e->kind, what ? " " : "", what ? what : ""),
-			.before_ms = ver ? before : 0, .after_ms = ver ? after : 0,
+			.before_ms = ver ? before : 0,
+			.after_ms = ver ? after : 0,
 		};
 	}
 	return n;
@@ -279,13 +293,14 @@ static void pr_markers_free(struct page_marker *m, size_t n)
 	free(m);
 }
 
-static void pr_throughput(buf_t *out, const history_t *h, const struct page_axis *ax,
-			  const struct page_marker *m, size_t nm)
+static void pr_throughput(
+	buf_t *out, const history_t *h, const struct page_axis *ax, const struct page_marker *m, size_t nm)
 {
-	buf_puts(out, "<section id=\"throughput\"><h2>WireGuard throughput</h2>"
-		 "<p class=\"legend\"><span class=\"key tx\"></span>tx (encrypt, router &rarr; tunnel)"
-		 "<span class=\"key rx\"></span>rx (decrypt)<span class=\"key mk\"></span>upgrade, "
-		 "shaded: the windows before and after<span class=\"key reboot\"></span>reboot</p>\n");
+	buf_puts(out,
+		"<section id=\"throughput\"><h2>WireGuard throughput</h2>"
+		"<p class=\"legend\"><span class=\"key tx\"></span>tx (encrypt, router &rarr; tunnel)"
+		"<span class=\"key rx\"></span>rx (decrypt)<span class=\"key mk\"></span>upgrade, "
+		"shaded: the windows before and after<span class=\"key reboot\"></span>reboot</p>\n");
 	if (h->nifaces == 0)
 		buf_puts(out, "<p class=\"empty\">No WireGuard interface data in this range.</p>");
 	for (size_t i = 0; i < h->nifaces; i++) {
@@ -302,13 +317,14 @@ static void pr_throughput(buf_t *out, const history_t *h, const struct page_axis
 	buf_puts(out, "</section>\n");
 }
 
-static void pr_heatmap(buf_t *out, const history_t *h, const struct page_axis *ax,
-		       const struct page_marker *m, size_t nm)
+static void pr_heatmap(
+	buf_t *out, const history_t *h, const struct page_axis *ax, const struct page_marker *m, size_t nm)
 {
-	buf_puts(out, "<section id=\"cpu\"><h2>CPU load per core</h2><p class=\"legend\">"
-		 "<span class=\"key k0\"></span>idle<span class=\"key k5\"></span>50%"
-		 "<span class=\"key k10\"></span>100%: a core that stays dark red while the others "
-		 "stay pale is pinned</p>\n");
+	buf_puts(out,
+		"<section id=\"cpu\"><h2>CPU load per core</h2><p class=\"legend\">"
+		"<span class=\"key k0\"></span>idle<span class=\"key k5\"></span>50%"
+		"<span class=\"key k10\"></span>100%: a core that stays dark red while the others "
+		"stay pale is pinned</p>\n");
 	if (h->ncores == 0)
 		buf_puts(out, "<p class=\"empty\">No CPU data in this range.</p>");
 	else
@@ -348,8 +364,9 @@ static size_t pr_points(const history_t *h, struct page_point *pts, const char *
 		if (isnan(busy) || isnan(bps))
 			continue;
 		int64_t t = h->from_ms + (int64_t)b * h->bucket_ms + h->bucket_ms / 2;
-		pts[n++] = (struct page_point){ .x = busy, .y = bps, .t_ms = t,
-			.cat = pr_cat(cats, nc, history_version_at(h, t)) };
+		pts[n++] = (struct page_point){
+			.x = busy, .y = bps, .t_ms = t, .cat = pr_cat(cats, nc, history_version_at(h, t))
+		};
 	}
 	return n;
 }
@@ -359,8 +376,9 @@ static void pr_scatter(buf_t *out, const history_t *h)
 	struct page_point *pts = xcalloc(h->nbuckets ? h->nbuckets : 1, sizeof(*pts));
 	const char *cats[PR_MAX_CATS];
 	size_t ncats = 0, n = pr_points(h, pts, cats, &ncats);
-	buf_puts(out, "<section id=\"scatter\"><h2>Busiest core against WireGuard throughput "
-		 "(tx + rx)</h2><p class=\"legend\">By RouterOS version:");
+	buf_puts(out,
+		"<section id=\"scatter\"><h2>Busiest core against WireGuard throughput "
+		"(tx + rx)</h2><p class=\"legend\">By RouterOS version:");
 	for (size_t i = 0; i < ncats; i++) {
 		buf_printf(out, "<span class=\"key c%zu\"></span><span class=\"cat\">", i % 8);
 		page_escape(out, cats[i]);
@@ -393,10 +411,12 @@ static void pr_verdict_row(buf_t *out, const struct detector_verdict *v)
 	page_time(out, v->upgraded_ms, "&ndash;");
 	buf_puts(out, "</small></td><td>");
 	pr_text(out, v->interface);
-	buf_printf(out, "</td><td>%s</td><td><span class=\"%s\">%s</span>%s</td><td>%s</td>"
-		   "<td class=\"n\">", v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
-		   detector_verdict_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
-		   detector_method_name(v->method));
+	buf_printf(out,
+		"</td><td>%s</td><td><span class=\"%s\">%s</span>%s</td><td>%s</td>"
+		"<td class=\"n\">",
+		v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
+		detector_verdict_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
+		detector_method_name(v->method));
 	page_chart_rate(out, v->before_bps);
 	buf_puts(out, " &rarr; ");
 	page_chart_rate(out, v->after_bps);
@@ -426,13 +446,15 @@ static void pr_verdicts(buf_t *out, const char *name)
 		detector_view_free(dv);
 		return;
 	}
-	buf_puts(out, "<table id=\"verdict-table\"><thead><tr><th>Upgrade</th><th>Interface</th>"
-		 "<th>Dir</th><th>Verdict</th><th>Method</th><th>Capacity before &rarr; after</th>"
-		 "<th>Ratio</th><th>Busiest core</th><th>Samples</th></tr></thead><tbody>\n");
+	buf_puts(out,
+		"<table id=\"verdict-table\"><thead><tr><th>Upgrade</th><th>Interface</th>"
+		"<th>Dir</th><th>Verdict</th><th>Method</th><th>Capacity before &rarr; after</th>"
+		"<th>Ratio</th><th>Busiest core</th><th>Samples</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++)
 		pr_verdict_row(out, &v[i]);
-	buf_puts(out, "</tbody></table><p class=\"note\">Capacity, not demand: see "
-		 "<a href=\"/api/v1/regressions\">/api/v1/regressions</a>.</p></section>\n");
+	buf_puts(out,
+		"</tbody></table><p class=\"note\">Capacity, not demand: see "
+		"<a href=\"/api/v1/regressions\">/api/v1/regressions</a>.</p></section>\n");
 	detector_view_free(dv);
 }
 
@@ -486,17 +508,19 @@ static void pr_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
 	bool snmp_only = rc != NULL && rc->rest == NULL && rc->snmp != NULL;
 	buf_printf(out, "<section id=\"peers\"><h2>Peers (%zu)</h2>", h->npeers);
 	if (snmp_only)
-		buf_puts(out, "<p class=\"empty\" id=\"peers-snmp-only\">This router is polled over "
-			 "SNMP only, and per-peer WireGuard counters exist only in the RouterOS REST "
-			 "API: add <code>rest =</code> to its section to see its peers.</p>");
+		buf_puts(out,
+			"<p class=\"empty\" id=\"peers-snmp-only\">This router is polled over "
+			"SNMP only, and per-peer WireGuard counters exist only in the RouterOS REST "
+			"API: add <code>rest =</code> to its section to see its peers.</p>");
 	if (h->npeers == 0) {
-		buf_puts(out, snmp_only ? "</section>\n" :
-			 "<p class=\"empty\">No peers recorded.</p></section>\n");
+		buf_puts(out,
+			snmp_only ? "</section>\n" : "<p class=\"empty\">No peers recorded.</p></section>\n");
 		return;
 	}
-	buf_puts(out, "<table id=\"peer-table\"><thead><tr><th>Interface</th><th>Peer</th>"
-		 "<th>tx now</th><th>rx now</th><th>tx total</th><th>rx total</th>"
-		 "<th>Last handshake</th><th>As of (UTC)</th></tr></thead><tbody>\n");
+	buf_puts(out,
+		"<table id=\"peer-table\"><thead><tr><th>Interface</th><th>Peer</th>"
+		"<th>tx now</th><th>rx now</th><th>tx total</th><th>rx total</th>"
+		"<th>Last handshake</th><th>As of (UTC)</th></tr></thead><tbody>\n");
 	const struct history_peer **order = xreallocarray(NULL, h->npeers, sizeof(*order));
 	for (size_t i = 0; i < h->npeers; i++)
 		order[i] = &h->peers[i];
@@ -536,9 +560,10 @@ static void pr_events(buf_t *out, const history_t *h)
 		buf_puts(out, "<p class=\"empty\">Nothing recorded yet.</p></section>\n");
 		return;
 	}
-	buf_puts(out, "<table id=\"history-table\"><thead><tr><th>When (UTC)</th><th>Event</th>"
-		 "<th>RouterOS</th><th>Firmware</th><th>Board</th><th>Architecture</th>"
-		 "<th>Uptime</th></tr></thead><tbody>\n");
+	buf_puts(out,
+		"<table id=\"history-table\"><thead><tr><th>When (UTC)</th><th>Event</th>"
+		"<th>RouterOS</th><th>Firmware</th><th>Board</th><th>Architecture</th>"
+		"<th>Uptime</th></tr></thead><tbody>\n");
 	for (size_t i = h->nevents; i-- > 0;)
 		pr_event_row(out, &h->events[i]);
 	buf_puts(out, "</tbody></table></section>\n");
@@ -547,10 +572,9 @@ static void pr_events(buf_t *out, const history_t *h)
 /* ---- the page ---- */
 
 static void pr_render(buf_t *out, const struct page_router_req *req, const char *range,
-		      const fleet_router_t *live, const history_t *h)
+	const fleet_router_t *live, const history_t *h)
 {
-	struct page_axis ax = { .from_ms = h->from_ms, .bucket_ms = h->bucket_ms,
-				.nbuckets = h->nbuckets };
+	struct page_axis ax = { .from_ms = h->from_ms, .bucket_ms = h->bucket_ms, .nbuckets = h->nbuckets };
 	struct page_marker *m;
 	size_t nm = pr_markers(h, req->conf, &m);
 	pr_head(out, req->name);
@@ -581,20 +605,22 @@ static const fleet_router_t *pr_find(const fleet_view_t *v, const char *name)
 }
 
 /* history_load for the range; 1 (unknown) when there is no database. */
-static int pr_load(const struct page_router_req *req, const char *range, history_t **h,
-		   char **cause)
+static int pr_load(const struct page_router_req *req, const char *range, history_t **h, char **cause)
 {
 	if (req->conf == NULL || req->conf->database == NULL)
 		return 1;
 	int64_t span = history_range_ms(range);
 	int64_t interval = req->conf->interval_ms;
-	for (size_t i = 0; i < req->conf->nrouters; i++)   /* not conf.c: the pages link without it */
+	for (size_t i = 0; i < req->conf->nrouters; i++) /* not conf.c: the pages link without it */
 		if (strcmp(req->conf->routers[i].name, req->name) == 0)
 			interval = req->conf->routers[i].interval_ms;
 	struct history_req hq = {
-		.db_path = req->conf->database, .router = req->name, .to_ms = req->now_ms,
+		.db_path = req->conf->database,
+		.router = req->name,
+		.to_ms = req->now_ms,
 		.from_ms = span > 0 ? req->now_ms - span : 0,
-		.raw_retention_ms = req->conf->retention_ms, .min_bucket_ms = 2 * interval,
+		.raw_retention_ms = req->conf->retention_ms,
+		.min_bucket_ms = 2 * interval,
 	};
 	return history_load(&hq, h, cause);
 }

@@ -12,11 +12,11 @@
 #include "fleet.h"
 
 struct page_router_req {
-	const conf_t *conf;        /* database path, retention, detector windows; may be NULL */
-	fleet_t *fleet;            /* the live state; may be NULL */
-	const char *name;          /* the router name, URL-decoded */
-	const char *range;         /* "6h", "24h", "7d", "30d", "all"; NULL or unknown: 24h */
-	int64_t now_ms;            /* wall clock */
+	const conf_t *conf; /* database path, retention, detector windows; may be NULL */
+	fleet_t *fleet;     /* the live state; may be NULL */
+	const char *name;   /* the router name, URL-decoded */
+	const char *range;  /* "6h", "24h", "7d", "30d", "all"; NULL or unknown: 24h */
+	int64_t now_ms;     /* wall clock */
 };
 
 /* Render the page into out; returns the HTTP status: 200, 404 for a router neither configured

@@ -16,14 +16,14 @@
 #include "page_chart.h"
 #include "xmem.h"
 
-#define PU_RATIO_BAD 0.9   /* a median ratio below this is shown as a loss */
+#define PU_RATIO_BAD 0.9 /* a median ratio below this is shown as a loss */
 
 /* What a page is rendered from: shallow copies, the strings belong to the detector view. */
 struct pu_data {
-	bool running;                         /* a detector view exists */
+	bool running; /* a detector view exists */
 	const struct detector_cohort *c;
 	size_t nc;
-	const struct detector_verdict *v;     /* sorted by router, upgrade time */
+	const struct detector_verdict *v; /* sorted by router, upgrade time */
 	size_t nv;
 };
 
@@ -39,14 +39,14 @@ static bool pu_selected(const struct page_upgrades_req *req)
 }
 
 /* The cohort key (from, to, arch, board) against the request; everything matches no request. */
-static bool pu_match(const struct page_upgrades_req *req, const char *from, const char *to,
-		     const char *arch, const char *board)
+static bool pu_match(const struct page_upgrades_req *req, const char *from, const char *to, const char *arch,
+	const char *board)
 {
 	if (!pu_selected(req))
 		return true;
 	return pu_eq(from, req->from) && pu_eq(to, req->to) &&
-	       (req->arch == NULL || pu_eq(arch, req->arch)) &&
-	       (req->board == NULL || pu_eq(board, req->board));
+		(req->arch == NULL || pu_eq(arch, req->arch)) &&
+		(req->board == NULL || pu_eq(board, req->board));
 }
 
 static bool pu_match_verdict(const struct page_upgrades_req *req, const struct detector_verdict *v)
@@ -88,8 +88,7 @@ static void pu_href(buf_t *out, const struct detector_cohort *c, const char *ver
 }
 
 /* <td class="cls"><a href="cohort link">; the caller writes the text and closes both. */
-static void pu_cell_open(buf_t *out, const char *cls, const struct detector_cohort *c,
-			 const char *verdict)
+static void pu_cell_open(buf_t *out, const char *cls, const struct detector_cohort *c, const char *verdict)
 {
 	buf_printf(out, "<td class=\"%s\"><a href=\"", cls);
 	pu_href(out, c, verdict);
@@ -100,17 +99,19 @@ static void pu_cell_open(buf_t *out, const char *cls, const struct detector_coho
 
 static void pu_head(buf_t *out, const struct page_upgrades_req *req)
 {
-	buf_puts(out, "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		 "<meta name=\"viewport\" content=\"width=device-width\">"
-		 "<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: upgrades</title>"
-		 "<link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
-		 "<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; ");
+	buf_puts(out,
+		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"viewport\" content=\"width=device-width\">"
+		"<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: upgrades</title>"
+		"<link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
+		"<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; ");
 	if (!pu_selected(req)) {
 		buf_puts(out, "upgrades</nav>\n<h1>Upgrades</h1>\n");
 		return;
 	}
-	buf_puts(out, "<a href=\"/upgrades\">upgrades</a> &rsaquo; cohort</nav>\n"
-		 "<h1 id=\"cohort\">");
+	buf_puts(out,
+		"<a href=\"/upgrades\">upgrades</a> &rsaquo; cohort</nav>\n"
+		"<h1 id=\"cohort\">");
 	pu_text(out, req->from);
 	buf_puts(out, " &rarr; ");
 	pu_text(out, req->to);
@@ -146,7 +147,7 @@ static void pu_cohort_row(buf_t *out, const struct detector_cohort *c)
 	buf_printf(out, "%zu</a></td>", c->routers);
 	pu_cell_open(out, "n c-regressed", c, "regression");
 	buf_printf(out, "<span class=\"%s\">%zu of %zu</span></a></td>", c->regressed ? "flag" : "",
-		   c->regressed, c->routers);
+		c->regressed, c->routers);
 	pu_cell_open(out, "n c-improved", c, "improvement");
 	buf_printf(out, "%zu of %zu</a></td>", c->improved, c->routers);
 	pu_cell_open(out, "n c-tx", c, NULL);
@@ -161,10 +162,11 @@ static void pu_cohort_row(buf_t *out, const struct detector_cohort *c)
 static size_t pu_cohorts(buf_t *out, const struct pu_data *d, const struct page_upgrades_req *req)
 {
 	size_t shown = 0;
-	buf_puts(out, "<section id=\"cohorts\"><table id=\"cohort-table\"><thead><tr>"
-		 "<th>Upgrade</th><th>Architecture</th><th>Board</th><th>Routers</th>"
-		 "<th>Regressed</th><th>Improved</th><th>Median ratio tx</th>"
-		 "<th>Median ratio rx</th></tr></thead><tbody>\n");
+	buf_puts(out,
+		"<section id=\"cohorts\"><table id=\"cohort-table\"><thead><tr>"
+		"<th>Upgrade</th><th>Architecture</th><th>Board</th><th>Routers</th>"
+		"<th>Regressed</th><th>Improved</th><th>Median ratio tx</th>"
+		"<th>Median ratio rx</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < d->nc; i++) {
 		const struct detector_cohort *c = &d->c[i];
 		if (!pu_match(req, c->from_version, c->to_version, c->architecture, c->board))
@@ -173,13 +175,15 @@ static size_t pu_cohorts(buf_t *out, const struct pu_data *d, const struct page_
 		shown++;
 	}
 	if (shown == 0)
-		buf_puts(out, "<tr><td colspan=\"8\" class=\"empty\">No version change judged yet."
-			 "</td></tr>\n");
-	buf_puts(out, "</tbody></table><p class=\"note\">Ratio: WireGuard capacity after / before "
-		 "the upgrade, the median over the routers judged by saturation ceiling or CPU cost "
-		 "(their number in brackets); below 1 is worse. tx is the encrypt direction, rx the "
-		 "decrypt direction. Data: <a href=\"/api/v1/cohorts\">/api/v1/cohorts</a>.</p>"
-		 "</section>\n");
+		buf_puts(out,
+			"<tr><td colspan=\"8\" class=\"empty\">No version change judged yet."
+			"</td></tr>\n");
+	buf_puts(out,
+		"</tbody></table><p class=\"note\">Ratio: WireGuard capacity after / before "
+		"the upgrade, the median over the routers judged by saturation ceiling or CPU cost "
+		"(their number in brackets); below 1 is worse. tx is the encrypt direction, rx the "
+		"decrypt direction. Data: <a href=\"/api/v1/cohorts\">/api/v1/cohorts</a>.</p>"
+		"</section>\n");
 	return shown;
 }
 
@@ -193,10 +197,12 @@ static void pu_verdict_row(buf_t *out, const struct detector_verdict *v)
 	pu_text(out, v->board);
 	buf_puts(out, "</td><td>");
 	pu_text(out, v->interface);
-	buf_printf(out, "</td><td class=\"v-dir\">%s</td><td class=\"v-verdict\"><span class=\"%s\">"
-		   "%s</span>%s</td><td>%s</td><td class=\"n\">", v->direction,
-		   v->verdict == DETECTOR_REGRESSION ? "flag" : "", detector_verdict_name(v->verdict),
-		   v->final ? "" : " <small>(provisional)</small>", detector_method_name(v->method));
+	buf_printf(out,
+		"</td><td class=\"v-dir\">%s</td><td class=\"v-verdict\"><span class=\"%s\">"
+		"%s</span>%s</td><td>%s</td><td class=\"n\">",
+		v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
+		detector_verdict_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
+		detector_method_name(v->method));
 	page_chart_rate(out, v->before_bps);
 	buf_puts(out, " &rarr; ");
 	page_chart_rate(out, v->after_bps);
@@ -208,12 +214,12 @@ static void pu_verdict_row(buf_t *out, const struct detector_verdict *v)
 }
 
 /* Whether router has, within the cohort, a verdict named want. */
-static bool pu_router_has(const struct pu_data *d, const struct page_upgrades_req *req,
-			  const char *router, const char *want)
+static bool pu_router_has(
+	const struct pu_data *d, const struct page_upgrades_req *req, const char *router, const char *want)
 {
 	for (size_t i = 0; i < d->nv; i++)
 		if (strcmp(d->v[i].router, router) == 0 && pu_match_verdict(req, &d->v[i]) &&
-		    strcmp(detector_verdict_name(d->v[i].verdict), want) == 0)
+			strcmp(detector_verdict_name(d->v[i].verdict), want) == 0)
 			return true;
 	return false;
 }
@@ -226,14 +232,15 @@ static void pu_routers(buf_t *out, const struct pu_data *d, const struct page_up
 		buf_puts(out, " with a verdict of ");
 		page_escape(out, req->verdict);
 	}
-	buf_puts(out, "</h2><table id=\"router-table\"><thead><tr><th>Router</th><th>Board</th>"
-		 "<th>Interface</th><th>Dir</th><th>Verdict</th><th>Method</th>"
-		 "<th>Capacity before &rarr; after</th><th>Ratio</th><th>Samples</th>"
-		 "<th>Upgraded (UTC)</th></tr></thead><tbody>\n");
+	buf_puts(out,
+		"</h2><table id=\"router-table\"><thead><tr><th>Router</th><th>Board</th>"
+		"<th>Interface</th><th>Dir</th><th>Verdict</th><th>Method</th>"
+		"<th>Capacity before &rarr; after</th><th>Ratio</th><th>Samples</th>"
+		"<th>Upgraded (UTC)</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < d->nv; i++) {
 		const struct detector_verdict *v = &d->v[i];
 		if (!pu_match_verdict(req, v) ||
-		    (req->verdict && !pu_router_has(d, req, v->router, req->verdict)))
+			(req->verdict && !pu_router_has(d, req, v->router, req->verdict)))
 			continue;
 		pu_verdict_row(out, v);
 		shown++;
@@ -243,15 +250,15 @@ static void pu_routers(buf_t *out, const struct pu_data *d, const struct page_up
 	buf_puts(out, "</tbody></table></section>\n");
 }
 
-static unsigned pu_render(const struct pu_data *d, const struct page_upgrades_req *req,
-			  buf_t *out)
+static unsigned pu_render(const struct pu_data *d, const struct page_upgrades_req *req, buf_t *out)
 {
 	unsigned status = 200;
 	pu_head(out, req);
 	if (!d->running) {
-		buf_puts(out, "<p class=\"empty\">The upgrade detector is not running (see "
-			 "<code>[detector]</code> in the configuration) or has not finished its first "
-			 "evaluation.</p>");
+		buf_puts(out,
+			"<p class=\"empty\">The upgrade detector is not running (see "
+			"<code>[detector]</code> in the configuration) or has not finished its first "
+			"evaluation.</p>");
 	} else if (pu_cohorts(out, d, req) == 0 && pu_selected(req)) {
 		status = 404;
 	} else if (pu_selected(req)) {
@@ -265,8 +272,9 @@ unsigned page_upgrades(const struct page_upgrades_req *req, buf_t *out)
 {
 	static const struct page_upgrades_req none = { 0 };
 	detector_view_t *dv = detector_view();
-	struct pu_data d = { .running = dv != NULL, .nc = detector_view_ncohorts(dv),
-			     .nv = detector_view_nverdicts(dv) };
+	struct pu_data d = {
+		.running = dv != NULL, .nc = detector_view_ncohorts(dv), .nv = detector_view_nverdicts(dv)
+	};
 	struct detector_cohort *c = xcalloc(d.nc + 1, sizeof(*c));
 	struct detector_verdict *v = xcalloc(d.nv + 1, sizeof(*v));
 	for (size_t i = 0; i < d.nc; i++)

@@ -62,7 +62,7 @@ static bool fuzz_is(const char *key, size_t n, const char *name)
 static bool fuzz_secret_key(const char *key, size_t n)
 {
 	return fuzz_is(key, n, "password") || fuzz_is(key, n, "snmp_community") ||
-	       fuzz_is(key, n, "snmp_auth_password") || fuzz_is(key, n, "snmp_priv_password");
+		fuzz_is(key, n, "snmp_auth_password") || fuzz_is(key, n, "snmp_priv_password");
 }
 
 /* Line by line: false to refuse the input (an include naming a path outside the temp dir);
@@ -78,7 +78,7 @@ static bool fuzz_scan(const char *s, size_t size, bool *marked)
 		const char *key;
 		size_t klen = fuzz_key(line, len, &key);
 		if (memmem(line, len, "include", 7) != NULL &&
-		    (memchr(line, '/', len) != NULL || memchr(line, '~', len) != NULL))
+			(memchr(line, '/', len) != NULL || memchr(line, '~', len) != NULL))
 			return false;
 		if (memmem(line, len, "SECRET", 6) != NULL) {
 			seen = true;
@@ -94,7 +94,7 @@ static bool fuzz_scan(const char *s, size_t size, bool *marked)
 static void fuzz_check_errors(const char *errors, bool marked)
 {
 	size_t dlen = strlen(fuzz_dir);
-	for (const char *line = errors; *line; ) {
+	for (const char *line = errors; *line;) {
 		const char *nl = strchr(line, '\n');
 		assert(nl != NULL);
 		assert(strncmp(line, fuzz_dir, dlen) == 0 && line[dlen] == '/');

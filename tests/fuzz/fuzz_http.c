@@ -45,7 +45,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		fprintf(stderr, "fuzz_http: %s\n", cause);
 		exit(1);
 	}
-	fuzz_port = http_port(h);   /* runs until exit */
+	fuzz_port = http_port(h); /* runs until exit */
 	return 0;
 }
 
@@ -82,7 +82,7 @@ static void fuzz_check_reply(const buf_t *reply)
 {
 	unsigned status = 0;
 	if (reply->len == 0)
-		return;     /* libmicrohttpd may close on a request it cannot parse */
+		return; /* libmicrohttpd may close on a request it cannot parse */
 	assert(sscanf(reply->data, "HTTP/1.%*1d %3u ", &status) == 1);
 	if (status == 200 || status == 404 || status == 405 || status == 503) {
 		assert(strstr(reply->data, "\r\nX-Content-Type-Options: nosniff\r\n") != NULL);
@@ -117,8 +117,8 @@ static void fuzz_listen(const char *s)
 	socklen_t len = 0;
 	if (http_parse_listen(s, &ss, &len) < 0)
 		return;
-	assert(ss.ss_family == AF_INET ? len == sizeof(struct sockaddr_in) :
-	       ss.ss_family == AF_INET6 && len == sizeof(struct sockaddr_in6));
+	assert(ss.ss_family == AF_INET ? len == sizeof(struct sockaddr_in)
+				       : ss.ss_family == AF_INET6 && len == sizeof(struct sockaddr_in6));
 }
 
 /* Length of the valid UTF-8 sequence (RFC 3629) at s (n bytes left), 0 when invalid. */
@@ -146,7 +146,7 @@ static size_t fuzz_utf8_len(const unsigned char *s, size_t n)
 
 static void fuzz_check_utf8(const char *s, size_t n)
 {
-	for (size_t i = 0; i < n; ) {
+	for (size_t i = 0; i < n;) {
 		size_t k = fuzz_utf8_len((const unsigned char *)s + i, n - i);
 		assert(k > 0);
 		i += k;

@@ -20,9 +20,7 @@ static void fuzz_printable(const char *s)
 static void fuzz_check_sample(enum rest_step step, const sample_t *s)
 {
 	switch (step) {
-	case REST_RESOURCE:
-		assert(s->version != NULL && s->board != NULL && s->uptime_ms >= 0);
-		break;
+	case REST_RESOURCE: assert(s->version != NULL && s->board != NULL && s->uptime_ms >= 0); break;
 	case REST_CPU:
 		assert(s->ncores > 0);
 		for (size_t i = 0; i < s->ncores; i++)
@@ -36,10 +34,9 @@ static void fuzz_check_sample(enum rest_step step, const sample_t *s)
 		assert(s->have_peers);
 		for (size_t i = 0; i < s->npeers; i++)
 			assert(s->peers[i].peer != NULL && s->peers[i].public_key != NULL &&
-			       s->peers[i].last_handshake_ms >= -1);
+				s->peers[i].last_handshake_ms >= -1);
 		break;
-	default:
-		break;
+	default: break;
 	}
 }
 

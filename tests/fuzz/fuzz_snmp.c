@@ -41,18 +41,28 @@ static uint64_t fz_bytes(struct fz *f, size_t n)
 }
 
 static const oid fz_known[][12] = {
-	{ 1, 3, 6, 1, 2, 1, 1, 3, 0 },              /* sysUpTime.0 */
-	{ 1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2 },       /* hrProcessorLoad */
-	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1 },       /* ifName */
-	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 2 },           /* ifDescr */
-	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6 },       /* ifHCInOctets */
-	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 8 },           /* ifOperStatus */
+	{ 1, 3, 6, 1, 2, 1, 1, 3, 0 },        /* sysUpTime.0 */
+	{ 1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2 }, /* hrProcessorLoad */
+	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1 }, /* ifName */
+	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 2 },     /* ifDescr */
+	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6 }, /* ifHCInOctets */
+	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 8 },     /* ifOperStatus */
 };
 static const size_t fz_known_len[] = { 9, 11, 11, 10, 11, 10 };
 
 static const u_char fz_types[] = {
-	ASN_INTEGER, ASN_OCTET_STR, ASN_COUNTER, ASN_GAUGE, ASN_TIMETICKS, ASN_COUNTER64,
-	ASN_NULL, ASN_OBJECT_ID, ASN_IPADDRESS, ASN_OPAQUE, SNMP_NOSUCHOBJECT, SNMP_NOSUCHINSTANCE,
+	ASN_INTEGER,
+	ASN_OCTET_STR,
+	ASN_COUNTER,
+	ASN_GAUGE,
+	ASN_TIMETICKS,
+	ASN_COUNTER64,
+	ASN_NULL,
+	ASN_OBJECT_ID,
+	ASN_IPADDRESS,
+	ASN_OPAQUE,
+	SNMP_NOSUCHOBJECT,
+	SNMP_NOSUCHINSTANCE,
 	SNMP_ENDOFMIBVIEW,
 };
 
@@ -76,7 +86,7 @@ static size_t fz_name(struct fz *f, const netsnmp_pdu *req, oid *name, size_t ca
 	}
 	for (unsigned i = 0; i < (k & 7) && len < cap; i++)
 		name[len++] = (oid)(k & 8 ? fz_bytes(f, 4) : fz_byte(f));
-	for (unsigned i = 0; (k & 0x80) && i < 130 && len < cap; i++)   /* over MAX_OID_LEN */
+	for (unsigned i = 0; (k & 0x80) && i < 130 && len < cap; i++) /* over MAX_OID_LEN */
 		name[len++] = i;
 	return len;
 }
@@ -93,26 +103,20 @@ static void fz_var(struct fz *f, const netsnmp_pdu *req, netsnmp_pdu *pdu)
 	long l = (long)fz_bytes(&(struct fz){ raw, raw + (n < 8 ? n : 8) }, 8);
 	struct counter64 c64 = { .high = (u_long)(l >> 32) & 0xffffffff, .low = (u_long)l & 0xffffffff };
 	switch (type) {
-	case ASN_INTEGER: case ASN_COUNTER: case ASN_GAUGE: case ASN_TIMETICKS:
-		snmp_pdu_add_variable(pdu, name, len, type, &l, sizeof(l));
-		break;
-	case ASN_COUNTER64:
-		snmp_pdu_add_variable(pdu, name, len, type, &c64, sizeof(c64));
-		break;
+	case ASN_INTEGER:
+	case ASN_COUNTER:
+	case ASN_GAUGE:
+	case ASN_TIMETICKS: snmp_pdu_add_variable(pdu, name, len, type, &l, sizeof(l)); break;
+	case ASN_COUNTER64: snmp_pdu_add_variable(pdu, name, len, type, &c64, sizeof(c64)); break;
 	case ASN_OBJECT_ID:
 		for (size_t i = 0; i < n && i < 32; i++)
 			objid[i] = raw[i];
 		snmp_pdu_add_variable(pdu, name, len, type, objid, (n < 32 ? n : 32) * sizeof(oid));
 		break;
-	case ASN_IPADDRESS:
-		snmp_pdu_add_variable(pdu, name, len, type, raw, 4);
-		break;
-	case ASN_OCTET_STR: case ASN_OPAQUE:
-		snmp_pdu_add_variable(pdu, name, len, type, raw, n);
-		break;
-	default:
-		snmp_pdu_add_variable(pdu, name, len, type, NULL, 0);
-		break;
+	case ASN_IPADDRESS: snmp_pdu_add_variable(pdu, name, len, type, raw, 4); break;
+	case ASN_OCTET_STR:
+	case ASN_OPAQUE: snmp_pdu_add_variable(pdu, name, len, type, raw, n); break;
+	default: snmp_pdu_add_variable(pdu, name, len, type, NULL, 0); break;
 	}
 }
 
@@ -120,7 +124,7 @@ static netsnmp_pdu *fz_reply(struct fz *f, const netsnmp_pdu *req)
 {
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
 	unsigned h = fz_byte(f);
-	pdu->errstat = pdu->errindex = 0;    /* snmp_pdu_create's defaults are -1, no reply's */
+	pdu->errstat = pdu->errindex = 0; /* snmp_pdu_create's defaults are -1, no reply's */
 	if (h & 0x40) {
 		pdu->errstat = fz_byte(f) % 19;
 		pdu->errindex = fz_byte(f) % 12;
@@ -203,8 +207,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz f = { data, data + size };
 	char *ifs[] = { (char *)"ether1", (char *)"lo" };
 	unsigned flags = fz_byte(&f);
-	conf_router_t rc = { .name = (char *)"fuzz", .snmp_version = (int)(flags % 3) + 1,
-			     .interfaces = ifs, .ninterfaces = flags & 4 ? 2 : 0 };
+	conf_router_t rc = { .name = (char *)"fuzz",
+		.snmp_version = (int)(flags % 3) + 1,
+		.interfaces = ifs,
+		.ninterfaces = flags & 4 ? 2 : 0 };
 	snmpdecode_t *d = snmpdecode_create();
 	/* Two polls, so the 32-bit extension and the reboot check see a previous one. */
 	for (int poll = 0; poll < 2 && f.p < f.end; poll++) {

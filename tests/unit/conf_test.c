@@ -12,7 +12,7 @@
 #define TOP_SRCDIR "."
 #endif
 
-static char *tmp_root;   /* real path of this run's mkdtemp directory */
+static char *tmp_root; /* real path of this run's mkdtemp directory */
 static int tmp_seq;
 
 /* Write content to dir/name (creating dir) with mode; returns the path (caller frees). */
@@ -47,13 +47,14 @@ static bool has_line(const char *errs, const char *line)
 	return false;
 }
 
-#define CHECK_ERR(errs, ...) do { \
-	char *want_ = xasprintf(__VA_ARGS__); \
-	CHECK(has_line(errs, want_)); \
-	if (!has_line(errs, want_)) \
-		fprintf(stderr, "  missing error: %s\n", want_); \
-	free(want_); \
-} while (0)
+#define CHECK_ERR(errs, ...)                                             \
+	do {                                                             \
+		char *want_ = xasprintf(__VA_ARGS__);                    \
+		CHECK(has_line(errs, want_));                            \
+		if (!has_line(errs, want_))                              \
+			fprintf(stderr, "  missing error: %s\n", want_); \
+		free(want_);                                             \
+	} while (0)
 
 static int count_lines(const char *s)
 {
@@ -69,13 +70,31 @@ static void test_durations(void)
 		const char *s;
 		int64_t ms;
 	} good[] = {
-		{ "250ms", 250 }, { "30s", 30000 }, { "5m", 300000 }, { "2h", 7200000 },
-		{ "7d", 604800000 }, { "1w", 604800000 }, { "1h30m", 5400000 }, { "0s", 0 },
-		{ "1d2h3m4s5ms", 93784005 }, { "90s", 90000 },
+		{ "250ms", 250 },
+		{ "30s", 30000 },
+		{ "5m", 300000 },
+		{ "2h", 7200000 },
+		{ "7d", 604800000 },
+		{ "1w", 604800000 },
+		{ "1h30m", 5400000 },
+		{ "0s", 0 },
+		{ "1d2h3m4s5ms", 93784005 },
+		{ "90s", 90000 },
 	};
 	static const char *const bad[] = {
-		"", "30", "1h30", "5x", "-5s", "1.5h", "s", " 5s", "5 s", "5S", "1mss",
-		"99999999999999999999s", "9999999999999999w",
+		"",
+		"30",
+		"1h30",
+		"5x",
+		"-5s",
+		"1.5h",
+		"s",
+		" 5s",
+		"5 s",
+		"5S",
+		"1mss",
+		"99999999999999999999s",
+		"9999999999999999w",
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		int64_t ms = -1;
@@ -280,75 +299,84 @@ static void test_defaults(void)
 	free(dir);
 }
 
-static const char bad_conf[] =
-	"wild = 1\n"                                    /* 1 */
-	"[daemon]\n"                                    /* 2 */
-	"interval = 30\n"                               /* 3 */
-	"timeout = 5x\n"                                /* 4 */
-	"max_in_flight = 0\n"                           /* 5 */
-	"bogus = 2\n"                                   /* 6 */
-	"interval = 10s\n"                              /* 7 */
-	"max_body = 4T\n"                               /* 8 */
-	"[detector]\n"                                  /* 9 */
-	"threshold = 1.5\n"                             /* 10 */
-	"[nonsense]\n"                                  /* 11 */
-	"foo = bar\n"                                   /* 12 */
-	"[router r1]\n"                                 /* 13 */
-	"rest = ftp://x\n"                              /* 14 */
-	"tls_verify = maybe\n"                          /* 15 */
-	"pasword = hunter2\n"                           /* 16 */
-	"labels = site=a, 9bad=1, core=2\n"             /* 17 */
-	"[router r1]\n"                                 /* 18 */
-	"rest = https://admin:hunter2@192.0.2.1\n"      /* 19 */
-	"[router r2]\n"                                 /* 20 */
-	"user = x\n"                                    /* 21 */
-	"[router r3]\n"                                 /* 22 */
-	"rest = https://192.0.2.3\n"                    /* 23 */
-	"password = hunter2\n"                          /* 24 */
-	"password_file = missing.pass\n"                /* 25 */
-	"snmp_version = 2\n"                            /* 26 */
-	"labels = router=x\n"                           /* 27 */
-	"[router r4]\n"                                 /* 28 */
-	"rest = https://192.0.2.4\n"                    /* 29 */
-	"password_file = open.pass\n"                   /* 30 */
-	"snmp = 192.0.2.4:99999\n"                      /* 31 */
-	"this line has no equals sign\n"                /* 32 */
-	"[router r5]\n"                                 /* 33 */
-	"snmp = 192.0.2.5\n"                            /* 34 */
-	"snmp_version = 3\n"                            /* 35 */
-	"snmp_security_level = authpriv\n"              /* 36 */
-	"include = nothere.conf\n"                      /* 37 */
-	"include = nothing-*.conf\n"                    /* 38 */
-	"[router]\n"                                    /* 39 */
-	"[web\n"                                        /* 40 */
-	"[router r6]\n"                                 /* 41 */
-	"snmp = [2001:db8::6]:161\n"                    /* 42 */
-	"snmp_version = 3\n"                            /* 43 */
-	"snmp_user = mon\n"                             /* 44 */
-	"snmp_auth_password_file = nope.pass\n"         /* 45 */
-	"[router bad/name]\n";                          /* 46 */
+static const char bad_conf[] = "wild = 1\n"                               /* 1 */
+			       "[daemon]\n"                               /* 2 */
+			       "interval = 30\n"                          /* 3 */
+			       "timeout = 5x\n"                           /* 4 */
+			       "max_in_flight = 0\n"                      /* 5 */
+			       "bogus = 2\n"                              /* 6 */
+			       "interval = 10s\n"                         /* 7 */
+			       "max_body = 4T\n"                          /* 8 */
+			       "[detector]\n"                             /* 9 */
+			       "threshold = 1.5\n"                        /* 10 */
+			       "[nonsense]\n"                             /* 11 */
+			       "foo = bar\n"                              /* 12 */
+			       "[router r1]\n"                            /* 13 */
+			       "rest = ftp://x\n"                         /* 14 */
+			       "tls_verify = maybe\n"                     /* 15 */
+			       "pasword = hunter2\n"                      /* 16 */
+			       "labels = site=a, 9bad=1, core=2\n"        /* 17 */
+			       "[router r1]\n"                            /* 18 */
+			       "rest = https://admin:hunter2@192.0.2.1\n" /* 19 */
+			       "[router r2]\n"                            /* 20 */
+			       "user = x\n"                               /* 21 */
+			       "[router r3]\n"                            /* 22 */
+			       "rest = https://192.0.2.3\n"               /* 23 */
+			       "password = hunter2\n"                     /* 24 */
+			       "password_file = missing.pass\n"           /* 25 */
+			       "snmp_version = 2\n"                       /* 26 */
+			       "labels = router=x\n"                      /* 27 */
+			       "[router r4]\n"                            /* 28 */
+			       "rest = https://192.0.2.4\n"               /* 29 */
+			       "password_file = open.pass\n"              /* 30 */
+			       "snmp = 192.0.2.4:99999\n"                 /* 31 */
+			       "this line has no equals sign\n"           /* 32 */
+			       "[router r5]\n"                            /* 33 */
+			       "snmp = 192.0.2.5\n"                       /* 34 */
+			       "snmp_version = 3\n"                       /* 35 */
+			       "snmp_security_level = authpriv\n"         /* 36 */
+			       "include = nothere.conf\n"                 /* 37 */
+			       "include = nothing-*.conf\n"               /* 38 */
+			       "[router]\n"                               /* 39 */
+			       "[web\n"                                   /* 40 */
+			       "[router r6]\n"                            /* 41 */
+			       "snmp = [2001:db8::6]:161\n"               /* 42 */
+			       "snmp_version = 3\n"                       /* 43 */
+			       "snmp_user = mon\n"                        /* 44 */
+			       "snmp_auth_password_file = nope.pass\n"    /* 45 */
+			       "[router bad/name]\n";                     /* 46 */
 
 static void check_errors_top(const char *e, const char *p)
 {
-	CHECK_ERR(e, "%s:1: wild is outside any section: put it under [daemon], [defaults], "
-		"[router NAME]...", p);
+	CHECK_ERR(e,
+		"%s:1: wild is outside any section: put it under [daemon], [defaults], "
+		"[router NAME]...",
+		p);
 	CHECK_ERR(e, "%s:3: interval = 30: needs a unit: ms, s, m, h, d or w (e.g. 30s, 1h30m)", p);
-	CHECK_ERR(e, "%s:4: timeout = 5x: is not a duration: use a number with a unit, e.g. 250ms, "
-		"30s, 5m, 2h, 7d, 1w or 1h30m", p);
+	CHECK_ERR(e,
+		"%s:4: timeout = 5x: is not a duration: use a number with a unit, e.g. 250ms, "
+		"30s, 5m, 2h, 7d, 1w or 1h30m",
+		p);
 	CHECK_ERR(e, "%s:5: max_in_flight = 0: is out of range (allowed 1 to 100000)", p);
 	CHECK_ERR(e, "%s:6: unknown key bogus in [daemon]", p);
 	CHECK_ERR(e, "%s:7: interval is set twice (first at %s:3)", p, p);
-	CHECK_ERR(e, "%s:8: max_body = 4T: is not a size: bytes with an optional k, M or G suffix "
-		"(e.g. 512k, 4M)", p);
+	CHECK_ERR(e,
+		"%s:8: max_body = 4T: is not a size: bytes with an optional k, M or G suffix "
+		"(e.g. 512k, 4M)",
+		p);
 	CHECK_ERR(e, "%s:10: threshold = 1.5: is out of range (allowed 0 to 1)", p);
-	CHECK_ERR(e, "%s:11: unknown section [nonsense] (known: daemon, detector, web, defaults, "
-		"router NAME)", p);
-	CHECK(strstr(e, ":12:") == NULL);   /* keys of an unknown section: reported once */
+	CHECK_ERR(e,
+		"%s:11: unknown section [nonsense] (known: daemon, detector, web, defaults, "
+		"router NAME)",
+		p);
+	CHECK(strstr(e, ":12:") == NULL); /* keys of an unknown section: reported once */
 	CHECK_ERR(e, "%s:14: rest = ftp://x: must start with http:// or https://", p);
 	CHECK_ERR(e, "%s:15: tls_verify = maybe: must be yes, no, true or false", p);
 	CHECK_ERR(e, "%s:16: unknown key pasword in [router]", p);
-	CHECK_ERR(e, "%s:17: labels = site=a, 9bad=1, core=2: label name '9bad' is not valid: use "
-		"[a-zA-Z_][a-zA-Z0-9_]*, not starting with __", p);
+	CHECK_ERR(e,
+		"%s:17: labels = site=a, 9bad=1, core=2: label name '9bad' is not valid: use "
+		"[a-zA-Z_][a-zA-Z0-9_]*, not starting with __",
+		p);
 	CHECK_ERR(e, "%s:18: duplicate router r1 (first defined at %s:13)", p, p);
 	CHECK_ERR(e, "%s:19: rest: must not hold credentials: use user and password_file", p);
 }
@@ -356,29 +384,44 @@ static void check_errors_top(const char *e, const char *p)
 static void check_errors_routers(const char *e, const char *p, const char *dir)
 {
 	CHECK_ERR(e, "%s:20: router r2 has neither rest nor snmp: set at least one", p);
-	CHECK_ERR(e, "%s:25: password_file and password are both set (password at %s:24): keep one",
-		p, p);
+	CHECK_ERR(e, "%s:25: password_file and password are both set (password at %s:24): keep one", p, p);
 	CHECK_ERR(e, "%s:26: snmp_version = 2: must be 1, 2c or 3", p);
-	CHECK_ERR(e, "%s:27: labels = router=x: label name 'router' is built in (router, core, interface, "
-		"type, peer, board, architecture, version, firmware, kind, le): choose another", p);
-	CHECK_ERR(e, "%s:30: password_file = open.pass: %s/open.pass has mode 0644, readable by group "
-		"or others: chmod 600 %s/open.pass", p, dir, dir);
-	CHECK_ERR(e, "%s:31: snmp = 192.0.2.4:99999: must be host or host:port with a port from 1 "
-		"to 65535", p);
+	CHECK_ERR(e,
+		"%s:27: labels = router=x: label name 'router' is built in (router, core, interface, "
+		"type, peer, board, architecture, version, firmware, kind, le): choose another",
+		p);
+	CHECK_ERR(e,
+		"%s:30: password_file = open.pass: %s/open.pass has mode 0644, readable by group "
+		"or others: chmod 600 %s/open.pass",
+		p, dir, dir);
+	CHECK_ERR(e,
+		"%s:31: snmp = 192.0.2.4:99999: must be host or host:port with a port from 1 "
+		"to 65535",
+		p);
 	CHECK_ERR(e, "%s:32: expected key = value", p);
 	CHECK_ERR(e, "%s:33: router r5: snmp_version = 3 needs snmp_user", p);
-	CHECK_ERR(e, "%s:33: router r5: snmp_security_level = authPriv needs snmp_auth_password or "
-		"snmp_auth_password_file", p);
-	CHECK_ERR(e, "%s:33: router r5: snmp_security_level = authPriv needs snmp_priv_password or "
-		"snmp_priv_password_file", p);
-	CHECK_ERR(e, "%s:37: include = nothere.conf: cannot read %s/nothere.conf: No such file or "
-		"directory", p, dir);
+	CHECK_ERR(e,
+		"%s:33: router r5: snmp_security_level = authPriv needs snmp_auth_password or "
+		"snmp_auth_password_file",
+		p);
+	CHECK_ERR(e,
+		"%s:33: router r5: snmp_security_level = authPriv needs snmp_priv_password or "
+		"snmp_priv_password_file",
+		p);
+	CHECK_ERR(e,
+		"%s:37: include = nothere.conf: cannot read %s/nothere.conf: No such file or "
+		"directory",
+		p, dir);
 	CHECK_ERR(e, "%s:39: [router] needs a name: [router NAME]", p);
 	CHECK_ERR(e, "%s:40: bad section line: want [name]", p);
-	CHECK_ERR(e, "%s:45: snmp_auth_password_file = nope.pass: cannot read %s/nope.pass: No such "
-		"file or directory", p, dir);
-	CHECK_ERR(e, "%s:46: [router bad/name]: a router name holds only letters, digits, '_', '.' "
-		"and '-'", p);
+	CHECK_ERR(e,
+		"%s:45: snmp_auth_password_file = nope.pass: cannot read %s/nope.pass: No such "
+		"file or directory",
+		p, dir);
+	CHECK_ERR(e,
+		"%s:46: [router bad/name]: a router name holds only letters, digits, '_', '.' "
+		"and '-'",
+		p);
 }
 
 static void test_errors(void)
@@ -395,7 +438,7 @@ static void test_errors(void)
 		return;
 	check_errors_top(e, p);
 	check_errors_routers(e, p, dir);
-	CHECK(strstr(e, ":38:") == NULL);   /* a glob may match nothing */
+	CHECK(strstr(e, ":38:") == NULL); /* a glob may match nothing */
 	CHECK(strstr(e, "hunter2") == NULL);
 	CHECK_INT(count_lines(e), 30);
 	free(e);
@@ -406,10 +449,13 @@ static void test_errors(void)
 /* [web]: user with password_file and cert with key, both or neither, errors at FILE:LINE. */
 static void test_web(void)
 {
-	static const struct { const char *text, *err; } bad[] = {
+	static const struct {
+		const char *text, *err;
+	} bad[] = {
 		{ "[web]\nuser = admin\n", "2: [web] user needs password_file: set both or neither" },
-		{ "[web]\n\npassword_file = w.pass\n", "3: [web] password_file needs user: set both or "
-		  "neither" },
+		{ "[web]\n\npassword_file = w.pass\n",
+			"3: [web] password_file needs user: set both or "
+			"neither" },
 		{ "[web]\ncert = c.pem\n", "2: [web] cert needs key: set both or neither" },
 		{ "[web]\nkey = c.pem\n", "2: [web] key needs cert: set both or neither" },
 	};
@@ -439,8 +485,13 @@ static void test_web(void)
 
 static void test_shard(void)
 {
-	static const struct { const char *v; int k, n; } ok[] = {
-		{ "1/1", 1, 1 }, { "2/3", 2, 3 }, { "10000/10000", 10000, 10000 },
+	static const struct {
+		const char *v;
+		int k, n;
+	} ok[] = {
+		{ "1/1", 1, 1 },
+		{ "2/3", 2, 3 },
+		{ "10000/10000", 10000, 10000 },
 	};
 	static const char *const bad[] = { "0/3", "4/3", "3", "1/", "/2", "1/0", "a/b", "1/2x", "-1/2",
 		"1/10001", "1/ 2" };
@@ -493,7 +544,8 @@ static void test_includes(void)
 	char *inc = xasprintf("%s/inc", dir);
 	/* written out of order: the glob must sort */
 	free(put(sites, "b.conf", 0644, "[router b1]\nrest = https://10.1.0.1\npassword_file = ../s.pass\n"));
-	free(put(sites, "a.conf", 0644, "[router a1]\nrest = https://10.0.0.1\n"
+	free(put(sites, "a.conf", 0644,
+		"[router a1]\nrest = https://10.0.0.1\n"
 		"[router a2]\ninclude = ../inc/a2.inc\nlabels = rack=r2\n"));
 	free(put(sites, "c.conf.disabled", 0644, "[router c1]\nrest = https://10.2.0.1\n"));
 	free(put(dir, "s.pass", 0600, "b-secret\r\n"));
@@ -556,14 +608,14 @@ static void test_long_lines(void)
 	for (int i = 0; b.len - start < 300; i++)
 		buf_printf(&b, "%sk%02d=value%02d", i ? "," : "", i, i);
 	buf_puts(&b, "\n");
-	char *want = xasprintf(":3: labels: line is too long (%zu characters, at most 198)\n",
-		b.len - start - 1);
+	char *want = xasprintf(
+		":3: labels: line is too long (%zu characters, at most 198)\n", b.len - start - 1);
 	char *p = put(dir, "long.conf", 0644, b.data);
 	conf_t *c = NULL;
 	char *e = NULL;
 	CHECK_INT(conf_load(p, &c, &e), -1);
 	CHECK(e != NULL && strstr(e, want) != NULL);
-	CHECK(e != NULL && strstr(e, "k00") == NULL);   /* no value echoed, no piece parsed */
+	CHECK(e != NULL && strstr(e, "k00") == NULL); /* no value echoed, no piece parsed */
 	CHECK_INT(count_lines(e), 1);
 	free(want);
 	free(e);
@@ -596,15 +648,17 @@ static void test_fleet(void)
 	for (int s = 0; s < 100; s++) {
 		buf_reset(&b);
 		for (int r = 0; r < 100; r++)
-			buf_printf(&b, "[router s%03d-r%03d]\nrest = https://10.%d.%d.1\nlabels = site=s%03d\n\n",
-				s, r, s, r, s);
+			buf_printf(&b,
+				"[router s%03d-r%03d]\nrest = https://10.%d.%d.1\nlabels = site=s%03d\n\n", s,
+				r, s, r, s);
 		char *name = xasprintf("site-%03d.conf", s);
 		free(put(sites, name, 0644, b.data));
 		free(name);
 	}
 	buf_free(&b);
 	free(put(dir, "fleet.pass", 0600, "fleet\n"));
-	char *p = put(dir, "main.conf", 0644, "[defaults]\nuser = mon\npassword_file = fleet.pass\n"
+	char *p = put(dir, "main.conf", 0644,
+		"[defaults]\nuser = mon\npassword_file = fleet.pass\n"
 		"include = sites/*.conf\n");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -15,19 +15,19 @@
 
 struct win_spec {
 	size_t n;
-	double tx, rx;            /* Mbit/s */
-	double load;              /* busiest core 0..1; < 0: idle + cost * (tx + rx), capped at 1 */
-	double idle, cost;        /* load model: cost per Mbit/s of router traffic */
-	double swing, noise;      /* relative sine over the window; relative pseudo-random noise */
+	double tx, rx;       /* Mbit/s */
+	double load;         /* busiest core 0..1; < 0: idle + cost * (tx + rx), capped at 1 */
+	double idle, cost;   /* load model: cost per Mbit/s of router traffic */
+	double swing, noise; /* relative sine over the window; relative pseudo-random noise */
 };
 
 struct engine_case {
 	const char *name;
 	struct win_spec b, a;
-	bool rx;                  /* judge the rx direction (else tx) */
+	bool rx; /* judge the rx direction (else tx) */
 	enum detector_outcome verdict;
 	enum detector_method method;
-	double ratio, tol;        /* NAN: ratio unchecked */
+	double ratio, tol; /* NAN: ratio unchecked */
 	bool hint;
 };
 
@@ -47,65 +47,72 @@ static void gen(const struct win_spec *w, bool rx, size_t seed, struct det_point
 		double tx = w->tx * f * (1 + noise_at(seed + 2 * k, w->noise));
 		double rxr = w->rx * f * (1 + noise_at(seed + 2 * k + 1, w->noise));
 		double load = w->load >= 0 ? w->load : fmin(1.0, w->idle + w->cost * (tx + rxr));
-		p[k] = (struct det_point){ .load = load, .rate = (rx ? rxr : tx) * 1e6,
-					   .total = (tx + rxr) * 1e6 };
+		p[k] = (struct det_point){
+			.load = load, .rate = (rx ? rxr : tx) * 1e6, .total = (tx + rxr) * 1e6
+		};
 	}
 }
 
 /* A window at constant load; one whose load follows idle + cost * traffic (with swing, noise). */
-#define W(n_, tx_, rx_, load_) { .n = (n_), .tx = (tx_), .rx = (rx_), .load = (load_) }
-#define WN(n_, tx_, rx_, load_, noise_) \
-	{ .n = (n_), .tx = (tx_), .rx = (rx_), .load = (load_), .noise = (noise_) }
-#define M(n_, tx_, rx_, idle_, cost_, swing_, noise_) { .n = (n_), .tx = (tx_), .rx = (rx_), \
-	.load = -1, .idle = (idle_), .cost = (cost_), .swing = (swing_), .noise = (noise_) }
+#define W(n_, tx_, rx_, load_)                                       \
+	{                                                            \
+		.n = (n_), .tx = (tx_), .rx = (rx_), .load = (load_) \
+	}
+#define WN(n_, tx_, rx_, load_, noise_)                                                 \
+	{                                                                               \
+		.n = (n_), .tx = (tx_), .rx = (rx_), .load = (load_), .noise = (noise_) \
+	}
+#define M(n_, tx_, rx_, idle_, cost_, swing_, noise_)                                              \
+	{                                                                                          \
+		.n = (n_), .tx = (tx_), .rx = (rx_), .load = -1, .idle = (idle_), .cost = (cost_), \
+		.swing = (swing_), .noise = (noise_)                                               \
+	}
 #define WANT(v, m, r, t) .verdict = DETECTOR_##v, .method = DETECTOR_M_##m, .ratio = (r), .tol = (t)
 
 static const struct engine_case engine_cases[] = {
 	{ "1 ccr1009 tx: saturated, 380 -> 130", W(50, 380, 220, 1.0), W(50, 130, 220, 1.0),
-	  WANT(REGRESSION, SATURATION, 130.0 / 380, 0.001) },
-	{ "1 ccr1009 rx: saturated, unchanged", W(50, 380, 220, 1.0), W(50, 130, 220, 1.0),
-	  .rx = true, WANT(UNCHANGED, SATURATION, 1.0, 0.001) },
+		WANT(REGRESSION, SATURATION, 130.0 / 380, 0.001) },
+	{ "1 ccr1009 rx: saturated, unchanged", W(50, 380, 220, 1.0), W(50, 130, 220, 1.0), .rx = true,
+		WANT(UNCHANGED, SATURATION, 1.0, 0.001) },
 	{ "1 with 5% noise", WN(50, 380, 220, 1.0, 0.05), WN(50, 130, 220, 1.0, 0.05),
-	  WANT(REGRESSION, SATURATION, 0.342, 0.03) },
+		WANT(REGRESSION, SATURATION, 0.342, 0.03) },
 	{ "2 chr: same rates, same load", W(50, 150, 95, 0.22), W(50, 150, 95, 0.22),
-	  WANT(UNCHANGED, COST, 1.0, 0.001) },
+		WANT(UNCHANGED, COST, 1.0, 0.001) },
 	{ "3 demand fell 300 -> 100, core 100% -> 30%", W(50, 300, 0, 1.0), W(50, 100, 0, 0.30),
-	  WANT(UNCHANGED, PEAK, 100 / 0.30 / 300, 0.01) },
-	{ "3b demand fell with idle load (no comparable rates)",
-	  M(50, 300, 0, 0.05, 0.002, 0, 0), M(50, 100, 0, 0.05, 0.002, 0, 0),
-	  WANT(UNCHANGED, PEAK, (100 / 0.25) / (300 / 0.65), 0.01) },
+		WANT(UNCHANGED, PEAK, 100 / 0.30 / 300, 0.01) },
+	{ "3b demand fell with idle load (no comparable rates)", M(50, 300, 0, 0.05, 0.002, 0, 0),
+		M(50, 100, 0, 0.05, 0.002, 0, 0), WANT(UNCHANGED, PEAK, (100 / 0.25) / (300 / 0.65), 0.01) },
 	{ "4 ccr2116: cost rose 30% -> 75% at 200", W(50, 200, 0, 0.30), W(50, 200, 0, 0.75),
-	  WANT(REGRESSION, COST, 0.4, 0.001) },
-	{ "4b cost rose under a daily swing and noise",
-	  M(60, 200, 50, 0.05, 0.001, 0.2, 0.03), M(60, 200, 50, 0.05, 0.002, 0.2, 0.03),
-	  WANT(REGRESSION, COST, 0.3 / 0.55, 0.05) },
-	{ "5 swing +-20% and noise, same cost",
-	  M(60, 200, 50, 0.05, 0.001, 0.2, 0.05), M(60, 200, 50, 0.05, 0.001, -0.2, 0.05),
-	  WANT(UNCHANGED, COST, 1.0, 0.08) },
+		WANT(REGRESSION, COST, 0.4, 0.001) },
+	{ "4b cost rose under a daily swing and noise", M(60, 200, 50, 0.05, 0.001, 0.2, 0.03),
+		M(60, 200, 50, 0.05, 0.002, 0.2, 0.03), WANT(REGRESSION, COST, 0.3 / 0.55, 0.05) },
+	{ "5 swing +-20% and noise, same cost", M(60, 200, 50, 0.05, 0.001, 0.2, 0.05),
+		M(60, 200, 50, 0.05, 0.001, -0.2, 0.05), WANT(UNCHANGED, COST, 1.0, 0.08) },
 	{ "cost within the threshold", W(50, 200, 0, 0.30), W(50, 200, 0, 0.34),
-	  WANT(UNCHANGED, COST, 0.30 / 0.34, 0.001) },
+		WANT(UNCHANGED, COST, 0.30 / 0.34, 0.001) },
 	{ "cost fell: improvement", W(50, 200, 0, 0.60), W(50, 200, 0, 0.30),
-	  WANT(IMPROVEMENT, COST, 2.0, 0.001) },
+		WANT(IMPROVEMENT, COST, 2.0, 0.001) },
 	{ "saturated, 130 -> 380: improvement", W(50, 130, 220, 1.0), W(50, 380, 220, 1.0),
-	  WANT(IMPROVEMENT, SATURATION, 380.0 / 130, 0.001) },
-	{ "saturated, demand moved tx -> rx, total held", W(50, 380, 220, 1.0),
-	  W(50, 200, 400, 1.0), WANT(UNCHANGED, SATURATION, 200.0 / 380, 0.001) },
+		WANT(IMPROVEMENT, SATURATION, 380.0 / 130, 0.001) },
+	{ "saturated, demand moved tx -> rx, total held", W(50, 380, 220, 1.0), W(50, 200, 400, 1.0),
+		WANT(UNCHANGED, SATURATION, 200.0 / 380, 0.001) },
 	{ "6 too little traffic", W(50, 0.3, 0, 0.05), W(50, 0.3, 0, 0.05),
-	  WANT(INSUFFICIENT, NONE, NAN, 0) },
+		WANT(INSUFFICIENT, NONE, NAN, 0) },
 	{ "6 too few samples before", W(10, 380, 220, 1.0), W(50, 130, 220, 1.0),
-	  WANT(INSUFFICIENT, NONE, NAN, 0) },
+		WANT(INSUFFICIENT, NONE, NAN, 0) },
 	{ "6 too few samples after (window filling)", W(50, 380, 220, 1.0), W(19, 130, 220, 1.0),
-	  WANT(INSUFFICIENT, NONE, NAN, 0) },
+		WANT(INSUFFICIENT, NONE, NAN, 0) },
 	{ "traffic stopped after: no figure, a hint", W(50, 200, 0, 0.3), W(50, 0, 0, 0.02),
-	  WANT(INSUFFICIENT, NONE, NAN, 0), .hint = true },
+		WANT(INSUFFICIENT, NONE, NAN, 0), .hint = true },
 	{ "peak drop is only a hint", W(50, 300, 0, 1.0), W(50, 100, 0, 0.85),
-	  WANT(UNCHANGED, PEAK, 100 / 0.85 / 300, 0.01), .hint = true },
+		WANT(UNCHANGED, PEAK, 100 / 0.85 / 300, 0.01), .hint = true },
 };
 
 static void test_engine(void)
 {
-	const struct det_params p = { .min_samples = 20, .threshold = 0.20, .saturated = 0.90,
-				      .min_bps = 1e6 };
+	const struct det_params p = {
+		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
+	};
 	for (size_t i = 0; i < sizeof(engine_cases) / sizeof(engine_cases[0]); i++) {
 		const struct engine_case *c = &engine_cases[i];
 		struct det_point *pb = xcalloc(c->b.n, sizeof(*pb)), *pa = xcalloc(c->a.n, sizeof(*pa));
@@ -142,19 +149,19 @@ static void test_quantile(void)
 
 /* ---- the whole detector on a database written by the store ---- */
 
-#define T0 1700000000000LL     /* wall ms of the first poll */
+#define T0 1700000000000LL /* wall ms of the first poll */
 
 struct sim {
 	const char *name, *arch, *board;
-	int64_t up_at;          /* seconds: version change (a reboot); < 0: never */
-	int64_t reboot_at;      /* seconds: a reboot without a change; < 0: never */
+	int64_t up_at;     /* seconds: version change (a reboot); < 0: never */
+	int64_t reboot_at; /* seconds: a reboot without a change; < 0: never */
 	const char *v1, *v2;
 	double tx1, rx1, tx2, rx2;
 	double busy1, busy2, others;
 	double swing;
 	size_t ncores;
 	uint64_t txb, rxb;
-	int64_t boot;           /* seconds of the last boot */
+	int64_t boot; /* seconds of the last boot */
 };
 
 static sample_t *sim_poll(struct sim *s, int64_t k)
@@ -196,16 +203,22 @@ static void fill(store_t *st, struct sim *sims, size_t n, int64_t polls)
 
 static conf_t test_conf(const char *db)
 {
-	return (conf_t){ .database = (char *)db, .before_ms = 50000, .after_ms = 50000,
-		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .every_ms = 1000,
-		.min_mbps = 1, .interval_ms = 1000 };
+	return (conf_t){ .database = (char *)db,
+		.before_ms = 50000,
+		.after_ms = 50000,
+		.min_samples = 20,
+		.threshold = 0.20,
+		.saturated = 0.90,
+		.every_ms = 1000,
+		.min_mbps = 1,
+		.interval_ms = 1000 };
 }
 
 static const struct det_item *find_item(const detector_t *d, const char *router, const char *dir)
 {
 	for (size_t i = 0; i < d->nitems; i++)
 		if (d->items[i].v.router && strcmp(d->items[i].v.router, router) == 0 &&
-		    strcmp(d->items[i].v.direction, dir) == 0)
+			strcmp(d->items[i].v.direction, dir) == 0)
 			return &d->items[i];
 	return NULL;
 }
@@ -220,8 +233,8 @@ static int64_t count_rows(sqlite3 *db, const char *sql)
 	return n;
 }
 
-static void check_item(const detector_t *d, const char *router, const char *dir,
-		       enum detector_outcome want, enum detector_method m, double ratio, double tol)
+static void check_item(const detector_t *d, const char *router, const char *dir, enum detector_outcome want,
+	enum detector_method m, double ratio, double tol)
 {
 	const struct det_item *it = find_item(d, router, dir);
 	CHECK(it != NULL);
@@ -258,7 +271,7 @@ static void check_view(const detector_view_t *v)
 	CHECK(detector_view_router(v, "swing", &n) == NULL && n == 0);
 	CHECK_INT(detector_view_ncohorts(v), 2);
 	const struct detector_cohort *c = detector_view_cohort(v, 0);
-	CHECK_STR(c->architecture, "arm64");          /* sorted: arm64 < tile */
+	CHECK_STR(c->architecture, "arm64"); /* sorted: arm64 < tile */
 	CHECK_INT(c->routers, 1);
 	CHECK_INT(c->regressed, 0);
 	c = detector_view_cohort(v, 1);
@@ -284,12 +297,12 @@ static void test_database(void)
 	char *cause = NULL;
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim sims[] = {
-		{ "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220,
-		  1.0, 1.0, 0.12, 0, 9, 0, 0, 0 },
-		{ "swing", "x86_64", "CHR", -1, 60, "7.22.3", "7.22.3", 150, 95, 150, 95, 0.3, 0.3,
-		  0.2, 0.2, 4, 0, 0, 0 },
-		{ "early", "arm64", "CCR2116-12G-4S+", 10, -1, "7.21.5", "7.22.3", 200, 0, 200, 0,
-		  0.3, 0.75, 0.05, 0, 16, 0, 0, 0 },
+		{ "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220, 1.0,
+			1.0, 0.12, 0, 9, 0, 0, 0 },
+		{ "swing", "x86_64", "CHR", -1, 60, "7.22.3", "7.22.3", 150, 95, 150, 95, 0.3, 0.3, 0.2, 0.2,
+			4, 0, 0, 0 },
+		{ "early", "arm64", "CCR2116-12G-4S+", 10, -1, "7.21.5", "7.22.3", 200, 0, 200, 0, 0.3, 0.75,
+			0.05, 0, 16, 0, 0, 0 },
 	};
 	fill(st, sims, 3, 125);
 
@@ -298,11 +311,11 @@ static void test_database(void)
 	CHECK(det_round(d, T0 + 200000, &cause) == 0);
 	check_round(d, d->db);
 	int64_t reached = find_item(d, "tile", "tx") ? find_item(d, "tile", "tx")->v.reached_ms : 0;
-	CHECK(det_round(d, T0 + 300000, &cause) == 0);    /* final: nothing re-evaluated */
+	CHECK(det_round(d, T0 + 300000, &cause) == 0); /* final: nothing re-evaluated */
 	CHECK_INT(count_rows(d->db, "SELECT count(*) FROM verdict_history"), 4);
 	det_free(d);
 
-	d = xcalloc(1, sizeof(*d));                       /* a restart: stored verdicts stay */
+	d = xcalloc(1, sizeof(*d)); /* a restart: stored verdicts stay */
 	CHECK(det_open(d, &conf, false, &cause) == 0 && det_load_stored(d, &cause) == 0);
 	CHECK_INT(d->ndone, 2);
 	CHECK(det_round(d, T0 + 400000, &cause) == 0);
@@ -339,8 +352,8 @@ static void test_thread(void)
 	store_t *st;
 	char *cause = NULL;
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
-	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220,
-			 130, 220, 1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
+	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220,
+		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
 	fill(st, &s, 1, 125);
 	detector_t *d;
 	CHECK(detector_view() == NULL);
@@ -352,7 +365,7 @@ static void test_thread(void)
 	CHECK_INT(detector_view_nverdicts(v), 2);
 	detector_stop(d);
 	CHECK(detector_view() == NULL);
-	CHECK_INT(detector_view_nverdicts(v), 2);         /* still valid until freed */
+	CHECK_INT(detector_view_nverdicts(v), 2); /* still valid until freed */
 	detector_view_free(v);
 	store_close(st);
 	char *cmd = xasprintf("rm -rf %s", dir);

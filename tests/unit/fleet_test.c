@@ -8,7 +8,10 @@
 
 static int released;
 
-static void release(void *arg) { released += *(int *)arg; }
+static void release(void *arg)
+{
+	released += *(int *)arg;
+}
 
 static void poll(fleet_t *f, const char *name, int64_t t)
 {
@@ -40,30 +43,30 @@ int main(void)
 
 	int weight = 1;
 	fleet_reconfigure(f, &c2, release, &weight);
-	CHECK_INT(released, 0);                       /* `before` still points into c1 */
+	CHECK_INT(released, 0); /* `before` still points into c1 */
 	CHECK_INT(fleet_view_size(before), 3);
 	CHECK_STR(fleet_view_at(before, 2)->conf->name, "c");
 	CHECK_INT(find(before, "a")->polls, 2);
 
 	fleet_view_t *after = fleet_view(f);
 	CHECK_INT(fleet_view_size(after), 3);
-	CHECK_STR(fleet_view_at(after, 0)->conf->name, "d");   /* the new config's order */
+	CHECK_STR(fleet_view_at(after, 0)->conf->name, "d"); /* the new config's order */
 	CHECK(fleet_view_at(after, 2)->conf == &r2[2]);
-	CHECK_INT(find(after, "a")->polls, 2);        /* kept: state and sample carried */
+	CHECK_INT(find(after, "a")->polls, 2); /* kept: state and sample carried */
 	CHECK(find(after, "a")->last != NULL && find(after, "a")->last->time_ms == 2000);
 	CHECK(find(after, "a")->up);
-	CHECK_INT(find(after, "d")->polls, 0);        /* new: empty */
+	CHECK_INT(find(after, "d")->polls, 0); /* new: empty */
 	CHECK(find(after, "d")->last == NULL);
-	CHECK(find(after, "c") == NULL);              /* removed */
-	poll(f, "c", 3000);                           /* a late sample of a removed router: ignored */
+	CHECK(find(after, "c") == NULL); /* removed */
+	poll(f, "c", 3000);              /* a late sample of a removed router: ignored */
 	poll(f, "d", 3000);
 	fleet_view_free(before);
-	CHECK_INT(released, 1);                       /* the last view of c1 is gone */
+	CHECK_INT(released, 1); /* the last view of c1 is gone */
 
 	fleet_view_t *later = fleet_view(f);
 	CHECK_INT(find(later, "d")->polls, 1);
 	CHECK(find(later, "c") == NULL);
-	fleet_reconfigure(f, &c1, NULL, NULL);        /* no release: nothing called */
+	fleet_reconfigure(f, &c1, NULL, NULL); /* no release: nothing called */
 	fleet_view_free(after);
 	fleet_view_free(later);
 	CHECK_INT(released, 1);

@@ -8,8 +8,14 @@
 static int order[8], norder;
 static loop_t *L;
 
-static void mark(void *arg) { order[norder++] = (int)(intptr_t)arg; }
-static void stop_cb(void *arg) { loop_stop(L); }
+static void mark(void *arg)
+{
+	order[norder++] = (int)(intptr_t)arg;
+}
+static void stop_cb(void *arg)
+{
+	loop_stop(L);
+}
 
 static int fd_calls;
 static char got;
@@ -30,10 +36,10 @@ static void test_timers(void)
 	loop_at(L, now + 10, mark, (void *)1);
 	loop_timer_id c = loop_at(L, now + 15, mark, (void *)99);
 	loop_at(L, now + 20, mark, (void *)2);
-	loop_at(L, now + 20, mark, (void *)22);   /* same time: FIFO */
+	loop_at(L, now + 20, mark, (void *)22); /* same time: FIFO */
 	loop_at(L, now + 40, stop_cb, NULL);
 	loop_cancel(L, c);
-	loop_cancel(L, 12345);                      /* unknown id ignored */
+	loop_cancel(L, 12345); /* unknown id ignored */
 	CHECK_INT(loop_run(L), 0);
 	CHECK_INT(norder, 4);
 	CHECK_INT(order[0], 1);
@@ -62,7 +68,10 @@ static void test_fd(void)
 }
 
 static int fired[1000];
-static void fire(void *arg) { fired[(intptr_t)arg]++; }
+static void fire(void *arg)
+{
+	fired[(intptr_t)arg]++;
+}
 
 /* Cancel is by slot and generation: a stale id never cancels the timer that reuses its slot,
  * and cancelling many timers in any order leaves exactly the others to fire, in time order. */
@@ -72,9 +81,9 @@ static void test_cancel(void)
 	int64_t now = loop_mono_ms();
 	loop_timer_id old = loop_at(L, now, fire, (void *)0);
 	loop_cancel(L, old);
-	loop_timer_id reused = loop_at(L, now, fire, (void *)1);   /* takes the freed slot */
+	loop_timer_id reused = loop_at(L, now, fire, (void *)1); /* takes the freed slot */
 	CHECK(reused != old);
-	loop_cancel(L, old);                                       /* stale: must not cancel it */
+	loop_cancel(L, old); /* stale: must not cancel it */
 	loop_timer_id ids[1000];
 	for (int i = 2; i < 1000; i++)
 		ids[i] = loop_at(L, now + (i * 7919) % 50, fire, (void *)(intptr_t)i);
@@ -88,7 +97,7 @@ static void test_cancel(void)
 	for (int i = 2; i < 1000; i++)
 		bad += fired[i] != (i % 3 == 2 ? 0 : 1);
 	CHECK_INT(bad, 0);
-	loop_cancel(L, ids[3]);                                    /* fired: ignored */
+	loop_cancel(L, ids[3]); /* fired: ignored */
 	loop_destroy(L);
 }
 

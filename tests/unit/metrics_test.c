@@ -19,10 +19,10 @@
 #include "unit.h"
 #include "xmem.h"
 
-#define PROMTOOL "/usr/bin/promtool"
+#define PROMTOOL  "/usr/bin/promtool"
 #define EVIL_NAME "evil\"name\\x\ny"
-#define BAD_NAME "bad\xff\xfe<script>alert(1)</script>"
-#define FFFD "\xEF\xBF\xBD"
+#define BAD_NAME  "bad\xff\xfe<script>alert(1)</script>"
+#define FFFD      "\xEF\xBF\xBD"
 
 /* ---- fixtures ---- */
 
@@ -116,7 +116,7 @@ static fleet_t *test_fleet(conf_t *c)
 	free(c->routers[2].name);
 	c->routers[2].name = xstrdup(BAD_NAME);
 	test_conf_label(&c->routers[0], "site", "hq \"main\"");
-	test_conf_label(&c->routers[0], "router", "clash");   /* reserved: must be left out */
+	test_conf_label(&c->routers[0], "router", "clash"); /* reserved: must be left out */
 	fleet_t *f = fleet_create(c);
 
 	sample_t *s = sample_r0();
@@ -160,7 +160,8 @@ static int count(const char *text, const char *needle)
 {
 	int n = 0;
 	size_t len = strlen(text), nl = strlen(needle);
-	for (const char *p = text, *end = text + len; (p = memmem(p, (size_t)(end - p), needle, nl)) != NULL; p++)
+	for (const char *p = text, *end = text + len; (p = memmem(p, (size_t)(end - p), needle, nl)) != NULL;
+		p++)
 		n++;
 	return n;
 }
@@ -182,17 +183,19 @@ static int promtool_check(const char *text, size_t len, bool quiet)
 
 static void test_escape(void)
 {
-	static const struct { const char *in, *want; } cases[] = {
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
 		{ "plain", "plain" },
 		{ "a\"b", "a\\\"b" },
 		{ "back\\slash", "back\\\\slash" },
 		{ "new\nline", "new\\nline" },
 		{ "caf\xC3\xA9 \xF0\x9F\x98\x80", "caf\xC3\xA9 \xF0\x9F\x98\x80" },
 		{ "cut\xC3", "cut" FFFD },
-		{ "\xC0\xAF", FFFD FFFD },                 /* overlong '/' */
-		{ "\xE0\x80\x80", FFFD FFFD FFFD },        /* overlong NUL */
-		{ "\xED\xA0\x80", FFFD FFFD FFFD },        /* surrogate */
-		{ "\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD },/* above U+10FFFF */
+		{ "\xC0\xAF", FFFD FFFD },                   /* overlong '/' */
+		{ "\xE0\x80\x80", FFFD FFFD FFFD },          /* overlong NUL */
+		{ "\xED\xA0\x80", FFFD FFFD FFFD },          /* surrogate */
+		{ "\xF4\x90\x80\x80", FFFD FFFD FFFD FFFD }, /* above U+10FFFF */
 		{ "\xFF\"", FFFD "\\\"" },
 		{ "", "" },
 	};
@@ -211,11 +214,24 @@ static void test_escape(void)
 
 static void test_numbers(void)
 {
-	static const struct { double v; const char *want; } cases[] = {
-		{ 0, "0" }, { 1, "1" }, { 0.25, "0.25" }, { 0.07, "0.07" }, { 3600.5, "3600.5" },
-		{ -2.5, "-2.5" }, { 0.000001, "0.000001" }, { 1e-7, "1e-07" }, { 1e20, "1e+20" },
-		{ 0.1 + 0.2, "0.30000000000000004" }, { 123456.789, "123456.789" },
-		{ NAN, "NaN" }, { INFINITY, "+Inf" }, { -INFINITY, "-Inf" },
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 0, "0" },
+		{ 1, "1" },
+		{ 0.25, "0.25" },
+		{ 0.07, "0.07" },
+		{ 3600.5, "3600.5" },
+		{ -2.5, "-2.5" },
+		{ 0.000001, "0.000001" },
+		{ 1e-7, "1e-07" },
+		{ 1e20, "1e+20" },
+		{ 0.1 + 0.2, "0.30000000000000004" },
+		{ 123456.789, "123456.789" },
+		{ NAN, "NaN" },
+		{ INFINITY, "+Inf" },
+		{ -INFINITY, "-Inf" },
 	};
 	buf_t b;
 	buf_init(&b);
@@ -234,7 +250,7 @@ static void test_numbers(void)
 
 /* ---- /metrics ---- */
 
-#define R0 "router=\"r0\""
+#define R0   "router=\"r0\""
 #define SITE ",site=\"hq \\\"main\\\"\""
 
 static void test_render_lines(const char *m)
@@ -242,27 +258,32 @@ static void test_render_lines(const char *m)
 	static const char *const want[] = {
 		"wgwatch_router_up{" R0 SITE "} 1",
 		"wgwatch_router_info{" R0 ",board=\"RB5009UG+S+\",architecture=\"arm64\","
-			"version=\"7.22.3\",firmware=\"7.20\"" SITE "} 1",
+		"version=\"7.22.3\",firmware=\"7.20\"" SITE "} 1",
 		"wgwatch_router_uptime_seconds{" R0 SITE "} 3600.5",
 		"wgwatch_router_firmware_upgrade_available{" R0 SITE "} 1",
 		"wgwatch_cpu_core_load_ratio{" R0 ",core=\"0\"" SITE "} 0.25",
 		"wgwatch_cpu_core_load_ratio{" R0 ",core=\"1\"" SITE "} 0.07",
 		"wgwatch_cpu_core_irq_ratio{" R0 ",core=\"0\"" SITE "} 0.01",
 		"wgwatch_interface_receive_bytes_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1001",
-		"wgwatch_interface_transmit_drops_total{" R0 ",interface=\"ether\\\"1\",type=\"ether\""
-			SITE "} 18446744073709551006",
-		"wgwatch_wireguard_peer_receive_bytes_total{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE "} 10",
-		"wgwatch_wireguard_peer_transmit_bytes_total{" R0 ",interface=\"wg0\",peer=\"bob\\\\\"" SITE "} 20",
-		"wgwatch_wireguard_peer_last_handshake_seconds{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE "} 42.5",
+		"wgwatch_interface_transmit_drops_total{" R0 ",interface=\"ether\\\"1\",type=\"ether\"" SITE
+		"} 18446744073709551006",
+		"wgwatch_wireguard_peer_receive_bytes_total{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE
+		"} 10",
+		"wgwatch_wireguard_peer_transmit_bytes_total{" R0 ",interface=\"wg0\",peer=\"bob\\\\\"" SITE
+		"} 20",
+		"wgwatch_wireguard_peer_last_handshake_seconds{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE
+		"} 42.5",
 		"wgwatch_polls_total{" R0 SITE "} 1",
 		"wgwatch_router_up{router=\"evil\\\"name\\\\x\\ny\"} 1",
 		"wgwatch_router_info{router=\"evil\\\"name\\\\x\\ny\",board=\"CHR\",architecture=\"\","
-			"version=\"7.22\\n<b>\",firmware=\"\"} 1",
+		"version=\"7.22\\n<b>\",firmware=\"\"} 1",
 		"wgwatch_router_firmware_upgrade_available{router=\"evil\\\"name\\\\x\\ny\"} 0",
 		"wgwatch_interface_receive_bytes_total{router=\"evil\\\"name\\\\x\\ny\",interface=\"wg\\n1\",type=\"wg\"} 1",
 		"wgwatch_router_up{router=\"bad" FFFD FFFD "<script>alert(1)</script>\"} 0",
-		"wgwatch_poll_errors_total{router=\"bad" FFFD FFFD "<script>alert(1)</script>\",kind=\"timeout\"} 1",
-		"wgwatch_poll_errors_total{router=\"bad" FFFD FFFD "<script>alert(1)</script>\",kind=\"connect\"} 1",
+		"wgwatch_poll_errors_total{router=\"bad" FFFD FFFD
+		"<script>alert(1)</script>\",kind=\"timeout\"} 1",
+		"wgwatch_poll_errors_total{router=\"bad" FFFD FFFD
+		"<script>alert(1)</script>\",kind=\"connect\"} 1",
 		"wgwatch_polls_total{router=\"bad" FFFD FFFD "<script>alert(1)</script>\"} 2",
 		"wgwatch_router_up{router=\"r3\"} 0",
 		"wgwatch_polls_total{router=\"r3\"} 0",
@@ -299,7 +320,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "peer=\"bob\\\\\"" SITE "} 42") == NULL);
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_seconds{") == 1);
 	CHECK(strstr(m, "router=\"r3\"") != NULL && strstr(m, "wgwatch_router_info{router=\"r3\"") == NULL);
-	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL);  /* unknown */
+	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
 	CHECK(count(m, "# HELP ") == 32 && count(m, "# TYPE ") == 32);
@@ -320,7 +341,7 @@ static void test_render(fleet_t *f)
 		printf("metrics_test: %s missing, promtool check skipped\n", PROMTOOL);
 	} else {
 		CHECK_INT(rc, 0);
-		static const char broken[] = "x{a=\"\n\"} 1\n";   /* proves the check can fail */
+		static const char broken[] = "x{a=\"\n\"} 1\n"; /* proves the check can fail */
 		CHECK(promtool_check(broken, sizeof(broken) - 1, true) != 0);
 	}
 	if (getenv("METRICS_TEST_DUMP"))
@@ -351,8 +372,8 @@ static void test_api_others(json_t *arr)
 	json_t *evil = json_array_get(arr, 1), *bad = json_array_get(arr, 2), *never = json_array_get(arr, 3);
 	CHECK_STR(json_string_value(json_object_get(evil, "name")), EVIL_NAME);
 	CHECK(json_is_null(json_object_get(evil, "firmware")));
-	CHECK_STR(json_string_value(json_object_get(bad, "name")),
-		  "bad" FFFD FFFD "<script>alert(1)</script>");
+	CHECK_STR(
+		json_string_value(json_object_get(bad, "name")), "bad" FFFD FFFD "<script>alert(1)</script>");
 	CHECK(json_is_false(json_object_get(bad, "up")));
 	CHECK(json_is_null(json_object_get(bad, "version")));
 	CHECK_INT(json_integer_value(json_object_get(bad, "cores")), 0);
@@ -387,9 +408,24 @@ static void test_api(fleet_t *f)
 static void test_listen_parse(void)
 {
 	static const char *const bad[] = {
-		"127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1", "127.0.0.1: 80",
-		"127.0.0.1:80x", "127.0.0.1:123456", "localhost:80", "::1:80", "[::1]80", "[::1]:",
-		"[::1", "[]:80", ":80", "1.2.3:80", "1.2.3.4.5:80", "[127.0.0.1]:80", "",
+		"127.0.0.1",
+		"127.0.0.1:",
+		"127.0.0.1:65536",
+		"127.0.0.1:-1",
+		"127.0.0.1: 80",
+		"127.0.0.1:80x",
+		"127.0.0.1:123456",
+		"localhost:80",
+		"::1:80",
+		"[::1]80",
+		"[::1]:",
+		"[::1",
+		"[]:80",
+		":80",
+		"1.2.3:80",
+		"1.2.3.4.5:80",
+		"[127.0.0.1]:80",
+		"",
 	};
 	struct sockaddr_storage ss;
 	socklen_t len;
@@ -490,7 +526,8 @@ static bool has_header(const struct reply *r, const char *line)
 static void check_security(const struct reply *r)
 {
 	CHECK(has_header(r, "X-Content-Type-Options: nosniff"));
-	CHECK(has_header(r, "Content-Security-Policy: default-src 'none'; style-src 'self'; frame-ancestors 'none'"));
+	CHECK(has_header(
+		r, "Content-Security-Policy: default-src 'none'; style-src 'self'; frame-ancestors 'none'"));
 	CHECK(has_header(r, "Cache-Control: no-store"));
 }
 
@@ -572,7 +609,7 @@ static void test_http(conf_t *c, fleet_t *f, store_t *st)
 	test_http_routes(port);
 	test_http_errors(port);
 	http_stop(h);
-	if (http_start("[::1]:0", &deps, &h, &cause) == 0) {   /* hosts without IPv6 skip this */
+	if (http_start("[::1]:0", &deps, &h, &cause) == 0) { /* hosts without IPv6 skip this */
 		CHECK(http_port(h) != 0);
 		http_stop(h);
 	} else {
@@ -621,7 +658,7 @@ static void test_store_metrics(fleet_t *f, store_t *st)
 	CHECK(has_line(b.data, "wgwatch_store_write_errors_total 0"));
 	CHECK(has_line(b.data, "wgwatch_store_queue_length 0"));
 	CHECK(has_line(b.data, "wgwatch_store_failing 0"));
-	static const char mem[] = "\nwgwatch_store_sqlite_memory_bytes ";   /* the open store's cache */
+	static const char mem[] = "\nwgwatch_store_sqlite_memory_bytes "; /* the open store's cache */
 	p = strstr(b.data, mem);
 	CHECK(p != NULL && strtoull(p + sizeof(mem) - 1, NULL, 10) > 0);
 	buf_free(&b);
@@ -670,7 +707,7 @@ static void test_speed(void)
 	double best = 1e9;
 	for (int run = 0; run < 5; run++) {
 		struct timespec t0, t1;
-		buf_free(&b);   /* a fresh buffer, as each HTTP request has */
+		buf_free(&b); /* a fresh buffer, as each HTTP request has */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		metrics_render(f, NULL, &b);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -678,8 +715,8 @@ static void test_speed(void)
 		best = ms < best ? ms : best;
 	}
 	int lines = count(b.data, "\n");
-	printf("metrics_test: 1000 routers rendered in %.1f ms (best of 5), %d lines, %zu bytes\n",
-	       best, lines, b.len);
+	printf("metrics_test: 1000 routers rendered in %.1f ms (best of 5), %d lines, %zu bytes\n", best,
+		lines, b.len);
 	CHECK(lines > 1000 * (2 + 9 * 2 + 4 * 6 + 20 * 3));
 	buf_free(&b);
 	fleet_destroy(f);
@@ -700,14 +737,15 @@ static void test_page(fleet_t *f)
 	CHECK(strstr(h, "7.22\n&lt;b&gt;") != NULL);
 	CHECK(strstr(h, "site=hq &quot;main&quot;") != NULL);
 	CHECK(strstr(h, "hunter2") == NULL && strstr(h, "c0mmunity") == NULL);
-	CHECK(strstr(h, "style=") == NULL && strstr(h, "<style") == NULL);   /* CSP: no inline style */
+	CHECK(strstr(h, "style=") == NULL && strstr(h, "<style") == NULL); /* CSP: no inline style */
 	/* down routers first: r2 (failed) and r3 (never polled) come before r0 */
 	const char *down = strstr(h, "bad" FFFD), *never = strstr(h, "<td>r3</td>");
 	const char *r0 = strstr(h, "<td>r0<br>");
 	CHECK(down && never && r0 && down < r0 && never < r0);
 	CHECK(strstr(h, "not polled yet") != NULL);
 	CHECK(strstr(h, "connect: failed " FFFD "1") != NULL);
-	CHECK(strstr(h, "25% core 0, others 7%") != NULL || strstr(h, ">25%</span> core 0, others 7%") != NULL);
+	CHECK(strstr(h, "25% core 0, others 7%") != NULL ||
+		strstr(h, ">25%</span> core 0, others 7%") != NULL);
 	buf_reset(&b);
 	page_escape(&b, "a&b<c>'\"");
 	CHECK_STR(b.data, "a&amp;b&lt;c&gt;&#39;&quot;");

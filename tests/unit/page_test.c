@@ -13,14 +13,14 @@
 
 #include "store.h"
 
-#define T0 1700000100000LL   /* a 5-minute bucket start */
-#define STEP 2000LL
-#define NPOLL 300            /* 10 minutes of polls */
-#define HOSTILE_NAME "r\"<1>&'x"
+#define T0            1700000100000LL /* a 5-minute bucket start */
+#define STEP          2000LL
+#define NPOLL         300 /* 10 minutes of polls */
+#define HOSTILE_NAME  "r\"<1>&'x"
 #define HOSTILE_BOARD "<script>alert(1)</script>"
-#define HOSTILE_PEER "\"><svg onload=alert(2)>"
+#define HOSTILE_PEER  "\"><svg onload=alert(2)>"
 #define HOSTILE_IFACE "wg<0>"
-#define HOSTILE_VER "7.22.3<b>"
+#define HOSTILE_VER   "7.22.3<b>"
 
 static int count(const char *h, const char *needle)
 {
@@ -44,14 +44,17 @@ static void test_lines(void)
 	double tx[6] = { 1e6, 2e6, NAN, 3e6, NAN, NAN }, rx[6] = { NAN, NAN, NAN, NAN, 5e5, NAN };
 	struct page_axis ax = { .from_ms = T0, .bucket_ms = 1000, .nbuckets = 6 };
 	struct page_line l[2] = { { "tx", "tx", tx }, { "rx", "rx", rx } };
-	struct page_marker m = { .t_ms = T0 + 2500, .cls = "upgrade", .label = "upgrade <script>x",
-				 .before_ms = 1000, .after_ms = 1000 };
+	struct page_marker m = { .t_ms = T0 + 2500,
+		.cls = "upgrade",
+		.label = "upgrade <script>x",
+		.before_ms = 1000,
+		.after_ms = 1000 };
 	buf_t b;
 	buf_init(&b);
 	page_chart_lines(&b, &ax, l, 2, &m, 1);
 	CHECK(strstr(b.data, "<script") == NULL);
-	CHECK_INT(count(b.data, "upgrade &lt;script&gt;x"), 2);   /* title and label */
-	CHECK_INT(count(b.data, "<polyline class=\"tx\""), 1);    /* 1e6, 2e6; 3e6 is alone */
+	CHECK_INT(count(b.data, "upgrade &lt;script&gt;x"), 2); /* title and label */
+	CHECK_INT(count(b.data, "<polyline class=\"tx\""), 1);  /* 1e6, 2e6; 3e6 is alone */
 	CHECK_INT(count(b.data, "<circle class=\"tx\""), 1);
 	CHECK_INT(count(b.data, "<circle class=\"rx\""), 1);
 	CHECK(strstr(b.data, "class=\"win-before\"") && strstr(b.data, "class=\"win-after\""));
@@ -69,7 +72,7 @@ static void test_heatmap(void)
 	buf_t b;
 	buf_init(&b);
 	page_chart_heatmap(&b, &ax, load, 3, NULL, 0);
-	CHECK_INT(count(b.data, "<rect class=\"hm\""), 3);   /* each row one run */
+	CHECK_INT(count(b.data, "<rect class=\"hm\""), 3); /* each row one run */
 	CHECK(strstr(b.data, "fill=\"#b00020\"><title>cpu1 100%</title>") != NULL);
 	CHECK(strstr(b.data, "<title>cpu0 10%</title>") != NULL);
 	buf_free(&b);
@@ -145,9 +148,11 @@ static void test_fill_store(conf_t *conf)
 
 static void test_history_raw(const conf_t *conf)
 {
-	struct history_req rq = { .db_path = conf->database, .router = HOSTILE_NAME,
-				  .from_ms = T0 - 3600000, .to_ms = T0 + NPOLL * STEP,
-				  .min_bucket_ms = 2 * STEP };
+	struct history_req rq = { .db_path = conf->database,
+		.router = HOSTILE_NAME,
+		.from_ms = T0 - 3600000,
+		.to_ms = T0 + NPOLL * STEP,
+		.min_bucket_ms = 2 * STEP };
 	history_t *h = NULL;
 	char *cause = NULL;
 	CHECK_INT(history_load(&rq, &h, &cause), 0);
@@ -157,7 +162,7 @@ static void test_history_raw(const conf_t *conf)
 		return;
 	}
 	CHECK(!h->rolled);
-	CHECK_INT(h->from_ms, T0);                 /* clamped to the first sample */
+	CHECK_INT(h->from_ms, T0); /* clamped to the first sample */
 	CHECK(h->nbuckets <= HISTORY_MAX_POINTS + 1);
 	CHECK_INT(h->bucket_ms, 4000);
 	CHECK_INT(h->nifaces, 1);
@@ -172,7 +177,7 @@ static void test_history_raw(const conf_t *conf)
 	CHECK_STR(history_version_at(h, T0 + 10 * STEP), "7.21.5");
 	CHECK_STR(history_version_at(h, T0 + (NPOLL - 1) * STEP), HOSTILE_VER);
 	CHECK_INT(h->npeers, 2);
-	CHECK_NEAR(h->npeers == 2 ? h->peers[0].tx_bps : 0, 130e6, 1e3);   /* "\"><svg" sorts first */
+	CHECK_NEAR(h->npeers == 2 ? h->peers[0].tx_bps : 0, 130e6, 1e3); /* "\"><svg" sorts first */
 	CHECK_INT(h->npeers == 2 ? h->peers[1].handshake_age_ms : 0, -1);
 	history_free(h);
 	free(cause);
@@ -196,8 +201,10 @@ static void test_history_rollup(const conf_t *conf)
 	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
 	free(sql);
 	sqlite3_close(db);
-	struct history_req rq = { .db_path = conf->database, .router = HOSTILE_NAME,
-				  .from_ms = T0 - 30 * 86400000LL, .to_ms = T0 + NPOLL * STEP };
+	struct history_req rq = { .db_path = conf->database,
+		.router = HOSTILE_NAME,
+		.from_ms = T0 - 30 * 86400000LL,
+		.to_ms = T0 + NPOLL * STEP };
 	history_t *h = NULL;
 	char *cause = NULL;
 	CHECK_INT(history_load(&rq, &h, &cause), 0);
@@ -208,7 +215,7 @@ static void test_history_rollup(const conf_t *conf)
 	CHECK_INT(h->bucket_ms % 300000, 0);
 	CHECK(h->nbuckets <= HISTORY_MAX_POINTS + 1);
 	size_t b = 10;
-	CHECK_NEAR(h->ifaces[0].tx_bps[b], 3000 * 8.0, 1e-6);   /* bytes/s to bits/s */
+	CHECK_NEAR(h->ifaces[0].tx_bps[b], 3000 * 8.0, 1e-6); /* bytes/s to bits/s */
 	CHECK_NEAR(h->ifaces[0].rx_bps[b], 1000 * 8.0, 1e-6);
 	CHECK_NEAR(history_load_at(h, 3, b), 0.5, 1e-9);
 	CHECK(isnan(history_load_at(h, 0, b)));
@@ -221,8 +228,9 @@ static void test_router_page(const conf_t *conf)
 {
 	buf_t b;
 	buf_init(&b);
-	struct page_router_req rq = { .conf = conf, .name = HOSTILE_NAME, .range = "all",
-				      .now_ms = T0 + NPOLL * STEP };
+	struct page_router_req rq = {
+		.conf = conf, .name = HOSTILE_NAME, .range = "all", .now_ms = T0 + NPOLL * STEP
+	};
 	CHECK_INT(page_router(&rq, &b), 200);
 	const char *h = b.data;
 	CHECK(strstr(h, "<script") == NULL && strstr(h, "<svg onload") == NULL);
@@ -248,8 +256,9 @@ static void test_router_page_rolled(const conf_t *conf)
 {
 	buf_t b;
 	buf_init(&b);
-	struct page_router_req rq = { .conf = conf, .name = HOSTILE_NAME, .range = "30d",
-				      .now_ms = T0 + NPOLL * STEP };
+	struct page_router_req rq = {
+		.conf = conf, .name = HOSTILE_NAME, .range = "30d", .now_ms = T0 + NPOLL * STEP
+	};
 	CHECK_INT(page_router(&rq, &b), 200);
 	CHECK(strstr(b.data, "from 5-minute roll-ups") != NULL);
 	CHECK(strstr(b.data, "<b>30d</b>") != NULL);
@@ -259,31 +268,51 @@ static void test_router_page_rolled(const conf_t *conf)
 
 /* ---- the Upgrades page, from plain detector data with hostile text ---- */
 
-#define UP_FROM "7.21.5\"><script>alert(1)</script>"
-#define UP_TO "javascript:alert(2)"
-#define UP_ARCH "'onmouseover=alert(3) x='"
+#define UP_FROM  "7.21.5\"><script>alert(1)</script>"
+#define UP_TO    "javascript:alert(2)"
+#define UP_ARCH  "'onmouseover=alert(3) x='"
 #define UP_BOARD "<img src=x onerror=alert(4)>&amp;"
-#define MUT(s) ((char *)(s))   /* the structs hold char *; these are never written */
+#define MUT(s)   ((char *)(s)) /* the structs hold char *; these are never written */
 
 static void test_upgrades_data(struct detector_cohort c[2], struct detector_verdict v[3])
 {
-	c[0] = (struct detector_cohort){ .from_version = MUT(UP_FROM), .to_version = MUT(UP_TO),
-		.architecture = MUT(UP_ARCH), .board = MUT(UP_BOARD), .routers = 2, .regressed = 1,
-		.median_ratio_tx = 0.342, .median_ratio_rx = NAN, .decided_tx = 2 };
+	c[0] = (struct detector_cohort){ .from_version = MUT(UP_FROM),
+		.to_version = MUT(UP_TO),
+		.architecture = MUT(UP_ARCH),
+		.board = MUT(UP_BOARD),
+		.routers = 2,
+		.regressed = 1,
+		.median_ratio_tx = 0.342,
+		.median_ratio_rx = NAN,
+		.decided_tx = 2 };
 	c[1] = (struct detector_cohort){ .from_version = MUT("7.21.5"),
-		.to_version = MUT("7.22.3"), .routers = 1, .median_ratio_tx = 1.0,
-		.median_ratio_rx = 0.99, .decided_tx = 1, .decided_rx = 1 };
+		.to_version = MUT("7.22.3"),
+		.routers = 1,
+		.median_ratio_tx = 1.0,
+		.median_ratio_rx = 0.99,
+		.decided_tx = 1,
+		.decided_rx = 1 };
 	struct detector_verdict base = { .interface = MUT(HOSTILE_IFACE),
-		.from_version = MUT(UP_FROM), .to_version = MUT(UP_TO),
-		.architecture = MUT(UP_ARCH), .board = MUT(UP_BOARD), .final = true,
-		.method = DETECTOR_M_SATURATION, .before_bps = 380e6, .after_bps = 130e6 };
+		.from_version = MUT(UP_FROM),
+		.to_version = MUT(UP_TO),
+		.architecture = MUT(UP_ARCH),
+		.board = MUT(UP_BOARD),
+		.final = true,
+		.method = DETECTOR_M_SATURATION,
+		.before_bps = 380e6,
+		.after_bps = 130e6 };
 	v[0] = base, v[0].router = MUT(HOSTILE_NAME), v[0].direction = "tx", v[0].ratio = 0.342;
 	v[0].verdict = DETECTOR_REGRESSION;
 	v[1] = base, v[1].router = MUT("zz-ok"), v[1].direction = "tx", v[1].ratio = 0.98;
 	v[1].verdict = DETECTOR_UNCHANGED;
-	v[2] = (struct detector_verdict){ .router = MUT("plain"), .interface = MUT("wg0"),
-		.direction = "rx", .from_version = MUT("7.21.5"), .to_version = MUT("7.22.3"),
-		.ratio = 0.99, .verdict = DETECTOR_UNCHANGED, .method = DETECTOR_M_COST };
+	v[2] = (struct detector_verdict){ .router = MUT("plain"),
+		.interface = MUT("wg0"),
+		.direction = "rx",
+		.from_version = MUT("7.21.5"),
+		.to_version = MUT("7.22.3"),
+		.ratio = 0.99,
+		.verdict = DETECTOR_UNCHANGED,
+		.method = DETECTOR_M_COST };
 }
 
 static void test_upgrades_inert(const char *h)
@@ -306,14 +335,16 @@ static void test_upgrades_table(void)
 	const char *h = b.data;
 	test_upgrades_inert(h);
 	CHECK_INT(count(h, "<tr class=\"cohort\">"), 2);
-	CHECK(strstr(h, "7.21.5&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt; &rarr; "
-		     "javascript:alert(2)</a>") != NULL);
+	CHECK(strstr(h,
+		      "7.21.5&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt; &rarr; "
+		      "javascript:alert(2)</a>") != NULL);
 	CHECK(strstr(h, "&#39;onmouseover=alert(3) x=&#39;</a>") != NULL);
 	CHECK(strstr(h, "&lt;img src=x onerror=alert(4)&gt;&amp;amp;</a>") != NULL);
-	CHECK(strstr(h, "href=\"/upgrades?from=7.21.5%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"
-		     "&amp;to=javascript%3Aalert%282%29&amp;arch=%27onmouseover%3Dalert%283%29%20x%3D%27"
-		     "&amp;board=%3Cimg%20src%3Dx%20onerror%3Dalert%284%29%3E%26amp%3B"
-		     "&amp;verdict=regression\">") != NULL);
+	CHECK(strstr(h,
+		      "href=\"/upgrades?from=7.21.5%22%3E%3Cscript%3Ealert%281%29%3C%2Fscript%3E"
+		      "&amp;to=javascript%3Aalert%282%29&amp;arch=%27onmouseover%3Dalert%283%29%20x%3D%27"
+		      "&amp;board=%3Cimg%20src%3Dx%20onerror%3Dalert%284%29%3E%26amp%3B"
+		      "&amp;verdict=regression\">") != NULL);
 	CHECK(strstr(h, "href=\"/?board=%3Cimg%20src") != NULL);
 	CHECK(strstr(h, "<span class=\"flag\">1 of 2</span>") != NULL);
 	CHECK(strstr(h, "<span class=\"hot\">0.34</span>") != NULL);
@@ -330,16 +361,16 @@ static void test_upgrades_cohort(void)
 	struct detector_verdict v[3];
 	test_upgrades_data(c, v);
 	struct pu_data d = { .running = true, .c = c, .nc = 2, .v = v, .nv = 3 };
-	struct page_upgrades_req rq = { .from = UP_FROM, .to = UP_TO, .arch = UP_ARCH,
-					.board = UP_BOARD };
+	struct page_upgrades_req rq = { .from = UP_FROM, .to = UP_TO, .arch = UP_ARCH, .board = UP_BOARD };
 	buf_t b;
 	buf_init(&b);
 	CHECK_INT(pu_render(&d, &rq, &b), 200);
 	test_upgrades_inert(b.data);
 	CHECK_INT(count(b.data, "<tr class=\"cohort\">"), 1);
 	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 2);
-	CHECK(strstr(b.data, "<a href=\"/router/r%22%3C1%3E%26%27x?range=all\">"
-		     "r&quot;&lt;1&gt;&amp;&#39;x</a>") != NULL);
+	CHECK(strstr(b.data,
+		      "<a href=\"/router/r%22%3C1%3E%26%27x?range=all\">"
+		      "r&quot;&lt;1&gt;&amp;&#39;x</a>") != NULL);
 	buf_reset(&b);
 	rq.verdict = "regression";
 	CHECK_INT(pu_render(&d, &rq, &b), 200);
@@ -355,7 +386,7 @@ static void test_upgrades_cohort(void)
 	CHECK_INT(pu_render(&d, &rq, &b), 404);
 	CHECK(strstr(b.data, "&lt;nope&gt;") != NULL && strstr(b.data, "<nope>") == NULL);
 	buf_reset(&b);
-	CHECK_INT(page_upgrades(NULL, &b), 200);     /* no detector runs in this test */
+	CHECK_INT(page_upgrades(NULL, &b), 200); /* no detector runs in this test */
 	CHECK(strstr(b.data, "not running") != NULL);
 	buf_free(&b);
 }
@@ -392,7 +423,7 @@ static void test_last_changes(const conf_t *conf)
 	CHECK_INT(history_last_changes(conf->database, &c, &n, &cause), 0);
 	CHECK_INT(n, 2);
 	if (n == 2) {
-		CHECK_STR(c[0].router, "b-down");                /* sorted by name */
+		CHECK_STR(c[0].router, "b-down"); /* sorted by name */
 		CHECK_STR(c[0].kind, "downgrade");
 		CHECK_INT(c[0].time_ms, T0 + 2 * 86400000LL);
 		CHECK_STR(c[1].router, HOSTILE_NAME);
@@ -415,7 +446,7 @@ static void test_last_changes(const conf_t *conf)
 static void test_fleet_dates(const conf_t *dbconf)
 {
 	conf_router_t rs[3] = { { .name = MUT(HOSTILE_NAME) }, { .name = MUT("b-down") },
-				{ .name = MUT("c-reboot") } };
+		{ .name = MUT("c-reboot") } };
 	conf_t conf = { .routers = rs, .nrouters = 3, .interval_ms = STEP };
 	fleet_t *f = fleet_create(&conf);
 	sample_t *s = test_sample(NPOLL - 1);
@@ -424,11 +455,13 @@ static void test_fleet_dates(const conf_t *dbconf)
 	buf_t b;
 	buf_init(&b);
 	page_fleet_render(&(struct page_fleet_req){ .fleet = f, .database = dbconf->database }, &b);
-	CHECK(strstr(b.data, "<small class=\"since\" title=\"upgrade 7.21.5 &rarr; 7.22.3&lt;b&gt; at "
-			     "2023-11-14 22:20:00Z\">upgraded 2023-11-14</small>") != NULL);
-	CHECK(strstr(b.data, "title=\"downgrade 7.22.3 &rarr; 7.20.1 at 2023-11-16 22:15:00Z\">"
-			     "downgraded 2023-11-16</small>") != NULL);
-	CHECK_INT(count(b.data, "class=\"since\""), 2);      /* not c-reboot */
+	CHECK(strstr(b.data,
+		      "<small class=\"since\" title=\"upgrade 7.21.5 &rarr; 7.22.3&lt;b&gt; at "
+		      "2023-11-14 22:20:00Z\">upgraded 2023-11-14</small>") != NULL);
+	CHECK(strstr(b.data,
+		      "title=\"downgrade 7.22.3 &rarr; 7.20.1 at 2023-11-16 22:15:00Z\">"
+		      "downgraded 2023-11-16</small>") != NULL);
+	CHECK_INT(count(b.data, "class=\"since\""), 2); /* not c-reboot */
 	CHECK(strstr(b.data, "7.22.3<b>") == NULL);
 	buf_reset(&b);
 	page_fleet_render(&(struct page_fleet_req){ .fleet = f }, &b);
@@ -449,13 +482,14 @@ static void test_router_page_snmp_only(const conf_t *dbconf)
 	buf_init(&b);
 	conf.routers = &r;
 	conf.nrouters = 1;
-	struct page_router_req rq = { .conf = &conf, .name = HOSTILE_NAME, .range = "all",
-				      .now_ms = T0 + NPOLL * STEP };
+	struct page_router_req rq = {
+		.conf = &conf, .name = HOSTILE_NAME, .range = "all", .now_ms = T0 + NPOLL * STEP
+	};
 	CHECK_INT(page_router(&rq, &b), 200);
 	CHECK(strstr(b.data, "id=\"peers-snmp-only\"") != NULL);
 	CHECK(strstr(b.data, "exist only in the RouterOS REST API") != NULL);
 	buf_reset(&b);
-	r.rest = MUT("https://192.0.2.1");           /* REST as well: no such note */
+	r.rest = MUT("https://192.0.2.1"); /* REST as well: no such note */
 	CHECK_INT(page_router(&rq, &b), 200);
 	CHECK(strstr(b.data, "peers-snmp-only") == NULL);
 	buf_free(&b);
@@ -464,14 +498,31 @@ static void test_router_page_snmp_only(const conf_t *dbconf)
 /* Natural order: digit runs by value, however long or zero-padded; the order stays total. */
 static void test_natcmp(void)
 {
-	static const struct { const char *a, *b; int want; } t[] = {
-		{ "peer1", "peer2", -1 }, { "peer2", "peer10", -1 }, { "peer10", "peer9", 1 },
-		{ "peer10", "peer10", 0 }, { "peer", "peer1", -1 }, { "", "a", -1 }, { "", "", 0 },
-		{ "wg1-peer2", "wg1-peer10", -1 }, { "wg2-peer1", "wg10-peer1", -1 },
-		{ "a1b2", "a1b10", -1 }, { "peer01", "peer1", -1 }, { "peer1", "peer01", 1 },
-		{ "peer007", "peer8", -1 }, { "x99999999999999999999999", "x100000000000000000000000", -1 },
-		{ "abc", "abd", -1 }, { "Peer1", "peer1", -1 }, { "peer1a", "peer1b", -1 },
-		{ "1.10", "1.9", 1 }, { "10", "9a", 1 }, { NULL, "a", -1 }, { NULL, NULL, 0 },
+	static const struct {
+		const char *a, *b;
+		int want;
+	} t[] = {
+		{ "peer1", "peer2", -1 },
+		{ "peer2", "peer10", -1 },
+		{ "peer10", "peer9", 1 },
+		{ "peer10", "peer10", 0 },
+		{ "peer", "peer1", -1 },
+		{ "", "a", -1 },
+		{ "", "", 0 },
+		{ "wg1-peer2", "wg1-peer10", -1 },
+		{ "wg2-peer1", "wg10-peer1", -1 },
+		{ "a1b2", "a1b10", -1 },
+		{ "peer01", "peer1", -1 },
+		{ "peer1", "peer01", 1 },
+		{ "peer007", "peer8", -1 },
+		{ "x99999999999999999999999", "x100000000000000000000000", -1 },
+		{ "abc", "abd", -1 },
+		{ "Peer1", "peer1", -1 },
+		{ "peer1a", "peer1b", -1 },
+		{ "1.10", "1.9", 1 },
+		{ "10", "9a", 1 },
+		{ NULL, "a", -1 },
+		{ NULL, NULL, 0 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		CHECK_INT(pr_natcmp(t[i].a, t[i].b), t[i].want);
@@ -498,7 +549,7 @@ static void test_peer_order(void)
 	const char *e = strstr(b.data, "<td>wg10</td><td>peer1</td>");
 	CHECK(a != NULL && c != NULL && d != NULL && e != NULL);
 	CHECK(a < c && c < d && d < e);
-	CHECK_STR(p[0].interface, "wg10");            /* the history itself is left as it was */
+	CHECK_STR(p[0].interface, "wg10"); /* the history itself is left as it was */
 	buf_free(&b);
 }
 
@@ -514,8 +565,9 @@ int main(void)
 	test_peer_order();
 	char dir[] = "/tmp/page_test.XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
-	conf_t conf = { .interval_ms = STEP, .retention_ms = 35 * 86400000LL,
-			.rollup_retention_ms = 400 * 86400000LL };
+	conf_t conf = {
+		.interval_ms = STEP, .retention_ms = 35 * 86400000LL, .rollup_retention_ms = 400 * 86400000LL
+	};
 	conf.database = xasprintf("%s/wgwatch.db", dir);
 	test_fill_store(&conf);
 	test_history_raw(&conf);

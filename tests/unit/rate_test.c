@@ -7,14 +7,19 @@
 
 static void test_delta(void)
 {
-	static const struct { uint64_t prev, cur; int bits; bool reset; uint64_t want; } cases[] = {
+	static const struct {
+		uint64_t prev, cur;
+		int bits;
+		bool reset;
+		uint64_t want;
+	} cases[] = {
 		{ 100, 250, 64, false, 150 },
 		{ 100, 100, 64, false, 0 },
-		{ 5000000000ull, 1000, 64, false, 1000 },          /* 64-bit going down: reset, count from 0 */
-		{ 100, 5000, 64, true, 5000 },                      /* reboot flagged: from 0 even if cur > prev */
-		{ 4294967000ull, 704, 32, false, 1000 },            /* 32-bit wrap */
-		{ 1000000000ull, 10, 32, false, 10 },               /* a 3.3e9 "wrap" is implausible: a reset */
-		{ UINT64_MAX - 5, 10, 64, false, 10 },              /* never a 2^64-ish increase */
+		{ 5000000000ull, 1000, 64, false, 1000 }, /* 64-bit going down: reset, count from 0 */
+		{ 100, 5000, 64, true, 5000 },            /* reboot flagged: from 0 even if cur > prev */
+		{ 4294967000ull, 704, 32, false, 1000 },  /* 32-bit wrap */
+		{ 1000000000ull, 10, 32, false, 10 },     /* a 3.3e9 "wrap" is implausible: a reset */
+		{ UINT64_MAX - 5, 10, 64, false, 10 },    /* never a 2^64-ish increase */
 		{ 0, UINT64_MAX, 64, false, UINT64_MAX },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -34,17 +39,17 @@ static void test_rate(void)
 
 static void test_restarted(void)
 {
-	CHECK(!rate_restarted(100000, 130000, 30000));     /* grew with wall time */
-	CHECK(!rate_restarted(100000, 131000, 30000));     /* rounding */
-	CHECK(rate_restarted(100000, 5000, 30000));        /* went down */
-	CHECK(rate_restarted(10000, 60000, 3600000));      /* up 60 s after an hour away: restarted */
-	CHECK(!rate_restarted(-1, 5000, 30000));           /* unknown */
+	CHECK(!rate_restarted(100000, 130000, 30000)); /* grew with wall time */
+	CHECK(!rate_restarted(100000, 131000, 30000)); /* rounding */
+	CHECK(rate_restarted(100000, 5000, 30000));    /* went down */
+	CHECK(rate_restarted(10000, 60000, 3600000));  /* up 60 s after an hour away: restarted */
+	CHECK(!rate_restarted(-1, 5000, 30000));       /* unknown */
 	CHECK(!rate_restarted(100000, -1, 30000));
-	CHECK(!rate_restarted(100000, 100000 + 60 * 30000, 30000));   /* time-scaled sim: faster is fine */
+	CHECK(!rate_restarted(100000, 100000 + 60 * 30000, 30000)); /* time-scaled sim: faster is fine */
 	CHECK(!rate_restarted(864000000, 864000000 - 7200000 + 1000, 1000)); /* clock 2 h back */
-	CHECK(!rate_restarted(4000, 5000, 1000));          /* young router, growing */
-	CHECK(rate_restarted(5000, 2000, 1000));           /* young router, rebooted again */
-	CHECK(rate_restarted(100000, 5000, -1000));        /* our clock went back: uptime went down */
+	CHECK(!rate_restarted(4000, 5000, 1000));                            /* young router, growing */
+	CHECK(rate_restarted(5000, 2000, 1000));    /* young router, rebooted again */
+	CHECK(rate_restarted(100000, 5000, -1000)); /* our clock went back: uptime went down */
 }
 
 int main(void)

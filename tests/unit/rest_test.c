@@ -17,11 +17,10 @@
 static const char RESOURCE[] =
 	"{\"architecture-name\":\"arm64\",\"board-name\":\"CCR2004-16G-2S+\",\"cpu\":\"ARM64\","
 	"\"cpu-count\":\"4\",\"uptime\":\"1w4d23h26m9s\",\"version\":\"7.19.2 (stable)\"}";
-static const char CPU[] =
-	"[{\".id\":\"*2\",\"cpu\":\"cpu2\",\"load\":\"0\",\"irq\":\"0\"},"
-	"{\".id\":\"*A\",\"cpu\":\"cpu10\",\"load\":\"100\",\"irq\":\"2\"},"
-	"{\".id\":\"*0\",\"cpu\":\"cpu0\",\"load\":\"3\",\"irq\":\"1\"},"
-	"{\".id\":\"*1\",\"cpu\":\"cpu1\",\"load\":\"12.5\"}]";
+static const char CPU[] = "[{\".id\":\"*2\",\"cpu\":\"cpu2\",\"load\":\"0\",\"irq\":\"0\"},"
+			  "{\".id\":\"*A\",\"cpu\":\"cpu10\",\"load\":\"100\",\"irq\":\"2\"},"
+			  "{\".id\":\"*0\",\"cpu\":\"cpu0\",\"load\":\"3\",\"irq\":\"1\"},"
+			  "{\".id\":\"*1\",\"cpu\":\"cpu1\",\"load\":\"12.5\"}]";
 static const char BOARD[] =
 	"{\"current-firmware\":\"7.19.2\",\"factory-firmware\":\"7.0.4\",\"model\":\"CCR2004-16G-2S+\","
 	"\"routerboard\":\"true\",\"upgrade-firmware\":\"7.19.4\"}";
@@ -77,8 +76,7 @@ static void test_resource(void)
 	CHECK_INT(s->uptime_ms, ((7 + 4) * 86400 + 23 * 3600 + 26 * 60 + 9) * INT64_C(1000));
 	sample_free(s);
 	/* The 7.1beta-era one-element array; no channel; optional keys absent. */
-	s = dec(REST_RESOURCE, "[{\"board-name\":\"CHR\",\"uptime\":\"12s\",\"version\":\"7.8\"}]", 0,
-		NULL);
+	s = dec(REST_RESOURCE, "[{\"board-name\":\"CHR\",\"uptime\":\"12s\",\"version\":\"7.8\"}]", 0, NULL);
 	CHECK_STR(s->version, "7.8");
 	CHECK(s->channel == NULL && s->architecture == NULL && s->cpu_model == NULL);
 	CHECK_INT(s->uptime_ms, 12000);
@@ -95,14 +93,17 @@ static void test_resource(void)
 		"\"uptime\": \"1x\"");
 	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"seven\"}",
 		"\"version\"");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\","
-		"\"cpu-count\":4}", "value of \"cpu-count\" is not a string");
-	dec_bad(REST_RESOURCE, "{\"board-name\":null,\"uptime\":\"1s\",\"version\":\"7.8\"}",
-		"not a string");
+	dec_bad(REST_RESOURCE,
+		"{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\","
+		"\"cpu-count\":4}",
+		"value of \"cpu-count\" is not a string");
+	dec_bad(REST_RESOURCE, "{\"board-name\":null,\"uptime\":\"1s\",\"version\":\"7.8\"}", "not a string");
 	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\\u0000b\",\"uptime\":\"1s\",\"version\":\"7.8\"}",
 		"not JSON");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"board-name\":\"b\",\"uptime\":\"1s\","
-		"\"version\":\"7.8\"}", "not JSON");
+	dec_bad(REST_RESOURCE,
+		"{\"board-name\":\"a\",\"board-name\":\"b\",\"uptime\":\"1s\","
+		"\"version\":\"7.8\"}",
+		"not JSON");
 	dec_bad(REST_RESOURCE, "<html><body>Login</body></html>", "HTML");
 	dec_bad(REST_RESOURCE, "  \n<!DOCTYPE html>", "HTML");
 	dec_bad(REST_RESOURCE, "", "empty reply");
@@ -120,13 +121,15 @@ static void test_cpu(void)
 		CHECK_NEAR(s->cores[1].load, 0.125, 1e-9);
 		CHECK(isnan(s->cores[1].irq));
 		CHECK_NEAR(s->cores[2].load, 0.0, 1e-9);
-		CHECK_NEAR(s->cores[3].load, 1.0, 1e-9);  /* cpu10 after cpu2: numeric order */
+		CHECK_NEAR(s->cores[3].load, 1.0, 1e-9); /* cpu10 after cpu2: numeric order */
 		CHECK_NEAR(s->cores[3].irq, 0.02, 1e-9);
 	}
 	sample_free(s);
 	/* No cpuN names: ordered by .id (hex). */
-	s = dec(REST_CPU, "[{\".id\":\"*B\",\"cpu\":\"x\",\"load\":\"11\"},"
-		"{\".id\":\"*2\",\"cpu\":\"y\",\"load\":\"2\"}]", 0, NULL);
+	s = dec(REST_CPU,
+		"[{\".id\":\"*B\",\"cpu\":\"x\",\"load\":\"11\"},"
+		"{\".id\":\"*2\",\"cpu\":\"y\",\"load\":\"2\"}]",
+		0, NULL);
 	CHECK_INT(s->ncores, 2);
 	if (s->ncores == 2) {
 		CHECK_NEAR(s->cores[0].load, 0.02, 1e-9);
@@ -151,7 +154,7 @@ static void test_board(void)
 	CHECK_STR(s->firmware, "7.19.2");
 	CHECK_STR(s->upgrade_firmware, "7.19.4");
 	sample_free(s);
-	s = dec(REST_BOARD, "{\"routerboard\":\"false\"}", 0, NULL);    /* CHR */
+	s = dec(REST_BOARD, "{\"routerboard\":\"false\"}", 0, NULL); /* CHR */
 	CHECK(s->firmware == NULL && s->upgrade_firmware == NULL);
 	sample_free(s);
 	s = dec(REST_BOARD, "[{\"routerboard\":\"false\"}]", 0, NULL);
@@ -195,8 +198,8 @@ static void test_ifaces(void)
 		"\"running\"");
 	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":0,\"tx-byte\":\"0\"}]", "not a string");
 	/* Control bytes in an untrusted key are not echoed into the error. */
-	s = dec(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"k\\u001b[2J\":1}]",
-		-1, "\"k?[2J\"");
+	s = dec(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"k\\u001b[2J\":1}]", -1,
+		"\"k?[2J\"");
 	sample_free(s);
 }
 
@@ -230,8 +233,10 @@ static void test_peers(void)
 	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"rx\":\"0\",\"tx\":\"0\"}]", "missing \"public-key\"");
 	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"tx\":\"0\"}]", "missing \"rx\"");
 	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\"}]", "missing \"tx\"");
-	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\","
-		"\"last-handshake\":\"never\"}]", "\"last-handshake\"");
+	dec_bad(REST_PEERS,
+		"[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\","
+		"\"last-handshake\":\"never\"}]",
+		"\"last-handshake\"");
 	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"1.5\",\"tx\":\"0\"}]",
 		"\"rx\"");
 }
@@ -265,9 +270,9 @@ enum srv_mode { SRV_OK, SRV_OLD, SRV_401, SRV_PEERS_500, SRV_HTML, SRV_REBOOT };
 static _Atomic int srv_mode;
 static _Atomic int srv_conns;
 static pthread_mutex_t srv_lock = PTHREAD_MUTEX_INITIALIZER;
-static buf_t srv_log;          /* one line per request: "METHOD URL ?args body" */
+static buf_t srv_log; /* one line per request: "METHOD URL ?args body" */
 static _Atomic int srv_badauth;
-static _Atomic int srv_resources;   /* resource requests since srv_reset */
+static _Atomic int srv_resources; /* resource requests since srv_reset */
 
 static enum MHD_Result srv_arg(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
 {
@@ -275,8 +280,7 @@ static enum MHD_Result srv_arg(void *cls, enum MHD_ValueKind kind, const char *k
 	return MHD_YES;
 }
 
-static void srv_record(struct MHD_Connection *conn, const char *method, const char *url,
-		       const buf_t *body)
+static void srv_record(struct MHD_Connection *conn, const char *method, const char *url, const buf_t *body)
 {
 	pthread_mutex_lock(&srv_lock);
 	buf_printf(&srv_log, "%s %s", method, url);
@@ -293,13 +297,14 @@ static const char *srv_body(const char *url, int mode, unsigned *status)
 		return "{\"error\":401,\"message\":\"Unauthorized\"}";
 	}
 	if (strcmp(url, "/rest/system/resource") == 0) {
-		if (mode == SRV_REBOOT && ++srv_resources >= 3)   /* restarted before the 3rd poll */
+		if (mode == SRV_REBOOT && ++srv_resources >= 3) /* restarted before the 3rd poll */
 			return "{\"board-name\":\"CCR2004-16G-2S+\",\"uptime\":\"5s\","
 			       "\"version\":\"7.19.2 (stable)\"}";
 		if (mode == SRV_HTML)
 			return "<html><title>RouterOS</title></html>";
 		return mode == SRV_OLD ? "{\"board-name\":\"RB750Gr3\",\"uptime\":\"5s\","
-			"\"version\":\"7.12.1 (stable)\"}" : RESOURCE;
+					 "\"version\":\"7.12.1 (stable)\"}"
+				       : RESOURCE;
 	}
 	if (strcmp(url, "/rest/system/resource/cpu") == 0)
 		return CPU;
@@ -327,8 +332,7 @@ static void srv_check_auth(struct MHD_Connection *conn)
 }
 
 static enum MHD_Result srv_handler(void *cls, struct MHD_Connection *conn, const char *url,
-				   const char *method, const char *version, const char *upload,
-				   size_t *upload_size, void **req)
+	const char *method, const char *version, const char *upload, size_t *upload_size, void **req)
 {
 	buf_t *body = *req;
 	if (body == NULL) {
@@ -344,8 +348,8 @@ static enum MHD_Result srv_handler(void *cls, struct MHD_Connection *conn, const
 	srv_check_auth(conn);
 	unsigned status;
 	const char *text = srv_body(url, srv_mode, &status);
-	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
-								    MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result rc = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);
 	return rc;
@@ -361,7 +365,8 @@ static void srv_done(void *cls, struct MHD_Connection *c, void **req, enum MHD_R
 	*req = NULL;
 }
 
-static void srv_notify(void *cls, struct MHD_Connection *c, void **sock, enum MHD_ConnectionNotificationCode t)
+static void srv_notify(
+	void *cls, struct MHD_Connection *c, void **sock, enum MHD_ConnectionNotificationCode t)
 {
 	if (t == MHD_CONNECTION_NOTIFY_STARTED)
 		srv_conns++;
@@ -370,9 +375,8 @@ static void srv_notify(void *cls, struct MHD_Connection *c, void **sock, enum MH
 static struct MHD_Daemon *srv_start(int *port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
-		srv_handler, NULL, MHD_OPTION_SOCK_ADDR, &sa,
-		MHD_OPTION_NOTIFY_COMPLETED, srv_done, NULL,
+	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, srv_handler,
+		NULL, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, srv_done, NULL,
 		MHD_OPTION_NOTIFY_CONNECTION, srv_notify, NULL, MHD_OPTION_END);
 	if (d == NULL)
 		return NULL;
@@ -387,7 +391,7 @@ static int hung_listener(int *port)
 	socklen_t len = sizeof(sa);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, len) < 0 || listen(fd, 8) < 0 ||
-	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+		getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
 		return -1;
 	*port = ntohs(sa.sin_port);
 	return fd;
@@ -424,7 +428,10 @@ static void run_done(sample_t *s, void *arg)
 	loop_stop(run->loop);
 }
 
-static void run_guard(void *arg) { loop_stop(arg); }
+static void run_guard(void *arg)
+{
+	loop_stop(arg);
+}
 
 /* Polls rc `polls` times back to back (the next from the previous done); keeps two samples. */
 static void run_polls(const conf_router_t *rc, size_t max_body, int polls, struct run *run)
@@ -435,7 +442,7 @@ static void run_polls(const conf_router_t *rc, size_t max_body, int polls, struc
 	CHECK(run->col.handles(r, rc));
 	in_poll = true;
 	CHECK_INT(run->col.poll(r, rc, run_done, run), 0);
-	CHECK_INT(run->col.poll(r, rc, run_done, run), -1);   /* already in flight */
+	CHECK_INT(run->col.poll(r, rc, run_done, run), -1); /* already in flight */
 	in_poll = false;
 	loop_after(run->loop, 10000, run_guard, run->loop);
 	loop_run(run->loop);
@@ -491,8 +498,12 @@ static void check_full_sample(const sample_t *s)
 static void test_transport_ok(int port)
 {
 	char *url = xasprintf("http://127.0.0.1:%d", port);
-	conf_router_t rc = { .name = s_r1, .rest = url, .user = s_mon, .password = s_pass,
-			     .tls_verify = true, .timeout_ms = 5000 };
+	conf_router_t rc = { .name = s_r1,
+		.rest = url,
+		.user = s_mon,
+		.password = s_pass,
+		.tls_verify = true,
+		.timeout_ms = 5000 };
 	srv_reset(SRV_OK);
 	struct run run;
 	run_polls(&rc, 1 << 20, 2, &run);
@@ -500,10 +511,10 @@ static void test_transport_ok(int port)
 		check_full_sample(run.s[i]);
 		sample_free(run.s[i]);
 	}
-	CHECK_INT(srv_conns, 1);          /* nine requests, one keep-alive connection */
+	CHECK_INT(srv_conns, 1); /* nine requests, one keep-alive connection */
 	CHECK_INT(srv_badauth, 0);
 	const char *log = srv_log.data ? srv_log.data : "";
-	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 1);   /* kept for poll 2 */
+	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 1); /* kept for poll 2 */
 	CHECK_INT(count_str(log, "GET /rest/system/resource "), 2);
 	CHECK(strstr(log, "GET /rest/interface type=wg .proplist=.id,name,type,") != NULL);
 	CHECK(strstr(log, "GET /rest/interface/wireguard/peers .proplist=.id,interface,name,") != NULL);
@@ -517,8 +528,12 @@ static void test_transport_ok(int port)
 static void test_transport_board_reboot(int port)
 {
 	char *url = xasprintf("http://127.0.0.1:%d", port);
-	conf_router_t rc = { .name = s_r1, .rest = url, .user = s_mon, .password = s_pass,
-			     .tls_verify = true, .timeout_ms = 5000 };
+	conf_router_t rc = { .name = s_r1,
+		.rest = url,
+		.user = s_mon,
+		.password = s_pass,
+		.tls_verify = true,
+		.timeout_ms = 5000 };
 	srv_reset(SRV_REBOOT);
 	struct run run;
 	run_polls(&rc, 1 << 20, 3, &run);
@@ -528,7 +543,7 @@ static void test_transport_board_reboot(int port)
 	}
 	const char *log = srv_log.data ? srv_log.data : "";
 	CHECK_INT(count_str(log, "GET /rest/system/resource "), 3);
-	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 2);   /* polls 1 and 3 */
+	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 2); /* polls 1 and 3 */
 	free(url);
 }
 
@@ -536,8 +551,13 @@ static void test_transport_post(int port)
 {
 	char *url = xasprintf("http://127.0.0.1:%d", port);
 	char *names[] = { s_sfp1, s_ether7 };
-	conf_router_t rc = { .name = s_r2, .rest = url, .user = s_mon, .password = s_pass,
-			     .timeout_ms = 5000, .interfaces = names, .ninterfaces = 2 };
+	conf_router_t rc = { .name = s_r2,
+		.rest = url,
+		.user = s_mon,
+		.password = s_pass,
+		.timeout_ms = 5000,
+		.interfaces = names,
+		.ninterfaces = 2 };
 	srv_reset(SRV_OLD);
 	sample_t *s = run_one(&rc, 1 << 20);
 	CHECK_INT(s->err, SAMPLE_OK);
@@ -546,8 +566,8 @@ static void test_transport_post(int port)
 		CHECK_STR(s->ifaces[1].name, "sfp1");
 	const char *log = srv_log.data ? srv_log.data : "";
 	CHECK(strstr(log, "POST /rest/interface/print {\".proplist\":[\".id\",\"name\",") != NULL);
-	CHECK(strstr(log, "\".query\":[\"type=wg\",\"name=sfp1\",\"name=ether \\\"7\\\"\",\"#|\",\"#|\"]}")
-	      != NULL);
+	CHECK(strstr(log, "\".query\":[\"type=wg\",\"name=sfp1\",\"name=ether \\\"7\\\"\",\"#|\",\"#|\"]}") !=
+		NULL);
 	/* 7.12 has no peer names: not asked for. */
 	CHECK(strstr(log, "peers .proplist=.id,interface,comment,") != NULL);
 	sample_free(s);
@@ -557,8 +577,9 @@ static void test_transport_post(int port)
 static void test_transport_errors(int port)
 {
 	char *url = xasprintf("http://127.0.0.1:%d", port);
-	conf_router_t rc = { .name = s_r3, .rest = url, .user = s_mon, .password = s_wrong,
-			     .timeout_ms = 5000 };
+	conf_router_t rc = {
+		.name = s_r3, .rest = url, .user = s_mon, .password = s_wrong, .timeout_ms = 5000
+	};
 	srv_reset(SRV_401);
 	sample_t *s = run_one(&rc, 1 << 20);
 	CHECK_INT(s->err, SAMPLE_ERR_AUTH);
@@ -568,9 +589,10 @@ static void test_transport_errors(int port)
 	srv_reset(SRV_PEERS_500);
 	s = run_one(&rc, 1 << 20);
 	CHECK_INT(s->err, SAMPLE_ERR_HTTP);
-	CHECK_STR(s->error, "GET /rest/interface/wireguard/peers: HTTP 500 Internal Server Error: "
-		  "std failure: not allowed (9)");
-	CHECK_STR(s->board, "CCR2004-16G-2S+");   /* data before the failure stays */
+	CHECK_STR(s->error,
+		"GET /rest/interface/wireguard/peers: HTTP 500 Internal Server Error: "
+		"std failure: not allowed (9)");
+	CHECK_STR(s->board, "CCR2004-16G-2S+"); /* data before the failure stays */
 	CHECK(s->nifaces == 1 && !s->have_peers);
 	sample_free(s);
 
@@ -587,7 +609,7 @@ static void test_transport_errors(int port)
 	sample_free(s);
 
 	free(rc.rest);
-	rc.rest = xasprintf("https://127.0.0.1:%d", port);   /* TLS to a plain HTTP server */
+	rc.rest = xasprintf("https://127.0.0.1:%d", port); /* TLS to a plain HTTP server */
 	s = run_one(&rc, 1 << 20);
 	CHECK_INT(s->err, SAMPLE_ERR_TLS);
 	CHECK(s->error != NULL && strncmp(s->error, "GET /rest/system/resource: ", 27) == 0);
@@ -599,13 +621,14 @@ static void test_transport_down(void)
 {
 	int port, fd = hung_listener(&port);
 	CHECK(fd >= 0);
-	conf_router_t rc = { .name = s_r4, .rest = xasprintf("http://127.0.0.1:%d", port),
-			     .timeout_ms = 300 };
+	conf_router_t rc = {
+		.name = s_r4, .rest = xasprintf("http://127.0.0.1:%d", port), .timeout_ms = 300
+	};
 	sample_t *s = run_one(&rc, 1 << 20);
 	CHECK_INT(s->err, SAMPLE_ERR_TIMEOUT);
 	CHECK(s->duration_ms >= 250 && s->duration_ms < 3000);
 	sample_free(s);
-	close(fd);      /* now nothing listens there */
+	close(fd); /* now nothing listens there */
 	s = run_one(&rc, 1 << 20);
 	CHECK_INT(s->err, SAMPLE_ERR_CONNECT);
 	CHECK(s->error != NULL && strstr(s->error, "GET /rest/system/resource: ") == s->error);
@@ -624,8 +647,7 @@ static void test_cancel(void)
 {
 	int port, fd = hung_listener(&port);
 	CHECK(fd >= 0);
-	conf_router_t a = { .name = s_a, .rest = xasprintf("http://127.0.0.1:%d", port),
-			    .timeout_ms = 5000 };
+	conf_router_t a = { .name = s_a, .rest = xasprintf("http://127.0.0.1:%d", port), .timeout_ms = 5000 };
 	conf_router_t b = a;
 	b.name = s_b;
 	loop_t *l = loop_create();
@@ -636,9 +658,9 @@ static void test_cancel(void)
 	loop_after(l, 100, run_guard, l);
 	loop_run(l);
 	col.cancel(r, &a);
-	CHECK_INT(col.poll(r, &a, never_done, NULL), 0);   /* a can be polled again */
+	CHECK_INT(col.poll(r, &a, never_done, NULL), 0); /* a can be polled again */
 	col.cancel(r, &a);
-	rest_destroy(r);     /* b still in flight */
+	rest_destroy(r); /* b still in flight */
 	loop_destroy(l);
 	close(fd);
 	free(a.rest);

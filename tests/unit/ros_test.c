@@ -8,7 +8,11 @@
 
 static void test_u64(void)
 {
-	static const struct { const char *in; int rc; uint64_t want; } cases[] = {
+	static const struct {
+		const char *in;
+		int rc;
+		uint64_t want;
+	} cases[] = {
 		{ "0", 0, 0 },
 		{ "7", 0, 7 },
 		{ "47538416", 0, 47538416 },
@@ -44,7 +48,11 @@ static void test_u64(void)
 
 static void test_percent(void)
 {
-	static const struct { const char *in; int rc; double want; } cases[] = {
+	static const struct {
+		const char *in;
+		int rc;
+		double want;
+	} cases[] = {
 		{ "0", 0, 0.0 },
 		{ "3", 0, 0.03 },
 		{ "12.5", 0, 0.125 },
@@ -77,9 +85,19 @@ static void test_percent(void)
 
 static void test_bool(void)
 {
-	static const struct { const char *in; int rc; bool want; } cases[] = {
-		{ "true", 0, true }, { "false", 0, false }, { "yes", 0, true }, { "no", 0, false },
-		{ "", -1, false }, { "True", -1, false }, { "1", -1, false }, { "truex", -1, false },
+	static const struct {
+		const char *in;
+		int rc;
+		bool want;
+	} cases[] = {
+		{ "true", 0, true },
+		{ "false", 0, false },
+		{ "yes", 0, true },
+		{ "no", 0, false },
+		{ "", -1, false },
+		{ "True", -1, false },
+		{ "1", -1, false },
+		{ "truex", -1, false },
 		{ " true", -1, false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -94,15 +112,19 @@ static void test_bool(void)
 	}
 }
 
-#define S 1000
+#define S   1000
 #define MIN (60 * S)
-#define H (60 * MIN)
-#define D (24 * (int64_t)H)
-#define W (7 * D)
+#define H   (60 * MIN)
+#define D   (24 * (int64_t)H)
+#define W   (7 * D)
 
 static void test_duration(void)
 {
-	static const struct { const char *in; int rc; int64_t want; } cases[] = {
+	static const struct {
+		const char *in;
+		int rc;
+		int64_t want;
+	} cases[] = {
 		{ "12s", 0, 12 * S },
 		{ "0s", 0, 0 },
 		{ "1m5s", 0, MIN + 5 * S },
@@ -243,8 +265,22 @@ static void test_version_cmp(void)
 {
 	/* Each strictly older than the next. */
 	static const char *const order[] = {
-		"6.49.10", "7.1beta4", "7.1beta5", "7.1rc1", "7.1rc3", "7.1", "7.1.1", "7.8",
-		"7.9beta1", "7.9", "7.10", "7.14.3", "7.22.3", "7.23beta2", "7.23rc1", "7.23",
+		"6.49.10",
+		"7.1beta4",
+		"7.1beta5",
+		"7.1rc1",
+		"7.1rc3",
+		"7.1",
+		"7.1.1",
+		"7.8",
+		"7.9beta1",
+		"7.9",
+		"7.10",
+		"7.14.3",
+		"7.22.3",
+		"7.23beta2",
+		"7.23rc1",
+		"7.23",
 	};
 	size_t n = sizeof(order) / sizeof(order[0]);
 	for (size_t i = 0; i + 1 < n; i++) {

@@ -20,8 +20,7 @@ static void test_vectors(void)
 		uint32_t hash;
 		int shard[6];
 	} v[] = {
-		{ "", 0x811c9dc5u, { 2, 2, 2, 2, 3, 6 } },
-		{ "a", 0xe40c292cu, { 1, 2, 1, 1, 6, 5 } },
+		{ "", 0x811c9dc5u, { 2, 2, 2, 2, 3, 6 } }, { "a", 0xe40c292cu, { 1, 2, 1, 1, 6, 5 } },
 		{ "foobar", 0xbf9cf968u, { 1, 2, 1, 1, 1, 1 } },
 		{ "ccr1009", 0xe0351f0du, { 2, 1, 2, 2, 6, 6 } },
 		{ "chr", 0x0a85ab74u, { 1, 2, 1, 1, 6, 5 } },
@@ -30,7 +29,9 @@ static void test_vectors(void)
 		{ "ljubljana-ccr1009", 0xaf320853u, { 2, 2, 4, 2, 6, 4 } },
 		{ "router-00001", 0xab9f1dfeu, { 1, 2, 3, 4, 6, 7 } },
 		{ "site12-hap-ax3", 0x5f4f5552u, { 1, 3, 3, 2, 4, 3 } },
-		{ "\xc4\x8d" "akovec-hub", 0x289c4555u, { 2, 3, 2, 1, 7, 6 } },  /* UTF-8 bytes */
+		{ "\xc4\x8d"
+		  "akovec-hub",
+			0x289c4555u, { 2, 3, 2, 1, 7, 6 } }, /* UTF-8 bytes */
 	};
 	static const int ns[6] = { 2, 3, 4, 5, 7, 8 };
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
@@ -91,8 +92,10 @@ static conf_t *load(const char *dir, const char *shard)
 	CHECK(fp != NULL);
 	fprintf(fp, "[daemon]\ndatabase = /tmp/x.db\nshard = %s\n", shard);
 	for (int i = 1; i <= 10; i++)
-		fprintf(fp, "[router r%d]\nrest = http://127.0.0.1\npassword = s3cret%d\n"
-			"labels = n=%d\n", i, i, i);
+		fprintf(fp,
+			"[router r%d]\nrest = http://127.0.0.1\npassword = s3cret%d\n"
+			"labels = n=%d\n",
+			i, i, i);
 	fclose(fp);
 	conf_t *c = NULL;
 	char *errors = NULL;
@@ -110,7 +113,7 @@ static void test_apply(const char *dir)
 	if (c == NULL)
 		return;
 	CHECK_INT(shard_apply(c), 10);
-	static const char *const want[] = { "r1", "r2", "r4", "r8", "r10" };  /* fnv % 3 == 1 */
+	static const char *const want[] = { "r1", "r2", "r4", "r8", "r10" }; /* fnv % 3 == 1 */
 	CHECK_INT(c->nrouters, 5);
 	for (size_t i = 0; i < c->nrouters && i < 5; i++) {
 		CHECK_STR(c->routers[i].name, want[i]);

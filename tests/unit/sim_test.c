@@ -18,12 +18,11 @@ static char *write_tmp(const char *text)
 	return path;
 }
 
-static const char good[] =
-	"[global]\nuser = u\npassword = p\n"
-	"[group hub]\ncores = 4\nversion = 7.14.3\nwg = wg0:3, wg1:1\nidle_peers = 0\n"
-	"tx_mbps = 80\nrx_mbps = 8\ncpu_load = busiest 100 others 7 core 2\nuptime = 1h\n"
-	"labels = site=x, role=hub\n"
-	"at 2h: version 7.22.3, tx_mbps 8, cpu_load 1,2,3,4\n";
+static const char good[] = "[global]\nuser = u\npassword = p\n"
+			   "[group hub]\ncores = 4\nversion = 7.14.3\nwg = wg0:3, wg1:1\nidle_peers = 0\n"
+			   "tx_mbps = 80\nrx_mbps = 8\ncpu_load = busiest 100 others 7 core 2\nuptime = 1h\n"
+			   "labels = site=x, role=hub\n"
+			   "at 2h: version 7.22.3, tx_mbps 8, cpu_load 1,2,3,4\n";
 
 static void test_errors(void)
 {
@@ -44,10 +43,14 @@ static void test_errors(void)
 }
 
 static void get(const simrouter_t *r, double t, const char *method, const char *path, const char *query,
-		const char *body, const char *auth, struct simresp *rs)
+	const char *body, const char *auth, struct simresp *rs)
 {
-	struct simreq q = { .method = method, .path = path, .query = query, .auth = auth,
-			    .body = body, .body_len = strlen(body) };
+	struct simreq q = { .method = method,
+		.path = path,
+		.query = query,
+		.auth = auth,
+		.body = body,
+		.body_len = strlen(body) };
 	buf_reset(&rs->body);
 	simrest_handle(r, t, &q, rs);
 }
@@ -76,7 +79,7 @@ static void test_model_and_rest(void)
 
 	struct simresp rs;
 	buf_init(&rs.body);
-	const char *auth = "Basic dTpw";    /* u:p */
+	const char *auth = "Basic dTpw"; /* u:p */
 	get(r, 0, "GET", "/rest/system/resource", ".proplist=version,uptime", "", auth, &rs);
 	CHECK_STR(rs.body.data, "{\"uptime\":\"1h\",\"version\":\"7.14.3 (stable)\"}");
 	get(r, 0, "GET", "/rest/system/resource", "", "", "Basic dTpx", &rs);
@@ -84,18 +87,21 @@ static void test_model_and_rest(void)
 	CHECK_STR(rs.body.data, "{\"error\":401,\"message\":\"Unauthorized\"}");
 	get(r, 0, "GET", "/rest/nope", "", "", auth, &rs);
 	CHECK_INT(rs.status, 400);
-	CHECK_STR(rs.body.data, "{\"detail\":\"no such command or directory (nope)\",\"error\":400,\"message\":\"Bad Request\"}");
+	CHECK_STR(rs.body.data,
+		"{\"detail\":\"no such command or directory (nope)\",\"error\":400,\"message\":\"Bad Request\"}");
 	get(r, 0, "GET", "/rest/interface", "type=wg&.proplist=name", "", auth, &rs);
 	CHECK_STR(rs.body.data, "[{\"name\":\"wg0\"},{\"name\":\"wg1\"}]");
 	get(r, 0, "POST", "/rest/interface/print", "",
-	    "{\".proplist\":[\"name\"],\".query\":[\"name=ether2\",\"name=wg1\",\"#|\"]}", auth, &rs);
+		"{\".proplist\":[\"name\"],\".query\":[\"name=ether2\",\"name=wg1\",\"#|\"]}", auth, &rs);
 	CHECK_STR(rs.body.data, "[{\"name\":\"ether2\"},{\"name\":\"wg1\"}]");
 	/* before 7.15 peers have no name; with a .proplist no private-key is served */
 	get(r, 0, "GET", "/rest/interface/wireguard/peers", ".proplist=name,interface", "", auth, &rs);
-	CHECK_STR(rs.body.data, "[{\"interface\":\"wg0\"},{\"interface\":\"wg0\"},{\"interface\":\"wg0\"},{\"interface\":\"wg1\"}]");
+	CHECK_STR(rs.body.data,
+		"[{\"interface\":\"wg0\"},{\"interface\":\"wg0\"},{\"interface\":\"wg0\"},{\"interface\":\"wg1\"}]");
 	CHECK_INT(rs.served_private_key, 0);
 	get(r, 7300, "GET", "/rest/interface/wireguard/peers", ".proplist=name", "", auth, &rs);
-	CHECK_STR(rs.body.data, "[{\"name\":\"peer1\"},{\"name\":\"peer2\"},{\"name\":\"peer3\"},{\"name\":\"peer4\"}]");
+	CHECK_STR(rs.body.data,
+		"[{\"name\":\"peer1\"},{\"name\":\"peer2\"},{\"name\":\"peer3\"},{\"name\":\"peer4\"}]");
 	get(r, 0, "GET", "/rest/interface/wireguard", "", "", auth, &rs);
 	CHECK(rs.served_private_key == 2 && strstr(rs.body.data, "\"private-key\":\"c2ltLWZha2Ut") != NULL);
 	buf_free(&rs.body);

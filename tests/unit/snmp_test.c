@@ -21,8 +21,8 @@
 
 static const oid o_uptime[] = { 1, 3, 6, 1, 2, 1, 1, 3, 0 };
 
-static netsnmp_variable_list *var(netsnmp_pdu *pdu, const oid *o, size_t len, u_char type,
-				  const void *val, size_t vlen)
+static netsnmp_variable_list *var(
+	netsnmp_pdu *pdu, const oid *o, size_t len, u_char type, const void *val, size_t vlen)
 {
 	return snmp_pdu_add_variable(pdu, o, len, type, val, vlen);
 }
@@ -41,20 +41,23 @@ static void test_scalars(void)
 	var_str(pdu, &sd_scalar_oids[SC_DESCR], "RouterOS RB750Gr3");
 	var(pdu, o_uptime, 9, ASN_TIMETICKS, &ticks, sizeof(ticks));
 	var_str(pdu, &sd_scalar_oids[SC_VERSION], "7.20beta2");
-	var(pdu, sd_scalar_oids[SC_FIRMWARE].o, sd_scalar_oids[SC_FIRMWARE].len,
-	    SNMP_NOSUCHOBJECT, NULL, 0);
+	var(pdu, sd_scalar_oids[SC_FIRMWARE].o, sd_scalar_oids[SC_FIRMWARE].len, SNMP_NOSUCHOBJECT, NULL, 0);
 	var_str(pdu, &sd_scalar_oids[SC_UPGRADE], "7.20\x01");
 	int which = 0;
 	for (netsnmp_variable_list *v = pdu->variables; v; v = v->next_variable, which++)
-		CHECK_INT(sd_decode_scalar(which == 0 ? SC_DESCR : which == 1 ? SC_UPTIME :
-					     which == 2 ? SC_VERSION : which == 3 ? SC_FIRMWARE :
-					     SC_UPGRADE, v, s, &cause), 0);
+		CHECK_INT(sd_decode_scalar(which == 0  ? SC_DESCR
+					  : which == 1 ? SC_UPTIME
+					  : which == 2 ? SC_VERSION
+					  : which == 3 ? SC_FIRMWARE
+						       : SC_UPGRADE,
+				  v, s, &cause),
+			0);
 	sd_check_version(s);
 	CHECK_INT(s->uptime_ms, 1234560);
 	CHECK_STR(s->version, "7.20beta2");
-	CHECK_STR(s->board, "RB750Gr3");          /* from sysDescr: no mtxrBoardName */
-	CHECK(s->firmware == NULL);               /* noSuchObject: unknown, not an error */
-	CHECK_STR(s->upgrade_firmware, "7.20?");  /* control bytes never pass */
+	CHECK_STR(s->board, "RB750Gr3");         /* from sysDescr: no mtxrBoardName */
+	CHECK(s->firmware == NULL);              /* noSuchObject: unknown, not an error */
+	CHECK_STR(s->upgrade_firmware, "7.20?"); /* control bytes never pass */
 	/* A number where a string belongs fails with a reason. */
 	long n = 5;
 	netsnmp_pdu *bad = snmp_pdu_create(SNMP_MSG_RESPONSE);
@@ -128,8 +131,8 @@ static void test_walk(void)
 	var(pdu, other, 12, ASN_INTEGER, &load, sizeof(load));
 	netsnmp_variable_list *va = pdu->variables, *vo = va->next_variable;
 	CHECK_INT(sd_walk_row(va, col, col->o, col->len, &cause), 1);
-	CHECK_INT(sd_walk_row(vo, col, a, col->len + 1, &cause), 0);      /* next column: end */
-	CHECK_INT(sd_walk_row(va, col, b, col->len + 1, &cause), -1);     /* backwards */
+	CHECK_INT(sd_walk_row(vo, col, a, col->len + 1, &cause), 0);  /* next column: end */
+	CHECK_INT(sd_walk_row(va, col, b, col->len + 1, &cause), -1); /* backwards */
 	CHECK(cause != NULL && strstr(cause, "backwards") != NULL);
 	free(cause);
 	cause = NULL;
@@ -169,9 +172,9 @@ static void test_extend_and_pick(void)
 {
 	struct sd_ext e = { 0 };
 	CHECK(sd_extend(&e, 0, 4294967000u) == 4294967000ull);
-	CHECK(sd_extend(&e, 0, 100u) == 4294967000ull + 396);        /* wrapped */
+	CHECK(sd_extend(&e, 0, 100u) == 4294967000ull + 396); /* wrapped */
 	CHECK(sd_extend(&e, 0, 5000u) == 4294967000ull + 396 + 4900);
-	CHECK(sd_extend(&e, 0, 10u) == 10);                           /* reset, not a wrap */
+	CHECK(sd_extend(&e, 0, 10u) == 10); /* reset, not a wrap */
 	char *names[] = { (char *)"lo", (char *)"ether1" };
 	conf_router_t rc = { .interfaces = names, .ninterfaces = 2 };
 	CHECK(sd_pick(&rc, "lo"));
@@ -190,7 +193,7 @@ static void test_counters(void)
 	sample_t *s = sample_new("r", 0, "snmp");
 	snmpdecode_begin(d, &rc, s);
 	sd_row_add(d, 7, "wg0");
-	sd_row_add(d, 7, "wg0");           /* duplicate names: first wins */
+	sd_row_add(d, 7, "wg0"); /* duplicate names: first wins */
 	CHECK_INT(snmpdecode_nrows(d), 1);
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
 	pdu->errstat = SNMP_ERR_NOERROR;
@@ -201,13 +204,13 @@ static void test_counters(void)
 		u_long v32 = 1000 + k;
 		memcpy(o, col->col.o, col->col.len * sizeof(oid));
 		o[col->col.len] = 7;
-		if (col->hc && col->slot == SLOT_TX_PKTS)   /* this agent lacks one HC column */
+		if (col->hc && col->slot == SLOT_TX_PKTS) /* this agent lacks one HC column */
 			var(pdu, o, col->col.len + 1, SNMP_NOSUCHINSTANCE, NULL, 0);
 		else if (col->hc)
 			var(pdu, o, col->col.len + 1, ASN_COUNTER64, &v64, sizeof(v64));
 		else
 			var(pdu, o, col->col.len + 1, col->slot == SLOT_OPER ? ASN_INTEGER : ASN_COUNTER,
-			    col->slot == SLOT_OPER ? (void *)&(long){ 1 } : (void *)&v32, sizeof(long));
+				col->slot == SLOT_OPER ? (void *)&(long){ 1 } : (void *)&v32, sizeof(long));
 	}
 	CHECK_INT(snmpdecode_counters(d, pdu, &cause), 0);
 	snmpdecode_emit(d);
@@ -215,7 +218,7 @@ static void test_counters(void)
 	CHECK_STR(s->ifaces[0].name, "wg0");
 	CHECK(s->ifaces[0].rx_bytes == (1ull << 32 | 0));
 	CHECK(s->ifaces[0].tx_bytes == (1ull << 32 | 1));
-	CHECK(s->ifaces[0].tx_packets == 1007);                /* ifOutUcastPkts */
+	CHECK(s->ifaces[0].tx_packets == 1007); /* ifOutUcastPkts */
 	CHECK(s->ifaces[0].rx_drops == 1008);
 	CHECK(s->ifaces[0].running);
 	/* An answer for another row is refused. */
@@ -234,12 +237,15 @@ static loop_t *test_loop;
 static void test_done_stop(sample_t *s, void *arg)
 {
 	sample_t **out = arg;
-	CHECK(*out == NULL);      /* done exactly once */
+	CHECK(*out == NULL); /* done exactly once */
 	*out = s;
 	loop_stop(test_loop);
 }
 
-static void test_watchdog(void *arg) { loop_stop(arg); }
+static void test_watchdog(void *arg)
+{
+	loop_stop(arg);
+}
 
 /* A UDP socket on 127.0.0.1 standing in for an agent; *peer is "127.0.0.1:PORT". */
 static int silent_agent(char **peer)
@@ -268,16 +274,19 @@ static int silent_poll(int retries, bool high_fd)
 {
 	char *peer;
 	int agent = silent_agent(&peer);
-	conf_router_t rc = { .name = (char *)"silent", .snmp = peer, .snmp_version = 2,
-			     .snmp_community = (char *)"secret-community", .timeout_ms = 600,
-			     .snmp_retries = retries };
+	conf_router_t rc = { .name = (char *)"silent",
+		.snmp = peer,
+		.snmp_version = 2,
+		.snmp_community = (char *)"secret-community",
+		.timeout_ms = 600,
+		.snmp_retries = retries };
 	test_loop = loop_create();
 	snmp_t *m = snmp_create(test_loop);
 	collector_t col = snmp_collector(m);
 	sample_t *got = NULL;
 	CHECK(col.handles(col.ctx, &rc));
 	CHECK_INT(col.poll(col.ctx, &rc, test_done_stop, &got), 0);
-	CHECK(got == NULL);                                  /* never from inside poll() */
+	CHECK(got == NULL); /* never from inside poll() */
 	struct snmp_conn *c = snmp_conn_find(m, "silent");
 	CHECK(c != NULL && (c->fd >= FD_SETSIZE) == high_fd);
 	loop_after(test_loop, 5000, test_watchdog, test_loop);
@@ -311,7 +320,7 @@ static void test_timeout_high_fd(void)
 	}
 	while (nfill < 1100 && (fillers[nfill] = dup(0)) >= 0 && fillers[nfill] < FD_SETSIZE + 10)
 		nfill++;
-	CHECK_INT(silent_poll(2, true), 3);       /* the first try and its 2 resends */
+	CHECK_INT(silent_poll(2, true), 3); /* the first try and its 2 resends */
 	while (nfill > 0)
 		close(fillers[--nfill]);
 }
@@ -354,7 +363,7 @@ static void test_conn_table(void)
 
 int main(void)
 {
-	snmp_t *m = snmp_create(NULL);   /* initialises net-snmp for the decoding tests */
+	snmp_t *m = snmp_create(NULL); /* initialises net-snmp for the decoding tests */
 	test_scalars();
 	test_numbers();
 	test_fuzz_finds();

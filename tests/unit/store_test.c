@@ -8,13 +8,19 @@
 #include <sys/time.h>
 
 static _Atomic int64_t fake_now;
-static int64_t fake_clock(void) { return atomic_load(&fake_now); }
+static int64_t fake_clock(void)
+{
+	return atomic_load(&fake_now);
+}
 
-#define T0 1699999800000LL   /* a bucket start */
+#define T0 1699999800000LL /* a bucket start */
 
 static char dir[64];
 
-static char *tpath(const char *name) { return xasprintf("%s/%s", dir, name); }
+static char *tpath(const char *name)
+{
+	return xasprintf("%s/%s", dir, name);
+}
 
 static store_t *open_ok(const char *path)
 {
@@ -40,7 +46,7 @@ static void open_fails(const char *path, const char *want)
 	free(cause);
 }
 
-static int qi_raw;   /* 1: open without the sample views (a database before migration 003) */
+static int qi_raw; /* 1: open without the sample views (a database before migration 003) */
 
 static sqlite3 *ro(const char *path)
 {
@@ -48,7 +54,7 @@ static sqlite3 *ro(const char *path)
 	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK);
 	sqlite3_busy_timeout(db, 5000);
 	char *cause = NULL;
-	if (qi_raw == 0 && store_sql_attach(db, &cause) < 0) {   /* the sample views */
+	if (qi_raw == 0 && store_sql_attach(db, &cause) < 0) { /* the sample views */
 		fprintf(stderr, "%s\n", cause);
 		free(cause);
 	}
@@ -77,7 +83,7 @@ static const char *qs(const char *path, const char *sql)
 	snprintf(qsbuf, sizeof(qsbuf), "(query failed)");
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
 		snprintf(qsbuf, sizeof(qsbuf), "%s",
-			 sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "(null)");
+			sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "(null)");
 	sqlite3_finalize(q);
 	sqlite3_close(db);
 	return qsbuf;
@@ -118,10 +124,19 @@ static sample_t *mk(const char *router, int64_t t, const char *ver, const char *
 
 static void test_ver_cmp(void)
 {
-	static const struct { const char *a, *b; int want; } cases[] = {
-		{ "7.9", "7.10", -1 }, { "7.8", "7.8.0", 0 }, { "7.23beta2", "7.23rc1", -1 },
-		{ "7.23rc1", "7.23", -1 }, { "7.22.3", "7.22.10", -1 }, { "8.0", "7.99", 1 },
-		{ "7.1beta4", "7.1beta10", -1 }, { "7.16", "7.15.3", 1 }, { "", "7.1", -1 },
+	static const struct {
+		const char *a, *b;
+		int want;
+	} cases[] = {
+		{ "7.9", "7.10", -1 },
+		{ "7.8", "7.8.0", 0 },
+		{ "7.23beta2", "7.23rc1", -1 },
+		{ "7.23rc1", "7.23", -1 },
+		{ "7.22.3", "7.22.10", -1 },
+		{ "8.0", "7.99", 1 },
+		{ "7.1beta4", "7.1beta10", -1 },
+		{ "7.16", "7.15.3", 1 },
+		{ "", "7.1", -1 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		CHECK_INT(store_ver_cmp(cases[i].a, cases[i].b), cases[i].want);
@@ -151,16 +166,17 @@ static void submit_history(store_t *st)
 {
 	store_submit(st, mk("r1", T0, "7.15.3", "7.15.3", 100000));
 	store_submit(st, mk("r1", T0 + 30000, "7.15.3", "7.15.3", 130000));
-	store_submit(st, mk("r1", T0 + 60000, "7.16", "7.15.3", 5000));        /* upgrade */
-	store_submit(st, mk("r1", T0 + 90000, "7.16", "7.16", 35000));         /* firmware */
-	store_submit(st, mk("r1", T0 + 120000, "7.16", "7.16", 3000));         /* reboot */
-	store_submit(st, mk("r1", T0 + 150000, "7.9", "7.16", 4000));          /* downgrade */
+	store_submit(st, mk("r1", T0 + 60000, "7.16", "7.15.3", 5000)); /* upgrade */
+	store_submit(st, mk("r1", T0 + 90000, "7.16", "7.16", 35000));  /* firmware */
+	store_submit(st, mk("r1", T0 + 120000, "7.16", "7.16", 3000));  /* reboot */
+	store_submit(st, mk("r1", T0 + 150000, "7.9", "7.16", 4000));   /* downgrade */
 	sample_t *f = sample_new("r1", T0 + 180000, "rest");
 	sample_fail(f, SAMPLE_ERR_TIMEOUT, "no answer within %ds", 10);
 	store_submit(st, f);
 }
 
-#define KINDS "SELECT group_concat(kind) FROM (SELECT kind FROM version_history" \
+#define KINDS                                                              \
+	"SELECT group_concat(kind) FROM (SELECT kind FROM version_history" \
 	" WHERE router_id = (SELECT id FROM routers WHERE name = 'r1') ORDER BY id)"
 
 static void test_history(void)
@@ -175,12 +191,16 @@ static void test_history(void)
 	CHECK(ss.last_commit_ms > 0);
 	store_close(st);
 	CHECK_STR(qs(p, KINDS), "first,upgrade,firmware,reboot,downgrade");
-	CHECK_STR(qs(p, "SELECT old_version || '>' || new_version FROM version_history"
-		     " WHERE kind = 'upgrade'"), "7.15.3>7.16");
-	CHECK_STR(qs(p, "SELECT old_firmware || '>' || new_firmware FROM version_history"
-		     " WHERE kind = 'firmware'"), "7.15.3>7.16");
+	CHECK_STR(qs(p,
+			  "SELECT old_version || '>' || new_version FROM version_history"
+			  " WHERE kind = 'upgrade'"),
+		"7.15.3>7.16");
+	CHECK_STR(qs(p,
+			  "SELECT old_firmware || '>' || new_firmware FROM version_history"
+			  " WHERE kind = 'firmware'"),
+		"7.15.3>7.16");
 	CHECK_STR(qs(p, "SELECT version || ' ' || board || ' ' || architecture FROM routers"),
-		  "7.9 RB5009UG+S+ arm64");
+		"7.9 RB5009UG+S+ arm64");
 	CHECK_INT(qi(p, "SELECT count(*) FROM polls WHERE err = 'timeout'"), 1);
 	CHECK_INT(qi(p, "SELECT last_poll_ms - last_ok_ms FROM routers"), 30000);
 
@@ -224,31 +244,36 @@ static void test_rates(void)
 	store_t *st = open_ok(p);
 	store_submit(st, mk_counters(T0, 1000000, 1000, 500));
 	store_submit(st, mk_counters(T0 + 10000, 1010000, 11000, 1500));
-	store_submit(st, mk_counters(T0 + 20000, 2000, 500, 100));       /* reboot */
-	store_submit(st, mk_counters(T0 + 30000, 12000, 100, 200));      /* reset-counters */
+	store_submit(st, mk_counters(T0 + 20000, 2000, 500, 100));  /* reboot */
+	store_submit(st, mk_counters(T0 + 30000, 12000, 100, 200)); /* reset-counters */
 	store_submit(st, mk_counters(T0 + 40000, 22000, 1100, 300));
 	store_close(st);
-	st = open_ok(p);                                                  /* deltas go on */
+	st = open_ok(p); /* deltas go on */
 	store_submit(st, mk_counters(T0 + 50000, 32000, 2100, 400));
 	store_close(st);
 	const char *wg0 = "FROM iface_samples WHERE iface_id = (SELECT id FROM interfaces"
-		" WHERE name = 'wg0')";
+			  " WHERE name = 'wg0')";
 	char *sql = xasprintf("SELECT group_concat(d) FROM (SELECT rx_delta || '/' || tx_delta"
-			      " || '/' || reset AS d %s ORDER BY time_ms)", wg0);
+			      " || '/' || reset AS d %s ORDER BY time_ms)",
+		wg0);
 	CHECK_STR(qs(p, sql), "10000/1000/0,500/100/1,100/100/1,1000/100/0,1000/100/0");
 	free(sql);
 	sql = xasprintf("SELECT count(*) %s AND (rx_delta < 0 OR tx_delta < 0"
-			" OR rx_delta > 1000000 OR tx_delta > 1000000)", wg0);
+			" OR rx_delta > 1000000 OR tx_delta > 1000000)",
+		wg0);
 	CHECK_INT(qi(p, sql), 0);
 	free(sql);
 	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 2);
-	CHECK_STR(qs(p, "SELECT group_concat(rx_delta) FROM (SELECT rx_delta FROM peer_samples"
-		     " ORDER BY time_ms)"), "5000,250,50,500,500");
+	CHECK_STR(qs(p,
+			  "SELECT group_concat(rx_delta) FROM (SELECT rx_delta FROM peer_samples"
+			  " ORDER BY time_ms)"),
+		"5000,250,50,500,500");
 	CHECK_INT(qi(p, "SELECT count(*) FROM peers"), 1);
 	/* counters over 2^63 read back intact */
-	CHECK(qi(p, "SELECT rx_bytes FROM iface_samples WHERE time_ms = 1699999850000 AND"
-		 " iface_id = (SELECT id FROM interfaces WHERE name = 'big')") ==
-	      (int64_t)(UINT64_MAX - 1000 + 5));
+	CHECK(qi(p,
+		      "SELECT rx_bytes FROM iface_samples WHERE time_ms = 1699999850000 AND"
+		      " iface_id = (SELECT id FROM interfaces WHERE name = 'big')") ==
+		(int64_t)(UINT64_MAX - 1000 + 5));
 	CHECK_INT(qi(p, "SELECT count(*) FROM version_history WHERE kind = 'reboot'"), 1);
 	check_integrity(p);
 	free(p);
@@ -273,8 +298,8 @@ static void test_rollup(void)
 	char *p = tpath("rollup.db");
 	atomic_store(&fake_now, T0);
 	store_t *st = open_ok(p);
-	static const uint64_t rx[10] = { 0, 60000, 120000, 300000, 360000,
-					 420000, 480000, 540000, 600000, 660000 };
+	static const uint64_t rx[10] = { 0, 60000, 120000, 300000, 360000, 420000, 480000, 540000, 600000,
+		660000 };
 	for (int k = 0; k < 10; k++)
 		store_submit(st, mk_load(T0 + k * 60000, k, k < 5 ? (k + 1) * 0.1 : 0.9, rx[k]));
 	store_flush(st);
@@ -286,9 +311,10 @@ static void test_rollup(void)
 	free(sql);
 	CHECK_INT(qi(p, "SELECT load_avg FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1700000100000"), 900);
 	CHECK_INT(qi(p, "SELECT load_avg FROM cpu_rollup WHERE core = 1 AND bucket_ms = 1700000100000"), 500);
-	CHECK_STR(qs(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max || ' ' || rx_bytes_end"
-		     " || ' ' || tx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"),
-		  "5 1500 3000 360000 375");
+	CHECK_STR(qs(p,
+			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max || ' ' || rx_bytes_end"
+			  " || ' ' || tx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"),
+		"5 1500 3000 360000 375");
 	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1700000100000"), 1000);
 	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 4);
 	/* a bucket is rolled up once: a late sample does not redo it */
@@ -373,10 +399,11 @@ static void test_corrupt(void)
 {
 	char *p = tpath("corrupt.db");
 	sqlite3 *db = ro(p);
-	CHECK(sqlite3_exec(db, "CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);"
-			   "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)"
-			   " INSERT INTO t SELECT i, printf('%0100d', i) FROM c;", NULL, NULL, NULL)
-	      == SQLITE_OK);
+	CHECK(sqlite3_exec(db,
+		      "CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);"
+		      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)"
+		      " INSERT INTO t SELECT i, printf('%0100d', i) FROM c;",
+		      NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
 	int fd = open(p, O_RDWR);
 	char junk[4096];
@@ -439,22 +466,24 @@ static void test_migrate_v2(void)
 	store_close(st);
 	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_nmigrations);
 	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%samples'"), 0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4);     /* + the lone cpu sample's */
-	CHECK_STR(qs(p, "SELECT group_concat(router_id || '/' || time_ms || '/' || core || '/' ||"
-		     " load || '/' || coalesce(irq, '-'), ' ') FROM cpu_samples"),
-		  "1/1000/0/120/- 1/1000/1/1000/15 1/31000/0/0/0 1/31000/1/999/- 1/91000/0/7/-");
-	CHECK_STR(qs(p, "SELECT group_concat(iface_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
-		     " tx_bytes || '/' || rx_packets || '/' || tx_packets || '/' || rx_drops || '/' ||"
-		     " tx_drops || '/' || coalesce(dt_ms, '-') || '/' || coalesce(rx_delta, '-') ||"
-		     " '/' || coalesce(tx_delta, '-') || '/' || reset, ' ') FROM iface_samples"),
-		  "5/1000/-9/100/5/6/0/1/-/-/-/0 5/31000/2000/400/7/8/2/3/30000/2009/300/1"
-		  " 9/31000/40000000000/1/1/1/1/1/-/-/-/0");
-	CHECK_STR(qs(p, "SELECT group_concat(peer_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
-		     " tx_bytes || '/' || coalesce(handshake_age_ms, '-') || '/' || coalesce(dt_ms, '-')"
-		     " || '/' || coalesce(rx_delta, '-') || '/' || reset, ' ') FROM peer_samples"),
-		  "3/1000/50/60/-/-/-/0 3/31000/150/260/4000/30000/100/0");
-	CHECK_STR(qs(p, "SELECT err || ' ' || error FROM polls WHERE time_ms = 61000"),
-		  "timeout no answer");
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4); /* + the lone cpu sample's */
+	CHECK_STR(qs(p,
+			  "SELECT group_concat(router_id || '/' || time_ms || '/' || core || '/' ||"
+			  " load || '/' || coalesce(irq, '-'), ' ') FROM cpu_samples"),
+		"1/1000/0/120/- 1/1000/1/1000/15 1/31000/0/0/0 1/31000/1/999/- 1/91000/0/7/-");
+	CHECK_STR(qs(p,
+			  "SELECT group_concat(iface_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
+			  " tx_bytes || '/' || rx_packets || '/' || tx_packets || '/' || rx_drops || '/' ||"
+			  " tx_drops || '/' || coalesce(dt_ms, '-') || '/' || coalesce(rx_delta, '-') ||"
+			  " '/' || coalesce(tx_delta, '-') || '/' || reset, ' ') FROM iface_samples"),
+		"5/1000/-9/100/5/6/0/1/-/-/-/0 5/31000/2000/400/7/8/2/3/30000/2009/300/1"
+		" 9/31000/40000000000/1/1/1/1/1/-/-/-/0");
+	CHECK_STR(qs(p,
+			  "SELECT group_concat(peer_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
+			  " tx_bytes || '/' || coalesce(handshake_age_ms, '-') || '/' || coalesce(dt_ms, '-')"
+			  " || '/' || coalesce(rx_delta, '-') || '/' || reset, ' ') FROM peer_samples"),
+		"3/1000/50/60/-/-/-/0 3/31000/150/260/4000/30000/100/0");
+	CHECK_STR(qs(p, "SELECT err || ' ' || error FROM polls WHERE time_ms = 61000"), "timeout no answer");
 	/* The next poll's deltas count from the migrated counters. */
 	st = open_ok(p);
 	sample_t *s = mk("old", 121000, "7.15", NULL, 500000 + 60000);
@@ -465,8 +494,10 @@ static void test_migrate_v2(void)
 	f->tx_bytes = 1400;
 	store_submit(st, s);
 	store_close(st);
-	CHECK_STR(qs(p, "SELECT dt_ms || ' ' || rx_delta || ' ' || tx_delta || ' ' || reset"
-		     " FROM iface_samples WHERE time_ms = 121000"), "90000 500 1000 0");
+	CHECK_STR(qs(p,
+			  "SELECT dt_ms || ' ' || rx_delta || ' ' || tx_delta || ' ' || reset"
+			  " FROM iface_samples WHERE time_ms = 121000"),
+		"90000 500 1000 0");
 	check_integrity(p);
 	free(p);
 }
@@ -518,8 +549,10 @@ static double now_s(void)
 static sample_t *mk_bench(int kind, int k)
 {
 	int64_t t = T0 + (int64_t)k * 30000;
-	sample_t *s = mk(kind == 0 ? "ifaces" : kind == 1 ? "cores" : "peers", t, "7.16", "7.16",
-			 86400000 + (int64_t)k * 30000);
+	sample_t *s = mk(kind == 0  ? "ifaces"
+			: kind == 1 ? "cores"
+				    : "peers",
+		t, "7.16", "7.16", 86400000 + (int64_t)k * 30000);
 	if (kind == 1) {
 		sample_set_cores(s, 8);
 		for (int i = 0; i < 8; i++)
@@ -552,13 +585,14 @@ static sample_t *mk_bench(int kind, int k)
 static void bench_size(const char *p, const char *table)
 {
 	char *sql = xasprintf("SELECT (SELECT sum(pgsize) FROM dbstat WHERE name = '%s'),"
-			      " (SELECT count(*) FROM %s)", table, table);
+			      " (SELECT count(*) FROM %s)",
+		table, table);
 	sqlite3 *db = ro(p);
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
 		int64_t bytes = sqlite3_column_int64(q, 0), rows = sqlite3_column_int64(q, 1);
-		printf("  %-14s %7" PRId64 " rows %9" PRId64 " bytes: %5.1f bytes/row on disk\n",
-		       table, rows, bytes, rows ? (double)bytes / (double)rows : 0.0);
+		printf("  %-14s %7" PRId64 " rows %9" PRId64 " bytes: %5.1f bytes/row on disk\n", table, rows,
+			bytes, rows ? (double)bytes / (double)rows : 0.0);
 	}
 	sqlite3_finalize(q);
 	sqlite3_close(db);
@@ -568,11 +602,11 @@ static void bench_size(const char *p, const char *table)
 static void test_bench(void)
 {
 	char *p = tpath("bench.db");
-	static const int polls[3] = { 1000, 12500, 1000 };   /* 100k rows each */
+	static const int polls[3] = { 1000, 12500, 1000 }; /* 100k rows each */
 	static const char *const what[3] = { "interface", "cpu", "peer" };
 	atomic_store(&fake_now, T0);
 	store_t *st = open_ok(p);
-	st->retention_ms = 35 * STORE_DAY_MS;   /* read by the writer after maintain() locks */
+	st->retention_ms = 35 * STORE_DAY_MS; /* read by the writer after maintain() locks */
 	st->rollup_retention_ms = 400 * STORE_DAY_MS;
 	for (int kind = 0; kind < 3; kind++) {
 		double t0 = now_s();
@@ -581,7 +615,7 @@ static void test_bench(void)
 		store_flush(st);
 		double dt = now_s() - t0;
 		printf("  ingest: 100000 %s rows (%d polls) in %.2f s: %.0f rows/s\n", what[kind],
-		       polls[kind], dt, 100000 / dt);
+			polls[kind], dt, 100000 / dt);
 	}
 	atomic_store(&fake_now, T0 + 12500LL * 30000 + 600000);
 	double t0 = now_s();
@@ -593,8 +627,8 @@ static void test_bench(void)
 	CHECK_INT(qi(p, "SELECT count(*) FROM peer_samples"), 100000);
 	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 12500 / 10 * 8);
 	CHECK_INT(qi(p, "SELECT max(rx_rate_max) FROM iface_rollup"), (2000 + 99 * 37));
-	static const char *const tables[] = { "polls", "cpu_samples", "iface_samples",
-		"peer_samples", "cpu_rollup", "iface_rollup", "peer_rollup" };
+	static const char *const tables[] = { "polls", "cpu_samples", "iface_samples", "peer_samples",
+		"cpu_rollup", "iface_rollup", "peer_rollup" };
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		bench_size(p, tables[i]);
 	check_integrity(p);

@@ -10,41 +10,48 @@
 
 static int unit_checks, unit_failures;
 
-#define CHECK(cond) do { \
-	unit_checks++; \
-	if (!(cond)) { \
-		unit_failures++; \
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-	} \
-} while (0)
+#define CHECK(cond)                                                                              \
+	do {                                                                                     \
+		unit_checks++;                                                                   \
+		if (!(cond)) {                                                                   \
+			unit_failures++;                                                         \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                                \
+	} while (0)
 
-#define CHECK_STR(a, b) do { \
-	const char *unit_a_ = (a), *unit_b_ = (b); \
-	unit_checks++; \
-	if (unit_a_ == NULL || unit_b_ == NULL ? unit_a_ != unit_b_ : strcmp(unit_a_, unit_b_) != 0) { \
-		unit_failures++; \
-		fprintf(stderr, "%s:%d: %s is \"%s\", want \"%s\"\n", __FILE__, __LINE__, #a, \
-			unit_a_ ? unit_a_ : "(null)", unit_b_ ? unit_b_ : "(null)"); \
-	} \
-} while (0)
+#define CHECK_STR(a, b)                                                                               \
+	do {                                                                                          \
+		const char *unit_a_ = (a), *unit_b_ = (b);                                            \
+		unit_checks++;                                                                        \
+		if (unit_a_ == NULL || unit_b_ == NULL ? unit_a_ != unit_b_                           \
+						       : strcmp(unit_a_, unit_b_) != 0) {             \
+			unit_failures++;                                                              \
+			fprintf(stderr, "%s:%d: %s is \"%s\", want \"%s\"\n", __FILE__, __LINE__, #a, \
+				unit_a_ ? unit_a_ : "(null)", unit_b_ ? unit_b_ : "(null)");          \
+		}                                                                                     \
+	} while (0)
 
-#define CHECK_INT(a, b) do { \
-	long long unit_a_ = (long long)(a), unit_b_ = (long long)(b); \
-	unit_checks++; \
-	if (unit_a_ != unit_b_) { \
-		unit_failures++; \
-		fprintf(stderr, "%s:%d: %s is %lld, want %lld\n", __FILE__, __LINE__, #a, unit_a_, unit_b_); \
-	} \
-} while (0)
+#define CHECK_INT(a, b)                                                                                    \
+	do {                                                                                               \
+		long long unit_a_ = (long long)(a), unit_b_ = (long long)(b);                              \
+		unit_checks++;                                                                             \
+		if (unit_a_ != unit_b_) {                                                                  \
+			unit_failures++;                                                                   \
+			fprintf(stderr, "%s:%d: %s is %lld, want %lld\n", __FILE__, __LINE__, #a, unit_a_, \
+				unit_b_);                                                                  \
+		}                                                                                          \
+	} while (0)
 
-#define CHECK_NEAR(a, b, eps) do { \
-	double unit_a_ = (a), unit_b_ = (b); \
-	unit_checks++; \
-	if (!(fabs(unit_a_ - unit_b_) <= (eps))) { \
-		unit_failures++; \
-		fprintf(stderr, "%s:%d: %s is %.17g, want %.17g\n", __FILE__, __LINE__, #a, unit_a_, unit_b_); \
-	} \
-} while (0)
+#define CHECK_NEAR(a, b, eps)                                                                                \
+	do {                                                                                                 \
+		double unit_a_ = (a), unit_b_ = (b);                                                         \
+		unit_checks++;                                                                               \
+		if (!(fabs(unit_a_ - unit_b_) <= (eps))) {                                                   \
+			unit_failures++;                                                                     \
+			fprintf(stderr, "%s:%d: %s is %.17g, want %.17g\n", __FILE__, __LINE__, #a, unit_a_, \
+				unit_b_);                                                                    \
+		}                                                                                            \
+	} while (0)
 
 static inline int unit_done(const char *name)
 {
