@@ -14,12 +14,12 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "buf.h"
-#include "conf.h"
-#include "fleet.h"
-#include "metrics.h"
-#include "sample.h"
-#include "xmem.h"
+#include "lib/buf.h"
+#include "daemon/conf.h"
+#include "daemon/fleet.h"
+#include "web/metrics.h"
+#include "daemon/sample.h"
+#include "lib/xmem.h"
 
 static double mb_cpu_ms(void)
 {

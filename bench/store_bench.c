@@ -4,7 +4,7 @@
  * all of it are forced. With -u it is instead a fleet upgraded midway, shaped so the detector
  * reaches verdicts (bench/run's detector section). Prints figures only; writes nothing but
  * the database it is given. Includes store.c to reach the clock seam. */
-#include "../daemon/store.c"
+#include "store/store.c"
 
 #include <getopt.h>
 #include <sys/time.h>

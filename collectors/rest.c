@@ -9,11 +9,11 @@
  * connection lives in its multi's connection cache, not in an easy handle: easy handles (5.6 KB
  * each) are pooled and lent to the polls in flight. */
 #include "config.h"
-#include "rest.h"
-#include "buf.h"
-#include "log.h"
-#include "ros.h"
-#include "xmem.h"
+#include "collectors/rest.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "collectors/ros.h"
+#include "lib/xmem.h"
 
 #include <curl/curl.h>
 #include <jansson.h>

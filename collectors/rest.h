@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "collector.h"
-#include "loop.h"
+#include "daemon/collector.h"
+#include "lib/loop.h"
 
 typedef struct rest rest_t;
 

@@ -2,7 +2,7 @@
  * router and is untrusted: parse it whole or reject it. Never logs, never allocates, never
  * accepts a half-parsed value (no sign, no spaces, no trailing bytes, no overflow). */
 #include "config.h"
-#include "ros.h"
+#include "collectors/ros.h"
 
 #include <string.h>
 

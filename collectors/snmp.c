@@ -14,9 +14,9 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/library/large_fd_set.h>
 
-#include "snmp.h"
-#include "snmpdecode.h"
-#include "xmem.h"
+#include "collectors/snmp.h"
+#include "collectors/snmpdecode.h"
+#include "lib/xmem.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -6,8 +6,8 @@
 #ifndef WGWATCH_SNMP_H
 #define WGWATCH_SNMP_H
 
-#include "collector.h"
-#include "loop.h"
+#include "daemon/collector.h"
+#include "lib/loop.h"
 
 typedef struct snmp snmp_t;
 

@@ -13,10 +13,10 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
-#include "snmpdecode.h"
-#include "buf.h"
-#include "ros.h"
-#include "xmem.h"
+#include "collectors/snmpdecode.h"
+#include "lib/buf.h"
+#include "collectors/ros.h"
+#include "lib/xmem.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "conf.h"
-#include "sample.h"
+#include "daemon/conf.h"
+#include "daemon/sample.h"
 
 struct snmp_pdu; /* net-snmp's netsnmp_pdu; its headers clash with config.h, so not here */
 

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
-#include "conf.h"
-#include "sample.h"
+#include "daemon/conf.h"
+#include "daemon/sample.h"
 
 /* Called exactly once per poll, on the loop thread, never from inside poll(). The callee owns s. */
 typedef void (*collector_done_fn)(sample_t *s, void *arg);

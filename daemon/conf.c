@@ -3,9 +3,9 @@
  * all walk that table. It never logs and never puts a secret value into an error message:
  * problems are collected as "FILE:LINE: message" lines for the caller to print. */
 #include "config.h"
-#include "conf.h"
-#include "buf.h"
-#include "xmem.h"
+#include "daemon/conf.h"
+#include "lib/buf.h"
+#include "lib/xmem.h"
 
 #include <assert.h>
 #include <ctype.h>

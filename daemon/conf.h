@@ -82,7 +82,7 @@ typedef struct conf {
 	char *web_cert;     /* absolute path of the TLS certificate (PEM) */
 	char *web_key;      /* absolute path of the TLS private key (PEM) */
 
-	/* [alert]: the direct push of verdicts to Alertmanager (daemon/alert.c) */
+	/* [alert]: the direct push of verdicts to Alertmanager (web/alert.c) */
 	char *alert_url;          /* Alertmanager base URL, no trailing '/'; NULL: no push */
 	int64_t alert_resend_ms;  /* firing alerts are sent again this often; default 1m */
 	int64_t alert_timeout_ms; /* one push may take this long; default 5s */

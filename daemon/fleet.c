@@ -4,9 +4,9 @@
  * A reload swaps the router table; a conf replaced by it is released only after every view
  * pointing into it is gone. */
 #include "config.h"
-#include "fleet.h"
-#include "rate.h"
-#include "xmem.h"
+#include "daemon/fleet.h"
+#include "daemon/rate.h"
+#include "lib/xmem.h"
 
 #include <math.h>
 #include <pthread.h>

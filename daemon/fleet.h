@@ -10,8 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "conf.h"
-#include "sample.h"
+#include "daemon/conf.h"
+#include "daemon/sample.h"
 
 typedef struct fleet fleet_t;
 

@@ -17,20 +17,20 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "alert.h"
-#include "conf.h"
-#include "detector.h"
-#include "fleet.h"
-#include "http.h"
-#include "log.h"
-#include "loop.h"
-#include "metrics.h"
-#include "poller.h"
-#include "rest.h"
-#include "shard.h"
-#include "snmp.h"
-#include "store.h"
-#include "xmem.h"
+#include "web/alert.h"
+#include "daemon/conf.h"
+#include "detector/detector.h"
+#include "daemon/fleet.h"
+#include "web/http.h"
+#include "lib/log.h"
+#include "lib/loop.h"
+#include "web/metrics.h"
+#include "daemon/poller.h"
+#include "collectors/rest.h"
+#include "daemon/shard.h"
+#include "collectors/snmp.h"
+#include "store/store.h"
+#include "lib/xmem.h"
 
 struct opts {
 	const char *conf_path;
@@ -194,6 +194,12 @@ static void main_notify_ready(struct daemon *d)
 static void main_notify_ready(struct daemon *d) {}
 #endif
 
+/* The poller's sink: every finished sample goes to the store's writer queue. */
+static void main_store_submit(void *store, sample_t *s)
+{
+	store_submit(store, s);
+}
+
 static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
@@ -211,7 +217,7 @@ static int main_start(struct daemon *d, bool once)
 	}
 	d->fleet = fleet_create(d->conf);
 	d->rest = rest_create(d->loop, d->conf->max_body_bytes);
-	d->poller = poller_create(d->loop, d->conf, d->fleet, d->store);
+	d->poller = poller_create(d->loop, d->conf, d->fleet, (sample_sink_t){ main_store_submit, d->store });
 	d->snmp = snmp_create(d->loop);
 	poller_add_collector(d->poller, rest_collector(d->rest));
 	poller_add_collector(d->poller, snmp_collector(d->snmp));

@@ -1,12 +1,12 @@
 /* poller: when each router is polled and what happens to the result. Runs on the loop
- * thread; never blocks (the store queues, the fleet copies). Routers waiting for a free slot
+ * thread; never blocks (the sink, the store, queues; the fleet copies). Routers waiting for a free slot
  * wait in a FIFO so a fleet of hanging routers delays nobody beyond the in-flight cap.
  * A router with two sources (REST and SNMP) is polled by both in turn, and the two samples are
  * merged into one: identity and peers from the first, CPU and counters from the second. */
 #include "config.h"
-#include "poller.h"
-#include "log.h"
-#include "xmem.h"
+#include "daemon/poller.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -36,7 +36,7 @@ struct poller {
 	loop_t *loop;
 	const conf_t *conf;
 	fleet_t *fleet;
-	store_t *store;
+	sample_sink_t sink;
 	collector_t collectors[POLLER_MAX_COLLECTORS];
 	size_t ncollectors;
 	struct prouter *routers;
@@ -50,13 +50,13 @@ struct poller {
 static void poller_start_poll(struct prouter *r);
 static void poller_schedule(struct prouter *r);
 
-poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, store_t *store)
+poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, sample_sink_t sink)
 {
 	poller_t *p = xcalloc(1, sizeof(*p));
 	p->loop = loop;
 	p->conf = conf;
 	p->fleet = fleet;
-	p->store = store;
+	p->sink = sink;
 	p->n = conf->nrouters;
 	p->routers = xcalloc(p->n, sizeof(*p->routers));
 	for (size_t i = 0; i < p->n; i++) {
@@ -190,7 +190,7 @@ static void poller_done(sample_t *s, void *arg)
 	} else {
 		poller_schedule(r);
 	}
-	store_submit(p->store, s);
+	p->sink.submit(p->sink.ctx, s);
 	poller_dequeue(p);
 }
 
@@ -413,7 +413,7 @@ static void poller_forget(poller_t *p)
 
 poller_t *poller_reload(poller_t *old, const conf_t *conf)
 {
-	poller_t *p = poller_create(old->loop, conf, old->fleet, old->store);
+	poller_t *p = poller_create(old->loop, conf, old->fleet, old->sink);
 	for (size_t c = 0; c < old->ncollectors; c++)
 		poller_add_collector(p, old->collectors[c]);
 	poller_carry(p, old);

@@ -1,6 +1,6 @@
 /* rate: counter arithmetic. Pure functions; unit-tested in tests/unit/rate_test.c. */
 #include "config.h"
-#include "rate.h"
+#include "daemon/rate.h"
 
 #include <math.h>
 

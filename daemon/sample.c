@@ -1,7 +1,7 @@
 /* sample: construction, copy and release of poll results. No I/O here. */
 #include "config.h"
-#include "sample.h"
-#include "xmem.h"
+#include "daemon/sample.h"
+#include "lib/xmem.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -75,6 +75,12 @@ typedef struct sample {
 	bool packed; /* from sample_dup: one block, read-only (see there) */
 } sample_t;
 
+/* Where finished samples go (the store, in the daemon): submit takes ownership of s. */
+typedef struct sample_sink {
+	void (*submit)(void *ctx, sample_t *s);
+	void *ctx;
+} sample_sink_t;
+
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source);
 void sample_free(sample_t *s);
 /* A copy in one allocation: arrays and strings packed after the struct, so that a reader

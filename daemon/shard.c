@@ -3,11 +3,11 @@
  * fleet, store, detector, metrics and API of a shard only ever see its own routers. It must
  * never change the hash: the same name always lands on the same shard. */
 #include "config.h"
-#include "shard.h"
+#include "daemon/shard.h"
 
 #include <stdlib.h>
 
-#include "xmem.h"
+#include "lib/xmem.h"
 
 #define SHARD_FNV_OFFSET 0x811c9dc5u
 #define SHARD_FNV_PRIME  0x01000193u

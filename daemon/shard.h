@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
+#include "daemon/conf.h"
 
 /* 32-bit FNV-1a over the bytes of name (no terminating NUL). */
 uint32_t shard_hash(const char *name);

@@ -1,4 +1,4 @@
--- 002-verdicts: the upgrade detector's verdicts (daemon/detector.c, docs/detector.md).
+-- 002-verdicts: the upgrade detector's verdicts (detector/detector.c, docs/detector.md).
 -- One row per version change (a version_history row of kind 'upgrade' or 'downgrade') x
 -- WireGuard interface x direction, updated while the after window fills; final = 1 once the
 -- window is complete. Every change of verdict or method also lands in verdict_history, so

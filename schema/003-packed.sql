@@ -1,9 +1,9 @@
 -- 003-packed: one polls row holds every value of its poll, packed, instead of one row per core,
 -- interface and peer in cpu_samples, iface_samples and peer_samples (docs/storage.md). The
--- BLOBs are written and read by daemon/store.c: store_values(blob) turns one into rows, and
+-- BLOBs are written and read by store/store.c: store_values(blob) turns one into rows, and
 -- the temp views cpu_samples, iface_samples and peer_samples that wgwatchd creates on each of
 -- its connections show them with the columns of 001 (plus router_id). The samples of 001 are
--- carried over by store_pack_*(), aggregates of daemon/store.c, then their tables dropped.
+-- carried over by store_pack_*(), aggregates of store/store.c, then their tables dropped.
 
 ALTER TABLE polls ADD COLUMN cpu BLOB;      -- per core: load, irq + 1 (0 = unknown)
 ALTER TABLE polls ADD COLUMN ifaces BLOB;   -- per interface: id, flags, deltas, 6 counters

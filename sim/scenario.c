@@ -1,9 +1,9 @@
 /* scenario: reads a scenario file into groups of identical routers, each with a timeline
  * compiled into phases. Collects every error with FILE:LINE; never logs, never exits. */
 #include "config.h"
-#include "scenario.h"
-#include "buf.h"
-#include "xmem.h"
+#include "sim/scenario.h"
+#include "lib/buf.h"
+#include "lib/xmem.h"
 
 #include <ctype.h>
 #include <stdarg.h>

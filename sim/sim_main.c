@@ -2,14 +2,14 @@
  * the command line and the scenario, writes the config fragment and the ready file, serves.
  * Listens on 127.0.0.0/8 only; never on any other address. */
 #include "config.h"
-#include "scenario.h"
-#include "simhttp.h"
-#include "simrest.h"
-#include "simrouter.h"
-#include "simsnmp.h"
-#include "buf.h"
-#include "log.h"
-#include "xmem.h"
+#include "sim/scenario.h"
+#include "sim/simhttp.h"
+#include "sim/simrest.h"
+#include "sim/simrouter.h"
+#include "sim/simsnmp.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -3,11 +3,11 @@
  * the daemons' epoll fds, plus the network faults. It must never block and never start a
  * thread: slow replies are dripped from timers and hung requests are parked suspended. */
 #include "config.h"
-#include "simhttp.h"
-#include "simrest.h"
-#include "buf.h"
-#include "log.h"
-#include "xmem.h"
+#include "sim/simhttp.h"
+#include "sim/simrest.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

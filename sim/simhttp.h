@@ -5,7 +5,7 @@
 #ifndef WGWATCH_SIMHTTP_H
 #define WGWATCH_SIMHTTP_H
 
-#include "simrouter.h"
+#include "sim/simrouter.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* simmenu: builds the records of each served RouterOS menu, every value a string as on the wire
  * (routeros.md §1.3, §2). Records are flat and rebuilt per request; nothing here is cached. */
 #include "config.h"
-#include "simmenu.h"
+#include "sim/simmenu.h"
 
 #include <math.h>
 #include <stdarg.h>

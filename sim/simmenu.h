@@ -3,7 +3,7 @@
 #ifndef WGWATCH_SIMMENU_H
 #define WGWATCH_SIMMENU_H
 
-#include "simrouter.h"
+#include "sim/simrouter.h"
 
 #include <stdbool.h>
 #include <time.h>

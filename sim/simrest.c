@@ -2,9 +2,9 @@
  * 400 for unknown paths, .proplist, GET equality filters, POST print with API .query words.
  * Also the content faults (401, malformed, html, big). Never logs, never does I/O. */
 #include "config.h"
-#include "simrest.h"
-#include "simmenu.h"
-#include "xmem.h"
+#include "sim/simrest.h"
+#include "sim/simmenu.h"
+#include "lib/xmem.h"
 
 #include <jansson.h>
 #include <stdbool.h>

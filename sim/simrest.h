@@ -4,8 +4,8 @@
 #ifndef WGWATCH_SIMREST_H
 #define WGWATCH_SIMREST_H
 
-#include "buf.h"
-#include "simrouter.h"
+#include "lib/buf.h"
+#include "sim/simrouter.h"
 
 #include <stddef.h>
 #include <time.h>

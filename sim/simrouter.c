@@ -2,8 +2,8 @@
  * counters are closed-form integrals of the (swinging) rates over the phases since the last
  * boot, so any t gives the same answer. No I/O, no randomness beyond the scenario seed. */
 #include "config.h"
-#include "simrouter.h"
-#include "xmem.h"
+#include "sim/simrouter.h"
+#include "lib/xmem.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef WGWATCH_SIMROUTER_H
 #define WGWATCH_SIMROUTER_H
 
-#include "scenario.h"
+#include "sim/scenario.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,10 +3,10 @@
  * of objects. net-snmp does the BER; this file only finds values. It never blocks, never
  * answers a wrong community or a router that refuses or hangs, and never accepts a SET. */
 #include "config.h"
-#include "simsnmp.h"
-#include "simmenu.h"
-#include "log.h"
-#include "xmem.h"
+#include "sim/simsnmp.h"
+#include "sim/simmenu.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
 
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>

@@ -4,7 +4,7 @@
 #ifndef WGWATCH_SIMSNMP_H
 #define WGWATCH_SIMSNMP_H
 
-#include "simrouter.h"
+#include "sim/simrouter.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * Only public fields go out: names, labels, what routers reported and our own reasons;
  * never a password, community or key from the config. Router text is made valid UTF-8. */
 #include "config.h"
-#include "api.h"
+#include "web/api.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -10,10 +10,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "detector.h"
-#include "history.h"
-#include "log.h"
-#include "metrics.h"
+#include "detector/detector.h"
+#include "store/history.h"
+#include "lib/log.h"
+#include "web/metrics.h"
 
 /* A JSON string of s with invalid UTF-8 replaced, or null for NULL. */
 static json_t *api_str(const char *s)

@@ -5,14 +5,14 @@
 
 #include <stdint.h>
 
-#include "buf.h"
-#include "conf.h"
-#include "fleet.h"
+#include "lib/buf.h"
+#include "daemon/conf.h"
+#include "daemon/fleet.h"
 
 /* Append the JSON array, routers in config order. Reads through a fleet view. */
 void api_routers(fleet_t *fleet, buf_t *out);
 
-/* The upgrade detector's results (daemon/detector.h), [] while it has none: every verdict
+/* The upgrade detector's results (detector/detector.h), [] while it has none: every verdict
  * ({router, interface, direction, from_version, to_version, upgraded_at, before_bps, after_bps,
  * ratio, method, verdict, ...}), and one row per cohort (upgrade x architecture x board). */
 void api_regressions(buf_t *out);

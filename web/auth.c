@@ -3,7 +3,7 @@
  * that hash alike share a slot). It must never log, return or copy the password, and it wipes
  * the password when destroyed. */
 #include "config.h"
-#include "auth.h"
+#include "web/auth.h"
 
 #include <netinet/in.h>
 #include <pthread.h>
@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xmem.h"
+#include "lib/xmem.h"
 
 #define AUTH_SLOTS_BITS 10
 

@@ -4,7 +4,7 @@
  * Before any route: GET/HEAD only, no body, bounded URL, no traversal, basic auth when [web]
  * user is set, TLS when [web] cert and key are. It never logs a password or key material. */
 #include "config.h"
-#include "http.h"
+#include "web/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,15 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api.h"
-#include "auth.h"
-#include "buf.h"
-#include "log.h"
-#include "metrics.h"
-#include "page.h"
-#include "page_router.h"
-#include "page_upgrades.h"
-#include "xmem.h"
+#include "web/api.h"
+#include "web/auth.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "web/metrics.h"
+#include "web/page.h"
+#include "web/page_router.h"
+#include "web/page_upgrades.h"
+#include "lib/xmem.h"
 
 #define HTTP_THREADS         2
 #define HTTP_MAX_CONNECTIONS 256

@@ -4,10 +4,10 @@
 #ifndef WGWATCH_HTTP_H
 #define WGWATCH_HTTP_H
 
-#include "conf.h"
-#include "fleet.h"
-#include "loop.h"
-#include "store.h"
+#include "daemon/conf.h"
+#include "daemon/fleet.h"
+#include "lib/loop.h"
+#include "store/store.h"
 
 typedef struct http http_t;
 

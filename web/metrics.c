@@ -3,7 +3,7 @@
  * Reads only samples, counters and public config fields (name, labels): never a secret, never
  * I/O. Label values are escaped and made valid UTF-8, whatever bytes a router sent. */
 #include "config.h"
-#include "metrics.h"
+#include "web/metrics.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "detector.h"
-#include "xmem.h"
+#include "detector/detector.h"
+#include "lib/xmem.h"
 
 /* A range of the render's label buffer. */
 struct metrics_seg {
@@ -355,7 +355,7 @@ static void metrics_polls(
 	metrics_end_u64(c, i, r->polls);
 }
 
-/* ---- the upgrade detector (daemon/detector.h): verdicts of the newest version change ---- */
+/* ---- the upgrade detector (detector/detector.h): verdicts of the newest version change ---- */
 
 static void metrics_upgrade(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)

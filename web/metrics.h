@@ -4,9 +4,9 @@
 #ifndef WGWATCH_METRICS_H
 #define WGWATCH_METRICS_H
 
-#include "buf.h"
-#include "fleet.h"
-#include "store.h"
+#include "lib/buf.h"
+#include "daemon/fleet.h"
+#include "store/store.h"
 
 /* Append the whole exposition to out. Reads through a fleet view. */
 /* store may be NULL (tests): its series then read 0. */

@@ -1,19 +1,19 @@
 /* page: the fleet page. Rows are summarised from a fleet view, sorted (down first, then the
  * busiest core) and rendered as escaped HTML. */
 #include "config.h"
-#include "page.h"
+#include "web/page.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "detector.h"
-#include "history.h"
-#include "log.h"
-#include "metrics.h"
-#include "page_chart.h"
-#include "xmem.h"
+#include "detector/detector.h"
+#include "store/history.h"
+#include "lib/log.h"
+#include "web/metrics.h"
+#include "web/page_chart.h"
+#include "lib/xmem.h"
 
 struct page_row {
 	const fleet_router_t *r;

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "buf.h"
-#include "fleet.h"
+#include "lib/buf.h"
+#include "daemon/fleet.h"
 
 void page_fleet(fleet_t *fleet, buf_t *out); /* reads through a fleet view */
 void page_css(buf_t *out);                   /* the stylesheet served at /static/wgwatch.css */

@@ -2,14 +2,14 @@
  * charts share one horizontal layout so the heatmap lines up under the throughput chart.
  * It must never emit script, event attributes or inline style (CSP), nor unescaped text. */
 #include "config.h"
-#include "page_chart.h"
+#include "web/page_chart.h"
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 
-#include "page.h"
+#include "web/page.h"
 
 #define PC_W      960.0 /* viewBox width */
 #define PC_L      78.0  /* plot left edge */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* The time axis: nbuckets buckets of bucket_ms from from_ms; values sit at bucket centres. */
 struct page_axis {

@@ -3,19 +3,19 @@
  * escaped for where it lands (HTML text, attribute, URL, SVG); it must never emit script or
  * inline style, and never block the event loop (it reads the database on its own connection). */
 #include "config.h"
-#include "page_router.h"
+#include "web/page_router.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "detector.h"
-#include "history.h"
-#include "log.h"
-#include "page.h"
-#include "page_chart.h"
-#include "xmem.h"
+#include "detector/detector.h"
+#include "store/history.h"
+#include "lib/log.h"
+#include "web/page.h"
+#include "web/page_chart.h"
+#include "lib/xmem.h"
 
 #define PR_DEFAULT_RANGE "24h"
 #define PR_WINDOW_MS     (7 * 86400000LL) /* detector windows when the config gives none */

@@ -7,9 +7,9 @@
 
 #include <stdint.h>
 
-#include "buf.h"
-#include "conf.h"
-#include "fleet.h"
+#include "lib/buf.h"
+#include "daemon/conf.h"
+#include "daemon/fleet.h"
 
 struct page_router_req {
 	const conf_t *conf; /* database path, retention, detector windows; may be NULL */

@@ -3,7 +3,7 @@
  * architectures, router and interface names come from routers: every one is escaped for where
  * it lands (HTML text, attribute, URL query value). It must never emit script or inline style. */
 #include "config.h"
-#include "page_upgrades.h"
+#include "web/page_upgrades.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "detector.h"
-#include "page.h"
-#include "page_chart.h"
-#include "xmem.h"
+#include "detector/detector.h"
+#include "web/page.h"
+#include "web/page_chart.h"
+#include "lib/xmem.h"
 
 #define PU_RATIO_BAD 0.9 /* a median ratio below this is shown as a loss */
 

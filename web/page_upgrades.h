@@ -5,7 +5,7 @@
 #ifndef WGWATCH_PAGE_UPGRADES_H
 #define WGWATCH_PAGE_UPGRADES_H
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* The query of /upgrades, percent-decoded. A cohort is selected when from and to are both
  * given; then arch and board filter too: NULL = any, "" = unknown. verdict ("regression",

@@ -4,7 +4,7 @@
  * "FILE:LINE:" lines and never show a secret (the marker SECRET given only to secret keys). */
 #undef NDEBUG
 #include "config.h"
-#include "conf.h"
+#include "daemon/conf.h"
 
 #include <assert.h>
 #include <ctype.h>

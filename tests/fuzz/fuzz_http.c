@@ -3,7 +3,7 @@
  * a real listener on 127.0.0.1, one connection per input), the listen address parser, and label
  * escaping / UTF-8 repair of router-supplied strings. A request left without reply aborts. */
 #undef NDEBUG
-#include "../../web/http.c"
+#include "web/http.c"
 
 #include <assert.h>
 #include <poll.h>

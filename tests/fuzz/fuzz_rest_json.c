@@ -3,7 +3,7 @@
  * error body; an error text must stay printable ASCII, a decoded sample within its ranges.
  * Never opens a socket: only the decoding half of rest.c runs. */
 #undef NDEBUG
-#include "../../collectors/rest.c"
+#include "collectors/rest.c"
 
 #include <assert.h>
 

@@ -14,7 +14,7 @@
 #include <net-snmp/net-snmp-config.h>
 #include <net-snmp/net-snmp-includes.h>
 
-#include "snmpdecode.h"
+#include "collectors/snmpdecode.h"
 
 #include <assert.h>
 #include <stdint.h>

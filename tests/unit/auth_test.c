@@ -1,7 +1,7 @@
 /* auth_test: the web listener's credential check (right, wrong, missing, prefixes) and its
  * failed-attempt throttle (burst, refill, IPv4 and IPv4-mapped alike, IPv6 by /64, other
  * addresses untouched). Includes auth.c to reach auth_equal. */
-#include "../../web/auth.c"
+#include "web/auth.c"
 
 #include <arpa/inet.h>
 

@@ -1,7 +1,7 @@
 /* conf_test: the config loader against fixture and generated files: a full round trip,
  * [defaults] inheritance, every error form with its FILE:LINE, includes, long lines,
  * durations, and a 10,000-router fleet. Includes conf.c to reach its statics. */
-#include "../../daemon/conf.c"
+#include "daemon/conf.c"
 
 #include <sys/stat.h>
 #include <time.h>

@@ -3,12 +3,12 @@
  * detector on a real database filled through the store: windows, resets, clipping, stored
  * verdicts with their history, single-core bound, cohorts, views and --report. */
 #include "config.h"
-#include "detector.c"
+#include "detector/detector.c"
 
 #include <stdio.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store/store.h"
 #include "unit.h"
 
 /* ---- the engine ---- */

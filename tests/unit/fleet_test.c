@@ -1,7 +1,7 @@
 /* fleet_test: fleet_reconfigure keeps kept routers' state, drops removed ones, starts new ones
  * empty, and releases the old conf only once the last view taken before the swap is freed. */
 #include "config.h"
-#include "fleet.h"
+#include "daemon/fleet.h"
 #include "unit.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* loop_test: timers fire in order, cancel works, fd readiness is delivered, stop ends the run. */
 #include "config.h"
-#include "loop.h"
+#include "lib/loop.h"
 #include "unit.h"
 
 #include <unistd.h>

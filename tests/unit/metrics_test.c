@@ -2,8 +2,8 @@
  * API (parses back, no secrets) and the HTTP listener on 127.0.0.1:0 fetched with libcurl.
  * Includes metrics.c and http.c to reach their number format, parser and health check. */
 #include "config.h"
-#include "metrics.c"
-#include "http.c"
+#include "web/metrics.c"
+#include "web/http.c"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -11,13 +11,13 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "api.h"
-#include "fleet.h"
-#include "metrics.h"
-#include "page.h"
-#include "sample.h"
+#include "web/api.h"
+#include "daemon/fleet.h"
+#include "web/metrics.h"
+#include "web/page.h"
+#include "daemon/sample.h"
 #include "unit.h"
-#include "xmem.h"
+#include "lib/xmem.h"
 
 #define PROMTOOL  "/usr/bin/promtool"
 #define EVIL_NAME "evil\"name\\x\ny"

@@ -4,14 +4,14 @@
  * hostile router, interface, peer and version text, and 404 for unknown names; the Upgrades
  * page with hostile versions, boards and architectures.
  * Includes page_router.c and page_upgrades.c to reach their statics. */
-#include "../../web/page_router.c"
-#include "../../web/page_upgrades.c"
+#include "web/page_router.c"
+#include "web/page_upgrades.c"
 #include "unit.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store/store.h"
 
 #define T0            1700000100000LL /* a 5-minute bucket start */
 #define STEP          2000LL

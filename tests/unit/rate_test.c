@@ -1,6 +1,6 @@
 /* rate_test: counter increases across 64-bit resets, 32-bit wraps and reboots; restart detection. */
 #include "config.h"
-#include "rate.h"
+#include "daemon/rate.h"
 #include "unit.h"
 
 #include <stdint.h>

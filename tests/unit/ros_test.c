@@ -1,6 +1,6 @@
 /* ros_test: table-driven cases for the RouterOS value parsers, good and bad forms. */
 #include "config.h"
-#include "ros.h"
+#include "collectors/ros.h"
 #include "unit.h"
 
 #include <stdbool.h>

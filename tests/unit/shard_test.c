@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "shard.h"
+#include "lib/buf.h"
+#include "daemon/shard.h"
 #include "unit.h"
-#include "xmem.h"
+#include "lib/xmem.h"
 
 /* FNV-1a 32 reference values, and shards of real-looking names for N = 2, 3, 4, 5, 7, 8. If one
  * of these changes, every sharded deployment would move routers between daemons: don't. */

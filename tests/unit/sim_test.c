@@ -1,8 +1,8 @@
 /* sim_test: wgwatch-sim's scenario parser, counter model and REST answers (no sockets). */
 #include "config.h"
-#include "scenario.h"
-#include "simrest.h"
-#include "simrouter.h"
+#include "sim/scenario.h"
+#include "sim/simrest.h"
+#include "sim/simrouter.h"
 #include "unit.h"
 
 #include <stdlib.h>

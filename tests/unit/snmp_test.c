@@ -2,7 +2,7 @@
  * 32-bit wraps, picking by name) on hand-built PDUs, and polls of a silent UDP agent that must
  * end in one timeout through the loop after snmp_retries + 1 tries, also with the session's
  * socket above FD_SETSIZE. Real agents: tests/system/060 and 061. */
-#include "snmp.c"
+#include "collectors/snmp.c"
 /* snmpdecode.c reads config.h again, whose PACKAGE_* net-snmp's header has redefined. */
 #undef PACKAGE_BUGREPORT
 #undef PACKAGE_NAME
@@ -10,7 +10,7 @@
 #undef PACKAGE_TARNAME
 #undef PACKAGE_URL
 #undef PACKAGE_VERSION
-#include "snmpdecode.c"
+#include "collectors/snmpdecode.c"
 #include "unit.h"
 
 #include <arpa/inet.h>

@@ -1,7 +1,7 @@
 /* store_test: the SQLite store on temp files: migrations, refusal of bad or busy databases,
  * version history, counter deltas across reboots and resets, roll-ups and retention driven by
  * a fake clock, a failing commit that is kept and written later, and ingest figures. */
-#include "../../daemon/store.c"
+#include "store/store.c"
 #include "unit.h"
 
 #include <stdatomic.h>

@@ -1,5 +1,5 @@
 /* schema_sql: the SQL migrations of schema/NNN-name.sql, compiled into the daemon by
- * schema/embed.sh (generated daemon/schema_sql.c). Entry i brings a database to version i + 1. */
+ * schema/embed.sh (generated store/schema_sql.c). Entry i brings a database to version i + 1. */
 #ifndef WGWATCH_SCHEMA_SQL_H
 #define WGWATCH_SCHEMA_SQL_H
 

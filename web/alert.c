@@ -3,7 +3,7 @@
  * timeout. It only reads detector views; it must never touch the event loop, the store or the
  * database, and never log the URL (it may hold credentials). */
 #include "config.h"
-#include "alert.h"
+#include "web/alert.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
-#include "detector.h"
-#include "log.h"
-#include "xmem.h"
+#include "lib/buf.h"
+#include "detector/detector.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
 
 #define AL_TICK_MS         1000 /* how often the thread looks for a new detector view */
 #define AL_RETRY_MS        1000 /* first retry after a failed push; doubles up to resend */

@@ -1,6 +1,6 @@
 /* xmem: allocation wrappers. Out of memory is not recoverable for a daemon: log and abort. */
 #include "config.h"
-#include "xmem.h"
+#include "lib/xmem.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,10 +4,10 @@
  * It runs in its own thread on its own SQLite connection: it must never run on the event loop,
  * never write a sample, and never guess (too little data is insufficient-data). */
 #include "config.h"
-#include "detector.h"
-#include "log.h"
-#include "store.h"
-#include "xmem.h"
+#include "detector/detector.h"
+#include "lib/log.h"
+#include "store/store.h"
+#include "lib/xmem.h"
 
 #include <inttypes.h>
 #include <math.h>

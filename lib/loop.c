@@ -2,8 +2,8 @@
  * chrony's sched.c. Single-threaded: only loop_stop and loop_heartbeat_ms may be called from
  * other threads or signal handlers. */
 #include "config.h"
-#include "loop.h"
-#include "xmem.h"
+#include "lib/loop.h"
+#include "lib/xmem.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,7 +1,7 @@
 /* buf: growable buffer, doubling capacity. */
 #include "config.h"
-#include "buf.h"
-#include "xmem.h"
+#include "lib/buf.h"
+#include "lib/xmem.h"
 
 #include <stdarg.h>
 #include <stdint.h>

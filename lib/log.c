@@ -1,7 +1,7 @@
 /* log: one line per message on stderr with a syslog-style "<N>" prefix that journald reads
  * as the priority, followed by the level word for humans reading a terminal. Thread-safe. */
 #include "config.h"
-#include "log.h"
+#include "lib/log.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -3,15 +3,15 @@
  * SQL (GROUP BY time bucket) so a 30-day page reads at most a few thousand rows per series.
  * It must never write, never log and never keep a connection across calls. */
 #include "config.h"
-#include "history.h"
+#include "store/history.h"
 
 #include <math.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
-#include "xmem.h"
+#include "store/store.h"
+#include "lib/xmem.h"
 
 #define HISTORY_ROLLUP_MS  300000LL /* the store's roll-up bucket */
 #define HISTORY_MAX_CORES  1024

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "conf.h"
-#include "sample.h"
+#include "daemon/conf.h"
+#include "daemon/sample.h"
 
 typedef struct store store_t;
 

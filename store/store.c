@@ -3,12 +3,12 @@
  * and counter deltas, and runs roll-ups and retention in small transactions. It must never block
  * a store_submit caller on disk I/O, and never put a new database in place of a bad one. */
 #include "config.h"
-#include "store.h"
-#include "schema_sql.h"
-#include "buf.h"
-#include "log.h"
-#include "rate.h"
-#include "xmem.h"
+#include "store/store.h"
+#include "store/schema_sql.h"
+#include "lib/buf.h"
+#include "lib/log.h"
+#include "daemon/rate.h"
+#include "lib/xmem.h"
 
 #include <ctype.h>
 #include <errno.h>

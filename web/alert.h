@@ -6,7 +6,7 @@
 #ifndef WGWATCH_ALERT_H
 #define WGWATCH_ALERT_H
 
-#include "conf.h"
+#include "daemon/conf.h"
 
 typedef struct alert alert_t;
 

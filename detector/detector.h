@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "conf.h"
+#include "daemon/conf.h"
 
 enum detector_outcome {
 	DETECTOR_INSUFFICIENT = 0, /* "insufficient-data": too few samples or too little traffic */
