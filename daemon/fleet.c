@@ -120,6 +120,12 @@ static void fleet_data_unref(struct fleet_data *d)
 	free(d);
 }
 
+static void fleet_set_shard(fleet_t *f, const conf_t *conf)
+{
+	f->stats.shard_index = conf->shard.count > 0 ? conf->shard.index : 1;
+	f->stats.shard_count = conf->shard.count > 0 ? conf->shard.count : 1;
+}
+
 fleet_t *fleet_create(const conf_t *conf)
 {
 	fleet_t *f = xcalloc(1, sizeof(*f));
@@ -130,6 +136,7 @@ fleet_t *fleet_create(const conf_t *conf)
 		f->routers[i].pub.conf = &conf->routers[i];
 	f->by_name = fleet_index(f->routers, f->n);
 	f->gen = fleet_gen_new();
+	fleet_set_shard(f, conf);
 	return f;
 }
 
@@ -277,6 +284,7 @@ void fleet_reconfigure(fleet_t *f, const conf_t *conf, void (*release)(void *), 
 	struct fleet_gen *old_gen = f->gen;
 	f->routers = routers, f->by_name = by_name, f->n = conf->nrouters;
 	f->gen = gen;
+	fleet_set_shard(f, conf);
 	old_gen->release = release, old_gen->arg = arg;
 	pthread_mutex_unlock(&f->mutex);
 

@@ -41,6 +41,7 @@ struct fleet_stats {
 	struct fleet_hist duration;    /* of every finished poll */
 	struct fleet_hist start_delay; /* from due to started, of every started poll */
 	uint64_t polls_late;           /* polls started later than one interval after due */
+	int shard_index, shard_count;  /* the followed conf's [daemon] shard = K/N (1/1 unset) */
 };
 
 fleet_t *fleet_create(const conf_t *conf);

@@ -134,7 +134,6 @@ static void main_raise_nofile(const conf_t *conf)
 static size_t main_shard(conf_t *c, const char *what)
 {
 	size_t total = shard_apply(c);
-	metrics_set_shard(c->shard.index, c->shard.count);
 	if (c->shard.count > 1)
 		log_info("%sshard %d/%d: %zu of %zu routers", what, c->shard.index, c->shard.count,
 			c->nrouters, total);

@@ -3,6 +3,7 @@
 #define WGWATCH_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 
 typedef struct buf {
 	char *data; /* always NUL-terminated when non-NULL */
@@ -19,5 +20,17 @@ void buf_puts(buf_t *b, const char *s);
 void buf_putc(buf_t *b, char c);
 void buf_printf(buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *buf_steal(buf_t *b, size_t *len); /* caller frees; b is reset */
+
+/* buf_append with its fast path inlined, for renderers that make millions of small appends. */
+static inline void buf_add(buf_t *b, const void *p, size_t n)
+{
+	if (b->len + n < b->cap) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+		b->data[b->len] = '\0';
+		return;
+	}
+	buf_append(b, p, n);
+}
 
 #endif

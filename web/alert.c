@@ -10,8 +10,6 @@
 #include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,16 +17,18 @@
 
 #include "lib/buf.h"
 #include "detector/detector.h"
+#include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/worker.h"
 #include "lib/xmem.h"
 
-#define AL_TICK_MS         1000 /* how often the thread looks for a new detector view */
-#define AL_RETRY_MS        1000 /* first retry after a failed push; doubles up to resend */
-#define AL_ENDS_RESENDS    4    /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
-#define AL_ERRBODY         160  /* bytes of an error reply kept for the log */
-#define AL_BOUND_MIN_POLLS 3    /* the detector's minimum to judge a bound (docs/detector.md) */
+#define ALERT_TICK_MS         1000 /* how often the thread looks for a new detector view */
+#define ALERT_RETRY_MS        1000 /* first retry after a failed push; doubles up to resend */
+#define ALERT_ENDS_RESENDS    4    /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
+#define ALERT_ERRBODY         160  /* bytes of an error reply kept for the log */
+#define ALERT_BOUND_MIN_POLLS 3    /* the detector's minimum to judge a bound (docs/detector.md) */
 
-struct al_item {
+struct alert_item {
 	char *key;         /* alertname and identifying labels: the alert's identity */
 	json_t *alert;     /* labels, annotations, generatorURL (no times) */
 	int64_t starts_ms; /* wall clock */
@@ -39,12 +39,9 @@ struct al_item {
 struct alert {
 	const conf_t *conf;
 	char *endpoint; /* URL/api/v2/alerts; never logged */
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t wake;
-	atomic_bool stopping;
+	worker_t *worker;
 	detector_view_t *seen; /* the view last turned into items, held so it is not reused */
-	struct al_item *items;
+	struct alert_item *items;
 	size_t n, cap;
 	int64_t next_ms; /* monotonic: next push; 0 = at once */
 	unsigned fails;  /* pushes failed in a row */
@@ -52,15 +49,8 @@ struct alert {
 	CURL *curl;
 };
 
-static int64_t al_clock_ms(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* RFC 3339 in UTC with milliseconds, as Alertmanager wants. */
-static void al_time(char *out, size_t size, int64_t ms)
+static void alert_time(char *out, size_t size, int64_t ms)
 {
 	time_t s = (time_t)(ms / 1000);
 	struct tm tm;
@@ -70,7 +60,7 @@ static void al_time(char *out, size_t size, int64_t ms)
 	snprintf(out, size, "%s.%03dZ", date, (int)(ms % 1000));
 }
 
-static char *al_generator(const alert_t *a, const char *router)
+static char *alert_generator(const alert_t *a, const char *router)
 {
 	char *esc = curl_easy_escape(a->curl, router, 0);
 	char *url = xasprintf(
@@ -79,10 +69,10 @@ static char *al_generator(const alert_t *a, const char *router)
 	return url;
 }
 
-static json_t *al_alert(
+static json_t *alert_build(
 	const alert_t *a, json_t *labels, const char *router, char *summary, char *description)
 {
-	char *gen = al_generator(a, router);
+	char *gen = alert_generator(a, router);
 	json_t *j = json_pack("{s:o, s:{s:s, s:s}, s:s}", "labels", labels, "annotations", "summary", summary,
 		"description", description, "generatorURL", gen);
 	free(gen);
@@ -92,7 +82,7 @@ static json_t *al_alert(
 }
 
 /* "380.0 Mbit/s", or "-" when unknown. */
-static const char *al_mbps(char *tmp, size_t size, double bps)
+static const char *alert_mbps(char *tmp, size_t size, double bps)
 {
 	if (!isfinite(bps))
 		return "-";
@@ -100,7 +90,7 @@ static const char *al_mbps(char *tmp, size_t size, double bps)
 	return tmp;
 }
 
-static const char *al_pct(char *tmp, size_t size, double load)
+static const char *alert_pct(char *tmp, size_t size, double load)
 {
 	if (!isfinite(load))
 		return "-";
@@ -108,7 +98,7 @@ static const char *al_pct(char *tmp, size_t size, double load)
 	return tmp;
 }
 
-static json_t *al_regression(const alert_t *a, const struct detector_verdict *v)
+static json_t *alert_regression(const alert_t *a, const struct detector_verdict *v)
 {
 	json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "alertname",
 		"WgwatchUpgradeRegression", "router", v->router, "interface", v->interface, "direction",
@@ -122,32 +112,32 @@ static json_t *al_regression(const alert_t *a, const struct detector_verdict *v)
 		" %s capacity of %s (tx = encrypt, rx = decrypt): ratio %.2f by %s, %s before and %s"
 		" after, busiest core %s -> %s, %zu and %zu samples.",
 		v->router, v->from_version, v->to_version, v->ratio * 100, v->direction, v->interface,
-		v->ratio, detector_method_name(v->method), al_mbps(b, sizeof(b), v->before_bps),
-		al_mbps(f, sizeof(f), v->after_bps), al_pct(lb, sizeof(lb), v->before_load),
-		al_pct(lf, sizeof(lf), v->after_load), v->before_n, v->after_n);
-	return al_alert(a, labels, v->router, summary, desc);
+		v->ratio, detector_method_name(v->method), alert_mbps(b, sizeof(b), v->before_bps),
+		alert_mbps(f, sizeof(f), v->after_bps), alert_pct(lb, sizeof(lb), v->before_load),
+		alert_pct(lf, sizeof(lf), v->after_load), v->before_n, v->after_n);
+	return alert_build(a, labels, v->router, summary, desc);
 }
 
-static json_t *al_bound_labels(const char *router)
+static json_t *alert_bound_labels(const char *router)
 {
 	return json_pack("{s:s, s:s, s:s}", "alertname", "WgwatchSingleCoreBound", "router", router,
 		"severity", "info");
 }
 
-static json_t *al_bound(const alert_t *a, const struct detector_bound *bd)
+static json_t *alert_bound(const alert_t *a, const struct detector_bound *bd)
 {
-	json_t *labels = al_bound_labels(bd->router);
+	json_t *labels = alert_bound_labels(bd->router);
 	char t[32], r[32], lb[16], lo[16];
 	char *summary = xasprintf("%s is bound by one CPU core", bd->router);
 	char *desc = xasprintf("The busiest core of %s is at %s while the others average %s: its"
 			       " WireGuard throughput (tx %s, rx %s) is at the ceiling of one core.",
-		bd->router, al_pct(lb, sizeof(lb), bd->busiest), al_pct(lo, sizeof(lo), bd->others),
-		al_mbps(t, sizeof(t), bd->tx_bps), al_mbps(r, sizeof(r), bd->rx_bps));
-	return al_alert(a, labels, bd->router, summary, desc);
+		bd->router, alert_pct(lb, sizeof(lb), bd->busiest), alert_pct(lo, sizeof(lo), bd->others),
+		alert_mbps(t, sizeof(t), bd->tx_bps), alert_mbps(r, sizeof(r), bd->rx_bps));
+	return alert_build(a, labels, bd->router, summary, desc);
 }
 
 /* The identity of an alert: its labels (alertname included), as sorted compact JSON. */
-static char *al_key_of(const json_t *labels)
+static char *alert_key_of(const json_t *labels)
 {
 	char *s = json_dumps(labels, JSON_SORT_KEYS | JSON_COMPACT);
 	char *key = xstrdup(s);
@@ -155,12 +145,12 @@ static char *al_key_of(const json_t *labels)
 	return key;
 }
 
-static char *al_key(const json_t *alert)
+static char *alert_key(const json_t *alert)
 {
-	return al_key_of(json_object_get(alert, "labels"));
+	return alert_key_of(json_object_get(alert, "labels"));
 }
 
-static struct al_item *al_find(alert_t *a, const char *key)
+static struct alert_item *alert_find(alert_t *a, const char *key)
 {
 	for (size_t i = 0; i < a->n; i++)
 		if (strcmp(a->items[i].key, key) == 0)
@@ -168,18 +158,18 @@ static struct al_item *al_find(alert_t *a, const char *key)
 	return NULL;
 }
 
-static void al_log_change(const char *what, const struct al_item *it)
+static void alert_log_change(const char *what, const struct alert_item *it)
 {
 	log_info("alert: %s %s", what, it->key);
 }
 
 /* The current view wants alert (ours now), firing since starts_ms. */
-static void al_want(alert_t *a, json_t *alert, int64_t starts_ms)
+static void alert_want(alert_t *a, json_t *alert, int64_t starts_ms)
 {
 	if (alert == NULL) /* json_pack met a NULL string: a verdict without versions */
 		return;
-	char *key = al_key(alert);
-	struct al_item *it = al_find(a, key);
+	char *key = alert_key(alert);
+	struct alert_item *it = alert_find(a, key);
 	if (it != NULL) {
 		free(key);
 		json_decref(it->alert);
@@ -196,19 +186,19 @@ static void al_want(alert_t *a, json_t *alert, int64_t starts_ms)
 		a->items = xreallocarray(a->items, a->cap, sizeof(*a->items));
 	}
 	it = &a->items[a->n++];
-	*it = (struct al_item){ .key = key, .alert = alert, .starts_ms = starts_ms, .mark = true };
-	al_log_change("firing", it);
+	*it = (struct alert_item){ .key = key, .alert = alert, .starts_ms = starts_ms, .mark = true };
+	alert_log_change("firing", it);
 	a->next_ms = a->fails ? a->next_ms : 0;
 }
 
 /* Too few polls since a version change to tell (the detector looks at the polls since then,
  * by the router's own last poll, so a router gone quiet keeps its figures): a bound alert stays
  * as it is, rather than resolve and fire again around every upgrade. */
-static void al_keep(alert_t *a, const char *router)
+static void alert_keep(alert_t *a, const char *router)
 {
-	json_t *labels = al_bound_labels(router);
-	char *key = al_key_of(labels);
-	struct al_item *it = al_find(a, key);
+	json_t *labels = alert_bound_labels(router);
+	char *key = alert_key_of(labels);
+	struct alert_item *it = alert_find(a, key);
 	if (it != NULL)
 		it->mark = true;
 	free(key);
@@ -216,42 +206,42 @@ static void al_keep(alert_t *a, const char *router)
 }
 
 /* Turn a detector view into the set of alerts that hold; those gone are resolved now. */
-static void al_update(alert_t *a, const detector_view_t *v, int64_t now)
+static void alert_update(alert_t *a, const detector_view_t *v, int64_t now)
 {
 	for (size_t i = 0; i < a->n; i++)
 		a->items[i].mark = false;
 	for (size_t i = 0; i < detector_view_nverdicts(v); i++) {
 		const struct detector_verdict *x = detector_view_verdict(v, i);
 		if (x->latest && x->verdict == DETECTOR_REGRESSION)
-			al_want(a, al_regression(a, x), x->reached_ms ? x->reached_ms : now);
+			alert_want(a, alert_regression(a, x), x->reached_ms ? x->reached_ms : now);
 	}
 	for (size_t i = 0; i < a->conf->nrouters; i++) {
 		const struct detector_bound *bd = detector_view_bound(v, a->conf->routers[i].name);
 		if (bd != NULL && bd->bound)
-			al_want(a, al_bound(a, bd), now);
-		else if (bd == NULL || bd->n < AL_BOUND_MIN_POLLS) /* just after an upgrade */
-			al_keep(a, a->conf->routers[i].name);
+			alert_want(a, alert_bound(a, bd), now);
+		else if (bd == NULL || bd->n < ALERT_BOUND_MIN_POLLS) /* just after an upgrade */
+			alert_keep(a, a->conf->routers[i].name);
 	}
 	for (size_t i = 0; i < a->n; i++) {
-		struct al_item *it = &a->items[i];
+		struct alert_item *it = &a->items[i];
 		if (!it->mark && it->ends_ms == 0) {
 			it->ends_ms = now;
-			al_log_change("resolved", it);
+			alert_log_change("resolved", it);
 			a->next_ms = a->fails ? a->next_ms : 0;
 		}
 	}
 }
 
 /* The body: every alert, firing ones ending a few resends from now unless sent again. */
-static char *al_body(const alert_t *a, int64_t now)
+static char *alert_body(const alert_t *a, int64_t now)
 {
 	json_t *arr = json_array();
-	int64_t ends = now + AL_ENDS_RESENDS * a->conf->alert_resend_ms;
+	int64_t ends = now + ALERT_ENDS_RESENDS * a->conf->alert_resend_ms;
 	for (size_t i = 0; i < a->n; i++) {
-		const struct al_item *it = &a->items[i];
+		const struct alert_item *it = &a->items[i];
 		char s[40], e[40];
-		al_time(s, sizeof(s), it->starts_ms);
-		al_time(e, sizeof(e), it->ends_ms ? it->ends_ms : ends);
+		alert_time(s, sizeof(s), it->starts_ms);
+		alert_time(e, sizeof(e), it->ends_ms ? it->ends_ms : ends);
 		json_t *j = json_copy(it->alert);
 		json_object_set_new(j, "startsAt", json_string(s));
 		json_object_set_new(j, "endsAt", json_string(e));
@@ -262,22 +252,22 @@ static char *al_body(const alert_t *a, int64_t now)
 	return body;
 }
 
-static size_t al_on_data(char *p, size_t size, size_t n, void *arg)
+static size_t alert_on_data(char *p, size_t size, size_t n, void *arg)
 {
 	buf_t *b = arg;
-	if (b->len < AL_ERRBODY)
-		buf_append(b, p, size * n < AL_ERRBODY - b->len ? size * n : AL_ERRBODY - b->len);
+	if (b->len < ALERT_ERRBODY)
+		buf_append(b, p, size * n < ALERT_ERRBODY - b->len ? size * n : ALERT_ERRBODY - b->len);
 	return size * n;
 }
 
-static int al_on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+static int alert_on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	const alert_t *a = arg;
-	return atomic_load(&a->stopping) ? 1 : 0; /* non-zero aborts the transfer */
+	return worker_stopping(a->worker) ? 1 : 0; /* non-zero aborts the transfer */
 }
 
 /* One POST; 0, or -1 with *cause. */
-static int al_post(alert_t *a, const char *body, char **cause)
+static int alert_post(alert_t *a, const char *body, char **cause)
 {
 	buf_t reply;
 	buf_init(&reply);
@@ -290,10 +280,10 @@ static int al_post(alert_t *a, const char *body, char **cause)
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)a->conf->alert_timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)a->conf->alert_timeout_ms);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, al_on_data);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, alert_on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &reply);
 	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, al_on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, alert_on_progress);
 	curl_easy_setopt(c, CURLOPT_XFERINFODATA, a);
 	CURLcode rc = curl_easy_perform(c);
 	long status = 0;
@@ -309,7 +299,7 @@ static int al_post(alert_t *a, const char *body, char **cause)
 }
 
 /* After a push that worked, resolved alerts are done with. */
-static void al_drop_resolved(alert_t *a)
+static void alert_drop_resolved(alert_t *a)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < a->n; i++) {
@@ -324,10 +314,10 @@ static void al_drop_resolved(alert_t *a)
 }
 
 /* Push the whole set; a failure is logged once per distinct cause and retried with back-off. */
-static void al_push(alert_t *a, int64_t now, int64_t mono)
+static void alert_push(alert_t *a, int64_t now, int64_t mono)
 {
-	char *body = al_body(a, now), *cause = NULL;
-	int rc = al_post(a, body, &cause);
+	char *body = alert_body(a, now), *cause = NULL;
+	int rc = alert_post(a, body, &cause);
 	free(body);
 	if (rc == 0) {
 		if (a->error != NULL)
@@ -335,16 +325,16 @@ static void al_push(alert_t *a, int64_t now, int64_t mono)
 		free(a->error);
 		a->error = NULL;
 		a->fails = 0;
-		al_drop_resolved(a);
+		alert_drop_resolved(a);
 		a->next_ms = mono + a->conf->alert_resend_ms;
 		return;
 	}
 	int64_t delay = a->conf->alert_resend_ms;
-	if (a->fails < 20 && ((int64_t)AL_RETRY_MS << a->fails) < delay)
-		delay = (int64_t)AL_RETRY_MS << a->fails;
+	if (a->fails < 20 && ((int64_t)ALERT_RETRY_MS << a->fails) < delay)
+		delay = (int64_t)ALERT_RETRY_MS << a->fails;
 	a->fails++;
 	a->next_ms = mono + delay;
-	if (atomic_load(&a->stopping)) {
+	if (worker_stopping(a->worker)) {
 		free(cause);
 		return;
 	}
@@ -356,40 +346,23 @@ static void al_push(alert_t *a, int64_t now, int64_t mono)
 	a->error = cause;
 }
 
-static void al_cycle(alert_t *a)
+static void alert_cycle(void *arg)
 {
+	alert_t *a = arg;
 	detector_view_t *v = detector_view();
 	if (v != NULL && v != a->seen) {
-		al_update(a, v, al_clock_ms(CLOCK_REALTIME));
+		alert_update(a, v, clock_wall_ms());
 		detector_view_free(a->seen);
 		a->seen = v;
 	} else {
 		detector_view_free(v);
 	}
-	int64_t mono = al_clock_ms(CLOCK_MONOTONIC);
+	int64_t mono = clock_mono_ms();
 	if (a->n > 0 && mono >= a->next_ms)
-		al_push(a, al_clock_ms(CLOCK_REALTIME), mono);
+		alert_push(a, clock_wall_ms(), mono);
 }
 
-static void *al_thread(void *arg)
-{
-	alert_t *a = arg;
-	while (!atomic_load(&a->stopping)) {
-		al_cycle(a);
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		int64_t ns = ts.tv_nsec + (int64_t)AL_TICK_MS * 1000000;
-		ts.tv_sec += (time_t)(ns / 1000000000);
-		ts.tv_nsec = (long)(ns % 1000000000);
-		pthread_mutex_lock(&a->mu);
-		if (!atomic_load(&a->stopping))
-			pthread_cond_timedwait(&a->wake, &a->mu, &ts);
-		pthread_mutex_unlock(&a->mu);
-	}
-	return NULL;
-}
-
-static void al_free(alert_t *a)
+static void alert_free(alert_t *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		free(a->items[i].key);
@@ -414,18 +387,10 @@ int alert_start(const conf_t *conf, alert_t **out, char **cause)
 	a->conf = conf;
 	a->endpoint = xasprintf("%s/api/v2/alerts", conf->alert_url);
 	a->curl = curl_easy_init();
-	pthread_mutex_init(&a->mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&a->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	int err = a->curl ? pthread_create(&a->thread, NULL, al_thread, a) : ENOMEM;
+	int err = a->curl ? worker_start(ALERT_TICK_MS, alert_cycle, a, &a->worker) : ENOMEM;
 	if (err != 0) {
 		*cause = xasprintf("cannot start the Alertmanager push: %s", strerror(err));
-		pthread_cond_destroy(&a->wake);
-		pthread_mutex_destroy(&a->mu);
-		al_free(a);
+		alert_free(a);
 		return -1;
 	}
 	*out = a;
@@ -436,12 +401,6 @@ void alert_stop(alert_t *a)
 {
 	if (a == NULL)
 		return;
-	pthread_mutex_lock(&a->mu);
-	atomic_store(&a->stopping, true);
-	pthread_cond_signal(&a->wake);
-	pthread_mutex_unlock(&a->mu);
-	pthread_join(a->thread, NULL);
-	pthread_cond_destroy(&a->wake);
-	pthread_mutex_destroy(&a->mu);
-	al_free(a);
+	worker_stop(a->worker);
+	alert_free(a);
 }

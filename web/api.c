@@ -12,6 +12,7 @@
 
 #include "detector/detector.h"
 #include "store/history.h"
+#include "lib/text.h"
 #include "lib/log.h"
 #include "web/metrics.h"
 
@@ -22,7 +23,7 @@ static json_t *api_str(const char *s)
 		return json_null();
 	buf_t b;
 	buf_init(&b);
-	metrics_put_utf8(&b, s);
+	text_put_utf8(&b, s);
 	json_t *j = json_stringn(b.data ? b.data : "", b.len);
 	buf_free(&b);
 	return j ? j : json_null();
@@ -47,7 +48,7 @@ static json_t *api_labels(const conf_router_t *cr)
 	for (size_t k = 0; k < cr->nlabels; k++) {
 		buf_t key;
 		buf_init(&key);
-		metrics_put_utf8(&key, cr->labels[k].key);
+		text_put_utf8(&key, cr->labels[k].key);
 		json_object_set_new(o, key.data ? key.data : "", api_str(cr->labels[k].value));
 		buf_free(&key);
 	}

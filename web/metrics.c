@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "detector/detector.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 /* A range of the render's label buffer. */
@@ -54,16 +55,10 @@ struct metrics_family {
 	size_t off;                   /* offset of the counter in its struct, where used */
 };
 
-/* buf_append's fast path inlined: a render makes over a million small appends. */
+/* buf_add: buf_append's fast path inlined; a render makes over a million small appends. */
 static inline void metrics_put(buf_t *b, const void *p, size_t n)
 {
-	if (b->len + n < b->cap) {
-		memcpy(b->data + b->len, p, n);
-		b->len += n;
-		b->data[b->len] = '\0';
-		return;
-	}
-	buf_append(b, p, n);
+	buf_add(b, p, n);
 }
 
 static inline void metrics_puts(buf_t *b, const char *s)
@@ -74,71 +69,6 @@ static inline void metrics_puts(buf_t *b, const char *s)
 static inline void metrics_putc(buf_t *b, char c)
 {
 	metrics_put(b, &c, 1);
-}
-
-/* ---- UTF-8 and label escaping ---- */
-
-/* Length of the valid UTF-8 sequence (RFC 3629) starting at s, 0 when invalid. */
-static size_t metrics_utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xBF;
-	size_t n;
-	if (c >= 0xC2 && c <= 0xDF) {
-		n = 2;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		n = 3;
-		lo = c == 0xE0 ? 0xA0 : 0x80; /* no overlongs */
-		hi = c == 0xED ? 0x9F : 0xBF; /* no surrogates */
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		n = 4;
-		lo = c == 0xF0 ? 0x90 : 0x80;
-		hi = c == 0xF4 ? 0x8F : 0xBF; /* nothing above U+10FFFF */
-	} else {
-		return 0;
-	}
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t k = 2; k < n; k++) /* stops at the NUL: 0 is not a continuation byte */
-		if (s[k] < 0x80 || s[k] > 0xBF)
-			return 0;
-	return n;
-}
-
-/* Append s as valid UTF-8 (U+FFFD for each bad byte), escaping \ " and newline if asked. */
-static void metrics_put_text(buf_t *out, const char *str, bool escape)
-{
-	const unsigned char *s = (const unsigned char *)(str ? str : "");
-	const unsigned char *run = s;
-	while (*s) {
-		size_t n = 1;
-		if (*s >= 0x80)
-			n = metrics_utf8_len(s);
-		else if (escape && (*s == '\\' || *s == '"' || *s == '\n'))
-			n = 0;
-		if (n > 0) {
-			s += n;
-			continue;
-		}
-		metrics_put(out, run, (size_t)(s - run));
-		if (*s == '\\' || *s == '"')
-			metrics_put(out, *s == '\\' ? "\\\\" : "\\\"", 2);
-		else if (*s == '\n')
-			metrics_put(out, "\\n", 2);
-		else
-			metrics_put(out, "\xEF\xBF\xBD", 3);
-		run = ++s;
-	}
-	metrics_put(out, run, (size_t)(s - run));
-}
-
-void metrics_escape_label(buf_t *out, const char *s)
-{
-	metrics_put_text(out, s, true);
-}
-
-void metrics_put_utf8(buf_t *out, const char *s)
-{
-	metrics_put_text(out, s, false);
 }
 
 /* ---- numbers ---- */
@@ -214,7 +144,7 @@ static void metrics_label(buf_t *out, const char *key, const char *value)
 	metrics_putc(out, ',');
 	metrics_puts(out, key);
 	metrics_put(out, "=\"", 2);
-	metrics_escape_label(out, value);
+	text_put_label(out, value);
 	metrics_putc(out, '"');
 }
 
@@ -457,22 +387,15 @@ static void metrics_core_saturated(
 
 /* ---- daemon families ---- */
 
-/* [daemon] shard = K/N of the running config, as (N << 16) | K; N, K <= 10000. */
-static atomic_uint metrics_shard = (1u << 16) | 1u;
-
-void metrics_set_shard(int index, int count)
-{
-	atomic_store(&metrics_shard, ((unsigned)count << 16) | (unsigned)index);
-}
-
+/* [daemon] shard = K/N of the config the fleet follows. */
 static void metrics_shard_info(struct metrics_ctx *c, const struct metrics_family *fam)
 {
-	unsigned sh = atomic_load(&metrics_shard);
+	const struct fleet_stats *st = fleet_view_stats(c->view);
 	metrics_puts(c->out, fam->name);
 	metrics_puts(c->out, "{shard=\"");
-	metrics_put_u64(c->out, sh & 0xffffu);
+	metrics_put_u64(c->out, (uint64_t)st->shard_index);
 	metrics_puts(c->out, "\",shards=\"");
-	metrics_put_u64(c->out, sh >> 16);
+	metrics_put_u64(c->out, (uint64_t)st->shard_count);
 	metrics_puts(c->out, "\"} 1\n");
 }
 
@@ -692,7 +615,7 @@ static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 	struct metrics_rl *rl = &c->rl[i];
 	rl->router.off = c->labels.len;
 	metrics_put(&c->labels, "router=\"", 8);
-	metrics_escape_label(&c->labels, r->conf->name);
+	text_put_label(&c->labels, r->conf->name);
 	metrics_putc(&c->labels, '"');
 	rl->router.len = c->labels.len - rl->router.off;
 	rl->extra.off = c->labels.len;

@@ -12,14 +12,4 @@
 /* store may be NULL (tests): its series then read 0. */
 void metrics_render(fleet_t *fleet, store_t *store, buf_t *out);
 
-/* The [daemon] shard = K/N that wgwatch_shard_info reports (default 1/1); any thread. */
-void metrics_set_shard(int index, int count);
-
-/* Append s escaped as a label value (backslash, double quote, newline). */
-void metrics_escape_label(buf_t *out, const char *s);
-
-/* Append s (NULL: nothing) with every invalid UTF-8 byte replaced by U+FFFD; no escaping.
- * metrics_escape_label does the same replacement. */
-void metrics_put_utf8(buf_t *out, const char *s);
-
 #endif

@@ -10,6 +10,7 @@
 
 #include "detector/detector.h"
 #include "store/history.h"
+#include "lib/text.h"
 #include "lib/log.h"
 #include "web/metrics.h"
 #include "web/page_chart.h"
@@ -74,27 +75,6 @@ void page_css(buf_t *out)
 	buf_puts(out, page_style);
 }
 
-void page_escape(buf_t *out, const char *s)
-{
-	if (s == NULL)
-		return;
-	buf_t clean;
-	buf_init(&clean);
-	metrics_put_utf8(&clean, s);
-	for (size_t i = 0; i < clean.len; i++) {
-		char c = clean.data[i];
-		switch (c) {
-		case '&': buf_puts(out, "&amp;"); break;
-		case '<': buf_puts(out, "&lt;"); break;
-		case '>': buf_puts(out, "&gt;"); break;
-		case '"': buf_puts(out, "&quot;"); break;
-		case '\'': buf_puts(out, "&#39;"); break;
-		default: buf_putc(out, c);
-		}
-	}
-	buf_free(&clean);
-}
-
 static bool page_is_wg(const struct sample_iface *f)
 {
 	return f->type && strcmp(f->type, "wg") == 0;
@@ -154,9 +134,9 @@ static void page_change(buf_t *out, const struct history_change *c)
 	if (c->time_ms <= 0 || gmtime_r(&t, &tm) == NULL || strftime(day, sizeof(day), "%Y-%m-%d", &tm) == 0)
 		return;
 	buf_printf(out, "<br><small class=\"since\" title=\"%s ", c->kind);
-	page_escape(out, c->old_version ? c->old_version : "?");
+	text_put_html(out, c->old_version ? c->old_version : "?");
 	buf_puts(out, " &rarr; ");
-	page_escape(out, c->new_version ? c->new_version : "?");
+	text_put_html(out, c->new_version ? c->new_version : "?");
 	buf_puts(out, " at ");
 	page_time(out, c->time_ms, "");
 	buf_printf(
@@ -167,7 +147,7 @@ static void page_cell(buf_t *out, const char *s)
 {
 	buf_puts(out, "<td>");
 	if (s)
-		page_escape(out, s);
+		text_put_html(out, s);
 	else
 		buf_puts(out, "&ndash;");
 	buf_puts(out, "</td>");
@@ -182,7 +162,7 @@ static void page_state(buf_t *out, const fleet_router_t *r)
 	buf_puts(out, "<td><span class=\"down\">down</span>");
 	if (r->polled) {
 		buf_printf(out, " <span class=\"why\">%s: ", sample_err_name(r->last_err));
-		page_escape(out, r->last_error);
+		text_put_html(out, r->last_error);
 		buf_puts(out, "</span>");
 	} else {
 		buf_puts(out, " <span class=\"why\">not polled yet</span>");
@@ -213,12 +193,12 @@ static void page_row(buf_t *out, const struct page_row *row)
 	const fleet_router_t *r = row->r;
 	const sample_t *s = r->last;
 	buf_puts(out, "<tr><td>");
-	page_escape(out, r->conf->name);
+	text_put_html(out, r->conf->name);
 	for (size_t k = 0; k < r->conf->nlabels; k++) {
 		buf_puts(out, k ? ", " : "<br><small>");
-		page_escape(out, r->conf->labels[k].key);
+		text_put_html(out, r->conf->labels[k].key);
 		buf_putc(out, '=');
-		page_escape(out, r->conf->labels[k].value);
+		text_put_html(out, r->conf->labels[k].value);
 	}
 	buf_puts(out, r->conf->nlabels ? "</small></td>" : "</td>");
 	page_state(out, r);
@@ -226,7 +206,7 @@ static void page_row(buf_t *out, const struct page_row *row)
 	page_cell(out, s ? s->architecture : NULL);
 	buf_puts(out, "<td>");
 	if (s && s->version)
-		page_escape(out, s->version);
+		text_put_html(out, s->version);
 	else
 		buf_puts(out, "&ndash;");
 	if (row->regressed)
@@ -248,20 +228,8 @@ static void page_row(buf_t *out, const struct page_row *row)
 	buf_puts(out, "</td><td class=\"t\">");
 	page_time(out, r->last_poll_ms, "never");
 	buf_puts(out, "</td><td><a class=\"go\" href=\"/router/");
-	page_url_escape(out, r->conf->name);
+	text_put_url(out, r->conf->name);
 	buf_puts(out, "\">details&nbsp;&rsaquo;</a></td></tr>\n");
-}
-
-void page_url_escape(buf_t *out, const char *s)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; p++) {
-		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
-			strchr("-._~", *p) != NULL)
-			buf_putc(out, (char)*p);
-		else
-			buf_printf(out, "%%%c%c", hex[*p >> 4], hex[*p & 15]);
-	}
 }
 
 /* ---- filters ---- */
@@ -347,9 +315,9 @@ static void page_select(buf_t *out, const char *name, const char *all, struct pa
 		out, "<select name=\"%s\" aria-label=\"%s\"><option value=\"\">%s</option>", name, name, all);
 	for (size_t i = 0; i < set->n; i++) {
 		buf_puts(out, "<option value=\"");
-		page_escape(out, set->v[i]);
+		text_put_html(out, set->v[i]);
 		buf_puts(out, page_set(cur) && strcmp(cur, set->v[i]) == 0 ? "\" selected>" : "\">");
-		page_escape(out, set->v[i]);
+		text_put_html(out, set->v[i]);
 		buf_puts(out, "</option>");
 	}
 	buf_puts(out, "</select>");
@@ -374,7 +342,7 @@ static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n, 
 		"<form class=\"filter\" method=\"get\" action=\"/\" role=\"search\">"
 		"<input type=\"search\" name=\"q\" placeholder=\"search name, label, board, version\" "
 		"aria-label=\"search\" value=\"");
-	page_escape(out, f ? f->q : NULL);
+	text_put_html(out, f ? f->q : NULL);
 	buf_puts(out, "\">");
 	page_select(out, "label", "any label", &labels, f ? f->label : NULL);
 	page_select(out, "board", "any board", &boards, f ? f->board : NULL);

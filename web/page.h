@@ -14,9 +14,6 @@ void page_css(buf_t *out);                   /* the stylesheet served at /static
 /* Append wall clock ms as "YYYY-MM-DD HH:MM:SSZ" (UTC), or `none` (HTML) when ms <= 0. */
 void page_time(buf_t *out, int64_t ms, const char *none);
 
-/* Append s as HTML text or attribute value: & < > " ' escaped, invalid UTF-8 replaced. */
-void page_escape(buf_t *out, const char *s);
-
 /* Fleet page filters from the query string (each NULL or "" = no filter): q is a
  * case-insensitive substring of name, labels, board, architecture or version; label is one
  * "key=value"; board and version match exactly. */
@@ -34,9 +31,5 @@ struct page_fleet_req {
 	const char *database;             /* conf->database; NULL: no upgrade dates */
 };
 void page_fleet_render(const struct page_fleet_req *req, buf_t *out);
-
-/* Append s percent-encoded for a URL path segment or query value: every byte but
- * A-Z a-z 0-9 - . _ ~ becomes %XX (the result needs no further escaping in an attribute). */
-void page_url_escape(buf_t *out, const char *s);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "web/page.h"
+#include "lib/text.h"
 
 #define PC_W      960.0 /* viewBox width */
 #define PC_L      78.0  /* plot left edge */
@@ -129,7 +129,7 @@ static void pc_open(buf_t *out, const char *cls, double h, const char *label)
 		"<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		"aria-label=\"",
 		cls, PC_W, h);
-	page_escape(out, label);
+	text_put_html(out, label);
 	buf_puts(out, "\" xmlns=\"http://www.w3.org/2000/svg\">");
 }
 
@@ -157,12 +157,12 @@ static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page
 		if (x < lo || x > hi)
 			continue;
 		buf_printf(out, "<g class=\"mk %s\"><title>", m[i].cls);
-		page_escape(out, m[i].label);
+		text_put_html(out, m[i].label);
 		buf_printf(
 			out, "</title><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, y0, x, y1);
 		if (labels) {
 			buf_printf(out, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y0 - 5);
-			page_escape(out, m[i].label);
+			text_put_html(out, m[i].label);
 			buf_puts(out, "</text>");
 		}
 		buf_puts(out, "</g>");
@@ -367,7 +367,7 @@ void page_chart_scatter(
 		buf_printf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
 			PS_L + fmin(fmax(p->x, 0), 1) * w, PC_TOP + h - fmin(p->y, ymax) / ymax * h,
 			page_chart_colour(p->cat));
-		page_escape(out, p->cat < ncats ? cats[p->cat] : "?");
+		text_put_html(out, p->cat < ncats ? cats[p->cat] : "?");
 		buf_printf(out, ": core %.0f%%, ", p->x * 100);
 		page_chart_rate(out, p->y);
 		buf_puts(out, "</title></circle>");

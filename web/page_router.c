@@ -12,6 +12,7 @@
 
 #include "detector/detector.h"
 #include "store/history.h"
+#include "lib/text.h"
 #include "lib/log.h"
 #include "web/page.h"
 #include "web/page_chart.h"
@@ -116,14 +117,14 @@ static void pr_text(buf_t *out, const char *s)
 	if (s == NULL || *s == '\0')
 		buf_puts(out, "&ndash;");
 	else
-		page_escape(out, s);
+		text_put_html(out, s);
 }
 
 /* "old → new", or just new when equal or old unknown. */
 static void pr_change(buf_t *out, const char *old, const char *new)
 {
 	if (old && new &&strcmp(old, new) != 0) {
-		page_escape(out, old);
+		text_put_html(out, old);
 		buf_puts(out, " &rarr; ");
 	}
 	pr_text(out, new);
@@ -137,12 +138,12 @@ static void pr_head(buf_t *out, const char *name)
 		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width\">"
 		"<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: ");
-	page_escape(out, name);
+	text_put_html(out, name);
 	buf_puts(out,
 		"</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
 		"<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; router</nav>\n"
 		"<h1 id=\"router-name\">");
-	page_escape(out, name);
+	text_put_html(out, name);
 	buf_puts(out, "</h1>\n");
 }
 
@@ -165,7 +166,7 @@ static void pr_state(buf_t *out, const fleet_router_t *live)
 	else {
 		buf_printf(out, "<span class=\"down\">down</span> <span class=\"why\">%s: ",
 			sample_err_name(live->last_err));
-		page_escape(out, live->last_error);
+		text_put_html(out, live->last_error);
 		buf_puts(out, "</span>");
 	}
 	buf_puts(out, "</dd>");
@@ -179,9 +180,9 @@ static void pr_labels(buf_t *out, const fleet_router_t *live)
 	for (size_t k = 0; live && k < live->conf->nlabels; k++) {
 		char *kv = xasprintf("%s=%s", live->conf->labels[k].key, live->conf->labels[k].value);
 		buf_puts(out, k ? ", <a href=\"/?label=" : "<a href=\"/?label=");
-		page_url_escape(out, kv);
+		text_put_url(out, kv);
 		buf_puts(out, "\">");
-		page_escape(out, kv);
+		text_put_html(out, kv);
 		buf_puts(out, "</a>");
 		free(kv);
 	}
@@ -195,14 +196,14 @@ static void pr_versions(buf_t *out, const history_t *h)
 	pr_text(out, h->version);
 	if (h->channel) {
 		buf_puts(out, " (");
-		page_escape(out, h->channel);
+		text_put_html(out, h->channel);
 		buf_puts(out, ")");
 	}
 	buf_puts(out, "</dd><dt>Firmware</dt><dd>");
 	pr_text(out, h->firmware);
 	if (h->upgrade_firmware && h->firmware && strcmp(h->firmware, h->upgrade_firmware) != 0) {
 		buf_puts(out, " (upgrade available: ");
-		page_escape(out, h->upgrade_firmware);
+		text_put_html(out, h->upgrade_firmware);
 		buf_puts(out, ")");
 	}
 	buf_puts(out, "</dd>");
@@ -310,7 +311,7 @@ static void pr_throughput(
 			{ .cls = "rx", .label = "rx", .v = f->rx_bps },
 		};
 		buf_puts(out, "<h3 class=\"iface\">");
-		page_escape(out, f->name);
+		text_put_html(out, f->name);
 		buf_puts(out, "</h3>\n");
 		page_chart_lines(out, ax, lines, 2, m, nm);
 	}
@@ -381,7 +382,7 @@ static void pr_scatter(buf_t *out, const history_t *h)
 		"(tx + rx)</h2><p class=\"legend\">By RouterOS version:");
 	for (size_t i = 0; i < ncats; i++) {
 		buf_printf(out, "<span class=\"key c%zu\"></span><span class=\"cat\">", i % 8);
-		page_escape(out, cats[i]);
+		text_put_html(out, cats[i]);
 		buf_puts(out, "</span>");
 	}
 	buf_puts(out, "</p>\n");

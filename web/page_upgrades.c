@@ -14,6 +14,7 @@
 #include "detector/detector.h"
 #include "web/page.h"
 #include "web/page_chart.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #define PU_RATIO_BAD 0.9 /* a median ratio below this is shown as a loss */
@@ -61,7 +62,7 @@ static void pu_text(buf_t *out, const char *s)
 	if (s == NULL || *s == '\0')
 		buf_puts(out, "<span class=\"empty\">unknown</span>");
 	else
-		page_escape(out, s);
+		text_put_html(out, s);
 }
 
 static void pu_ratio(buf_t *out, double r)
@@ -76,13 +77,13 @@ static void pu_ratio(buf_t *out, double r)
 static void pu_href(buf_t *out, const struct detector_cohort *c, const char *verdict)
 {
 	buf_puts(out, "/upgrades?from=");
-	page_url_escape(out, c->from_version);
+	text_put_url(out, c->from_version);
 	buf_puts(out, "&amp;to=");
-	page_url_escape(out, c->to_version);
+	text_put_url(out, c->to_version);
 	buf_puts(out, "&amp;arch=");
-	page_url_escape(out, c->architecture);
+	text_put_url(out, c->architecture);
 	buf_puts(out, "&amp;board=");
-	page_url_escape(out, c->board);
+	text_put_url(out, c->board);
 	if (verdict)
 		buf_printf(out, "&amp;verdict=%s", verdict);
 }
@@ -139,7 +140,7 @@ static void pu_cohort_row(buf_t *out, const struct detector_cohort *c)
 	pu_cell_open(out, "c-arch", c, NULL);
 	pu_text(out, c->architecture);
 	buf_puts(out, "</a></td><td class=\"c-board\"><a href=\"/?board=");
-	page_url_escape(out, c->board);
+	text_put_url(out, c->board);
 	buf_puts(out, "\" title=\"the fleet, filtered by this board\">");
 	pu_text(out, c->board);
 	buf_puts(out, "</a></td>");
@@ -190,9 +191,9 @@ static size_t pu_cohorts(buf_t *out, const struct pu_data *d, const struct page_
 static void pu_verdict_row(buf_t *out, const struct detector_verdict *v)
 {
 	buf_puts(out, "<tr class=\"verdict\"><td class=\"v-router\"><a href=\"/router/");
-	page_url_escape(out, v->router);
+	text_put_url(out, v->router);
 	buf_puts(out, "?range=all\">");
-	page_escape(out, v->router);
+	text_put_html(out, v->router);
 	buf_puts(out, "</a></td><td>");
 	pu_text(out, v->board);
 	buf_puts(out, "</td><td>");
@@ -230,7 +231,7 @@ static void pu_routers(buf_t *out, const struct pu_data *d, const struct page_up
 	buf_puts(out, "<section id=\"routers\"><h2>Routers");
 	if (req->verdict) {
 		buf_puts(out, " with a verdict of ");
-		page_escape(out, req->verdict);
+		text_put_html(out, req->verdict);
 	}
 	buf_puts(out,
 		"</h2><table id=\"router-table\"><thead><tr><th>Router</th><th>Board</th>"

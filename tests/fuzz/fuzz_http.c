@@ -158,7 +158,7 @@ static void fuzz_escape(const char *s)
 {
 	buf_t b;
 	buf_init(&b);
-	metrics_escape_label(&b, s);
+	text_put_label(&b, s);
 	fuzz_check_utf8(b.data ? b.data : "", b.len);
 	for (size_t i = 0; i < b.len; i++) {
 		assert(b.data[i] != '\n' && b.data[i] != '"' && b.data[i] != '\0');
@@ -166,7 +166,7 @@ static void fuzz_escape(const char *s)
 			assert(++i < b.len && strchr("\\\"n", b.data[i]) != NULL);
 	}
 	buf_reset(&b);
-	metrics_put_utf8(&b, s);
+	text_put_utf8(&b, s);
 	fuzz_check_utf8(b.data ? b.data : "", b.len);
 	buf_free(&b);
 }

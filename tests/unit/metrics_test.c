@@ -17,6 +17,7 @@
 #include "web/page.h"
 #include "daemon/sample.h"
 #include "unit.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #define PROMTOOL  "/usr/bin/promtool"
@@ -203,11 +204,11 @@ static void test_escape(void)
 	buf_init(&b);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		buf_reset(&b);
-		metrics_escape_label(&b, cases[i].in);
+		text_put_label(&b, cases[i].in);
 		CHECK_STR(b.data ? b.data : "", cases[i].want);
 	}
 	buf_reset(&b);
-	metrics_put_utf8(&b, "q\"\\\n\xFF");
+	text_put_utf8(&b, "q\"\\\n\xFF");
 	CHECK_STR(b.data, "q\"\\\n" FFFD);
 	buf_free(&b);
 }
@@ -747,7 +748,7 @@ static void test_page(fleet_t *f)
 	CHECK(strstr(h, "25% core 0, others 7%") != NULL ||
 		strstr(h, ">25%</span> core 0, others 7%") != NULL);
 	buf_reset(&b);
-	page_escape(&b, "a&b<c>'\"");
+	text_put_html(&b, "a&b<c>'\"");
 	CHECK_STR(b.data, "a&amp;b&lt;c&gt;&#39;&quot;");
 	buf_free(&b);
 }

@@ -34,7 +34,7 @@ static void test_url_escape(void)
 {
 	buf_t b;
 	buf_init(&b);
-	page_url_escape(&b, "a b/<\xc3\xa9>\"'&x=1~._-");
+	text_put_url(&b, "a b/<\xc3\xa9>\"'&x=1~._-");
 	CHECK_STR(b.data, "a%20b%2F%3C%C3%A9%3E%22%27%26x%3D1~._-");
 	buf_free(&b);
 }

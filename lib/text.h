@@ -1,0 +1,13 @@
+/* text: what every output needs of untrusted text (router names, labels, error bodies): valid
+ * UTF-8, and escaping for Prometheus label values, HTML and URLs. Appends to a buf; never fails. */
+#ifndef WGWATCH_TEXT_H
+#define WGWATCH_TEXT_H
+
+#include "lib/buf.h"
+
+void text_put_utf8(buf_t *out, const char *s);  /* s as valid UTF-8: U+FFFD for each bad byte */
+void text_put_label(buf_t *out, const char *s); /* as text_put_utf8, and \ " newline escaped */
+void text_put_html(buf_t *out, const char *s);  /* valid UTF-8 with & < > " ' as entities */
+void text_put_url(buf_t *out, const char *s);   /* percent-encoded but for A-Z a-z 0-9 - . _ ~ */
+
+#endif

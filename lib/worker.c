@@ -1,0 +1,84 @@
+/* worker: one thread per background job (see worker.h). Knows nothing of what a tick does;
+ * never calls tick after worker_stop has begun. */
+#include "config.h"
+#include "lib/worker.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "lib/clock.h"
+#include "lib/xmem.h"
+
+struct worker {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t wake; /* waits on CLOCK_MONOTONIC */
+	atomic_bool stopping;
+	bool woken; /* under mu: a wake came while the tick ran */
+	int64_t every_ms;
+	worker_tick_fn tick;
+	void *arg;
+};
+
+static void *worker_main(void *arg)
+{
+	worker_t *w = arg;
+	while (!atomic_load(&w->stopping)) {
+		w->tick(w->arg);
+		struct timespec ts = clock_mono_deadline(w->every_ms);
+		pthread_mutex_lock(&w->mu);
+		if (!atomic_load(&w->stopping) && !w->woken)
+			pthread_cond_timedwait(&w->wake, &w->mu, &ts);
+		w->woken = false;
+		pthread_mutex_unlock(&w->mu);
+	}
+	return NULL;
+}
+
+int worker_start(int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **out)
+{
+	worker_t *w = xcalloc(1, sizeof(*w));
+	w->every_ms = every_ms;
+	w->tick = tick;
+	w->arg = arg;
+	pthread_mutex_init(&w->mu, NULL);
+	clock_cond_init(&w->wake);
+	*out = w; /* before the thread starts: its first tick may read it */
+	int err = pthread_create(&w->thread, NULL, worker_main, w);
+	if (err != 0) {
+		pthread_cond_destroy(&w->wake);
+		pthread_mutex_destroy(&w->mu);
+		free(w);
+		*out = NULL;
+		return err;
+	}
+	return 0;
+}
+
+void worker_wake(worker_t *w)
+{
+	pthread_mutex_lock(&w->mu);
+	w->woken = true;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->mu);
+}
+
+bool worker_stopping(worker_t *w)
+{
+	return atomic_load(&w->stopping);
+}
+
+void worker_stop(worker_t *w)
+{
+	if (w == NULL)
+		return;
+	pthread_mutex_lock(&w->mu);
+	atomic_store(&w->stopping, true);
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->mu);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->wake);
+	pthread_mutex_destroy(&w->mu);
+	free(w);
+}

@@ -1,0 +1,20 @@
+/* worker: a thread that runs one tick function now and then every so often until stopped, the
+ * shape of the detector and the Alertmanager push. Ticks never overlap; stop wakes a sleeping
+ * worker at once and joins it, so a tick in progress finishes first. */
+#ifndef WGWATCH_WORKER_H
+#define WGWATCH_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct worker worker_t;
+typedef void (*worker_tick_fn)(void *arg);
+
+/* Start a thread that calls tick(arg) at once, then every_ms after each tick ends (sooner when
+ * woken). Returns 0, or an errno value (the thread could not start; nothing is left behind). */
+int worker_start(int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **out);
+void worker_wake(worker_t *w);     /* run the next tick now */
+bool worker_stopping(worker_t *w); /* true once worker_stop began: a long tick may end early */
+void worker_stop(worker_t *w);     /* wake, join and free; NULL is fine */
+
+#endif
