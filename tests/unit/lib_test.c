@@ -1,0 +1,133 @@
+/* lib_test: lib/hash against FNV's published vectors, lib/text's repair and escaping, lib/clock's
+ * seam, and lib/worker's tick, wake and stop (synchronised on a condition, never on a sleep). */
+#include "config.h"
+#include "lib/clock.h"
+#include "lib/hash.h"
+#include "lib/text.h"
+#include "lib/worker.h"
+#include "unit.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+static void test_hash(void)
+{
+	/* http://www.isthe.com/chongo/tech/comp/fnv/ test vectors */
+	CHECK(hash_str32("") == 0x811c9dc5u);
+	CHECK(hash_str32("a") == 0xe40c292cu);
+	CHECK(hash_str32("foobar") == 0xbf9cf968u);
+	CHECK(hash_bytes32("foobar", 6) == 0xbf9cf968u);
+	CHECK(hash_str64("") == 0xcbf29ce484222325ull);
+	CHECK(hash_str64("a") == 0xaf63dc4c8601ec8cull);
+	CHECK(hash_str64("foobar") == 0x85944171f73967e8ull);
+}
+
+static void test_text(void)
+{
+	static const struct {
+		const char *in, *utf8, *label, *html, *url;
+	} cases[] = {
+		{ "wg0", "wg0", "wg0", "wg0", "wg0" },
+		{ "a\"b\\c\nd", "a\"b\\c\nd", "a\\\"b\\\\c\\nd", "a&quot;b\\c\nd", "a%22b%5Cc%0Ad" },
+		{ "<x y='1'>&", "<x y='1'>&", "<x y='1'>&", "&lt;x y=&#39;1&#39;&gt;&amp;",
+			"%3Cx%20y%3D%271%27%3E%26" },
+		{ "caf\xc3\xa9", "caf\xc3\xa9", "caf\xc3\xa9", "caf\xc3\xa9", "caf%C3%A9" },
+		{ "bad\xff", "bad\xef\xbf\xbd", "bad\xef\xbf\xbd", "bad\xef\xbf\xbd", "bad%FF" },
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", NULL, NULL,
+			"%ED%A0%80" },                                            /* surrogate */
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd", NULL, NULL, "%C0%AF" }, /* overlong */
+		{ "wg: Transit (SoAda)", "wg: Transit (SoAda)", NULL, NULL, "wg%3A%20Transit%20%28SoAda%29" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_t b;
+		buf_init(&b);
+		text_put_utf8(&b, cases[i].in);
+		CHECK_STR(b.data ? b.data : "", cases[i].utf8);
+		if (cases[i].label != NULL) {
+			buf_reset(&b);
+			text_put_label(&b, cases[i].in);
+			CHECK_STR(b.data, cases[i].label);
+			buf_reset(&b);
+			text_put_html(&b, cases[i].in);
+			CHECK_STR(b.data, cases[i].html);
+		}
+		buf_reset(&b);
+		text_put_url(&b, cases[i].in);
+		CHECK_STR(b.data, cases[i].url);
+		buf_free(&b);
+	}
+}
+
+static int64_t test_fixed_wall(void)
+{
+	return 1234567;
+}
+
+static void test_clock(void)
+{
+	int64_t real = clock_wall_ms();
+	CHECK(real > 1600000000000); /* after 2020 */
+	clock_set_wall(test_fixed_wall);
+	CHECK_INT(clock_wall_ms(), 1234567);
+	clock_set_wall(NULL);
+	CHECK(clock_wall_ms() >= real);
+	int64_t m0 = clock_mono_ms();
+	struct timespec dl = clock_mono_deadline(1500);
+	int64_t dl_ms = (int64_t)dl.tv_sec * 1000 + dl.tv_nsec / 1000000;
+	CHECK(dl_ms >= m0 + 1500 && dl_ms <= clock_mono_ms() + 1500);
+	CHECK(dl.tv_nsec >= 0 && dl.tv_nsec < 1000000000);
+}
+
+struct test_counter {
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	int ticks;
+};
+
+static void test_tick(void *arg)
+{
+	struct test_counter *c = arg;
+	pthread_mutex_lock(&c->mu);
+	c->ticks++;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void test_wait_ticks(struct test_counter *c, int n)
+{
+	pthread_mutex_lock(&c->mu);
+	while (c->ticks < n)
+		pthread_cond_wait(&c->cond, &c->mu);
+	pthread_mutex_unlock(&c->mu);
+}
+
+static void test_worker(void)
+{
+	struct test_counter c = { .ticks = 0 };
+	pthread_mutex_init(&c.mu, NULL);
+	pthread_cond_init(&c.cond, NULL);
+	worker_t *w = NULL;
+	/* An hour between ticks: every tick after the first comes from a wake. */
+	CHECK_INT(worker_start(3600 * 1000, test_tick, &c, &w), 0);
+	CHECK(w != NULL);
+	test_wait_ticks(&c, 1);
+	for (int k = 2; k <= 4; k++) {
+		worker_wake(w);
+		test_wait_ticks(&c, k);
+	}
+	CHECK(!worker_stopping(w));
+	worker_stop(w); /* must not wait the hour */
+	CHECK_INT(c.ticks, 4);
+	worker_stop(NULL);
+	pthread_cond_destroy(&c.cond);
+	pthread_mutex_destroy(&c.mu);
+}
+
+int main(void)
+{
+	test_hash();
+	test_text();
+	test_clock();
+	test_worker();
+	return unit_done("lib_test");
+}
