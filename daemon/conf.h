@@ -1,7 +1,7 @@
 /* conf: the wgwatch.conf INI file (inih): [daemon], [detector], [web], [alert], [defaults],
- * [router NAME], include = GLOB. Every key is declared once in a table in conf.c. Parsing never
+ * [router NAME], include = GLOB. Every key is declared once in a table in confkeys.c. Parsing never
  * logs: errors come back as "FILE:LINE: message" lines. Secrets (passwords, communities, keys)
- * are held here and must never be printed by conf_dump or any error message. */
+ * are held here and must never be printed, in an error message or elsewhere. */
 #ifndef WGWATCH_CONF_H
 #define WGWATCH_CONF_H
 

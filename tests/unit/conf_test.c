@@ -1,8 +1,16 @@
 /* conf_test: the config loader against fixture and generated files: a full round trip,
  * [defaults] inheritance, every error form with its FILE:LINE, includes, long lines,
- * durations, and a 10,000-router fleet. Includes conf.c to reach its statics. */
-#include "daemon/conf.c"
+ * durations, and a 10,000-router fleet. Links the library; conf_int.h gives it the key table
+ * and the duration parser. */
+#include "config.h"
+#include "daemon/conf.h"
+#include "daemon/conf_int.h"
+#include "lib/buf.h"
+#include "lib/xmem.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -109,11 +117,11 @@ static void test_durations(void)
 	CHECK_INT(conf_parse_duration(NULL, &(int64_t){ 0 }), -1);
 	const char *cause = NULL;
 	int64_t ms;
-	CHECK_INT(conf_duration("30", &ms, &cause), -1);
+	CHECK_INT(confval_duration("30", &ms, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "needs a unit") != NULL);
 	buf_t b;
 	buf_init(&b);
-	conf_fmt_duration(&b, 5400250);
+	confval_fmt_duration(&b, 5400250);
 	CHECK_STR(b.data, "1h30m250ms");
 	buf_free(&b);
 }
@@ -698,11 +706,12 @@ static void test_help_and_docs(void)
 		buf_append(&man, chunk, n);
 	if (fp != NULL)
 		fclose(fp);
-	for (size_t i = 0; i < NKEYS; i++) {
-		char *line = xasprintf("[%s] %s ", conf_sect_name(conf_keys[i].sect), conf_keys[i].name);
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		char *line = xasprintf(
+			"[%s] %s ", confkeys_sect_name(confkeys_table[i].sect), confkeys_table[i].name);
 		CHECK(strstr(help, line) != NULL);
 		free(line);
-		char *item = xasprintf(".B %s\n", conf_keys[i].name);
+		char *item = xasprintf(".B %s\n", confkeys_table[i].name);
 		if (man.data != NULL && strstr(man.data, item) == NULL) {
 			CHECK(!"key missing from docs/wgwatch.conf.5");
 			fprintf(stderr, "  docs/wgwatch.conf.5 lacks %s", item);

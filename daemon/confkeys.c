@@ -1,0 +1,156 @@
+/* confkeys: every configuration key, declared once in confkeys_table[] (section, name, type,
+ * field, default, range, help), and the look-ups on it. The parser, the defaults, freeing and
+ * conf_help() all walk this table; it holds no state and never parses a value. */
+#include "config.h"
+#include "daemon/conf_int.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define CONF_SEC  1000.0
+#define CONF_MIN  (60 * CONF_SEC)
+#define CONF_HOUR (60 * CONF_MIN)
+#define CONF_DAY  (24 * CONF_HOUR)
+#define CONF_YEAR (366 * CONF_DAY)
+
+#define DKEY(n, t, f) .sect = SECT_DAEMON, .name = (n), .type = (t), .off = offsetof(conf_t, f)
+#define XKEY(n, t, f) .sect = SECT_DETECTOR, .name = (n), .type = (t), .off = offsetof(conf_t, f)
+#define WKEY(n, t, f) .sect = SECT_WEB, .name = (n), .type = (t), .off = offsetof(conf_t, f)
+#define AKEY(n, t, f) .sect = SECT_ALERT, .name = (n), .type = (t), .off = offsetof(conf_t, f)
+#define RKEY(n, t, f) .sect = SECT_ROUTER, .name = (n), .type = (t), .off = offsetof(conf_router_t, f)
+
+const struct conf_key confkeys_table[] = {
+	{ DKEY("listen", T_LISTEN, listen), .def = "127.0.0.1:9477",
+		.help = "address and port of the HTTP server (/metrics, API)" },
+	{ DKEY("database", T_PATH, database), .def = "wgwatch.db", .help = "SQLite database file" },
+	{ DKEY("interval", T_DURATION, interval_ms), .def = "30s", .min = 100, .max = CONF_DAY,
+		.help = "how often each router is polled" },
+	{ DKEY("timeout", T_DURATION, timeout_ms), .def = "10s", .min = 100, .max = 10 * CONF_MIN,
+		.help = "how long one poll of one router may take" },
+	{ DKEY("max_in_flight", T_INT, max_in_flight), .def = "256", .min = 1, .max = 100000,
+		.help = "routers polled at the same time" },
+	{ DKEY("retention", T_DURATION, retention_ms), .def = "35d", .min = CONF_MIN, .max = 10 * CONF_YEAR,
+		.help = "how long raw samples are kept" },
+	{ DKEY("rollup_retention", T_DURATION, rollup_retention_ms), .def = "400d", .min = CONF_MIN,
+		.max = 10 * CONF_YEAR, .help = "how long 5-minute roll-ups are kept" },
+	{ DKEY("shard", T_SHARD, shard), .def = "1/1",
+		.help = "poll only routers whose name hashes to shard K of N (see README, Sharding)" },
+	{ DKEY("max_body", T_SIZE, max_body_bytes), .def = "4M", .min = 1024, .max = 1024.0 * 1024 * 1024,
+		.help = "largest REST reply accepted, in bytes" },
+	{ XKEY("before", T_DURATION, before_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,
+		.help = "window before a version change that the detector compares" },
+	{ XKEY("after", T_DURATION, after_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,
+		.help = "window after a version change that the detector compares" },
+	{ XKEY("min_samples", T_INT, min_samples), .def = "30", .min = 1, .max = 1000000,
+		.help = "samples needed in each window before the detector judges" },
+	{ XKEY("threshold", T_DOUBLE, threshold), .def = "0.20", .min = 0, .max = 1,
+		.help = "relative CPU change (0.20 = 20%) that counts as a regression" },
+	{ XKEY("saturated", T_DOUBLE, saturated), .def = "0.90", .min = 0, .max = 1,
+		.help = "CPU load (0.90 = 90%) from which a core counts as saturated" },
+	{ XKEY("every", T_DURATION, every_ms), .def = "1m", .min = CONF_SEC, .max = CONF_DAY,
+		.help = "how often the detector re-evaluates its verdicts" },
+	{ XKEY("min_mbps", T_DOUBLE, min_mbps), .def = "1", .min = 0, .max = 1000000,
+		.help = "WireGuard traffic (Mbit/s) below which a window is too quiet to judge" },
+	{ WKEY("user", T_STR, web_user), .help = "user name for the web interface" },
+	{ WKEY("password_file", T_SECRET_FILE, web_password), .help = "file holding the web password" },
+	{ WKEY("cert", T_FILE, web_cert), .help = "TLS certificate (PEM) for the web interface" },
+	{ WKEY("key", T_FILE, web_key), .help = "TLS private key (PEM) for the web interface" },
+	{ AKEY("alertmanager", T_URL, alert_url),
+		.help = "Alertmanager to push verdicts to (v2 API), e.g. http://127.0.0.1:9093; unset: off" },
+	{ AKEY("resend", T_DURATION, alert_resend_ms), .def = "1m", .min = CONF_SEC, .max = CONF_HOUR,
+		.help = "how often firing alerts are sent again to Alertmanager" },
+	{ AKEY("timeout", T_DURATION, alert_timeout_ms), .def = "5s", .min = 100, .max = CONF_MIN,
+		.help = "how long one push to Alertmanager may take" },
+	{ RKEY("rest", T_URL, rest), .help = "REST base URL, e.g. https://192.0.2.1" },
+	{ RKEY("user", T_STR, user), .help = "RouterOS user for REST" },
+	{ RKEY("password", T_SECRET, password), .help = "RouterOS password for REST" },
+	{ RKEY("password_file", T_SECRET_FILE, password), .help = "file holding the REST password" },
+	{ RKEY("tls_verify", T_BOOL, tls_verify), .def = "yes", .help = "verify the router's certificate" },
+	{ RKEY("ca_file", T_FILE, ca_file), .help = "CA bundle (PEM) to verify the router with" },
+	{ RKEY("snmp", T_HOSTPORT, snmp), .help = "SNMP agent, host[:port]" },
+	{ RKEY("snmp_version", T_SNMPVER, snmp_version), .def = "2c", .help = "SNMP version: 1, 2c or 3" },
+	{ RKEY("snmp_community", T_SECRET, snmp_community), .def = "public",
+		.help = "SNMP v1/v2c community" },
+	{ RKEY("snmp_community_file", T_SECRET_FILE, snmp_community),
+		.help = "file holding the SNMP community" },
+	{ RKEY("snmp_user", T_STR, snmp_user), .help = "SNMPv3 USM user" },
+	{ RKEY("snmp_security_level", T_ENUM, snmp_security_level),
+		.choices = "noAuthNoPriv|authNoPriv|authPriv",
+		.help = "SNMPv3 level; default from the passwords given" },
+	{ RKEY("snmp_auth_protocol", T_ENUM, snmp_auth_protocol),
+		.choices = "MD5|SHA|SHA-224|SHA-256|SHA-384|SHA-512", .def = "SHA",
+		.help = "SNMPv3 authentication protocol" },
+	{ RKEY("snmp_auth_password", T_SECRET, snmp_auth_password),
+		.help = "SNMPv3 authentication password" },
+	{ RKEY("snmp_auth_password_file", T_SECRET_FILE, snmp_auth_password),
+		.help = "file holding the SNMPv3 authentication password" },
+	{ RKEY("snmp_priv_protocol", T_ENUM, snmp_priv_protocol), .choices = "DES|AES|AES-192|AES-256",
+		.def = "AES", .help = "SNMPv3 privacy protocol" },
+	{ RKEY("snmp_priv_password", T_SECRET, snmp_priv_password), .help = "SNMPv3 privacy password" },
+	{ RKEY("snmp_priv_password_file", T_SECRET_FILE, snmp_priv_password),
+		.help = "file holding the SNMPv3 privacy password" },
+	{ RKEY("snmp_retries", T_INT, snmp_retries), .def = "1", .min = 0, .max = 10,
+		.help = "SNMP requests resent after a timeout before the poll fails" },
+	{ RKEY("labels", T_LABELS, labels), .noff = offsetof(conf_router_t, nlabels),
+		.help = "extra Prometheus labels, name=value,name=value" },
+	{ RKEY("interfaces", T_LIST, interfaces), .noff = offsetof(conf_router_t, ninterfaces),
+		.help = "interfaces to watch besides those of type wg, a,b,c" },
+	{ RKEY("interval", T_DURATION, interval_ms), .min = 100, .max = CONF_DAY,
+		.help = "poll interval; default [daemon] interval" },
+	{ RKEY("timeout", T_DURATION, timeout_ms), .min = 100, .max = 10 * CONF_MIN,
+		.help = "poll timeout; default [daemon] timeout" },
+};
+
+/* The size comes from the entries: a key added without raising CONF_NKEYS fails here. */
+_Static_assert(sizeof(confkeys_table) / sizeof(confkeys_table[0]) == CONF_NKEYS, "CONF_NKEYS");
+
+const char *confkeys_sect_name(enum conf_sect s)
+{
+	return s == SECT_DAEMON      ? "daemon"
+		: s == SECT_DETECTOR ? "detector"
+		: s == SECT_WEB      ? "web"
+		: s == SECT_ALERT    ? "alert"
+				     : "router NAME";
+}
+
+const struct conf_key *confkeys_find(enum conf_sect sect, const char *name)
+{
+	if (sect == SECT_DEFAULTS)
+		sect = SECT_ROUTER;
+	for (size_t i = 0; i < CONF_NKEYS; i++)
+		if (confkeys_table[i].sect == sect && strcmp(confkeys_table[i].name, name) == 0)
+			return &confkeys_table[i];
+	return NULL;
+}
+
+const struct conf_key *confkeys_clash(const struct conf_key *k, const struct conf_src *at)
+{
+	for (size_t j = 0; j < CONF_NKEYS; j++)
+		if (confkeys_table[j].sect == k->sect && confkeys_table[j].off == k->off && at[j].line != 0)
+			return &confkeys_table[j];
+	return NULL;
+}
+
+const char *confkeys_type_name(const struct conf_key *k)
+{
+	static const char *const names[] = {
+		[T_STR] = "text",
+		[T_SECRET] = "secret text",
+		[T_SECRET_FILE] = "path of a mode 0600 file",
+		[T_PATH] = "path",
+		[T_FILE] = "path of a readable file",
+		[T_URL] = "http:// or https:// URL",
+		[T_LISTEN] = "host:port",
+		[T_HOSTPORT] = "host[:port]",
+		[T_BOOL] = "yes|no",
+		[T_DURATION] = "duration",
+		[T_INT] = "integer",
+		[T_SNMPVER] = "1|2c|3",
+		[T_DOUBLE] = "number",
+		[T_SIZE] = "size",
+		[T_LABELS] = "name=value,...",
+		[T_LIST] = "name,...",
+		[T_SHARD] = "K/N",
+	};
+	return k->type == T_ENUM ? k->choices : names[k->type];
+}

@@ -1,0 +1,311 @@
+/* confread: reads wgwatch.conf and the files it includes through inih, with our own line
+ * reader so that every message has its FILE:LINE, and hands each key = value to the typed
+ * parsers. It never logs, and wipes every buffer that held a line: lines hold secrets. */
+#include "config.h"
+#include "daemon/conf_int.h"
+#include "lib/xmem.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <glob.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#define CONF_IOBUF    8192 /* stdio buffer of a config file being read */
+#define CONF_LINE_CAP 8192 /* getline buffer: lines this long never make it realloc */
+
+/* ---- sections and keys ---- */
+
+static void confread_section(struct conf_file *f, char *name)
+{
+	static const struct {
+		const char *name;
+		enum conf_sect sect;
+	} plain[] = {
+		{ "daemon", SECT_DAEMON },
+		{ "detector", SECT_DETECTOR },
+		{ "web", SECT_WEB },
+		{ "alert", SECT_ALERT },
+		{ "defaults", SECT_DEFAULTS },
+	};
+	f->rs = NULL;
+	f->sect = SECT_BAD;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		if (strcmp(name, plain[i].name) == 0) {
+			f->sect = plain[i].sect;
+			f->rs = f->sect == SECT_DEFAULTS ? &f->ld->defaults : NULL;
+			return;
+		}
+	}
+	if (strncmp(name, "router", 6) != 0 || (name[6] != '\0' && !isspace((unsigned char)name[6]))) {
+		conf_ferr(f, "unknown section [%s] (known: daemon, detector, web, defaults, router NAME)",
+			name);
+		return;
+	}
+	char *rname = confval_trim(name + 6);
+	if (*rname == '\0') {
+		conf_ferr(f, "[router] needs a name: [router NAME]");
+		return;
+	}
+	if (!confval_router_name_ok(rname)) {
+		conf_ferr(
+			f, "[router %s]: a router name holds only letters, digits, '_', '.' and '-'", rname);
+		return;
+	}
+	f->sect = SECT_ROUTER;
+	f->rs = conf_router_add(f, rname);
+}
+
+static void confread_set(struct conf_file *f, const struct conf_key *k, const char *value)
+{
+	struct conf_loader *ld = f->ld;
+	struct conf_src *at = f->rs ? f->rs->at : ld->at;
+	void *base = f->rs ? (void *)&f->rs->r : (void *)ld->c;
+	const struct conf_key *other = confkeys_clash(k, at);
+	if (other != NULL) {
+		struct conf_src o = at[other - confkeys_table];
+		if (other == k)
+			conf_ferr(f, "%s is set twice (first at %s:%d)", k->name, ld->files[o.file], o.line);
+		else
+			conf_ferr(f, "%s and %s are both set (%s at %s:%d): keep one", k->name, other->name,
+				other->name, ld->files[o.file], o.line);
+		return;
+	}
+	at[k - confkeys_table] = (struct conf_src){ .file = f->fidx, .line = f->line };
+	char *cause = NULL;
+	if (confval_value(k, value, base, f->dir, &cause) == 0)
+		return;
+	if (k->type == T_SECRET || (k->type == T_URL && strchr(value, '@') != NULL))
+		conf_ferr(f, "%s: %s", k->name, cause);
+	else
+		conf_ferr(f, "%s = %s: %s", k->name, value, cause);
+	free(cause);
+}
+
+/* ---- includes ---- */
+
+static bool confread_has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+/* dir/pattern with glob characters in dir escaped. */
+static char *confread_glob_pattern(const char *dir, const char *pattern)
+{
+	if (pattern[0] == '/')
+		return xstrdup(pattern);
+	buf_t b;
+	buf_init(&b);
+	for (const char *p = dir; *p; p++) {
+		if (strchr("*?[\\", *p))
+			buf_putc(&b, '\\');
+		buf_putc(&b, *p);
+	}
+	buf_printf(&b, "/%s", pattern);
+	return buf_steal(&b, NULL);
+}
+
+static void confread_include(struct conf_file *f, const char *pattern)
+{
+	if (*pattern == '\0') {
+		conf_ferr(f, "include: empty pattern");
+		return;
+	}
+	char *full = confread_glob_pattern(f->dir, pattern);
+	glob_t g;
+	int rc = glob(full, GLOB_MARK, NULL, &g);
+	if (rc == GLOB_NOMATCH && !confread_has_glob(pattern)) {
+		char *path = confval_join(f->dir, pattern);
+		conf_ferr(f, "include = %s: cannot read %s: %s", pattern, path, strerror(ENOENT));
+		free(path);
+	} else if (rc != 0 && rc != GLOB_NOMATCH) {
+		conf_ferr(f, "include = %s: cannot list the matching files", pattern);
+	}
+	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+		size_t n = strlen(g.gl_pathv[i]);
+		if (n > 0 && g.gl_pathv[i][n - 1] != '/') /* GLOB_MARK: directories end in '/' */
+			confread_file(f->ld, g.gl_pathv[i], f);
+	}
+	if (rc == 0)
+		globfree(&g);
+	free(full);
+}
+
+static int confread_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct conf_file *f = user;
+	(void)section; /* the reader tracks sections itself, including empty ones */
+	if (strcmp(name, "include") == 0) {
+		confread_include(f, value);
+		return 1;
+	}
+	if (f->sect == SECT_BAD)
+		return 1; /* the section was reported already */
+	if (f->sect == SECT_NONE) {
+		conf_ferr(f, "%s is outside any section: put it under [daemon], [defaults], [router NAME]...",
+			name);
+		return 1;
+	}
+	const struct conf_key *k = confkeys_find(f->sect, name);
+	if (k == NULL) {
+		conf_ferr(f, "unknown key %s in [%s]", name,
+			f->sect == SECT_DEFAULTS         ? "defaults"
+				: f->sect == SECT_ROUTER ? "router"
+							 : confkeys_sect_name(f->sect));
+		return 1;
+	}
+	confread_set(f, k, value);
+	return 1;
+}
+
+/* ---- the line reader ---- */
+
+/* A "[name]" line: enter the section, or report it. Returns false if inih must not see it. */
+static bool confread_reader_section(struct conf_file *f, char *s)
+{
+	char *rb = strchr(s, ']');
+	if (rb == NULL || (*confval_trim(rb + 1) != '\0' && !strchr(";#", *confval_trim(rb + 1)))) {
+		conf_ferr(f, "bad section line: want [name]");
+		f->sect = SECT_BAD;
+		f->rs = NULL;
+		return false;
+	}
+	char *name = xstrndup(s + 1, (size_t)(rb - s - 1));
+	confread_section(f, confval_trim(name));
+	free(name);
+	return true;
+}
+
+/* Name the key of an over-long line, but never its value: it may be a secret. */
+static void confread_too_long(struct conf_file *f, const char *s, size_t len, int max)
+{
+	size_t klen = strcspn(s, "=:");
+	bool has_key = s[klen] != '\0';
+	while (klen > 0 && isspace((unsigned char)s[klen - 1]))
+		klen--;
+	if (has_key && klen > 0 && klen < 40)
+		conf_ferr(f, "%.*s: line is too long (%zu characters, at most %d)", (int)klen, s, len, max);
+	else
+		conf_ferr(f, "line is too long (%zu characters, at most %d)", len, max);
+}
+
+/* inih's reader: hands over one whole line at a time, so that f->line is the line of every
+ * handler call, and keeps from inih what it would misread: lines too long for its fixed
+ * buffer (it would cut them), malformed lines, and leading blanks (its continuation lines). */
+static char *confread_reader(char *str, int num, void *stream)
+{
+	struct conf_file *f = stream;
+	ssize_t n = getline(&f->lbuf, &f->lcap, f->fp);
+	if (n < 0) {
+		f->err = ferror(f->fp) ? errno : 0;
+		return NULL;
+	}
+	f->line++;
+	char *s = f->lbuf;
+	if (f->line == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
+		s += 3;
+	s = confval_trim(s);
+	size_t len = strlen(s);
+	if (len + 2 > (size_t)num) {
+		confread_too_long(f, s, len, num - 2);
+		s = (char *)"";
+	} else if (*s == '[') {
+		if (!confread_reader_section(f, s))
+			s = (char *)"";
+	} else if (*s != '\0' && !strchr(";#", *s) && (strcspn(s, "=:") == 0 || !strpbrk(s, "=:"))) {
+		conf_ferr(f, "expected key = value");
+		s = (char *)"";
+	}
+	snprintf(str, (size_t)num, "%s\n", s);
+	return str;
+}
+
+static uint32_t confread_add_file(struct conf_loader *ld, const char *path)
+{
+	ld->files = xreallocarray(ld->files, ld->nfiles + 1, sizeof(*ld->files));
+	ld->files[ld->nfiles] = xstrdup(path);
+	return (uint32_t)ld->nfiles++;
+}
+
+/* inih copies each line into a buffer on its stack; once it returned, overwrite that area. */
+static void __attribute__((noinline)) confread_scrub_stack(void)
+{
+	char pad[4 * 1024];
+	explicit_bzero(pad, sizeof(pad));
+	__asm__ volatile("" : : "r"(pad) : "memory");
+}
+
+/* Parse the open file fp, the innermost of ld->stack, starting in the section of from. */
+static void confread_file_parse(struct conf_loader *ld, FILE *fp, const char *path, struct conf_file *from)
+{
+	struct conf_file f = {
+		.ld = ld,
+		.fp = fp,
+		.fidx = confread_add_file(ld, path),
+		.dir = confval_dirname(ld->stack[ld->depth - 1]),
+		.sect = from ? from->sect : SECT_NONE,
+		.rs = from ? from->rs : NULL,
+	};
+	f.lcap = CONF_LINE_CAP; /* one buffer, so no realloc leaves a copy of a line behind */
+	f.lbuf = xmalloc(f.lcap);
+	int rc = ini_parse_stream(confread_reader, &f, confread_handler, &f);
+	confread_scrub_stack();
+	if (f.err != 0)
+		conf_ferr(&f, "cannot read %s: %s", path, strerror(f.err));
+	else if (rc != 0) /* the reader leaves inih nothing to complain about: keep it honest */
+		conf_err(ld, (struct conf_src){ .file = f.fidx, .line = rc > 0 ? rc : f.line },
+			"cannot parse this line");
+	if (f.lbuf != NULL)
+		explicit_bzero(f.lbuf, f.lcap); /* it held secret lines */
+	free(f.lbuf);
+	free(f.dir);
+}
+
+/* Whether the file real may be read now: not being read already, not nested too deep. */
+static bool confread_file_allowed(
+	struct conf_loader *ld, const char *real, const char *path, struct conf_file *from)
+{
+	for (int i = 0; i < ld->depth; i++) {
+		if (strcmp(ld->stack[i], real) == 0) {
+			conf_ferr(from, "include loop: %s is already being read", path);
+			return false;
+		}
+	}
+	if (ld->depth == CONF_MAX_DEPTH) {
+		conf_ferr(from, "includes nested more than %d deep", CONF_MAX_DEPTH);
+		return false;
+	}
+	return true;
+}
+
+/* Read path (included from from, or the main file when from is NULL) with the section of from. */
+void confread_file(struct conf_loader *ld, const char *path, struct conf_file *from)
+{
+	char *real = realpath(path, NULL);
+	FILE *fp = real ? fopen(real, "r") : NULL;
+	if (fp == NULL && from != NULL)
+		conf_ferr(from, "cannot read %s: %s", path, strerror(errno));
+	else if (fp == NULL)
+		conf_err(ld, (struct conf_src){ .file = UINT32_MAX }, "%s: cannot read: %s", path,
+			strerror(errno));
+	if (fp != NULL && !confread_file_allowed(ld, real, path, from)) {
+		fclose(fp);
+		fp = NULL;
+	}
+	if (fp == NULL) {
+		free(real);
+		return;
+	}
+	/* The file's text holds secrets: stdio reads it through a buffer of ours, wiped after. */
+	char *iobuf = xmalloc(CONF_IOBUF);
+	setvbuf(fp, iobuf, _IOFBF, CONF_IOBUF);
+	ld->stack[ld->depth++] = real;
+	confread_file_parse(ld, fp, path, from);
+	free(ld->stack[--ld->depth]);
+	fclose(fp);
+	explicit_bzero(iobuf, CONF_IOBUF);
+	free(iobuf);
+}

@@ -1,0 +1,129 @@
+/* confrules: the second pass, after the last file is read: defaults (from [defaults], the key
+ * table or [daemon]) and the rules across keys, such as a router needing rest or snmp. It never
+ * logs and never reads a file; problems become messages at the line of the section or key. */
+#include "config.h"
+#include "daemon/conf_int.h"
+#include "lib/xmem.h"
+
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void confrules_default(const struct conf_key *k, void *base, const char *dir)
+{
+	char *cause = NULL;
+	int rc = confval_value(k, k->def, base, dir, &cause);
+	assert(rc == 0 && "a default in confkeys_table[] does not parse");
+	(void)rc;
+	free(cause);
+}
+
+static void confrules_global_defaults(struct conf_loader *ld, const char *dir)
+{
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		const struct conf_key *k = &confkeys_table[i];
+		if (k->sect != SECT_ROUTER && k->def != NULL && confkeys_clash(k, ld->at) == NULL)
+			confrules_default(k, ld->c, dir);
+	}
+}
+
+/* Keys the router does not set come from [defaults], else from the table, else [daemon]. */
+static void confrules_router_defaults(struct conf_loader *ld, struct conf_rsec *rs)
+{
+	const struct conf_rsec *d = &ld->defaults;
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
+		const struct conf_key *k = &confkeys_table[i];
+		if (k->sect != SECT_ROUTER || confkeys_clash(k, rs->at) != NULL)
+			continue;
+		const struct conf_key *dk = confkeys_clash(k, d->at);
+		if (dk == k)
+			confval_field_copy(k, &rs->r, &d->r);
+		else if (dk == NULL && k->def != NULL)
+			confrules_default(k, &rs->r, "/");
+	}
+	if (rs->r.interval_ms == 0)
+		rs->r.interval_ms = ld->c->interval_ms;
+	if (rs->r.timeout_ms == 0)
+		rs->r.timeout_ms = ld->c->timeout_ms;
+}
+
+/* Whether the router or [defaults] sets key (or its _file twin), even to a value refused. */
+static bool confrules_router_has(const struct conf_loader *ld, const struct conf_rsec *rs, const char *key)
+{
+	const struct conf_key *k = confkeys_find(SECT_ROUTER, key);
+	return confkeys_clash(k, rs->at) != NULL || confkeys_clash(k, ld->defaults.at) != NULL;
+}
+
+static void confrules_router_v3(struct conf_loader *ld, struct conf_rsec *rs)
+{
+	conf_router_t *r = &rs->r;
+	if (r->snmp_user == NULL)
+		conf_err(ld, rs->where, "router %s: snmp_version = 3 needs snmp_user", r->name);
+	bool has_auth = confrules_router_has(ld, rs, "snmp_auth_password");
+	bool has_priv = confrules_router_has(ld, rs, "snmp_priv_password");
+	if (r->snmp_security_level == NULL)
+		r->snmp_security_level = xstrdup(!has_auth ? "noAuthNoPriv"
+				: !has_priv                ? "authNoPriv"
+							   : "authPriv");
+	bool auth = strcmp(r->snmp_security_level, "noAuthNoPriv") != 0;
+	bool priv = strcmp(r->snmp_security_level, "authPriv") == 0;
+	if (auth && !has_auth)
+		conf_err(ld, rs->where,
+			"router %s: snmp_security_level = %s needs snmp_auth_password "
+			"or snmp_auth_password_file",
+			r->name, r->snmp_security_level);
+	if (priv && !has_priv)
+		conf_err(ld, rs->where,
+			"router %s: snmp_security_level = %s needs snmp_priv_password "
+			"or snmp_priv_password_file",
+			r->name, r->snmp_security_level);
+}
+
+static void confrules_router_check(struct conf_loader *ld, struct conf_rsec *rs)
+{
+	conf_router_t *r = &rs->r;
+	if (!confrules_router_has(ld, rs, "rest") && !confrules_router_has(ld, rs, "snmp"))
+		conf_err(ld, rs->where, "router %s has neither rest nor snmp: set at least one", r->name);
+	if (r->snmp != NULL && r->snmp_version == 3)
+		confrules_router_v3(ld, rs);
+}
+
+/* [web]: user and password_file, cert and key, each pair both or neither. */
+static void confrules_web_pair(struct conf_loader *ld, const char *a, const char *b)
+{
+	struct conf_src sa = ld->at[confkeys_find(SECT_WEB, a) - confkeys_table];
+	struct conf_src sb = ld->at[confkeys_find(SECT_WEB, b) - confkeys_table];
+	if ((sa.line != 0) != (sb.line != 0))
+		conf_err(ld, sa.line != 0 ? sa : sb, "[web] %s needs %s: set both or neither",
+			sa.line != 0 ? a : b, sa.line != 0 ? b : a);
+}
+
+static void confrules_web_check(struct conf_loader *ld)
+{
+	confrules_web_pair(ld, "user", "password_file");
+	confrules_web_pair(ld, "cert", "key");
+}
+
+void confrules_finish(struct conf_loader *ld)
+{
+	conf_t *c = ld->c;
+	confrules_web_check(ld);
+	char *dir = confval_dirname(c->path);
+	confrules_global_defaults(ld, dir ? dir : ".");
+	free(dir);
+	c->routers = xcalloc(ld->nrs, sizeof(*c->routers));
+	for (size_t i = 0; i < ld->nrs; i++) {
+		struct conf_rsec *rs = ld->rs[i];
+		if (rs->dup) {
+			confval_router_fields_free(&rs->r);
+		} else {
+			confrules_router_defaults(ld, rs);
+			confrules_router_check(ld, rs);
+			c->routers[c->nrouters++] = rs->r;
+		}
+		free(rs);
+	}
+	free(ld->rs);
+	ld->rs = NULL;
+	ld->nrs = 0;
+}
