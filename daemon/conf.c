@@ -5,6 +5,7 @@
 #include "config.h"
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
+#include "lib/hash.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
 
@@ -74,19 +75,11 @@ void conf_ferr(struct conf_file *f, const char *fmt, ...)
 
 /* ---- routers by name ---- */
 
-static uint32_t conf_hash_name(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* The slot of name in ld->hash: either its router or an empty slot to put it in. */
 static uint32_t *conf_hash_slot(struct conf_loader *ld, const char *name)
 {
 	size_t mask = ld->nhash - 1;
-	for (size_t i = conf_hash_name(name) & mask;; i = (i + 1) & mask) {
+	for (size_t i = hash_str32(name) & mask;; i = (i + 1) & mask) {
 		uint32_t *slot = &ld->hash[i];
 		if (*slot == 0 || strcmp(ld->rs[*slot - 1]->r.name, name) == 0)
 			return slot;

@@ -5,6 +5,7 @@
  * merged into one: identity and peers from the first, CPU and counters from the second. */
 #include "config.h"
 #include "daemon/poller.h"
+#include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
@@ -111,9 +112,7 @@ static void poller_bind_collectors(poller_t *p)
 /* A stable offset in [0, interval) from the router's name: restarts keep each router's phase. */
 static int64_t poller_phase(const conf_router_t *rc)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (const char *s = rc->name; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	uint64_t h = hash_str64(rc->name);
 	return rc->interval_ms > 0 ? (int64_t)(h % (uint64_t)rc->interval_ms) : 0;
 }
 
