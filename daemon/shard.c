@@ -7,19 +7,13 @@
 
 #include <stdlib.h>
 
+#include "lib/hash.h"
 #include "lib/xmem.h"
 
-#define SHARD_FNV_OFFSET 0x811c9dc5u
-#define SHARD_FNV_PRIME  0x01000193u
-
+/* 32-bit FNV-1a; shard_test pins its values, so lib/hash can never change under a fleet. */
 uint32_t shard_hash(const char *name)
 {
-	uint32_t h = SHARD_FNV_OFFSET;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		h ^= *p;
-		h *= SHARD_FNV_PRIME;
-	}
-	return h;
+	return hash_str32(name);
 }
 
 bool shard_owns(const struct conf_shard *sh, const char *name)
