@@ -103,7 +103,7 @@ static void main_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGHUP, SIG_IGN); /* reload comes with the reliability work; ignore, never die */
+	signal(SIGHUP, SIG_IGN); /* until main_reload_setup: a SIGHUP at start never kills us */
 }
 
 /* Each collector of a router holds one socket (REST a keep-alive connection, SNMP a session);

@@ -1,4 +1,4 @@
-/* page: the server-rendered HTML pages (no JavaScript needed). For now the fleet page at "/":
+/* page: the server-rendered HTML pages (no JavaScript needed): the fleet page at "/",
  * every router one row, worst first. Everything a router says is escaped for HTML text or
  * attributes; nothing from the config but names and labels is shown. */
 #ifndef WGWATCH_PAGE_H
