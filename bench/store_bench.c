@@ -3,11 +3,20 @@
  * H hours is pushed through store_submit as fast as the writer takes it; then the roll-ups of
  * all of it are forced. With -u it is instead a fleet upgraded midway, shaped so the detector
  * reaches verdicts (bench/run's detector section). Prints figures only; writes nothing but
- * the database it is given. Includes store.c to reach the clock seam. */
-#include "store/store.c"
+ * the database it is given. Includes store_int.h to reach the clock seam. */
+#include "config.h"
+#include "store/store_int.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
 
 #include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 static int64_t bench_now;
 static int64_t bench_clock(void)

@@ -1,0 +1,224 @@
+/* cache: the writer's memory of routers, interfaces and peers (ids, last versions, the newest
+ * stored counters), loaded from the database at open and after a rollback. Writer thread only;
+ * it must never write the database: ingest.c inserts, then records here what it inserted. */
+#include "config.h"
+#include "store/store_int.h"
+#include "lib/db.h"
+#include "lib/xmem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CACHE_PREV_POLLS "2880" /* polls looked back for a series' last counters */
+
+/* Grow an array of n elements when n is 0 or a power of two (capacity doubling). */
+static void *cache_grow(void *p, size_t n, size_t size)
+{
+	if (n != 0 && (n & (n - 1)) != 0)
+		return p;
+	return xreallocarray(p, n ? n * 2 : 4, size);
+}
+
+static void cache_series_free(struct store_series *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].key);
+	}
+	free(v);
+}
+
+void cache_clear(store_t *st)
+{
+	for (size_t i = 0; i < st->nrouters; i++) {
+		struct store_router *r = st->routers[i];
+		cache_series_free(r->ifaces, r->nifaces);
+		cache_series_free(r->peers, r->npeers);
+		free(r->name);
+		free(r->version);
+		free(r->firmware);
+		free(r->board);
+		free(r);
+	}
+	free(st->routers);
+	st->routers = NULL;
+	st->nrouters = 0;
+}
+
+static size_t cache_router_pos(store_t *st, const char *name, bool *found)
+{
+	size_t lo = 0, hi = st->nrouters;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(st->routers[mid]->name, name);
+		if (c == 0) {
+			*found = true;
+			return mid;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = false;
+	return lo;
+}
+
+struct store_router *cache_router_find(store_t *st, const char *name)
+{
+	bool found;
+	size_t i = cache_router_pos(st, name, &found);
+	return found ? st->routers[i] : NULL;
+}
+
+struct store_router *cache_router_add(store_t *st, const char *name, int64_t id)
+{
+	bool found;
+	size_t i = cache_router_pos(st, name, &found);
+	struct store_router *r = xcalloc(1, sizeof(*r));
+	r->name = xstrdup(name);
+	r->id = id;
+	r->uptime_ms = r->info_ms = -1;
+	st->routers = cache_grow(st->routers, st->nrouters, sizeof(*st->routers));
+	memmove(&st->routers[i + 1], &st->routers[i], (st->nrouters - i) * sizeof(*st->routers));
+	st->routers[i] = r;
+	st->nrouters++;
+	return r;
+}
+
+struct store_series *cache_series_find(
+	struct store_series *v, size_t n, size_t hint, const char *name, const char *key)
+{
+	for (size_t k = 0; k < n; k++) {
+		struct store_series *x = &v[(hint + k) % n];
+		if (strcmp(x->name, name) == 0 && (key == NULL || strcmp(x->key, key) == 0))
+			return x;
+	}
+	return NULL;
+}
+
+struct store_series *cache_series_add(
+	struct store_series **v, size_t *n, const char *name, const char *key, int64_t id)
+{
+	*v = cache_grow(*v, *n, sizeof(**v));
+	struct store_series *x = &(*v)[(*n)++];
+	memset(x, 0, sizeof(*x));
+	x->name = xstrdup(name);
+	x->key = xstrdup(key);
+	x->id = id;
+	return x;
+}
+
+static int cache_load_routers(store_t *st)
+{
+	sqlite3_stmt *q = store_stmt(
+		st, "SELECT id, name, version, firmware, board, uptime_ms, info_ms FROM routers");
+	if (q == NULL)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct store_router *r = cache_router_add(
+			st, (const char *)sqlite3_column_text(q, 1), sqlite3_column_int64(q, 0));
+		r->version = db_col_str(q, 2);
+		r->firmware = db_col_str(q, 3);
+		r->board = db_col_str(q, 4);
+		r->uptime_ms = db_col_int64(q, 5, -1);
+		r->info_ms = db_col_int64(q, 6, -1);
+	}
+	if (rc != SQLITE_DONE)
+		store_note_error(st);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static const char cache_ifaces_sql[] =
+	"SELECT r.name, i.id, i.name, NULL FROM interfaces i JOIN routers r ON r.id = i.router_id";
+static const char cache_peers_sql[] =
+	"SELECT r.name, p.id, p.interface, p.pkey FROM peers p JOIN routers r ON r.id = p.router_id";
+
+static int cache_load_series(store_t *st, bool peer)
+{
+	sqlite3_stmt *q = store_stmt(st, peer ? cache_peers_sql : cache_ifaces_sql);
+	if (q == NULL)
+		return -1;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct store_router *r = cache_router_find(st, (const char *)sqlite3_column_text(q, 0));
+		if (r != NULL)
+			cache_series_add(peer ? &r->peers : &r->ifaces, peer ? &r->npeers : &r->nifaces,
+				(const char *)sqlite3_column_text(q, 2),
+				(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
+	}
+	if (rc != SQLITE_DONE)
+		store_note_error(st);
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Take the counters of one packed blob as the previous ones of series that have none yet;
+ * returns how many series got theirs. */
+static size_t cache_prev_from(
+	struct store_series *v, size_t n, sqlite3_stmt *q, int col, int64_t t, enum store_kind kind)
+{
+	const uint8_t *p = sqlite3_column_blob(q, col);
+	const uint8_t *end = p + sqlite3_column_bytes(q, col);
+	if (p == NULL || p == end || *p++ != kind)
+		return 0;
+	size_t got = 0;
+	int64_t prev_id = 0;
+	struct store_val e;
+	while (p < end && pack_next(&p, end, kind, &prev_id, &e)) {
+		for (size_t i = 0; i < n; i++) {
+			if (v[i].id != e.id || v[i].have_prev)
+				continue;
+			v[i] = (struct store_series){ v[i].name, v[i].key, v[i].id, true, t, e.c[0], e.c[1] };
+			got++;
+		}
+	}
+	return got;
+}
+
+/* The newest stored counters of each series of r, so that deltas go on after a restart. Looks
+ * back over at most CACHE_PREV_POLLS polls: a series silent for longer starts afresh. */
+static int cache_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r)
+{
+	size_t want = r->nifaces + r->npeers;
+	sqlite3_bind_int64(q, 1, r->id);
+	int rc = SQLITE_DONE;
+	while (want > 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(q, 0);
+		want -= cache_prev_from(r->ifaces, r->nifaces, q, 1, t, STORE_IFACE);
+		want -= cache_prev_from(r->peers, r->npeers, q, 2, t, STORE_PEER);
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		store_note_error(st);
+	sqlite3_reset(q);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int cache_load_prevs(store_t *st)
+{
+	sqlite3_stmt *q = store_stmt(st,
+		"SELECT time_ms, ifaces, peers FROM polls WHERE router_id = ?1"
+		" AND (ifaces IS NOT NULL OR peers IS NOT NULL) ORDER BY time_ms DESC"
+		" LIMIT " CACHE_PREV_POLLS);
+	if (q == NULL)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < st->nrouters; i++)
+		rc = cache_load_prev(st, q, st->routers[i]);
+	sqlite3_finalize(q);
+	return rc;
+}
+
+/* (Re)build the writer's memory from the database: at open, and after a rollback. */
+int cache_load(store_t *st)
+{
+	cache_clear(st);
+	st->cache_stale = true;
+	if (cache_load_routers(st) < 0 || cache_load_series(st, false) < 0 ||
+		cache_load_series(st, true) < 0 || cache_load_prevs(st) < 0)
+		return -1;
+	st->cache_stale = false;
+	return 0;
+}

@@ -1,0 +1,352 @@
+/* ingest: writing a batch of polls in one transaction: one polls row per poll with its values
+ * packed, the routers, interfaces and peers it names, its version history and counter deltas.
+ * Writer thread only; it must never commit part of a batch, nor keep a cache a rollback undid. */
+#include "config.h"
+#include "store/store_int.h"
+#include "lib/db.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
+#include "daemon/rate.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The writer's statements, prepared once at open (migrate.c); maint.c uses the store_state ones. */
+const char *const ingest_sql[SQ_COUNT] = {
+	[SQ_INS_ROUTER] = "INSERT INTO routers (name, first_seen_ms) VALUES (?1, ?2)",
+	[SQ_UPD_ROUTER] =
+		"UPDATE routers SET last_poll_ms = ?2,"
+		" last_ok_ms = CASE WHEN ?3 THEN ?2 ELSE last_ok_ms END,"
+		" version = coalesce(?4, version), channel = coalesce(?5, channel),"
+		" firmware = coalesce(?6, firmware), upgrade_firmware = coalesce(?7, upgrade_firmware),"
+		" board = coalesce(?8, board), architecture = coalesce(?9, architecture),"
+		" cpu_model = coalesce(?10, cpu_model), uptime_ms = coalesce(?11, uptime_ms),"
+		" info_ms = CASE WHEN ?11 IS NULL THEN info_ms ELSE ?2 END WHERE id = ?1",
+	[SQ_INS_IFACE] = "INSERT INTO interfaces (router_id, name, type) VALUES (?1, ?2, ?3)",
+	[SQ_INS_PEER] = "INSERT INTO peers (router_id, interface, pkey, name) VALUES (?1, ?2, ?3, ?4)",
+	[SQ_INS_POLL] = "INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
+			" error, cpu, ifaces, peers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[SQ_INS_HIST] =
+		"INSERT INTO version_history (router_id, time_ms, kind, old_version,"
+		" new_version, old_firmware, new_firmware, old_board, new_board, architecture, uptime_ms)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+	[SQ_GET_STATE] = "SELECT value FROM store_state WHERE key = ?1",
+	[SQ_SET_STATE] = "INSERT OR REPLACE INTO store_state VALUES (?1, ?2)",
+};
+
+static bool ingest_differs(const char *old, const char *cur)
+{
+	return old != NULL && cur != NULL && strcmp(old, cur) != 0;
+}
+
+static void ingest_set_str(char **dst, const char *src)
+{
+	if (src == NULL)
+		return;
+	free(*dst);
+	*dst = xstrdup(src);
+}
+
+struct ingest_ver {
+	long part[3];
+	int stage; /* 0 beta, 1 rc, 2 release */
+	long stage_n;
+};
+
+static void ingest_ver_parse(const char *s, struct ingest_ver *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->stage = 2;
+	for (int i = 0; i < 3 && isdigit((unsigned char)*s); i++) {
+		char *end;
+		v->part[i] = strtol(s, &end, 10);
+		s = *end == '.' ? end + 1 : end;
+	}
+	if (strncmp(s, "beta", 4) == 0 || strncmp(s, "alpha", 5) == 0)
+		v->stage = 0;
+	else if (strncmp(s, "rc", 2) == 0)
+		v->stage = 1;
+	while (*s != '\0' && !isdigit((unsigned char)*s))
+		s++;
+	if (v->stage < 2)
+		v->stage_n = strtol(s, NULL, 10);
+}
+
+/* RouterOS versions compared numerically: 7.9 < 7.10, 7.8 == 7.8.0, 7.23beta2 < 7.23rc1 < 7.23. */
+int ingest_ver_cmp(const char *a, const char *b)
+{
+	struct ingest_ver x, y;
+	ingest_ver_parse(a, &x);
+	ingest_ver_parse(b, &y);
+	long kx[5] = { x.part[0], x.part[1], x.part[2], x.stage, x.stage_n };
+	long ky[5] = { y.part[0], y.part[1], y.part[2], y.stage, y.stage_n };
+	for (int i = 0; i < 5; i++)
+		if (kx[i] != ky[i])
+			return kx[i] < ky[i] ? -1 : 1;
+	return 0;
+}
+
+static struct store_router *ingest_router_get(store_t *st, const sample_t *s)
+{
+	struct store_router *r = cache_router_find(st, s->router);
+	if (r != NULL)
+		return r;
+	sqlite3_stmt *q = st->sq[SQ_INS_ROUTER];
+	db_bind_text(q, 1, s->router);
+	sqlite3_bind_int64(q, 2, s->time_ms);
+	if (store_step(st, q) < 0)
+		return NULL;
+	return cache_router_add(st, s->router, sqlite3_last_insert_rowid(st->db));
+}
+
+static struct store_series *ingest_series_get(store_t *st, struct store_router *r, bool peer, size_t hint,
+	const char *name, const char *key, const char *label)
+{
+	struct store_series **v = peer ? &r->peers : &r->ifaces;
+	size_t *n = peer ? &r->npeers : &r->nifaces;
+	struct store_series *x = cache_series_find(*v, *n, hint, name, key);
+	if (x != NULL)
+		return x;
+	sqlite3_stmt *q = st->sq[peer ? SQ_INS_PEER : SQ_INS_IFACE];
+	sqlite3_bind_int64(q, 1, r->id);
+	db_bind_text(q, 2, name);
+	db_bind_text(q, 3, peer ? key : label);
+	if (peer)
+		db_bind_text(q, 4, label);
+	if (store_step(st, q) < 0)
+		return NULL;
+	return cache_series_add(v, n, name, key, sqlite3_last_insert_rowid(st->db));
+}
+
+struct ingest_delta {
+	bool valid; /* there is a previous sample to compare with */
+	bool reset; /* counters restarted from zero in between */
+	int64_t dt_ms, rx, tx;
+};
+
+static int64_t ingest_clamp(uint64_t v)
+{
+	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
+}
+
+/* Increase since the series' previous sample; remembers this one as the previous. */
+static void ingest_delta(
+	struct store_series *x, int64_t t, uint64_t rx, uint64_t tx, bool restarted, struct ingest_delta *d)
+{
+	memset(d, 0, sizeof(*d));
+	if (x->have_prev && t <= x->prev_ms)
+		return; /* older or repeated poll: no delta, keep the newer as prev */
+	if (x->have_prev) {
+		d->valid = true;
+		d->reset = restarted || rx < x->prev_rx || tx < x->prev_tx;
+		d->dt_ms = t - x->prev_ms;
+		d->rx = ingest_clamp(rate_delta(x->prev_rx, rx, 64, restarted));
+		d->tx = ingest_clamp(rate_delta(x->prev_tx, tx, 64, restarted));
+	}
+	x->have_prev = true;
+	x->prev_ms = t;
+	x->prev_rx = rx;
+	x->prev_tx = tx;
+}
+
+static void ingest_delta_flags(struct store_val *v, const struct ingest_delta *d)
+{
+	v->flags |= (d->valid ? STORE_F_DELTA : 0) | (d->reset ? STORE_F_RESET : 0);
+	v->dt_ms = d->dt_ms;
+	v->rx_delta = d->rx;
+	v->tx_delta = d->tx;
+}
+
+static int ingest_pack_ifaces(
+	store_t *st, struct store_router *r, const sample_t *s, bool restarted, buf_t *b)
+{
+	int64_t prev_id = 0;
+	for (size_t i = 0; i < s->nifaces; i++) {
+		const struct sample_iface *f = &s->ifaces[i];
+		struct store_series *x = ingest_series_get(
+			st, r, false, i, f->name ? f->name : "", NULL, f->type ? f->type : "");
+		if (x == NULL)
+			return -1;
+		struct ingest_delta d;
+		ingest_delta(x, s->time_ms, f->rx_bytes, f->tx_bytes, restarted, &d);
+		struct store_val v = { .id = x->id,
+			.c = { f->rx_bytes, f->tx_bytes, f->rx_packets, f->tx_packets, f->rx_drops,
+				f->tx_drops } };
+		ingest_delta_flags(&v, &d);
+		pack_append(b, STORE_IFACE, &prev_id, &v);
+	}
+	return 0;
+}
+
+static const char *ingest_peer_key(const struct sample_peer *p)
+{
+	if (p->public_key != NULL && p->public_key[0] != '\0')
+		return p->public_key;
+	return p->peer ? p->peer : "";
+}
+
+static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t *s, bool restarted, buf_t *b)
+{
+	int64_t prev_id = 0;
+	for (size_t i = 0; i < s->npeers; i++) {
+		const struct sample_peer *p = &s->peers[i];
+		struct store_series *x = ingest_series_get(st, r, true, i, p->interface ? p->interface : "",
+			ingest_peer_key(p), p->peer ? p->peer : "");
+		if (x == NULL)
+			return -1;
+		struct ingest_delta d;
+		ingest_delta(x, s->time_ms, p->rx_bytes, p->tx_bytes, restarted, &d);
+		struct store_val v = { .id = x->id,
+			.c = { p->rx_bytes, p->tx_bytes },
+			.handshake_ms = p->last_handshake_ms,
+			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
+		ingest_delta_flags(&v, &d);
+		pack_append(b, STORE_PEER, &prev_id, &v);
+	}
+	return 0;
+}
+
+static int64_t ingest_permille(double v)
+{
+	if (!(v > 0))
+		return 0;
+	return v >= 1 ? 1000 : llround(v * 1000);
+}
+
+static void ingest_pack_cpu(const sample_t *s, buf_t *b)
+{
+	int64_t prev_id = 0;
+	for (size_t i = 0; i < s->ncores; i++) {
+		double irq = s->cores[i].irq;
+		struct store_val v = { .load = ingest_permille(s->cores[i].load),
+			.irq = isnan(irq) ? -1 : ingest_permille(irq) };
+		pack_append(b, STORE_CPU, &prev_id, &v);
+	}
+}
+
+static int ingest_hist(store_t *st, const struct store_router *r, const sample_t *s, const char *kind)
+{
+	sqlite3_stmt *q = st->sq[SQ_INS_HIST];
+	sqlite3_bind_int64(q, 1, r->id);
+	sqlite3_bind_int64(q, 2, s->time_ms);
+	db_bind_text(q, 3, kind);
+	db_bind_text(q, 4, r->version);
+	db_bind_text(q, 5, s->version ? s->version : r->version);
+	db_bind_text(q, 6, r->firmware);
+	db_bind_text(q, 7, s->firmware ? s->firmware : r->firmware);
+	db_bind_text(q, 8, r->board);
+	db_bind_text(q, 9, s->board ? s->board : r->board);
+	db_bind_text(q, 10, s->architecture);
+	db_bind_opt(q, 11, s->uptime_ms, s->uptime_ms >= 0);
+	return store_step(st, q);
+}
+
+/* Compare the poll with what was known of the router and record what changed. */
+static int ingest_write_history(store_t *st, const struct store_router *r, const sample_t *s, bool restarted)
+{
+	int cmp = 0;
+	if (s->version != NULL && r->version == NULL) {
+		if (ingest_hist(st, r, s, "first") < 0)
+			return -1;
+	} else if (s->version != NULL) {
+		cmp = ingest_ver_cmp(s->version, r->version);
+		if (cmp != 0 && ingest_hist(st, r, s, cmp > 0 ? "upgrade" : "downgrade") < 0)
+			return -1;
+	}
+	if (ingest_differs(r->firmware, s->firmware) && ingest_hist(st, r, s, "firmware") < 0)
+		return -1;
+	if (ingest_differs(r->board, s->board) && ingest_hist(st, r, s, "board") < 0)
+		return -1;
+	if (restarted && cmp == 0 && ingest_hist(st, r, s, "reboot") < 0)
+		return -1;
+	return 0;
+}
+
+static int ingest_update_router(store_t *st, struct store_router *r, const sample_t *s)
+{
+	sqlite3_stmt *q = st->sq[SQ_UPD_ROUTER];
+	sqlite3_bind_int64(q, 1, r->id);
+	sqlite3_bind_int64(q, 2, s->time_ms);
+	sqlite3_bind_int(q, 3, s->err == SAMPLE_OK);
+	const char *text[] = { s->version, s->channel, s->firmware, s->upgrade_firmware, s->board,
+		s->architecture, s->cpu_model };
+	for (int i = 0; i < 7; i++)
+		db_bind_text(q, 4 + i, text[i]);
+	db_bind_opt(q, 11, s->uptime_ms, s->uptime_ms >= 0);
+	if (store_step(st, q) < 0)
+		return -1;
+	ingest_set_str(&r->version, s->version);
+	ingest_set_str(&r->firmware, s->firmware);
+	ingest_set_str(&r->board, s->board);
+	if (s->uptime_ms >= 0) {
+		r->uptime_ms = s->uptime_ms;
+		r->info_ms = s->time_ms;
+	}
+	return 0;
+}
+
+static int ingest_write_poll(store_t *st, const struct store_router *r, const sample_t *s)
+{
+	sqlite3_stmt *q = st->sq[SQ_INS_POLL];
+	sqlite3_bind_int64(q, 1, r->id);
+	sqlite3_bind_int64(q, 2, s->time_ms);
+	sqlite3_bind_int64(q, 3, s->duration_ms);
+	db_bind_text(q, 4, s->source);
+	db_bind_text(q, 5, s->err == SAMPLE_OK ? NULL : sample_err_name(s->err));
+	db_bind_text(q, 6, s->err == SAMPLE_OK ? NULL : s->error);
+	for (int i = 0; i < 3; i++)
+		db_bind_blob(q, 7 + i, st->pk[i].data, st->pk[i].len);
+	return store_step(st, q);
+}
+
+static bool ingest_has_data(const sample_t *s)
+{
+	return s->err == SAMPLE_OK || s->version != NULL || s->ncores > 0 || s->nifaces > 0 ||
+		s->npeers > 0 || s->uptime_ms >= 0;
+}
+
+/* One polls row with the poll's values packed (st->pk: cpu, ifaces, peers). */
+static int ingest_write_sample(store_t *st, const sample_t *s, size_t *rows)
+{
+	if (s->router == NULL)
+		return 0;
+	struct store_router *r = ingest_router_get(st, s);
+	if (r == NULL)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		buf_reset(&st->pk[i]);
+	if (!ingest_has_data(s))
+		return ingest_write_poll(st, r, s) < 0 ? -1 : ingest_update_router(st, r, s);
+	bool restarted = rate_restarted(r->uptime_ms, s->uptime_ms, s->time_ms - r->info_ms);
+	ingest_pack_cpu(s, &st->pk[0]);
+	if (ingest_write_history(st, r, s, restarted) < 0 ||
+		ingest_pack_ifaces(st, r, s, restarted, &st->pk[1]) < 0 ||
+		ingest_pack_peers(st, r, s, restarted, &st->pk[2]) < 0 || ingest_write_poll(st, r, s) < 0)
+		return -1;
+	*rows += s->ncores + s->nifaces + s->npeers;
+	return ingest_update_router(st, r, s);
+}
+
+/* The whole batch in one transaction. On failure everything is rolled back, the writer's
+ * memory is reloaded from the database, and the batch stays for the next attempt. */
+int ingest_batch(store_t *st, size_t *rows)
+{
+	*rows = 0;
+	if (st->cache_stale && cache_load(st) < 0)
+		return -1;
+	if (store_exec(st, "BEGIN IMMEDIATE") < 0)
+		return -1;
+	for (size_t i = 0; i < st->nbatch; i++)
+		if (ingest_write_sample(st, st->batch[i].s, rows) < 0)
+			goto fail;
+	if (store_exec(st, "COMMIT") == 0)
+		return 0;
+fail:
+	db_rollback(st->db);
+	if (cache_load(st) < 0)
+		log_debug("store: %s: reloading after a rollback failed", st->path);
+	*rows = 0;
+	return -1;
+}

@@ -1,0 +1,161 @@
+/* store_int: what the files of store/ share, and its unit test and bench reach; no other folder. */
+#ifndef WGWATCH_STORE_INT_H
+#define WGWATCH_STORE_INT_H
+
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+#include "daemon/sample.h"
+#include "store/store.h"
+
+#define STORE_GRACE_MS 60000 /* a roll-up bucket is rolled up once it ended this long ago */
+#define STORE_DAY_MS   86400000LL
+
+/* The clock that drives maintenance (wall ms, like sample time_ms); the tests' seam. */
+extern int64_t (*store_clock_ms)(void);
+extern size_t store_queue_max; /* polls; a variable so that the test can lower it */
+
+enum store_sq { /* the writer's prepared statements (ingest_sql) */
+	SQ_INS_ROUTER,
+	SQ_UPD_ROUTER,
+	SQ_INS_IFACE,
+	SQ_INS_PEER,
+	SQ_INS_POLL,
+	SQ_INS_HIST,
+	SQ_GET_STATE,
+	SQ_SET_STATE,
+	SQ_COUNT
+};
+
+struct store_series { /* an interface, or a peer, of one router */
+	char *name;   /* interface name; for a peer its interface */
+	char *key;    /* peer: public key, else label; NULL for interfaces */
+	int64_t id;
+	bool have_prev; /* prev_* hold the newest stored counters */
+	int64_t prev_ms;
+	uint64_t prev_rx, prev_tx;
+};
+
+struct store_router { /* what the writer remembers of a router (from the db) */
+	char *name;
+	int64_t id;
+	char *version, *firmware, *board;
+	int64_t uptime_ms, info_ms; /* last known uptime and the poll time it was read; -1 */
+	struct store_series *ifaces, *peers;
+	size_t nifaces, npeers;
+};
+
+struct store_item {
+	sample_t *s;
+	uint64_t seq;
+};
+
+struct store {
+	char *path;
+	sqlite3 *db;
+	sqlite3_stmt *sq[SQ_COUNT];
+	int lock_fd;
+	int64_t retention_ms, rollup_retention_ms;
+	char errmsg[200]; /* the last SQLite error of the writer */
+	buf_t pk[3];      /* the poll being written, packed: cpu, ifaces, peers */
+
+	/* writer thread only */
+	struct store_router **routers; /* sorted by name */
+	size_t nrouters;
+	bool cache_stale; /* reload the routers from the db before writing */
+	struct store_item *batch;
+	size_t nbatch;
+	int64_t next_maint_ms;
+	bool maint_active;
+
+	pthread_t thread;
+	pthread_mutex_t mu;      /* guards everything below */
+	pthread_cond_t wake;     /* the writer waits for work */
+	pthread_cond_t progress; /* flushers wait for commits */
+	struct store_item *q;    /* ring of submitted polls */
+	size_t qhead, qlen, qcap;
+	uint64_t submit_seq, done_seq;
+	size_t inflight;
+	bool stopping, maint_forced;
+	int64_t gather_ms;  /* monotonic ms when the oldest queued poll came */
+	int flushing;       /* store_flush callers waiting */
+	uint64_t maint_gen; /* forced maintenance runs completed */
+	int64_t heartbeat_ms;
+	struct store_stats stats;
+};
+
+static inline int64_t store_min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* store.c: SQLite calls of the writer; errors land in st->errmsg. */
+void store_note_error(store_t *st);                     /* the connection's last error into st->errmsg */
+int store_exec(store_t *st, const char *sql);           /* 0 or -1 */
+int store_step(store_t *st, sqlite3_stmt *q);           /* to a row or done, then reset; 0 or -1 */
+sqlite3_stmt *store_stmt(store_t *st, const char *sql); /* prepared (caller finalizes), or NULL */
+
+/* pack.c: polls.cpu, .ifaces and .peers are BLOBs, a kind byte and then one entry per core,
+ * interface or peer, made of LEB128 varints. An entry of a series starts with its id as a zigzag
+ * difference from the previous entry's id. SQL reads them through sqlfn.c (store_sql_attach). */
+enum store_kind { STORE_CPU = 1, STORE_IFACE = 2, STORE_PEER = 3 };
+
+enum {                     /* entry flags of interfaces and peers */
+	STORE_F_DELTA = 1, /* dt_ms, rx_delta and tx_delta follow */
+	STORE_F_RESET = 2,
+	STORE_F_HANDSHAKE = 4, /* peer: handshake_age_ms follows */
+};
+
+struct store_val {            /* one entry, decoded */
+	int64_t id;           /* core index, interface id or peer id */
+	int64_t load, irq;    /* cpu, per mille; irq -1 when unknown */
+	uint64_t c[6];        /* rx/tx bytes, rx/tx packets, rx/tx drops (peers: 2) */
+	int64_t handshake_ms; /* peer: -1 when never */
+	int flags;
+	int64_t dt_ms, rx_delta, tx_delta;
+};
+
+/* Append one entry of the given kind (the kind byte first if b is empty); *prev_id is the id of
+ * the blob's previous entry. */
+void pack_append(buf_t *b, enum store_kind kind, int64_t *prev_id, const struct store_val *v);
+/* Decode the entry at *p (past the kind byte); false at the end or on a malformed blob. */
+bool pack_next(
+	const uint8_t **p, const uint8_t *end, enum store_kind kind, int64_t *prev_id, struct store_val *v);
+
+/* sqlfn.c: store_values(blob) and the store_pack_* aggregates, on one connection (SQLite rc). */
+int sqlfn_register(sqlite3 *db);
+int sqlfn_attach(sqlite3 *db); /* sqlfn_register and the temp views of the samples */
+
+/* cache.c: the writer's memory of routers, interfaces and peers (writer thread only). */
+void cache_clear(store_t *st); /* forget everything (at close, before a reload) */
+int cache_load(store_t *st);   /* (re)build it from the database; 0 or -1 (st->errmsg) */
+struct store_router *cache_router_find(store_t *st, const char *name); /* or NULL */
+/* Remember a router just inserted with this id (kept sorted by name); never NULL. */
+struct store_router *cache_router_add(store_t *st, const char *name, int64_t id);
+/* Look up a series; polls list interfaces in the same order each time, so `hint` goes first. */
+struct store_series *cache_series_find(
+	struct store_series *v, size_t n, size_t hint, const char *name, const char *key);
+/* Remember a series just inserted with this id, without previous counters; never NULL. */
+struct store_series *cache_series_add(
+	struct store_series **v, size_t *n, const char *name, const char *key, int64_t id);
+
+/* ingest.c: writing polls. */
+extern const char *const ingest_sql[SQ_COUNT]; /* the statements of enum store_sq */
+/* st->batch in one transaction, *rows the samples in it; 0, or -1 (st->errmsg) with all rolled
+ * back and the cache reloaded, the batch kept for the next attempt. */
+int ingest_batch(store_t *st, size_t *rows);
+int ingest_ver_cmp(const char *a, const char *b); /* RouterOS versions: <0, 0, >0 */
+
+/* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
+ * -1 on error (st->errmsg). */
+int maint_step(store_t *st, int64_t now);
+
+/* migrate.c: lock, check and open st->path, migrate it and prepare the writer; 0 or -1 with
+ * *cause (caller frees). */
+int migrate_open(store_t *st, char **cause);
+
+#endif
