@@ -5,6 +5,7 @@
 #include "config.h"
 #include "store/store.h"
 #include "store/store_int.h"
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/db.h"
 #include "lib/log.h"
@@ -30,21 +31,7 @@
 
 size_t store_queue_max = 100000;
 
-static int64_t store_wall_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static int64_t store_mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t (*store_clock_ms)(void) = store_wall_ms;
+int64_t (*store_clock_ms)(void) = clock_wall_ms; /* the maintenance clock: tests drive it */
 
 /* ---- SQLite calls of the writer (errors land in st->errmsg) ---- */
 
@@ -104,20 +91,16 @@ static void store_free(store_t *st)
 
 static void store_timed_wait(store_t *st, int64_t ms)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	int64_t ns = ts.tv_nsec + (ms % 1000) * 1000000;
-	ts.tv_sec += (time_t)(ms / 1000 + ns / 1000000000);
-	ts.tv_nsec = (long)(ns % 1000000000);
+	struct timespec ts = clock_mono_deadline(ms);
 	pthread_cond_timedwait(&st->wake, &st->mu, &ts);
-	st->heartbeat_ms = store_mono_ms();
+	st->heartbeat_ms = clock_mono_ms();
 }
 
 /* Wait ms without being cut short by submits, beating the heart meanwhile. Called locked. */
 static void store_sleep(store_t *st, int64_t ms)
 {
-	int64_t end = store_mono_ms() + ms;
-	for (int64_t left = ms; left > 0 && !st->stopping; left = end - store_mono_ms())
+	int64_t end = clock_mono_ms() + ms;
+	for (int64_t left = ms; left > 0 && !st->stopping; left = end - clock_mono_ms())
 		store_timed_wait(st, left < STORE_BEAT_MS ? left : STORE_BEAT_MS);
 }
 
@@ -150,7 +133,7 @@ static void store_committed(store_t *st, size_t rows)
 	st->stats.failing = false;
 	st->stats.samples_stored += rows;
 	st->stats.polls_stored += st->nbatch;
-	st->stats.last_commit_ms = store_wall_ms();
+	st->stats.last_commit_ms = clock_wall_ms();
 	store_batch_done(st);
 }
 
@@ -179,7 +162,7 @@ static void store_commit_round(store_t *st, int64_t *backoff, int *failures)
 	pthread_mutex_unlock(&st->mu);
 	int rc = ingest_batch(st, &rows);
 	pthread_mutex_lock(&st->mu);
-	st->heartbeat_ms = store_mono_ms();
+	st->heartbeat_ms = clock_mono_ms();
 	if (rc == 0) {
 		store_committed(st, rows);
 		*backoff = STORE_BACKOFF_MIN_MS;
@@ -201,7 +184,7 @@ static void store_maint_round(store_t *st)
 	if (rc < 0)
 		log_warn("store: %s: roll-up/retention failed: %s (retrying later)", st->path, st->errmsg);
 	pthread_mutex_lock(&st->mu);
-	st->heartbeat_ms = store_mono_ms();
+	st->heartbeat_ms = clock_mono_ms();
 	st->maint_active = rc > 0;
 	if (rc > 0)
 		return;
@@ -219,7 +202,7 @@ static bool store_gathering(store_t *st)
 {
 	if (st->stopping || st->flushing > 0 || st->qlen >= STORE_GATHER_POLLS)
 		return false;
-	int64_t left = st->gather_ms + STORE_GATHER_MS - store_mono_ms();
+	int64_t left = st->gather_ms + STORE_GATHER_MS - clock_mono_ms();
 	if (left <= 0)
 		return false;
 	store_timed_wait(st, left);
@@ -233,7 +216,7 @@ static void *store_writer(void *arg)
 	int failures = 0;
 	pthread_mutex_lock(&st->mu);
 	for (;;) {
-		st->heartbeat_ms = store_mono_ms();
+		st->heartbeat_ms = clock_mono_ms();
 		if (st->nbatch == 0 && st->qlen > 0) {
 			if (store_gathering(st))
 				continue;
@@ -257,7 +240,7 @@ static void *store_writer(void *arg)
 
 static int store_start(store_t *st, char **cause)
 {
-	st->heartbeat_ms = store_mono_ms();
+	st->heartbeat_ms = clock_mono_ms();
 	st->next_maint_ms = store_clock_ms() + STORE_MAINT_FIRST_MS;
 	int err = pthread_create(&st->thread, NULL, store_writer, st);
 	if (err == 0)
@@ -276,11 +259,7 @@ int store_open(const char *path, const conf_t *conf, store_t **out, char **cause
 									: 400 * STORE_DAY_MS;
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->progress, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&st->wake, &ca);
-	pthread_condattr_destroy(&ca);
+	clock_cond_init(&st->wake);
 	*cause = NULL;
 	if (migrate_open(st, cause) < 0 || store_start(st, cause) < 0) {
 		store_free(st);
@@ -323,7 +302,7 @@ static void store_push(store_t *st, sample_t *s)
 	}
 	st->q[(st->qhead + st->qlen++) % st->qcap] = (struct store_item){ s, ++st->submit_seq };
 	if (st->qlen == 1)
-		st->gather_ms = store_mono_ms();
+		st->gather_ms = clock_mono_ms();
 }
 
 void store_submit(store_t *st, sample_t *s)
