@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "lib/db.h"
 #include "lib/xmem.h"
 
 #define HISTORY_ROLLUP_MS  300000LL /* the store's roll-up bucket */
@@ -102,17 +103,6 @@ int64_t history_range_ms(const char *name)
 
 /* ---- small readers ---- */
 
-static char *history_col_str(sqlite3_stmt *q, int col)
-{
-	const unsigned char *s = sqlite3_column_text(q, col);
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
-static int64_t history_col_i64(sqlite3_stmt *q, int col, int64_t null_value)
-{
-	return sqlite3_column_type(q, col) == SQLITE_NULL ? null_value : sqlite3_column_int64(q, col);
-}
-
 static int history_fail(sqlite3 *db, const char *what, char **cause)
 {
 	*cause = xasprintf("history: %s: %s", what, sqlite3_errmsg(db));
@@ -142,18 +132,18 @@ static int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, 
 
 static void history_router_row(sqlite3_stmt *q, history_t *h)
 {
-	h->first_seen_ms = history_col_i64(q, 1, 0);
-	h->last_poll_ms = history_col_i64(q, 2, 0);
-	h->last_ok_ms = history_col_i64(q, 3, 0);
-	h->uptime_ms = history_col_i64(q, 4, -1);
-	h->info_ms = history_col_i64(q, 5, 0);
-	h->version = history_col_str(q, 6);
-	h->channel = history_col_str(q, 7);
-	h->firmware = history_col_str(q, 8);
-	h->upgrade_firmware = history_col_str(q, 9);
-	h->board = history_col_str(q, 10);
-	h->architecture = history_col_str(q, 11);
-	h->cpu_model = history_col_str(q, 12);
+	h->first_seen_ms = db_col_int64(q, 1, 0);
+	h->last_poll_ms = db_col_int64(q, 2, 0);
+	h->last_ok_ms = db_col_int64(q, 3, 0);
+	h->uptime_ms = db_col_int64(q, 4, -1);
+	h->info_ms = db_col_int64(q, 5, 0);
+	h->version = db_col_str(q, 6);
+	h->channel = db_col_str(q, 7);
+	h->firmware = db_col_str(q, 8);
+	h->upgrade_firmware = db_col_str(q, 9);
+	h->board = db_col_str(q, 10);
+	h->architecture = db_col_str(q, 11);
+	h->cpu_model = db_col_str(q, 12);
 }
 
 /* 0 with *id, 1 when unknown, -1 on error. */
@@ -251,7 +241,7 @@ static size_t history_iface_slot(
 	h->ifaces = xreallocarray(h->ifaces, h->nifaces, sizeof(*h->ifaces));
 	(*ids)[i] = id;
 	history_acc_init(&(*acc)[i], h->nbuckets);
-	h->ifaces[i] = (struct history_iface){ .name = history_col_str(q, 1) };
+	h->ifaces[i] = (struct history_iface){ .name = db_col_str(q, 1) };
 	return i;
 }
 
@@ -333,15 +323,15 @@ static void history_event_row(sqlite3_stmt *q, struct history_event *e)
 {
 	*e = (struct history_event){
 		.time_ms = sqlite3_column_int64(q, 0),
-		.kind = history_col_str(q, 1),
-		.old_version = history_col_str(q, 2),
-		.new_version = history_col_str(q, 3),
-		.old_firmware = history_col_str(q, 4),
-		.new_firmware = history_col_str(q, 5),
-		.old_board = history_col_str(q, 6),
-		.new_board = history_col_str(q, 7),
-		.architecture = history_col_str(q, 8),
-		.uptime_ms = history_col_i64(q, 9, -1),
+		.kind = db_col_str(q, 1),
+		.old_version = db_col_str(q, 2),
+		.new_version = db_col_str(q, 3),
+		.old_firmware = db_col_str(q, 4),
+		.new_firmware = db_col_str(q, 5),
+		.old_board = db_col_str(q, 6),
+		.new_board = db_col_str(q, 7),
+		.architecture = db_col_str(q, 8),
+		.uptime_ms = db_col_int64(q, 9, -1),
 	};
 }
 
@@ -366,7 +356,7 @@ static int history_events(sqlite3 *db, history_t *h, int64_t rid, char **cause)
 
 static double history_bps(sqlite3_stmt *q, int delta_col)
 {
-	int64_t dt = history_col_i64(q, 6, 0);
+	int64_t dt = db_col_int64(q, 6, 0);
 	if (dt <= 0 || sqlite3_column_type(q, delta_col) == SQLITE_NULL)
 		return NAN;
 	return (double)(uint64_t)sqlite3_column_int64(q, delta_col) * 8000.0 / (double)dt;
@@ -375,12 +365,12 @@ static double history_bps(sqlite3_stmt *q, int delta_col)
 static void history_peer_row(sqlite3_stmt *q, struct history_peer *p)
 {
 	*p = (struct history_peer){
-		.interface = history_col_str(q, 0),
-		.name = history_col_str(q, 1),
+		.interface = db_col_str(q, 0),
+		.name = db_col_str(q, 1),
 		.time_ms = sqlite3_column_int64(q, 2),
 		.rx_bytes = (uint64_t)sqlite3_column_int64(q, 3),
 		.tx_bytes = (uint64_t)sqlite3_column_int64(q, 4),
-		.handshake_age_ms = history_col_i64(q, 5, -1),
+		.handshake_age_ms = db_col_int64(q, 5, -1),
 		.rx_bps = history_bps(q, 7),
 		.tx_bps = history_bps(q, 8),
 	};
@@ -460,11 +450,11 @@ int history_load(const struct history_req *req, history_t **out, char **cause)
 static void history_change_row(sqlite3_stmt *q, struct history_change *c)
 {
 	*c = (struct history_change){
-		.router = history_col_str(q, 0),
+		.router = db_col_str(q, 0),
 		.time_ms = sqlite3_column_int64(q, 1),
-		.kind = history_col_str(q, 2),
-		.old_version = history_col_str(q, 3),
-		.new_version = history_col_str(q, 4),
+		.kind = db_col_str(q, 2),
+		.old_version = db_col_str(q, 3),
+		.new_version = db_col_str(q, 4),
 	};
 }
 
