@@ -1,4 +1,4 @@
-/* snmp: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
+/* snmpcoll: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
  * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
  * chain of requests (v3 engine probe, scalars, two walks, counter GETs). What is asked and how
  * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or passphrase in an error or a log. */
@@ -14,7 +14,7 @@
 #include <net-snmp/net-snmp-includes.h>
 #include <net-snmp/library/large_fd_set.h>
 
-#include "collectors/snmp.h"
+#include "collectors/snmpcoll.h"
 #include "collectors/snmpdecode.h"
 #include "lib/xmem.h"
 
@@ -23,15 +23,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SNMP_DEFAULT_TIMEOUT_MS 10000
-#define SNMP_BULK_REPS          24 /* GETBULK max-repetitions */
+#define SNMPCOLL_DEFAULT_TIMEOUT_MS 10000
+#define SNMPCOLL_BULK_REPS          24 /* GETBULK max-repetitions */
 
-enum snmp_step { SNMP_PROBE, SNMP_SCALARS, SNMP_CPU, SNMP_NAMES, SNMP_DESCRS, SNMP_COUNTERS, SNMP_NSTEPS };
+enum snmpcoll_step {
+	SNMPCOLL_PROBE,
+	SNMPCOLL_SCALARS,
+	SNMPCOLL_CPU,
+	SNMPCOLL_NAMES,
+	SNMPCOLL_DESCRS,
+	SNMPCOLL_COUNTERS,
+	SNMPCOLL_NSTEPS
+};
 
-struct snmp_conn {
-	snmp_t *m;
-	struct snmp_conn *next;      /* in m->conns */
-	struct snmp_conn *hnext;     /* in m->byname[hash(name)] */
+struct snmpcoll_conn {
+	snmpcoll_t *m;
+	struct snmpcoll_conn *next;  /* in m->conns */
+	struct snmpcoll_conn *hnext; /* in m->byname[hash(name)] */
 	char *name;                  /* router config name: the key between polls */
 	const conf_router_t *rc;     /* valid while busy */
 	const conf_router_t *opened; /* the config the session was opened with */
@@ -39,7 +47,7 @@ struct snmp_conn {
 	int fd;
 	netsnmp_large_fd_set fds;
 	bool busy, engine_known;
-	enum snmp_step step;
+	enum snmpcoll_step step;
 	long reqid; /* the request we wait for; 0: none */
 	sample_t *s;
 	collector_done_fn done;
@@ -49,26 +57,26 @@ struct snmp_conn {
 	snmpdecode_t *dec; /* what to ask, the answers so far; lives with the conn */
 };
 
-struct snmp {
+struct snmpcoll {
 	loop_t *loop;
-	struct snmp_conn *conns;
+	struct snmpcoll_conn *conns;
 	size_t nconns;
-	struct snmp_conn **byname; /* hash chains by router name; nbyname is a power of two */
+	struct snmpcoll_conn **byname; /* hash chains by router name; nbyname is a power of two */
 	size_t nbyname;
 };
 
-static int snmp_inits; /* snmp_t alive: net-snmp is set up while > 0 */
+static int snmpcoll_inits; /* snmpcoll_t alive: net-snmp is set up while > 0 */
 
 /* Resends of a request after its try timed out (snmp_retries =, 0..10); the tries share the
  * poll timeout. */
-static int snmp_retries(const conf_router_t *rc)
+static int snmpcoll_retries(const conf_router_t *rc)
 {
 	return rc->snmp_retries < 0 ? 0 : rc->snmp_retries > 10 ? 10 : rc->snmp_retries;
 }
 
 /* ---- finishing a poll ---- */
 
-static void snmp_close_session(struct snmp_conn *c)
+static void snmpcoll_close_session(struct snmpcoll_conn *c)
 {
 	if (c->sess == NULL)
 		return;
@@ -81,7 +89,7 @@ static void snmp_close_session(struct snmp_conn *c)
 	snmp_sess_close(sess); /* calls back for requests in flight: ignored, reqid is 0 */
 }
 
-static void snmp_cancel_timers(struct snmp_conn *c)
+static void snmpcoll_cancel_timers(struct snmpcoll_conn *c)
 {
 	loop_t *l = c->m->loop;
 	if (c->retry_timer)
@@ -94,12 +102,12 @@ static void snmp_cancel_timers(struct snmp_conn *c)
 }
 
 /* Ends the poll and hands the sample over. Never runs inside a net-snmp callback. */
-static void snmp_finish(struct snmp_conn *c)
+static void snmpcoll_finish(struct snmpcoll_conn *c)
 {
 	sample_t *s = c->s;
-	snmp_cancel_timers(c);
+	snmpcoll_cancel_timers(c);
 	if (s->err != SAMPLE_OK)
-		snmp_close_session(c); /* a fresh session (and v3 engine probe) next time */
+		snmpcoll_close_session(c); /* a fresh session (and v3 engine probe) next time */
 	c->busy = false;
 	c->reqid = 0;
 	c->s = NULL;
@@ -108,85 +116,85 @@ static void snmp_finish(struct snmp_conn *c)
 	c->done(s, c->arg);
 }
 
-static void snmp_on_defer_finish(void *arg)
+static void snmpcoll_on_defer_finish(void *arg)
 {
-	struct snmp_conn *c = arg;
+	struct snmpcoll_conn *c = arg;
 	c->defer = 0;
-	snmp_finish(c);
+	snmpcoll_finish(c);
 }
 
-static void snmp_finish_later(struct snmp_conn *c)
+static void snmpcoll_finish_later(struct snmpcoll_conn *c)
 {
 	c->reqid = 0;
 	if (c->defer)
 		loop_cancel(c->m->loop, c->defer);
-	c->defer = loop_after(c->m->loop, 0, snmp_on_defer_finish, c);
+	c->defer = loop_after(c->m->loop, 0, snmpcoll_on_defer_finish, c);
 }
 
-static const char *snmp_step_name(enum snmp_step step)
+static const char *snmpcoll_step_name(enum snmpcoll_step step)
 {
-	static const char *const names[SNMP_NSTEPS] = {
-		[SNMP_PROBE] = "engine ID probe",
-		[SNMP_SCALARS] = "GET system scalars",
-		[SNMP_CPU] = "walk hrProcessorLoad",
-		[SNMP_NAMES] = "walk ifName",
-		[SNMP_DESCRS] = "walk ifDescr",
-		[SNMP_COUNTERS] = "GET interface counters",
+	static const char *const names[SNMPCOLL_NSTEPS] = {
+		[SNMPCOLL_PROBE] = "engine ID probe",
+		[SNMPCOLL_SCALARS] = "GET system scalars",
+		[SNMPCOLL_CPU] = "walk hrProcessorLoad",
+		[SNMPCOLL_NAMES] = "walk ifName",
+		[SNMPCOLL_DESCRS] = "walk ifDescr",
+		[SNMPCOLL_COUNTERS] = "GET interface counters",
 	};
 	return names[step];
 }
 
 /* Fails the poll (the first reason is kept) and finishes it from a 0 ms timer. */
-static void snmp_fail(struct snmp_conn *c, enum sample_err err, const char *fmt, ...)
+static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-static void snmp_fail(struct snmp_conn *c, enum sample_err err, const char *fmt, ...)
+static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	sample_fail(c->s, err, "%s: %s", snmp_step_name(c->step), msg);
+	sample_fail(c->s, err, "%s: %s", snmpcoll_step_name(c->step), msg);
 	free(msg);
-	snmp_finish_later(c);
+	snmpcoll_finish_later(c);
 }
 
 /* ---- requests ---- */
 
-static void snmp_arm(struct snmp_conn *c);
-static void snmp_next_step(struct snmp_conn *c);
+static void snmpcoll_arm(struct snmpcoll_conn *c);
+static void snmpcoll_next_step(struct snmpcoll_conn *c);
 
-static netsnmp_pdu *snmp_pdu(struct snmp_conn *c, int command)
+static netsnmp_pdu *snmpcoll_pdu(struct snmpcoll_conn *c, int command)
 {
 	netsnmp_pdu *pdu = snmp_pdu_create(command);
 	if (pdu != NULL && command == SNMP_MSG_GETBULK) {
 		pdu->non_repeaters = 0;
-		pdu->max_repetitions = SNMP_BULK_REPS;
+		pdu->max_repetitions = SNMPCOLL_BULK_REPS;
 	}
 	return pdu;
 }
 
-static void snmp_xmit(struct snmp_conn *c, netsnmp_pdu *pdu)
+static void snmpcoll_xmit(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 {
 	if (pdu == NULL) {
-		snmp_fail(c, SAMPLE_ERR_INTERNAL, "cannot build the request");
+		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "cannot build the request");
 		return;
 	}
 	c->reqid = pdu->reqid;
 	if (snmp_sess_async_send(c->sess, pdu, NULL, c) == 0) {
 		snmp_free_pdu(pdu);
 		if (c->busy && c->defer == 0) /* the callback may already have failed it */
-			snmp_fail(c, SAMPLE_ERR_INTERNAL, "cannot send: %s",
+			snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "cannot send: %s",
 				snmp_api_errstring(snmp_sess_session(c->sess)->s_snmp_errno));
 		return;
 	}
-	snmp_arm(c);
+	snmpcoll_arm(c);
 }
 
 /* An unauthenticated GET with an empty user: the agent answers with a report that carries its
  * engine ID (RFC 3414 discovery), done asynchronously rather than by net-snmp's blocking probe. */
-static netsnmp_pdu *snmp_req_probe(struct snmp_conn *c)
+static netsnmp_pdu *snmpcoll_req_probe(struct snmpcoll_conn *c)
 {
-	netsnmp_pdu *pdu = snmp_pdu(c, SNMP_MSG_GET);
+	netsnmp_pdu *pdu = snmpcoll_pdu(c, SNMP_MSG_GET);
 	if (pdu == NULL)
 		return NULL;
 	pdu->version = SNMP_VERSION_3;
@@ -198,16 +206,16 @@ static netsnmp_pdu *snmp_req_probe(struct snmp_conn *c)
 }
 
 /* A GET, GETNEXT or GETBULK with the varbinds snmpdecode asks for at this step. */
-static netsnmp_pdu *snmp_req(struct snmp_conn *c)
+static netsnmp_pdu *snmpcoll_req(struct snmpcoll_conn *c)
 {
-	bool walk = c->step == SNMP_CPU || c->step == SNMP_NAMES || c->step == SNMP_DESCRS;
+	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS;
 	int cmd = !walk ? SNMP_MSG_GET : c->rc->snmp_version == 1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK;
-	netsnmp_pdu *pdu = snmp_pdu(c, cmd);
+	netsnmp_pdu *pdu = snmpcoll_pdu(c, cmd);
 	if (pdu == NULL)
 		return NULL;
-	if (c->step == SNMP_SCALARS)
+	if (c->step == SNMPCOLL_SCALARS)
 		snmpdecode_ask_scalars(c->dec, pdu);
-	else if (c->step == SNMP_COUNTERS)
+	else if (c->step == SNMPCOLL_COUNTERS)
 		snmpdecode_ask_counters(c->dec, pdu);
 	else
 		snmpdecode_ask_walk(c->dec, pdu);
@@ -217,7 +225,7 @@ static netsnmp_pdu *snmp_req(struct snmp_conn *c)
 /* ---- replies ---- */
 
 /* A report instead of an answer (SNMPv3): the agent refused the request. */
-static void snmp_on_report(struct snmp_conn *c, netsnmp_pdu *pdu)
+static void snmpcoll_on_report(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 {
 	int type = snmpv3_get_report_type(pdu);
 	switch (type) {
@@ -225,20 +233,20 @@ static void snmp_on_report(struct snmp_conn *c, netsnmp_pdu *pdu)
 	case SNMPERR_AUTHENTICATION_FAILURE:
 	case SNMPERR_UNSUPPORTED_SEC_LEVEL:
 	case SNMPERR_DECRYPTION_ERR:
-		snmp_fail(c, SAMPLE_ERR_AUTH, "agent reports: %s", snmp_api_errstring(type));
+		snmpcoll_fail(c, SAMPLE_ERR_AUTH, "agent reports: %s", snmp_api_errstring(type));
 		break;
-	default: snmp_fail(c, SAMPLE_ERR_SNMP, "agent reports: %s", snmp_api_errstring(type)); break;
+	default: snmpcoll_fail(c, SAMPLE_ERR_SNMP, "agent reports: %s", snmp_api_errstring(type)); break;
 	}
 }
 
 /* After the probe's report: net-snmp stored the engine ID once our callback returned. */
-static void snmp_on_defer_probe(void *arg)
+static void snmpcoll_on_defer_probe(void *arg)
 {
-	struct snmp_conn *c = arg;
+	struct snmpcoll_conn *c = arg;
 	netsnmp_session *ss = snmp_sess_session(c->sess);
 	c->defer = 0;
 	if (ss->securityEngineIDLen == 0) {
-		snmp_fail(c, SAMPLE_ERR_SNMP, "the agent's report carries no engine ID");
+		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "the agent's report carries no engine ID");
 		return;
 	}
 	/* net-snmp keeps one USM entry per (engine ID, user) for the whole process and would reuse
@@ -252,59 +260,59 @@ static void snmp_on_defer_probe(void *arg)
 	}
 	/* Localises the keys for the engine and adds the user to net-snmp's USM table. */
 	if (usm_create_user_from_session(ss) != SNMPERR_SUCCESS) {
-		snmp_fail(c, SAMPLE_ERR_INTERNAL, "cannot set up the USM user");
+		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "cannot set up the USM user");
 		return;
 	}
 	c->engine_known = true;
-	snmp_next_step(c);
+	snmpcoll_next_step(c);
 }
 
 /* Step replies: 1 send the same step again, 0 step done, -1 failed (*cause). */
-static int snmp_on_step_reply(struct snmp_conn *c, netsnmp_pdu *pdu, char **cause)
+static int snmpcoll_on_step_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu, char **cause)
 {
 	switch (c->step) {
-	case SNMP_SCALARS: return snmpdecode_scalars(c->dec, pdu, cause);
-	case SNMP_CPU:
-	case SNMP_NAMES:
-	case SNMP_DESCRS: return snmpdecode_walk(c->dec, pdu, cause);
-	case SNMP_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
+	case SNMPCOLL_SCALARS: return snmpdecode_scalars(c->dec, pdu, cause);
+	case SNMPCOLL_CPU:
+	case SNMPCOLL_NAMES:
+	case SNMPCOLL_DESCRS: return snmpdecode_walk(c->dec, pdu, cause);
+	case SNMPCOLL_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
 	default: *cause = xstrdup("unexpected answer"); return -1;
 	}
 }
 
-static void snmp_send_step(struct snmp_conn *c);
+static void snmpcoll_send_step(struct snmpcoll_conn *c);
 
-static void snmp_on_reply(struct snmp_conn *c, netsnmp_pdu *pdu)
+static void snmpcoll_on_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 {
 	char *cause = NULL;
-	if (pdu->command == SNMP_MSG_REPORT && c->step == SNMP_PROBE) {
-		c->defer = loop_after(c->m->loop, 0, snmp_on_defer_probe, c);
+	if (pdu->command == SNMP_MSG_REPORT && c->step == SNMPCOLL_PROBE) {
+		c->defer = loop_after(c->m->loop, 0, snmpcoll_on_defer_probe, c);
 		return;
 	}
 	if (pdu->command == SNMP_MSG_REPORT) {
-		snmp_on_report(c, pdu);
+		snmpcoll_on_report(c, pdu);
 		return;
 	}
 	if (pdu->errstat != SNMP_ERR_NOERROR &&
 		!(pdu->errstat == SNMP_ERR_NOSUCHNAME && c->rc->snmp_version == 1)) {
-		snmp_fail(c, SAMPLE_ERR_SNMP, "error-status %s (index %ld)", snmp_errstring(pdu->errstat),
+		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "error-status %s (index %ld)", snmp_errstring(pdu->errstat),
 			pdu->errindex);
 		return;
 	}
-	int r = snmp_on_step_reply(c, pdu, &cause);
+	int r = snmpcoll_on_step_reply(c, pdu, &cause);
 	if (r < 0) {
-		snmp_fail(c, SAMPLE_ERR_SNMP, "%s", cause);
+		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "%s", cause);
 		free(cause);
 	} else if (r > 0) {
-		snmp_send_step(c);
+		snmpcoll_send_step(c);
 	} else {
-		snmp_next_step(c);
+		snmpcoll_next_step(c);
 	}
 }
 
-static int snmp_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu, void *magic)
+static int snmpcoll_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu, void *magic)
 {
-	struct snmp_conn *c = magic;
+	struct snmpcoll_conn *c = magic;
 	bool report = pdu != NULL && pdu->command == SNMP_MSG_REPORT;
 	/* net-snmp matched the message to our one request in flight; a report of a message the
 	 * agent could not authenticate carries no request ID of ours. */
@@ -312,85 +320,85 @@ static int snmp_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu,
 		return 1; /* late answer of an earlier poll, or our own close */
 	if (op == NETSNMP_CALLBACK_OP_RESEND)
 		return 1;
-	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMP_PROBE)
+	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMPCOLL_PROBE)
 		return 1; /* net-snmp learnt the engine's time and sends the request again */
 	c->reqid = 0;
 	/* A report comes as SEC_ERROR, RECEIVED_MESSAGE or both, in either order (versions differ). */
 	if (report && (op == NETSNMP_CALLBACK_OP_SEC_ERROR || op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE))
 		op = NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE;
 	switch (op) {
-	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE: snmp_on_reply(c, pdu); break;
+	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE: snmpcoll_on_reply(c, pdu); break;
 	case NETSNMP_CALLBACK_OP_TIMED_OUT:
-		snmp_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", snmp_retries(c->rc) + 1);
+		snmpcoll_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", snmpcoll_retries(c->rc) + 1);
 		break;
 	case NETSNMP_CALLBACK_OP_SEC_ERROR:
-		snmp_fail(c, SAMPLE_ERR_AUTH, "security error: %s",
+		snmpcoll_fail(c, SAMPLE_ERR_AUTH, "security error: %s",
 			snmp_api_errstring(sp->s_snmp_errno ? sp->s_snmp_errno : SNMPERR_GENERR));
 		break;
-	default: snmp_fail(c, SAMPLE_ERR_CONNECT, "send failed"); break;
+	default: snmpcoll_fail(c, SAMPLE_ERR_CONNECT, "send failed"); break;
 	}
 	return 1;
 }
 
 /* ---- the step driver ---- */
 
-static void snmp_send_step(struct snmp_conn *c)
+static void snmpcoll_send_step(struct snmpcoll_conn *c)
 {
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started some requests earlier. */
-	if (c->step == SNMP_COUNTERS)
+	if (c->step == SNMPCOLL_COUNTERS)
 		c->s->time_ms = loop_wall_ms();
 	switch (c->step) {
-	case SNMP_PROBE: snmp_xmit(c, snmp_req_probe(c)); break;
-	default: snmp_xmit(c, snmp_req(c)); break;
+	case SNMPCOLL_PROBE: snmpcoll_xmit(c, snmpcoll_req_probe(c)); break;
+	default: snmpcoll_xmit(c, snmpcoll_req(c)); break;
 	}
 }
 
 /* Whether step has something to ask. Sets up the walk cursor for walks. */
-static bool snmp_step_wanted(struct snmp_conn *c, enum snmp_step step)
+static bool snmpcoll_step_wanted(struct snmpcoll_conn *c, enum snmpcoll_step step)
 {
 	switch (step) {
-	case SNMP_PROBE: return c->rc->snmp_version == 3 && !c->engine_known;
-	case SNMP_DESCRS:
+	case SNMPCOLL_PROBE: return c->rc->snmp_version == 3 && !c->engine_known;
+	case SNMPCOLL_DESCRS:
 		if (snmpdecode_walked(c->dec) > 0)
 			return false; /* ifName answered */
 		snmpdecode_walk_start(c->dec, SNMPDECODE_DESCRS);
 		return true;
-	case SNMP_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
-	case SNMP_NAMES: snmpdecode_walk_start(c->dec, SNMPDECODE_NAMES); return true;
-	case SNMP_COUNTERS: return snmpdecode_nrows(c->dec) > 0;
+	case SNMPCOLL_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
+	case SNMPCOLL_NAMES: snmpdecode_walk_start(c->dec, SNMPDECODE_NAMES); return true;
+	case SNMPCOLL_COUNTERS: return snmpdecode_nrows(c->dec) > 0;
 	default: return true;
 	}
 }
 
-static void snmp_next_step(struct snmp_conn *c)
+static void snmpcoll_next_step(struct snmpcoll_conn *c)
 {
-	enum snmp_step step = c->step + 1;
-	while (step < SNMP_NSTEPS && !snmp_step_wanted(c, step))
+	enum snmpcoll_step step = c->step + 1;
+	while (step < SNMPCOLL_NSTEPS && !snmpcoll_step_wanted(c, step))
 		step++;
-	if (step == SNMP_NSTEPS) {
+	if (step == SNMPCOLL_NSTEPS) {
 		snmpdecode_emit(c->dec);
-		snmp_finish_later(c);
+		snmpcoll_finish_later(c);
 		return;
 	}
 	c->step = step;
-	snmp_send_step(c);
+	snmpcoll_send_step(c);
 }
 
 /* ---- the loop: socket, net-snmp's retry timer, the poll deadline ---- */
 
-static void snmp_on_retry_timer(void *arg)
+static void snmpcoll_on_retry_timer(void *arg)
 {
-	struct snmp_conn *c = arg;
+	struct snmpcoll_conn *c = arg;
 	c->retry_timer = 0;
 	if (c->sess == NULL)
 		return;
 	snmp_sess_timeout(c->sess); /* resends, or calls back with TIMED_OUT */
-	snmp_arm(c);
+	snmpcoll_arm(c);
 }
 
 /* Sets the retry timer to net-snmp's earliest request expiry in this session, if any. */
-static void snmp_arm(struct snmp_conn *c)
+static void snmpcoll_arm(struct snmpcoll_conn *c)
 {
 	struct timeval tv = { 0, 0 };
 	int block = 1, nfds = 0;
@@ -402,33 +410,33 @@ static void snmp_arm(struct snmp_conn *c)
 	snmp_sess_select_info2_flags(c->sess, &nfds, &c->fds, &tv, &block, NETSNMP_SELECT_NOALARMS);
 	if (!block) {
 		int64_t ms = (int64_t)tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
-		c->retry_timer = loop_after(c->m->loop, ms, snmp_on_retry_timer, c);
+		c->retry_timer = loop_after(c->m->loop, ms, snmpcoll_on_retry_timer, c);
 	}
 }
 
-static void snmp_on_fd(int fd, int events, void *arg)
+static void snmpcoll_on_fd(int fd, int events, void *arg)
 {
-	struct snmp_conn *c = arg;
+	struct snmpcoll_conn *c = arg;
 	if (c->sess == NULL)
 		return;
 	NETSNMP_LARGE_FD_ZERO(&c->fds);
 	NETSNMP_LARGE_FD_SET(fd, &c->fds);
 	snmp_sess_read2(c->sess, &c->fds);
-	snmp_arm(c);
+	snmpcoll_arm(c);
 }
 
-static void snmp_on_deadline(void *arg)
+static void snmpcoll_on_deadline(void *arg)
 {
-	struct snmp_conn *c = arg;
+	struct snmpcoll_conn *c = arg;
 	c->deadline_timer = 0;
 	if (c->busy && c->defer == 0)
-		snmp_fail(c, SAMPLE_ERR_TIMEOUT, "poll timeout of %lld ms reached",
-			(long long)(c->rc->timeout_ms > 0 ? c->rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS));
+		snmpcoll_fail(c, SAMPLE_ERR_TIMEOUT, "poll timeout of %lld ms reached",
+			(long long)(c->rc->timeout_ms > 0 ? c->rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS));
 }
 
 /* ---- sessions ---- */
 
-static const oid *snmp_auth_proto(const char *name, size_t *len)
+static const oid *snmpcoll_auth_proto(const char *name, size_t *len)
 {
 	static const struct {
 		const char *name;
@@ -451,7 +459,7 @@ static const oid *snmp_auth_proto(const char *name, size_t *len)
 	return usmHMACSHA1AuthProtocol;
 }
 
-static const oid *snmp_priv_proto(const char *name, size_t *len)
+static const oid *snmpcoll_priv_proto(const char *name, size_t *len)
 {
 	if (name != NULL && strcmp(name, "DES") == 0) {
 		*len = USM_PRIV_PROTO_DES_LEN;
@@ -469,7 +477,7 @@ static const oid *snmp_priv_proto(const char *name, size_t *len)
 	return usmAESPrivProtocol;
 }
 
-static int snmp_level(const char *level)
+static int snmpcoll_level(const char *level)
 {
 	if (level != NULL && strcmp(level, "authPriv") == 0)
 		return SNMP_SEC_LEVEL_AUTHPRIV;
@@ -479,17 +487,17 @@ static int snmp_level(const char *level)
 }
 
 /* USM settings: keys derived from the passphrases here (Ku), localised after the probe. */
-static int snmp_setup_v3(netsnmp_session *ss, const conf_router_t *rc, char **cause)
+static int snmpcoll_setup_v3(netsnmp_session *ss, const conf_router_t *rc, char **cause)
 {
 	size_t alen, plen;
-	const oid *auth = snmp_auth_proto(rc->snmp_auth_protocol, &alen);
+	const oid *auth = snmpcoll_auth_proto(rc->snmp_auth_protocol, &alen);
 	const char *ap = rc->snmp_auth_password ? rc->snmp_auth_password : "";
 	const char *pp = rc->snmp_priv_password ? rc->snmp_priv_password : "";
 	ss->version = SNMP_VERSION_3;
 	ss->securityModel = SNMP_SEC_MODEL_USM;
 	ss->securityName = rc->snmp_user ? rc->snmp_user : (char *)"";
 	ss->securityNameLen = strlen(ss->securityName);
-	ss->securityLevel = snmp_level(rc->snmp_security_level);
+	ss->securityLevel = snmpcoll_level(rc->snmp_security_level);
 	ss->flags |= SNMP_FLAGS_DONT_PROBE;
 	if (ss->securityLevel == SNMP_SEC_LEVEL_NOAUTH)
 		return 0;
@@ -504,7 +512,7 @@ static int snmp_setup_v3(netsnmp_session *ss, const conf_router_t *rc, char **ca
 	}
 	if (ss->securityLevel != SNMP_SEC_LEVEL_AUTHPRIV)
 		return 0;
-	ss->securityPrivProto = (oid *)snmp_priv_proto(rc->snmp_priv_protocol, &plen);
+	ss->securityPrivProto = (oid *)snmpcoll_priv_proto(rc->snmp_priv_protocol, &plen);
 	ss->securityPrivProtoLen = plen;
 	ss->securityPrivKeyLen = USM_PRIV_KU_LEN;
 	if (strlen(pp) < 8 ||
@@ -516,16 +524,16 @@ static int snmp_setup_v3(netsnmp_session *ss, const conf_router_t *rc, char **ca
 	return 0;
 }
 
-static int snmp_setup(netsnmp_session *ss, struct snmp_conn *c, const conf_router_t *rc, char **cause)
+static int snmpcoll_setup(netsnmp_session *ss, struct snmpcoll_conn *c, const conf_router_t *rc, char **cause)
 {
-	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS;
+	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS;
 	snmp_sess_init(ss);
-	ss->timeout = (long)(timeout * 1000 / (snmp_retries(rc) + 1)); /* per try, microseconds */
-	ss->retries = snmp_retries(rc);
-	ss->callback = snmp_on_pdu;
+	ss->timeout = (long)(timeout * 1000 / (snmpcoll_retries(rc) + 1)); /* per try, microseconds */
+	ss->retries = snmpcoll_retries(rc);
+	ss->callback = snmpcoll_on_pdu;
 	ss->callback_magic = c;
 	if (rc->snmp_version == 3)
-		return snmp_setup_v3(ss, rc, cause);
+		return snmpcoll_setup_v3(ss, rc, cause);
 	ss->version = rc->snmp_version == 1 ? SNMP_VERSION_1 : SNMP_VERSION_2c;
 	ss->community = (u_char *)(rc->snmp_community ? rc->snmp_community : "public");
 	ss->community_len = strlen((const char *)ss->community);
@@ -534,11 +542,11 @@ static int snmp_setup(netsnmp_session *ss, struct snmp_conn *c, const conf_route
 
 /* Opens the router's session and watches its socket. The peer must be an address: a host
  * name is resolved here, blocking (docs/snmp.md). */
-static int snmp_connect(struct snmp_conn *c, const conf_router_t *rc, char **cause)
+static int snmpcoll_connect(struct snmpcoll_conn *c, const conf_router_t *rc, char **cause)
 {
 	netsnmp_session ss;
 	char *peer = xasprintf("%s:%s", rc->snmp[0] == '[' ? "udp6" : "udp", rc->snmp);
-	int rc_setup = snmp_setup(&ss, c, rc, cause);
+	int rc_setup = snmpcoll_setup(&ss, c, rc, cause);
 	ss.peername = peer;
 	c->sess = rc_setup < 0 ? NULL : snmp_sess_open(&ss);
 	if (rc_setup == 0 && c->sess == NULL)
@@ -554,8 +562,8 @@ static int snmp_connect(struct snmp_conn *c, const conf_router_t *rc, char **cau
 	netsnmp_large_fd_set_init(&c->fds, c->fd + 1);
 	if (rc->snmp_version == 3) /* net-snmp clears it after opening: keep it from blocking */
 		snmp_sess_session(c->sess)->flags |= SNMP_FLAGS_DONT_PROBE;
-	if (loop_watch_fd(c->m->loop, c->fd, LOOP_READ, snmp_on_fd, c) < 0) {
-		snmp_close_session(c);
+	if (loop_watch_fd(c->m->loop, c->fd, LOOP_READ, snmpcoll_on_fd, c) < 0) {
+		snmpcoll_close_session(c);
 		*cause = xstrdup("cannot watch the session's socket");
 		return -1;
 	}
@@ -565,7 +573,7 @@ static int snmp_connect(struct snmp_conn *c, const conf_router_t *rc, char **cau
 /* ---- per-router connections and the collector interface ---- */
 
 /* Every poll looks its router up by name: a hash keeps that flat at thousands of routers. */
-static size_t snmp_hash(const snmp_t *m, const char *name)
+static size_t snmpcoll_hash(const snmpcoll_t *m, const char *name)
 {
 	uint32_t h = 2166136261u; /* FNV-1a, as rest.c */
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
@@ -573,37 +581,38 @@ static size_t snmp_hash(const snmp_t *m, const char *name)
 	return h & (m->nbyname - 1);
 }
 
-static struct snmp_conn *snmp_conn_find(snmp_t *m, const char *name)
+static struct snmpcoll_conn *snmpcoll_conn_find(snmpcoll_t *m, const char *name)
 {
 	if (m->nbyname == 0)
 		return NULL;
-	for (struct snmp_conn *c = m->byname[snmp_hash(m, name)]; c != NULL; c = c->hnext)
+	for (struct snmpcoll_conn *c = m->byname[snmpcoll_hash(m, name)]; c != NULL; c = c->hnext)
 		if (strcmp(c->name, name) == 0)
 			return c;
 	return NULL;
 }
 
 /* Keeps the chains short: twice the buckets when there are more routers than buckets. */
-static void snmp_byname_add(snmp_t *m, struct snmp_conn *c)
+static void snmpcoll_byname_add(snmpcoll_t *m, struct snmpcoll_conn *c)
 {
 	if (m->nconns >= m->nbyname) {
 		free(m->byname);
 		m->nbyname = m->nbyname ? m->nbyname * 2 : 64;
 		m->byname = xcalloc(m->nbyname, sizeof(*m->byname));
-		for (struct snmp_conn *o = m->conns; o != NULL; o = o->next) {
-			size_t h = snmp_hash(m, o->name);
+		for (struct snmpcoll_conn *o = m->conns; o != NULL; o = o->next) {
+			size_t h = snmpcoll_hash(m, o->name);
 			o->hnext = m->byname[h];
 			m->byname[h] = o;
 		}
 	}
-	size_t h = snmp_hash(m, c->name);
+	size_t h = snmpcoll_hash(m, c->name);
 	c->hnext = m->byname[h];
 	m->byname[h] = c;
 }
 
-static void snmp_byname_remove(snmp_t *m, struct snmp_conn *c)
+static void snmpcoll_byname_remove(snmpcoll_t *m, struct snmpcoll_conn *c)
 {
-	for (struct snmp_conn **pp = &m->byname[snmp_hash(m, c->name)]; *pp != NULL; pp = &(*pp)->hnext) {
+	for (struct snmpcoll_conn **pp = &m->byname[snmpcoll_hash(m, c->name)]; *pp != NULL;
+		pp = &(*pp)->hnext) {
 		if (*pp == c) {
 			*pp = c->hnext;
 			return;
@@ -611,14 +620,14 @@ static void snmp_byname_remove(snmp_t *m, struct snmp_conn *c)
 	}
 }
 
-static struct snmp_conn *snmp_conn_new(snmp_t *m, const char *name)
+static struct snmpcoll_conn *snmpcoll_conn_new(snmpcoll_t *m, const char *name)
 {
-	struct snmp_conn *c = xcalloc(1, sizeof(*c));
+	struct snmpcoll_conn *c = xcalloc(1, sizeof(*c));
 	c->m = m;
 	c->name = xstrdup(name);
 	c->fd = -1;
 	c->dec = snmpdecode_create();
-	snmp_byname_add(m, c);
+	snmpcoll_byname_add(m, c);
 	c->next = m->conns;
 	m->conns = c;
 	m->nconns++;
@@ -626,88 +635,89 @@ static struct snmp_conn *snmp_conn_new(snmp_t *m, const char *name)
 }
 
 /* Abandons a poll in flight without calling done, and closes the session. */
-static void snmp_conn_abandon(struct snmp_conn *c)
+static void snmpcoll_conn_abandon(struct snmpcoll_conn *c)
 {
-	snmp_cancel_timers(c);
+	snmpcoll_cancel_timers(c);
 	c->busy = false;
-	snmp_close_session(c);
+	snmpcoll_close_session(c);
 	sample_free(c->s);
 	c->s = NULL;
 	snmpdecode_end(c->dec);
 }
 
-static void snmp_conn_free(snmp_t *m, struct snmp_conn *c)
+static void snmpcoll_conn_free(snmpcoll_t *m, struct snmpcoll_conn *c)
 {
-	snmp_byname_remove(m, c);
-	for (struct snmp_conn **pp = &m->conns; *pp != NULL; pp = &(*pp)->next) {
+	snmpcoll_byname_remove(m, c);
+	for (struct snmpcoll_conn **pp = &m->conns; *pp != NULL; pp = &(*pp)->next) {
 		if (*pp == c) {
 			*pp = c->next;
 			m->nconns--;
 			break;
 		}
 	}
-	snmp_conn_abandon(c);
+	snmpcoll_conn_abandon(c);
 	snmpdecode_destroy(c->dec);
 	free(c->name);
 	free(c);
 }
 
-static bool snmp_handles(void *ctx, const conf_router_t *rc)
+static bool snmpcoll_handles(void *ctx, const conf_router_t *rc)
 {
 	return rc->snmp != NULL && rc->snmp[0] != '\0';
 }
 
-static void snmp_conn_begin(struct snmp_conn *c, const conf_router_t *rc, collector_done_fn done, void *arg)
+static void snmpcoll_conn_begin(
+	struct snmpcoll_conn *c, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
-	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMP_DEFAULT_TIMEOUT_MS;
+	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS;
 	c->rc = rc;
 	c->busy = true;
 	c->done = done;
 	c->arg = arg;
-	c->step = SNMP_PROBE;
+	c->step = SNMPCOLL_PROBE;
 	c->s = sample_new(rc->name, loop_wall_ms(), "snmp");
 	c->s->have_peers = false;  /* SNMP has no WireGuard peer objects */
 	sample_set_cores(c->s, 0); /* an empty array, not NULL, until hrProcessorLoad rows come */
 	snmpdecode_begin(c->dec, rc, c->s);
 	c->start_ms = loop_mono_ms();
-	c->deadline_timer = loop_after(c->m->loop, timeout, snmp_on_deadline, c);
+	c->deadline_timer = loop_after(c->m->loop, timeout, snmpcoll_on_deadline, c);
 }
 
-static int snmp_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
+static int snmpcoll_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
-	snmp_t *m = ctx;
+	snmpcoll_t *m = ctx;
 	char *cause = NULL;
-	if (!snmp_handles(ctx, rc))
+	if (!snmpcoll_handles(ctx, rc))
 		return -1;
-	struct snmp_conn *c = snmp_conn_find(m, rc->name);
+	struct snmpcoll_conn *c = snmpcoll_conn_find(m, rc->name);
 	if (c == NULL)
-		c = snmp_conn_new(m, rc->name);
+		c = snmpcoll_conn_new(m, rc->name);
 	if (c->busy)
 		return -1;
-	snmp_conn_begin(c, rc, done, arg);
+	snmpcoll_conn_begin(c, rc, done, arg);
 	if (c->sess != NULL && c->opened != rc)
-		snmp_close_session(c); /* the configuration changed */
-	if (c->sess == NULL && snmp_connect(c, rc, &cause) < 0) {
-		snmp_fail(c, SAMPLE_ERR_INTERNAL, "%s", cause);
+		snmpcoll_close_session(c); /* the configuration changed */
+	if (c->sess == NULL && snmpcoll_connect(c, rc, &cause) < 0) {
+		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "%s", cause);
 		free(cause);
-	} else if (snmp_step_wanted(c, SNMP_PROBE)) {
-		snmp_send_step(c);
+	} else if (snmpcoll_step_wanted(c, SNMPCOLL_PROBE)) {
+		snmpcoll_send_step(c);
 	} else {
-		snmp_next_step(c);
+		snmpcoll_next_step(c);
 	}
 	return 0;
 }
 
-static void snmp_cancel(void *ctx, const conf_router_t *rc)
+static void snmpcoll_cancel(void *ctx, const conf_router_t *rc)
 {
-	snmp_t *m = ctx;
-	struct snmp_conn *c = snmp_conn_find(m, rc->name);
+	snmpcoll_t *m = ctx;
+	struct snmpcoll_conn *c = snmpcoll_conn_find(m, rc->name);
 	if (c != NULL)
-		snmp_conn_free(m, c);
+		snmpcoll_conn_free(m, c);
 }
 
 /* net-snmp reads no snmp.conf, loads no MIB, keeps no persistent state, logs nothing. */
-static void snmp_lib_init(void)
+static void snmpcoll_lib_init(void)
 {
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
 	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
@@ -729,33 +739,33 @@ static void snmp_lib_init(void)
 	}
 }
 
-snmp_t *snmp_create(loop_t *loop)
+snmpcoll_t *snmpcoll_create(loop_t *loop)
 {
-	if (snmp_inits++ == 0)
-		snmp_lib_init();
-	snmp_t *m = xcalloc(1, sizeof(*m));
+	if (snmpcoll_inits++ == 0)
+		snmpcoll_lib_init();
+	snmpcoll_t *m = xcalloc(1, sizeof(*m));
 	m->loop = loop;
 	return m;
 }
 
-void snmp_destroy(snmp_t *m)
+void snmpcoll_destroy(snmpcoll_t *m)
 {
 	if (m == NULL)
 		return;
 	while (m->conns != NULL)
-		snmp_conn_free(m, m->conns);
+		snmpcoll_conn_free(m, m->conns);
 	free(m->byname);
 	free(m);
-	snmp_inits--;
+	snmpcoll_inits--;
 }
 
-collector_t snmp_collector(snmp_t *m)
+collector_t snmpcoll_collector(snmpcoll_t *m)
 {
 	return (collector_t){
 		.name = "snmp",
 		.ctx = m,
-		.handles = snmp_handles,
-		.poll = snmp_poll,
-		.cancel = snmp_cancel,
+		.handles = snmpcoll_handles,
+		.poll = snmpcoll_poll,
+		.cancel = snmpcoll_cancel,
 	};
 }
