@@ -51,13 +51,11 @@ struct rest_board {
 
 struct rest_conn {
 	rest_t *r;
-	struct rest_multi *m;    /* the multi handle this router's transfers run in */
-	struct rest_conn *next;  /* in r->conns */
-	struct rest_conn *hnext; /* in r->byname[hash(name)] */
-	char *name;              /* router config name: the key between polls */
-	const conf_router_t *rc; /* valid while busy */
-	CURL *easy;              /* lent from r->idle while busy, else NULL */
-	bool own_ca;             /* easy was given this router's ca_file */
+	struct rest_multi *m; /* the multi handle this router's transfers run in; NULL until polled */
+	struct rest_conn *next, *prev; /* in r->conns: every handle attached */
+	const conf_router_t *rc;       /* valid while busy */
+	CURL *easy;                    /* lent from r->idle while busy, else NULL */
+	bool own_ca;                   /* easy was given this router's ca_file */
 	bool busy, in_multi, too_big;
 	enum restdecode_step step;
 	sample_t *s;
@@ -85,9 +83,6 @@ struct rest {
 	struct rest_multi **multis;
 	size_t nmultis;
 	struct rest_conn *conns;
-	size_t nconns;
-	struct rest_conn **byname; /* hash chains by router name; nbyname is a power of two */
-	size_t nbyname;
 	char **insecure; /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
 	struct curl_slist *json_hdr; /* headers of every POST query, shared by all routers */
@@ -533,52 +528,6 @@ static void rest_multi_free(struct rest_multi *rm)
 
 /* ---- per-router handles and the collector interface ---- */
 
-static size_t rest_hash(const rest_t *r, const char *name)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h & (r->nbyname - 1);
-}
-
-static struct rest_conn *rest_conn_find(rest_t *r, const char *name)
-{
-	if (r->nbyname == 0)
-		return NULL;
-	for (struct rest_conn *c = r->byname[rest_hash(r, name)]; c != NULL; c = c->hnext)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-/* Keeps the chains short: twice the buckets when there are more routers than buckets. */
-static void rest_byname_add(rest_t *r, struct rest_conn *c)
-{
-	if (r->nconns >= r->nbyname) {
-		free(r->byname);
-		r->nbyname = r->nbyname ? r->nbyname * 2 : 64;
-		r->byname = xcalloc(r->nbyname, sizeof(*r->byname));
-		for (struct rest_conn *o = r->conns; o != NULL; o = o->next) {
-			size_t h = rest_hash(r, o->name);
-			o->hnext = r->byname[h];
-			r->byname[h] = o;
-		}
-	}
-	size_t h = rest_hash(r, c->name);
-	c->hnext = r->byname[h];
-	r->byname[h] = c;
-}
-
-static void rest_byname_remove(rest_t *r, struct rest_conn *c)
-{
-	for (struct rest_conn **pp = &r->byname[rest_hash(r, c->name)]; *pp != NULL; pp = &(*pp)->hnext) {
-		if (*pp == c) {
-			*pp = c->hnext;
-			return;
-		}
-	}
-}
-
 /* Settings every handle gets once, whatever router it serves. */
 static int rest_easy_setup(CURL *e)
 {
@@ -639,24 +588,31 @@ static void rest_easy_give(struct rest_conn *c)
 	c->easy = NULL;
 }
 
-static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
+/* A router's handle, attached by the poller; it joins a multi at its first poll. */
+static void *rest_attach(void *ctx, const conf_router_t *rc)
 {
-	struct rest_multi *rm = rest_multi_pick(r);
-	if (rm == NULL)
-		return NULL;
+	rest_t *r = ctx;
 	struct rest_conn *c = xcalloc(1, sizeof(*c));
 	c->r = r;
-	c->m = rm;
-	c->name = xstrdup(name);
 	buf_init(&c->body);
-	rest_byname_add(r, c);
 	c->next = r->conns;
+	if (r->conns != NULL)
+		r->conns->prev = c;
 	r->conns = c;
-	r->nconns++;
+	return c;
+}
+
+/* Puts c in the multi with the fewest routers. -1 when curl cannot make a multi. */
+static int rest_conn_place(struct rest_conn *c)
+{
+	struct rest_multi *rm = rest_multi_pick(c->r);
+	if (rm == NULL)
+		return -1;
+	c->m = rm;
 	/* Room in curl's cache for one idle connection per router, or keep-alive is lost. */
 	rm->nconns++;
 	curl_multi_setopt(rm->multi, CURLMOPT_MAXCONNECTS, (long)rm->nconns + 8);
-	return c;
+	return 0;
 }
 
 /* Abandons a poll in flight, without done. */
@@ -669,23 +625,23 @@ static void rest_conn_abandon(struct rest_conn *c)
 	c->s = NULL;
 	c->defer = 0;
 	c->busy = false;
+	buf_free(&c->body);
 }
 
-static void rest_conn_free(rest_t *r, struct rest_conn *c)
+static void rest_detach(void *ctx, void *handle)
 {
-	rest_byname_remove(r, c);
-	for (struct rest_conn **pp = &r->conns; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			r->nconns--;
-			break;
-		}
-	}
-	c->m->nconns--;
+	rest_t *r = ctx;
+	struct rest_conn *c = handle;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		r->conns = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	if (c->m != NULL)
+		c->m->nconns--;
 	rest_conn_abandon(c);
-	buf_free(&c->body);
 	rest_board_clear(&c->board);
-	free(c->name);
 	free(c);
 }
 
@@ -736,14 +692,14 @@ static void rest_warn_insecure(rest_t *r, const conf_router_t *rc)
 	log_warn("rest: router %s: tls_verify = no: the router's TLS certificate is not verified", rc->name);
 }
 
-static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
+static int rest_poll(void *ctx, void *handle, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
 	rest_t *r = ctx;
+	struct rest_conn *c = handle;
 	if (r->dying || !rest_handles(ctx, rc))
 		return -1;
-	struct rest_conn *c = rest_conn_find(r, rc->name);
-	if (c == NULL) {
-		if ((c = rest_conn_new(r, rc->name)) == NULL)
+	if (c->m == NULL) {
+		if (rest_conn_place(c) < 0)
 			return -1;
 		if (!rc->tls_verify)
 			rest_warn_insecure(r, rc); /* checked once per connection, not per poll */
@@ -758,12 +714,9 @@ static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done,
 	return 0;
 }
 
-static void rest_cancel(void *ctx, const conf_router_t *rc)
+static void rest_cancel(void *ctx, void *handle)
 {
-	rest_t *r = ctx;
-	struct rest_conn *c = rest_conn_find(r, rc->name);
-	if (c != NULL)
-		rest_conn_free(r, c);
+	rest_conn_abandon(handle);
 }
 
 rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
@@ -792,7 +745,7 @@ void rest_destroy(rest_t *r)
 		return;
 	r->dying = true;
 	while (r->conns != NULL)
-		rest_conn_free(r, r->conns);
+		rest_detach(r, r->conns);
 	for (size_t i = 0; i < r->nidle; i++)
 		curl_easy_cleanup(r->idle[i]);
 	free(r->idle);
@@ -800,7 +753,6 @@ void rest_destroy(rest_t *r)
 	for (size_t i = 0; i < r->nmultis; i++)
 		rest_multi_free(r->multis[i]);
 	free(r->multis);
-	free(r->byname);
 	for (size_t i = 0; i < r->ninsecure; i++)
 		free(r->insecure[i]);
 	free(r->insecure);
@@ -814,6 +766,8 @@ collector_t rest_collector(rest_t *r)
 		.name = "rest",
 		.ctx = r,
 		.handles = rest_handles,
+		.attach = rest_attach,
+		.detach = rest_detach,
 		.poll = rest_poll,
 		.cancel = rest_cancel,
 	};

@@ -38,12 +38,10 @@ enum snmpcoll_step {
 
 struct snmpcoll_conn {
 	snmpcoll_t *m;
-	struct snmpcoll_conn *next;  /* in m->conns */
-	struct snmpcoll_conn *hnext; /* in m->byname[hash(name)] */
-	char *name;                  /* router config name: the key between polls */
-	const conf_router_t *rc;     /* valid while busy */
-	const conf_router_t *opened; /* the config the session was opened with */
-	void *sess;                  /* net-snmp single session, NULL when closed */
+	struct snmpcoll_conn *next, *prev; /* in m->conns: every handle attached */
+	const conf_router_t *rc;           /* valid while busy */
+	const conf_router_t *opened;       /* the config the session was opened with */
+	void *sess;                        /* net-snmp single session, NULL when closed */
 	int fd;
 	netsnmp_large_fd_set fds;
 	bool busy, engine_known;
@@ -61,8 +59,6 @@ struct snmpcoll {
 	loop_t *loop;
 	struct snmpcoll_conn *conns;
 	size_t nconns;
-	struct snmpcoll_conn **byname; /* hash chains by router name; nbyname is a power of two */
-	size_t nbyname;
 };
 
 static int snmpcoll_inits; /* snmpcoll_t alive: net-snmp is set up while > 0 */
@@ -572,63 +568,17 @@ static int snmpcoll_connect(struct snmpcoll_conn *c, const conf_router_t *rc, ch
 
 /* ---- per-router connections and the collector interface ---- */
 
-/* Every poll looks its router up by name: a hash keeps that flat at thousands of routers. */
-static size_t snmpcoll_hash(const snmpcoll_t *m, const char *name)
+/* A router's handle, attached by the poller; its session opens at its first poll. */
+static void *snmpcoll_attach(void *ctx, const conf_router_t *rc)
 {
-	uint32_t h = 2166136261u; /* FNV-1a, as rest.c */
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h & (m->nbyname - 1);
-}
-
-static struct snmpcoll_conn *snmpcoll_conn_find(snmpcoll_t *m, const char *name)
-{
-	if (m->nbyname == 0)
-		return NULL;
-	for (struct snmpcoll_conn *c = m->byname[snmpcoll_hash(m, name)]; c != NULL; c = c->hnext)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-/* Keeps the chains short: twice the buckets when there are more routers than buckets. */
-static void snmpcoll_byname_add(snmpcoll_t *m, struct snmpcoll_conn *c)
-{
-	if (m->nconns >= m->nbyname) {
-		free(m->byname);
-		m->nbyname = m->nbyname ? m->nbyname * 2 : 64;
-		m->byname = xcalloc(m->nbyname, sizeof(*m->byname));
-		for (struct snmpcoll_conn *o = m->conns; o != NULL; o = o->next) {
-			size_t h = snmpcoll_hash(m, o->name);
-			o->hnext = m->byname[h];
-			m->byname[h] = o;
-		}
-	}
-	size_t h = snmpcoll_hash(m, c->name);
-	c->hnext = m->byname[h];
-	m->byname[h] = c;
-}
-
-static void snmpcoll_byname_remove(snmpcoll_t *m, struct snmpcoll_conn *c)
-{
-	for (struct snmpcoll_conn **pp = &m->byname[snmpcoll_hash(m, c->name)]; *pp != NULL;
-		pp = &(*pp)->hnext) {
-		if (*pp == c) {
-			*pp = c->hnext;
-			return;
-		}
-	}
-}
-
-static struct snmpcoll_conn *snmpcoll_conn_new(snmpcoll_t *m, const char *name)
-{
+	snmpcoll_t *m = ctx;
 	struct snmpcoll_conn *c = xcalloc(1, sizeof(*c));
 	c->m = m;
-	c->name = xstrdup(name);
 	c->fd = -1;
 	c->dec = snmpdecode_create();
-	snmpcoll_byname_add(m, c);
 	c->next = m->conns;
+	if (m->conns != NULL)
+		m->conns->prev = c;
 	m->conns = c;
 	m->nconns++;
 	return c;
@@ -645,19 +595,19 @@ static void snmpcoll_conn_abandon(struct snmpcoll_conn *c)
 	snmpdecode_end(c->dec);
 }
 
-static void snmpcoll_conn_free(snmpcoll_t *m, struct snmpcoll_conn *c)
+static void snmpcoll_detach(void *ctx, void *handle)
 {
-	snmpcoll_byname_remove(m, c);
-	for (struct snmpcoll_conn **pp = &m->conns; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			m->nconns--;
-			break;
-		}
-	}
+	snmpcoll_t *m = ctx;
+	struct snmpcoll_conn *c = handle;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		m->conns = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	m->nconns--;
 	snmpcoll_conn_abandon(c);
 	snmpdecode_destroy(c->dec);
-	free(c->name);
 	free(c);
 }
 
@@ -683,15 +633,12 @@ static void snmpcoll_conn_begin(
 	c->deadline_timer = loop_after(c->m->loop, timeout, snmpcoll_on_deadline, c);
 }
 
-static int snmpcoll_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
+static int snmpcoll_poll(void *ctx, void *handle, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
-	snmpcoll_t *m = ctx;
+	struct snmpcoll_conn *c = handle;
 	char *cause = NULL;
 	if (!snmpcoll_handles(ctx, rc))
 		return -1;
-	struct snmpcoll_conn *c = snmpcoll_conn_find(m, rc->name);
-	if (c == NULL)
-		c = snmpcoll_conn_new(m, rc->name);
 	if (c->busy)
 		return -1;
 	snmpcoll_conn_begin(c, rc, done, arg);
@@ -708,12 +655,10 @@ static int snmpcoll_poll(void *ctx, const conf_router_t *rc, collector_done_fn d
 	return 0;
 }
 
-static void snmpcoll_cancel(void *ctx, const conf_router_t *rc)
+/* The session closes with the poll, as on a failure: the next poll opens a new one. */
+static void snmpcoll_cancel(void *ctx, void *handle)
 {
-	snmpcoll_t *m = ctx;
-	struct snmpcoll_conn *c = snmpcoll_conn_find(m, rc->name);
-	if (c != NULL)
-		snmpcoll_conn_free(m, c);
+	snmpcoll_conn_abandon(handle);
 }
 
 /* net-snmp reads no snmp.conf, loads no MIB, keeps no persistent state, logs nothing. */
@@ -753,8 +698,7 @@ void snmpcoll_destroy(snmpcoll_t *m)
 	if (m == NULL)
 		return;
 	while (m->conns != NULL)
-		snmpcoll_conn_free(m, m->conns);
-	free(m->byname);
+		snmpcoll_detach(m, m->conns);
 	free(m);
 	snmpcoll_inits--;
 }
@@ -765,6 +709,8 @@ collector_t snmpcoll_collector(snmpcoll_t *m)
 		.name = "snmp",
 		.ctx = m,
 		.handles = snmpcoll_handles,
+		.attach = snmpcoll_attach,
+		.detach = snmpcoll_detach,
 		.poll = snmpcoll_poll,
 		.cancel = snmpcoll_cancel,
 	};

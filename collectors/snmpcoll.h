@@ -11,8 +11,8 @@
 
 typedef struct snmpcoll snmpcoll_t;
 
-snmpcoll_t *snmpcoll_create(loop_t *loop);     /* initialises net-snmp once (no config/MIB files read) */
-void snmpcoll_destroy(snmpcoll_t *m);          /* closes every session; polls in flight end without done */
+snmpcoll_t *snmpcoll_create(loop_t *loop); /* initialises net-snmp once (no config/MIB files read) */
+void snmpcoll_destroy(snmpcoll_t *m); /* detaches the handles left: sessions close, polls end without done */
 collector_t snmpcoll_collector(snmpcoll_t *m); /* the collector interface for the poller */
 
 #endif

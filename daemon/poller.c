@@ -20,6 +20,7 @@ struct prouter {
 	const conf_router_t *conf;
 	const collector_t *collector; /* NULL: no collector handles it */
 	const collector_t *second;    /* another that handles it too (SNMP beside REST), or NULL */
+	void *handle, *handle2;       /* what collector and second attached for this router */
 	sample_t *first;              /* the first collector's sample while the second runs */
 	conf_router_t derived;        /* conf given to the second: interfaces = those seen first */
 	int64_t due_ms;               /* monotonic time the current/next poll is due */
@@ -50,6 +51,16 @@ struct poller {
 static void poller_start_poll(struct prouter *r);
 static void poller_schedule(struct prouter *r);
 
+/* The collectors free their state of r: its connection and caches go. */
+static void poller_detach(struct prouter *r)
+{
+	if (r->handle != NULL)
+		r->collector->detach(r->collector->ctx, r->handle);
+	if (r->handle2 != NULL)
+		r->second->detach(r->second->ctx, r->handle2);
+	r->handle = r->handle2 = NULL;
+}
+
 poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, sample_sink_t sink)
 {
 	poller_t *p = xcalloc(1, sizeof(*p));
@@ -74,10 +85,11 @@ void poller_destroy(poller_t *p)
 		struct prouter *r = &p->routers[i];
 		if (r->timer)
 			loop_cancel(p->loop, r->timer);
-		if (r->in_flight && r->failed == NULL && r->collector && r->collector->cancel)
-			r->collector->cancel(r->collector->ctx, r->conf);
-		if (r->in_flight && r->first != NULL && r->second->cancel)
-			r->second->cancel(r->second->ctx, &r->derived);
+		if (r->in_flight && r->failed == NULL && r->handle != NULL)
+			r->collector->cancel(r->collector->ctx, r->handle);
+		if (r->in_flight && r->first != NULL && r->handle2 != NULL)
+			r->second->cancel(r->second->ctx, r->handle2);
+		poller_detach(r);
 		sample_free(r->failed);
 		sample_free(r->first);
 		free(r->derived.interfaces);
@@ -105,6 +117,10 @@ static void poller_bind_collectors(poller_t *p)
 			else
 				r->second = &p->collectors[c];
 		}
+		if (r->collector != NULL)
+			r->handle = r->collector->attach(r->collector->ctx, r->conf);
+		if (r->second != NULL)
+			r->handle2 = r->second->attach(r->second->ctx, r->conf);
 	}
 }
 
@@ -294,7 +310,7 @@ static void poller_done_first(sample_t *s, void *arg)
 	struct prouter *r = arg;
 	r->first = s;
 	poller_derive_conf(r, s);
-	if (r->second->poll(r->second->ctx, &r->derived, poller_done_second, r) == 0)
+	if (r->second->poll(r->second->ctx, r->handle2, &r->derived, poller_done_second, r) == 0)
 		return;
 	r->first = NULL;
 	sample_fail(s, SAMPLE_ERR_INTERNAL, "could not start the %s poll", r->second->name);
@@ -318,7 +334,7 @@ static void poller_start_poll(struct prouter *r)
 	r->in_flight = true;
 	p->in_flight++;
 	collector_done_fn done = r->second ? poller_done_first : poller_done;
-	if (r->collector && r->collector->poll(r->collector->ctx, r->conf, done, r) == 0)
+	if (r->collector && r->collector->poll(r->collector->ctx, r->handle, r->conf, done, r) == 0)
 		return;
 	sample_t *s = sample_new(r->conf->name, loop_wall_ms(), r->collector ? r->collector->name : "none");
 	sample_fail(s, r->collector ? SAMPLE_ERR_INTERNAL : SAMPLE_ERR_UNSUPPORTED,
@@ -398,16 +414,13 @@ static void poller_carry(poller_t *p, const poller_t *old)
 	free(idx);
 }
 
-/* Every collector drops its state of every router (in flight or idle) before the conf goes. */
+/* Every collector drops its state of every router (in flight or idle) before the conf goes:
+ * the new poller attaches afresh, so that changed settings apply. */
 static void poller_forget(poller_t *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		struct prouter *r = &p->routers[i];
-		if (r->collector && r->collector->cancel)
-			r->collector->cancel(r->collector->ctx, r->conf);
-		if (r->second && r->second->cancel)
-			r->second->cancel(r->second->ctx, r->conf);
-		r->in_flight = false;
+		poller_detach(&p->routers[i]);
+		p->routers[i].in_flight = false;
 	}
 }
 

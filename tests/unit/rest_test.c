@@ -411,6 +411,7 @@ static char s_sfp1[] = "sfp1", s_ether7[] = "ether \"7\"";
 struct run {
 	loop_t *loop;
 	collector_t col;
+	void *h; /* the router's handle, as the poller keeps it */
 	const conf_router_t *rc;
 	sample_t *s[2];
 	int calls, polls;
@@ -428,7 +429,7 @@ static void run_done(sample_t *s, void *arg)
 		sample_free(s);
 	run->calls++;
 	if (run->calls < run->polls) {
-		CHECK_INT(run->col.poll(run->col.ctx, run->rc, run_done, run), 0);
+		CHECK_INT(run->col.poll(run->col.ctx, run->h, run->rc, run_done, run), 0);
 		return;
 	}
 	loop_stop(run->loop);
@@ -446,13 +447,15 @@ static void run_polls(const conf_router_t *rc, size_t max_body, int polls, struc
 	rest_t *r = rest_create(run->loop, max_body);
 	run->col = rest_collector(r);
 	CHECK(run->col.handles(r, rc));
+	run->h = run->col.attach(r, rc);
 	in_poll = true;
-	CHECK_INT(run->col.poll(r, rc, run_done, run), 0);
-	CHECK_INT(run->col.poll(r, rc, run_done, run), -1); /* already in flight */
+	CHECK_INT(run->col.poll(r, run->h, rc, run_done, run), 0);
+	CHECK_INT(run->col.poll(r, run->h, rc, run_done, run), -1); /* already in flight */
 	in_poll = false;
 	loop_after(run->loop, 10000, run_guard, run->loop);
 	loop_run(run->loop);
 	CHECK_INT(run->calls, polls);
+	run->col.detach(r, run->h);
 	rest_destroy(r);
 	loop_destroy(run->loop);
 }
@@ -659,14 +662,18 @@ static void test_cancel(void)
 	loop_t *l = loop_create();
 	rest_t *r = rest_create(l, 1 << 20);
 	collector_t col = rest_collector(r);
-	CHECK_INT(col.poll(r, &a, never_done, NULL), 0);
-	CHECK_INT(col.poll(r, &b, never_done, NULL), 0);
+	void *ha = col.attach(r, &a), *hb = col.attach(r, &b), *hc = col.attach(r, &b);
+	CHECK_INT(col.poll(r, ha, &a, never_done, NULL), 0);
+	CHECK_INT(col.poll(r, hb, &b, never_done, NULL), 0);
+	CHECK_INT(col.poll(r, hc, &b, never_done, NULL), 0);
 	loop_after(l, 100, run_guard, l);
 	loop_run(l);
-	col.cancel(r, &a);
-	CHECK_INT(col.poll(r, &a, never_done, NULL), 0); /* a can be polled again */
-	col.cancel(r, &a);
-	rest_destroy(r); /* b still in flight */
+	col.cancel(r, ha);
+	CHECK_INT(col.poll(r, ha, &a, never_done, NULL), 0); /* a can be polled again */
+	col.cancel(r, ha);
+	col.detach(r, ha);
+	col.detach(r, hc); /* detach abandons a poll in flight too */
+	rest_destroy(r);   /* b still in flight */
 	loop_destroy(l);
 	close(fd);
 	free(a.rest);

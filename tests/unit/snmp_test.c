@@ -287,9 +287,9 @@ static int silent_poll(int retries, bool high_fd)
 	collector_t col = snmpcoll_collector(m);
 	sample_t *got = NULL;
 	CHECK(col.handles(col.ctx, &rc));
-	CHECK_INT(col.poll(col.ctx, &rc, test_done_stop, &got), 0);
+	struct snmpcoll_conn *c = col.attach(col.ctx, &rc);
+	CHECK_INT(col.poll(col.ctx, c, &rc, test_done_stop, &got), 0);
 	CHECK(got == NULL); /* never from inside poll() */
-	struct snmpcoll_conn *c = snmpcoll_conn_find(m, "silent");
 	CHECK(c != NULL && (c->fd >= FD_SETSIZE) == high_fd);
 	loop_after(test_loop, 5000, test_watchdog, test_loop);
 	int64_t t0 = loop_mono_ms();
@@ -334,32 +334,25 @@ static void test_retries(void)
 	CHECK_INT(silent_poll(1, false), 2);
 }
 
-/* The connections by router name: found after the table grows, gone once freed, the rest kept. */
-static void test_conn_table(void)
+/* Handles as the poller keeps them: any detached in any order, the rest freed by destroy. */
+static void test_handles(void)
 {
 	snmpcoll_t *m = snmpcoll_create(NULL);
-	char name[32];
-	for (int i = 0; i < 1000; i++) {
-		snprintf(name, sizeof(name), "r%d", i);
-		CHECK(snmpcoll_conn_find(m, name) == NULL);
-		snmpcoll_conn_new(m, name);
-	}
+	collector_t col = snmpcoll_collector(m);
+	conf_router_t rc = { .name = (char *)"r" };
+	void *h[1000];
+	for (int i = 0; i < 1000; i++)
+		h[i] = col.attach(m, &rc);
 	CHECK_INT(m->nconns, 1000);
-	CHECK(m->nbyname >= 1000);
-	for (int i = 0; i < 1000; i += 3) {
-		snprintf(name, sizeof(name), "r%d", i);
-		struct snmpcoll_conn *c = snmpcoll_conn_find(m, name);
-		CHECK(c != NULL && strcmp(c->name, name) == 0);
-		if (c != NULL)
-			snmpcoll_conn_free(m, c);
-	}
+	for (int i = 0; i < 1000; i += 3)
+		col.detach(m, h[i]);
 	CHECK_INT(m->nconns, 1000 - 334);
-	for (int i = 0; i < 1000; i++) {
-		snprintf(name, sizeof(name), "r%d", i);
-		struct snmpcoll_conn *c = snmpcoll_conn_find(m, name);
-		CHECK(i % 3 == 0 ? c == NULL : c != NULL && strcmp(c->name, name) == 0);
-	}
-	CHECK(snmpcoll_conn_find(m, "r1000") == NULL);
+	size_t n = 0;
+	for (struct snmpcoll_conn *c = m->conns; c != NULL; c = c->next)
+		n += c->next == NULL || c->next->prev == c;
+	CHECK_INT(n, 1000 - 334);
+	col.detach(m, h[1]);
+	col.cancel(m, h[2]); /* nothing in flight: a no-op */
 	snmpcoll_destroy(m);
 }
 
@@ -376,6 +369,6 @@ int main(void)
 	snmpcoll_destroy(m);
 	test_timeout_high_fd();
 	test_retries();
-	test_conn_table();
+	test_handles();
 	return unit_done("snmp");
 }
