@@ -1,7 +1,7 @@
 /* rest: the RouterOS REST collector. One poll is five sequential requests (four once the
  * /system/routerboard answer is known: it changes only across a restart, see rest_board_fresh)
- * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop;
- * the JSON -> sample decoding is kept apart from the transport. It must never request private
+ * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
+ * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
  * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
  * (7.88) walks a multi's whole DNS cache and connection cache at the end of every transfer, so
@@ -11,6 +11,7 @@
 #include "config.h"
 #include "collectors/rest.h"
 #include "collectors/restdecode.h"
+#include "collectors/restmulti.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "collectors/ros.h"
@@ -39,8 +40,6 @@ static const char *const rest_iface_props[] = {
 #define REST_PER_MULTI          64      /* routers per curl multi handle (see the top) */
 #define REST_BOARD_EVERY_MS     3600000 /* /system/routerboard asked again at least this often */
 
-struct rest_multi;
-
 /* What /system/routerboard said (firmware), and what resource said when it was asked. */
 struct rest_board {
 	bool valid;
@@ -51,7 +50,7 @@ struct rest_board {
 
 struct rest_conn {
 	rest_t *r;
-	struct rest_multi *m; /* the multi handle this router's transfers run in; NULL until polled */
+	restmulti_t *m; /* the multi handle this router's transfers run in; NULL until polled */
 	struct rest_conn *next, *prev; /* in r->conns: every handle attached */
 	const conf_router_t *rc;       /* valid while busy */
 	CURL *easy;                    /* lent from r->idle while busy, else NULL */
@@ -68,19 +67,10 @@ struct rest_conn {
 	struct rest_board board; /* the last /system/routerboard answer */
 };
 
-struct rest_multi {
-	rest_t *r;
-	CURLM *multi;
-	loop_timer_id timer; /* curl's timeout for this multi */
-	int *fds;            /* sockets curl asked us to watch */
-	size_t nfds;
-	size_t nconns; /* routers assigned here, at most REST_PER_MULTI */
-};
-
 struct rest {
 	loop_t *loop;
 	size_t max_body;
-	struct rest_multi **multis;
+	restmulti_t **multis; /* at most REST_PER_MULTI routers each */
 	size_t nmultis;
 	struct rest_conn *conns;
 	char **insecure; /* routers already warned about for tls_verify = no */
@@ -263,7 +253,7 @@ static void rest_start_step(struct rest_conn *c)
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot set up the request", rest_what(c));
 		return;
 	}
-	if (curl_multi_add_handle(c->m->multi, c->easy) != CURLM_OK) {
+	if (curl_multi_add_handle(restmulti_curl(c->m), c->easy) != CURLM_OK) {
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot start the request", rest_what(c));
 		return;
 	}
@@ -387,7 +377,7 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 {
 	long code = 0;
 	char *cause = NULL;
-	curl_multi_remove_handle(c->m->multi, c->easy);
+	curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (res != CURLE_OK) {
@@ -408,122 +398,30 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	rest_finish(c);
 }
 
-static void rest_check_multi(struct rest_multi *rm)
+/* A transfer of one of r's multis ended (restmulti_done_fn). */
+static void rest_on_transfer(CURL *easy, CURLcode res)
 {
-	CURLMsg *m;
-	int left;
-	while ((m = curl_multi_info_read(rm->multi, &left)) != NULL) {
-		if (m->msg != CURLMSG_DONE)
-			continue;
-		struct rest_conn *c = NULL;
-		CURLcode res = m->data.result;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&c);
-		if (c != NULL && c->busy && c->in_multi)
-			rest_transfer_done(c, res);
-	}
-}
-
-static void rest_on_fd(int fd, int events, void *arg)
-{
-	struct rest_multi *rm = arg;
-	int running;
-	int flags = (events & LOOP_READ ? CURL_CSELECT_IN : 0) | (events & LOOP_WRITE ? CURL_CSELECT_OUT : 0);
-	curl_multi_socket_action(rm->multi, fd, flags, &running);
-	rest_check_multi(rm);
-}
-
-static void rest_on_timer(void *arg)
-{
-	struct rest_multi *rm = arg;
-	int running;
-	rm->timer = 0;
-	curl_multi_socket_action(rm->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	rest_check_multi(rm);
-}
-
-static void rest_fd_forget(struct rest_multi *rm, int fd)
-{
-	for (size_t i = 0; i < rm->nfds; i++) {
-		if (rm->fds[i] == fd) {
-			rm->fds[i] = rm->fds[--rm->nfds];
-			return;
-		}
-	}
-}
-
-/* sockp is non-NULL once the socket is in rm->fds (set with curl_multi_assign). */
-static int rest_sock_cb(CURL *e, curl_socket_t fd, int what, void *arg, void *sockp)
-{
-	struct rest_multi *rm = arg;
-	loop_t *loop = rm->r->loop;
-	if (what == CURL_POLL_REMOVE) {
-		if (sockp != NULL)
-			rest_fd_forget(rm, fd);
-		loop_unwatch_fd(loop, fd);
-		return 0;
-	}
-	int ev = (what & CURL_POLL_IN ? LOOP_READ : 0) | (what & CURL_POLL_OUT ? LOOP_WRITE : 0);
-	if (loop_watch_fd(loop, fd, ev, rest_on_fd, rm) < 0)
-		return -1;
-	if (sockp == NULL) {
-		rm->fds = xreallocarray(rm->fds, rm->nfds + 1, sizeof(*rm->fds));
-		rm->fds[rm->nfds++] = fd;
-		curl_multi_assign(rm->multi, fd, rm);
-	}
-	return 0;
-}
-
-static int rest_timer_cb(CURLM *multi, long timeout_ms, void *arg)
-{
-	struct rest_multi *rm = arg;
-	if (rm->timer)
-		loop_cancel(rm->r->loop, rm->timer);
-	rm->timer = 0;
-	if (timeout_ms >= 0 && !rm->r->dying)
-		rm->timer = loop_after(rm->r->loop, timeout_ms, rest_on_timer, rm);
-	return 0;
-}
-
-static struct rest_multi *rest_multi_new(rest_t *r)
-{
-	CURLM *multi = curl_multi_init();
-	if (multi == NULL)
-		return NULL;
-	struct rest_multi *rm = xcalloc(1, sizeof(*rm));
-	rm->r = r;
-	rm->multi = multi;
-	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, rest_sock_cb);
-	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, rm);
-	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, rest_timer_cb);
-	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, rm);
-	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 8L);
-	r->multis = xreallocarray(r->multis, r->nmultis + 1, sizeof(*r->multis));
-	r->multis[r->nmultis++] = rm;
-	return rm;
+	struct rest_conn *c = NULL;
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&c);
+	if (c != NULL && c->busy && c->in_multi)
+		rest_transfer_done(c, res);
 }
 
 /* The multi with the fewest routers, or a new one when all are full. */
-static struct rest_multi *rest_multi_pick(rest_t *r)
+static restmulti_t *rest_multi_pick(rest_t *r)
 {
-	struct rest_multi *best = NULL;
+	restmulti_t *best = NULL;
 	for (size_t i = 0; i < r->nmultis; i++)
-		if (best == NULL || r->multis[i]->nconns < best->nconns)
+		if (best == NULL || restmulti_routers(r->multis[i]) < restmulti_routers(best))
 			best = r->multis[i];
-	if (best != NULL && best->nconns < REST_PER_MULTI)
+	if (best != NULL && restmulti_routers(best) < REST_PER_MULTI)
 		return best;
-	return rest_multi_new(r);
-}
-
-static void rest_multi_free(struct rest_multi *rm)
-{
-	curl_multi_cleanup(rm->multi);
-	/* Cached connections may close without a CURL_POLL_REMOVE: drop their watches. */
-	for (size_t i = 0; i < rm->nfds; i++)
-		loop_unwatch_fd(rm->r->loop, rm->fds[i]);
-	if (rm->timer)
-		loop_cancel(rm->r->loop, rm->timer);
-	free(rm->fds);
-	free(rm);
+	restmulti_t *rm = restmulti_create(r->loop, &r->dying, rest_on_transfer);
+	if (rm == NULL)
+		return NULL;
+	r->multis = xreallocarray(r->multis, r->nmultis + 1, sizeof(*r->multis));
+	r->multis[r->nmultis++] = rm;
+	return rm;
 }
 
 /* ---- per-router handles and the collector interface ---- */
@@ -572,7 +470,7 @@ static void rest_easy_give(struct rest_conn *c)
 	if (c->easy == NULL)
 		return;
 	if (c->in_multi)
-		curl_multi_remove_handle(c->m->multi, c->easy);
+		curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
 	if (c->own_ca) { /* curl has no way back to its default CA file: not for others */
 		curl_easy_cleanup(c->easy);
@@ -605,13 +503,11 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 /* Puts c in the multi with the fewest routers. -1 when curl cannot make a multi. */
 static int rest_conn_place(struct rest_conn *c)
 {
-	struct rest_multi *rm = rest_multi_pick(c->r);
+	restmulti_t *rm = rest_multi_pick(c->r);
 	if (rm == NULL)
 		return -1;
 	c->m = rm;
-	/* Room in curl's cache for one idle connection per router, or keep-alive is lost. */
-	rm->nconns++;
-	curl_multi_setopt(rm->multi, CURLMOPT_MAXCONNECTS, (long)rm->nconns + 8);
+	restmulti_join(rm); /* room in curl's cache for its idle connection, or keep-alive is lost */
 	return 0;
 }
 
@@ -639,7 +535,7 @@ static void rest_detach(void *ctx, void *handle)
 	if (c->next != NULL)
 		c->next->prev = c->prev;
 	if (c->m != NULL)
-		c->m->nconns--;
+		restmulti_leave(c->m);
 	rest_conn_abandon(c);
 	rest_board_clear(&c->board);
 	free(c);
@@ -751,7 +647,7 @@ void rest_destroy(rest_t *r)
 	free(r->idle);
 	curl_slist_free_all(r->json_hdr);
 	for (size_t i = 0; i < r->nmultis; i++)
-		rest_multi_free(r->multis[i]);
+		restmulti_destroy(r->multis[i]);
 	free(r->multis);
 	for (size_t i = 0; i < r->ninsecure; i++)
 		free(r->insecure[i]);
