@@ -5,6 +5,7 @@
  * merged into one: identity and peers from the first, CPU and counters from the second. */
 #include "config.h"
 #include "daemon/poller.h"
+#include "lib/complain.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
@@ -13,7 +14,8 @@
 #include <string.h>
 
 #define POLLER_MAX_COLLECTORS 4
-#define POLLER_MAX_BACKOFF    8 /* intervals skipped at most while a router is down */
+#define POLLER_MAX_BACKOFF    8  /* intervals skipped at most while a router is down */
+#define POLLER_LATE_EVERY     10 /* a router's late starts: the first warned of, then every 10th */
 
 struct prouter {
 	poller_t *p;
@@ -29,6 +31,7 @@ struct prouter {
 	bool in_flight, queued;
 	bool carried;     /* due_ms carried over from before a reload */
 	unsigned fails;   /* consecutive failed polls */
+	complain_t late;  /* polls started late, for throttled warnings */
 	sample_t *failed; /* a poll that could not start, delivered by a timer */
 	struct prouter *next_queued;
 };
@@ -73,6 +76,7 @@ poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, sample
 	for (size_t i = 0; i < p->n; i++) {
 		p->routers[i].p = p;
 		p->routers[i].conf = &conf->routers[i];
+		complain_init(&p->routers[i].late, POLLER_LATE_EVERY);
 	}
 	return p;
 }
@@ -317,6 +321,26 @@ static void poller_done_first(sample_t *s, void *arg)
 	poller_done(s, r);
 }
 
+/* A router's late starts: the first is warned of, then every POLLER_LATE_EVERY-th with the
+ * number not logged, and the first start on time again once. */
+static void poller_note_late(struct prouter *r, bool late, int64_t delay)
+{
+	uint64_t held, n;
+	char more[64] = "";
+	if (!late) {
+		if ((n = complain_release(&r->late)) > 0)
+			log_info("router %s: polls start on time again after %" PRIu64 " late", r->conf->name,
+				n);
+		return;
+	}
+	if (!complain_note(&r->late, &held))
+		return;
+	if (held > 0)
+		snprintf(more, sizeof(more), " (%" PRIu64 " more late polls not logged)", held);
+	log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] max_in_flight or interval%s",
+		r->conf->name, delay, more);
+}
+
 /* Start the poll now. Failures to start become a failed sample like any other. */
 static void poller_start_poll(struct prouter *r)
 {
@@ -326,10 +350,7 @@ static void poller_start_poll(struct prouter *r)
 		int64_t delay = r->started_ms - r->due_ms;
 		bool late = delay > r->conf->interval_ms;
 		fleet_note_start(p->fleet, delay, late);
-		if (late)
-			log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] "
-				 "max_in_flight or interval",
-				r->conf->name, delay);
+		poller_note_late(r, late, delay);
 	}
 	r->in_flight = true;
 	p->in_flight++;
@@ -406,6 +427,7 @@ static void poller_carry(poller_t *p, const poller_t *old)
 		if (was == NULL)
 			continue;
 		r->fails = was->fails;
+		r->late = was->late;
 		if (was->conf->interval_ms != r->conf->interval_ms)
 			continue; /* a new grid: start afresh within the new interval */
 		r->due_ms = was->due_ms;
