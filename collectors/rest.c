@@ -1,7 +1,7 @@
 /* rest: the RouterOS REST collector. One poll is five sequential requests (four once the
  * /system/routerboard answer is known: it changes only across a restart, see rest_board_fresh)
- * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop;
- * the JSON -> sample decoding is kept apart from the transport. It must never request private
+ * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
+ * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
  * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
  * (7.88) walks a multi's whole DNS cache and connection cache at the end of every transfer, so
@@ -10,6 +10,8 @@
  * each) are pooled and lent to the polls in flight. */
 #include "config.h"
 #include "collectors/rest.h"
+#include "collectors/restdecode.h"
+#include "collectors/restmulti.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "collectors/ros.h"
@@ -17,12 +19,9 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum rest_step { REST_RESOURCE, REST_CPU, REST_BOARD, REST_IFACES, REST_PEERS, REST_NSTEPS };
 
 static const char *const rest_iface_props[] = {
 	".id",
@@ -41,8 +40,6 @@ static const char *const rest_iface_props[] = {
 #define REST_PER_MULTI          64      /* routers per curl multi handle (see the top) */
 #define REST_BOARD_EVERY_MS     3600000 /* /system/routerboard asked again at least this often */
 
-struct rest_multi;
-
 /* What /system/routerboard said (firmware), and what resource said when it was asked. */
 struct rest_board {
 	bool valid;
@@ -53,15 +50,13 @@ struct rest_board {
 
 struct rest_conn {
 	rest_t *r;
-	struct rest_multi *m;    /* the multi handle this router's transfers run in */
-	struct rest_conn *next;  /* in r->conns */
-	struct rest_conn *hnext; /* in r->byname[hash(name)] */
-	char *name;              /* router config name: the key between polls */
-	const conf_router_t *rc; /* valid while busy */
-	CURL *easy;              /* lent from r->idle while busy, else NULL */
-	bool own_ca;             /* easy was given this router's ca_file */
+	restmulti_t *m; /* the multi handle this router's transfers run in; NULL until polled */
+	struct rest_conn *next, *prev; /* in r->conns: every handle attached */
+	const conf_router_t *rc;       /* valid while busy */
+	CURL *easy;                    /* lent from r->idle while busy, else NULL */
+	bool own_ca;                   /* easy was given this router's ca_file */
 	bool busy, in_multi, too_big;
-	enum rest_step step;
+	enum restdecode_step step;
 	sample_t *s;
 	collector_done_fn done;
 	void *arg;
@@ -72,24 +67,12 @@ struct rest_conn {
 	struct rest_board board; /* the last /system/routerboard answer */
 };
 
-struct rest_multi {
-	rest_t *r;
-	CURLM *multi;
-	loop_timer_id timer; /* curl's timeout for this multi */
-	int *fds;            /* sockets curl asked us to watch */
-	size_t nfds;
-	size_t nconns; /* routers assigned here, at most REST_PER_MULTI */
-};
-
 struct rest {
 	loop_t *loop;
 	size_t max_body;
-	struct rest_multi **multis;
+	restmulti_t **multis; /* at most REST_PER_MULTI routers each */
 	size_t nmultis;
 	struct rest_conn *conns;
-	size_t nconns;
-	struct rest_conn **byname; /* hash chains by router name; nbyname is a power of two */
-	size_t nbyname;
 	char **insecure; /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
 	struct curl_slist *json_hdr; /* headers of every POST query, shared by all routers */
@@ -98,449 +81,18 @@ struct rest {
 	bool dying;
 };
 
-/* ---- decoding: RouterOS JSON replies -> sample (no I/O) ---- */
-
-/* A copy of untrusted text fit for an error line: printable ASCII only, at most max bytes. */
-static char *rest_clean(const char *s, size_t max)
-{
-	size_t n = strlen(s);
-	bool cut = n > max;
-	if (cut)
-		n = max;
-	char *d = xmalloc(n + 4);
-	for (size_t i = 0; i < n; i++)
-		d[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
-	memcpy(d + n, cut ? "..." : "", cut ? 4 : 1);
-	return d;
-}
-
-static void rest_set(char **dst, const char *v)
-{
-	free(*dst);
-	*dst = xstrdup(v);
-}
-
-/* Every value of a record must be a JSON string without NUL bytes (routeros.md §1.3). */
-static int rest_check_record(json_t *o, char **cause)
-{
-	const char *key;
-	json_t *v;
-	if (!json_is_object(o)) {
-		*cause = xstrdup("record is not a JSON object");
-		return -1;
-	}
-	json_object_foreach(o, key, v)
-	{
-		if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v))
-			continue;
-		char *k = rest_clean(key, 40);
-		*cause = xasprintf("value of \"%s\" is not a string", k);
-		free(k);
-		return -1;
-	}
-	return 0;
-}
-
-/* A singleton menu: one object, or (older versions) a one-element array of it. */
-static json_t *rest_singleton(json_t *j, char **cause)
-{
-	if (json_is_array(j) && json_array_size(j) == 1)
-		j = json_array_get(j, 0);
-	if (!json_is_object(j)) {
-		*cause = xstrdup("expected one object");
-		return NULL;
-	}
-	return rest_check_record(j, cause) < 0 ? NULL : j;
-}
-
-static int rest_list(json_t *j, char **cause)
-{
-	if (!json_is_array(j)) {
-		*cause = xstrdup("expected a list");
-		return -1;
-	}
-	return 0;
-}
-
-/* The value of key in a checked record, or NULL when absent. */
-static const char *rest_str(json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
-static int rest_need(json_t *o, const char *key, const char **out, char **cause)
-{
-	*out = rest_str(o, key);
-	if (*out == NULL) {
-		*cause = xasprintf("missing \"%s\"", key);
-		return -1;
-	}
-	return 0;
-}
-
-static int rest_bad(const char *key, const char *val, const char *why, char **cause)
-{
-	char *v = rest_clean(val, 32);
-	*cause = xasprintf("\"%s\": \"%s\": %s", key, v, why);
-	free(v);
-	return -1;
-}
-
-/* Optional unless need: an absent optional key leaves *out untouched. */
-static int rest_u64(json_t *o, const char *key, bool need, uint64_t *out, char **cause)
-{
-	const char *v = rest_str(o, key), *why;
-	if (v == NULL)
-		return need ? rest_need(o, key, &v, cause) : 0;
-	if (ros_parse_u64(v, out, &why) < 0)
-		return rest_bad(key, v, why, cause);
-	return 0;
-}
-
-static int rest_bool(json_t *o, const char *key, bool *out, char **cause)
-{
-	const char *v = rest_str(o, key), *why;
-	if (v != NULL && ros_parse_bool(v, out, &why) < 0)
-		return rest_bad(key, v, why, cause);
-	return 0;
-}
-
-static int rest_percent(json_t *o, const char *key, bool need, double *out, char **cause)
-{
-	const char *v = rest_str(o, key), *why;
-	if (v == NULL)
-		return need ? rest_need(o, key, &v, cause) : 0;
-	if (ros_parse_percent(v, out, &why) < 0)
-		return rest_bad(key, v, why, cause);
-	return 0;
-}
-
-static int rest_duration(json_t *o, const char *key, bool need, int64_t *out, char **cause)
-{
-	const char *v = rest_str(o, key), *why;
-	if (v == NULL)
-		return need ? rest_need(o, key, &v, cause) : 0;
-	if (ros_parse_duration(v, out, &why) < 0)
-		return rest_bad(key, v, why, cause);
-	return 0;
-}
-
-static int rest_decode_resource(json_t *j, sample_t *s, char **cause)
-{
-	json_t *o = rest_singleton(j, cause);
-	const char *ver, *board, *why;
-	int64_t up;
-	struct ros_version v;
-	if (o == NULL || rest_duration(o, "uptime", true, &up, cause) < 0 ||
-		rest_need(o, "version", &ver, cause) < 0 || rest_need(o, "board-name", &board, cause) < 0)
-		return -1;
-	if (ros_parse_version(ver, &v, &why) < 0)
-		return rest_bad("version", ver, why, cause);
-	s->uptime_ms = up;
-	rest_set(&s->version, v.text);
-	rest_set(&s->channel, v.channel[0] ? v.channel : NULL);
-	rest_set(&s->board, board);
-	rest_set(&s->architecture, rest_str(o, "architecture-name"));
-	rest_set(&s->cpu_model, rest_str(o, "cpu"));
-	return 0;
-}
-
-struct rest_cpu {
-	uint64_t key; /* N of "cpuN", else of ".id" "*N" (hex), else the row */
-	size_t row;
-	double load, irq;
-};
-
-/* Reads the digits after prefix in s in base; -1 unless all of s is prefix + 1..16 digits. */
-static int rest_num_after(const char *s, const char *prefix, int base, uint64_t *out)
-{
-	size_t n = strlen(prefix);
-	if (s == NULL || strncmp(s, prefix, n) != 0 || s[n] == '\0' || strlen(s + n) > 16)
-		return -1;
-	const char *digits = base == 16 ? "0123456789ABCDEFabcdef" : "0123456789";
-	if (s[n + strspn(s + n, digits)] != '\0')
-		return -1;
-	*out = strtoull(s + n, NULL, base);
-	return 0;
-}
-
-static int rest_cpu_order(const void *a, const void *b)
-{
-	const struct rest_cpu *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
-static int rest_cpu_row(json_t *o, size_t row, struct rest_cpu *c, char **cause)
-{
-	const char *name;
-	c->row = row;
-	c->irq = NAN;
-	if (rest_check_record(o, cause) < 0 || rest_need(o, "cpu", &name, cause) < 0 ||
-		rest_percent(o, "load", true, &c->load, cause) < 0 ||
-		rest_percent(o, "irq", false, &c->irq, cause) < 0)
-		return -1;
-	if (rest_num_after(name, "cpu", 10, &c->key) < 0 &&
-		rest_num_after(rest_str(o, ".id"), "*", 16, &c->key) < 0)
-		c->key = row;
-	return 0;
-}
-
-static int rest_decode_cpu(json_t *j, sample_t *s, char **cause)
-{
-	size_t n = json_array_size(j);
-	if (rest_list(j, cause) < 0)
-		return -1;
-	if (n == 0) {
-		*cause = xstrdup("no CPU rows");
-		return -1;
-	}
-	struct rest_cpu *rows = xcalloc(n, sizeof(*rows));
-	for (size_t i = 0; i < n; i++) {
-		if (rest_cpu_row(json_array_get(j, i), i, &rows[i], cause) < 0) {
-			free(rows);
-			return -1;
-		}
-	}
-	qsort(rows, n, sizeof(*rows), rest_cpu_order);
-	sample_set_cores(s, n);
-	for (size_t i = 0; i < n; i++) {
-		s->cores[i].load = rows[i].load;
-		s->cores[i].irq = rows[i].irq;
-	}
-	free(rows);
-	return 0;
-}
-
-/* On CHR/x86 the record is only {"routerboard":"false"}: firmware stays unknown. */
-static int rest_decode_board(json_t *j, sample_t *s, char **cause)
-{
-	json_t *o = rest_singleton(j, cause);
-	bool rb = true;
-	if (o == NULL || rest_bool(o, "routerboard", &rb, cause) < 0)
-		return -1;
-	rest_set(&s->firmware, rest_str(o, "current-firmware"));
-	rest_set(&s->upgrade_firmware, rest_str(o, "upgrade-firmware"));
-	return 0;
-}
-
-static int rest_iface_row(json_t *o, struct sample_iface *f, const char **name, char **cause)
-{
-	if (rest_check_record(o, cause) < 0 || rest_need(o, "name", name, cause) < 0 ||
-		rest_u64(o, "rx-byte", true, &f->rx_bytes, cause) < 0 ||
-		rest_u64(o, "tx-byte", true, &f->tx_bytes, cause) < 0 ||
-		rest_u64(o, "rx-packet", false, &f->rx_packets, cause) < 0 ||
-		rest_u64(o, "tx-packet", false, &f->tx_packets, cause) < 0 ||
-		rest_u64(o, "rx-drop", false, &f->rx_drops, cause) < 0 ||
-		rest_u64(o, "tx-drop", false, &f->tx_drops, cause) < 0 ||
-		rest_bool(o, "running", &f->running, cause) < 0)
-		return -1;
-	return 0;
-}
-
-static int rest_decode_ifaces(json_t *j, sample_t *s, char **cause)
-{
-	if (rest_list(j, cause) < 0)
-		return -1;
-	for (size_t i = 0; i < json_array_size(j); i++) {
-		json_t *o = json_array_get(j, i);
-		struct sample_iface f = { 0 };
-		const char *name;
-		if (rest_iface_row(o, &f, &name, cause) < 0)
-			return -1;
-		const char *type = rest_str(o, "type");
-		f.name = xstrdup(name);
-		f.type = xstrdup(type ? type : "");
-		*sample_add_iface(s) = f;
-	}
-	return 0;
-}
-
-/* The `peer` label: name (7.15+), else comment, else the public key. */
-static const char *rest_peer_label(json_t *o, const char *key)
-{
-	const char *name = rest_str(o, "name"), *comment = rest_str(o, "comment");
-	if (name != NULL && name[0] != '\0')
-		return name;
-	if (comment != NULL && comment[0] != '\0')
-		return comment;
-	return key;
-}
-
-static int rest_peer_row(json_t *o, struct sample_peer *p, const char **ifc, const char **key, char **cause)
-{
-	p->last_handshake_ms = -1;
-	if (rest_check_record(o, cause) < 0 || rest_need(o, "interface", ifc, cause) < 0 ||
-		rest_need(o, "public-key", key, cause) < 0 ||
-		rest_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
-		rest_u64(o, "tx", true, &p->tx_bytes, cause) < 0 ||
-		rest_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0)
-		return -1;
-	return 0;
-}
-
-static int rest_decode_peers(json_t *j, sample_t *s, char **cause)
-{
-	if (rest_list(j, cause) < 0)
-		return -1;
-	for (size_t i = 0; i < json_array_size(j); i++) {
-		json_t *o = json_array_get(j, i);
-		struct sample_peer p = { 0 };
-		const char *ifc, *key;
-		if (rest_peer_row(o, &p, &ifc, &key, cause) < 0)
-			return -1;
-		p.interface = xstrdup(ifc);
-		p.public_key = xstrdup(key);
-		p.peer = xstrdup(rest_peer_label(o, key));
-		*sample_add_peer(s) = p;
-	}
-	s->have_peers = true;
-	return 0;
-}
-
-static int (*const rest_decoders[REST_NSTEPS])(json_t *, sample_t *, char **) = {
-	[REST_RESOURCE] = rest_decode_resource,
-	[REST_CPU] = rest_decode_cpu,
-	[REST_BOARD] = rest_decode_board,
-	[REST_IFACES] = rest_decode_ifaces,
-	[REST_PEERS] = rest_decode_peers,
-};
-
-/* Decodes the 2xx reply body of step into s. 0, or -1 with *cause (caller frees). */
-/* ---- an arena for jansson while a reply is decoded ----
- * jansson allocates every value, key and string of a reply on its own, and the tree lives only
- * until the reply is decoded: malloc and free were a fifth of the daemon's CPU. While a thread
- * decodes a reply its allocations come from that thread's arena (freed all at once after);
- * everything else, other threads' jansson included, goes to malloc as before. Under the
- * sanitizers the arena is off, so that they see every allocation of the decoding. */
-
-#define REST_ARENA_BYTES (256 * 1024)
-#if defined(__SANITIZE_ADDRESS__)
-#define REST_ARENA_ON 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define REST_ARENA_ON 0
-#endif
-#endif
-#ifndef REST_ARENA_ON
-#define REST_ARENA_ON 1
-#endif
-
-struct rest_arena {
-	char *base;
-	size_t used;
-};
-
-static __thread struct rest_arena *rest_arena_cur;
-
-static bool rest_arena_has(const struct rest_arena *a, const void *p)
-{
-	return a != NULL && (const char *)p >= a->base && (const char *)p < a->base + REST_ARENA_BYTES;
-}
-
-static void *rest_json_malloc(size_t n)
-{
-	struct rest_arena *a = rest_arena_cur;
-	size_t need = (n + 15) & ~(size_t)15;
-	if (a != NULL && need >= n && need <= REST_ARENA_BYTES - a->used) {
-		void *p = a->base + a->used;
-		a->used += need;
-		return p;
-	}
-	return malloc(n); /* the arena is full or not in use: jansson's default */
-}
-
-static void rest_json_free(void *p)
-{
-	if (!rest_arena_has(rest_arena_cur, p))
-		free(p);
-}
-
-/* Installs the allocator functions once, before this process parses any JSON with jansson. */
-static void rest_arena_install(void)
-{
-	static bool done;
-	if (!done)
-		json_set_alloc_funcs(rest_json_malloc, rest_json_free);
-	done = true;
-}
-
-static json_t *rest_parse(const char *body, size_t len)
-{
-	json_error_t e;
-	return json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
-}
-
-static int rest_decode(enum rest_step step, const char *body, size_t len, sample_t *s, char **cause)
-{
-	static __thread char *arena_mem; /* one per decoding thread (the loop), kept for reuse */
-	struct rest_arena arena = { 0 };
-	if (REST_ARENA_ON) {
-		if (arena_mem == NULL)
-			arena_mem = xmalloc(REST_ARENA_BYTES);
-		arena.base = arena_mem;
-		rest_arena_install();
-		rest_arena_cur = &arena;
-	}
-	json_t *j = rest_parse(body, len);
-	int rc = -1;
-	if (j == NULL) {
-		size_t ws = strspn(body, " \t\r\n");
-		*cause = xstrdup(ws < len && body[ws] == '<' ? "reply is HTML, not JSON"
-				: len == 0                   ? "empty reply"
-							     : "reply is not JSON");
-	} else {
-		rc = rest_decoders[step](j, s, cause);
-		json_decref(j);
-	}
-	rest_arena_cur = NULL;
-	return rc;
-}
-
-/* "HTTP 401 Unauthorized[: detail]" from a RouterOS error body, or the standard phrase. */
-static const char *rest_phrase(long code)
-{
-	switch (code) {
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 406: return "Not Acceptable";
-	case 500: return "Internal Server Error";
-	case 501: return "Not Implemented";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	default: return "";
-	}
-}
-
-static char *rest_http_reason(long code, const char *body, size_t len)
-{
-	json_t *j = json_loadb(body, len, 0, NULL);
-	const char *msg = json_string_value(json_object_get(j, "message"));
-	const char *detail = json_string_value(json_object_get(j, "detail"));
-	char *m = rest_clean(msg != NULL ? msg : rest_phrase(code), 40);
-	char *d = detail != NULL && detail[0] != '\0' ? rest_clean(detail, 120) : NULL;
-	char *out = xasprintf("HTTP %ld%s%s%s%s", code, m[0] ? " " : "", m, d ? ": " : "", d ? d : "");
-	free(m);
-	free(d);
-	json_decref(j);
-	return out;
-}
-
 /* ---- transport: requests, curl multi joined to the loop ---- */
 
 static const char *rest_what(const struct rest_conn *c)
 {
-	static const char *const what[REST_NSTEPS] = {
-		[REST_RESOURCE] = "GET /rest/system/resource",
-		[REST_CPU] = "GET /rest/system/resource/cpu",
-		[REST_BOARD] = "GET /rest/system/routerboard",
-		[REST_IFACES] = "GET /rest/interface",
-		[REST_PEERS] = "GET /rest/interface/wireguard/peers",
+	static const char *const what[RESTDECODE_NSTEPS] = {
+		[RESTDECODE_RESOURCE] = "GET /rest/system/resource",
+		[RESTDECODE_CPU] = "GET /rest/system/resource/cpu",
+		[RESTDECODE_BOARD] = "GET /rest/system/routerboard",
+		[RESTDECODE_IFACES] = "GET /rest/interface",
+		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
 	};
-	if (c->step == REST_IFACES && c->rc->ninterfaces > 0)
+	if (c->step == RESTDECODE_IFACES && c->rc->ninterfaces > 0)
 		return "POST /rest/interface/print";
 	return what[c->step];
 }
@@ -592,16 +144,16 @@ static char *rest_url(const struct rest_conn *c, char **post)
 	const char *base = c->rc->rest;
 	*post = NULL;
 	switch (c->step) {
-	case REST_RESOURCE:
+	case RESTDECODE_RESOURCE:
 		return xasprintf("%s/rest/system/resource?.proplist=uptime,version,board-name,"
 				 "architecture-name,cpu",
 			base);
-	case REST_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
-	case REST_BOARD:
+	case RESTDECODE_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
+	case RESTDECODE_BOARD:
 		return xasprintf("%s/rest/system/routerboard?.proplist=routerboard,"
 				 "current-firmware,upgrade-firmware",
 			base);
-	case REST_IFACES:
+	case RESTDECODE_IFACES:
 		if (c->rc->ninterfaces == 0)
 			return rest_iface_url(base);
 		*post = rest_iface_query(c->rc);
@@ -695,13 +247,13 @@ static void rest_start_step(struct rest_conn *c)
 	c->errbuf[0] = '\0';
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started three requests earlier. */
-	if (c->step == REST_IFACES)
+	if (c->step == RESTDECODE_IFACES)
 		c->s->time_ms = loop_wall_ms();
 	if (rest_set_request(c, left) < 0) {
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot set up the request", rest_what(c));
 		return;
 	}
-	if (curl_multi_add_handle(c->m->multi, c->easy) != CURLM_OK) {
+	if (curl_multi_add_handle(restmulti_curl(c->m), c->easy) != CURLM_OK) {
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot start the request", rest_what(c));
 		return;
 	}
@@ -743,14 +295,14 @@ static void rest_fail_curl(struct rest_conn *c, CURLcode res)
 			c->r->max_body);
 		return;
 	}
-	char *why = rest_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
+	char *why = restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
 	sample_fail(c->s, rest_curl_kind(res), "%s: %s", rest_what(c), why);
 	free(why);
 }
 
 static void rest_fail_http(struct rest_conn *c, long code)
 {
-	char *why = rest_http_reason(code, c->body.data ? c->body.data : "", c->body.len);
+	char *why = restdecode_http_reason(code, c->body.data ? c->body.data : "", c->body.len);
 	enum sample_err err = code == 401 || code == 403 ? SAMPLE_ERR_AUTH : SAMPLE_ERR_HTTP;
 	sample_fail(c->s, err, "%s: %s", rest_what(c), why);
 	free(why);
@@ -803,16 +355,19 @@ static void rest_board_keep(struct rest_conn *c)
 
 static void rest_board_use(struct rest_conn *c)
 {
-	rest_set(&c->s->firmware, c->board.firmware);
-	rest_set(&c->s->upgrade_firmware, c->board.upgrade_firmware);
+	sample_t *s = c->s;
+	free(s->firmware);
+	free(s->upgrade_firmware);
+	s->firmware = xstrdup(c->board.firmware);
+	s->upgrade_firmware = xstrdup(c->board.upgrade_firmware);
 }
 
 /* After step c->step was decoded: on to the next request, past routerboard when it stands. */
 static void rest_next_step(struct rest_conn *c)
 {
-	if (c->step == REST_BOARD)
+	if (c->step == RESTDECODE_BOARD)
 		rest_board_keep(c);
-	if (++c->step == REST_BOARD && rest_board_fresh(c)) {
+	if (++c->step == RESTDECODE_BOARD && rest_board_fresh(c)) {
 		rest_board_use(c);
 		c->step++;
 	}
@@ -822,19 +377,20 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 {
 	long code = 0;
 	char *cause = NULL;
-	curl_multi_remove_handle(c->m->multi, c->easy);
+	curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (res != CURLE_OK) {
 		rest_fail_curl(c, res);
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
-	} else if (rest_decode(c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause) < 0) {
+	} else if (restdecode_reply(c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause) <
+		0) {
 		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
 		free(cause);
 	} else {
 		rest_next_step(c);
-		if (c->step < REST_NSTEPS) {
+		if (c->step < RESTDECODE_NSTEPS) {
 			rest_start_step(c);
 			return;
 		}
@@ -842,171 +398,33 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	rest_finish(c);
 }
 
-static void rest_check_multi(struct rest_multi *rm)
+/* A transfer of one of r's multis ended (restmulti_done_fn). */
+static void rest_on_transfer(CURL *easy, CURLcode res)
 {
-	CURLMsg *m;
-	int left;
-	while ((m = curl_multi_info_read(rm->multi, &left)) != NULL) {
-		if (m->msg != CURLMSG_DONE)
-			continue;
-		struct rest_conn *c = NULL;
-		CURLcode res = m->data.result;
-		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&c);
-		if (c != NULL && c->busy && c->in_multi)
-			rest_transfer_done(c, res);
-	}
+	struct rest_conn *c = NULL;
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&c);
+	if (c != NULL && c->busy && c->in_multi)
+		rest_transfer_done(c, res);
 }
 
-static void rest_on_fd(int fd, int events, void *arg)
+/* The multi with the fewest routers, or a new one when all are full. */
+static restmulti_t *rest_multi_pick(rest_t *r)
 {
-	struct rest_multi *rm = arg;
-	int running;
-	int flags = (events & LOOP_READ ? CURL_CSELECT_IN : 0) | (events & LOOP_WRITE ? CURL_CSELECT_OUT : 0);
-	curl_multi_socket_action(rm->multi, fd, flags, &running);
-	rest_check_multi(rm);
-}
-
-static void rest_on_timer(void *arg)
-{
-	struct rest_multi *rm = arg;
-	int running;
-	rm->timer = 0;
-	curl_multi_socket_action(rm->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	rest_check_multi(rm);
-}
-
-static void rest_fd_forget(struct rest_multi *rm, int fd)
-{
-	for (size_t i = 0; i < rm->nfds; i++) {
-		if (rm->fds[i] == fd) {
-			rm->fds[i] = rm->fds[--rm->nfds];
-			return;
-		}
-	}
-}
-
-/* sockp is non-NULL once the socket is in rm->fds (set with curl_multi_assign). */
-static int rest_sock_cb(CURL *e, curl_socket_t fd, int what, void *arg, void *sockp)
-{
-	struct rest_multi *rm = arg;
-	loop_t *loop = rm->r->loop;
-	if (what == CURL_POLL_REMOVE) {
-		if (sockp != NULL)
-			rest_fd_forget(rm, fd);
-		loop_unwatch_fd(loop, fd);
-		return 0;
-	}
-	int ev = (what & CURL_POLL_IN ? LOOP_READ : 0) | (what & CURL_POLL_OUT ? LOOP_WRITE : 0);
-	if (loop_watch_fd(loop, fd, ev, rest_on_fd, rm) < 0)
-		return -1;
-	if (sockp == NULL) {
-		rm->fds = xreallocarray(rm->fds, rm->nfds + 1, sizeof(*rm->fds));
-		rm->fds[rm->nfds++] = fd;
-		curl_multi_assign(rm->multi, fd, rm);
-	}
-	return 0;
-}
-
-static int rest_timer_cb(CURLM *multi, long timeout_ms, void *arg)
-{
-	struct rest_multi *rm = arg;
-	if (rm->timer)
-		loop_cancel(rm->r->loop, rm->timer);
-	rm->timer = 0;
-	if (timeout_ms >= 0 && !rm->r->dying)
-		rm->timer = loop_after(rm->r->loop, timeout_ms, rest_on_timer, rm);
-	return 0;
-}
-
-static struct rest_multi *rest_multi_new(rest_t *r)
-{
-	CURLM *multi = curl_multi_init();
-	if (multi == NULL)
+	restmulti_t *best = NULL;
+	for (size_t i = 0; i < r->nmultis; i++)
+		if (best == NULL || restmulti_routers(r->multis[i]) < restmulti_routers(best))
+			best = r->multis[i];
+	if (best != NULL && restmulti_routers(best) < REST_PER_MULTI)
+		return best;
+	restmulti_t *rm = restmulti_create(r->loop, &r->dying, rest_on_transfer);
+	if (rm == NULL)
 		return NULL;
-	struct rest_multi *rm = xcalloc(1, sizeof(*rm));
-	rm->r = r;
-	rm->multi = multi;
-	curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, rest_sock_cb);
-	curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, rm);
-	curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, rest_timer_cb);
-	curl_multi_setopt(multi, CURLMOPT_TIMERDATA, rm);
-	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, 8L);
 	r->multis = xreallocarray(r->multis, r->nmultis + 1, sizeof(*r->multis));
 	r->multis[r->nmultis++] = rm;
 	return rm;
 }
 
-/* The multi with the fewest routers, or a new one when all are full. */
-static struct rest_multi *rest_multi_pick(rest_t *r)
-{
-	struct rest_multi *best = NULL;
-	for (size_t i = 0; i < r->nmultis; i++)
-		if (best == NULL || r->multis[i]->nconns < best->nconns)
-			best = r->multis[i];
-	if (best != NULL && best->nconns < REST_PER_MULTI)
-		return best;
-	return rest_multi_new(r);
-}
-
-static void rest_multi_free(struct rest_multi *rm)
-{
-	curl_multi_cleanup(rm->multi);
-	/* Cached connections may close without a CURL_POLL_REMOVE: drop their watches. */
-	for (size_t i = 0; i < rm->nfds; i++)
-		loop_unwatch_fd(rm->r->loop, rm->fds[i]);
-	if (rm->timer)
-		loop_cancel(rm->r->loop, rm->timer);
-	free(rm->fds);
-	free(rm);
-}
-
 /* ---- per-router handles and the collector interface ---- */
-
-static size_t rest_hash(const rest_t *r, const char *name)
-{
-	uint32_t h = 2166136261u; /* FNV-1a */
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = (h ^ *p) * 16777619u;
-	return h & (r->nbyname - 1);
-}
-
-static struct rest_conn *rest_conn_find(rest_t *r, const char *name)
-{
-	if (r->nbyname == 0)
-		return NULL;
-	for (struct rest_conn *c = r->byname[rest_hash(r, name)]; c != NULL; c = c->hnext)
-		if (strcmp(c->name, name) == 0)
-			return c;
-	return NULL;
-}
-
-/* Keeps the chains short: twice the buckets when there are more routers than buckets. */
-static void rest_byname_add(rest_t *r, struct rest_conn *c)
-{
-	if (r->nconns >= r->nbyname) {
-		free(r->byname);
-		r->nbyname = r->nbyname ? r->nbyname * 2 : 64;
-		r->byname = xcalloc(r->nbyname, sizeof(*r->byname));
-		for (struct rest_conn *o = r->conns; o != NULL; o = o->next) {
-			size_t h = rest_hash(r, o->name);
-			o->hnext = r->byname[h];
-			r->byname[h] = o;
-		}
-	}
-	size_t h = rest_hash(r, c->name);
-	c->hnext = r->byname[h];
-	r->byname[h] = c;
-}
-
-static void rest_byname_remove(rest_t *r, struct rest_conn *c)
-{
-	for (struct rest_conn **pp = &r->byname[rest_hash(r, c->name)]; *pp != NULL; pp = &(*pp)->hnext) {
-		if (*pp == c) {
-			*pp = c->hnext;
-			return;
-		}
-	}
-}
 
 /* Settings every handle gets once, whatever router it serves. */
 static int rest_easy_setup(CURL *e)
@@ -1052,7 +470,7 @@ static void rest_easy_give(struct rest_conn *c)
 	if (c->easy == NULL)
 		return;
 	if (c->in_multi)
-		curl_multi_remove_handle(c->m->multi, c->easy);
+		curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
 	if (c->own_ca) { /* curl has no way back to its default CA file: not for others */
 		curl_easy_cleanup(c->easy);
@@ -1068,24 +486,29 @@ static void rest_easy_give(struct rest_conn *c)
 	c->easy = NULL;
 }
 
-static struct rest_conn *rest_conn_new(rest_t *r, const char *name)
+/* A router's handle, attached by the poller; it joins a multi at its first poll. */
+static void *rest_attach(void *ctx, const conf_router_t *rc)
 {
-	struct rest_multi *rm = rest_multi_pick(r);
-	if (rm == NULL)
-		return NULL;
+	rest_t *r = ctx;
 	struct rest_conn *c = xcalloc(1, sizeof(*c));
 	c->r = r;
-	c->m = rm;
-	c->name = xstrdup(name);
 	buf_init(&c->body);
-	rest_byname_add(r, c);
 	c->next = r->conns;
+	if (r->conns != NULL)
+		r->conns->prev = c;
 	r->conns = c;
-	r->nconns++;
-	/* Room in curl's cache for one idle connection per router, or keep-alive is lost. */
-	rm->nconns++;
-	curl_multi_setopt(rm->multi, CURLMOPT_MAXCONNECTS, (long)rm->nconns + 8);
 	return c;
+}
+
+/* Puts c in the multi with the fewest routers. -1 when curl cannot make a multi. */
+static int rest_conn_place(struct rest_conn *c)
+{
+	restmulti_t *rm = rest_multi_pick(c->r);
+	if (rm == NULL)
+		return -1;
+	c->m = rm;
+	restmulti_join(rm); /* room in curl's cache for its idle connection, or keep-alive is lost */
+	return 0;
 }
 
 /* Abandons a poll in flight, without done. */
@@ -1098,23 +521,23 @@ static void rest_conn_abandon(struct rest_conn *c)
 	c->s = NULL;
 	c->defer = 0;
 	c->busy = false;
+	buf_free(&c->body);
 }
 
-static void rest_conn_free(rest_t *r, struct rest_conn *c)
+static void rest_detach(void *ctx, void *handle)
 {
-	rest_byname_remove(r, c);
-	for (struct rest_conn **pp = &r->conns; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == c) {
-			*pp = c->next;
-			r->nconns--;
-			break;
-		}
-	}
-	c->m->nconns--;
+	rest_t *r = ctx;
+	struct rest_conn *c = handle;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		r->conns = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	if (c->m != NULL)
+		restmulti_leave(c->m);
 	rest_conn_abandon(c);
-	buf_free(&c->body);
 	rest_board_clear(&c->board);
-	free(c->name);
 	free(c);
 }
 
@@ -1146,7 +569,7 @@ static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collec
 {
 	c->rc = rc;
 	c->busy = true;
-	c->step = REST_RESOURCE;
+	c->step = RESTDECODE_RESOURCE;
 	c->done = done;
 	c->arg = arg;
 	c->s = sample_new(rc->name, loop_wall_ms(), "rest");
@@ -1165,14 +588,14 @@ static void rest_warn_insecure(rest_t *r, const conf_router_t *rc)
 	log_warn("rest: router %s: tls_verify = no: the router's TLS certificate is not verified", rc->name);
 }
 
-static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done, void *arg)
+static int rest_poll(void *ctx, void *handle, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
 	rest_t *r = ctx;
+	struct rest_conn *c = handle;
 	if (r->dying || !rest_handles(ctx, rc))
 		return -1;
-	struct rest_conn *c = rest_conn_find(r, rc->name);
-	if (c == NULL) {
-		if ((c = rest_conn_new(r, rc->name)) == NULL)
+	if (c->m == NULL) {
+		if (rest_conn_place(c) < 0)
 			return -1;
 		if (!rc->tls_verify)
 			rest_warn_insecure(r, rc); /* checked once per connection, not per poll */
@@ -1187,20 +610,16 @@ static int rest_poll(void *ctx, const conf_router_t *rc, collector_done_fn done,
 	return 0;
 }
 
-static void rest_cancel(void *ctx, const conf_router_t *rc)
+static void rest_cancel(void *ctx, void *handle)
 {
-	rest_t *r = ctx;
-	struct rest_conn *c = rest_conn_find(r, rc->name);
-	if (c != NULL)
-		rest_conn_free(r, c);
+	rest_conn_abandon(handle);
 }
 
 rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return NULL;
-	if (REST_ARENA_ON)
-		rest_arena_install(); /* before the HTTP threads use jansson too */
+	restdecode_init(); /* before the HTTP threads use jansson too */
 	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	struct curl_slist *hdr = h ? curl_slist_append(h, "Expect:") : NULL;
@@ -1222,15 +641,14 @@ void rest_destroy(rest_t *r)
 		return;
 	r->dying = true;
 	while (r->conns != NULL)
-		rest_conn_free(r, r->conns);
+		rest_detach(r, r->conns);
 	for (size_t i = 0; i < r->nidle; i++)
 		curl_easy_cleanup(r->idle[i]);
 	free(r->idle);
 	curl_slist_free_all(r->json_hdr);
 	for (size_t i = 0; i < r->nmultis; i++)
-		rest_multi_free(r->multis[i]);
+		restmulti_destroy(r->multis[i]);
 	free(r->multis);
-	free(r->byname);
 	for (size_t i = 0; i < r->ninsecure; i++)
 		free(r->insecure[i]);
 	free(r->insecure);
@@ -1244,6 +662,8 @@ collector_t rest_collector(rest_t *r)
 		.name = "rest",
 		.ctx = r,
 		.handles = rest_handles,
+		.attach = rest_attach,
+		.detach = rest_detach,
 		.poll = rest_poll,
 		.cancel = rest_cancel,
 	};

@@ -15,7 +15,7 @@ typedef struct rest rest_t;
 
 /* max_body_bytes caps each reply (a bigger body fails the poll with SAMPLE_ERR_SIZE). */
 rest_t *rest_create(loop_t *loop, size_t max_body_bytes);
-void rest_destroy(rest_t *r);          /* cancels polls in flight without calling their done */
+void rest_destroy(rest_t *r);          /* detaches the handles left (their polls end without done) */
 collector_t rest_collector(rest_t *r); /* the collector interface for the poller */
 
 #endif

@@ -22,32 +22,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SD_MAX_ROWS     4096 /* per walked column: a runaway agent stops here */
-#define SD_ROWS_PER_GET 4    /* interfaces whose counters one GET asks for */
-#define SD_MAX_TEXT     255  /* longest string kept from an agent */
+#define SNMPDECODE_MAX_ROWS     4096 /* per walked column: a runaway agent stops here */
+#define SNMPDECODE_ROWS_PER_GET 4    /* interfaces whose counters one GET asks for */
+#define SNMPDECODE_MAX_TEXT     255  /* longest string kept from an agent */
 
-struct sd_oid {
+struct snmpdecode_oid {
 	oid o[16];
 	size_t len;
 };
-#define SD_OID(...)                                                                       \
+#define SNMPDECODE_OID(...)                                                               \
 	{                                                                                 \
 		.o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid) \
 	}
 
 enum { SC_DESCR, SC_UPTIME, SC_VERSION, SC_FIRMWARE, SC_UPGRADE, SC_BOARD, SC_N };
-static const struct sd_oid sd_scalar_oids[SC_N] = {
-	[SC_DESCR] = SD_OID(1, 3, 6, 1, 2, 1, 1, 1, 0),                 /* sysDescr */
-	[SC_UPTIME] = SD_OID(1, 3, 6, 1, 2, 1, 1, 3, 0),                /* sysUpTime */
-	[SC_VERSION] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 4, 4, 0),  /* mtxrLicVersion */
-	[SC_FIRMWARE] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 4, 0), /* mtxrFirmwareVersion */
-	[SC_UPGRADE] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 7, 0),  /* ...UpgradeVersion */
-	[SC_BOARD] = SD_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 9, 0),    /* mtxrBoardName */
+static const struct snmpdecode_oid snmpdecode_scalar_oids[SC_N] = {
+	[SC_DESCR] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 1, 1, 0),                 /* sysDescr */
+	[SC_UPTIME] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 1, 3, 0),                /* sysUpTime */
+	[SC_VERSION] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 4, 4, 0),  /* mtxrLicVersion */
+	[SC_FIRMWARE] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 4, 0), /* mtxrFirmwareVersion */
+	[SC_UPGRADE] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 7, 0),  /* ...UpgradeVersion */
+	[SC_BOARD] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 9, 0),    /* mtxrBoardName */
 };
-static const struct sd_oid sd_walk_cols[] = {
-	[SNMPDECODE_CPU] = SD_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),   /* hrProcessorLoad */
-	[SNMPDECODE_NAMES] = SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1), /* ifName */
-	[SNMPDECODE_DESCRS] = SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 2),    /* ifDescr */
+static const struct snmpdecode_oid snmpdecode_walk_cols[] = {
+	[SNMPDECODE_CPU] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),   /* hrProcessorLoad */
+	[SNMPDECODE_NAMES] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1), /* ifName */
+	[SNMPDECODE_DESCRS] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 2),    /* ifDescr */
 };
 
 /* Counter slots of an interface row; SLOT_OPER is ifOperStatus. */
@@ -61,28 +61,28 @@ enum {
 	SLOT_OPER,
 	SLOT_N
 };
-struct sd_col {
-	struct sd_oid col;
+struct snmpdecode_col {
+	struct snmpdecode_oid col;
 	int slot;
 	bool hc; /* 64-bit ifXTable column: not asked over SNMPv1 */
 };
-static const struct sd_col sd_counter_cols[] = {
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6), SLOT_RX_BYTES, true },  /* ifHCInOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 10), SLOT_TX_BYTES, true }, /* ifHCOutOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 7), SLOT_RX_PKTS, true },   /* ifHCInUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 11), SLOT_TX_PKTS, true },  /* ifHCOutUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 10), SLOT_RX_BYTES, false },    /* ifInOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 16), SLOT_TX_BYTES, false },    /* ifOutOctets */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 11), SLOT_RX_PKTS, false },     /* ifInUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 17), SLOT_TX_PKTS, false },     /* ifOutUcastPkts */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 13), SLOT_RX_DROPS, false },    /* ifInDiscards */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 19), SLOT_TX_DROPS, false },    /* ifOutDiscards */
-	{ SD_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 8), SLOT_OPER, false },         /* ifOperStatus */
+static const struct snmpdecode_col snmpdecode_counter_cols[] = {
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6), SLOT_RX_BYTES, true },  /* ifHCInOctets */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 10), SLOT_TX_BYTES, true }, /* ifHCOutOctets */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 7), SLOT_RX_PKTS, true },   /* ifHCInUcastPkts */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 11), SLOT_TX_PKTS, true },  /* ifHCOutUcastPkts */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 10), SLOT_RX_BYTES, false },    /* ifInOctets */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 16), SLOT_TX_BYTES, false },    /* ifOutOctets */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 11), SLOT_RX_PKTS, false },     /* ifInUcastPkts */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 17), SLOT_TX_PKTS, false },     /* ifOutUcastPkts */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 13), SLOT_RX_DROPS, false },    /* ifInDiscards */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 19), SLOT_TX_DROPS, false },    /* ifOutDiscards */
+	{ SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 8), SLOT_OPER, false },         /* ifOperStatus */
 };
-#define SD_NCOLS (sizeof(sd_counter_cols) / sizeof(sd_counter_cols[0]))
+#define SNMPDECODE_NCOLS (sizeof(snmpdecode_counter_cols) / sizeof(snmpdecode_counter_cols[0]))
 
 /* One picked interface while a poll runs. */
-struct sd_row {
+struct snmpdecode_row {
 	oid index;
 	char *name;
 	bool have[SLOT_N], hc[SLOT_N];
@@ -90,7 +90,7 @@ struct sd_row {
 };
 
 /* 32-bit counters made monotonic 64-bit between polls (wraps added, resets followed). */
-struct sd_ext {
+struct snmpdecode_ext {
 	char *name;
 	bool seen[SLOT_OPER];
 	uint32_t last[SLOT_OPER];
@@ -104,24 +104,24 @@ struct snmpdecode {
 	enum snmpdecode_walk walk;
 	oid cursor[MAX_OID_LEN]; /* walk: the last OID seen */
 	size_t cursor_len, walked;
-	struct sd_row *rows;
+	struct snmpdecode_row *rows;
 	size_t nrows, next_row;
-	struct sd_ext *ext;
+	struct snmpdecode_ext *ext;
 	size_t next_ext;
 	int64_t last_uptime_ms;
 };
 
 /* ---- values ---- */
 
-static bool sd_is_exception(const netsnmp_variable_list *v)
+static bool snmpdecode_is_exception(const netsnmp_variable_list *v)
 {
 	return v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE || v->type == SNMP_ENDOFMIBVIEW;
 }
 
-/* An agent's string, printable ASCII only (others become '?'), at most SD_MAX_TEXT bytes. */
-static char *sd_text(const netsnmp_variable_list *v)
+/* An agent's string, printable ASCII only (others become '?'), at most SNMPDECODE_MAX_TEXT bytes. */
+static char *snmpdecode_text(const netsnmp_variable_list *v)
 {
-	size_t n = v->val_len > SD_MAX_TEXT ? SD_MAX_TEXT : v->val_len;
+	size_t n = v->val_len > SNMPDECODE_MAX_TEXT ? SNMPDECODE_MAX_TEXT : v->val_len;
 	char *d = xmalloc(n + 1);
 	for (size_t i = 0; i < n; i++) {
 		u_char ch = v->val.string[i];
@@ -131,19 +131,19 @@ static char *sd_text(const netsnmp_variable_list *v)
 	return d;
 }
 
-static int sd_var_text(const netsnmp_variable_list *v, char **out, char **cause)
+static int snmpdecode_var_text(const netsnmp_variable_list *v, char **out, char **cause)
 {
 	if (v->type != ASN_OCTET_STR) {
 		*cause = xasprintf("type 0x%02x where a string belongs", (unsigned)v->type);
 		return -1;
 	}
 	free(*out);
-	*out = sd_text(v);
+	*out = snmpdecode_text(v);
 	return 0;
 }
 
 /* Counter32/64, Gauge32, TimeTicks or a non-negative INTEGER as an unsigned number. */
-static int sd_var_u64(const netsnmp_variable_list *v, uint64_t *out, char **cause)
+static int snmpdecode_var_u64(const netsnmp_variable_list *v, uint64_t *out, char **cause)
 {
 	switch (v->type) {
 	case ASN_COUNTER64:
@@ -164,7 +164,7 @@ static int sd_var_u64(const netsnmp_variable_list *v, uint64_t *out, char **caus
 }
 
 /* Dotted numeric, without net-snmp's MIB tree (none is loaded). */
-static char *sd_oid_text(const oid *o, size_t len)
+static char *snmpdecode_oid_text(const oid *o, size_t len)
 {
 	buf_t b;
 	buf_init(&b);
@@ -178,15 +178,15 @@ static char *sd_oid_text(const oid *o, size_t len)
 /* ---- scalars ---- */
 
 /* sysUpTime is required, the rest optional (absent on non-MikroTik agents). */
-static int sd_decode_scalar(int which, const netsnmp_variable_list *v, sample_t *s, char **cause)
+static int snmpdecode_decode_scalar(int which, const netsnmp_variable_list *v, sample_t *s, char **cause)
 {
 	uint64_t ticks;
 	char *text = NULL;
-	if (sd_is_exception(v) || v->type == ASN_NULL)
+	if (snmpdecode_is_exception(v) || v->type == ASN_NULL)
 		return 0;
 	switch (which) {
 	case SC_UPTIME:
-		if (sd_var_u64(v, &ticks, cause) < 0)
+		if (snmpdecode_var_u64(v, &ticks, cause) < 0)
 			return -1;
 		if (ticks > UINT32_MAX) { /* TimeTicks: 32 bits (fuzz_snmp: a Counter64 of 2^63) */
 			*cause = xasprintf("sysUpTime of %llu ticks", (unsigned long long)ticks);
@@ -194,12 +194,12 @@ static int sd_decode_scalar(int which, const netsnmp_variable_list *v, sample_t 
 		}
 		s->uptime_ms = (int64_t)ticks * 10;
 		return 0;
-	case SC_VERSION: return sd_var_text(v, &s->version, cause);
-	case SC_FIRMWARE: return sd_var_text(v, &s->firmware, cause);
-	case SC_UPGRADE: return sd_var_text(v, &s->upgrade_firmware, cause);
-	case SC_BOARD: return sd_var_text(v, &s->board, cause);
+	case SC_VERSION: return snmpdecode_var_text(v, &s->version, cause);
+	case SC_FIRMWARE: return snmpdecode_var_text(v, &s->firmware, cause);
+	case SC_UPGRADE: return snmpdecode_var_text(v, &s->upgrade_firmware, cause);
+	case SC_BOARD: return snmpdecode_var_text(v, &s->board, cause);
 	default:
-		if (sd_var_text(v, &text, cause) < 0)
+		if (snmpdecode_var_text(v, &text, cause) < 0)
 			return -1;
 		/* RouterOS says "RouterOS <board>": the board when mtxrBoardName is absent. */
 		if (s->board == NULL && strncmp(text, "RouterOS ", 9) == 0 && text[9] != '\0')
@@ -210,7 +210,7 @@ static int sd_decode_scalar(int which, const netsnmp_variable_list *v, sample_t 
 }
 
 /* Keeps the version as RouterOS writes it ("7.19.2"); a malformed one is dropped, not fatal. */
-static void sd_check_version(sample_t *s)
+static void snmpdecode_check_version(sample_t *s)
 {
 	struct ros_version v;
 	const char *why;
@@ -225,7 +225,7 @@ static void sd_check_version(sample_t *s)
 	}
 }
 
-static size_t sd_asked_scalars(const snmpdecode_t *d, int which[SC_N])
+static size_t snmpdecode_asked_scalars(const snmpdecode_t *d, int which[SC_N])
 {
 	size_t n = 0;
 	for (int i = 0; i < SC_N; i++)
@@ -234,35 +234,35 @@ static size_t sd_asked_scalars(const snmpdecode_t *d, int which[SC_N])
 	return n;
 }
 
-static void sd_ext_clear(snmpdecode_t *d);
+static void snmpdecode_ext_clear(snmpdecode_t *d);
 
 /* Over SNMPv1 a missing object fails the whole PDU with noSuchName: that object is left out
  * and the GET sent again. */
 int snmpdecode_scalars(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause)
 {
 	int which[SC_N];
-	size_t n = sd_asked_scalars(d, which), i = 0;
+	size_t n = snmpdecode_asked_scalars(d, which), i = 0;
 	if (pdu->errstat == SNMP_ERR_NOSUCHNAME && pdu->errindex >= 1 && (size_t)pdu->errindex <= n &&
 		which[pdu->errindex - 1] != SC_UPTIME) {
 		d->skip |= 1u << which[pdu->errindex - 1];
 		return 1;
 	}
 	for (netsnmp_variable_list *v = pdu->variables; v != NULL && i < n; v = v->next_variable, i++) {
-		const struct sd_oid *o = &sd_scalar_oids[which[i]];
+		const struct snmpdecode_oid *o = &snmpdecode_scalar_oids[which[i]];
 		if (snmp_oid_compare(v->name, v->name_length, o->o, o->len) != 0) {
 			*cause = xstrdup("answer names other objects than asked");
 			return -1;
 		}
-		if (sd_decode_scalar(which[i], v, d->s, cause) < 0)
+		if (snmpdecode_decode_scalar(which[i], v, d->s, cause) < 0)
 			return -1;
 	}
 	if (d->s->uptime_ms < 0) {
 		*cause = xstrdup("no sysUpTime");
 		return -1;
 	}
-	sd_check_version(d->s);
+	snmpdecode_check_version(d->s);
 	if (d->s->uptime_ms < d->last_uptime_ms)
-		sd_ext_clear(d); /* rebooted: 32-bit counters restarted */
+		snmpdecode_ext_clear(d); /* rebooted: 32-bit counters restarted */
 	d->last_uptime_ms = d->s->uptime_ms;
 	return 0;
 }
@@ -270,8 +270,8 @@ int snmpdecode_scalars(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause
 /* ---- walks ---- */
 
 /* Is v still a row of column col, and after the cursor? 1 row, 0 end of column, -1 bad. */
-static int sd_walk_row(const netsnmp_variable_list *v, const struct sd_oid *col, const oid *cursor,
-	size_t cursor_len, char **cause)
+static int snmpdecode_walk_row(const netsnmp_variable_list *v, const struct snmpdecode_oid *col,
+	const oid *cursor, size_t cursor_len, char **cause)
 {
 	if (v->type == SNMP_ENDOFMIBVIEW || v->name_length <= col->len ||
 		snmp_oid_compare(v->name, col->len, col->o, col->len) != 0)
@@ -281,12 +281,12 @@ static int sd_walk_row(const netsnmp_variable_list *v, const struct sd_oid *col,
 		return -1;
 	}
 	if (snmp_oid_compare(v->name, v->name_length, cursor, cursor_len) <= 0) {
-		char *o = sd_oid_text(v->name, v->name_length);
+		char *o = snmpdecode_oid_text(v->name, v->name_length);
 		*cause = xasprintf("walk went backwards at %s", o);
 		free(o);
 		return -1;
 	}
-	if (sd_is_exception(v)) {
+	if (snmpdecode_is_exception(v)) {
 		*cause = xstrdup("exception inside a walked column");
 		return -1;
 	}
@@ -294,10 +294,10 @@ static int sd_walk_row(const netsnmp_variable_list *v, const struct sd_oid *col,
 }
 
 /* hrProcessorLoad: cores are numbered by walk order, whatever their index. */
-static int sd_add_core(sample_t *s, const netsnmp_variable_list *v, char **cause)
+static int snmpdecode_add_core(sample_t *s, const netsnmp_variable_list *v, char **cause)
 {
 	uint64_t pct;
-	if (v->type != ASN_INTEGER || sd_var_u64(v, &pct, cause) < 0 || pct > 100) {
+	if (v->type != ASN_INTEGER || snmpdecode_var_u64(v, &pct, cause) < 0 || pct > 100) {
 		if (*cause == NULL)
 			*cause = xstrdup("hrProcessorLoad not an INTEGER 0..100");
 		return -1;
@@ -310,7 +310,7 @@ static int sd_add_core(sample_t *s, const netsnmp_variable_list *v, char **cause
 }
 
 /* Which interfaces are read: those named in `interfaces =` and those named wg* (docs/snmp.md). */
-static bool sd_pick(const conf_router_t *rc, const char *name)
+static bool snmpdecode_pick(const conf_router_t *rc, const char *name)
 {
 	for (size_t i = 0; i < rc->ninterfaces; i++)
 		if (strcmp(rc->interfaces[i], name) == 0)
@@ -318,28 +318,28 @@ static bool sd_pick(const conf_router_t *rc, const char *name)
 	return strncmp(name, "wg", 2) == 0;
 }
 
-static void sd_row_add(snmpdecode_t *d, oid index, const char *name)
+static void snmpdecode_row_add(snmpdecode_t *d, oid index, const char *name)
 {
 	for (size_t i = 0; i < d->nrows; i++)
 		if (strcmp(d->rows[i].name, name) == 0)
 			return; /* the first row of a duplicated name wins */
 	d->rows = xreallocarray(d->rows, d->nrows + 1, sizeof(*d->rows));
-	struct sd_row *r = &d->rows[d->nrows++];
+	struct snmpdecode_row *r = &d->rows[d->nrows++];
 	memset(r, 0, sizeof(*r));
 	r->index = index;
 	r->name = xstrdup(name);
 }
 
-static int sd_walk_take(snmpdecode_t *d, const netsnmp_variable_list *v, char **cause)
+static int snmpdecode_walk_take(snmpdecode_t *d, const netsnmp_variable_list *v, char **cause)
 {
 	char *name = NULL;
 	oid index = v->name[v->name_length - 1];
 	if (d->walk == SNMPDECODE_CPU)
-		return sd_add_core(d->s, v, cause);
-	if (sd_var_text(v, &name, cause) < 0)
+		return snmpdecode_add_core(d->s, v, cause);
+	if (snmpdecode_var_text(v, &name, cause) < 0)
 		return -1;
-	if (v->name_length == sd_walk_cols[d->walk].len + 1 && sd_pick(d->rc, name))
-		sd_row_add(d, index, name);
+	if (v->name_length == snmpdecode_walk_cols[d->walk].len + 1 && snmpdecode_pick(d->rc, name))
+		snmpdecode_row_add(d, index, name);
 	free(name);
 	return 0;
 }
@@ -347,7 +347,7 @@ static int sd_walk_take(snmpdecode_t *d, const netsnmp_variable_list *v, char **
 /* A GETBULK/GETNEXT page of a walk. */
 int snmpdecode_walk(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause)
 {
-	const struct sd_oid *col = &sd_walk_cols[d->walk];
+	const struct snmpdecode_oid *col = &snmpdecode_walk_cols[d->walk];
 	if (pdu->errstat == SNMP_ERR_NOSUCHNAME && d->rc->snmp_version == 1)
 		return 0; /* SNMPv1's end of the MIB view */
 	if (pdu->variables == NULL) {
@@ -355,14 +355,14 @@ int snmpdecode_walk(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause)
 		return -1;
 	}
 	for (netsnmp_variable_list *v = pdu->variables; v != NULL; v = v->next_variable) {
-		int r = sd_walk_row(v, col, d->cursor, d->cursor_len, cause);
+		int r = snmpdecode_walk_row(v, col, d->cursor, d->cursor_len, cause);
 		if (r <= 0)
 			return r;
-		if (++d->walked > SD_MAX_ROWS) {
-			*cause = xasprintf("more than %d rows", SD_MAX_ROWS);
+		if (++d->walked > SNMPDECODE_MAX_ROWS) {
+			*cause = xasprintf("more than %d rows", SNMPDECODE_MAX_ROWS);
 			return -1;
 		}
-		if (sd_walk_take(d, v, cause) < 0)
+		if (snmpdecode_walk_take(d, v, cause) < 0)
 			return -1;
 		memcpy(d->cursor, v->name, v->name_length * sizeof(oid));
 		d->cursor_len = v->name_length;
@@ -373,25 +373,25 @@ int snmpdecode_walk(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause)
 void snmpdecode_walk_start(snmpdecode_t *d, enum snmpdecode_walk col)
 {
 	d->walk = col;
-	memcpy(d->cursor, sd_walk_cols[col].o, sd_walk_cols[col].len * sizeof(oid));
-	d->cursor_len = sd_walk_cols[col].len;
+	memcpy(d->cursor, snmpdecode_walk_cols[col].o, snmpdecode_walk_cols[col].len * sizeof(oid));
+	d->cursor_len = snmpdecode_walk_cols[col].len;
 	d->walked = 0;
 }
 
 /* ---- counters ---- */
 
-static bool sd_col_asked(const snmpdecode_t *d, const struct sd_col *col)
+static bool snmpdecode_col_asked(const snmpdecode_t *d, const struct snmpdecode_col *col)
 {
 	return !(col->hc && d->rc->snmp_version == 1);
 }
 
-static int sd_take_counter(
-	struct sd_row *r, const struct sd_col *col, const netsnmp_variable_list *v, char **cause)
+static int snmpdecode_take_counter(struct snmpdecode_row *r, const struct snmpdecode_col *col,
+	const netsnmp_variable_list *v, char **cause)
 {
 	uint64_t x;
-	if (sd_is_exception(v) || v->type == ASN_NULL)
+	if (snmpdecode_is_exception(v) || v->type == ASN_NULL)
 		return 0; /* no ifHC columns (or no such counter): the 32-bit one serves */
-	if (sd_var_u64(v, &x, cause) < 0)
+	if (snmpdecode_var_u64(v, &x, cause) < 0)
 		return -1;
 	if (col->hc) {
 		r->hc[col->slot] = true;
@@ -403,7 +403,7 @@ static int sd_take_counter(
 	return 0;
 }
 
-static bool sd_is_cell(const netsnmp_variable_list *v, const struct sd_col *col, oid index)
+static bool snmpdecode_is_cell(const netsnmp_variable_list *v, const struct snmpdecode_col *col, oid index)
 {
 	return v != NULL && v->name_length == col->col.len + 1 && v->name[col->col.len] == index &&
 		snmp_oid_compare(v->name, col->col.len, col->col.o, col->col.len) == 0;
@@ -412,22 +412,22 @@ static bool sd_is_cell(const netsnmp_variable_list *v, const struct sd_col *col,
 int snmpdecode_counters(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause)
 {
 	netsnmp_variable_list *v = pdu->variables;
-	size_t end = d->next_row + SD_ROWS_PER_GET;
+	size_t end = d->next_row + SNMPDECODE_ROWS_PER_GET;
 	if (pdu->errstat != SNMP_ERR_NOERROR) {
 		*cause = xasprintf("error-status %s", snmp_errstring(pdu->errstat));
 		return -1;
 	}
 	for (; d->next_row < end && d->next_row < d->nrows; d->next_row++) {
-		struct sd_row *r = &d->rows[d->next_row];
-		for (size_t k = 0; k < SD_NCOLS; k++) {
-			const struct sd_col *col = &sd_counter_cols[k];
-			if (!sd_col_asked(d, col))
+		struct snmpdecode_row *r = &d->rows[d->next_row];
+		for (size_t k = 0; k < SNMPDECODE_NCOLS; k++) {
+			const struct snmpdecode_col *col = &snmpdecode_counter_cols[k];
+			if (!snmpdecode_col_asked(d, col))
 				continue;
-			if (!sd_is_cell(v, col, r->index)) {
+			if (!snmpdecode_is_cell(v, col, r->index)) {
 				*cause = xstrdup("answer names other objects than asked");
 				return -1;
 			}
-			if (sd_take_counter(r, col, v, cause) < 0)
+			if (snmpdecode_take_counter(r, col, v, cause) < 0)
 				return -1;
 			v = v->next_variable;
 		}
@@ -440,9 +440,10 @@ int snmpdecode_counters(snmpdecode_t *d, const struct snmp_pdu *pdu, char **caus
 void snmpdecode_ask_scalars(const snmpdecode_t *d, struct snmp_pdu *pdu)
 {
 	int which[SC_N];
-	size_t n = sd_asked_scalars(d, which);
+	size_t n = snmpdecode_asked_scalars(d, which);
 	for (size_t i = 0; i < n; i++)
-		snmp_add_null_var(pdu, sd_scalar_oids[which[i]].o, sd_scalar_oids[which[i]].len);
+		snmp_add_null_var(
+			pdu, snmpdecode_scalar_oids[which[i]].o, snmpdecode_scalar_oids[which[i]].len);
 }
 
 void snmpdecode_ask_walk(const snmpdecode_t *d, struct snmp_pdu *pdu)
@@ -452,12 +453,12 @@ void snmpdecode_ask_walk(const snmpdecode_t *d, struct snmp_pdu *pdu)
 
 void snmpdecode_ask_counters(const snmpdecode_t *d, struct snmp_pdu *pdu)
 {
-	size_t end = d->next_row + SD_ROWS_PER_GET;
+	size_t end = d->next_row + SNMPDECODE_ROWS_PER_GET;
 	for (size_t i = d->next_row; i < end && i < d->nrows; i++) {
-		for (size_t k = 0; k < SD_NCOLS; k++) {
-			const struct sd_col *col = &sd_counter_cols[k];
+		for (size_t k = 0; k < SNMPDECODE_NCOLS; k++) {
+			const struct snmpdecode_col *col = &snmpdecode_counter_cols[k];
 			oid o[MAX_OID_LEN];
-			if (!sd_col_asked(d, col))
+			if (!snmpdecode_col_asked(d, col))
 				continue;
 			memcpy(o, col->col.o, col->col.len * sizeof(oid));
 			o[col->col.len] = d->rows[i].index;
@@ -469,7 +470,7 @@ void snmpdecode_ask_counters(const snmpdecode_t *d, struct snmp_pdu *pdu)
 /* ---- 32-bit extension and emitting ---- */
 
 /* A 32-bit counter read now as raw: adds the wrap, or follows a reset (a drop of over 2^31). */
-static uint64_t sd_extend(struct sd_ext *e, int slot, uint32_t raw)
+static uint64_t snmpdecode_extend(struct snmpdecode_ext *e, int slot, uint32_t raw)
 {
 	uint32_t delta = raw - e->last[slot];
 	if (!e->seen[slot] || delta > 0x80000000u)
@@ -481,19 +482,19 @@ static uint64_t sd_extend(struct sd_ext *e, int slot, uint32_t raw)
 	return e->acc[slot];
 }
 
-static struct sd_ext *sd_ext_find(snmpdecode_t *d, const char *name)
+static struct snmpdecode_ext *snmpdecode_ext_find(snmpdecode_t *d, const char *name)
 {
 	for (size_t i = 0; i < d->next_ext; i++)
 		if (strcmp(d->ext[i].name, name) == 0)
 			return &d->ext[i];
 	d->ext = xreallocarray(d->ext, d->next_ext + 1, sizeof(*d->ext));
-	struct sd_ext *e = &d->ext[d->next_ext++];
+	struct snmpdecode_ext *e = &d->ext[d->next_ext++];
 	memset(e, 0, sizeof(*e));
 	e->name = xstrdup(name);
 	return e;
 }
 
-static void sd_ext_clear(snmpdecode_t *d)
+static void snmpdecode_ext_clear(snmpdecode_t *d)
 {
 	for (size_t i = 0; i < d->next_ext; i++)
 		free(d->ext[i].name);
@@ -502,7 +503,7 @@ static void sd_ext_clear(snmpdecode_t *d)
 	d->next_ext = 0;
 }
 
-static void sd_rows_clear(snmpdecode_t *d)
+static void snmpdecode_rows_clear(snmpdecode_t *d)
 {
 	for (size_t i = 0; i < d->nrows; i++)
 		free(d->rows[i].name);
@@ -514,11 +515,11 @@ static void sd_rows_clear(snmpdecode_t *d)
 void snmpdecode_emit(snmpdecode_t *d)
 {
 	for (size_t i = 0; i < d->nrows; i++) {
-		struct sd_row *r = &d->rows[i];
-		struct sd_ext *e = sd_ext_find(d, r->name);
+		struct snmpdecode_row *r = &d->rows[i];
+		struct snmpdecode_ext *e = snmpdecode_ext_find(d, r->name);
 		uint64_t v[SLOT_OPER];
 		for (int k = 0; k < SLOT_OPER; k++)
-			v[k] = r->hc[k] ? r->val[k] : sd_extend(e, k, (uint32_t)r->val[k]);
+			v[k] = r->hc[k] ? r->val[k] : snmpdecode_extend(e, k, (uint32_t)r->val[k]);
 		struct sample_iface *f = sample_add_iface(d->s);
 		f->name = xstrdup(r->name);
 		f->type = xstrdup("");
@@ -543,14 +544,14 @@ void snmpdecode_destroy(snmpdecode_t *d)
 {
 	if (d == NULL)
 		return;
-	sd_rows_clear(d);
-	sd_ext_clear(d);
+	snmpdecode_rows_clear(d);
+	snmpdecode_ext_clear(d);
 	free(d);
 }
 
 void snmpdecode_begin(snmpdecode_t *d, const conf_router_t *rc, sample_t *s)
 {
-	sd_rows_clear(d);
+	snmpdecode_rows_clear(d);
 	d->rc = rc;
 	d->s = s;
 	d->skip = 0;
@@ -559,7 +560,7 @@ void snmpdecode_begin(snmpdecode_t *d, const conf_router_t *rc, sample_t *s)
 
 void snmpdecode_end(snmpdecode_t *d)
 {
-	sd_rows_clear(d);
+	snmpdecode_rows_clear(d);
 	d->rc = NULL;
 	d->s = NULL;
 }

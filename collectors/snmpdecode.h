@@ -1,6 +1,6 @@
 /* snmpdecode: what one SNMP poll asks for and how the answers become a sample: the varbinds of
  * the requests (system scalars, walked columns, counter GETs) and the decoding of the varbinds
- * of replies. No I/O and no logging (a decoder fills a cause); the transport is snmp.c, and
+ * of replies. No I/O and no logging (a decoder fills a cause); the transport is snmpcoll.c, and
  * tests/fuzz/fuzz_snmp.c feeds it hostile PDUs. */
 #ifndef WGWATCH_SNMPDECODE_H
 #define WGWATCH_SNMPDECODE_H

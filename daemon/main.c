@@ -28,7 +28,7 @@
 #include "daemon/poller.h"
 #include "collectors/rest.h"
 #include "daemon/shard.h"
-#include "collectors/snmp.h"
+#include "collectors/snmpcoll.h"
 #include "store/store.h"
 #include "lib/xmem.h"
 
@@ -162,7 +162,7 @@ struct daemon {
 	store_t *store;
 	fleet_t *fleet;
 	rest_t *rest;
-	snmp_t *snmp;
+	snmpcoll_t *snmp;
 	poller_t *poller;
 	http_t *http;
 	detector_t *detector;
@@ -217,9 +217,9 @@ static int main_start(struct daemon *d, bool once)
 	d->fleet = fleet_create(d->conf);
 	d->rest = rest_create(d->loop, d->conf->max_body_bytes);
 	d->poller = poller_create(d->loop, d->conf, d->fleet, (sample_sink_t){ main_store_submit, d->store });
-	d->snmp = snmp_create(d->loop);
+	d->snmp = snmpcoll_create(d->loop);
 	poller_add_collector(d->poller, rest_collector(d->rest));
-	poller_add_collector(d->poller, snmp_collector(d->snmp));
+	poller_add_collector(d->poller, snmpcoll_collector(d->snmp));
 	if (once)
 		return 0;
 	struct http_deps deps = { .conf = d->conf, .fleet = d->fleet, .store = d->store, .loop = d->loop };
@@ -389,7 +389,7 @@ static void main_stop(struct daemon *d)
 	http_stop(d->http);
 	poller_destroy(d->poller);
 	rest_destroy(d->rest);
-	snmp_destroy(d->snmp);
+	snmpcoll_destroy(d->snmp);
 	store_close(d->store); /* writes everything queued */
 	fleet_destroy(d->fleet);
 	main_reload_teardown();

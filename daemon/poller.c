@@ -5,6 +5,7 @@
  * merged into one: identity and peers from the first, CPU and counters from the second. */
 #include "config.h"
 #include "daemon/poller.h"
+#include "lib/complain.h"
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
@@ -14,13 +15,15 @@
 #include <string.h>
 
 #define POLLER_MAX_COLLECTORS 4
-#define POLLER_MAX_BACKOFF    8 /* intervals skipped at most while a router is down */
+#define POLLER_MAX_BACKOFF    8  /* intervals skipped at most while a router is down */
+#define POLLER_LATE_EVERY     10 /* a router's late starts: the first warned of, then every 10th */
 
 struct prouter {
 	poller_t *p;
 	const conf_router_t *conf;
 	const collector_t *collector; /* NULL: no collector handles it */
 	const collector_t *second;    /* another that handles it too (SNMP beside REST), or NULL */
+	void *handle, *handle2;       /* what collector and second attached for this router */
 	sample_t *first;              /* the first collector's sample while the second runs */
 	conf_router_t derived;        /* conf given to the second: interfaces = those seen first */
 	int64_t due_ms;               /* monotonic time the current/next poll is due */
@@ -29,6 +32,7 @@ struct prouter {
 	bool in_flight, queued;
 	bool carried;     /* due_ms carried over from before a reload */
 	unsigned fails;   /* consecutive failed polls */
+	complain_t late;  /* polls started late, for throttled warnings */
 	sample_t *failed; /* a poll that could not start, delivered by a timer */
 	struct prouter *next_queued;
 };
@@ -51,6 +55,16 @@ struct poller {
 static void poller_start_poll(struct prouter *r);
 static void poller_schedule(struct prouter *r);
 
+/* The collectors free their state of r: its connection and caches go. */
+static void poller_detach(struct prouter *r)
+{
+	if (r->handle != NULL)
+		r->collector->detach(r->collector->ctx, r->handle);
+	if (r->handle2 != NULL)
+		r->second->detach(r->second->ctx, r->handle2);
+	r->handle = r->handle2 = NULL;
+}
+
 poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, sample_sink_t sink)
 {
 	poller_t *p = xcalloc(1, sizeof(*p));
@@ -63,6 +77,7 @@ poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, sample
 	for (size_t i = 0; i < p->n; i++) {
 		p->routers[i].p = p;
 		p->routers[i].conf = &conf->routers[i];
+		complain_init(&p->routers[i].late, POLLER_LATE_EVERY);
 	}
 	return p;
 }
@@ -75,10 +90,11 @@ void poller_destroy(poller_t *p)
 		struct prouter *r = &p->routers[i];
 		if (r->timer)
 			loop_cancel(p->loop, r->timer);
-		if (r->in_flight && r->failed == NULL && r->collector && r->collector->cancel)
-			r->collector->cancel(r->collector->ctx, r->conf);
-		if (r->in_flight && r->first != NULL && r->second->cancel)
-			r->second->cancel(r->second->ctx, &r->derived);
+		if (r->in_flight && r->failed == NULL && r->handle != NULL)
+			r->collector->cancel(r->collector->ctx, r->handle);
+		if (r->in_flight && r->first != NULL && r->handle2 != NULL)
+			r->second->cancel(r->second->ctx, r->handle2);
+		poller_detach(r);
 		sample_free(r->failed);
 		sample_free(r->first);
 		free(r->derived.interfaces);
@@ -106,6 +122,10 @@ static void poller_bind_collectors(poller_t *p)
 			else
 				r->second = &p->collectors[c];
 		}
+		if (r->collector != NULL)
+			r->handle = r->collector->attach(r->collector->ctx, r->conf);
+		if (r->second != NULL)
+			r->handle2 = r->second->attach(r->second->ctx, r->conf);
 	}
 }
 
@@ -293,11 +313,31 @@ static void poller_done_first(sample_t *s, void *arg)
 	struct prouter *r = arg;
 	r->first = s;
 	poller_derive_conf(r, s);
-	if (r->second->poll(r->second->ctx, &r->derived, poller_done_second, r) == 0)
+	if (r->second->poll(r->second->ctx, r->handle2, &r->derived, poller_done_second, r) == 0)
 		return;
 	r->first = NULL;
 	sample_fail(s, SAMPLE_ERR_INTERNAL, "could not start the %s poll", r->second->name);
 	poller_done(s, r);
+}
+
+/* A router's late starts: the first is warned of, then every POLLER_LATE_EVERY-th with the
+ * number not logged, and the first start on time again once. */
+static void poller_note_late(struct prouter *r, bool late, int64_t delay)
+{
+	uint64_t held, n;
+	char more[64] = "";
+	if (!late) {
+		if ((n = complain_release(&r->late)) > 0)
+			log_info("router %s: polls start on time again after %" PRIu64 " late", r->conf->name,
+				n);
+		return;
+	}
+	if (!complain_note(&r->late, &held))
+		return;
+	if (held > 0)
+		snprintf(more, sizeof(more), " (%" PRIu64 " more late polls not logged)", held);
+	log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] max_in_flight or interval%s",
+		r->conf->name, delay, more);
 }
 
 /* Start the poll now. Failures to start become a failed sample like any other. */
@@ -309,15 +349,12 @@ static void poller_start_poll(struct prouter *r)
 		int64_t delay = r->started_ms - r->due_ms;
 		bool late = delay > r->conf->interval_ms;
 		fleet_note_start(p->fleet, delay, late);
-		if (late)
-			log_warn("router %s: poll started %" PRId64 " ms late; raise [daemon] "
-				 "max_in_flight or interval",
-				r->conf->name, delay);
+		poller_note_late(r, late, delay);
 	}
 	r->in_flight = true;
 	p->in_flight++;
 	collector_done_fn done = r->second ? poller_done_first : poller_done;
-	if (r->collector && r->collector->poll(r->collector->ctx, r->conf, done, r) == 0)
+	if (r->collector && r->collector->poll(r->collector->ctx, r->handle, r->conf, done, r) == 0)
 		return;
 	sample_t *s = sample_new(r->conf->name, loop_wall_ms(), r->collector ? r->collector->name : "none");
 	sample_fail(s, r->collector ? SAMPLE_ERR_INTERNAL : SAMPLE_ERR_UNSUPPORTED,
@@ -389,6 +426,7 @@ static void poller_carry(poller_t *p, const poller_t *old)
 		if (was == NULL)
 			continue;
 		r->fails = was->fails;
+		r->late = was->late;
 		if (was->conf->interval_ms != r->conf->interval_ms)
 			continue; /* a new grid: start afresh within the new interval */
 		r->due_ms = was->due_ms;
@@ -397,16 +435,13 @@ static void poller_carry(poller_t *p, const poller_t *old)
 	free(idx);
 }
 
-/* Every collector drops its state of every router (in flight or idle) before the conf goes. */
+/* Every collector drops its state of every router (in flight or idle) before the conf goes:
+ * the new poller attaches afresh, so that changed settings apply. */
 static void poller_forget(poller_t *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		struct prouter *r = &p->routers[i];
-		if (r->collector && r->collector->cancel)
-			r->collector->cancel(r->collector->ctx, r->conf);
-		if (r->second && r->second->cancel)
-			r->second->cancel(r->second->ctx, r->conf);
-		r->in_flight = false;
+		poller_detach(&p->routers[i]);
+		p->routers[i].in_flight = false;
 	}
 }
 

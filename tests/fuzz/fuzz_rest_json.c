@@ -1,15 +1,19 @@
-/* fuzz_rest_json: libFuzzer harness for the RouterOS REST reply decoders (collectors/rest.c,
- * included to reach its statics). The input is fed as the 2xx body of every endpoint and as an
- * error body; an error text must stay printable ASCII, a decoded sample within its ranges.
- * Never opens a socket: only the decoding half of rest.c runs. */
+/* fuzz_rest_json: libFuzzer harness for the RouterOS REST reply decoders (collectors/restdecode.c,
+ * linked from the library). The input is fed as the 2xx body of every endpoint and as an error
+ * body; an error text must stay printable ASCII, a decoded sample within its ranges.
+ * Never opens a socket: restdecode has no transport. */
 #undef NDEBUG
-#include "collectors/rest.c"
+#include "collectors/restdecode.h"
+#include "lib/xmem.h"
 
 #include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* Untrusted bytes reach error lines only through rest_clean. */
+/* Untrusted bytes reach error lines only through restdecode_clean. */
 static void fuzz_printable(const char *s)
 {
 	assert(s != NULL);
@@ -17,20 +21,20 @@ static void fuzz_printable(const char *s)
 		assert(*s >= 0x20 && *s < 0x7f);
 }
 
-static void fuzz_check_sample(enum rest_step step, const sample_t *s)
+static void fuzz_check_sample(enum restdecode_step step, const sample_t *s)
 {
 	switch (step) {
-	case REST_RESOURCE: assert(s->version != NULL && s->board != NULL && s->uptime_ms >= 0); break;
-	case REST_CPU:
+	case RESTDECODE_RESOURCE: assert(s->version != NULL && s->board != NULL && s->uptime_ms >= 0); break;
+	case RESTDECODE_CPU:
 		assert(s->ncores > 0);
 		for (size_t i = 0; i < s->ncores; i++)
 			assert(s->cores[i].load >= 0.0 && s->cores[i].load <= 1.0);
 		break;
-	case REST_IFACES:
+	case RESTDECODE_IFACES:
 		for (size_t i = 0; i < s->nifaces; i++)
 			assert(s->ifaces[i].name != NULL && s->ifaces[i].type != NULL);
 		break;
-	case REST_PEERS:
+	case RESTDECODE_PEERS:
 		assert(s->have_peers);
 		for (size_t i = 0; i < s->npeers; i++)
 			assert(s->peers[i].peer != NULL && s->peers[i].public_key != NULL &&
@@ -40,11 +44,11 @@ static void fuzz_check_sample(enum rest_step step, const sample_t *s)
 	}
 }
 
-static void fuzz_step(enum rest_step step, const char *body, size_t len)
+static void fuzz_step(enum restdecode_step step, const char *body, size_t len)
 {
 	sample_t *s = sample_new("fuzz", 0, "rest");
 	char *cause = NULL;
-	if (rest_decode(step, body, len, s, &cause) < 0) {
+	if (restdecode_reply(step, body, len, s, &cause) < 0) {
 		fuzz_printable(cause);
 		free(cause);
 	} else {
@@ -60,9 +64,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *body = xmalloc(size + 1);
 	memcpy(body, data, size);
 	body[size] = '\0';
-	for (int step = 0; step < REST_NSTEPS; step++)
-		fuzz_step((enum rest_step)step, body, size);
-	char *why = rest_http_reason(size % 2 ? 401 : 500, body, size);
+	for (int step = 0; step < RESTDECODE_NSTEPS; step++)
+		fuzz_step((enum restdecode_step)step, body, size);
+	char *why = restdecode_http_reason(size % 2 ? 401 : 500, body, size);
 	fuzz_printable(why);
 	free(why);
 	free(body);

@@ -186,7 +186,7 @@ static int fz_round(struct fz *f, snmpdecode_t *d, enum fz_step step)
 	return r;
 }
 
-/* Whether the poll would run step, as snmp.c decides; starts the walks. */
+/* Whether the poll would run step, as snmpcoll.c decides; starts the walks. */
 static bool fz_wanted(snmpdecode_t *d, enum fz_step step)
 {
 	switch (step) {

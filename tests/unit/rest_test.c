@@ -43,11 +43,11 @@ static const char PEERS[] =
 /* ---- decoders ---- */
 
 /* Decodes body as step into a fresh sample; checks rc and, on failure, a piece of the cause. */
-static sample_t *dec(enum rest_step step, const char *body, int want, const char *cause_part)
+static sample_t *dec(enum restdecode_step step, const char *body, int want, const char *cause_part)
 {
 	sample_t *s = sample_new("r1", 0, "rest");
 	char *cause = NULL;
-	int rc = rest_decode(step, body, strlen(body), s, &cause);
+	int rc = restdecode_reply(step, body, strlen(body), s, &cause);
 	if (rc != want)
 		fprintf(stderr, "decode step %d of %s: rc %d (%s)\n", step, body, rc, cause ? cause : "");
 	CHECK_INT(rc, want);
@@ -60,14 +60,14 @@ static sample_t *dec(enum rest_step step, const char *body, int want, const char
 	return s;
 }
 
-static void dec_bad(enum rest_step step, const char *body, const char *cause_part)
+static void dec_bad(enum restdecode_step step, const char *body, const char *cause_part)
 {
 	sample_free(dec(step, body, -1, cause_part));
 }
 
 static void test_resource(void)
 {
-	sample_t *s = dec(REST_RESOURCE, RESOURCE, 0, NULL);
+	sample_t *s = dec(RESTDECODE_RESOURCE, RESOURCE, 0, NULL);
 	CHECK_STR(s->version, "7.19.2");
 	CHECK_STR(s->channel, "stable");
 	CHECK_STR(s->board, "CCR2004-16G-2S+");
@@ -76,44 +76,46 @@ static void test_resource(void)
 	CHECK_INT(s->uptime_ms, ((7 + 4) * 86400 + 23 * 3600 + 26 * 60 + 9) * INT64_C(1000));
 	sample_free(s);
 	/* The 7.1beta-era one-element array; no channel; optional keys absent. */
-	s = dec(REST_RESOURCE, "[{\"board-name\":\"CHR\",\"uptime\":\"12s\",\"version\":\"7.8\"}]", 0, NULL);
+	s = dec(RESTDECODE_RESOURCE, "[{\"board-name\":\"CHR\",\"uptime\":\"12s\",\"version\":\"7.8\"}]", 0,
+		NULL);
 	CHECK_STR(s->version, "7.8");
 	CHECK(s->channel == NULL && s->architecture == NULL && s->cpu_model == NULL);
 	CHECK_INT(s->uptime_ms, 12000);
 	sample_free(s);
 
-	dec_bad(REST_RESOURCE, "[]", "expected one object");
-	dec_bad(REST_RESOURCE, "[{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\"},{}]",
+	dec_bad(RESTDECODE_RESOURCE, "[]", "expected one object");
+	dec_bad(RESTDECODE_RESOURCE, "[{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\"},{}]",
 		"expected one object");
-	dec_bad(REST_RESOURCE, "\"x\"", "expected one object");
-	dec_bad(REST_RESOURCE, "{\"uptime\":\"1s\",\"version\":\"7.8\"}", "missing \"board-name\"");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"version\":\"7.8\"}", "missing \"uptime\"");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\"}", "missing \"version\"");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1x\",\"version\":\"7.8\"}",
+	dec_bad(RESTDECODE_RESOURCE, "\"x\"", "expected one object");
+	dec_bad(RESTDECODE_RESOURCE, "{\"uptime\":\"1s\",\"version\":\"7.8\"}", "missing \"board-name\"");
+	dec_bad(RESTDECODE_RESOURCE, "{\"board-name\":\"a\",\"version\":\"7.8\"}", "missing \"uptime\"");
+	dec_bad(RESTDECODE_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\"}", "missing \"version\"");
+	dec_bad(RESTDECODE_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1x\",\"version\":\"7.8\"}",
 		"\"uptime\": \"1x\"");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"seven\"}",
+	dec_bad(RESTDECODE_RESOURCE, "{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"seven\"}",
 		"\"version\"");
-	dec_bad(REST_RESOURCE,
+	dec_bad(RESTDECODE_RESOURCE,
 		"{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\","
 		"\"cpu-count\":4}",
 		"value of \"cpu-count\" is not a string");
-	dec_bad(REST_RESOURCE, "{\"board-name\":null,\"uptime\":\"1s\",\"version\":\"7.8\"}", "not a string");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\\u0000b\",\"uptime\":\"1s\",\"version\":\"7.8\"}",
+	dec_bad(RESTDECODE_RESOURCE, "{\"board-name\":null,\"uptime\":\"1s\",\"version\":\"7.8\"}",
+		"not a string");
+	dec_bad(RESTDECODE_RESOURCE, "{\"board-name\":\"a\\u0000b\",\"uptime\":\"1s\",\"version\":\"7.8\"}",
 		"not JSON");
-	dec_bad(REST_RESOURCE,
+	dec_bad(RESTDECODE_RESOURCE,
 		"{\"board-name\":\"a\",\"board-name\":\"b\",\"uptime\":\"1s\","
 		"\"version\":\"7.8\"}",
 		"not JSON");
-	dec_bad(REST_RESOURCE, "<html><body>Login</body></html>", "HTML");
-	dec_bad(REST_RESOURCE, "  \n<!DOCTYPE html>", "HTML");
-	dec_bad(REST_RESOURCE, "", "empty reply");
-	dec_bad(REST_RESOURCE, "{\"board-name\":\"a\"", "not JSON");
-	dec_bad(REST_RESOURCE, "{} trailing", "not JSON");
+	dec_bad(RESTDECODE_RESOURCE, "<html><body>Login</body></html>", "HTML");
+	dec_bad(RESTDECODE_RESOURCE, "  \n<!DOCTYPE html>", "HTML");
+	dec_bad(RESTDECODE_RESOURCE, "", "empty reply");
+	dec_bad(RESTDECODE_RESOURCE, "{\"board-name\":\"a\"", "not JSON");
+	dec_bad(RESTDECODE_RESOURCE, "{} trailing", "not JSON");
 }
 
 static void test_cpu(void)
 {
-	sample_t *s = dec(REST_CPU, CPU, 0, NULL);
+	sample_t *s = dec(RESTDECODE_CPU, CPU, 0, NULL);
 	CHECK_INT(s->ncores, 4);
 	if (s->ncores == 4) {
 		CHECK_NEAR(s->cores[0].load, 0.03, 1e-9);
@@ -126,7 +128,7 @@ static void test_cpu(void)
 	}
 	sample_free(s);
 	/* No cpuN names: ordered by .id (hex). */
-	s = dec(REST_CPU,
+	s = dec(RESTDECODE_CPU,
 		"[{\".id\":\"*B\",\"cpu\":\"x\",\"load\":\"11\"},"
 		"{\".id\":\"*2\",\"cpu\":\"y\",\"load\":\"2\"}]",
 		0, NULL);
@@ -137,36 +139,36 @@ static void test_cpu(void)
 	}
 	sample_free(s);
 
-	dec_bad(REST_CPU, "[]", "no CPU rows");
-	dec_bad(REST_CPU, "{\"cpu\":\"cpu0\",\"load\":\"1\"}", "expected a list");
-	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\"}]", "missing \"load\"");
-	dec_bad(REST_CPU, "[{\"load\":\"1\"}]", "missing \"cpu\"");
-	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"abc\"}]", "\"load\": \"abc\"");
-	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"101\"}]", "\"load\"");
-	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"1\",\"irq\":\"-1\"}]", "\"irq\"");
-	dec_bad(REST_CPU, "[{\"cpu\":\"cpu0\",\"load\":3}]", "not a string");
-	dec_bad(REST_CPU, "[\"cpu0\"]", "not a JSON object");
+	dec_bad(RESTDECODE_CPU, "[]", "no CPU rows");
+	dec_bad(RESTDECODE_CPU, "{\"cpu\":\"cpu0\",\"load\":\"1\"}", "expected a list");
+	dec_bad(RESTDECODE_CPU, "[{\"cpu\":\"cpu0\"}]", "missing \"load\"");
+	dec_bad(RESTDECODE_CPU, "[{\"load\":\"1\"}]", "missing \"cpu\"");
+	dec_bad(RESTDECODE_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"abc\"}]", "\"load\": \"abc\"");
+	dec_bad(RESTDECODE_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"101\"}]", "\"load\"");
+	dec_bad(RESTDECODE_CPU, "[{\"cpu\":\"cpu0\",\"load\":\"1\",\"irq\":\"-1\"}]", "\"irq\"");
+	dec_bad(RESTDECODE_CPU, "[{\"cpu\":\"cpu0\",\"load\":3}]", "not a string");
+	dec_bad(RESTDECODE_CPU, "[\"cpu0\"]", "not a JSON object");
 }
 
 static void test_board(void)
 {
-	sample_t *s = dec(REST_BOARD, BOARD, 0, NULL);
+	sample_t *s = dec(RESTDECODE_BOARD, BOARD, 0, NULL);
 	CHECK_STR(s->firmware, "7.19.2");
 	CHECK_STR(s->upgrade_firmware, "7.19.4");
 	sample_free(s);
-	s = dec(REST_BOARD, "{\"routerboard\":\"false\"}", 0, NULL); /* CHR */
+	s = dec(RESTDECODE_BOARD, "{\"routerboard\":\"false\"}", 0, NULL); /* CHR */
 	CHECK(s->firmware == NULL && s->upgrade_firmware == NULL);
 	sample_free(s);
-	s = dec(REST_BOARD, "[{\"routerboard\":\"false\"}]", 0, NULL);
+	s = dec(RESTDECODE_BOARD, "[{\"routerboard\":\"false\"}]", 0, NULL);
 	sample_free(s);
-	dec_bad(REST_BOARD, "{\"routerboard\":\"maybe\"}", "\"routerboard\"");
-	dec_bad(REST_BOARD, "{\"routerboard\":false}", "not a string");
-	dec_bad(REST_BOARD, "[]", "expected one object");
+	dec_bad(RESTDECODE_BOARD, "{\"routerboard\":\"maybe\"}", "\"routerboard\"");
+	dec_bad(RESTDECODE_BOARD, "{\"routerboard\":false}", "not a string");
+	dec_bad(RESTDECODE_BOARD, "[]", "expected one object");
 }
 
 static void test_ifaces(void)
 {
-	sample_t *s = dec(REST_IFACES, IFACES, 0, NULL);
+	sample_t *s = dec(RESTDECODE_IFACES, IFACES, 0, NULL);
 	CHECK_INT(s->nifaces, 1);
 	if (s->nifaces == 1) {
 		struct sample_iface *f = &s->ifaces[0];
@@ -178,34 +180,34 @@ static void test_ifaces(void)
 		CHECK(f->rx_drops == 1 && f->tx_drops == 2);
 	}
 	sample_free(s);
-	s = dec(REST_IFACES, "[{\"name\":\"wg9\",\"rx-byte\":\"0\",\"tx-byte\":\"0\"}]", 0, NULL);
+	s = dec(RESTDECODE_IFACES, "[{\"name\":\"wg9\",\"rx-byte\":\"0\",\"tx-byte\":\"0\"}]", 0, NULL);
 	CHECK(s->nifaces == 1 && strcmp(s->ifaces[0].type, "") == 0 && !s->ifaces[0].running);
 	sample_free(s);
-	s = dec(REST_IFACES, "[]", 0, NULL);
+	s = dec(RESTDECODE_IFACES, "[]", 0, NULL);
 	CHECK_INT(s->nifaces, 0);
 	sample_free(s);
 
-	dec_bad(REST_IFACES, "{}", "expected a list");
-	dec_bad(REST_IFACES, "[{\"rx-byte\":\"0\",\"tx-byte\":\"0\"}]", "missing \"name\"");
-	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"tx-byte\":\"0\"}]", "missing \"rx-byte\"");
-	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\"}]", "missing \"tx-byte\"");
-	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"-1\",\"tx-byte\":\"0\"}]", "\"rx-byte\"");
-	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"99999999999999999999\"}]",
-		"too large");
-	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"rx-drop\":\"x\"}]",
+	dec_bad(RESTDECODE_IFACES, "{}", "expected a list");
+	dec_bad(RESTDECODE_IFACES, "[{\"rx-byte\":\"0\",\"tx-byte\":\"0\"}]", "missing \"name\"");
+	dec_bad(RESTDECODE_IFACES, "[{\"name\":\"a\",\"tx-byte\":\"0\"}]", "missing \"rx-byte\"");
+	dec_bad(RESTDECODE_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\"}]", "missing \"tx-byte\"");
+	dec_bad(RESTDECODE_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"-1\",\"tx-byte\":\"0\"}]", "\"rx-byte\"");
+	dec_bad(RESTDECODE_IFACES,
+		"[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"99999999999999999999\"}]", "too large");
+	dec_bad(RESTDECODE_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"rx-drop\":\"x\"}]",
 		"\"rx-drop\"");
-	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"running\":\"on\"}]",
-		"\"running\"");
-	dec_bad(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":0,\"tx-byte\":\"0\"}]", "not a string");
+	dec_bad(RESTDECODE_IFACES,
+		"[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"running\":\"on\"}]", "\"running\"");
+	dec_bad(RESTDECODE_IFACES, "[{\"name\":\"a\",\"rx-byte\":0,\"tx-byte\":\"0\"}]", "not a string");
 	/* Control bytes in an untrusted key are not echoed into the error. */
-	s = dec(REST_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"k\\u001b[2J\":1}]", -1,
-		"\"k?[2J\"");
+	s = dec(RESTDECODE_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"k\\u001b[2J\":1}]",
+		-1, "\"k?[2J\"");
 	sample_free(s);
 }
 
 static void test_peers(void)
 {
-	sample_t *s = dec(REST_PEERS, PEERS, 0, NULL);
+	sample_t *s = dec(RESTDECODE_PEERS, PEERS, 0, NULL);
 	CHECK(s->have_peers);
 	CHECK_INT(s->npeers, 3);
 	if (s->npeers == 3) {
@@ -222,22 +224,26 @@ static void test_peers(void)
 		CHECK(s->peers[2].rx_bytes == UINT64_MAX);
 	}
 	sample_free(s);
-	s = dec(REST_PEERS, "[]", 0, NULL);
+	s = dec(RESTDECODE_PEERS, "[]", 0, NULL);
 	CHECK(s->have_peers && s->npeers == 0);
 	sample_free(s);
 
-	s = dec(REST_PEERS, "{}", -1, "expected a list");
+	s = dec(RESTDECODE_PEERS, "{}", -1, "expected a list");
 	CHECK(!s->have_peers);
 	sample_free(s);
-	dec_bad(REST_PEERS, "[{\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\"}]", "missing \"interface\"");
-	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"rx\":\"0\",\"tx\":\"0\"}]", "missing \"public-key\"");
-	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"tx\":\"0\"}]", "missing \"rx\"");
-	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\"}]", "missing \"tx\"");
-	dec_bad(REST_PEERS,
+	dec_bad(RESTDECODE_PEERS, "[{\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\"}]",
+		"missing \"interface\"");
+	dec_bad(RESTDECODE_PEERS, "[{\"interface\":\"w\",\"rx\":\"0\",\"tx\":\"0\"}]",
+		"missing \"public-key\"");
+	dec_bad(RESTDECODE_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"tx\":\"0\"}]",
+		"missing \"rx\"");
+	dec_bad(RESTDECODE_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\"}]",
+		"missing \"tx\"");
+	dec_bad(RESTDECODE_PEERS,
 		"[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\","
 		"\"last-handshake\":\"never\"}]",
 		"\"last-handshake\"");
-	dec_bad(REST_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"1.5\",\"tx\":\"0\"}]",
+	dec_bad(RESTDECODE_PEERS, "[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"1.5\",\"tx\":\"0\"}]",
 		"\"rx\"");
 }
 
@@ -245,20 +251,20 @@ static void test_http_reason(void)
 {
 	const char *b1 = "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
 			 "\"message\":\"Internal Server Error\"}";
-	char *r = rest_http_reason(500, b1, strlen(b1));
+	char *r = restdecode_http_reason(500, b1, strlen(b1));
 	CHECK_STR(r, "HTTP 500 Internal Server Error: std failure: not allowed (9)");
 	free(r);
-	r = rest_http_reason(401, "", 0);
+	r = restdecode_http_reason(401, "", 0);
 	CHECK_STR(r, "HTTP 401 Unauthorized");
 	free(r);
-	r = rest_http_reason(418, "<html>", 6);
+	r = restdecode_http_reason(418, "<html>", 6);
 	CHECK_STR(r, "HTTP 418");
 	free(r);
 	char big[600];
 	memset(big, 'x', sizeof(big));
 	memcpy(big, "{\"detail\":\"\\u0007", 17);
 	memcpy(big + sizeof(big) - 3, "\"}", 3);
-	r = rest_http_reason(400, big, strlen(big));
+	r = restdecode_http_reason(400, big, strlen(big));
 	CHECK(strlen(r) < 200 && strstr(r, "HTTP 400 Bad Request: ?xxx") == r && strstr(r, "...") != NULL);
 	free(r);
 }
@@ -405,6 +411,7 @@ static char s_sfp1[] = "sfp1", s_ether7[] = "ether \"7\"";
 struct run {
 	loop_t *loop;
 	collector_t col;
+	void *h; /* the router's handle, as the poller keeps it */
 	const conf_router_t *rc;
 	sample_t *s[2];
 	int calls, polls;
@@ -422,7 +429,7 @@ static void run_done(sample_t *s, void *arg)
 		sample_free(s);
 	run->calls++;
 	if (run->calls < run->polls) {
-		CHECK_INT(run->col.poll(run->col.ctx, run->rc, run_done, run), 0);
+		CHECK_INT(run->col.poll(run->col.ctx, run->h, run->rc, run_done, run), 0);
 		return;
 	}
 	loop_stop(run->loop);
@@ -440,13 +447,15 @@ static void run_polls(const conf_router_t *rc, size_t max_body, int polls, struc
 	rest_t *r = rest_create(run->loop, max_body);
 	run->col = rest_collector(r);
 	CHECK(run->col.handles(r, rc));
+	run->h = run->col.attach(r, rc);
 	in_poll = true;
-	CHECK_INT(run->col.poll(r, rc, run_done, run), 0);
-	CHECK_INT(run->col.poll(r, rc, run_done, run), -1); /* already in flight */
+	CHECK_INT(run->col.poll(r, run->h, rc, run_done, run), 0);
+	CHECK_INT(run->col.poll(r, run->h, rc, run_done, run), -1); /* already in flight */
 	in_poll = false;
 	loop_after(run->loop, 10000, run_guard, run->loop);
 	loop_run(run->loop);
 	CHECK_INT(run->calls, polls);
+	run->col.detach(r, run->h);
 	rest_destroy(r);
 	loop_destroy(run->loop);
 }
@@ -653,14 +662,18 @@ static void test_cancel(void)
 	loop_t *l = loop_create();
 	rest_t *r = rest_create(l, 1 << 20);
 	collector_t col = rest_collector(r);
-	CHECK_INT(col.poll(r, &a, never_done, NULL), 0);
-	CHECK_INT(col.poll(r, &b, never_done, NULL), 0);
+	void *ha = col.attach(r, &a), *hb = col.attach(r, &b), *hc = col.attach(r, &b);
+	CHECK_INT(col.poll(r, ha, &a, never_done, NULL), 0);
+	CHECK_INT(col.poll(r, hb, &b, never_done, NULL), 0);
+	CHECK_INT(col.poll(r, hc, &b, never_done, NULL), 0);
 	loop_after(l, 100, run_guard, l);
 	loop_run(l);
-	col.cancel(r, &a);
-	CHECK_INT(col.poll(r, &a, never_done, NULL), 0); /* a can be polled again */
-	col.cancel(r, &a);
-	rest_destroy(r); /* b still in flight */
+	col.cancel(r, ha);
+	CHECK_INT(col.poll(r, ha, &a, never_done, NULL), 0); /* a can be polled again */
+	col.cancel(r, ha);
+	col.detach(r, ha);
+	col.detach(r, hc); /* detach abandons a poll in flight too */
+	rest_destroy(r);   /* b still in flight */
 	loop_destroy(l);
 	close(fd);
 	free(a.rest);

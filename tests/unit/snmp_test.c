@@ -2,7 +2,7 @@
  * 32-bit wraps, picking by name) on hand-built PDUs, and polls of a silent UDP agent that must
  * end in one timeout through the loop after snmp_retries + 1 tries, also with the session's
  * socket above FD_SETSIZE. Real agents: tests/system/060 and 061. */
-#include "collectors/snmp.c"
+#include "collectors/snmpcoll.c"
 /* snmpdecode.c reads config.h again, whose PACKAGE_* net-snmp's header has redefined. */
 #undef PACKAGE_BUGREPORT
 #undef PACKAGE_NAME
@@ -27,7 +27,7 @@ static netsnmp_variable_list *var(
 	return snmp_pdu_add_variable(pdu, o, len, type, val, vlen);
 }
 
-static netsnmp_variable_list *var_str(netsnmp_pdu *pdu, const struct sd_oid *o, const char *s)
+static netsnmp_variable_list *var_str(netsnmp_pdu *pdu, const struct snmpdecode_oid *o, const char *s)
 {
 	return var(pdu, o->o, o->len, ASN_OCTET_STR, s, strlen(s));
 }
@@ -38,21 +38,22 @@ static void test_scalars(void)
 	sample_t *s = sample_new("r", 0, "snmp");
 	char *cause = NULL;
 	u_long ticks = 123456;
-	var_str(pdu, &sd_scalar_oids[SC_DESCR], "RouterOS RB750Gr3");
+	var_str(pdu, &snmpdecode_scalar_oids[SC_DESCR], "RouterOS RB750Gr3");
 	var(pdu, o_uptime, 9, ASN_TIMETICKS, &ticks, sizeof(ticks));
-	var_str(pdu, &sd_scalar_oids[SC_VERSION], "7.20beta2");
-	var(pdu, sd_scalar_oids[SC_FIRMWARE].o, sd_scalar_oids[SC_FIRMWARE].len, SNMP_NOSUCHOBJECT, NULL, 0);
-	var_str(pdu, &sd_scalar_oids[SC_UPGRADE], "7.20\x01");
+	var_str(pdu, &snmpdecode_scalar_oids[SC_VERSION], "7.20beta2");
+	var(pdu, snmpdecode_scalar_oids[SC_FIRMWARE].o, snmpdecode_scalar_oids[SC_FIRMWARE].len,
+		SNMP_NOSUCHOBJECT, NULL, 0);
+	var_str(pdu, &snmpdecode_scalar_oids[SC_UPGRADE], "7.20\x01");
 	int which = 0;
 	for (netsnmp_variable_list *v = pdu->variables; v; v = v->next_variable, which++)
-		CHECK_INT(sd_decode_scalar(which == 0  ? SC_DESCR
-					  : which == 1 ? SC_UPTIME
-					  : which == 2 ? SC_VERSION
-					  : which == 3 ? SC_FIRMWARE
-						       : SC_UPGRADE,
+		CHECK_INT(snmpdecode_decode_scalar(which == 0 ? SC_DESCR
+					  : which == 1        ? SC_UPTIME
+					  : which == 2        ? SC_VERSION
+					  : which == 3        ? SC_FIRMWARE
+							      : SC_UPGRADE,
 				  v, s, &cause),
 			0);
-	sd_check_version(s);
+	snmpdecode_check_version(s);
 	CHECK_INT(s->uptime_ms, 1234560);
 	CHECK_STR(s->version, "7.20beta2");
 	CHECK_STR(s->board, "RB750Gr3");         /* from sysDescr: no mtxrBoardName */
@@ -61,8 +62,9 @@ static void test_scalars(void)
 	/* A number where a string belongs fails with a reason. */
 	long n = 5;
 	netsnmp_pdu *bad = snmp_pdu_create(SNMP_MSG_RESPONSE);
-	var(bad, sd_scalar_oids[SC_BOARD].o, sd_scalar_oids[SC_BOARD].len, ASN_INTEGER, &n, sizeof(n));
-	CHECK_INT(sd_decode_scalar(SC_BOARD, bad->variables, s, &cause), -1);
+	var(bad, snmpdecode_scalar_oids[SC_BOARD].o, snmpdecode_scalar_oids[SC_BOARD].len, ASN_INTEGER, &n,
+		sizeof(n));
+	CHECK_INT(snmpdecode_decode_scalar(SC_BOARD, bad->variables, s, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "string") != NULL);
 	free(cause);
 	snmp_free_pdu(bad);
@@ -82,11 +84,11 @@ static void test_numbers(void)
 	var(pdu, o_uptime, 9, ASN_COUNTER, &c32, sizeof(c32));
 	var(pdu, o_uptime, 9, ASN_INTEGER, &neg, sizeof(neg));
 	netsnmp_variable_list *v = pdu->variables;
-	CHECK_INT(sd_var_u64(v, &out, &cause), 0);
+	CHECK_INT(snmpdecode_var_u64(v, &out, &cause), 0);
 	CHECK(out == (3ull << 32 | 5));
-	CHECK_INT(sd_var_u64(v->next_variable, &out, &cause), 0);
+	CHECK_INT(snmpdecode_var_u64(v->next_variable, &out, &cause), 0);
 	CHECK(out == 4294967295ull);
-	CHECK_INT(sd_var_u64(v->next_variable->next_variable, &out, &cause), -1);
+	CHECK_INT(snmpdecode_var_u64(v->next_variable->next_variable, &out, &cause), -1);
 	free(cause);
 	snmp_free_pdu(pdu);
 }
@@ -98,18 +100,18 @@ static void test_fuzz_finds(void)
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
 	sample_t *s = sample_new("r", 0, "snmp");
 	struct counter64 huge = { .high = 0x80000000ul, .low = 0 };
-	const struct sd_oid *col = &sd_walk_cols[SNMPDECODE_NAMES];
+	const struct snmpdecode_oid *col = &snmpdecode_walk_cols[SNMPDECODE_NAMES];
 	oid longer[MAX_OID_LEN + 10] = { 0 };
 	char *cause = NULL;
 	var(pdu, o_uptime, 9, ASN_COUNTER64, &huge, sizeof(huge));
-	CHECK_INT(sd_decode_scalar(SC_UPTIME, pdu->variables, s, &cause), -1);
+	CHECK_INT(snmpdecode_decode_scalar(SC_UPTIME, pdu->variables, s, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "sysUpTime") != NULL);
 	CHECK_INT(s->uptime_ms, -1);
 	free(cause);
 	cause = NULL;
 	memcpy(longer, col->o, col->len * sizeof(oid));
 	var(pdu, longer, MAX_OID_LEN + 10, ASN_OCTET_STR, "wg0", 3);
-	CHECK_INT(sd_walk_row(pdu->variables->next_variable, col, col->o, col->len, &cause), -1);
+	CHECK_INT(snmpdecode_walk_row(pdu->variables->next_variable, col, col->o, col->len, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "longer") != NULL);
 	free(cause);
 	snmp_free_pdu(pdu);
@@ -118,7 +120,7 @@ static void test_fuzz_finds(void)
 
 static void test_walk(void)
 {
-	const struct sd_oid *col = &sd_walk_cols[SNMPDECODE_CPU];
+	const struct snmpdecode_oid *col = &snmpdecode_walk_cols[SNMPDECODE_CPU];
 	oid a[16], b[16], other[] = { 1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 3, 1 };
 	long load = 42;
 	char *cause = NULL;
@@ -130,14 +132,14 @@ static void test_walk(void)
 	var(pdu, a, col->len + 1, ASN_INTEGER, &load, sizeof(load));
 	var(pdu, other, 12, ASN_INTEGER, &load, sizeof(load));
 	netsnmp_variable_list *va = pdu->variables, *vo = va->next_variable;
-	CHECK_INT(sd_walk_row(va, col, col->o, col->len, &cause), 1);
-	CHECK_INT(sd_walk_row(vo, col, a, col->len + 1, &cause), 0);  /* next column: end */
-	CHECK_INT(sd_walk_row(va, col, b, col->len + 1, &cause), -1); /* backwards */
+	CHECK_INT(snmpdecode_walk_row(va, col, col->o, col->len, &cause), 1);
+	CHECK_INT(snmpdecode_walk_row(vo, col, a, col->len + 1, &cause), 0);  /* next column: end */
+	CHECK_INT(snmpdecode_walk_row(va, col, b, col->len + 1, &cause), -1); /* backwards */
 	CHECK(cause != NULL && strstr(cause, "backwards") != NULL);
 	free(cause);
 	cause = NULL;
 	va->type = SNMP_ENDOFMIBVIEW;
-	CHECK_INT(sd_walk_row(va, col, col->o, col->len, &cause), 0);
+	CHECK_INT(snmpdecode_walk_row(va, col, col->o, col->len, &cause), 0);
 	snmp_free_pdu(pdu);
 }
 
@@ -153,16 +155,16 @@ static void test_cores(void)
 	var(pdu, o_uptime, 9, ASN_INTEGER, &l3, sizeof(l3));
 	var(pdu, o_uptime, 9, ASN_GAUGE, &g, sizeof(g));
 	netsnmp_variable_list *v = pdu->variables;
-	CHECK_INT(sd_add_core(s, v, &cause), 0);
-	CHECK_INT(sd_add_core(s, v->next_variable, &cause), 0);
+	CHECK_INT(snmpdecode_add_core(s, v, &cause), 0);
+	CHECK_INT(snmpdecode_add_core(s, v->next_variable, &cause), 0);
 	CHECK_INT(s->ncores, 2);
 	CHECK_NEAR(s->cores[0].load, 0.12, 1e-9);
 	CHECK_NEAR(s->cores[1].load, 1.0, 1e-9);
 	CHECK(isnan(s->cores[0].irq));
-	CHECK_INT(sd_add_core(s, v->next_variable->next_variable, &cause), -1);
+	CHECK_INT(snmpdecode_add_core(s, v->next_variable->next_variable, &cause), -1);
 	free(cause);
 	cause = NULL;
-	CHECK_INT(sd_add_core(s, v->next_variable->next_variable->next_variable, &cause), -1);
+	CHECK_INT(snmpdecode_add_core(s, v->next_variable->next_variable->next_variable, &cause), -1);
 	free(cause);
 	snmp_free_pdu(pdu);
 	sample_free(s);
@@ -170,18 +172,18 @@ static void test_cores(void)
 
 static void test_extend_and_pick(void)
 {
-	struct sd_ext e = { 0 };
-	CHECK(sd_extend(&e, 0, 4294967000u) == 4294967000ull);
-	CHECK(sd_extend(&e, 0, 100u) == 4294967000ull + 396); /* wrapped */
-	CHECK(sd_extend(&e, 0, 5000u) == 4294967000ull + 396 + 4900);
-	CHECK(sd_extend(&e, 0, 10u) == 10); /* reset, not a wrap */
+	struct snmpdecode_ext e = { 0 };
+	CHECK(snmpdecode_extend(&e, 0, 4294967000u) == 4294967000ull);
+	CHECK(snmpdecode_extend(&e, 0, 100u) == 4294967000ull + 396); /* wrapped */
+	CHECK(snmpdecode_extend(&e, 0, 5000u) == 4294967000ull + 396 + 4900);
+	CHECK(snmpdecode_extend(&e, 0, 10u) == 10); /* reset, not a wrap */
 	char *names[] = { (char *)"lo", (char *)"ether1" };
 	conf_router_t rc = { .interfaces = names, .ninterfaces = 2 };
-	CHECK(sd_pick(&rc, "lo"));
-	CHECK(sd_pick(&rc, "wg0"));
-	CHECK(sd_pick(&rc, "wg: Hub (NMS)"));
-	CHECK(!sd_pick(&rc, "ether2"));
-	CHECK(!sd_pick(&rc, "Wg0"));
+	CHECK(snmpdecode_pick(&rc, "lo"));
+	CHECK(snmpdecode_pick(&rc, "wg0"));
+	CHECK(snmpdecode_pick(&rc, "wg: Hub (NMS)"));
+	CHECK(!snmpdecode_pick(&rc, "ether2"));
+	CHECK(!snmpdecode_pick(&rc, "Wg0"));
 }
 
 /* A GET of counters: HC where the agent has them, 32-bit otherwise; row order checked. */
@@ -192,13 +194,13 @@ static void test_counters(void)
 	char *cause = NULL;
 	sample_t *s = sample_new("r", 0, "snmp");
 	snmpdecode_begin(d, &rc, s);
-	sd_row_add(d, 7, "wg0");
-	sd_row_add(d, 7, "wg0"); /* duplicate names: first wins */
+	snmpdecode_row_add(d, 7, "wg0");
+	snmpdecode_row_add(d, 7, "wg0"); /* duplicate names: first wins */
 	CHECK_INT(snmpdecode_nrows(d), 1);
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
 	pdu->errstat = SNMP_ERR_NOERROR;
-	for (size_t k = 0; k < SD_NCOLS; k++) {
-		const struct sd_col *col = &sd_counter_cols[k];
+	for (size_t k = 0; k < SNMPDECODE_NCOLS; k++) {
+		const struct snmpdecode_col *col = &snmpdecode_counter_cols[k];
 		oid o[MAX_OID_LEN];
 		struct counter64 v64 = { .high = 1, .low = (u_long)k };
 		u_long v32 = 1000 + k;
@@ -281,13 +283,13 @@ static int silent_poll(int retries, bool high_fd)
 		.timeout_ms = 600,
 		.snmp_retries = retries };
 	test_loop = loop_create();
-	snmp_t *m = snmp_create(test_loop);
-	collector_t col = snmp_collector(m);
+	snmpcoll_t *m = snmpcoll_create(test_loop);
+	collector_t col = snmpcoll_collector(m);
 	sample_t *got = NULL;
 	CHECK(col.handles(col.ctx, &rc));
-	CHECK_INT(col.poll(col.ctx, &rc, test_done_stop, &got), 0);
+	struct snmpcoll_conn *c = col.attach(col.ctx, &rc);
+	CHECK_INT(col.poll(col.ctx, c, &rc, test_done_stop, &got), 0);
 	CHECK(got == NULL); /* never from inside poll() */
-	struct snmp_conn *c = snmp_conn_find(m, "silent");
 	CHECK(c != NULL && (c->fd >= FD_SETSIZE) == high_fd);
 	loop_after(test_loop, 5000, test_watchdog, test_loop);
 	int64_t t0 = loop_mono_ms();
@@ -300,7 +302,7 @@ static int silent_poll(int retries, bool high_fd)
 		CHECK(strstr(got->error, "GET system scalars") != NULL);
 	}
 	sample_free(got);
-	snmp_destroy(m);
+	snmpcoll_destroy(m);
 	loop_destroy(test_loop);
 	int n = datagrams(agent);
 	close(agent);
@@ -332,38 +334,31 @@ static void test_retries(void)
 	CHECK_INT(silent_poll(1, false), 2);
 }
 
-/* The connections by router name: found after the table grows, gone once freed, the rest kept. */
-static void test_conn_table(void)
+/* Handles as the poller keeps them: any detached in any order, the rest freed by destroy. */
+static void test_handles(void)
 {
-	snmp_t *m = snmp_create(NULL);
-	char name[32];
-	for (int i = 0; i < 1000; i++) {
-		snprintf(name, sizeof(name), "r%d", i);
-		CHECK(snmp_conn_find(m, name) == NULL);
-		snmp_conn_new(m, name);
-	}
+	snmpcoll_t *m = snmpcoll_create(NULL);
+	collector_t col = snmpcoll_collector(m);
+	conf_router_t rc = { .name = (char *)"r" };
+	void *h[1000];
+	for (int i = 0; i < 1000; i++)
+		h[i] = col.attach(m, &rc);
 	CHECK_INT(m->nconns, 1000);
-	CHECK(m->nbyname >= 1000);
-	for (int i = 0; i < 1000; i += 3) {
-		snprintf(name, sizeof(name), "r%d", i);
-		struct snmp_conn *c = snmp_conn_find(m, name);
-		CHECK(c != NULL && strcmp(c->name, name) == 0);
-		if (c != NULL)
-			snmp_conn_free(m, c);
-	}
+	for (int i = 0; i < 1000; i += 3)
+		col.detach(m, h[i]);
 	CHECK_INT(m->nconns, 1000 - 334);
-	for (int i = 0; i < 1000; i++) {
-		snprintf(name, sizeof(name), "r%d", i);
-		struct snmp_conn *c = snmp_conn_find(m, name);
-		CHECK(i % 3 == 0 ? c == NULL : c != NULL && strcmp(c->name, name) == 0);
-	}
-	CHECK(snmp_conn_find(m, "r1000") == NULL);
-	snmp_destroy(m);
+	size_t n = 0;
+	for (struct snmpcoll_conn *c = m->conns; c != NULL; c = c->next)
+		n += c->next == NULL || c->next->prev == c;
+	CHECK_INT(n, 1000 - 334);
+	col.detach(m, h[1]);
+	col.cancel(m, h[2]); /* nothing in flight: a no-op */
+	snmpcoll_destroy(m);
 }
 
 int main(void)
 {
-	snmp_t *m = snmp_create(NULL); /* initialises net-snmp for the decoding tests */
+	snmpcoll_t *m = snmpcoll_create(NULL); /* initialises net-snmp for the decoding tests */
 	test_scalars();
 	test_numbers();
 	test_fuzz_finds();
@@ -371,9 +366,9 @@ int main(void)
 	test_cores();
 	test_extend_and_pick();
 	test_counters();
-	snmp_destroy(m);
+	snmpcoll_destroy(m);
 	test_timeout_high_fd();
 	test_retries();
-	test_conn_table();
+	test_handles();
 	return unit_done("snmp");
 }

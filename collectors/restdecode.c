@@ -1,0 +1,448 @@
+/* restdecode: RouterOS REST JSON replies -> sample, and error bodies -> a reason; collectors/rest.c
+ * does the I/O. Pure parsing of untrusted input: it must never touch curl, the loop or the log,
+ * and every cause or reason it returns is printable ASCII. */
+#include "config.h"
+#include "collectors/restdecode.h"
+#include "collectors/ros.h"
+#include "lib/xmem.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A copy of untrusted text fit for an error line: printable ASCII only, at most max bytes. */
+char *restdecode_clean(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	bool cut = n > max;
+	if (cut)
+		n = max;
+	char *d = xmalloc(n + 4);
+	for (size_t i = 0; i < n; i++)
+		d[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
+	memcpy(d + n, cut ? "..." : "", cut ? 4 : 1);
+	return d;
+}
+
+static void restdecode_set(char **dst, const char *v)
+{
+	free(*dst);
+	*dst = xstrdup(v);
+}
+
+/* Every value of a record must be a JSON string without NUL bytes (routeros.md §1.3). */
+static int restdecode_check_record(json_t *o, char **cause)
+{
+	const char *key;
+	json_t *v;
+	if (!json_is_object(o)) {
+		*cause = xstrdup("record is not a JSON object");
+		return -1;
+	}
+	json_object_foreach(o, key, v)
+	{
+		if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v))
+			continue;
+		char *k = restdecode_clean(key, 40);
+		*cause = xasprintf("value of \"%s\" is not a string", k);
+		free(k);
+		return -1;
+	}
+	return 0;
+}
+
+/* A singleton menu: one object, or (older versions) a one-element array of it. */
+static json_t *restdecode_singleton(json_t *j, char **cause)
+{
+	if (json_is_array(j) && json_array_size(j) == 1)
+		j = json_array_get(j, 0);
+	if (!json_is_object(j)) {
+		*cause = xstrdup("expected one object");
+		return NULL;
+	}
+	return restdecode_check_record(j, cause) < 0 ? NULL : j;
+}
+
+static int restdecode_list(json_t *j, char **cause)
+{
+	if (!json_is_array(j)) {
+		*cause = xstrdup("expected a list");
+		return -1;
+	}
+	return 0;
+}
+
+/* The value of key in a checked record, or NULL when absent. */
+static const char *restdecode_str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int restdecode_need(json_t *o, const char *key, const char **out, char **cause)
+{
+	*out = restdecode_str(o, key);
+	if (*out == NULL) {
+		*cause = xasprintf("missing \"%s\"", key);
+		return -1;
+	}
+	return 0;
+}
+
+static int restdecode_bad(const char *key, const char *val, const char *why, char **cause)
+{
+	char *v = restdecode_clean(val, 32);
+	*cause = xasprintf("\"%s\": \"%s\": %s", key, v, why);
+	free(v);
+	return -1;
+}
+
+/* Optional unless need: an absent optional key leaves *out untouched. */
+static int restdecode_u64(json_t *o, const char *key, bool need, uint64_t *out, char **cause)
+{
+	const char *v = restdecode_str(o, key), *why;
+	if (v == NULL)
+		return need ? restdecode_need(o, key, &v, cause) : 0;
+	if (ros_parse_u64(v, out, &why) < 0)
+		return restdecode_bad(key, v, why, cause);
+	return 0;
+}
+
+static int restdecode_bool(json_t *o, const char *key, bool *out, char **cause)
+{
+	const char *v = restdecode_str(o, key), *why;
+	if (v != NULL && ros_parse_bool(v, out, &why) < 0)
+		return restdecode_bad(key, v, why, cause);
+	return 0;
+}
+
+static int restdecode_percent(json_t *o, const char *key, bool need, double *out, char **cause)
+{
+	const char *v = restdecode_str(o, key), *why;
+	if (v == NULL)
+		return need ? restdecode_need(o, key, &v, cause) : 0;
+	if (ros_parse_percent(v, out, &why) < 0)
+		return restdecode_bad(key, v, why, cause);
+	return 0;
+}
+
+static int restdecode_duration(json_t *o, const char *key, bool need, int64_t *out, char **cause)
+{
+	const char *v = restdecode_str(o, key), *why;
+	if (v == NULL)
+		return need ? restdecode_need(o, key, &v, cause) : 0;
+	if (ros_parse_duration(v, out, &why) < 0)
+		return restdecode_bad(key, v, why, cause);
+	return 0;
+}
+
+static int restdecode_resource(json_t *j, sample_t *s, char **cause)
+{
+	json_t *o = restdecode_singleton(j, cause);
+	const char *ver, *board, *why;
+	int64_t up;
+	struct ros_version v;
+	if (o == NULL || restdecode_duration(o, "uptime", true, &up, cause) < 0 ||
+		restdecode_need(o, "version", &ver, cause) < 0 ||
+		restdecode_need(o, "board-name", &board, cause) < 0)
+		return -1;
+	if (ros_parse_version(ver, &v, &why) < 0)
+		return restdecode_bad("version", ver, why, cause);
+	s->uptime_ms = up;
+	restdecode_set(&s->version, v.text);
+	restdecode_set(&s->channel, v.channel[0] ? v.channel : NULL);
+	restdecode_set(&s->board, board);
+	restdecode_set(&s->architecture, restdecode_str(o, "architecture-name"));
+	restdecode_set(&s->cpu_model, restdecode_str(o, "cpu"));
+	return 0;
+}
+
+struct restdecode_cpu {
+	uint64_t key; /* N of "cpuN", else of ".id" "*N" (hex), else the row */
+	size_t row;
+	double load, irq;
+};
+
+/* Reads the digits after prefix in s in base; -1 unless all of s is prefix + 1..16 digits. */
+static int restdecode_num_after(const char *s, const char *prefix, int base, uint64_t *out)
+{
+	size_t n = strlen(prefix);
+	if (s == NULL || strncmp(s, prefix, n) != 0 || s[n] == '\0' || strlen(s + n) > 16)
+		return -1;
+	const char *digits = base == 16 ? "0123456789ABCDEFabcdef" : "0123456789";
+	if (s[n + strspn(s + n, digits)] != '\0')
+		return -1;
+	*out = strtoull(s + n, NULL, base);
+	return 0;
+}
+
+static int restdecode_cpu_order(const void *a, const void *b)
+{
+	const struct restdecode_cpu *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int restdecode_cpu_row(json_t *o, size_t row, struct restdecode_cpu *c, char **cause)
+{
+	const char *name;
+	c->row = row;
+	c->irq = NAN;
+	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "cpu", &name, cause) < 0 ||
+		restdecode_percent(o, "load", true, &c->load, cause) < 0 ||
+		restdecode_percent(o, "irq", false, &c->irq, cause) < 0)
+		return -1;
+	if (restdecode_num_after(name, "cpu", 10, &c->key) < 0 &&
+		restdecode_num_after(restdecode_str(o, ".id"), "*", 16, &c->key) < 0)
+		c->key = row;
+	return 0;
+}
+
+static int restdecode_cpu(json_t *j, sample_t *s, char **cause)
+{
+	size_t n = json_array_size(j);
+	if (restdecode_list(j, cause) < 0)
+		return -1;
+	if (n == 0) {
+		*cause = xstrdup("no CPU rows");
+		return -1;
+	}
+	struct restdecode_cpu *rows = xcalloc(n, sizeof(*rows));
+	for (size_t i = 0; i < n; i++) {
+		if (restdecode_cpu_row(json_array_get(j, i), i, &rows[i], cause) < 0) {
+			free(rows);
+			return -1;
+		}
+	}
+	qsort(rows, n, sizeof(*rows), restdecode_cpu_order);
+	sample_set_cores(s, n);
+	for (size_t i = 0; i < n; i++) {
+		s->cores[i].load = rows[i].load;
+		s->cores[i].irq = rows[i].irq;
+	}
+	free(rows);
+	return 0;
+}
+
+/* On CHR/x86 the record is only {"routerboard":"false"}: firmware stays unknown. */
+static int restdecode_board(json_t *j, sample_t *s, char **cause)
+{
+	json_t *o = restdecode_singleton(j, cause);
+	bool rb = true;
+	if (o == NULL || restdecode_bool(o, "routerboard", &rb, cause) < 0)
+		return -1;
+	restdecode_set(&s->firmware, restdecode_str(o, "current-firmware"));
+	restdecode_set(&s->upgrade_firmware, restdecode_str(o, "upgrade-firmware"));
+	return 0;
+}
+
+static int restdecode_iface_row(json_t *o, struct sample_iface *f, const char **name, char **cause)
+{
+	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "name", name, cause) < 0 ||
+		restdecode_u64(o, "rx-byte", true, &f->rx_bytes, cause) < 0 ||
+		restdecode_u64(o, "tx-byte", true, &f->tx_bytes, cause) < 0 ||
+		restdecode_u64(o, "rx-packet", false, &f->rx_packets, cause) < 0 ||
+		restdecode_u64(o, "tx-packet", false, &f->tx_packets, cause) < 0 ||
+		restdecode_u64(o, "rx-drop", false, &f->rx_drops, cause) < 0 ||
+		restdecode_u64(o, "tx-drop", false, &f->tx_drops, cause) < 0 ||
+		restdecode_bool(o, "running", &f->running, cause) < 0)
+		return -1;
+	return 0;
+}
+
+static int restdecode_ifaces(json_t *j, sample_t *s, char **cause)
+{
+	if (restdecode_list(j, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		json_t *o = json_array_get(j, i);
+		struct sample_iface f = { 0 };
+		const char *name;
+		if (restdecode_iface_row(o, &f, &name, cause) < 0)
+			return -1;
+		const char *type = restdecode_str(o, "type");
+		f.name = xstrdup(name);
+		f.type = xstrdup(type ? type : "");
+		*sample_add_iface(s) = f;
+	}
+	return 0;
+}
+
+/* The `peer` label: name (7.15+), else comment, else the public key. */
+static const char *restdecode_peer_label(json_t *o, const char *key)
+{
+	const char *name = restdecode_str(o, "name"), *comment = restdecode_str(o, "comment");
+	if (name != NULL && name[0] != '\0')
+		return name;
+	if (comment != NULL && comment[0] != '\0')
+		return comment;
+	return key;
+}
+
+static int restdecode_peer_row(
+	json_t *o, struct sample_peer *p, const char **ifc, const char **key, char **cause)
+{
+	p->last_handshake_ms = -1;
+	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "interface", ifc, cause) < 0 ||
+		restdecode_need(o, "public-key", key, cause) < 0 ||
+		restdecode_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
+		restdecode_u64(o, "tx", true, &p->tx_bytes, cause) < 0 ||
+		restdecode_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0)
+		return -1;
+	return 0;
+}
+
+static int restdecode_peers(json_t *j, sample_t *s, char **cause)
+{
+	if (restdecode_list(j, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		json_t *o = json_array_get(j, i);
+		struct sample_peer p = { 0 };
+		const char *ifc, *key;
+		if (restdecode_peer_row(o, &p, &ifc, &key, cause) < 0)
+			return -1;
+		p.interface = xstrdup(ifc);
+		p.public_key = xstrdup(key);
+		p.peer = xstrdup(restdecode_peer_label(o, key));
+		*sample_add_peer(s) = p;
+	}
+	s->have_peers = true;
+	return 0;
+}
+
+static int (*const restdecode_table[RESTDECODE_NSTEPS])(json_t *, sample_t *, char **) = {
+	[RESTDECODE_RESOURCE] = restdecode_resource,
+	[RESTDECODE_CPU] = restdecode_cpu,
+	[RESTDECODE_BOARD] = restdecode_board,
+	[RESTDECODE_IFACES] = restdecode_ifaces,
+	[RESTDECODE_PEERS] = restdecode_peers,
+};
+
+/* ---- an arena for jansson while a reply is decoded ----
+ * jansson allocates every value, key and string of a reply on its own, and the tree lives only
+ * until the reply is decoded: malloc and free were a fifth of the daemon's CPU. While a thread
+ * decodes a reply its allocations come from that thread's arena (freed all at once after);
+ * everything else, other threads' jansson included, goes to malloc as before. Under the
+ * sanitizers the arena is off, so that they see every allocation of the decoding. */
+
+#define RESTDECODE_ARENA_BYTES (256 * 1024)
+#if defined(__SANITIZE_ADDRESS__)
+#define RESTDECODE_ARENA_ON 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RESTDECODE_ARENA_ON 0
+#endif
+#endif
+#ifndef RESTDECODE_ARENA_ON
+#define RESTDECODE_ARENA_ON 1
+#endif
+
+struct restdecode_arena {
+	char *base;
+	size_t used;
+};
+
+static __thread struct restdecode_arena *restdecode_arena_cur;
+
+static bool restdecode_arena_has(const struct restdecode_arena *a, const void *p)
+{
+	return a != NULL && (const char *)p >= a->base && (const char *)p < a->base + RESTDECODE_ARENA_BYTES;
+}
+
+static void *restdecode_json_malloc(size_t n)
+{
+	struct restdecode_arena *a = restdecode_arena_cur;
+	size_t need = (n + 15) & ~(size_t)15;
+	if (a != NULL && need >= n && need <= RESTDECODE_ARENA_BYTES - a->used) {
+		void *p = a->base + a->used;
+		a->used += need;
+		return p;
+	}
+	return malloc(n); /* the arena is full or not in use: jansson's default */
+}
+
+static void restdecode_json_free(void *p)
+{
+	if (!restdecode_arena_has(restdecode_arena_cur, p))
+		free(p);
+}
+
+/* Installs the allocator functions once, before this process parses any JSON with jansson. */
+static void restdecode_arena_install(void)
+{
+	static bool done;
+	if (!done)
+		json_set_alloc_funcs(restdecode_json_malloc, restdecode_json_free);
+	done = true;
+}
+
+void restdecode_init(void)
+{
+	if (RESTDECODE_ARENA_ON)
+		restdecode_arena_install();
+}
+
+static json_t *restdecode_parse(const char *body, size_t len)
+{
+	json_error_t e;
+	return json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+}
+
+int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
+{
+	static __thread char *arena_mem; /* one per decoding thread (the loop), kept for reuse */
+	struct restdecode_arena arena = { 0 };
+	if (RESTDECODE_ARENA_ON) {
+		if (arena_mem == NULL)
+			arena_mem = xmalloc(RESTDECODE_ARENA_BYTES);
+		arena.base = arena_mem;
+		restdecode_arena_install();
+		restdecode_arena_cur = &arena;
+	}
+	json_t *j = restdecode_parse(body, len);
+	int rc = -1;
+	if (j == NULL) {
+		size_t ws = strspn(body, " \t\r\n");
+		*cause = xstrdup(ws < len && body[ws] == '<' ? "reply is HTML, not JSON"
+				: len == 0                   ? "empty reply"
+							     : "reply is not JSON");
+	} else {
+		rc = restdecode_table[step](j, s, cause);
+		json_decref(j);
+	}
+	restdecode_arena_cur = NULL;
+	return rc;
+}
+
+/* "HTTP 401 Unauthorized[: detail]" from a RouterOS error body, or the standard phrase. */
+static const char *restdecode_phrase(long code)
+{
+	switch (code) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 406: return "Not Acceptable";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	default: return "";
+	}
+}
+
+char *restdecode_http_reason(long code, const char *body, size_t len)
+{
+	json_t *j = json_loadb(body, len, 0, NULL);
+	const char *msg = json_string_value(json_object_get(j, "message"));
+	const char *detail = json_string_value(json_object_get(j, "detail"));
+	char *m = restdecode_clean(msg != NULL ? msg : restdecode_phrase(code), 40);
+	char *d = detail != NULL && detail[0] != '\0' ? restdecode_clean(detail, 120) : NULL;
+	char *out = xasprintf("HTTP %ld%s%s%s%s", code, m[0] ? " " : "", m, d ? ": " : "", d ? d : "");
+	free(m);
+	free(d);
+	json_decref(j);
+	return out;
+}

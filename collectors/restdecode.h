@@ -1,0 +1,31 @@
+/* restdecode: the RouterOS REST replies of collectors/rest.c decoded into a sample, and its
+ * error bodies into a reason. No I/O: what collectors/rest.c and the fuzz harness share. */
+#ifndef WGWATCH_RESTDECODE_H
+#define WGWATCH_RESTDECODE_H
+
+#include <stddef.h>
+
+#include "daemon/sample.h"
+
+/* The requests of one poll, in order; each has its decoder. */
+enum restdecode_step {
+	RESTDECODE_RESOURCE, /* /system/resource */
+	RESTDECODE_CPU,      /* /system/resource/cpu */
+	RESTDECODE_BOARD,    /* /system/routerboard */
+	RESTDECODE_IFACES,   /* /interface */
+	RESTDECODE_PEERS,    /* /interface/wireguard/peers */
+	RESTDECODE_NSTEPS
+};
+
+/* Installs jansson's reply arena; call once before any thread parses JSON (idempotent). */
+void restdecode_init(void);
+/* Decodes the 2xx reply body of step (len bytes, NUL-terminated) into s. 0, or -1 with *cause
+ * (printable, caller frees); s may be partly filled on failure. */
+int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause);
+/* "HTTP 401 Unauthorized[: detail]" from a RouterOS error body, or the standard phrase (malloc'd). */
+char *restdecode_http_reason(long code, const char *body, size_t len);
+/* A copy of untrusted text fit for an error line: printable ASCII only, at most max bytes and
+ * "..." when cut (malloc'd). */
+char *restdecode_clean(const char *s, size_t max);
+
+#endif

@@ -1,0 +1,630 @@
+/* snmpcoll: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
+ * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
+ * chain of requests (v3 engine probe, scalars, two walks, counter GETs). What is asked and how
+ * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or passphrase in an error or a log. */
+#include "config.h"
+/* net-snmp's config header defines PACKAGE_* too: this file does not use ours. */
+#undef PACKAGE_BUGREPORT
+#undef PACKAGE_NAME
+#undef PACKAGE_STRING
+#undef PACKAGE_TARNAME
+#undef PACKAGE_URL
+#undef PACKAGE_VERSION
+#include <net-snmp/net-snmp-config.h>
+#include <net-snmp/net-snmp-includes.h>
+#include <net-snmp/library/large_fd_set.h>
+
+#include "collectors/snmpcoll.h"
+#include "collectors/snmpdecode.h"
+#include "collectors/snmpusm.h"
+#include "lib/xmem.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SNMPCOLL_DEFAULT_TIMEOUT_MS 10000
+#define SNMPCOLL_BULK_REPS          24 /* GETBULK max-repetitions */
+
+enum snmpcoll_step {
+	SNMPCOLL_PROBE,
+	SNMPCOLL_SCALARS,
+	SNMPCOLL_CPU,
+	SNMPCOLL_NAMES,
+	SNMPCOLL_DESCRS,
+	SNMPCOLL_COUNTERS,
+	SNMPCOLL_NSTEPS
+};
+
+struct snmpcoll_conn {
+	snmpcoll_t *m;
+	struct snmpcoll_conn *next, *prev; /* in m->conns: every handle attached */
+	const conf_router_t *rc;           /* valid while busy */
+	const conf_router_t *opened;       /* the config the session was opened with */
+	void *sess;                        /* net-snmp single session, NULL when closed */
+	int fd;
+	netsnmp_large_fd_set fds;
+	bool busy, engine_known;
+	enum snmpcoll_step step;
+	long reqid; /* the request we wait for; 0: none */
+	sample_t *s;
+	collector_done_fn done;
+	void *arg;
+	int64_t start_ms;
+	loop_timer_id retry_timer, deadline_timer, defer;
+	snmpdecode_t *dec; /* what to ask, the answers so far; lives with the conn */
+};
+
+struct snmpcoll {
+	loop_t *loop;
+	struct snmpcoll_conn *conns;
+	size_t nconns;
+};
+
+static int snmpcoll_inits; /* snmpcoll_t alive: net-snmp is set up while > 0 */
+
+/* Resends of a request after its try timed out (snmp_retries =, 0..10); the tries share the
+ * poll timeout. */
+static int snmpcoll_retries(const conf_router_t *rc)
+{
+	return rc->snmp_retries < 0 ? 0 : rc->snmp_retries > 10 ? 10 : rc->snmp_retries;
+}
+
+/* ---- finishing a poll ---- */
+
+static void snmpcoll_close_session(struct snmpcoll_conn *c)
+{
+	if (c->sess == NULL)
+		return;
+	void *sess = c->sess;
+	loop_unwatch_fd(c->m->loop, c->fd);
+	netsnmp_large_fd_set_cleanup(&c->fds);
+	c->sess = NULL;
+	c->reqid = 0;
+	c->engine_known = false;
+	snmp_sess_close(sess); /* calls back for requests in flight: ignored, reqid is 0 */
+}
+
+static void snmpcoll_cancel_timers(struct snmpcoll_conn *c)
+{
+	loop_t *l = c->m->loop;
+	if (c->retry_timer)
+		loop_cancel(l, c->retry_timer);
+	if (c->deadline_timer)
+		loop_cancel(l, c->deadline_timer);
+	if (c->defer)
+		loop_cancel(l, c->defer);
+	c->retry_timer = c->deadline_timer = c->defer = 0;
+}
+
+/* Ends the poll and hands the sample over. Never runs inside a net-snmp callback. */
+static void snmpcoll_finish(struct snmpcoll_conn *c)
+{
+	sample_t *s = c->s;
+	snmpcoll_cancel_timers(c);
+	if (s->err != SAMPLE_OK)
+		snmpcoll_close_session(c); /* a fresh session (and v3 engine probe) next time */
+	c->busy = false;
+	c->reqid = 0;
+	c->s = NULL;
+	snmpdecode_end(c->dec);
+	s->duration_ms = loop_mono_ms() - c->start_ms;
+	c->done(s, c->arg);
+}
+
+static void snmpcoll_on_defer_finish(void *arg)
+{
+	struct snmpcoll_conn *c = arg;
+	c->defer = 0;
+	snmpcoll_finish(c);
+}
+
+static void snmpcoll_finish_later(struct snmpcoll_conn *c)
+{
+	c->reqid = 0;
+	if (c->defer)
+		loop_cancel(c->m->loop, c->defer);
+	c->defer = loop_after(c->m->loop, 0, snmpcoll_on_defer_finish, c);
+}
+
+static const char *snmpcoll_step_name(enum snmpcoll_step step)
+{
+	static const char *const names[SNMPCOLL_NSTEPS] = {
+		[SNMPCOLL_PROBE] = "engine ID probe",
+		[SNMPCOLL_SCALARS] = "GET system scalars",
+		[SNMPCOLL_CPU] = "walk hrProcessorLoad",
+		[SNMPCOLL_NAMES] = "walk ifName",
+		[SNMPCOLL_DESCRS] = "walk ifDescr",
+		[SNMPCOLL_COUNTERS] = "GET interface counters",
+	};
+	return names[step];
+}
+
+/* Fails the poll (the first reason is kept) and finishes it from a 0 ms timer. */
+static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	sample_fail(c->s, err, "%s: %s", snmpcoll_step_name(c->step), msg);
+	free(msg);
+	snmpcoll_finish_later(c);
+}
+
+/* ---- requests ---- */
+
+static void snmpcoll_arm(struct snmpcoll_conn *c);
+static void snmpcoll_next_step(struct snmpcoll_conn *c);
+
+static netsnmp_pdu *snmpcoll_pdu(struct snmpcoll_conn *c, int command)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(command);
+	if (pdu != NULL && command == SNMP_MSG_GETBULK) {
+		pdu->non_repeaters = 0;
+		pdu->max_repetitions = SNMPCOLL_BULK_REPS;
+	}
+	return pdu;
+}
+
+static void snmpcoll_xmit(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
+{
+	if (pdu == NULL) {
+		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "cannot build the request");
+		return;
+	}
+	c->reqid = pdu->reqid;
+	if (snmp_sess_async_send(c->sess, pdu, NULL, c) == 0) {
+		snmp_free_pdu(pdu);
+		if (c->busy && c->defer == 0) /* the callback may already have failed it */
+			snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "cannot send: %s",
+				snmp_api_errstring(snmp_sess_session(c->sess)->s_snmp_errno));
+		return;
+	}
+	snmpcoll_arm(c);
+}
+
+/* An unauthenticated GET with an empty user: the agent answers with a report that carries its
+ * engine ID (RFC 3414 discovery), done asynchronously rather than by net-snmp's blocking probe. */
+static netsnmp_pdu *snmpcoll_req_probe(struct snmpcoll_conn *c)
+{
+	netsnmp_pdu *pdu = snmpcoll_pdu(c, SNMP_MSG_GET);
+	if (pdu == NULL)
+		return NULL;
+	pdu->version = SNMP_VERSION_3;
+	pdu->securityName = strdup("");
+	pdu->securityNameLen = 0;
+	pdu->securityLevel = SNMP_SEC_LEVEL_NOAUTH;
+	pdu->securityModel = SNMP_SEC_MODEL_USM;
+	return pdu;
+}
+
+/* A GET, GETNEXT or GETBULK with the varbinds snmpdecode asks for at this step. */
+static netsnmp_pdu *snmpcoll_req(struct snmpcoll_conn *c)
+{
+	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS;
+	int cmd = !walk ? SNMP_MSG_GET : c->rc->snmp_version == 1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK;
+	netsnmp_pdu *pdu = snmpcoll_pdu(c, cmd);
+	if (pdu == NULL)
+		return NULL;
+	if (c->step == SNMPCOLL_SCALARS)
+		snmpdecode_ask_scalars(c->dec, pdu);
+	else if (c->step == SNMPCOLL_COUNTERS)
+		snmpdecode_ask_counters(c->dec, pdu);
+	else
+		snmpdecode_ask_walk(c->dec, pdu);
+	return pdu;
+}
+
+/* ---- replies ---- */
+
+/* A report instead of an answer (SNMPv3): the agent refused the request. */
+static void snmpcoll_on_report(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
+{
+	int type = snmpv3_get_report_type(pdu);
+	switch (type) {
+	case SNMPERR_UNKNOWN_USER_NAME:
+	case SNMPERR_AUTHENTICATION_FAILURE:
+	case SNMPERR_UNSUPPORTED_SEC_LEVEL:
+	case SNMPERR_DECRYPTION_ERR:
+		snmpcoll_fail(c, SAMPLE_ERR_AUTH, "agent reports: %s", snmp_api_errstring(type));
+		break;
+	default: snmpcoll_fail(c, SAMPLE_ERR_SNMP, "agent reports: %s", snmp_api_errstring(type)); break;
+	}
+}
+
+/* After the probe's report: net-snmp stored the engine ID once our callback returned. */
+static void snmpcoll_on_defer_probe(void *arg)
+{
+	struct snmpcoll_conn *c = arg;
+	netsnmp_session *ss = snmp_sess_session(c->sess);
+	c->defer = 0;
+	if (ss->securityEngineIDLen == 0) {
+		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "the agent's report carries no engine ID");
+		return;
+	}
+	/* net-snmp keeps one USM entry per (engine ID, user) for the whole process and would reuse
+	 * an existing entry's keys: a passphrase changed by a reload would never take effect. Drop
+	 * the old entry so the keys always come from this session's configuration. */
+	struct usmUser *old = usm_get_user(ss->securityEngineID, ss->securityEngineIDLen, ss->securityName);
+	if (old != NULL) {
+		usm_remove_user(old);         /* returns the list's head, not old */
+		old->next = old->prev = NULL; /* else usm_free_user relinks the neighbours */
+		usm_free_user(old);
+	}
+	/* Localises the keys for the engine and adds the user to net-snmp's USM table. */
+	if (usm_create_user_from_session(ss) != SNMPERR_SUCCESS) {
+		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "cannot set up the USM user");
+		return;
+	}
+	c->engine_known = true;
+	snmpcoll_next_step(c);
+}
+
+/* Step replies: 1 send the same step again, 0 step done, -1 failed (*cause). */
+static int snmpcoll_on_step_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu, char **cause)
+{
+	switch (c->step) {
+	case SNMPCOLL_SCALARS: return snmpdecode_scalars(c->dec, pdu, cause);
+	case SNMPCOLL_CPU:
+	case SNMPCOLL_NAMES:
+	case SNMPCOLL_DESCRS: return snmpdecode_walk(c->dec, pdu, cause);
+	case SNMPCOLL_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
+	default: *cause = xstrdup("unexpected answer"); return -1;
+	}
+}
+
+static void snmpcoll_send_step(struct snmpcoll_conn *c);
+
+static void snmpcoll_on_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
+{
+	char *cause = NULL;
+	if (pdu->command == SNMP_MSG_REPORT && c->step == SNMPCOLL_PROBE) {
+		c->defer = loop_after(c->m->loop, 0, snmpcoll_on_defer_probe, c);
+		return;
+	}
+	if (pdu->command == SNMP_MSG_REPORT) {
+		snmpcoll_on_report(c, pdu);
+		return;
+	}
+	if (pdu->errstat != SNMP_ERR_NOERROR &&
+		!(pdu->errstat == SNMP_ERR_NOSUCHNAME && c->rc->snmp_version == 1)) {
+		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "error-status %s (index %ld)", snmp_errstring(pdu->errstat),
+			pdu->errindex);
+		return;
+	}
+	int r = snmpcoll_on_step_reply(c, pdu, &cause);
+	if (r < 0) {
+		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "%s", cause);
+		free(cause);
+	} else if (r > 0) {
+		snmpcoll_send_step(c);
+	} else {
+		snmpcoll_next_step(c);
+	}
+}
+
+static int snmpcoll_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu, void *magic)
+{
+	struct snmpcoll_conn *c = magic;
+	bool report = pdu != NULL && pdu->command == SNMP_MSG_REPORT;
+	/* net-snmp matched the message to our one request in flight; a report of a message the
+	 * agent could not authenticate carries no request ID of ours. */
+	if (!c->busy || c->reqid == 0 || (reqid != c->reqid && !report))
+		return 1; /* late answer of an earlier poll, or our own close */
+	if (op == NETSNMP_CALLBACK_OP_RESEND)
+		return 1;
+	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMPCOLL_PROBE)
+		return 1; /* net-snmp learnt the engine's time and sends the request again */
+	c->reqid = 0;
+	/* A report comes as SEC_ERROR, RECEIVED_MESSAGE or both, in either order (versions differ). */
+	if (report && (op == NETSNMP_CALLBACK_OP_SEC_ERROR || op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE))
+		op = NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE;
+	switch (op) {
+	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE: snmpcoll_on_reply(c, pdu); break;
+	case NETSNMP_CALLBACK_OP_TIMED_OUT:
+		snmpcoll_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", snmpcoll_retries(c->rc) + 1);
+		break;
+	case NETSNMP_CALLBACK_OP_SEC_ERROR:
+		snmpcoll_fail(c, SAMPLE_ERR_AUTH, "security error: %s",
+			snmp_api_errstring(sp->s_snmp_errno ? sp->s_snmp_errno : SNMPERR_GENERR));
+		break;
+	default: snmpcoll_fail(c, SAMPLE_ERR_CONNECT, "send failed"); break;
+	}
+	return 1;
+}
+
+/* ---- the step driver ---- */
+
+static void snmpcoll_send_step(struct snmpcoll_conn *c)
+{
+	/* Rates divide counter deltas by the time between samples: stamp the sample when the
+	 * counters are asked for, not when the poll started some requests earlier. */
+	if (c->step == SNMPCOLL_COUNTERS)
+		c->s->time_ms = loop_wall_ms();
+	switch (c->step) {
+	case SNMPCOLL_PROBE: snmpcoll_xmit(c, snmpcoll_req_probe(c)); break;
+	default: snmpcoll_xmit(c, snmpcoll_req(c)); break;
+	}
+}
+
+/* Whether step has something to ask. Sets up the walk cursor for walks. */
+static bool snmpcoll_step_wanted(struct snmpcoll_conn *c, enum snmpcoll_step step)
+{
+	switch (step) {
+	case SNMPCOLL_PROBE: return c->rc->snmp_version == 3 && !c->engine_known;
+	case SNMPCOLL_DESCRS:
+		if (snmpdecode_walked(c->dec) > 0)
+			return false; /* ifName answered */
+		snmpdecode_walk_start(c->dec, SNMPDECODE_DESCRS);
+		return true;
+	case SNMPCOLL_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
+	case SNMPCOLL_NAMES: snmpdecode_walk_start(c->dec, SNMPDECODE_NAMES); return true;
+	case SNMPCOLL_COUNTERS: return snmpdecode_nrows(c->dec) > 0;
+	default: return true;
+	}
+}
+
+static void snmpcoll_next_step(struct snmpcoll_conn *c)
+{
+	enum snmpcoll_step step = c->step + 1;
+	while (step < SNMPCOLL_NSTEPS && !snmpcoll_step_wanted(c, step))
+		step++;
+	if (step == SNMPCOLL_NSTEPS) {
+		snmpdecode_emit(c->dec);
+		snmpcoll_finish_later(c);
+		return;
+	}
+	c->step = step;
+	snmpcoll_send_step(c);
+}
+
+/* ---- the loop: socket, net-snmp's retry timer, the poll deadline ---- */
+
+static void snmpcoll_on_retry_timer(void *arg)
+{
+	struct snmpcoll_conn *c = arg;
+	c->retry_timer = 0;
+	if (c->sess == NULL)
+		return;
+	snmp_sess_timeout(c->sess); /* resends, or calls back with TIMED_OUT */
+	snmpcoll_arm(c);
+}
+
+/* Sets the retry timer to net-snmp's earliest request expiry in this session, if any. */
+static void snmpcoll_arm(struct snmpcoll_conn *c)
+{
+	struct timeval tv = { 0, 0 };
+	int block = 1, nfds = 0;
+	if (c->retry_timer)
+		loop_cancel(c->m->loop, c->retry_timer);
+	c->retry_timer = 0;
+	if (c->sess == NULL || c->reqid == 0 || snmp_sess_transport(c->sess)->sock < 0)
+		return;
+	snmp_sess_select_info2_flags(c->sess, &nfds, &c->fds, &tv, &block, NETSNMP_SELECT_NOALARMS);
+	if (!block) {
+		int64_t ms = (int64_t)tv.tv_sec * 1000 + (tv.tv_usec + 999) / 1000;
+		c->retry_timer = loop_after(c->m->loop, ms, snmpcoll_on_retry_timer, c);
+	}
+}
+
+static void snmpcoll_on_fd(int fd, int events, void *arg)
+{
+	struct snmpcoll_conn *c = arg;
+	if (c->sess == NULL)
+		return;
+	NETSNMP_LARGE_FD_ZERO(&c->fds);
+	NETSNMP_LARGE_FD_SET(fd, &c->fds);
+	snmp_sess_read2(c->sess, &c->fds);
+	snmpcoll_arm(c);
+}
+
+static void snmpcoll_on_deadline(void *arg)
+{
+	struct snmpcoll_conn *c = arg;
+	c->deadline_timer = 0;
+	if (c->busy && c->defer == 0)
+		snmpcoll_fail(c, SAMPLE_ERR_TIMEOUT, "poll timeout of %lld ms reached",
+			(long long)(c->rc->timeout_ms > 0 ? c->rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS));
+}
+
+/* ---- sessions ---- */
+
+static int snmpcoll_setup(netsnmp_session *ss, struct snmpcoll_conn *c, const conf_router_t *rc, char **cause)
+{
+	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS;
+	snmp_sess_init(ss);
+	ss->timeout = (long)(timeout * 1000 / (snmpcoll_retries(rc) + 1)); /* per try, microseconds */
+	ss->retries = snmpcoll_retries(rc);
+	ss->callback = snmpcoll_on_pdu;
+	ss->callback_magic = c;
+	if (rc->snmp_version == 3)
+		return snmpusm_setup(ss, rc, cause);
+	ss->version = rc->snmp_version == 1 ? SNMP_VERSION_1 : SNMP_VERSION_2c;
+	ss->community = (u_char *)(rc->snmp_community ? rc->snmp_community : "public");
+	ss->community_len = strlen((const char *)ss->community);
+	return 0;
+}
+
+/* Opens the router's session and watches its socket. The peer must be an address: a host
+ * name is resolved here, blocking (docs/snmp.md). */
+static int snmpcoll_connect(struct snmpcoll_conn *c, const conf_router_t *rc, char **cause)
+{
+	netsnmp_session ss;
+	char *peer = xasprintf("%s:%s", rc->snmp[0] == '[' ? "udp6" : "udp", rc->snmp);
+	int rc_setup = snmpcoll_setup(&ss, c, rc, cause);
+	ss.peername = peer;
+	c->sess = rc_setup < 0 ? NULL : snmp_sess_open(&ss);
+	if (rc_setup == 0 && c->sess == NULL)
+		*cause = xasprintf(
+			"cannot open a session to %s: %s", rc->snmp, snmp_api_errstring(ss.s_snmp_errno));
+	explicit_bzero(&ss, sizeof(ss)); /* held key material */
+	free(peer);
+	if (c->sess == NULL)
+		return -1;
+	c->opened = rc;
+	c->engine_known = false;
+	c->fd = snmp_sess_transport(c->sess)->sock;
+	netsnmp_large_fd_set_init(&c->fds, c->fd + 1);
+	if (rc->snmp_version == 3) /* net-snmp clears it after opening: keep it from blocking */
+		snmp_sess_session(c->sess)->flags |= SNMP_FLAGS_DONT_PROBE;
+	if (loop_watch_fd(c->m->loop, c->fd, LOOP_READ, snmpcoll_on_fd, c) < 0) {
+		snmpcoll_close_session(c);
+		*cause = xstrdup("cannot watch the session's socket");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- per-router connections and the collector interface ---- */
+
+/* A router's handle, attached by the poller; its session opens at its first poll. */
+static void *snmpcoll_attach(void *ctx, const conf_router_t *rc)
+{
+	snmpcoll_t *m = ctx;
+	struct snmpcoll_conn *c = xcalloc(1, sizeof(*c));
+	c->m = m;
+	c->fd = -1;
+	c->dec = snmpdecode_create();
+	c->next = m->conns;
+	if (m->conns != NULL)
+		m->conns->prev = c;
+	m->conns = c;
+	m->nconns++;
+	return c;
+}
+
+/* Abandons a poll in flight without calling done, and closes the session. */
+static void snmpcoll_conn_abandon(struct snmpcoll_conn *c)
+{
+	snmpcoll_cancel_timers(c);
+	c->busy = false;
+	snmpcoll_close_session(c);
+	sample_free(c->s);
+	c->s = NULL;
+	snmpdecode_end(c->dec);
+}
+
+static void snmpcoll_detach(void *ctx, void *handle)
+{
+	snmpcoll_t *m = ctx;
+	struct snmpcoll_conn *c = handle;
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		m->conns = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	m->nconns--;
+	snmpcoll_conn_abandon(c);
+	snmpdecode_destroy(c->dec);
+	free(c);
+}
+
+static bool snmpcoll_handles(void *ctx, const conf_router_t *rc)
+{
+	return rc->snmp != NULL && rc->snmp[0] != '\0';
+}
+
+static void snmpcoll_conn_begin(
+	struct snmpcoll_conn *c, const conf_router_t *rc, collector_done_fn done, void *arg)
+{
+	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS;
+	c->rc = rc;
+	c->busy = true;
+	c->done = done;
+	c->arg = arg;
+	c->step = SNMPCOLL_PROBE;
+	c->s = sample_new(rc->name, loop_wall_ms(), "snmp");
+	c->s->have_peers = false;  /* SNMP has no WireGuard peer objects */
+	sample_set_cores(c->s, 0); /* an empty array, not NULL, until hrProcessorLoad rows come */
+	snmpdecode_begin(c->dec, rc, c->s);
+	c->start_ms = loop_mono_ms();
+	c->deadline_timer = loop_after(c->m->loop, timeout, snmpcoll_on_deadline, c);
+}
+
+static int snmpcoll_poll(void *ctx, void *handle, const conf_router_t *rc, collector_done_fn done, void *arg)
+{
+	struct snmpcoll_conn *c = handle;
+	char *cause = NULL;
+	if (!snmpcoll_handles(ctx, rc))
+		return -1;
+	if (c->busy)
+		return -1;
+	snmpcoll_conn_begin(c, rc, done, arg);
+	if (c->sess != NULL && c->opened != rc)
+		snmpcoll_close_session(c); /* the configuration changed */
+	if (c->sess == NULL && snmpcoll_connect(c, rc, &cause) < 0) {
+		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "%s", cause);
+		free(cause);
+	} else if (snmpcoll_step_wanted(c, SNMPCOLL_PROBE)) {
+		snmpcoll_send_step(c);
+	} else {
+		snmpcoll_next_step(c);
+	}
+	return 0;
+}
+
+/* The session closes with the poll, as on a failure: the next poll opens a new one. */
+static void snmpcoll_cancel(void *ctx, void *handle)
+{
+	snmpcoll_conn_abandon(handle);
+}
+
+/* net-snmp reads no snmp.conf, loads no MIB, keeps no persistent state, logs nothing. */
+static void snmpcoll_lib_init(void)
+{
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
+	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_ALARM_DONT_USE_SIG, 1);
+	netsnmp_set_mib_directory("");
+	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_NONE, LOG_DEBUG);
+	init_snmp("wgwatchd");
+	/* The empty USM user that engine ID probes are sent as. */
+	if (usm_get_user(NULL, 0, "") == NULL) {
+		struct usmUser *u = usm_create_user();
+		u->name = strdup("");
+		u->secName = strdup("");
+		u->authProtocolLen = sizeof(usmNoAuthProtocol) / sizeof(oid);
+		u->authProtocol = snmp_duplicate_objid(usmNoAuthProtocol, u->authProtocolLen);
+		u->privProtocolLen = sizeof(usmNoPrivProtocol) / sizeof(oid);
+		u->privProtocol = snmp_duplicate_objid(usmNoPrivProtocol, u->privProtocolLen);
+		usm_add_user(u);
+	}
+}
+
+snmpcoll_t *snmpcoll_create(loop_t *loop)
+{
+	if (snmpcoll_inits++ == 0)
+		snmpcoll_lib_init();
+	snmpcoll_t *m = xcalloc(1, sizeof(*m));
+	m->loop = loop;
+	return m;
+}
+
+void snmpcoll_destroy(snmpcoll_t *m)
+{
+	if (m == NULL)
+		return;
+	while (m->conns != NULL)
+		snmpcoll_detach(m, m->conns);
+	free(m);
+	snmpcoll_inits--;
+}
+
+collector_t snmpcoll_collector(snmpcoll_t *m)
+{
+	return (collector_t){
+		.name = "snmp",
+		.ctx = m,
+		.handles = snmpcoll_handles,
+		.attach = snmpcoll_attach,
+		.detach = snmpcoll_detach,
+		.poll = snmpcoll_poll,
+		.cancel = snmpcoll_cancel,
+	};
+}
