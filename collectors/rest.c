@@ -56,6 +56,7 @@ struct rest_conn {
 	CURL *easy;                    /* lent from r->idle while busy, else NULL */
 	bool own_ca;                   /* easy was given this router's ca_file */
 	bool busy, in_multi, too_big;
+	bool head_too_big; /* too_big because of headers and trailers alone */
 	enum restdecode_step step;
 	sample_t *s;
 	collector_done_fn done;
@@ -63,6 +64,7 @@ struct rest_conn {
 	int64_t start_ms, deadline_ms; /* monotonic */
 	loop_timer_id defer;           /* 0 ms timer delivering a failure outside poll() */
 	buf_t body;
+	size_t head_len; /* bytes of the status line, headers and trailers of this request */
 	char errbuf[CURL_ERROR_SIZE];
 	struct rest_board board; /* the last /system/routerboard answer */
 };
@@ -165,11 +167,35 @@ static char *rest_url(const struct rest_conn *c, char **post)
 	}
 }
 
+/* The reply cap counts everything a router sends: a router that streams headers or trailers
+ * forever (libcurl keeps each one) is cut off like one that sends an endless body. */
+static bool rest_over_cap(struct rest_conn *c, size_t more)
+{
+	return c->head_len + c->body.len + more > c->r->max_body;
+}
+
+/* The status line, headers and trailers together: RouterOS sends some 300 bytes; libcurl's own
+ * limit (300 KiB of headers, none on trailers) would call the excess a receive error. */
+#define REST_MAX_HEAD (64 * 1024)
+
+static size_t rest_header(char *data, size_t size, size_t n, void *arg)
+{
+	struct rest_conn *c = arg;
+	size_t len = size * n; /* size is always 1; trailers come here too */
+	if (c->head_len + len > REST_MAX_HEAD || rest_over_cap(c, len)) {
+		c->too_big = true;
+		c->head_too_big = c->head_len + len > REST_MAX_HEAD;
+		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
+	}
+	c->head_len += len;
+	return len;
+}
+
 static size_t rest_write(char *data, size_t size, size_t n, void *arg)
 {
 	struct rest_conn *c = arg;
 	size_t len = size * n; /* size is always 1 */
-	if (c->body.len + len > c->r->max_body) {
+	if (rest_over_cap(c, len)) {
 		c->too_big = true;
 		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
 	}
@@ -243,7 +269,8 @@ static void rest_start_step(struct rest_conn *c)
 		return;
 	}
 	buf_reset(&c->body);
-	c->too_big = false;
+	c->head_len = 0;
+	c->too_big = c->head_too_big = false;
 	c->errbuf[0] = '\0';
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started three requests earlier. */
@@ -290,6 +317,11 @@ static enum sample_err rest_curl_kind(CURLcode res)
 
 static void rest_fail_curl(struct rest_conn *c, CURLcode res)
 {
+	if (c->head_too_big) {
+		sample_fail(c->s, SAMPLE_ERR_SIZE, "%s: headers and trailers larger than %d bytes",
+			rest_what(c), REST_MAX_HEAD);
+		return;
+	}
 	if (c->too_big) {
 		sample_fail(c->s, SAMPLE_ERR_SIZE, "%s: reply larger than %zu bytes", rest_what(c),
 			c->r->max_body);
@@ -431,6 +463,7 @@ static int rest_easy_setup(CURL *e)
 {
 	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, rest_write) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, rest_header) != CURLE_OK;
 #if LIBCURL_VERSION_NUM >= 0x075500
 	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
 #else
@@ -459,6 +492,7 @@ static int rest_easy_take(struct rest_conn *c)
 	CURL *e = c->easy;
 	int bad = curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)c) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, c) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HEADERDATA, c) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->errbuf) != CURLE_OK;
 	return bad ? -1 : 0;
 }

@@ -36,7 +36,7 @@ const struct conf_key confkeys_table[] = {
 	{ DKEY("shard", T_SHARD, shard), .def = "1/1",
 		.help = "poll only routers whose name hashes to shard K of N (see README, Sharding)" },
 	{ DKEY("max_body", T_SIZE, max_body_bytes), .def = "4M", .min = 1024, .max = 1024.0 * 1024 * 1024,
-		.help = "largest REST reply accepted, in bytes" },
+		.help = "largest REST reply accepted (headers, body and trailers), in bytes" },
 	{ XKEY("before", T_DURATION, before_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,
 		.help = "window before a version change that the detector compares" },
 	{ XKEY("after", T_DURATION, after_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,
