@@ -14,7 +14,7 @@
 #include "collectors/restmulti.h"
 #include "lib/buf.h"
 #include "lib/log.h"
-#include "collectors/ros.h"
+#include "daemon/ros.h"
 #include "lib/xmem.h"
 
 #include <curl/curl.h>

@@ -3,7 +3,7 @@
  * and every cause or reason it returns is printable ASCII. */
 #include "config.h"
 #include "collectors/restdecode.h"
-#include "collectors/ros.h"
+#include "daemon/ros.h"
 #include "lib/xmem.h"
 
 #include <jansson.h>

@@ -15,7 +15,7 @@
 
 #include "collectors/snmpdecode.h"
 #include "lib/buf.h"
-#include "collectors/ros.h"
+#include "daemon/ros.h"
 #include "lib/xmem.h"
 
 #include <math.h>

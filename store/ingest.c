@@ -3,6 +3,7 @@
  * Writer thread only; it must never commit part of a batch, nor keep a cache a rollback undid. */
 #include "config.h"
 #include "store/store_int.h"
+#include "daemon/ros.h"
 #include "lib/db.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
@@ -47,45 +48,6 @@ static void ingest_set_str(char **dst, const char *src)
 		return;
 	free(*dst);
 	*dst = xstrdup(src);
-}
-
-struct ingest_ver {
-	long part[3];
-	int stage; /* 0 beta, 1 rc, 2 release */
-	long stage_n;
-};
-
-static void ingest_ver_parse(const char *s, struct ingest_ver *v)
-{
-	memset(v, 0, sizeof(*v));
-	v->stage = 2;
-	for (int i = 0; i < 3 && isdigit((unsigned char)*s); i++) {
-		char *end;
-		v->part[i] = strtol(s, &end, 10);
-		s = *end == '.' ? end + 1 : end;
-	}
-	if (strncmp(s, "beta", 4) == 0 || strncmp(s, "alpha", 5) == 0)
-		v->stage = 0;
-	else if (strncmp(s, "rc", 2) == 0)
-		v->stage = 1;
-	while (*s != '\0' && !isdigit((unsigned char)*s))
-		s++;
-	if (v->stage < 2)
-		v->stage_n = strtol(s, NULL, 10);
-}
-
-/* RouterOS versions compared numerically: 7.9 < 7.10, 7.8 == 7.8.0, 7.23beta2 < 7.23rc1 < 7.23. */
-int ingest_ver_cmp(const char *a, const char *b)
-{
-	struct ingest_ver x, y;
-	ingest_ver_parse(a, &x);
-	ingest_ver_parse(b, &y);
-	long kx[5] = { x.part[0], x.part[1], x.part[2], x.stage, x.stage_n };
-	long ky[5] = { y.part[0], y.part[1], y.part[2], y.stage, y.stage_n };
-	for (int i = 0; i < 5; i++)
-		if (kx[i] != ky[i])
-			return kx[i] < ky[i] ? -1 : 1;
-	return 0;
 }
 
 static struct store_router *ingest_router_get(store_t *st, const sample_t *s)
@@ -251,7 +213,7 @@ static int ingest_write_history(store_t *st, const struct store_router *r, const
 		if (ingest_hist(st, r, s, "first") < 0)
 			return -1;
 	} else if (s->version != NULL) {
-		cmp = ingest_ver_cmp(s->version, r->version);
+		cmp = ros_version_cmp_text(s->version, r->version);
 		if (cmp != 0 && ingest_hist(st, r, s, cmp > 0 ? "upgrade" : "downgrade") < 0)
 			return -1;
 	}

@@ -148,7 +148,6 @@ extern const char *const ingest_sql[SQ_COUNT]; /* the statements of enum store_s
 /* st->batch in one transaction, *rows the samples in it; 0, or -1 (st->errmsg) with all rolled
  * back and the cache reloaded, the batch kept for the next attempt. */
 int ingest_batch(store_t *st, size_t *rows);
-int ingest_ver_cmp(const char *a, const char *b); /* RouterOS versions: <0, 0, >0 */
 
 /* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
  * -1 on error (st->errmsg). */

@@ -2,7 +2,7 @@
  * one value string as a router would send it; every parser must accept it whole or reject it
  * with a cause, and what it accepts must satisfy the documented ranges. Never touches files. */
 #include "config.h"
-#include "collectors/ros.h"
+#include "daemon/ros.h"
 
 #include <assert.h>
 #include <inttypes.h>

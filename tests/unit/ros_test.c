@@ -1,6 +1,6 @@
 /* ros_test: table-driven cases for the RouterOS value parsers, good and bad forms. */
 #include "config.h"
-#include "collectors/ros.h"
+#include "daemon/ros.h"
 #include "unit.h"
 
 #include <stdbool.h>
@@ -292,6 +292,32 @@ static void test_version_cmp(void)
 	CHECK_INT(cmp_str("7.22.3 (stable)", "7.22.3"), 0);
 }
 
+/* The store's order over stored version text (ros_version_cmp_text), alpha as beta. */
+static void test_version_cmp_text(void)
+{
+	static const struct {
+		const char *a, *b;
+		int want;
+	} cases[] = {
+		{ "7.9", "7.10", -1 },
+		{ "7.8", "7.8.0", 0 },
+		{ "7.23beta2", "7.23rc1", -1 },
+		{ "7.23rc1", "7.23", -1 },
+		{ "7.22.3", "7.22.10", -1 },
+		{ "8.0", "7.99", 1 },
+		{ "7.1beta4", "7.1beta10", -1 },
+		{ "7.16", "7.15.3", 1 },
+		{ "", "7.1", -1 },
+		{ "7.2alpha3", "7.2beta3", 0 },
+		{ "garbage", "0.0", 0 },
+		{ "7.22.3", "7.22.3", 0 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_INT(ros_version_cmp_text(cases[i].a, cases[i].b), cases[i].want);
+		CHECK_INT(ros_version_cmp_text(cases[i].b, cases[i].a), -cases[i].want);
+	}
+}
+
 int main(void)
 {
 	test_u64();
@@ -300,5 +326,6 @@ int main(void)
 	test_duration();
 	test_version_parse();
 	test_version_cmp();
+	test_version_cmp_text();
 	return unit_done("ros_test");
 }

@@ -131,28 +131,6 @@ static sample_t *mk(const char *router, int64_t t, const char *ver, const char *
 	return s;
 }
 
-static void test_ver_cmp(void)
-{
-	static const struct {
-		const char *a, *b;
-		int want;
-	} cases[] = {
-		{ "7.9", "7.10", -1 },
-		{ "7.8", "7.8.0", 0 },
-		{ "7.23beta2", "7.23rc1", -1 },
-		{ "7.23rc1", "7.23", -1 },
-		{ "7.22.3", "7.22.10", -1 },
-		{ "8.0", "7.99", 1 },
-		{ "7.1beta4", "7.1beta10", -1 },
-		{ "7.16", "7.15.3", 1 },
-		{ "", "7.1", -1 },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		CHECK_INT(ingest_ver_cmp(cases[i].a, cases[i].b), cases[i].want);
-		CHECK_INT(ingest_ver_cmp(cases[i].b, cases[i].a), -cases[i].want);
-	}
-}
-
 static void test_fresh(void)
 {
 	char *p = tpath("fresh.db");
@@ -652,7 +630,6 @@ int main(void)
 	store_clock_ms = fake_clock;
 	atomic_store(&fake_now, T0);
 	log_set_level(LOG_LVL_WARN);
-	test_ver_cmp();
 	test_fresh();
 	test_history();
 	test_rates();

@@ -2,8 +2,11 @@
  * router and is untrusted: parse it whole or reject it. Never logs, never allocates, never
  * accepts a half-parsed value (no sign, no spaces, no trailing bytes, no overflow). */
 #include "config.h"
-#include "collectors/ros.h"
+#include "daemon/ros.h"
 
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool ros_isdigit(char c)
@@ -299,4 +302,36 @@ int ros_version_cmp(const struct ros_version *a, const struct ros_version *b)
 	if (c == 0)
 		c = ros_cmp_int(a->pre_num, b->pre_num);
 	return c;
+}
+
+/* The lenient reading of a stored version (any text): numbers up to three parts, then beta or
+ * alpha (ranked alike), rc or a release; what cannot be read counts as 0. */
+static void ros_version_lenient(const char *s, struct ros_version *v)
+{
+	memset(v, 0, sizeof(*v));
+	int *part[3] = { &v->major, &v->minor, &v->patch };
+	for (int i = 0; i < 3 && isdigit((unsigned char)*s); i++) {
+		char *end;
+		long n = strtol(s, &end, 10);
+		*part[i] = n > INT_MAX ? INT_MAX : (int)n;
+		s = *end == '.' ? end + 1 : end;
+	}
+	if (strncmp(s, "beta", 4) == 0 || strncmp(s, "alpha", 5) == 0)
+		v->pre = 1;
+	else if (strncmp(s, "rc", 2) == 0)
+		v->pre = 2;
+	while (*s != '\0' && !isdigit((unsigned char)*s))
+		s++;
+	if (v->pre != 0) {
+		long n = strtol(s, NULL, 10);
+		v->pre_num = n > INT_MAX ? INT_MAX : (int)n;
+	}
+}
+
+int ros_version_cmp_text(const char *a, const char *b)
+{
+	struct ros_version x, y;
+	ros_version_lenient(a, &x);
+	ros_version_lenient(b, &y);
+	return ros_version_cmp(&x, &y);
 }

@@ -23,6 +23,9 @@ struct ros_version {
 };
 /* Accepts "7.22.3", "7.22.3 (stable)", "7.1beta4 (development)". */
 int ros_parse_version(const char *s, struct ros_version *v, const char **cause);
-int ros_version_cmp(const struct ros_version *a, const struct ros_version *b);
+int ros_version_cmp(const struct ros_version *a, const struct ros_version *b); /* <0, 0, >0 */
+/* The same order over any stored version text, read leniently: 7.9 < 7.10, 7.8 == 7.8.0,
+ * 7.23beta2 < 7.23rc1 < 7.23; what is not a version sorts as 0.0.0. */
+int ros_version_cmp_text(const char *a, const char *b);
 
 #endif
