@@ -1,17 +1,10 @@
 /* snmpcoll: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
  * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
  * chain of requests (v3 engine probe, scalars, two walks, counter GETs). What is asked and how
- * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or passphrase in an error or a log. */
+ * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or
+ * passphrase in an error or a log. */
 #include "config.h"
-/* net-snmp's config header defines PACKAGE_* too: this file does not use ours. */
-#undef PACKAGE_BUGREPORT
-#undef PACKAGE_NAME
-#undef PACKAGE_STRING
-#undef PACKAGE_TARNAME
-#undef PACKAGE_URL
-#undef PACKAGE_VERSION
-#include <net-snmp/net-snmp-config.h>
-#include <net-snmp/net-snmp-includes.h>
+#include "collectors/netsnmp.h"
 #include <net-snmp/library/large_fd_set.h>
 
 #include "collectors/snmpcoll.h"

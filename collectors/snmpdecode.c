@@ -3,15 +3,7 @@
  * for type and range, every OID against what was asked. It must never do I/O or log; a bad
  * answer is a cause for the caller. */
 #include "config.h"
-/* net-snmp's config header defines PACKAGE_* too: this file does not use ours. */
-#undef PACKAGE_BUGREPORT
-#undef PACKAGE_NAME
-#undef PACKAGE_STRING
-#undef PACKAGE_TARNAME
-#undef PACKAGE_URL
-#undef PACKAGE_VERSION
-#include <net-snmp/net-snmp-config.h>
-#include <net-snmp/net-snmp-includes.h>
+#include "collectors/netsnmp.h"
 
 #include "collectors/snmpdecode.h"
 #include "lib/buf.h"

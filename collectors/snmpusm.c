@@ -2,15 +2,7 @@
  * level, protocols and the keys derived from the passphrases. It must never log, nor put a
  * passphrase or key in a cause; the caller wipes the session after opening it. */
 #include "config.h"
-/* net-snmp's config header defines PACKAGE_* too: this file does not use ours. */
-#undef PACKAGE_BUGREPORT
-#undef PACKAGE_NAME
-#undef PACKAGE_STRING
-#undef PACKAGE_TARNAME
-#undef PACKAGE_URL
-#undef PACKAGE_VERSION
-#include <net-snmp/net-snmp-config.h>
-#include <net-snmp/net-snmp-includes.h>
+#include "collectors/netsnmp.h"
 
 #include "collectors/snmpusm.h"
 #include "lib/xmem.h"

@@ -5,14 +5,7 @@
  * types and values. A cause must be printable, a sample within its ranges. Never opens a socket. */
 #undef NDEBUG
 #include "config.h"
-#undef PACKAGE_BUGREPORT
-#undef PACKAGE_NAME
-#undef PACKAGE_STRING
-#undef PACKAGE_TARNAME
-#undef PACKAGE_URL
-#undef PACKAGE_VERSION
-#include <net-snmp/net-snmp-config.h>
-#include <net-snmp/net-snmp-includes.h>
+#include "collectors/netsnmp.h"
 
 #include "collectors/snmpdecode.h"
 

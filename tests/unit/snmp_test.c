@@ -4,6 +4,7 @@
  * socket above FD_SETSIZE. Real agents: tests/system/060 and 061. */
 #include "collectors/snmpcoll.c"
 /* snmpdecode.c reads config.h again, whose PACKAGE_* net-snmp's header has redefined. */
+/* snmpdecode.c includes config.h again, after net-snmp defined PACKAGE_* its way. */
 #undef PACKAGE_BUGREPORT
 #undef PACKAGE_NAME
 #undef PACKAGE_STRING
