@@ -297,7 +297,7 @@ static void detector_tick(detector_t *d)
 			log_info("detector: evaluating works again");
 		free(d->error);
 		d->error = NULL;
-		view_publish(view_build(d));
+		view_publish(d, view_build(d));
 		return;
 	}
 	if (d->error == NULL || strcmp(d->error, cause) != 0)
@@ -359,7 +359,7 @@ void detector_stop(detector_t *d)
 	pthread_cond_signal(&d->wake);
 	pthread_mutex_unlock(&d->mu);
 	pthread_join(d->thread, NULL);
-	view_publish(NULL);
+	view_publish(d, NULL);
 	pthread_cond_destroy(&d->wake);
 	pthread_mutex_destroy(&d->mu);
 	detector_free(d);

@@ -76,7 +76,8 @@ struct detector {
 	size_t ndone;
 	struct detector_bound *bounds; /* of the newest round, by router name */
 	size_t nbounds;
-	char *error; /* the failure logged last, NULL while all is well */
+	char *error;           /* the failure logged last, NULL while all is well */
+	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
 
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -160,8 +161,8 @@ struct detector_view {
 
 detector_view_t *view_build(const detector_t *d); /* a new view (one reference) of d's results */
 void view_destroy(detector_view_t *v);            /* frees v whatever its references */
-/* Make v (owned, may be NULL) the newest view; the one it replaces loses its reference. */
-void view_publish(detector_view_t *v);
+/* Make v (owned, may be NULL) d's newest view; the one it replaces loses d's reference. */
+void view_publish(detector_t *d, detector_view_t *v);
 void view_verdict_free(struct detector_verdict *v); /* its strings, not v */
 
 /* ---- report.c: --report ---- */

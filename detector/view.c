@@ -1,7 +1,7 @@
-/* view: the immutable, reference-counted snapshot of the detector's results (verdicts,
- * cohorts, single-core bounds) that the running detector publishes for the web threads, and
- * its accessors. A view must never change once built; one lock guards the published view and
- * every view's count, so a view outlives the detector that built it. */
+/* view: the immutable, reference-counted snapshot of a detector's results (verdicts, cohorts,
+ * single-core bounds) that the detector publishes on its handle for the web threads, and its
+ * accessors. A view must never change once built; one lock guards every handle's published
+ * view and every view's count, so a view outlives the detector that built it. */
 #include "config.h"
 #include "detector/detector_int.h"
 #include "lib/xmem.h"
@@ -11,7 +11,6 @@
 #include <string.h>
 
 static pthread_mutex_t view_mu = PTHREAD_MUTEX_INITIALIZER;
-static detector_view_t *view_pub; /* the running detector's newest view */
 
 void view_verdict_free(struct detector_verdict *v)
 {
@@ -161,19 +160,21 @@ void view_destroy(detector_view_t *v)
 	free(v);
 }
 
-void view_publish(detector_view_t *v)
+void view_publish(detector_t *d, detector_view_t *v)
 {
 	pthread_mutex_lock(&view_mu);
-	detector_view_t *old = view_pub;
-	view_pub = v;
+	detector_view_t *old = d->view;
+	d->view = v;
 	pthread_mutex_unlock(&view_mu);
 	detector_view_free(old);
 }
 
-detector_view_t *detector_view(void)
+detector_view_t *detector_view(detector_t *d)
 {
+	if (d == NULL)
+		return NULL;
 	pthread_mutex_lock(&view_mu);
-	detector_view_t *v = view_pub;
+	detector_view_t *v = d->view;
 	if (v != NULL)
 		v->refs++;
 	pthread_mutex_unlock(&view_mu);

@@ -38,6 +38,8 @@ struct al_item {
 
 struct alert {
 	const conf_t *conf;
+	/* whose views it pushes; may be NULL */
+	detector_t *detector;
 	char *endpoint; /* URL/api/v2/alerts; never logged */
 	pthread_t thread;
 	pthread_mutex_t mu;
@@ -358,7 +360,7 @@ static void al_push(alert_t *a, int64_t now, int64_t mono)
 
 static void al_cycle(alert_t *a)
 {
-	detector_view_t *v = detector_view();
+	detector_view_t *v = detector_view(a->detector);
 	if (v != NULL && v != a->seen) {
 		al_update(a, v, al_clock_ms(CLOCK_REALTIME));
 		detector_view_free(a->seen);
@@ -404,7 +406,7 @@ static void al_free(alert_t *a)
 	free(a);
 }
 
-int alert_start(const conf_t *conf, alert_t **out, char **cause)
+int alert_start(const conf_t *conf, detector_t *detector, alert_t **out, char **cause)
 {
 	*out = NULL;
 	*cause = NULL;
@@ -412,6 +414,7 @@ int alert_start(const conf_t *conf, alert_t **out, char **cause)
 		return 0;
 	alert_t *a = xcalloc(1, sizeof(*a));
 	a->conf = conf;
+	a->detector = detector;
 	a->endpoint = xasprintf("%s/api/v2/alerts", conf->alert_url);
 	a->curl = curl_easy_init();
 	pthread_mutex_init(&a->mu, NULL);

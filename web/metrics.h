@@ -7,10 +7,11 @@
 #include "lib/buf.h"
 #include "daemon/fleet.h"
 #include "store/store.h"
+#include "detector/detector.h"
 
 /* Append the whole exposition to out. Reads through a fleet view. */
 /* store may be NULL (tests): its series then read 0. */
-void metrics_render(fleet_t *fleet, store_t *store, buf_t *out);
+void metrics_render(fleet_t *fleet, store_t *store, detector_t *detector, buf_t *out);
 
 /* The [daemon] shard = K/N that wgwatch_shard_info reports (default 1/1); any thread. */
 void metrics_set_shard(int index, int count);

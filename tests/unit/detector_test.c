@@ -1,8 +1,8 @@
 /* detector_test: judge.c's maths on synthetic windows (table-driven: quantiles, the bound,
  * each method, the six cases of issue 4, noise, daily swings, shifts between directions, too
  * little data), then the whole detector on a real database filled through the store: windows,
- * resets, clipping, stored verdicts with their history, single-core bound, cohorts, views and
- * --report. */
+ * resets, clipping, stored verdicts with their history, single-core bound, cohorts, views,
+ * their publication on the handle and --report. */
 #include "config.h"
 #include "detector/judge.c" /* its statics too; the rest of detector/ is linked */
 
@@ -388,6 +388,21 @@ static void check_view(const detector_view_t *v)
 	CHECK(b && !b->bound);
 }
 
+/* The handle holds the published view: a reader's reference outlives its withdrawal. */
+static void check_publish(detector_t *d)
+{
+	CHECK(detector_view(d) == NULL); /* before the first publication */
+	view_publish(d, view_build(d));
+	detector_view_t *v = detector_view(d), *w = detector_view(d);
+	CHECK(v != NULL && v == w);
+	view_publish(d, NULL);
+	CHECK(detector_view(d) == NULL);
+	check_view(v);
+	detector_view_free(v);
+	CHECK_INT(detector_view_nverdicts(w), 4);
+	detector_view_free(w);
+}
+
 static void test_database(void)
 {
 	char dir[] = "/tmp/detector_test.XXXXXX";
@@ -425,6 +440,7 @@ static void test_database(void)
 	detector_view_t *v = view_build(d);
 	check_view(v);
 	view_destroy(v);
+	check_publish(d);
 	detector_free(d);
 
 	char *out = NULL;
@@ -457,15 +473,15 @@ static void test_thread(void)
 		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
 	fill(st, &s, 1, 125);
 	detector_t *d;
-	CHECK(detector_view() == NULL);
+	CHECK(detector_view(NULL) == NULL); /* no detector runs */
 	CHECK(detector_start(&conf, &d, &cause) == 0);
 	detector_view_t *v = NULL;
-	for (int i = 0; i < 500 && (v = detector_view()) == NULL; i++)
+	for (int i = 0; i < 500 && (v = detector_view(d)) == NULL; i++)
 		usleep(10000);
 	CHECK(v != NULL);
 	CHECK_INT(detector_view_nverdicts(v), 2);
 	detector_stop(d);
-	CHECK(detector_view() == NULL);
+	CHECK(detector_view(NULL) == NULL);
 	CHECK_INT(detector_view_nverdicts(v), 2); /* still valid until freed */
 	detector_view_free(v);
 	store_close(st);
