@@ -1,8 +1,7 @@
-/* detector: judges each RouterOS version change per WireGuard interface and direction on
- * CAPACITY, not demand (docs/detector.md), in rounds on its own thread: it keeps the verdicts
- * in memory, has data.c load and store them, judge.c decide them, view.c publish them. It must
- * never run on the event loop, never write a sample, and never guess (too little data is
- * insufficient-data). */
+/* detector: judges each version change per WireGuard interface and direction on CAPACITY, not
+ * demand (docs/detector.md), in rounds on its own thread: it keeps the verdicts in memory, has
+ * data.c load and store them, judge.c decide them, view.c publish them. It must never run on
+ * the event loop, never write a sample, never guess (too little data is insufficient-data). */
 #include "config.h"
 #include "detector/detector_int.h"
 #include "lib/log.h"
