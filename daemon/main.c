@@ -222,18 +222,22 @@ static int main_start(struct daemon *d, bool once)
 	poller_add_collector(d->poller, snmpcoll_collector(d->snmp));
 	if (once)
 		return 0;
-	struct http_deps deps = { .conf = d->conf, .fleet = d->fleet, .store = d->store, .loop = d->loop };
+	if (detector_start(d->conf, &d->detector, &cause) != 0) { /* before http: its deps hold it */
+		log_error("detector: %s", cause);
+		free(cause);
+		return -1;
+	}
+	struct http_deps deps = { .conf = d->conf,
+		.fleet = d->fleet,
+		.store = d->store,
+		.loop = d->loop,
+		.detector = d->detector };
 	if (http_start(d->conf->listen, &deps, &d->http, &cause) != 0) {
 		log_error("listen %s: %s", d->conf->listen, cause);
 		free(cause);
 		return -1;
 	}
-	if (detector_start(d->conf, &d->detector, &cause) != 0) {
-		log_error("detector: %s", cause);
-		free(cause);
-		return -1;
-	}
-	if (alert_start(d->boot_conf, &d->alert, &cause) != 0) {
+	if (alert_start(d->boot_conf, d->detector, &d->alert, &cause) != 0) {
 		log_error("alert: %s", cause);
 		free(cause);
 		return -1;
@@ -385,8 +389,8 @@ static void main_reload_teardown(void)
 static void main_stop(struct daemon *d)
 {
 	alert_stop(d->alert);
+	http_stop(d->http); /* before the detector: its handlers read the detector's handle */
 	detector_stop(d->detector);
-	http_stop(d->http);
 	poller_destroy(d->poller);
 	rest_destroy(d->rest);
 	snmpcoll_destroy(d->snmp);

@@ -78,9 +78,9 @@ int detector_report(const conf_t *conf, FILE *out, char **cause);
 
 typedef struct detector_view detector_view_t;
 
-/* Any thread: the newest results of the running detector, unchanged until freed; NULL while
- * no detector runs or before its first evaluation. */
-detector_view_t *detector_view(void);
+/* Any thread: the newest results of detector d, unchanged until freed (even after
+ * detector_stop); NULL when d is NULL (no detector runs) or before its first evaluation. */
+detector_view_t *detector_view(detector_t *d);
 void detector_view_free(detector_view_t *v);
 
 /* Verdicts sorted by router, upgrade time, interface, direction. */

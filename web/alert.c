@@ -38,6 +38,8 @@ struct alert_item {
 
 struct alert {
 	const conf_t *conf;
+	/* whose views it pushes; may be NULL */
+	detector_t *detector;
 	char *endpoint; /* URL/api/v2/alerts; never logged */
 	worker_t *worker;
 	detector_view_t *seen; /* the view last turned into items, held so it is not reused */
@@ -349,7 +351,7 @@ static void alert_push(alert_t *a, int64_t now, int64_t mono)
 static void alert_cycle(void *arg)
 {
 	alert_t *a = arg;
-	detector_view_t *v = detector_view();
+	detector_view_t *v = detector_view(a->detector);
 	if (v != NULL && v != a->seen) {
 		alert_update(a, v, clock_wall_ms());
 		detector_view_free(a->seen);
@@ -377,7 +379,7 @@ static void alert_free(alert_t *a)
 	free(a);
 }
 
-int alert_start(const conf_t *conf, alert_t **out, char **cause)
+int alert_start(const conf_t *conf, detector_t *detector, alert_t **out, char **cause)
 {
 	*out = NULL;
 	*cause = NULL;
@@ -385,6 +387,7 @@ int alert_start(const conf_t *conf, alert_t **out, char **cause)
 		return 0;
 	alert_t *a = xcalloc(1, sizeof(*a));
 	a->conf = conf;
+	a->detector = detector;
 	a->endpoint = xasprintf("%s/api/v2/alerts", conf->alert_url);
 	a->curl = curl_easy_init();
 	int err = a->curl ? worker_start(ALERT_TICK_MS, alert_cycle, a, &a->worker) : ENOMEM;

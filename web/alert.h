@@ -7,12 +7,14 @@
 #define WGWATCH_ALERT_H
 
 #include "daemon/conf.h"
+#include "detector/detector.h"
 
 typedef struct alert alert_t;
 
 /* Start the push thread when conf->alert_url is set; *out is NULL (and 0 returned) when it is
- * not. conf must outlive the module. -1 with *cause (caller frees). */
-int alert_start(const conf_t *conf, alert_t **out, char **cause);
+ * not. conf and detector (NULL: nothing to push) must outlive the module. -1 with *cause
+ * (caller frees). */
+int alert_start(const conf_t *conf, detector_t *detector, alert_t **out, char **cause);
 void alert_stop(alert_t *a); /* aborts a push in flight, joins the thread; NULL is fine */
 
 #endif

@@ -147,20 +147,20 @@ static void api_dump(json_t *arr, buf_t *out)
 	json_decref(arr);
 }
 
-void api_regressions(buf_t *out)
+void api_regressions(detector_t *detector, buf_t *out)
 {
 	json_t *arr = json_array();
-	detector_view_t *v = detector_view();
+	detector_view_t *v = detector_view(detector);
 	for (size_t i = 0; i < detector_view_nverdicts(v); i++)
 		json_array_append_new(arr, api_verdict(detector_view_verdict(v, i)));
 	detector_view_free(v);
 	api_dump(arr, out);
 }
 
-void api_cohorts(buf_t *out)
+void api_cohorts(detector_t *detector, buf_t *out)
 {
 	json_t *arr = json_array();
-	detector_view_t *v = detector_view();
+	detector_view_t *v = detector_view(detector);
 	for (size_t i = 0; i < detector_view_ncohorts(v); i++)
 		json_array_append_new(arr, api_cohort(detector_view_cohort(v, i)));
 	detector_view_free(v);

@@ -8,6 +8,7 @@
 #include "lib/buf.h"
 #include "daemon/conf.h"
 #include "daemon/fleet.h"
+#include "detector/detector.h"
 
 /* Append the JSON array, routers in config order. Reads through a fleet view. */
 void api_routers(fleet_t *fleet, buf_t *out);
@@ -15,8 +16,8 @@ void api_routers(fleet_t *fleet, buf_t *out);
 /* The upgrade detector's results (detector/detector.h), [] while it has none: every verdict
  * ({router, interface, direction, from_version, to_version, upgraded_at, before_bps, after_bps,
  * ratio, method, verdict, ...}), and one row per cohort (upgrade x architecture x board). */
-void api_regressions(buf_t *out);
-void api_cohorts(buf_t *out);
+void api_regressions(detector_t *detector, buf_t *out);
+void api_cohorts(detector_t *detector, buf_t *out);
 
 /* GET /api/v1/history/NAME?range=R: what the router page draws, as JSON (RANGE 6h, 24h, 7d,
  * 30d or all; default 24h): {router, range, from, to, bucket_seconds, rolled_up, interfaces:

@@ -125,7 +125,7 @@ static int http_socket(
 
 static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
 {
-	metrics_render(h->deps.fleet, h->deps.store, body);
+	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, body);
 	*ctype = "text/plain; version=0.0.4; charset=utf-8";
 	return 200;
 }
@@ -146,14 +146,14 @@ static unsigned http_api_routers(http_t *h, buf_t *body, const char **ctype)
 
 static unsigned http_api_regressions(http_t *h, buf_t *body, const char **ctype)
 {
-	api_regressions(body);
+	api_regressions(h->deps.detector, body);
 	*ctype = "application/json";
 	return 200;
 }
 
 static unsigned http_api_cohorts(http_t *h, buf_t *body, const char **ctype)
 {
-	api_cohorts(body);
+	api_cohorts(h->deps.detector, body);
 	*ctype = "application/json";
 	return 200;
 }
@@ -213,9 +213,10 @@ static unsigned http_fleet_page(
 		.label = http_arg(conn, "label"),
 		.board = http_arg(conn, "board"),
 		.version = http_arg(conn, "version") };
-	struct page_fleet_req req = {
-		.fleet = h->deps.fleet, .filter = &f, .database = h->deps.conf ? h->deps.conf->database : NULL
-	};
+	struct page_fleet_req req = { .fleet = h->deps.fleet,
+		.filter = &f,
+		.database = h->deps.conf ? h->deps.conf->database : NULL,
+		.detector = h->deps.detector };
 	page_fleet_render(&req, body);
 	*ctype = "text/html; charset=utf-8";
 	return 200;
@@ -229,7 +230,8 @@ static unsigned http_router_page(
 		.fleet = h->deps.fleet,
 		.name = rest,
 		.range = http_arg(conn, "range"),
-		.now_ms = loop_wall_ms() };
+		.now_ms = loop_wall_ms(),
+		.detector = h->deps.detector };
 	*ctype = "text/html; charset=utf-8";
 	return page_router(&req, body);
 }
@@ -253,7 +255,8 @@ static unsigned http_upgrades_page(
 		.to = http_arg(conn, "to"),
 		.arch = http_arg(conn, "arch"),
 		.board = http_arg(conn, "board"),
-		.verdict = http_arg(conn, "verdict") };
+		.verdict = http_arg(conn, "verdict"),
+		.detector = h->deps.detector };
 	*ctype = "text/html; charset=utf-8";
 	return page_upgrades(&req, body);
 }

@@ -6,6 +6,7 @@
 
 #include "daemon/conf.h"
 #include "daemon/fleet.h"
+#include "detector/detector.h"
 #include "lib/loop.h"
 #include "store/store.h"
 
@@ -16,6 +17,8 @@ struct http_deps {
 	fleet_t *fleet;
 	store_t *store;
 	loop_t *loop; /* only for loop_heartbeat_ms */
+	/* the running detector, whose views the handlers read; NULL: none runs */
+	detector_t *detector;
 };
 
 /* Listen on "HOST:PORT" ("127.0.0.1:9477", "[::1]:9477") with deps->conf's [web] settings.

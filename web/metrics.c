@@ -662,7 +662,7 @@ static void metrics_family_render(struct metrics_ctx *c, const struct metrics_fa
  * (and copy, and fault in) its buffer step by step. */
 static atomic_size_t metrics_last_len;
 
-void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
+void metrics_render(fleet_t *fleet, store_t *store, detector_t *detector, buf_t *out)
 {
 	size_t start = out->len;
 	buf_reserve(out, start + atomic_load(&metrics_last_len) / 16 * 17);
@@ -670,7 +670,7 @@ void metrics_render(fleet_t *fleet, store_t *store, buf_t *out)
 	if (store)
 		store_get_stats(store, &st);
 	fleet_view_t *view = fleet_view(fleet);
-	struct metrics_ctx c = { .out = out, .view = view, .store = &st, .det = detector_view() };
+	struct metrics_ctx c = { .out = out, .view = view, .store = &st, .det = detector_view(detector) };
 	size_t n = fleet_view_size(view);
 	metrics_prepare(&c, n);
 	for (size_t f = 0; f < METRICS_NFAMILIES; f++)

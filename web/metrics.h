@@ -7,9 +7,10 @@
 #include "lib/buf.h"
 #include "daemon/fleet.h"
 #include "store/store.h"
+#include "detector/detector.h"
 
 /* Append the whole exposition to out. Reads through a fleet view. */
 /* store may be NULL (tests): its series then read 0. */
-void metrics_render(fleet_t *fleet, store_t *store, buf_t *out);
+void metrics_render(fleet_t *fleet, store_t *store, detector_t *detector, buf_t *out);
 
 #endif

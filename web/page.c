@@ -404,7 +404,7 @@ void page_fleet_render(const struct page_fleet_req *req, buf_t *out)
 {
 	const struct page_filter *filter = req->filter;
 	fleet_view_t *v = fleet_view(req->fleet);
-	detector_view_t *dv = detector_view();
+	detector_view_t *dv = detector_view(req->detector);
 	size_t n = fleet_view_size(v), up = 0, shown = 0, nch;
 	struct history_change *ch = page_changes(req->database, &nch);
 	struct page_row *rows = xcalloc(n, sizeof(*rows));

@@ -8,6 +8,7 @@
 
 #include "lib/buf.h"
 #include "daemon/fleet.h"
+#include "detector/detector.h"
 
 void page_fleet(fleet_t *fleet, buf_t *out); /* reads through a fleet view */
 void page_css(buf_t *out);                   /* the stylesheet served at /static/wgwatch.css */
@@ -29,6 +30,7 @@ struct page_fleet_req {
 	fleet_t *fleet;
 	const struct page_filter *filter; /* NULL: every router */
 	const char *database;             /* conf->database; NULL: no upgrade dates */
+	detector_t *detector;             /* NULL: no regression marks */
 };
 void page_fleet_render(const struct page_fleet_req *req, buf_t *out);
 

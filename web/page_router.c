@@ -434,9 +434,9 @@ static void pr_verdict_row(buf_t *out, const struct detector_verdict *v)
 }
 
 /* The upgrade detector's verdicts for this router; nothing while no detector runs. */
-static void pr_verdicts(buf_t *out, const char *name)
+static void pr_verdicts(buf_t *out, detector_t *detector, const char *name)
 {
-	detector_view_t *dv = detector_view();
+	detector_view_t *dv = detector_view(detector);
 	size_t n = 0;
 	const struct detector_verdict *v = dv ? detector_view_router(dv, name, &n) : NULL;
 	if (dv == NULL)
@@ -584,7 +584,7 @@ static void pr_render(buf_t *out, const struct page_router_req *req, const char 
 	pr_throughput(out, h, &ax, m, nm);
 	pr_heatmap(out, h, &ax, m, nm);
 	pr_scatter(out, h);
-	pr_verdicts(out, req->name);
+	pr_verdicts(out, req->detector, req->name);
 	pr_peers(out, h, pr_conf_router(req));
 	pr_events(out, h);
 	buf_puts(out, "</body></html>\n");

@@ -10,6 +10,7 @@
 #include "lib/buf.h"
 #include "daemon/conf.h"
 #include "daemon/fleet.h"
+#include "detector/detector.h"
 
 struct page_router_req {
 	const conf_t *conf; /* database path, retention, detector windows; may be NULL */
@@ -17,6 +18,8 @@ struct page_router_req {
 	const char *name;   /* the router name, URL-decoded */
 	const char *range;  /* "6h", "24h", "7d", "30d", "all"; NULL or unknown: 24h */
 	int64_t now_ms;     /* wall clock */
+	/* the running detector; NULL: no verdicts section */
+	detector_t *detector;
 };
 
 /* Render the page into out; returns the HTTP status: 200, 404 for a router neither configured

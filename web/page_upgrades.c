@@ -272,7 +272,7 @@ static unsigned pu_render(const struct pu_data *d, const struct page_upgrades_re
 unsigned page_upgrades(const struct page_upgrades_req *req, buf_t *out)
 {
 	static const struct page_upgrades_req none = { 0 };
-	detector_view_t *dv = detector_view();
+	detector_view_t *dv = detector_view(req ? req->detector : NULL);
 	struct pu_data d = {
 		.running = dv != NULL, .nc = detector_view_ncohorts(dv), .nv = detector_view_nverdicts(dv)
 	};

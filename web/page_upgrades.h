@@ -6,12 +6,14 @@
 #define WGWATCH_PAGE_UPGRADES_H
 
 #include "lib/buf.h"
+#include "detector/detector.h"
 
 /* The query of /upgrades, percent-decoded. A cohort is selected when from and to are both
  * given; then arch and board filter too: NULL = any, "" = unknown. verdict ("regression",
  * "improvement", ...) keeps only the routers with such a verdict in the cohort; NULL = all. */
 struct page_upgrades_req {
 	const char *from, *to, *arch, *board, *verdict;
+	detector_t *detector; /* NULL: "not running" */
 };
 
 /* Render from the running detector's newest view; returns the HTTP status: 200, or 404 when a

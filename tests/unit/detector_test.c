@@ -1,13 +1,16 @@
-/* detector_test: the verdict engine on synthetic windows (table-driven: the six cases of
- * issue 4, noise, daily swings, shifts between directions, too little data), then the whole
- * detector on a real database filled through the store: windows, resets, clipping, stored
- * verdicts with their history, single-core bound, cohorts, views and --report. */
+/* detector_test: judge.c's maths on synthetic windows (table-driven: quantiles, the bound,
+ * each method, the six cases of issue 4, noise, daily swings, shifts between directions, too
+ * little data), then the whole detector on a real database filled through the store: windows,
+ * resets, clipping, stored verdicts with their history, single-core bound, cohorts, views,
+ * their publication on the handle and --report. */
 #include "config.h"
-#include "detector/detector.c"
+#include "detector/judge.c" /* its statics too; the rest of detector/ is linked */
 
+#include <sqlite3.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include "lib/log.h"
 #include "store/store.h"
 #include "unit.h"
 
@@ -40,14 +43,14 @@ static double noise_at(size_t k, double amp)
 	return amp * ((double)(x % 20001) / 10000.0 - 1.0);
 }
 
-static void gen(const struct win_spec *w, bool rx, size_t seed, struct det_point *p)
+static void gen(const struct win_spec *w, bool rx, size_t seed, struct judge_point *p)
 {
 	for (size_t k = 0; k < w->n; k++) {
 		double f = 1 + w->swing * sin(2 * M_PI * (double)k / (double)w->n);
 		double tx = w->tx * f * (1 + noise_at(seed + 2 * k, w->noise));
 		double rxr = w->rx * f * (1 + noise_at(seed + 2 * k + 1, w->noise));
 		double load = w->load >= 0 ? w->load : fmin(1.0, w->idle + w->cost * (tx + rxr));
-		p[k] = (struct det_point){
+		p[k] = (struct judge_point){
 			.load = load, .rate = (rx ? rxr : tx) * 1e6, .total = (tx + rxr) * 1e6
 		};
 	}
@@ -110,17 +113,17 @@ static const struct engine_case engine_cases[] = {
 
 static void test_engine(void)
 {
-	const struct det_params p = {
+	const struct judge_params p = {
 		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 	};
 	for (size_t i = 0; i < sizeof(engine_cases) / sizeof(engine_cases[0]); i++) {
 		const struct engine_case *c = &engine_cases[i];
-		struct det_point *pb = xcalloc(c->b.n, sizeof(*pb)), *pa = xcalloc(c->a.n, sizeof(*pa));
+		struct judge_point *pb = xcalloc(c->b.n, sizeof(*pb)), *pa = xcalloc(c->a.n, sizeof(*pa));
 		gen(&c->b, c->rx, 1, pb);
 		gen(&c->a, c->rx, 100001, pa);
-		struct det_win b = { pb, c->b.n }, a = { pa, c->a.n };
-		struct det_result r;
-		det_judge(&b, &a, &p, &r);
+		struct judge_win b = { pb, c->b.n }, a = { pa, c->a.n };
+		struct judge_result r;
+		judge_verdict(&b, &a, &p, &r);
 		int before = unit_failures;
 		CHECK_STR(detector_verdict_name(r.verdict), detector_verdict_name(c->verdict));
 		CHECK_STR(detector_method_name(r.method), detector_method_name(c->method));
@@ -140,11 +143,109 @@ static void test_engine(void)
 static void test_quantile(void)
 {
 	double v[] = { 5, 1, 4, 2, 3 };
-	CHECK_NEAR(det_quantile(v, 5, 0.5), 3, 0);
-	CHECK_NEAR(det_quantile(v, 5, 0.0), 1, 0);
-	CHECK_NEAR(det_quantile(v, 5, 1.0), 5, 0);
-	CHECK_NEAR(det_quantile(v, 4, 0.5), 2.5, 1e-12);
-	CHECK(isnan(det_quantile(v, 0, 0.5)));
+	CHECK_NEAR(judge_quantile(v, 5, 0.5), 3, 0);
+	CHECK_NEAR(judge_quantile(v, 5, 0.0), 1, 0);
+	CHECK_NEAR(judge_quantile(v, 5, 1.0), 5, 0);
+	CHECK_NEAR(judge_quantile(v, 4, 0.5), 2.5, 1e-12);
+	CHECK(isnan(judge_quantile(v, 0, 0.5)));
+}
+
+/* judge_quantile on fresh copies: linear interpolation between the sorted neighbours. */
+static void test_quantile_table(void)
+{
+	static const struct {
+		double v[6];
+		size_t n;
+		double q, want;
+	} cases[] = {
+		{ { 7 }, 1, 0.5, 7 },
+		{ { 7 }, 1, 0.9, 7 },
+		{ { 2, 1 }, 2, 0.5, 1.5 },
+		{ { 2, 1 }, 2, 0.25, 1.25 },
+		{ { 10, 0, 20, 30 }, 4, 0.1, 3 }, /* pos 0.3 between 0 and 10 */
+		{ { 10, 0, 20, 30 }, 4, 0.9, 27 },
+		{ { 3, 3, 3, 3, 3, 3 }, 6, 0.5, 3 },
+		{ { -1, 5, 2, 8, 4, 6 }, 6, 0.5, 4.5 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double v[6];
+		memcpy(v, cases[i].v, sizeof(v));
+		CHECK_NEAR(judge_quantile(v, cases[i].n, cases[i].q), cases[i].want, 1e-12);
+	}
+	double *m = xcalloc(3, sizeof(double));
+	m[0] = 9, m[1] = 1, m[2] = 4;
+	CHECK_NEAR(judge_median_take(m, 3), 4, 0);         /* frees m */
+	CHECK(isnan(judge_median_take(xcalloc(1, 8), 0))); /* frees it too */
+}
+
+/* The single-core bound: the busiest core >= 95% while the others average < 50%, in at
+ * least 80% of at least 3 polls. */
+static void test_bound(void)
+{
+	static const struct {
+		const char *name;
+		size_t n, pinned; /* the first `pinned` polls at 0.97 / 0.10, the rest at 0.60 / 0.55 */
+		bool bound;
+	} cases[] = {
+		{ "all pinned", 10, 10, true },
+		{ "80% pinned", 10, 8, true },
+		{ "70% pinned", 10, 7, false },
+		{ "too few polls", 2, 2, false },
+		{ "three polls", 3, 3, true },
+		{ "none pinned", 10, 0, false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct judge_poll p[10];
+		for (size_t k = 0; k < cases[i].n; k++) {
+			bool pin = k < cases[i].pinned;
+			p[k] = (struct judge_poll){ .t = (int64_t)k,
+				.busiest = pin ? 0.97 : 0.60,
+				.others = pin ? 0.10 : 0.55,
+				.tx = 100e6 + (double)k,
+				.rx = 50e6,
+				.nrows = 1 };
+		}
+		struct detector_bound b = { 0 };
+		judge_bound(p, cases[i].n, &b);
+		int before = unit_failures;
+		CHECK_INT(b.bound, cases[i].bound);
+		CHECK_INT(b.n, cases[i].n);
+		if (b.bound)
+			CHECK(fabs(b.tx_bps - 100e6) < 10 && b.rx_bps == 50e6);
+		else
+			CHECK(isnan(b.tx_bps) && isnan(b.rx_bps));
+		if (unit_failures != before)
+			fprintf(stderr, "  in bound case \"%s\"\n", cases[i].name);
+	}
+	struct detector_bound b = { 0 };
+	judge_bound(NULL, 0, &b); /* no polls: nothing to say */
+	CHECK(!b.bound && b.n == 0 && isnan(b.busiest) && isnan(b.others));
+}
+
+/* The saturation and cost methods on their own: each declines what it cannot judge. */
+static void test_methods(void)
+{
+	const struct judge_params p = {
+		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
+	};
+	struct judge_point sat[20], idle[20];
+	for (size_t k = 0; k < 20; k++) {
+		sat[k] = (struct judge_point){ .load = 1.0, .rate = 300e6, .total = 400e6 };
+		idle[k] = (struct judge_point){ .load = 0.3, .rate = 300e6, .total = 400e6 };
+	}
+	struct judge_win ws = { sat, 20 }, ws19 = { sat, 19 }, wi = { idle, 20 };
+	struct judge_result r = { 0 };
+	CHECK(judge_saturation(&ws, &ws, &p, &r));
+	CHECK_INT(r.verdict, DETECTOR_UNCHANGED);
+	CHECK_NEAR(r.ratio, 1.0, 1e-12);
+	CHECK(!judge_saturation(&ws, &ws19, &p, &r)); /* too few saturated samples after */
+	CHECK(!judge_saturation(&ws, &wi, &p, &r));   /* not saturated after */
+	CHECK(!judge_cost(&ws, &ws, &p, &r));         /* saturated: no cost comparison */
+	r = (struct judge_result){ 0 };
+	CHECK(judge_cost(&wi, &wi, &p, &r));
+	CHECK_INT(r.method, DETECTOR_M_COST);
+	CHECK_NEAR(r.ratio, 1.0, 1e-12);
+	CHECK_NEAR(r.before_load, 0.3, 1e-12);
 }
 
 /* ---- the whole detector on a database written by the store ---- */
@@ -214,7 +315,7 @@ static conf_t test_conf(const char *db)
 		.interval_ms = 1000 };
 }
 
-static const struct det_item *find_item(const detector_t *d, const char *router, const char *dir)
+static const struct detector_item *find_item(const detector_t *d, const char *router, const char *dir)
 {
 	for (size_t i = 0; i < d->nitems; i++)
 		if (d->items[i].v.router && strcmp(d->items[i].v.router, router) == 0 &&
@@ -236,7 +337,7 @@ static int64_t count_rows(sqlite3 *db, const char *sql)
 static void check_item(const detector_t *d, const char *router, const char *dir, enum detector_outcome want,
 	enum detector_method m, double ratio, double tol)
 {
-	const struct det_item *it = find_item(d, router, dir);
+	const struct detector_item *it = find_item(d, router, dir);
 	CHECK(it != NULL);
 	if (it == NULL)
 		return;
@@ -252,7 +353,7 @@ static void check_round(detector_t *d, sqlite3 *db)
 	check_item(d, "tile", "rx", DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, 1.0, 0.02);
 	check_item(d, "early", "tx", DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, NAN, 0);
 	CHECK(find_item(d, "swing", "tx") == NULL);
-	const struct det_item *it = find_item(d, "tile", "tx");
+	const struct detector_item *it = find_item(d, "tile", "tx");
 	CHECK(it && it->v.final && it->v.latest && it->v.before_n >= 45 && it->v.after_n >= 45);
 	CHECK(it && it->v.upgraded_ms == T0 + 60000);
 	CHECK_STR(it ? it->v.from_version : NULL, "7.21.5");
@@ -287,6 +388,21 @@ static void check_view(const detector_view_t *v)
 	CHECK(b && !b->bound);
 }
 
+/* The handle holds the published view: a reader's reference outlives its withdrawal. */
+static void check_publish(detector_t *d)
+{
+	CHECK(detector_view(d) == NULL); /* before the first publication */
+	view_publish(d, view_build(d));
+	detector_view_t *v = detector_view(d), *w = detector_view(d);
+	CHECK(v != NULL && v == w);
+	view_publish(d, NULL);
+	CHECK(detector_view(d) == NULL);
+	check_view(v);
+	detector_view_free(v);
+	CHECK_INT(detector_view_nverdicts(w), 4);
+	detector_view_free(w);
+}
+
 static void test_database(void)
 {
 	char dir[] = "/tmp/detector_test.XXXXXX";
@@ -307,24 +423,25 @@ static void test_database(void)
 	fill(st, sims, 3, 125);
 
 	detector_t *d = xcalloc(1, sizeof(*d));
-	CHECK(det_open(d, &conf, false, &cause) == 0);
-	CHECK(det_round(d, T0 + 200000, &cause) == 0);
+	CHECK(detector_open(d, &conf, false, &cause) == 0);
+	CHECK(detector_round(d, T0 + 200000, &cause) == 0);
 	check_round(d, d->db);
 	int64_t reached = find_item(d, "tile", "tx") ? find_item(d, "tile", "tx")->v.reached_ms : 0;
-	CHECK(det_round(d, T0 + 300000, &cause) == 0); /* final: nothing re-evaluated */
+	CHECK(detector_round(d, T0 + 300000, &cause) == 0); /* final: nothing re-evaluated */
 	CHECK_INT(count_rows(d->db, "SELECT count(*) FROM verdict_history"), 4);
-	det_free(d);
+	detector_free(d);
 
 	d = xcalloc(1, sizeof(*d)); /* a restart: stored verdicts stay */
-	CHECK(det_open(d, &conf, false, &cause) == 0 && det_load_stored(d, &cause) == 0);
+	CHECK(detector_open(d, &conf, false, &cause) == 0 && data_load_stored(d, &cause) == 0);
 	CHECK_INT(d->ndone, 2);
-	CHECK(det_round(d, T0 + 400000, &cause) == 0);
+	CHECK(detector_round(d, T0 + 400000, &cause) == 0);
 	check_round(d, d->db);
 	CHECK_INT(find_item(d, "tile", "tx") ? find_item(d, "tile", "tx")->v.reached_ms : 0, reached);
-	detector_view_t *v = det_view_build(d);
+	detector_view_t *v = view_build(d);
 	check_view(v);
-	det_view_destroy(v);
-	det_free(d);
+	view_destroy(v);
+	check_publish(d);
+	detector_free(d);
 
 	char *out = NULL;
 	size_t outlen = 0;
@@ -356,15 +473,15 @@ static void test_thread(void)
 		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
 	fill(st, &s, 1, 125);
 	detector_t *d;
-	CHECK(detector_view() == NULL);
+	CHECK(detector_view(NULL) == NULL); /* no detector runs */
 	CHECK(detector_start(&conf, &d, &cause) == 0);
 	detector_view_t *v = NULL;
-	for (int i = 0; i < 500 && (v = detector_view()) == NULL; i++)
+	for (int i = 0; i < 500 && (v = detector_view(d)) == NULL; i++)
 		usleep(10000);
 	CHECK(v != NULL);
 	CHECK_INT(detector_view_nverdicts(v), 2);
 	detector_stop(d);
-	CHECK(detector_view() == NULL);
+	CHECK(detector_view(NULL) == NULL);
 	CHECK_INT(detector_view_nverdicts(v), 2); /* still valid until freed */
 	detector_view_free(v);
 	store_close(st);
@@ -378,6 +495,9 @@ int main(void)
 {
 	log_set_level(LOG_LVL_WARN);
 	test_quantile();
+	test_quantile_table();
+	test_bound();
+	test_methods();
 	test_engine();
 	test_database();
 	test_thread();

@@ -334,7 +334,7 @@ static void test_render(fleet_t *f)
 {
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, NULL, &b);
+	metrics_render(f, NULL, NULL, &b);
 	test_render_lines(b.data);
 	test_render_absent(b.data);
 	int rc = promtool_check(b.data, b.len, false);
@@ -652,7 +652,7 @@ static void test_store_metrics(fleet_t *f, store_t *st)
 	store_flush(st);
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, st, &b);
+	metrics_render(f, st, NULL, &b);
 	static const char key[] = "\nwgwatch_store_samples_total ";
 	const char *p = strstr(b.data, key);
 	CHECK(p != NULL && strtoull(p + sizeof(key) - 1, NULL, 10) > 0);
@@ -710,7 +710,7 @@ static void test_speed(void)
 		struct timespec t0, t1;
 		buf_free(&b); /* a fresh buffer, as each HTTP request has */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		metrics_render(f, NULL, &b);
+		metrics_render(f, NULL, NULL, &b);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 		best = ms < best ? ms : best;

@@ -1,0 +1,386 @@
+/* data: the detector's SQL, on its own connection: the version changes, the CPU and interface
+ * samples judge needs, the routers' recent polls, and the verdicts it stores and reloads.
+ * It must never write a sample, never run on the event loop, and never write when read-only. */
+#include "config.h"
+#include "detector/detector_int.h"
+#include "lib/xmem.h"
+#include "store/store.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DATA_BOUND_WINDOW_MS (10 * 60 * 1000LL)
+#define DATA_BUSY_MS         5000
+
+static const char *const data_sql[DATA_NSQL] = {
+	[DATA_EVENTS] = "SELECT h.id, r.name, h.time_ms, h.old_version, h.new_version,"
+			" coalesce(h.architecture, r.architecture), r.board, h.router_id,"
+			" (SELECT max(p.time_ms) FROM version_history p WHERE p.router_id = h.router_id"
+			"  AND p.kind IN ('upgrade', 'downgrade') AND p.time_ms < h.time_ms),"
+			" (SELECT min(n.time_ms) FROM version_history n WHERE n.router_id = h.router_id"
+			"  AND n.kind IN ('upgrade', 'downgrade') AND n.time_ms > h.time_ms)"
+			" FROM version_history h JOIN routers r ON r.id = h.router_id"
+			" WHERE h.kind IN ('upgrade', 'downgrade') ORDER BY h.id",
+	[DATA_CPU] = "SELECT time_ms, max(load) / 1000.0,"
+		     " CASE WHEN count(*) > 1 THEN (sum(load) - max(load)) / 1000.0 / (count(*) - 1) END"
+		     " FROM cpu_samples WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3"
+		     " GROUP BY time_ms ORDER BY time_ms",
+	[DATA_IFACES] = "SELECT i.name, s.time_ms, s.tx_delta * 8000.0 / s.dt_ms,"
+			" s.rx_delta * 8000.0 / s.dt_ms"
+			" FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
+			" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?2 AND s.time_ms < ?3"
+			" AND s.dt_ms > 0 AND s.reset = 0 ORDER BY i.name, s.time_ms",
+	[DATA_ROUTERS] = "SELECT r.id, r.name, r.last_poll_ms, (SELECT max(h.time_ms) FROM version_history h"
+			 "  WHERE h.router_id = r.id AND h.kind IN ('upgrade', 'downgrade'))"
+			 " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
+	[DATA_UPSERT] = "INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+			" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+};
+
+int data_fail(detector_t *d, char **cause, const char *what)
+{
+	*cause = xasprintf("%s: %s", what, sqlite3_errmsg(d->db));
+	return -1;
+}
+
+int data_open(detector_t *d, const char *path, bool readonly, char **cause)
+{
+	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	if (sqlite3_open_v2(path, &d->db, flags, NULL) != SQLITE_OK) {
+		*cause = xasprintf(
+			"cannot open database %s: %s", path, d->db ? sqlite3_errmsg(d->db) : "out of memory");
+		return -1;
+	}
+	sqlite3_busy_timeout(d->db, DATA_BUSY_MS);
+	if (store_sql_attach(d->db, cause) < 0) /* the packed samples' views */
+		return -1;
+	for (int i = 0; i < DATA_NSQL; i++) {
+		if (readonly && (i == DATA_UPSERT || i == DATA_HISTORY))
+			continue;
+		if (sqlite3_prepare_v3(d->db, data_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->sq[i], NULL) !=
+			SQLITE_OK) {
+			*cause = xasprintf("database %s: %s", path, sqlite3_errmsg(d->db));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+void data_close(detector_t *d)
+{
+	for (int i = 0; i < DATA_NSQL; i++)
+		sqlite3_finalize(d->sq[i]);
+	if (d->db != NULL)
+		sqlite3_close(d->db);
+}
+
+/* ---- reading the samples of one router ---- */
+
+static void *data_grow(void *p, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return p;
+	*cap = *cap ? 2 * *cap : 32;
+	return xreallocarray(p, *cap, size);
+}
+
+void data_set_free(struct data_set *x)
+{
+	for (size_t i = 0; i < x->nifs; i++) {
+		free(x->ifs[i].name);
+		free(x->ifs[i].rows);
+	}
+	free(x->ifs);
+	free(x->polls);
+	memset(x, 0, sizeof(*x));
+}
+
+static double data_col(sqlite3_stmt *q, int i)
+{
+	return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
+}
+
+static void data_bind_range(sqlite3_stmt *q, int64_t router, int64_t from, int64_t to)
+{
+	sqlite3_bind_int64(q, 1, router);
+	sqlite3_bind_int64(q, 2, from);
+	sqlite3_bind_int64(q, 3, to);
+}
+
+static int data_load_cpu(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
+{
+	sqlite3_stmt *q = d->sq[DATA_CPU];
+	data_bind_range(q, router, from, to);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
+		x->polls[x->npolls++] = (struct judge_poll){
+			.t = sqlite3_column_int64(q, 0), .busiest = data_col(q, 1), .others = data_col(q, 2)
+		};
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static size_t data_poll_find(const struct data_set *x, int64_t t)
+{
+	size_t lo = 0, hi = x->npolls;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->polls[mid].t == t)
+			return mid;
+		if (x->polls[mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+static void data_add_row(struct data_set *x, const char *name, size_t poll, double tx, double rx)
+{
+	if (x->nifs == 0 || strcmp(x->ifs[x->nifs - 1].name, name) != 0) {
+		x->ifs = data_grow(x->ifs, x->nifs, &x->capifs, sizeof(*x->ifs));
+		x->ifs[x->nifs++] = (struct data_iface){ .name = xstrdup(name) };
+	}
+	struct data_iface *f = &x->ifs[x->nifs - 1];
+	f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
+	f->rows[f->n++] = (struct data_row){ poll, tx, rx };
+	x->polls[poll].tx += tx;
+	x->polls[poll].rx += rx;
+	x->polls[poll].nrows++;
+}
+
+/* Interface samples with a delta, not across a reset, at polls that have CPU data too. */
+static int data_load_ifaces(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
+{
+	sqlite3_stmt *q = d->sq[DATA_IFACES];
+	data_bind_range(q, router, from, to);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		size_t poll = data_poll_find(x, sqlite3_column_int64(q, 1));
+		double tx = data_col(q, 2), rx = data_col(q, 3);
+		if (poll != SIZE_MAX && isfinite(tx) && isfinite(rx))
+			data_add_row(x, (const char *)sqlite3_column_text(q, 0), poll, tx, rx);
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
+{
+	memset(x, 0, sizeof(*x));
+	if (data_load_cpu(d, router, from, to, x) < 0 || data_load_ifaces(d, router, from, to, x) < 0)
+		return -1;
+	return 0;
+}
+
+/* The poll at t itself, which spans the reboot, belongs to neither window. */
+void data_windows(const struct data_set *x, const struct data_iface *f, bool tx, int64_t t,
+	struct judge_point *pts, struct judge_win *b, struct judge_win *a)
+{
+	size_t n = 0, nb = 0;
+	for (size_t pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < f->n; i++) {
+			const struct judge_poll *p = &x->polls[f->rows[i].poll];
+			if (pass == 0 ? p->t >= t : p->t <= t)
+				continue;
+			pts[n++] = (struct judge_point){ .load = p->busiest,
+				.rate = tx ? f->rows[i].tx : f->rows[i].rx,
+				.total = p->tx + p->rx };
+		}
+		if (pass == 0)
+			nb = n;
+	}
+	*b = (struct judge_win){ pts, nb };
+	*a = (struct judge_win){ pts + nb, n - nb };
+}
+
+/* ---- the version changes ---- */
+
+static void data_event_row(const detector_t *d, sqlite3_stmt *q, struct data_event *e)
+{
+	e->id = sqlite3_column_int64(q, 0);
+	e->router = (const char *)sqlite3_column_text(q, 1);
+	e->time_ms = sqlite3_column_int64(q, 2);
+	e->from = (const char *)sqlite3_column_text(q, 3);
+	e->to = (const char *)sqlite3_column_text(q, 4);
+	e->arch = (const char *)sqlite3_column_text(q, 5);
+	e->board = (const char *)sqlite3_column_text(q, 6);
+	e->router_id = sqlite3_column_int64(q, 7);
+	e->from_ms = e->time_ms - d->before_ms;
+	if (sqlite3_column_type(q, 8) != SQLITE_NULL && sqlite3_column_int64(q, 8) > e->from_ms)
+		e->from_ms = sqlite3_column_int64(q, 8);
+	e->to_ms = e->time_ms + d->after_ms + 1;
+	e->latest = sqlite3_column_type(q, 9) == SQLITE_NULL;
+	if (!e->latest && sqlite3_column_int64(q, 9) < e->to_ms)
+		e->to_ms = sqlite3_column_int64(q, 9);
+}
+
+int data_event_next(detector_t *d, struct data_event *e, char **cause)
+{
+	sqlite3_stmt *q = d->sq[DATA_EVENTS];
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		data_event_row(d, q, e);
+		return 1;
+	}
+	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading version history");
+}
+
+void data_events_end(detector_t *d)
+{
+	sqlite3_reset(d->sq[DATA_EVENTS]);
+}
+
+/* ---- writing verdicts ---- */
+
+static void data_bind_double(sqlite3_stmt *q, int i, double v)
+{
+	if (isfinite(v))
+		sqlite3_bind_double(q, i, v);
+	else
+		sqlite3_bind_null(q, i);
+}
+
+static int data_write_item(detector_t *d, const struct detector_item *it, int64_t now)
+{
+	const struct detector_verdict *v = &it->v;
+	sqlite3_stmt *q = d->sq[DATA_UPSERT];
+	sqlite3_bind_int64(q, 1, it->event_id);
+	sqlite3_bind_text(q, 2, v->interface, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, v->direction, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, detector_verdict_name(v->verdict), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 5, detector_method_name(v->method), -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 6, v->hint);
+	data_bind_double(q, 7, v->before_bps);
+	data_bind_double(q, 8, v->after_bps);
+	data_bind_double(q, 9, v->ratio);
+	data_bind_double(q, 10, v->before_load);
+	data_bind_double(q, 11, v->after_load);
+	sqlite3_bind_int64(q, 12, (int64_t)v->before_n);
+	sqlite3_bind_int64(q, 13, (int64_t)v->after_n);
+	sqlite3_bind_int(q, 14, v->final);
+	sqlite3_bind_int64(q, 15, v->reached_ms);
+	sqlite3_bind_int64(q, 16, now);
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int data_write_history(detector_t *d, const struct detector_item *it)
+{
+	const struct detector_verdict *v = &it->v;
+	sqlite3_stmt *q = d->sq[DATA_HISTORY];
+	sqlite3_bind_int64(q, 1, it->event_id);
+	sqlite3_bind_text(q, 2, v->interface, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 3, v->direction, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 4, v->reached_ms);
+	sqlite3_bind_text(q, 5, detector_verdict_name(v->verdict), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 6, detector_method_name(v->method), -1, SQLITE_STATIC);
+	data_bind_double(q, 7, v->ratio);
+	sqlite3_bind_int64(q, 8, (int64_t)v->after_n);
+	int rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int data_flush(detector_t *d, int64_t now, char **cause)
+{
+	if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return data_fail(d, cause, "writing verdicts");
+	for (size_t i = 0; i < d->nitems; i++) {
+		const struct detector_item *it = &d->items[i];
+		if (!it->dirty)
+			continue;
+		if (data_write_item(d, it, now) < 0 || (it->changed && data_write_history(d, it) < 0)) {
+			data_fail(d, cause, "writing verdicts");
+			sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+	}
+	if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		data_fail(d, cause, "writing verdicts");
+		sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	for (size_t i = 0; i < d->nitems; i++)
+		d->items[i].dirty = d->items[i].changed = false;
+	return 0;
+}
+
+/* ---- reading verdicts back ---- */
+
+static void data_stored_row(sqlite3_stmt *q, struct detector_verdict *v)
+{
+	v->verdict = detector_verdict_of((const char *)sqlite3_column_text(q, 3));
+	v->method = detector_method_of((const char *)sqlite3_column_text(q, 4));
+	v->hint = sqlite3_column_int(q, 5);
+	v->before_bps = data_col(q, 6);
+	v->after_bps = data_col(q, 7);
+	v->ratio = data_col(q, 8);
+	v->before_load = data_col(q, 9);
+	v->after_load = data_col(q, 10);
+	v->before_n = (size_t)sqlite3_column_int64(q, 11);
+	v->after_n = (size_t)sqlite3_column_int64(q, 12);
+	v->final = sqlite3_column_int(q, 13);
+	v->reached_ms = sqlite3_column_int64(q, 14);
+}
+
+int data_load_stored(detector_t *d, char **cause)
+{
+	sqlite3_stmt *q;
+	if (sqlite3_prepare_v2(d->db,
+		    "SELECT event_id, interface, direction, verdict, method, hint,"
+		    " before_bps, after_bps, ratio, before_load, after_load, before_n,"
+		    " after_n, final, reached_ms FROM verdicts",
+		    -1, &q, NULL) != SQLITE_OK)
+		return data_fail(d, cause, "reading verdicts");
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		bool created;
+		struct detector_item *it = detector_item_get(d, sqlite3_column_int64(q, 0),
+			(const char *)sqlite3_column_text(q, 1), (const char *)sqlite3_column_text(q, 2),
+			&created);
+		data_stored_row(q, &it->v);
+		if (it->v.final)
+			detector_mark_done(d, it->event_id);
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading verdicts");
+}
+
+/* ---- single-core bound ---- */
+
+/* Every router's newest DATA_BOUND_WINDOW_MS of polls (by its own last poll, so that --report
+ * on a stopped daemon's database still tells), since its last version change. */
+int data_bounds(detector_t *d, char **cause)
+{
+	detector_bounds_clear(d);
+	sqlite3_stmt *q = d->sq[DATA_ROUTERS];
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t last = sqlite3_column_int64(q, 2), from = last - DATA_BOUND_WINDOW_MS;
+		if (sqlite3_column_type(q, 3) != SQLITE_NULL && sqlite3_column_int64(q, 3) >= from)
+			from = sqlite3_column_int64(q, 3) + 1;
+		struct data_set x;
+		if (data_load(d, sqlite3_column_int64(q, 0), from, last + 1, &x) < 0) {
+			data_set_free(&x);
+			rc = SQLITE_ERROR;
+			break;
+		}
+		if (x.npolls > 0) {
+			d->bounds = data_grow(d->bounds, d->nbounds, &cap, sizeof(*d->bounds));
+			struct detector_bound *b = &d->bounds[d->nbounds++];
+			b->router = xstrdup((const char *)sqlite3_column_text(q, 1));
+			judge_bound(x.polls, x.npolls, b);
+		}
+		data_set_free(&x);
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading CPU samples");
+}

@@ -1,0 +1,172 @@
+/* detector_int: shared by detector/'s files (judge, data, view, report, detector); never included outside. */
+#ifndef WGWATCH_DETECTOR_INT_H
+#define WGWATCH_DETECTOR_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "detector/detector.h"
+
+/* ---- judge.c: the verdict engine, pure functions of two windows of samples ---- */
+
+struct judge_point {
+	double load;  /* busiest core, 0..1, at the poll */
+	double rate;  /* this interface and direction, bits/s over the poll interval */
+	double total; /* the router's WireGuard traffic, all interfaces, both directions */
+};
+
+struct judge_win {
+	const struct judge_point *p;
+	size_t n;
+};
+
+struct judge_params {
+	size_t min_samples;
+	double threshold, saturated, min_bps;
+};
+
+struct judge_result {
+	enum detector_outcome verdict;
+	enum detector_method method;
+	bool hint;
+	double before_bps, after_bps, ratio, before_load, after_load;
+	size_t before_n, after_n;
+};
+
+struct judge_poll { /* one poll of the router */
+	int64_t t;
+	double busiest, others; /* busiest-core load and mean of the other cores; NAN */
+	double tx, rx;          /* WireGuard bits/s, summed over the interfaces seen */
+	size_t nrows;           /* interface samples seen at this poll */
+};
+
+/* Quantile q (0..1, linear interpolation) of v, which it sorts; NAN when n is 0. */
+double judge_quantile(double *v, size_t n, double q);
+/* The median of v[0..n), which it frees; NAN when n is 0. */
+double judge_median_take(double *v, size_t n);
+/* The verdict on windows b (before) and a (after); *r always filled. */
+void judge_verdict(const struct judge_win *b, const struct judge_win *a, const struct judge_params *p,
+	struct judge_result *r);
+/* The single-core shape of polls p[0..n) into *b (all but b->router). */
+void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b);
+
+/* ---- detector.c: the detector's state, its verdicts in memory, a round ---- */
+
+struct detector_item { /* a verdict as the detector keeps it */
+	int64_t event_id;
+	struct detector_verdict v;
+	bool dirty, changed; /* to write; verdict or method changed (history row) */
+};
+
+enum data_sq { DATA_EVENTS, DATA_CPU, DATA_IFACES, DATA_ROUTERS, DATA_UPSERT, DATA_HISTORY, DATA_NSQL };
+
+struct detector {
+	struct judge_params params;
+	int64_t before_ms, after_ms, every_ms, grace_ms;
+	bool readonly;      /* --report: never write */
+	struct sqlite3 *db; /* opaque here: only data.c includes sqlite3.h */
+	struct sqlite3_stmt *sq[DATA_NSQL];
+	struct detector_item *items; /* sorted by event, interface, direction */
+	size_t nitems, capitems;
+	int64_t *done; /* events judged final, ascending */
+	size_t ndone;
+	struct detector_bound *bounds; /* of the newest round, by router name */
+	size_t nbounds;
+	char *error;           /* the failure logged last, NULL while all is well */
+	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
+
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t wake;
+	atomic_bool stopping;
+};
+
+struct data_event {
+	int64_t id, router_id, time_ms;
+	int64_t from_ms, to_ms; /* the before window's start and the after window's end */
+	const char *router, *from, *to, *arch, *board; /* into the statement's row */
+	bool latest;
+};
+
+/* Set up d from conf and open its database (read-only for --report). -1 with *cause. */
+int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause);
+void detector_free(detector_t *d); /* closes the database and frees d and all it holds */
+/* Judge every version change not final yet, write what changed (unless read-only), and
+ * recompute the single-core bounds. -1 with *cause. */
+int detector_round(detector_t *d, int64_t now, char **cause);
+/* The item of (event, interface, direction), created empty (*created) when missing. */
+struct detector_item *detector_item_get(
+	detector_t *d, int64_t ev, const char *ifc, const char *dir, bool *created);
+void detector_mark_done(detector_t *d, int64_t ev); /* event ev is final: never judged again */
+void detector_bounds_clear(detector_t *d);
+enum detector_outcome detector_verdict_of(const char *name); /* by name; insufficient-data if unknown */
+enum detector_method detector_method_of(const char *name);   /* by name; none if unknown */
+
+/* ---- data.c: the SQL that loads what judge needs and stores verdicts ---- */
+
+struct data_row {
+	size_t poll;
+	double tx, rx;
+};
+
+struct data_iface {
+	char *name;
+	struct data_row *rows; /* ascending time */
+	size_t n, cap;
+};
+
+struct data_set {                 /* one router's samples over a time range */
+	struct judge_poll *polls; /* ascending time */
+	size_t npolls, cappolls;
+	struct data_iface *ifs; /* by name */
+	size_t nifs, capifs;
+};
+
+/* Open path and prepare the statements (not the writing ones when readonly). -1 with *cause. */
+int data_open(detector_t *d, const char *path, bool readonly, char **cause);
+void data_close(detector_t *d); /* finalizes and closes; fine on a half-open d */
+/* The samples of router in [from, to) into *x (always to free with data_set_free). -1: failed. */
+int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x);
+void data_set_free(struct data_set *x);
+/* Split one interface's samples into the windows before and after time t; pts holds f->n. */
+void data_windows(const struct data_set *x, const struct data_iface *f, bool tx, int64_t t,
+	struct judge_point *pts, struct judge_win *b, struct judge_win *a);
+/* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */
+int data_event_next(detector_t *d, struct data_event *e, char **cause);
+void data_events_end(detector_t *d);
+/* Write the dirty items in one short transaction; kept dirty (retried) on failure. -1 with *cause. */
+int data_flush(detector_t *d, int64_t now, char **cause);
+/* The verdicts stored by an earlier run into d's items; final ones marked done. -1 with *cause. */
+int data_load_stored(detector_t *d, char **cause);
+/* Every router's recent single-core shape into d->bounds. -1 with *cause. */
+int data_bounds(detector_t *d, char **cause);
+/* *cause = "what: <the database's last error>"; returns -1. */
+int data_fail(detector_t *d, char **cause, const char *what);
+
+/* ---- view.c: the immutable snapshot published for web/ ---- */
+
+struct detector_view {
+	int refs; /* under view.c's lock */
+	struct detector_verdict *v;
+	size_t nv;
+	struct detector_cohort *c;
+	size_t nc;
+	struct detector_bound *b;
+	size_t nb;
+};
+
+detector_view_t *view_build(const detector_t *d); /* a new view (one reference) of d's results */
+void view_destroy(detector_view_t *v);            /* frees v whatever its references */
+/* Make v (owned, may be NULL) d's newest view; the one it replaces loses d's reference. */
+void view_publish(detector_t *d, detector_view_t *v);
+void view_verdict_free(struct detector_verdict *v); /* its strings, not v */
+
+/* ---- report.c: --report ---- */
+
+void report_print(FILE *out, const detector_view_t *v); /* verdicts, cohorts, bound routers */
+
+#endif

@@ -1,0 +1,88 @@
+/* report: wgwatchd --report's tables (verdicts, cohorts, single-core bound routers) for a
+ * terminal, printed from a view. It only formats: it must never read the database itself. */
+#include "config.h"
+#include "detector/detector_int.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* "380.0M" style bits/s, "-" when unknown. */
+static const char *report_fmt_bps(char *tmp, size_t size, double v)
+{
+	if (!isfinite(v))
+		snprintf(tmp, size, "-");
+	else if (v >= 1e9)
+		snprintf(tmp, size, "%.2fG", v / 1e9);
+	else if (v >= 1e6)
+		snprintf(tmp, size, "%.1fM", v / 1e6);
+	else
+		snprintf(tmp, size, "%.0fk", v / 1e3);
+	return tmp;
+}
+
+static const char *report_fmt_ratio(char *tmp, size_t size, double v)
+{
+	if (isfinite(v))
+		snprintf(tmp, size, "%.2f", v);
+	else
+		snprintf(tmp, size, "-");
+	return tmp;
+}
+
+static void report_verdict(FILE *out, const struct detector_verdict *v)
+{
+	char when[32] = "-", b[16], a[16], r[16];
+	time_t t = (time_t)(v->upgraded_ms / 1000);
+	struct tm tm;
+	if (gmtime_r(&t, &tm) != NULL)
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+	char *upg = xasprintf(
+		"%s -> %s", v->from_version ? v->from_version : "?", v->to_version ? v->to_version : "?");
+	fprintf(out, "%-24s %-10s %-3s %-20s %-16s %8s %8s %5s %-18s %s%s%s\n", v->router, v->interface,
+		v->direction, upg, when, report_fmt_bps(b, sizeof(b), v->before_bps),
+		report_fmt_bps(a, sizeof(a), v->after_bps), report_fmt_ratio(r, sizeof(r), v->ratio),
+		detector_method_name(v->method), detector_verdict_name(v->verdict), v->hint ? " (hint)" : "",
+		v->final ? "" : " (after window filling)");
+	free(upg);
+}
+
+static void report_cohort(FILE *out, const struct detector_cohort *c)
+{
+	char tx[16], rx[16];
+	char *upg = xasprintf(
+		"%s -> %s", c->from_version ? c->from_version : "?", c->to_version ? c->to_version : "?");
+	fprintf(out, "%-20s %-8s %-20s %7zu %9zu %8zu %8s %8s\n", upg,
+		c->architecture ? c->architecture : "?", c->board ? c->board : "?", c->routers, c->regressed,
+		c->improved, report_fmt_ratio(tx, sizeof(tx), c->median_ratio_tx),
+		report_fmt_ratio(rx, sizeof(rx), c->median_ratio_rx));
+	free(upg);
+}
+
+static void report_bound(FILE *out, const struct detector_bound *b)
+{
+	char tx[16], rx[16];
+	if (b->bound)
+		fprintf(out, "%-24s %7.0f%% %7.0f%% %8s %8s\n", b->router, b->busiest * 100, b->others * 100,
+			report_fmt_bps(tx, sizeof(tx), b->tx_bps), report_fmt_bps(rx, sizeof(rx), b->rx_bps));
+}
+
+void report_print(FILE *out, const detector_view_t *v)
+{
+	fprintf(out,
+		"Upgrade verdicts (ratio = capacity after / before)\n%-24s %-10s %-3s %-20s "
+		"%-16s %8s %8s %5s %-18s %s\n",
+		"ROUTER", "INTERFACE", "DIR", "UPGRADE", "UPGRADED (UTC)", "BEFORE", "AFTER", "RATIO",
+		"METHOD", "VERDICT");
+	for (size_t i = 0; i < v->nv; i++)
+		report_verdict(out, &v->v[i]);
+	fprintf(out, "\nCohorts\n%-20s %-8s %-20s %7s %9s %8s %8s %8s\n", "UPGRADE", "ARCH", "BOARD",
+		"ROUTERS", "REGRESSED", "IMPROVED", "TX RATIO", "RX RATIO");
+	for (size_t i = 0; i < v->nc; i++)
+		report_cohort(out, &v->c[i]);
+	fprintf(out, "\nSingle-core bound (busiest core >= 95%%, others < 50%%)\n%-24s %8s %8s %8s %8s\n",
+		"ROUTER", "BUSIEST", "OTHERS", "TX", "RX");
+	for (size_t i = 0; i < v->nb; i++)
+		report_bound(out, &v->b[i]);
+}

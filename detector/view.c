@@ -1,0 +1,247 @@
+/* view: the immutable, reference-counted snapshot of a detector's results (verdicts, cohorts,
+ * single-core bounds) that the detector publishes on its handle for the web threads, and its
+ * accessors. A view must never change once built; one lock guards every handle's published
+ * view and every view's count, so a view outlives the detector that built it. */
+#include "config.h"
+#include "detector/detector_int.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t view_mu = PTHREAD_MUTEX_INITIALIZER;
+
+void view_verdict_free(struct detector_verdict *v)
+{
+	free(v->router);
+	free(v->interface);
+	free(v->from_version);
+	free(v->to_version);
+	free(v->architecture);
+	free(v->board);
+}
+
+static int view_strcmp(const char *a, const char *b)
+{
+	if (a == NULL || b == NULL)
+		return (a != NULL) - (b != NULL);
+	return strcmp(a, b);
+}
+
+static int view_verdict_order(const void *pa, const void *pb)
+{
+	const struct detector_verdict *a = pa, *b = pb;
+	int c = strcmp(a->router, b->router);
+	if (c == 0 && a->upgraded_ms != b->upgraded_ms)
+		return a->upgraded_ms < b->upgraded_ms ? -1 : 1;
+	if (c == 0)
+		c = strcmp(a->interface, b->interface);
+	return c ? c : strcmp(b->direction, a->direction); /* tx before rx */
+}
+
+static void view_verdict_copy(struct detector_verdict *dst, const struct detector_verdict *src)
+{
+	*dst = *src;
+	dst->router = xstrdup(src->router);
+	dst->interface = xstrdup(src->interface);
+	dst->from_version = xstrdup(src->from_version);
+	dst->to_version = xstrdup(src->to_version);
+	dst->architecture = xstrdup(src->architecture);
+	dst->board = xstrdup(src->board);
+}
+
+/* ---- cohorts ---- */
+
+static int view_cohort_key(const struct detector_verdict *a, const struct detector_verdict *b)
+{
+	int c = view_strcmp(a->from_version, b->from_version);
+	if (c == 0)
+		c = view_strcmp(a->to_version, b->to_version);
+	if (c == 0)
+		c = view_strcmp(a->architecture, b->architecture);
+	return c ? c : view_strcmp(a->board, b->board);
+}
+
+static int view_cohort_order(const void *pa, const void *pb)
+{
+	const struct detector_verdict *a = *(const struct detector_verdict *const *)pa;
+	const struct detector_verdict *b = *(const struct detector_verdict *const *)pb;
+	int c = view_cohort_key(a, b);
+	return c ? c : strcmp(a->router, b->router);
+}
+
+/* One cohort from its verdicts g[0..n), sorted by router. */
+static void view_cohort_fill(struct detector_cohort *c, const struct detector_verdict *const *g, size_t n)
+{
+	double *tx = xcalloc(n, sizeof(double)), *rx = xcalloc(n, sizeof(double));
+	size_t ntx = 0, nrx = 0;
+	bool reg = false, imp = false;
+	for (size_t i = 0; i < n; i++) {
+		const struct detector_verdict *v = g[i];
+		reg |= v->verdict == DETECTOR_REGRESSION;
+		imp |= v->verdict == DETECTOR_IMPROVEMENT;
+		if ((v->method == DETECTOR_M_SATURATION || v->method == DETECTOR_M_COST) &&
+			isfinite(v->ratio)) {
+			if (v->direction[0] == 't')
+				tx[ntx++] = v->ratio;
+			else
+				rx[nrx++] = v->ratio;
+		}
+		if (i + 1 == n || strcmp(g[i + 1]->router, v->router) != 0) {
+			c->routers++;
+			c->regressed += reg;
+			c->improved += imp && !reg;
+			reg = imp = false;
+		}
+	}
+	c->decided_tx = ntx;
+	c->decided_rx = nrx;
+	c->median_ratio_tx = judge_median_take(tx, ntx);
+	c->median_ratio_rx = judge_median_take(rx, nrx);
+}
+
+static void view_cohorts(detector_view_t *v)
+{
+	const struct detector_verdict **g = xcalloc(v->nv + 1, sizeof(*g));
+	for (size_t i = 0; i < v->nv; i++)
+		g[i] = &v->v[i];
+	qsort(g, v->nv, sizeof(*g), view_cohort_order);
+	v->c = xcalloc(v->nv + 1, sizeof(*v->c));
+	for (size_t i = 0, j; i < v->nv; i = j) {
+		for (j = i + 1; j < v->nv && view_cohort_key(g[i], g[j]) == 0; j++)
+			;
+		struct detector_cohort *c = &v->c[v->nc++];
+		c->from_version = xstrdup(g[i]->from_version);
+		c->to_version = xstrdup(g[i]->to_version);
+		c->architecture = xstrdup(g[i]->architecture);
+		c->board = xstrdup(g[i]->board);
+		view_cohort_fill(c, g + i, j - i);
+	}
+	free(g);
+}
+
+/* ---- building, publishing, freeing ---- */
+
+detector_view_t *view_build(const detector_t *d)
+{
+	detector_view_t *v = xcalloc(1, sizeof(*v));
+	v->refs = 1;
+	v->v = xcalloc(d->nitems + 1, sizeof(*v->v));
+	for (size_t i = 0; i < d->nitems; i++)
+		if (d->items[i].v.router != NULL) /* an event seen in this database */
+			view_verdict_copy(&v->v[v->nv++], &d->items[i].v);
+	qsort(v->v, v->nv, sizeof(*v->v), view_verdict_order);
+	view_cohorts(v);
+	v->b = xcalloc(d->nbounds + 1, sizeof(*v->b));
+	for (size_t i = 0; i < d->nbounds; i++) {
+		v->b[i] = d->bounds[i];
+		v->b[i].router = xstrdup(d->bounds[i].router);
+	}
+	v->nb = d->nbounds;
+	return v;
+}
+
+void view_destroy(detector_view_t *v)
+{
+	for (size_t i = 0; i < v->nv; i++)
+		view_verdict_free(&v->v[i]);
+	for (size_t i = 0; i < v->nc; i++) {
+		free(v->c[i].from_version);
+		free(v->c[i].to_version);
+		free(v->c[i].architecture);
+		free(v->c[i].board);
+	}
+	for (size_t i = 0; i < v->nb; i++)
+		free(v->b[i].router);
+	free(v->v);
+	free(v->c);
+	free(v->b);
+	free(v);
+}
+
+void view_publish(detector_t *d, detector_view_t *v)
+{
+	pthread_mutex_lock(&view_mu);
+	detector_view_t *old = d->view;
+	d->view = v;
+	pthread_mutex_unlock(&view_mu);
+	detector_view_free(old);
+}
+
+detector_view_t *detector_view(detector_t *d)
+{
+	if (d == NULL)
+		return NULL;
+	pthread_mutex_lock(&view_mu);
+	detector_view_t *v = d->view;
+	if (v != NULL)
+		v->refs++;
+	pthread_mutex_unlock(&view_mu);
+	return v;
+}
+
+void detector_view_free(detector_view_t *v)
+{
+	if (v == NULL)
+		return;
+	pthread_mutex_lock(&view_mu);
+	bool last = --v->refs == 0;
+	pthread_mutex_unlock(&view_mu);
+	if (last)
+		view_destroy(v);
+}
+
+/* ---- accessors ---- */
+
+size_t detector_view_nverdicts(const detector_view_t *v)
+{
+	return v ? v->nv : 0;
+}
+
+const struct detector_verdict *detector_view_verdict(const detector_view_t *v, size_t i)
+{
+	return &v->v[i];
+}
+
+const struct detector_verdict *detector_view_router(const detector_view_t *v, const char *router, size_t *n)
+{
+	*n = 0;
+	size_t lo = 0, hi = v ? v->nv : 0;
+	while (lo < hi) { /* the first verdict of router */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(v->v[mid].router, router) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	while (v != NULL && lo + *n < v->nv && strcmp(v->v[lo + *n].router, router) == 0)
+		(*n)++;
+	return *n ? &v->v[lo] : NULL;
+}
+
+size_t detector_view_ncohorts(const detector_view_t *v)
+{
+	return v ? v->nc : 0;
+}
+
+const struct detector_cohort *detector_view_cohort(const detector_view_t *v, size_t i)
+{
+	return &v->c[i];
+}
+
+const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router)
+{
+	size_t lo = 0, hi = v ? v->nb : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(v->b[mid].router, router);
+		if (c == 0)
+			return &v->b[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
