@@ -4,6 +4,7 @@
  * the event loop, never write a sample, never guess (too little data is insufficient-data). */
 #include "config.h"
 #include "detector/detector_int.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
@@ -235,7 +236,7 @@ int detector_round(detector_t *d, int64_t now, char **cause)
 {
 	struct data_event e;
 	int rc;
-	while ((rc = data_event_next(d, &e, cause)) > 0 && !atomic_load(&d->stopping)) {
+	while ((rc = data_event_next(d, &e, cause)) > 0 && !worker_stopping(d->worker)) {
 		if (detector_is_done(d, e.id)) {
 			detector_items_mark(d, &e);
 		} else if (detector_eval(d, &e, now, cause) < 0) {
@@ -280,18 +281,12 @@ void detector_free(detector_t *d)
 	free(d);
 }
 
-static int64_t detector_wall_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One round in the thread; a failure is logged once per distinct cause, the recovery once. */
-static void detector_tick(detector_t *d)
+static void detector_tick(void *arg)
 {
+	detector_t *d = arg;
 	char *cause = NULL;
-	if (detector_round(d, detector_wall_ms(), &cause) == 0) {
+	if (detector_round(d, clock_wall_ms(), &cause) == 0) {
 		if (d->error != NULL)
 			log_info("detector: evaluating works again");
 		free(d->error);
@@ -305,24 +300,6 @@ static void detector_tick(detector_t *d)
 	d->error = cause;
 }
 
-static void *detector_thread(void *arg)
-{
-	detector_t *d = arg;
-	while (!atomic_load(&d->stopping)) {
-		detector_tick(d);
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		int64_t ns = ts.tv_nsec + (d->every_ms % 1000) * 1000000;
-		ts.tv_sec += (time_t)(d->every_ms / 1000 + ns / 1000000000);
-		ts.tv_nsec = (long)(ns % 1000000000);
-		pthread_mutex_lock(&d->mu);
-		if (!atomic_load(&d->stopping))
-			pthread_cond_timedwait(&d->wake, &d->mu, &ts);
-		pthread_mutex_unlock(&d->mu);
-	}
-	return NULL;
-}
-
 int detector_start(const conf_t *conf, detector_t **out, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
@@ -331,17 +308,9 @@ int detector_start(const conf_t *conf, detector_t **out, char **cause)
 		detector_free(d);
 		return -1;
 	}
-	pthread_mutex_init(&d->mu, NULL);
-	pthread_condattr_t ca;
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&d->wake, &ca);
-	pthread_condattr_destroy(&ca);
-	int err = pthread_create(&d->thread, NULL, detector_thread, d);
+	int err = worker_start(d->every_ms, detector_tick, d, &d->worker);
 	if (err != 0) {
 		*cause = xasprintf("cannot start the detector thread: %s", strerror(err));
-		pthread_cond_destroy(&d->wake);
-		pthread_mutex_destroy(&d->mu);
 		detector_free(d);
 		return -1;
 	}
@@ -353,14 +322,8 @@ void detector_stop(detector_t *d)
 {
 	if (d == NULL)
 		return;
-	pthread_mutex_lock(&d->mu);
-	atomic_store(&d->stopping, true);
-	pthread_cond_signal(&d->wake);
-	pthread_mutex_unlock(&d->mu);
-	pthread_join(d->thread, NULL);
+	worker_stop(d->worker);
 	view_publish(d, NULL);
-	pthread_cond_destroy(&d->wake);
-	pthread_mutex_destroy(&d->mu);
 	detector_free(d);
 }
 
@@ -370,7 +333,7 @@ int detector_report(const conf_t *conf, FILE *out, char **cause)
 	*cause = NULL;
 	int rc = detector_open(d, conf, true, cause);
 	if (rc == 0)
-		rc = detector_round(d, detector_wall_ms(), cause);
+		rc = detector_round(d, clock_wall_ms(), cause);
 	if (rc == 0) {
 		detector_view_t *v = view_build(d);
 		report_print(out, v);

@@ -2,14 +2,13 @@
 #ifndef WGWATCH_DETECTOR_INT_H
 #define WGWATCH_DETECTOR_INT_H
 
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "detector/detector.h"
+#include "lib/worker.h"
 
 /* ---- judge.c: the verdict engine, pure functions of two windows of samples ---- */
 
@@ -79,10 +78,7 @@ struct detector {
 	char *error;           /* the failure logged last, NULL while all is well */
 	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
 
-	pthread_t thread;
-	pthread_mutex_t mu;
-	pthread_cond_t wake;
-	atomic_bool stopping;
+	worker_t *worker; /* the thread of the rounds; NULL for --report */
 };
 
 struct data_event {

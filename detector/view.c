@@ -6,6 +6,7 @@
 #include "detector/detector_int.h"
 #include "lib/xmem.h"
 
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -66,7 +66,7 @@ void worker_wake(worker_t *w)
 
 bool worker_stopping(worker_t *w)
 {
-	return atomic_load(&w->stopping);
+	return w != NULL && atomic_load(&w->stopping);
 }
 
 void worker_stop(worker_t *w)
