@@ -12,6 +12,7 @@
 #include "collectors/rest.h"
 #include "collectors/restdecode.h"
 #include "collectors/restmulti.h"
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "daemon/ros.h"
@@ -215,7 +216,7 @@ static void rest_finish(struct rest_conn *c)
 	c->defer = 0;
 	c->s = NULL;
 	buf_free(&c->body); /* between polls a router holds no reply: RSS follows polls in flight */
-	s->duration_ms = loop_mono_ms() - c->start_ms;
+	s->duration_ms = clock_mono_ms() - c->start_ms;
 	c->done(s, c->arg);
 }
 
@@ -262,7 +263,7 @@ static int rest_set_request(struct rest_conn *c, int64_t left)
 
 static void rest_start_step(struct rest_conn *c)
 {
-	int64_t left = c->deadline_ms - loop_mono_ms();
+	int64_t left = c->deadline_ms - clock_mono_ms();
 	if (left <= 0) {
 		rest_fail_later(
 			c, SAMPLE_ERR_TIMEOUT, "%s: poll timeout reached before the request", rest_what(c));
@@ -275,7 +276,7 @@ static void rest_start_step(struct rest_conn *c)
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started three requests earlier. */
 	if (c->step == RESTDECODE_IFACES)
-		c->s->time_ms = loop_wall_ms();
+		c->s->time_ms = clock_wall_ms();
 	if (rest_set_request(c, left) < 0) {
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot set up the request", rest_what(c));
 		return;
@@ -365,7 +366,7 @@ static bool rest_board_fresh(const struct rest_conn *c)
 	if (!b->valid || !rest_same(b->version, s->version) || !rest_same(b->board, s->board) ||
 		!rest_same(b->url, c->rc->rest))
 		return false;
-	int64_t since = loop_mono_ms() - b->mono_ms;
+	int64_t since = clock_mono_ms() - b->mono_ms;
 	return since < REST_BOARD_EVERY_MS && s->uptime_ms >= 0 &&
 		s->uptime_ms + 10000 + since / 100 >= b->uptime_ms + since;
 }
@@ -382,7 +383,7 @@ static void rest_board_keep(struct rest_conn *c)
 		.board = xstrdup(s->board),
 		.url = xstrdup(c->rc->rest),
 		.uptime_ms = s->uptime_ms,
-		.mono_ms = loop_mono_ms() };
+		.mono_ms = clock_mono_ms() };
 }
 
 static void rest_board_use(struct rest_conn *c)
@@ -606,8 +607,8 @@ static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collec
 	c->step = RESTDECODE_RESOURCE;
 	c->done = done;
 	c->arg = arg;
-	c->s = sample_new(rc->name, loop_wall_ms(), "rest");
-	c->start_ms = loop_mono_ms();
+	c->s = sample_new(rc->name, clock_wall_ms(), "rest");
+	c->start_ms = clock_mono_ms();
 	c->deadline_ms = c->start_ms + (rc->timeout_ms > 0 ? rc->timeout_ms : REST_DEFAULT_TIMEOUT_MS);
 }
 

@@ -10,6 +10,7 @@
 #include "collectors/snmpcoll.h"
 #include "collectors/snmpdecode.h"
 #include "collectors/snmpusm.h"
+#include "lib/clock.h"
 #include "lib/xmem.h"
 
 #include <stdarg.h>
@@ -102,7 +103,7 @@ static void snmpcoll_finish(struct snmpcoll_conn *c)
 	c->reqid = 0;
 	c->s = NULL;
 	snmpdecode_end(c->dec);
-	s->duration_ms = loop_mono_ms() - c->start_ms;
+	s->duration_ms = clock_mono_ms() - c->start_ms;
 	c->done(s, c->arg);
 }
 
@@ -337,7 +338,7 @@ static void snmpcoll_send_step(struct snmpcoll_conn *c)
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started some requests earlier. */
 	if (c->step == SNMPCOLL_COUNTERS)
-		c->s->time_ms = loop_wall_ms();
+		c->s->time_ms = clock_wall_ms();
 	switch (c->step) {
 	case SNMPCOLL_PROBE: snmpcoll_xmit(c, snmpcoll_req_probe(c)); break;
 	default: snmpcoll_xmit(c, snmpcoll_req(c)); break;
@@ -531,11 +532,11 @@ static void snmpcoll_conn_begin(
 	c->done = done;
 	c->arg = arg;
 	c->step = SNMPCOLL_PROBE;
-	c->s = sample_new(rc->name, loop_wall_ms(), "snmp");
+	c->s = sample_new(rc->name, clock_wall_ms(), "snmp");
 	c->s->have_peers = false;  /* SNMP has no WireGuard peer objects */
 	sample_set_cores(c->s, 0); /* an empty array, not NULL, until hrProcessorLoad rows come */
 	snmpdecode_begin(c->dec, rc, c->s);
-	c->start_ms = loop_mono_ms();
+	c->start_ms = clock_mono_ms();
 	c->deadline_timer = loop_after(c->m->loop, timeout, snmpcoll_on_deadline, c);
 }
 

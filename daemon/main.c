@@ -22,6 +22,7 @@
 #include "detector/detector.h"
 #include "daemon/fleet.h"
 #include "web/http.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "web/metrics.h"
@@ -175,7 +176,7 @@ struct daemon {
 static void main_watchdog(void *arg)
 {
 	struct daemon *d = arg;
-	if (loop_mono_ms() - store_heartbeat_ms(d->store) < 4 * d->watchdog_ms)
+	if (clock_mono_ms() - store_heartbeat_ms(d->store) < 4 * d->watchdog_ms)
 		sd_notify(0, "WATCHDOG=1");
 	loop_after(d->loop, d->watchdog_ms, main_watchdog, d);
 }

@@ -5,6 +5,7 @@
  * merged into one: identity and peers from the first, CPU and counters from the second. */
 #include "config.h"
 #include "daemon/poller.h"
+#include "lib/clock.h"
 #include "lib/complain.h"
 #include "lib/hash.h"
 #include "lib/log.h"
@@ -197,7 +198,7 @@ static void poller_done(sample_t *s, void *arg)
 	poller_t *p = r->p;
 	r->in_flight = false;
 	p->in_flight--;
-	s->duration_ms = loop_mono_ms() - r->started_ms;
+	s->duration_ms = clock_mono_ms() - r->started_ms;
 	r->fails = s->err == SAMPLE_OK ? 0 : r->fails + 1;
 	if (fleet_update(p->fleet, s) && p->once_out == NULL)
 		poller_log_change(r, s);
@@ -344,7 +345,7 @@ static void poller_note_late(struct prouter *r, bool late, int64_t delay)
 static void poller_start_poll(struct prouter *r)
 {
 	poller_t *p = r->p;
-	r->started_ms = loop_mono_ms();
+	r->started_ms = clock_mono_ms();
 	if (p->once_out == NULL) { /* --once has no schedule to keep */
 		int64_t delay = r->started_ms - r->due_ms;
 		bool late = delay > r->conf->interval_ms;
@@ -356,7 +357,7 @@ static void poller_start_poll(struct prouter *r)
 	collector_done_fn done = r->second ? poller_done_first : poller_done;
 	if (r->collector && r->collector->poll(r->collector->ctx, r->handle, r->conf, done, r) == 0)
 		return;
-	sample_t *s = sample_new(r->conf->name, loop_wall_ms(), r->collector ? r->collector->name : "none");
+	sample_t *s = sample_new(r->conf->name, clock_wall_ms(), r->collector ? r->collector->name : "none");
 	sample_fail(s, r->collector ? SAMPLE_ERR_INTERNAL : SAMPLE_ERR_UNSUPPORTED,
 		r->collector ? "could not start the poll" : "no collector in this build polls this router");
 	r->failed = s;
@@ -368,7 +369,7 @@ static void poller_schedule(struct prouter *r)
 {
 	poller_t *p = r->p;
 	int64_t iv = r->conf->interval_ms;
-	int64_t now = loop_mono_ms();
+	int64_t now = clock_mono_ms();
 	unsigned skip = 1;
 	if (r->fails > 1)
 		skip = r->fails - 1 >= 4 ? POLLER_MAX_BACKOFF : 1u << (r->fails - 1);
@@ -381,7 +382,7 @@ static void poller_schedule(struct prouter *r)
 void poller_start(poller_t *p)
 {
 	poller_bind_collectors(p);
-	int64_t now = loop_mono_ms();
+	int64_t now = clock_mono_ms();
 	for (size_t i = 0; i < p->n; i++) {
 		struct prouter *r = &p->routers[i];
 		if (!r->carried)
@@ -462,7 +463,7 @@ void poller_once(poller_t *p, FILE *out)
 	poller_bind_collectors(p);
 	p->once_out = out;
 	p->once_left = p->n;
-	int64_t now = loop_mono_ms();
+	int64_t now = clock_mono_ms();
 	for (size_t i = 0; i < p->n; i++) {
 		p->routers[i].due_ms = now;
 		p->routers[i].timer = loop_at(p->loop, now, poller_due, &p->routers[i]);

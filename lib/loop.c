@@ -2,6 +2,7 @@
  * chrony's sched.c. Single-threaded: only loop_stop and loop_heartbeat_ms may be called from
  * other threads or signal handlers. */
 #include "config.h"
+#include "lib/clock.h"
 #include "lib/loop.h"
 #include "lib/xmem.h"
 
@@ -53,21 +54,6 @@ struct loop {
 	_Atomic int64_t heartbeat_ms;
 };
 
-static int64_t loop_clock_ms(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t loop_mono_ms(void)
-{
-	return loop_clock_ms(CLOCK_MONOTONIC);
-}
-int64_t loop_wall_ms(void)
-{
-	return loop_clock_ms(CLOCK_REALTIME);
-}
 int64_t loop_now_ms(loop_t *l)
 {
 	return l->now_ms;
@@ -89,7 +75,7 @@ loop_t *loop_create(void)
 		free(l);
 		return NULL;
 	}
-	l->now_ms = loop_mono_ms();
+	l->now_ms = clock_mono_ms();
 	atomic_store(&l->heartbeat_ms, l->now_ms);
 	return l;
 }
@@ -236,7 +222,7 @@ loop_timer_id loop_at(loop_t *l, int64_t at_ms, loop_timer_fn fn, void *arg)
 
 loop_timer_id loop_after(loop_t *l, int64_t delay_ms, loop_timer_fn fn, void *arg)
 {
-	return loop_at(l, loop_mono_ms() + (delay_ms > 0 ? delay_ms : 0), fn, arg);
+	return loop_at(l, clock_mono_ms() + (delay_ms > 0 ? delay_ms : 0), fn, arg);
 }
 
 void loop_cancel(loop_t *l, loop_timer_id id)
@@ -262,7 +248,7 @@ static int loop_wait_ms(const loop_t *l)
 {
 	if (l->nheap == 0)
 		return 1000; /* wake at least each second for the heartbeat */
-	int64_t d = l->heap[0].at_ms - loop_mono_ms();
+	int64_t d = l->heap[0].at_ms - clock_mono_ms();
 	if (d < 0)
 		return 0;
 	return d > 1000 ? 1000 : (int)d;
@@ -291,11 +277,11 @@ int loop_run(loop_t *l)
 		int n = epoll_wait(l->epfd, evs, 256, loop_wait_ms(l));
 		if (n < 0 && errno != EINTR)
 			return -1;
-		l->now_ms = loop_mono_ms();
+		l->now_ms = clock_mono_ms();
 		atomic_store(&l->heartbeat_ms, l->now_ms);
 		for (int i = 0; i < n && !l->quit; i++)
 			loop_dispatch(l, &evs[i]);
-		l->now_ms = loop_mono_ms();
+		l->now_ms = clock_mono_ms();
 		loop_run_timers(l);
 	}
 	return 0;

@@ -29,8 +29,6 @@ loop_timer_id loop_after(loop_t *l, int64_t delay_ms, loop_timer_fn fn, void *ar
 void loop_cancel(loop_t *l, loop_timer_id id); /* unknown or fired ids are ignored */
 
 int64_t loop_now_ms(loop_t *l); /* monotonic milliseconds, cached per iteration */
-int64_t loop_wall_ms(void);     /* wall clock milliseconds since the epoch */
-int64_t loop_mono_ms(void);     /* monotonic milliseconds, read now */
 
 /* Run until loop_stop. Returns 0, or -1 if epoll failed. */
 int loop_run(loop_t *l);

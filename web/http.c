@@ -19,6 +19,7 @@
 
 #include "web/api.h"
 #include "web/auth.h"
+#include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "web/metrics.h"
@@ -176,7 +177,7 @@ static unsigned http_health_text(buf_t *body, int64_t loop_age, int64_t store_ag
 
 static unsigned http_healthz(http_t *h, buf_t *body, const char **ctype)
 {
-	int64_t now = loop_mono_ms();
+	int64_t now = clock_mono_ms();
 	int64_t loop_age = h->deps.loop ? now - loop_heartbeat_ms(h->deps.loop) : 0;
 	int64_t store_age = h->deps.store ? now - store_heartbeat_ms(h->deps.store) : 0;
 	*ctype = HTTP_TEXT;
@@ -230,7 +231,7 @@ static unsigned http_router_page(
 		.fleet = h->deps.fleet,
 		.name = rest,
 		.range = http_arg(conn, "range"),
-		.now_ms = loop_wall_ms(),
+		.now_ms = clock_wall_ms(),
 		.detector = h->deps.detector };
 	*ctype = "text/html; charset=utf-8";
 	return page_router(&req, body);
@@ -240,9 +241,10 @@ static unsigned http_router_page(
 static unsigned http_api_history(
 	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
 {
-	struct api_history_req req = {
-		.conf = h->deps.conf, .name = rest, .range = http_arg(conn, "range"), .now_ms = loop_wall_ms()
-	};
+	struct api_history_req req = { .conf = h->deps.conf,
+		.name = rest,
+		.range = http_arg(conn, "range"),
+		.now_ms = clock_wall_ms() };
 	*ctype = "application/json";
 	return api_history(&req, body);
 }
@@ -337,7 +339,7 @@ static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-	int64_t now = loop_mono_ms();
+	int64_t now = clock_mono_ms();
 	if (auth_throttled(h->auth, sa, now))
 		return MHD_HTTP_TOO_MANY_REQUESTS;
 	char *password = NULL;

@@ -1,5 +1,6 @@
 /* loop_test: timers fire in order, cancel works, fd readiness is delivered, stop ends the run. */
 #include "config.h"
+#include "lib/clock.h"
 #include "lib/loop.h"
 #include "unit.h"
 
@@ -31,7 +32,7 @@ static void on_read(int fd, int events, void *arg)
 static void test_timers(void)
 {
 	L = loop_create();
-	int64_t now = loop_mono_ms();
+	int64_t now = clock_mono_ms();
 	loop_at(L, now + 30, mark, (void *)3);
 	loop_at(L, now + 10, mark, (void *)1);
 	loop_timer_id c = loop_at(L, now + 15, mark, (void *)99);
@@ -46,7 +47,7 @@ static void test_timers(void)
 	CHECK_INT(order[1], 2);
 	CHECK_INT(order[2], 22);
 	CHECK_INT(order[3], 3);
-	CHECK(loop_mono_ms() - now >= 40);
+	CHECK(clock_mono_ms() - now >= 40);
 	CHECK(loop_heartbeat_ms(L) >= now);
 	loop_destroy(L);
 }
@@ -78,7 +79,7 @@ static void fire(void *arg)
 static void test_cancel(void)
 {
 	L = loop_create();
-	int64_t now = loop_mono_ms();
+	int64_t now = clock_mono_ms();
 	loop_timer_id old = loop_at(L, now, fire, (void *)0);
 	loop_cancel(L, old);
 	loop_timer_id reused = loop_at(L, now, fire, (void *)1); /* takes the freed slot */
