@@ -11,16 +11,16 @@
 
 #include "lib/text.h"
 
-#define PC_W      960.0 /* viewBox width */
-#define PC_L      78.0  /* plot left edge */
-#define PC_R      12.0  /* right margin */
-#define PC_PW     (PC_W - PC_L - PC_R)
-#define PC_TOP    18.0
-#define PC_LINE_H 170.0 /* plot height of a line chart */
-#define PC_AXIS_H 24.0  /* room for time labels below */
-#define PC_LEVELS 20    /* heatmap colour steps */
+#define PAGE_CHART_W      960.0 /* viewBox width */
+#define PAGE_CHART_L      78.0  /* plot left edge */
+#define PAGE_CHART_R      12.0  /* right margin */
+#define PAGE_CHART_PW     (PAGE_CHART_W - PAGE_CHART_L - PAGE_CHART_R)
+#define PAGE_CHART_TOP    18.0
+#define PAGE_CHART_LINE_H 170.0 /* plot height of a line chart */
+#define PAGE_CHART_AXIS_H 24.0  /* room for time labels below */
+#define PAGE_CHART_LEVELS 20    /* heatmap colour steps */
 
-static const char *const pc_palette[] = {
+static const char *const page_chart_palette[] = {
 	"#1f77b4",
 	"#d62728",
 	"#2ca02c",
@@ -33,7 +33,7 @@ static const char *const pc_palette[] = {
 
 const char *page_chart_colour(size_t i)
 {
-	return pc_palette[i % (sizeof(pc_palette) / sizeof(pc_palette[0]))];
+	return page_chart_palette[i % (sizeof(page_chart_palette) / sizeof(page_chart_palette[0]))];
 }
 
 void page_chart_rate(buf_t *out, double bps)
@@ -54,23 +54,23 @@ void page_chart_rate(buf_t *out, double bps)
 
 /* ---- the time axis ---- */
 
-static int64_t pc_end(const struct page_axis *ax)
+static int64_t page_chart_end(const struct page_axis *ax)
 {
 	return ax->from_ms + (int64_t)ax->nbuckets * ax->bucket_ms;
 }
 
-static double pc_x(const struct page_axis *ax, int64_t t)
+static double page_chart_x(const struct page_axis *ax, int64_t t)
 {
-	double span = (double)(pc_end(ax) - ax->from_ms);
-	return PC_L + (span > 0 ? (double)(t - ax->from_ms) / span : 0) * PC_PW;
+	double span = (double)(page_chart_end(ax) - ax->from_ms);
+	return PAGE_CHART_L + (span > 0 ? (double)(t - ax->from_ms) / span : 0) * PAGE_CHART_PW;
 }
 
-static double pc_xb(const struct page_axis *ax, size_t b) /* bucket centre */
+static double page_chart_xb(const struct page_axis *ax, size_t b) /* bucket centre */
 {
-	return pc_x(ax, ax->from_ms + (int64_t)b * ax->bucket_ms + ax->bucket_ms / 2);
+	return page_chart_x(ax, ax->from_ms + (int64_t)b * ax->bucket_ms + ax->bucket_ms / 2);
 }
 
-static void pc_time_label(buf_t *out, int64_t t_ms, int64_t step)
+static void page_chart_time_label(buf_t *out, int64_t t_ms, int64_t step)
 {
 	time_t t = (time_t)(t_ms / 1000);
 	struct tm tm;
@@ -89,7 +89,7 @@ static void pc_time_label(buf_t *out, int64_t t_ms, int64_t step)
 }
 
 /* Vertical grid lines and UTC labels at round times, at most ~8 of them. */
-static void pc_time_ticks(buf_t *out, const struct page_axis *ax, double y0, double y1)
+static void page_chart_time_ticks(buf_t *out, const struct page_axis *ax, double y0, double y1)
 {
 	static const int64_t steps[] = {
 		10000,
@@ -107,40 +107,41 @@ static void pc_time_ticks(buf_t *out, const struct page_axis *ax, double y0, dou
 		604800000,
 		2592000000,
 	};
-	int64_t span = pc_end(ax) - ax->from_ms, step = steps[0];
+	int64_t span = page_chart_end(ax) - ax->from_ms, step = steps[0];
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]) && span / step > 8; i++)
 		step = steps[i];
 	buf_puts(out, "<g class=\"grid\">");
-	for (int64_t t = (ax->from_ms / step + 1) * step; t < pc_end(ax); t += step) {
-		double x = pc_x(ax, t);
+	for (int64_t t = (ax->from_ms / step + 1) * step; t < page_chart_end(ax); t += step) {
+		double x = page_chart_x(ax, t);
 		buf_printf(out,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">",
 			x, y0, x, y1, x, y1 + 14);
-		pc_time_label(out, t, step);
+		page_chart_time_label(out, t, step);
 		buf_puts(out, "</text>");
 	}
 	buf_puts(out, "</g>");
 }
 
-static void pc_open(buf_t *out, const char *cls, double h, const char *label)
+static void page_chart_open(buf_t *out, const char *cls, double h, const char *label)
 {
 	buf_printf(out,
 		"<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		"aria-label=\"",
-		cls, PC_W, h);
+		cls, PAGE_CHART_W, h);
 	text_put_html(out, label);
 	buf_puts(out, "\" xmlns=\"http://www.w3.org/2000/svg\">");
 }
 
 /* Marker lines over [y0, y1], shaded windows first so the lines stay on top. */
-static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page_marker *m, size_t n,
+static void page_chart_markers(buf_t *out, const struct page_axis *ax, const struct page_marker *m, size_t n,
 	double y0, double y1, bool labels)
 {
-	double lo = PC_L, hi = PC_L + PC_PW;
+	double lo = PAGE_CHART_L, hi = PAGE_CHART_L + PAGE_CHART_PW;
 	for (size_t i = 0; i < n; i++) {
-		double xb = fmax(lo, pc_x(ax, m[i].t_ms - m[i].before_ms)), x = pc_x(ax, m[i].t_ms);
-		double xa = fmin(hi, pc_x(ax, m[i].t_ms + m[i].after_ms));
+		double xb = fmax(lo, page_chart_x(ax, m[i].t_ms - m[i].before_ms)),
+		       x = page_chart_x(ax, m[i].t_ms);
+		double xa = fmin(hi, page_chart_x(ax, m[i].t_ms + m[i].after_ms));
 		if (m[i].before_ms > 0 && x > lo && xb < hi)
 			buf_printf(out,
 				"<rect class=\"win-before\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -153,7 +154,7 @@ static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page
 				fmax(x, lo), y0, xa - fmax(x, lo), y1 - y0);
 	}
 	for (size_t i = 0; i < n; i++) {
-		double x = pc_x(ax, m[i].t_ms);
+		double x = page_chart_x(ax, m[i].t_ms);
 		if (x < lo || x > hi)
 			continue;
 		buf_printf(out, "<g class=\"mk %s\"><title>", m[i].cls);
@@ -172,7 +173,7 @@ static void pc_markers(buf_t *out, const struct page_axis *ax, const struct page
 /* ---- line chart ---- */
 
 /* A round maximum (1, 2 or 5 times a power of ten) at or above v. */
-static double pc_nice(double v)
+static double page_chart_nice(double v)
 {
 	if (!(v > 0))
 		return 1;
@@ -181,7 +182,7 @@ static double pc_nice(double v)
 }
 
 /* A tick label in the unit of the axis maximum, at most 4 digits: "1.5 Gbit/s", "0". */
-static void pc_tick(buf_t *out, double bps, double ymax)
+static void page_chart_tick(buf_t *out, double bps, double ymax)
 {
 	static const struct {
 		double div;
@@ -203,7 +204,7 @@ static void pc_tick(buf_t *out, double bps, double ymax)
 		buf_printf(out, "%.4g %s", bps / units[u].div, units[u].unit);
 }
 
-static void pc_y_grid(buf_t *out, double ymax, double y0, double h)
+static void page_chart_y_grid(buf_t *out, double ymax, double y0, double h)
 {
 	buf_puts(out, "<g class=\"grid\">");
 	for (int i = 0; i <= 4; i++) {
@@ -211,15 +212,15 @@ static void pc_y_grid(buf_t *out, double ymax, double y0, double h)
 		buf_printf(out,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">",
-			PC_L, y, PC_L + PC_PW, y, PC_L - 6, y + 4);
-		pc_tick(out, ymax * i / 4.0, ymax);
+			PAGE_CHART_L, y, PAGE_CHART_L + PAGE_CHART_PW, y, PAGE_CHART_L - 6, y + 4);
+		page_chart_tick(out, ymax * i / 4.0, ymax);
 		buf_puts(out, "</text>");
 	}
 	buf_puts(out, "</g>");
 }
 
 /* One polyline per run of known values; a lone value becomes a dot. */
-static void pc_series(
+static void page_chart_series(
 	buf_t *out, const struct page_axis *ax, const struct page_line *l, double ymax, double y0, double h)
 {
 	size_t b = 0, nb = ax->nbuckets;
@@ -234,12 +235,12 @@ static void pc_series(
 		double ys = y0 + h - fmin(l->v[start], ymax) / ymax * h;
 		if (b - start == 1) {
 			buf_printf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", l->cls,
-				pc_xb(ax, start), ys);
+				page_chart_xb(ax, start), ys);
 			continue;
 		}
 		buf_printf(out, "<polyline class=\"%s\" points=\"", l->cls);
 		for (size_t i = start; i < b; i++)
-			buf_printf(out, "%s%.1f,%.1f", i > start ? " " : "", pc_xb(ax, i),
+			buf_printf(out, "%s%.1f,%.1f", i > start ? " " : "", page_chart_xb(ax, i),
 				y0 + h - fmin(l->v[i], ymax) / ymax * h);
 		buf_puts(out, "\"/>");
 	}
@@ -253,23 +254,23 @@ void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_
 		for (size_t b = 0; b < ax->nbuckets; b++)
 			if (!isnan(lines[l].v[b]) && lines[l].v[b] > vmax)
 				vmax = lines[l].v[b];
-	double ymax = pc_nice(vmax * 1.05), y0 = PC_TOP, h = PC_LINE_H;
-	pc_open(out, "lines", PC_TOP + h + PC_AXIS_H, "throughput over time");
-	pc_y_grid(out, ymax, y0, h);
-	pc_time_ticks(out, ax, y0, y0 + h);
-	pc_markers(out, ax, marks, nmarks, y0, y0 + h, true);
+	double ymax = page_chart_nice(vmax * 1.05), y0 = PAGE_CHART_TOP, h = PAGE_CHART_LINE_H;
+	page_chart_open(out, "lines", PAGE_CHART_TOP + h + PAGE_CHART_AXIS_H, "throughput over time");
+	page_chart_y_grid(out, ymax, y0, h);
+	page_chart_time_ticks(out, ax, y0, y0 + h);
+	page_chart_markers(out, ax, marks, nmarks, y0, y0 + h, true);
 	for (size_t l = 0; l < nlines; l++)
-		pc_series(out, ax, &lines[l], ymax, y0, h);
+		page_chart_series(out, ax, &lines[l], ymax, y0, h);
 	buf_puts(out, "</svg>\n");
 }
 
 /* ---- heatmap ---- */
 
 /* Light grey-blue at 0, amber at 0.5, deep red at 1. */
-static void pc_heat_colour(int level, char out[8])
+static void page_chart_heat_colour(int level, char out[8])
 {
 	static const double stops[3][3] = { { 238, 243, 248 }, { 242, 193, 78 }, { 176, 0, 32 } };
-	double f = (double)level / PC_LEVELS * 2;
+	double f = (double)level / PAGE_CHART_LEVELS * 2;
 	int s = f >= 1 ? 1 : 0;
 	double k = f - s;
 	int c[3];
@@ -278,31 +279,31 @@ static void pc_heat_colour(int level, char out[8])
 	snprintf(out, 8, "#%02x%02x%02x", c[0] & 255, c[1] & 255, c[2] & 255);
 }
 
-static int pc_level(double v)
+static int page_chart_level(double v)
 {
-	return isnan(v) ? -1 : (int)lround(fmin(fmax(v, 0), 1) * PC_LEVELS);
+	return isnan(v) ? -1 : (int)lround(fmin(fmax(v, 0), 1) * PAGE_CHART_LEVELS);
 }
 
 /* One row: runs of the same colour level merged into one rect. */
-static void pc_heat_row(
+static void page_chart_heat_row(
 	buf_t *out, const struct page_axis *ax, const double *row, size_t core, double y, double rh)
 {
-	double cw = PC_PW / (double)(ax->nbuckets ? ax->nbuckets : 1);
+	double cw = PAGE_CHART_PW / (double)(ax->nbuckets ? ax->nbuckets : 1);
 	size_t b = 0;
 	while (b < ax->nbuckets) {
-		int lv = pc_level(row[b]);
+		int lv = page_chart_level(row[b]);
 		size_t start = b;
 		double sum = 0;
-		for (; b < ax->nbuckets && pc_level(row[b]) == lv; b++)
+		for (; b < ax->nbuckets && page_chart_level(row[b]) == lv; b++)
 			sum += isnan(row[b]) ? 0 : row[b];
 		if (lv < 0)
 			continue;
 		char col[8];
-		pc_heat_colour(lv, col);
+		page_chart_heat_colour(lv, col);
 		buf_printf(out,
 			"<rect class=\"hm\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
 			"fill=\"%s\"><title>cpu%zu %.0f%%</title></rect>",
-			PC_L + (double)start * cw, y, (double)(b - start) * cw, rh, col, core,
+			PAGE_CHART_L + (double)start * cw, y, (double)(b - start) * cw, rh, col, core,
 			sum / (double)(b - start) * 100);
 	}
 }
@@ -312,16 +313,16 @@ void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *lo
 {
 	double rh = ncores > 24 ? 6 : ncores > 12 ? 10 : 16, h = rh * (double)(ncores ? ncores : 1);
 	double y0 = 6;
-	pc_open(out, "heat", y0 + h + PC_AXIS_H, "load per core over time");
+	page_chart_open(out, "heat", y0 + h + PAGE_CHART_AXIS_H, "load per core over time");
 	for (size_t c = 0; c < ncores; c++) {
 		double y = y0 + rh * (double)c;
 		if (rh >= 10 || c % 4 == 0)
-			buf_printf(out, "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">cpu%zu</text>", PC_L - 6,
-				y + rh - 2, c);
-		pc_heat_row(out, ax, load + c * ax->nbuckets, c, y, rh);
+			buf_printf(out, "<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">cpu%zu</text>",
+				PAGE_CHART_L - 6, y + rh - 2, c);
+		page_chart_heat_row(out, ax, load + c * ax->nbuckets, c, y, rh);
 	}
-	pc_time_ticks(out, ax, y0 + h, y0 + h);
-	pc_markers(out, ax, marks, nmarks, y0, y0 + h, false);
+	page_chart_time_ticks(out, ax, y0 + h, y0 + h);
+	page_chart_markers(out, ax, marks, nmarks, y0, y0 + h, false);
 	buf_puts(out, "</svg>\n");
 }
 
@@ -333,17 +334,17 @@ void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *lo
 #define PS_B 34.0
 #define PS_R 24.0
 
-static void pc_scatter_axes(buf_t *out, double ymax)
+static void page_chart_scatter_axes(buf_t *out, double ymax)
 {
-	double h = PS_H - PC_TOP - PS_B, w = PS_W - PS_L - PS_R;
-	pc_y_grid(out, ymax, PC_TOP, h);
+	double h = PS_H - PAGE_CHART_TOP - PS_B, w = PS_W - PS_L - PS_R;
+	page_chart_y_grid(out, ymax, PAGE_CHART_TOP, h);
 	buf_puts(out, "<g class=\"grid\">");
 	for (int i = 0; i <= 4; i++) {
 		double x = PS_L + w * i / 4.0;
 		buf_printf(out,
 			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			"<text class=\"tl\" x=\"%.1f\" y=\"%.1f\">%d%%</text>",
-			x, PC_TOP, x, PC_TOP + h, x, PC_TOP + h + 14, i * 25);
+			x, PAGE_CHART_TOP, x, PAGE_CHART_TOP + h, x, PAGE_CHART_TOP + h + 14, i * 25);
 	}
 	buf_printf(out, "</g><text class=\"tl\" x=\"%.1f\" y=\"%.1f\">busiest core load</text>", PS_L + w / 2,
 		PS_H - 4);
@@ -352,20 +353,20 @@ static void pc_scatter_axes(buf_t *out, double ymax)
 void page_chart_scatter(
 	buf_t *out, const struct page_point *pts, size_t n, const char *const *cats, size_t ncats)
 {
-	double vmax = 0, h = PS_H - PC_TOP - PS_B, w = PS_W - PS_L - PS_R;
+	double vmax = 0, h = PS_H - PAGE_CHART_TOP - PS_B, w = PS_W - PS_L - PS_R;
 	for (size_t i = 0; i < n; i++)
 		vmax = fmax(vmax, pts[i].y);
-	double ymax = pc_nice(vmax * 1.05);
+	double ymax = page_chart_nice(vmax * 1.05);
 	buf_printf(out,
 		"<svg class=\"chart scatter\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		"aria-label=\"busiest core against throughput\" "
 		"xmlns=\"http://www.w3.org/2000/svg\">",
 		PS_W, PS_H);
-	pc_scatter_axes(out, ymax);
+	page_chart_scatter_axes(out, ymax);
 	for (size_t i = 0; i < n; i++) {
 		const struct page_point *p = &pts[i];
 		buf_printf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"><title>",
-			PS_L + fmin(fmax(p->x, 0), 1) * w, PC_TOP + h - fmin(p->y, ymax) / ymax * h,
+			PS_L + fmin(fmax(p->x, 0), 1) * w, PAGE_CHART_TOP + h - fmin(p->y, ymax) / ymax * h,
 			page_chart_colour(p->cat));
 		text_put_html(out, p->cat < ncats ? cats[p->cat] : "?");
 		buf_printf(out, ": core %.0f%%, ", p->x * 100);

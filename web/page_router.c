@@ -18,15 +18,15 @@
 #include "web/page_chart.h"
 #include "lib/xmem.h"
 
-#define PR_DEFAULT_RANGE "24h"
-#define PR_WINDOW_MS     (7 * 86400000LL) /* detector windows when the config gives none */
-#define PR_MAX_CATS      64
+#define PAGE_ROUTER_DEFAULT_RANGE "24h"
+#define PAGE_ROUTER_WINDOW_MS     (7 * 86400000LL) /* detector windows when the config gives none */
+#define PAGE_ROUTER_MAX_CATS      64
 
-static const char *const pr_ranges[] = { "6h", "24h", "7d", "30d", "all" };
+static const char *const page_router_ranges[] = { "6h", "24h", "7d", "30d", "all" };
 
 /* Compares two runs of digits by value, however long: fewer significant digits is smaller.
  * Advances *a and *b past their runs. */
-static int pr_natcmp_digits(const char **a, const char **b)
+static int page_router_natcmp_digits(const char **a, const char **b)
 {
 	const char *p = *a, *q = *b;
 	size_t np = 0, nq = 0;
@@ -48,7 +48,7 @@ static int pr_natcmp_digits(const char **a, const char **b)
 /* Natural order, as people count: "peer2" before "peer10". Runs of digits compare by value,
  * the rest byte by byte; names equal but for leading zeros fall back to strcmp, so the order is
  * total. NULL sorts first. */
-static int pr_natcmp(const char *a, const char *b)
+static int page_router_natcmp(const char *a, const char *b)
 {
 	if (a == NULL || b == NULL)
 		return (a != NULL) - (b != NULL);
@@ -56,7 +56,7 @@ static int pr_natcmp(const char *a, const char *b)
 	while (*p != '\0' && *q != '\0') {
 		bool dp = *p >= '0' && *p <= '9', dq = *q >= '0' && *q <= '9';
 		if (dp && dq) {
-			int c = pr_natcmp_digits(&p, &q);
+			int c = page_router_natcmp_digits(&p, &q);
 			if (c != 0)
 				return c < 0 ? -1 : 1;
 			continue;
@@ -75,7 +75,7 @@ static int pr_natcmp(const char *a, const char *b)
 /* ---- small formatters ---- */
 
 /* "3w2d", "5h4m", "1m5s", "12s": the two largest units. */
-static void pr_duration(buf_t *out, int64_t ms)
+static void page_router_duration(buf_t *out, int64_t ms)
 {
 	static const struct {
 		const char *u;
@@ -101,7 +101,7 @@ static void pr_duration(buf_t *out, int64_t ms)
 		buf_puts(out, "0s");
 }
 
-static void pr_bytes(buf_t *out, uint64_t b)
+static void page_router_bytes(buf_t *out, uint64_t b)
 {
 	static const char *const units[] = { "B", "kB", "MB", "GB", "TB", "PB", "EB" };
 	double v = (double)b;
@@ -112,7 +112,7 @@ static void pr_bytes(buf_t *out, uint64_t b)
 }
 
 /* Escaped text, or a dash for NULL. */
-static void pr_text(buf_t *out, const char *s)
+static void page_router_text(buf_t *out, const char *s)
 {
 	if (s == NULL || *s == '\0')
 		buf_puts(out, "&ndash;");
@@ -121,18 +121,18 @@ static void pr_text(buf_t *out, const char *s)
 }
 
 /* "old → new", or just new when equal or old unknown. */
-static void pr_change(buf_t *out, const char *old, const char *new)
+static void page_router_change(buf_t *out, const char *old, const char *new)
 {
 	if (old && new &&strcmp(old, new) != 0) {
 		text_put_html(out, old);
 		buf_puts(out, " &rarr; ");
 	}
-	pr_text(out, new);
+	page_router_text(out, new);
 }
 
 /* ---- head, facts, range ---- */
 
-static void pr_head(buf_t *out, const char *name)
+static void page_router_head(buf_t *out, const char *name)
 {
 	buf_puts(out,
 		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -147,14 +147,14 @@ static void pr_head(buf_t *out, const char *name)
 	buf_puts(out, "</h1>\n");
 }
 
-static void pr_fact(buf_t *out, const char *term, const char *value)
+static void page_router_fact(buf_t *out, const char *term, const char *value)
 {
 	buf_printf(out, "<dt>%s</dt><dd>", term);
-	pr_text(out, value);
+	page_router_text(out, value);
 	buf_puts(out, "</dd>");
 }
 
-static void pr_state(buf_t *out, const fleet_router_t *live)
+static void page_router_state(buf_t *out, const fleet_router_t *live)
 {
 	buf_puts(out, "<dt>State</dt><dd>");
 	if (live == NULL)
@@ -172,7 +172,7 @@ static void pr_state(buf_t *out, const fleet_router_t *live)
 	buf_puts(out, "</dd>");
 }
 
-static void pr_labels(buf_t *out, const fleet_router_t *live)
+static void page_router_labels(buf_t *out, const fleet_router_t *live)
 {
 	buf_puts(out, "<dt>Labels</dt><dd>");
 	if (live == NULL || live->conf->nlabels == 0)
@@ -190,17 +190,17 @@ static void pr_labels(buf_t *out, const fleet_router_t *live)
 }
 
 /* Version with channel, firmware with the pending upgrade firmware. */
-static void pr_versions(buf_t *out, const history_t *h)
+static void page_router_versions(buf_t *out, const history_t *h)
 {
 	buf_puts(out, "<dt>RouterOS</dt><dd id=\"version\">");
-	pr_text(out, h->version);
+	page_router_text(out, h->version);
 	if (h->channel) {
 		buf_puts(out, " (");
 		text_put_html(out, h->channel);
 		buf_puts(out, ")");
 	}
 	buf_puts(out, "</dd><dt>Firmware</dt><dd>");
-	pr_text(out, h->firmware);
+	page_router_text(out, h->firmware);
 	if (h->upgrade_firmware && h->firmware && strcmp(h->firmware, h->upgrade_firmware) != 0) {
 		buf_puts(out, " (upgrade available: ");
 		text_put_html(out, h->upgrade_firmware);
@@ -209,19 +209,19 @@ static void pr_versions(buf_t *out, const history_t *h)
 	buf_puts(out, "</dd>");
 }
 
-static void pr_facts(buf_t *out, const fleet_router_t *live, const history_t *h, int64_t now)
+static void page_router_facts(buf_t *out, const fleet_router_t *live, const history_t *h, int64_t now)
 {
 	buf_puts(out, "<dl class=\"facts\">");
-	pr_state(out, live);
-	pr_fact(out, "Board", h->board);
-	pr_versions(out, h);
-	pr_fact(out, "Architecture", h->architecture);
-	pr_fact(out, "CPU", h->cpu_model);
+	page_router_state(out, live);
+	page_router_fact(out, "Board", h->board);
+	page_router_versions(out, h);
+	page_router_fact(out, "Architecture", h->architecture);
+	page_router_fact(out, "CPU", h->cpu_model);
 	buf_puts(out, "<dt>Uptime</dt><dd>");
 	if (h->uptime_ms >= 0 && live && live->up && now > h->info_ms) {
-		pr_duration(out, h->uptime_ms + (now - h->info_ms));
+		page_router_duration(out, h->uptime_ms + (now - h->info_ms));
 	} else if (h->uptime_ms >= 0) {
-		pr_duration(out, h->uptime_ms);
+		page_router_duration(out, h->uptime_ms);
 		buf_puts(out, " when last read");
 	} else {
 		buf_puts(out, "&ndash;");
@@ -231,39 +231,40 @@ static void pr_facts(buf_t *out, const fleet_router_t *live, const history_t *h,
 	buf_puts(out, "</dd><dt>First seen</dt><dd>");
 	page_time(out, h->first_seen_ms, "&ndash;");
 	buf_puts(out, "</dd>");
-	pr_labels(out, live);
+	page_router_labels(out, live);
 	buf_puts(out, "</dl>\n");
 }
 
-static void pr_range_nav(buf_t *out, const char *range, const history_t *h)
+static void page_router_range_nav(buf_t *out, const char *range, const history_t *h)
 {
 	buf_puts(out, "<nav class=\"range\">Range: ");
-	for (size_t i = 0; i < sizeof(pr_ranges) / sizeof(pr_ranges[0]); i++)
+	for (size_t i = 0; i < sizeof(page_router_ranges) / sizeof(page_router_ranges[0]); i++)
 		buf_printf(out,
-			strcmp(range, pr_ranges[i]) == 0 ? "<b>%s</b>" : "<a href=\"?range=%s\">%s</a>",
-			pr_ranges[i], pr_ranges[i]);
+			strcmp(range, page_router_ranges[i]) == 0 ? "<b>%s</b>"
+								  : "<a href=\"?range=%s\">%s</a>",
+			page_router_ranges[i], page_router_ranges[i]);
 	buf_puts(out, "<span class=\"note\">");
 	page_time(out, h->from_ms, "&ndash;");
 	buf_puts(out, " &ndash; ");
 	page_time(out, h->to_ms, "&ndash;");
 	buf_puts(out, ", one point per ");
-	pr_duration(out, h->bucket_ms);
+	page_router_duration(out, h->bucket_ms);
 	buf_puts(out, h->rolled ? " from 5-minute roll-ups" : " from raw samples");
 	buf_puts(out, "</span></nav>\n");
 }
 
 /* ---- charts ---- */
 
-static bool pr_version_kind(const char *k)
+static bool page_router_version_kind(const char *k)
 {
 	return strcmp(k, "upgrade") == 0 || strcmp(k, "downgrade") == 0;
 }
 
 /* Markers for the events in the range; labels are owned by the caller's array (free them). */
-static size_t pr_markers(const history_t *h, const conf_t *conf, struct page_marker **out)
+static size_t page_router_markers(const history_t *h, const conf_t *conf, struct page_marker **out)
 {
-	int64_t before = conf && conf->before_ms > 0 ? conf->before_ms : PR_WINDOW_MS;
-	int64_t after = conf && conf->after_ms > 0 ? conf->after_ms : PR_WINDOW_MS;
+	int64_t before = conf && conf->before_ms > 0 ? conf->before_ms : PAGE_ROUTER_WINDOW_MS;
+	int64_t after = conf && conf->after_ms > 0 ? conf->after_ms : PAGE_ROUTER_WINDOW_MS;
 	size_t n = 0;
 	*out = xcalloc(h->nevents ? h->nevents : 1, sizeof(**out));
 	for (size_t i = 0; i < h->nevents; i++) {
@@ -271,7 +272,7 @@ static size_t pr_markers(const history_t *h, const conf_t *conf, struct page_mar
 		if (e->kind == NULL || strcmp(e->kind, "first") == 0 || e->time_ms < h->from_ms ||
 			e->time_ms > h->to_ms)
 			continue;
-		bool ver = pr_version_kind(e->kind);
+		bool ver = page_router_version_kind(e->kind);
 		const char *what = ver                     ? e->new_version
 			: strcmp(e->kind, "firmware") == 0 ? e->new_firmware
 			: strcmp(e->kind, "board") == 0    ? e->new_board
@@ -287,14 +288,14 @@ static size_t pr_markers(const history_t *h, const conf_t *conf, struct page_mar
 	return n;
 }
 
-static void pr_markers_free(struct page_marker *m, size_t n)
+static void page_router_markers_free(struct page_marker *m, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free((char *)m[i].label);
 	free(m);
 }
 
-static void pr_throughput(
+static void page_router_throughput(
 	buf_t *out, const history_t *h, const struct page_axis *ax, const struct page_marker *m, size_t nm)
 {
 	buf_puts(out,
@@ -318,7 +319,7 @@ static void pr_throughput(
 	buf_puts(out, "</section>\n");
 }
 
-static void pr_heatmap(
+static void page_router_heatmap(
 	buf_t *out, const history_t *h, const struct page_axis *ax, const struct page_marker *m, size_t nm)
 {
 	buf_puts(out,
@@ -333,21 +334,21 @@ static void pr_heatmap(
 	buf_puts(out, "</section>\n");
 }
 
-/* The category index of version v, appending it (up to PR_MAX_CATS, then the last one). */
-static size_t pr_cat(const char **cats, size_t *ncats, const char *v)
+/* The category index of version v, appending it (up to PAGE_ROUTER_MAX_CATS, then the last one). */
+static size_t page_router_cat(const char **cats, size_t *ncats, const char *v)
 {
 	v = v ? v : "unknown";
 	for (size_t i = 0; i < *ncats; i++)
 		if (strcmp(cats[i], v) == 0)
 			return i;
-	if (*ncats == PR_MAX_CATS)
-		return PR_MAX_CATS - 1;
+	if (*ncats == PAGE_ROUTER_MAX_CATS)
+		return PAGE_ROUTER_MAX_CATS - 1;
 	cats[*ncats] = v;
 	return (*ncats)++;
 }
 
 /* Per bucket: the busiest core's load against tx + rx of all WireGuard interfaces. */
-static size_t pr_points(const history_t *h, struct page_point *pts, const char **cats, size_t *nc)
+static size_t page_router_points(const history_t *h, struct page_point *pts, const char **cats, size_t *nc)
 {
 	size_t n = 0;
 	for (size_t b = 0; b < h->nbuckets; b++) {
@@ -365,18 +366,19 @@ static size_t pr_points(const history_t *h, struct page_point *pts, const char *
 		if (isnan(busy) || isnan(bps))
 			continue;
 		int64_t t = h->from_ms + (int64_t)b * h->bucket_ms + h->bucket_ms / 2;
-		pts[n++] = (struct page_point){
-			.x = busy, .y = bps, .t_ms = t, .cat = pr_cat(cats, nc, history_version_at(h, t))
-		};
+		pts[n++] = (struct page_point){ .x = busy,
+			.y = bps,
+			.t_ms = t,
+			.cat = page_router_cat(cats, nc, history_version_at(h, t)) };
 	}
 	return n;
 }
 
-static void pr_scatter(buf_t *out, const history_t *h)
+static void page_router_scatter(buf_t *out, const history_t *h)
 {
 	struct page_point *pts = xcalloc(h->nbuckets ? h->nbuckets : 1, sizeof(*pts));
-	const char *cats[PR_MAX_CATS];
-	size_t ncats = 0, n = pr_points(h, pts, cats, &ncats);
+	const char *cats[PAGE_ROUTER_MAX_CATS];
+	size_t ncats = 0, n = page_router_points(h, pts, cats, &ncats);
 	buf_puts(out,
 		"<section id=\"scatter\"><h2>Busiest core against WireGuard throughput "
 		"(tx + rx)</h2><p class=\"legend\">By RouterOS version:");
@@ -396,7 +398,7 @@ static void pr_scatter(buf_t *out, const history_t *h)
 
 /* ---- tables ---- */
 
-static void pr_pct(buf_t *out, double v)
+static void page_router_pct(buf_t *out, double v)
 {
 	if (isnan(v))
 		buf_puts(out, "&ndash;");
@@ -404,14 +406,14 @@ static void pr_pct(buf_t *out, double v)
 		buf_printf(out, "%.0f%%", v * 100);
 }
 
-static void pr_verdict_row(buf_t *out, const struct detector_verdict *v)
+static void page_router_verdict_row(buf_t *out, const struct detector_verdict *v)
 {
 	buf_puts(out, "<tr><td>");
-	pr_change(out, v->from_version, v->to_version);
+	page_router_change(out, v->from_version, v->to_version);
 	buf_puts(out, "<br><small>");
 	page_time(out, v->upgraded_ms, "&ndash;");
 	buf_puts(out, "</small></td><td>");
-	pr_text(out, v->interface);
+	page_router_text(out, v->interface);
 	buf_printf(out,
 		"</td><td>%s</td><td><span class=\"%s\">%s</span>%s</td><td>%s</td>"
 		"<td class=\"n\">",
@@ -427,14 +429,14 @@ static void pr_verdict_row(buf_t *out, const struct detector_verdict *v)
 	else
 		buf_printf(out, "%.2f", v->ratio);
 	buf_puts(out, "</td><td class=\"n\">");
-	pr_pct(out, v->before_load);
+	page_router_pct(out, v->before_load);
 	buf_puts(out, " &rarr; ");
-	pr_pct(out, v->after_load);
+	page_router_pct(out, v->after_load);
 	buf_printf(out, "</td><td class=\"n\">%zu / %zu</td></tr>\n", v->before_n, v->after_n);
 }
 
 /* The upgrade detector's verdicts for this router; nothing while no detector runs. */
-static void pr_verdicts(buf_t *out, detector_t *detector, const char *name)
+static void page_router_verdicts(buf_t *out, detector_t *detector, const char *name)
 {
 	detector_view_t *dv = detector_view(detector);
 	size_t n = 0;
@@ -452,32 +454,32 @@ static void pr_verdicts(buf_t *out, detector_t *detector, const char *name)
 		"<th>Dir</th><th>Verdict</th><th>Method</th><th>Capacity before &rarr; after</th>"
 		"<th>Ratio</th><th>Busiest core</th><th>Samples</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++)
-		pr_verdict_row(out, &v[i]);
+		page_router_verdict_row(out, &v[i]);
 	buf_puts(out,
 		"</tbody></table><p class=\"note\">Capacity, not demand: see "
 		"<a href=\"/api/v1/regressions\">/api/v1/regressions</a>.</p></section>\n");
 	detector_view_free(dv);
 }
 
-static void pr_peer_row(buf_t *out, const struct history_peer *p)
+static void page_router_peer_row(buf_t *out, const struct history_peer *p)
 {
 	buf_puts(out, "<tr><td>");
-	pr_text(out, p->interface);
+	page_router_text(out, p->interface);
 	buf_puts(out, "</td><td>");
-	pr_text(out, p->name);
+	page_router_text(out, p->name);
 	buf_puts(out, "</td><td class=\"n\">");
 	page_chart_rate(out, p->tx_bps);
 	buf_puts(out, "</td><td class=\"n\">");
 	page_chart_rate(out, p->rx_bps);
 	buf_puts(out, "</td><td class=\"n\">");
-	pr_bytes(out, p->tx_bytes);
+	page_router_bytes(out, p->tx_bytes);
 	buf_puts(out, "</td><td class=\"n\">");
-	pr_bytes(out, p->rx_bytes);
+	page_router_bytes(out, p->rx_bytes);
 	buf_puts(out, "</td><td>");
 	if (p->handshake_age_ms < 0) {
 		buf_puts(out, "<span class=\"why\">never</span>");
 	} else {
-		pr_duration(out, p->handshake_age_ms);
+		page_router_duration(out, p->handshake_age_ms);
 		buf_puts(out, " ago");
 	}
 	buf_puts(out, "</td><td>");
@@ -486,7 +488,7 @@ static void pr_peer_row(buf_t *out, const struct history_peer *p)
 }
 
 /* The router's [router] section, NULL when it is only in the database. */
-static const conf_router_t *pr_conf_router(const struct page_router_req *req)
+static const conf_router_t *page_router_conf_router(const struct page_router_req *req)
 {
 	for (size_t i = 0; req->conf != NULL && i < req->conf->nrouters; i++)
 		if (strcmp(req->conf->routers[i].name, req->name) == 0)
@@ -495,16 +497,16 @@ static const conf_router_t *pr_conf_router(const struct page_router_req *req)
 }
 
 /* qsort of peer pointers: by interface, then by name, both in natural order. */
-static int pr_peer_cmp(const void *x, const void *y)
+static int page_router_peer_cmp(const void *x, const void *y)
 {
 	const struct history_peer *a = *(const struct history_peer *const *)x;
 	const struct history_peer *b = *(const struct history_peer *const *)y;
-	int c = pr_natcmp(a->interface, b->interface);
-	return c != 0 ? c : pr_natcmp(a->name, b->name);
+	int c = page_router_natcmp(a->interface, b->interface);
+	return c != 0 ? c : page_router_natcmp(a->name, b->name);
 }
 
 /* SNMP has no WireGuard peer objects (docs/snmp.md): say so rather than show an empty table. */
-static void pr_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
+static void page_router_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
 {
 	bool snmp_only = rc != NULL && rc->rest == NULL && rc->snmp != NULL;
 	buf_printf(out, "<section id=\"peers\"><h2>Peers (%zu)</h2>", h->npeers);
@@ -525,36 +527,37 @@ static void pr_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
 	const struct history_peer **order = xreallocarray(NULL, h->npeers, sizeof(*order));
 	for (size_t i = 0; i < h->npeers; i++)
 		order[i] = &h->peers[i];
-	qsort(order, h->npeers, sizeof(*order), pr_peer_cmp);
+	qsort(order, h->npeers, sizeof(*order), page_router_peer_cmp);
 	for (size_t i = 0; i < h->npeers; i++)
-		pr_peer_row(out, order[i]);
+		page_router_peer_row(out, order[i]);
 	free(order);
 	buf_puts(out, "</tbody></table></section>\n");
 }
 
-static void pr_event_row(buf_t *out, const struct history_event *e)
+static void page_router_event_row(buf_t *out, const struct history_event *e)
 {
 	buf_puts(out, "<tr><td>");
 	page_time(out, e->time_ms, "&ndash;");
-	buf_printf(out, "</td><td class=\"ev-%s\">", e->kind && pr_version_kind(e->kind) ? "up" : "other");
-	pr_text(out, e->kind);
+	buf_printf(out, "</td><td class=\"ev-%s\">",
+		e->kind && page_router_version_kind(e->kind) ? "up" : "other");
+	page_router_text(out, e->kind);
 	buf_puts(out, "</td><td>");
-	pr_change(out, e->old_version, e->new_version);
+	page_router_change(out, e->old_version, e->new_version);
 	buf_puts(out, "</td><td>");
-	pr_change(out, e->old_firmware, e->new_firmware);
+	page_router_change(out, e->old_firmware, e->new_firmware);
 	buf_puts(out, "</td><td>");
-	pr_change(out, e->old_board, e->new_board);
+	page_router_change(out, e->old_board, e->new_board);
 	buf_puts(out, "</td><td>");
-	pr_text(out, e->architecture);
+	page_router_text(out, e->architecture);
 	buf_puts(out, "</td><td>");
 	if (e->uptime_ms >= 0)
-		pr_duration(out, e->uptime_ms);
+		page_router_duration(out, e->uptime_ms);
 	else
 		buf_puts(out, "&ndash;");
 	buf_puts(out, "</td></tr>\n");
 }
 
-static void pr_events(buf_t *out, const history_t *h)
+static void page_router_events(buf_t *out, const history_t *h)
 {
 	buf_puts(out, "<section id=\"history\"><h2>Version and firmware history</h2>");
 	if (h->nevents == 0) {
@@ -566,38 +569,38 @@ static void pr_events(buf_t *out, const history_t *h)
 		"<th>RouterOS</th><th>Firmware</th><th>Board</th><th>Architecture</th>"
 		"<th>Uptime</th></tr></thead><tbody>\n");
 	for (size_t i = h->nevents; i-- > 0;)
-		pr_event_row(out, &h->events[i]);
+		page_router_event_row(out, &h->events[i]);
 	buf_puts(out, "</tbody></table></section>\n");
 }
 
 /* ---- the page ---- */
 
-static void pr_render(buf_t *out, const struct page_router_req *req, const char *range,
+static void page_router_render(buf_t *out, const struct page_router_req *req, const char *range,
 	const fleet_router_t *live, const history_t *h)
 {
 	struct page_axis ax = { .from_ms = h->from_ms, .bucket_ms = h->bucket_ms, .nbuckets = h->nbuckets };
 	struct page_marker *m;
-	size_t nm = pr_markers(h, req->conf, &m);
-	pr_head(out, req->name);
-	pr_facts(out, live, h, req->now_ms);
-	pr_range_nav(out, range, h);
-	pr_throughput(out, h, &ax, m, nm);
-	pr_heatmap(out, h, &ax, m, nm);
-	pr_scatter(out, h);
-	pr_verdicts(out, req->detector, req->name);
-	pr_peers(out, h, pr_conf_router(req));
-	pr_events(out, h);
+	size_t nm = page_router_markers(h, req->conf, &m);
+	page_router_head(out, req->name);
+	page_router_facts(out, live, h, req->now_ms);
+	page_router_range_nav(out, range, h);
+	page_router_throughput(out, h, &ax, m, nm);
+	page_router_heatmap(out, h, &ax, m, nm);
+	page_router_scatter(out, h);
+	page_router_verdicts(out, req->detector, req->name);
+	page_router_peers(out, h, page_router_conf_router(req));
+	page_router_events(out, h);
 	buf_puts(out, "</body></html>\n");
-	pr_markers_free(m, nm);
+	page_router_markers_free(m, nm);
 }
 
-static void pr_message(buf_t *out, const char *name, const char *msg)
+static void page_router_message(buf_t *out, const char *name, const char *msg)
 {
-	pr_head(out, name);
+	page_router_head(out, name);
 	buf_printf(out, "<p class=\"empty\">%s</p></body></html>\n", msg);
 }
 
-static const fleet_router_t *pr_find(const fleet_view_t *v, const char *name)
+static const fleet_router_t *page_router_find(const fleet_view_t *v, const char *name)
 {
 	for (size_t i = 0; v && i < fleet_view_size(v); i++)
 		if (strcmp(fleet_view_at(v, i)->conf->name, name) == 0)
@@ -606,7 +609,7 @@ static const fleet_router_t *pr_find(const fleet_view_t *v, const char *name)
 }
 
 /* history_load for the range; 1 (unknown) when there is no database. */
-static int pr_load(const struct page_router_req *req, const char *range, history_t **h, char **cause)
+static int page_router_load(const struct page_router_req *req, const char *range, history_t **h, char **cause)
 {
 	if (req->conf == NULL || req->conf->database == NULL)
 		return 1;
@@ -628,24 +631,24 @@ static int pr_load(const struct page_router_req *req, const char *range, history
 
 unsigned page_router(const struct page_router_req *req, buf_t *out)
 {
-	const char *range = history_range_ms(req->range) >= 0 ? req->range : PR_DEFAULT_RANGE;
+	const char *range = history_range_ms(req->range) >= 0 ? req->range : PAGE_ROUTER_DEFAULT_RANGE;
 	fleet_view_t *v = req->fleet ? fleet_view(req->fleet) : NULL;
-	const fleet_router_t *live = pr_find(v, req->name);
+	const fleet_router_t *live = page_router_find(v, req->name);
 	history_t *h = NULL;
 	char *cause = NULL;
 	unsigned status = 200;
-	int rc = pr_load(req, range, &h, &cause);
+	int rc = page_router_load(req, range, &h, &cause);
 	if (rc < 0) {
 		log_warn("web: router page: %s", cause);
-		pr_message(out, req->name, "The database cannot be read now; see the daemon log.");
+		page_router_message(out, req->name, "The database cannot be read now; see the daemon log.");
 		status = 500;
 	} else if (rc == 1 && live == NULL) {
-		pr_message(out, req->name, "No router of this name is configured or recorded.");
+		page_router_message(out, req->name, "No router of this name is configured or recorded.");
 		status = 404;
 	} else if (rc == 1) {
-		pr_message(out, req->name, "No data recorded for this router yet.");
+		page_router_message(out, req->name, "No data recorded for this router yet.");
 	} else {
-		pr_render(out, req, range, live, h);
+		page_router_render(out, req, range, live, h);
 	}
 	free(cause);
 	history_free(h);

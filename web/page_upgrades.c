@@ -17,10 +17,10 @@
 #include "lib/text.h"
 #include "lib/xmem.h"
 
-#define PU_RATIO_BAD 0.9 /* a median ratio below this is shown as a loss */
+#define PAGE_UPGRADES_RATIO_BAD 0.9 /* a median ratio below this is shown as a loss */
 
 /* What a page is rendered from: shallow copies, the strings belong to the detector view. */
-struct pu_data {
+struct page_upgrades_data {
 	bool running; /* a detector view exists */
 	const struct detector_cohort *c;
 	size_t nc;
@@ -29,35 +29,35 @@ struct pu_data {
 };
 
 /* NULL and "" are the same: unknown. */
-static bool pu_eq(const char *a, const char *b)
+static bool page_upgrades_eq(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
-static bool pu_selected(const struct page_upgrades_req *req)
+static bool page_upgrades_selected(const struct page_upgrades_req *req)
 {
 	return req != NULL && req->from != NULL && req->to != NULL;
 }
 
 /* The cohort key (from, to, arch, board) against the request; everything matches no request. */
-static bool pu_match(const struct page_upgrades_req *req, const char *from, const char *to, const char *arch,
-	const char *board)
+static bool page_upgrades_match(const struct page_upgrades_req *req, const char *from, const char *to,
+	const char *arch, const char *board)
 {
-	if (!pu_selected(req))
+	if (!page_upgrades_selected(req))
 		return true;
-	return pu_eq(from, req->from) && pu_eq(to, req->to) &&
-		(req->arch == NULL || pu_eq(arch, req->arch)) &&
-		(req->board == NULL || pu_eq(board, req->board));
+	return page_upgrades_eq(from, req->from) && page_upgrades_eq(to, req->to) &&
+		(req->arch == NULL || page_upgrades_eq(arch, req->arch)) &&
+		(req->board == NULL || page_upgrades_eq(board, req->board));
 }
 
-static bool pu_match_verdict(const struct page_upgrades_req *req, const struct detector_verdict *v)
+static bool page_upgrades_match_verdict(const struct page_upgrades_req *req, const struct detector_verdict *v)
 {
-	return pu_match(req, v->from_version, v->to_version, v->architecture, v->board);
+	return page_upgrades_match(req, v->from_version, v->to_version, v->architecture, v->board);
 }
 
 /* ---- small formatters ---- */
 
-static void pu_text(buf_t *out, const char *s)
+static void page_upgrades_text(buf_t *out, const char *s)
 {
 	if (s == NULL || *s == '\0')
 		buf_puts(out, "<span class=\"empty\">unknown</span>");
@@ -65,16 +65,16 @@ static void pu_text(buf_t *out, const char *s)
 		text_put_html(out, s);
 }
 
-static void pu_ratio(buf_t *out, double r)
+static void page_upgrades_ratio(buf_t *out, double r)
 {
 	if (isnan(r))
 		buf_puts(out, "&ndash;");
 	else
-		buf_printf(out, r < PU_RATIO_BAD ? "<span class=\"hot\">%.2f</span>" : "%.2f", r);
+		buf_printf(out, r < PAGE_UPGRADES_RATIO_BAD ? "<span class=\"hot\">%.2f</span>" : "%.2f", r);
 }
 
 /* href value of the cohort's router list, verdict NULL for all (needs no further escaping). */
-static void pu_href(buf_t *out, const struct detector_cohort *c, const char *verdict)
+static void page_upgrades_href(buf_t *out, const struct detector_cohort *c, const char *verdict)
 {
 	buf_puts(out, "/upgrades?from=");
 	text_put_url(out, c->from_version);
@@ -89,16 +89,17 @@ static void pu_href(buf_t *out, const struct detector_cohort *c, const char *ver
 }
 
 /* <td class="cls"><a href="cohort link">; the caller writes the text and closes both. */
-static void pu_cell_open(buf_t *out, const char *cls, const struct detector_cohort *c, const char *verdict)
+static void page_upgrades_cell_open(
+	buf_t *out, const char *cls, const struct detector_cohort *c, const char *verdict)
 {
 	buf_printf(out, "<td class=\"%s\"><a href=\"", cls);
-	pu_href(out, c, verdict);
+	page_upgrades_href(out, c, verdict);
 	buf_puts(out, "\">");
 }
 
 /* ---- the page ---- */
 
-static void pu_head(buf_t *out, const struct page_upgrades_req *req)
+static void page_upgrades_head(buf_t *out, const struct page_upgrades_req *req)
 {
 	buf_puts(out,
 		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -106,61 +107,62 @@ static void pu_head(buf_t *out, const struct page_upgrades_req *req)
 		"<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: upgrades</title>"
 		"<link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
 		"<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; ");
-	if (!pu_selected(req)) {
+	if (!page_upgrades_selected(req)) {
 		buf_puts(out, "upgrades</nav>\n<h1>Upgrades</h1>\n");
 		return;
 	}
 	buf_puts(out,
 		"<a href=\"/upgrades\">upgrades</a> &rsaquo; cohort</nav>\n"
 		"<h1 id=\"cohort\">");
-	pu_text(out, req->from);
+	page_upgrades_text(out, req->from);
 	buf_puts(out, " &rarr; ");
-	pu_text(out, req->to);
+	page_upgrades_text(out, req->to);
 	if (req->arch) {
 		buf_puts(out, " <small>on ");
-		pu_text(out, req->arch);
+		page_upgrades_text(out, req->arch);
 		buf_puts(out, "</small>");
 	}
 	if (req->board) {
 		buf_puts(out, " <small>");
-		pu_text(out, req->board);
+		page_upgrades_text(out, req->board);
 		buf_puts(out, "</small>");
 	}
 	buf_puts(out, "</h1>\n");
 }
 
-static void pu_cohort_row(buf_t *out, const struct detector_cohort *c)
+static void page_upgrades_cohort_row(buf_t *out, const struct detector_cohort *c)
 {
 	buf_puts(out, "<tr class=\"cohort\">");
-	pu_cell_open(out, "c-upgrade", c, NULL);
-	pu_text(out, c->from_version);
+	page_upgrades_cell_open(out, "c-upgrade", c, NULL);
+	page_upgrades_text(out, c->from_version);
 	buf_puts(out, " &rarr; ");
-	pu_text(out, c->to_version);
+	page_upgrades_text(out, c->to_version);
 	buf_puts(out, "</a></td>");
-	pu_cell_open(out, "c-arch", c, NULL);
-	pu_text(out, c->architecture);
+	page_upgrades_cell_open(out, "c-arch", c, NULL);
+	page_upgrades_text(out, c->architecture);
 	buf_puts(out, "</a></td><td class=\"c-board\"><a href=\"/?board=");
 	text_put_url(out, c->board);
 	buf_puts(out, "\" title=\"the fleet, filtered by this board\">");
-	pu_text(out, c->board);
+	page_upgrades_text(out, c->board);
 	buf_puts(out, "</a></td>");
-	pu_cell_open(out, "n c-routers", c, NULL);
+	page_upgrades_cell_open(out, "n c-routers", c, NULL);
 	buf_printf(out, "%zu</a></td>", c->routers);
-	pu_cell_open(out, "n c-regressed", c, "regression");
+	page_upgrades_cell_open(out, "n c-regressed", c, "regression");
 	buf_printf(out, "<span class=\"%s\">%zu of %zu</span></a></td>", c->regressed ? "flag" : "",
 		c->regressed, c->routers);
-	pu_cell_open(out, "n c-improved", c, "improvement");
+	page_upgrades_cell_open(out, "n c-improved", c, "improvement");
 	buf_printf(out, "%zu of %zu</a></td>", c->improved, c->routers);
-	pu_cell_open(out, "n c-tx", c, NULL);
-	pu_ratio(out, c->median_ratio_tx);
+	page_upgrades_cell_open(out, "n c-tx", c, NULL);
+	page_upgrades_ratio(out, c->median_ratio_tx);
 	buf_printf(out, "</a> <small>(%zu)</small></td>", c->decided_tx);
-	pu_cell_open(out, "n c-rx", c, NULL);
-	pu_ratio(out, c->median_ratio_rx);
+	page_upgrades_cell_open(out, "n c-rx", c, NULL);
+	page_upgrades_ratio(out, c->median_ratio_rx);
 	buf_printf(out, "</a> <small>(%zu)</small></td></tr>\n", c->decided_rx);
 }
 
 /* The cohorts matching req (all of them without one); returns how many. */
-static size_t pu_cohorts(buf_t *out, const struct pu_data *d, const struct page_upgrades_req *req)
+static size_t page_upgrades_cohorts(
+	buf_t *out, const struct page_upgrades_data *d, const struct page_upgrades_req *req)
 {
 	size_t shown = 0;
 	buf_puts(out,
@@ -170,9 +172,9 @@ static size_t pu_cohorts(buf_t *out, const struct pu_data *d, const struct page_
 		"<th>Median ratio rx</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < d->nc; i++) {
 		const struct detector_cohort *c = &d->c[i];
-		if (!pu_match(req, c->from_version, c->to_version, c->architecture, c->board))
+		if (!page_upgrades_match(req, c->from_version, c->to_version, c->architecture, c->board))
 			continue;
-		pu_cohort_row(out, c);
+		page_upgrades_cohort_row(out, c);
 		shown++;
 	}
 	if (shown == 0)
@@ -188,16 +190,16 @@ static size_t pu_cohorts(buf_t *out, const struct pu_data *d, const struct page_
 	return shown;
 }
 
-static void pu_verdict_row(buf_t *out, const struct detector_verdict *v)
+static void page_upgrades_verdict_row(buf_t *out, const struct detector_verdict *v)
 {
 	buf_puts(out, "<tr class=\"verdict\"><td class=\"v-router\"><a href=\"/router/");
 	text_put_url(out, v->router);
 	buf_puts(out, "?range=all\">");
 	text_put_html(out, v->router);
 	buf_puts(out, "</a></td><td>");
-	pu_text(out, v->board);
+	page_upgrades_text(out, v->board);
 	buf_puts(out, "</td><td>");
-	pu_text(out, v->interface);
+	page_upgrades_text(out, v->interface);
 	buf_printf(out,
 		"</td><td class=\"v-dir\">%s</td><td class=\"v-verdict\"><span class=\"%s\">"
 		"%s</span>%s</td><td>%s</td><td class=\"n\">",
@@ -208,24 +210,25 @@ static void pu_verdict_row(buf_t *out, const struct detector_verdict *v)
 	buf_puts(out, " &rarr; ");
 	page_chart_rate(out, v->after_bps);
 	buf_puts(out, "</td><td class=\"n v-ratio\">");
-	pu_ratio(out, v->ratio);
+	page_upgrades_ratio(out, v->ratio);
 	buf_printf(out, "</td><td class=\"n\">%zu / %zu</td><td>", v->before_n, v->after_n);
 	page_time(out, v->upgraded_ms, "&ndash;");
 	buf_puts(out, "</td></tr>\n");
 }
 
 /* Whether router has, within the cohort, a verdict named want. */
-static bool pu_router_has(
-	const struct pu_data *d, const struct page_upgrades_req *req, const char *router, const char *want)
+static bool page_upgrades_router_has(const struct page_upgrades_data *d, const struct page_upgrades_req *req,
+	const char *router, const char *want)
 {
 	for (size_t i = 0; i < d->nv; i++)
-		if (strcmp(d->v[i].router, router) == 0 && pu_match_verdict(req, &d->v[i]) &&
+		if (strcmp(d->v[i].router, router) == 0 && page_upgrades_match_verdict(req, &d->v[i]) &&
 			strcmp(detector_verdict_name(d->v[i].verdict), want) == 0)
 			return true;
 	return false;
 }
 
-static void pu_routers(buf_t *out, const struct pu_data *d, const struct page_upgrades_req *req)
+static void page_upgrades_routers(
+	buf_t *out, const struct page_upgrades_data *d, const struct page_upgrades_req *req)
 {
 	size_t shown = 0;
 	buf_puts(out, "<section id=\"routers\"><h2>Routers");
@@ -240,10 +243,10 @@ static void pu_routers(buf_t *out, const struct pu_data *d, const struct page_up
 		"<th>Upgraded (UTC)</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < d->nv; i++) {
 		const struct detector_verdict *v = &d->v[i];
-		if (!pu_match_verdict(req, v) ||
-			(req->verdict && !pu_router_has(d, req, v->router, req->verdict)))
+		if (!page_upgrades_match_verdict(req, v) ||
+			(req->verdict && !page_upgrades_router_has(d, req, v->router, req->verdict)))
 			continue;
-		pu_verdict_row(out, v);
+		page_upgrades_verdict_row(out, v);
 		shown++;
 	}
 	if (shown == 0)
@@ -251,19 +254,20 @@ static void pu_routers(buf_t *out, const struct pu_data *d, const struct page_up
 	buf_puts(out, "</tbody></table></section>\n");
 }
 
-static unsigned pu_render(const struct pu_data *d, const struct page_upgrades_req *req, buf_t *out)
+static unsigned page_upgrades_render(
+	const struct page_upgrades_data *d, const struct page_upgrades_req *req, buf_t *out)
 {
 	unsigned status = 200;
-	pu_head(out, req);
+	page_upgrades_head(out, req);
 	if (!d->running) {
 		buf_puts(out,
 			"<p class=\"empty\">The upgrade detector is not running (see "
 			"<code>[detector]</code> in the configuration) or has not finished its first "
 			"evaluation.</p>");
-	} else if (pu_cohorts(out, d, req) == 0 && pu_selected(req)) {
+	} else if (page_upgrades_cohorts(out, d, req) == 0 && page_upgrades_selected(req)) {
 		status = 404;
-	} else if (pu_selected(req)) {
-		pu_routers(out, d, req);
+	} else if (page_upgrades_selected(req)) {
+		page_upgrades_routers(out, d, req);
 	}
 	buf_puts(out, "</body></html>\n");
 	return status;
@@ -273,7 +277,7 @@ unsigned page_upgrades(const struct page_upgrades_req *req, buf_t *out)
 {
 	static const struct page_upgrades_req none = { 0 };
 	detector_view_t *dv = detector_view(req ? req->detector : NULL);
-	struct pu_data d = {
+	struct page_upgrades_data d = {
 		.running = dv != NULL, .nc = detector_view_ncohorts(dv), .nv = detector_view_nverdicts(dv)
 	};
 	struct detector_cohort *c = xcalloc(d.nc + 1, sizeof(*c));
@@ -283,7 +287,7 @@ unsigned page_upgrades(const struct page_upgrades_req *req, buf_t *out)
 	for (size_t i = 0; i < d.nv; i++)
 		v[i] = *detector_view_verdict(dv, i);
 	d.c = c, d.v = v;
-	unsigned status = pu_render(&d, req ? req : &none, out);
+	unsigned status = page_upgrades_render(&d, req ? req : &none, out);
 	free(c);
 	free(v);
 	detector_view_free(dv);

@@ -92,7 +92,7 @@ static void test_scatter(void)
 	page_chart_rate(&b, 1.6e9);
 	CHECK_STR(b.data, "1.60 Gbit/s");
 	buf_reset(&b);
-	pr_duration(&b, 3 * 86400000LL + 4 * 3600000LL + 5000);
+	page_router_duration(&b, 3 * 86400000LL + 4 * 3600000LL + 5000);
 	CHECK_STR(b.data, "3d4h");
 	buf_free(&b);
 }
@@ -327,11 +327,11 @@ static void test_upgrades_table(void)
 	struct detector_cohort c[2];
 	struct detector_verdict v[3];
 	test_upgrades_data(c, v);
-	struct pu_data d = { .running = true, .c = c, .nc = 2, .v = v, .nv = 3 };
+	struct page_upgrades_data d = { .running = true, .c = c, .nc = 2, .v = v, .nv = 3 };
 	struct page_upgrades_req all = { 0 };
 	buf_t b;
 	buf_init(&b);
-	CHECK_INT(pu_render(&d, &all, &b), 200);
+	CHECK_INT(page_upgrades_render(&d, &all, &b), 200);
 	const char *h = b.data;
 	test_upgrades_inert(h);
 	CHECK_INT(count(h, "<tr class=\"cohort\">"), 2);
@@ -360,11 +360,11 @@ static void test_upgrades_cohort(void)
 	struct detector_cohort c[2];
 	struct detector_verdict v[3];
 	test_upgrades_data(c, v);
-	struct pu_data d = { .running = true, .c = c, .nc = 2, .v = v, .nv = 3 };
+	struct page_upgrades_data d = { .running = true, .c = c, .nc = 2, .v = v, .nv = 3 };
 	struct page_upgrades_req rq = { .from = UP_FROM, .to = UP_TO, .arch = UP_ARCH, .board = UP_BOARD };
 	buf_t b;
 	buf_init(&b);
-	CHECK_INT(pu_render(&d, &rq, &b), 200);
+	CHECK_INT(page_upgrades_render(&d, &rq, &b), 200);
 	test_upgrades_inert(b.data);
 	CHECK_INT(count(b.data, "<tr class=\"cohort\">"), 1);
 	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 2);
@@ -373,17 +373,17 @@ static void test_upgrades_cohort(void)
 		      "r&quot;&lt;1&gt;&amp;&#39;x</a>") != NULL);
 	buf_reset(&b);
 	rq.verdict = "regression";
-	CHECK_INT(pu_render(&d, &rq, &b), 200);
+	CHECK_INT(page_upgrades_render(&d, &rq, &b), 200);
 	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 1);
 	CHECK(strstr(b.data, "zz-ok") == NULL);
 	buf_reset(&b);
 	rq = (struct page_upgrades_req){ .from = "7.21.5", .to = "7.22.3", .arch = "", .board = "" };
-	CHECK_INT(pu_render(&d, &rq, &b), 200);
+	CHECK_INT(page_upgrades_render(&d, &rq, &b), 200);
 	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 1);
 	CHECK(strstr(b.data, ">plain</a>") != NULL);
 	buf_reset(&b);
 	rq.to = "<nope>";
-	CHECK_INT(pu_render(&d, &rq, &b), 404);
+	CHECK_INT(page_upgrades_render(&d, &rq, &b), 404);
 	CHECK(strstr(b.data, "&lt;nope&gt;") != NULL && strstr(b.data, "<nope>") == NULL);
 	buf_reset(&b);
 	CHECK_INT(page_upgrades(NULL, &b), 200); /* no detector runs in this test */
@@ -525,8 +525,8 @@ static void test_natcmp(void)
 		{ NULL, NULL, 0 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		CHECK_INT(pr_natcmp(t[i].a, t[i].b), t[i].want);
-		CHECK_INT(pr_natcmp(t[i].b, t[i].a), -t[i].want);
+		CHECK_INT(page_router_natcmp(t[i].a, t[i].b), t[i].want);
+		CHECK_INT(page_router_natcmp(t[i].b, t[i].a), -t[i].want);
 	}
 }
 
@@ -542,7 +542,7 @@ static void test_peer_order(void)
 	history_t h = { .peers = p, .npeers = sizeof(p) / sizeof(p[0]) };
 	buf_t b;
 	buf_init(&b);
-	pr_peers(&b, &h, NULL);
+	page_router_peers(&b, &h, NULL);
 	const char *a = strstr(b.data, "<td>wg2</td><td>peer1</td>");
 	const char *c = strstr(b.data, "<td>wg2</td><td>peer2</td>");
 	const char *d = strstr(b.data, "<td>wg2</td><td>peer10</td>");
