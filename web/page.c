@@ -114,6 +114,20 @@ static int page_cmp(const void *a, const void *b)
 	return strcmp(x->r->conf->name, y->r->conf->name);
 }
 
+void page_verdict_cells(buf_t *out, const struct detector_verdict *v)
+{
+	buf_printf(out,
+		"<td class=\"v-dir\">%s</td><td class=\"v-verdict\"><span class=\"%s\">%s</span>%s</td>"
+		"<td>%s</td><td class=\"n\">",
+		v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
+		detector_verdict_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
+		detector_method_name(v->method));
+	page_chart_rate(out, v->before_bps);
+	buf_puts(out, " &rarr; ");
+	page_chart_rate(out, v->after_bps);
+	buf_puts(out, "</td>");
+}
+
 void page_time(buf_t *out, int64_t ms, const char *none)
 {
 	time_t t = (time_t)(ms / 1000);

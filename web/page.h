@@ -14,6 +14,9 @@ void page_fleet(fleet_t *fleet, buf_t *out); /* reads through a fleet view */
 void page_css(buf_t *out);                   /* the stylesheet served at /static/wgwatch.css */
 /* Append wall clock ms as "YYYY-MM-DD HH:MM:SSZ" (UTC), or `none` (HTML) when ms <= 0. */
 void page_time(buf_t *out, int64_t ms, const char *none);
+/* Append a verdict's direction, verdict (provisional or not), method and capacity before ->
+ * after as four <td> cells, the same on every page that lists verdicts. */
+void page_verdict_cells(buf_t *out, const struct detector_verdict *v);
 
 /* Fleet page filters from the query string (each NULL or "" = no filter): q is a
  * case-insensitive substring of name, labels, board, architecture or version; label is one

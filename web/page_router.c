@@ -414,16 +414,9 @@ static void page_router_verdict_row(buf_t *out, const struct detector_verdict *v
 	page_time(out, v->upgraded_ms, "&ndash;");
 	buf_puts(out, "</small></td><td>");
 	page_router_text(out, v->interface);
-	buf_printf(out,
-		"</td><td>%s</td><td><span class=\"%s\">%s</span>%s</td><td>%s</td>"
-		"<td class=\"n\">",
-		v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
-		detector_verdict_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
-		detector_method_name(v->method));
-	page_chart_rate(out, v->before_bps);
-	buf_puts(out, " &rarr; ");
-	page_chart_rate(out, v->after_bps);
-	buf_puts(out, "</td><td class=\"n\">");
+	buf_puts(out, "</td>");
+	page_verdict_cells(out, v);
+	buf_puts(out, "<td class=\"n\">");
 	if (isnan(v->ratio))
 		buf_puts(out, "&ndash;");
 	else

@@ -200,16 +200,9 @@ static void page_upgrades_verdict_row(buf_t *out, const struct detector_verdict 
 	page_upgrades_text(out, v->board);
 	buf_puts(out, "</td><td>");
 	page_upgrades_text(out, v->interface);
-	buf_printf(out,
-		"</td><td class=\"v-dir\">%s</td><td class=\"v-verdict\"><span class=\"%s\">"
-		"%s</span>%s</td><td>%s</td><td class=\"n\">",
-		v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
-		detector_verdict_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
-		detector_method_name(v->method));
-	page_chart_rate(out, v->before_bps);
-	buf_puts(out, " &rarr; ");
-	page_chart_rate(out, v->after_bps);
-	buf_puts(out, "</td><td class=\"n v-ratio\">");
+	buf_puts(out, "</td>");
+	page_verdict_cells(out, v);
+	buf_puts(out, "<td class=\"n v-ratio\">");
 	page_upgrades_ratio(out, v->ratio);
 	buf_printf(out, "</td><td class=\"n\">%zu / %zu</td><td>", v->before_n, v->after_n);
 	page_time(out, v->upgraded_ms, "&ndash;");
