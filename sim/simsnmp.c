@@ -155,7 +155,7 @@ struct val {
 	char buf[SIMMENU_VLEN];
 };
 
-static double sim_time(const simsnmp_t *s)
+static double simsnmp_sim_time(const simsnmp_t *s)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -165,7 +165,7 @@ static double sim_time(const simsnmp_t *s)
 
 /* ---- the router's records ---- */
 
-static void view_ifs(struct view *v)
+static void simsnmp_view_ifs(struct view *v)
 {
 	simsnmp_t *s = v->s;
 	if (v->nif >= 0)
@@ -185,7 +185,7 @@ static void view_ifs(struct view *v)
 	}
 }
 
-static const char *view_rb(struct view *v, const char *key)
+static const char *simsnmp_view_rb(struct view *v, const char *key)
 {
 	if (!v->rb_done) {
 		v->rb.n = 0;
@@ -195,31 +195,31 @@ static const char *view_rb(struct view *v, const char *key)
 	return simmenu_get(&v->rb, key);
 }
 
-static int obj_rows(struct view *v, const struct obj *o)
+static int simsnmp_obj_rows(struct view *v, const struct obj *o)
 {
 	if (o->kind == K_SCALAR)
 		return 1;
 	if (o->kind == K_CPU)
 		return simrouter_group(v->r)->cores;
-	view_ifs(v);
+	simsnmp_view_ifs(v);
 	return v->nif;
 }
 
-static oid obj_index(const struct view *v, const struct obj *o, int k)
+static oid simsnmp_obj_index(const struct view *v, const struct obj *o, int k)
 {
 	return o->kind == K_SCALAR ? 0 : o->kind == K_CPU ? (oid)k + 1 : v->s->ifindex[k];
 }
 
 /* ---- values ---- */
 
-static void val_str(struct val *out, const char *s)
+static void simsnmp_val_str(struct val *out, const char *s)
 {
 	out->type = ASN_OCTET_STR;
 	out->p = s;
 	out->len = strlen(s);
 }
 
-static void val_int(struct val *out, u_char type, long i)
+static void simsnmp_val_int(struct val *out, u_char type, long i)
 {
 	out->type = type;
 	out->i = i;
@@ -228,7 +228,7 @@ static void val_int(struct val *out, u_char type, long i)
 	out->len = sizeof(long);
 }
 
-static int if_type(const char *t)
+static int simsnmp_if_type(const char *t)
 {
 	static const struct {
 		const char *ros;
@@ -246,7 +246,7 @@ static int if_type(const char *t)
 }
 
 /* An interface column of row k. */
-static int if_value(struct view *v, const struct obj *o, int k, struct val *out)
+static int simsnmp_if_value(struct view *v, const struct obj *o, int k, struct val *out)
 {
 	const struct simmenu_rec *rec = &v->s->recs[k];
 	const char *f = o->key ? simmenu_get(rec, o->key) : "";
@@ -254,14 +254,14 @@ static int if_value(struct view *v, const struct obj *o, int k, struct val *out)
 	if (!f)
 		return -1;
 	switch (o->what) {
-	case C_INDEX: val_int(out, ASN_INTEGER, (long)v->s->ifindex[k]); break;
+	case C_INDEX: simsnmp_val_int(out, ASN_INTEGER, (long)v->s->ifindex[k]); break;
 	case C_STR:
-	case C_EMPTY: val_str(out, f); break;
-	case C_INT: val_int(out, ASN_INTEGER, (long)u); break;
-	case C_TYPE: val_int(out, ASN_INTEGER, if_type(f)); break;
-	case C_ADMIN: val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 2 : 1); break;
-	case C_OPER: val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 1 : 2); break;
-	case C_C32: val_int(out, ASN_COUNTER, (long)(u & 0xffffffffu)); break;
+	case C_EMPTY: simsnmp_val_str(out, f); break;
+	case C_INT: simsnmp_val_int(out, ASN_INTEGER, (long)u); break;
+	case C_TYPE: simsnmp_val_int(out, ASN_INTEGER, simsnmp_if_type(f)); break;
+	case C_ADMIN: simsnmp_val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 2 : 1); break;
+	case C_OPER: simsnmp_val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 1 : 2); break;
+	case C_C32: simsnmp_val_int(out, ASN_COUNTER, (long)(u & 0xffffffffu)); break;
 	case C_C64:
 		out->type = ASN_COUNTER64;
 		out->c64.high = (u_long)(u >> 32);
@@ -274,23 +274,23 @@ static int if_value(struct view *v, const struct obj *o, int k, struct val *out)
 	return 0;
 }
 
-static int rb_value(struct view *v, const char *key, struct val *out)
+static int simsnmp_rb_value(struct view *v, const char *key, struct val *out)
 {
-	const char *s = view_rb(v, key);
+	const char *s = simsnmp_view_rb(v, key);
 	if (!s)
 		return -1; /* CHR: no RouterBOARD objects (routeros.md §4.5) */
-	val_str(out, s);
+	simsnmp_val_str(out, s);
 	return 0;
 }
 
-static int scalar_value(struct view *v, const struct obj *o, struct val *out)
+static int simsnmp_scalar_value(struct view *v, const struct obj *o, struct val *out)
 {
 	static const oid mikrotik[] = { 1, 3, 6, 1, 4, 1, 14988, 1 };
 	const struct sc_group *g = simrouter_group(v->r);
 	switch (o->what) {
 	case S_DESCR:
 		snprintf(out->buf, sizeof(out->buf), "RouterOS %s", g->board);
-		val_str(out, out->buf);
+		simsnmp_val_str(out, out->buf);
 		return 0;
 	case S_OBJID:
 		out->type = ASN_OBJECT_ID;
@@ -298,47 +298,49 @@ static int scalar_value(struct view *v, const struct obj *o, struct val *out)
 		out->len = sizeof(mikrotik);
 		return 0;
 	case S_UPTIME:
-		val_int(out, ASN_TIMETICKS, (long)((uint64_t)(v->c.uptime * 100) & 0xffffffffu));
+		simsnmp_val_int(out, ASN_TIMETICKS, (long)((uint64_t)(v->c.uptime * 100) & 0xffffffffu));
 		return 0;
-	case S_NAME: val_str(out, simrouter_name(v->r)); return 0;
-	case S_IFNUMBER: val_int(out, ASN_INTEGER, obj_rows(v, &(struct obj){ .kind = K_IF })); return 0;
-	case S_VERSION: val_str(out, v->c.st->version); return 0;
-	case S_SERIAL: return rb_value(v, "serial-number", out);
-	case S_FIRMWARE: return rb_value(v, "current-firmware", out);
-	case S_UPGRADE: return rb_value(v, "upgrade-firmware", out);
-	case S_BOARD: val_str(out, g->board); return 0;
+	case S_NAME: simsnmp_val_str(out, simrouter_name(v->r)); return 0;
+	case S_IFNUMBER:
+		simsnmp_val_int(out, ASN_INTEGER, simsnmp_obj_rows(v, &(struct obj){ .kind = K_IF }));
+		return 0;
+	case S_VERSION: simsnmp_val_str(out, v->c.st->version); return 0;
+	case S_SERIAL: return simsnmp_rb_value(v, "serial-number", out);
+	case S_FIRMWARE: return simsnmp_rb_value(v, "current-firmware", out);
+	case S_UPGRADE: return simsnmp_rb_value(v, "upgrade-firmware", out);
+	case S_BOARD: simsnmp_val_str(out, g->board); return 0;
 	default: return -1;
 	}
 }
 
 /* The value of instance k of o; -1 when the router has no such object (or v1 cannot carry it). */
-static int obj_value(struct view *v, const struct obj *o, int k, struct val *out)
+static int simsnmp_obj_value(struct view *v, const struct obj *o, int k, struct val *out)
 {
 	if (o->kind == K_SCALAR)
-		return scalar_value(v, o, out);
+		return simsnmp_scalar_value(v, o, out);
 	if (o->kind == K_CPU) {
-		val_int(out, ASN_INTEGER, simrouter_core_load(v->r, v->c.t, k));
+		simsnmp_val_int(out, ASN_INTEGER, simrouter_core_load(v->r, v->c.t, k));
 		return 0;
 	}
 	if (o->what == C_C64 && v->version == SNMP_VERSION_1)
 		return -1;
-	return if_value(v, o, k, out);
+	return simsnmp_if_value(v, o, k, out);
 }
 
 /* ---- GET, GETNEXT ---- */
 
-static void add_var(netsnmp_variable_list **list, const oid *name, size_t len, const struct val *val)
+static void simsnmp_add_var(netsnmp_variable_list **list, const oid *name, size_t len, const struct val *val)
 {
 	snmp_varlist_add_variable(list, name, len, val->type, val->p, val->len);
 }
 
-static void add_exception(netsnmp_variable_list **list, const oid *name, size_t len, u_char type)
+static void simsnmp_add_exception(netsnmp_variable_list **list, const oid *name, size_t len, u_char type)
 {
 	snmp_varlist_add_variable(list, name, len, type, NULL, 0);
 }
 
 /* GET of one name: 0 and a value; else the exception (noSuchObject or noSuchInstance). */
-static int get_one(struct view *v, const oid *name, size_t len, struct val *out)
+static int simsnmp_get_one(struct view *v, const oid *name, size_t len, struct val *out)
 {
 	for (size_t i = 0; i < NOBJS; i++) {
 		const struct obj *o = &objs[i];
@@ -346,45 +348,45 @@ static int get_one(struct view *v, const oid *name, size_t len, struct val *out)
 			continue;
 		if (len != o->len + 1)
 			return SNMP_NOSUCHINSTANCE;
-		int rows = obj_rows(v, o);
+		int rows = simsnmp_obj_rows(v, o);
 		for (int k = 0; k < rows; k++)
-			if (obj_index(v, o, k) == name[o->len])
-				return obj_value(v, o, k, out) == 0 ? 0 : SNMP_NOSUCHOBJECT;
+			if (simsnmp_obj_index(v, o, k) == name[o->len])
+				return simsnmp_obj_value(v, o, k, out) == 0 ? 0 : SNMP_NOSUCHOBJECT;
 		return SNMP_NOSUCHINSTANCE;
 	}
 	return SNMP_NOSUCHOBJECT;
 }
 
 /* The first row of o whose instance is greater than name, or -1. */
-static int first_row_after(struct view *v, const struct obj *o, const oid *name, size_t len)
+static int simsnmp_first_row_after(struct view *v, const struct obj *o, const oid *name, size_t len)
 {
 	size_t common = len < o->len ? len : o->len;
 	int cmp = snmp_oid_compare(name, common, o->o, common);
 	if (cmp > 0)
 		return -1;
-	int rows = obj_rows(v, o);
+	int rows = simsnmp_obj_rows(v, o);
 	if (cmp < 0 || len <= o->len)
 		return rows > 0 ? 0 : -1;
 	for (int k = 0; k < rows; k++)
-		if (obj_index(v, o, k) > name[o->len])
+		if (simsnmp_obj_index(v, o, k) > name[o->len])
 			return k;
 	return -1;
 }
 
 /* GETNEXT of one name: fills next[] (OID_MAX + 1 long) and out; false at the end of the MIB. */
-static bool next_one(
+static bool simsnmp_next_one(
 	struct view *v, const oid *name, size_t len, oid *next, size_t *next_len, struct val *out)
 {
 	for (size_t i = 0; i < NOBJS; i++) {
 		const struct obj *o = &objs[i];
-		int k = first_row_after(v, o, name, len);
+		int k = simsnmp_first_row_after(v, o, name, len);
 		if (k < 0)
 			continue;
-		for (int rows = obj_rows(v, o); k < rows; k++) {
-			if (obj_value(v, o, k, out) < 0)
+		for (int rows = simsnmp_obj_rows(v, o); k < rows; k++) {
+			if (simsnmp_obj_value(v, o, k, out) < 0)
 				continue;
 			memcpy(next, o->o, o->len * sizeof(oid));
-			next[o->len] = obj_index(v, o, k);
+			next[o->len] = simsnmp_obj_index(v, o, k);
 			*next_len = o->len + 1;
 			return true;
 		}
@@ -394,7 +396,7 @@ static bool next_one(
 
 /* GET or GETNEXT of every varbind. 0, or a v1 error status with *errindex (the reply then
  * carries the request's varbinds). */
-static long get_next(
+static long simsnmp_get_next(
 	struct view *v, int cmd, const netsnmp_variable_list *q, netsnmp_variable_list **list, long *errindex)
 {
 	oid next[OID_MAX + 1];
@@ -403,11 +405,11 @@ static long get_next(
 	for (long i = 1; q; q = q->next_variable, i++) {
 		int ex = 0;
 		if (cmd == SNMP_MSG_GET) {
-			ex = get_one(v, q->name, q->name_length, &val);
+			ex = simsnmp_get_one(v, q->name, q->name_length, &val);
 			if (ex == 0)
-				add_var(list, q->name, q->name_length, &val);
-		} else if (next_one(v, q->name, q->name_length, next, &next_len, &val)) {
-			add_var(list, next, next_len, &val);
+				simsnmp_add_var(list, q->name, q->name_length, &val);
+		} else if (simsnmp_next_one(v, q->name, q->name_length, next, &next_len, &val)) {
+			simsnmp_add_var(list, next, next_len, &val);
 		} else {
 			ex = SNMP_ENDOFMIBVIEW;
 		}
@@ -416,29 +418,30 @@ static long get_next(
 			return SNMP_ERR_NOSUCHNAME;
 		}
 		if (ex != 0)
-			add_exception(list, q->name, q->name_length, (u_char)ex);
+			simsnmp_add_exception(list, q->name, q->name_length, (u_char)ex);
 	}
 	return 0;
 }
 
 /* One GETBULK repetition of every repeater; false once all of them reached the end. */
-static bool bulk_round(struct view *v, oid *cur, size_t *cur_len, int nrep, netsnmp_variable_list **list)
+static bool simsnmp_bulk_round(
+	struct view *v, oid *cur, size_t *cur_len, int nrep, netsnmp_variable_list **list)
 {
 	struct val val;
 	bool any = false;
 	for (int r = 0; r < nrep; r++) {
 		oid *c = cur + (size_t)r * MAX_OID_LEN;
-		if (cur_len[r] && next_one(v, c, cur_len[r], c, &cur_len[r], &val)) {
-			add_var(list, c, cur_len[r], &val);
+		if (cur_len[r] && simsnmp_next_one(v, c, cur_len[r], c, &cur_len[r], &val)) {
+			simsnmp_add_var(list, c, cur_len[r], &val);
 			any = true;
 		} else {
-			add_exception(list, c, cur_len[r] ? cur_len[r] : 0, SNMP_ENDOFMIBVIEW);
+			simsnmp_add_exception(list, c, cur_len[r] ? cur_len[r] : 0, SNMP_ENDOFMIBVIEW);
 		}
 	}
 	return any;
 }
 
-static void get_bulk(struct view *v, long nonrep, long maxrep, const netsnmp_variable_list *q,
+static void simsnmp_get_bulk(struct view *v, long nonrep, long maxrep, const netsnmp_variable_list *q,
 	netsnmp_variable_list **list)
 {
 	oid next[OID_MAX + 1];
@@ -449,10 +452,10 @@ static void get_bulk(struct view *v, long nonrep, long maxrep, const netsnmp_var
 		n++;
 	nonrep = nonrep < 0 ? 0 : nonrep > n ? n : nonrep;
 	for (long i = 0; i < nonrep; i++, q = q->next_variable) {
-		if (next_one(v, q->name, q->name_length, next, &next_len, &val))
-			add_var(list, next, next_len, &val);
+		if (simsnmp_next_one(v, q->name, q->name_length, next, &next_len, &val))
+			simsnmp_add_var(list, next, next_len, &val);
 		else
-			add_exception(list, q->name, q->name_length, SNMP_ENDOFMIBVIEW);
+			simsnmp_add_exception(list, q->name, q->name_length, SNMP_ENDOFMIBVIEW);
 	}
 	int nrep = n - (int)nonrep;
 	if (nrep == 0 || maxrep <= 0)
@@ -465,14 +468,14 @@ static void get_bulk(struct view *v, long nonrep, long maxrep, const netsnmp_var
 		cur_len[r] = q->name_length <= MAX_OID_LEN ? q->name_length : MAX_OID_LEN;
 		memcpy(cur + (size_t)r * MAX_OID_LEN, q->name, cur_len[r] * sizeof(oid));
 	}
-	for (long m = 0; m < maxrep && bulk_round(v, cur, cur_len, nrep, list); m++)
+	for (long m = 0; m < maxrep && simsnmp_bulk_round(v, cur, cur_len, nrep, list); m++)
 		;
 	free(cur);
 	free(cur_len);
 }
 
 /* Turn the request pdu into its response. -1: no answer at all. */
-static int respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double t)
+static int simsnmp_respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double t)
 {
 	struct view v = { .s = s, .r = r, .version = pdu->version, .nif = -1 };
 	netsnmp_variable_list *list = NULL;
@@ -480,11 +483,13 @@ static int respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double 
 	simmenu_ctx_init(&v.c, r, t, 0);
 	switch (pdu->command) {
 	case SNMP_MSG_GET:
-	case SNMP_MSG_GETNEXT: errstat = get_next(&v, pdu->command, pdu->variables, &list, &errindex); break;
+	case SNMP_MSG_GETNEXT:
+		errstat = simsnmp_get_next(&v, pdu->command, pdu->variables, &list, &errindex);
+		break;
 	case SNMP_MSG_GETBULK:
 		if (pdu->version == SNMP_VERSION_1)
 			return -1;
-		get_bulk(&v, pdu->non_repeaters, pdu->max_repetitions, pdu->variables, &list);
+		simsnmp_get_bulk(&v, pdu->non_repeaters, pdu->max_repetitions, pdu->variables, &list);
 		break;
 	case SNMP_MSG_SET:
 		errstat = pdu->version == SNMP_VERSION_1 ? SNMP_ERR_NOSUCHNAME : SNMP_ERR_NOTWRITABLE;
@@ -506,7 +511,8 @@ static int respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double 
 
 /* ---- the wire ---- */
 
-static void send_reply(simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu, const struct sockaddr_in *to)
+static void simsnmp_send_reply(
+	simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu, const struct sockaddr_in *to)
 {
 	size_t off = 0;
 	free(pdu->community);
@@ -520,7 +526,7 @@ static void send_reply(simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu, co
 		s->answered++;
 }
 
-static void handle(simsnmp_t *s, const struct agent *a, size_t len, const struct sockaddr_in *from)
+static void simsnmp_handle(simsnmp_t *s, const struct agent *a, size_t len, const struct sockaddr_in *from)
 {
 	u_char comm[256];
 	size_t clen = sizeof(comm), left = len;
@@ -529,20 +535,20 @@ static void handle(simsnmp_t *s, const struct agent *a, size_t len, const struct
 	if (!d || (ver != SNMP_VERSION_1 && ver != SNMP_VERSION_2c) || clen != s->community_len ||
 		memcmp(comm, s->community, clen) != 0)
 		return;
-	double t = sim_time(s);
+	double t = simsnmp_sim_time(s);
 	enum sc_fault f = simrouter_fault(a->r, t);
 	if (f == SC_FAULT_REFUSE || f == SC_FAULT_HANG)
 		return; /* booting or hung: silence, like an agent that is not there */
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET);
 	if (snmp_pdu_parse(pdu, d, &left) == 0) {
 		pdu->version = ver;
-		if (respond(s, a->r, pdu, t) == 0)
-			send_reply(s, a, pdu, from);
+		if (simsnmp_respond(s, a->r, pdu, t) == 0)
+			simsnmp_send_reply(s, a, pdu, from);
 	}
 	snmp_free_pdu(pdu);
 }
 
-static void agent_drain(simsnmp_t *s, const struct agent *a)
+static void simsnmp_agent_drain(simsnmp_t *s, const struct agent *a)
 {
 	for (int i = 0; i < BURST; i++) {
 		struct sockaddr_in from;
@@ -551,17 +557,17 @@ static void agent_drain(simsnmp_t *s, const struct agent *a)
 		if (n <= 0)
 			return;
 		if (fl == sizeof(from) && from.sin_family == AF_INET)
-			handle(s, a, (size_t)n, &from);
+			simsnmp_handle(s, a, (size_t)n, &from);
 	}
 }
 
 /* Serve the ready sockets among ev; true when the stop fd fired. */
-static bool serve_events(simsnmp_t *s, const struct epoll_event *ev, int n)
+static bool simsnmp_serve_events(simsnmp_t *s, const struct epoll_event *ev, int n)
 {
 	for (int i = 0; i < n; i++) {
 		if (ev[i].data.ptr == &s->stopfd)
 			return true;
-		agent_drain(s, ev[i].data.ptr);
+		simsnmp_agent_drain(s, ev[i].data.ptr);
 	}
 	return false;
 }
@@ -580,7 +586,7 @@ void simsnmp_serve(simsnmp_t *s)
 	struct epoll_event ev[64];
 	int n = epoll_wait(s->ep, ev, 64, 0);
 	if (n > 0)
-		serve_events(s, ev, n);
+		simsnmp_serve_events(s, ev, n);
 }
 
 static void *simsnmp_thread(void *arg)
@@ -593,7 +599,7 @@ static void *simsnmp_thread(void *arg)
 			log_error("snmp: epoll_wait: %s", strerror(errno));
 			break;
 		}
-		if (n > 0 && serve_events(s, ev, n))
+		if (n > 0 && simsnmp_serve_events(s, ev, n))
 			break;
 	}
 	return NULL;
@@ -618,7 +624,7 @@ int simsnmp_start(simsnmp_t *s, char **cause)
 
 /* ---- life cycle ---- */
 
-static int agent_open(simsnmp_t *s, struct agent *a, uint32_t addr, uint16_t port, char **cause)
+static int simsnmp_agent_open(simsnmp_t *s, struct agent *a, uint32_t addr, uint16_t port, char **cause)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)
@@ -636,7 +642,7 @@ static int agent_open(simsnmp_t *s, struct agent *a, uint32_t addr, uint16_t por
 	return 0;
 }
 
-static void objs_check_order(void)
+static void simsnmp_objs_check_order(void)
 {
 	for (size_t i = 1; i < NOBJS; i++)
 		assert(snmp_oid_compare(objs[i - 1].o, objs[i - 1].len, objs[i].o, objs[i].len) < 0);
@@ -646,7 +652,7 @@ simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	const char *community, double time_scale, double t0, char **cause)
 {
 	simsnmp_t *s = xcalloc(1, sizeof(*s));
-	objs_check_order();
+	simsnmp_objs_check_order();
 	s->stopfd = -1;
 	s->time_scale = time_scale;
 	s->t0 = t0;
@@ -668,7 +674,7 @@ simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	}
 	for (; s->n < n; s->n++) {
 		s->agents[s->n].r = routers[s->n];
-		if (agent_open(s, &s->agents[s->n], addrs[s->n], port, cause) < 0) {
+		if (simsnmp_agent_open(s, &s->agents[s->n], addrs[s->n], port, cause) < 0) {
 			s->n++;
 			simsnmp_destroy(s);
 			return NULL;
