@@ -1,9 +1,10 @@
 /* simhttp: the HTTP side of wgwatch-sim on libmicrohttpd: one MHD daemon per router (its own
  * loopback address, no thread of its own), all driven from one thread by a master epoll over
- * the daemons' epoll fds, plus the network faults. It must never block and never start a
- * thread: slow replies are dripped from timers and hung requests are parked suspended. */
+ * the daemons' epoll fds, plus the network faults (their replies: simfault.c). It must never
+ * block and never start a thread: slow replies are dripped from timers, hung ones parked. */
 #include "config.h"
 #include "sim/simhttp.h"
+#include "sim/simhttp_int.h"
 #include "sim/simrest.h"
 #include "lib/buf.h"
 #include "lib/log.h"
@@ -30,43 +31,8 @@
 
 #define BODY_MAX    8192  /* request body bytes */
 #define CONN_MEMORY 10240 /* MHD's per-connection pool: heads over ~9.5 KiB get 431 */
-#define DRIP_BYTES  16
-#define DRIP_EVERY  0.25 /* real seconds between drips: 64 bytes/s */
-#define IDLE_CLOSE  300  /* real seconds without traffic */
-#define CB_BLOCK    4096 /* buffer of callback replies (truncate, slow) */
+#define IDLE_CLOSE  300   /* real seconds without traffic */
 #define NO_HEAP     SIZE_MAX
-
-enum park { P_NONE, P_HANG, P_DRIP };
-
-struct host {
-	struct MHD_Daemon *d; /* NULL while refusing */
-	simhttp_t *h;
-	simrouter_t *r;
-	uint32_t addr;
-	bool dynamic;      /* its fault may switch to or from refuse */
-	bool suspends;     /* may hang or drip: its daemon needs suspend/resume */
-	bool tls;          /* serves HTTPS */
-	size_t hidx;       /* in h->heap, or NO_HEAP */
-	double due;        /* real time MHD wants to run without a socket event */
-	unsigned long ran; /* h->pass of its last run */
-};
-
-/* One request (MHD's con_cls): from the URI callback to the completed notification. */
-struct req {
-	struct host *ho;
-	struct MHD_Connection *c;
-	char *target; /* as received: path?query */
-	buf_t in;     /* request body */
-	bool seen, dead;
-	enum park park; /* suspended in h->hung or h->drips */
-	struct req *prev, *next;
-	int fd;    /* the socket, for hung requests */
-	buf_t out; /* callback replies: the body (data points into it or shared) */
-	const char *data;
-	size_t len, cut;   /* cut: truncate and reset stop there */
-	size_t drip_bytes; /* slow and slowloris: bytes a drip, every drip_every seconds */
-	double next_drip, drip_every;
-};
 
 struct simhttp {
 	int ep, sigfd;
@@ -86,7 +52,7 @@ struct simhttp {
 	char *tls_cert, *tls_key; /* PEM text, when some router serves HTTPS */
 };
 
-static double simhttp_real_now(const simhttp_t *h)
+double simhttp_real_now(const simhttp_t *h)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -189,6 +155,12 @@ static void simhttp_park(simhttp_t *h, struct req *r, enum park p)
 	MHD_suspend_connection(r->c);
 }
 
+void simhttp_drip_sleep(simhttp_t *h, struct req *r)
+{
+	simhttp_park(h, r, P_DRIP);
+	h->drip_wake = fmin(h->drip_wake, r->next_drip);
+}
+
 static void simhttp_unpark(simhttp_t *h, struct req *r)
 {
 	if (r->park == P_NONE)
@@ -216,127 +188,6 @@ static void simhttp_wake(simhttp_t *h, struct req *r, bool dead)
 }
 
 /* ---- replies ---- */
-
-static ssize_t simhttp_cut_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct req *r = cls;
-	if (pos >= r->cut)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	size_t n = r->cut - (size_t)pos < max ? r->cut - (size_t)pos : max;
-	memcpy(buf, r->data + pos, n);
-	return (ssize_t)n;
-}
-
-/* The slow and slowloris faults: the head at once, then drip_bytes of body every drip_every;
- * in between the connection sleeps suspended. */
-static ssize_t simhttp_drip_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct req *r = cls;
-	simhttp_t *h = r->ho->h;
-	double now = simhttp_real_now(h);
-	if (now < r->next_drip) {
-		simhttp_park(h, r, P_DRIP);
-		h->drip_wake = fmin(h->drip_wake, r->next_drip);
-		return 0;
-	}
-	size_t n = r->len - (size_t)pos;
-	if (n > max)
-		n = max;
-	if (n > r->drip_bytes)
-		n = r->drip_bytes;
-	memcpy(buf, r->data + pos, n);
-	r->next_drip = now + r->drip_every;
-	return (ssize_t)n;
-}
-
-/* The reset fault: half the body, then a TCP RST with no FIN before it. MHD would shut the
- * socket down (FIN) before closing it, so the connection is aborted here: SO_LINGER 0 and a
- * connect(AF_UNSPEC), which makes Linux send the RST and leaves MHD a dead but open fd. */
-static ssize_t simhttp_reset_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct req *r = cls;
-	if (pos < r->cut)
-		return simhttp_cut_read(cls, pos, buf, max);
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	struct sockaddr sa = { .sa_family = AF_UNSPEC };
-	if (ci &&
-		(setsockopt(ci->connect_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0 ||
-			connect(ci->connect_fd, &sa, sizeof(sa)) < 0))
-		log_debug("reset fault: %s", strerror(errno));
-	return MHD_CONTENT_READER_END_WITH_ERROR;
-}
-
-/* "Name: value\r\n" lines onto the response. */
-static void simhttp_add_headers(struct MHD_Response *resp, const char *lines)
-{
-	while (*lines) {
-		const char *colon = strchr(lines, ':'), *eol = strstr(lines, "\r\n");
-		if (!colon || !eol || colon > eol)
-			return;
-		char *name = xasprintf("%.*s", (int)(colon - lines), lines);
-		const char *v = colon + 1 + strspn(colon + 1, " ");
-		char *value = xasprintf("%.*s", (int)(eol - v), v);
-		MHD_add_response_header(resp, name, value);
-		free(name);
-		free(value);
-		lines = eol + 2;
-	}
-}
-
-/* A reply the fault sends through a callback: dripped, cut short or reset half way. */
-static struct MHD_Response *simhttp_callback_response(struct req *r, struct simresp *rs, enum sc_fault f)
-{
-	static MHD_ContentReaderCallback const readers[] = {
-		[SC_FAULT_TRUNCATE] = simhttp_cut_read,
-		[SC_FAULT_RESET] = simhttp_reset_read,
-		[SC_FAULT_SLOW] = simhttp_drip_read,
-		[SC_FAULT_SLOWLORIS] = simhttp_drip_read,
-	};
-	r->len = rs->shared ? rs->shared_len : rs->body.len;
-	r->data = rs->shared;
-	if (!rs->shared) {
-		buf_append(&r->out, rs->body.data ? rs->body.data : "", rs->body.len);
-		r->data = r->out.data;
-	}
-	r->cut = r->len / 2;
-	r->drip_bytes = f == SC_FAULT_SLOW ? DRIP_BYTES : 1;
-	r->drip_every = f == SC_FAULT_SLOW ? DRIP_EVERY : simrouter_group(r->ho->r)->drip_every;
-	r->next_drip = simhttp_real_now(r->ho->h) + r->drip_every;
-	struct MHD_Response *resp = MHD_create_response_from_callback(r->len, CB_BLOCK, readers[f], r, NULL);
-	if (resp && f == SC_FAULT_TRUNCATE)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	return resp;
-}
-
-static bool simhttp_is_callback_fault(enum sc_fault f)
-{
-	return f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS || f == SC_FAULT_RESET;
-}
-
-static bool simhttp_is_drip_fault(enum sc_fault f)
-{
-	return f == SC_FAULT_HANG || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS;
-}
-
-/* The response for rs; the fault decides how it leaves (all at once, dripped, cut short). */
-static struct MHD_Response *simhttp_make_response(struct req *r, struct simresp *rs, enum sc_fault f)
-{
-	struct MHD_Response *resp;
-	if (simhttp_is_callback_fault(f)) {
-		resp = simhttp_callback_response(r, rs, f);
-	} else if (rs->shared) {
-		resp = MHD_create_response_from_buffer(
-			rs->shared_len, (void *)rs->shared, MHD_RESPMEM_PERSISTENT);
-	} else {
-		resp = MHD_create_response_from_buffer(rs->body.len, rs->body.data, MHD_RESPMEM_MUST_COPY);
-	}
-	if (resp) {
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
-		simhttp_add_headers(resp, rs->extra_headers);
-	}
-	return resp;
-}
 
 static enum MHD_Result simhttp_queue(struct MHD_Connection *c, int status, struct MHD_Response *resp)
 {
@@ -380,7 +231,7 @@ static enum MHD_Result simhttp_serve(struct req *r, const char *method, enum sc_
 	if (rs.served_private_key)
 		log_info("router %s: served private-key/preshared-key (%s %s with no .proplist)", name,
 			method, rq.path);
-	enum MHD_Result ok = simhttp_queue(r->c, rs.status, simhttp_make_response(r, &rs, f));
+	enum MHD_Result ok = simhttp_queue(r->c, rs.status, simfault_response(r, &rs, f));
 	buf_free(&rs.body);
 	return ok;
 }
@@ -392,7 +243,7 @@ static enum MHD_Result simhttp_answer(struct req *r, const char *method)
 	enum sc_fault f = simrouter_fault(r->ho->r, simhttp_sim_time(h));
 	if (r->dead || f == SC_FAULT_REFUSE)
 		return MHD_NO; /* MHD closes the connection */
-	if (!r->ho->suspends && simhttp_is_drip_fault(f))
+	if (!r->ho->suspends && simfault_suspends(f))
 		f = SC_FAULT_NONE; /* cannot happen: simhttp_host_suspends saw every phase */
 	if (f == SC_FAULT_HANG) {
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
@@ -683,7 +534,7 @@ static bool simhttp_host_suspends(const simrouter_t *r)
 {
 	const struct sc_group *g = simrouter_group(r);
 	for (size_t i = 0; i < g->nphases; i++)
-		if (simhttp_is_drip_fault(g->phases[i].st.fault))
+		if (simfault_suspends(g->phases[i].st.fault))
 			return true;
 	return false;
 }
