@@ -69,6 +69,42 @@ static int sim_main_parse_port(const char *s, unsigned *out)
 	return 0;
 }
 
+/* One option of getopt_long's; -1 after its message on a bad value. --help exits. */
+static int sim_main_opt(int ch, struct opts *o)
+{
+	char *end;
+	switch (ch) {
+	case 'a':
+		if (sim_main_parse_addr(optarg, &o->first) < 0) {
+			fprintf(stderr, "wgwatch-sim: --address %s: not an address in 127.0.0.0/8\n", optarg);
+			return -1;
+		}
+		break;
+	case 'p':
+	case 'P':
+		if (sim_main_parse_port(optarg, ch == 'p' ? &o->port : &o->snmp_port) < 0)
+			return -1;
+		break;
+	case 'S': o->snmp = o->snmp ? o->snmp : 1; break;
+	case 'O': o->snmp = 2; break;
+	case 'C': o->community = optarg; break;
+	case 't':
+		o->time_scale = strtod(optarg, &end);
+		if (*end || end == optarg || !(o->time_scale >= 0.001 && o->time_scale <= 1e6)) {
+			fprintf(stderr, "wgwatch-sim: --time-scale %s: want 0.001..1000000\n", optarg);
+			return -1;
+		}
+		break;
+	case 'c': o->config_out = optarg; break;
+	case 'r': o->ready_file = optarg; break;
+	case 'q': o->verbosity--; break;
+	case 'v': o->verbosity++; break;
+	case 'h': sim_main_usage(stdout); exit(0);
+	default: sim_main_usage(stderr); return -1;
+	}
+	return 0;
+}
+
 static int sim_main_parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
@@ -87,41 +123,10 @@ static int sim_main_parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
-	char *end;
 	*o = (struct opts){ .first = 0x7f2a0001, .port = 8080, .community = "public" };
-	while ((ch = getopt_long(argc, argv, "a:p:t:c:r:qvh", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			if (sim_main_parse_addr(optarg, &o->first) < 0) {
-				fprintf(stderr, "wgwatch-sim: --address %s: not an address in 127.0.0.0/8\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'p':
-		case 'P':
-			if (sim_main_parse_port(optarg, ch == 'p' ? &o->port : &o->snmp_port) < 0)
-				return -1;
-			break;
-		case 'S': o->snmp = o->snmp ? o->snmp : 1; break;
-		case 'O': o->snmp = 2; break;
-		case 'C': o->community = optarg; break;
-		case 't':
-			o->time_scale = strtod(optarg, &end);
-			if (*end || end == optarg || !(o->time_scale >= 0.001 && o->time_scale <= 1e6)) {
-				fprintf(stderr, "wgwatch-sim: --time-scale %s: want 0.001..1000000\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'c': o->config_out = optarg; break;
-		case 'r': o->ready_file = optarg; break;
-		case 'q': o->verbosity--; break;
-		case 'v': o->verbosity++; break;
-		case 'h': sim_main_usage(stdout); exit(0);
-		default: sim_main_usage(stderr); return -1;
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "a:p:t:c:r:qvh", lo, NULL)) != -1)
+		if (sim_main_opt(ch, o) < 0)
+			return -1;
 	if (optind != argc - 1) {
 		sim_main_usage(stderr);
 		return -1;
