@@ -1,7 +1,9 @@
 /* scenario: reads a scenario file into groups of identical routers, each with a timeline
- * compiled into phases. Collects every error with FILE:LINE; never logs, never exits. */
+ * compiled into phases (the keys only a group has: scgroup.c). Collects every error with
+ * FILE:LINE; never logs, never exits. */
 #include "config.h"
 #include "sim/scenario.h"
+#include "sim/scenario_int.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
 
@@ -50,9 +52,10 @@ const char *scenario_fault_name(enum sc_fault f)
 	return fault_names[f];
 }
 
-static void perr(struct parser *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void scenario_perr(struct parser *p, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void perr(struct parser *p, int line, const char *fmt, ...)
+static void scenario_perr(struct parser *p, int line, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -63,7 +66,7 @@ static void perr(struct parser *p, int line, const char *fmt, ...)
 }
 
 /* strsep-like: the next sep-separated piece of *s, or NULL at the end. */
-static char *split_next(char **s, char sep)
+char *scenario_split_next(char **s, char sep)
 {
 	char *t = *s;
 	if (!t)
@@ -75,7 +78,7 @@ static char *split_next(char **s, char sep)
 	return t;
 }
 
-static char *trim(char *s)
+char *scenario_trim(char *s)
 {
 	while (isspace((unsigned char)*s))
 		s++;
@@ -125,18 +128,7 @@ int scenario_parse_duration(const char *s, double *sec)
 	return 0;
 }
 
-static int parse_int(const char *v, long min, long max, int *out)
-{
-	char *end;
-	errno = 0;
-	long n = strtol(v, &end, 10);
-	if (end == v || *end || errno || n < min || n > max)
-		return -1;
-	*out = (int)n;
-	return 0;
-}
-
-static int parse_num(const char *v, double min, double max, double *out)
+static int scenario_parse_num(const char *v, double min, double max, double *out)
 {
 	char *end;
 	errno = 0;
@@ -147,27 +139,7 @@ static int parse_num(const char *v, double min, double max, double *out)
 	return 0;
 }
 
-static int parse_size(const char *v, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long n = strtoull(v, &end, 10);
-	if (end == v || errno || v[0] == '-')
-		return -1;
-	uint64_t mult = 1;
-	if (*end == 'K' || *end == 'k')
-		mult = 1024, end++;
-	else if (*end == 'M')
-		mult = 1024 * 1024, end++;
-	else if (*end == 'G')
-		mult = 1024ULL * 1024 * 1024, end++;
-	if (*end || n == 0 || n > (1ULL << 50) / mult)
-		return -1;
-	*out = n * mult;
-	return 0;
-}
-
-static int parse_version(const char *v, char out[SC_VER_LEN])
+static int scenario_parse_version(const char *v, char out[SC_VER_LEN])
 {
 	int major, minor, n = 0;
 	if (strlen(v) >= SC_VER_LEN || sscanf(v, "%d.%d%n", &major, &minor, &n) != 2 || major < 6)
@@ -180,7 +152,7 @@ static int parse_version(const char *v, char out[SC_VER_LEN])
 }
 
 /* "100 20 15" / "100,20,15" or "busiest X others Y [core N]". */
-static int parse_loads(const char *v, struct sc_state *st)
+static int scenario_parse_loads(const char *v, struct sc_state *st)
 {
 	int b, o, c = 0, n = 0;
 	if (sscanf(v, "busiest %d others %d%n", &b, &o, &n) == 2) {
@@ -212,7 +184,7 @@ static int parse_loads(const char *v, struct sc_state *st)
 	return 0;
 }
 
-static int parse_fault(const char *v, enum sc_fault *f)
+static int scenario_parse_fault(const char *v, enum sc_fault *f)
 {
 	for (size_t i = 0; i < sizeof(fault_names) / sizeof(fault_names[0]); i++)
 		if (strcmp(v, fault_names[i]) == 0) {
@@ -223,7 +195,7 @@ static int parse_fault(const char *v, enum sc_fault *f)
 }
 
 /* A duration with an optional sign: "-1h", "+30d", "90s". */
-static int parse_signed_duration(const char *v, double *sec)
+static int scenario_parse_signed_duration(const char *v, double *sec)
 {
 	double sign = *v == '-' ? -1 : 1;
 	if (*v == '-' || *v == '+')
@@ -235,14 +207,14 @@ static int parse_signed_duration(const char *v, double *sec)
 }
 
 /* Keys that the timeline may change too. 1 handled, 0 not a state key, -1 bad value. */
-static int state_set(struct sc_state *st, const char *k, const char *v)
+static int scenario_state_set(struct sc_state *st, const char *k, const char *v)
 {
 	if (strcmp(k, "version") == 0)
-		return parse_version(v, st->version) == 0 ? 1 : -1;
+		return scenario_parse_version(v, st->version) == 0 ? 1 : -1;
 	if (strcmp(k, "firmware") == 0)
-		return parse_version(v, st->firmware) == 0 ? 1 : -1;
+		return scenario_parse_version(v, st->firmware) == 0 ? 1 : -1;
 	if (strcmp(k, "upgrade_firmware") == 0)
-		return parse_version(v, st->upgrade_firmware) == 0 ? 1 : -1;
+		return scenario_parse_version(v, st->upgrade_firmware) == 0 ? 1 : -1;
 	if (strcmp(k, "channel") == 0) {
 		if (strlen(v) >= sizeof(st->channel) || !*v)
 			return -1;
@@ -250,148 +222,25 @@ static int state_set(struct sc_state *st, const char *k, const char *v)
 		return 1;
 	}
 	if (strcmp(k, "tx_mbps") == 0)
-		return parse_num(v, 0, 400000, &st->tx_mbps) == 0 ? 1 : -1;
+		return scenario_parse_num(v, 0, 400000, &st->tx_mbps) == 0 ? 1 : -1;
 	if (strcmp(k, "rx_mbps") == 0)
-		return parse_num(v, 0, 400000, &st->rx_mbps) == 0 ? 1 : -1;
+		return scenario_parse_num(v, 0, 400000, &st->rx_mbps) == 0 ? 1 : -1;
 	if (strcmp(k, "swing") == 0) {
-		if (parse_num(v, 0, 100, &st->swing) < 0)
+		if (scenario_parse_num(v, 0, 100, &st->swing) < 0)
 			return -1;
 		st->swing /= 100;
 		return 1;
 	}
 	if (strcmp(k, "cpu_load") == 0)
-		return parse_loads(v, st) == 0 ? 1 : -1;
+		return scenario_parse_loads(v, st) == 0 ? 1 : -1;
 	if (strcmp(k, "fault") == 0)
-		return parse_fault(v, &st->fault) == 0 ? 1 : -1;
+		return scenario_parse_fault(v, &st->fault) == 0 ? 1 : -1;
 	if (strcmp(k, "uptime_shift") == 0)
-		return parse_signed_duration(v, &st->uptime_shift) == 0 ? 1 : -1;
+		return scenario_parse_signed_duration(v, &st->uptime_shift) == 0 ? 1 : -1;
 	return 0;
 }
 
-static int parse_wg(struct sc_group *g, const char *v)
-{
-	char *copy = xstrdup(v), *rest = copy, *t;
-	int rc = 0;
-	for (size_t i = 0; i < g->nwg; i++)
-		free(g->wg[i].name);
-	free(g->wg);
-	g->wg = NULL, g->nwg = 0;
-	if (strcmp(v, "none") == 0)
-		rest = NULL;
-	while ((t = split_next(&rest, ',')) != NULL) {
-		char *colon = strchr(t, ':');
-		int np;
-		if (!colon || parse_int(trim(colon + 1), 0, 10000, &np) < 0) {
-			rc = -1;
-			break;
-		}
-		*colon = '\0';
-		t = trim(t);
-		if (!*t || strlen(t) > 32) {
-			rc = -1;
-			break;
-		}
-		g->wg = xreallocarray(g->wg, g->nwg + 1, sizeof(*g->wg));
-		g->wg[g->nwg++] = (struct sc_wg){ .name = xstrdup(t), .npeers = np };
-	}
-	free(copy);
-	return rc;
-}
-
-/* "site=x, role=y": names [A-Za-z_][A-Za-z0-9_]*, values without , " \ or spaces. */
-static int parse_labels(struct sc_group *g, const char *v)
-{
-	buf_t out;
-	buf_init(&out);
-	char *copy = xstrdup(v), *rest = copy, *t;
-	int rc = 0;
-	while ((t = split_next(&rest, ',')) != NULL) {
-		char *eq = strchr(t, '=');
-		if (!eq) {
-			rc = -1;
-			break;
-		}
-		*eq = '\0';
-		char *k = trim(t), *val = trim(eq + 1);
-		bool ok = (isalpha((unsigned char)k[0]) || k[0] == '_') && *val;
-		for (char *c = k; *c; c++)
-			ok = ok && (isalnum((unsigned char)*c) || *c == '_');
-		for (char *c = val; *c; c++)
-			ok = ok && !strchr(",\"\\ \t", *c);
-		if (!ok) {
-			rc = -1;
-			break;
-		}
-		buf_printf(&out, "%s%s=%s", out.len ? "," : "", k, val);
-	}
-	free(copy);
-	free(g->labels);
-	g->labels = rc == 0 && out.len ? buf_steal(&out, NULL) : NULL;
-	buf_free(&out);
-	return rc;
-}
-
-static int set_str(char **dst, const char *v)
-{
-	if (!*v || strlen(v) > 64 || strchr(v, '"') || strchr(v, '\\'))
-		return -1;
-	free(*dst);
-	*dst = xstrdup(v);
-	return 0;
-}
-
-/* Keys only a group has (not changeable on the timeline). 0 ok, -1 bad value, -2 unknown. */
-static int group_set(struct sc_group *g, const char *k, const char *v)
-{
-	if (strcmp(k, "count") == 0)
-		return parse_int(v, 1, 65535, &g->count);
-	if (strcmp(k, "board") == 0)
-		return set_str(&g->board, v);
-	if (strcmp(k, "architecture") == 0)
-		return set_str(&g->arch, v);
-	if (strcmp(k, "cpu") == 0)
-		return set_str(&g->cpu_model, v);
-	if (strcmp(k, "cores") == 0)
-		return parse_int(v, 1, SC_MAX_CORES, &g->cores);
-	if (strcmp(k, "cpu_frequency") == 0)
-		return parse_int(v, 0, 10000, &g->cpu_mhz);
-	if (strcmp(k, "memory") == 0)
-		return parse_size(v, &g->memory);
-	if (strcmp(k, "serial") == 0)
-		return set_str(&g->model_serial, v);
-	if (strcmp(k, "labels") == 0)
-		return parse_labels(g, v);
-	if (strcmp(k, "wg") == 0)
-		return parse_wg(g, v);
-	if (strcmp(k, "idle_peers") == 0)
-		return parse_int(v, 0, 10000, &g->idle_peers);
-	if (strcmp(k, "comment_every") == 0)
-		return parse_int(v, 0, 10000, &g->comment_every);
-	if (strcmp(k, "peer_prefix") == 0)
-		return set_str(&g->peer_prefix, v);
-	if (strcmp(k, "vlans") == 0)
-		return parse_int(v, 0, 4094, &g->vlans);
-	if (strcmp(k, "packet_size") == 0)
-		return parse_int(v, 64, 65535, &g->packet_size);
-	if (strcmp(k, "uptime") == 0)
-		return scenario_parse_duration(v, &g->uptime0);
-	if (strcmp(k, "boot_time") == 0)
-		return scenario_parse_duration(v, &g->boot_time);
-	if (strcmp(k, "load_jitter") == 0)
-		return parse_int(v, 0, 50, &g->load_jitter);
-	if (strcmp(k, "drip_every") == 0)
-		return scenario_parse_duration(v, &g->drip_every) < 0 || g->drip_every < 0.001 ||
-				g->drip_every > 3600
-			? -1
-			: 0;
-	if (strcmp(k, "tls") == 0) {
-		g->tls = strcmp(v, "yes") == 0;
-		return g->tls || strcmp(v, "no") == 0 ? 0 : -1;
-	}
-	return -2;
-}
-
-static void group_defaults(struct parser *p, const char *name)
+static void scenario_group_defaults(struct parser *p, const char *name)
 {
 	scenario_t *sc = p->sc;
 	sc->groups = xreallocarray(sc->groups, sc->ngroups + 1, sizeof(*sc->groups));
@@ -410,7 +259,7 @@ static void group_defaults(struct parser *p, const char *name)
 		.uptime0 = -1,
 		.drip_every = 1,
 	};
-	parse_wg(g, "wg0:4");
+	scgroup_parse_wg(g, "wg0:4");
 	p->g = g;
 	p->st = (struct sc_state){ .channel = "stable", .nloads = 1, .loads = { 5 } };
 	snprintf(p->st.version, sizeof(p->st.version), "7.22.3");
@@ -427,12 +276,12 @@ static char *scenario_path(const char *file, const char *v)
 	return xasprintf("%.*s/%s", (int)(slash - file), file, v);
 }
 
-static void global_set(struct parser *p, const char *k, const char *v)
+static void scenario_global_set(struct parser *p, const char *k, const char *v)
 {
 	scenario_t *sc = p->sc;
 	int bad = 0;
 	if (strcmp(k, "user") == 0)
-		bad = set_str(&sc->user, v);
+		bad = scgroup_set_str(&sc->user, v);
 	else if (strcmp(k, "password") == 0) {
 		free(sc->password);
 		sc->password = xstrdup(v);
@@ -441,52 +290,52 @@ static void global_set(struct parser *p, const char *k, const char *v)
 		free(*dst);
 		*dst = scenario_path(p->file, v);
 	} else if (strcmp(k, "time_scale") == 0)
-		bad = parse_num(v, 0.001, 1e6, &sc->time_scale);
+		bad = scenario_parse_num(v, 0.001, 1e6, &sc->time_scale);
 	else if (strcmp(k, "seed") == 0) {
 		char *end;
 		sc->seed = strtoull(v, &end, 10);
 		bad = *end || end == v ? -1 : 0;
 	} else {
-		perr(p, p->line, "unknown key %s in [global]", k);
+		scenario_perr(p, p->line, "unknown key %s in [global]", k);
 		return;
 	}
 	if (bad)
-		perr(p, p->line, "bad value for %s: %s", k, v);
+		scenario_perr(p, p->line, "bad value for %s: %s", k, v);
 }
 
-static void key_line(struct parser *p, char *k, char *v)
+static void scenario_key_line(struct parser *p, char *k, char *v)
 {
 	if (!p->g) {
-		global_set(p, k, v);
+		scenario_global_set(p, k, v);
 		return;
 	}
-	int rc = state_set(&p->st, k, v);
+	int rc = scenario_state_set(&p->st, k, v);
 	if (rc == 0 && strcmp(k, "routerboard") == 0) {
 		rc = strcmp(v, "yes") == 0 || strcmp(v, "no") == 0 ? 1 : -1;
 		p->rb = strcmp(v, "yes") == 0;
 	} else if (rc == 0)
-		rc = group_set(p->g, k, v);
+		rc = scgroup_set(p->g, k, v);
 	if (rc == -2)
-		perr(p, p->line, "unknown key %s", k);
+		scenario_perr(p, p->line, "unknown key %s", k);
 	else if (rc < 0)
-		perr(p, p->line, "bad value for %s: %s", k, v);
+		scenario_perr(p, p->line, "bad value for %s: %s", k, v);
 }
 
-static void event_line(struct parser *p, char *rest)
+static void scenario_event_line(struct parser *p, char *rest)
 {
 	char *colon = strchr(rest, ':');
 	double at;
 	if (!p->g) {
-		perr(p, p->line, "timeline lines belong in a [group]");
+		scenario_perr(p, p->line, "timeline lines belong in a [group]");
 		return;
 	}
 	if (!colon) {
-		perr(p, p->line, "expected \"at TIME: change, change...\"");
+		scenario_perr(p, p->line, "expected \"at TIME: change, change...\"");
 		return;
 	}
 	*colon = '\0';
-	if (scenario_parse_duration(trim(rest), &at) < 0) {
-		perr(p, p->line, "bad time: %s", trim(rest));
+	if (scenario_parse_duration(scenario_trim(rest), &at) < 0) {
+		scenario_perr(p, p->line, "bad time: %s", scenario_trim(rest));
 		return;
 	}
 	p->ev = xreallocarray(p->ev, p->nev + 1, sizeof(*p->ev));
@@ -494,22 +343,22 @@ static void event_line(struct parser *p, char *rest)
 }
 
 /* Apply one timeline change "key value" to phase ph. */
-static void apply_change(struct parser *p, int line, struct sc_phase *ph, char *c)
+static void scenario_apply_change(struct parser *p, int line, struct sc_phase *ph, char *c)
 {
 	char *v = c + strcspn(c, " \t");
 	if (*v)
 		*v++ = '\0';
-	v = trim(v);
+	v = scenario_trim(v);
 	if (strcmp(c, "reboot") == 0 && !*v) {
 		ph->reboot = true;
 		return;
 	}
 	const char *k = strcmp(c, "upgrade") == 0 ? "version" : c;
-	int rc = state_set(&ph->st, k, v);
+	int rc = scenario_state_set(&ph->st, k, v);
 	if (rc == 0)
-		perr(p, line, "unknown timeline change %s", k);
+		scenario_perr(p, line, "unknown timeline change %s", k);
 	else if (rc < 0)
-		perr(p, line, "bad value for %s: %s", k, v);
+		scenario_perr(p, line, "bad value for %s: %s", k, v);
 	else if (strcmp(k, "version") == 0) {
 		memcpy(ph->st.upgrade_firmware, ph->st.version, SC_VER_LEN);
 		ph->reboot = true;
@@ -519,31 +368,31 @@ static void apply_change(struct parser *p, int line, struct sc_phase *ph, char *
 
 /* Split "version 7.22.3, tx_mbps 130, cpu_load 100,20,20" into changes; a piece that starts
  * with a digit continues the previous cpu_load list. */
-static void apply_event(struct parser *p, const struct sc_event *e, struct sc_phase *ph)
+static void scenario_apply_event(struct parser *p, const struct sc_event *e, struct sc_phase *ph)
 {
 	char *copy = xstrdup(e->text), *rest = copy, *t;
 	buf_t cur;
 	buf_init(&cur);
-	while ((t = split_next(&rest, ',')) != NULL) {
-		t = trim(t);
+	while ((t = scenario_split_next(&rest, ',')) != NULL) {
+		t = scenario_trim(t);
 		if (isdigit((unsigned char)*t) && strncmp(cur.data ? cur.data : "", "cpu_load", 8) == 0) {
 			buf_printf(&cur, " %s", t);
 			continue;
 		}
 		if (cur.len)
-			apply_change(p, e->line, ph, cur.data);
+			scenario_apply_change(p, e->line, ph, cur.data);
 		buf_reset(&cur);
 		buf_puts(&cur, t);
 	}
 	if (cur.len)
-		apply_change(p, e->line, ph, cur.data);
+		scenario_apply_change(p, e->line, ph, cur.data);
 	else
-		perr(p, e->line, "empty timeline line");
+		scenario_perr(p, e->line, "empty timeline line");
 	buf_free(&cur);
 	free(copy);
 }
 
-static int event_cmp(const void *a, const void *b)
+static int scenario_event_cmp(const void *a, const void *b)
 {
 	const struct sc_event *x = a, *y = b;
 	if (x->at != y->at)
@@ -551,103 +400,105 @@ static int event_cmp(const void *a, const void *b)
 	return x->line - y->line; /* stable */
 }
 
-static void check_state(struct parser *p, int line, const struct sc_group *g, const struct sc_state *st)
+static void scenario_check_state(
+	struct parser *p, int line, const struct sc_group *g, const struct sc_state *st)
 {
 	if (st->nloads > g->cores)
-		perr(p, line, "cpu_load lists %d loads but there are only %d cores", st->nloads, g->cores);
+		scenario_perr(
+			p, line, "cpu_load lists %d loads but there are only %d cores", st->nloads, g->cores);
 	if (st->nloads == 0 && st->busy_core >= g->cores)
-		perr(p, line, "cpu_load busiest core is beyond the last core");
+		scenario_perr(p, line, "cpu_load busiest core is beyond the last core");
 }
 
-static void compile_phases(struct parser *p, struct sc_group *g)
+static void scenario_compile_phases(struct parser *p, struct sc_group *g)
 {
 	if (!p->st.firmware[0])
 		memcpy(p->st.firmware, p->st.version, SC_VER_LEN);
 	if (!p->st.upgrade_firmware[0])
 		memcpy(p->st.upgrade_firmware, p->st.version, SC_VER_LEN);
 	if (p->nev)
-		qsort(p->ev, p->nev, sizeof(*p->ev), event_cmp);
+		qsort(p->ev, p->nev, sizeof(*p->ev), scenario_event_cmp);
 	g->phases = xcalloc(p->nev + 1, sizeof(*g->phases));
 	g->phases[0] = (struct sc_phase){ .start = -INFINITY, .st = p->st };
 	g->nphases = 1;
-	check_state(p, g->line, g, &p->st);
+	scenario_check_state(p, g->line, g, &p->st);
 	for (size_t i = 0; i < p->nev; i++) {
 		struct sc_phase *last = &g->phases[g->nphases - 1];
 		if (last->start != p->ev[i].at) {
 			g->phases[g->nphases] = (struct sc_phase){ .start = p->ev[i].at, .st = last->st };
 			last = &g->phases[g->nphases++];
 		}
-		apply_event(p, &p->ev[i], last);
-		check_state(p, p->ev[i].line, g, &last->st);
+		scenario_apply_event(p, &p->ev[i], last);
+		scenario_check_state(p, p->ev[i].line, g, &last->st);
 		free(p->ev[i].text);
 	}
 	p->nev = 0;
 }
 
-static void group_end(struct parser *p)
+static void scenario_group_end(struct parser *p)
 {
 	struct sc_group *g = p->g;
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->nwg; i++)
 		if (g->idle_peers > g->wg[i].npeers)
-			perr(p, g->line, "idle_peers is more than the peers of %s", g->wg[i].name);
+			scenario_perr(p, g->line, "idle_peers is more than the peers of %s", g->wg[i].name);
 	g->routerboard = p->rb >= 0 ? p->rb == 1 : strcmp(g->arch, "x86_64") != 0;
-	compile_phases(p, g);
+	scenario_compile_phases(p, g);
 	p->sc->nrouters += (size_t)g->count;
 	p->g = NULL;
 }
 
-static void section_line(struct parser *p, char *s)
+static void scenario_section_line(struct parser *p, char *s)
 {
 	char *end = strchr(s, ']');
 	if (!end || end[1]) {
-		perr(p, p->line, "bad section header");
+		scenario_perr(p, p->line, "bad section header");
 		return;
 	}
 	*end = '\0';
-	group_end(p);
-	s = trim(s + 1);
+	scenario_group_end(p);
+	s = scenario_trim(s + 1);
 	if (strcmp(s, "global") == 0)
 		return;
 	bool ok = strncmp(s, "group", 5) == 0 && isspace((unsigned char)s[5]);
 	if (!ok) {
-		perr(p, p->line, "unknown section [%s] (want [global] or [group NAME])", s);
-		group_defaults(p, "invalid");
+		scenario_perr(p, p->line, "unknown section [%s] (want [global] or [group NAME])", s);
+		scenario_group_defaults(p, "invalid");
 		return;
 	}
-	char *name = trim(s + 5);
+	char *name = scenario_trim(s + 5);
 	ok = *name && strlen(name) < 48;
 	for (char *c = name; *c; c++)
 		ok = ok && (isalnum((unsigned char)*c) || strchr("._-", *c));
 	for (size_t i = 0; ok && i < p->sc->ngroups; i++)
 		if (strcmp(p->sc->groups[i].name, name) == 0)
-			perr(p, p->line, "group %s is defined twice", name);
+			scenario_perr(p, p->line, "group %s is defined twice", name);
 	if (!ok)
-		perr(p, p->line, "bad group name \"%s\" (letters, digits, . _ -)", name);
-	group_defaults(p, name);
+		scenario_perr(p, p->line, "bad group name \"%s\" (letters, digits, . _ -)", name);
+	scenario_group_defaults(p, name);
 }
 
-static void parse_line(struct parser *p, char *s)
+static void scenario_parse_line(struct parser *p, char *s)
 {
-	s = trim(s);
+	s = scenario_trim(s);
 	if (*s == '\0' || *s == '#' || *s == ';')
 		return;
 	if (*s == '[') {
-		section_line(p, s);
+		scenario_section_line(p, s);
 		return;
 	}
 	if (strncmp(s, "at", 2) == 0 && isspace((unsigned char)s[2])) {
-		event_line(p, s + 3);
+		scenario_event_line(p, s + 3);
 		return;
 	}
 	char *eq = strchr(s, '=');
 	if (!eq) {
-		perr(p, p->line, "expected key = value");
+		scenario_perr(p, p->line, "expected key = value");
 		return;
 	}
 	*eq = '\0';
-	key_line(p, trim(s), trim(eq + 1));
+	scenario_key_line(p, scenario_trim(s), scenario_trim(eq + 1));
 }
 
 int scenario_load(const char *path, scenario_t **out, char **errors)
@@ -669,17 +520,17 @@ int scenario_load(const char *path, scenario_t **out, char **errors)
 	size_t cap = 0;
 	while (getline(&line, &cap, f) >= 0) {
 		p.line++;
-		parse_line(&p, line);
+		scenario_parse_line(&p, line);
 	}
-	group_end(&p);
+	scenario_group_end(&p);
 	free(line);
 	free(p.ev);
 	fclose(f);
 	if (sc->nrouters == 0 && p.errs.len == 0)
-		perr(&p, p.line, "no routers: add a [group NAME] section");
+		scenario_perr(&p, p.line, "no routers: add a [group NAME] section");
 	for (size_t i = 0; i < sc->ngroups; i++)
 		if (sc->groups[i].tls && (!sc->tls_cert || !sc->tls_key))
-			perr(&p, sc->groups[i].line,
+			scenario_perr(&p, sc->groups[i].line,
 				"group %s: tls = yes needs tls_cert and tls_key in [global]",
 				sc->groups[i].name);
 	if (p.errs.len) {

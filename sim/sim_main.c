@@ -33,7 +33,7 @@ struct opts {
 	const char *community;
 };
 
-static void usage(FILE *f)
+static void sim_main_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: wgwatch-sim [options] SCENARIO_FILE\n"
@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"  -q, --quiet / -v, --verbose\n");
 }
 
-static int parse_addr(const char *s, uint32_t *out)
+static int sim_main_parse_addr(const char *s, uint32_t *out)
 {
 	struct in_addr in;
 	if (inet_pton(AF_INET, s, &in) != 1)
@@ -58,7 +58,7 @@ static int parse_addr(const char *s, uint32_t *out)
 	return (*out >> 24) == 127 ? 0 : -1;
 }
 
-static int parse_port(const char *s, unsigned *out)
+static int sim_main_parse_port(const char *s, unsigned *out)
 {
 	char *end;
 	*out = (unsigned)strtoul(s, &end, 10);
@@ -69,7 +69,43 @@ static int parse_port(const char *s, unsigned *out)
 	return 0;
 }
 
-static int parse_opts(int argc, char **argv, struct opts *o)
+/* One option of getopt_long's; -1 after its message on a bad value. --help exits. */
+static int sim_main_opt(int ch, struct opts *o)
+{
+	char *end;
+	switch (ch) {
+	case 'a':
+		if (sim_main_parse_addr(optarg, &o->first) < 0) {
+			fprintf(stderr, "wgwatch-sim: --address %s: not an address in 127.0.0.0/8\n", optarg);
+			return -1;
+		}
+		break;
+	case 'p':
+	case 'P':
+		if (sim_main_parse_port(optarg, ch == 'p' ? &o->port : &o->snmp_port) < 0)
+			return -1;
+		break;
+	case 'S': o->snmp = o->snmp ? o->snmp : 1; break;
+	case 'O': o->snmp = 2; break;
+	case 'C': o->community = optarg; break;
+	case 't':
+		o->time_scale = strtod(optarg, &end);
+		if (*end || end == optarg || !(o->time_scale >= 0.001 && o->time_scale <= 1e6)) {
+			fprintf(stderr, "wgwatch-sim: --time-scale %s: want 0.001..1000000\n", optarg);
+			return -1;
+		}
+		break;
+	case 'c': o->config_out = optarg; break;
+	case 'r': o->ready_file = optarg; break;
+	case 'q': o->verbosity--; break;
+	case 'v': o->verbosity++; break;
+	case 'h': sim_main_usage(stdout); exit(0);
+	default: sim_main_usage(stderr); return -1;
+	}
+	return 0;
+}
+
+static int sim_main_parse_opts(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{ "address", required_argument, NULL, 'a' },
@@ -87,43 +123,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	int ch;
-	char *end;
 	*o = (struct opts){ .first = 0x7f2a0001, .port = 8080, .community = "public" };
-	while ((ch = getopt_long(argc, argv, "a:p:t:c:r:qvh", lo, NULL)) != -1) {
-		switch (ch) {
-		case 'a':
-			if (parse_addr(optarg, &o->first) < 0) {
-				fprintf(stderr, "wgwatch-sim: --address %s: not an address in 127.0.0.0/8\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'p':
-		case 'P':
-			if (parse_port(optarg, ch == 'p' ? &o->port : &o->snmp_port) < 0)
-				return -1;
-			break;
-		case 'S': o->snmp = o->snmp ? o->snmp : 1; break;
-		case 'O': o->snmp = 2; break;
-		case 'C': o->community = optarg; break;
-		case 't':
-			o->time_scale = strtod(optarg, &end);
-			if (*end || end == optarg || !(o->time_scale >= 0.001 && o->time_scale <= 1e6)) {
-				fprintf(stderr, "wgwatch-sim: --time-scale %s: want 0.001..1000000\n",
-					optarg);
-				return -1;
-			}
-			break;
-		case 'c': o->config_out = optarg; break;
-		case 'r': o->ready_file = optarg; break;
-		case 'q': o->verbosity--; break;
-		case 'v': o->verbosity++; break;
-		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return -1;
-		}
-	}
+	while ((ch = getopt_long(argc, argv, "a:p:t:c:r:qvh", lo, NULL)) != -1)
+		if (sim_main_opt(ch, o) < 0)
+			return -1;
 	if (optind != argc - 1) {
-		usage(stderr);
+		sim_main_usage(stderr);
 		return -1;
 	}
 	o->scenario = argv[optind];
@@ -133,7 +138,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 }
 
 /* The next usable address after a: skips .0 and .255 in the last octet. 0 past 127/8. */
-static uint32_t next_addr(uint32_t a)
+static uint32_t sim_main_next_addr(uint32_t a)
 {
 	do
 		a++;
@@ -141,31 +146,31 @@ static uint32_t next_addr(uint32_t a)
 	return (a >> 24) == 127 ? a : 0;
 }
 
-static uint32_t *assign_addrs(uint32_t first, size_t n)
+static uint32_t *sim_main_assign_addrs(uint32_t first, size_t n)
 {
 	uint32_t *a = xcalloc(n, sizeof(*a));
 	uint32_t cur = first;
 	if ((cur & 0xff) == 0 || (cur & 0xff) == 255)
-		cur = next_addr(cur);
+		cur = sim_main_next_addr(cur);
 	for (size_t i = 0; i < n; i++) {
 		if (cur == 0) {
 			free(a);
 			return NULL;
 		}
 		a[i] = cur;
-		cur = next_addr(cur);
+		cur = sim_main_next_addr(cur);
 	}
 	return a;
 }
 
-static const char *ip(uint32_t a, char out[16])
+static const char *sim_main_ip(uint32_t a, char out[16])
 {
 	struct in_addr in = { .s_addr = htonl(a) };
 	return inet_ntop(AF_INET, &in, out, 16);
 }
 
 /* Write data to path through path.tmp and rename, so readers never see half a file. */
-static int write_atomic(const char *path, const char *data, size_t len)
+static int sim_main_write_atomic(const char *path, const char *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	FILE *f = fopen(tmp, "w");
@@ -183,7 +188,7 @@ static int write_atomic(const char *path, const char *data, size_t len)
 	return rc;
 }
 
-static int write_config(
+static int sim_main_write_config(
 	const struct opts *o, const scenario_t *sc, simrouter_t **r, const uint32_t *addrs, size_t n)
 {
 	buf_t b;
@@ -195,19 +200,19 @@ static int write_config(
 		buf_printf(&b, "\n[router %s]\n", simrouter_name(r[i]));
 		if (o->snmp != 2)
 			buf_printf(&b, "rest = http%s://%s:%u\nuser = %s\npassword = %s\n", g->tls ? "s" : "",
-				ip(addrs[i], a), o->port, sc->user, sc->password);
+				sim_main_ip(addrs[i], a), o->port, sc->user, sc->password);
 		if (o->snmp)
-			buf_printf(&b, "snmp = %s:%u\nsnmp_community = %s\n", ip(addrs[i], a), o->snmp_port,
-				o->community);
+			buf_printf(&b, "snmp = %s:%u\nsnmp_community = %s\n", sim_main_ip(addrs[i], a),
+				o->snmp_port, o->community);
 		if (g->labels)
 			buf_printf(&b, "labels = %s\n", g->labels);
 	}
-	int rc = write_atomic(o->config_out, b.data, b.len);
+	int rc = sim_main_write_atomic(o->config_out, b.data, b.len);
 	buf_free(&b);
 	return rc;
 }
 
-static simrouter_t **make_routers(const scenario_t *sc)
+static simrouter_t **sim_main_make_routers(const scenario_t *sc)
 {
 	simrouter_t **r = xcalloc(sc->nrouters, sizeof(*r));
 	size_t k = 0;
@@ -217,7 +222,7 @@ static simrouter_t **make_routers(const scenario_t *sc)
 	return r;
 }
 
-static void setup_process(void)
+static void sim_main_setup_process(void)
 {
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -233,7 +238,7 @@ static void setup_process(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-static int serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, const uint32_t *addrs)
+static int sim_main_serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, const uint32_t *addrs)
 {
 	char *cause = NULL, a1[16], a2[16];
 	size_t n = sc->nrouters;
@@ -255,14 +260,14 @@ static int serve(const struct opts *o, const scenario_t *sc, simrouter_t **r, co
 		simhttp_destroy(h);
 		return 1;
 	}
-	if ((o->config_out && write_config(o, sc, r, addrs, n) < 0) ||
-		(o->ready_file && write_atomic(o->ready_file, "ready\n", 6) < 0)) {
+	if ((o->config_out && sim_main_write_config(o, sc, r, addrs, n) < 0) ||
+		(o->ready_file && sim_main_write_atomic(o->ready_file, "ready\n", 6) < 0)) {
 		simsnmp_destroy(snmp);
 		simhttp_destroy(h);
 		return 1;
 	}
-	fprintf(stderr, "wgwatch-sim: %zu routers on %s..%s port %u\n", n, ip(addrs[0], a1),
-		ip(addrs[n - 1], a2), o->port);
+	fprintf(stderr, "wgwatch-sim: %zu routers on %s..%s port %u\n", n, sim_main_ip(addrs[0], a1),
+		sim_main_ip(addrs[n - 1], a2), o->port);
 	if (snmp)
 		fprintf(stderr, "wgwatch-sim: SNMP v1/v2c on the same addresses, udp port %u\n",
 			o->snmp_port);
@@ -279,7 +284,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	scenario_t *sc = NULL;
 	char *errors = NULL;
-	if (parse_opts(argc, argv, &o) < 0)
+	if (sim_main_parse_opts(argc, argv, &o) < 0)
 		return 2;
 	log_set_level(o.verbosity < -1    ? LOG_LVL_ERROR
 			: o.verbosity < 0 ? LOG_LVL_WARN
@@ -292,16 +297,16 @@ int main(int argc, char **argv)
 	}
 	if (o.time_scale > 0)
 		sc->time_scale = o.time_scale;
-	uint32_t *addrs = assign_addrs(o.first, sc->nrouters);
+	uint32_t *addrs = sim_main_assign_addrs(o.first, sc->nrouters);
 	if (!addrs) {
 		fprintf(stderr, "wgwatch-sim: %zu routers do not fit in 127.0.0.0/8 from --address\n",
 			sc->nrouters);
 		scenario_free(sc);
 		return 2;
 	}
-	setup_process();
-	simrouter_t **r = make_routers(sc);
-	int rc = serve(&o, sc, r, addrs);
+	sim_main_setup_process();
+	simrouter_t **r = sim_main_make_routers(sc);
+	int rc = sim_main_serve(&o, sc, r, addrs);
 	for (size_t i = 0; i < sc->nrouters; i++)
 		simrouter_destroy(r[i]);
 	free(r);

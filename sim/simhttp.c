@@ -1,9 +1,10 @@
 /* simhttp: the HTTP side of wgwatch-sim on libmicrohttpd: one MHD daemon per router (its own
  * loopback address, no thread of its own), all driven from one thread by a master epoll over
- * the daemons' epoll fds, plus the network faults. It must never block and never start a
- * thread: slow replies are dripped from timers and hung requests are parked suspended. */
+ * the daemons' epoll fds, plus the network faults (their replies: simfault.c). It must never
+ * block and never start a thread: slow replies are dripped from timers, hung ones parked. */
 #include "config.h"
 #include "sim/simhttp.h"
+#include "sim/simhttp_int.h"
 #include "sim/simrest.h"
 #include "lib/buf.h"
 #include "lib/log.h"
@@ -30,43 +31,8 @@
 
 #define BODY_MAX    8192  /* request body bytes */
 #define CONN_MEMORY 10240 /* MHD's per-connection pool: heads over ~9.5 KiB get 431 */
-#define DRIP_BYTES  16
-#define DRIP_EVERY  0.25 /* real seconds between drips: 64 bytes/s */
-#define IDLE_CLOSE  300  /* real seconds without traffic */
-#define CB_BLOCK    4096 /* buffer of callback replies (truncate, slow) */
+#define IDLE_CLOSE  300   /* real seconds without traffic */
 #define NO_HEAP     SIZE_MAX
-
-enum park { P_NONE, P_HANG, P_DRIP };
-
-struct host {
-	struct MHD_Daemon *d; /* NULL while refusing */
-	simhttp_t *h;
-	simrouter_t *r;
-	uint32_t addr;
-	bool dynamic;      /* its fault may switch to or from refuse */
-	bool suspends;     /* may hang or drip: its daemon needs suspend/resume */
-	bool tls;          /* serves HTTPS */
-	size_t hidx;       /* in h->heap, or NO_HEAP */
-	double due;        /* real time MHD wants to run without a socket event */
-	unsigned long ran; /* h->pass of its last run */
-};
-
-/* One request (MHD's con_cls): from the URI callback to the completed notification. */
-struct req {
-	struct host *ho;
-	struct MHD_Connection *c;
-	char *target; /* as received: path?query */
-	buf_t in;     /* request body */
-	bool seen, dead;
-	enum park park; /* suspended in h->hung or h->drips */
-	struct req *prev, *next;
-	int fd;    /* the socket, for hung requests */
-	buf_t out; /* callback replies: the body (data points into it or shared) */
-	const char *data;
-	size_t len, cut;   /* cut: truncate and reset stop there */
-	size_t drip_bytes; /* slow and slowloris: bytes a drip, every drip_every seconds */
-	double next_drip, drip_every;
-};
 
 struct simhttp {
 	int ep, sigfd;
@@ -86,7 +52,7 @@ struct simhttp {
 	char *tls_cert, *tls_key; /* PEM text, when some router serves HTTPS */
 };
 
-static double real_now(const simhttp_t *h)
+double simhttp_real_now(const simhttp_t *h)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -95,10 +61,10 @@ static double real_now(const simhttp_t *h)
 
 double simhttp_sim_time(const simhttp_t *h)
 {
-	return real_now(h) * h->time_scale;
+	return simhttp_real_now(h) * h->time_scale;
 }
 
-static const char *addr_str(uint32_t a, char out[16])
+static const char *simhttp_addr_str(uint32_t a, char out[16])
 {
 	struct in_addr in = { .s_addr = htonl(a) };
 	return inet_ntop(AF_INET, &in, out, 16);
@@ -106,23 +72,23 @@ static const char *addr_str(uint32_t a, char out[16])
 
 /* ---- the timeout heap ---- */
 
-static void heap_place(simhttp_t *h, size_t i, struct host *ho)
+static void simhttp_heap_place(simhttp_t *h, size_t i, struct host *ho)
 {
 	h->heap[i] = ho;
 	ho->hidx = i;
 }
 
-static void heap_up(simhttp_t *h, size_t i)
+static void simhttp_heap_up(simhttp_t *h, size_t i)
 {
 	struct host *ho = h->heap[i];
 	while (i > 0 && h->heap[(i - 1) / 2]->due > ho->due) {
-		heap_place(h, i, h->heap[(i - 1) / 2]);
+		simhttp_heap_place(h, i, h->heap[(i - 1) / 2]);
 		i = (i - 1) / 2;
 	}
-	heap_place(h, i, ho);
+	simhttp_heap_place(h, i, ho);
 }
 
-static void heap_down(simhttp_t *h, size_t i)
+static void simhttp_heap_down(simhttp_t *h, size_t i)
 {
 	struct host *ho = h->heap[i];
 	for (;;) {
@@ -133,36 +99,36 @@ static void heap_down(simhttp_t *h, size_t i)
 			c++;
 		if (h->heap[c]->due >= ho->due)
 			break;
-		heap_place(h, i, h->heap[c]);
+		simhttp_heap_place(h, i, h->heap[c]);
 		i = c;
 	}
-	heap_place(h, i, ho);
+	simhttp_heap_place(h, i, ho);
 }
 
 /* When MHD next wants ho run without a socket event; INFINITY: never. */
-static void heap_set(simhttp_t *h, struct host *ho, double due)
+static void simhttp_heap_set(simhttp_t *h, struct host *ho, double due)
 {
 	ho->due = due;
 	if (ho->hidx == NO_HEAP && !isinf(due)) {
 		h->heap[h->nheap] = ho;
-		heap_up(h, h->nheap++);
+		simhttp_heap_up(h, h->nheap++);
 	} else if (ho->hidx != NO_HEAP && isinf(due)) {
 		size_t i = ho->hidx;
 		struct host *last = h->heap[--h->nheap];
 		ho->hidx = NO_HEAP;
 		if (last != ho) {
-			heap_place(h, i, last);
-			heap_up(h, i);
-			heap_down(h, last->hidx);
+			simhttp_heap_place(h, i, last);
+			simhttp_heap_up(h, i);
+			simhttp_heap_down(h, last->hidx);
 		}
 	} else if (ho->hidx != NO_HEAP) {
-		heap_up(h, ho->hidx);
-		heap_down(h, ho->hidx);
+		simhttp_heap_up(h, ho->hidx);
+		simhttp_heap_down(h, ho->hidx);
 	}
 }
 
 /* Let MHD do what is ready on ho, then note when it next needs a run. */
-static void host_run(simhttp_t *h, struct host *ho)
+static void simhttp_host_run(simhttp_t *h, struct host *ho)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 	if (!ho->d)
@@ -170,14 +136,14 @@ static void host_run(simhttp_t *h, struct host *ho)
 	MHD_run(ho->d);
 	ho->ran = h->pass;
 	if (MHD_get_timeout(ho->d, &ms) == MHD_YES)
-		heap_set(h, ho, real_now(h) + (double)ms / 1000);
+		simhttp_heap_set(h, ho, simhttp_real_now(h) + (double)ms / 1000);
 	else
-		heap_set(h, ho, INFINITY);
+		simhttp_heap_set(h, ho, INFINITY);
 }
 
 /* ---- parked (suspended) requests ---- */
 
-static void park(simhttp_t *h, struct req *r, enum park p)
+static void simhttp_park(simhttp_t *h, struct req *r, enum park p)
 {
 	struct req **head = p == P_HANG ? &h->hung : &h->drips;
 	r->park = p;
@@ -189,7 +155,13 @@ static void park(simhttp_t *h, struct req *r, enum park p)
 	MHD_suspend_connection(r->c);
 }
 
-static void unpark(simhttp_t *h, struct req *r)
+void simhttp_drip_sleep(simhttp_t *h, struct req *r)
+{
+	simhttp_park(h, r, P_DRIP);
+	h->drip_wake = fmin(h->drip_wake, r->next_drip);
+}
+
+static void simhttp_unpark(simhttp_t *h, struct req *r)
 {
 	if (r->park == P_NONE)
 		return;
@@ -207,138 +179,17 @@ static void unpark(simhttp_t *h, struct req *r)
 
 /* Resume r. Without an internal thread MHD has no resume channel to wake the epoll: its
  * daemon is made due now, so the loop runs it. */
-static void wake(simhttp_t *h, struct req *r, bool dead)
+static void simhttp_wake(simhttp_t *h, struct req *r, bool dead)
 {
-	unpark(h, r);
+	simhttp_unpark(h, r);
 	r->dead = dead;
 	MHD_resume_connection(r->c);
-	heap_set(h, r->ho, real_now(h));
+	simhttp_heap_set(h, r->ho, simhttp_real_now(h));
 }
 
 /* ---- replies ---- */
 
-static ssize_t cut_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct req *r = cls;
-	if (pos >= r->cut)
-		return MHD_CONTENT_READER_END_WITH_ERROR;
-	size_t n = r->cut - (size_t)pos < max ? r->cut - (size_t)pos : max;
-	memcpy(buf, r->data + pos, n);
-	return (ssize_t)n;
-}
-
-/* The slow and slowloris faults: the head at once, then drip_bytes of body every drip_every;
- * in between the connection sleeps suspended. */
-static ssize_t drip_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct req *r = cls;
-	simhttp_t *h = r->ho->h;
-	double now = real_now(h);
-	if (now < r->next_drip) {
-		park(h, r, P_DRIP);
-		h->drip_wake = fmin(h->drip_wake, r->next_drip);
-		return 0;
-	}
-	size_t n = r->len - (size_t)pos;
-	if (n > max)
-		n = max;
-	if (n > r->drip_bytes)
-		n = r->drip_bytes;
-	memcpy(buf, r->data + pos, n);
-	r->next_drip = now + r->drip_every;
-	return (ssize_t)n;
-}
-
-/* The reset fault: half the body, then a TCP RST with no FIN before it. MHD would shut the
- * socket down (FIN) before closing it, so the connection is aborted here: SO_LINGER 0 and a
- * connect(AF_UNSPEC), which makes Linux send the RST and leaves MHD a dead but open fd. */
-static ssize_t reset_read(void *cls, uint64_t pos, char *buf, size_t max)
-{
-	struct req *r = cls;
-	if (pos < r->cut)
-		return cut_read(cls, pos, buf, max);
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
-	struct sockaddr sa = { .sa_family = AF_UNSPEC };
-	if (ci &&
-		(setsockopt(ci->connect_fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)) < 0 ||
-			connect(ci->connect_fd, &sa, sizeof(sa)) < 0))
-		log_debug("reset fault: %s", strerror(errno));
-	return MHD_CONTENT_READER_END_WITH_ERROR;
-}
-
-/* "Name: value\r\n" lines onto the response. */
-static void add_headers(struct MHD_Response *resp, const char *lines)
-{
-	while (*lines) {
-		const char *colon = strchr(lines, ':'), *eol = strstr(lines, "\r\n");
-		if (!colon || !eol || colon > eol)
-			return;
-		char *name = xasprintf("%.*s", (int)(colon - lines), lines);
-		const char *v = colon + 1 + strspn(colon + 1, " ");
-		char *value = xasprintf("%.*s", (int)(eol - v), v);
-		MHD_add_response_header(resp, name, value);
-		free(name);
-		free(value);
-		lines = eol + 2;
-	}
-}
-
-/* A reply the fault sends through a callback: dripped, cut short or reset half way. */
-static struct MHD_Response *callback_response(struct req *r, struct simresp *rs, enum sc_fault f)
-{
-	static MHD_ContentReaderCallback const readers[] = {
-		[SC_FAULT_TRUNCATE] = cut_read,
-		[SC_FAULT_RESET] = reset_read,
-		[SC_FAULT_SLOW] = drip_read,
-		[SC_FAULT_SLOWLORIS] = drip_read,
-	};
-	r->len = rs->shared ? rs->shared_len : rs->body.len;
-	r->data = rs->shared;
-	if (!rs->shared) {
-		buf_append(&r->out, rs->body.data ? rs->body.data : "", rs->body.len);
-		r->data = r->out.data;
-	}
-	r->cut = r->len / 2;
-	r->drip_bytes = f == SC_FAULT_SLOW ? DRIP_BYTES : 1;
-	r->drip_every = f == SC_FAULT_SLOW ? DRIP_EVERY : simrouter_group(r->ho->r)->drip_every;
-	r->next_drip = real_now(r->ho->h) + r->drip_every;
-	struct MHD_Response *resp = MHD_create_response_from_callback(r->len, CB_BLOCK, readers[f], r, NULL);
-	if (resp && f == SC_FAULT_TRUNCATE)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
-	return resp;
-}
-
-static bool is_callback_fault(enum sc_fault f)
-{
-	return f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS || f == SC_FAULT_RESET;
-}
-
-static bool is_drip_fault(enum sc_fault f)
-{
-	return f == SC_FAULT_HANG || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS;
-}
-
-/* The response for rs; the fault decides how it leaves (all at once, dripped, cut short). */
-static struct MHD_Response *make_response(struct req *r, struct simresp *rs, enum sc_fault f)
-{
-	struct MHD_Response *resp;
-	if (is_callback_fault(f)) {
-		resp = callback_response(r, rs, f);
-	} else if (rs->shared) {
-		resp = MHD_create_response_from_buffer(
-			rs->shared_len, (void *)rs->shared, MHD_RESPMEM_PERSISTENT);
-	} else {
-		resp = MHD_create_response_from_buffer(rs->body.len, rs->body.data, MHD_RESPMEM_MUST_COPY);
-	}
-	if (resp) {
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
-		add_headers(resp, rs->extra_headers);
-	}
-	return resp;
-}
-
-static enum MHD_Result queue(struct MHD_Connection *c, int status, struct MHD_Response *resp)
+static enum MHD_Result simhttp_queue(struct MHD_Connection *c, int status, struct MHD_Response *resp)
 {
 	if (!resp)
 		return MHD_NO;
@@ -347,7 +198,7 @@ static enum MHD_Result queue(struct MHD_Connection *c, int status, struct MHD_Re
 	return ok;
 }
 
-static enum MHD_Result simple_reply(struct MHD_Connection *c, int status, const char *message)
+static enum MHD_Result simhttp_simple_reply(struct MHD_Connection *c, int status, const char *message)
 {
 	char body[96];
 	int n = snprintf(body, sizeof(body), "{\"error\":%d,\"message\":\"%s\"}", status, message);
@@ -356,11 +207,11 @@ static enum MHD_Result simple_reply(struct MHD_Connection *c, int status, const 
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
 	}
-	return queue(c, status, resp);
+	return simhttp_queue(c, status, resp);
 }
 
 /* Answer the complete request r through simrest. */
-static enum MHD_Result serve(struct req *r, const char *method, enum sc_fault f)
+static enum MHD_Result simhttp_serve(struct req *r, const char *method, enum sc_fault f)
 {
 	simhttp_t *h = r->ho->h;
 	char *q = strchr(r->target, '?');
@@ -380,42 +231,42 @@ static enum MHD_Result serve(struct req *r, const char *method, enum sc_fault f)
 	if (rs.served_private_key)
 		log_info("router %s: served private-key/preshared-key (%s %s with no .proplist)", name,
 			method, rq.path);
-	enum MHD_Result ok = queue(r->c, rs.status, make_response(r, &rs, f));
+	enum MHD_Result ok = simhttp_queue(r->c, rs.status, simfault_response(r, &rs, f));
 	buf_free(&rs.body);
 	return ok;
 }
 
 /* The request's last call: every byte of it is in. */
-static enum MHD_Result answer(struct req *r, const char *method)
+static enum MHD_Result simhttp_answer(struct req *r, const char *method)
 {
 	simhttp_t *h = r->ho->h;
 	enum sc_fault f = simrouter_fault(r->ho->r, simhttp_sim_time(h));
 	if (r->dead || f == SC_FAULT_REFUSE)
 		return MHD_NO; /* MHD closes the connection */
-	if (!r->ho->suspends && is_drip_fault(f))
-		f = SC_FAULT_NONE; /* cannot happen: host_suspends saw every phase */
+	if (!r->ho->suspends && simfault_suspends(f))
+		f = SC_FAULT_NONE; /* cannot happen: simhttp_host_suspends saw every phase */
 	if (f == SC_FAULT_HANG) {
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 			r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		r->fd = ci ? ci->connect_fd : -1;
-		park(h, r, P_HANG);
+		simhttp_park(h, r, P_HANG);
 		return MHD_YES;
 	}
-	return serve(r, method, f);
+	return simhttp_serve(r, method, f);
 }
 
 /* The first call: only the head is in. Too big a body is refused before it is read. */
-static enum MHD_Result begin(struct req *r)
+static enum MHD_Result simhttp_begin(struct req *r)
 {
 	const char *cl = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	r->seen = true;
 	if (cl && strtoull(cl, NULL, 10) > BODY_MAX)
-		return simple_reply(r->c, 413, "Payload Too Large");
+		return simhttp_simple_reply(r->c, 413, "Payload Too Large");
 	return MHD_YES;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
-	const char *version, const char *upload, size_t *upload_size, void **con_cls)
+static enum MHD_Result simhttp_on_request(void *cls, struct MHD_Connection *c, const char *url,
+	const char *method, const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
 	struct req *r = *con_cls;
 	(void)cls, (void)url, (void)version;
@@ -423,7 +274,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_NO;
 	r->c = c;
 	if (!r->seen)
-		return begin(r);
+		return simhttp_begin(r);
 	if (*upload_size) {
 		if (r->in.len + *upload_size > BODY_MAX)
 			return MHD_NO; /* a chunked body past the limit */
@@ -431,10 +282,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	return answer(r, method);
+	return simhttp_answer(r, method);
 }
 
-static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
+static void *simhttp_on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 {
 	struct req *r = xcalloc(1, sizeof(*r));
 	r->ho = cls;
@@ -446,7 +297,7 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
 	return r;
 }
 
-static void on_completed(
+static void simhttp_on_completed(
 	void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe)
 {
 	struct host *ho = cls;
@@ -454,7 +305,7 @@ static void on_completed(
 	(void)c, (void)toe;
 	if (!r)
 		return;
-	unpark(ho->h, r);
+	simhttp_unpark(ho->h, r);
 	free(r->target);
 	buf_free(&r->in);
 	buf_free(&r->out);
@@ -462,7 +313,7 @@ static void on_completed(
 	*con_cls = NULL;
 }
 
-__attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void simhttp_on_mhd_log(void *cls, const char *fmt, va_list ap)
 {
 	simhttp_t *h = cls;
 	vsnprintf(h->mhd_err, sizeof(h->mhd_err), fmt, ap);
@@ -474,7 +325,7 @@ __attribute__((format(printf, 2, 0))) static void on_mhd_log(void *cls, const ch
 
 /* MHD sets SO_REUSEADDR by default (restarts bind through TIME_WAIT); never SO_REUSEPORT, so a
  * taken address still fails. */
-static struct MHD_Daemon *daemon_start(simhttp_t *h, struct host *ho)
+static struct MHD_Daemon *simhttp_daemon_start(simhttp_t *h, struct host *ho)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET, .sin_port = htons(h->port), .sin_addr.s_addr = htonl(ho->addr)
@@ -489,22 +340,22 @@ static struct MHD_Daemon *daemon_start(simhttp_t *h, struct host *ho)
 	};
 	if (ho->tls)
 		flags |= MHD_USE_TLS;
-	return MHD_start_daemon(flags, h->port, NULL, NULL, on_request, ho, MHD_OPTION_ARRAY,
-		ho->tls ? tls : &tls[2], MHD_OPTION_EXTERNAL_LOGGER, on_mhd_log, h, MHD_OPTION_SOCK_ADDR,
-		(struct sockaddr *)&sa, MHD_OPTION_LISTEN_BACKLOG_SIZE, 511U, MHD_OPTION_CONNECTION_TIMEOUT,
-		(unsigned)IDLE_CLOSE, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)CONN_MEMORY,
-		MHD_OPTION_URI_LOG_CALLBACK, on_uri, ho, MHD_OPTION_NOTIFY_COMPLETED, on_completed, ho,
-		MHD_OPTION_END);
+	return MHD_start_daemon(flags, h->port, NULL, NULL, simhttp_on_request, ho, MHD_OPTION_ARRAY,
+		ho->tls ? tls : &tls[2], MHD_OPTION_EXTERNAL_LOGGER, simhttp_on_mhd_log, h,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_LISTEN_BACKLOG_SIZE, 511U,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_CLOSE, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+		(size_t)CONN_MEMORY, MHD_OPTION_URI_LOG_CALLBACK, simhttp_on_uri, ho,
+		MHD_OPTION_NOTIFY_COMPLETED, simhttp_on_completed, ho, MHD_OPTION_END);
 }
 
 /* Start ho's daemon (listen) and put its epoll fd in the master epoll. */
-static int host_listen(simhttp_t *h, struct host *ho, char **cause)
+static int simhttp_host_listen(simhttp_t *h, struct host *ho, char **cause)
 {
 	char a[16];
 	h->mhd_err[0] = '\0';
-	ho->d = daemon_start(h, ho);
+	ho->d = simhttp_daemon_start(h, ho);
 	if (!ho->d) {
-		*cause = xasprintf("listen on %s:%u: %s", addr_str(ho->addr, a), h->port,
+		*cause = xasprintf("listen on %s:%u: %s", simhttp_addr_str(ho->addr, a), h->port,
 			h->mhd_err[0] ? h->mhd_err : "libmicrohttpd cannot start");
 		return -1;
 	}
@@ -519,44 +370,44 @@ static int host_listen(simhttp_t *h, struct host *ho, char **cause)
 	return 0;
 }
 
-static void wake_host(simhttp_t *h, struct req **head, struct host *ho)
+static void simhttp_wake_host(simhttp_t *h, struct req **head, struct host *ho)
 {
 	for (struct req *r = *head, *next; r; r = next) {
 		next = r->next;
 		if (r->ho == ho)
-			wake(h, r, true);
+			simhttp_wake(h, r, true);
 	}
 }
 
 /* Stop listening (refuse) and drop the router's connections, as a reboot would. MHD wants
  * every suspended connection resumed first. */
-static void host_unlisten(simhttp_t *h, struct host *ho)
+static void simhttp_host_unlisten(simhttp_t *h, struct host *ho)
 {
 	if (!ho->d)
 		return;
-	wake_host(h, &h->hung, ho);
-	wake_host(h, &h->drips, ho);
+	simhttp_wake_host(h, &h->hung, ho);
+	simhttp_wake_host(h, &h->drips, ho);
 	MHD_stop_daemon(ho->d); /* closes its epoll fd: out of the master epoll */
 	ho->d = NULL;
-	heap_set(h, ho, INFINITY);
+	simhttp_heap_set(h, ho, INFINITY);
 }
 
 /* ---- timers: drips, refuse on/off, hung requests whose client left ---- */
 
-static void drips_due(simhttp_t *h, double now)
+static void simhttp_drips_due(simhttp_t *h, double now)
 {
 	h->drip_wake = INFINITY;
 	for (struct req *r = h->drips, *next; r; r = next) {
 		next = r->next;
 		if (r->next_drip <= now)
-			wake(h, r, false);
+			simhttp_wake(h, r, false);
 		else
 			h->drip_wake = fmin(h->drip_wake, r->next_drip);
 	}
 }
 
 /* Close hung requests whose client has gone (a suspended connection is not watched by MHD). */
-static void hung_sweep(simhttp_t *h)
+static void simhttp_hung_sweep(simhttp_t *h)
 {
 	size_t n = 0, i = 0;
 	for (struct req *r = h->hung; r; r = r->next)
@@ -569,63 +420,63 @@ static void hung_sweep(simhttp_t *h)
 		for (struct req *r = h->hung, *next; r; r = next, i++) {
 			next = r->next;
 			if (p[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
-				wake(h, r, true);
+				simhttp_wake(h, r, true);
 		}
 	}
 	free(p);
 }
 
-static double host_tick(simhttp_t *h, struct host *ho, double now, double t)
+static double simhttp_host_tick(simhttp_t *h, struct host *ho, double now, double t)
 {
 	bool want = simrouter_fault(ho->r, t) != SC_FAULT_REFUSE;
 	char *cause = NULL;
 	if (want && !ho->d) {
-		if (host_listen(h, ho, &cause) < 0) {
+		if (simhttp_host_listen(h, ho, &cause) < 0) {
 			log_error("router %s: %s", simrouter_name(ho->r), cause);
 			free(cause);
 			return now + 1;
 		}
 		log_info("router %s: listening again", simrouter_name(ho->r));
 	} else if (!want && ho->d) {
-		host_unlisten(h, ho);
+		simhttp_host_unlisten(h, ho);
 		log_info("router %s: refusing connections", simrouter_name(ho->r));
 	}
 	double next = simrouter_next_change(ho->r, t);
 	return isinf(next) ? INFINITY : now + (next - t) / h->time_scale;
 }
 
-static void tick(simhttp_t *h, double now)
+static void simhttp_tick(simhttp_t *h, double now)
 {
 	double t = now * h->time_scale, wake_at = now + 1;
 	for (size_t i = 0; i < h->ndyn; i++)
-		wake_at = fmin(wake_at, host_tick(h, h->dyn[i], now, t));
+		wake_at = fmin(wake_at, simhttp_host_tick(h, h->dyn[i], now, t));
 	if (h->hung)
-		hung_sweep(h);
+		simhttp_hung_sweep(h);
 	h->next_tick = wake_at;
 }
 
 /* Daemons whose MHD timeout is due (each at most once a pass), drips, the tick. */
-static void run_timers(simhttp_t *h)
+static void simhttp_run_timers(simhttp_t *h)
 {
-	double now = real_now(h);
+	double now = simhttp_real_now(h);
 	while (h->nheap && h->heap[0]->due <= now && h->heap[0]->ran != h->pass)
-		host_run(h, h->heap[0]);
+		simhttp_host_run(h, h->heap[0]);
 	if (h->drip_wake <= now)
-		drips_due(h, now);
+		simhttp_drips_due(h, now);
 	if (h->next_tick <= now)
-		tick(h, now);
+		simhttp_tick(h, now);
 }
 
-static int next_timeout(const simhttp_t *h)
+static int simhttp_next_timeout(const simhttp_t *h)
 {
 	double wake_at = fmin(h->next_tick, h->drip_wake);
 	if (h->nheap)
 		wake_at = fmin(wake_at, h->heap[0]->due);
-	double ms = ceil((wake_at - real_now(h)) * 1000);
+	double ms = ceil((wake_at - simhttp_real_now(h)) * 1000);
 	return ms <= 0 ? 0 : ms > 1000 ? 1000 : (int)ms;
 }
 
-static bool signalled(simhttp_t *h)
+static bool simhttp_signalled(simhttp_t *h)
 {
 	struct signalfd_siginfo si;
 	if (read(h->sigfd, &si, sizeof(si)) != (ssize_t)sizeof(si))
@@ -639,7 +490,7 @@ int simhttp_run(simhttp_t *h)
 	struct epoll_event ev[256];
 	bool quit = false;
 	while (!quit) {
-		int n = epoll_wait(h->ep, ev, 256, next_timeout(h));
+		int n = epoll_wait(h->ep, ev, 256, simhttp_next_timeout(h));
 		if (n < 0 && errno != EINTR) {
 			log_error("epoll_wait: %s", strerror(errno));
 			return -1;
@@ -647,18 +498,18 @@ int simhttp_run(simhttp_t *h)
 		h->pass++;
 		for (int i = 0; i < n && !quit; i++) {
 			if (ev[i].data.ptr == &h->sigfd)
-				quit = signalled(h);
+				quit = simhttp_signalled(h);
 			else
-				host_run(h, ev[i].data.ptr);
+				simhttp_host_run(h, ev[i].data.ptr);
 		}
-		run_timers(h);
+		simhttp_run_timers(h);
 	}
 	return 0;
 }
 
 /* ---- life cycle ---- */
 
-static int signals_open(simhttp_t *h, char **cause)
+static int simhttp_signals_open(simhttp_t *h, char **cause)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -673,28 +524,28 @@ static int signals_open(simhttp_t *h, char **cause)
 	return 0;
 }
 
-static bool host_is_dynamic(const simrouter_t *r)
+static bool simhttp_host_is_dynamic(const simrouter_t *r)
 {
 	return !isinf(simrouter_next_change(r, -INFINITY)) || simrouter_fault(r, 0) == SC_FAULT_REFUSE;
 }
 
 /* Whether the router ever hangs or drips: only then does its daemon pay for a resume channel. */
-static bool host_suspends(const simrouter_t *r)
+static bool simhttp_host_suspends(const simrouter_t *r)
 {
 	const struct sc_group *g = simrouter_group(r);
 	for (size_t i = 0; i < g->nphases; i++)
-		if (is_drip_fault(g->phases[i].st.fault))
+		if (simfault_suspends(g->phases[i].st.fault))
 			return true;
 	return false;
 }
 
-static void host_init(simhttp_t *h, struct host *ho, simrouter_t *r, uint32_t addr)
+static void simhttp_host_init(simhttp_t *h, struct host *ho, simrouter_t *r, uint32_t addr)
 {
 	*ho = (struct host){ .h = h,
 		.r = r,
 		.addr = addr,
-		.dynamic = host_is_dynamic(r),
-		.suspends = host_suspends(r),
+		.dynamic = simhttp_host_is_dynamic(r),
+		.suspends = simhttp_host_suspends(r),
 		.tls = simrouter_group(r)->tls,
 		.hidx = NO_HEAP,
 		.due = INFINITY };
@@ -703,7 +554,7 @@ static void host_init(simhttp_t *h, struct host *ho, simrouter_t *r, uint32_t ad
 }
 
 /* The whole of a (small) PEM file; NULL and *cause on failure. */
-static char *read_pem(const char *path, char **cause)
+static char *simhttp_read_pem(const char *path, char **cause)
 {
 	FILE *f = fopen(path, "r");
 	char chunk[4096];
@@ -722,7 +573,7 @@ static char *read_pem(const char *path, char **cause)
 }
 
 /* Key and certificate of the routers that serve HTTPS (one pair for the whole scenario). */
-static int tls_load(simhttp_t *h, simrouter_t *const *routers, size_t n, char **cause)
+static int simhttp_tls_load(simhttp_t *h, simrouter_t *const *routers, size_t n, char **cause)
 {
 	bool any = false;
 	for (size_t i = 0; i < n; i++)
@@ -734,7 +585,8 @@ static int tls_load(simhttp_t *h, simrouter_t *const *routers, size_t n, char **
 		return -1;
 	}
 	const scenario_t *sc = simrouter_scenario(routers[0]);
-	if (!(h->tls_cert = read_pem(sc->tls_cert, cause)) || !(h->tls_key = read_pem(sc->tls_key, cause)))
+	if (!(h->tls_cert = simhttp_read_pem(sc->tls_cert, cause)) ||
+		!(h->tls_key = simhttp_read_pem(sc->tls_key, cause)))
 		return -1;
 	return 0;
 }
@@ -752,7 +604,7 @@ simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	h->heap = xcalloc(n ? n : 1, sizeof(*h->heap));
 	h->dyn = xcalloc(n ? n : 1, sizeof(*h->dyn));
 	clock_gettime(CLOCK_MONOTONIC, &h->start);
-	if (h->ep < 0 || signals_open(h, cause) < 0 || tls_load(h, routers, n, cause) < 0) {
+	if (h->ep < 0 || simhttp_signals_open(h, cause) < 0 || simhttp_tls_load(h, routers, n, cause) < 0) {
 		if (!*cause)
 			*cause = xasprintf("epoll_create1: %s", strerror(errno));
 		simhttp_destroy(h);
@@ -760,8 +612,9 @@ simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct host *ho = &h->hosts[h->nhosts++];
-		host_init(h, ho, routers[i], addrs[i]);
-		if (simrouter_fault(routers[i], 0) != SC_FAULT_REFUSE && host_listen(h, ho, cause) < 0) {
+		simhttp_host_init(h, ho, routers[i], addrs[i]);
+		if (simrouter_fault(routers[i], 0) != SC_FAULT_REFUSE &&
+			simhttp_host_listen(h, ho, cause) < 0) {
 			simhttp_destroy(h);
 			return NULL;
 		}
@@ -774,7 +627,7 @@ void simhttp_destroy(simhttp_t *h)
 	if (!h)
 		return;
 	for (size_t i = 0; i < h->nhosts; i++)
-		host_unlisten(h, &h->hosts[i]);
+		simhttp_host_unlisten(h, &h->hosts[i]);
 	free(h->hosts);
 	free(h->heap);
 	free(h->dyn);

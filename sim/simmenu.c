@@ -13,10 +13,10 @@
 #define FAKE_PSK "c2ltLWZha2UtcHJlc2hhcmVkLWtleS1ub3QtcmVhbCE=" /* "sim-fake-preshared-key-not-real!" */
 #define NFIXED   4                                              /* ether1, ether2, bridge, lo */
 
-static void add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
+static void simmenu_add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
+static void simmenu_add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
 {
 	if (rec->n == SIMMENU_FIELDS)
 		return;
@@ -27,9 +27,9 @@ static void add(struct simmenu_rec *rec, const char *k, const char *fmt, ...)
 	rec->k[rec->n++] = k;
 }
 
-static void add_u64(struct simmenu_rec *rec, const char *k, uint64_t v)
+static void simmenu_add_u64(struct simmenu_rec *rec, const char *k, uint64_t v)
 {
-	add(rec, k, "%llu", (unsigned long long)v);
+	simmenu_add(rec, k, "%llu", (unsigned long long)v);
 }
 
 const char *simmenu_get(const struct simmenu_rec *rec, const char *key)
@@ -65,7 +65,7 @@ void simmenu_duration(double sec, char *out, size_t size)
 		snprintf(out, size, "0s");
 }
 
-static void add_date(struct simmenu_rec *rec, const char *k, time_t when)
+static void simmenu_add_date(struct simmenu_rec *rec, const char *k, time_t when)
 {
 	struct tm tm;
 	gmtime_r(&when, &tm);
@@ -84,14 +84,14 @@ void simmenu_ctx_init(struct simmenu_ctx *c, const simrouter_t *r, double t, tim
 	c->epoch = epoch;
 }
 
-static time_t boot_wall(const struct simmenu_ctx *c)
+static time_t simmenu_boot_wall(const struct simmenu_ctx *c)
 {
 	return c->epoch + (time_t)floor(c->t - c->uptime);
 }
 
 /* ---- /system ---- */
 
-static int cpu_load_avg(const struct simmenu_ctx *c)
+static int simmenu_cpu_load_avg(const struct simmenu_ctx *c)
 {
 	int cores = simrouter_group(c->r)->cores, sum = 0;
 	for (int i = 0; i < cores; i++)
@@ -100,7 +100,7 @@ static int cpu_load_avg(const struct simmenu_ctx *c)
 }
 
 /* build-time follows the version: ISO dates from 7.16 on (routeros.md §5.2). */
-static void add_build_time(struct simmenu_rec *rec, const char *version)
+static void simmenu_add_build_time(struct simmenu_rec *rec, const char *version)
 {
 	static const char *const mon[] = { "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
 		"Oct", "Nov", "Dec" };
@@ -110,93 +110,93 @@ static void add_build_time(struct simmenu_rec *rec, const char *version)
 	struct tm tm;
 	gmtime_r(&when, &tm);
 	if (simrouter_version_at_least(version, 7, 16)) {
-		add_date(rec, "build-time", when);
+		simmenu_add_date(rec, "build-time", when);
 		return;
 	}
-	add(rec, "build-time", "%s/%02d/%04d %02d:%02d:%02d", mon[tm.tm_mon], tm.tm_mday, tm.tm_year + 1900,
-		tm.tm_hour, tm.tm_min, tm.tm_sec);
+	simmenu_add(rec, "build-time", "%s/%02d/%04d %02d:%02d:%02d", mon[tm.tm_mon], tm.tm_mday,
+		tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
 }
 
-static void fill_resource(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+static void simmenu_fill_resource(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
 	const struct sc_group *g = simrouter_group(c->r);
 	uint64_t h = simrouter_hash(c->r, 5, 0);
 	uint64_t hdd = g->routerboard ? 128ULL << 20 : 1ULL << 30;
 	char up[48];
 	simmenu_duration(c->uptime, up, sizeof(up));
-	add(rec, "architecture-name", "%s", g->arch);
+	simmenu_add(rec, "architecture-name", "%s", g->arch);
 	if (g->routerboard)
-		add(rec, "bad-blocks", "0");
-	add(rec, "board-name", "%s", g->board);
-	add_build_time(rec, c->st->version);
-	add(rec, "cpu", "%s", g->cpu_model);
-	add(rec, "cpu-count", "%d", g->cores);
+		simmenu_add(rec, "bad-blocks", "0");
+	simmenu_add(rec, "board-name", "%s", g->board);
+	simmenu_add_build_time(rec, c->st->version);
+	simmenu_add(rec, "cpu", "%s", g->cpu_model);
+	simmenu_add(rec, "cpu-count", "%d", g->cores);
 	if (g->cpu_mhz > 0)
-		add(rec, "cpu-frequency", "%d", g->cpu_mhz);
-	add(rec, "cpu-load", "%d", cpu_load_avg(c));
-	add(rec, "factory-software", "%s", g->routerboard ? "7.1" : "7.0.4");
-	add_u64(rec, "free-hdd-space", hdd / 100 * (60 + h % 20));
-	add_u64(rec, "free-memory", g->memory / 100 * (50 + (h >> 8) % 30));
-	add(rec, "platform", "MikroTik");
-	add_u64(rec, "total-hdd-space", hdd);
-	add_u64(rec, "total-memory", g->memory);
-	add(rec, "uptime", "%s", up);
-	add(rec, "version", "%s (%s)", c->st->version, c->st->channel);
-	add_u64(rec, "write-sect-since-reboot", (uint64_t)(c->uptime / 20));
-	add_u64(rec, "write-sect-total", 100000 + (h >> 16) % 900000 + (uint64_t)(c->uptime / 20));
+		simmenu_add(rec, "cpu-frequency", "%d", g->cpu_mhz);
+	simmenu_add(rec, "cpu-load", "%d", simmenu_cpu_load_avg(c));
+	simmenu_add(rec, "factory-software", "%s", g->routerboard ? "7.1" : "7.0.4");
+	simmenu_add_u64(rec, "free-hdd-space", hdd / 100 * (60 + h % 20));
+	simmenu_add_u64(rec, "free-memory", g->memory / 100 * (50 + (h >> 8) % 30));
+	simmenu_add(rec, "platform", "MikroTik");
+	simmenu_add_u64(rec, "total-hdd-space", hdd);
+	simmenu_add_u64(rec, "total-memory", g->memory);
+	simmenu_add(rec, "uptime", "%s", up);
+	simmenu_add(rec, "version", "%s (%s)", c->st->version, c->st->channel);
+	simmenu_add_u64(rec, "write-sect-since-reboot", (uint64_t)(c->uptime / 20));
+	simmenu_add_u64(rec, "write-sect-total", 100000 + (h >> 16) % 900000 + (uint64_t)(c->uptime / 20));
 }
 
-static int count_cores(const struct simmenu_ctx *c)
+static int simmenu_count_cores(const struct simmenu_ctx *c)
 {
 	return simrouter_group(c->r)->cores;
 }
 
-static void fill_cpu(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+static void simmenu_fill_cpu(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
 	int load = simrouter_core_load(c->r, c->t, i);
-	add(rec, ".id", "*%X", (unsigned)i);
-	add(rec, "cpu", "cpu%d", i);
-	add(rec, "load", "%d", load);
-	add(rec, "irq", "%d", load / 10);
-	add(rec, "disk", "0");
+	simmenu_add(rec, ".id", "*%X", (unsigned)i);
+	simmenu_add(rec, "cpu", "cpu%d", i);
+	simmenu_add(rec, "load", "%d", load);
+	simmenu_add(rec, "irq", "%d", load / 10);
+	simmenu_add(rec, "disk", "0");
 }
 
-static void fill_routerboard(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+static void simmenu_fill_routerboard(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
 	const struct sc_group *g = simrouter_group(c->r);
 	if (!g->routerboard) {
-		add(rec, "routerboard", "false");
+		simmenu_add(rec, "routerboard", "false");
 		return;
 	}
 	uint64_t h = simrouter_hash(c->r, 6, 0);
-	add(rec, "current-firmware", "%s", c->st->firmware);
-	add(rec, "factory-firmware", "7.1");
-	add(rec, "firmware-type", "%s", strcmp(g->arch, "tile") == 0 ? "tilegx" : g->arch);
-	add(rec, "model", "%s", g->board);
-	add(rec, "revision", "r%d", (int)(h % 3) + 1);
-	add(rec, "routerboard", "true");
-	add(rec, "serial-number", "%s%08llX", g->model_serial ? g->model_serial : "HE",
+	simmenu_add(rec, "current-firmware", "%s", c->st->firmware);
+	simmenu_add(rec, "factory-firmware", "7.1");
+	simmenu_add(rec, "firmware-type", "%s", strcmp(g->arch, "tile") == 0 ? "tilegx" : g->arch);
+	simmenu_add(rec, "model", "%s", g->board);
+	simmenu_add(rec, "revision", "r%d", (int)(h % 3) + 1);
+	simmenu_add(rec, "routerboard", "true");
+	simmenu_add(rec, "serial-number", "%s%08llX", g->model_serial ? g->model_serial : "HE",
 		(unsigned long long)(h >> 32));
-	add(rec, "upgrade-firmware", "%s", c->st->upgrade_firmware);
+	simmenu_add(rec, "upgrade-firmware", "%s", c->st->upgrade_firmware);
 }
 
-static void fill_identity(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+static void simmenu_fill_identity(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
-	add(rec, "name", "%s", simrouter_name(c->r));
+	simmenu_add(rec, "name", "%s", simrouter_name(c->r));
 }
 
-static void fill_update(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+static void simmenu_fill_update(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
-	add(rec, "channel", "%s", c->st->channel);
-	add(rec, "installed-version", "%s", c->st->version);
+	simmenu_add(rec, "channel", "%s", c->st->channel);
+	simmenu_add(rec, "installed-version", "%s", c->st->version);
 }
 
-static int count_health(const struct simmenu_ctx *c)
+static int simmenu_count_health(const struct simmenu_ctx *c)
 {
 	return simrouter_group(c->r)->routerboard ? 3 : 0;
 }
 
-static void fill_health(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+static void simmenu_fill_health(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
 	static const struct {
 		const char *id, *name, *type;
@@ -206,19 +206,19 @@ static void fill_health(const struct simmenu_ctx *c, int i, struct simmenu_rec *
 		{ "*11", "cpu-temperature", "C", 52 },
 		{ "*1B", "voltage", "V", 240 },
 	};
-	int v = s[i].base + cpu_load_avg(c) / 8;
-	add(rec, ".id", "%s", s[i].id);
-	add(rec, "name", "%s", s[i].name);
+	int v = s[i].base + simmenu_cpu_load_avg(c) / 8;
+	simmenu_add(rec, ".id", "%s", s[i].id);
+	simmenu_add(rec, "name", "%s", s[i].name);
 	if (strcmp(s[i].type, "V") == 0)
-		add(rec, "value", "%d.%d", s[i].base / 10, s[i].base % 10);
+		simmenu_add(rec, "value", "%d.%d", s[i].base / 10, s[i].base % 10);
 	else
-		add(rec, "value", "%d", v);
-	add(rec, "type", "%s", s[i].type);
+		simmenu_add(rec, "value", "%d", v);
+	simmenu_add(rec, "type", "%s", s[i].type);
 }
 
 /* ---- /interface ---- */
 
-static int first_peer(const struct sc_group *g, int iface)
+static int simmenu_first_peer(const struct sc_group *g, int iface)
 {
 	int p = 0;
 	for (int i = 0; i < iface; i++)
@@ -226,184 +226,185 @@ static int first_peer(const struct sc_group *g, int iface)
 	return p;
 }
 
-static void wg_iface_bytes(const struct simmenu_ctx *c, int iface, uint64_t out[2])
+static void simmenu_wg_iface_bytes(const struct simmenu_ctx *c, int iface, uint64_t out[2])
 {
 	const struct sc_group *g = simrouter_group(c->r);
-	int p0 = first_peer(g, iface);
+	int p0 = simmenu_first_peer(g, iface);
 	out[0] = out[1] = 0;
 	for (int p = p0; p < p0 + g->wg[iface].npeers; p++)
 		for (int d = 0; d < 2; d++)
 			out[d] += simrouter_peer_bytes(c->r, p, c->total[d]);
 }
 
-static void add_counters(const struct simmenu_ctx *c, struct simmenu_rec *rec, const uint64_t b[2], bool fp)
+static void simmenu_add_counters(
+	const struct simmenu_ctx *c, struct simmenu_rec *rec, const uint64_t b[2], bool fp)
 {
 	int ps = simrouter_group(c->r)->packet_size;
-	add_u64(rec, "rx-byte", b[0]);
-	add_u64(rec, "tx-byte", b[1]);
-	add_u64(rec, "rx-packet", b[0] / (uint64_t)ps);
-	add_u64(rec, "tx-packet", b[1] / (uint64_t)ps);
-	add(rec, "rx-drop", "0");
-	add(rec, "tx-drop", "0");
-	add(rec, "tx-queue-drop", "0");
-	add(rec, "rx-error", "0");
-	add(rec, "tx-error", "0");
-	add_u64(rec, "fp-rx-byte", fp ? b[0] : 0);
-	add_u64(rec, "fp-tx-byte", fp ? b[1] : 0);
-	add_u64(rec, "fp-rx-packet", fp ? b[0] / (uint64_t)ps : 0);
-	add_u64(rec, "fp-tx-packet", fp ? b[1] / (uint64_t)ps : 0);
+	simmenu_add_u64(rec, "rx-byte", b[0]);
+	simmenu_add_u64(rec, "tx-byte", b[1]);
+	simmenu_add_u64(rec, "rx-packet", b[0] / (uint64_t)ps);
+	simmenu_add_u64(rec, "tx-packet", b[1] / (uint64_t)ps);
+	simmenu_add(rec, "rx-drop", "0");
+	simmenu_add(rec, "tx-drop", "0");
+	simmenu_add(rec, "tx-queue-drop", "0");
+	simmenu_add(rec, "rx-error", "0");
+	simmenu_add(rec, "tx-error", "0");
+	simmenu_add_u64(rec, "fp-rx-byte", fp ? b[0] : 0);
+	simmenu_add_u64(rec, "fp-tx-byte", fp ? b[1] : 0);
+	simmenu_add_u64(rec, "fp-rx-packet", fp ? b[0] / (uint64_t)ps : 0);
+	simmenu_add_u64(rec, "fp-tx-packet", fp ? b[1] / (uint64_t)ps : 0);
 }
 
-static int count_interfaces(const struct simmenu_ctx *c)
+static int simmenu_count_interfaces(const struct simmenu_ctx *c)
 {
 	const struct sc_group *g = simrouter_group(c->r);
 	return NFIXED + (int)g->nwg + g->vlans;
 }
 
 /* Fixed and VLAN interfaces: name, type, id, and a steady rate in bytes/s. */
-static void plain_iface(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec, double rate[2])
+static void simmenu_plain_iface(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec, double rate[2])
 {
 	static const char *const names[] = { "ether1", "ether2", "bridge", "lo" };
 	static const char *const types[] = { "ether", "ether", "bridge", "loopback" };
 	const struct sc_group *g = simrouter_group(c->r);
 	if (i < NFIXED) {
-		add(rec, ".id", "*%X", (unsigned)i + 1);
-		add(rec, "name", "%s", names[i]);
+		simmenu_add(rec, ".id", "*%X", (unsigned)i + 1);
+		simmenu_add(rec, "name", "%s", names[i]);
 		if (i < 2)
-			add(rec, "default-name", "%s", names[i]);
-		add(rec, "type", "%s", types[i]);
+			simmenu_add(rec, "default-name", "%s", names[i]);
+		simmenu_add(rec, "type", "%s", types[i]);
 		rate[0] = i == 3 ? 0 : 250000.0 / (i + 1);
 	} else {
 		int v = i - NFIXED - (int)g->nwg;
-		add(rec, ".id", "*%X", 0x1000u + (unsigned)v);
-		add(rec, "name", "vlan%d", v + 1);
-		add(rec, "type", "vlan");
+		simmenu_add(rec, ".id", "*%X", 0x1000u + (unsigned)v);
+		simmenu_add(rec, "name", "vlan%d", v + 1);
+		simmenu_add(rec, "type", "vlan");
 		rate[0] = 1000 + (double)(v % 7) * 300;
 	}
 	rate[1] = rate[0] * 0.8;
 }
 
-static void fill_interface_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
+static void simmenu_fill_interface_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
 {
 	uint64_t b[2];
-	wg_iface_bytes(c, w, b);
-	add(rec, ".id", "*%X", 0x10u + (unsigned)w);
-	add(rec, "name", "%s", simrouter_group(c->r)->wg[w].name);
-	add(rec, "type", "wg");
-	add(rec, "mtu", "1420");
-	add(rec, "actual-mtu", "1420");
-	add_date(rec, "last-link-up-time", boot_wall(c) + 5);
-	add(rec, "link-downs", "0");
-	add_counters(c, rec, b, false);
-	add(rec, "running", "true");
-	add(rec, "disabled", "false");
+	simmenu_wg_iface_bytes(c, w, b);
+	simmenu_add(rec, ".id", "*%X", 0x10u + (unsigned)w);
+	simmenu_add(rec, "name", "%s", simrouter_group(c->r)->wg[w].name);
+	simmenu_add(rec, "type", "wg");
+	simmenu_add(rec, "mtu", "1420");
+	simmenu_add(rec, "actual-mtu", "1420");
+	simmenu_add_date(rec, "last-link-up-time", simmenu_boot_wall(c) + 5);
+	simmenu_add(rec, "link-downs", "0");
+	simmenu_add_counters(c, rec, b, false);
+	simmenu_add(rec, "running", "true");
+	simmenu_add(rec, "disabled", "false");
 }
 
-static void fill_interface(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
+static void simmenu_fill_interface(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
 	const struct sc_group *g = simrouter_group(c->r);
 	if (i >= NFIXED && i < NFIXED + (int)g->nwg) {
-		fill_interface_wg(c, i - NFIXED, rec);
+		simmenu_fill_interface_wg(c, i - NFIXED, rec);
 		return;
 	}
 	double rate[2];
-	plain_iface(c, i, rec, rate);
+	simmenu_plain_iface(c, i, rec, rate);
 	uint64_t b[2] = { (uint64_t)(rate[0] * c->uptime), (uint64_t)(rate[1] * c->uptime) };
 	if (i == 0) /* ether1 carries the tunnels, plus 4% of WireGuard overhead */
 		b[0] += (uint64_t)(c->total[0] * 1.04), b[1] += (uint64_t)(c->total[1] * 1.04);
-	add(rec, "mtu", "1500");
-	add(rec, "actual-mtu", "1500");
+	simmenu_add(rec, "mtu", "1500");
+	simmenu_add(rec, "actual-mtu", "1500");
 	if (i != 3) {
-		add(rec, "l2mtu", "1592");
-		add(rec, "mac-address", "48:A9:8A:%02X:%02X:%02X",
+		simmenu_add(rec, "l2mtu", "1592");
+		simmenu_add(rec, "mac-address", "48:A9:8A:%02X:%02X:%02X",
 			(unsigned)(simrouter_index(c->r) >> 8) & 0xff, (unsigned)simrouter_index(c->r) & 0xff,
 			(unsigned)i & 0xff);
 	}
-	add_date(rec, "last-link-up-time", boot_wall(c) + 3);
-	add(rec, "link-downs", "0");
-	add_counters(c, rec, b, i < 2);
-	add(rec, "running", "true");
-	add(rec, "disabled", "false");
+	simmenu_add_date(rec, "last-link-up-time", simmenu_boot_wall(c) + 3);
+	simmenu_add(rec, "link-downs", "0");
+	simmenu_add_counters(c, rec, b, i < 2);
+	simmenu_add(rec, "running", "true");
+	simmenu_add(rec, "disabled", "false");
 }
 
 /* ---- /interface/wireguard ---- */
 
-static int count_wg(const struct simmenu_ctx *c)
+static int simmenu_count_wg(const struct simmenu_ctx *c)
 {
 	return (int)simrouter_group(c->r)->nwg;
 }
 
-static void fill_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
+static void simmenu_fill_wg(const struct simmenu_ctx *c, int w, struct simmenu_rec *rec)
 {
 	char key[45];
 	simrouter_key(c->r, w, 1, key);
-	add(rec, ".id", "*%X", 0x10u + (unsigned)w);
-	add(rec, "disabled", "false");
-	add(rec, "listen-port", "%d", 13231 + w);
-	add(rec, "mtu", "1420");
-	add(rec, "name", "%s", simrouter_group(c->r)->wg[w].name);
-	add(rec, "private-key", FAKE_PRIVATE_KEY);
-	add(rec, "public-key", "%s", key);
-	add(rec, "running", "true");
+	simmenu_add(rec, ".id", "*%X", 0x10u + (unsigned)w);
+	simmenu_add(rec, "disabled", "false");
+	simmenu_add(rec, "listen-port", "%d", 13231 + w);
+	simmenu_add(rec, "mtu", "1420");
+	simmenu_add(rec, "name", "%s", simrouter_group(c->r)->wg[w].name);
+	simmenu_add(rec, "private-key", FAKE_PRIVATE_KEY);
+	simmenu_add(rec, "public-key", "%s", key);
+	simmenu_add(rec, "running", "true");
 }
 
-static int count_peers(const struct simmenu_ctx *c)
+static int simmenu_count_peers(const struct simmenu_ctx *c)
 {
 	return simrouter_npeers(c->r);
 }
 
-static void fill_peer_names(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
+static void simmenu_fill_peer_names(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
 {
 	const struct sc_group *g = simrouter_group(c->r);
 	int iface = simrouter_peer_iface(c->r, p), num = simrouter_peer_num(c->r, p);
-	add(rec, ".id", "*%X", 0x100u + (unsigned)p);
-	add(rec, "interface", "%s", g->wg[iface].name);
+	simmenu_add(rec, ".id", "*%X", 0x100u + (unsigned)p);
+	simmenu_add(rec, "interface", "%s", g->wg[iface].name);
 	if (simrouter_version_at_least(c->st->version, 7, 15))
-		add(rec, "name", "%s%d", g->peer_prefix, p + 1);
+		simmenu_add(rec, "name", "%s%d", g->peer_prefix, p + 1);
 	if (g->comment_every > 0 && num % g->comment_every == 0)
-		add(rec, "comment", "site %d", p + 1);
+		simmenu_add(rec, "comment", "site %d", p + 1);
 }
 
-static void fill_peer(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
+static void simmenu_fill_peer(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
 {
 	int iface = simrouter_peer_iface(c->r, p), num = simrouter_peer_num(c->r, p);
 	double hs = simrouter_last_handshake(c->r, c->t, p);
 	char key[45], dur[48];
-	fill_peer_names(c, p, rec);
+	simmenu_fill_peer_names(c, p, rec);
 	simrouter_key(c->r, p, 2, key);
-	add(rec, "public-key", "%s", key);
-	add(rec, "private-key", FAKE_PRIVATE_KEY);
-	add(rec, "preshared-key", FAKE_PSK);
-	add(rec, "allowed-address", "10.%d.%d.%d/32,172.%d.%d.0/24", 64 + iface, num / 250, num % 250 + 2,
-		16 + iface, num % 250);
-	add(rec, "endpoint-address", "%s", "");
-	add(rec, "endpoint-port", "0");
+	simmenu_add(rec, "public-key", "%s", key);
+	simmenu_add(rec, "private-key", FAKE_PRIVATE_KEY);
+	simmenu_add(rec, "preshared-key", FAKE_PSK);
+	simmenu_add(rec, "allowed-address", "10.%d.%d.%d/32,172.%d.%d.0/24", 64 + iface, num / 250,
+		num % 250 + 2, 16 + iface, num % 250);
+	simmenu_add(rec, "endpoint-address", "%s", "");
+	simmenu_add(rec, "endpoint-port", "0");
 	if (hs >= 0) {
-		add(rec, "current-endpoint-address", "%s.%d", iface ? "203.0.113" : "198.51.100",
+		simmenu_add(rec, "current-endpoint-address", "%s.%d", iface ? "203.0.113" : "198.51.100",
 			num % 254 + 1);
-		add(rec, "current-endpoint-port", "%d",
+		simmenu_add(rec, "current-endpoint-port", "%d",
 			1024 + (int)(simrouter_hash(c->r, 7, (uint64_t)p) % 60000));
 		simmenu_duration(hs, dur, sizeof(dur));
-		add(rec, "last-handshake", "%s", dur);
+		simmenu_add(rec, "last-handshake", "%s", dur);
 	}
-	add(rec, "persistent-keepalive", hs >= 0 ? "25s" : "0s");
-	add_u64(rec, "rx", simrouter_peer_bytes(c->r, p, c->total[0]));
-	add_u64(rec, "tx", simrouter_peer_bytes(c->r, p, c->total[1]));
-	add(rec, "responder", hs >= 0 ? "false" : "true");
-	add(rec, "disabled", "false");
-	add(rec, "dynamic", "false");
+	simmenu_add(rec, "persistent-keepalive", hs >= 0 ? "25s" : "0s");
+	simmenu_add_u64(rec, "rx", simrouter_peer_bytes(c->r, p, c->total[0]));
+	simmenu_add_u64(rec, "tx", simrouter_peer_bytes(c->r, p, c->total[1]));
+	simmenu_add(rec, "responder", hs >= 0 ? "false" : "true");
+	simmenu_add(rec, "disabled", "false");
+	simmenu_add(rec, "dynamic", "false");
 }
 
 static const struct simmenu menus[] = {
-	{ "system/resource", false, NULL, fill_resource },
-	{ "system/resource/cpu", true, count_cores, fill_cpu },
-	{ "system/routerboard", false, NULL, fill_routerboard },
-	{ "system/identity", false, NULL, fill_identity },
-	{ "system/package/update", false, NULL, fill_update },
-	{ "system/health", true, count_health, fill_health },
-	{ "interface", true, count_interfaces, fill_interface },
-	{ "interface/wireguard", true, count_wg, fill_wg },
-	{ "interface/wireguard/peers", true, count_peers, fill_peer },
+	{ "system/resource", false, NULL, simmenu_fill_resource },
+	{ "system/resource/cpu", true, simmenu_count_cores, simmenu_fill_cpu },
+	{ "system/routerboard", false, NULL, simmenu_fill_routerboard },
+	{ "system/identity", false, NULL, simmenu_fill_identity },
+	{ "system/package/update", false, NULL, simmenu_fill_update },
+	{ "system/health", true, simmenu_count_health, simmenu_fill_health },
+	{ "interface", true, simmenu_count_interfaces, simmenu_fill_interface },
+	{ "interface/wireguard", true, simmenu_count_wg, simmenu_fill_wg },
+	{ "interface/wireguard/peers", true, simmenu_count_peers, simmenu_fill_peer },
 };
 
 const struct simmenu *simmenu_find(const char *path)

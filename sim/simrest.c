@@ -37,7 +37,7 @@ void simrest_duration(double sec, char *out, size_t size)
 	simmenu_duration(sec, out, size);
 }
 
-static void json_str(buf_t *b, const char *s)
+static void simrest_json_str(buf_t *b, const char *s)
 {
 	buf_putc(b, '"');
 	for (; *s; s++) {
@@ -52,7 +52,7 @@ static void json_str(buf_t *b, const char *s)
 	buf_putc(b, '"');
 }
 
-static void reply(struct simresp *out, int status, const char *json)
+static void simrest_reply(struct simresp *out, int status, const char *json)
 {
 	out->status = status;
 	out->content_type = "application/json";
@@ -61,15 +61,15 @@ static void reply(struct simresp *out, int status, const char *json)
 }
 
 /* 400 with detail; takes ownership of detail. */
-static void error_400(struct simresp *out, char *detail)
+static void simrest_error_400(struct simresp *out, char *detail)
 {
-	reply(out, 400, "{\"detail\":");
-	json_str(&out->body, detail);
+	simrest_reply(out, 400, "{\"detail\":");
+	simrest_json_str(&out->body, detail);
 	free(detail);
 	buf_puts(&out->body, ",\"error\":400,\"message\":\"Bad Request\"}");
 }
 
-static void sel_free(struct sel *s)
+static void simrest_sel_free(struct sel *s)
 {
 	for (int i = 0; i < s->nprops; i++)
 		free(s->props[i]);
@@ -79,7 +79,7 @@ static void sel_free(struct sel *s)
 
 /* ---- auth ---- */
 
-static int b64_val(char c)
+static int simrest_b64_val(char c)
 {
 	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	const char *p = c ? strchr(tab, c) : NULL;
@@ -87,13 +87,13 @@ static int b64_val(char c)
 }
 
 /* Decode base64 s into out (NUL-terminated); -1 on bad input or overflow. */
-static int b64_decode(const char *s, char *out, size_t size)
+static int simrest_b64_decode(const char *s, char *out, size_t size)
 {
 	size_t o = 0;
 	uint32_t acc = 0;
 	int bits = 0;
 	for (; *s && *s != '='; s++) {
-		int v = b64_val(*s);
+		int v = simrest_b64_val(*s);
 		if (v < 0)
 			return -1;
 		acc = acc << 6 | (uint32_t)v;
@@ -109,7 +109,7 @@ static int b64_decode(const char *s, char *out, size_t size)
 	return 0;
 }
 
-static bool auth_ok(const scenario_t *sc, const char *hdr)
+static bool simrest_auth_ok(const scenario_t *sc, const char *hdr)
 {
 	char dec[512], *want;
 	if (!hdr || strncasecmp(hdr, "Basic ", 6) != 0)
@@ -117,7 +117,7 @@ static bool auth_ok(const scenario_t *sc, const char *hdr)
 	hdr += 6;
 	while (*hdr == ' ')
 		hdr++;
-	if (b64_decode(hdr, dec, sizeof(dec)) < 0)
+	if (simrest_b64_decode(hdr, dec, sizeof(dec)) < 0)
 		return false;
 	want = xasprintf("%s:%s", sc->user, sc->password);
 	bool ok = strcmp(dec, want) == 0;
@@ -127,7 +127,7 @@ static bool auth_ok(const scenario_t *sc, const char *hdr)
 
 /* ---- selection: .proplist, filters, .query ---- */
 
-static void add_props(struct sel *s, const char *list)
+static void simrest_add_props(struct sel *s, const char *list)
 {
 	const char *p = list;
 	if (s->nprops < 0)
@@ -142,13 +142,13 @@ static void add_props(struct sel *s, const char *list)
 	}
 }
 
-static void add_word(struct sel *s, const char *w, size_t n)
+static void simrest_add_word(struct sel *s, const char *w, size_t n)
 {
 	if (s->nwords < MAX_WORDS)
 		s->words[s->nwords++] = xstrndup(w, n);
 }
 
-static char *url_decode(const char *s, size_t n)
+static char *simrest_url_decode(const char *s, size_t n)
 {
 	char *out = xmalloc(n + 1);
 	size_t o = 0;
@@ -165,15 +165,15 @@ static char *url_decode(const char *s, size_t n)
 	return out;
 }
 
-static void sel_from_query(struct sel *s, const char *q)
+static void simrest_sel_from_query(struct sel *s, const char *q)
 {
 	while (*q) {
 		size_t n = strcspn(q, "&");
-		char *kv = url_decode(q, n);
+		char *kv = simrest_url_decode(q, n);
 		if (strncmp(kv, ".proplist=", 10) == 0)
-			add_props(s, kv + 10);
+			simrest_add_props(s, kv + 10);
 		else if (*kv)
-			add_word(s, kv, strlen(kv));
+			simrest_add_word(s, kv, strlen(kv));
 		free(kv);
 		q += n;
 		if (*q == '&')
@@ -182,7 +182,7 @@ static void sel_from_query(struct sel *s, const char *q)
 }
 
 /* POST print body: {".proplist": "a,b" | ["a","b"], ".query": [...], "count-only": ""}. */
-static int sel_from_body(struct sel *s, const char *body, size_t len, struct simresp *out)
+static int simrest_sel_from_body(struct sel *s, const char *body, size_t len, struct simresp *out)
 {
 	json_error_t err;
 	json_t *j = len ? json_loadb(body, len, 0, &err) : json_object();
@@ -191,23 +191,24 @@ static int sel_from_body(struct sel *s, const char *body, size_t len, struct sim
 	size_t i;
 	json_t *e;
 	if (!j || !json_is_object(j)) {
-		error_400(out, xstrdup("invalid JSON body"));
+		simrest_error_400(out, xstrdup("invalid JSON body"));
 		json_decref(j);
 		return -1;
 	}
 	json_object_foreach(j, key, v)
 	{
 		if (strcmp(key, ".proplist") == 0 && json_is_string(v))
-			add_props(s, json_string_value(v));
+			simrest_add_props(s, json_string_value(v));
 		else if (strcmp(key, ".proplist") == 0 && json_is_array(v)) {
-			json_array_foreach(v, i, e) if (json_is_string(e)) add_props(s, json_string_value(e));
+			json_array_foreach(v, i, e) if (json_is_string(e))
+				simrest_add_props(s, json_string_value(e));
 		} else if (strcmp(key, ".query") == 0 && json_is_array(v)) {
 			json_array_foreach(v, i, e) if (json_is_string(e))
-				add_word(s, json_string_value(e), json_string_length(e));
+				simrest_add_word(s, json_string_value(e), json_string_length(e));
 		} else if (strcmp(key, "count-only") == 0)
 			s->count_only = true;
 		else {
-			error_400(out, xasprintf("unknown parameter %s", key));
+			simrest_error_400(out, xasprintf("unknown parameter %s", key));
 			json_decref(j);
 			return -1;
 		}
@@ -217,7 +218,7 @@ static int sel_from_body(struct sel *s, const char *body, size_t len, struct sim
 }
 
 /* One API query word against rec: "k=v", "k<v", "k>v", "k" (has), "-k" (lacks). */
-static bool word_match(const struct simmenu_rec *rec, const char *w)
+static bool simrest_word_match(const struct simmenu_rec *rec, const char *w)
 {
 	if (*w == '?')
 		w++;
@@ -240,14 +241,14 @@ static bool word_match(const struct simmenu_rec *rec, const char *w)
 
 /* Run the API query program: "#|" ORs, "#&" ANDs, "#!" negates, "#." duplicates the top;
  * whatever stays on the stack is ANDed. */
-static bool sel_match(const struct sel *s, const struct simmenu_rec *rec)
+static bool simrest_sel_match(const struct sel *s, const struct simmenu_rec *rec)
 {
 	bool st[MAX_WORDS + 1];
 	int sp = 0;
 	for (int i = 0; i < s->nwords; i++) {
 		const char *w = s->words[i][0] == '?' ? s->words[i] + 1 : s->words[i];
 		if (*w != '#') {
-			st[sp++] = word_match(rec, w);
+			st[sp++] = simrest_word_match(rec, w);
 			continue;
 		}
 		for (w++; *w; w++) {
@@ -266,7 +267,7 @@ static bool sel_match(const struct sel *s, const struct simmenu_rec *rec)
 	return true;
 }
 
-static bool wanted(const struct sel *s, const char *key)
+static bool simrest_wanted(const struct sel *s, const char *key)
 {
 	if (s->nprops < 0)
 		return true;
@@ -276,43 +277,44 @@ static bool wanted(const struct sel *s, const char *key)
 	return false;
 }
 
-static void emit_rec(buf_t *b, const struct sel *s, const struct simmenu_rec *rec, struct simresp *out)
+static void simrest_emit_rec(
+	buf_t *b, const struct sel *s, const struct simmenu_rec *rec, struct simresp *out)
 {
 	bool first = true;
 	buf_putc(b, '{');
 	for (int i = 0; i < rec->n; i++) {
-		if (!wanted(s, rec->k[i]))
+		if (!simrest_wanted(s, rec->k[i]))
 			continue;
 		if (strcmp(rec->k[i], "private-key") == 0 || strcmp(rec->k[i], "preshared-key") == 0)
 			out->served_private_key++;
 		if (!first)
 			buf_putc(b, ',');
 		first = false;
-		json_str(b, rec->k[i]);
+		simrest_json_str(b, rec->k[i]);
 		buf_putc(b, ':');
-		json_str(b, rec->v[i]);
+		simrest_json_str(b, rec->v[i]);
 	}
 	buf_putc(b, '}');
 }
 
 /* ---- menus ---- */
 
-static void emit_list(
+static void simrest_emit_list(
 	const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s, struct simresp *out)
 {
 	int n = m->count(c), matched = 0;
 	buf_t *b = &out->body;
 	struct simmenu_rec rec;
-	reply(out, 200, "[");
+	simrest_reply(out, 200, "[");
 	for (int i = 0; i < n; i++) {
 		rec.n = 0;
 		m->fill(c, i, &rec);
-		if (!sel_match(s, &rec))
+		if (!simrest_sel_match(s, &rec))
 			continue;
 		if (!s->count_only) {
 			if (matched)
 				buf_putc(b, ',');
-			emit_rec(b, s, &rec, out);
+			simrest_emit_rec(b, s, &rec, out);
 		}
 		matched++;
 	}
@@ -324,7 +326,7 @@ static void emit_list(
 }
 
 /* GET /rest/MENU/ID-or-NAME: one object, 404 if none. */
-static void emit_one(const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s,
+static void simrest_emit_one(const struct simmenu *m, const struct simmenu_ctx *c, const struct sel *s,
 	const char *id, struct simresp *out)
 {
 	int n = m->count(c);
@@ -334,34 +336,34 @@ static void emit_one(const struct simmenu *m, const struct simmenu_ctx *c, const
 		m->fill(c, i, &rec);
 		const char *rid = simmenu_get(&rec, ".id"), *name = simmenu_get(&rec, "name");
 		if ((rid && strcmp(rid, id) == 0) || (name && strcmp(name, id) == 0)) {
-			reply(out, 200, "");
-			emit_rec(&out->body, s, &rec, out);
+			simrest_reply(out, 200, "");
+			simrest_emit_rec(&out->body, s, &rec, out);
 			return;
 		}
 	}
-	reply(out, 404, "{\"error\":404,\"message\":\"Not Found\"}");
+	simrest_reply(out, 404, "{\"error\":404,\"message\":\"Not Found\"}");
 }
 
-static void serve_menu(const simrouter_t *r, double t, const struct simmenu *m, const char *id,
+static void simrest_serve_menu(const simrouter_t *r, double t, const struct simmenu *m, const char *id,
 	const struct sel *s, struct simresp *out)
 {
 	struct simmenu_ctx c;
 	struct simmenu_rec rec = { .n = 0 };
 	simmenu_ctx_init(&c, r, t, sim_epoch);
 	if (m->list && id) {
-		emit_one(m, &c, s, id, out);
+		simrest_emit_one(m, &c, s, id, out);
 	} else if (m->list) {
-		emit_list(m, &c, s, out);
+		simrest_emit_list(m, &c, s, out);
 	} else {
 		m->fill(&c, 0, &rec);
-		reply(out, 200, "");
-		emit_rec(&out->body, s, &rec, out);
+		simrest_reply(out, 200, "");
+		simrest_emit_rec(&out->body, s, &rec, out);
 	}
 }
 
 /* Split "/rest/a/b/c" into a menu and, for GET, an optional trailing id or, for POST, a
  * command. Returns the menu or NULL; *last is the unmatched last segment. */
-static const struct simmenu *route(const char *path, char **last)
+static const struct simmenu *simrest_route(const char *path, char **last)
 {
 	const struct simmenu *m = simmenu_find(path);
 	*last = NULL;
@@ -377,30 +379,31 @@ static const struct simmenu *route(const char *path, char **last)
 	return m;
 }
 
-static void serve_rest(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
+static void simrest_serve_rest(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
 {
 	char *last;
 	bool post = strcmp(q->method, "POST") == 0;
-	const struct simmenu *m = route(q->path + 6, &last);
+	const struct simmenu *m = simrest_route(q->path + 6, &last);
 	struct sel s = { .nprops = -1 };
 	bool bad = !m || (post && (!last || strcmp(last, "print") != 0)) ||
 		(!post && last && (strcmp(last, "print") == 0 || !m->list));
 	if (bad) {
-		error_400(out, xasprintf("no such command or directory (%s)", strrchr(q->path, '/') + 1));
+		simrest_error_400(
+			out, xasprintf("no such command or directory (%s)", strrchr(q->path, '/') + 1));
 	} else if (post) {
-		if (sel_from_body(&s, q->body, q->body_len, out) == 0)
-			serve_menu(r, t, m, NULL, &s, out);
+		if (simrest_sel_from_body(&s, q->body, q->body_len, out) == 0)
+			simrest_serve_menu(r, t, m, NULL, &s, out);
 	} else {
-		sel_from_query(&s, q->query);
-		serve_menu(r, t, m, last, &s, out);
+		simrest_sel_from_query(&s, q->query);
+		simrest_serve_menu(r, t, m, last, &s, out);
 	}
-	sel_free(&s);
+	simrest_sel_free(&s);
 	free(last);
 }
 
 /* ---- faults ---- */
 
-static const char *big_body(size_t *len)
+static const char *simrest_big_body(size_t *len)
 {
 	static char *big;
 	static size_t big_len;
@@ -420,22 +423,22 @@ static const char *big_body(size_t *len)
 	return big;
 }
 
-static bool content_fault(enum sc_fault f, struct simresp *out)
+static bool simrest_content_fault(enum sc_fault f, struct simresp *out)
 {
 	switch (f) {
 	case SC_FAULT_MALFORMED:
-		reply(out, 200,
+		simrest_reply(out, 200,
 			"{\"architecture-name\":\"tile\",\"board-name\":\"CCR1009-7G-1C-1S+\",\"uptime\":");
 		return true;
 	case SC_FAULT_HTML:
-		reply(out, 200,
+		simrest_reply(out, 200,
 			"<!DOCTYPE html>\n<html><head><title>Error</title></head><body>"
 			"<h1>503 Service Unavailable</h1><p>The server is busy.</p></body></html>\n");
 		out->content_type = "text/html";
 		return true;
 	case SC_FAULT_BIG:
-		reply(out, 200, "");
-		out->shared = big_body(&out->shared_len);
+		simrest_reply(out, 200, "");
+		out->shared = simrest_big_body(&out->shared_len);
 		return true;
 	default: return false;
 	}
@@ -449,23 +452,24 @@ void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, stru
 	out->shared = NULL;
 	out->served_private_key = 0;
 	if (strcmp(q->path, "/") == 0 && strcmp(q->method, "GET") == 0) {
-		reply(out, 200, "<html><head><title>RouterOS</title></head><body>webfig</body></html>\n");
+		simrest_reply(
+			out, 200, "<html><head><title>RouterOS</title></head><body>webfig</body></html>\n");
 		out->content_type = "text/html";
 	} else if (strncmp(q->path, "/rest/", 6) != 0) {
-		reply(out, 404, "<html><body><h1>404 Not Found</h1></body></html>\n");
+		simrest_reply(out, 404, "<html><body><h1>404 Not Found</h1></body></html>\n");
 		out->content_type = "text/html";
-	} else if (f == SC_FAULT_401 || !auth_ok(simrouter_scenario(r), q->auth)) {
-		reply(out, 401, "{\"error\":401,\"message\":\"Unauthorized\"}");
+	} else if (f == SC_FAULT_401 || !simrest_auth_ok(simrouter_scenario(r), q->auth)) {
+		simrest_reply(out, 401, "{\"error\":401,\"message\":\"Unauthorized\"}");
 		out->extra_headers = "WWW-Authenticate: Basic realm=\"RouterOS\"\r\n";
-	} else if (content_fault(f, out)) {
+	} else if (simrest_content_fault(f, out)) {
 		return;
 	} else if (strcmp(q->method, "HEAD") == 0) {
-		reply(out, 501, "{\"error\":501,\"message\":\"Not Implemented\"}");
+		simrest_reply(out, 501, "{\"error\":501,\"message\":\"Not Implemented\"}");
 	} else if (strcmp(q->method, "GET") != 0 && strcmp(q->method, "POST") != 0) {
-		reply(out, 500,
+		simrest_reply(out, 500,
 			"{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
 			"\"message\":\"Internal Server Error\"}");
 	} else {
-		serve_rest(r, t, q, out);
+		simrest_serve_rest(r, t, q, out);
 	}
 }

@@ -24,7 +24,7 @@ struct simrouter {
 	double *weight; /* per peer, summing to 1 (idle peers 0) */
 };
 
-static uint64_t mix(uint64_t x)
+static uint64_t simrouter_mix(uint64_t x)
 {
 	x ^= x >> 33;
 	x *= 0xff51afd7ed558ccdULL;
@@ -36,18 +36,19 @@ static uint64_t mix(uint64_t x)
 
 uint64_t simrouter_hash(const simrouter_t *r, uint64_t a, uint64_t b)
 {
-	uint64_t h = mix(r->sc->seed ^ 0x9e3779b97f4a7c15ULL);
+	uint64_t h = simrouter_mix(r->sc->seed ^ 0x9e3779b97f4a7c15ULL);
 	for (const char *c = r->name; *c; c++)
-		h = mix(h ^ (unsigned char)*c);
-	return mix(h ^ mix(a + 0x632be59bd9b4e019ULL) ^ mix(b * 0x9e3779b97f4a7c15ULL + 7));
+		h = simrouter_mix(h ^ (unsigned char)*c);
+	return simrouter_mix(
+		h ^ simrouter_mix(a + 0x632be59bd9b4e019ULL) ^ simrouter_mix(b * 0x9e3779b97f4a7c15ULL + 7));
 }
 
-static double unit_rand(const simrouter_t *r, uint64_t a, uint64_t b)
+static double simrouter_unit_rand(const simrouter_t *r, uint64_t a, uint64_t b)
 {
 	return (double)(simrouter_hash(r, a, b) >> 11) / (double)(1ULL << 53);
 }
 
-static void init_peers(simrouter_t *r)
+static void simrouter_init_peers(simrouter_t *r)
 {
 	const struct sc_group *g = r->g;
 	for (size_t i = 0; i < g->nwg; i++)
@@ -57,7 +58,7 @@ static void init_peers(simrouter_t *r)
 	for (int p = 0; p < r->npeers; p++) {
 		if (simrouter_peer_idle(r, p))
 			continue;
-		r->weight[p] = 0.5 + unit_rand(r, 1, (uint64_t)p);
+		r->weight[p] = 0.5 + simrouter_unit_rand(r, 1, (uint64_t)p);
 		sum += r->weight[p];
 	}
 	for (int p = 0; p < r->npeers && sum > 0; p++)
@@ -75,10 +76,10 @@ simrouter_t *simrouter_create(const scenario_t *sc, const struct sc_group *g, in
 	else
 		r->name = xasprintf(
 			"%s-%0*d", g->name, g->count >= 100 ? (g->count >= 1000 ? 4 : 3) : 2, idx + 1);
-	double up = g->uptime0 >= 0 ? g->uptime0 : DAY + floor(unit_rand(r, 2, 0) * 60 * DAY);
+	double up = g->uptime0 >= 0 ? g->uptime0 : DAY + floor(simrouter_unit_rand(r, 2, 0) * 60 * DAY);
 	r->boot0 = -up;
-	r->phase = floor(unit_rand(r, 3, 0) * 4 * 3600);
-	init_peers(r);
+	r->phase = floor(simrouter_unit_rand(r, 3, 0) * 4 * 3600);
+	simrouter_init_peers(r);
 	return r;
 }
 
@@ -108,7 +109,7 @@ size_t simrouter_index(const simrouter_t *r)
 	return r->gidx;
 }
 
-static size_t phase_at(const simrouter_t *r, double t)
+static size_t simrouter_phase_at(const simrouter_t *r, double t)
 {
 	size_t i = r->g->nphases - 1;
 	while (i > 0 && r->g->phases[i].start > t)
@@ -118,13 +119,13 @@ static size_t phase_at(const simrouter_t *r, double t)
 
 const struct sc_state *simrouter_state(const simrouter_t *r, double t)
 {
-	return &r->g->phases[phase_at(r, t)].st;
+	return &r->g->phases[simrouter_phase_at(r, t)].st;
 }
 
 /* Start of the last boot at or before t. */
-static double last_boot(const simrouter_t *r, double t)
+static double simrouter_last_boot(const simrouter_t *r, double t)
 {
-	for (size_t i = phase_at(r, t); i > 0; i--)
+	for (size_t i = simrouter_phase_at(r, t); i > 0; i--)
 		if (r->g->phases[i].reboot)
 			return r->g->phases[i].start;
 	return r->boot0;
@@ -132,7 +133,7 @@ static double last_boot(const simrouter_t *r, double t)
 
 double simrouter_uptime(const simrouter_t *r, double t)
 {
-	double b = last_boot(r, t);
+	double b = simrouter_last_boot(r, t);
 	double booting = b == r->boot0 ? 0 : r->g->boot_time;
 	return t - b - booting;
 }
@@ -210,7 +211,7 @@ bool simrouter_peer_idle(const simrouter_t *r, int peer)
 }
 
 /* Integral of mbps * (1 + swing * sin(2 pi (t + phase) / DAY)) over [a, b], in bytes. */
-static double integral(const simrouter_t *r, double mbps, double swing, double a, double b)
+static double simrouter_integral(const simrouter_t *r, double mbps, double swing, double a, double b)
 {
 	double w = 2 * M_PI / DAY;
 	double v = (b - a) + swing / w * (cos(w * (a + r->phase)) - cos(w * (b + r->phase)));
@@ -220,14 +221,15 @@ static double integral(const simrouter_t *r, double mbps, double swing, double a
 double simrouter_total_bytes(const simrouter_t *r, double t, int dir)
 {
 	const struct sc_group *g = r->g;
-	double from = last_boot(r, t) + (last_boot(r, t) == r->boot0 ? 0 : g->boot_time);
+	double from = simrouter_last_boot(r, t) + (simrouter_last_boot(r, t) == r->boot0 ? 0 : g->boot_time);
 	double sum = 0;
-	for (size_t i = phase_at(r, from); i < g->nphases; i++) {
+	for (size_t i = simrouter_phase_at(r, from); i < g->nphases; i++) {
 		const struct sc_phase *ph = &g->phases[i];
 		double a = fmax(from, ph->start);
 		double b = i + 1 < g->nphases ? fmin(t, g->phases[i + 1].start) : t;
 		if (b > a)
-			sum += integral(r, dir ? ph->st.tx_mbps : ph->st.rx_mbps, ph->st.swing, a, b);
+			sum += simrouter_integral(
+				r, dir ? ph->st.tx_mbps : ph->st.rx_mbps, ph->st.swing, a, b);
 	}
 	return sum;
 }
@@ -242,7 +244,7 @@ double simrouter_last_handshake(const simrouter_t *r, double t, int peer)
 	if (simrouter_peer_idle(r, peer))
 		return -1;
 	double up = simrouter_uptime(r, t);
-	double off = floor(unit_rand(r, 4, (uint64_t)peer) * HANDSHAKE_EVERY);
+	double off = floor(simrouter_unit_rand(r, 4, (uint64_t)peer) * HANDSHAKE_EVERY);
 	double since = fmod(fmax(up, 0) + off, HANDSHAKE_EVERY);
 	return floor(fmin(since, fmax(up, 0)));
 }

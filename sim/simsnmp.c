@@ -1,10 +1,9 @@
-/* simsnmp: the SNMP v1/v2c agent of every simulated router: one UDP socket each, all in one
- * epoll, answered from simmenu's records (the very values REST serves) through a sorted table
- * of objects. net-snmp does the BER; this file only finds values. It never blocks, never
- * answers a wrong community or a router that refuses or hangs, and never accepts a SET. */
+/* simsnmp: the SNMP v1/v2c agent of every simulated router, the wire side: one UDP socket
+ * each, all in one epoll, served by a thread of its own; simmib.c finds the values. It never
+ * blocks, never answers a wrong community or a router that refuses or hangs. */
 #include "config.h"
 #include "sim/simsnmp.h"
-#include "sim/simmenu.h"
+#include "sim/simsnmp_int.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
@@ -13,7 +12,6 @@
 #include <net-snmp/library/snmp_impl.h>
 
 #include <arpa/inet.h>
-#include <assert.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -27,84 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PKT_MAX      65536
-#define MAX_VARBINDS 256 /* per reply: caps GETBULK, keeps a reply far below 64 KiB */
-#define BURST        32  /* requests read from one socket before the next */
-#define OID_MAX      16
-
-enum kind { K_SCALAR, K_IF, K_CPU };
-
-enum what {
-	S_DESCR,
-	S_OBJID,
-	S_UPTIME,
-	S_NAME,
-	S_IFNUMBER,
-	S_VERSION,
-	S_SERIAL,
-	S_FIRMWARE,
-	S_UPGRADE,
-	S_BOARD,
-	C_INDEX,
-	C_STR,
-	C_INT,
-	C_TYPE,
-	C_ADMIN,
-	C_OPER,
-	C_C32,
-	C_C64,
-	C_EMPTY,
-	P_LOAD,
-};
-
-struct obj {
-	oid o[OID_MAX];
-	size_t len;
-	enum kind kind;
-	enum what what;
-	const char *key; /* simmenu field of the interface record */
-};
-
-#define O(...)    .o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid)
-#define IFT(col)  O(1, 3, 6, 1, 2, 1, 2, 2, 1, col), .kind = K_IF
-#define IFX(col)  O(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, col), .kind = K_IF
-#define MTX(a, b) O(1, 3, 6, 1, 4, 1, 14988, 1, 1, a, b), .kind = K_SCALAR
-
-/* In lexicographic order of OID (checked at create): GETNEXT walks it front to back. */
-static const struct obj objs[] = {
-	{ O(1, 3, 6, 1, 2, 1, 1, 1), .kind = K_SCALAR, .what = S_DESCR },       /* sysDescr */
-	{ O(1, 3, 6, 1, 2, 1, 1, 2), .kind = K_SCALAR, .what = S_OBJID },       /* sysObjectID */
-	{ O(1, 3, 6, 1, 2, 1, 1, 3), .kind = K_SCALAR, .what = S_UPTIME },      /* sysUpTime */
-	{ O(1, 3, 6, 1, 2, 1, 1, 5), .kind = K_SCALAR, .what = S_NAME },        /* sysName */
-	{ O(1, 3, 6, 1, 2, 1, 2, 1), .kind = K_SCALAR, .what = S_IFNUMBER },    /* ifNumber */
-	{ IFT(1), .what = C_INDEX },                                            /* ifIndex */
-	{ IFT(2), .what = C_STR, .key = "name" },                               /* ifDescr */
-	{ IFT(3), .what = C_TYPE, .key = "type" },                              /* ifType */
-	{ IFT(4), .what = C_INT, .key = "mtu" },                                /* ifMtu */
-	{ IFT(7), .what = C_ADMIN, .key = "disabled" },                         /* ifAdminStatus */
-	{ IFT(8), .what = C_OPER, .key = "running" },                           /* ifOperStatus */
-	{ IFT(10), .what = C_C32, .key = "rx-byte" },                           /* ifInOctets */
-	{ IFT(11), .what = C_C32, .key = "rx-packet" },                         /* ifInUcastPkts */
-	{ IFT(13), .what = C_C32, .key = "rx-drop" },                           /* ifInDiscards */
-	{ IFT(14), .what = C_C32, .key = "rx-error" },                          /* ifInErrors */
-	{ IFT(16), .what = C_C32, .key = "tx-byte" },                           /* ifOutOctets */
-	{ IFT(17), .what = C_C32, .key = "tx-packet" },                         /* ifOutUcastPkts */
-	{ IFT(19), .what = C_C32, .key = "tx-drop" },                           /* ifOutDiscards */
-	{ IFT(20), .what = C_C32, .key = "tx-error" },                          /* ifOutErrors */
-	{ O(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2), .kind = K_CPU, .what = P_LOAD }, /* hrProcessorLoad */
-	{ IFX(1), .what = C_STR, .key = "name" },                               /* ifName */
-	{ IFX(6), .what = C_C64, .key = "rx-byte" },                            /* ifHCInOctets */
-	{ IFX(7), .what = C_C64, .key = "rx-packet" },                          /* ifHCInUcastPkts */
-	{ IFX(10), .what = C_C64, .key = "tx-byte" },                           /* ifHCOutOctets */
-	{ IFX(11), .what = C_C64, .key = "tx-packet" },                         /* ifHCOutUcastPkts */
-	{ IFX(18), .what = C_EMPTY },                                           /* ifAlias */
-	{ MTX(4, 4), .what = S_VERSION },                                       /* mtxrLicVersion */
-	{ MTX(7, 3), .what = S_SERIAL },                                        /* mtxrSerialNumber */
-	{ MTX(7, 4), .what = S_FIRMWARE },                                      /* mtxrFirmwareVersion */
-	{ MTX(7, 7), .what = S_UPGRADE },                                       /* ...UpgradeVersion */
-	{ MTX(7, 9), .what = S_BOARD },                                         /* mtxrBoardName */
-};
-#define NOBJS (sizeof(objs) / sizeof(objs[0]))
+#define PKT_MAX 65536
+#define BURST   32 /* requests read from one socket before the next */
 
 struct agent {
 	int fd;
@@ -120,10 +42,7 @@ struct simsnmp {
 	double time_scale;
 	double t0; /* simulated time at start */
 	struct timespec start;
-	const struct simmenu *m_if, *m_rb;
-	struct simmenu_rec *recs; /* the interface records of the request being answered */
-	oid *ifindex;
-	int nrecs;
+	struct simmib mib;
 	netsnmp_session sess; /* only what snmp_build needs: version, community */
 	u_char *out;
 	size_t out_size;
@@ -133,29 +52,7 @@ struct simsnmp {
 	unsigned long answered;
 };
 
-/* One router at one time, its records filled on first use. */
-struct view {
-	simsnmp_t *s;
-	const simrouter_t *r;
-	long version;
-	struct simmenu_ctx c;
-	int nif; /* -1 until the interface records are filled */
-	bool rb_done;
-	struct simmenu_rec rb;
-};
-
-/* A value ready for snmp_varlist_add_variable (which copies it). */
-struct val {
-	u_char type;
-	long i;
-	u_long u;
-	struct counter64 c64;
-	const void *p;
-	size_t len;
-	char buf[SIMMENU_VLEN];
-};
-
-static double sim_time(const simsnmp_t *s)
+static double simsnmp_sim_time(const simsnmp_t *s)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -163,350 +60,10 @@ static double sim_time(const simsnmp_t *s)
 	return s->t0 + real * s->time_scale;
 }
 
-/* ---- the router's records ---- */
-
-static void view_ifs(struct view *v)
-{
-	simsnmp_t *s = v->s;
-	if (v->nif >= 0)
-		return;
-	v->nif = s->m_if->count(&v->c);
-	if (v->nif > s->nrecs) {
-		s->recs = xreallocarray(s->recs, (size_t)v->nif, sizeof(*s->recs));
-		s->ifindex = xreallocarray(s->ifindex, (size_t)v->nif, sizeof(*s->ifindex));
-		s->nrecs = v->nif;
-	}
-	for (int i = 0; i < v->nif; i++) {
-		s->recs[i].n = 0;
-		s->m_if->fill(&v->c, i, &s->recs[i]);
-		const char *id = simmenu_get(&s->recs[i], ".id");
-		/* ifIndex from the RouterOS .id (*10 -> 16): ascending in menu order, with gaps */
-		s->ifindex[i] = id && id[0] == '*' ? strtoul(id + 1, NULL, 16) : (oid)i + 1;
-	}
-}
-
-static const char *view_rb(struct view *v, const char *key)
-{
-	if (!v->rb_done) {
-		v->rb.n = 0;
-		v->s->m_rb->fill(&v->c, 0, &v->rb);
-		v->rb_done = true;
-	}
-	return simmenu_get(&v->rb, key);
-}
-
-static int obj_rows(struct view *v, const struct obj *o)
-{
-	if (o->kind == K_SCALAR)
-		return 1;
-	if (o->kind == K_CPU)
-		return simrouter_group(v->r)->cores;
-	view_ifs(v);
-	return v->nif;
-}
-
-static oid obj_index(const struct view *v, const struct obj *o, int k)
-{
-	return o->kind == K_SCALAR ? 0 : o->kind == K_CPU ? (oid)k + 1 : v->s->ifindex[k];
-}
-
-/* ---- values ---- */
-
-static void val_str(struct val *out, const char *s)
-{
-	out->type = ASN_OCTET_STR;
-	out->p = s;
-	out->len = strlen(s);
-}
-
-static void val_int(struct val *out, u_char type, long i)
-{
-	out->type = type;
-	out->i = i;
-	out->u = (u_long)i;
-	out->p = type == ASN_INTEGER ? (const void *)&out->i : (const void *)&out->u;
-	out->len = sizeof(long);
-}
-
-static int if_type(const char *t)
-{
-	static const struct {
-		const char *ros;
-		int iana;
-	} map[] = {
-		{ "ether", 6 },
-		{ "bridge", 209 },
-		{ "vlan", 135 },
-		{ "eoip", 131 },
-	};
-	for (size_t i = 0; t && i < sizeof(map) / sizeof(map[0]); i++)
-		if (strcmp(t, map[i].ros) == 0)
-			return map[i].iana;
-	return 1; /* other: wg and lo alike, as RouterOS reports them (routeros.md §4.4) */
-}
-
-/* An interface column of row k. */
-static int if_value(struct view *v, const struct obj *o, int k, struct val *out)
-{
-	const struct simmenu_rec *rec = &v->s->recs[k];
-	const char *f = o->key ? simmenu_get(rec, o->key) : "";
-	uint64_t u = f ? strtoull(f, NULL, 10) : 0;
-	if (!f)
-		return -1;
-	switch (o->what) {
-	case C_INDEX: val_int(out, ASN_INTEGER, (long)v->s->ifindex[k]); break;
-	case C_STR:
-	case C_EMPTY: val_str(out, f); break;
-	case C_INT: val_int(out, ASN_INTEGER, (long)u); break;
-	case C_TYPE: val_int(out, ASN_INTEGER, if_type(f)); break;
-	case C_ADMIN: val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 2 : 1); break;
-	case C_OPER: val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 1 : 2); break;
-	case C_C32: val_int(out, ASN_COUNTER, (long)(u & 0xffffffffu)); break;
-	case C_C64:
-		out->type = ASN_COUNTER64;
-		out->c64.high = (u_long)(u >> 32);
-		out->c64.low = (u_long)(u & 0xffffffffu);
-		out->p = &out->c64;
-		out->len = sizeof(out->c64);
-		break;
-	default: return -1;
-	}
-	return 0;
-}
-
-static int rb_value(struct view *v, const char *key, struct val *out)
-{
-	const char *s = view_rb(v, key);
-	if (!s)
-		return -1; /* CHR: no RouterBOARD objects (routeros.md §4.5) */
-	val_str(out, s);
-	return 0;
-}
-
-static int scalar_value(struct view *v, const struct obj *o, struct val *out)
-{
-	static const oid mikrotik[] = { 1, 3, 6, 1, 4, 1, 14988, 1 };
-	const struct sc_group *g = simrouter_group(v->r);
-	switch (o->what) {
-	case S_DESCR:
-		snprintf(out->buf, sizeof(out->buf), "RouterOS %s", g->board);
-		val_str(out, out->buf);
-		return 0;
-	case S_OBJID:
-		out->type = ASN_OBJECT_ID;
-		out->p = mikrotik;
-		out->len = sizeof(mikrotik);
-		return 0;
-	case S_UPTIME:
-		val_int(out, ASN_TIMETICKS, (long)((uint64_t)(v->c.uptime * 100) & 0xffffffffu));
-		return 0;
-	case S_NAME: val_str(out, simrouter_name(v->r)); return 0;
-	case S_IFNUMBER: val_int(out, ASN_INTEGER, obj_rows(v, &(struct obj){ .kind = K_IF })); return 0;
-	case S_VERSION: val_str(out, v->c.st->version); return 0;
-	case S_SERIAL: return rb_value(v, "serial-number", out);
-	case S_FIRMWARE: return rb_value(v, "current-firmware", out);
-	case S_UPGRADE: return rb_value(v, "upgrade-firmware", out);
-	case S_BOARD: val_str(out, g->board); return 0;
-	default: return -1;
-	}
-}
-
-/* The value of instance k of o; -1 when the router has no such object (or v1 cannot carry it). */
-static int obj_value(struct view *v, const struct obj *o, int k, struct val *out)
-{
-	if (o->kind == K_SCALAR)
-		return scalar_value(v, o, out);
-	if (o->kind == K_CPU) {
-		val_int(out, ASN_INTEGER, simrouter_core_load(v->r, v->c.t, k));
-		return 0;
-	}
-	if (o->what == C_C64 && v->version == SNMP_VERSION_1)
-		return -1;
-	return if_value(v, o, k, out);
-}
-
-/* ---- GET, GETNEXT ---- */
-
-static void add_var(netsnmp_variable_list **list, const oid *name, size_t len, const struct val *val)
-{
-	snmp_varlist_add_variable(list, name, len, val->type, val->p, val->len);
-}
-
-static void add_exception(netsnmp_variable_list **list, const oid *name, size_t len, u_char type)
-{
-	snmp_varlist_add_variable(list, name, len, type, NULL, 0);
-}
-
-/* GET of one name: 0 and a value; else the exception (noSuchObject or noSuchInstance). */
-static int get_one(struct view *v, const oid *name, size_t len, struct val *out)
-{
-	for (size_t i = 0; i < NOBJS; i++) {
-		const struct obj *o = &objs[i];
-		if (len < o->len || snmp_oid_ncompare(name, len, o->o, o->len, o->len) != 0)
-			continue;
-		if (len != o->len + 1)
-			return SNMP_NOSUCHINSTANCE;
-		int rows = obj_rows(v, o);
-		for (int k = 0; k < rows; k++)
-			if (obj_index(v, o, k) == name[o->len])
-				return obj_value(v, o, k, out) == 0 ? 0 : SNMP_NOSUCHOBJECT;
-		return SNMP_NOSUCHINSTANCE;
-	}
-	return SNMP_NOSUCHOBJECT;
-}
-
-/* The first row of o whose instance is greater than name, or -1. */
-static int first_row_after(struct view *v, const struct obj *o, const oid *name, size_t len)
-{
-	size_t common = len < o->len ? len : o->len;
-	int cmp = snmp_oid_compare(name, common, o->o, common);
-	if (cmp > 0)
-		return -1;
-	int rows = obj_rows(v, o);
-	if (cmp < 0 || len <= o->len)
-		return rows > 0 ? 0 : -1;
-	for (int k = 0; k < rows; k++)
-		if (obj_index(v, o, k) > name[o->len])
-			return k;
-	return -1;
-}
-
-/* GETNEXT of one name: fills next[] (OID_MAX + 1 long) and out; false at the end of the MIB. */
-static bool next_one(
-	struct view *v, const oid *name, size_t len, oid *next, size_t *next_len, struct val *out)
-{
-	for (size_t i = 0; i < NOBJS; i++) {
-		const struct obj *o = &objs[i];
-		int k = first_row_after(v, o, name, len);
-		if (k < 0)
-			continue;
-		for (int rows = obj_rows(v, o); k < rows; k++) {
-			if (obj_value(v, o, k, out) < 0)
-				continue;
-			memcpy(next, o->o, o->len * sizeof(oid));
-			next[o->len] = obj_index(v, o, k);
-			*next_len = o->len + 1;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* GET or GETNEXT of every varbind. 0, or a v1 error status with *errindex (the reply then
- * carries the request's varbinds). */
-static long get_next(
-	struct view *v, int cmd, const netsnmp_variable_list *q, netsnmp_variable_list **list, long *errindex)
-{
-	oid next[OID_MAX + 1];
-	size_t next_len;
-	struct val val;
-	for (long i = 1; q; q = q->next_variable, i++) {
-		int ex = 0;
-		if (cmd == SNMP_MSG_GET) {
-			ex = get_one(v, q->name, q->name_length, &val);
-			if (ex == 0)
-				add_var(list, q->name, q->name_length, &val);
-		} else if (next_one(v, q->name, q->name_length, next, &next_len, &val)) {
-			add_var(list, next, next_len, &val);
-		} else {
-			ex = SNMP_ENDOFMIBVIEW;
-		}
-		if (ex != 0 && v->version == SNMP_VERSION_1) {
-			*errindex = i;
-			return SNMP_ERR_NOSUCHNAME;
-		}
-		if (ex != 0)
-			add_exception(list, q->name, q->name_length, (u_char)ex);
-	}
-	return 0;
-}
-
-/* One GETBULK repetition of every repeater; false once all of them reached the end. */
-static bool bulk_round(struct view *v, oid *cur, size_t *cur_len, int nrep, netsnmp_variable_list **list)
-{
-	struct val val;
-	bool any = false;
-	for (int r = 0; r < nrep; r++) {
-		oid *c = cur + (size_t)r * MAX_OID_LEN;
-		if (cur_len[r] && next_one(v, c, cur_len[r], c, &cur_len[r], &val)) {
-			add_var(list, c, cur_len[r], &val);
-			any = true;
-		} else {
-			add_exception(list, c, cur_len[r] ? cur_len[r] : 0, SNMP_ENDOFMIBVIEW);
-		}
-	}
-	return any;
-}
-
-static void get_bulk(struct view *v, long nonrep, long maxrep, const netsnmp_variable_list *q,
-	netsnmp_variable_list **list)
-{
-	oid next[OID_MAX + 1];
-	size_t next_len;
-	struct val val;
-	int n = 0;
-	for (const netsnmp_variable_list *p = q; p; p = p->next_variable)
-		n++;
-	nonrep = nonrep < 0 ? 0 : nonrep > n ? n : nonrep;
-	for (long i = 0; i < nonrep; i++, q = q->next_variable) {
-		if (next_one(v, q->name, q->name_length, next, &next_len, &val))
-			add_var(list, next, next_len, &val);
-		else
-			add_exception(list, q->name, q->name_length, SNMP_ENDOFMIBVIEW);
-	}
-	int nrep = n - (int)nonrep;
-	if (nrep == 0 || maxrep <= 0)
-		return;
-	if (maxrep > (MAX_VARBINDS - nonrep) / nrep)
-		maxrep = (MAX_VARBINDS - nonrep) / nrep > 0 ? (MAX_VARBINDS - nonrep) / nrep : 1;
-	oid *cur = xcalloc((size_t)nrep * MAX_OID_LEN, sizeof(oid));
-	size_t *cur_len = xcalloc((size_t)nrep, sizeof(size_t));
-	for (int r = 0; r < nrep; r++, q = q->next_variable) {
-		cur_len[r] = q->name_length <= MAX_OID_LEN ? q->name_length : MAX_OID_LEN;
-		memcpy(cur + (size_t)r * MAX_OID_LEN, q->name, cur_len[r] * sizeof(oid));
-	}
-	for (long m = 0; m < maxrep && bulk_round(v, cur, cur_len, nrep, list); m++)
-		;
-	free(cur);
-	free(cur_len);
-}
-
-/* Turn the request pdu into its response. -1: no answer at all. */
-static int respond(simsnmp_t *s, const simrouter_t *r, netsnmp_pdu *pdu, double t)
-{
-	struct view v = { .s = s, .r = r, .version = pdu->version, .nif = -1 };
-	netsnmp_variable_list *list = NULL;
-	long errstat = 0, errindex = 0;
-	simmenu_ctx_init(&v.c, r, t, 0);
-	switch (pdu->command) {
-	case SNMP_MSG_GET:
-	case SNMP_MSG_GETNEXT: errstat = get_next(&v, pdu->command, pdu->variables, &list, &errindex); break;
-	case SNMP_MSG_GETBULK:
-		if (pdu->version == SNMP_VERSION_1)
-			return -1;
-		get_bulk(&v, pdu->non_repeaters, pdu->max_repetitions, pdu->variables, &list);
-		break;
-	case SNMP_MSG_SET:
-		errstat = pdu->version == SNMP_VERSION_1 ? SNMP_ERR_NOSUCHNAME : SNMP_ERR_NOTWRITABLE;
-		errindex = 1;
-		break;
-	default: return -1;
-	}
-	if (errstat == 0) {
-		snmp_free_varbind(pdu->variables);
-		pdu->variables = list;
-	} else {
-		snmp_free_varbind(list);
-	}
-	pdu->command = SNMP_MSG_RESPONSE;
-	pdu->errstat = errstat;
-	pdu->errindex = errindex;
-	return 0;
-}
-
 /* ---- the wire ---- */
 
-static void send_reply(simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu, const struct sockaddr_in *to)
+static void simsnmp_send_reply(
+	simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu, const struct sockaddr_in *to)
 {
 	size_t off = 0;
 	free(pdu->community);
@@ -520,7 +77,7 @@ static void send_reply(simsnmp_t *s, const struct agent *a, netsnmp_pdu *pdu, co
 		s->answered++;
 }
 
-static void handle(simsnmp_t *s, const struct agent *a, size_t len, const struct sockaddr_in *from)
+static void simsnmp_handle(simsnmp_t *s, const struct agent *a, size_t len, const struct sockaddr_in *from)
 {
 	u_char comm[256];
 	size_t clen = sizeof(comm), left = len;
@@ -529,20 +86,20 @@ static void handle(simsnmp_t *s, const struct agent *a, size_t len, const struct
 	if (!d || (ver != SNMP_VERSION_1 && ver != SNMP_VERSION_2c) || clen != s->community_len ||
 		memcmp(comm, s->community, clen) != 0)
 		return;
-	double t = sim_time(s);
+	double t = simsnmp_sim_time(s);
 	enum sc_fault f = simrouter_fault(a->r, t);
 	if (f == SC_FAULT_REFUSE || f == SC_FAULT_HANG)
 		return; /* booting or hung: silence, like an agent that is not there */
 	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET);
 	if (snmp_pdu_parse(pdu, d, &left) == 0) {
 		pdu->version = ver;
-		if (respond(s, a->r, pdu, t) == 0)
-			send_reply(s, a, pdu, from);
+		if (simmib_respond(&s->mib, a->r, pdu, t) == 0)
+			simsnmp_send_reply(s, a, pdu, from);
 	}
 	snmp_free_pdu(pdu);
 }
 
-static void agent_drain(simsnmp_t *s, const struct agent *a)
+static void simsnmp_agent_drain(simsnmp_t *s, const struct agent *a)
 {
 	for (int i = 0; i < BURST; i++) {
 		struct sockaddr_in from;
@@ -551,17 +108,17 @@ static void agent_drain(simsnmp_t *s, const struct agent *a)
 		if (n <= 0)
 			return;
 		if (fl == sizeof(from) && from.sin_family == AF_INET)
-			handle(s, a, (size_t)n, &from);
+			simsnmp_handle(s, a, (size_t)n, &from);
 	}
 }
 
 /* Serve the ready sockets among ev; true when the stop fd fired. */
-static bool serve_events(simsnmp_t *s, const struct epoll_event *ev, int n)
+static bool simsnmp_serve_events(simsnmp_t *s, const struct epoll_event *ev, int n)
 {
 	for (int i = 0; i < n; i++) {
 		if (ev[i].data.ptr == &s->stopfd)
 			return true;
-		agent_drain(s, ev[i].data.ptr);
+		simsnmp_agent_drain(s, ev[i].data.ptr);
 	}
 	return false;
 }
@@ -580,7 +137,7 @@ void simsnmp_serve(simsnmp_t *s)
 	struct epoll_event ev[64];
 	int n = epoll_wait(s->ep, ev, 64, 0);
 	if (n > 0)
-		serve_events(s, ev, n);
+		simsnmp_serve_events(s, ev, n);
 }
 
 static void *simsnmp_thread(void *arg)
@@ -593,7 +150,7 @@ static void *simsnmp_thread(void *arg)
 			log_error("snmp: epoll_wait: %s", strerror(errno));
 			break;
 		}
-		if (n > 0 && serve_events(s, ev, n))
+		if (n > 0 && simsnmp_serve_events(s, ev, n))
 			break;
 	}
 	return NULL;
@@ -618,7 +175,7 @@ int simsnmp_start(simsnmp_t *s, char **cause)
 
 /* ---- life cycle ---- */
 
-static int agent_open(simsnmp_t *s, struct agent *a, uint32_t addr, uint16_t port, char **cause)
+static int simsnmp_agent_open(simsnmp_t *s, struct agent *a, uint32_t addr, uint16_t port, char **cause)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr)
@@ -636,25 +193,17 @@ static int agent_open(simsnmp_t *s, struct agent *a, uint32_t addr, uint16_t por
 	return 0;
 }
 
-static void objs_check_order(void)
-{
-	for (size_t i = 1; i < NOBJS; i++)
-		assert(snmp_oid_compare(objs[i - 1].o, objs[i - 1].len, objs[i].o, objs[i].len) < 0);
-}
-
 simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n, uint16_t port,
 	const char *community, double time_scale, double t0, char **cause)
 {
 	simsnmp_t *s = xcalloc(1, sizeof(*s));
-	objs_check_order();
+	simmib_init(&s->mib);
 	s->stopfd = -1;
 	s->time_scale = time_scale;
 	s->t0 = t0;
 	clock_gettime(CLOCK_MONOTONIC, &s->start);
 	s->community = xstrdup(community);
 	s->community_len = strlen(community);
-	s->m_if = simmenu_find("interface");
-	s->m_rb = simmenu_find("system/routerboard");
 	s->out_size = 4096;
 	s->out = xmalloc(s->out_size);
 	s->in = xmalloc(PKT_MAX);
@@ -668,7 +217,7 @@ simsnmp_t *simsnmp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	}
 	for (; s->n < n; s->n++) {
 		s->agents[s->n].r = routers[s->n];
-		if (agent_open(s, &s->agents[s->n], addrs[s->n], port, cause) < 0) {
+		if (simsnmp_agent_open(s, &s->agents[s->n], addrs[s->n], port, cause) < 0) {
 			s->n++;
 			simsnmp_destroy(s);
 			return NULL;
@@ -695,8 +244,7 @@ void simsnmp_destroy(simsnmp_t *s)
 	if (s->ep >= 0)
 		close(s->ep);
 	free(s->agents);
-	free(s->recs);
-	free(s->ifindex);
+	simmib_fini(&s->mib);
 	free(s->out);
 	free(s->in);
 	free(s->community);

@@ -1,0 +1,169 @@
+/* scgroup: the keys only a [group] of a scenario has (count, board, wg, labels...) and their
+ * values; the keys the timeline may change too are scenario.c's. Never logs: a bad value is
+ * a return code that scenario.c turns into a FILE:LINE message. */
+#include "config.h"
+#include "sim/scenario.h"
+#include "sim/scenario_int.h"
+#include "lib/buf.h"
+#include "lib/xmem.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int scgroup_parse_int(const char *v, long min, long max, int *out)
+{
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	if (end == v || *end || errno || n < min || n > max)
+		return -1;
+	*out = (int)n;
+	return 0;
+}
+
+static int scgroup_parse_size(const char *v, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (end == v || errno || v[0] == '-')
+		return -1;
+	uint64_t mult = 1;
+	if (*end == 'K' || *end == 'k')
+		mult = 1024, end++;
+	else if (*end == 'M')
+		mult = 1024 * 1024, end++;
+	else if (*end == 'G')
+		mult = 1024ULL * 1024 * 1024, end++;
+	if (*end || n == 0 || n > (1ULL << 50) / mult)
+		return -1;
+	*out = n * mult;
+	return 0;
+}
+
+int scgroup_parse_wg(struct sc_group *g, const char *v)
+{
+	char *copy = xstrdup(v), *rest = copy, *t;
+	int rc = 0;
+	for (size_t i = 0; i < g->nwg; i++)
+		free(g->wg[i].name);
+	free(g->wg);
+	g->wg = NULL, g->nwg = 0;
+	if (strcmp(v, "none") == 0)
+		rest = NULL;
+	while ((t = scenario_split_next(&rest, ',')) != NULL) {
+		char *colon = strchr(t, ':');
+		int np;
+		if (!colon || scgroup_parse_int(scenario_trim(colon + 1), 0, 10000, &np) < 0) {
+			rc = -1;
+			break;
+		}
+		*colon = '\0';
+		t = scenario_trim(t);
+		if (!*t || strlen(t) > 32) {
+			rc = -1;
+			break;
+		}
+		g->wg = xreallocarray(g->wg, g->nwg + 1, sizeof(*g->wg));
+		g->wg[g->nwg++] = (struct sc_wg){ .name = xstrdup(t), .npeers = np };
+	}
+	free(copy);
+	return rc;
+}
+
+/* "site=x, role=y": names [A-Za-z_][A-Za-z0-9_]*, values without , " \ or spaces. */
+static int scgroup_parse_labels(struct sc_group *g, const char *v)
+{
+	buf_t out;
+	buf_init(&out);
+	char *copy = xstrdup(v), *rest = copy, *t;
+	int rc = 0;
+	while ((t = scenario_split_next(&rest, ',')) != NULL) {
+		char *eq = strchr(t, '=');
+		if (!eq) {
+			rc = -1;
+			break;
+		}
+		*eq = '\0';
+		char *k = scenario_trim(t), *val = scenario_trim(eq + 1);
+		bool ok = (isalpha((unsigned char)k[0]) || k[0] == '_') && *val;
+		for (char *c = k; *c; c++)
+			ok = ok && (isalnum((unsigned char)*c) || *c == '_');
+		for (char *c = val; *c; c++)
+			ok = ok && !strchr(",\"\\ \t", *c);
+		if (!ok) {
+			rc = -1;
+			break;
+		}
+		buf_printf(&out, "%s%s=%s", out.len ? "," : "", k, val);
+	}
+	free(copy);
+	free(g->labels);
+	g->labels = rc == 0 && out.len ? buf_steal(&out, NULL) : NULL;
+	buf_free(&out);
+	return rc;
+}
+
+int scgroup_set_str(char **dst, const char *v)
+{
+	if (!*v || strlen(v) > 64 || strchr(v, '"') || strchr(v, '\\'))
+		return -1;
+	free(*dst);
+	*dst = xstrdup(v);
+	return 0;
+}
+
+/* Keys only a group has (not changeable on the timeline). 0 ok, -1 bad value, -2 unknown. */
+int scgroup_set(struct sc_group *g, const char *k, const char *v)
+{
+	if (strcmp(k, "count") == 0)
+		return scgroup_parse_int(v, 1, 65535, &g->count);
+	if (strcmp(k, "board") == 0)
+		return scgroup_set_str(&g->board, v);
+	if (strcmp(k, "architecture") == 0)
+		return scgroup_set_str(&g->arch, v);
+	if (strcmp(k, "cpu") == 0)
+		return scgroup_set_str(&g->cpu_model, v);
+	if (strcmp(k, "cores") == 0)
+		return scgroup_parse_int(v, 1, SC_MAX_CORES, &g->cores);
+	if (strcmp(k, "cpu_frequency") == 0)
+		return scgroup_parse_int(v, 0, 10000, &g->cpu_mhz);
+	if (strcmp(k, "memory") == 0)
+		return scgroup_parse_size(v, &g->memory);
+	if (strcmp(k, "serial") == 0)
+		return scgroup_set_str(&g->model_serial, v);
+	if (strcmp(k, "labels") == 0)
+		return scgroup_parse_labels(g, v);
+	if (strcmp(k, "wg") == 0)
+		return scgroup_parse_wg(g, v);
+	if (strcmp(k, "idle_peers") == 0)
+		return scgroup_parse_int(v, 0, 10000, &g->idle_peers);
+	if (strcmp(k, "comment_every") == 0)
+		return scgroup_parse_int(v, 0, 10000, &g->comment_every);
+	if (strcmp(k, "peer_prefix") == 0)
+		return scgroup_set_str(&g->peer_prefix, v);
+	if (strcmp(k, "vlans") == 0)
+		return scgroup_parse_int(v, 0, 4094, &g->vlans);
+	if (strcmp(k, "packet_size") == 0)
+		return scgroup_parse_int(v, 64, 65535, &g->packet_size);
+	if (strcmp(k, "uptime") == 0)
+		return scenario_parse_duration(v, &g->uptime0);
+	if (strcmp(k, "boot_time") == 0)
+		return scenario_parse_duration(v, &g->boot_time);
+	if (strcmp(k, "load_jitter") == 0)
+		return scgroup_parse_int(v, 0, 50, &g->load_jitter);
+	if (strcmp(k, "drip_every") == 0)
+		return scenario_parse_duration(v, &g->drip_every) < 0 || g->drip_every < 0.001 ||
+				g->drip_every > 3600
+			? -1
+			: 0;
+	if (strcmp(k, "tls") == 0) {
+		g->tls = strcmp(v, "yes") == 0;
+		return g->tls || strcmp(v, "no") == 0 ? 0 : -1;
+	}
+	return -2;
+}
