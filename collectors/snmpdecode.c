@@ -10,6 +10,7 @@
 #include "daemon/ros.h"
 #include "lib/xmem.h"
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,13 +302,23 @@ static int snmpdecode_add_core(sample_t *s, const netsnmp_variable_list *v, char
 	return 0;
 }
 
-/* Which interfaces are read: those named in `interfaces =` and those named wg* (docs/snmp.md). */
+/* Whether name is a WireGuard interface: RouterOS reports them as ifType 1 (other), so their
+ * names tell, matched against `wg_names` (default wg*, wireguard*; docs/snmp.md). */
+static bool snmpdecode_is_wg(const conf_router_t *rc, const char *name)
+{
+	for (size_t i = 0; i < rc->nwg_names; i++)
+		if (fnmatch(rc->wg_names[i], name, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Which interfaces are read: WireGuard's and those named in `interfaces =`. */
 static bool snmpdecode_pick(const conf_router_t *rc, const char *name)
 {
 	for (size_t i = 0; i < rc->ninterfaces; i++)
 		if (strcmp(rc->interfaces[i], name) == 0)
 			return true;
-	return strncmp(name, "wg", 2) == 0;
+	return snmpdecode_is_wg(rc, name);
 }
 
 static void snmpdecode_row_add(snmpdecode_t *d, oid index, const char *name)
@@ -514,7 +525,7 @@ void snmpdecode_emit(snmpdecode_t *d)
 			v[k] = r->hc[k] ? r->val[k] : snmpdecode_extend(e, k, (uint32_t)r->val[k]);
 		struct sample_iface *f = sample_add_iface(d->s);
 		f->name = xstrdup(r->name);
-		f->type = xstrdup("");
+		f->type = xstrdup(snmpdecode_is_wg(d->rc, r->name) ? "wg" : "");
 		f->running = r->have[SLOT_OPER] && r->val[SLOT_OPER] == 1;
 		f->rx_bytes = v[SLOT_RX_BYTES];
 		f->tx_bytes = v[SLOT_TX_BYTES];

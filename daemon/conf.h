@@ -40,6 +40,8 @@ typedef struct conf_router {
 	size_t nlabels;
 	char **interfaces; /* names to watch besides type wg */
 	size_t ninterfaces;
+	char **wg_names; /* fnmatch(3) patterns: over SNMP, these interfaces are WireGuard's */
+	size_t nwg_names;
 
 	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;

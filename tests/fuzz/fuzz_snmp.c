@@ -199,11 +199,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fz f = { data, data + size };
 	char *ifs[] = { (char *)"ether1", (char *)"lo" };
+	char *wg[] = { (char *)"wg*", (char *)"wireguard*" };
 	unsigned flags = fz_byte(&f);
 	conf_router_t rc = { .name = (char *)"fuzz",
 		.snmp_version = (int)(flags % 3) + 1,
 		.interfaces = ifs,
-		.ninterfaces = flags & 4 ? 2 : 0 };
+		.ninterfaces = flags & 4 ? 2 : 0,
+		.wg_names = wg,
+		.nwg_names = 2 };
 	snmpdecode_t *d = snmpdecode_create();
 	/* Two polls, so the 32-bit extension and the reboot check see a previous one. */
 	for (int poll = 0; poll < 2 && f.p < f.end; poll++) {

@@ -179,12 +179,29 @@ static void test_extend_and_pick(void)
 	CHECK(snmpdecode_extend(&e, 0, 5000u) == 4294967000ull + 396 + 4900);
 	CHECK(snmpdecode_extend(&e, 0, 10u) == 10); /* reset, not a wrap */
 	char *names[] = { (char *)"lo", (char *)"ether1" };
-	conf_router_t rc = { .interfaces = names, .ninterfaces = 2 };
-	CHECK(snmpdecode_pick(&rc, "lo"));
-	CHECK(snmpdecode_pick(&rc, "wg0"));
-	CHECK(snmpdecode_pick(&rc, "wg: Hub (NMS)"));
-	CHECK(!snmpdecode_pick(&rc, "ether2"));
-	CHECK(!snmpdecode_pick(&rc, "Wg0"));
+	char *wg[] = { (char *)"wg*", (char *)"wireguard*" }; /* the default of wg_names */
+	conf_router_t rc = { .interfaces = names, .ninterfaces = 2, .wg_names = wg, .nwg_names = 2 };
+	static const struct {
+		const char *name;
+		bool pick, wg;
+	} cases[] = {
+		{ "lo", true, false },
+		{ "ether1", true, false },
+		{ "wg0", true, true },
+		{ "wg: Hub (NMS)", true, true },
+		{ "wireguard1", true, true }, /* the name RouterOS gives a new WireGuard interface */
+		{ "ether2", false, false },
+		{ "Wg0", false, false },
+		{ "my-wg0", false, false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(snmpdecode_pick(&rc, cases[i].name) == cases[i].pick);
+		CHECK(snmpdecode_is_wg(&rc, cases[i].name) == cases[i].wg);
+	}
+	char *hub[] = { (char *)"tunnel-*" }; /* wg_names replaces the default */
+	rc.wg_names = hub, rc.nwg_names = 1;
+	CHECK(snmpdecode_is_wg(&rc, "tunnel-hq") && snmpdecode_pick(&rc, "tunnel-hq"));
+	CHECK(!snmpdecode_is_wg(&rc, "wg0") && !snmpdecode_pick(&rc, "wg0"));
 }
 
 /* A GET of counters: HC where the agent has them, 32-bit otherwise; row order checked. */

@@ -1,0 +1,54 @@
+#!/bin/sh
+# 071-snmp-detector: hubs polled over SNMP only are judged like REST ones. Their WireGuard
+# interfaces (ifType 1, told by name: wg_names, default wg* and wireguard*) are stored with
+# type wg, so the CCR1009's tx regression gets its verdict, the CHR's unchanged upgrade its
+# own, and an interface whose name wg_names does not cover gets none until wg_names names it.
+. "$top_srcdir/tests/system/lib.sh"
+COMMUNITY=det-c0mm-$$
+
+start_sim "$top_srcdir/tests/system/snmp-detector.scenario" --snmp-only --snmp-community "$COMMUNITY"
+! grep -q "^rest = " "$T/routers.conf" || fail "--snmp-only config fragment has rest ="
+write_conf 1s 900ms "[detector]" "before = 40s" "after = 40s" "min_samples = 20" "every = 2s"
+
+out=$("$DAEMON" -c "$T/wgwatch.conf" --once 2>"$T/once.log") || { cat "$T/once.log"; fail "--once"; }
+echo "$out"
+echo "$out" | grep -q '^ccr1009 up 7.21.5 CCR1009-7G-1C-1S+ [^ ]* cores=9 wg=1 ' || fail "ccr1009: wireguard1 not WireGuard"
+echo "$out" | grep -q '^chr up 7.21.5 CHR [^ ]* cores=4 wg=1 ' || fail "chr: wg0 not WireGuard"
+echo "$out" | grep -q '^ccr2004 up .* wg=0 ' || fail "ccr2004: tun-hq taken for WireGuard"
+ok "--once over SNMP only: wireguard1 and wg0 are WireGuard, tun-hq is not"
+
+start_daemon
+final_count() {
+	http_get /api/v1/regressions >"$T/reg.json" &&
+		$PY -c 'import json,sys; print(sum(v["final"] for v in json.load(open(sys.argv[1]))))' "$T/reg.json"
+}
+all_final() { [ "$(final_count)" -ge 4 ]; }
+wait_until 200 all_final || { cat "$T/reg.json"; fail "verdicts not final in time ($(final_count) of 4)"; }
+$PY - "$T/reg.json" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
+import json, sys
+vs = json.load(open(sys.argv[1]))
+v = {(x["router"], x["interface"], x["direction"]): x for x in vs}
+assert sorted(v) == [("ccr1009", "wireguard1", "rx"), ("ccr1009", "wireguard1", "tx"),
+                     ("chr", "wg0", "rx"), ("chr", "wg0", "tx")], sorted(v)
+x = v[("ccr1009", "wireguard1", "tx")]
+assert x["final"] and x["verdict"] == "regression" and x["method"] == "saturation-ceiling", x
+assert abs(x["ratio"] - 130 / 380) <= 0.03, x
+assert abs(x["before_bps"] - 380e6) < 15e6 and abs(x["after_bps"] - 130e6) < 6e6, x
+assert v[("ccr1009", "wireguard1", "rx")]["verdict"] == "unchanged", v[("ccr1009", "wireguard1", "rx")]
+for d in ("tx", "rx"):
+    assert v[("chr", "wg0", d)]["verdict"] == "unchanged", v[("chr", "wg0", d)]
+PY
+ok "SNMP only: ccr1009 wireguard1 tx regression (0.34), rx and the CHR unchanged, tun-hq not judged"
+
+http_get /metrics | grep -q '^wgwatch_interface_transmit_bytes_total{router="ccr1009",interface="wireguard1",type="wg"}' ||
+	fail "/metrics: wireguard1 not type wg"
+ok "/metrics: the SNMP interface carries type=\"wg\""
+
+# wg_names says which names are WireGuard's: naming tun-* makes ccr2004's tunnel one.
+stop_daemon
+awk '/^\[router ccr2004\]/ { print; print "wg_names = wg*,wireguard*,tun-*"; next } { print }' \
+	"$T/routers.conf" >"$T/r.tmp" && mv "$T/r.tmp" "$T/routers.conf"
+out=$("$DAEMON" -c "$T/wgwatch.conf" --once 2>>"$T/once.log") || { cat "$T/once.log"; fail "--once"; }
+echo "$out" | grep -q '^ccr2004 up .* wg=1 ' || fail "ccr2004: wg_names = tun-* did not make tun-hq WireGuard: $out"
+echo "$out" | grep -q '^chr up .* wg=1 ' || fail "chr lost wg0 to ccr2004's wg_names"
+ok "wg_names = ...,tun-* on one router makes its tun-hq a WireGuard interface"
