@@ -18,12 +18,7 @@ write_conf 1s 900ms "[detector]" "before = 50s" "after = 50s" "min_samples = 20"
 start_daemon
 
 # Every upgrade of the scenario judged with a complete after window (t = 60 s + 50 s + grace).
-final_count() {
-	http_get /api/v1/regressions >"$T/reg.json" &&
-		$PY -c 'import json,sys; print(sum(v["final"] for v in json.load(open(sys.argv[1]))))' "$T/reg.json"
-}
-all_final() { [ "$(final_count)" -ge 12 ]; }
-wait_until 200 all_final || { cat "$T/reg.json"; fail "verdicts not final in time ($(final_count) of 12)"; }
+wait_final 200 12
 ok "12 verdicts final (6 upgraded routers x wg0 x tx/rx)"
 
 $PY - "$T/reg.json" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
@@ -114,7 +109,7 @@ reached() { $PY -c 'import json,sys; print([x["reached_at"] for x in json.load(o
 r1=$(reached "$T/reg.json")
 stop_daemon
 start_daemon
-wait_until 20 all_final || fail "verdicts not back after a restart"
+wait_final 20 12
 [ "$(reached "$T/reg.json")" = "$r1" ] || fail "reached_at changed over a restart"
 ok "verdicts and the time they were reached survive a restart"
 

@@ -18,12 +18,7 @@ echo "$out" | grep -q '^ccr2004 up .* wg=0 ' || fail "ccr2004: tun-hq taken for 
 ok "--once over SNMP only: wireguard1 and wg0 are WireGuard, tun-hq is not"
 
 start_daemon
-final_count() {
-	http_get /api/v1/regressions >"$T/reg.json" &&
-		$PY -c 'import json,sys; print(sum(v["final"] for v in json.load(open(sys.argv[1]))))' "$T/reg.json"
-}
-all_final() { [ "$(final_count)" -ge 4 ]; }
-wait_until 200 all_final || { cat "$T/reg.json"; fail "verdicts not final in time ($(final_count) of 4)"; }
+wait_final 200 4
 $PY - "$T/reg.json" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
 import json, sys
 vs = json.load(open(sys.argv[1]))

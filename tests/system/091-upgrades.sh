@@ -18,12 +18,7 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "$BASE/upgrades")
 [ "$code" = 200 ] || fail "/upgrades gave $code"
 
 # Every upgrade of the scenario judged with a complete after window (as in 070-detector.sh).
-final_count() {
-	http_get /api/v1/regressions >"$T/reg.json" &&
-		$PY -c 'import json,sys; print(sum(v["final"] for v in json.load(open(sys.argv[1]))))' "$T/reg.json"
-}
-all_final() { [ "$(final_count)" -ge 12 ]; }
-wait_until 200 all_final || fail "verdicts not final in time ($(final_count) of 12)"
+wait_final 200 12
 ok "12 verdicts final"
 
 dump "$BASE/" "$T/fleet.html"

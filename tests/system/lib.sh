@@ -135,6 +135,18 @@ routers_conf_value() {   # routers_conf_value ROUTER KEY
 }
 router_addr() { routers_conf_value "$1" rest | sed -e 's|^https\?://||' -e 's|:.*||'; }
 
+# final_count: how many verdicts /api/v1/regressions says are final (the reply is left in
+# $T/reg.json); wait_final SECONDS N: wait until at least N are, or fail showing the reply.
+final_count() {
+	http_get /api/v1/regressions >"$T/reg.json" &&
+		$PY -c 'import json,sys; print(sum(v["final"] for v in json.load(open(sys.argv[1]))))' "$T/reg.json"
+}
+wait_final() {
+	FINAL_WANT=$2
+	final_enough() { [ "$(final_count)" -ge "$FINAL_WANT" ]; }
+	wait_until "$1" final_enough || { cat "$T/reg.json"; fail "verdicts not final in time ($(final_count) of $2)"; }
+}
+
 # No line in the daemon log may be an unexpected error (pass a regex of allowed ones).
 check_log_clean() {
 	allowed=${1:-'^$'}
