@@ -111,6 +111,11 @@ void confrules_finish(struct conf_loader *ld)
 	char *dir = confval_dirname(c->path);
 	confrules_global_defaults(ld, dir ? dir : ".");
 	free(dir);
+	if (c->every_ms ==
+		0) /* not set: a tenth of the after window, so short windows are not kept waiting */
+		c->every_ms = c->after_ms / 10 < 1000 ? 1000
+			: c->after_ms / 10 > 60000    ? 60000
+						      : c->after_ms / 10;
 	c->routers = xcalloc(ld->nrs, sizeof(*c->routers));
 	for (size_t i = 0; i < ld->nrs; i++) {
 		struct conf_rsec *rs = ld->rs[i];

@@ -200,6 +200,12 @@ static void main_store_submit(void *store, sample_t *s)
 	store_submit(store, s);
 }
 
+/* The store's writer stored an upgrade or a downgrade: the detector looks at once. */
+static void main_detector_wake(void *detector)
+{
+	detector_wake(detector);
+}
+
 static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
@@ -228,6 +234,7 @@ static int main_start(struct daemon *d, bool once)
 		free(cause);
 		return -1;
 	}
+	store_on_version_change(d->store, main_detector_wake, d->detector);
 	struct http_deps deps = { .conf = d->conf,
 		.fleet = d->fleet,
 		.store = d->store,
@@ -391,6 +398,8 @@ static void main_stop(struct daemon *d)
 {
 	alert_stop(d->alert);
 	http_stop(d->http); /* before the detector: its handlers read the detector's handle */
+	if (d->store != NULL)
+		store_on_version_change(d->store, NULL, NULL); /* the writer outlives the detector */
 	detector_stop(d->detector);
 	poller_destroy(d->poller);
 	rest_destroy(d->rest);

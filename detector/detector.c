@@ -205,6 +205,18 @@ void detector_bounds_clear(detector_t *d)
 
 /* ---- one round: every version change not judged final yet ---- */
 
+/* The next moment after now that e's data allows a verdict it has not had: a first judgement
+ * once the after window holds min_samples polls, a final one once the window is complete and
+ * its last polls are stored. The round that follows comes then, not `every` later. */
+static void detector_due(detector_t *d, const struct data_event *e, int64_t now)
+{
+	int64_t first = e->time_ms + (int64_t)d->params.min_samples * d->interval_ms + d->grace_ms;
+	int64_t last = e->to_ms + d->grace_ms;
+	int64_t due = first > now && first < last ? first : last;
+	if (due > now && due < d->next_due_ms)
+		d->next_due_ms = due;
+}
+
 static int detector_eval(detector_t *d, const struct data_event *e, int64_t now, char **cause)
 {
 	struct data_set x;
@@ -213,6 +225,8 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 		return data_fail(d, cause, "reading samples");
 	}
 	bool final = now >= e->to_ms + d->grace_ms;
+	if (!final)
+		detector_due(d, e, now);
 	for (size_t i = 0; i < x.nifs; i++) {
 		const struct data_iface *f = &x.ifs[i];
 		struct judge_point *pts = xcalloc(f->n ? f->n : 1, sizeof(*pts));
@@ -236,6 +250,7 @@ int detector_round(detector_t *d, int64_t now, char **cause)
 {
 	struct data_event e;
 	int rc;
+	d->next_due_ms = INT64_MAX;
 	while ((rc = data_event_next(d, &e, cause)) > 0 && !worker_stopping(d->worker)) {
 		if (detector_is_done(d, e.id)) {
 			detector_items_mark(d, &e);
@@ -265,6 +280,7 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 	d->before_ms = conf->before_ms;
 	d->after_ms = conf->after_ms;
 	d->every_ms = conf->every_ms > 0 ? conf->every_ms : 60000;
+	d->interval_ms = conf->interval_ms;
 	d->grace_ms = 2 * conf->interval_ms;
 	return data_open(d, conf->database, readonly, cause);
 }
@@ -292,6 +308,8 @@ static void detector_tick(void *arg)
 		free(d->error);
 		d->error = NULL;
 		view_publish(d, view_build(d));
+		if (d->next_due_ms != INT64_MAX)
+			worker_next(d->worker, d->next_due_ms - clock_wall_ms());
 		return;
 	}
 	if (d->error == NULL || strcmp(d->error, cause) != 0)
@@ -325,6 +343,12 @@ void detector_stop(detector_t *d)
 	worker_stop(d->worker);
 	view_publish(d, NULL);
 	detector_free(d);
+}
+
+void detector_wake(detector_t *d)
+{
+	if (d != NULL)
+		worker_wake(d->worker);
 }
 
 int detector_report(const conf_t *conf, FILE *out, char **cause)

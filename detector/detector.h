@@ -71,6 +71,7 @@ typedef struct detector detector_t;
  * it evaluates at once, then every conf->every_ms. -1 with *cause (caller frees). */
 int detector_start(const conf_t *conf, detector_t **out, char **cause);
 void detector_stop(detector_t *d); /* stops and joins the thread; NULL is fine */
+void detector_wake(detector_t *d); /* any thread: evaluate now (a version change was stored) */
 
 /* Evaluate everything once, read-only (never writes the database), and print the verdicts,
  * cohorts and single-core-bound routers as tables for a terminal. -1 with *cause. */

@@ -66,8 +66,10 @@ enum data_sq { DATA_EVENTS, DATA_CPU, DATA_IFACES, DATA_ROUTERS, DATA_UPSERT, DA
 struct detector {
 	struct judge_params params;
 	int64_t before_ms, after_ms, every_ms, grace_ms;
-	bool readonly;      /* --report: never write */
-	struct sqlite3 *db; /* opaque here: only data.c includes sqlite3.h */
+	int64_t interval_ms; /* [daemon] interval: how soon a window gains a sample */
+	int64_t next_due_ms; /* wall ms the data next allows a new verdict (INT64_MAX: none known) */
+	bool readonly;       /* --report: never write */
+	struct sqlite3 *db;  /* opaque here: only data.c includes sqlite3.h */
 	struct sqlite3_stmt *sq[DATA_NSQL];
 	struct detector_item *items; /* sorted by event, interface, direction */
 	size_t nitems, capitems;

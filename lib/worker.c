@@ -17,6 +17,7 @@ struct worker {
 	atomic_bool stopping;
 	bool woken; /* under mu: a wake came while the tick ran */
 	int64_t every_ms;
+	int64_t next_ms; /* the tick thread only: the wait after this tick; -1: every_ms */
 	worker_tick_fn tick;
 	void *arg;
 };
@@ -25,8 +26,10 @@ static void *worker_main(void *arg)
 {
 	worker_t *w = arg;
 	while (!atomic_load(&w->stopping)) {
+		w->next_ms = -1;
 		w->tick(w->arg);
-		struct timespec ts = clock_mono_deadline(w->every_ms);
+		int64_t wait = w->next_ms >= 0 && w->next_ms < w->every_ms ? w->next_ms : w->every_ms;
+		struct timespec ts = clock_mono_deadline(wait);
 		pthread_mutex_lock(&w->mu);
 		if (!atomic_load(&w->stopping) && !w->woken)
 			pthread_cond_timedwait(&w->wake, &w->mu, &ts);
@@ -58,10 +61,18 @@ int worker_start(int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **ou
 
 void worker_wake(worker_t *w)
 {
+	if (w == NULL)
+		return;
 	pthread_mutex_lock(&w->mu);
 	w->woken = true;
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->mu);
+}
+
+void worker_next(worker_t *w, int64_t ms)
+{
+	if (w != NULL && (w->next_ms < 0 || ms < w->next_ms))
+		w->next_ms = ms < 0 ? 0 : ms;
 }
 
 bool worker_stopping(worker_t *w)

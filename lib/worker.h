@@ -13,8 +13,10 @@ typedef void (*worker_tick_fn)(void *arg);
 /* Start a thread that calls tick(arg) at once, then every_ms after each tick ends (sooner when
  * woken). Returns 0, or an errno value (the thread could not start; nothing is left behind). */
 int worker_start(int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **out);
-void worker_wake(worker_t *w);     /* run the next tick now */
-bool worker_stopping(worker_t *w); /* true once worker_stop began: a long tick may end early */
+void worker_wake(worker_t *w); /* run the next tick now */
+/* From a tick: let the next tick come after ms instead of every_ms (when sooner); once. */
+void worker_next(worker_t *w, int64_t ms);
+bool worker_stopping(worker_t *w); /* true once worker_stop began (false for NULL) */
 void worker_stop(worker_t *w);     /* wake, join and free; NULL is fine */
 
 #endif

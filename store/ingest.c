@@ -216,6 +216,7 @@ static int ingest_write_history(store_t *st, const struct store_router *r, const
 		cmp = ros_version_cmp_text(s->version, r->version);
 		if (cmp != 0 && ingest_hist(st, r, s, cmp > 0 ? "upgrade" : "downgrade") < 0)
 			return -1;
+		st->batch_versions |= cmp != 0;
 	}
 	if (ingest_differs(r->firmware, s->firmware) && ingest_hist(st, r, s, "firmware") < 0)
 		return -1;

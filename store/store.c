@@ -135,6 +135,9 @@ static void store_committed(store_t *st, size_t rows)
 	st->stats.polls_stored += st->nbatch;
 	st->stats.last_commit_ms = clock_wall_ms();
 	store_batch_done(st);
+	if (st->batch_versions && st->on_version != NULL)
+		st->on_version(st->on_version_arg);
+	st->batch_versions = false;
 }
 
 /* Returns true when the batch should be retried. Called locked. */
@@ -313,6 +316,14 @@ void store_submit(store_t *st, sample_t *s)
 	store_push(st, s);
 	if (st->qlen == 1 || st->qlen >= STORE_GATHER_POLLS) /* else the writer is gathering */
 		pthread_cond_signal(&st->wake);
+	pthread_mutex_unlock(&st->mu);
+}
+
+void store_on_version_change(store_t *st, void (*fn)(void *arg), void *arg)
+{
+	pthread_mutex_lock(&st->mu);
+	st->on_version = fn;
+	st->on_version_arg = arg;
 	pthread_mutex_unlock(&st->mu);
 }
 

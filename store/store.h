@@ -33,6 +33,10 @@ void store_close(store_t *st); /* writes everything queued, then closes */
 
 void store_submit(store_t *st, sample_t *s); /* takes ownership; returns at once */
 void store_flush(store_t *st);               /* waits until everything submitted is committed */
+/* After each commit that stored a version change (an upgrade or a downgrade), call fn(arg) on
+ * the writer thread, so that the detector need not wait for its next round. Set it before the
+ * first store_submit; fn must return at once. */
+void store_on_version_change(store_t *st, void (*fn)(void *arg), void *arg);
 /* Any thread: run the roll-ups and retention now, at the store's clock, and return when they
  * are done (tests and benchmarks; the writer otherwise runs them every 5 minutes). */
 void store_maintain(store_t *st);

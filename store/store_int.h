@@ -71,6 +71,9 @@ struct store {
 	size_t nbatch;
 	int64_t next_maint_ms;
 	bool maint_active;
+	bool batch_versions; /* the batch being written stores a version change */
+	void (*on_version)(void *arg);
+	void *on_version_arg;
 
 	pthread_t thread;
 	pthread_mutex_t mu;      /* guards everything below */

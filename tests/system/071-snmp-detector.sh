@@ -8,7 +8,9 @@ COMMUNITY=det-c0mm-$$
 
 start_sim "$top_srcdir/tests/system/snmp-detector.scenario" --snmp-only --snmp-community "$COMMUNITY"
 ! grep -q "^rest = " "$T/routers.conf" || fail "--snmp-only config fragment has rest ="
-write_conf 1s 900ms "[detector]" "before = 40s" "after = 40s" "min_samples = 20" "every = 2s"
+# every = 1h: the verdicts must come from the store's news of the upgrade and from the windows
+# filling, never from the detector's own rounds.
+write_conf 1s 900ms "[detector]" "before = 40s" "after = 40s" "min_samples = 20" "every = 1h"
 
 out=$("$DAEMON" -c "$T/wgwatch.conf" --once 2>"$T/once.log") || { cat "$T/once.log"; fail "--once"; }
 echo "$out"
@@ -19,9 +21,15 @@ ok "--once over SNMP only: wireguard1 and wg0 are WireGuard, tun-hq is not"
 
 start_daemon
 wait_final 200 4
-$PY - "$T/reg.json" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
-import json, sys
+t_final=$(date +%s%3N)
+$PY - "$T/reg.json" "$t_final" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
+import datetime, json, sys
 vs = json.load(open(sys.argv[1]))
+# final within ~one poll interval of the moment the data allowed it (window end + 2 intervals)
+up = min(datetime.datetime.fromisoformat(x["upgraded_at"].replace("Z", "+00:00")).timestamp() for x in vs)
+late = int(sys.argv[2]) / 1000 - (up + 40 + 2)
+print("verdicts final %.1f s after the data allowed it" % late)
+assert late < 3, late
 v = {(x["router"], x["interface"], x["direction"]): x for x in vs}
 assert sorted(v) == [("ccr1009", "wireguard1", "rx"), ("ccr1009", "wireguard1", "tx"),
                      ("chr", "wg0", "rx"), ("chr", "wg0", "tx")], sorted(v)
@@ -34,6 +42,7 @@ for d in ("tx", "rx"):
     assert v[("chr", "wg0", d)]["verdict"] == "unchanged", v[("chr", "wg0", d)]
 PY
 ok "SNMP only: ccr1009 wireguard1 tx regression (0.34), rx and the CHR unchanged, tun-hq not judged"
+ok "with every = 1h, each verdict came as soon as its window allowed it"
 
 http_get /metrics | grep -q '^wgwatch_interface_transmit_bytes_total{router="ccr1009",interface="wireguard1",type="wg"}' ||
 	fail "/metrics: wireguard1 not type wg"

@@ -246,6 +246,35 @@ static void test_fixture(void)
 }
 
 /* [defaults] reach routers before and after it; a router's own key wins; secrets from files. */
+/* [detector] every: a tenth of after, from 1s to 1m, unless set. */
+static void test_every(void)
+{
+	static const struct {
+		const char *lines;
+		int64_t want;
+	} cases[] = {
+		{ "", 60000 },                           /* after 7d */
+		{ "after = 30s\n", 3000 },               /* a 30 s window is not kept a minute */
+		{ "after = 5s\n", 1000 },                /* at least 1 s */
+		{ "after = 20m\n", 60000 },              /* at most 1 m */
+		{ "after = 30s\nevery = 2m\n", 120000 }, /* set: as set */
+	};
+	char *dir = new_dir();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = xasprintf("[detector]\n%s[router r]\nrest = https://10.0.0.1\n", cases[i].lines);
+		char *path = put(dir, "every.conf", 0644, text);
+		conf_t *c = NULL;
+		char *errs = NULL;
+		CHECK_INT(conf_load(path, &c, &errs), 0);
+		CHECK_INT(c ? c->every_ms : -1, cases[i].want);
+		conf_free(c);
+		free(errs);
+		free(path);
+		free(text);
+	}
+	free(dir);
+}
+
 static void test_defaults(void)
 {
 	char *dir = new_dir();
@@ -769,6 +798,7 @@ int main(void)
 	test_durations();
 	test_fixture();
 	test_defaults();
+	test_every();
 	test_errors();
 	test_shard();
 	test_web();

@@ -82,6 +82,7 @@ struct test_counter {
 	pthread_mutex_t mu;
 	pthread_cond_t cond;
 	int ticks;
+	worker_t *w;
 };
 
 static void test_tick(void *arg)
@@ -91,6 +92,15 @@ static void test_tick(void *arg)
 	c->ticks++;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->mu);
+}
+
+/* A tick that asks for the next one at once, three times over. */
+static void test_tick_soon(void *arg)
+{
+	struct test_counter *c = arg;
+	test_tick(c);
+	if (c->ticks < 4)
+		worker_next(c->w, c->ticks == 1 ? 5 : 0);
 }
 
 static void test_wait_ticks(struct test_counter *c, int n)
@@ -119,6 +129,12 @@ static void test_worker(void)
 	worker_stop(w); /* must not wait the hour */
 	CHECK_INT(c.ticks, 4);
 	worker_stop(NULL);
+	/* worker_next: four ticks within an hour's every, none woken from outside. */
+	c.ticks = 0;
+	CHECK_INT(worker_start(3600 * 1000, test_tick_soon, &c, &c.w), 0);
+	test_wait_ticks(&c, 4);
+	worker_stop(c.w);
+	CHECK_INT(c.ticks, 4);
 	pthread_cond_destroy(&c.cond);
 	pthread_mutex_destroy(&c.mu);
 }
