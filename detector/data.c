@@ -35,8 +35,9 @@ static const char *const data_sql[DATA_NSQL] = {
 	[DATA_ROUTERS] = "SELECT r.id, r.name, r.last_poll_ms, (SELECT max(h.time_ms) FROM version_history h"
 			 "  WHERE h.router_id = r.id AND h.kind IN ('upgrade', 'downgrade'))"
 			 " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
-	[DATA_UPSERT] = "INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-			" ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+	[DATA_UPSERT] =
+		("INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"), /* one string: clang's -Wstring-concatenation */
 	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 

@@ -4,6 +4,7 @@
  * escaping / UTF-8 repair of router-supplied strings. A request left without reply aborts. */
 #undef NDEBUG
 #include "web/http.c"
+#include "lib/text.h"
 
 #include <assert.h>
 #include <poll.h>
