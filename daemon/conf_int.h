@@ -137,7 +137,6 @@ void confval_fmt_duration(buf_t *b, int64_t ms);
 /* Whether s is a valid router name: letters, digits, '_', '.' and '-'. */
 bool confval_router_name_ok(const char *s);
 /* s without leading and trailing blanks (cut in place). */
-char *confval_trim(char *s);
 /* rel made relative to dir unless it is absolute (caller frees). */
 char *confval_join(const char *dir, const char *rel);
 /* The directory of path, made absolute; NULL if it does not exist (caller frees). */

@@ -3,6 +3,7 @@
  * parsers. It never logs, and wipes every buffer that held a line: lines hold secrets. */
 #include "config.h"
 #include "daemon/conf_int.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #include <ctype.h>
@@ -45,7 +46,7 @@ static void confread_section(struct conf_file *f, char *name)
 			name);
 		return;
 	}
-	char *rname = confval_trim(name + 6);
+	char *rname = text_trim(name + 6);
 	if (*rname == '\0') {
 		conf_ferr(f, "[router] needs a name: [router NAME]");
 		return;
@@ -167,14 +168,14 @@ static int confread_handler(void *user, const char *section, const char *name, c
 static bool confread_reader_section(struct conf_file *f, char *s)
 {
 	char *rb = strchr(s, ']');
-	if (rb == NULL || (*confval_trim(rb + 1) != '\0' && !strchr(";#", *confval_trim(rb + 1)))) {
+	if (rb == NULL || (*text_trim(rb + 1) != '\0' && !strchr(";#", *text_trim(rb + 1)))) {
 		conf_ferr(f, "bad section line: want [name]");
 		f->sect = SECT_BAD;
 		f->rs = NULL;
 		return false;
 	}
 	char *name = xstrndup(s + 1, (size_t)(rb - s - 1));
-	confread_section(f, confval_trim(name));
+	confread_section(f, text_trim(name));
 	free(name);
 	return true;
 }
@@ -207,7 +208,7 @@ static char *confread_reader(char *str, int num, void *stream)
 	char *s = f->lbuf;
 	if (f->line == 1 && strncmp(s, "\xef\xbb\xbf", 3) == 0)
 		s += 3;
-	s = confval_trim(s);
+	s = text_trim(s);
 	size_t len = strlen(s);
 	if (len + 2 > (size_t)num) {
 		confread_too_long(f, s, len, num - 2);

@@ -3,6 +3,7 @@
  * never logs; a cause never holds the value, which may be a secret. */
 #include "config.h"
 #include "daemon/conf_int.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #include <ctype.h>
@@ -131,16 +132,6 @@ bool confval_router_name_ok(const char *s)
 		if (!(isalnum((unsigned char)*s) || strchr("_.-", *s)))
 			return false;
 	return true;
-}
-
-char *confval_trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
 }
 
 char *confval_join(const char *dir, const char *rel)
@@ -471,12 +462,12 @@ static int confval_v_labels(const char *v, struct conf_label **out, size_t *nout
 	while ((item = strsep(&save, ",")) != NULL && *cause == NULL) {
 		char *eq = strchr(item, '=');
 		if (eq == NULL) {
-			if (*(item = confval_trim(item)) != '\0')
+			if (*(item = text_trim(item)) != '\0')
 				*cause = xasprintf("'%s' is not name=value", item);
 			continue;
 		}
 		*eq = '\0';
-		char *name = confval_trim(item), *value = confval_trim(eq + 1);
+		char *name = text_trim(item), *value = text_trim(eq + 1);
 		if ((*cause = confval_label_check(l, n, name)) != NULL)
 			continue;
 		l = xreallocarray(l, n + 1, sizeof(*l));
@@ -506,7 +497,7 @@ static void confval_v_list(const char *v, char ***out, size_t *nout)
 	char **l = NULL;
 	size_t n = 0;
 	while ((item = strsep(&save, ",")) != NULL) {
-		item = confval_trim(item);
+		item = text_trim(item);
 		if (*item == '\0')
 			continue;
 		l = xreallocarray(l, n + 1, sizeof(*l));

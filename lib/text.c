@@ -3,6 +3,7 @@
 #include "config.h"
 #include "lib/text.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -102,4 +103,14 @@ void text_put_url(buf_t *out, const char *s)
 			buf_add(out, esc, sizeof(esc));
 		}
 	}
+}
+
+char *text_trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
 }

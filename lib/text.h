@@ -1,5 +1,5 @@
 /* text: what every output needs of untrusted text (router names, labels, error bodies): valid
- * UTF-8, and escaping for Prometheus label values, HTML and URLs. Appends to a buf; never fails. */
+ * UTF-8, escaping for Prometheus label values, HTML and URLs, and the parsers' trim. Never fails. */
 #ifndef WGWATCH_TEXT_H
 #define WGWATCH_TEXT_H
 
@@ -9,5 +9,7 @@ void text_put_utf8(buf_t *out, const char *s);  /* s as valid UTF-8: U+FFFD for 
 void text_put_label(buf_t *out, const char *s); /* as text_put_utf8, and \ " newline escaped */
 void text_put_html(buf_t *out, const char *s);  /* valid UTF-8 with & < > " ' as entities */
 void text_put_url(buf_t *out, const char *s);   /* percent-encoded but for A-Z a-z 0-9 - . _ ~ */
+
+char *text_trim(char *s); /* s without leading and trailing white space: cuts s, returns into it */
 
 #endif

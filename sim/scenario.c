@@ -3,6 +3,7 @@
  * FILE:LINE; never logs, never exits. */
 #include "config.h"
 #include "sim/scenario.h"
+#include "lib/text.h"
 #include "sim/scenario_int.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
@@ -76,16 +77,6 @@ char *scenario_split_next(char **s, char sep)
 		*e++ = '\0';
 	*s = e;
 	return t;
-}
-
-char *scenario_trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	size_t n = strlen(s);
-	while (n > 0 && isspace((unsigned char)s[n - 1]))
-		s[--n] = '\0';
-	return s;
 }
 
 int scenario_parse_duration(const char *s, double *sec)
@@ -334,8 +325,8 @@ static void scenario_event_line(struct parser *p, char *rest)
 		return;
 	}
 	*colon = '\0';
-	if (scenario_parse_duration(scenario_trim(rest), &at) < 0) {
-		scenario_perr(p, p->line, "bad time: %s", scenario_trim(rest));
+	if (scenario_parse_duration(text_trim(rest), &at) < 0) {
+		scenario_perr(p, p->line, "bad time: %s", text_trim(rest));
 		return;
 	}
 	p->ev = xreallocarray(p->ev, p->nev + 1, sizeof(*p->ev));
@@ -348,7 +339,7 @@ static void scenario_apply_change(struct parser *p, int line, struct sc_phase *p
 	char *v = c + strcspn(c, " \t");
 	if (*v)
 		*v++ = '\0';
-	v = scenario_trim(v);
+	v = text_trim(v);
 	if (strcmp(c, "reboot") == 0 && !*v) {
 		ph->reboot = true;
 		return;
@@ -374,7 +365,7 @@ static void scenario_apply_event(struct parser *p, const struct sc_event *e, str
 	buf_t cur;
 	buf_init(&cur);
 	while ((t = scenario_split_next(&rest, ',')) != NULL) {
-		t = scenario_trim(t);
+		t = text_trim(t);
 		if (isdigit((unsigned char)*t) && strncmp(cur.data ? cur.data : "", "cpu_load", 8) == 0) {
 			buf_printf(&cur, " %s", t);
 			continue;
@@ -458,7 +449,7 @@ static void scenario_section_line(struct parser *p, char *s)
 	}
 	*end = '\0';
 	scenario_group_end(p);
-	s = scenario_trim(s + 1);
+	s = text_trim(s + 1);
 	if (strcmp(s, "global") == 0)
 		return;
 	bool ok = strncmp(s, "group", 5) == 0 && isspace((unsigned char)s[5]);
@@ -467,7 +458,7 @@ static void scenario_section_line(struct parser *p, char *s)
 		scenario_group_defaults(p, "invalid");
 		return;
 	}
-	char *name = scenario_trim(s + 5);
+	char *name = text_trim(s + 5);
 	ok = *name && strlen(name) < 48;
 	for (char *c = name; *c; c++)
 		ok = ok && (isalnum((unsigned char)*c) || strchr("._-", *c));
@@ -481,7 +472,7 @@ static void scenario_section_line(struct parser *p, char *s)
 
 static void scenario_parse_line(struct parser *p, char *s)
 {
-	s = scenario_trim(s);
+	s = text_trim(s);
 	if (*s == '\0' || *s == '#' || *s == ';')
 		return;
 	if (*s == '[') {
@@ -498,7 +489,7 @@ static void scenario_parse_line(struct parser *p, char *s)
 		return;
 	}
 	*eq = '\0';
-	scenario_key_line(p, scenario_trim(s), scenario_trim(eq + 1));
+	scenario_key_line(p, text_trim(s), text_trim(eq + 1));
 }
 
 int scenario_load(const char *path, scenario_t **out, char **errors)

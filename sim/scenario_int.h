@@ -8,7 +8,6 @@
 /* strsep-like: the next sep-separated piece of *s, or NULL at the end. */
 char *scenario_split_next(char **s, char sep);
 /* s without leading and trailing white space (trailing cut in place). */
-char *scenario_trim(char *s);
 
 /* Keys only a group has (not changeable on the timeline). 0 ok, -1 bad value, -2 unknown. */
 int scgroup_set(struct sc_group *g, const char *k, const char *v);

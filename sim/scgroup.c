@@ -3,6 +3,7 @@
  * a return code that scenario.c turns into a FILE:LINE message. */
 #include "config.h"
 #include "sim/scenario.h"
+#include "lib/text.h"
 #include "sim/scenario_int.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
@@ -58,12 +59,12 @@ int scgroup_parse_wg(struct sc_group *g, const char *v)
 	while ((t = scenario_split_next(&rest, ',')) != NULL) {
 		char *colon = strchr(t, ':');
 		int np;
-		if (!colon || scgroup_parse_int(scenario_trim(colon + 1), 0, 10000, &np) < 0) {
+		if (!colon || scgroup_parse_int(text_trim(colon + 1), 0, 10000, &np) < 0) {
 			rc = -1;
 			break;
 		}
 		*colon = '\0';
-		t = scenario_trim(t);
+		t = text_trim(t);
 		if (!*t || strlen(t) > 32) {
 			rc = -1;
 			break;
@@ -89,7 +90,7 @@ static int scgroup_parse_labels(struct sc_group *g, const char *v)
 			break;
 		}
 		*eq = '\0';
-		char *k = scenario_trim(t), *val = scenario_trim(eq + 1);
+		char *k = text_trim(t), *val = text_trim(eq + 1);
 		bool ok = (isalpha((unsigned char)k[0]) || k[0] == '_') && *val;
 		for (char *c = k; *c; c++)
 			ok = ok && (isalnum((unsigned char)*c) || *c == '_');

@@ -58,6 +58,24 @@ static void test_text(void)
 	}
 }
 
+static void test_trim(void)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+		{ "", "" },
+		{ "   ", "" },
+		{ "wg0", "wg0" },
+		{ " \t wg0 \r\n", "wg0" },
+		{ "a b", "a b" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		CHECK_STR(text_trim(buf), cases[i].want);
+	}
+}
+
 static int64_t test_fixed_wall(void)
 {
 	return 1234567;
@@ -143,6 +161,7 @@ int main(void)
 {
 	test_hash();
 	test_text();
+	test_trim();
 	test_clock();
 	test_worker();
 	return unit_done("lib_test");
