@@ -23,10 +23,8 @@ static const char *const data_sql[DATA_NSQL] = {
 			"  AND n.kind IN ('upgrade', 'downgrade') AND n.time_ms > h.time_ms)"
 			" FROM version_history h JOIN routers r ON r.id = h.router_id"
 			" WHERE h.kind IN ('upgrade', 'downgrade') ORDER BY h.id",
-	[DATA_CPU] = "SELECT time_ms, max(load) / 1000.0,"
-		     " CASE WHEN count(*) > 1 THEN (sum(load) - max(load)) / 1000.0 / (count(*) - 1) END"
-		     " FROM cpu_samples WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3"
-		     " GROUP BY time_ms ORDER BY time_ms",
+	[DATA_CPU] = "SELECT time_ms, core, load / 1000.0 FROM cpu_samples"
+		     " WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms, core",
 	[DATA_IFACES] = "SELECT i.name, s.time_ms, s.tx_delta * 8000.0 / s.dt_ms,"
 			" s.rx_delta * 8000.0 / s.dt_ms"
 			" FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
@@ -96,6 +94,7 @@ void data_set_free(struct data_set *x)
 	}
 	free(x->ifs);
 	free(x->polls);
+	free(x->loads);
 	memset(x, 0, sizeof(*x));
 }
 
@@ -111,18 +110,61 @@ static void data_bind_range(sqlite3_stmt *q, int64_t router, int64_t from, int64
 	sqlite3_bind_int64(q, 3, to);
 }
 
+#define DATA_MAX_CORES 1024 /* a core number beyond this is not a core */
+
+struct data_core_row {
+	size_t poll, core;
+	float load;
+};
+
+/* The per-core rows into x->loads, and each poll's busiest core and mean of the others. */
+static void data_cpu_matrix(struct data_set *x, const struct data_core_row *rows, size_t n)
+{
+	x->loads = xcalloc(x->npolls * x->ncores + 1, sizeof(float));
+	for (size_t i = 0; i < x->npolls * x->ncores; i++)
+		x->loads[i] = NAN;
+	for (size_t i = 0; i < n; i++)
+		x->loads[rows[i].poll * x->ncores + rows[i].core] = rows[i].load;
+	for (size_t k = 0; k < x->npolls; k++) {
+		double hi = NAN, sum = 0;
+		size_t m = 0;
+		for (size_t c = 0; c < x->ncores; c++) {
+			double l = x->loads[k * x->ncores + c];
+			if (isnan(l))
+				continue;
+			hi = isnan(hi) || l > hi ? l : hi;
+			sum += l;
+			m++;
+		}
+		x->polls[k].busiest = hi;
+		x->polls[k].others = m > 1 ? (sum - hi) / (double)(m - 1) : NAN;
+	}
+}
+
 static int data_load_cpu(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
 {
 	sqlite3_stmt *q = d->sq[DATA_CPU];
 	data_bind_range(q, router, from, to);
+	struct data_core_row *rows = NULL;
+	size_t n = 0, cap = 0;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
-		x->polls[x->npolls++] = (struct judge_poll){
-			.t = sqlite3_column_int64(q, 0), .busiest = data_col(q, 1), .others = data_col(q, 2)
-		};
+		int64_t t = sqlite3_column_int64(q, 0), core = sqlite3_column_int64(q, 1);
+		if (core < 0 || core >= DATA_MAX_CORES)
+			continue;
+		if (x->npolls == 0 || x->polls[x->npolls - 1].t != t) {
+			x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
+			x->polls[x->npolls++] = (struct judge_poll){ .t = t, .busiest = NAN, .others = NAN };
+		}
+		rows = data_grow(rows, n, &cap, sizeof(*rows));
+		rows[n++] = (struct data_core_row){ x->npolls - 1, (size_t)core,
+			(float)sqlite3_column_double(q, 2) };
+		if ((size_t)core >= x->ncores)
+			x->ncores = (size_t)core + 1;
 	}
 	sqlite3_reset(q);
+	data_cpu_matrix(x, rows, n);
+	free(rows);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -180,24 +222,36 @@ int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct da
 }
 
 /* The poll at t itself, which spans the reboot, belongs to neither window. */
-void data_windows(const struct data_set *x, const struct data_iface *f, bool tx, int64_t t,
-	struct judge_point *pts, struct judge_win *b, struct judge_win *a)
+void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, double **rates, float **loads)
 {
-	size_t n = 0, nb = 0;
-	for (size_t pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < f->n; i++) {
-			const struct judge_poll *p = &x->polls[f->rows[i].poll];
-			if (pass == 0 ? p->t >= t : p->t <= t)
-				continue;
-			pts[n++] = (struct judge_point){ .load = p->busiest,
-				.rate = tx ? f->rows[i].tx : f->rows[i].rx,
-				.total = p->tx + p->rx };
-		}
-		if (pass == 0)
-			nb = n;
+	size_t ns = 2 * x->nifs, nc = x->ncores, at = x->npolls, n = 0;
+	size_t *map = xcalloc(x->npolls + 1, sizeof(*map)); /* poll -> frame row, SIZE_MAX: none */
+	*f = (struct judge_frame){ .ncores = nc, .nifs = x->nifs };
+	for (size_t k = 0; k < x->npolls; k++) {
+		map[k] = x->polls[k].t == t ? SIZE_MAX : n++;
+		if (x->polls[k].t > t && at == x->npolls)
+			at = map[k];
 	}
-	*b = (struct judge_win){ pts, nb };
-	*a = (struct judge_win){ pts + nb, n - nb };
+	f->npolls = n;
+	f->split = at == x->npolls ? n : at;
+	*rates = xcalloc(n * ns + 1, sizeof(double));
+	*loads = xcalloc(n * nc + 1, sizeof(float));
+	for (size_t i = 0; i < n * ns; i++)
+		(*rates)[i] = NAN;
+	for (size_t k = 0; k < x->npolls; k++)
+		if (map[k] != SIZE_MAX)
+			memcpy(*loads + map[k] * nc, x->loads + k * nc, nc * sizeof(float));
+	for (size_t i = 0; i < x->nifs; i++)
+		for (size_t j = 0; j < x->ifs[i].n; j++) {
+			const struct data_row *row = &x->ifs[i].rows[j];
+			if (map[row->poll] == SIZE_MAX)
+				continue;
+			(*rates)[map[row->poll] * ns + 2 * i] = row->tx;
+			(*rates)[map[row->poll] * ns + 2 * i + 1] = row->rx;
+		}
+	f->rate = *rates;
+	f->load = *loads;
+	free(map);
 }
 
 /* ---- the version changes ---- */

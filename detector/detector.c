@@ -159,10 +159,11 @@ void detector_mark_done(detector_t *d, int64_t ev)
 static void detector_log_change(const struct data_event *e, const struct detector_item *it)
 {
 	const struct detector_verdict *v = &it->v;
-	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f%s)", e->router ? e->router : "?",
-		v->interface, v->direction, e->from ? e->from : "?", e->to ? e->to : "?",
-		detector_verdict_name(v->verdict), detector_method_name(v->method), v->ratio,
-		v->hint ? ", hint" : "");
+	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f, cores %s%s%s%s)",
+		e->router ? e->router : "?", v->interface, v->direction, e->from ? e->from : "?",
+		e->to ? e->to : "?", detector_verdict_name(v->verdict), detector_method_name(v->method),
+		v->ratio, v->cores[0] ? v->cores : "unknown", v->hint ? ", hint" : "", v->why[0] ? ": " : "",
+		v->why);
 }
 
 static void detector_record(detector_t *d, const struct data_event *e, const char *ifc, const char *dir,
@@ -183,6 +184,8 @@ static void detector_record(detector_t *d, const struct data_event *e, const cha
 	v->after_load = r->after_load;
 	v->before_n = r->before_n;
 	v->after_n = r->after_n;
+	memcpy(v->cores, r->cores, sizeof(v->cores));
+	memcpy(v->why, r->why, sizeof(v->why));
 	v->final = final;
 	if (changed)
 		v->reached_ms = now;
@@ -227,18 +230,17 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 	bool final = now >= e->to_ms + d->grace_ms;
 	if (!final)
 		detector_due(d, e, now);
-	for (size_t i = 0; i < x.nifs; i++) {
-		const struct data_iface *f = &x.ifs[i];
-		struct judge_point *pts = xcalloc(f->n ? f->n : 1, sizeof(*pts));
-		for (int k = 0; k < 2; k++) {
-			struct judge_win b, a;
-			struct judge_result r;
-			data_windows(&x, f, k == 0, e->time_ms, pts, &b, &a);
-			judge_verdict(&b, &a, &d->params, &r);
-			detector_record(d, e, f->name, k == 0 ? "tx" : "rx", &r, final, now);
-		}
-		free(pts);
-	}
+	struct judge_frame f;
+	double *rates;
+	float *loads;
+	data_frame(&x, e->time_ms, &f, &rates, &loads);
+	struct judge_result *r = xcalloc(2 * x.nifs + 1, sizeof(*r));
+	judge_event(&f, &d->params, r);
+	for (size_t i = 0; i < 2 * x.nifs; i++)
+		detector_record(d, e, x.ifs[i / 2].name, i % 2 == 0 ? "tx" : "rx", &r[i], final, now);
+	free(r);
+	free(rates);
+	free(loads);
 	detector_items_mark(d, e);
 	if (final)
 		detector_mark_done(d, e->id);

@@ -45,6 +45,8 @@ struct detector_verdict {
 	double ratio;                   /* capacity after / before (< 1 worse); NAN when unknown */
 	double before_load, after_load; /* busiest-core load 0..1 of the samples compared; NAN */
 	size_t before_n, after_n;       /* samples in each window */
+	char cores[32];                 /* the cores whose load carries it ("3", "1+2"); "" unknown */
+	char why[96];                   /* insufficient-data: why, for the operator; "" otherwise */
 };
 
 /* Verdicts grouped by (from, to) x architecture x board. Ratios: median over the high-confidence

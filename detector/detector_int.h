@@ -10,17 +10,30 @@
 #include "detector/detector.h"
 #include "lib/worker.h"
 
-/* ---- judge.c: the verdict engine, pure functions of two windows of samples ---- */
+/* ---- fit.c: least squares with an intercept ---- */
 
-struct judge_point {
-	double load;  /* busiest core, 0..1, at the poll */
-	double rate;  /* this interface and direction, bits/s over the poll interval */
-	double total; /* the router's WireGuard traffic, all interfaces, both directions */
+#define FIT_MAX 10 /* columns at most */
+
+struct fit {
+	size_t n, m;                       /* rows used (all values finite), columns */
+	double beta[FIT_MAX], se[FIT_MAX]; /* slope and its standard error; NAN when dropped */
+	double xmean[FIT_MAX], ymean, resid_sd;
+	bool dropped[FIT_MAX]; /* no spread, or collinear with the columns kept */
 };
 
-struct judge_win {
-	const struct judge_point *p;
-	size_t n;
+/* y[0..n) on the columns of x (row-major, n x m) plus an intercept; rows with a NAN are left
+ * out. -1 when too few rows (m + 3) or no column could be kept. */
+int fit_ols(const double *x, const double *y, size_t n, size_t m, struct fit *o);
+
+/* ---- judge.c: the verdict engine, pure functions of a version change's samples ---- */
+
+/* One router's polls around a version change: [0, split) before, [split, npolls) after (the
+ * poll that spans the reboot is in neither). A stream is an interface and direction,
+ * s = 2 * interface + (0 tx, 1 rx). */
+struct judge_frame {
+	size_t npolls, ncores, nifs, split;
+	const float *load;  /* [poll * ncores + core], 0..1; NAN when not read */
+	const double *rate; /* [poll * 2 * nifs + stream], bits/s over the poll; NAN when none */
 };
 
 struct judge_params {
@@ -33,10 +46,13 @@ struct judge_result {
 	enum detector_method method;
 	bool hint;
 	double before_bps, after_bps, ratio, before_load, after_load;
+	double rse; /* relative standard error of a projected ratio; NAN */
 	size_t before_n, after_n;
+	char cores[32]; /* the cores followed, "3" or "1+2"; empty when none */
+	char why[96];   /* insufficient-data: why; empty otherwise */
 };
 
-struct judge_poll { /* one poll of the router */
+struct judge_poll { /* one poll of the router, for the single-core bound */
 	int64_t t;
 	double busiest, others; /* busiest-core load and mean of the other cores; NAN */
 	double tx, rx;          /* WireGuard bits/s, summed over the interfaces seen */
@@ -47,9 +63,8 @@ struct judge_poll { /* one poll of the router */
 double judge_quantile(double *v, size_t n, double q);
 /* The median of v[0..n), which it frees; NAN when n is 0. */
 double judge_median_take(double *v, size_t n);
-/* The verdict on windows b (before) and a (after); *r always filled. */
-void judge_verdict(const struct judge_win *b, const struct judge_win *a, const struct judge_params *p,
-	struct judge_result *r);
+/* The verdicts of every stream of f into r[0 .. 2 * f->nifs). */
+void judge_event(const struct judge_frame *f, const struct judge_params *p, struct judge_result *r);
 /* The single-core shape of polls p[0..n) into *b (all but b->router). */
 void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b);
 
@@ -120,6 +135,8 @@ struct data_iface {
 struct data_set {                 /* one router's samples over a time range */
 	struct judge_poll *polls; /* ascending time */
 	size_t npolls, cappolls;
+	float *loads; /* [poll * ncores + core], 0..1; NAN where not read */
+	size_t ncores;
 	struct data_iface *ifs; /* by name */
 	size_t nifs, capifs;
 };
@@ -130,9 +147,8 @@ void data_close(detector_t *d); /* finalizes and closes; fine on a half-open d *
 /* The samples of router in [from, to) into *x (always to free with data_set_free). -1: failed. */
 int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x);
 void data_set_free(struct data_set *x);
-/* Split one interface's samples into the windows before and after time t; pts holds f->n. */
-void data_windows(const struct data_set *x, const struct data_iface *f, bool tx, int64_t t,
-	struct judge_point *pts, struct judge_win *b, struct judge_win *a);
+/* The frame of the version change at t (the poll at t left out): *rates and *loads to free. */
+void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, double **rates, float **loads);
 /* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */
 int data_event_next(detector_t *d, struct data_event *e, char **cause);
 void data_events_end(detector_t *d);

@@ -1,15 +1,27 @@
-/* judge: the pure maths of a verdict (quantiles, saturation ceilings, cost ratios, peak
- * projections, the outcome) and of the single-core bound, on samples already in memory.
- * It must never touch SQLite, a clock or a lock: unit tests call it on synthetic windows. */
+/* judge: the maths of a verdict on one version change, on samples already in memory. For each
+ * WireGuard stream (interface x direction) it finds the core(s) whose load follows the stream's
+ * traffic, then the stream's capacity in each window: measured where those cores stayed
+ * saturated, else projected from the marginal cost (the slope of their load against the rates)
+ * and the headroom left; the ratio of the two capacities is the verdict. Also the single-core
+ * bound. It must never touch SQLite, a clock or a lock, and never claim what the data cannot
+ * tell: unit tests call it on synthetic frames. docs/detector.md explains the model. */
 #include "config.h"
 #include "detector/detector_int.h"
 #include "lib/xmem.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#define JUDGE_MATCH_TOL     0.10 /* cpu-cost: widening of the rate band both windows share */
-#define JUDGE_PEAK_SHARE    0.10 /* peak: the busiest tenth of a window's samples */
+#define JUDGE_ATTR_T        4.0  /* a core carries a stream: slope this many std errors above 0 ... */
+#define JUDGE_ATTR_LOAD     0.03 /* ... and the stream puts at least this load on it */
+#define JUDGE_PIN_SHARE     0.80 /* a window is pinned: its cores saturated this often ... */
+#define JUDGE_PIN_CV        0.10 /* ... while the stream's rate varies less than this */
+#define JUDGE_FIT_T         3.0  /* a window's slope: this many standard errors above 0 */
+#define JUDGE_MAX_EXTRAP    4.0  /* a projection reaches at most this times the rates seen */
+#define JUDGE_MAX_RSE       0.25 /* a capacity known to this relative standard error at worst */
+#define JUDGE_COLLINEAR     0.95 /* tx and rx correlated this much are fitted as one column */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
 #define JUDGE_BOUND_OTHERS  0.50 /* ... while the other cores average less than this ... */
 #define JUDGE_BOUND_SHARE   0.80 /* ... in this share of the recent polls */
@@ -42,196 +54,505 @@ double judge_median_take(double *v, size_t n)
 	return m;
 }
 
-/* ---- the verdict engine: pure functions of two windows of samples ---- */
+/* ---- the frame ---- */
 
-enum judge_field { F_LOAD, F_RATE, F_TOTAL, F_COST, F_PROJ };
-
-static double judge_get(const struct judge_point *p, enum judge_field f)
+static size_t judge_nstreams(const struct judge_frame *f)
 {
-	switch (f) {
-	case F_LOAD: return p->load;
-	case F_RATE: return p->rate;
-	case F_TOTAL: return p->total;
-	case F_COST: return p->load / p->total; /* busiest-core load per bit/s */
-	default: return p->rate / p->load;      /* bits/s the core would carry at 100% */
-	}
+	return 2 * f->nifs;
 }
 
-/* Which samples a statistic looks at; all when lo = -INF, hi = INF, sat = INF. */
-struct judge_keep {
-	double load_min, load_max; /* load_min <= load < load_max */
-	double lo, hi;             /* lo <= total <= hi */
+static double judge_rate(const struct judge_frame *f, size_t k, size_t s)
+{
+	return f->rate[k * judge_nstreams(f) + s];
+}
+
+static double judge_load(const struct judge_frame *f, size_t k, size_t c)
+{
+	return f->load[k * f->ncores + c];
+}
+
+/* A window: the polls [from, to) of the frame. */
+struct judge_w {
+	size_t from, to;
 };
 
-#define JUDGE_ALL ((struct judge_keep){ -INFINITY, INFINITY, -INFINITY, INFINITY })
-
-static bool judge_kept(const struct judge_point *p, const struct judge_keep *k)
+static size_t judge_wn(const struct judge_w *w)
 {
-	return p->load >= k->load_min && p->load < k->load_max && p->total >= k->lo && p->total <= k->hi;
+	return w->to - w->from;
 }
 
-/* Field f of the kept samples, finite only (caller frees); *n of them. */
-static double *judge_collect(
-	const struct judge_win *w, enum judge_field f, const struct judge_keep *k, size_t *n)
+/* Mean, standard deviation and count of stream s's finite rates in w (where keep, if given). */
+static double judge_mean(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep,
+	double *sd, size_t *count)
 {
-	double *v = xcalloc(w->n ? w->n : 1, sizeof(*v));
-	*n = 0;
-	for (size_t i = 0; i < w->n; i++) {
-		double x = judge_get(&w->p[i], f);
-		if (judge_kept(&w->p[i], k) && isfinite(x))
-			v[(*n)++] = x;
+	double sum = 0, sq = 0;
+	size_t n = 0;
+	for (size_t k = w->from; k < w->to; k++) {
+		double x = judge_rate(f, k, s);
+		if (!isfinite(x) || (keep && !keep[k - w->from]))
+			continue;
+		sum += x;
+		sq += x * x;
+		n++;
 	}
-	return v;
-}
-
-static double judge_stat(
-	const struct judge_win *w, enum judge_field f, const struct judge_keep *k, double q, size_t *count)
-{
-	size_t n;
-	double *v = judge_collect(w, f, k, &n);
-	double r = judge_quantile(v, n, q);
-	free(v);
+	double m = n ? sum / (double)n : NAN;
+	if (sd)
+		*sd = n > 1 ? sqrt(fmax(sq / (double)n - m * m, 0) * (double)n / (double)(n - 1)) : NAN;
 	if (count)
 		*count = n;
+	return m;
+}
+
+/* Quantile q of stream s's finite rates in w (where keep, if given). */
+static double judge_rate_q(
+	const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep, double q)
+{
+	double *v = xcalloc(judge_wn(w) + 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t k = w->from; k < w->to; k++) {
+		double x = judge_rate(f, k, s);
+		if (isfinite(x) && (!keep || keep[k - w->from]))
+			v[n++] = x;
+	}
+	double r = judge_quantile(v, n, q);
+	free(v);
 	return r;
 }
 
-/* Where the busiest core is saturated in both windows, the throughput reached meanwhile is
- * the capacity. A fall (or rise) must show in the router's total too, else it is demand that
- * moved between directions or interfaces on a core that stayed full. */
-static bool judge_saturation(const struct judge_win *b, const struct judge_win *a,
+static double judge_corr(const struct judge_frame *f, const struct judge_w *w, size_t s1, size_t s2)
+{
+	double m1 = judge_mean(f, w, s1, NULL, NULL, NULL), m2 = judge_mean(f, w, s2, NULL, NULL, NULL);
+	double sxy = 0, sxx = 0, syy = 0;
+	for (size_t k = w->from; k < w->to; k++) {
+		double a = judge_rate(f, k, s1) - m1, b = judge_rate(f, k, s2) - m2;
+		if (!isfinite(a) || !isfinite(b))
+			continue;
+		sxy += a * b;
+		sxx += a * a;
+		syy += b * b;
+	}
+	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 1.0; /* flat: as good as collinear */
+}
+
+/* ---- the regressors of a window: the streams with traffic, tx and rx merged when collinear ---- */
+
+struct judge_cols {
+	size_t m;
+	size_t s0[FIT_MAX]; /* the stream of column j ... */
+	bool both[FIT_MAX]; /* ... or both streams of its interface (s0 its tx) */
+	double mean[FIT_MAX];
+};
+
+static void judge_cols_add(struct judge_cols *c, size_t s0, bool both, double mean)
+{
+	size_t j = c->m;
+	if (j == FIT_MAX) { /* full: the quietest column makes way */
+		size_t lo = 0;
+		for (size_t i = 1; i < FIT_MAX; i++)
+			lo = c->mean[i] < c->mean[lo] ? i : lo;
+		if (c->mean[lo] >= mean)
+			return;
+		j = lo;
+	} else {
+		c->m++;
+	}
+	c->s0[j] = s0;
+	c->both[j] = both;
+	c->mean[j] = mean;
+}
+
+static void judge_columns(const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p,
+	struct judge_cols *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < f->nifs; i++) {
+		double tx = judge_mean(f, w, 2 * i, NULL, NULL, NULL),
+		       rx = judge_mean(f, w, 2 * i + 1, NULL, NULL, NULL);
+		bool atx = tx >= p->min_bps, arx = rx >= p->min_bps;
+		if (atx && arx && judge_corr(f, w, 2 * i, 2 * i + 1) >= JUDGE_COLLINEAR)
+			judge_cols_add(c, 2 * i, true, tx + rx);
+		else if (atx || arx) {
+			if (atx)
+				judge_cols_add(c, 2 * i, false, tx);
+			if (arx)
+				judge_cols_add(c, 2 * i + 1, false, rx);
+		}
+	}
+}
+
+/* The column of stream s; -1 when it has none (too little traffic). */
+static int judge_col_of(const struct judge_cols *c, size_t s)
+{
+	for (size_t j = 0; j < c->m; j++)
+		if (c->s0[j] == s || (c->both[j] && c->s0[j] + 1 == s))
+			return (int)j;
+	return -1;
+}
+
+/* The n x m matrix of w's polls (caller frees); NAN where a rate is missing. */
+static double *judge_matrix(const struct judge_frame *f, const struct judge_w *w, const struct judge_cols *c)
+{
+	size_t n = judge_wn(w);
+	double *x = xcalloc(n * c->m + 1, sizeof(*x));
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < c->m; j++) {
+			double v = judge_rate(f, w->from + i, c->s0[j]);
+			if (c->both[j])
+				v += judge_rate(f, w->from + i, c->s0[j] + 1);
+			x[i * c->m + j] = v;
+		}
+	return x;
+}
+
+/* ---- which cores carry which stream ---- */
+
+/* In window w, mark carry[s * ncores + c] where core c's load follows stream s's rate: a clear
+ * positive slope in a regression of the core's load on every busy stream (so that streams
+ * sharing the daily curve are told apart by their own ups and downs). */
+static void judge_attribute_w(
+	const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p, bool *carry)
+{
+	struct judge_cols c;
+	judge_columns(f, w, p, &c);
+	if (c.m == 0)
+		return;
+	size_t n = judge_wn(w);
+	double *x = judge_matrix(f, w, &c), *y = xcalloc(n + 1, sizeof(*y));
+	for (size_t core = 0; core < f->ncores; core++) {
+		for (size_t i = 0; i < n; i++)
+			y[i] = judge_load(f, w->from + i, core);
+		struct fit o;
+		if (fit_ols(x, y, n, c.m, &o) < 0)
+			continue;
+		for (size_t j = 0; j < c.m; j++) {
+			bool follows = !o.dropped[j] && o.beta[j] > 0 &&
+				o.beta[j] >= JUDGE_ATTR_T * o.se[j] &&
+				o.beta[j] * o.xmean[j] >= JUDGE_ATTR_LOAD;
+			if (!follows)
+				continue;
+			carry[c.s0[j] * f->ncores + core] = true;
+			if (c.both[j])
+				carry[(c.s0[j] + 1) * f->ncores + core] = true;
+		}
+	}
+	free(x);
+	free(y);
+}
+
+static bool judge_any(const bool *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i])
+			return true;
+	return false;
+}
+
+/* The one core saturated in most of w's polls; SIZE_MAX when none or several. */
+static size_t judge_pinned_core(
+	const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p)
+{
+	size_t found = SIZE_MAX, n = judge_wn(w);
+	for (size_t c = 0; c < f->ncores && n > 0; c++) {
+		size_t sat = 0;
+		for (size_t k = w->from; k < w->to; k++)
+			sat += judge_load(f, k, c) >= p->saturated;
+		if ((double)sat < JUDGE_PIN_SHARE * (double)n)
+			continue;
+		if (found != SIZE_MAX)
+			return SIZE_MAX;
+		found = c;
+	}
+	return found;
+}
+
+/* carry[s * ncores + c]: the cores that carry each stream, as the before window tells, else
+ * the after window; else the one core pinned at saturation (a flat, saturated window shows no
+ * slope). The same cores are followed in both windows. */
+static bool *judge_attribute(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	const struct judge_params *p)
+{
+	size_t ns = judge_nstreams(f), nc = f->ncores;
+	bool *carry = xcalloc(ns * nc + 1, sizeof(bool)), *later = xcalloc(ns * nc + 1, sizeof(bool));
+	judge_attribute_w(f, b, p, carry);
+	judge_attribute_w(f, a, p, later);
+	size_t pin = judge_pinned_core(f, b, p);
+	if (pin == SIZE_MAX)
+		pin = judge_pinned_core(f, a, p);
+	for (size_t s = 0; s < ns; s++) {
+		if (judge_any(carry + s * nc, nc))
+			continue;
+		if (judge_any(later + s * nc, nc))
+			memcpy(carry + s * nc, later + s * nc, nc * sizeof(bool));
+		else if (pin != SIZE_MAX)
+			carry[s * nc + pin] = true;
+	}
+	free(later);
+	return carry;
+}
+
+/* ---- a stream's capacity in one window ---- */
+
+struct judge_cap {
+	bool ok, pinned;
+	double cap, rse; /* bits/s; its relative standard error */
+	double load;     /* mean load of the stream's cores */
+	double total;    /* pinned: median traffic of every stream on those cores */
+	const char *why; /* !ok: why not */
+};
+
+/* Per poll of w: the mean and the highest load of the cores in on[] (NAN if one is missing). */
+static void judge_core_load(
+	const struct judge_frame *f, const struct judge_w *w, const bool *on, double *mean, double *top)
+{
+	for (size_t i = 0; i < judge_wn(w); i++) {
+		double sum = 0, hi = -INFINITY;
+		size_t n = 0;
+		for (size_t c = 0; c < f->ncores; c++) {
+			if (!on[c])
+				continue;
+			double l = judge_load(f, w->from + i, c);
+			sum += l;
+			hi = fmax(hi, l);
+			n++;
+		}
+		mean[i] = n && isfinite(sum) ? sum / (double)n : NAN;
+		top[i] = n && isfinite(sum) ? hi : NAN;
+	}
+}
+
+/* The traffic of every stream that shares a core with on[], per poll of w. */
+static double judge_shared_total(const struct judge_frame *f, const struct judge_w *w, const bool *carry,
+	const bool *on, const bool *keep)
+{
+	size_t n = judge_wn(w), nc = f->ncores;
+	double *v = xcalloc(n + 1, sizeof(*v));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!keep[i])
+			continue;
+		double sum = 0;
+		for (size_t s = 0; s < judge_nstreams(f); s++)
+			for (size_t c = 0; c < nc; c++)
+				if (on[c] && carry[s * nc + c]) {
+					double x = judge_rate(f, w->from + i, s);
+					sum += isfinite(x) ? x : 0;
+					break;
+				}
+		v[m++] = sum;
+	}
+	return judge_median_take(v, m);
+}
+
+/* Saturated throughout: the rate it held is the capacity (1 when it is, else 0). */
+static int judge_cap_pinned(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *carry,
+	const bool *on, const double *top, const struct judge_params *p, struct judge_cap *o)
+{
+	size_t n = judge_wn(w), nsat = 0, nfin = 0;
+	bool *keep = xcalloc(n + 1, sizeof(bool));
+	for (size_t i = 0; i < n; i++) {
+		keep[i] = top[i] >= p->saturated;
+		nsat += keep[i];
+		nfin += isfinite(top[i]);
+	}
+	double sd, mean = judge_mean(f, w, s, keep, &sd, NULL);
+	int pinned = nsat > 0 && (double)nsat >= JUDGE_PIN_SHARE * (double)nfin && mean > 0 &&
+		sd / mean <= JUDGE_PIN_CV;
+	if (pinned) {
+		o->ok = o->pinned = true;
+		o->cap = judge_rate_q(f, w, s, keep, 0.5);
+		o->rse = fmax(sd / mean / sqrt((double)nsat), 0.005);
+		o->total = judge_shared_total(f, w, carry, on, keep);
+	}
+	free(keep);
+	return pinned;
+}
+
+/* Not saturated throughout: load = a + sum beta_j x_j over the window's polls, saturated ones
+ * too (a saturated poll is the point where the line reaches 1). Capacity = the mean rate plus
+ * the headroom left over the stream's marginal cost: mean(x) + (1 - mean(load)) / beta. */
+static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, size_t s, const double *mean,
+	const struct judge_params *p, struct judge_cap *o)
+{
+	struct judge_cols c;
+	judge_columns(f, w, p, &c);
+	int j = judge_col_of(&c, s);
+	o->why = "its cores' load does not follow its traffic";
+	if (j < 0)
+		return;
+	double *x = judge_matrix(f, w, &c);
+	struct fit fo;
+	int rc = fit_ols(x, mean, judge_wn(w), c.m, &fo);
+	free(x);
+	if (rc < 0 || fo.dropped[j] || !(fo.beta[j] > 0) || fo.beta[j] < JUDGE_FIT_T * fo.se[j])
+		return;
+	double beta = fo.beta[j], head = fmax(0, 1 - fo.ymean);
+	double xs = judge_mean(f, w, s, NULL, NULL, NULL);
+	o->cap = xs + head / beta;
+	o->rse = head / beta / o->cap * (fo.se[j] / beta);
+	if (o->cap > JUDGE_MAX_EXTRAP * judge_rate_q(f, w, s, NULL, 0.9)) {
+		o->why = "its rates were too low to project its capacity";
+		return;
+	}
+	if (o->rse > JUDGE_MAX_RSE) {
+		o->why = "its cores' load is too noisy to project its capacity";
+		return;
+	}
+	o->ok = true;
+	o->why = NULL;
+}
+
+static void judge_cap(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *carry,
+	const struct judge_params *p, struct judge_cap *o)
+{
+	size_t n = judge_wn(w);
+	const bool *on = carry + s * f->ncores;
+	double *mean = xcalloc(n + 1, sizeof(double)), *top = xcalloc(n + 1, sizeof(double));
+	*o = (struct judge_cap){ .cap = NAN, .rse = NAN, .load = NAN, .total = NAN };
+	judge_core_load(f, w, on, mean, top);
+	double sum = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(mean[i]))
+			sum += mean[i], k++;
+	o->load = k ? sum / (double)k : NAN;
+	if (!judge_cap_pinned(f, w, s, carry, on, top, p, o))
+		judge_cap_fit(f, w, s, mean, p, o);
+	free(mean);
+	free(top);
+}
+
+/* ---- the verdict ---- */
+
+static void judge_why(struct judge_result *r, const char *when, const char *why)
+{
+	snprintf(r->why, sizeof(r->why), "%s%s", when, why);
+}
+
+static void judge_cores_text(const bool *on, size_t nc, char *out, size_t size)
+{
+	size_t o = 0;
+	out[0] = '\0';
+	for (size_t c = 0; c < nc && o < size; c++)
+		if (on[c])
+			o += (size_t)snprintf(out + o, size - o, "%s%zu", o ? "+" : "", c);
+}
+
+/* Both windows saturated throughout: the capacities were measured. A fall (or rise) must show
+ * in the traffic of every stream on those cores too, else it is demand that moved between
+ * streams on a core that stayed full. */
+static void judge_saturated(const struct judge_cap *b, const struct judge_cap *a,
 	const struct judge_params *p, struct judge_result *r)
 {
-	struct judge_keep sat = { p->saturated, INFINITY, -INFINITY, INFINITY };
-	size_t nb, na;
-	double cb = judge_stat(b, F_RATE, &sat, 0.5, &nb), ca = judge_stat(a, F_RATE, &sat, 0.5, &na);
-	if (nb < p->min_samples || na < p->min_samples || !(cb >= p->min_bps))
-		return false;
-	double rt = judge_stat(a, F_TOTAL, &sat, 0.5, NULL) / judge_stat(b, F_TOTAL, &sat, 0.5, NULL);
+	double rt = a->total / b->total, lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_SATURATION;
-	r->before_bps = cb;
-	r->after_bps = ca;
-	r->ratio = ca / cb;
-	r->before_load = judge_stat(b, F_LOAD, &sat, 0.5, NULL);
-	r->after_load = judge_stat(a, F_LOAD, &sat, 0.5, NULL);
-	double lo = 1 - p->threshold, hi = 1 + p->threshold;
 	if (r->ratio < lo && rt < lo)
 		r->verdict = DETECTOR_REGRESSION;
 	else if (r->ratio > hi && rt > hi)
 		r->verdict = DETECTOR_IMPROVEMENT;
 	else
 		r->verdict = DETECTOR_UNCHANGED;
-	return true;
 }
 
-/* The band of router traffic that both windows cover (10th to 90th percentile of each,
- * intersected, widened by JUDGE_MATCH_TOL), over unsaturated samples with traffic. */
-static bool judge_band(const struct judge_win *b, const struct judge_win *a, const struct judge_params *p,
-	size_t need, struct judge_keep *band)
+/* At least one window projected: the change must pass the threshold and stand out of the
+ * noise (two standard errors); "unchanged" needs the noise to be small enough to say so. */
+static void judge_projected(const struct judge_cap *b, const struct judge_cap *a,
+	const struct judge_params *p, struct judge_result *r)
 {
-	struct judge_keep unsat = { 0, p->saturated, p->min_bps, INFINITY };
-	size_t nb, na;
-	double *tb = judge_collect(b, F_TOTAL, &unsat, &nb), *ta = judge_collect(a, F_TOTAL, &unsat, &na);
-	double lo = fmax(judge_quantile(tb, nb, 0.1), judge_quantile(ta, na, 0.1));
-	double hi = fmin(judge_quantile(tb, nb, 0.9), judge_quantile(ta, na, 0.9));
-	free(tb);
-	free(ta);
-	*band = unsat;
-	band->load_min = 1e-9;
-	band->lo = fmax(lo * (1 - JUDGE_MATCH_TOL), p->min_bps);
-	band->hi = hi * (1 + JUDGE_MATCH_TOL);
-	return nb >= need && na >= need && band->lo <= band->hi;
-}
-
-/* Unsaturated: the busiest core's load per bit/s of router traffic, compared only at rates
- * both windows saw (so idle load, which weighs more at low rates, cancels out). */
-static bool judge_cost(const struct judge_win *b, const struct judge_win *a, const struct judge_params *p,
-	struct judge_result *r)
-{
-	size_t need = p->min_samples / 2 > 3 ? p->min_samples / 2 : 3;
-	struct judge_keep band;
-	if (!judge_band(b, a, p, need, &band))
-		return false;
-	size_t nb, na;
-	double kb = judge_stat(b, F_COST, &band, 0.5, &nb), ka = judge_stat(a, F_COST, &band, 0.5, &na);
-	if (nb < need || na < need || !(kb > 0) || !(ka > 0))
-		return false;
+	double rse = sqrt(b->rse * b->rse + a->rse * a->rse), lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_COST;
-	r->ratio = kb / ka;
-	r->before_bps = judge_stat(b, F_RATE, &band, 0.5, NULL);
-	r->after_bps = judge_stat(a, F_RATE, &band, 0.5, NULL);
-	r->before_load = judge_stat(b, F_LOAD, &band, 0.5, NULL);
-	r->after_load = judge_stat(a, F_LOAD, &band, 0.5, NULL);
-	if (ka / kb > 1 + p->threshold)
+	r->rse = rse;
+	if (r->ratio < lo && r->ratio * (1 + 2 * rse) < 1)
 		r->verdict = DETECTOR_REGRESSION;
-	else if (r->ratio > 1 + p->threshold)
+	else if (r->ratio > hi && r->ratio * (1 - 2 * rse) > 1)
 		r->verdict = DETECTOR_IMPROVEMENT;
-	else
+	else if (r->ratio >= lo && r->ratio <= hi && 2 * rse <= p->threshold)
 		r->verdict = DETECTOR_UNCHANGED;
+	else {
+		r->method = DETECTOR_M_NONE;
+		r->hint = r->ratio < lo;
+		judge_why(r, "", "the change is within the noise of the samples");
+	}
+}
+
+/* Samples, traffic: the checks before any method. False with r filled when they fail. */
+static bool judge_enough(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	size_t s, const struct judge_params *p, struct judge_result *r)
+{
+	size_t nb, na;
+	judge_mean(f, b, s, NULL, NULL, &nb);
+	judge_mean(f, a, s, NULL, NULL, &na);
+	r->before_n = nb;
+	r->after_n = na;
+	r->before_bps = judge_rate_q(f, b, s, NULL, 0.5);
+	r->after_bps = judge_rate_q(f, a, s, NULL, 0.5);
+	if (nb < p->min_samples || na < p->min_samples) {
+		judge_why(r, "",
+			nb < p->min_samples ? "too few samples before the upgrade"
+					    : "too few samples after the upgrade yet");
+		return false;
+	}
+	if (!(r->before_bps >= p->min_bps)) {
+		judge_why(r, "", "too little traffic before the upgrade");
+		return false;
+	}
+	if (!(r->after_bps >= p->min_bps)) {
+		r->hint = true; /* the traffic stopped: not a capacity figure, but worth a look */
+		judge_why(r, "", "the traffic stopped after the upgrade");
+		return false;
+	}
 	return true;
 }
 
-/* Capacity projected from the busiest tenth of the window: rate / load, i.e. what the core
- * would carry at 100%. A lower bound where idle load exists, hence low confidence. */
-static double judge_peak_est(const struct judge_win *w, double *load)
-{
-	struct judge_keep k = JUDGE_ALL;
-	k.load_min = 1e-9;
-	k.load_min = fmax(judge_stat(w, F_LOAD, &k, 1 - JUDGE_PEAK_SHARE, NULL), 1e-9);
-	*load = judge_stat(w, F_LOAD, &k, 0.5, NULL);
-	return judge_stat(w, F_PROJ, &k, 0.5, NULL);
-}
-
-/* Neither method applies (one window saturated, or rates not comparable): never a regression;
- * a projected fall beyond the threshold is only a hint. */
-static void judge_peak(const struct judge_win *b, const struct judge_win *a, const struct judge_params *p,
-	struct judge_result *r)
-{
-	double eb = judge_peak_est(b, &r->before_load), ea = judge_peak_est(a, &r->after_load);
-	if (!(eb > 0) || !isfinite(ea))
-		return;
-	r->method = DETECTOR_M_PEAK;
-	r->verdict = DETECTOR_UNCHANGED;
-	r->before_bps = eb;
-	r->after_bps = ea;
-	r->ratio = ea / eb;
-	r->hint = r->ratio < 1 - p->threshold;
-}
-
-void judge_verdict(const struct judge_win *b, const struct judge_win *a, const struct judge_params *p,
-	struct judge_result *r)
+static void judge_stream(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	size_t s, const bool *carry, const struct judge_params *p, struct judge_result *r)
 {
 	*r = (struct judge_result){ .verdict = DETECTOR_INSUFFICIENT,
 		.method = DETECTOR_M_NONE,
-		.before_bps = NAN,
-		.after_bps = NAN,
 		.ratio = NAN,
 		.before_load = NAN,
 		.after_load = NAN,
-		.before_n = b->n,
-		.after_n = a->n };
-	struct judge_keep all = JUDGE_ALL;
-	r->before_bps = judge_stat(b, F_RATE, &all, 0.5, NULL);
-	r->after_bps = judge_stat(a, F_RATE, &all, 0.5, NULL);
-	if (b->n < p->min_samples || a->n < p->min_samples || !(r->before_bps >= p->min_bps))
+		.rse = NAN };
+	const bool *on = carry + s * f->ncores;
+	judge_cores_text(on, f->ncores, r->cores, sizeof(r->cores));
+	if (!judge_enough(f, b, a, s, p, r))
 		return;
-	if (!(r->after_bps >= p->min_bps)) {
-		r->hint = true; /* the traffic stopped: not a capacity figure, but worth a look */
+	if (!judge_any(on, f->ncores)) {
+		judge_why(r, "", "no core's load follows its traffic");
 		return;
 	}
-	double mb = r->before_bps, ma = r->after_bps;
-	if (judge_saturation(b, a, p, r) || judge_cost(b, a, p, r))
+	struct judge_cap cb, ca;
+	judge_cap(f, b, s, carry, p, &cb);
+	judge_cap(f, a, s, carry, p, &ca);
+	r->before_load = cb.load;
+	r->after_load = ca.load;
+	if (!cb.ok || !ca.ok) {
+		r->hint = !ca.ok && cb.ok; /* the after window cannot be compared: worth a look */
+		judge_why(r, cb.ok ? "after the upgrade " : "before the upgrade ", cb.ok ? ca.why : cb.why);
 		return;
-	r->before_bps = mb;
-	r->after_bps = ma;
-	judge_peak(b, a, p, r);
+	}
+	r->before_bps = cb.cap;
+	r->after_bps = ca.cap;
+	r->ratio = ca.cap / cb.cap;
+	if (cb.pinned && ca.pinned)
+		judge_saturated(&cb, &ca, p, r);
+	else
+		judge_projected(&cb, &ca, p, r);
+}
+
+void judge_event(const struct judge_frame *f, const struct judge_params *p, struct judge_result *r)
+{
+	struct judge_w b = { 0, f->split }, a = { f->split, f->npolls };
+	bool *carry = judge_attribute(f, &b, &a, p);
+	for (size_t s = 0; s < judge_nstreams(f); s++)
+		judge_stream(f, &b, &a, s, carry, p, &r[s]);
+	free(carry);
 }
 
 /* ---- single-core bound ---- */
 
 void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b)
 {
-	size_t nq = 0, no = 0, pinned = 0;
+	size_t no = 0, pinned = 0, nq = 0;
 	double *busy = xcalloc(n + 1, sizeof(double)), *oth = xcalloc(n + 1, sizeof(double));
 	double *tx = xcalloc(n + 1, sizeof(double)), *rx = xcalloc(n + 1, sizeof(double));
 	for (size_t i = 0; i < n; i++) {

@@ -6,6 +6,8 @@
 #include "config.h"
 #include "detector/judge.c" /* its statics too; the rest of detector/ is linked */
 
+#include <stdint.h>
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -14,129 +16,257 @@
 #include "store/store.h"
 #include "unit.h"
 
-/* ---- the engine ---- */
+/* ---- the engine, on a model of a router's CPU ---- */
 
-struct win_spec {
-	size_t n;
-	double tx, rx;       /* Mbit/s */
-	double load;         /* busiest core 0..1; < 0: idle + cost * (tx + rx), capped at 1 */
-	double idle, cost;   /* load model: cost per Mbit/s of router traffic */
-	double swing, noise; /* relative sine over the window; relative pseudo-random noise */
+/* The model (as sim/'s): each stream costs `cost` of one core per Mbit/s on its core; other
+ * work loads cores of its own; a core cannot pass 1, so demand above its ceiling is throttled
+ * and the core reads 1. Demand follows a wave, carries per-poll noise, may come in bursts
+ * (per 1/10 of a poll); the load is read at the poll instant, the rates integrate. */
+#define M_CORES 8
+#define M_SLOTS 10
+#define M_NS    4 /* wg0 tx, wg0 rx, wg1 tx, wg1 rx */
+
+struct m_stream {
+	double mbps, cost; /* demand; load per Mbit/s */
+	int core;
 };
+
+struct m_win {
+	size_t n;
+	struct m_stream s[M_NS];
+	double work[M_CORES], work_noise; /* other work per core; its per-poll noise (+-) */
+	double noise, swing;              /* per-poll demand noise (+-); wave amplitude */
+	double burst_p, burst_x;          /* share of slots in a burst; demand times this then */
+};
+
+static double m_unit(uint64_t seed, uint64_t a, uint64_t b) /* deterministic, 0..1 */
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ (a + 1) * 0xbf58476d1ce4e5b9ULL ^
+		(b + 7) * 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	x *= 0xd6e8feb86659fd93ULL;
+	x ^= x >> 32;
+	return (double)(x >> 11) / (double)(1ULL << 53);
+}
+
+/* One slot: throughput per stream into thr, loads per core into load. */
+static void m_slot(const struct m_win *w, const double *demand, const double *work, double *thr, double *load)
+{
+	double wanted[M_CORES] = { 0 }, f[M_CORES];
+	for (int s = 0; s < M_NS; s++)
+		wanted[w->s[s].core] += w->s[s].cost * demand[s];
+	for (int c = 0; c < M_CORES; c++) {
+		double avail = fmax(0, 1 - work[c]);
+		f[c] = wanted[c] > avail ? avail / wanted[c] : 1;
+		load[c] = work[c];
+	}
+	for (int s = 0; s < M_NS; s++) {
+		thr[s] = demand[s] * f[w->s[s].core];
+		load[w->s[s].core] += w->s[s].cost * thr[s];
+	}
+}
+
+static void m_gen(const struct m_win *w, uint64_t seed, double *rate, float *load)
+{
+	for (size_t k = 0; k < w->n; k++) {
+		double wave = 1 + w->swing * sin(2 * M_PI * (double)k / (double)w->n), work[M_CORES];
+		for (int c = 0; c < M_CORES; c++)
+			work[c] = w->work[c] *
+				(1 + w->work_noise * (2 * m_unit(seed, k, 100 + (uint64_t)c) - 1));
+		double nz[M_NS], l[M_CORES];
+		for (int s = 0; s < M_NS; s++) {
+			nz[s] = wave * (1 + w->noise * (2 * m_unit(seed, k, (uint64_t)s) - 1));
+			rate[k * M_NS + (size_t)s] = 0;
+		}
+		for (int j = 0; j < M_SLOTS; j++) {
+			double burst = m_unit(seed, k, 200 + (uint64_t)j) < w->burst_p ? w->burst_x : 1,
+			       d[M_NS], thr[M_NS];
+			for (int s = 0; s < M_NS; s++)
+				d[s] = w->s[s].mbps * nz[s] * burst;
+			m_slot(w, d, work, thr, l);
+			for (int s = 0; s < M_NS; s++)
+				rate[k * M_NS + (size_t)s] += thr[s] * 1e6 / M_SLOTS;
+		}
+		for (int c = 0; c < M_CORES; c++) /* the last slot's: the instant; whole percents */
+			load[k * M_CORES + (size_t)c] = (float)(round(fmin(l[c], 1) * 100) / 100);
+	}
+}
+
+/* What stream s could carry in w at the mean demand of the others: the truth to compare. */
+static double m_capacity(const struct m_win *w, int s)
+{
+	int c = w->s[s].core;
+	double other = w->work[c];
+	for (int t = 0; t < M_NS; t++)
+		if (t != s && w->s[t].core == c)
+			other += w->s[t].cost * w->s[t].mbps;
+	return (1 - other) / w->s[s].cost;
+}
 
 struct engine_case {
 	const char *name;
-	struct win_spec b, a;
-	bool rx; /* judge the rx direction (else tx) */
+	struct m_win b, a;
+	int stream; /* the stream judged */
 	enum detector_outcome verdict;
-	enum detector_method method;
-	double ratio, tol; /* NAN: ratio unchecked */
-	bool hint;
+	int method; /* -1: any */
+	bool ratio; /* check the ratio against the model's capacities (+-0.1) */
+	int hint;   /* -1: any */
 };
 
-static double noise_at(size_t k, double amp)
-{
-	uint32_t x = (uint32_t)(k * 2654435761u) ^ 0x9e3779b9u;
-	x ^= x >> 15;
-	x *= 2246822519u;
-	x ^= x >> 13;
-	return amp * ((double)(x % 20001) / 10000.0 - 1.0);
-}
-
-static void gen(const struct win_spec *w, bool rx, size_t seed, struct judge_point *p)
-{
-	for (size_t k = 0; k < w->n; k++) {
-		double f = 1 + w->swing * sin(2 * M_PI * (double)k / (double)w->n);
-		double tx = w->tx * f * (1 + noise_at(seed + 2 * k, w->noise));
-		double rxr = w->rx * f * (1 + noise_at(seed + 2 * k + 1, w->noise));
-		double load = w->load >= 0 ? w->load : fmin(1.0, w->idle + w->cost * (tx + rxr));
-		p[k] = (struct judge_point){
-			.load = load, .rate = (rx ? rxr : tx) * 1e6, .total = (tx + rxr) * 1e6
-		};
+#define S(mbps_, cost_, core_)                                    \
+	{                                                         \
+		.mbps = (mbps_), .cost = (cost_), .core = (core_) \
 	}
-}
-
-/* A window at constant load; one whose load follows idle + cost * traffic (with swing, noise). */
-#define W(n_, tx_, rx_, load_)                                       \
-	{                                                            \
-		.n = (n_), .tx = (tx_), .rx = (rx_), .load = (load_) \
-	}
-#define WN(n_, tx_, rx_, load_, noise_)                                                 \
-	{                                                                               \
-		.n = (n_), .tx = (tx_), .rx = (rx_), .load = (load_), .noise = (noise_) \
-	}
-#define M(n_, tx_, rx_, idle_, cost_, swing_, noise_)                                              \
-	{                                                                                          \
-		.n = (n_), .tx = (tx_), .rx = (rx_), .load = -1, .idle = (idle_), .cost = (cost_), \
-		.swing = (swing_), .noise = (noise_)                                               \
-	}
-#define WANT(v, m, r, t) .verdict = DETECTOR_##v, .method = DETECTOR_M_##m, .ratio = (r), .tol = (t)
+#define N 120
+#define WG0(tx, ctx, rx, crx, core) \
+	.s = { S(tx, ctx, core), S(rx, crx, core), S(0, 0.001, 7), S(0, 0.001, 7) }
 
 static const struct engine_case engine_cases[] = {
-	{ "1 ccr1009 tx: saturated, 380 -> 130", W(50, 380, 220, 1.0), W(50, 130, 220, 1.0),
-		WANT(REGRESSION, SATURATION, 130.0 / 380, 0.001) },
-	{ "1 ccr1009 rx: saturated, unchanged", W(50, 380, 220, 1.0), W(50, 130, 220, 1.0), .rx = true,
-		WANT(UNCHANGED, SATURATION, 1.0, 0.001) },
-	{ "1 with 5% noise", WN(50, 380, 220, 1.0, 0.05), WN(50, 130, 220, 1.0, 0.05),
-		WANT(REGRESSION, SATURATION, 0.342, 0.03) },
-	{ "2 chr: same rates, same load", W(50, 150, 95, 0.22), W(50, 150, 95, 0.22),
-		WANT(UNCHANGED, COST, 1.0, 0.001) },
-	{ "3 demand fell 300 -> 100, core 100% -> 30%", W(50, 300, 0, 1.0), W(50, 100, 0, 0.30),
-		WANT(UNCHANGED, PEAK, 100 / 0.30 / 300, 0.01) },
-	{ "3b demand fell with idle load (no comparable rates)", M(50, 300, 0, 0.05, 0.002, 0, 0),
-		M(50, 100, 0, 0.05, 0.002, 0, 0), WANT(UNCHANGED, PEAK, (100 / 0.25) / (300 / 0.65), 0.01) },
-	{ "4 ccr2116: cost rose 30% -> 75% at 200", W(50, 200, 0, 0.30), W(50, 200, 0, 0.75),
-		WANT(REGRESSION, COST, 0.4, 0.001) },
-	{ "4b cost rose under a daily swing and noise", M(60, 200, 50, 0.05, 0.001, 0.2, 0.03),
-		M(60, 200, 50, 0.05, 0.002, 0.2, 0.03), WANT(REGRESSION, COST, 0.3 / 0.55, 0.05) },
-	{ "5 swing +-20% and noise, same cost", M(60, 200, 50, 0.05, 0.001, 0.2, 0.05),
-		M(60, 200, 50, 0.05, 0.001, -0.2, 0.05), WANT(UNCHANGED, COST, 1.0, 0.08) },
-	{ "cost within the threshold", W(50, 200, 0, 0.30), W(50, 200, 0, 0.34),
-		WANT(UNCHANGED, COST, 0.30 / 0.34, 0.001) },
-	{ "cost fell: improvement", W(50, 200, 0, 0.60), W(50, 200, 0, 0.30),
-		WANT(IMPROVEMENT, COST, 2.0, 0.001) },
-	{ "saturated, 130 -> 380: improvement", W(50, 130, 220, 1.0), W(50, 380, 220, 1.0),
-		WANT(IMPROVEMENT, SATURATION, 380.0 / 130, 0.001) },
-	{ "saturated, demand moved tx -> rx, total held", W(50, 380, 220, 1.0), W(50, 200, 400, 1.0),
-		WANT(UNCHANGED, SATURATION, 200.0 / 380, 0.001) },
-	{ "6 too little traffic", W(50, 0.3, 0, 0.05), W(50, 0.3, 0, 0.05),
-		WANT(INSUFFICIENT, NONE, NAN, 0) },
-	{ "6 too few samples before", W(10, 380, 220, 1.0), W(50, 130, 220, 1.0),
-		WANT(INSUFFICIENT, NONE, NAN, 0) },
-	{ "6 too few samples after (window filling)", W(50, 380, 220, 1.0), W(19, 130, 220, 1.0),
-		WANT(INSUFFICIENT, NONE, NAN, 0) },
-	{ "traffic stopped after: no figure, a hint", W(50, 200, 0, 0.3), W(50, 0, 0, 0.02),
-		WANT(INSUFFICIENT, NONE, NAN, 0), .hint = true },
-	{ "peak drop is only a hint", W(50, 300, 0, 1.0), W(50, 100, 0, 0.85),
-		WANT(UNCHANGED, PEAK, 100 / 0.85 / 300, 0.01), .hint = true },
+	{ "1 busiest core is firewall, dearer after; WireGuard's core unchanged",
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [1] = 0.40 }, .work_noise = 0.2,
+			.noise = 0.25 },
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [1] = 0.95 }, .work_noise = 0.2,
+			.noise = 0.25 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1 },
+	{ "2 two tunnels, wg1 dearer: wg1 tx regression",
+		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.002, 5), S(50, 0.001, 5) },
+			.noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.0035, 5), S(50, 0.001, 5) },
+			.noise = 0.25, .swing = 0.3 },
+		2, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+	{ "2 two tunnels, wg1 dearer: wg0 tx unchanged",
+		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.002, 5), S(50, 0.001, 5) },
+			.noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.0035, 5), S(50, 0.001, 5) },
+			.noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1 },
+	{ "3 bursts saturate the core, rarer after, same ceiling (120 polls: too few to tell)",
+		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
+		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
+		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1 },
+	{ "3 bursts saturate the core, rarer after, same ceiling (25,000 polls)",
+		{ 25000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
+		{ 25000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
+		DETECTOR_UNCHANGED, -1, true, -1 },
+	{ "4 idle dilution: 50% other work on its core, WireGuard 1.4x dearer",
+		{ N, WG0(100, 0.002, 50, 0.001, 3), .work = { [3] = 0.5 }, .noise = 0.25 },
+		{ N, WG0(100, 0.0028, 50, 0.001, 3), .work = { [3] = 0.5 }, .noise = 0.25 }, 0,
+		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+	{ "5 ccr1009, users gave up: saturated before, 3x dearer, demand below the new ceiling",
+		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		{ N, .s = { S(100, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+	{ "5 ccr1009, saturated part of the time before",
+		{ N, .s = { S(380, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		{ N, .s = { S(100, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+	{ "5 ccr1009, saturated throughout in both windows: tx",
+		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		{ N, .s = { S(500, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1 },
+	{ "5 ccr1009, saturated throughout in both windows: rx on its own core",
+		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		{ N, .s = { S(500, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25 },
+		1, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1 },
+	{ "saturated throughout, demand moved from tx to rx on the same core: tx unchanged",
+		{ N, WG0(500, 0.0026, 100, 0.001, 3), .work = { [3] = 0.02 }, .noise = 0.1 },
+		{ N, WG0(300, 0.0026, 500, 0.001, 3), .work = { [3] = 0.02 }, .noise = 0.1 }, 0,
+		DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, false, -1 },
+	{ "6 a lull after the upgrade", { N, WG0(200, 0.002, 100, 0.001, 3), .noise = 0.25 },
+		{ N, WG0(8, 0.002, 4, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
+		false, 1 },
+	{ "6 rates that do not overlap", { N, WG0(300, 0.002, 100, 0.001, 3), .noise = 0.1 },
+		{ N, WG0(30, 0.002, 10, 0.001, 3), .noise = 0.1 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
+		false, 1 },
+	{ "7 daily demand saturating at peaks, ceiling lower after",
+		{ N, WG0(300, 0.0025, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 },
+		{ N, WG0(300, 0.0035, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 }, 0,
+		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+	{ "7 heavy noise, no change",
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
+			.noise = 0.25, .swing = 0.3 },
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
+			.noise = 0.25, .swing = -0.3 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1 },
+	{ "improvement: cost halved", { N, WG0(150, 0.004, 80, 0.001, 3), .noise = 0.25 },
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_IMPROVEMENT, DETECTOR_M_COST,
+		true, -1 },
+	{ "flat: constant rates and loads tell no core", { N, WG0(150, 0.002, 80, 0.001, 3) },
+		{ N, WG0(150, 0.002, 80, 0.001, 3) }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, 0 },
+	{ "too little traffic", { N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 },
+		{ N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT,
+		DETECTOR_M_NONE, false, 0 },
+	{ "too few samples after (window filling)", { N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 },
+		{ 19, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT,
+		DETECTOR_M_NONE, false, 0 },
+	{ "traffic stopped after: no figure, a hint", { N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 },
+		{ N, WG0(0, 0.002, 0, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
+		false, 1 },
 };
 
-static void test_engine(void)
+#define RERUNS 5
+
+/* One case with seed: the verdict of its stream into *r. */
+static void engine_run(const struct engine_case *c, uint64_t seed, struct judge_result *r)
 {
+	size_t n = c->b.n + c->a.n;
+	double *rate = xcalloc(n * M_NS, sizeof(double));
+	float *load = xcalloc(n * M_CORES, sizeof(float));
+	m_gen(&c->b, seed, rate, load);
+	m_gen(&c->a, seed + 1000, rate + c->b.n * M_NS, load + c->b.n * M_CORES);
+	struct judge_frame f = {
+		.npolls = n, .ncores = M_CORES, .nifs = 2, .split = c->b.n, .load = load, .rate = rate
+	};
 	const struct judge_params p = {
 		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 	};
+	struct judge_result all[M_NS];
+	judge_event(&f, &p, all);
+	*r = all[c->stream];
+	free(rate);
+	free(load);
+}
+
+/* Every case RERUNS times with other noise: each run must give the expected verdict (and the
+ * ratio within 0.1 of the model's). Prints the table of docs/detector.md. */
+static void test_engine(void)
+{
 	for (size_t i = 0; i < sizeof(engine_cases) / sizeof(engine_cases[0]); i++) {
 		const struct engine_case *c = &engine_cases[i];
-		struct judge_point *pb = xcalloc(c->b.n, sizeof(*pb)), *pa = xcalloc(c->a.n, sizeof(*pa));
-		gen(&c->b, c->rx, 1, pb);
-		gen(&c->a, c->rx, 100001, pa);
-		struct judge_win b = { pb, c->b.n }, a = { pa, c->a.n };
+		double truth = m_capacity(&c->a, c->stream) / m_capacity(&c->b, c->stream), sum = 0;
+		int same = 0, before = unit_failures;
 		struct judge_result r;
-		judge_verdict(&b, &a, &p, &r);
-		int before = unit_failures;
-		CHECK_STR(detector_verdict_name(r.verdict), detector_verdict_name(c->verdict));
-		CHECK_STR(detector_method_name(r.method), detector_method_name(c->method));
-		if (!isnan(c->ratio))
-			CHECK_NEAR(r.ratio, c->ratio, c->tol);
-		else
-			CHECK(isnan(r.ratio));
-		CHECK_INT(r.hint, c->hint);
-		CHECK_INT(r.before_n, c->b.n);
-		if (unit_failures != before)
-			fprintf(stderr, "  in case \"%s\" (ratio %.4f)\n", c->name, r.ratio);
-		free(pb);
-		free(pa);
+		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
+			engine_run(c, seed, &r);
+			bool ok = r.verdict == c->verdict && (c->method < 0 || (int)r.method == c->method) &&
+				(!c->ratio || fabs(r.ratio - truth) <= 0.1) &&
+				(c->hint < 0 || r.hint == c->hint);
+			same += ok;
+			sum += r.ratio;
+			if (!ok)
+				fprintf(stderr,
+					"  \"%s\" seed %" PRIu64
+					": %s %s ratio %.3f (truth %.3f) hint %d cores %s: %s\n",
+					c->name, seed, detector_verdict_name(r.verdict),
+					detector_method_name(r.method), r.ratio, truth, r.hint, r.cores,
+					r.why);
+			if (!ok)
+				fprintf(stderr, "    rse %.3f\n", r.rse);
+		}
+		CHECK_INT(same, RERUNS);
+		printf("| %s | %s | %.2f | %s, %s | %.2f | %d of %d |\n", c->name,
+			detector_verdict_name(c->verdict), c->ratio ? truth : NAN,
+			detector_verdict_name(r.verdict), detector_method_name(r.method), sum / RERUNS, same,
+			RERUNS);
+		(void)before;
 	}
 }
 
@@ -222,30 +352,28 @@ static void test_bound(void)
 	CHECK(!b.bound && b.n == 0 && isnan(b.busiest) && isnan(b.others));
 }
 
-/* The saturation and cost methods on their own: each declines what it cannot judge. */
-static void test_methods(void)
+/* fit_ols on exact and on degenerate columns. */
+static void test_fit(void)
 {
-	const struct judge_params p = {
-		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
-	};
-	struct judge_point sat[20], idle[20];
-	for (size_t k = 0; k < 20; k++) {
-		sat[k] = (struct judge_point){ .load = 1.0, .rate = 300e6, .total = 400e6 };
-		idle[k] = (struct judge_point){ .load = 0.3, .rate = 300e6, .total = 400e6 };
+	double x[40 * 3], y[40];
+	for (size_t i = 0; i < 40; i++) {
+		x[i * 3] = (double)i;
+		x[i * 3 + 1] = (double)((i * 7) % 11);
+		x[i * 3 + 2] = 2 * (double)i; /* collinear with column 0 */
+		y[i] = 0.5 + 0.01 * (double)i + 0.03 * (double)((i * 7) % 11);
 	}
-	struct judge_win ws = { sat, 20 }, ws19 = { sat, 19 }, wi = { idle, 20 };
-	struct judge_result r = { 0 };
-	CHECK(judge_saturation(&ws, &ws, &p, &r));
-	CHECK_INT(r.verdict, DETECTOR_UNCHANGED);
-	CHECK_NEAR(r.ratio, 1.0, 1e-12);
-	CHECK(!judge_saturation(&ws, &ws19, &p, &r)); /* too few saturated samples after */
-	CHECK(!judge_saturation(&ws, &wi, &p, &r));   /* not saturated after */
-	CHECK(!judge_cost(&ws, &ws, &p, &r));         /* saturated: no cost comparison */
-	r = (struct judge_result){ 0 };
-	CHECK(judge_cost(&wi, &wi, &p, &r));
-	CHECK_INT(r.method, DETECTOR_M_COST);
-	CHECK_NEAR(r.ratio, 1.0, 1e-12);
-	CHECK_NEAR(r.before_load, 0.3, 1e-12);
+	struct fit o;
+	CHECK(fit_ols(x, y, 40, 3, &o) == 0);
+	CHECK(o.dropped[2] && !o.dropped[0] && !o.dropped[1]);
+	CHECK_NEAR(o.beta[0], 0.01, 1e-9);
+	CHECK_NEAR(o.beta[1], 0.03, 1e-9);
+	CHECK(o.se[0] < 1e-6);
+	y[5] = NAN; /* a row with a NAN is left out */
+	CHECK(fit_ols(x, y, 40, 3, &o) == 0 && o.n == 39);
+	CHECK(fit_ols(x, y, 4, 3, &o) < 0); /* too few rows */
+	for (size_t i = 0; i < 40; i++)
+		x[i * 3] = x[i * 3 + 1] = x[i * 3 + 2] = 5; /* no spread at all */
+	CHECK(fit_ols(x, y, 40, 3, &o) < 0);
 }
 
 /* ---- the whole detector on a database written by the store ---- */
@@ -497,7 +625,7 @@ int main(void)
 	test_quantile();
 	test_quantile_table();
 	test_bound();
-	test_methods();
+	test_fit();
 	test_engine();
 	test_database();
 	test_thread();
