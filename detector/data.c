@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +36,7 @@ static const char *const data_sql[DATA_NSQL] = {
 			 " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
 	[DATA_UPSERT] =
 		("INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"), /* one string: clang's -Wstring-concatenation */
+		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"), /* one string: clang's -Wstring-concatenation */
 	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 };
 
@@ -321,6 +322,8 @@ static int data_write_item(detector_t *d, const struct detector_item *it, int64_
 	sqlite3_bind_int(q, 14, v->final);
 	sqlite3_bind_int64(q, 15, v->reached_ms);
 	sqlite3_bind_int64(q, 16, now);
+	sqlite3_bind_text(q, 17, v->cores, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 18, v->why, -1, SQLITE_STATIC);
 	int rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -383,6 +386,8 @@ static void data_stored_row(sqlite3_stmt *q, struct detector_verdict *v)
 	v->after_n = (size_t)sqlite3_column_int64(q, 12);
 	v->final = sqlite3_column_int(q, 13);
 	v->reached_ms = sqlite3_column_int64(q, 14);
+	snprintf(v->cores, sizeof(v->cores), "%s", (const char *)sqlite3_column_text(q, 15));
+	snprintf(v->why, sizeof(v->why), "%s", (const char *)sqlite3_column_text(q, 16));
 }
 
 int data_load_stored(detector_t *d, char **cause)
@@ -391,7 +396,7 @@ int data_load_stored(detector_t *d, char **cause)
 	if (sqlite3_prepare_v2(d->db,
 		    "SELECT event_id, interface, direction, verdict, method, hint,"
 		    " before_bps, after_bps, ratio, before_load, after_load, before_n,"
-		    " after_n, final, reached_ms FROM verdicts",
+		    " after_n, final, reached_ms, cores, why FROM verdicts",
 		    -1, &q, NULL) != SQLITE_OK)
 		return data_fail(d, cause, "reading verdicts");
 	int rc;

@@ -40,11 +40,11 @@ static void report_verdict(FILE *out, const struct detector_verdict *v)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
 	char *upg = xasprintf(
 		"%s -> %s", v->from_version ? v->from_version : "?", v->to_version ? v->to_version : "?");
-	fprintf(out, "%-24s %-10s %-3s %-20s %-16s %8s %8s %5s %-18s %s%s%s\n", v->router, v->interface,
+	fprintf(out, "%-24s %-10s %-3s %-20s %-16s %8s %8s %5s %-18s %s%s%s%s%s\n", v->router, v->interface,
 		v->direction, upg, when, report_fmt_bps(b, sizeof(b), v->before_bps),
 		report_fmt_bps(a, sizeof(a), v->after_bps), report_fmt_ratio(r, sizeof(r), v->ratio),
 		detector_method_name(v->method), detector_verdict_name(v->verdict), v->hint ? " (hint)" : "",
-		v->final ? "" : " (after window filling)");
+		v->final ? "" : " (after window filling)", v->why[0] ? ": " : "", v->why);
 	free(upg);
 }
 

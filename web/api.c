@@ -112,6 +112,8 @@ static json_t *api_verdict(const struct detector_verdict *v)
 	json_object_set_new(o, "method", json_string(detector_method_name(v->method)));
 	json_object_set_new(o, "verdict", json_string(detector_verdict_name(v->verdict)));
 	json_object_set_new(o, "hint", json_boolean(v->hint));
+	json_object_set_new(o, "why", v->why[0] ? json_string(v->why) : json_null());
+	json_object_set_new(o, "cores", v->cores[0] ? json_string(v->cores) : json_null());
 	json_object_set_new(o, "reached_at", api_time(v->reached_ms));
 	json_object_set_new(o, "final", json_boolean(v->final));
 	json_object_set_new(o, "latest", json_boolean(v->latest));

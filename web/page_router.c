@@ -425,7 +425,15 @@ static void page_router_verdict_row(buf_t *out, const struct detector_verdict *v
 	page_router_pct(out, v->before_load);
 	buf_puts(out, " &rarr; ");
 	page_router_pct(out, v->after_load);
-	buf_printf(out, "</td><td class=\"n\">%zu / %zu</td></tr>\n", v->before_n, v->after_n);
+	buf_puts(out, v->cores[0] ? "<br><small>core " : "");
+	page_router_text(out, v->cores);
+	buf_printf(out, "%s</td><td class=\"n\">%zu / %zu</td></tr>\n", v->cores[0] ? "</small>" : "",
+		v->before_n, v->after_n);
+	if (v->why[0]) {
+		buf_puts(out, "<tr class=\"why\"><td></td><td colspan=\"9\">");
+		page_router_text(out, v->why);
+		buf_puts(out, "</td></tr>\n");
+	}
 }
 
 /* The upgrade detector's verdicts for this router; nothing while no detector runs. */
@@ -445,7 +453,7 @@ static void page_router_verdicts(buf_t *out, detector_t *detector, const char *n
 	buf_puts(out,
 		"<table id=\"verdict-table\"><thead><tr><th>Upgrade</th><th>Interface</th>"
 		"<th>Dir</th><th>Verdict</th><th>Method</th><th>Capacity before &rarr; after</th>"
-		"<th>Ratio</th><th>Busiest core</th><th>Samples</th></tr></thead><tbody>\n");
+		"<th>Ratio</th><th>Load of its cores</th><th>Samples</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++)
 		page_router_verdict_row(out, &v[i]);
 	buf_puts(out,

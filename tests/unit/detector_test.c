@@ -477,6 +477,10 @@ static void check_item(const detector_t *d, const char *router, const char *dir,
 
 static void check_round(detector_t *d, sqlite3 *db)
 {
+	const struct detector_item *early = find_item(d, "early", "tx"), *tile = find_item(d, "tile", "tx");
+	CHECK(early && strstr(early->v.why, "too few samples before"));
+	CHECK_STR(tile ? tile->v.cores : NULL, "1"); /* the pinned core, kept across a restart */
+	CHECK_INT(count_rows(db, "SELECT count(*) FROM verdicts WHERE cores = '1' AND why = ''"), 2);
 	check_item(d, "tile", "tx", DETECTOR_REGRESSION, DETECTOR_M_SATURATION, 130.0 / 380, 0.02);
 	check_item(d, "tile", "rx", DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, 1.0, 0.02);
 	check_item(d, "early", "tx", DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, NAN, 0);
