@@ -32,6 +32,8 @@ struct parser {
 	int rb;             /* routerboard = yes/no; -1 not given */
 	struct sc_event *ev;
 	size_t nev;
+	struct sc_event *cpu; /* the group's CPU model keys ("key value"), applied at its end */
+	size_t ncpu;
 };
 
 static const char *const fault_names[] = {
@@ -249,12 +251,16 @@ static void scenario_group_defaults(struct parser *p, const char *name)
 		.packet_size = 1000,
 		.uptime0 = -1,
 		.drip_every = 1,
+		.wave_period = 86400,
+		.slot = 0.1,
+		.noise_every = 1,
 	};
 	scgroup_parse_wg(g, "wg0:4");
 	p->g = g;
 	p->st = (struct sc_state){ .channel = "stable", .nloads = 1, .loads = { 5 } };
 	snprintf(p->st.version, sizeof(p->st.version), "7.22.3");
 	p->nev = 0;
+	p->ncpu = 0;
 	p->rb = -1;
 }
 
@@ -300,6 +306,11 @@ static void scenario_key_line(struct parser *p, char *k, char *v)
 		scenario_global_set(p, k, v);
 		return;
 	}
+	if (sccpu_is_key(k)) { /* needs the group's final wg list and cores */
+		p->cpu = xreallocarray(p->cpu, p->ncpu + 1, sizeof(*p->cpu));
+		p->cpu[p->ncpu++] = (struct sc_event){ .line = p->line, .text = xasprintf("%s %s", k, v) };
+		return;
+	}
 	int rc = scenario_state_set(&p->st, k, v);
 	if (rc == 0 && strcmp(k, "routerboard") == 0) {
 		rc = strcmp(v, "yes") == 0 || strcmp(v, "no") == 0 ? 1 : -1;
@@ -333,6 +344,16 @@ static void scenario_event_line(struct parser *p, char *rest)
 	p->ev[p->nev++] = (struct sc_event){ .at = at, .line = p->line, .text = xstrdup(colon + 1) };
 }
 
+/* A CPU model key into st.cpu, with a FILE:LINE error if bad; false if k is no such key. */
+static bool scenario_cpu_change(struct parser *p, int line, struct sc_state *st, const char *k, const char *v)
+{
+	char why[160];
+	int rc = sccpu_set(p->g, &st->cpu, k, v, why, sizeof(why));
+	if (rc < 0)
+		scenario_perr(p, line, "bad value for %s: %s", k, why);
+	return rc != 0;
+}
+
 /* Apply one timeline change "key value" to phase ph. */
 static void scenario_apply_change(struct parser *p, int line, struct sc_phase *ph, char *c)
 {
@@ -345,6 +366,8 @@ static void scenario_apply_change(struct parser *p, int line, struct sc_phase *p
 		return;
 	}
 	const char *k = strcmp(c, "upgrade") == 0 ? "version" : c;
+	if (scenario_cpu_change(p, line, &ph->st, k, v))
+		return;
 	int rc = scenario_state_set(&ph->st, k, v);
 	if (rc == 0)
 		scenario_perr(p, line, "unknown timeline change %s", k);
@@ -357,8 +380,23 @@ static void scenario_apply_change(struct parser *p, int line, struct sc_phase *p
 		ph->reboot = true;
 }
 
-/* Split "version 7.22.3, tx_mbps 130, cpu_load 100,20,20" into changes; a piece that starts
- * with a digit continues the previous cpu_load list. */
+/* Does piece t continue the list of change cur? A number continues cpu_load and work, a wg
+ * interface's name continues demand and cost. */
+static bool scenario_continues(const struct parser *p, const char *cur, const char *t)
+{
+	if (isdigit((unsigned char)*t))
+		return strncmp(cur, "cpu_load", 8) == 0 || strncmp(cur, "work ", 5) == 0;
+	if (strncmp(cur, "demand ", 7) != 0 && strncmp(cur, "cost ", 5) != 0)
+		return false;
+	size_t n = strcspn(t, " \t");
+	for (size_t i = 0; i < p->g->nwg; i++)
+		if (strlen(p->g->wg[i].name) == n && strncmp(p->g->wg[i].name, t, n) == 0)
+			return true;
+	return false;
+}
+
+/* Split "version 7.22.3, tx_mbps 130, cpu_load 100,20,20" into changes; a piece may continue
+ * the previous change's list (scenario_continues). */
 static void scenario_apply_event(struct parser *p, const struct sc_event *e, struct sc_phase *ph)
 {
 	char *copy = xstrdup(e->text), *rest = copy, *t;
@@ -366,8 +404,8 @@ static void scenario_apply_event(struct parser *p, const struct sc_event *e, str
 	buf_init(&cur);
 	while ((t = scenario_split_next(&rest, ',')) != NULL) {
 		t = text_trim(t);
-		if (isdigit((unsigned char)*t) && strncmp(cur.data ? cur.data : "", "cpu_load", 8) == 0) {
-			buf_printf(&cur, " %s", t);
+		if (cur.len && scenario_continues(p, cur.data, t)) {
+			buf_printf(&cur, "%s %s", strncmp(cur.data, "cpu_load", 8) ? "," : "", t);
 			continue;
 		}
 		if (cur.len)
@@ -399,6 +437,35 @@ static void scenario_check_state(
 			p, line, "cpu_load lists %d loads but there are only %d cores", st->nloads, g->cores);
 	if (st->nloads == 0 && st->busy_core >= g->cores)
 		scenario_perr(p, line, "cpu_load busiest core is beyond the last core");
+}
+
+/* The group's CPU model keys, now that its wg interfaces and cores are known. */
+static void scenario_cpu_keys(struct parser *p)
+{
+	for (size_t i = 0; i < p->ncpu; i++) {
+		char *k = p->cpu[i].text, *v = k + strcspn(k, " ");
+		*v++ = '\0';
+		scenario_cpu_change(p, p->cpu[i].line, &p->st, k, v);
+		free(p->cpu[i].text);
+	}
+	p->ncpu = 0;
+}
+
+/* Model mode when some phase has a cost; the model's keys are errors without one. */
+static void scenario_cpu_mode(struct parser *p, struct sc_group *g)
+{
+	bool used = false;
+	for (size_t i = 0; i < g->nphases; i++) {
+		g->cpu_sim = g->cpu_sim || g->phases[i].st.cpu.has_cost;
+		used = used || g->phases[i].st.cpu.used;
+	}
+	if (used && !g->cpu_sim)
+		scenario_perr(p, g->line,
+			"group %s: demand, work, noise, work_noise and burst need a cost (the CPU model)",
+			g->name);
+	if (g->cpu_sim && g->nwg > SC_CPU_MAX_WG)
+		scenario_perr(p, g->line, "group %s: the CPU model takes at most %d wg interfaces", g->name,
+			SC_CPU_MAX_WG);
 }
 
 static void scenario_compile_phases(struct parser *p, struct sc_group *g)
@@ -435,7 +502,9 @@ static void scenario_group_end(struct parser *p)
 		if (g->idle_peers > g->wg[i].npeers)
 			scenario_perr(p, g->line, "idle_peers is more than the peers of %s", g->wg[i].name);
 	g->routerboard = p->rb >= 0 ? p->rb == 1 : strcmp(g->arch, "x86_64") != 0;
+	scenario_cpu_keys(p);
 	scenario_compile_phases(p, g);
+	scenario_cpu_mode(p, g);
 	p->sc->nrouters += (size_t)g->count;
 	p->g = NULL;
 }
@@ -516,6 +585,7 @@ int scenario_load(const char *path, scenario_t **out, char **errors)
 	scenario_group_end(&p);
 	free(line);
 	free(p.ev);
+	free(p.cpu);
 	fclose(f);
 	if (sc->nrouters == 0 && p.errs.len == 0)
 		scenario_perr(&p, p.line, "no routers: add a [group NAME] section");

@@ -22,8 +22,25 @@ enum sc_fault {
 	SC_FAULT_RESET,     /* the head and half the body, then a TCP RST */
 };
 
-#define SC_MAX_CORES 128
-#define SC_VER_LEN   32
+#define SC_MAX_CORES  128
+#define SC_VER_LEN    32
+#define SC_CPU_MAX_WG 16 /* wg interfaces a group of the CPU model may have */
+#define SC_CPU_SPREAD 8  /* cores one interface's cost may be spread over */
+
+/* The CPU model's keys the timeline may change (docs/sim.md "CPU model"); [f][d] is wg
+ * interface f (index into group->wg), direction d: 0 rx (decrypt), 1 tx (encrypt). */
+struct sc_cpu {
+	bool used;                       /* some CPU model key was given */
+	bool has_cost;                   /* a cost key: the group runs the model */
+	bool has_demand;                 /* else tx_mbps / rx_mbps split evenly */
+	double demand[SC_CPU_MAX_WG][2]; /* Mbit/s offered */
+	double cost[SC_CPU_MAX_WG][2];   /* percent of one core per Mbit/s */
+	int ncores[SC_CPU_MAX_WG];       /* cores the cost is spread over; 0 costs nothing */
+	unsigned char core[SC_CPU_MAX_WG][SC_CPU_SPREAD];
+	double work[SC_MAX_CORES];      /* percent of other load per core */
+	double noise, work_noise;       /* uniform multiplicative noise, a fraction (0.25: +-25%) */
+	double burst_share, burst_mult; /* a slot bursts with probability share, demand x mult */
+};
 
 /* Everything the timeline can change. */
 struct sc_state {
@@ -38,6 +55,7 @@ struct sc_state {
 	int busy_load, other_load, busy_core; /* used when nloads == 0 */
 	enum sc_fault fault;
 	double uptime_shift; /* seconds added to the served uptime (clock jumps) */
+	struct sc_cpu cpu;
 };
 
 /* A stretch of simulated time with one state; phases[0].start is -INFINITY. */
@@ -67,12 +85,16 @@ struct sc_group {
 	int comment_every; /* every Nth peer has a comment; 0 none */
 	char *peer_prefix;
 	int vlans;
-	int packet_size;   /* bytes, for packet counters */
-	double uptime0;    /* uptime at sim start (s); < 0: derived from the name */
-	double boot_time;  /* simulated seconds a reboot keeps the router refusing */
-	int load_jitter;   /* +- percent, deterministic; 0 = constant loads */
-	double drip_every; /* real seconds between the slowloris fault's bytes */
-	bool tls;          /* served over HTTPS with the scenario's tls_cert / tls_key */
+	int packet_size;    /* bytes, for packet counters */
+	double uptime0;     /* uptime at sim start (s); < 0: derived from the name */
+	double boot_time;   /* simulated seconds a reboot keeps the router refusing */
+	int load_jitter;    /* +- percent, deterministic; 0 = constant loads */
+	double drip_every;  /* real seconds between the slowloris fault's bytes */
+	bool tls;           /* served over HTTPS with the scenario's tls_cert / tls_key */
+	bool cpu_sim;       /* some phase has a cost: loads and counters come from the CPU model */
+	double wave_period; /* period of the swing (s) [1 d] */
+	double slot;        /* the CPU model's time step (s) [0.1] */
+	double noise_every; /* length of a noise cell (s) [1] */
 	struct sc_phase *phases;
 	size_t nphases;
 };

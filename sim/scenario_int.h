@@ -5,6 +5,9 @@
 
 #include "sim/scenario.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 /* strsep-like: the next sep-separated piece of *s, or NULL at the end. */
 char *scenario_split_next(char **s, char sep);
 /* s without leading and trailing white space (trailing cut in place). */
@@ -15,5 +18,11 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v);
 int scgroup_set_str(char **dst, const char *v);
 /* "wg0:24, wg1:6" or "none": the group's WireGuard interfaces and their peers. 0 or -1. */
 int scgroup_parse_wg(struct sc_group *g, const char *v);
+
+/* True for the CPU model's keys (sccpu.c): demand, cost, work, noise, work_noise, burst. */
+bool sccpu_is_key(const char *k);
+/* Key k of the CPU model into c, interface names and cores checked against g: 1 done, 0 not a
+ * CPU model key, -1 bad value with the reason in why (wl bytes). */
+int sccpu_set(const struct sc_group *g, struct sc_cpu *c, const char *k, const char *v, char *why, size_t wl);
 
 #endif

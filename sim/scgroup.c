@@ -46,6 +46,15 @@ static int scgroup_parse_size(const char *v, uint64_t *out)
 	return 0;
 }
 
+static int scgroup_duration(const char *v, double min, double max, double *out)
+{
+	double d;
+	if (scenario_parse_duration(v, &d) < 0 || !(d >= min && d <= max))
+		return -1;
+	*out = d;
+	return 0;
+}
+
 int scgroup_parse_wg(struct sc_group *g, const char *v)
 {
 	char *copy = xstrdup(v), *rest = copy, *t;
@@ -162,6 +171,12 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 				g->drip_every > 3600
 			? -1
 			: 0;
+	if (strcmp(k, "wave_period") == 0)
+		return scgroup_duration(v, 1, 1e9, &g->wave_period);
+	if (strcmp(k, "slot") == 0)
+		return scgroup_duration(v, 0.001, 60, &g->slot);
+	if (strcmp(k, "noise_every") == 0)
+		return scgroup_duration(v, 0.001, 86400, &g->noise_every);
 	if (strcmp(k, "tls") == 0) {
 		g->tls = strcmp(v, "yes") == 0;
 		return g->tls || strcmp(v, "no") == 0 ? 0 : -1;

@@ -79,8 +79,10 @@ void simmenu_ctx_init(struct simmenu_ctx *c, const simrouter_t *r, double t, tim
 	c->t = t;
 	c->st = simrouter_state(r, t);
 	c->uptime = fmax(simrouter_uptime(r, t) + c->st->uptime_shift, 0); /* shift: clock jumps */
-	c->total[0] = simrouter_total_bytes(r, t, 0);
-	c->total[1] = simrouter_total_bytes(r, t, 1);
+	simrouter_pool_bytes(r, t, c->pool);
+	c->total[0] = c->total[1] = 0;
+	for (int i = 0; i < simrouter_npools(r); i++)
+		c->total[0] += c->pool[i][0], c->total[1] += c->pool[i][1];
 	c->epoch = epoch;
 }
 
@@ -226,6 +228,11 @@ static int simmenu_first_peer(const struct sc_group *g, int iface)
 	return p;
 }
 
+static uint64_t simmenu_peer_bytes(const struct simmenu_ctx *c, int peer, int dir)
+{
+	return simrouter_peer_bytes(c->r, peer, c->pool[simrouter_peer_pool(c->r, peer)][dir]);
+}
+
 static void simmenu_wg_iface_bytes(const struct simmenu_ctx *c, int iface, uint64_t out[2])
 {
 	const struct sc_group *g = simrouter_group(c->r);
@@ -233,7 +240,7 @@ static void simmenu_wg_iface_bytes(const struct simmenu_ctx *c, int iface, uint6
 	out[0] = out[1] = 0;
 	for (int p = p0; p < p0 + g->wg[iface].npeers; p++)
 		for (int d = 0; d < 2; d++)
-			out[d] += simrouter_peer_bytes(c->r, p, c->total[d]);
+			out[d] += simmenu_peer_bytes(c, p, d);
 }
 
 static void simmenu_add_counters(
@@ -388,8 +395,8 @@ static void simmenu_fill_peer(const struct simmenu_ctx *c, int p, struct simmenu
 		simmenu_add(rec, "last-handshake", "%s", dur);
 	}
 	simmenu_add(rec, "persistent-keepalive", hs >= 0 ? "25s" : "0s");
-	simmenu_add_u64(rec, "rx", simrouter_peer_bytes(c->r, p, c->total[0]));
-	simmenu_add_u64(rec, "tx", simrouter_peer_bytes(c->r, p, c->total[1]));
+	simmenu_add_u64(rec, "rx", simmenu_peer_bytes(c, p, 0));
+	simmenu_add_u64(rec, "tx", simmenu_peer_bytes(c, p, 1));
 	simmenu_add(rec, "responder", hs >= 0 ? "false" : "true");
 	simmenu_add(rec, "disabled", "false");
 	simmenu_add(rec, "dynamic", "false");

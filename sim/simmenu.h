@@ -23,8 +23,9 @@ struct simmenu_ctx {
 	double t;
 	const struct sc_state *st;
 	double uptime;
-	double total[2]; /* all peers' rx, tx bytes since boot */
-	time_t epoch;    /* wall clock of simulated second 0 */
+	double total[2];               /* all peers' rx, tx bytes since boot */
+	double pool[SC_CPU_MAX_WG][2]; /* per simrouter pool */
+	time_t epoch;                  /* wall clock of simulated second 0 */
 };
 
 struct simmenu {

@@ -1,8 +1,13 @@
 /* simrouter: the state of one simulated router at a simulated time, computed, not stepped:
  * counters are closed-form integrals of the (swinging) rates over the phases since the last
- * boot, so any t gives the same answer. No I/O, no randomness beyond the scenario seed. */
+ * boot or, for a group of the CPU model, sums of its slots (simcpu.c), so any t gives the same
+ * answer. No I/O, no randomness beyond the scenario seed. A router is shared by the HTTP and the
+ * SNMP threads: everything here is read-only after simrouter_create but the CPU model's
+ * checkpoint cache, which only simcpu.c touches, under its own mutex (held briefly, never
+ * while calling out). Must never keep other mutable state. */
 #include "config.h"
 #include "sim/simrouter.h"
+#include "sim/simcpu.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -21,7 +26,8 @@ struct simrouter {
 	double boot0; /* the boot before the sim started (negative) */
 	double phase; /* daily swing offset, seconds */
 	int npeers;
-	double *weight; /* per peer, summing to 1 (idle peers 0) */
+	double *weight; /* per peer, summing to 1 per pool (idle peers 0) */
+	simcpu_t *cpu;  /* the CPU model, NULL unless g->cpu_sim */
 };
 
 static uint64_t simrouter_mix(uint64_t x)
@@ -54,15 +60,16 @@ static void simrouter_init_peers(simrouter_t *r)
 	for (size_t i = 0; i < g->nwg; i++)
 		r->npeers += g->wg[i].npeers;
 	r->weight = xcalloc((size_t)r->npeers + 1, sizeof(double));
-	double sum = 0;
+	double sum[SC_CPU_MAX_WG] = { 0 };
 	for (int p = 0; p < r->npeers; p++) {
 		if (simrouter_peer_idle(r, p))
 			continue;
 		r->weight[p] = 0.5 + simrouter_unit_rand(r, 1, (uint64_t)p);
-		sum += r->weight[p];
+		sum[simrouter_peer_pool(r, p)] += r->weight[p];
 	}
-	for (int p = 0; p < r->npeers && sum > 0; p++)
-		r->weight[p] /= sum;
+	for (int p = 0; p < r->npeers; p++)
+		if (sum[simrouter_peer_pool(r, p)] > 0)
+			r->weight[p] /= sum[simrouter_peer_pool(r, p)];
 }
 
 simrouter_t *simrouter_create(const scenario_t *sc, const struct sc_group *g, int idx, size_t gidx)
@@ -79,6 +86,8 @@ simrouter_t *simrouter_create(const scenario_t *sc, const struct sc_group *g, in
 	double up = g->uptime0 >= 0 ? g->uptime0 : DAY + floor(simrouter_unit_rand(r, 2, 0) * 60 * DAY);
 	r->boot0 = -up;
 	r->phase = floor(simrouter_unit_rand(r, 3, 0) * 4 * 3600);
+	if (g->cpu_sim)
+		r->cpu = simcpu_create(g, simrouter_hash(r, 8, 0), r->phase);
 	simrouter_init_peers(r);
 	return r;
 }
@@ -89,6 +98,7 @@ void simrouter_destroy(simrouter_t *r)
 		return;
 	free(r->name);
 	free(r->weight);
+	simcpu_destroy(r->cpu);
 	free(r);
 }
 
@@ -160,6 +170,8 @@ double simrouter_next_change(const simrouter_t *r, double t)
 
 int simrouter_core_load(const simrouter_t *r, double t, int core)
 {
+	if (r->cpu)
+		return simcpu_core_load(r->cpu, t, core);
 	const struct sc_state *st = simrouter_state(r, t);
 	int v;
 	if (st->nloads > 0)
@@ -210,19 +222,58 @@ bool simrouter_peer_idle(const simrouter_t *r, int peer)
 	return simrouter_peer_num(r, peer) > r->g->wg[iface].npeers - r->g->idle_peers;
 }
 
-/* Integral of mbps * (1 + swing * sin(2 pi (t + phase) / DAY)) over [a, b], in bytes. */
+/* Integral of mbps * (1 + swing * sin(2 pi (t + phase) / wave_period)) over [a, b], in bytes. */
 static double simrouter_integral(const simrouter_t *r, double mbps, double swing, double a, double b)
 {
-	double w = 2 * M_PI / DAY;
+	double w = 2 * M_PI / r->g->wave_period;
 	double v = (b - a) + swing / w * (cos(w * (a + r->phase)) - cos(w * (b + r->phase)));
 	return mbps * 1e6 / 8 * v;
+}
+
+/* When the counters started: the end of the last boot at or before t. */
+static double simrouter_counting_since(const simrouter_t *r, double t)
+{
+	double b = simrouter_last_boot(r, t);
+	return b + (b == r->boot0 ? 0 : r->g->boot_time);
+}
+
+int simrouter_npools(const simrouter_t *r)
+{
+	return r->cpu ? (int)r->g->nwg : 1;
+}
+
+int simrouter_peer_pool(const simrouter_t *r, int peer)
+{
+	return r->cpu ? simrouter_peer_iface(r, peer) : 0;
+}
+
+void simrouter_pool_bytes(const simrouter_t *r, double t, double out[][2])
+{
+	if (!r->cpu) {
+		out[0][0] = simrouter_total_bytes(r, t, 0);
+		out[0][1] = simrouter_total_bytes(r, t, 1);
+		return;
+	}
+	double now[SC_CPU_MAX_WG][2], since[SC_CPU_MAX_WG][2];
+	simcpu_bytes(r->cpu, t, now);
+	simcpu_bytes(r->cpu, simrouter_counting_since(r, t), since);
+	for (int f = 0; f < simrouter_npools(r); f++)
+		for (int d = 0; d < 2; d++)
+			out[f][d] = fmax(now[f][d] - since[f][d], 0);
 }
 
 double simrouter_total_bytes(const simrouter_t *r, double t, int dir)
 {
 	const struct sc_group *g = r->g;
-	double from = simrouter_last_boot(r, t) + (simrouter_last_boot(r, t) == r->boot0 ? 0 : g->boot_time);
+	double from = simrouter_counting_since(r, t);
 	double sum = 0;
+	if (r->cpu) {
+		double pool[SC_CPU_MAX_WG][2];
+		simrouter_pool_bytes(r, t, pool);
+		for (int f = 0; f < simrouter_npools(r); f++)
+			sum += pool[f][dir];
+		return sum;
+	}
 	for (size_t i = simrouter_phase_at(r, from); i < g->nphases; i++) {
 		const struct sc_phase *ph = &g->phases[i];
 		double a = fmax(from, ph->start);

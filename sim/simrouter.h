@@ -1,5 +1,6 @@
 /* simrouter: one simulated router as a pure function of simulated time: state, uptime, per-core
- * loads, WireGuard counters (integrals of the rates since the last boot), keys. */
+ * loads, WireGuard counters (integrals of the rates since the last boot, or of the CPU model's
+ * throughput), keys. Safe to read from several threads at once. */
 #ifndef WGWATCH_SIMROUTER_H
 #define WGWATCH_SIMROUTER_H
 
@@ -38,7 +39,14 @@ int simrouter_peer_num(const simrouter_t *r, int peer);   /* 1-based within its 
 bool simrouter_peer_idle(const simrouter_t *r, int peer); /* never handshook */
 /* Bytes since boot of all peers together; dir 0 = rx (decrypt), 1 = tx (encrypt). */
 double simrouter_total_bytes(const simrouter_t *r, double t, int dir);
-/* A peer's share of total (from simrouter_total_bytes). */
+/* Peers share byte pools: one for the whole router (tx_mbps / rx_mbps) or, in a group of the
+ * CPU model, one per wg interface (at most SC_CPU_MAX_WG). */
+int simrouter_npools(const simrouter_t *r);
+int simrouter_peer_pool(const simrouter_t *r, int peer);
+/* out[pool][dir]: bytes since boot of each pool at t. Thread-safe; the same t gives the same bits. */
+void simrouter_pool_bytes(const simrouter_t *r, double t, double out[][2]);
+/* A peer's share of its pool's bytes (total from simrouter_pool_bytes, or from
+ * simrouter_total_bytes when there is one pool). */
 uint64_t simrouter_peer_bytes(const simrouter_t *r, int peer, double total);
 /* Seconds since the peer's last handshake at t; negative: never. */
 double simrouter_last_handshake(const simrouter_t *r, double t, int peer);

@@ -1,0 +1,254 @@
+/* simcpu: the CPU model of one router. Slot k covers [k slot, (k+1) slot); its state is the
+ * phase in force at its start, its values are hashes of the router's key and indexes, so every
+ * slot is a pure function of k. The one mutable thing is the cache of cumulative bytes at every
+ * SIMCPU_CHECKPOINT-th slot, built lazily and only under m->lock, each checkpoint summed from the
+ * previous one in slot order: the bytes at t are the same bits whatever was asked before and
+ * from whichever thread. Never does I/O or logs; holds the lock only to build and copy checkpoints. */
+#include "config.h"
+#include "sim/simcpu.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIMCPU_CHECKPOINT 1024     /* slots between cached sums */
+#define BYTES_PER_MBIT    125000.0 /* 1e6 / 8 */
+#define IDLE_NOISE        3        /* an idle core reads 0..2 % */
+
+struct simcpu {
+	const struct sc_group *g;
+	uint64_t key;
+	double phase;
+	int nwg;
+	pthread_mutex_t lock; /* guards cp, ncp, cap */
+	double *cp;           /* cp[j][f][d]: bytes over slots [0, j * SIMCPU_CHECKPOINT) */
+	size_t ncp, cap;      /* checkpoints built (>= 1: cp[0] is 0) and room */
+};
+
+static uint64_t simcpu_mix(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 29;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 32;
+	return x;
+}
+
+/* Uniform in [0, 1) from the router's key, a (what) and b (which slot or cell). */
+static double simcpu_unit(const simcpu_t *m, uint64_t a, int64_t b)
+{
+	uint64_t h = simcpu_mix(m->key ^ simcpu_mix(a * 0x9e3779b97f4a7c15ULL + (uint64_t)b));
+	return (double)(h >> 11) / (double)(1ULL << 53);
+}
+
+simcpu_t *simcpu_create(const struct sc_group *g, uint64_t key, double phase)
+{
+	simcpu_t *m = xcalloc(1, sizeof(*m));
+	m->g = g;
+	m->key = simcpu_mix(key + 0x5851f42d4c957f2dULL);
+	m->phase = phase;
+	m->nwg = (int)(g->nwg < SC_CPU_MAX_WG ? g->nwg : SC_CPU_MAX_WG);
+	pthread_mutex_init(&m->lock, NULL);
+	m->cap = 16;
+	m->cp = xcalloc(m->cap * (size_t)m->nwg * 2 + 1, sizeof(double));
+	m->ncp = 1;
+	return m;
+}
+
+void simcpu_destroy(simcpu_t *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_destroy(&m->lock);
+	free(m->cp);
+	free(m);
+}
+
+static const struct sc_state *simcpu_state(const struct sc_group *g, double t)
+{
+	size_t i = g->nphases - 1;
+	while (i > 0 && g->phases[i].start > t)
+		i--;
+	return &g->phases[i].st;
+}
+
+/* 1 + x * (2u - 1): uniform in [1 - x, 1 + x). */
+static double simcpu_noise(const simcpu_t *m, double x, uint64_t what, int64_t cell)
+{
+	return x > 0 ? 1 + x * (2 * simcpu_unit(m, what, cell) - 1) : 1;
+}
+
+/* Offered demand of slot k (steady: no wave, no noise, bursts at their mean). */
+static void simcpu_demand(
+	const simcpu_t *m, const struct sc_state *st, int64_t k, bool steady, double d[SC_CPU_MAX_WG][2])
+{
+	const struct sc_group *g = m->g;
+	const struct sc_cpu *c = &st->cpu;
+	double tm = ((double)k + 0.5) * g->slot;
+	int64_t cell = (int64_t)floor(tm / g->noise_every);
+	double wave = steady ? 1 : 1 + st->swing * sin(2 * M_PI * (tm + m->phase) / g->wave_period);
+	double mean_burst = 1 + c->burst_share * (c->burst_mult - 1);
+	for (int f = 0; f < m->nwg; f++)
+		for (int dir = 0; dir < 2; dir++) {
+			uint64_t what = (uint64_t)(f * 2 + dir);
+			double v = c->has_demand ? c->demand[f][dir]
+						 : (dir ? st->tx_mbps : st->rx_mbps) / m->nwg;
+			if (steady)
+				v *= mean_burst;
+			else if (c->burst_share > 0 && simcpu_unit(m, 0x200 + what, k) < c->burst_share)
+				v *= c->burst_mult;
+			d[f][dir] = v * wave * (steady ? 1 : simcpu_noise(m, c->noise, 0x100 + what, cell));
+		}
+}
+
+/* Other load of slot k per core, 0..100. */
+static void simcpu_work(const simcpu_t *m, const struct sc_state *st, int64_t k, bool steady, double *w)
+{
+	const struct sc_group *g = m->g;
+	int64_t cell = (int64_t)floor(((double)k + 0.5) * g->slot / g->noise_every);
+	for (int c = 0; c < g->cores; c++) {
+		double v = st->cpu.work[c];
+		if (!steady && v > 0)
+			v *= simcpu_noise(m, st->cpu.work_noise, 0x300 + (uint64_t)c, cell);
+		w[c] = fmin(v, 100);
+	}
+}
+
+/* Throttle the demand by the cores: throughput and loads into out. */
+static void simcpu_throttle(
+	const simcpu_t *m, const struct sc_cpu *c, const double *work, struct simcpu_slot *out)
+{
+	int cores = m->g->cores;
+	double want[SC_MAX_CORES] = { 0 }, factor[SC_MAX_CORES];
+	for (int f = 0; f < m->nwg; f++)
+		for (int i = 0; i < c->ncores[f]; i++)
+			want[c->core[f][i]] += (c->cost[f][0] * out->demand[f][0] +
+						       c->cost[f][1] * out->demand[f][1]) /
+				c->ncores[f];
+	for (int k = 0; k < cores; k++) {
+		double avail = fmax(0, 100 - work[k]);
+		factor[k] = want[k] > avail ? avail / want[k] : 1;
+		out->load[k] = work[k];
+	}
+	for (int f = 0; f < m->nwg; f++) {
+		double fac = 1;
+		for (int i = 0; i < c->ncores[f]; i++)
+			fac = fmin(fac, factor[c->core[f][i]]);
+		for (int d = 0; d < 2; d++)
+			out->tput[f][d] = out->demand[f][d] * fac;
+		for (int i = 0; i < c->ncores[f]; i++)
+			out->load[c->core[f][i]] += (c->cost[f][0] * out->tput[f][0] +
+							    c->cost[f][1] * out->tput[f][1]) /
+				c->ncores[f];
+	}
+	for (int k = 0; k < cores; k++)
+		out->load[k] = fmin(out->load[k], 100);
+}
+
+static void simcpu_eval(
+	const simcpu_t *m, const struct sc_state *st, int64_t k, bool steady, struct simcpu_slot *out)
+{
+	double work[SC_MAX_CORES];
+	simcpu_demand(m, st, k, steady, out->demand);
+	simcpu_work(m, st, k, steady, work);
+	simcpu_throttle(m, &st->cpu, work, out);
+}
+
+static int64_t simcpu_slot_index(const simcpu_t *m, double t)
+{
+	return (int64_t)floor(t / m->g->slot);
+}
+
+static void simcpu_slot_k(const simcpu_t *m, int64_t k, struct simcpu_slot *out)
+{
+	simcpu_eval(m, simcpu_state(m->g, (double)k * m->g->slot), k, false, out);
+}
+
+void simcpu_slot_at(const simcpu_t *m, double t, struct simcpu_slot *out)
+{
+	simcpu_slot_k(m, simcpu_slot_index(m, t), out);
+}
+
+/* True if nothing runs on core: no work in st and no interface's cost. */
+static bool simcpu_idle_core(const simcpu_t *m, const struct sc_cpu *c, int core)
+{
+	if (c->work[core] > 0)
+		return false;
+	for (int f = 0; f < m->nwg; f++)
+		for (int i = 0; i < c->ncores[f]; i++)
+			if (c->core[f][i] == core && (c->cost[f][0] > 0 || c->cost[f][1] > 0))
+				return false;
+	return true;
+}
+
+int simcpu_core_load(const simcpu_t *m, double t, int core)
+{
+	int64_t k = simcpu_slot_index(m, t);
+	const struct sc_state *st = simcpu_state(m->g, (double)k * m->g->slot);
+	if (simcpu_idle_core(m, &st->cpu, core)) {
+		int64_t cell = (int64_t)floor(t / m->g->noise_every);
+		return (int)(simcpu_unit(m, 0x400 + (uint64_t)core, cell) * IDLE_NOISE);
+	}
+	struct simcpu_slot s;
+	simcpu_eval(m, st, k, false, &s);
+	return (int)lround(s.load[core]);
+}
+
+/* acc[f][d] += bytes of the whole slots [k0, k1), in slot order. */
+static void simcpu_sum(const simcpu_t *m, int64_t k0, int64_t k1, double *acc)
+{
+	double per_slot = m->g->slot * BYTES_PER_MBIT;
+	struct simcpu_slot s;
+	for (int64_t k = k0; k < k1; k++) {
+		simcpu_slot_k(m, k, &s);
+		for (int f = 0; f < m->nwg; f++)
+			for (int d = 0; d < 2; d++)
+				acc[f * 2 + d] += s.tput[f][d] * per_slot;
+	}
+}
+
+/* Copy checkpoint j into acc, building the checkpoints up to j first. */
+static void simcpu_checkpoint(simcpu_t *m, size_t j, double *acc)
+{
+	size_t row = (size_t)m->nwg * 2;
+	pthread_mutex_lock(&m->lock);
+	while (m->ncp <= j) {
+		if (m->ncp == m->cap) {
+			m->cap *= 2;
+			m->cp = xreallocarray(m->cp, m->cap * row + 1, sizeof(double));
+		}
+		double *next = m->cp + m->ncp * row;
+		memcpy(next, next - row, row * sizeof(double));
+		int64_t k0 = (int64_t)(m->ncp - 1) * SIMCPU_CHECKPOINT;
+		simcpu_sum(m, k0, k0 + SIMCPU_CHECKPOINT, next);
+		m->ncp++;
+	}
+	memcpy(acc, m->cp + j * row, row * sizeof(double));
+	pthread_mutex_unlock(&m->lock);
+}
+
+void simcpu_bytes(simcpu_t *m, double t, double out[][2])
+{
+	double acc[SC_CPU_MAX_WG * 2];
+	struct simcpu_slot s;
+	if (t < 0) {
+		simcpu_eval(m, &m->g->phases[0].st, 0, true, &s);
+		for (int f = 0; f < m->nwg; f++)
+			for (int d = 0; d < 2; d++)
+				out[f][d] = s.tput[f][d] * BYTES_PER_MBIT * t;
+		return;
+	}
+	int64_t k = simcpu_slot_index(m, t);
+	int64_t j = k / SIMCPU_CHECKPOINT;
+	simcpu_checkpoint(m, (size_t)j, acc);
+	simcpu_sum(m, j * SIMCPU_CHECKPOINT, k, acc);
+	simcpu_slot_k(m, k, &s);
+	double part = fmin(fmax(t - (double)k * m->g->slot, 0), m->g->slot);
+	for (int f = 0; f < m->nwg; f++)
+		for (int d = 0; d < 2; d++)
+			out[f][d] = acc[f * 2 + d] + s.tput[f][d] * (part * BYTES_PER_MBIT);
+}

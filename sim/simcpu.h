@@ -1,0 +1,33 @@
+/* simcpu: the CPU model of one simulated router (docs/sim.md "CPU model"): per slot of time,
+ * the offered WireGuard demand, throttled by the cores it runs on, gives each interface's
+ * throughput and each core's load; bytes are sums of the slots' throughput. */
+#ifndef WGWATCH_SIMCPU_H
+#define WGWATCH_SIMCPU_H
+
+#include "sim/scenario.h"
+
+#include <stdint.h>
+
+typedef struct simcpu simcpu_t;
+
+/* One slot: [f][d] as in struct sc_cpu (d 0 rx, 1 tx). */
+struct simcpu_slot {
+	double demand[SC_CPU_MAX_WG][2]; /* Mbit/s offered */
+	double tput[SC_CPU_MAX_WG][2];   /* Mbit/s carried */
+	double load[SC_MAX_CORES];       /* percent, 0..100 */
+};
+
+/* The model of a router of group g (g->cpu_sim); key seeds every hash, phase (s) shifts the
+ * wave. */
+simcpu_t *simcpu_create(const struct sc_group *g, uint64_t key, double phase);
+void simcpu_destroy(simcpu_t *m);
+/* The slot that contains t. Pure. */
+void simcpu_slot_at(const simcpu_t *m, double t, struct simcpu_slot *out);
+/* The load of core at t, a whole percent as RouterOS reports. Pure. */
+int simcpu_core_load(const simcpu_t *m, double t, int core);
+/* out[f][d]: bytes carried over [0, t] (t < 0: minus the bytes of [t, 0], at the steady rate of
+ * the first phase). A pure function of t: bit-identical whatever was asked before; safe from
+ * any thread (the checkpoint cache has a mutex). */
+void simcpu_bytes(simcpu_t *m, double t, double out[][2]);
+
+#endif

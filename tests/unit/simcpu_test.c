@@ -1,0 +1,302 @@
+/* simcpu_test: wgwatch-sim's CPU model (docs/sim.md "CPU model"): the ceiling and throttling,
+ * per-core loads, bursts, counters that are pure functions of t from any order or thread, the
+ * REST interface bytes against their peers, and the new keys' FILE:LINE errors. */
+#include "config.h"
+#include "sim/scenario.h"
+#include "sim/simcpu.h"
+#include "sim/simmenu.h"
+#include "sim/simrouter.h"
+#include "unit.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define MBIT 125000.0 /* bytes per Mbit */
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/simcpu_test.XXXXXX");
+	int fd = mkstemp(path);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+	return path;
+}
+
+/* The scenario in text, or NULL with its errors printed. */
+static scenario_t *load(const char *text)
+{
+	char *path = write_tmp(text), *errs = NULL;
+	scenario_t *sc = NULL;
+	if (scenario_load(path, &sc, &errs) < 0) {
+		fprintf(stderr, "%s", errs);
+		free(errs);
+	}
+	unlink(path);
+	free(path);
+	return sc;
+}
+
+/* Mean Mbit/s of pool f, direction d over [a, b]. */
+static double rate(const simrouter_t *r, int f, int d, double a, double b)
+{
+	double x[SC_CPU_MAX_WG][2], y[SC_CPU_MAX_WG][2];
+	simrouter_pool_bytes(r, a, x);
+	simrouter_pool_bytes(r, b, y);
+	return (y[f][d] - x[f][d]) / (b - a) / MBIT;
+}
+
+/* Core 1 has 20 % other work, so wg0 (0.5 %/Mbit/s tx) tops out at (100 - 20) / 0.5 = 160. */
+static void test_ceiling(void)
+{
+	scenario_t *sc = load("[group hub]\ncores = 3\nwg = wg0:2\nuptime = 1h\n"
+			      "demand = wg0 tx 400\ncost = wg0 tx 0.5 core 1\nwork = 20 core 1\n"
+			      "at 100s: demand wg0 tx 100 rx 50\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	CHECK(sc->groups[0].cpu_sim);
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_NEAR(rate(r, 0, 1, 10, 20), 160, 1e-6);
+	CHECK_NEAR(rate(r, 0, 0, 10, 20), 0, 1e-9);
+	CHECK_INT(simrouter_core_load(r, 15, 1), 100);
+	CHECK(simrouter_core_load(r, 15, 0) <= 2 && simrouter_core_load(r, 15, 2) <= 2); /* idle */
+	/* below the ceiling: work + cost x rate; rx costs nothing here */
+	CHECK_NEAR(rate(r, 0, 1, 110, 120), 100, 1e-6);
+	CHECK_NEAR(rate(r, 0, 0, 110, 120), 50, 1e-6);
+	CHECK_INT(simrouter_core_load(r, 115, 1), 70);
+	/* before t = 0, an hour of uptime at the first phase's (throttled) steady rate */
+	CHECK_NEAR(simrouter_total_bytes(r, 0, 1), 160 * MBIT * 3600, 1);
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
+/* wg0 saturates core 0, wg1 runs unthrottled on core 1, wg2 is spread over cores 0+2 and takes
+ * core 0's factor. */
+static void test_two_cores(void)
+{
+	scenario_t *sc = load(
+		"[group hub]\ncores = 4\nwg = wg0:1, wg1:3, wg2:1\n"
+		"demand = wg0 tx 300 rx 100, wg1 tx 100 rx 100, wg2 tx 100\n"
+		"cost = wg0 tx 0.3 rx 0.2 core 0, wg1 tx 0.2 rx 0.1 core 1, wg2 tx 0.2 core 0+2\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	/* core 0 wants 90 + 20 + 10 = 120: factor 100/120 */
+	double fac = 100.0 / 120;
+	CHECK_NEAR(rate(r, 0, 1, 5, 6), 300 * fac, 1e-6);
+	CHECK_NEAR(rate(r, 0, 0, 5, 6), 100 * fac, 1e-6);
+	CHECK_NEAR(rate(r, 1, 1, 5, 6), 100, 1e-6);
+	CHECK_NEAR(rate(r, 1, 0, 5, 6), 100, 1e-6);
+	CHECK_NEAR(rate(r, 2, 1, 5, 6), 100 * fac, 1e-6);
+	CHECK_INT(simrouter_core_load(r, 5, 0), 100);
+	CHECK_INT(simrouter_core_load(r, 5, 1), 30);
+	CHECK_INT(simrouter_core_load(r, 5, 2), 8); /* 10 x 100/120 */
+	CHECK(simrouter_core_load(r, 5, 3) <= 2);
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
+static const char noisy[] = "[group hub]\ncores = 2\nwg = wg0:3, wg1:2\nuptime = 2h\nslot = 50ms\n"
+			    "demand = wg0 tx 300 rx 100, wg1 tx 30 rx 10\n"
+			    "cost = wg0 tx 0.3 rx 0.1 core 0, wg1 tx 0.1 rx 0.1 core 0+1\n"
+			    "work = 10 core 0, 5\nnoise = 25\nnoise_every = 500ms\nwork_noise = 20\n"
+			    "swing = 30\nwave_period = 2m\nburst = 0.2 x 3\n"
+			    "at 200s: reboot\nat 300s: cost wg0 tx 0.9 rx 0.1 core 0\n";
+
+#define NT 40
+static double times[NT];
+
+struct job {
+	simrouter_t *r;
+	int from, step;
+	double out[NT][SC_CPU_MAX_WG][2];
+};
+
+static void *ask(void *arg)
+{
+	struct job *j = arg;
+	for (int i = j->from; i >= 0 && i < NT; i += j->step)
+		simrouter_pool_bytes(j->r, times[i], j->out[i]);
+	return NULL;
+}
+
+/* The same t gives the same bits: increasing order, decreasing order, two threads at once. */
+static void test_pure(void)
+{
+	scenario_t *sc = load(noisy);
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	for (int i = 0; i < NT; i++)
+		times[i] = i * 17.3 + (i % 3) * 0.013;
+	static struct job up, down, a, b;
+	up = (struct job){ .r = simrouter_create(sc, &sc->groups[0], 0, 0), .from = 0, .step = 1 };
+	down = (struct job){ .r = simrouter_create(sc, &sc->groups[0], 0, 0), .from = NT - 1, .step = -1 };
+	simrouter_t *shared = simrouter_create(sc, &sc->groups[0], 0, 0);
+	a = (struct job){ .r = shared, .from = NT - 1, .step = -2 };
+	b = (struct job){ .r = shared, .from = 0, .step = 2 };
+	ask(&up);
+	ask(&down);
+	pthread_t ta, tb;
+	pthread_create(&ta, NULL, ask, &a);
+	pthread_create(&tb, NULL, ask, &b);
+	pthread_join(ta, NULL);
+	pthread_join(tb, NULL);
+	int same = 0, moving = 0;
+	for (int i = 0; i < NT; i++) {
+		const double(*t2)[2] = i % 2 ? a.out[i] : b.out[i];
+		same += memcmp(up.out[i], down.out[i], sizeof(up.out[i])) == 0 &&
+			memcmp(up.out[i], t2, sizeof(up.out[i])) == 0;
+		moving += i > 0 && up.out[i][0][1] != up.out[i - 1][0][1];
+	}
+	CHECK_INT(same, NT);
+	CHECK_INT(moving, NT - 1);
+	/* counters only grow between reboots, and the reboot at 200 s zeroes them */
+	double x[SC_CPU_MAX_WG][2], y[SC_CPU_MAX_WG][2];
+	simrouter_pool_bytes(up.r, 199.99, x);
+	simrouter_pool_bytes(up.r, 200.5, y);
+	CHECK(y[0][1] < x[0][1] && y[0][1] > 0 && y[0][1] < 300 * 1.5 * 3 * MBIT * 0.5);
+	simrouter_destroy(up.r);
+	simrouter_destroy(down.r);
+	simrouter_destroy(shared);
+	scenario_free(sc);
+}
+
+static uint64_t field(const struct simmenu_rec *rec, const char *k)
+{
+	const char *v = simmenu_get(rec, k);
+	return v ? strtoull(v, NULL, 10) : UINT64_MAX;
+}
+
+/* /interface rx-byte / tx-byte of each wg interface is the sum of its peers' rx / tx. */
+static void test_iface_is_sum_of_peers(void)
+{
+	scenario_t *sc = load(noisy);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	const struct simmenu *ifs = simmenu_find("interface"),
+			     *peers = simmenu_find("interface/wireguard/peers");
+	struct simmenu_ctx c;
+	struct simmenu_rec rec;
+	for (double t = 0; t < 400; t += 61.7) {
+		simmenu_ctx_init(&c, r, t, 1700000000);
+		uint64_t sum[2][2] = { { 0 } }, iface[2][2] = { { 0 } };
+		for (int p = 0; p < peers->count(&c); p++) {
+			memset(&rec, 0, sizeof(rec));
+			peers->fill(&c, p, &rec);
+			int w = strcmp(simmenu_get(&rec, "interface"), "wg1") == 0;
+			sum[w][0] += field(&rec, "rx"), sum[w][1] += field(&rec, "tx");
+		}
+		for (int w = 0; w < 2; w++) {
+			memset(&rec, 0, sizeof(rec));
+			ifs->fill(&c, 4 + w, &rec); /* after ether1, ether2, bridge, lo */
+			iface[w][0] = field(&rec, "rx-byte"), iface[w][1] = field(&rec, "tx-byte");
+		}
+		CHECK(memcmp(sum, iface, sizeof(sum)) == 0);
+		CHECK(iface[0][1] > 5 * iface[1][1] || t > 300); /* per interface: wg0 ~10x wg1 */
+	}
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
+/* Bursts of 0.3 x 6 raise the mean by 0.3 x 5 when nothing saturates. */
+static void test_bursts(void)
+{
+	scenario_t *sc = load("[group hub]\ncores = 2\nwg = wg0:1\nuptime = 0\ndemand = wg0 tx 100 rx 20\n"
+			      "cost = wg0 tx 0.01 rx 0.01 core 1\nburst = 0.3 x 6\nnoise = 10\n");
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_NEAR(rate(r, 0, 1, 0, 1000), 250, 8);
+	CHECK_NEAR(rate(r, 0, 0, 0, 1000), 50, 2);
+	int peaks = 0;
+	for (double t = 0.05; t < 100; t += 0.1)
+		peaks += simrouter_core_load(r, t, 1) >= 6;
+	CHECK(peaks > 200 && peaks < 400); /* 600 x 0.01 = 6 % in about 30 % of the slots */
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
+static void want_error(const char *text, const char *msg)
+{
+	char *path = write_tmp(text), *errs = NULL, *want = NULL;
+	scenario_t *sc = NULL;
+	CHECK(scenario_load(path, &sc, &errs) == -1);
+	if (asprintf(&want, "%s:%s", path, msg) < 0)
+		abort();
+	CHECK(errs && strstr(errs, want) != NULL);
+	if (!errs || !strstr(errs, want))
+		fprintf(stderr, "want %s in:\n%s", want, errs ? errs : "(none)\n");
+	free(want);
+	free(errs);
+	scenario_free(sc);
+	unlink(path);
+	free(path);
+}
+
+static void test_errors(void)
+{
+	const char *head = "[group a]\ncores = 4\nwg = wg0:2, wg1:1\n";
+	char *t = NULL;
+#define ERR(body, msg)                                    \
+	do {                                              \
+		if (asprintf(&t, "%s%s", head, body) < 0) \
+			abort();                          \
+		want_error(t, msg);                       \
+		free(t);                                  \
+	} while (0)
+	ERR("demand = wg7 tx 1\ncost = wg0 tx 1 core 0\n",
+		"4: bad value for demand: unknown wg interface \"wg7\"");
+	ERR("cost = wg0 tx 0.2 core 4\n", "4: bad value for cost: core 4 is beyond the last core");
+	ERR("cost = wg0 tx -1 core 0\n", "4: bad value for cost: wg0: bad tx value \"-1\"");
+	ERR("cost = wg0 tx 0.1\n", "4: bad value for cost: wg0: a cost needs core N");
+	ERR("cost = wg0 tx 0.1 core 1\nwork = 50 core 1, 60 core 1\n",
+		"5: bad value for work: adds up to more than 100% on core 1");
+	ERR("cost = wg0 tx 0.1 core 1\nwork = 50 on 1\n",
+		"5: bad value for work: expected N [core A[+B...]]");
+	ERR("cost = wg0 tx 0.1 core 1\nburst = 0.3 6\n", "5: bad value for burst: expected SHARE x MULT");
+	ERR("cost = wg0 tx 0.1 core 1\nnoise = -5\n", "5: bad value for noise: expected a percent");
+	ERR("cost = wg0 tx 0.1 core 1\nslot = 0\n", "5: bad value for slot: 0");
+	ERR("cost = wg0 tx 0.1 core 1\nat 1m: cost wg0 tx 0.3 core 1, wg1 rx 0.1 core 9\n",
+		"5: bad value for cost: core 9 is beyond the last core");
+	ERR("cost = wg0 tx 0.1 core 1\nat 1m: demand wg0 tx 1 rx\n",
+		"5: bad value for demand: wg0: bad rx value \"\"");
+	ERR("demand = wg0 tx 5\n", "1: group a: demand, work, noise, work_noise and burst need a cost");
+#undef ERR
+}
+
+/* A timeline list continues over commas: demand, cost and work lines. */
+static void test_timeline_lists(void)
+{
+	scenario_t *sc = load(
+		"[group a]\ncores = 4\nwg = wg0:2, wg1:1\ncost = wg0 tx 0.1 core 0\n"
+		"at 1m: cost wg0 tx 0.3 core 1, wg1 rx 0.1 core 2+3, work 20 core 0, 5, noise 5\n");
+	if (!sc)
+		return;
+	const struct sc_cpu *c = &sc->groups[0].phases[1].st.cpu;
+	CHECK_NEAR(c->cost[0][1], 0.3, 1e-12);
+	CHECK_NEAR(c->cost[1][0], 0.1, 1e-12);
+	CHECK_INT(c->ncores[1], 2);
+	CHECK_INT(c->core[1][1], 3);
+	CHECK_NEAR(c->work[0], 25, 1e-12);
+	CHECK_NEAR(c->work[3], 5, 1e-12);
+	CHECK_NEAR(c->noise, 0.05, 1e-12);
+	CHECK_NEAR(sc->groups[0].phases[0].st.cpu.cost[0][1], 0.1, 1e-12);
+	scenario_free(sc);
+}
+
+int main(void)
+{
+	test_ceiling();
+	test_two_cores();
+	test_pure();
+	test_iface_is_sum_of_peers();
+	test_bursts();
+	test_errors();
+	test_timeline_lists();
+	return unit_done("simcpu");
+}
