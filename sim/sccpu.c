@@ -71,7 +71,25 @@ static int sccpu_cores(const struct sc_group *g, char *w, unsigned char *core, i
 	return *n ? 0 : -1;
 }
 
-/* "wg0 tx 380 rx 220" (demand) or "wg0 tx 0.2 rx 0.1 core 3" (cost): one interface. */
+/* "core A[+B]" of a cost: for the directions named since the last core (both if none). */
+static int sccpu_cost_core(const struct sc_group *g, char **item, struct sc_cpu *c, int f, unsigned *pending,
+	char *why, size_t wl)
+{
+	unsigned char core[SC_CPU_SPREAD];
+	int n = 0;
+	if (sccpu_cores(g, sccpu_word(item), core, &n, why, wl) < 0)
+		return -1;
+	for (int d = 0; d < 2; d++)
+		if (*pending == 0 || (*pending & (1u << d))) {
+			memcpy(c->core[f][d], core, sizeof(core));
+			c->ncores[f][d] = n;
+		}
+	*pending = 0;
+	return 0;
+}
+
+/* "wg0 tx 380 rx 220" (demand), "wg0 tx 0.2 rx 0.1 core 3" or "wg0 tx 0.2 core 3 rx 0.1 core 5"
+ * (cost; a core list is for the directions named before it): one interface. */
 static int sccpu_iface_item(
 	const struct sc_group *g, char *item, bool cost, struct sc_cpu *c, char *why, size_t wl)
 {
@@ -82,7 +100,7 @@ static int sccpu_iface_item(
 		return -1;
 	}
 	double(*val)[2] = cost ? c->cost : c->demand, max = cost ? 100 : 400000;
-	bool seen = false;
+	unsigned seen = 0, pending = 0;
 	while ((w = sccpu_word(&item)) != NULL) {
 		int d = strcmp(w, "rx") == 0 ? 0 : strcmp(w, "tx") == 0 ? 1 : -1;
 		if (d >= 0) {
@@ -92,9 +110,10 @@ static int sccpu_iface_item(
 					max);
 				return -1;
 			}
-			seen = true;
+			seen |= 1u << d;
+			pending |= 1u << d;
 		} else if (cost && strcmp(w, "core") == 0) {
-			if (sccpu_cores(g, sccpu_word(&item), c->core[f], &c->ncores[f], why, wl) < 0)
+			if (sccpu_cost_core(g, &item, c, f, &pending, why, wl) < 0)
 				return -1;
 		} else {
 			snprintf(why, wl, "%s: unexpected \"%s\" (want tx N, rx N%s)", name, w,
@@ -102,9 +121,10 @@ static int sccpu_iface_item(
 			return -1;
 		}
 	}
-	if (cost && seen && c->ncores[f] == 0)
-		snprintf(why, wl, "%s: a cost needs core N", name);
-	else if (!seen)
+	for (int d = 0; d < 2 && cost; d++)
+		if ((seen & (1u << d)) && c->ncores[f][d] == 0)
+			snprintf(why, wl, "%s: a cost needs core N", name);
+	if (!seen)
 		snprintf(why, wl, "%s: expected tx N and/or rx N", name);
 	return why[0] ? -1 : 0;
 }

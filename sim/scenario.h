@@ -35,8 +35,8 @@ struct sc_cpu {
 	bool has_demand;                 /* else tx_mbps / rx_mbps split evenly */
 	double demand[SC_CPU_MAX_WG][2]; /* Mbit/s offered */
 	double cost[SC_CPU_MAX_WG][2];   /* percent of one core per Mbit/s */
-	int ncores[SC_CPU_MAX_WG];       /* cores the cost is spread over; 0 costs nothing */
-	unsigned char core[SC_CPU_MAX_WG][SC_CPU_SPREAD];
+	int ncores[SC_CPU_MAX_WG][2];    /* cores each direction's cost is spread over; 0: none */
+	unsigned char core[SC_CPU_MAX_WG][2][SC_CPU_SPREAD];
 	double work[SC_MAX_CORES];      /* percent of other load per core */
 	double noise, work_noise;       /* uniform multiplicative noise, a fraction (0.25: +-25%) */
 	double burst_share, burst_mult; /* a slot bursts with probability share, demand x mult */

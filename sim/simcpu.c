@@ -125,26 +125,24 @@ static void simcpu_throttle(
 	int cores = m->g->cores;
 	double want[SC_MAX_CORES] = { 0 }, factor[SC_MAX_CORES];
 	for (int f = 0; f < m->nwg; f++)
-		for (int i = 0; i < c->ncores[f]; i++)
-			want[c->core[f][i]] += (c->cost[f][0] * out->demand[f][0] +
-						       c->cost[f][1] * out->demand[f][1]) /
-				c->ncores[f];
+		for (int d = 0; d < 2; d++)
+			for (int i = 0; i < c->ncores[f][d]; i++)
+				want[c->core[f][d][i]] += c->cost[f][d] * out->demand[f][d] / c->ncores[f][d];
 	for (int k = 0; k < cores; k++) {
 		double avail = fmax(0, 100 - work[k]);
 		factor[k] = want[k] > avail ? avail / want[k] : 1;
 		out->load[k] = work[k];
 	}
-	for (int f = 0; f < m->nwg; f++) {
-		double fac = 1;
-		for (int i = 0; i < c->ncores[f]; i++)
-			fac = fmin(fac, factor[c->core[f][i]]);
-		for (int d = 0; d < 2; d++)
+	for (int f = 0; f < m->nwg; f++)
+		for (int d = 0; d < 2; d++) {
+			double fac = 1;
+			for (int i = 0; i < c->ncores[f][d]; i++)
+				fac = fmin(fac, factor[c->core[f][d][i]]);
 			out->tput[f][d] = out->demand[f][d] * fac;
-		for (int i = 0; i < c->ncores[f]; i++)
-			out->load[c->core[f][i]] += (c->cost[f][0] * out->tput[f][0] +
-							    c->cost[f][1] * out->tput[f][1]) /
-				c->ncores[f];
-	}
+			for (int i = 0; i < c->ncores[f][d]; i++)
+				out->load[c->core[f][d][i]] += c->cost[f][d] * out->tput[f][d] /
+					c->ncores[f][d];
+		}
 	for (int k = 0; k < cores; k++)
 		out->load[k] = fmin(out->load[k], 100);
 }
@@ -179,9 +177,10 @@ static bool simcpu_idle_core(const simcpu_t *m, const struct sc_cpu *c, int core
 	if (c->work[core] > 0)
 		return false;
 	for (int f = 0; f < m->nwg; f++)
-		for (int i = 0; i < c->ncores[f]; i++)
-			if (c->core[f][i] == core && (c->cost[f][0] > 0 || c->cost[f][1] > 0))
-				return false;
+		for (int d = 0; d < 2; d++)
+			for (int i = 0; i < c->ncores[f][d]; i++)
+				if (c->core[f][d][i] == core && c->cost[f][d] > 0)
+					return false;
 	return true;
 }
 

@@ -280,12 +280,29 @@ static void test_timeline_lists(void)
 	const struct sc_cpu *c = &sc->groups[0].phases[1].st.cpu;
 	CHECK_NEAR(c->cost[0][1], 0.3, 1e-12);
 	CHECK_NEAR(c->cost[1][0], 0.1, 1e-12);
-	CHECK_INT(c->ncores[1], 2);
-	CHECK_INT(c->core[1][1], 3);
+	CHECK_INT(c->ncores[1][0], 2); /* rx (0) of wg1 on cores 2 and 3 */
+	CHECK_INT(c->core[1][0][1], 3);
+	CHECK_INT(c->ncores[1][1], 0); /* its tx costs nothing */
+
 	CHECK_NEAR(c->work[0], 25, 1e-12);
 	CHECK_NEAR(c->work[3], 5, 1e-12);
 	CHECK_NEAR(c->noise, 0.05, 1e-12);
 	CHECK_NEAR(sc->groups[0].phases[0].st.cpu.cost[0][1], 0.1, 1e-12);
+	scenario_free(sc);
+	/* each direction on a core of its own: encrypt on 3, decrypt on 1 */
+	sc = load("[group a]\ncores = 4\nwg = wg0:2\ncost = wg0 tx 0.3 core 3 rx 0.1 core 1\n"
+		  "demand = wg0 tx 1000 rx 100\n");
+	if (!sc)
+		return;
+	c = &sc->groups[0].phases[0].st.cpu;
+	CHECK(c->ncores[0][1] == 1 && c->core[0][1][0] == 3);
+	CHECK(c->ncores[0][0] == 1 && c->core[0][0][0] == 1);
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_NEAR(rate(r, 0, 1, 10, 20), 100 / 0.3, 1e-6); /* encrypt throttled on its core ... */
+	CHECK_NEAR(rate(r, 0, 0, 10, 20), 100, 1e-6);       /* ... decrypt not, on its own */
+	CHECK_INT(simrouter_core_load(r, 15, 3), 100);
+	CHECK_INT(simrouter_core_load(r, 15, 1), 10);
+	simrouter_destroy(r);
 	scenario_free(sc);
 }
 
