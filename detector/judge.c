@@ -19,9 +19,12 @@
 #define JUDGE_PIN_SHARE     0.80 /* a window is pinned: its cores saturated this often ... */
 #define JUDGE_PIN_CV        0.10 /* ... while the stream's rate varies less than this */
 #define JUDGE_FIT_T         3.0  /* a window's slope: this many standard errors above 0 */
-#define JUDGE_MAX_EXTRAP    4.0  /* a projection reaches at most this times the rates seen */
+#define JUDGE_MAX_EXTRAP    8.0  /* a projection reaches at most this times the rates seen */
 #define JUDGE_MAX_RSE       0.25 /* a capacity known to this relative standard error at worst */
 #define JUDGE_COLLINEAR     0.95 /* tx and rx correlated this much are fitted as one column */
+#define JUDGE_BLOCK_MIN     5    /* polls averaged into one point of a fit: n / 40, at least ... */
+#define JUDGE_BLOCK_MAX     10   /* ... and at most this */
+#define JUDGE_SIGMAS        3.0  /* a change is claimed when it is this many standard errors out */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
 #define JUDGE_BOUND_OTHERS  0.50 /* ... while the other cores average less than this ... */
 #define JUDGE_BOUND_SHARE   0.80 /* ... in this share of the recent polls */
@@ -204,6 +207,58 @@ static double *judge_matrix(const struct judge_frame *f, const struct judge_w *w
 	return x;
 }
 
+/* Blocks of JUDGE_BLOCK consecutive usable rows (no NAN) of x (n x m) and y, in place; the
+ * number of blocks. The load is read at an instant, at the end of its poll, while a rate
+ * covers its poll: the moments around the instant are half in this poll and half in the next.
+ * So a block's loads are set against its rates centred on them: half the first poll's rate,
+ * the others, and half the next poll's (the row after the block, which must exist). Over a
+ * block each moment then counts in both sums, and an offset between the moment the load is
+ * read and the polls cannot bias the slope. */
+static size_t judge_blocks(double *x, double *y, size_t n, size_t m)
+{
+	size_t *idx = xcalloc(n + 1, sizeof(*idx)), k = 0, nb = 0;
+	size_t bl = n / 40 < JUDGE_BLOCK_MIN ? JUDGE_BLOCK_MIN
+		: n / 40 > JUDGE_BLOCK_MAX   ? JUDGE_BLOCK_MAX
+					     : n / 40;
+	for (size_t i = 0; i < n; i++) {
+		bool ok = isfinite(y[i]);
+		for (size_t j = 0; j < m && ok; j++)
+			ok = isfinite(x[i * m + j]);
+		if (ok)
+			idx[k++] = i;
+	}
+	for (size_t b = 0; (b + 1) * bl < k; b++) {
+		const size_t *r = idx + b * bl;
+		double sy = 0, sx[FIT_MAX];
+		for (size_t j = 0; j < m; j++)
+			sx[j] = 0.5 * (x[r[bl] * m + j] - x[r[0] * m + j]);
+		for (size_t i = 0; i < bl; i++) {
+			sy += y[r[i]];
+			for (size_t j = 0; j < m; j++)
+				sx[j] += x[r[i] * m + j];
+		}
+		for (size_t j = 0; j < m; j++) /* rows before r[0] are read already: in place is safe */
+			x[nb * m + j] = sx[j] / (double)bl;
+		y[nb++] = sy / (double)bl;
+	}
+	free(idx);
+	return nb;
+}
+
+/* fit_ols of y on the columns c over w's polls, on blocks of them. */
+static int judge_fit(const struct judge_frame *f, const struct judge_w *w, const struct judge_cols *c,
+	const double *y, struct fit *o)
+{
+	size_t n = judge_wn(w);
+	double *x = judge_matrix(f, w, c), *yy = xcalloc(n + 1, sizeof(*yy));
+	memcpy(yy, y, n * sizeof(*yy));
+	size_t nb = judge_blocks(x, yy, n, c->m);
+	int rc = fit_ols(x, yy, nb, c->m, o);
+	free(x);
+	free(yy);
+	return rc;
+}
+
 /* ---- which cores carry which stream ---- */
 
 /* In window w, mark carry[s * ncores + c] where core c's load follows stream s's rate: a clear
@@ -217,12 +272,12 @@ static void judge_attribute_w(
 	if (c.m == 0)
 		return;
 	size_t n = judge_wn(w);
-	double *x = judge_matrix(f, w, &c), *y = xcalloc(n + 1, sizeof(*y));
+	double *y = xcalloc(n + 1, sizeof(*y));
 	for (size_t core = 0; core < f->ncores; core++) {
 		for (size_t i = 0; i < n; i++)
 			y[i] = judge_load(f, w->from + i, core);
 		struct fit o;
-		if (fit_ols(x, y, n, c.m, &o) < 0)
+		if (judge_fit(f, w, &c, y, &o) < 0)
 			continue;
 		for (size_t j = 0; j < c.m; j++) {
 			bool follows = !o.dropped[j] && o.beta[j] > 0 &&
@@ -235,7 +290,6 @@ static void judge_attribute_w(
 				carry[(c.s0[j] + 1) * f->ncores + core] = true;
 		}
 	}
-	free(x);
 	free(y);
 }
 
@@ -379,10 +433,8 @@ static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, 
 	o->why = "its cores' load does not follow its traffic";
 	if (j < 0)
 		return;
-	double *x = judge_matrix(f, w, &c);
 	struct fit fo;
-	int rc = fit_ols(x, mean, judge_wn(w), c.m, &fo);
-	free(x);
+	int rc = judge_fit(f, w, &c, mean, &fo);
 	if (rc < 0 || fo.dropped[j] || !(fo.beta[j] > 0) || fo.beta[j] < JUDGE_FIT_T * fo.se[j])
 		return;
 	double beta = fo.beta[j], head = fmax(0, 1 - fo.ymean);
@@ -454,16 +506,16 @@ static void judge_saturated(const struct judge_cap *b, const struct judge_cap *a
 }
 
 /* At least one window projected: the change must pass the threshold and stand out of the
- * noise (two standard errors); "unchanged" needs the noise to be small enough to say so. */
+ * noise (JUDGE_SIGMAS standard errors); "unchanged" needs the noise to be small enough to say so. */
 static void judge_projected(const struct judge_cap *b, const struct judge_cap *a,
 	const struct judge_params *p, struct judge_result *r)
 {
 	double rse = sqrt(b->rse * b->rse + a->rse * a->rse), lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_COST;
 	r->rse = rse;
-	if (r->ratio < lo && r->ratio * (1 + 2 * rse) < 1)
+	if (r->ratio < lo && r->ratio * (1 + JUDGE_SIGMAS * rse) < 1)
 		r->verdict = DETECTOR_REGRESSION;
-	else if (r->ratio > hi && r->ratio * (1 - 2 * rse) > 1)
+	else if (r->ratio > hi && r->ratio * (1 - JUDGE_SIGMAS * rse) > 1)
 		r->verdict = DETECTOR_IMPROVEMENT;
 	else if (r->ratio >= lo && r->ratio <= hi && 2 * rse <= p->threshold)
 		r->verdict = DETECTOR_UNCHANGED;
