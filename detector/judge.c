@@ -25,6 +25,7 @@
 #define JUDGE_BLOCK_MIN     5    /* polls averaged into one point of a fit: n / 40, at least ... */
 #define JUDGE_BLOCK_MAX     10   /* ... and at most this */
 #define JUDGE_SIGMAS        3.0  /* a change is claimed when it is this many standard errors out */
+#define JUDGE_MIN_BLOCKS    20   /* a fit needs this many blocks: fewer give standard errors to distrust */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
 #define JUDGE_BOUND_OTHERS  0.50 /* ... while the other cores average less than this ... */
 #define JUDGE_BOUND_SHARE   0.80 /* ... in this share of the recent polls */
@@ -245,7 +246,7 @@ static size_t judge_blocks(double *x, double *y, size_t n, size_t m)
 	return nb;
 }
 
-/* fit_ols of y on the columns c over w's polls, on blocks of them. */
+/* fit_ols of y on the columns c over w's polls, on blocks of them; -2: too few blocks yet. */
 static int judge_fit(const struct judge_frame *f, const struct judge_w *w, const struct judge_cols *c,
 	const double *y, struct fit *o)
 {
@@ -253,7 +254,7 @@ static int judge_fit(const struct judge_frame *f, const struct judge_w *w, const
 	double *x = judge_matrix(f, w, c), *yy = xcalloc(n + 1, sizeof(*yy));
 	memcpy(yy, y, n * sizeof(*yy));
 	size_t nb = judge_blocks(x, yy, n, c->m);
-	int rc = fit_ols(x, yy, nb, c->m, o);
+	int rc = nb >= JUDGE_MIN_BLOCKS ? fit_ols(x, yy, nb, c->m, o) : -2;
 	free(x);
 	free(yy);
 	return rc;
@@ -435,6 +436,8 @@ static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, 
 		return;
 	struct fit fo;
 	int rc = judge_fit(f, w, &c, mean, &fo);
+	if (rc == -2)
+		o->why = "too few polls yet to fit its cores' load";
 	if (rc < 0 || fo.dropped[j] || !(fo.beta[j] > 0) || fo.beta[j] < JUDGE_FIT_T * fo.se[j])
 		return;
 	double beta = fo.beta[j], head = fmax(0, 1 - fo.ymean);
@@ -522,7 +525,8 @@ static void judge_projected(const struct judge_cap *b, const struct judge_cap *a
 	else {
 		r->method = DETECTOR_M_NONE;
 		r->hint = r->ratio < lo;
-		judge_why(r, "", "the change is within the noise of the samples");
+		r->ratio = NAN; /* insufficient-data carries no ratio: no guess */
+		judge_why(r, "", r->hint ? "a fall, but within the noise of the samples" : "the change is within the noise of the samples");
 	}
 }
 
