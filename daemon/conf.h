@@ -74,6 +74,7 @@ typedef struct conf {
 	double saturated;  /* default 0.90 */
 	int64_t every_ms;  /* how often verdicts are re-evaluated; default 1m */
 	double min_mbps;   /* traffic below this (Mbit/s) is too little to judge; default 1 */
+	int64_t hold_ms;   /* a provisional regression alerts once held this long; 5m, 0 = off */
 
 	conf_router_t *routers;
 	size_t nrouters;

@@ -51,6 +51,8 @@ const struct conf_key confkeys_table[] = {
 		.help = "how often the detector re-evaluates its verdicts; default after / 10, 1s to 1m" },
 	{ XKEY("min_mbps", T_DOUBLE, min_mbps), .def = "1", .min = 0, .max = 1000000,
 		.help = "WireGuard traffic (Mbit/s) below which a window is too quiet to judge" },
+	{ XKEY("hold", T_DURATION, hold_ms), .def = "5m", .min = 0, .max = CONF_DAY,
+		.help = "how long a regression not yet final must hold before it alerts; 0: at once" },
 	{ WKEY("user", T_STR, web_user), .help = "user name for the web interface" },
 	{ WKEY("password_file", T_SECRET_FILE, web_password), .help = "file holding the web password" },
 	{ WKEY("cert", T_FILE, web_cert), .help = "TLS certificate (PEM) for the web interface" },

@@ -44,6 +44,10 @@ static int64_t confval_unit(const char *u, size_t n)
 int confval_duration(const char *s, int64_t *ms, const char **cause)
 {
 	int64_t total = 0;
+	if (strcmp(s, "0") == 0) { /* zero needs no unit: "hold = 0" */
+		*ms = 0;
+		return 0;
+	}
 	do {
 		char *end = (char *)s;
 		errno = 0;

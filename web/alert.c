@@ -1,7 +1,8 @@
-/* alert: pushes the detector's regressions and single-core-bound routers to Alertmanager
- * (POST URL/api/v2/alerts) from a thread of its own, with libcurl's easy API and a short
- * timeout. It only reads detector views; it must never touch the event loop, the store or the
- * database, and never log the URL (it may hold credentials). */
+/* alert: pushes the detector's regressions (once final or held for [detector] hold) and
+ * single-core-bound routers to Alertmanager (POST URL/api/v2/alerts) from a thread of its own,
+ * with libcurl's easy API and a short timeout, labelled as the shipped Prometheus rules label
+ * them. It only reads detector views; it must never touch the event loop, the store or the
+ * database, never log the URL (it may hold credentials), and never put a secret in a label. */
 #include "config.h"
 #include "web/alert.h"
 
@@ -21,6 +22,7 @@
 #include "lib/log.h"
 #include "lib/worker.h"
 #include "lib/xmem.h"
+#include "web/metrics.h"
 
 #define ALERT_TICK_MS         1000 /* how often the thread looks for a new detector view */
 #define ALERT_RETRY_MS        1000 /* first retry after a failed push; doubles up to resend */
@@ -45,9 +47,10 @@ struct alert {
 	detector_view_t *seen; /* the view last turned into items, held so it is not reused */
 	struct alert_item *items;
 	size_t n, cap;
-	int64_t next_ms; /* monotonic: next push; 0 = at once */
-	unsigned fails;  /* pushes failed in a row */
-	char *error;     /* the failure last logged; NULL while pushes work */
+	int64_t next_ms;    /* monotonic: next push; 0 = at once */
+	int64_t recheck_ms; /* wall clock: a held regression becomes due then; 0 = none held */
+	unsigned fails;     /* pushes failed in a row */
+	char *error;        /* the failure last logged; NULL while pushes work */
 	CURL *curl;
 };
 
@@ -100,12 +103,33 @@ static const char *alert_pct(char *tmp, size_t size, double load)
 	return tmp;
 }
 
+bool alert_due(const struct detector_verdict *v, int64_t now_ms, int64_t hold_ms)
+{
+	return v->final || hold_ms <= 0 || now_ms - v->reached_ms >= hold_ms;
+}
+
+/* The router's own config labels, as its series carry them: those metrics.c leaves out are
+ * left out, and ours (alertname, severity...) win, as a rule's labels win in Prometheus. */
+static json_t *alert_router_labels(const alert_t *a, json_t *labels, const char *router)
+{
+	const conf_router_t *r = conf_router_find(a->conf, router);
+	for (size_t k = 0; labels != NULL && r != NULL && k < r->nlabels; k++) {
+		const struct conf_label *l = &r->labels[k];
+		if (!metrics_label_reserved(l->key) && json_object_get(labels, l->key) == NULL)
+			json_object_set_new(labels, l->key, json_string(l->value));
+	}
+	return labels;
+}
+
 static json_t *alert_regression(const alert_t *a, const struct detector_verdict *v)
 {
 	json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "alertname",
 		"WgwatchUpgradeRegression", "router", v->router, "interface", v->interface, "direction",
 		v->direction, "from_version", v->from_version, "to_version", v->to_version, "severity",
 		"warning");
+	if (labels == NULL) /* a verdict without versions */
+		return NULL;
+	alert_router_labels(a, labels, v->router);
 	char b[32], f[32], lb[16], lf[16];
 	char *summary = xasprintf("%s %s %s: capacity down after %s -> %s", v->router, v->interface,
 		v->direction, v->from_version, v->to_version);
@@ -120,15 +144,17 @@ static json_t *alert_regression(const alert_t *a, const struct detector_verdict 
 	return alert_build(a, labels, v->router, summary, desc);
 }
 
-static json_t *alert_bound_labels(const char *router)
+static json_t *alert_bound_labels(const alert_t *a, const char *router)
 {
-	return json_pack("{s:s, s:s, s:s}", "alertname", "WgwatchSingleCoreBound", "router", router,
-		"severity", "info");
+	return alert_router_labels(a,
+		json_pack("{s:s, s:s, s:s}", "alertname", "WgwatchSingleCoreBound", "router", router,
+			"severity", "info"),
+		router);
 }
 
 static json_t *alert_bound(const alert_t *a, const struct detector_bound *bd)
 {
-	json_t *labels = alert_bound_labels(bd->router);
+	json_t *labels = alert_bound_labels(a, bd->router);
 	char t[32], r[32], lb[16], lo[16];
 	char *summary = xasprintf("%s is bound by one CPU core", bd->router);
 	char *desc = xasprintf("The busiest core of %s is at %s while the others average %s: its"
@@ -198,7 +224,7 @@ static void alert_want(alert_t *a, json_t *alert, int64_t starts_ms)
  * as it is, rather than resolve and fire again around every upgrade. */
 static void alert_keep(alert_t *a, const char *router)
 {
-	json_t *labels = alert_bound_labels(router);
+	json_t *labels = alert_bound_labels(a, router);
 	char *key = alert_key_of(labels);
 	struct alert_item *it = alert_find(a, key);
 	if (it != NULL)
@@ -207,16 +233,47 @@ static void alert_keep(alert_t *a, const char *router)
 	json_decref(labels);
 }
 
+/* Whether alert was firing before this update (and not resolved since). */
+static bool alert_firing(alert_t *a, const json_t *alert)
+{
+	char *key = alert_key(alert);
+	const struct alert_item *it = alert_find(a, key);
+	free(key);
+	return it != NULL && it->ends_ms == 0;
+}
+
+/* A regression of a newest version change is wanted when due, or when already firing (a change
+ * of method restarts reached_ms: the alert must not resolve and fire again for that). Else it
+ * is held, and recheck_ms brought forward to when it becomes due. */
+static void alert_regression_want(alert_t *a, const struct detector_verdict *x, int64_t now)
+{
+	int64_t hold = a->conf->hold_ms;
+	json_t *al = alert_regression(a, x);
+	if (al != NULL && !alert_due(x, now, hold) && !alert_firing(a, al)) {
+		int64_t due = x->reached_ms + hold;
+		a->recheck_ms = a->recheck_ms == 0 || due < a->recheck_ms ? due : a->recheck_ms;
+		json_decref(al);
+		return;
+	}
+	alert_want(a, al, x->reached_ms ? x->reached_ms : now);
+}
+
+static void alert_regressions(alert_t *a, const detector_view_t *v, int64_t now)
+{
+	a->recheck_ms = 0;
+	for (size_t i = 0; i < detector_view_nverdicts(v); i++) {
+		const struct detector_verdict *x = detector_view_verdict(v, i);
+		if (x->latest && x->verdict == DETECTOR_REGRESSION)
+			alert_regression_want(a, x, now);
+	}
+}
+
 /* Turn a detector view into the set of alerts that hold; those gone are resolved now. */
 static void alert_update(alert_t *a, const detector_view_t *v, int64_t now)
 {
 	for (size_t i = 0; i < a->n; i++)
 		a->items[i].mark = false;
-	for (size_t i = 0; i < detector_view_nverdicts(v); i++) {
-		const struct detector_verdict *x = detector_view_verdict(v, i);
-		if (x->latest && x->verdict == DETECTOR_REGRESSION)
-			alert_want(a, alert_regression(a, x), x->reached_ms ? x->reached_ms : now);
-	}
+	alert_regressions(a, v, now);
 	for (size_t i = 0; i < a->conf->nrouters; i++) {
 		const struct detector_bound *bd = detector_view_bound(v, a->conf->routers[i].name);
 		if (bd != NULL && bd->bound)
@@ -352,12 +409,15 @@ static void alert_cycle(void *arg)
 {
 	alert_t *a = arg;
 	detector_view_t *v = detector_view(a->detector);
+	int64_t wall = clock_wall_ms();
 	if (v != NULL && v != a->seen) {
-		alert_update(a, v, clock_wall_ms());
+		alert_update(a, v, wall);
 		detector_view_free(a->seen);
 		a->seen = v;
 	} else {
 		detector_view_free(v);
+		if (a->seen != NULL && a->recheck_ms != 0 && wall >= a->recheck_ms)
+			alert_update(a, a->seen, wall); /* a held regression is due now */
 	}
 	int64_t mono = clock_mono_ms();
 	if (a->n > 0 && mono >= a->next_ms)

@@ -287,22 +287,26 @@ static void metrics_polls(
 
 /* ---- the upgrade detector (detector/detector.h): verdicts of the newest version change ---- */
 
+enum { METRICS_UP_REGRESSION, METRICS_UP_RATIO, METRICS_UP_REACHED }; /* .off of its families */
+
 static void metrics_upgrade(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
 	size_t n;
 	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
-	bool ratio = fam->off == 1;
 	for (size_t k = 0; k < n; k++) {
-		if (!v[k].latest || (ratio && !isfinite(v[k].ratio)))
+		if (!v[k].latest || (fam->off == METRICS_UP_RATIO && !isfinite(v[k].ratio)) ||
+			(fam->off == METRICS_UP_REACHED && v[k].reached_ms <= 0))
 			continue;
 		metrics_begin(c, fam, i);
 		metrics_label(c->out, "interface", v[k].interface);
 		metrics_label(c->out, "direction", v[k].direction);
 		metrics_label(c->out, "from_version", v[k].from_version);
 		metrics_label(c->out, "to_version", v[k].to_version);
-		if (ratio)
+		if (fam->off == METRICS_UP_RATIO)
 			metrics_end_double(c, i, v[k].ratio);
+		else if (fam->off == METRICS_UP_REACHED)
+			metrics_end_double(c, i, (double)v[k].reached_ms / 1000);
 		else
 			metrics_end_u64(c, i, v[k].verdict == DETECTOR_REGRESSION);
 	}
@@ -515,11 +519,15 @@ static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_upgrade_regression", "gauge",
 		"1 while the detector judges that the router's newest RouterOS version change cut the "
 		"capacity of the interface in that direction (tx encrypt, rx decrypt), else 0.",
-		.per_router = metrics_upgrade, .off = 0 },
+		.per_router = metrics_upgrade, .off = METRICS_UP_REGRESSION },
 	{ "wgwatch_upgrade_capacity_ratio", "gauge",
 		"Capacity after the newest version change divided by capacity before (below 1: worse); "
 		"absent while the detector has no figure.",
-		.per_router = metrics_upgrade, .off = 1 },
+		.per_router = metrics_upgrade, .off = METRICS_UP_RATIO },
+	{ "wgwatch_upgrade_verdict_reached_timestamp_seconds", "gauge",
+		"Unix time at which the current verdict (and method) on the newest version change was "
+		"first reached; time() minus it is how long the verdict has held ([detector] hold).",
+		.per_router = metrics_upgrade, .off = METRICS_UP_REACHED },
 	{ "wgwatch_upgrade_cohort_regressed", "gauge",
 		"1 when a verdict on the router's version change from_version -> to_version is a "
 		"regression, else 0; one series per cohort (upgrade, architecture, board) of the router.",
@@ -567,9 +575,10 @@ static const struct metrics_family metrics_families[] = {
 
 /* ---- render ---- */
 
-/* Label names our families use themselves; a config label of the same name is left out
- * rather than produce a series with a duplicate label. */
-static bool metrics_reserved(const char *key)
+/* Label names our families use themselves, and those Prometheus gives a target; a config label
+ * of the same name is left out rather than produce a series with a duplicate label (or one that
+ * Prometheus renames, which would break the alerts' equality with the push, web/alert.c). */
+bool metrics_label_reserved(const char *key)
 {
 	static const char *const reserved[] = {
 		"router",
@@ -587,6 +596,8 @@ static bool metrics_reserved(const char *key)
 		"from_version",
 		"to_version",
 		"upgraded",
+		"job",
+		"instance",
 	};
 	for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
 		if (strcmp(key, reserved[k]) == 0)
@@ -620,7 +631,7 @@ static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 	rl->router.len = c->labels.len - rl->router.off;
 	rl->extra.off = c->labels.len;
 	for (size_t k = 0; k < r->conf->nlabels; k++)
-		if (!metrics_reserved(r->conf->labels[k].key))
+		if (!metrics_label_reserved(r->conf->labels[k].key))
 			metrics_label(&c->labels, r->conf->labels[k].key, r->conf->labels[k].value);
 	rl->extra.len = c->labels.len - rl->extra.off;
 	rl->seg0 = c->nsegs;

@@ -4,6 +4,8 @@
 #ifndef WGWATCH_METRICS_H
 #define WGWATCH_METRICS_H
 
+#include <stdbool.h>
+
 #include "lib/buf.h"
 #include "daemon/fleet.h"
 #include "store/store.h"
@@ -12,5 +14,9 @@
 /* Append the whole exposition to out. Reads through a fleet view. */
 /* store may be NULL (tests): its series then read 0. */
 void metrics_render(fleet_t *fleet, store_t *store, detector_t *detector, buf_t *out);
+
+/* Whether a router's config label named key is left out of its series because a family, or
+ * Prometheus itself (job, instance), uses that name; the Alertmanager push leaves out the same. */
+bool metrics_label_reserved(const char *key);
 
 #endif

@@ -275,6 +275,37 @@ static void test_every(void)
 	free(dir);
 }
 
+/* [detector] hold: 5m unless set; 0 (with or without a unit) turns it off; never negative. */
+static void test_hold(void)
+{
+	static const struct {
+		const char *lines;
+		int64_t want; /* -1: the file is refused */
+	} cases[] = {
+		{ "", 300000 },
+		{ "hold = 3s\n", 3000 },
+		{ "hold = 0\n", 0 },
+		{ "hold = 0s\n", 0 },
+		{ "hold = 2d\n", -1 }, /* above 1d */
+		{ "hold = -1s\n", -1 },
+	};
+	char *dir = new_dir();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = xasprintf("[detector]\n%s[router r]\nrest = https://10.0.0.1\n", cases[i].lines);
+		char *path = put(dir, "hold.conf", 0644, text);
+		conf_t *c = NULL;
+		char *errs = NULL;
+		CHECK_INT(conf_load(path, &c, &errs), cases[i].want < 0 ? -1 : 0);
+		CHECK_INT(c ? c->hold_ms : -1, cases[i].want);
+		CHECK(cases[i].want >= 0 || (errs != NULL && strstr(errs, "hold") != NULL));
+		conf_free(c);
+		free(errs);
+		free(path);
+		free(text);
+	}
+	free(dir);
+}
+
 static void test_defaults(void)
 {
 	char *dir = new_dir();
@@ -799,6 +830,7 @@ int main(void)
 	test_fixture();
 	test_defaults();
 	test_every();
+	test_hold();
 	test_errors();
 	test_shard();
 	test_web();

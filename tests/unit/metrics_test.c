@@ -118,6 +118,7 @@ static fleet_t *test_fleet(conf_t *c)
 	c->routers[2].name = xstrdup(BAD_NAME);
 	test_conf_label(&c->routers[0], "site", "hq \"main\"");
 	test_conf_label(&c->routers[0], "router", "clash"); /* reserved: must be left out */
+	test_conf_label(&c->routers[0], "job", "clash");    /* Prometheus's own: left out too */
 	fleet_t *f = fleet_create(c);
 
 	sample_t *s = sample_r0();
@@ -322,9 +323,9 @@ static void test_render_absent(const char *m)
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_seconds{") == 1);
 	CHECK(strstr(m, "router=\"r3\"") != NULL && strstr(m, "wgwatch_router_info{router=\"r3\"") == NULL);
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
-	CHECK(strstr(m, "router=\"clash\"") == NULL);
+	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 32 && count(m, "# TYPE ") == 32);
+	CHECK(count(m, "# HELP ") == 33 && count(m, "# TYPE ") == 33);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
 	CHECK(strstr(m, "\xff") == NULL);
 	CHECK(m[strlen(m) - 1] == '\n');
