@@ -12,7 +12,7 @@
 
 /* ---- fit.c: least squares with an intercept ---- */
 
-#define FIT_MAX 10 /* columns at most */
+#define FIT_MAX 20 /* columns at most */
 
 struct fit {
 	size_t n, m;                       /* rows used (all values finite), columns */

@@ -25,6 +25,7 @@
 #define JUDGE_BLOCK_MIN     5    /* polls averaged into one point of a fit: n / 40, at least ... */
 #define JUDGE_BLOCK_MAX     10   /* ... and at most this */
 #define JUDGE_SIGMAS        3.0  /* a change is claimed when it is this many standard errors out */
+#define JUDGE_MAX_COLS      (FIT_MAX / 2) /* streams in a fit: each has its edge column too */
 #define JUDGE_MIN_BLOCKS    20   /* a fit needs this many blocks: fewer give standard errors to distrust */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
 #define JUDGE_BOUND_OTHERS  0.50 /* ... while the other cores average less than this ... */
@@ -142,17 +143,17 @@ static double judge_corr(const struct judge_frame *f, const struct judge_w *w, s
 
 struct judge_cols {
 	size_t m;
-	size_t s0[FIT_MAX]; /* the stream of column j ... */
-	bool both[FIT_MAX]; /* ... or both streams of its interface (s0 its tx) */
-	double mean[FIT_MAX];
+	size_t s0[JUDGE_MAX_COLS]; /* the stream of column j ... */
+	bool both[JUDGE_MAX_COLS]; /* ... or both streams of its interface (s0 its tx) */
+	double mean[JUDGE_MAX_COLS];
 };
 
 static void judge_cols_add(struct judge_cols *c, size_t s0, bool both, double mean)
 {
 	size_t j = c->m;
-	if (j == FIT_MAX) { /* full: the quietest column makes way */
+	if (j == JUDGE_MAX_COLS) { /* full: the quietest column makes way */
 		size_t lo = 0;
-		for (size_t i = 1; i < FIT_MAX; i++)
+		for (size_t i = 1; i < JUDGE_MAX_COLS; i++)
 			lo = c->mean[i] < c->mean[lo] ? i : lo;
 		if (c->mean[lo] >= mean)
 			return;
@@ -208,14 +209,14 @@ static double *judge_matrix(const struct judge_frame *f, const struct judge_w *w
 	return x;
 }
 
-/* Blocks of JUDGE_BLOCK consecutive usable rows (no NAN) of x (n x m) and y, in place; the
- * number of blocks. The load is read at an instant, at the end of its poll, while a rate
- * covers its poll: the moments around the instant are half in this poll and half in the next.
- * So a block's loads are set against its rates centred on them: half the first poll's rate,
- * the others, and half the next poll's (the row after the block, which must exist). Over a
- * block each moment then counts in both sums, and an offset between the moment the load is
- * read and the polls cannot bias the slope. */
-static size_t judge_blocks(double *x, double *y, size_t n, size_t m)
+/* Blocks of consecutive usable rows (no NAN) of x (n x m) and y: into bx (nb x 2m) and by the
+ * number of blocks nb. The load is read at an instant, at the end of its poll, while a rate
+ * covers its poll: the moments around the instant fall partly in the next poll, by a share
+ * that depends on where the polls fall against the traffic's own ups and downs. So each block
+ * has, per column, its mean rate and an edge term (the next poll's rate less the first's,
+ * over the block's length) that the fit weighs as the data says: the slope of the mean is
+ * then not biased, whatever that share. */
+static size_t judge_blocks(const double *x, const double *y, size_t n, size_t m, double *bx, double *by)
 {
 	size_t *idx = xcalloc(n + 1, sizeof(*idx)), k = 0, nb = 0;
 	size_t bl = n / 40 < JUDGE_BLOCK_MIN ? JUDGE_BLOCK_MIN
@@ -228,19 +229,19 @@ static size_t judge_blocks(double *x, double *y, size_t n, size_t m)
 		if (ok)
 			idx[k++] = i;
 	}
-	for (size_t b = 0; (b + 1) * bl < k; b++) {
+	for (size_t b = 0; (b + 1) * bl < k; b++, nb++) {
 		const size_t *r = idx + b * bl;
-		double sy = 0, sx[FIT_MAX];
-		for (size_t j = 0; j < m; j++)
-			sx[j] = 0.5 * (x[r[bl] * m + j] - x[r[0] * m + j]);
-		for (size_t i = 0; i < bl; i++) {
-			sy += y[r[i]];
-			for (size_t j = 0; j < m; j++)
-				sx[j] += x[r[i] * m + j];
+		double sy = 0;
+		for (size_t j = 0; j < m; j++) {
+			double sx = 0;
+			for (size_t i = 0; i < bl; i++)
+				sx += x[r[i] * m + j];
+			bx[nb * 2 * m + j] = sx / (double)bl;
+			bx[nb * 2 * m + m + j] = (x[r[bl] * m + j] - x[r[0] * m + j]) / (double)bl;
 		}
-		for (size_t j = 0; j < m; j++) /* rows before r[0] are read already: in place is safe */
-			x[nb * m + j] = sx[j] / (double)bl;
-		y[nb++] = sy / (double)bl;
+		for (size_t i = 0; i < bl; i++)
+			sy += y[r[i]];
+		by[nb] = sy / (double)bl;
 	}
 	free(idx);
 	return nb;
@@ -251,12 +252,13 @@ static int judge_fit(const struct judge_frame *f, const struct judge_w *w, const
 	const double *y, struct fit *o)
 {
 	size_t n = judge_wn(w);
-	double *x = judge_matrix(f, w, c), *yy = xcalloc(n + 1, sizeof(*yy));
-	memcpy(yy, y, n * sizeof(*yy));
-	size_t nb = judge_blocks(x, yy, n, c->m);
-	int rc = nb >= JUDGE_MIN_BLOCKS ? fit_ols(x, yy, nb, c->m, o) : -2;
+	double *x = judge_matrix(f, w, c), *bx = xcalloc(2 * n * c->m + 1, sizeof(*bx));
+	double *by = xcalloc(n + 1, sizeof(*by));
+	size_t nb = judge_blocks(x, y, n, c->m, bx, by);
+	int rc = nb >= JUDGE_MIN_BLOCKS ? fit_ols(bx, by, nb, 2 * c->m, o) : -2;
 	free(x);
-	free(yy);
+	free(bx);
+	free(by);
 	return rc;
 }
 
@@ -526,7 +528,9 @@ static void judge_projected(const struct judge_cap *b, const struct judge_cap *a
 		r->method = DETECTOR_M_NONE;
 		r->hint = r->ratio < lo;
 		r->ratio = NAN; /* insufficient-data carries no ratio: no guess */
-		judge_why(r, "", r->hint ? "a fall, but within the noise of the samples" : "the change is within the noise of the samples");
+		judge_why(r, "",
+			r->hint ? "a fall, but within the noise of the samples"
+				: "the change is within the noise of the samples");
 	}
 }
 
