@@ -26,6 +26,7 @@
 #define JUDGE_BLOCK_MAX     10   /* ... and at most this */
 #define JUDGE_SIGMAS        3.0  /* a change is claimed when it is this many standard errors out */
 #define JUDGE_MAX_COLS      (FIT_MAX / 2) /* streams in a fit: each has its edge column too */
+#define JUDGE_JACK          5             /* stretches of the jackknife that checks a projection's error */
 #define JUDGE_MIN_BLOCKS    20   /* a fit needs this many blocks: fewer give standard errors to distrust */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
 #define JUDGE_BOUND_OTHERS  0.50 /* ... while the other cores average less than this ... */
@@ -424,6 +425,47 @@ static int judge_cap_pinned(const struct judge_frame *f, const struct judge_w *w
 	return pinned;
 }
 
+/* The capacity projected on w's polls where y is finite: mean rate + headroom / slope of column
+ * j (*fo the fit); NAN when the fit fails or its slope is not positive. */
+static double judge_project(const struct judge_frame *f, const struct judge_w *w, size_t s,
+	const struct judge_cols *c, int j, const double *y, struct fit *fo, int *rc)
+{
+	size_t n = judge_wn(w);
+	bool *keep = xcalloc(n + 1, sizeof(bool));
+	for (size_t i = 0; i < n; i++)
+		keep[i] = isfinite(y[i]);
+	double xs = judge_mean(f, w, s, keep, NULL, NULL);
+	free(keep);
+	*rc = judge_fit(f, w, c, y, fo);
+	if (*rc < 0 || fo->dropped[j] || !(fo->beta[j] > 0))
+		return NAN;
+	return xs + fmax(0, 1 - fo->ymean) / fo->beta[j];
+}
+
+/* The relative standard error of cap by the jackknife: the projection again with each of
+ * JUDGE_JACK stretches of the window left out. It holds where the fit's own standard error is
+ * too kind (residuals that are not independent, a wave, noise that is not normal). NAN when a
+ * projection fails. */
+static double judge_jackknife(const struct judge_frame *f, const struct judge_w *w, size_t s,
+	const struct judge_cols *c, int j, const double *mean, double cap)
+{
+	size_t n = judge_wn(w);
+	double *y = xcalloc(n + 1, sizeof(*y)), sum = 0, sq = 0, v[JUDGE_JACK];
+	for (size_t g = 0; g < JUDGE_JACK; g++) {
+		for (size_t i = 0; i < n; i++)
+			y[i] = i * JUDGE_JACK / n == g ? NAN : mean[i];
+		struct fit fo;
+		int rc;
+		v[g] = judge_project(f, w, s, c, j, y, &fo, &rc);
+		sum += v[g];
+	}
+	free(y);
+	double m = sum / JUDGE_JACK;
+	for (size_t g = 0; g < JUDGE_JACK; g++)
+		sq += (v[g] - m) * (v[g] - m);
+	return sqrt(sq * (JUDGE_JACK - 1) / JUDGE_JACK) / cap; /* NAN if any v[g] is */
+}
+
 /* Not saturated throughout: load = a + sum beta_j x_j over the window's polls, saturated ones
  * too (a saturated poll is the point where the line reaches 1). Capacity = the mean rate plus
  * the headroom left over the stream's marginal cost: mean(x) + (1 - mean(load)) / beta. */
@@ -432,24 +474,28 @@ static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, 
 {
 	struct judge_cols c;
 	judge_columns(f, w, p, &c);
-	int j = judge_col_of(&c, s);
+	int j = judge_col_of(&c, s), rc = -1;
 	o->why = "its cores' load does not follow its traffic";
 	if (j < 0)
 		return;
 	struct fit fo;
-	int rc = judge_fit(f, w, &c, mean, &fo);
+	o->cap = judge_project(f, w, s, &c, j, mean, &fo, &rc);
 	if (rc == -2)
 		o->why = "too few polls yet to fit its cores' load";
-	if (rc < 0 || fo.dropped[j] || !(fo.beta[j] > 0) || fo.beta[j] < JUDGE_FIT_T * fo.se[j])
+	if (isnan(o->cap) || fo.beta[j] < JUDGE_FIT_T * fo.se[j])
 		return;
-	double beta = fo.beta[j], head = fmax(0, 1 - fo.ymean);
-	double xs = judge_mean(f, w, s, NULL, NULL, NULL);
-	o->cap = xs + head / beta;
+	double head = fmax(0, 1 - fo.ymean), beta = fo.beta[j];
 	o->rse = head / beta / o->cap * (fo.se[j] / beta);
 	if (o->cap > JUDGE_MAX_EXTRAP * judge_rate_q(f, w, s, NULL, 0.9)) {
 		o->why = "its rates were too low to project its capacity";
 		return;
 	}
+	double jk = judge_jackknife(f, w, s, &c, j, mean, o->cap);
+	if (isnan(jk)) {
+		o->why = "too few polls yet to fit its cores' load";
+		return;
+	}
+	o->rse = fmax(o->rse, jk);
 	if (o->rse > JUDGE_MAX_RSE) {
 		o->why = "its cores' load is too noisy to project its capacity";
 		return;

@@ -31,3 +31,13 @@ uint64_t hash_str64(const char *s)
 		h = (h ^ (unsigned char)*s) * HASH_PRIME64;
 	return h;
 }
+
+uint64_t hash_mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return x;
+}

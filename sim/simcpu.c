@@ -6,6 +6,7 @@
  * from whichever thread. Never does I/O or logs; holds the lock only to build and copy checkpoints. */
 #include "config.h"
 #include "sim/simcpu.h"
+#include "lib/hash.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -28,20 +29,10 @@ struct simcpu {
 	size_t ncp, cap;      /* checkpoints built (>= 1: cp[0] is 0) and room */
 };
 
-static uint64_t simcpu_mix(uint64_t x)
-{
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ULL;
-	x ^= x >> 29;
-	x *= 0x94d049bb133111ebULL;
-	x ^= x >> 32;
-	return x;
-}
-
 /* Uniform in [0, 1) from the router's key, a (what) and b (which slot or cell). */
 static double simcpu_unit(const simcpu_t *m, uint64_t a, int64_t b)
 {
-	uint64_t h = simcpu_mix(m->key ^ simcpu_mix(a * 0x9e3779b97f4a7c15ULL + (uint64_t)b));
+	uint64_t h = hash_mix64(m->key ^ hash_mix64(a * 0x9e3779b97f4a7c15ULL + (uint64_t)b));
 	return (double)(h >> 11) / (double)(1ULL << 53);
 }
 
@@ -49,7 +40,7 @@ simcpu_t *simcpu_create(const struct sc_group *g, uint64_t key, double phase)
 {
 	simcpu_t *m = xcalloc(1, sizeof(*m));
 	m->g = g;
-	m->key = simcpu_mix(key + 0x5851f42d4c957f2dULL);
+	m->key = hash_mix64(key + 0x5851f42d4c957f2dULL);
 	m->phase = phase;
 	m->nwg = (int)(g->nwg < SC_CPU_MAX_WG ? g->nwg : SC_CPU_MAX_WG);
 	pthread_mutex_init(&m->lock, NULL);

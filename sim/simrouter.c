@@ -8,6 +8,7 @@
 #include "config.h"
 #include "sim/simrouter.h"
 #include "sim/simcpu.h"
+#include "lib/hash.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -30,23 +31,13 @@ struct simrouter {
 	simcpu_t *cpu;  /* the CPU model, NULL unless g->cpu_sim */
 };
 
-static uint64_t simrouter_mix(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
 uint64_t simrouter_hash(const simrouter_t *r, uint64_t a, uint64_t b)
 {
-	uint64_t h = simrouter_mix(r->sc->seed ^ 0x9e3779b97f4a7c15ULL);
+	uint64_t h = hash_mix64(r->sc->seed ^ 0x9e3779b97f4a7c15ULL);
 	for (const char *c = r->name; *c; c++)
-		h = simrouter_mix(h ^ (unsigned char)*c);
-	return simrouter_mix(
-		h ^ simrouter_mix(a + 0x632be59bd9b4e019ULL) ^ simrouter_mix(b * 0x9e3779b97f4a7c15ULL + 7));
+		h = hash_mix64(h ^ (unsigned char)*c);
+	return hash_mix64(
+		h ^ hash_mix64(a + 0x632be59bd9b4e019ULL) ^ hash_mix64(b * 0x9e3779b97f4a7c15ULL + 7));
 }
 
 static double simrouter_unit_rand(const simrouter_t *r, uint64_t a, uint64_t b)

@@ -7,20 +7,13 @@
 # that verdict; and an Alertmanager that accepts but never answers delays no poll.
 . "$top_srcdir/tests/system/lib.sh"
 
-AM=$(command -v prometheus-alertmanager) ||
-	fail "prometheus-alertmanager not installed (apt-get install prometheus-alertmanager)"
 command -v prometheus >/dev/null || fail "prometheus not installed (apt-get install prometheus)"
 
-AM_PORT=$(free_port)
 cat >"$T/alertmanager.yml" <<YML
 route: { receiver: 'null', group_wait: 1s, group_interval: 1s }
 receivers: [{ name: 'null' }]
 YML
-"$AM" --config.file="$T/alertmanager.yml" --storage.path="$T/am" \
-	--web.listen-address="127.0.0.1:$AM_PORT" --cluster.listen-address= --log.level=warn \
-	2>"$T/alertmanager.log" &
-PIDS="$PIDS $!"
-wait_until 30 curl -fsS "http://127.0.0.1:$AM_PORT/-/ready" || fail "Alertmanager never became ready"
+start_alertmanager "$T/alertmanager.yml"
 
 start_sim "$top_srcdir/tests/system/alert.scenario"
 # hold = 4s: a regression not yet final is pushed 4 s after it was reached. every = 1m: no

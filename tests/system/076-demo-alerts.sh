@@ -6,25 +6,17 @@
 # whose encrypt got dearer): the demo's upgrades that change nothing
 # never fire, not even for a moment, and the daemon never logged another regression.
 . "$top_srcdir/tests/system/lib.sh"
-AM=$(command -v prometheus-alertmanager) ||
-	fail "prometheus-alertmanager not installed (apt-get install prometheus-alertmanager)"
-
 WH_PORT=$(free_port)
 $PY "$top_srcdir/tests/system/webhook.py" 127.0.0.1 "$WH_PORT" "$T/notes.jsonl" "$T/wh.ready" 2>"$T/webhook.log" &
 PIDS="$PIDS $!"
 wait_until 10 test -f "$T/wh.ready" || fail "the webhook receiver never started"
 
-AM_PORT=$(free_port)
 cat >"$T/alertmanager.yml" <<YML
 route: { receiver: 'wh', group_by: ['alertname', 'router', 'interface', 'direction'],
          group_wait: 1s, group_interval: 1s, repeat_interval: 1h }
 receivers: [{ name: 'wh', webhook_configs: [{ url: 'http://127.0.0.1:$WH_PORT/', send_resolved: true }] }]
 YML
-"$AM" --config.file="$T/alertmanager.yml" --storage.path="$T/am" \
-	--web.listen-address="127.0.0.1:$AM_PORT" --cluster.listen-address= --log.level=warn \
-	2>"$T/alertmanager.log" &
-PIDS="$PIDS $!"
-wait_until 30 curl -fsS "http://127.0.0.1:$AM_PORT/-/ready" || fail "Alertmanager never became ready"
+start_alertmanager "$T/alertmanager.yml"
 
 start_sim "$top_srcdir/sim/demo.scenario" -t 4320
 write_conf 1s 900ms "[detector]" "before = 12s" "after = 12s" "min_samples = 8" "every = 2s" "hold = 0" \

@@ -147,6 +147,18 @@ wait_final() {
 	wait_until "$1" final_enough || { cat "$T/reg.json"; fail "verdicts not final in time ($(final_count) of $2)"; }
 }
 
+# start_alertmanager YML: Debian's prometheus-alertmanager with config file YML on a free loopback
+# port ($AM_PORT), its data in $T/am, stopped with the test; waits until it is ready.
+start_alertmanager() {
+	AM=$(command -v prometheus-alertmanager) ||
+		fail "prometheus-alertmanager not installed (apt-get install prometheus-alertmanager)"
+	AM_PORT=$(free_port)
+	"$AM" --config.file="$1" --storage.path="$T/am" --web.listen-address="127.0.0.1:$AM_PORT" \
+		--cluster.listen-address= --log.level=warn 2>"$T/alertmanager.log" &
+	PIDS="$PIDS $!"
+	wait_until 30 curl -fsS "http://127.0.0.1:$AM_PORT/-/ready" || fail "Alertmanager never became ready"
+}
+
 # No line in the daemon log may be an unexpected error (pass a regex of allowed ones).
 check_log_clean() {
 	allowed=${1:-'^$'}

@@ -197,10 +197,10 @@ static const struct engine_case engine_cases[] = {
 		{ N, WG0(300, 0.0025, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 },
 		{ N, WG0(300, 0.0035, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 }, 0,
 		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
-	{ "7 heavy noise, no change",
-		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
+	{ "7 heavy noise, no change (1,500 polls)",
+		{ 1500, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
 			.noise = 0.25, .swing = 0.3 },
-		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
+		{ 1500, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
 			.noise = 0.25, .swing = -0.3 },
 		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, false,
 		-1 }, /* the verdict; its ratio scatters +-0.12 */

@@ -20,6 +20,8 @@ static void test_hash(void)
 	CHECK(hash_str64("") == 0xcbf29ce484222325ull);
 	CHECK(hash_str64("a") == 0xaf63dc4c8601ec8cull);
 	CHECK(hash_str64("foobar") == 0x85944171f73967e8ull);
+	CHECK(hash_mix64(0) == 0);                                         /* fmix64 keeps 0 ... */
+	CHECK(hash_mix64(1) != hash_mix64(2) && hash_mix64(1) >> 32 != 0); /* ... and spreads 1 */
 }
 
 static void test_text(void)
