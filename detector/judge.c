@@ -24,9 +24,9 @@
 #define JUDGE_COLLINEAR     0.95 /* tx and rx correlated this much are fitted as one column */
 #define JUDGE_BLOCK_MIN     5    /* polls averaged into one point of a fit: n / 40, at least ... */
 #define JUDGE_BLOCK_MAX     10   /* ... and at most this */
-#define JUDGE_SIGMAS        3.0  /* a change is claimed when it is this many standard errors out */
+#define JUDGE_SIGMAS        4.0  /* a change is claimed when it is this many standard errors out */
 #define JUDGE_MAX_COLS      (FIT_MAX / 2) /* streams in a fit: each has its edge column too */
-#define JUDGE_JACK          5             /* stretches of the jackknife that checks a projection's error */
+#define JUDGE_JACK          10            /* stretches of the jackknife that checks a projection's error */
 #define JUDGE_MIN_BLOCKS    20   /* a fit needs this many blocks: fewer give standard errors to distrust */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
 #define JUDGE_BOUND_OTHERS  0.50 /* ... while the other cores average less than this ... */
