@@ -37,12 +37,16 @@ x = v[("ccr1009", "wireguard1", "tx")]
 assert x["final"] and x["verdict"] == "regression" and x["method"] == "saturation-ceiling", x
 assert abs(x["ratio"] - 1 / 3) <= 0.03 and x["cores"] == "3", x
 assert abs(x["before_bps"] - 377e6) < 15e6 and abs(x["after_bps"] - 126e6) < 6e6, x
-x = v[("ccr1009", "wireguard1", "rx")]
-assert x["verdict"] == "unchanged" and x["cores"] == "5", x
-for d in ("tx", "rx"):
-    assert v[("chr", "wg0", d)]["verdict"] == "unchanged", v[("chr", "wg0", d)]
+# nothing changed for these: never a regression or improvement, and unchanged where ~200 polls
+# are precise enough to claim it (at least one of the three)
+calm = [v[("ccr1009", "wireguard1", "rx")], v[("chr", "wg0", "tx")], v[("chr", "wg0", "rx")]]
+for x in calm:
+    assert x["verdict"] in ("unchanged", "insufficient-data") and x["cores"], x
+    assert x["verdict"] != "unchanged" or abs(x["ratio"] - 1) <= 0.1, x
+assert v[("ccr1009", "wireguard1", "rx")]["cores"] == "5"
+assert any(x["verdict"] == "unchanged" for x in calm), calm
 PY
-ok "SNMP only: ccr1009 wireguard1 tx regression (0.33) on core 3, rx (core 5) and the CHR unchanged, tun-hq not judged"
+ok "SNMP only: ccr1009 wireguard1 tx regression (0.33) on core 3, rx (core 5) and the CHR not, tun-hq not judged"
 ok "with every = 1h, each verdict came as soon as its window allowed it"
 
 http_get /metrics | grep -q '^wgwatch_interface_transmit_bytes_total{router="ccr1009",interface="wireguard1",type="wg"}' ||

@@ -46,10 +46,15 @@ assert text(t["c-routers"]) == "2" and text(t["c-regressed"]) == "2 of 2", t
 assert 'class="flag"' in t["c-regressed"], t
 tx = float(text(t["c-tx"]).split()[0])
 assert abs(tx - 1 / 3) < 0.05, t["c-tx"]
-assert abs(float(text(t["c-rx"]).split()[0]) - 1) < 0.1, t["c-rx"]
+def ratio(cell):  # None where no verdict was precise enough ("-" on the page)
+    t = text(cell).split()
+    return float(t[0]) if t and t[0][0].isdigit() else None
+r = ratio(t["c-rx"])
+assert r is None or abs(r - 1) < 0.15, t["c-rx"]
 x = cs[(U, "x86_64", "CHR")]
 assert text(x["c-routers"]) == "4" and text(x["c-regressed"]) == "0 of 4", x
-assert abs(float(text(x["c-tx"]).split()[0]) - 1) < 0.1, x
+r = ratio(x["c-tx"])
+assert r is None or abs(r - 1) < 0.15, x
 assert text(cs[(U, "arm64", "CCR2116-12G-4S+")]["c-regressed"]) == "2 of 2"
 assert text(cs[("7.21.5 \u2192 7.22.2", "arm64", "RB5009UG+S+")]["c-regressed"]) == "1 of 1"
 # Every cell links to the routers behind it.
