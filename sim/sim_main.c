@@ -26,6 +26,7 @@ struct opts {
 	uint32_t first; /* host byte order */
 	unsigned port;
 	double time_scale; /* 0: the scenario's */
+	double epoch;      /* wall time of simulated second 0; 0: now */
 	const char *config_out, *ready_file, *scenario;
 	int verbosity;
 	int snmp;           /* 0 off, 1 SNMP too, 2 SNMP only in the config fragment */
@@ -40,6 +41,8 @@ static void sim_main_usage(FILE *f)
 		"  -a, --address A.B.C.D  first loopback address (default 127.42.0.1)\n"
 		"  -p, --port N           TCP port of every router (default 8080)\n"
 		"  -t, --time-scale X     simulated seconds per real second (default: scenario, or 1)\n"
+		"  -e, --epoch UNIX       simulated second 0 is this wall time, in the past: the sim starts\n"
+		"                         that many seconds in (the past filled by wgwatch-fill; default now)\n"
 		"  -c, --config-out FILE  write a wgwatchd [router NAME] config fragment\n"
 		"  -r, --ready-file FILE  create FILE once every listener accepts connections\n"
 		"      --snmp             every router also answers SNMP v1/v2c on UDP\n"
@@ -95,6 +98,13 @@ static int sim_main_opt(int ch, struct opts *o)
 			return -1;
 		}
 		break;
+	case 'e':
+		o->epoch = strtod(optarg, &end);
+		if (*end || end == optarg || !(o->epoch > 0 && o->epoch <= (double)time(NULL))) {
+			fprintf(stderr, "wgwatch-sim: --epoch %s: want a Unix time in the past\n", optarg);
+			return -1;
+		}
+		break;
 	case 'c': o->config_out = optarg; break;
 	case 'r': o->ready_file = optarg; break;
 	case 'q': o->verbosity--; break;
@@ -111,6 +121,7 @@ static int sim_main_parse_opts(int argc, char **argv, struct opts *o)
 		{ "address", required_argument, NULL, 'a' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "time-scale", required_argument, NULL, 't' },
+		{ "epoch", required_argument, NULL, 'e' },
 		{ "config-out", required_argument, NULL, 'c' },
 		{ "ready-file", required_argument, NULL, 'r' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -124,7 +135,7 @@ static int sim_main_parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int ch;
 	*o = (struct opts){ .first = 0x7f2a0001, .port = 8080, .community = "public" };
-	while ((ch = getopt_long(argc, argv, "a:p:t:c:r:qvh", lo, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "a:p:t:e:c:r:qvh", lo, NULL)) != -1)
 		if (sim_main_opt(ch, o) < 0)
 			return -1;
 	if (optind != argc - 1) {
@@ -242,8 +253,12 @@ static int sim_main_serve(const struct opts *o, const scenario_t *sc, simrouter_
 {
 	char *cause = NULL, a1[16], a2[16];
 	size_t n = sc->nrouters;
-	simrest_set_epoch(time(NULL));
-	simhttp_t *h = simhttp_create(r, addrs, n, (uint16_t)o->port, sc->time_scale, &cause);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	double wall = (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+	double t0 = o->epoch > 0 ? wall - o->epoch : 0;
+	simrest_set_epoch((time_t)(o->epoch > 0 ? o->epoch : wall));
+	simhttp_t *h = simhttp_create(r, addrs, n, (uint16_t)o->port, sc->time_scale, t0, &cause);
 	if (!h) {
 		log_error("%s", cause);
 		free(cause);

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIMCPU_CHECKPOINT 1024     /* slots between cached sums */
+#define SIMCPU_CHECKPOINT 128      /* slots between cached sums */
 #define BYTES_PER_MBIT    125000.0 /* 1e6 / 8 */
 #define IDLE_NOISE        3        /* an idle core reads 0..2 % */
 

@@ -47,6 +47,7 @@ struct simhttp {
 	unsigned long pass;
 	uint16_t port;
 	double time_scale;
+	double t0; /* simulated time at simhttp_create */
 	struct timespec start;
 	char mhd_err[256];        /* MHD's last message, for simhttp_create's cause */
 	char *tls_cert, *tls_key; /* PEM text, when some router serves HTTPS */
@@ -61,7 +62,7 @@ double simhttp_real_now(const simhttp_t *h)
 
 double simhttp_sim_time(const simhttp_t *h)
 {
-	return simhttp_real_now(h) * h->time_scale;
+	return h->t0 + simhttp_real_now(h) * h->time_scale;
 }
 
 static const char *simhttp_addr_str(uint32_t a, char out[16])
@@ -447,7 +448,7 @@ static double simhttp_host_tick(simhttp_t *h, struct host *ho, double now, doubl
 
 static void simhttp_tick(simhttp_t *h, double now)
 {
-	double t = now * h->time_scale, wake_at = now + 1;
+	double t = h->t0 + now * h->time_scale, wake_at = now + 1;
 	for (size_t i = 0; i < h->ndyn; i++)
 		wake_at = fmin(wake_at, simhttp_host_tick(h, h->dyn[i], now, t));
 	if (h->hung)
@@ -592,11 +593,12 @@ static int simhttp_tls_load(simhttp_t *h, simrouter_t *const *routers, size_t n,
 }
 
 simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n, uint16_t port,
-	double time_scale, char **cause)
+	double time_scale, double t0, char **cause)
 {
 	simhttp_t *h = xcalloc(1, sizeof(*h));
 	h->port = port;
 	h->time_scale = time_scale;
+	h->t0 = t0;
 	h->sigfd = -1;
 	h->drip_wake = INFINITY;
 	h->ep = epoll_create1(EPOLL_CLOEXEC);
@@ -613,7 +615,7 @@ simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	for (size_t i = 0; i < n; i++) {
 		struct host *ho = &h->hosts[h->nhosts++];
 		simhttp_host_init(h, ho, routers[i], addrs[i]);
-		if (simrouter_fault(routers[i], 0) != SC_FAULT_REFUSE &&
+		if (simrouter_fault(routers[i], t0) != SC_FAULT_REFUSE &&
 			simhttp_host_listen(h, ho, cause) < 0) {
 			simhttp_destroy(h);
 			return NULL;

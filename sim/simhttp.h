@@ -13,14 +13,14 @@
 typedef struct simhttp simhttp_t;
 
 /* Listen for routers[i] on addrs[i] (host byte order):port, except routers refusing at sim
- * time 0. Needs two descriptors per router (listener, MHD's epoll) plus one per connection.
+ * time t0, the simulated second the sim starts at (0, or later when the past was filled in). Needs two descriptors per router (listener, MHD's epoll) plus one per connection.
  * NULL and *cause (caller frees) on failure. Keeps the routers array, not a copy. */
 simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, size_t n, uint16_t port,
-	double time_scale, char **cause);
+	double time_scale, double t0, char **cause);
 /* Serve until SIGTERM or SIGINT (which the caller has blocked). 0 on a clean stop. */
 int simhttp_run(simhttp_t *h);
 void simhttp_destroy(simhttp_t *h);
-/* Simulated seconds since simhttp_create. */
+/* Simulated seconds: t0 plus the scaled time since simhttp_create. */
 double simhttp_sim_time(const simhttp_t *h);
 
 #endif
