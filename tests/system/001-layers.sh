@@ -1,6 +1,7 @@
 #!/bin/sh
 # 001-layers: every #include of the project's own headers names its folder, and no file includes
-# a layer above its own (docs/architecture.md). daemon/main.c, which wires the layers, is exempt.
+# a layer above its own (docs/architecture.md). daemon/main.c and sim/fill_main.c, which wire the
+# layers (the daemon; the demo's past through the sim, the REST decoder and the store), are exempt.
 set -u
 cd "${top_srcdir:-.}" || exit 1
 allowed() {   # allowed FOLDER: the folders FOLDER's files may include
@@ -18,7 +19,7 @@ bad=0
 for dir in lib daemon collectors store detector web sim; do
 	for f in "$dir"/*.c "$dir"/*.h; do
 		[ -f "$f" ] || continue
-		[ "$f" = daemon/main.c ] && continue
+		[ "$f" = daemon/main.c ] || [ "$f" = sim/fill_main.c ] && continue
 		ok=$(allowed "$dir")
 		for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
 			[ "$inc" = config.h ] && continue

@@ -1,0 +1,280 @@
+/* wgwatch-fill: the past of a simulated fleet, written into wgwatchd's database before the
+ * daemon starts, so that the demo opens on weeks of history already judged. Each poll is what
+ * wgwatch-sim answers at that simulated second (simrest_handle), decoded by the REST collector's
+ * own decoder (restdecode) and committed by the store's own writer: nothing here makes up a row.
+ * Simulated second 0 is the wall time --epoch, and one simulated second is one real second, so
+ * every rate stays true. It never opens a socket and writes only the database of the config.
+ * It wires sim, collectors and store, so like daemon/main.c it is exempt from the layer rule. */
+#include "config.h"
+#include "collectors/restdecode.h"
+#include "daemon/conf.h"
+#include "daemon/sample.h"
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/hash.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
+#include "sim/scenario.h"
+#include "sim/simrest.h"
+#include "sim/simrouter.h"
+#include "store/store.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct fill_opts {
+	const char *conf_path, *scenario;
+	double epoch;    /* wall time of simulated second 0 */
+	double until;    /* wall time of the last poll; 0: now, followed while filling */
+	int64_t step_ms; /* poll interval of the past */
+};
+
+/* One router of the scenario that the config polls. */
+struct fill_router {
+	simrouter_t *r;
+	const conf_router_t *rc;
+	int64_t offset_ms; /* its polls' phase within the interval, as the daemon spreads them */
+};
+
+static void fill_usage(FILE *f)
+{
+	fputs("usage: wgwatch-fill -c WGWATCH_CONF -e EPOCH [-i INTERVAL] [-u UNTIL] SCENARIO_FILE\n"
+	      "  Writes the polls wgwatch-sim would have answered from EPOCH (Unix time of simulated\n"
+	      "  second 0) to UNTIL (default: now), one every INTERVAL (default 1m), into the\n"
+	      "  database of WGWATCH_CONF, for the routers of SCENARIO_FILE that it names.\n",
+		f);
+}
+
+static int fill_time_arg(const char *what, const char *s, double *out)
+{
+	char *end;
+	*out = strtod(s, &end);
+	if (*end || end == s || !(*out > 0 && *out <= (double)time(NULL) + 1)) {
+		fprintf(stderr, "wgwatch-fill: %s %s: want a Unix time, not in the future\n", what, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int fill_parse_opts(int argc, char **argv, struct fill_opts *o)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "epoch", required_argument, NULL, 'e' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "until", required_argument, NULL, 'u' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	*o = (struct fill_opts){ .step_ms = 60000 };
+	for (int ch; (ch = getopt_long(argc, argv, "c:e:i:u:h", lo, NULL)) != -1;) {
+		if (ch == 'c')
+			o->conf_path = optarg;
+		else if (ch == 'e' && fill_time_arg("--epoch", optarg, &o->epoch) < 0)
+			return -1;
+		else if (ch == 'u' && fill_time_arg("--until", optarg, &o->until) < 0)
+			return -1;
+		else if (ch == 'i' && (conf_parse_duration(optarg, &o->step_ms) < 0 || o->step_ms < 1000)) {
+			fprintf(stderr, "wgwatch-fill: --interval %s: want a duration of 1s or more\n",
+				optarg);
+			return -1;
+		} else if (ch == 'h') {
+			fill_usage(stdout);
+			exit(0);
+		} else if (ch == '?') {
+			fill_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc - 1 || !o->conf_path || o->epoch <= 0) {
+		fill_usage(stderr);
+		return -1;
+	}
+	o->scenario = argv[optind];
+	return 0;
+}
+
+/* "Basic " and base64 of user:password, as a client sends it (malloc'd). */
+static char *fill_basic_auth(const char *user, const char *password)
+{
+	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *plain = xasprintf("%s:%s", user ? user : "", password ? password : "");
+	size_t n = strlen(plain), o = 6;
+	char *out = xmalloc(6 + (n + 2) / 3 * 4 + 1);
+	memcpy(out, "Basic ", 6);
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned char)plain[i] << 16;
+		v |= i + 1 < n ? (unsigned char)plain[i + 1] << 8 : 0;
+		v |= i + 2 < n ? (unsigned char)plain[i + 2] : 0;
+		out[o++] = b64[v >> 18 & 63];
+		out[o++] = b64[v >> 12 & 63];
+		out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
+		out[o++] = i + 2 < n ? b64[v & 63] : '=';
+	}
+	out[o] = '\0';
+	free(plain);
+	return out;
+}
+
+/* The faults that never reach HTTP, as the REST collector reports them; SAMPLE_OK otherwise. */
+static enum sample_err fill_net_fault(enum sc_fault f, const char **why)
+{
+	switch (f) {
+	case SC_FAULT_REFUSE: *why = "Couldn't connect to server"; return SAMPLE_ERR_CONNECT;
+	case SC_FAULT_HANG:
+	case SC_FAULT_SLOWLORIS: *why = "Timeout was reached"; return SAMPLE_ERR_TIMEOUT;
+	case SC_FAULT_TRUNCATE:
+	case SC_FAULT_RESET: *why = "Transferred a partial file"; return SAMPLE_ERR_CONNECT;
+	case SC_FAULT_BIG: *why = "reply larger than the cap"; return SAMPLE_ERR_SIZE;
+	default: return SAMPLE_OK;
+	}
+}
+
+/* One request of the poll, answered and decoded into s; -1 once s has failed. */
+static int fill_step(const simrouter_t *r, double t, const char *auth, enum restdecode_step step, sample_t *s)
+{
+	/* The requests of collectors/rest.c, .proplist included (it keeps the replies small). */
+	static const char *const path[RESTDECODE_NSTEPS] = {
+		[RESTDECODE_RESOURCE] = "/rest/system/resource",
+		[RESTDECODE_CPU] = "/rest/system/resource/cpu",
+		[RESTDECODE_BOARD] = "/rest/system/routerboard",
+		[RESTDECODE_IFACES] = "/rest/interface",
+		[RESTDECODE_PEERS] = "/rest/interface/wireguard/peers",
+	};
+	static const char *const query[RESTDECODE_NSTEPS] = {
+		[RESTDECODE_RESOURCE] = ".proplist=uptime,version,board-name,architecture-name,cpu",
+		[RESTDECODE_CPU] = ".proplist=.id,cpu,load,irq",
+		[RESTDECODE_BOARD] = ".proplist=routerboard,current-firmware,upgrade-firmware",
+		[RESTDECODE_IFACES] = "type=wg&.proplist=.id,name,type,running,disabled,rx-byte,tx-byte,"
+				      "rx-packet,tx-packet,rx-drop,tx-drop",
+		[RESTDECODE_PEERS] = ".proplist=.id,interface,name,comment,public-key,last-handshake,rx,tx",
+	};
+	struct simreq q = { .method = "GET", .path = path[step], .query = query[step], .auth = auth };
+	struct simresp rs = { 0 };
+	buf_init(&rs.body);
+	simrest_handle(r, t, &q, &rs);
+	const char *body = rs.shared ? rs.shared : rs.body.data ? rs.body.data : "";
+	size_t len = rs.shared ? rs.shared_len : rs.body.len;
+	char *cause = NULL;
+	int rc = 0;
+	if (rs.status < 200 || rs.status > 299) {
+		cause = restdecode_http_reason(rs.status, body, len);
+		sample_fail(s, rs.status == 401 || rs.status == 403 ? SAMPLE_ERR_AUTH : SAMPLE_ERR_HTTP,
+			"GET %s: %s", path[step], cause);
+		rc = -1;
+	} else if (restdecode_reply(step, body, len, s, &cause) < 0) {
+		sample_fail(s, SAMPLE_ERR_PARSE, "GET %s: %s", path[step], cause);
+		rc = -1;
+	}
+	free(cause);
+	buf_free(&rs.body);
+	return rc;
+}
+
+/* The poll of router f at wall time ms: what the daemon's REST collector would have stored. */
+static sample_t *fill_poll(
+	const struct fill_router *f, const struct fill_opts *o, const char *auth, int64_t ms)
+{
+	double t = (double)ms / 1000.0 - o->epoch;
+	sample_t *s = sample_new(f->rc->name, ms, "rest");
+	s->duration_ms = 20;
+	const char *why;
+	enum sample_err err = fill_net_fault(simrouter_fault(f->r, t), &why);
+	if (err != SAMPLE_OK) {
+		sample_fail(s, err, "GET /rest/system/resource: %s", why);
+		return s;
+	}
+	for (int step = 0; step < RESTDECODE_NSTEPS; step++)
+		if (fill_step(f->r, t, auth, (enum restdecode_step)step, s) < 0)
+			break;
+	return s;
+}
+
+/* The scenario's routers that the config names, each with its polling phase. */
+static struct fill_router *fill_match(
+	const scenario_t *sc, const conf_t *conf, const struct fill_opts *o, size_t *n)
+{
+	struct fill_router *f = xcalloc(sc->nrouters ? sc->nrouters : 1, sizeof(*f));
+	size_t k = 0, gidx = 0;
+	*n = 0;
+	for (size_t i = 0; i < sc->ngroups; i++)
+		for (int j = 0; j < sc->groups[i].count; j++, gidx++) {
+			simrouter_t *r = simrouter_create(sc, &sc->groups[i], j, gidx);
+			const conf_router_t *rc = conf_router_find(conf, simrouter_name(r));
+			if (!rc) {
+				simrouter_destroy(r);
+				continue;
+			}
+			uint64_t h = hash_str64(rc->name);
+			f[k++] = (struct fill_router){ r, rc, (int64_t)(h % (uint64_t)o->step_ms) };
+		}
+	*n = k;
+	return f;
+}
+
+/* Every poll from the epoch to the end, time-ordered across routers. The store drops its
+ * oldest queued polls past its queue's cap, so the writer is waited for every few thousand. */
+static int64_t fill_run(
+	store_t *st, const struct fill_router *f, size_t n, const struct fill_opts *o, const char *auth)
+{
+	int64_t step = o->step_ms, t0 = (int64_t)(o->epoch * 1000.0), polls = 0;
+	int64_t end = o->until > 0 ? (int64_t)(o->until * 1000.0) : clock_wall_ms();
+	for (int64_t base = t0; base < end; base += step) {
+		for (size_t i = 0; i < n; i++) {
+			int64_t ms = base + f[i].offset_ms;
+			if (ms >= end)
+				continue;
+			store_submit(st, fill_poll(&f[i], o, auth, ms));
+			if (++polls % 4096 == 0)
+				store_flush(st);
+		}
+		if (o->until <= 0) /* follow the clock: the past ends when the fill has caught up */
+			end = clock_wall_ms();
+	}
+	return polls;
+}
+
+int main(int argc, char **argv)
+{
+	struct fill_opts o;
+	scenario_t *sc = NULL;
+	conf_t *conf = NULL;
+	store_t *st = NULL;
+	char *errors = NULL;
+	if (fill_parse_opts(argc, argv, &o) < 0)
+		return 2;
+	if (scenario_load(o.scenario, &sc, &errors) < 0 || conf_load(o.conf_path, &conf, &errors) < 0) {
+		fputs(errors, stderr);
+		free(errors);
+		scenario_free(sc);
+		return 2;
+	}
+	if (store_open(conf->database, conf, &st, &errors) != 0) {
+		fprintf(stderr, "wgwatch-fill: %s\n", errors);
+		free(errors);
+		conf_free(conf);
+		scenario_free(sc);
+		return 1;
+	}
+	restdecode_init();
+	simrest_set_epoch((time_t)o.epoch);
+	size_t n;
+	struct fill_router *f = fill_match(sc, conf, &o, &n);
+	char *auth = fill_basic_auth(sc->user, sc->password);
+	int64_t start = clock_mono_ms(), polls = fill_run(st, f, n, &o, auth);
+	store_close(st);
+	fprintf(stderr, "wgwatch-fill: %" PRId64 " polls of %zu routers over %.1f days in %.1f s\n", polls, n,
+		((o.until > 0 ? o.until : (double)time(NULL)) - o.epoch) / 86400.0,
+		(double)(clock_mono_ms() - start) / 1000.0);
+	for (size_t i = 0; i < n; i++)
+		simrouter_destroy(f[i].r);
+	free(f);
+	free(auth);
+	conf_free(conf);
+	scenario_free(sc);
+	return 0;
+}
