@@ -1,24 +1,39 @@
 #!/bin/sh
 # demo.sh: run wgwatchd on the simulated demo fleet (sim/demo.scenario), from a build directory.
-# Everything stays on loopback; state goes to $WGWATCH_DEMO_DIR (default /tmp/wgwatch-demo).
-# Ctrl-C stops both the daemon and the simulator.
+# The sim's simulated second 0 lies $days days back (--epoch); wgwatch-fill writes those days into
+# the database through the store's own writer before the daemon starts, so the first page shows
+# two weeks of history with the upgrades judged, and live polling carries on from now. Time runs
+# at 1x: every rate shown is the scenario's true rate. Everything stays on loopback; state goes
+# to $WGWATCH_DEMO_DIR (default /tmp/wgwatch-demo) and is started afresh on each run. Ctrl-C
+# (or SIGTERM to this script) stops both the daemon and the simulator.
 set -eu
 build=$(pwd)
 src=$(cd "$(dirname "$0")/.." && pwd)
 dir=${WGWATCH_DEMO_DIR:-/tmp/wgwatch-demo}
 listen=${WGWATCH_DEMO_LISTEN:-127.0.0.1:9477}
-scale=${WGWATCH_DEMO_TIME_SCALE:-60}
-[ -x "$build/wgwatchd" ] && [ -x "$build/wgwatch-sim" ] || {
-	echo "demo.sh: run me from the build directory (wgwatchd and wgwatch-sim not found in $build)" >&2
-	exit 1
-}
+days=14
+for p in wgwatchd wgwatch-sim wgwatch-fill; do
+	[ -x "$build/$p" ] || {
+		echo "demo.sh: run me from the build directory ($p not found in $build)" >&2
+		exit 1
+	}
+done
 mkdir -p "$dir"
-rm -f "$dir/sim.ready"
+rm -f "$dir/sim.ready" "$dir/routers.conf" "$dir/wgwatch.conf" "$dir/demo.db" "$dir/demo.db-wal" \
+	"$dir/demo.db-shm" "$dir/sim.log" "$dir/fill.log"
+sim='' daemon=''
+stop() {
+	for p in $daemon $sim; do kill "$p" 2>/dev/null || :; done
+	for p in $daemon $sim; do wait "$p" 2>/dev/null || :; done
+	daemon='' sim=''
+}
+trap stop EXIT
+trap 'stop; exit 130' INT TERM
+epoch=$(($(date +%s) - days * 86400))
 simport=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$build/wgwatch-sim" -t "$scale" -a 127.42.0.1 -p "$simport" -c "$dir/routers.conf" \
+"$build/wgwatch-sim" -e "$epoch" -a 127.42.0.1 -p "$simport" -c "$dir/routers.conf" \
 	-r "$dir/sim.ready" "$src/sim/demo.scenario" 2>"$dir/sim.log" &
 sim=$!
-trap 'kill $sim 2>/dev/null; wait $sim 2>/dev/null' EXIT INT TERM
 i=0
 while [ ! -e "$dir/sim.ready" ]; do
 	kill -0 $sim 2>/dev/null || { cat "$dir/sim.log" >&2; exit 1; }
@@ -35,11 +50,24 @@ timeout = 3s
 
 include = routers.conf
 CONF
-echo
-echo "wgwatch demo: $(grep -c '^\[router ' "$dir/routers.conf") simulated routers, time x$scale"
-echo "  dashboard:  http://$listen/"
-echo "  metrics:    http://$listen/metrics"
-echo "  API:        http://$listen/api/v1/routers"
-echo "  state in $dir; Ctrl-C to stop"
-echo
-"$build/wgwatchd" -c "$dir/wgwatch.conf"
+echo "wgwatch demo: filling in the past $days days of $(grep -c '^\[router ' "$dir/routers.conf") simulated routers ..."
+# In the background, so that a signal to this script stops the fill at once too.
+"$build/wgwatch-fill" -c "$dir/wgwatch.conf" -e "$epoch" -i 10m "$src/sim/demo.scenario" 2>"$dir/fill.log" &
+daemon=$!
+wait $daemon || { cat "$dir/fill.log" >&2; exit 1; }
+"$build/wgwatchd" -c "$dir/wgwatch.conf" &
+daemon=$!
+cat <<MSG
+
+wgwatch demo: $(grep -c '^\[router ' "$dir/routers.conf") simulated routers, $days days of history, polled live from now
+  dashboard:  http://$listen/
+  metrics:    http://$listen/metrics
+  API:        http://$listen/api/v1/routers
+Look first at ljubljana-ccr1009 at the top of the fleet: RouterOS 7.22.3 cut its encrypt (tx)
+capacity by about two thirds on a core that was pinned before and after; its decrypt did not move.
+Then /upgrades: every TileGX cohort fell on 7.21.5 -> 7.22.3, the ARM64 and x86 ones did not; and
+frankfurt-ccr2116, single-core bound at 1.6 Gbit/s with 15 cores idle.
+Rates are true (time runs at 1x). State in $dir (started afresh each run); Ctrl-C to stop.
+
+MSG
+wait $daemon
