@@ -20,6 +20,9 @@
 #include "store/store.h"
 
 #include <getopt.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,25 +219,65 @@ static struct fill_router *fill_match(
 	return f;
 }
 
-/* Every poll from the epoch to the end, time-ordered across routers. The store drops its
- * oldest queued polls past its queue's cap, so the writer is waited for every few thousand. */
-static int64_t fill_run(
-	store_t *st, const struct fill_router *f, size_t n, const struct fill_opts *o, const char *auth)
+/* One filling thread: the routers i with i % nw == w, every poll from the epoch to the end, in
+ * time order per router. The store drops its oldest queued polls past its queue's cap, so the
+ * writer is waited for every few thousand. */
+struct fill_job {
+	store_t *st;
+	const struct fill_router *f;
+	size_t n, w, nw;
+	const struct fill_opts *o;
+	const char *auth;
+	int64_t polls;
+	pthread_t tid;
+	bool threaded;
+};
+
+static void *fill_thread(void *arg)
 {
-	int64_t step = o->step_ms, t0 = (int64_t)(o->epoch * 1000.0), polls = 0;
+	struct fill_job *j = arg;
+	const struct fill_opts *o = j->o;
+	int64_t step = o->step_ms, t0 = (int64_t)(o->epoch * 1000.0);
 	int64_t end = o->until > 0 ? (int64_t)(o->until * 1000.0) : clock_wall_ms();
 	for (int64_t base = t0; base < end; base += step) {
-		for (size_t i = 0; i < n; i++) {
-			int64_t ms = base + f[i].offset_ms;
+		for (size_t i = j->w; i < j->n; i += j->nw) {
+			int64_t ms = base + j->f[i].offset_ms;
 			if (ms >= end)
 				continue;
-			store_submit(st, fill_poll(&f[i], o, auth, ms));
-			if (++polls % 4096 == 0)
-				store_flush(st);
+			store_submit(j->st, fill_poll(&j->f[i], o, j->auth, ms));
+			if (++j->polls % 4096 == 0)
+				store_flush(j->st);
 		}
 		if (o->until <= 0) /* follow the clock: the past ends when the fill has caught up */
 			end = clock_wall_ms();
 	}
+	return NULL;
+}
+
+/* The fill on one thread per CPU (at most 4): the sim's routers and the decoder are
+ * thread-safe, and the store takes submissions from any thread. */
+static int64_t fill_run(
+	store_t *st, const struct fill_router *f, size_t n, const struct fill_opts *o, const char *auth)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nw = cpus < 1 ? 1 : cpus > 4 ? 4 : (size_t)cpus;
+	struct fill_job *jobs = xcalloc(nw, sizeof(*jobs));
+	for (size_t w = 0; w < nw; w++)
+		jobs[w] = (struct fill_job){
+			.st = st, .f = f, .n = n, .w = w, .nw = nw, .o = o, .auth = auth
+		};
+	for (size_t w = 1; w < nw; w++)
+		jobs[w].threaded = pthread_create(&jobs[w].tid, NULL, fill_thread, &jobs[w]) == 0;
+	int64_t polls = 0;
+	for (size_t w = 0; w < nw; w++) /* this thread's share, and that of any that did not start */
+		if (!jobs[w].threaded)
+			fill_thread(&jobs[w]);
+	for (size_t w = 0; w < nw; w++) {
+		if (jobs[w].threaded)
+			pthread_join(jobs[w].tid, NULL);
+		polls += jobs[w].polls;
+	}
+	free(jobs);
 	return polls;
 }
 
