@@ -323,9 +323,17 @@ static size_t judge_pinned_core(
 	return found;
 }
 
+/* Whether stream s's rate in w is as flat as a stream held at its core's ceiling. */
+static bool judge_flat(const struct judge_frame *f, const struct judge_w *w, size_t s)
+{
+	double sd, mean = judge_mean(f, w, s, NULL, &sd, NULL);
+	return mean > 0 && sd / mean <= JUDGE_PIN_CV;
+}
+
 /* carry[s * ncores + c]: the cores that carry each stream, as the before window tells, else
  * the after window; else the one core pinned at saturation (a flat, saturated window shows no
- * slope). The same cores are followed in both windows. */
+ * slope), for a stream held as flat as the ceiling holds it there: a stream whose rate moves
+ * while that core stays at 100 % runs elsewhere. The same cores are followed in both windows. */
 static bool *judge_attribute(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
 	const struct judge_params *p)
 {
@@ -333,15 +341,16 @@ static bool *judge_attribute(const struct judge_frame *f, const struct judge_w *
 	bool *carry = xcalloc(ns * nc + 1, sizeof(bool)), *later = xcalloc(ns * nc + 1, sizeof(bool));
 	judge_attribute_w(f, b, p, carry);
 	judge_attribute_w(f, a, p, later);
+	const struct judge_w *pw = b;
 	size_t pin = judge_pinned_core(f, b, p);
 	if (pin == SIZE_MAX)
-		pin = judge_pinned_core(f, a, p);
+		pin = judge_pinned_core(f, pw = a, p);
 	for (size_t s = 0; s < ns; s++) {
 		if (judge_any(carry + s * nc, nc))
 			continue;
 		if (judge_any(later + s * nc, nc))
 			memcpy(carry + s * nc, later + s * nc, nc * sizeof(bool));
-		else if (pin != SIZE_MAX)
+		else if (pin != SIZE_MAX && judge_flat(f, pw, s))
 			carry[s * nc + pin] = true;
 	}
 	free(later);

@@ -115,9 +115,10 @@ struct engine_case {
 	struct m_win b, a;
 	int stream; /* the stream judged */
 	enum detector_outcome verdict;
-	int method; /* -1: any */
-	bool ratio; /* check the ratio against the model's capacities (+-0.1) */
-	int hint;   /* -1: any */
+	int method;            /* -1: any */
+	bool ratio;            /* check the ratio against the model's capacities (+-0.1) */
+	int hint;              /* -1: any */
+	const char *not_cores; /* NULL, or cores the verdict must not name */
 };
 
 #define S(mbps_, cost_, core_)                                    \
@@ -134,90 +135,97 @@ static const struct engine_case engine_cases[] = {
 			.noise = 0.25 },
 		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [1] = 0.95 }, .work_noise = 0.2,
 			.noise = 0.25 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL },
 	{ "2 two tunnels, wg1 dearer: wg1 tx regression",
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.002, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.0035, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
-		2, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+		2, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
 	{ "2 two tunnels, wg1 dearer: wg0 tx unchanged",
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.002, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.0035, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL },
 	{ "3 bursts saturate the core, rarer after, same ceiling (120 polls: too few to tell)",
 		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
 		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
-		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1 },
+		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, NULL },
 	{ "3 bursts saturate the core, rarer after, same ceiling (100,000 polls)",
 		{ 100000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
 		{ 100000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
-		DETECTOR_UNCHANGED, -1, true, -1 },
+		DETECTOR_UNCHANGED, -1, true, -1, NULL },
 	{ "4 idle dilution: 50% other work on its core, WireGuard 1.4x dearer",
 		{ N, WG0(100, 0.002, 50, 0.001, 3), .work = { [3] = 0.5 }, .noise = 0.25 },
 		{ N, WG0(100, 0.0028, 50, 0.001, 3), .work = { [3] = 0.5 }, .noise = 0.25 }, 0,
-		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
 	{ "5 ccr1009, users gave up: saturated before, 3x dearer, demand below the new ceiling",
 		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(100, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
 	{ "5 ccr1009, saturated part of the time before",
 		{ N, .s = { S(380, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(100, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
 	{ "5 ccr1009, saturated throughout in both windows: tx",
 		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(500, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		0, DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1, NULL },
 	{ "5 ccr1009, saturated throughout in both windows: rx on its own core",
 		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(500, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		1, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1 },
+		1, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL },
+	{ "pinned tx core; rx moves on a busy noisy core of its own: never put on the pinned core",
+		{ N, .s = { S(500, 0.0026, 3), S(40, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02, [5] = 0.5 }, .work_noise = 0.3, .noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S(500, 0.0078, 3), S(40, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02, [5] = 0.5 }, .work_noise = 0.3, .noise = 0.25, .swing = 0.3 },
+		1, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, "3" },
 	{ "saturated throughout, demand moved from tx to rx on the same core: tx unchanged",
 		{ N, WG0(500, 0.0026, 100, 0.001, 3), .work = { [3] = 0.02 }, .noise = 0.1 },
 		{ N, WG0(300, 0.0026, 500, 0.001, 3), .work = { [3] = 0.02 }, .noise = 0.1 }, 0,
-		DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, false, -1 },
+		DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, false, -1, NULL },
 	{ "6 a lull after the upgrade", { N, WG0(200, 0.002, 100, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(8, 0.002, 4, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
-		false, 1 },
+		false, 1, NULL },
 	{ "6 rates that do not overlap", { N, WG0(300, 0.002, 100, 0.001, 3), .noise = 0.1 },
 		{ N, WG0(30, 0.002, 10, 0.001, 3), .noise = 0.1 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
-		false, 1 },
+		false, 1, NULL },
 	{ "7 daily demand saturating at peaks, ceiling lower after",
 		{ N, WG0(300, 0.0025, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 },
 		{ N, WG0(300, 0.0035, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 }, 0,
-		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1 },
+		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
 	{ "7 heavy noise, no change (1,500 polls)",
 		{ 1500, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
 			.noise = 0.25, .swing = 0.3 },
 		{ 1500, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
 			.noise = 0.25, .swing = -0.3 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, false,
-		-1 }, /* the verdict; its ratio scatters +-0.12 */
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, false, -1,
+		NULL }, /* the verdict; its ratio scatters +-0.12 */
 	{ "improvement: cost halved", { N, WG0(150, 0.004, 80, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_IMPROVEMENT, DETECTOR_M_COST,
-		true, -1 },
+		true, -1, NULL },
 	{ "flat: constant rates and loads tell no core", { N, WG0(150, 0.002, 80, 0.001, 3) },
-		{ N, WG0(150, 0.002, 80, 0.001, 3) }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, 0 },
+		{ N, WG0(150, 0.002, 80, 0.001, 3) }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, 0,
+		NULL },
 	{ "too little traffic", { N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT,
-		DETECTOR_M_NONE, false, 0 },
+		DETECTOR_M_NONE, false, 0, NULL },
 	{ "too few samples after (window filling)", { N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 },
 		{ 19, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT,
-		DETECTOR_M_NONE, false, 0 },
+		DETECTOR_M_NONE, false, 0, NULL },
 	{ "traffic stopped after: no figure, a hint", { N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(0, 0.002, 0, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
-		false, 1 },
+		false, 1, NULL },
 };
 
 #define RERUNS 5
@@ -256,7 +264,8 @@ static void test_engine(void)
 			engine_run(c, seed, &r);
 			bool ok = r.verdict == c->verdict && (c->method < 0 || (int)r.method == c->method) &&
 				(!c->ratio || fabs(r.ratio - truth) <= 0.1) &&
-				(c->hint < 0 || r.hint == c->hint);
+				(c->hint < 0 || r.hint == c->hint) &&
+				(!c->not_cores || strcmp(r.cores, c->not_cores) != 0);
 			same += ok;
 			sum += r.ratio;
 			if (!ok)
