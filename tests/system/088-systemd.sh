@@ -1,7 +1,8 @@
 #!/bin/sh
 # 088-systemd: the unit made from systemd/wgwatchd.service.in passes `systemd-analyze verify`
 # (ExecStart pointing at the built daemon, the man pages of Documentation= on a MANPATH), and
-# `systemd-analyze security --offline=yes` rates it OK or better (exposure < 5.0). Then the
+# `systemd-analyze security --offline=yes` rates it OK or better (exposure < 5.0); so does an
+# instance of the template wgwatchd@.service made from it for sharding. Then the
 # daemon runs under strace (REST routers, an SNMP router, pages, API, /metrics, a reload,
 # SIGTERM) and every system call it makes must be allowed by the unit's SystemCallFilter=
 # lines, every socket it opens of a family in RestrictAddressFamilies=: so the sandbox cannot
@@ -37,6 +38,25 @@ awk -v s="$score" 'BEGIN { exit !(s < 5.0) }' || fail "exposure $score $level, w
 case $level in OK|SAFE|PERFECT) ;; *) fail "exposure level $level ($score)" ;; esac
 ok "systemd-analyze security: exposure $score $level (OK is below 5.0)"
 grep '✗' "$T/security.log" | sed 's/  */ /g; s/^/  still exposed: /' | cut -c1-110
+
+# The template for shards on one host (docs/scaling.md) is this unit through systemd/wgwatchd@.sed:
+# instance 2 must pass the same checks, with its own config file and state directory.
+INST="$T/wgwatchd@2.service"
+sed -e "s|@sbindir[@]|$top_builddir|g" -e "s|@sysconfdir[@]|$T|g" -f "$top_srcdir/systemd/wgwatchd@.sed" \
+	"$top_srcdir/systemd/wgwatchd.service.in" >"$INST"
+grep -q "^ExecStart=$top_builddir/wgwatchd -c $T/wgwatch/shard-%i.conf$" "$INST" ||
+	fail "template ExecStart: $(grep ^ExecStart= "$INST")"
+grep -qx 'StateDirectory=wgwatch/%i' "$INST" || fail "template StateDirectory: $(grep ^StateDirectory= "$INST")"
+[ "$(diff "$UNIT" "$INST" | grep -c '^>')" = 5 ] || fail "the template differs in more than 5 lines: $(diff "$UNIT" "$INST")"
+rc=0
+(cd "$T" && MANPATH="$T/man" SYSTEMD_LOG_LEVEL=notice systemd-analyze verify ./wgwatchd@2.service) \
+	>"$T/verify-inst.log" 2>&1 || rc=$?
+[ "$rc" = 0 ] && [ ! -s "$T/verify-inst.log" ] || fail "systemd-analyze verify wgwatchd@2: exit $rc: $(cat "$T/verify-inst.log")"
+(cd "$T" && systemd-analyze security --offline=yes ./wgwatchd@2.service) >"$T/security-inst.log" 2>&1 ||
+	fail "systemd-analyze security wgwatchd@2 failed: $(tail -3 "$T/security-inst.log")"
+iscore=$(sed -n 's/.*Overall exposure level for wgwatchd@2.service: *\([0-9.]*\) .*/\1/p' "$T/security-inst.log")
+[ "$iscore" = "$score" ] || fail "wgwatchd@2 exposure '$iscore', wgwatchd $score"
+ok "wgwatchd@.service (instance 2): shard-%i.conf, StateDirectory=wgwatch/%i, verified, exposure $iscore"
 
 # --- the sandbox against a real run -----------------------------------------------------------
 if grep -q '^WG_CFLAGS = .*-fsanitize' "$top_builddir/Makefile" 2>/dev/null; then
