@@ -42,7 +42,8 @@ static void confread_section(struct conf_file *f, char *name)
 		}
 	}
 	if (strncmp(name, "router", 6) != 0 || (name[6] != '\0' && !isspace((unsigned char)name[6]))) {
-		conf_ferr(f, "unknown section [%s] (known: daemon, detector, web, alert, defaults, router NAME)",
+		conf_ferr(f,
+			"unknown section [%s] (known: daemon, detector, web, alert, defaults, router NAME)",
 			name);
 		return;
 	}

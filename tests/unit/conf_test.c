@@ -434,7 +434,7 @@ static void check_errors_top(const char *e, const char *p)
 		p);
 	CHECK_ERR(e, "%s:10: threshold = 1.5: is out of range (allowed 0 to 1)", p);
 	CHECK_ERR(e,
-		"%s:11: unknown section [nonsense] (known: daemon, detector, web, defaults, "
+		"%s:11: unknown section [nonsense] (known: daemon, detector, web, alert, defaults, "
 		"router NAME)",
 		p);
 	CHECK(strstr(e, ":12:") == NULL); /* keys of an unknown section: reported once */
