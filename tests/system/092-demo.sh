@@ -38,13 +38,16 @@ d, ccr = open(sys.argv[1], encoding="utf-8").read(), sys.argv[2]
 rows = re.findall(r'<tr><td>(.*?)</tr>', d, re.S)
 names = [re.match(r'[^<]*', r).group(0) for r in rows]
 assert len(names) == 40, len(names)
-assert sorted(names[:3]) == ["rijeka-offline", "split-hang", "zagreb-auth"], names[:3]  # down first
-assert all('class="down"' in r for r in rows[:3]) and all('class="up"' in r for r in rows[3:])
+lead = len([r for r in rows if 'flag regression' in r or 'flag bound' in r])  # attention first:
+down = [i for i, r in enumerate(rows) if 'class="down"' in r]                  # regressed, bound, down
+assert sorted(names[i] for i in down) == ["rijeka-offline", "split-hang", "zagreb-auth"], names
+assert down == [lead, lead + 1, lead + 2] and all('class="up"' in r for r in rows[lead + 3:]), names
 flagged = [n for n, r in zip(names, rows) if 'flag regression' in r]
 assert flagged == [ccr], flagged
 row = rows[names.index(ccr)]
-assert re.search(r'7\.22\.3 <span class="flag regression"[^>]*>regression</span>'
-                 r'<br><small class="since" title="upgrade 7\.21\.5 (?:&rarr;|\u2192) 7\.22\.3 at '
+assert re.search(r'<span class="flag regression"[^>]*>tx (?:\u2212|&minus;)\d+(?:\u00a0|&nbsp;)% after '
+                 r'7\.22\.3</span>', row), row
+assert re.search(r'7\.22\.3<br><small class="since" title="upgrade 7\.21\.5 (?:&rarr;|\u2192) 7\.22\.3 at '
                  r'\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ">upgraded \d{4}-\d\d-\d\d</small>', row), row
 assert 'single-core bound' in rows[names.index("frankfurt-ccr2116")]
 upgraded = {n for n, r in zip(names, rows) if 'class="since"' in r}
