@@ -88,6 +88,7 @@ static const char page_style[] =
 	".stale,.stale .hot,dd.stale{color:#999}.seen{color:#666;font-size:.9em}"
 	"tr.group th{background:#fff;color:#555;font-weight:600;padding-top:.8em}"
 	/* before/after bars and the per-router ratio strip */
+	"figure.before-after{margin:.8em 0}figcaption{font-size:.9em;color:#444;margin:0 0 .2em}"
 	"svg.pairs{max-width:560px}svg.strip{width:15em;max-width:none;display:inline-block}"
 	"svg .before{fill:#9fbfdf}svg .after{fill:#1f77b4}svg .after.worse{fill:#d62728}"
 	"svg .after.better{fill:#2ca02c}svg line.one{stroke:#888;stroke-dasharray:3 2}"
