@@ -431,7 +431,7 @@ void page_chart_pairs(buf_t *out, const struct page_bar *bars, size_t n, const c
 #define PST_W   240.0
 #define PST_L   22.0
 #define PST_R   8.0
-#define PST_ROW 20.0
+#define PST_ROW 26.0
 #define PST_MAX 2.0 /* ratios above are drawn at the right edge */
 
 static double page_chart_strip_x(double ratio)
@@ -446,9 +446,9 @@ static void page_chart_strip_row(buf_t *out, const struct page_strip_row *r, dou
 	buf_puts(out, "</text>");
 	for (size_t k = 0; k < r->n; k++) {
 		/* a small vertical spread, so that routers of equal ratio stay countable */
-		double dy = ((double)(k % 5) - 2) * 2.5;
-		buf_printf(out, "<circle class=\"m %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>",
-			r->m[k].cls, page_chart_strip_x(r->m[k].ratio), y + dy);
+		double dy = ((double)(k % 5) - 2) * 3.5;
+		buf_printf(out, "<circle class=\"m %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>", r->m[k].cls,
+			page_chart_strip_x(r->m[k].ratio), y + dy);
 		text_put_html(out, r->m[k].name);
 		buf_printf(out, " %s: %.2f</title></circle>", r->label, r->m[k].ratio);
 	}

@@ -132,15 +132,16 @@ static double page_upgrades_median(struct page_mark *m, size_t n)
 	return r;
 }
 
-/* One router's verdicts v[0..n) in the cohort: its marks. */
+/* One router's verdicts v[0..n) in the cohort: its marks, one per direction, coloured by that
+ * direction's verdicts (a regression on any interface wins). */
 static void page_upgrades_fig_router(struct page_upgrades_fig *f, const struct detector_verdict *v, size_t n)
 {
 	double worst[2] = { NAN, NAN };
-	bool reg = false, imp = false;
+	bool reg[2] = { false, false }, imp[2] = { false, false };
 	for (size_t i = 0; i < n; i++) {
-		reg |= v[i].verdict == DETECTOR_REGRESSION;
-		imp |= v[i].verdict == DETECTOR_IMPROVEMENT;
 		int d = v[i].direction[0] == 't' ? 0 : 1;
+		reg[d] |= v[i].verdict == DETECTOR_REGRESSION;
+		imp[d] |= v[i].verdict == DETECTOR_IMPROVEMENT;
 		if ((v[i].method == DETECTOR_M_SATURATION || v[i].method == DETECTOR_M_COST) &&
 			isfinite(v[i].ratio) && (isnan(worst[d]) || v[i].ratio < worst[d]))
 			worst[d] = v[i].ratio;
@@ -149,9 +150,9 @@ static void page_upgrades_fig_router(struct page_upgrades_fig *f, const struct d
 		if (!isnan(worst[d]))
 			f->m[d][f->n[d]++] = (struct page_mark){ .name = v[0].router,
 				.ratio = worst[d],
-				.cls = reg    ? "m-regression"
-					: imp ? "m-improvement"
-					      : "m-other" };
+				.cls = reg[d]    ? "m-regression"
+					: imp[d] ? "m-improvement"
+						 : "m-other" };
 }
 
 static void page_upgrades_fig_fill(
