@@ -343,7 +343,7 @@ static void page_row(buf_t *out, const struct page_row *row, int64_t now_ms)
 	page_time(out, r->last_poll_ms, "never");
 	buf_puts(out, "</td><td><a class=\"go\" href=\"/router/");
 	text_put_url(out, r->conf->name);
-	buf_puts(out, "\">details&nbsp;&rsaquo;</a></td></tr>\n");
+	buf_puts(out, "\" title=\"the router page\">&rsaquo;</a></td></tr>\n");
 }
 
 /* ---- filters ---- */
