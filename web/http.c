@@ -213,7 +213,8 @@ static unsigned http_fleet_page(
 	struct page_filter f = { .q = http_arg(conn, "q"),
 		.label = http_arg(conn, "label"),
 		.board = http_arg(conn, "board"),
-		.version = http_arg(conn, "version") };
+		.version = http_arg(conn, "version"),
+		.show = http_arg(conn, "show") };
 	struct page_fleet_req req = { .fleet = h->deps.fleet,
 		.filter = &f,
 		.database = h->deps.conf ? h->deps.conf->database : NULL,

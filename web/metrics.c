@@ -199,10 +199,18 @@ static void metrics_info(
 	metrics_end_u64(c, i, 1);
 }
 
+/* The newest sample's readings, or NULL while the router is down: a down router's last values
+ * are not current, and exporting them would draw a flat line through the outage (as other
+ * Prometheus exporters do, the series go stale; up, info and the verdicts stay). */
+static const sample_t *metrics_current(const fleet_router_t *r)
+{
+	return r->up ? r->last : NULL;
+}
+
 static void metrics_uptime(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
-	if (r->last == NULL || r->last->uptime_ms < 0)
+	if (metrics_current(r) == NULL || r->last->uptime_ms < 0)
 		return;
 	metrics_begin(c, fam, i);
 	metrics_end_double(c, i, (double)r->last->uptime_ms / 1000.0);
@@ -223,7 +231,7 @@ static void metrics_fw_upgrade(
 static void metrics_core(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
-	const sample_t *s = r->last;
+	const sample_t *s = metrics_current(r);
 	bool irq = fam->off == offsetof(struct sample_core, irq);
 	for (size_t k = 0; s != NULL && k < s->ncores; k++) {
 		double v = irq ? s->cores[k].irq : s->cores[k].load;
@@ -240,7 +248,7 @@ static void metrics_core(
 static void metrics_iface(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
-	const sample_t *s = r->last;
+	const sample_t *s = metrics_current(r);
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
 		metrics_begin(c, fam, i);
 		metrics_put_seg(c, i, false, k);
@@ -251,7 +259,7 @@ static void metrics_iface(
 static void metrics_peer(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
-	const sample_t *s = r->last;
+	const sample_t *s = metrics_current(r);
 	bool handshake = fam->off == offsetof(struct sample_peer, last_handshake_ms);
 	for (size_t k = 0; s != NULL && s->have_peers && k < s->npeers; k++) {
 		const struct sample_peer *p = &s->peers[k];

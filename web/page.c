@@ -1,5 +1,7 @@
-/* page: the fleet page. Rows are summarised from a fleet view, sorted (down first, then the
- * busiest core) and rendered as escaped HTML. */
+/* page: the fleet page. Rows are summarised from a fleet view and the detector's view, sorted
+ * by what needs attention (regressed, single-core bound, down, then the busiest core) and
+ * rendered as escaped HTML; also the one stylesheet. It must never show a down router's last
+ * values as current, nor emit script or inline style. */
 #include "config.h"
 #include "web/page.h"
 
@@ -10,6 +12,7 @@
 
 #include "detector/detector.h"
 #include "store/history.h"
+#include "lib/clock.h"
 #include "lib/text.h"
 #include "lib/log.h"
 #include "web/metrics.h"
@@ -22,9 +25,18 @@ struct page_row {
 	size_t busiest_core;
 	double others;                       /* mean load of the other cores */
 	double tx_bps, rx_bps;               /* WireGuard interfaces together, NAN until two polls */
-	bool regressed;                      /* the detector judged the newest version change a regression */
 	const struct history_change *change; /* the newest upgrade or downgrade; NULL: none */
+	/* the detector's regressions on the newest version change: worst ratio per direction */
+	bool regressed;
+	double reg_tx, reg_rx; /* NAN: no regression that way */
+	const char *reg_to;    /* the version it came with (the detector view's string) */
+	bool bound;            /* up, and one core saturated while the others idle */
+	int group;             /* enum page_group */
 };
+
+/* What needs attention, in the order the page shows it. */
+enum page_group { PAGE_G_REGRESSED, PAGE_G_BOUND, PAGE_G_DOWN, PAGE_G_REST, PAGE_G_N };
+static const char *const page_group_names[PAGE_G_N] = { "regressed", "bound", "down", "" };
 
 static const char page_style[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}"
@@ -32,8 +44,8 @@ static const char page_style[] =
 	"table{border-collapse:collapse;width:100%}th,td{padding:.3em .6em;text-align:left;"
 	"border-bottom:1px solid #ddd;vertical-align:top}th{background:#f4f4f4}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}td.n,td.t,th{white-space:nowrap}"
-	"td.cores{white-space:normal;min-width:10em}td.cores .flag{white-space:nowrap}"
-	"#fleet td:first-child,#fleet td:nth-child(3),#fleet td:nth-child(5){white-space:nowrap}"
+	"td.cores{white-space:normal;min-width:8em}"
+	"#fleet td:first-child,#fleet td:nth-child(4),#fleet td:nth-child(8){white-space:nowrap}"
 	"#fleet td:nth-child(2){max-width:22em}#fleet td:first-child small{white-space:normal}"
 	"small.since{color:#666}"
 	".down{color:#b00020;font-weight:600}.up{color:#1b7f3b}.why{color:#b00020;font-size:.9em}"
@@ -68,7 +80,29 @@ static const char page_style[] =
 	".key.reboot{background:#888}.key.k0{background:#eef3f8}.key.k5{background:#f2c14e}"
 	".key.k10{background:#b00020}"
 	".c0{background:#1f77b4}.c1{background:#d62728}.c2{background:#2ca02c}.c3{background:#9467bd}"
-	".c4{background:#ff7f0e}.c5{background:#17becf}.c6{background:#8c564b}.c7{background:#e377c2}";
+	".c4{background:#ff7f0e}.c5{background:#17becf}.c6{background:#8c564b}.c7{background:#e377c2}"
+	/* what needs attention; a down router's last values, greyed with their age */
+	".flag.bound{background:#fff1d6;color:#8a4b00}td.att{white-space:nowrap}"
+	"nav.show{margin:0 0 .8em}nav.show a,nav.show b{margin-right:.8em;white-space:nowrap}"
+	"nav.show b{background:#0b5cad;color:#fff;border-radius:3px;padding:0 .4em}"
+	".stale,.stale .hot,dd.stale{color:#999}.seen{color:#666;font-size:.9em}"
+	"tr.group th{background:#fff;color:#555;font-weight:600;padding-top:.8em}"
+	/* before/after bars and the per-router ratio strip */
+	"figure.before-after{margin:.8em 0}figcaption{font-size:.9em;color:#444;margin:0 0 .2em}"
+	"svg.pairs{max-width:560px}svg.strip{width:18em;max-width:none;display:inline-block}"
+	"svg .before{fill:#9fbfdf}svg .after{fill:#1f77b4}svg .after.worse{fill:#d62728}"
+	"svg .after.better{fill:#2ca02c}svg line.one{stroke:#888;stroke-dasharray:3 2}"
+	"svg .m-regression{fill:#d62728}svg .m-improvement{fill:#2ca02c}svg .m-other{fill:#777}"
+	"svg circle.m{fill-opacity:.7;stroke:#fff;stroke-width:.5}"
+	/* narrow screens: tables scroll inside their box, the page itself never sideways */
+	".wrap{overflow-x:auto;max-width:100%}h1,dd,p,nav{overflow-wrap:anywhere}"
+	"@media (max-width:640px){body{margin:.6em}dl.facts{grid-template-columns:max-content 1fr}"
+	"form.filter input[type=search]{min-width:0;flex:1 1 100%}#fleet td:nth-child(2){max-width:none}}"
+	/* print: no controls, no links' colour, tables whole and charts unbroken */
+	"@media print{body{margin:0;font-size:10pt;color:#000}form.filter,nav.range,nav.show,"
+	"a.go{display:none}a{color:inherit}.wrap{overflow:visible}thead{display:table-header-group}"
+	"tr,svg.chart,dl.facts{break-inside:avoid}section{break-inside:avoid-page}"
+	"tbody tr:hover{background:none}}";
 
 void page_css(buf_t *out)
 {
@@ -102,12 +136,16 @@ static void page_summarise(const fleet_router_t *r, struct page_row *row)
 	}
 }
 
-/* Worst first: down routers, then the hottest busiest core, then by name. */
+/* What needs attention first (enum page_group); regressions the worst first; then the
+ * hottest busiest core, then by name. */
 static int page_cmp(const void *a, const void *b)
 {
 	const struct page_row *x = a, *y = b;
-	if (x->r->up != y->r->up)
-		return x->r->up ? 1 : -1;
+	if (x->group != y->group)
+		return x->group < y->group ? -1 : 1;
+	double rx = fmin(x->reg_tx, x->reg_rx), ry = fmin(y->reg_tx, y->reg_rx);
+	if (x->group == PAGE_G_REGRESSED && rx != ry && !isnan(rx) && !isnan(ry))
+		return rx < ry ? -1 : 1;
 	double bx = isnan(x->busiest) ? -1 : x->busiest, by = isnan(y->busiest) ? -1 : y->busiest;
 	if (bx != by)
 		return bx < by ? 1 : -1;
@@ -126,6 +164,28 @@ void page_verdict_cells(buf_t *out, const struct detector_verdict *v)
 	buf_puts(out, " &rarr; ");
 	page_chart_rate(out, v->after_bps);
 	buf_puts(out, "</td>");
+}
+
+void page_age(buf_t *out, int64_t ms)
+{
+	int64_t s = ms < 0 ? 0 : ms / 1000;
+	if (s < 120)
+		buf_printf(out, "%lld&nbsp;s", (long long)s);
+	else if (s < 2 * 3600)
+		buf_printf(out, "%lld&nbsp;min", (long long)(s / 60));
+	else if (s < 2 * 86400)
+		buf_printf(out, "%lld&nbsp;h", (long long)(s / 3600));
+	else
+		buf_printf(out, "%lld&nbsp;d", (long long)(s / 86400));
+}
+
+void page_ratio_change(buf_t *out, double ratio)
+{
+	long pct = lround((ratio - 1) * 100);
+	if (isnan(ratio))
+		buf_puts(out, "&ndash;");
+	else
+		buf_printf(out, "%s%ld&nbsp;%%", pct < 0 ? "&minus;" : "+", pct < 0 ? -pct : pct);
 }
 
 void page_time(buf_t *out, int64_t ms, const char *none)
@@ -167,7 +227,7 @@ static void page_cell(buf_t *out, const char *s)
 	buf_puts(out, "</td>");
 }
 
-static void page_state(buf_t *out, const fleet_router_t *r)
+static void page_state(buf_t *out, const fleet_router_t *r, int64_t now_ms)
 {
 	if (r->up) {
 		buf_puts(out, "<td class=\"up\">up</td>");
@@ -181,6 +241,44 @@ static void page_state(buf_t *out, const fleet_router_t *r)
 	} else {
 		buf_puts(out, " <span class=\"why\">not polled yet</span>");
 	}
+	if (r->last) {
+		buf_puts(out, "<br><small class=\"seen\">last seen ");
+		page_age(out, now_ms - r->last->time_ms);
+		buf_puts(out, " ago</small>");
+	}
+	buf_puts(out, "</td>");
+}
+
+/* "tx -66 % after 7.22.3": the regression badge, the worst ratio of each direction. */
+static void page_regression_badge(buf_t *out, const struct page_row *row)
+{
+	buf_puts(out,
+		"<span class=\"flag regression\" title=\"the upgrade detector judged the newest "
+		"version change a regression: WireGuard capacity after / before\">");
+	if (!isnan(row->reg_tx)) {
+		buf_puts(out, "tx ");
+		page_ratio_change(out, row->reg_tx);
+	}
+	if (!isnan(row->reg_rx)) {
+		buf_puts(out, isnan(row->reg_tx) ? "rx " : ", rx ");
+		page_ratio_change(out, row->reg_rx);
+	}
+	buf_puts(out, " after ");
+	text_put_html(out, row->reg_to ? row->reg_to : "?");
+	buf_puts(out, "</span>");
+}
+
+/* What needs attention in this row: a regression, a single-core bound. */
+static void page_attention(buf_t *out, const struct page_row *row)
+{
+	buf_puts(out, "<td class=\"att\">");
+	if (row->regressed)
+		page_regression_badge(out, row);
+	if (row->bound)
+		buf_printf(out,
+			"%s<span class=\"flag bound\" title=\"one core saturated while the others idle\">"
+			"single-core bound</span>",
+			row->regressed ? "<br>" : "");
 	buf_puts(out, "</td>");
 }
 
@@ -191,18 +289,20 @@ static void page_cores(buf_t *out, const struct page_row *row)
 		buf_puts(out, "<td class=\"n cores\">&ndash;</td>");
 		return;
 	}
-	bool pinned = row->busiest >= 0.95 && !isnan(row->others) && row->others < 0.5;
 	buf_printf(out,
-		"<td class=\"n cores\"><span class=\"%s\">%.0f%%</span> core %zu, others "
-		"%.0f%%%s</td>",
-		row->busiest >= 0.9 ? "hot" : "", row->busiest * 100, row->busiest_core,
-		isnan(row->others) ? 0 : row->others * 100,
-		pinned ? " <span class=\"flag\" title=\"one core saturated while the others idle\">"
-			 "single-core bound</span>"
-		       : "");
+		"<td class=\"n cores%s\"><span class=\"%s\">%.0f%%</span> core %zu, others "
+		"%.0f%%</td>",
+		row->r->up ? "" : " stale", row->busiest >= 0.9 ? "hot" : "", row->busiest * 100,
+		row->busiest_core, isnan(row->others) ? 0 : row->others * 100);
 }
 
-static void page_row(buf_t *out, const struct page_row *row)
+/* The hottest core now, as the fleet page sees it (the detector looks at 10 minutes). */
+static bool page_pinned(const struct page_row *row)
+{
+	return row->busiest >= 0.95 && !isnan(row->others) && row->others < 0.5;
+}
+
+static void page_row(buf_t *out, const struct page_row *row, int64_t now_ms)
 {
 	const fleet_router_t *r = row->r;
 	const sample_t *s = r->last;
@@ -215,35 +315,35 @@ static void page_row(buf_t *out, const struct page_row *row)
 		text_put_html(out, r->conf->labels[k].value);
 	}
 	buf_puts(out, r->conf->nlabels ? "</small></td>" : "</td>");
-	page_state(out, r);
-	page_cell(out, s ? s->board : NULL);
-	page_cell(out, s ? s->architecture : NULL);
+	page_state(out, r, now_ms);
+	page_attention(out, row);
 	buf_puts(out, "<td>");
 	if (s && s->version)
 		text_put_html(out, s->version);
 	else
 		buf_puts(out, "&ndash;");
-	if (row->regressed)
-		buf_puts(out,
-			" <span class=\"flag regression\" title=\"the upgrade detector judged the "
-			"newest version change a regression\">regression</span>");
 	if (row->change)
 		page_change(out, row->change);
 	buf_puts(out, "</td>");
+	page_cores(out, row);
+	const char *n = r->up ? "<td class=\"n\">" : "<td class=\"n stale\">";
+	buf_puts(out, n);
+	page_chart_rate(out, row->tx_bps);
+	buf_puts(out, "</td>");
+	buf_puts(out, n);
+	page_chart_rate(out, row->rx_bps);
+	buf_puts(out, "</td>");
+	page_cell(out, s ? s->board : NULL);
+	page_cell(out, s ? s->architecture : NULL);
 	if (s && s->ncores)
 		buf_printf(out, "<td class=\"n\">%zu</td>", s->ncores);
 	else
 		buf_puts(out, "<td class=\"n\">&ndash;</td>");
-	page_cores(out, row);
-	buf_puts(out, "<td class=\"n\">");
-	page_chart_rate(out, row->tx_bps);
-	buf_puts(out, "</td><td class=\"n\">");
-	page_chart_rate(out, row->rx_bps);
-	buf_puts(out, "</td><td class=\"t\">");
+	buf_puts(out, "<td class=\"t\">");
 	page_time(out, r->last_poll_ms, "never");
 	buf_puts(out, "</td><td><a class=\"go\" href=\"/router/");
 	text_put_url(out, r->conf->name);
-	buf_puts(out, "\">details&nbsp;&rsaquo;</a></td></tr>\n");
+	buf_puts(out, "\" title=\"the router page\">&rsaquo;</a></td></tr>\n");
 }
 
 /* ---- filters ---- */
@@ -290,6 +390,23 @@ static bool page_match(const fleet_router_t *r, const struct page_filter *f)
 	if (page_set(f->version) && (s == NULL || s->version == NULL || strcmp(s->version, f->version) != 0))
 		return false;
 	return !page_set(f->q) || page_search_hit(r, f->q);
+}
+
+/* show=regressed|bound|down keeps the rows that need that attention (a row is in one group,
+ * but a regressed router may be bound or down too). */
+static bool page_match_row(const struct page_row *row, const struct page_filter *f)
+{
+	if (!page_match(row->r, f))
+		return false;
+	if (f == NULL || !page_set(f->show))
+		return true;
+	if (strcmp(f->show, "regressed") == 0)
+		return row->regressed;
+	if (strcmp(f->show, "bound") == 0)
+		return row->bound;
+	if (strcmp(f->show, "down") == 0)
+		return !row->r->up;
+	return true;
 }
 
 /* A sorted set of distinct strings (the options of a filter menu). */
@@ -361,7 +478,13 @@ static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n, 
 	page_select(out, "label", "any label", &labels, f ? f->label : NULL);
 	page_select(out, "board", "any board", &boards, f ? f->board : NULL);
 	page_select(out, "version", "any version", &versions, f ? f->version : NULL);
-	buf_puts(out, "<button type=\"submit\">Filter</button> <a href=\"/\">clear</a></form>\n");
+	buf_puts(out, "<select name=\"show\" aria-label=\"show\"><option value=\"\">every router</option>");
+	for (int g = 0; g < PAGE_G_REST; g++)
+		buf_printf(out, "<option value=\"%s\"%s>%s</option>", page_group_names[g],
+			f && page_set(f->show) && strcmp(f->show, page_group_names[g]) == 0 ? " selected"
+											    : "",
+			page_group_names[g]);
+	buf_puts(out, "</select><button type=\"submit\">Filter</button> <a href=\"/\">clear</a></form>\n");
 }
 
 static void page_head(buf_t *out, size_t n, size_t up, size_t shown)
@@ -382,23 +505,54 @@ static void page_head(buf_t *out, size_t n, size_t up, size_t shown)
 		"</p>\n");
 }
 
+/* "Needs attention: 1 regressed, 2 bound, 3 down": links that filter the page (show=). */
+static void page_show_nav(buf_t *out, const size_t count[PAGE_G_N], const struct page_filter *f)
+{
+	static const char *const what[PAGE_G_REST] = { "with a regression", "single-core bound", "down" };
+	const char *cur = f && page_set(f->show) ? f->show : "";
+	buf_puts(out, "<nav class=\"show\" id=\"attention\">Needs attention: ");
+	for (int g = 0; g < PAGE_G_REST; g++) {
+		if (strcmp(cur, page_group_names[g]) == 0)
+			buf_printf(out, "<b>%zu %s</b>", count[g], what[g]);
+		else
+			buf_printf(out, "<a href=\"/?show=%s\">%zu %s</a>", page_group_names[g], count[g],
+				what[g]);
+	}
+	buf_puts(out, page_set(cur) ? "<a href=\"/\">every router</a></nav>\n" : "</nav>\n");
+}
+
 static void page_table_head(buf_t *out)
 {
 	buf_puts(out,
-		"<table id=\"fleet\"><thead><tr><th>Router</th><th>State</th><th>Board</th>"
-		"<th>Architecture</th><th>Version</th><th>Cores</th><th>Busiest core</th>"
-		"<th>WG tx</th><th>WG rx</th><th>Last poll (UTC)</th><th></th></tr></thead><tbody>\n");
+		"<div class=\"wrap\"><table id=\"fleet\"><thead><tr><th>Router</th><th>State</th>"
+		"<th>Attention</th><th>Version</th><th>Busiest core</th><th>WG tx</th><th>WG rx</th>"
+		"<th>Board</th><th>Architecture</th><th>Cores</th><th>Last poll (UTC)</th><th></th>"
+		"</tr></thead><tbody>\n");
 }
 
-/* A regression verdict on the router's newest version change (dv may be NULL). */
-static bool page_regressed(const detector_view_t *dv, const char *name)
+/* The detector's marks: regressions on the newest version change (worst ratio per
+ * direction), single-core bound; then the row's group. dv may be NULL. */
+static void page_marks(const detector_view_t *dv, struct page_row *row)
 {
 	size_t n = 0;
+	const char *name = row->r->conf->name;
 	const struct detector_verdict *v = dv ? detector_view_router(dv, name, &n) : NULL;
-	for (size_t i = 0; v && i < n; i++)
-		if (v[i].latest && v[i].verdict == DETECTOR_REGRESSION)
-			return true;
-	return false;
+	row->reg_tx = row->reg_rx = NAN;
+	for (size_t i = 0; v && i < n; i++) {
+		if (!v[i].latest || v[i].verdict != DETECTOR_REGRESSION)
+			continue;
+		double *r = v[i].direction[0] == 't' ? &row->reg_tx : &row->reg_rx;
+		if (isnan(*r) || v[i].ratio < *r)
+			*r = v[i].ratio;
+		row->regressed = true;
+		row->reg_to = v[i].to_version;
+	}
+	const struct detector_bound *b = dv ? detector_view_bound(dv, name) : NULL;
+	row->bound = row->r->up && ((b && b->bound) || page_pinned(row));
+	row->group = row->regressed ? PAGE_G_REGRESSED
+		: row->bound        ? PAGE_G_BOUND
+		: !row->r->up       ? PAGE_G_DOWN
+				    : PAGE_G_REST;
 }
 
 /* Every router's newest version change, in one query; none (logged) when unreadable. */
@@ -414,34 +568,57 @@ static struct history_change *page_changes(const char *database, size_t *n)
 	return c;
 }
 
+/* The rows, a group's heading row before each group that needs attention. */
+static size_t page_rows(
+	buf_t *out, const struct page_row *rows, size_t n, const struct page_filter *f, int64_t now_ms)
+{
+	static const char *const head[PAGE_G_N] = { "Regressed after an upgrade", "Single-core bound", "Down",
+		"Every other router" };
+	size_t shown = 0;
+	int last = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!page_match_row(&rows[i], f))
+			continue;
+		if (rows[i].group != last && (rows[i].group != PAGE_G_REST || last >= 0))
+			buf_printf(out, "<tr class=\"group\"><th colspan=\"12\">%s</th></tr>\n",
+				head[rows[i].group]);
+		last = rows[i].group;
+		page_row(out, &rows[i], now_ms);
+		shown++;
+	}
+	if (shown == 0)
+		buf_puts(out, "<tr><td colspan=\"12\" class=\"empty\">no router matches</td></tr>\n");
+	return shown;
+}
+
 void page_fleet_render(const struct page_fleet_req *req, buf_t *out)
 {
 	const struct page_filter *filter = req->filter;
 	fleet_view_t *v = fleet_view(req->fleet);
 	detector_view_t *dv = detector_view(req->detector);
-	size_t n = fleet_view_size(v), up = 0, shown = 0, nch;
+	size_t n = fleet_view_size(v), up = 0, shown = 0, nch, count[PAGE_G_N] = { 0 };
 	struct history_change *ch = page_changes(req->database, &nch);
 	struct page_row *rows = xcalloc(n, sizeof(*rows));
 	for (size_t i = 0; i < n; i++) {
 		page_summarise(fleet_view_at(v, i), &rows[i]);
-		rows[i].regressed = page_regressed(dv, rows[i].r->conf->name);
+		page_marks(dv, &rows[i]);
 		rows[i].change = history_change_find(ch, nch, rows[i].r->conf->name);
 		up += rows[i].r->up;
-		shown += page_match(rows[i].r, filter);
+		shown += page_match_row(&rows[i], filter);
+		count[PAGE_G_REGRESSED] += rows[i].regressed;
+		count[PAGE_G_BOUND] += rows[i].bound;
+		count[PAGE_G_DOWN] += !rows[i].r->up;
 	}
 	qsort(rows, n, sizeof(*rows), page_cmp);
 	page_head(out, n, up, shown);
+	page_show_nav(out, count, filter);
 	page_filter_form(out, rows, n, filter);
 	page_table_head(out);
-	for (size_t i = 0; i < n; i++)
-		if (page_match(rows[i].r, filter))
-			page_row(out, &rows[i]);
-	if (shown == 0)
-		buf_puts(out, "<tr><td colspan=\"11\" class=\"empty\">no router matches</td></tr>\n");
+	page_rows(out, rows, n, filter, req->now_ms > 0 ? req->now_ms : clock_wall_ms());
+	buf_puts(out, "</tbody></table></div>\n</body></html>\n");
 	fleet_view_free(v);
 	if (dv)
 		detector_view_free(dv);
-	buf_puts(out, "</tbody></table>\n</body></html>\n");
 	free(rows);
 	history_changes_free(ch, nch);
 }

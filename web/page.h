@@ -14,15 +14,20 @@ void page_fleet(fleet_t *fleet, buf_t *out); /* reads through a fleet view */
 void page_css(buf_t *out);                   /* the stylesheet served at /static/wgwatch.css */
 /* Append wall clock ms as "YYYY-MM-DD HH:MM:SSZ" (UTC), or `none` (HTML) when ms <= 0. */
 void page_time(buf_t *out, int64_t ms, const char *none);
+/* Append an age "40 s", "5 min", "3 h", "2 d" (ms >= 0). */
+void page_age(buf_t *out, int64_t ms);
+/* Append a capacity ratio as a change: 0.34 -> "&minus;66&nbsp;%", 1.5 -> "+50&nbsp;%". */
+void page_ratio_change(buf_t *out, double ratio);
 /* Append a verdict's direction, verdict (provisional or not), method and capacity before ->
  * after as four <td> cells, the same on every page that lists verdicts. */
 void page_verdict_cells(buf_t *out, const struct detector_verdict *v);
 
 /* Fleet page filters from the query string (each NULL or "" = no filter): q is a
  * case-insensitive substring of name, labels, board, architecture or version; label is one
- * "key=value"; board and version match exactly. */
+ * "key=value"; board and version match exactly; show is "regressed", "bound" or "down" (what
+ * needs attention: a regression on the newest upgrade, single-core bound, not answering). */
 struct page_filter {
-	const char *q, *label, *board, *version;
+	const char *q, *label, *board, *version, *show;
 };
 void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t *out);
 
@@ -34,6 +39,7 @@ struct page_fleet_req {
 	const struct page_filter *filter; /* NULL: every router */
 	const char *database;             /* conf->database; NULL: no upgrade dates */
 	detector_t *detector;             /* NULL: no regression marks */
+	int64_t now_ms;                   /* wall clock for the age of a down router's values; 0: now */
 };
 void page_fleet_render(const struct page_fleet_req *req, buf_t *out);
 

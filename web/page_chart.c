@@ -1,5 +1,6 @@
-/* page_chart: inline SVG for the router page, drawn on the server from plain arrays. All
- * charts share one horizontal layout so the heatmap lines up under the throughput chart.
+/* page_chart: inline SVG for the router and upgrades pages, drawn on the server from plain
+ * arrays. The time charts share one horizontal layout so the heatmap lines up under the
+ * throughput chart; the before/after bars and the ratio strips are small figures of their own.
  * It must never emit script, event attributes or inline style (CSP), nor unescaped text. */
 #include "config.h"
 #include "web/page_chart.h"
@@ -374,4 +375,99 @@ void page_chart_scatter(
 		buf_puts(out, "</title></circle>");
 	}
 	buf_puts(out, "</svg>\n");
+}
+
+/* ---- before/after bars ---- */
+
+#define PB_W   560.0
+#define PB_L   70.0  /* labels left of the bars */
+#define PB_R   130.0 /* values right of them */
+#define PB_BAR 13.0
+#define PB_GAP 12.0
+
+static void page_chart_bar(buf_t *out, const char *cls, const char *when, double y, double v, double vmax)
+{
+	double w = isnan(v) ? 0 : fmax(v / vmax * (PB_W - PB_L - PB_R), 1);
+	buf_printf(out,
+		"<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>%s: ", cls,
+		PB_L, y, w, PB_BAR - 2, when);
+	page_chart_rate(out, v);
+	buf_printf(out, "</title></rect><text x=\"%.1f\" y=\"%.1f\">%s ", PB_L + w + 4, y + PB_BAR - 4, when);
+	page_chart_rate(out, v);
+	buf_puts(out, "</text>");
+}
+
+void page_chart_pairs(buf_t *out, const struct page_bar *bars, size_t n, const char *label)
+{
+	double vmax = 0, rowh = 2 * PB_BAR + PB_GAP, h = 6 + n * rowh;
+	for (size_t i = 0; i < n; i++)
+		vmax = fmax(vmax,
+			fmax(isnan(bars[i].before) ? 0 : bars[i].before,
+				isnan(bars[i].after) ? 0 : bars[i].after));
+	vmax = page_chart_nice(vmax);
+	buf_printf(out, "<svg class=\"chart pairs\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"",
+		PB_W, h);
+	text_put_html(out, label);
+	buf_puts(out, "\" xmlns=\"http://www.w3.org/2000/svg\">");
+	for (size_t i = 0; i < n; i++) {
+		const struct page_bar *b = &bars[i];
+		double y = 4 + i * rowh;
+		buf_printf(out, "<g class=\"pair\"><text class=\"yl\" x=\"%.1f\" y=\"%.1f\">", PB_L - 6,
+			y + PB_BAR + 3);
+		text_put_html(out, b->label);
+		buf_puts(out, "</text>");
+		page_chart_bar(out, "before", "before", y, b->before, vmax);
+		char cls[32];
+		snprintf(cls, sizeof(cls), "after%s%s", b->cls && *b->cls ? " " : "", b->cls ? b->cls : "");
+		page_chart_bar(out, cls, "after", y + PB_BAR, b->after, vmax);
+		buf_puts(out, "</g>");
+	}
+	buf_printf(out, "<line class=\"one\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\"/></svg>\n", PB_L,
+		PB_L, h);
+}
+
+/* ---- ratio strips ---- */
+
+#define PST_W   240.0
+#define PST_L   22.0
+#define PST_R   8.0
+#define PST_ROW 26.0
+#define PST_MAX 2.0 /* ratios above are drawn at the right edge */
+
+static double page_chart_strip_x(double ratio)
+{
+	return PST_L + fmin(fmax(ratio, 0), PST_MAX) / PST_MAX * (PST_W - PST_L - PST_R);
+}
+
+static void page_chart_strip_row(buf_t *out, const struct page_strip_row *r, double y)
+{
+	buf_printf(out, "<text x=\"0\" y=\"%.1f\">", y + 4);
+	text_put_html(out, r->label);
+	buf_puts(out, "</text>");
+	for (size_t k = 0; k < r->n; k++) {
+		/* a small vertical spread, so that routers of equal ratio stay countable */
+		double dy = ((double)(k % 5) - 2) * 3.5;
+		buf_printf(out, "<circle class=\"m %s\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"><title>", r->m[k].cls,
+			page_chart_strip_x(r->m[k].ratio), y + dy);
+		text_put_html(out, r->m[k].name);
+		buf_printf(out, " %s: %.2f</title></circle>", r->label, r->m[k].ratio);
+	}
+}
+
+void page_chart_strip(buf_t *out, const struct page_strip_row *rows, size_t nrows, const char *label)
+{
+	double h = 8 + nrows * PST_ROW + 12, x1 = page_chart_strip_x(1);
+	buf_printf(
+		out, "<svg class=\"strip\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"", PST_W, h);
+	text_put_html(out, label);
+	buf_printf(out,
+		"\" xmlns=\"http://www.w3.org/2000/svg\"><g class=\"grid\"><line x1=\"%.1f\" y1=\"%.1f\" "
+		"x2=\"%.1f\" y2=\"%.1f\"/></g><line class=\"one\" x1=\"%.1f\" y1=\"2\" x2=\"%.1f\" y2=\"%.1f\"/>",
+		PST_L, h - 12, PST_W - PST_R, h - 12, x1, x1, h - 12);
+	for (size_t i = 0; i < nrows; i++)
+		page_chart_strip_row(out, &rows[i], 10 + i * PST_ROW);
+	buf_printf(out,
+		"<text x=\"%.1f\" y=\"%.1f\">0</text><text class=\"tl\" x=\"%.1f\" y=\"%.1f\">1</text>"
+		"<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">2+</text></svg>",
+		PST_L, h - 1, x1, h - 1, PST_W - PST_R, h - 1);
 }

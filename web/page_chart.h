@@ -47,6 +47,31 @@ void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *lo
 void page_chart_scatter(
 	buf_t *out, const struct page_point *pts, size_t n, const char *const *cats, size_t ncats);
 
+/* One row of a before/after figure: two bars on the figure's shared axis. */
+struct page_bar {
+	const char *label;    /* "wg0 tx" (router text: escaped) */
+	double before, after; /* bits/s; NAN: no bar */
+	const char *cls;      /* class of the after bar: "worse", "better" or "" */
+};
+
+/* Capacity before and after, bars of every row on one axis from 0 (a small SVG figure). */
+void page_chart_pairs(buf_t *out, const struct page_bar *bars, size_t n, const char *label);
+
+/* One mark of a ratio strip: one router's capacity ratio (after / before). */
+struct page_mark {
+	const char *name; /* shown in its tooltip (router text: escaped) */
+	double ratio;     /* > 0 */
+	const char *cls;  /* "m-regression", "m-improvement", "m-other" */
+};
+struct page_strip_row {
+	const char *label; /* "tx", "rx" */
+	const struct page_mark *m;
+	size_t n;
+};
+
+/* A small strip per row: each router's ratio as a dot on 0..2 (clamped), a line at 1. */
+void page_chart_strip(buf_t *out, const struct page_strip_row *rows, size_t nrows, const char *label);
+
 /* Append a rate "380 Mbit/s", "1.60 Gbit/s", "12.0 kbit/s"; "&ndash;" for NAN. */
 void page_chart_rate(buf_t *out, double bps);
 

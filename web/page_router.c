@@ -154,7 +154,13 @@ static void page_router_fact(buf_t *out, const char *term, const char *value)
 	buf_puts(out, "</dd>");
 }
 
-static void page_router_state(buf_t *out, const fleet_router_t *live)
+/* While the router is down its newest values are not current: they are greyed with their age. */
+static bool page_router_stale(const fleet_router_t *live)
+{
+	return live != NULL && !live->up;
+}
+
+static void page_router_state(buf_t *out, const fleet_router_t *live, const history_t *h, int64_t now)
 {
 	buf_puts(out, "<dt>State</dt><dd>");
 	if (live == NULL)
@@ -168,6 +174,11 @@ static void page_router_state(buf_t *out, const fleet_router_t *live)
 			sample_err_name(live->last_err));
 		text_put_html(out, live->last_error);
 		buf_puts(out, "</span>");
+	}
+	if (page_router_stale(live) && h->last_ok_ms > 0) {
+		buf_puts(out, "<br><small class=\"seen\">last seen ");
+		page_age(out, now - h->last_ok_ms);
+		buf_puts(out, " ago; the values below are from then</small>");
 	}
 	buf_puts(out, "</dd>");
 }
@@ -212,7 +223,7 @@ static void page_router_versions(buf_t *out, const history_t *h)
 static void page_router_facts(buf_t *out, const fleet_router_t *live, const history_t *h, int64_t now)
 {
 	buf_puts(out, "<dl class=\"facts\">");
-	page_router_state(out, live);
+	page_router_state(out, live, h, now);
 	page_router_fact(out, "Board", h->board);
 	page_router_versions(out, h);
 	page_router_fact(out, "Architecture", h->architecture);
@@ -436,6 +447,32 @@ static void page_router_verdict_row(buf_t *out, const struct detector_verdict *v
 	}
 }
 
+/* One version change's verdicts v[0..n) as one figure: capacity before and after, per
+ * interface and direction, all on one axis. */
+static void page_router_before_after(buf_t *out, const struct detector_verdict *v, size_t n)
+{
+	struct page_bar *bars = xcalloc(n, sizeof(*bars));
+	char **labels = xcalloc(n, sizeof(*labels));
+	for (size_t i = 0; i < n; i++) {
+		labels[i] = xasprintf("%s %s", v[i].interface ? v[i].interface : "?", v[i].direction);
+		bars[i] = (struct page_bar){ .label = labels[i],
+			.before = v[i].before_bps,
+			.after = v[i].after_bps,
+			.cls = v[i].verdict == DETECTOR_REGRESSION     ? "worse"
+				: v[i].verdict == DETECTOR_IMPROVEMENT ? "better"
+								       : "" };
+	}
+	buf_puts(out, "<figure class=\"before-after\"><figcaption>");
+	page_router_change(out, v[0].from_version, v[0].to_version);
+	buf_puts(out, ": WireGuard capacity before and after</figcaption>");
+	page_chart_pairs(out, bars, n, "capacity before and after the upgrade, per interface and direction");
+	buf_puts(out, "</figure>\n");
+	for (size_t i = 0; i < n; i++)
+		free(labels[i]);
+	free(labels);
+	free(bars);
+}
+
 /* The upgrade detector's verdicts for this router; nothing while no detector runs. */
 static void page_router_verdicts(buf_t *out, detector_t *detector, const char *name)
 {
@@ -451,13 +488,19 @@ static void page_router_verdicts(buf_t *out, detector_t *detector, const char *n
 		return;
 	}
 	buf_puts(out,
-		"<table id=\"verdict-table\"><thead><tr><th>Upgrade</th><th>Interface</th>"
+		"<div class=\"wrap\"><table id=\"verdict-table\"><thead><tr><th>Upgrade</th><th>Interface</th>"
 		"<th>Dir</th><th>Verdict</th><th>Method</th><th>Capacity before &rarr; after</th>"
 		"<th>Ratio</th><th>Load of its cores</th><th>Samples</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++)
 		page_router_verdict_row(out, &v[i]);
+	buf_puts(out, "</tbody></table></div>");
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].upgraded_ms == v[i].upgraded_ms; j++)
+			;
+		page_router_before_after(out, v + i, j - i);
+	}
 	buf_puts(out,
-		"</tbody></table><p class=\"note\">Capacity, not demand: see "
+		"<p class=\"note\">Capacity, not demand: see "
 		"<a href=\"/api/v1/regressions\">/api/v1/regressions</a>.</p></section>\n");
 	detector_view_free(dv);
 }
@@ -507,7 +550,7 @@ static int page_router_peer_cmp(const void *x, const void *y)
 }
 
 /* SNMP has no WireGuard peer objects (docs/snmp.md): say so rather than show an empty table. */
-static void page_router_peers(buf_t *out, const history_t *h, const conf_router_t *rc)
+static void page_router_peers(buf_t *out, const history_t *h, const conf_router_t *rc, bool stale)
 {
 	bool snmp_only = rc != NULL && rc->rest == NULL && rc->snmp != NULL;
 	buf_printf(out, "<section id=\"peers\"><h2>Peers (%zu)</h2>", h->npeers);
@@ -521,10 +564,14 @@ static void page_router_peers(buf_t *out, const history_t *h, const conf_router_
 			snmp_only ? "</section>\n" : "<p class=\"empty\">No peers recorded.</p></section>\n");
 		return;
 	}
-	buf_puts(out,
-		"<table id=\"peer-table\"><thead><tr><th>Interface</th><th>Peer</th>"
+	if (stale)
+		buf_puts(out,
+			"<p class=\"seen\">The router is down: these are its values at the last poll.</p>");
+	buf_printf(out,
+		"<div class=\"wrap\"><table id=\"peer-table\"%s><thead><tr><th>Interface</th><th>Peer</th>"
 		"<th>tx now</th><th>rx now</th><th>tx total</th><th>rx total</th>"
-		"<th>Last handshake</th><th>As of (UTC)</th></tr></thead><tbody>\n");
+		"<th>Last handshake</th><th>As of (UTC)</th></tr></thead><tbody>\n",
+		stale ? " class=\"stale\"" : "");
 	const struct history_peer **order = xreallocarray(NULL, h->npeers, sizeof(*order));
 	for (size_t i = 0; i < h->npeers; i++)
 		order[i] = &h->peers[i];
@@ -532,7 +579,7 @@ static void page_router_peers(buf_t *out, const history_t *h, const conf_router_
 	for (size_t i = 0; i < h->npeers; i++)
 		page_router_peer_row(out, order[i]);
 	free(order);
-	buf_puts(out, "</tbody></table></section>\n");
+	buf_puts(out, "</tbody></table></div></section>\n");
 }
 
 static void page_router_event_row(buf_t *out, const struct history_event *e)
@@ -566,12 +613,12 @@ static void page_router_events(buf_t *out, const history_t *h)
 		return;
 	}
 	buf_puts(out,
-		"<table id=\"history-table\"><thead><tr><th>When (UTC)</th><th>Event</th>"
+		"<div class=\"wrap\"><table id=\"history-table\"><thead><tr><th>When (UTC)</th><th>Event</th>"
 		"<th>RouterOS</th><th>Firmware</th><th>Board</th><th>Architecture</th>"
 		"<th>Uptime</th></tr></thead><tbody>\n");
 	for (size_t i = h->nevents; i-- > 0;)
 		page_router_event_row(out, &h->events[i]);
-	buf_puts(out, "</tbody></table></section>\n");
+	buf_puts(out, "</tbody></table></div></section>\n");
 }
 
 /* ---- the page ---- */
@@ -589,7 +636,7 @@ static void page_router_render(buf_t *out, const struct page_router_req *req, co
 	page_router_heatmap(out, h, &ax, m, nm);
 	page_router_scatter(out, h);
 	page_router_verdicts(out, req->detector, req->name);
-	page_router_peers(out, h, page_router_conf_router(req));
+	page_router_peers(out, h, page_router_conf_router(req), page_router_stale(live));
 	page_router_events(out, h);
 	buf_puts(out, "</body></html>\n");
 	page_router_markers_free(m, nm);

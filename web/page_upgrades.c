@@ -97,6 +97,91 @@ static void page_upgrades_cell_open(
 	buf_puts(out, "\">");
 }
 
+/* ---- one mark per router ---- */
+
+/* Each router of a cohort by its worst high-confidence ratio per direction (0 tx, 1 rx), the
+ * medians over routers, and the marks of the strip chart. */
+struct page_upgrades_fig {
+	struct page_mark *m[2];
+	size_t n[2];
+	double median[2];
+};
+
+static bool page_upgrades_in_cohort(const struct detector_cohort *c, const struct detector_verdict *v)
+{
+	return page_upgrades_eq(c->from_version, v->from_version) &&
+		page_upgrades_eq(c->to_version, v->to_version) &&
+		page_upgrades_eq(c->architecture, v->architecture) && page_upgrades_eq(c->board, v->board);
+}
+
+static int page_upgrades_dcmp(const void *a, const void *b)
+{
+	double x = ((const struct page_mark *)a)->ratio, y = ((const struct page_mark *)b)->ratio;
+	return x < y ? -1 : x > y;
+}
+
+static double page_upgrades_median(struct page_mark *m, size_t n)
+{
+	if (n == 0)
+		return NAN;
+	struct page_mark *t = xcalloc(n, sizeof(*t));
+	memcpy(t, m, n * sizeof(*t));
+	qsort(t, n, sizeof(*t), page_upgrades_dcmp);
+	double r = n % 2 ? t[n / 2].ratio : (t[n / 2 - 1].ratio + t[n / 2].ratio) / 2;
+	free(t);
+	return r;
+}
+
+/* One router's verdicts v[0..n) in the cohort: its marks, one per direction, coloured by that
+ * direction's verdicts (a regression on any interface wins). */
+static void page_upgrades_fig_router(struct page_upgrades_fig *f, const struct detector_verdict *v, size_t n)
+{
+	double worst[2] = { NAN, NAN };
+	bool reg[2] = { false, false }, imp[2] = { false, false };
+	for (size_t i = 0; i < n; i++) {
+		int d = v[i].direction[0] == 't' ? 0 : 1;
+		reg[d] |= v[i].verdict == DETECTOR_REGRESSION;
+		imp[d] |= v[i].verdict == DETECTOR_IMPROVEMENT;
+		if ((v[i].method == DETECTOR_M_SATURATION || v[i].method == DETECTOR_M_COST) &&
+			isfinite(v[i].ratio) && (isnan(worst[d]) || v[i].ratio < worst[d]))
+			worst[d] = v[i].ratio;
+	}
+	for (int d = 0; d < 2; d++)
+		if (!isnan(worst[d]))
+			f->m[d][f->n[d]++] = (struct page_mark){ .name = v[0].router,
+				.ratio = worst[d],
+				.cls = reg[d]    ? "m-regression"
+					: imp[d] ? "m-improvement"
+						 : "m-other" };
+}
+
+static void page_upgrades_fig_fill(
+	struct page_upgrades_fig *f, const struct page_upgrades_data *d, const struct detector_cohort *c)
+{
+	*f = (struct page_upgrades_fig){ .m = { xcalloc(d->nv + 1, sizeof(struct page_mark)),
+						 xcalloc(d->nv + 1, sizeof(struct page_mark)) } };
+	for (size_t i = 0, j; i < d->nv; i = j) {
+		for (j = i + 1; j < d->nv && strcmp(d->v[j].router, d->v[i].router) == 0; j++)
+			;
+		/* the router's verdicts of this cohort, contiguous: sorted by router, then time */
+		size_t k = i, e;
+		while (k < j && !page_upgrades_in_cohort(c, &d->v[k]))
+			k++;
+		for (e = k; e < j && page_upgrades_in_cohort(c, &d->v[e]); e++)
+			;
+		if (e > k)
+			page_upgrades_fig_router(f, &d->v[k], e - k);
+	}
+	for (int k = 0; k < 2; k++)
+		f->median[k] = page_upgrades_median(f->m[k], f->n[k]);
+}
+
+static void page_upgrades_fig_free(struct page_upgrades_fig *f)
+{
+	free(f->m[0]);
+	free(f->m[1]);
+}
+
 /* ---- the page ---- */
 
 static void page_upgrades_head(buf_t *out, const struct page_upgrades_req *req)
@@ -130,8 +215,20 @@ static void page_upgrades_head(buf_t *out, const struct page_upgrades_req *req)
 	buf_puts(out, "</h1>\n");
 }
 
-static void page_upgrades_cohort_row(buf_t *out, const struct detector_cohort *c)
+/* The median over routers and, in brackets, how many routers it rests on. */
+static void page_upgrades_median_cell(
+	buf_t *out, const struct detector_cohort *c, const char *cls, double median, size_t n)
 {
+	page_upgrades_cell_open(out, cls, c, NULL);
+	page_upgrades_ratio(out, median);
+	buf_printf(out, "</a> <small>(%zu router%s)</small></td>", n, n == 1 ? "" : "s");
+}
+
+static void page_upgrades_cohort_row(
+	buf_t *out, const struct page_upgrades_data *d, const struct detector_cohort *c)
+{
+	struct page_upgrades_fig f;
+	page_upgrades_fig_fill(&f, d, c);
 	buf_puts(out, "<tr class=\"cohort\">");
 	page_upgrades_cell_open(out, "c-upgrade", c, NULL);
 	page_upgrades_text(out, c->from_version);
@@ -152,12 +249,13 @@ static void page_upgrades_cohort_row(buf_t *out, const struct detector_cohort *c
 		c->regressed, c->routers);
 	page_upgrades_cell_open(out, "n c-improved", c, "improvement");
 	buf_printf(out, "%zu of %zu</a></td>", c->improved, c->routers);
-	page_upgrades_cell_open(out, "n c-tx", c, NULL);
-	page_upgrades_ratio(out, c->median_ratio_tx);
-	buf_printf(out, "</a> <small>(%zu)</small></td>", c->decided_tx);
-	page_upgrades_cell_open(out, "n c-rx", c, NULL);
-	page_upgrades_ratio(out, c->median_ratio_rx);
-	buf_printf(out, "</a> <small>(%zu)</small></td></tr>\n", c->decided_rx);
+	page_upgrades_median_cell(out, c, "n c-tx", f.median[0], f.n[0]);
+	page_upgrades_median_cell(out, c, "n c-rx", f.median[1], f.n[1]);
+	struct page_strip_row rows[2] = { { "tx", f.m[0], f.n[0] }, { "rx", f.m[1], f.n[1] } };
+	buf_puts(out, "<td class=\"c-chart\">");
+	page_chart_strip(out, rows, 2, "capacity ratio of each router, tx and rx");
+	buf_puts(out, "</td></tr>\n");
+	page_upgrades_fig_free(&f);
 }
 
 /* The cohorts matching req (all of them without one); returns how many. */
@@ -166,27 +264,29 @@ static size_t page_upgrades_cohorts(
 {
 	size_t shown = 0;
 	buf_puts(out,
-		"<section id=\"cohorts\"><table id=\"cohort-table\"><thead><tr>"
+		"<section id=\"cohorts\"><div class=\"wrap\"><table id=\"cohort-table\"><thead><tr>"
 		"<th>Upgrade</th><th>Architecture</th><th>Board</th><th>Routers</th>"
 		"<th>Regressed</th><th>Improved</th><th>Median ratio tx</th>"
-		"<th>Median ratio rx</th></tr></thead><tbody>\n");
+		"<th>Median ratio rx</th><th>Ratio of each router</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < d->nc; i++) {
 		const struct detector_cohort *c = &d->c[i];
 		if (!page_upgrades_match(req, c->from_version, c->to_version, c->architecture, c->board))
 			continue;
-		page_upgrades_cohort_row(out, c);
+		page_upgrades_cohort_row(out, d, c);
 		shown++;
 	}
 	if (shown == 0)
 		buf_puts(out,
-			"<tr><td colspan=\"8\" class=\"empty\">No version change judged yet."
+			"<tr><td colspan=\"9\" class=\"empty\">No version change judged yet."
 			"</td></tr>\n");
 	buf_puts(out,
-		"</tbody></table><p class=\"note\">Ratio: WireGuard capacity after / before "
-		"the upgrade, the median over the routers judged by saturation ceiling or CPU cost "
-		"(their number in brackets); below 1 is worse. tx is the encrypt direction, rx the "
-		"decrypt direction. Data: <a href=\"/api/v1/cohorts\">/api/v1/cohorts</a>.</p>"
-		"</section>\n");
+		"</tbody></table></div><p class=\"note\">Routers, regressed and improved count "
+		"routers. Ratio: WireGuard capacity after / before the upgrade, below 1 is worse; the "
+		"median is over the routers judged by saturation ceiling or CPU cost, each by its "
+		"worst interface (their number in brackets). The chart has one dot per such router "
+		"(red: regressed, green: improved) on 0 to 2, the dashed line at 1. tx is the encrypt "
+		"direction, rx the decrypt direction. Data: "
+		"<a href=\"/api/v1/cohorts\">/api/v1/cohorts</a>.</p></section>\n");
 	return shown;
 }
 
@@ -230,7 +330,7 @@ static void page_upgrades_routers(
 		text_put_html(out, req->verdict);
 	}
 	buf_puts(out,
-		"</h2><table id=\"router-table\"><thead><tr><th>Router</th><th>Board</th>"
+		"</h2><div class=\"wrap\"><table id=\"router-table\"><thead><tr><th>Router</th><th>Board</th>"
 		"<th>Interface</th><th>Dir</th><th>Verdict</th><th>Method</th>"
 		"<th>Capacity before &rarr; after</th><th>Ratio</th><th>Samples</th>"
 		"<th>Upgraded (UTC)</th></tr></thead><tbody>\n");
@@ -244,7 +344,7 @@ static void page_upgrades_routers(
 	}
 	if (shown == 0)
 		buf_puts(out, "<tr><td colspan=\"10\" class=\"empty\">no router matches</td></tr>\n");
-	buf_puts(out, "</tbody></table></section>\n");
+	buf_puts(out, "</tbody></table></div></section>\n");
 }
 
 static unsigned page_upgrades_render(

@@ -81,8 +81,11 @@ http_get / >"$T/fleet.html"
 grep '^<tr><td>tile-a<' "$T/fleet.html" | grep -q 'single-core bound' || fail "tile-a not flagged single-core bound"
 if grep '^<tr><td>arm64-' "$T/fleet.html" | grep -q 'single-core bound'; then fail "an arm64 router flagged"; fi
 grep '^<tr><td>auth-fail<' "$T/fleet.html" | grep -q 'down.*auth: .*401' || fail "auth-fail's reason not on the page"
-[ "$(grep -n '^<tr><td>' "$T/fleet.html" | head -2 | grep -c 'down')" -eq 2 ] || fail "down routers not listed first"
-ok "fleet page: 5 rows, down first with reasons, tile-a flagged single-core bound"
+# What needs attention first: the single-core bound tile-a, then the two down routers.
+grep '^<tr><td>' "$T/fleet.html" | head -1 | grep -q '^<tr><td>tile-a<' || fail "the bound router not listed first"
+[ "$(grep '^<tr><td>' "$T/fleet.html" | sed -n 2,3p | grep -c 'class="down"')" -eq 2 ] ||
+	fail "down routers not listed right after the bound one"
+ok "fleet page: 5 rows, bound then down first with reasons, tile-a flagged single-core bound"
 
 [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/healthz")" = 200 ] || fail "healthz"
 [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$HTTP_PORT/metrics")" = 405 ] || fail "POST allowed"

@@ -119,6 +119,16 @@ assert m and 1.3 <= float(m.group(1)) <= 1.7, row            # 1.6 Gbit/s, not 9
 row = html.unescape(re.sub(r'<[^>]*>', ' ', rows[names.index("ljubljana-ccr1009")]))
 m = re.search(r'([\d.]+) Mbit/s', row)
 assert m and 150 <= float(m.group(1)) <= 280, row            # wg0 ~128 + wg1 ~70 Mbit/s of encrypt
+# The badge says which direction and how much: encrypt down about two thirds.
+raw = rows[names.index("ljubljana-ccr1009")]
+assert re.search(r'<span class="flag regression"[^>]*>tx (?:\u2212|&minus;)6\d(?:\u00a0|&nbsp;)% after '
+                 r'7\.22\.3</span>', raw), raw
+# Attention first: the regressed, then the bound, then the down; the rest after.
+down = [i for i, r in enumerate(rows) if 'class="down"' in r]
+assert sorted(names[i] for i in down) == ["rijeka-offline", "split-hang", "zagreb-auth"], names
+lead = len([r for r in rows if 'flag regression' in r or 'flag bound' in r])
+assert down == [lead, lead + 1, lead + 2], (names, down, lead)
+assert set(names[:4]) == flagged, names[:4]
 PY
 ok "fleet page: 40 rows, TileGX regressions flagged, CCR2116 bound at ~1.6 Gbit/s, CCR1009 at ~200 Mbit/s"
 

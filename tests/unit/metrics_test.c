@@ -147,6 +147,15 @@ static fleet_t *test_fleet(conf_t *c)
 
 /* ---- helpers ---- */
 
+/* A series of the family prefix fam (a line beginning with it, not # HELP or # TYPE). */
+static bool test_has_series(const char *text, const char *fam)
+{
+	for (const char *p = text; (p = strstr(p, fam)) != NULL; p++)
+		if (p == text || p[-1] == '\n')
+			return true;
+	return false;
+}
+
 static bool has_line(const char *text, const char *line)
 {
 	size_t n = strlen(line);
@@ -725,6 +734,43 @@ static void test_speed(void)
 	test_conf_free(c);
 }
 
+/* While a router is down its sample families go (stale, not a flat line) and the pages grey its
+ * last values with their age; up, info and the poll counters stay. */
+static void test_down(void)
+{
+	conf_t *c = test_conf(1);
+	fleet_t *f = fleet_create(c);
+	sample_t *s = sample_r0();
+	fleet_update(f, s);
+	sample_free(s);
+	buf_t b;
+	buf_init(&b);
+	metrics_render(f, NULL, NULL, &b);
+	CHECK(has_line(b.data, "wgwatch_cpu_core_load_ratio{router=\"r0\",core=\"0\"} 0.25"));
+	CHECK(strstr(b.data, "wgwatch_interface_receive_bytes_total{router=\"r0\"") != NULL);
+	s = sample_new("r0", 1700000300000, "rest");
+	sample_fail(s, SAMPLE_ERR_CONNECT, "refused");
+	fleet_update(f, s);
+	sample_free(s);
+	buf_reset(&b);
+	metrics_render(f, NULL, NULL, &b);
+	CHECK(has_line(b.data, "wgwatch_router_up{router=\"r0\"} 0"));
+	CHECK(strstr(b.data, "wgwatch_router_info{router=\"r0\",board=\"RB5009UG+S+\"") != NULL);
+	CHECK(has_line(b.data, "wgwatch_polls_total{router=\"r0\"} 2"));
+	static const char *const gone[] = { "wgwatch_cpu_core_load_ratio{", "wgwatch_cpu_core_irq_ratio{",
+		"wgwatch_interface_", "wgwatch_wireguard_peer_", "wgwatch_router_uptime_seconds{" };
+	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
+		CHECK(!test_has_series(b.data, gone[i]));
+	buf_reset(&b);
+	page_fleet_render(&(struct page_fleet_req){ .fleet = f, .now_ms = 1700000300000 }, &b);
+	CHECK(strstr(b.data, "last seen 5&nbsp;min ago") != NULL);
+	CHECK(strstr(b.data, "<td class=\"n cores stale\">") != NULL);
+	CHECK(strstr(b.data, "<a href=\"/?show=down\">1 down</a>") != NULL);
+	buf_free(&b);
+	fleet_destroy(f);
+	test_conf_free(c);
+}
+
 /* The fleet page: hostile router text arrives escaped, down routers first, CSS not inline. */
 static void test_page(fleet_t *f)
 {
@@ -764,6 +810,7 @@ int main(void)
 	test_render(f);
 	test_api(f);
 	test_page(f);
+	test_down();
 	test_listen_parse();
 	test_health();
 	char dir[64];

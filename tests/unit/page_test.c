@@ -94,6 +94,20 @@ static void test_scatter(void)
 	buf_reset(&b);
 	page_router_duration(&b, 3 * 86400000LL + 4 * 3600000LL + 5000);
 	CHECK_STR(b.data, "3d4h");
+	buf_reset(&b);
+	page_ratio_change(&b, 0.342);
+	CHECK_STR(b.data, "&minus;66&nbsp;%");
+	buf_reset(&b);
+	page_age(&b, 301000);
+	CHECK_STR(b.data, "5&nbsp;min");
+	/* before/after: both bars of every row on one axis, the after bar classed, labels escaped */
+	struct page_bar bars[2] = { { "<b>wg0 tx", 377e6, 126e6, "worse" }, { "wg0 rx", 200e6, 201e6, "" } };
+	buf_reset(&b);
+	page_chart_pairs(&b, bars, 2, "x");
+	CHECK_INT(count(b.data, "<rect class=\"before\""), 2);
+	CHECK_INT(count(b.data, "<rect class=\"after worse\""), 1);
+	CHECK(strstr(b.data, "&lt;b&gt;wg0 tx") != NULL && strstr(b.data, "<b>") == NULL);
+	CHECK(strstr(b.data, "<title>before: 377 Mbit/s</title>") != NULL);
 	buf_free(&b);
 }
 
@@ -347,7 +361,12 @@ static void test_upgrades_table(void)
 		      "&amp;verdict=regression\">") != NULL);
 	CHECK(strstr(h, "href=\"/?board=%3Cimg%20src") != NULL);
 	CHECK(strstr(h, "<span class=\"flag\">1 of 2</span>") != NULL);
-	CHECK(strstr(h, "<span class=\"hot\">0.34</span>") != NULL);
+	/* medians and the strip count routers, not verdicts: one dot per router, names escaped */
+	CHECK(strstr(h, "<span class=\"hot\">0.66</span></a> <small>(2 routers)</small>") != NULL);
+	CHECK(strstr(h, "0.99</a> <small>(1 router)</small>") != NULL);
+	CHECK_INT(count(h, "<circle class=\"m m-regression\""), 1);
+	CHECK_INT(count(h, "<circle class=\"m m-other\""), 2);
+	CHECK(strstr(h, "<title>" HOSTILE_NAME) == NULL);
 	/* the unknown architecture and board: shown as unknown, linked as empty values */
 	CHECK(strstr(h, "&amp;to=7.22.3&amp;arch=&amp;board=\"") != NULL);
 	CHECK(count(h, "<span class=\"empty\">unknown</span>") >= 2);
@@ -375,7 +394,8 @@ static void test_upgrades_cohort(void)
 	rq.verdict = "regression";
 	CHECK_INT(page_upgrades_render(&d, &rq, &b), 200);
 	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 1);
-	CHECK(strstr(b.data, "zz-ok") == NULL);
+	CHECK(strstr(b.data, ">zz-ok</a>") == NULL); /* listed: no; a dot in the cohort's chart: yes */
+	CHECK(strstr(b.data, "<title>zz-ok tx: 0.98</title>") != NULL);
 	buf_reset(&b);
 	rq = (struct page_upgrades_req){ .from = "7.21.5", .to = "7.22.3", .arch = "", .board = "" };
 	CHECK_INT(page_upgrades_render(&d, &rq, &b), 200);
@@ -542,7 +562,8 @@ static void test_peer_order(void)
 	history_t h = { .peers = p, .npeers = sizeof(p) / sizeof(p[0]) };
 	buf_t b;
 	buf_init(&b);
-	page_router_peers(&b, &h, NULL);
+	page_router_peers(&b, &h, NULL, false);
+	CHECK(strstr(b.data, "class=\"stale\"") == NULL);
 	const char *a = strstr(b.data, "<td>wg2</td><td>peer1</td>");
 	const char *c = strstr(b.data, "<td>wg2</td><td>peer2</td>");
 	const char *d = strstr(b.data, "<td>wg2</td><td>peer10</td>");
@@ -550,6 +571,10 @@ static void test_peer_order(void)
 	CHECK(a != NULL && c != NULL && d != NULL && e != NULL);
 	CHECK(a < c && c < d && d < e);
 	CHECK_STR(p[0].interface, "wg10"); /* the history itself is left as it was */
+	buf_reset(&b);
+	page_router_peers(&b, &h, NULL, true); /* the router is down: its last values, greyed */
+	CHECK(strstr(b.data, "<table id=\"peer-table\" class=\"stale\">") != NULL);
+	CHECK(strstr(b.data, "values at the last poll") != NULL);
 	buf_free(&b);
 }
 
