@@ -102,7 +102,8 @@ struct conf_file { /* one file being read */
 	struct conf_rsec *rs; /* current [router] or [defaults] */
 	char *lbuf;
 	size_t lcap;
-	int err; /* errno of a failed read */
+	size_t bytes; /* read so far */
+	int err;      /* errno of a failed read; EFBIG: more than CONF_FILE_MAX bytes */
 };
 
 /* conf.c: errors and routers by name */

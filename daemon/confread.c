@@ -13,10 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
-#define CONF_IOBUF    8192 /* stdio buffer of a config file being read */
-#define CONF_LINE_CAP 8192 /* getline buffer: lines this long never make it realloc */
+#define CONF_IOBUF    8192          /* stdio buffer of a config file being read */
+#define CONF_LINE_CAP 8192          /* getline buffer: lines this long never make it realloc */
+#define CONF_FILE_MAX (1024 * 1024) /* bytes of one file: /dev/zero must not read until ENOMEM */
+#define CONF_TOO_BIG  "larger than 1 MiB"
 
 /* ---- sections and keys ---- */
 
@@ -200,9 +205,15 @@ static void confread_too_long(struct conf_file *f, const char *s, size_t len, in
 static char *confread_reader(char *str, int num, void *stream)
 {
 	struct conf_file *f = stream;
+	errno = 0;
 	ssize_t n = getline(&f->lbuf, &f->lcap, f->fp);
-	if (n < 0) {
-		f->err = ferror(f->fp) ? errno : 0;
+	if (n < 0) { /* the end, or a failure: getline's ENOMEM sets no error flag */
+		f->err = feof(f->fp) && !ferror(f->fp) ? 0 : errno != 0 ? errno : EIO;
+		return NULL;
+	}
+	f->bytes += (size_t)n;
+	if (f->bytes > CONF_FILE_MAX) { /* it grew since confread_open looked */
+		f->err = EFBIG;
 		return NULL;
 	}
 	f->line++;
@@ -255,7 +266,9 @@ static void confread_file_parse(struct conf_loader *ld, FILE *fp, const char *pa
 	f.lbuf = xmalloc(f.lcap);
 	int rc = ini_parse_stream(confread_reader, &f, confread_handler, &f);
 	confread_scrub_stack();
-	if (f.err != 0)
+	if (f.err == EFBIG)
+		conf_ferr(&f, "cannot read %s: %s", path, CONF_TOO_BIG);
+	else if (f.err != 0)
 		conf_ferr(&f, "cannot read %s: %s", path, strerror(f.err));
 	else if (rc != 0) /* the reader leaves inih nothing to complain about: keep it honest */
 		conf_err(ld, (struct conf_src){ .file = f.fidx, .line = rc > 0 ? rc : f.line },
@@ -283,16 +296,39 @@ static bool confread_file_allowed(
 	return true;
 }
 
+/* The file real opened for reading, or NULL with *why: only a regular file of at most
+ * CONF_FILE_MAX bytes. O_NONBLOCK: opening a FIFO must not wait for a writer. */
+static FILE *confread_open(const char *real, const char **why)
+{
+	struct stat st;
+	int fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	*why = !S_ISREG(st.st_mode) ? "not a regular file" : st.st_size > CONF_FILE_MAX ? CONF_TOO_BIG : NULL;
+	FILE *fp = *why == NULL ? fdopen(fd, "r") : NULL;
+	if (fp == NULL && *why == NULL)
+		*why = strerror(errno);
+	if (fp == NULL)
+		close(fd);
+	return fp;
+}
+
 /* Read path (included from from, or the main file when from is NULL) with the section of from. */
 void confread_file(struct conf_loader *ld, const char *path, struct conf_file *from)
 {
+	const char *why = NULL;
 	char *real = realpath(path, NULL);
-	FILE *fp = real ? fopen(real, "r") : NULL;
+	FILE *fp = real ? confread_open(real, &why) : NULL;
+	if (real == NULL)
+		why = strerror(errno);
 	if (fp == NULL && from != NULL)
-		conf_ferr(from, "cannot read %s: %s", path, strerror(errno));
+		conf_ferr(from, "cannot read %s: %s", path, why);
 	else if (fp == NULL)
-		conf_err(ld, (struct conf_src){ .file = UINT32_MAX }, "%s: cannot read: %s", path,
-			strerror(errno));
+		conf_err(ld, (struct conf_src){ .file = UINT32_MAX }, "%s: cannot read: %s", path, why);
 	if (fp != NULL && !confread_file_allowed(ld, real, path, from)) {
 		fclose(fp);
 		fp = NULL;

@@ -104,7 +104,18 @@ static void main_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	signal(SIGHUP, SIG_IGN); /* until main_reload_setup: a SIGHUP at start never kills us */
+}
+
+/* SIGHUP held back from main's first instruction until main_reload_setup installs the handler:
+ * a SIGHUP at start (ExecReload=kill -HUP) never kills us, and it reloads once the handler is
+ * in. Ignoring it instead would lose it. The threads started meanwhile inherit the mask, so a
+ * SIGHUP always goes to the loop's thread. --once and --check keep it blocked to the end. */
+static void main_hold_hup(int how)
+{
+	sigset_t hup;
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	pthread_sigmask(how, &hup, NULL);
 }
 
 /* Each collector of a router holds one socket (REST a keep-alive connection, SNMP a session);
@@ -381,6 +392,7 @@ static void main_reload_setup(struct daemon *d)
 	struct sigaction sa = { .sa_handler = main_on_hup, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
+	main_hold_hup(SIG_UNBLOCK); /* a SIGHUP of the start is delivered now */
 }
 
 static void main_reload_teardown(void)
@@ -442,6 +454,7 @@ static int main_run(struct daemon *d, bool once)
 
 int main(int argc, char **argv)
 {
+	main_hold_hup(SIG_BLOCK);
 	struct opts o = { 0 };
 	struct daemon d = { 0 };
 	/* Blocks of 4 MiB and more get mappings of their own, returned to the kernel when freed;

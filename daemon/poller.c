@@ -9,6 +9,7 @@
 #include "lib/complain.h"
 #include "lib/hash.h"
 #include "lib/log.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #include <inttypes.h>
@@ -177,19 +178,30 @@ static void poller_log_change(const struct prouter *r, const sample_t *s)
 			s->error ? s->error : "");
 }
 
+/* One line a router: what the router sent is escaped, it cannot add lines of its own. */
 static void poller_print_once(poller_t *p, const sample_t *s)
 {
+	buf_t b;
+	buf_init(&b);
+	buf_printf(&b, "%s %s ", s->router, s->err != SAMPLE_OK ? "down" : "up");
 	if (s->err != SAMPLE_OK) {
-		fprintf(p->once_out, "%s down %s: %s\n", s->router, sample_err_name(s->err),
-			s->error ? s->error : "");
-		return;
+		buf_printf(&b, "%s: ", sample_err_name(s->err));
+		text_put_oneline(&b, s->error);
+	} else {
+		size_t wg = 0;
+		for (size_t i = 0; i < s->nifaces; i++)
+			wg += s->ifaces[i].type && strcmp(s->ifaces[i].type, "wg") == 0;
+		const char *f[] = { s->version, s->board, s->architecture };
+		for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++) {
+			text_put_oneline(&b, f[i] ? f[i] : "?");
+			buf_putc(&b, ' ');
+		}
+		buf_printf(&b, "cores=%zu wg=%zu peers=%zu %" PRId64 "ms", s->ncores, wg, s->npeers,
+			s->duration_ms);
 	}
-	size_t wg = 0;
-	for (size_t i = 0; i < s->nifaces; i++)
-		wg += s->ifaces[i].type && strcmp(s->ifaces[i].type, "wg") == 0;
-	fprintf(p->once_out, "%s up %s %s %s cores=%zu wg=%zu peers=%zu %" PRId64 "ms\n", s->router,
-		s->version ? s->version : "?", s->board ? s->board : "?",
-		s->architecture ? s->architecture : "?", s->ncores, wg, s->npeers, s->duration_ms);
+	buf_putc(&b, '\n');
+	fwrite(b.data, 1, b.len, p->once_out);
+	buf_free(&b);
 }
 
 static void poller_done(sample_t *s, void *arg)

@@ -114,3 +114,22 @@ char *text_trim(char *s)
 		s[--n] = '\0';
 	return s;
 }
+
+void text_put_oneline(buf_t *out, const char *str)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = (const unsigned char *)(str ? str : ""), *run = s;
+	for (; *s; s++) {
+		if (*s >= 0x20 && *s != 0x7f)
+			continue;
+		buf_add(out, run, (size_t)(s - run));
+		run = s + 1;
+		if (*s == '\n' || *s == '\r' || *s == '\t') {
+			buf_add(out, *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : "\\t", 2);
+			continue;
+		}
+		char esc[4] = { '\\', 'x', hex[*s >> 4], hex[*s & 15] };
+		buf_add(out, esc, sizeof(esc));
+	}
+	buf_add(out, run, (size_t)(s - run));
+}

@@ -9,6 +9,8 @@ void text_put_utf8(buf_t *out, const char *s);  /* s as valid UTF-8: U+FFFD for 
 void text_put_label(buf_t *out, const char *s); /* as text_put_utf8, and \ " newline escaped */
 void text_put_html(buf_t *out, const char *s);  /* valid UTF-8 with & < > " ' as entities */
 void text_put_url(buf_t *out, const char *s);   /* percent-encoded but for A-Z a-z 0-9 - . _ ~ */
+/* s on one line: each control character (C0 and DEL) as \n \r \t or \xHH, the rest as is. */
+void text_put_oneline(buf_t *out, const char *s);
 
 char *text_trim(char *s); /* s without leading and trailing white space: cuts s, returns into it */
 

@@ -5,16 +5,56 @@ tests. It answers every HTTP request on a new thread and never ends on its own.
   trailers   200, Transfer-Encoding: chunked, one chunk, the last chunk (0), then trailer
              lines of 1,000 bytes forever (issue 21, item 1)
   headers    200 with header lines of 1,000 bytes forever, never a body
+  forge      a healthy RouterOS REST API whose board and architecture names carry newlines
+             and syslog priorities, to forge journal lines (issue 21, item 8)
 """
+import json
 import socket
 import sys
 import threading
 
+FORGED_BOARD = "CCR\n<0>emerg: forged by the router"
+FORGED_ARCH = "arm64\r\n<1>alert: forged\x1b[2J"
+FORGE = {
+    "/rest/system/resource": {"uptime": "1h", "version": "7.22.3 (stable)",
+                              "board-name": FORGED_BOARD, "architecture-name": FORGED_ARCH,
+                              "cpu": "ARM64"},
+    "/rest/system/resource/cpu": [{".id": "*0", "cpu": "cpu0", "load": "5", "irq": "0"}],
+    "/rest/system/routerboard": {"routerboard": "false"},
+}
+
 LINE = b"X-T: " + b"t" * 993 + b"\r\n"  # 1,000 bytes
+
+
+def forge(conn):
+    """Keep-alive HTTP/1.1: each request read whole, answered from FORGE ([] otherwise)."""
+    data = b""
+    while True:
+        while b"\r\n\r\n" not in data:
+            more = conn.recv(65536)
+            if not more:
+                return
+            data += more
+        head, data = data.split(b"\r\n\r\n", 1)
+        lines = head.decode("latin-1").split("\r\n")
+        length = 0
+        for h in lines[1:]:
+            if h.lower().startswith("content-length:"):
+                length = int(h.split(":", 1)[1])
+        while len(data) < length:
+            data += conn.recv(65536)
+        data = data[length:]
+        path = lines[0].split(" ")[1].split("?")[0]
+        body = json.dumps(FORGE.get(path, [])).encode()
+        conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(body) + body)
 
 
 def serve(conn, mode):
     try:
+        if mode == "forge":
+            forge(conn)
+            return
         conn.recv(65536)
         if mode == "trailers":
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "unit.h"
 
@@ -605,6 +606,53 @@ static void test_missing_file(void)
 	free(e);
 }
 
+/* A file of n bytes of comment lines: "#...#\n". */
+static char *put_comments(const char *dir, const char *name, size_t n)
+{
+	char *text = xmalloc(n + 1);
+	memset(text, '#', n);
+	for (size_t i = 99; i < n; i += 100)
+		text[i] = '\n';
+	text[n] = '\0';
+	char *path = put(dir, name, 0644, text);
+	free(text);
+	return path;
+}
+
+/* Devices, FIFOs and files over 1 MiB are refused by name, at once: /dev/zero read until
+ * ENOMEM and then passed, /dev/urandom and a FIFO never ended. */
+static void test_special_files(void)
+{
+	char *dir = new_dir();
+	char *fifo = xasprintf("%s/fifo.conf", dir);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	free(put_comments(dir, "big.conf", 1024 * 1024 + 1));
+	free(put_comments(dir, "max.conf", 1024 * 1024));
+	char *p = put(dir, "main.conf", 0644,
+		"[daemon]\ninclude = /dev/zero\ninclude = /dev/urandom\ninclude = fifo.conf\n"
+		"include = big.conf\ninclude = max.conf\n");
+	alarm(60); /* a hang on the FIFO or a device fails the test rather than blocking it */
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK_ERR(e, "%s:2: cannot read /dev/zero: not a regular file", p);
+	CHECK_ERR(e, "%s:3: cannot read /dev/urandom: not a regular file", p);
+	CHECK_ERR(e, "%s:4: cannot read %s: not a regular file", p, fifo);
+	CHECK_ERR(e, "%s:5: cannot read %s/big.conf: larger than 1 MiB", p, dir);
+	CHECK_INT(count_lines(e), 4); /* max.conf, exactly 1 MiB, is read */
+	free(e);
+	CHECK_INT(conf_load("/dev/zero", &c, &e), -1);
+	CHECK_STR(e, "/dev/zero: cannot read: not a regular file\n");
+	free(e);
+	CHECK_INT(conf_load(fifo, &c, &e), -1);
+	CHECK_ERR(e, "%s: cannot read: not a regular file", fifo);
+	free(e);
+	alarm(0);
+	free(p);
+	free(fifo);
+	free(dir);
+}
+
 static void test_includes(void)
 {
 	char *dir = new_dir();
@@ -836,6 +884,7 @@ int main(void)
 	test_web();
 	test_missing_file();
 	test_includes();
+	test_special_files();
 	test_long_lines();
 	test_fleet();
 	test_help_and_docs();

@@ -60,6 +60,29 @@ static void test_text(void)
 	}
 }
 
+/* Control characters a router sent cannot start a line of their own (issue 21, item 8). */
+static void test_oneline(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "CCR2004", "CCR2004" },
+		{ "CCR\n<0>emerg: x", "CCR\\n<0>emerg: x" },
+		{ "a\r\nb\tc", "a\\r\\nb\\tc" },
+		{ "\x1b[2J\x7f\x01", "\\x1b[2J\\x7f\\x01" },
+		{ "caf\xc3\xa9 \\n", "caf\xc3\xa9 \\n" },
+		{ NULL, "" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		buf_t b;
+		buf_init(&b);
+		text_put_oneline(&b, cases[i].in);
+		buf_putc(&b, '\0');
+		CHECK_STR(b.data, cases[i].out);
+		buf_free(&b);
+	}
+}
+
 static void test_trim(void)
 {
 	static const struct {
@@ -163,6 +186,7 @@ int main(void)
 {
 	test_hash();
 	test_text();
+	test_oneline();
 	test_trim();
 	test_clock();
 	test_worker();

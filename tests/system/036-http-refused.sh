@@ -1,0 +1,44 @@
+#!/bin/sh
+# 036-http-refused: refused HTTP connections cannot flood the log. One address holds its 32
+# connections and tries 150 more: the log says so on the first refusal and then once in each
+# hundred with the count held back; wgwatch_http_refused_connections_total counts every one;
+# other clients are still served (issue 21, item 13).
+. "$top_srcdir/tests/system/lib.sh"
+EXPO="$PY $top_srcdir/tests/system/expo.py"
+
+: >"$T/routers.conf"
+write_conf 1s 1s
+start_daemon
+FLOOD=$(sim_base)
+
+$PY - "$FLOOD" "$HTTP_PORT" <<'PYEOF' || fail "the flood did not go as planned"
+import socket, sys
+addr, port = sys.argv[1], int(sys.argv[2])
+def conn():
+    s = socket.socket()
+    s.bind((addr, 0))
+    s.connect(("127.0.0.1", port))
+    s.settimeout(10)
+    return s
+held = [conn() for _ in range(32)]  # the per-address limit: these are served (idle)
+refused = 0
+for _ in range(150):
+    s = conn()
+    try:
+        refused += s.recv(1) == b""  # closed at once, unread: refused
+    except OSError:
+        refused += 1
+    s.close()
+print("refused %d of 150" % refused)
+sys.exit(0 if refused == 150 else 1)
+PYEOF
+
+http_get /metrics >"$T/metrics.txt" || fail "/metrics refused beside the flood"
+n=$($EXPO "$T/metrics.txt" wgwatch_http_refused_connections_total reason=limit)
+[ "$n" = 150 ] || fail "refusals counted: '$n', want 150: $(grep refused "$T/metrics.txt")"
+ok "wgwatch_http_refused_connections_total{reason=\"limit\"} = 150"
+lines=$(grep -c 'connection limit' "$T/daemon.log" || true)
+grep 'connection limit' "$T/daemon.log" | head -5
+[ "$lines" -eq 2 ] || fail "$lines log lines for 150 refusals, want 2"
+grep -q 'connection limit.* (99 more refused since)$' "$T/daemon.log" || fail "the second line has no count"
+ok "150 refusals, 2 log lines, the second with the count held back"
