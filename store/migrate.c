@@ -19,6 +19,35 @@
 
 #define MIGRATE_BUSY_MS 5000
 
+/* The lock that counts is on the database's inode: a hard link or a second path to the same
+ * file is the same database. flock() locks are independent of the POSIX locks SQLite takes, and
+ * the descriptor stays open until store_close, so closing it never drops SQLite's locks early.
+ * O_NONBLOCK: a FIFO in the database's place must not hang the start. */
+static int migrate_lock_inode(store_t *st, char **cause)
+{
+	st->db_fd = open(st->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+	if (st->db_fd < 0) {
+		*cause = xasprintf("database %s: %s", st->path, strerror(errno));
+		return -1;
+	}
+	struct stat sb;
+	if (fstat(st->db_fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		*cause = xasprintf("database %s is not a regular file", st->path);
+		return -1;
+	}
+	if (flock(st->db_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		*cause = xasprintf("database %s is in use by another process, under another name "
+				   "(a hard link to the same file)",
+			st->path);
+	else
+		*cause = xasprintf("cannot lock database %s: %s", st->path, strerror(errno));
+	return -1;
+}
+
+/* The lock file beside the database holds the owner's pid, for the message a second daemon
+ * gives; the inode lock (above) is what keeps two writers apart. */
 static int migrate_lock(store_t *st, char **cause)
 {
 	char *lock = xasprintf("%s.lock", st->path);
@@ -34,7 +63,7 @@ static int migrate_lock(store_t *st, char **cause)
 		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 		if (ftruncate(st->lock_fd, 0) < 0 || pwrite(st->lock_fd, pid, (size_t)n, 0) != n)
 			log_debug("store: %s.lock: cannot write our pid", st->path);
-		return 0;
+		return migrate_lock_inode(st, cause);
 	}
 	if (errno != EWOULDBLOCK) {
 		*cause = xasprintf("cannot lock %s.lock: %s", st->path, strerror(errno));

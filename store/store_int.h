@@ -58,7 +58,8 @@ struct store {
 	char *path;
 	sqlite3 *db;
 	sqlite3_stmt *sq[SQ_COUNT];
-	int lock_fd;
+	int lock_fd; /* flock()ed: <path>.lock, with our pid */
+	int db_fd;   /* flock()ed: the database file itself (its inode) */
 	int64_t retention_ms, rollup_retention_ms;
 	char errmsg[200]; /* the last SQLite error of the writer */
 	buf_t pk[3];      /* the poll being written, packed: cpu, ifaces, peers */

@@ -374,7 +374,15 @@ static void test_refusals(void)
 	char *want = xasprintf("is in use by another process (pid %ld)", (long)getpid());
 	open_fails(p, want);
 	free(want);
+	/* the same file under another name (issue 21 item 12): a hard link is the same database */
+	char *link2 = tpath("locked-link.db");
+	CHECK(link(p, link2) == 0);
+	open_fails(link2, "in use by another process, under another name");
 	store_close(st);
+	st = open_ok(link2);
+	open_fails(p, "in use by another process, under another name");
+	store_close(st);
+	free(link2);
 	st = open_ok(p);
 	CHECK(st != NULL);
 	store_close(st);
