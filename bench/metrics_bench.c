@@ -94,7 +94,7 @@ static void *mb_renders(void *arg)
 	for (size_t k = 0; k < run->runs; k++) {
 		double t0 = mb_cpu_ms();
 		buf_free(&run->out); /* the daemon renders every scrape into a new buffer */
-		metrics_render(run->fleet, NULL, NULL, &run->out);
+		metrics_render(run->fleet, NULL, NULL, NULL, &run->out);
 		run->ms[k] = mb_cpu_ms() - t0;
 	}
 	getrusage(RUSAGE_THREAD, &ru1);

@@ -2,15 +2,18 @@
  * Handlers only read: the fleet under its lock, store stats, two heartbeats. They never touch
  * the loop's data and never block on the database. Every reply carries the security headers.
  * Before any route: GET/HEAD only, no body, bounded URL, no traversal, basic auth when [web]
- * user is set, TLS when [web] cert and key are. It never logs a password or key material. */
+ * user is set, TLS when [web] cert and key are. It never logs a password or key material, and
+ * never a line per refused connection: those are counted, and their warnings throttled. */
 #include "config.h"
 #include "web/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -21,6 +24,7 @@
 #include "web/auth.h"
 #include "lib/clock.h"
 #include "lib/buf.h"
+#include "lib/complain.h"
 #include "lib/log.h"
 #include "web/metrics.h"
 #include "web/page.h"
@@ -37,6 +41,8 @@
 #define HTTP_PEM_MAX         (1024 * 1024)
 #define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS    3000
+#define HTTP_REFUSED_EVERY   100   /* after the first refusal, log one in this many */
+#define HTTP_REFUSED_QUIET   60000 /* ms without a refusal: the next one is a first again */
 
 #define HTTP_TEXT "text/plain; charset=utf-8"
 
@@ -48,6 +54,10 @@ struct http {
 	auth_t *auth;     /* NULL: no [web] user, everyone may read */
 	bool starting;    /* libmicrohttpd's messages go to start_msg, for the caller's cause */
 	char *start_msg;
+	pthread_mutex_t refused_mu; /* the pool's threads all refuse: counters and complaints */
+	struct metrics_http counters;
+	complain_t refused_c[METRICS_REFUSED_N];
+	int64_t refused_last_ms[METRICS_REFUSED_N];
 };
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
@@ -126,7 +136,10 @@ static int http_socket(
 
 static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
 {
-	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, body);
+	pthread_mutex_lock(&h->refused_mu);
+	struct metrics_http counters = h->counters;
+	pthread_mutex_unlock(&h->refused_mu);
+	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, &counters, body);
 	*ctype = "text/plain; version=0.0.4; charset=utf-8";
 	return 200;
 }
@@ -453,6 +466,36 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	return http_reply(conn, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
 }
 
+/* Which refusal libmicrohttpd's message reports, or -1 for another message. Its words for both
+ * connection limits (per address and in all) are the same. */
+static int http_refusal_kind(const char *msg)
+{
+	if (strstr(msg, "reached connection limit") != NULL)
+		return METRICS_REFUSED_LIMIT;
+	if (strncmp(msg, "Error accepting connection", 26) == 0 || strstr(msg, "resource limit") != NULL)
+		return METRICS_REFUSED_ACCEPT;
+	return -1;
+}
+
+/* Count a refusal, and log it when it is the first after a quiet spell or the next in
+ * HTTP_REFUSED_EVERY, with the number not logged since: anyone can cause them. */
+static void http_refused(http_t *h, int kind, const char *msg)
+{
+	uint64_t held = 0;
+	int64_t now = clock_mono_ms();
+	pthread_mutex_lock(&h->refused_mu);
+	h->counters.refused[kind]++;
+	if (now - h->refused_last_ms[kind] >= HTTP_REFUSED_QUIET)
+		complain_release(&h->refused_c[kind]);
+	h->refused_last_ms[kind] = now;
+	bool report = complain_note(&h->refused_c[kind], &held);
+	pthread_mutex_unlock(&h->refused_mu);
+	if (report && held > 0)
+		log_warn("http: %s (%" PRIu64 " more refused since)", msg, held);
+	else if (report)
+		log_warn("http: %s", msg);
+}
+
 static void http_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -470,7 +513,11 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 			free(msg);
 		return;
 	}
-	log_warn("http: %s", msg);
+	int kind = h != NULL ? http_refusal_kind(msg) : -1;
+	if (kind >= 0)
+		http_refused(h, kind, msg);
+	else
+		log_warn("http: %s", msg);
 	free(msg);
 }
 
@@ -630,12 +677,18 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	h->deps = *deps;
 	h->port = port;
 	h->stale_ms = http_stale_ms(deps->conf);
+	pthread_mutex_init(&h->refused_mu, NULL);
+	for (size_t i = 0; i < METRICS_REFUSED_N; i++) {
+		complain_init(&h->refused_c[i], HTTP_REFUSED_EVERY);
+		h->refused_last_ms[i] = INT64_MIN / 2; /* long ago */
+	}
 	const conf_t *c = deps->conf;
 	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
 		h->auth = auth_create(c->web_user, c->web_password);
 	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */
 		auth_destroy(h->auth);
+		pthread_mutex_destroy(&h->refused_mu);
 		free(h);
 		return -1;
 	}
@@ -649,6 +702,7 @@ void http_stop(http_t *h)
 		return;
 	MHD_stop_daemon(h->mhd); /* closes the listening socket */
 	auth_destroy(h->auth);
+	pthread_mutex_destroy(&h->refused_mu);
 	free(h);
 }
 
