@@ -22,6 +22,7 @@
 
 #include "web/api.h"
 #include "web/auth.h"
+#include "web/httpconn.h"
 #include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/complain.h"
@@ -36,6 +37,8 @@
 #define HTTP_MAX_CONNECTIONS 256
 #define HTTP_MAX_PER_IP      32          /* connections from one client address */
 #define HTTP_TIMEOUT_S       30          /* a connection idle this long is closed */
+#define HTTP_HEAD_MS         10000       /* a new connection must send its request head by then */
+#define HTTP_MAX_WAITING     192         /* waiting for a head at once: the rest is a reserve */
 #define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
 #define HTTP_MAX_URI         4096        /* longer request targets get 414 */
 #define HTTP_PEM_MAX         (1024 * 1024)
@@ -50,9 +53,10 @@ struct http {
 	struct MHD_Daemon *mhd;
 	struct http_deps deps;
 	unsigned port;
-	int64_t stale_ms; /* a heartbeat older than this makes /healthz fail */
-	auth_t *auth;     /* NULL: no [web] user, everyone may read */
-	bool starting;    /* libmicrohttpd's messages go to start_msg, for the caller's cause */
+	int64_t stale_ms;  /* a heartbeat older than this makes /healthz fail */
+	auth_t *auth;      /* NULL: no [web] user, everyone may read */
+	httpconn_t *conns; /* request-head deadlines and the reserve of free slots */
+	bool starting;     /* libmicrohttpd's messages go to start_msg, for the caller's cause */
 	char *start_msg;
 	pthread_mutex_t refused_mu; /* the pool's threads all refuse: counters and complaints */
 	struct metrics_http counters;
@@ -139,6 +143,8 @@ static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
 	pthread_mutex_lock(&h->refused_mu);
 	struct metrics_http counters = h->counters;
 	pthread_mutex_unlock(&h->refused_mu);
+	size_t open, waiting;
+	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
 	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, &counters, body);
 	*ctype = "text/plain; version=0.0.4; charset=utf-8";
 	return 200;
@@ -440,6 +446,7 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
 	 * all); a request that passes is answered on the next call, which keeps the connection. */
 	if (*req_cls != &http_mark_passed) {
+		httpconn_began(h->conns, conn);
 		unsigned refused = http_guard(h, conn, url, method, *req_cls);
 		if (refused != 0) {
 			buf_puts(&body, http_refusal(refused));
@@ -623,7 +630,8 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
-		MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_CONNECTION, httpconn_notify, h->conns, MHD_OPTION_NOTIFY_COMPLETED,
+		httpconn_completed, h->conns, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	h->starting = false;
 	return mhd;
 }
@@ -685,8 +693,10 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	const conf_t *c = deps->conf;
 	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
 		h->auth = auth_create(c->web_user, c->web_password);
+	h->conns = httpconn_create(HTTP_HEAD_MS, HTTP_TIMEOUT_S * 1000, HTTP_MAX_WAITING);
 	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */
+		httpconn_destroy(h->conns);
 		auth_destroy(h->auth);
 		pthread_mutex_destroy(&h->refused_mu);
 		free(h);
@@ -700,7 +710,8 @@ void http_stop(http_t *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->mhd); /* closes the listening socket */
+	MHD_stop_daemon(h->mhd);    /* closes the listening socket */
+	httpconn_destroy(h->conns); /* after: libmicrohttpd's callbacks use it */
 	auth_destroy(h->auth);
 	pthread_mutex_destroy(&h->refused_mu);
 	free(h);

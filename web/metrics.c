@@ -502,6 +502,19 @@ static void metrics_http_refused(struct metrics_ctx *c, const struct metrics_fam
 	}
 }
 
+static void metrics_http_slow(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	static const char *const reasons[] = { "deadline", "reserve" };
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		metrics_puts(c->out, fam->name);
+		metrics_puts(c->out, "{reason=\"");
+		metrics_puts(c->out, reasons[i]);
+		metrics_puts(c->out, "\"} ");
+		metrics_put_u64(c->out, c->http ? c->http->slow_closed[i] : 0);
+		metrics_putc(c->out, '\n');
+	}
+}
+
 /* ---- the table: every family once; docs/metrics.md describes the same list ---- */
 
 #define IFACE(field) .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
@@ -595,6 +608,11 @@ static const struct metrics_family metrics_families[] = {
 		"HTTP connections closed unserved: reason limit (too many from one address, or in all), "
 		"accept (accept() failed, e.g. out of file descriptors).",
 		.daemon = metrics_http_refused },
+	{ "wgwatch_http_slow_connections_closed_total", "counter",
+		"HTTP connections closed before they sent a complete request: reason deadline (none "
+		"within 10 s of connecting, or 30 s after the previous reply), reserve (the longest "
+		"waiting, closed so that quick requests always find a free slot).",
+		.daemon = metrics_http_slow },
 	{ "wgwatch_shard_info", "gauge",
 		"This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
 		.daemon = metrics_shard_info },

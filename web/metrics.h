@@ -16,6 +16,7 @@
 enum metrics_refusal { METRICS_REFUSED_LIMIT, METRICS_REFUSED_ACCEPT, METRICS_REFUSED_N };
 struct metrics_http {
 	uint64_t refused[METRICS_REFUSED_N]; /* connections closed unserved */
+	uint64_t slow_closed[2]; /* closed without a request head: deadline, reserve (httpconn.h) */
 };
 
 /* Append the whole exposition to out. Reads through a fleet view. */
