@@ -181,11 +181,12 @@ static int confval_secret_read(int fd, const char *path, char **out, char **caus
 	return rc;
 }
 
-/* The content of a secret file without its trailing newline; the file must be private. */
+/* The content of a secret file without its trailing newline; the file must be private and
+ * regular. O_NONBLOCK: opening a FIFO must not wait for a writer (the check below refuses it). */
 static int confval_secret_file(const char *path, char **out, char **cause)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		*cause = xasprintf("cannot read %s: %s", path, strerror(errno));
 		return -1;

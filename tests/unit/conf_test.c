@@ -647,6 +647,18 @@ static void test_special_files(void)
 	CHECK_INT(conf_load(fifo, &c, &e), -1);
 	CHECK_ERR(e, "%s: cannot read: not a regular file", fifo);
 	free(e);
+	/* a FIFO or a device as a secret file (issue 21 item 5): refused at once, not waited on */
+	char *sec = xasprintf("%s/secret.fifo", dir);
+	CHECK_INT(mkfifo(sec, 0600), 0);
+	free(p);
+	p = put(dir, "secret.conf", 0644,
+		"[router r1]\nrest = https://10.0.0.1\npassword_file = secret.fifo\n"
+		"[router r2]\nrest = https://10.0.0.2\npassword_file = /dev/zero\n");
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK_ERR(e, "%s:3: password_file = secret.fifo: %s is not a regular file", p, sec);
+	CHECK_ERR(e, "%s:6: password_file = /dev/zero: /dev/zero is not a regular file", p);
+	free(e);
+	free(sec);
 	alarm(0);
 	free(p);
 	free(fifo);
