@@ -165,8 +165,10 @@ static void store_commit_round(store_t *st, int64_t *backoff, int *failures)
 {
 	size_t rows;
 	pthread_mutex_unlock(&st->mu);
-	int rc = ingest_batch(st, &rows);
+	bool gone = migrate_files_check(st) < 0;
+	int rc = gone ? -1 : ingest_batch(st, &rows);
 	pthread_mutex_lock(&st->mu);
+	st->stats.files_gone |= gone;
 	st->heartbeat_ms = clock_mono_ms();
 	if (rc == 0) {
 		store_committed(st, rows);

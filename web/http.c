@@ -200,6 +200,13 @@ static unsigned http_healthz(http_t *h, buf_t *body, const char **ctype)
 	int64_t loop_age = h->deps.loop ? now - loop_heartbeat_ms(h->deps.loop) : 0;
 	int64_t store_age = h->deps.store ? now - store_heartbeat_ms(h->deps.store) : 0;
 	*ctype = HTTP_TEXT;
+	struct store_stats st = { 0 };
+	if (h->deps.store != NULL)
+		store_get_stats(h->deps.store, &st);
+	if (st.files_gone) { /* the writer stopped for good: someone must look */
+		buf_printf(body, "failed: store: %s\n", st.last_error);
+		return 503;
+	}
 	return http_health_text(body, loop_age, store_age, h->stale_ms);
 }
 
