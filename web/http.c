@@ -23,6 +23,7 @@
 #include "web/api.h"
 #include "web/auth.h"
 #include "web/httpconn.h"
+#include "web/httpgzip.h"
 #include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/complain.h"
@@ -419,6 +420,20 @@ static const char *http_refusal(unsigned status)
 static enum MHD_Result http_reply(
 	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body)
 {
+	bool gz = false;
+	if (status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN &&
+		httpgzip_accepted(MHD_lookup_connection_value(
+			conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+		buf_t z;
+		buf_init(&z);
+		gz = httpgzip_compress(body->data, body->len, &z) == 0;
+		if (gz) {
+			buf_free(body);
+			*body = z;
+		} else {
+			buf_free(&z);
+		}
+	}
 	size_t len;
 	char *data = buf_steal(body, &len);
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
@@ -431,6 +446,9 @@ static enum MHD_Result http_reply(
 	MHD_add_response_header(resp, "Content-Security-Policy",
 		"default-src 'none'; style-src 'self'; frame-ancestors 'none'");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (status == MHD_HTTP_UNAUTHORIZED)
