@@ -20,12 +20,14 @@ unset MAKEFLAGS MFLAGS MAKELEVEL
 
 # --- build from a copy of the sources ------------------------------------------------------------
 mkdir "$T/src"
-if git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1; then
+# A git checkout (its top, not a distribution tree unpacked inside one): the files git knows.
+if [ "$(git -C "$top_srcdir" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$top_srcdir" && pwd -P)" ]; then
 	(cd "$top_srcdir" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) | tar -C "$T/src" -xf -
 else   # a distribution tree (make distcheck): its build and install dirs stay out
 	tar -C "$top_srcdir" --exclude=./_build --exclude=./_inst --exclude='./build*' --exclude=./autom4te.cache \
 		-cf - . | tar -C "$T/src" -xf -
 fi
+chmod -R u+w "$T/src"   # make distcheck's tree is read-only
 [ -x "$T/src/debian/rules" ] || fail "no debian/rules in the copy of $top_srcdir"
 start=$(date +%s)
 (cd "$T/src" && DEB_BUILD_OPTIONS='nocheck parallel=2' dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1 ||
