@@ -62,6 +62,7 @@ done
 stray=$(grep -vE '^(/usr/sbin/wgwatchd|/etc/wgwatch/[^/]*|/lib/systemd/system/wgwatchd@?\.service|/usr/share/man/man[58]/[^/]*\.gz|/usr/share/wgwatch/.*|/usr/share/doc/wgwatch/.*)$' "$T/files" || true)
 [ -z "$stray" ] || fail "files outside the packaged paths: $stray"
 ! grep -q '^/usr/share/wgwatch/demo.scenario$' "$T/files" || fail "the demo's scenario is packaged"
+dpkg-deb -c "$DEB" | grep -q ' \./etc/wgwatch/sites\.d/$' || fail "no /etc/wgwatch/sites.d/ for the shipped include"
 dpkg-deb -e "$DEB" "$T/control"
 [ "$(cat "$T/control/conffiles")" = /etc/wgwatch/wgwatch.conf ] || fail "conffiles: $(cat "$T/control/conffiles")"
 ok "$(wc -l <"$T/files") files, all under the packaged paths; /etc/wgwatch/wgwatch.conf the only conffile; no /var/lib/wgwatch (StateDirectory=)"
@@ -72,6 +73,11 @@ dpkg -x "$DEB" "$R"
 "$R/usr/sbin/wgwatchd" --check -c "$R/etc/wgwatch/wgwatch.conf" >"$T/check.out" 2>&1 ||
 	fail "wgwatchd --check on the shipped config: $(cat "$T/check.out")"
 grep -qx "$R/etc/wgwatch/wgwatch.conf: ok, 0 routers" "$T/check.out" || fail "--check said: $(cat "$T/check.out")"
+printf '[router hub-1]\nrest = https://192.0.2.1\n' >"$R/etc/wgwatch/sites.d/hub.conf"
+"$R/usr/sbin/wgwatchd" --check -c "$R/etc/wgwatch/wgwatch.conf" >"$T/check.out" 2>&1 &&
+	grep -qx "$R/etc/wgwatch/wgwatch.conf: ok, 1 routers" "$T/check.out" ||
+	fail "a router in sites.d/: $(cat "$T/check.out")"
+rm "$R/etc/wgwatch/sites.d/hub.conf"
 grep -qaF /var/lib/wgwatch/wgwatch.db "$R/usr/sbin/wgwatchd" || fail "default database is not /var/lib/wgwatch/wgwatch.db"
 U="$R/lib/systemd/system/wgwatchd.service"
 grep -qx 'ExecStart=/usr/sbin/wgwatchd -c /etc/wgwatch/wgwatch.conf' "$U" || fail "ExecStart: $(grep ^ExecStart= "$U")"
@@ -79,7 +85,7 @@ grep -qx 'StateDirectory=wgwatch' "$U" && ! grep -q '^BindPaths=' "$U" || fail "
 zcat "$R/usr/share/man/man8/wgwatchd.8.gz" >"$T/wgwatchd.8"
 grep -qx '.I /etc/wgwatch/wgwatch.conf' "$T/wgwatchd.8" && grep -qx '.I /var/lib/wgwatch/wgwatch.db' "$T/wgwatchd.8" ||
 	fail "wgwatchd(8) FILES: $(sed -n '/^.SH FILES/,/^.SH/p' "$T/wgwatchd.8")"
-ok "installed wgwatchd --check accepts the shipped config (0 routers); unit, man page and default database agree"
+ok "installed wgwatchd --check accepts the shipped config (0 routers, 1 with a file in sites.d/); unit, man page and default database agree"
 
 # The shipped config as it is but for the port and the database, which must stay in $T: the empty
 # fleet runs and answers /healthz, so a fresh install's start does not fail.
