@@ -49,7 +49,8 @@ done)
 ok "lintian: no error, no warning; accepted: $(grep -cE '^[EWIPX]: ' "$T/lintian.out") tag(s) of docs/packaging.md"
 
 # --- the file list ---------------------------------------------------------------------------------
-dpkg-deb -c "$DEB" | awk '$1 !~ /^d/ { print $6 }' | sed 's|^\./|/|' | sort >"$T/files"
+dpkg-deb -c "$DEB" >"$T/contents"
+awk '$1 !~ /^d/ { print $6 }' "$T/contents" | sed 's|^\./|/|' | sort >"$T/files"
 schema=$(cd "$top_srcdir/schema" && ls ./*.sql | sed 's|^\./|/usr/share/wgwatch/schema/|')
 for f in /usr/sbin/wgwatchd /etc/wgwatch/wgwatch.conf /lib/systemd/system/wgwatchd.service \
 	/lib/systemd/system/wgwatchd@.service /usr/share/man/man8/wgwatchd.8.gz \
@@ -62,7 +63,7 @@ done
 stray=$(grep -vE '^(/usr/sbin/wgwatchd|/etc/wgwatch/[^/]*|/lib/systemd/system/wgwatchd@?\.service|/usr/share/man/man[58]/[^/]*\.gz|/usr/share/wgwatch/.*|/usr/share/doc/wgwatch/.*)$' "$T/files" || true)
 [ -z "$stray" ] || fail "files outside the packaged paths: $stray"
 ! grep -q '^/usr/share/wgwatch/demo.scenario$' "$T/files" || fail "the demo's scenario is packaged"
-dpkg-deb -c "$DEB" | grep -q ' \./etc/wgwatch/sites\.d/$' || fail "no /etc/wgwatch/sites.d/ for the shipped include"
+grep -q ' \./etc/wgwatch/sites\.d/$' "$T/contents" || fail "no /etc/wgwatch/sites.d/ for the shipped include"
 dpkg-deb -e "$DEB" "$T/control"
 [ "$(cat "$T/control/conffiles")" = /etc/wgwatch/wgwatch.conf ] || fail "conffiles: $(cat "$T/control/conffiles")"
 ok "$(wc -l <"$T/files") files, all under the packaged paths; /etc/wgwatch/wgwatch.conf the only conffile; no /var/lib/wgwatch (StateDirectory=)"
@@ -97,7 +98,8 @@ grep -q "^database = $T/" "$R/etc/wgwatch/test.conf" || fail "the shipped config
 DAEMON_PID=$!
 PIDS="$PIDS $DAEMON_PID"
 wait_until 20 curl -fsS "http://127.0.0.1:$HTTP_PORT/healthz" || fail "the empty fleet never answered /healthz"
-http_get /metrics | grep -q '^wgwatch_' || fail "/metrics of the empty fleet has no wgwatch_ series"
+http_get /metrics >"$T/metrics.txt" || fail "GET /metrics of the empty fleet"
+grep -q '^wgwatch_' "$T/metrics.txt" || fail "/metrics of the empty fleet has no wgwatch_ series"
 kill -TERM "$DAEMON_PID"
 rc=0
 wait "$DAEMON_PID" || rc=$?
