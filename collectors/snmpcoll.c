@@ -324,8 +324,8 @@ static void snmpcoll_on_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 	}
 }
 
-/* Whether a message received is one an agent may send us: a Response, or over SNMPv3 a
- * Report. net-snmp hands any other PDU (a GET, a trap) to the session's callback as well. */
+/* Whether a message received during a poll is one an agent may send us: a Response, or over
+ * SNMPv3 a Report. net-snmp hands any other PDU (a GET, a trap) to the callback as well. */
 static bool snmpcoll_is_answer(const struct snmpcoll_conn *c, const netsnmp_pdu *pdu)
 {
 	return pdu != NULL &&
@@ -338,13 +338,15 @@ static int snmpcoll_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *
 {
 	struct snmpcoll_conn *c = magic;
 	bool report = pdu != NULL && pdu->command == SNMP_MSG_REPORT;
+	if (!c->busy || c->reqid == 0)
+		return 1; /* late answer of an earlier poll, or our own close; c->rc may be gone */
 	/* Not an answer: ignored, and 0 keeps net-snmp waiting for the real one (and resending). */
 	if (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && !snmpcoll_is_answer(c, pdu))
 		return 0;
 	/* net-snmp matched the message to our one request in flight; a report of a message the
 	 * agent could not authenticate carries no request ID of ours. */
-	if (!c->busy || c->reqid == 0 || (reqid != c->reqid && !report))
-		return 1; /* late answer of an earlier poll, or our own close */
+	if (reqid != c->reqid && !report)
+		return 1;
 	if (op == NETSNMP_CALLBACK_OP_RESEND)
 		return 1;
 	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMPCOLL_PROBE)
