@@ -176,7 +176,7 @@ static char *snmpdecode_oid_text(const oid *o, size_t len)
 
 /* What RouterOS says of itself in sysDescr (v7: "RouterOS <board>"; v6: "router") and in
  * entPhysicalDescr.65536 ("RouterOS <version> (<channel>) on <board>"): fills the board, the
- * version and the channel that are still unknown (docs/snmp.md, routeros.md §4.2). */
+ * version and the channel that are still unknown (docs/snmp.md, docs/routeros.md §3). */
 static void snmpdecode_ros_descr(const char *text, sample_t *s)
 {
 	if (strncmp(text, "RouterOS ", 9) != 0 || text[9] == '\0')

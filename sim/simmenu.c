@@ -252,7 +252,7 @@ static void simmenu_add_counters(
 	simmenu_add_u64(rec, "rx-packet", b[0] / (uint64_t)ps);
 	simmenu_add_u64(rec, "tx-packet", b[1] / (uint64_t)ps);
 	/* Real WireGuard interfaces drop and fail thousands of packets (no route to a peer, no
-	 * handshake yet: routeros.md §3); the others a few. Growing with the packets. */
+	 * handshake yet: docs/routeros.md §3); the others a few. Growing with the packets. */
 	const char *type = simmenu_get(rec, "type");
 	uint64_t per = type && strcmp(type, "wg") == 0 ? 2000 : 1000000;
 	simmenu_add_u64(rec, "rx-drop", b[0] / (uint64_t)ps / (per * 4));
@@ -274,7 +274,7 @@ static int simmenu_count_interfaces(const struct simmenu_ctx *c)
 	return NFIXED + (int)g->nwg + g->vlans + (g->shape & SC_SHAPE_MORE_IFACES ? NMORE : 0);
 }
 
-/* Past the VLANs: interfaces of the other types real routers have (routeros.md §3). */
+/* Past the VLANs: interfaces of the other types real routers have (docs/routeros.md §3). */
 static void simmenu_more_iface(int m, struct simmenu_rec *rec)
 {
 	static const char *const names[NMORE] = { "wlan1", "pppoe-out1", "eoip1" };

@@ -1,5 +1,5 @@
 /* simmib: the objects every simulated router's SNMP agent serves (HOST-RESOURCES, IF-MIB,
- * MIKROTIK-MIB of routeros.md §4), found in simmenu's records (the very values REST serves)
+ * ENTITY-MIB, MIKROTIK-MIB of routeros.md §4), found in simmenu's records (the REST values)
  * through a sorted table, and GET, GETNEXT, GETBULK and SET answered from it. It only finds
  * values: it never touches a socket, never does BER (net-snmp does) and never accepts a SET. */
 #include "config.h"
@@ -30,7 +30,7 @@ enum what {
 	S_FIRMWARE,
 	S_UPGRADE,
 	S_BOARD,
-	S_HRUPTIME,
+	S_HRUP,
 	E_DESCR,
 	C_INDEX,
 	C_STR,
@@ -56,42 +56,43 @@ struct obj {
 #define IFT(col)  O(1, 3, 6, 1, 2, 1, 2, 2, 1, col), .kind = K_IF
 #define IFX(col)  O(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, col), .kind = K_IF
 #define MTX(a, b) O(1, 3, 6, 1, 4, 1, 14988, 1, 1, a, b), .kind = K_SCALAR
+#define ENT(col)  O(1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, col), .kind = K_ENT
 
 /* In lexicographic order of OID (checked at create): GETNEXT walks it front to back. */
 static const struct obj objs[] = {
-	{ O(1, 3, 6, 1, 2, 1, 1, 1), .kind = K_SCALAR, .what = S_DESCR },           /* sysDescr */
-	{ O(1, 3, 6, 1, 2, 1, 1, 2), .kind = K_SCALAR, .what = S_OBJID },           /* sysObjectID */
-	{ O(1, 3, 6, 1, 2, 1, 1, 3), .kind = K_SCALAR, .what = S_UPTIME },          /* sysUpTime */
-	{ O(1, 3, 6, 1, 2, 1, 1, 5), .kind = K_SCALAR, .what = S_NAME },            /* sysName */
-	{ O(1, 3, 6, 1, 2, 1, 2, 1), .kind = K_SCALAR, .what = S_IFNUMBER },        /* ifNumber */
-	{ IFT(1), .what = C_INDEX },                                                /* ifIndex */
-	{ IFT(2), .what = C_STR, .key = "name" },                                   /* ifDescr */
-	{ IFT(3), .what = C_TYPE, .key = "type" },                                  /* ifType */
-	{ IFT(4), .what = C_INT, .key = "mtu" },                                    /* ifMtu */
-	{ IFT(7), .what = C_ADMIN, .key = "disabled" },                             /* ifAdminStatus */
-	{ IFT(8), .what = C_OPER, .key = "running" },                               /* ifOperStatus */
-	{ IFT(10), .what = C_C32, .key = "rx-byte" },                               /* ifInOctets */
-	{ IFT(11), .what = C_C32, .key = "rx-packet" },                             /* ifInUcastPkts */
-	{ IFT(13), .what = C_C32, .key = "rx-drop" },                               /* ifInDiscards */
-	{ IFT(14), .what = C_C32, .key = "rx-error" },                              /* ifInErrors */
-	{ IFT(16), .what = C_C32, .key = "tx-byte" },                               /* ifOutOctets */
-	{ IFT(17), .what = C_C32, .key = "tx-packet" },                             /* ifOutUcastPkts */
-	{ IFT(19), .what = C_C32, .key = "tx-drop" },                               /* ifOutDiscards */
-	{ IFT(20), .what = C_C32, .key = "tx-error" },                              /* ifOutErrors */
-	{ O(1, 3, 6, 1, 2, 1, 25, 1, 1), .kind = K_SCALAR, .what = S_HRUPTIME },    /* hrSystemUptime */
-	{ O(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2), .kind = K_CPU, .what = P_LOAD },     /* hrProcessorLoad */
-	{ IFX(1), .what = C_STR, .key = "name" },                                   /* ifName */
-	{ IFX(6), .what = C_C64, .key = "rx-byte" },                                /* ifHCInOctets */
-	{ IFX(7), .what = C_C64, .key = "rx-packet" },                              /* ifHCInUcastPkts */
-	{ IFX(10), .what = C_C64, .key = "tx-byte" },                               /* ifHCOutOctets */
-	{ IFX(11), .what = C_C64, .key = "tx-packet" },                             /* ifHCOutUcastPkts */
-	{ IFX(18), .what = C_EMPTY },                                               /* ifAlias */
-	{ O(1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, 2), .kind = K_ENT, .what = E_DESCR }, /* entPhysicalDescr */
-	{ MTX(4, 4), .what = S_VERSION },                                           /* mtxrLicVersion */
-	{ MTX(7, 3), .what = S_SERIAL },                                            /* mtxrSerialNumber */
-	{ MTX(7, 4), .what = S_FIRMWARE },                                          /* mtxrFirmwareVersion */
-	{ MTX(7, 7), .what = S_UPGRADE },                                           /* ...UpgradeVersion */
-	{ MTX(7, 9), .what = S_BOARD },                                             /* mtxrBoardName */
+	{ O(1, 3, 6, 1, 2, 1, 1, 1), .kind = K_SCALAR, .what = S_DESCR },       /* sysDescr */
+	{ O(1, 3, 6, 1, 2, 1, 1, 2), .kind = K_SCALAR, .what = S_OBJID },       /* sysObjectID */
+	{ O(1, 3, 6, 1, 2, 1, 1, 3), .kind = K_SCALAR, .what = S_UPTIME },      /* sysUpTime */
+	{ O(1, 3, 6, 1, 2, 1, 1, 5), .kind = K_SCALAR, .what = S_NAME },        /* sysName */
+	{ O(1, 3, 6, 1, 2, 1, 2, 1), .kind = K_SCALAR, .what = S_IFNUMBER },    /* ifNumber */
+	{ IFT(1), .what = C_INDEX },                                            /* ifIndex */
+	{ IFT(2), .what = C_STR, .key = "name" },                               /* ifDescr */
+	{ IFT(3), .what = C_TYPE, .key = "type" },                              /* ifType */
+	{ IFT(4), .what = C_INT, .key = "mtu" },                                /* ifMtu */
+	{ IFT(7), .what = C_ADMIN, .key = "disabled" },                         /* ifAdminStatus */
+	{ IFT(8), .what = C_OPER, .key = "running" },                           /* ifOperStatus */
+	{ IFT(10), .what = C_C32, .key = "rx-byte" },                           /* ifInOctets */
+	{ IFT(11), .what = C_C32, .key = "rx-packet" },                         /* ifInUcastPkts */
+	{ IFT(13), .what = C_C32, .key = "rx-drop" },                           /* ifInDiscards */
+	{ IFT(14), .what = C_C32, .key = "rx-error" },                          /* ifInErrors */
+	{ IFT(16), .what = C_C32, .key = "tx-byte" },                           /* ifOutOctets */
+	{ IFT(17), .what = C_C32, .key = "tx-packet" },                         /* ifOutUcastPkts */
+	{ IFT(19), .what = C_C32, .key = "tx-drop" },                           /* ifOutDiscards */
+	{ IFT(20), .what = C_C32, .key = "tx-error" },                          /* ifOutErrors */
+	{ O(1, 3, 6, 1, 2, 1, 25, 1, 1), .kind = K_SCALAR, .what = S_HRUP },    /* hrSystemUptime */
+	{ O(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2), .kind = K_CPU, .what = P_LOAD }, /* hrProcessorLoad */
+	{ IFX(1), .what = C_STR, .key = "name" },                               /* ifName */
+	{ IFX(6), .what = C_C64, .key = "rx-byte" },                            /* ifHCInOctets */
+	{ IFX(7), .what = C_C64, .key = "rx-packet" },                          /* ifHCInUcastPkts */
+	{ IFX(10), .what = C_C64, .key = "tx-byte" },                           /* ifHCOutOctets */
+	{ IFX(11), .what = C_C64, .key = "tx-packet" },                         /* ifHCOutUcastPkts */
+	{ IFX(18), .what = C_EMPTY },                                           /* ifAlias */
+	{ ENT(2), .what = E_DESCR },                                            /* entPhysicalDescr */
+	{ MTX(4, 4), .what = S_VERSION },                                       /* mtxrLicVersion */
+	{ MTX(7, 3), .what = S_SERIAL },                                        /* mtxrSerialNumber */
+	{ MTX(7, 4), .what = S_FIRMWARE },                                      /* mtxrFirmwareVersion */
+	{ MTX(7, 7), .what = S_UPGRADE },                                       /* ...UpgradeVersion */
+	{ MTX(7, 9), .what = S_BOARD },                                         /* mtxrBoardName */
 };
 #define NOBJS (sizeof(objs) / sizeof(objs[0]))
 
@@ -286,7 +287,7 @@ static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *
 	static const oid mikrotik[] = { 1, 3, 6, 1, 4, 1, 14988, 1 };
 	const struct sc_group *g = simrouter_group(v->r);
 	switch (o->what) {
-	case S_DESCR: /* RouterOS 6: "router" (routeros.md §3) */
+	case S_DESCR: /* RouterOS 6: "router" (docs/routeros.md §3) */
 		snprintf(out->buf, sizeof(out->buf), simmib_ros6(v) ? "router" : "RouterOS %s", g->board);
 		simmib_val_str(out, out->buf);
 		return 0;
@@ -296,7 +297,7 @@ static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *
 		out->len = sizeof(mikrotik);
 		return 0;
 	case S_UPTIME: simmib_val_ticks(out, simmib_agent_uptime(v)); return 0;
-	case S_HRUPTIME: simmib_val_ticks(out, v->c.uptime); return 0;
+	case S_HRUP: simmib_val_ticks(out, v->c.uptime); return 0;
 	case S_NAME: simmib_val_str(out, simrouter_name(v->r)); return 0;
 	case S_IFNUMBER:
 		simmib_val_int(out, ASN_INTEGER, simmib_obj_rows(v, &(struct obj){ .kind = K_IF }));
