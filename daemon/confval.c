@@ -3,6 +3,7 @@
  * never logs; a cause never holds the value, which may be a secret. */
 #include "config.h"
 #include "daemon/conf_int.h"
+#include "lib/listen.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -253,10 +255,25 @@ static bool confval_port_ok(const char *p)
 	return *end == '\0' && n >= 1 && n <= 65535;
 }
 
+/* The listener's address: what lib/listen parses (numeric), with a port from 1. */
+static int confval_v_listen(const struct conf_key *k, const char *v, void *field, char **cause)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (listen_parse(v, &ss, &len) < 0 ||
+		(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					 : ((struct sockaddr_in6 *)&ss)->sin6_port) == 0) {
+		*cause = xstrdup("must be A.B.C.D:PORT or [IPV6]:PORT, a numeric address (127.0.0.1:9477, "
+				 "not localhost:9477) and a port from 1 to 65535");
+		return -1;
+	}
+	confval_set_str(k, field, xstrdup(v));
+	return 0;
+}
+
 /* host:port, [v6]:port, host, [v6], or a bare IPv6 address when the port is optional. */
 static int confval_v_hostport(const struct conf_key *k, const char *v, void *field, char **cause)
 {
-	bool need_port = k->type == T_LISTEN;
 	const char *port = NULL;
 	if (v[0] == '[') {
 		const char *rb = strchr(v, ']');
@@ -269,10 +286,9 @@ static int confval_v_hostport(const struct conf_key *k, const char *v, void *fie
 		if (colon != NULL && strchr(colon + 1, ':') == NULL)
 			port = colon + 1;
 	}
-	if (strpbrk(v, " \t") != NULL || (port == NULL && need_port) ||
-		(port != NULL && !confval_port_ok(port)) || v[0] == '\0' || v[0] == ':') {
-		*cause = xstrdup(need_port ? "must be host:port with a port from 1 to 65535"
-					   : "must be host or host:port with a port from 1 to 65535");
+	if (strpbrk(v, " \t") != NULL || (port != NULL && !confval_port_ok(port)) || v[0] == '\0' ||
+		v[0] == ':') {
+		*cause = xstrdup("must be host or host:port with a port from 1 to 65535");
 		return -1;
 	}
 	confval_set_str(k, field, xstrdup(v));
@@ -588,7 +604,7 @@ int confval_value(const struct conf_key *k, const char *v, void *base, const cha
 	case T_PATH:
 	case T_FILE: return confval_v_path(k, v, dir, field, cause);
 	case T_URL: return confval_v_url(k, v, field, cause);
-	case T_LISTEN:
+	case T_LISTEN: return confval_v_listen(k, v, field, cause);
 	case T_HOSTPORT: return confval_v_hostport(k, v, field, cause);
 	case T_ENUM: return confval_v_enum(k, v, field, cause);
 	case T_BOOL: return confval_v_bool(v, field, cause);

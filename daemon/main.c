@@ -23,6 +23,7 @@
 #include "daemon/fleet.h"
 #include "web/http.h"
 #include "lib/clock.h"
+#include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "web/metrics.h"
@@ -167,6 +168,32 @@ static int main_load_conf(const char *path, conf_t **conf)
 
 /* Exit status when the database cannot be used (in use, corrupt, not SQLite): see wgwatchd(8). */
 #define MAIN_EXIT_DATABASE 3
+
+/* What the start needs of this host that a config check can tell without starting: the listen
+ * address is one of this host's, and the database's directory is there and writable (the
+ * compiled-in default's is made at start). Problems go to stderr as FILE:LINE: messages, as
+ * the config's own; --check and the start both run this, so --check refuses what the start
+ * would. check_only: --check (make nothing); with_listen: the listener will be started.
+ * Returns 0, 1 (the listen address) or MAIN_EXIT_DATABASE (the database, maybe both). */
+static int main_check_host(const conf_t *c, bool check_only, bool with_listen)
+{
+	int rc = 0;
+	char *cause = NULL;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (with_listen && listen_parse(c->listen, &ss, &len) == 0 && listen_bindable(&ss, len, &cause) < 0) {
+		fprintf(stderr, "%s: listen = %s: %s\n", c->listen_at, c->listen, cause);
+		free(cause);
+		cause = NULL;
+		rc = 1;
+	}
+	if (store_check_path(c->database, c->database_default, check_only, &cause) < 0) {
+		fprintf(stderr, "%s: database = %s: %s\n", c->database_at, c->database, cause);
+		free(cause);
+		rc = MAIN_EXIT_DATABASE;
+	}
+	return rc;
+}
 
 struct daemon {
 	conf_t *conf;
@@ -480,6 +507,10 @@ int main(int argc, char **argv)
 	if (main_load_conf(o.conf_path, &d.conf) != 0)
 		return 1;
 	size_t total = o.check ? shard_apply(d.conf) : main_shard(d.conf, "");
+	if (o.check && main_check_host(d.conf, true, true) != 0) {
+		conf_free(d.conf);
+		return 1;
+	}
 	if (o.check) {
 		if (d.conf->shard.count > 1)
 			printf("%s: ok, %zu routers; shard %d/%d owns %zu\n", o.conf_path, total,
@@ -497,6 +528,11 @@ int main(int argc, char **argv)
 		free(cause);
 		conf_free(d.conf);
 		return rc == 0 ? 0 : 1;
+	}
+	int host = main_check_host(d.conf, false, !o.once);
+	if (host != 0) {
+		conf_free(d.conf);
+		return host;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		log_error("libcurl initialisation failed");

@@ -19,6 +19,61 @@
 
 #define MIGRATE_BUSY_MS 5000
 
+/* mkdir -p of dir, mode 0750; 0 or -1 with errno. */
+static int migrate_mkdirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int rc = 0;
+	for (char *s = p + 1; rc == 0 && s != NULL; s = strchr(s + 1, '/')) {
+		char c = *s;
+		*s = '\0';
+		if (*p != '\0' && mkdir(p, 0750) < 0 && errno != EEXIST)
+			rc = -1;
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	if (rc == 0 && mkdir(p, 0750) < 0 && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+static char *migrate_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL)
+		return xstrdup(".");
+	return xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+int store_check_path(const char *path, bool make_dir, bool check_only, char **cause)
+{
+	char *dir = migrate_dirname(path);
+	struct stat sb;
+	bool missing = stat(dir, &sb) < 0 && errno == ENOENT;
+	if (missing && make_dir && check_only) { /* the start makes it */
+		free(dir);
+		return 0;
+	}
+	if (missing && make_dir && migrate_mkdirs(dir) < 0)
+		*cause = xasprintf("cannot create directory %s: %s", dir, strerror(errno));
+	else if (stat(dir, &sb) < 0)
+		*cause = xasprintf("directory %s: %s", dir, strerror(errno));
+	else if (!S_ISDIR(sb.st_mode))
+		*cause = xasprintf("%s is not a directory", dir);
+	else if (access(dir, W_OK | X_OK) < 0)
+		*cause = xasprintf(
+			"directory %s is not writable by uid %ld: %s", dir, (long)geteuid(), strerror(errno));
+	else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		*cause = xasprintf("%s is not a regular file", path);
+	else if (stat(path, &sb) == 0 && access(path, R_OK | W_OK) < 0)
+		*cause = xasprintf(
+			"%s is not writable by uid %ld: %s", path, (long)geteuid(), strerror(errno));
+	free(dir);
+	return *cause == NULL ? 0 : -1;
+}
+
 /* The lock that counts is on the database's inode: a hard link or a second path to the same
  * file is the same database. flock() locks are independent of the POSIX locks SQLite takes, and
  * the descriptor stays open until store_close, so closing it never drops SQLite's locks early.

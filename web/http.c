@@ -25,6 +25,7 @@
 #include "web/httpconn.h"
 #include "web/httpgzip.h"
 #include "lib/clock.h"
+#include "lib/listen.h"
 #include "lib/buf.h"
 #include "lib/complain.h"
 #include "lib/log.h"
@@ -68,53 +69,6 @@ struct http {
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
 
 /* ---- listen address ---- */
-
-/* Decimal 0..65535, digits only. */
-static int http_parse_port(const char *s, unsigned *port)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 5 || strspn(s, "0123456789") != n)
-		return -1;
-	unsigned long v = strtoul(s, NULL, 10);
-	if (v > 65535)
-		return -1;
-	*port = (unsigned)v;
-	return 0;
-}
-
-/* "A.B.C.D:PORT" or "[IPV6]:PORT", numeric addresses only. */
-static int http_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
-{
-	const char *colon, *host = spec;
-	size_t hlen;
-	bool v6 = spec[0] == '[';
-	if (v6) {
-		const char *end = strchr(spec, ']');
-		if (end == NULL || end[1] != ':')
-			return -1;
-		host = spec + 1, hlen = (size_t)(end - host), colon = end + 1;
-	} else {
-		colon = strchr(spec, ':');
-		if (colon == NULL || strchr(colon + 1, ':') != NULL)
-			return -1;
-		hlen = (size_t)(colon - spec);
-	}
-	char addr[INET6_ADDRSTRLEN];
-	unsigned port;
-	if (hlen == 0 || hlen >= sizeof(addr) || http_parse_port(colon + 1, &port) < 0)
-		return -1;
-	memcpy(addr, host, hlen);
-	addr[hlen] = '\0';
-	memset(ss, 0, sizeof(*ss));
-	if (v6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-		s6->sin6_family = AF_INET6, s6->sin6_port = htons((uint16_t)port), *len = sizeof(*s6);
-		return inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1 ? 0 : -1;
-	}
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	s4->sin_family = AF_INET, s4->sin_port = htons((uint16_t)port), *len = sizeof(*s4);
-	return inet_pton(AF_INET, addr, &s4->sin_addr) == 1 ? 0 : -1;
-}
 
 /* A bound, listening socket for ss; -1 with *cause. Fills the bound port. */
 static int http_socket(
@@ -698,7 +652,7 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	struct sockaddr_storage ss;
 	socklen_t len;
 	unsigned port;
-	if (spec == NULL || http_parse_listen(spec, &ss, &len) < 0) {
+	if (spec == NULL || listen_parse(spec, &ss, &len) < 0) {
 		*cause = xasprintf(
 			"listen \"%s\": want A.B.C.D:PORT or [IPV6]:PORT, port 0-65535", spec ? spec : "");
 		return -1;

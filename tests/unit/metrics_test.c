@@ -4,6 +4,7 @@
 #include "config.h"
 #include "web/metrics.c"
 #include "web/http.c"
+#include "lib/listen.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -443,15 +444,15 @@ static void test_listen_parse(void)
 	struct sockaddr_storage ss;
 	socklen_t len;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = http_parse_listen(bad[i], &ss, &len);
+		int rc = listen_parse(bad[i], &ss, &len);
 		CHECK_INT(rc, -1);
 		if (rc != -1)
 			fprintf(stderr, "  accepted: \"%s\"\n", bad[i]);
 	}
-	CHECK_INT(http_parse_listen("[::1]:9477", &ss, &len), 0);
+	CHECK_INT(listen_parse("[::1]:9477", &ss, &len), 0);
 	CHECK_INT(ss.ss_family, AF_INET6);
 	CHECK_INT(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 9477);
-	CHECK_INT(http_parse_listen("0.0.0.0:0", &ss, &len), 0);
+	CHECK_INT(listen_parse("0.0.0.0:0", &ss, &len), 0);
 	CHECK_INT(ss.ss_family, AF_INET);
 	char *cause = NULL;
 	http_t *h = NULL;
