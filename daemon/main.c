@@ -257,7 +257,12 @@ static int main_start(struct daemon *d, bool once)
 		return -1;
 	}
 	if (store_open(d->conf->database, d->conf, &d->store, &cause) != 0) {
-		log_error("%s", cause);
+		if (once && strstr(cause, "in use by another process") != NULL)
+			log_error("%s: --once polls into the database and needs it to itself; the running "
+				  "daemon shows the same: curl %s://%s/api/v1/routers",
+				cause, d->conf->web_cert != NULL ? "https" : "http", d->conf->listen);
+		else
+			log_error("%s", cause);
 		free(cause);
 		return MAIN_EXIT_DATABASE;
 	}
