@@ -15,10 +15,12 @@
 #include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/log.h"
+#include "lib/offload.h"
 #include "daemon/ros.h"
 #include "lib/xmem.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -38,8 +40,9 @@ static const char *const rest_iface_props[] = {
 	"tx-drop",
 };
 #define REST_DEFAULT_TIMEOUT_MS 10000
-#define REST_PER_MULTI          64      /* routers per curl multi handle (see the top) */
-#define REST_BOARD_EVERY_MS     3600000 /* /system/routerboard asked again at least this often */
+#define REST_PER_MULTI          64          /* routers per curl multi handle (see the top) */
+#define REST_BOARD_EVERY_MS     3600000     /* /system/routerboard asked again at least this often */
+#define REST_OFFLOAD_MIN        (64 * 1024) /* replies this big are decoded off the loop thread */
 
 /* What /system/routerboard said (firmware), and what resource said when it was asked. */
 struct rest_board {
@@ -58,6 +61,11 @@ struct rest_conn {
 	bool own_ca;                   /* easy was given this router's ca_file */
 	bool busy, in_multi, too_big;
 	bool head_too_big; /* too_big because of headers and trailers alone */
+	bool decoding;     /* the offload thread decodes body into s: the loop touches neither */
+	bool abandoned;    /* cancelled or detached while decoding: drop it when the decode ends */
+	bool detached;     /* ... and free the handle too */
+	int dec_rc;        /* the decode's result, and its cause, set on the offload thread */
+	char *dec_cause;
 	enum restdecode_step step;
 	sample_t *s;
 	collector_done_fn done;
@@ -80,6 +88,7 @@ struct rest {
 	size_t ninsecure;
 	struct curl_slist *json_hdr; /* headers of every POST query, shared by all routers */
 	CURL **idle;                 /* easy handles no poll holds */
+	offload_t *off;              /* decodes big replies; NULL: all are decoded on the loop */
 	size_t nidle, capidle;
 	bool dying;
 };
@@ -406,6 +415,51 @@ static void rest_next_step(struct rest_conn *c)
 	}
 }
 
+/* Step c->step's reply was decoded (rc 0) or refused (-1, cause): on to the next request. */
+static void rest_decoded(struct rest_conn *c, int rc, char *cause)
+{
+	if (rc < 0) {
+		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
+		free(cause);
+	} else {
+		rest_next_step(c);
+		if (c->step < RESTDECODE_NSTEPS) {
+			rest_start_step(c);
+			return;
+		}
+	}
+	rest_finish(c);
+}
+
+static void rest_conn_abandon(struct rest_conn *c);
+
+/* Offload thread: only body and s, which the loop leaves alone while decoding. */
+static void rest_decode_work(void *arg)
+{
+	struct rest_conn *c = arg;
+	c->dec_cause = NULL;
+	c->dec_rc = restdecode_reply(
+		c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &c->dec_cause);
+}
+
+/* Loop thread: the decode ended; go on, or drop a poll that was abandoned meanwhile. */
+static void rest_decode_done(void *arg)
+{
+	struct rest_conn *c = arg;
+	c->decoding = false;
+	if (!c->abandoned) {
+		rest_decoded(c, c->dec_rc, c->dec_cause);
+		return;
+	}
+	free(c->dec_cause);
+	c->abandoned = false;
+	rest_conn_abandon(c);
+	if (c->detached) {
+		rest_board_clear(&c->board);
+		free(c);
+	}
+}
+
 static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 {
 	long code = 0;
@@ -417,16 +471,15 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 		rest_fail_curl(c, res);
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
-	} else if (restdecode_reply(c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause) <
-		0) {
-		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
-		free(cause);
+	} else if (c->r->off != NULL && c->body.len >= REST_OFFLOAD_MIN) {
+		c->decoding = true; /* a big reply must not hold up the other routers' polls */
+		offload_run(c->r->off, rest_decode_work, rest_decode_done, c);
+		return;
 	} else {
-		rest_next_step(c);
-		if (c->step < RESTDECODE_NSTEPS) {
-			rest_start_step(c);
-			return;
-		}
+		int rc = restdecode_reply(
+			c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause);
+		rest_decoded(c, rc, cause);
+		return;
 	}
 	rest_finish(c);
 }
@@ -546,9 +599,13 @@ static int rest_conn_place(struct rest_conn *c)
 	return 0;
 }
 
-/* Abandons a poll in flight, without done. */
+/* Abandons a poll in flight, without done. One being decoded is dropped when the decode ends. */
 static void rest_conn_abandon(struct rest_conn *c)
 {
+	if (c->decoding) {
+		c->abandoned = true;
+		return;
+	}
 	rest_easy_give(c);
 	if (c->defer)
 		loop_cancel(c->r->loop, c->defer);
@@ -572,6 +629,10 @@ static void rest_detach(void *ctx, void *handle)
 	if (c->m != NULL)
 		restmulti_leave(c->m);
 	rest_conn_abandon(c);
+	if (c->decoding) { /* freed when its decode ends (rest_decode_done) */
+		c->detached = true;
+		return;
+	}
 	rest_board_clear(&c->board);
 	free(c);
 }
@@ -667,6 +728,10 @@ rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 	r->loop = loop;
 	r->max_body = max_body_bytes;
 	r->json_hdr = hdr;
+	r->off = offload_create(loop);
+	if (r->off == NULL)
+		log_warn("rest: no thread to decode big replies on (%s): they are decoded on the loop",
+			strerror(errno));
 	return r;
 }
 
@@ -677,6 +742,7 @@ void rest_destroy(rest_t *r)
 	r->dying = true;
 	while (r->conns != NULL)
 		rest_detach(r, r->conns);
+	offload_destroy(r->off); /* ends the decodes in progress, which free their handles */
 	for (size_t i = 0; i < r->nidle; i++)
 		curl_easy_cleanup(r->idle[i]);
 	free(r->idle);
