@@ -1,5 +1,5 @@
-/* rest: the RouterOS REST collector. One poll is five sequential requests (four once the
- * /system/routerboard answer is known: it changes only across a restart, see rest_board_fresh)
+/* rest: the RouterOS REST collector. One poll is up to six sequential requests (routerboard
+ * only when its answer may have changed, see rest_board_fresh; health once a minute)
  * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
  * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
@@ -40,6 +40,7 @@ static const char *const rest_iface_props[] = {
 #define REST_DEFAULT_TIMEOUT_MS 10000
 #define REST_PER_MULTI          64      /* routers per curl multi handle (see the top) */
 #define REST_BOARD_EVERY_MS     3600000 /* /system/routerboard asked again at least this often */
+#define REST_HEALTH_EVERY_MS    60000   /* /system/health asked at most this often (see rest_next_step) */
 
 /* What /system/routerboard said (firmware), and what resource said when it was asked. */
 struct rest_board {
@@ -68,6 +69,8 @@ struct rest_conn {
 	size_t head_len; /* bytes of the status line, headers and trailers of this request */
 	char errbuf[CURL_ERROR_SIZE];
 	struct rest_board board; /* the last /system/routerboard answer */
+	sample_t *health;        /* the last /system/health answer (sensors only), or NULL */
+	int64_t health_mono_ms;  /* when it was read */
 };
 
 struct rest {
@@ -94,6 +97,7 @@ static const char *rest_what(const struct rest_conn *c)
 		[RESTDECODE_BOARD] = "GET /rest/system/routerboard",
 		[RESTDECODE_IFACES] = "GET /rest/interface",
 		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
+		[RESTDECODE_HEALTH] = "GET /rest/system/health",
 	};
 	if (c->step == RESTDECODE_IFACES && c->rc->ninterfaces > 0)
 		return "POST /rest/interface/print";
@@ -148,8 +152,9 @@ static char *rest_url(const struct rest_conn *c, char **post)
 	*post = NULL;
 	switch (c->step) {
 	case RESTDECODE_RESOURCE:
-		return xasprintf("%s/rest/system/resource?.proplist=uptime,version,board-name,"
-				 "architecture-name,cpu",
+		return xasprintf(
+			"%s/rest/system/resource?.proplist=uptime,version,board-name,"
+			"architecture-name,cpu,free-memory,total-memory,free-hdd-space,total-hdd-space",
 			base);
 	case RESTDECODE_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
 	case RESTDECODE_BOARD:
@@ -161,9 +166,11 @@ static char *rest_url(const struct rest_conn *c, char **post)
 			return rest_iface_url(base);
 		*post = rest_iface_query(c->rc);
 		return xasprintf("%s/rest/interface/print", base);
+	case RESTDECODE_HEALTH: return xasprintf("%s/rest/system/health", base); /* rows or a record */
 	default:
 		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
-				 "public-key,last-handshake,rx,tx",
+				 "public-key,last-handshake,rx,tx,allowed-address,current-endpoint-address,"
+				 "current-endpoint-port,disabled",
 			base, rest_peer_names(c->s) ? "name," : "");
 	}
 }
@@ -395,15 +402,39 @@ static void rest_board_use(struct rest_conn *c)
 	s->upgrade_firmware = xstrdup(c->board.upgrade_firmware);
 }
 
-/* After step c->step was decoded: on to the next request, past routerboard when it stands. */
+/* Sensors change slowly and cost a request: a poll within REST_HEALTH_EVERY_MS of the last
+ * /system/health answer (of the same URL) carries that answer, not fresh (sample.h). */
+static bool rest_health_fresh(struct rest_conn *c)
+{
+	if (c->health == NULL || clock_mono_ms() - c->health_mono_ms >= REST_HEALTH_EVERY_MS ||
+		!rest_same(c->health->router, c->rc->rest))
+		return false;
+	sample_copy_sensors(c->s, c->health);
+	return true;
+}
+
+static void rest_health_keep(struct rest_conn *c)
+{
+	sample_free(c->health);
+	c->health = sample_new(c->rc->rest, 0, "rest"); /* router: the URL it came from */
+	sample_copy_sensors(c->health, c->s);
+	c->health_mono_ms = clock_mono_ms();
+}
+
+/* After step c->step was decoded: on to the next request, past routerboard and health when
+ * their kept answers stand. */
 static void rest_next_step(struct rest_conn *c)
 {
 	if (c->step == RESTDECODE_BOARD)
 		rest_board_keep(c);
+	if (c->step == RESTDECODE_HEALTH)
+		rest_health_keep(c);
 	if (++c->step == RESTDECODE_BOARD && rest_board_fresh(c)) {
 		rest_board_use(c);
 		c->step++;
 	}
+	if (c->step == RESTDECODE_HEALTH && rest_health_fresh(c))
+		c->step++;
 }
 
 static void rest_transfer_done(struct rest_conn *c, CURLcode res)
@@ -415,6 +446,9 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (res != CURLE_OK) {
 		rest_fail_curl(c, res);
+	} else if (code == 400 && c->step == RESTDECODE_HEALTH) {
+		c->s->health_fresh = true; /* "no such command": a build without health, no sensors */
+		rest_next_step(c);
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
 	} else if (restdecode_reply(c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause) <
@@ -573,6 +607,7 @@ static void rest_detach(void *ctx, void *handle)
 		restmulti_leave(c->m);
 	rest_conn_abandon(c);
 	rest_board_clear(&c->board);
+	sample_free(c->health);
 	free(c);
 }
 
