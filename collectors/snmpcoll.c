@@ -1,6 +1,7 @@
 /* snmpcoll: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
  * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
- * chain of requests (v3 engine probe, scalars, two walks, counter GETs). What is asked and how
+ * chain of requests (v3 engine probe, scalars, two walks, counter GETs, and once a minute a walk
+ * of MIKROTIK-MIB's health). What is asked and how
  * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or
  * passphrase in an error or a log. */
 #include "config.h"
@@ -19,7 +20,8 @@
 #include <string.h>
 
 #define SNMPCOLL_DEFAULT_TIMEOUT_MS 10000
-#define SNMPCOLL_BULK_REPS          24 /* GETBULK max-repetitions */
+#define SNMPCOLL_BULK_REPS          24    /* GETBULK max-repetitions */
+#define SNMPCOLL_HEALTH_EVERY_MS    60000 /* mtxrHealth walked at most this often */
 
 enum snmpcoll_step {
 	SNMPCOLL_PROBE,
@@ -28,6 +30,7 @@ enum snmpcoll_step {
 	SNMPCOLL_NAMES,
 	SNMPCOLL_DESCRS,
 	SNMPCOLL_COUNTERS,
+	SNMPCOLL_HEALTH,
 	SNMPCOLL_NSTEPS
 };
 
@@ -48,6 +51,8 @@ struct snmpcoll_conn {
 	int64_t start_ms;
 	loop_timer_id retry_timer, deadline_timer, defer;
 	snmpdecode_t *dec; /* what to ask, the answers so far; lives with the conn */
+	sample_t *health;  /* the sensors of the last mtxrHealth walk, or NULL */
+	int64_t health_mono_ms;
 };
 
 struct snmpcoll {
@@ -131,6 +136,7 @@ static const char *snmpcoll_step_name(enum snmpcoll_step step)
 		[SNMPCOLL_NAMES] = "walk ifName",
 		[SNMPCOLL_DESCRS] = "walk ifDescr",
 		[SNMPCOLL_COUNTERS] = "GET interface counters",
+		[SNMPCOLL_HEALTH] = "walk mtxrHealth",
 	};
 	return names[step];
 }
@@ -199,7 +205,8 @@ static netsnmp_pdu *snmpcoll_req_probe(struct snmpcoll_conn *c)
 /* A GET, GETNEXT or GETBULK with the varbinds snmpdecode asks for at this step. */
 static netsnmp_pdu *snmpcoll_req(struct snmpcoll_conn *c)
 {
-	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS;
+	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS ||
+		c->step == SNMPCOLL_HEALTH;
 	int cmd = !walk ? SNMP_MSG_GET : c->rc->snmp_version == 1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK;
 	netsnmp_pdu *pdu = snmpcoll_pdu(c, cmd);
 	if (pdu == NULL)
@@ -265,7 +272,8 @@ static int snmpcoll_on_step_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu, cha
 	case SNMPCOLL_SCALARS: return snmpdecode_scalars(c->dec, pdu, cause);
 	case SNMPCOLL_CPU:
 	case SNMPCOLL_NAMES:
-	case SNMPCOLL_DESCRS: return snmpdecode_walk(c->dec, pdu, cause);
+	case SNMPCOLL_DESCRS:
+	case SNMPCOLL_HEALTH: return snmpdecode_walk(c->dec, pdu, cause);
 	case SNMPCOLL_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
 	default: *cause = xstrdup("unexpected answer"); return -1;
 	}
@@ -345,6 +353,30 @@ static void snmpcoll_send_step(struct snmpcoll_conn *c)
 	}
 }
 
+/* Sensors change slowly: within SNMPCOLL_HEALTH_EVERY_MS of the last walk the poll carries its
+ * sensors (health_fresh false) and the walk is not made. Else the walk cursor is set up. */
+static bool snmpcoll_health_kept(struct snmpcoll_conn *c)
+{
+	if (c->rc->rest != NULL && c->rc->rest[0] != '\0')
+		return true; /* REST + SNMP: the REST half reads /system/health, the merge keeps it */
+	if (c->health != NULL && clock_mono_ms() - c->health_mono_ms < SNMPCOLL_HEALTH_EVERY_MS) {
+		sample_copy_sensors(c->s, c->health);
+		return true;
+	}
+	snmpdecode_walk_start(c->dec, SNMPDECODE_HEALTH);
+	return false;
+}
+
+static void snmpcoll_health_keep(struct snmpcoll_conn *c)
+{
+	if (!c->s->health_fresh)
+		return;
+	sample_free(c->health);
+	c->health = sample_new("", 0, "snmp");
+	sample_copy_sensors(c->health, c->s);
+	c->health_mono_ms = clock_mono_ms();
+}
+
 /* Whether step has something to ask. Sets up the walk cursor for walks. */
 static bool snmpcoll_step_wanted(struct snmpcoll_conn *c, enum snmpcoll_step step)
 {
@@ -358,6 +390,7 @@ static bool snmpcoll_step_wanted(struct snmpcoll_conn *c, enum snmpcoll_step ste
 	case SNMPCOLL_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
 	case SNMPCOLL_NAMES: snmpdecode_walk_start(c->dec, SNMPDECODE_NAMES); return true;
 	case SNMPCOLL_COUNTERS: return snmpdecode_nrows(c->dec) > 0;
+	case SNMPCOLL_HEALTH: return !snmpcoll_health_kept(c);
 	default: return true;
 	}
 }
@@ -369,6 +402,7 @@ static void snmpcoll_next_step(struct snmpcoll_conn *c)
 		step++;
 	if (step == SNMPCOLL_NSTEPS) {
 		snmpdecode_emit(c->dec);
+		snmpcoll_health_keep(c);
 		snmpcoll_finish_later(c);
 		return;
 	}
@@ -515,6 +549,7 @@ static void snmpcoll_detach(void *ctx, void *handle)
 	m->nconns--;
 	snmpcoll_conn_abandon(c);
 	snmpdecode_destroy(c->dec);
+	sample_free(c->health);
 	free(c);
 }
 
