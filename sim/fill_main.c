@@ -196,9 +196,13 @@ static sample_t *fill_poll(
 		sample_fail(s, err, "GET /rest/system/resource: %s", why);
 		return s;
 	}
-	for (int step = 0; step < RESTDECODE_NSTEPS; step++)
+	for (int step = 0; step < RESTDECODE_NSTEPS; step++) {
+		/* health once a wall-clock minute, as the daemon reads it (collectors/rest.c) */
+		if (step == RESTDECODE_HEALTH && ms / 60000 == (ms - o->step_ms) / 60000)
+			continue;
 		if (fill_step(f->r, t, auth, (enum restdecode_step)step, s) < 0)
 			break;
+	}
 	return s;
 }
 
