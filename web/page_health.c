@@ -54,8 +54,10 @@ static void page_health_row(buf_t *out, const struct history_sensor *x)
 		page_health_value(out, x, x->min); /* the worst state of the range */
 	} else if (!isnan(x->min)) {
 		page_health_value(out, x, x->min);
-		buf_puts(out, " &ndash; ");
-		page_health_value(out, x, x->max);
+		if (x->max != x->min) {
+			buf_puts(out, " &ndash; ");
+			page_health_value(out, x, x->max);
+		}
 	} else {
 		buf_puts(out, "&ndash;");
 	}
