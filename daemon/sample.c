@@ -191,6 +191,11 @@ void sample_set_cores(sample_t *s, size_t n)
 
 void sample_add_sensor(sample_t *s, const char *name, enum sample_unit unit, double value)
 {
+	if (s->nsensors >= SAMPLE_MAX_SENSORS)
+		return;
+	for (size_t i = 0; i < s->nsensors; i++)
+		if (s->sensors[i].unit == unit && strcmp(s->sensors[i].name, name) == 0)
+			return;
 	s->sensors = xreallocarray(s->sensors, s->nsensors + 1, sizeof(*s->sensors));
 	s->sensors[s->nsensors++] = (struct sample_sensor){
 		.name = xstrdup(name), .unit = unit, .value = value

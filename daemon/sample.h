@@ -123,7 +123,9 @@ const char *sample_err_name(enum sample_err err); /* "timeout", "connect", ... *
 struct sample_iface *sample_add_iface(sample_t *s); /* zeroed, appended */
 struct sample_peer *sample_add_peer(sample_t *s);
 void sample_set_cores(sample_t *s, size_t n); /* allocates n zeroed cores, irq = NAN */
-/* Appends a sensor (name copied). */
+#define SAMPLE_MAX_SENSORS 64
+/* Appends a sensor (name copied), unless one of the same name and unit is there already (the
+ * first stands: two would make one Prometheus series twice) or s has SAMPLE_MAX_SENSORS. */
 void sample_add_sensor(sample_t *s, const char *name, enum sample_unit unit, double value);
 /* Replaces dst's sensors with copies of src's (src may be packed). */
 void sample_copy_sensors(sample_t *dst, const sample_t *src);

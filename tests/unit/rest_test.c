@@ -328,6 +328,25 @@ static void test_health(void)
 		"missing \"value\"");
 	dec_bad(RESTDECODE_HEALTH, "[{\"name\":\"voltage\",\"value\":24}]", "not a string");
 	dec_bad(RESTDECODE_HEALTH, "\"ok\"", "expected a list");
+	/* a name twice is one series: the first row stands; and a flood is capped */
+	s = dec(RESTDECODE_HEALTH,
+		"[{\"name\":\"voltage\",\"value\":\"24\",\"type\":\"V\"},"
+		"{\"name\":\"voltage\",\"value\":\"12\",\"type\":\"V\"}]",
+		0, NULL);
+	CHECK_INT(s->nsensors, 1);
+	check_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24);
+	sample_free(s);
+	buf_t many;
+	buf_init(&many);
+	buf_puts(&many, "[");
+	for (int i = 0; i < 100; i++)
+		buf_printf(&many, "%s{\"name\":\"t%d-temperature\",\"value\":\"%d\",\"type\":\"C\"}",
+			i ? "," : "", i, i);
+	buf_puts(&many, "]");
+	s = dec(RESTDECODE_HEALTH, many.data, 0, NULL);
+	CHECK_INT(s->nsensors, SAMPLE_MAX_SENSORS);
+	sample_free(s);
+	buf_free(&many);
 }
 
 static void test_resource_sizes(void)
