@@ -541,7 +541,7 @@ void history_free(history_t *h)
 	}
 	free(h->peers);
 	for (size_t i = 0; i < h->nsensors; i++)
-		free(h->sensors[i].name), free(h->sensors[i].unit);
+		free(h->sensors[i].name), free(h->sensors[i].unit), free(h->sensors[i].v);
 	free(h->sensors);
 	free(h);
 }

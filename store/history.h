@@ -46,6 +46,7 @@ struct history_sensor {
 	char *name, *unit; /* unit: "celsius", "volts", "amperes", "watts", "rpm", "state" */
 	double value;      /* at health_ms; NAN when the newest reading lacked it */
 	double min, max;   /* over [from_ms, to_ms); NAN when no reading there */
+	double *v;         /* nbuckets means on the page's time axis, NAN where none */
 };
 
 /* Per WireGuard interface, one value per bucket, bits/s, NAN where no data. */

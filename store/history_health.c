@@ -37,7 +37,8 @@ static int history_health_sensors(sqlite3 *db, history_t *h, int64_t rid, int64_
 			.unit = db_col_str(q, 2),
 			.value = NAN,
 			.min = NAN,
-			.max = NAN };
+			.max = NAN,
+			.v = xcalloc(h->nbuckets + 1, sizeof(double)) };
 	}
 	return history_done(db, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, "sensors", cause);
 }
@@ -50,8 +51,22 @@ static struct history_sensor *history_health_find(history_t *h, const int64_t *i
 	return NULL;
 }
 
-/* One BLOB: the newest reading (newest = true) sets the values and sizes, else the ranges. */
-static void history_health_blob(history_t *h, const int64_t *ids, sqlite3_stmt *q, bool newest)
+/* A range reading d of sensor x at t: its min and max, and its bucket's sum (n counts). */
+static void history_health_add(history_t *h, struct history_sensor *x, size_t *n, int64_t t, double d)
+{
+	x->min = isnan(x->min) || d < x->min ? d : x->min;
+	x->max = isnan(x->max) || d > x->max ? d : x->max;
+	if (h->bucket_ms <= 0 || t < h->from_ms || (size_t)((t - h->from_ms) / h->bucket_ms) >= h->nbuckets)
+		return;
+	size_t b = (size_t)((t - h->from_ms) / h->bucket_ms);
+	x->v[b] += d;
+	n[b]++;
+}
+
+/* One BLOB: the newest reading (newest = true) sets the values and sizes, else the ranges
+ * (counts: nsensors rows of nbuckets). */
+static void history_health_blob(
+	history_t *h, const int64_t *ids, sqlite3_stmt *q, bool newest, size_t *counts)
 {
 	const uint8_t *p = sqlite3_column_blob(q, 1), *end = p + sqlite3_column_bytes(q, 1);
 	int64_t sizes[4], prev_id = 0;
@@ -71,13 +86,13 @@ static void history_health_blob(history_t *h, const int64_t *ids, sqlite3_stmt *
 		if (newest)
 			x->value = d;
 		else
-			x->min = isnan(x->min) || d < x->min ? d : x->min,
-			x->max = isnan(x->max) || d > x->max ? d : x->max;
+			history_health_add(h, x, counts + (size_t)(x - h->sensors) * h->nbuckets,
+				sqlite3_column_int64(q, 0), d);
 	}
 }
 
-static int history_health_rows(
-	sqlite3 *db, history_t *h, const int64_t *ids, const int64_t *args, bool newest, char **cause)
+static int history_health_rows(sqlite3 *db, history_t *h, const int64_t *ids, const int64_t *args,
+	bool newest, size_t *counts, char **cause)
 {
 	sqlite3_stmt *q;
 	if (history_prepare(db, newest ? history_health_sql_newest : history_health_sql_range, args, 3, &q,
@@ -85,7 +100,7 @@ static int history_health_rows(
 		return -1;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		history_health_blob(h, ids, q, newest);
+		history_health_blob(h, ids, q, newest, counts);
 	return history_done(db, q, rc, "health", cause);
 }
 
@@ -94,10 +109,17 @@ int history_health(sqlite3 *db, struct history *h, int64_t rid, char **cause)
 	int64_t *ids = NULL, args[3] = { rid, h->from_ms, h->to_ms };
 	h->mem_free = h->mem_total = h->disk_free = h->disk_total = -1;
 	int rc = history_health_sensors(db, h, rid, &ids, cause);
+	size_t *counts = xcalloc(h->nsensors * h->nbuckets + 1, sizeof(*counts));
 	if (rc == 0)
-		rc = history_health_rows(db, h, ids, args, true, cause);
+		rc = history_health_rows(db, h, ids, args, true, counts, cause);
 	if (rc == 0)
-		rc = history_health_rows(db, h, ids, args, false, cause);
+		rc = history_health_rows(db, h, ids, args, false, counts, cause);
+	for (size_t i = 0; i < h->nsensors; i++) { /* sums to means */
+		const size_t *n = counts + i * h->nbuckets;
+		for (size_t b = 0; b < h->nbuckets; b++)
+			h->sensors[i].v[b] = n[b] ? h->sensors[i].v[b] / (double)n[b] : NAN;
+	}
+	free(counts);
 	free(ids);
 	return rc;
 }

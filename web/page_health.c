@@ -5,10 +5,13 @@
 #include "web/page_health.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/text.h"
+#include "lib/xmem.h"
 #include "web/page.h"
+#include "web/page_chart.h"
 
 /* The unit of a stored sensor as shown, and the printf format of its value. */
 static const char *page_health_unit(const char *unit)
@@ -64,6 +67,62 @@ static void page_health_row(buf_t *out, const struct history_sensor *x)
 	buf_puts(out, "</td></tr>\n");
 }
 
+static bool page_health_has_points(const history_t *h, const struct history_sensor *x)
+{
+	for (size_t b = 0; x->v != NULL && b < h->nbuckets; b++)
+		if (!isnan(x->v[b]))
+			return true;
+	return false;
+}
+
+/* A copy of a sensor's means for its chart: buckets narrower than the reading period (health
+ * is read once a minute) fall between readings; they hold the reading before them, as the
+ * sensor read then, across gaps of up to two minutes (a longer one is an outage: left out). */
+static double *page_health_held(const history_t *h, const double *v)
+{
+	double *w = xcalloc(h->nbuckets + 1, sizeof(*w));
+	size_t hold = h->bucket_ms > 0 ? (size_t)((120000 + h->bucket_ms - 1) / h->bucket_ms) : 0, gap = 0;
+	for (size_t b = 0; b < h->nbuckets; b++) {
+		w[b] = v[b];
+		gap = isnan(v[b]) ? gap + 1 : 0;
+		if (isnan(v[b]) && b > 0 && !isnan(w[b - 1]) && gap <= hold)
+			w[b] = w[b - 1];
+	}
+	for (size_t b = h->nbuckets; b-- > 0 && isnan(v[b]);) /* none past the newest reading */
+		w[b] = NAN;
+	return w;
+}
+
+/* One chart of the sensors of a unit over the page's range, with its legend; none when no
+ * sensor of the unit has a reading in the range. */
+static void page_health_chart(
+	buf_t *out, const history_t *h, const char *unit, const char *shown, const char *title)
+{
+	struct page_line *lines = xcalloc(h->nsensors + 1, sizeof(*lines));
+	size_t n = 0;
+	for (size_t i = 0; i < h->nsensors; i++)
+		if (h->sensors[i].unit != NULL && strcmp(h->sensors[i].unit, unit) == 0 &&
+			page_health_has_points(h, &h->sensors[i]))
+			lines[n++] = (struct page_line){ .cls = "g",
+				.label = h->sensors[i].name,
+				.v = page_health_held(h, h->sensors[i].v) };
+	if (n > 0) {
+		struct page_axis ax = {
+			.from_ms = h->from_ms, .bucket_ms = h->bucket_ms, .nbuckets = h->nbuckets
+		};
+		buf_printf(out, "<h3>%s</h3><p class=\"legend\">", title);
+		for (size_t i = 0; i < n; i++) {
+			buf_printf(out, "<span class=\"key c%zu\"></span>", i % 8);
+			text_put_html(out, lines[i].label);
+		}
+		buf_puts(out, "</p>\n");
+		page_chart_gauges(out, &ax, lines, n, shown, title);
+	}
+	for (size_t i = 0; i < n; i++)
+		free((double *)lines[i].v);
+	free(lines);
+}
+
 /* "312 MiB free of 1024 MiB (30&nbsp;%)", or a dash when unknown. */
 static void page_health_space(buf_t *out, const char *what, int64_t free_b, int64_t total_b)
 {
@@ -100,6 +159,14 @@ void page_health(buf_t *out, const history_t *h, bool stale)
 	if (h->nsensors == 0)
 		buf_puts(out,
 			"<p class=\"empty\">The router reports no sensors (CHR and some small boards have none).</p>");
+	page_health_chart(out, h, "celsius",
+		"\xc2\xb0"
+		"C",
+		"Temperatures");
+	page_health_chart(out, h, "rpm", "rpm", "Fan speeds");
+	page_health_chart(out, h, "volts", "V", "Voltages");
+	page_health_chart(out, h, "amperes", "A", "Currents");
+	page_health_chart(out, h, "watts", "W", "Power");
 	buf_puts(out, "</section>\n");
 }
 

@@ -278,6 +278,12 @@ static void test_router_page(const conf_t *conf)
 	CHECK(strstr(h,
 		      "<td>memory</td><td class=\"n\">1024&nbsp;MiB free of 4096&nbsp;MiB (25&nbsp;%)</td>") !=
 		NULL);
+	/* the temperatures over the range as a chart, its legend escaped; no chart of states */
+	CHECK(strstr(h, "<svg class=\"chart lines gauges\"") != NULL &&
+		strstr(h, "aria-label=\"Temperatures\"") != NULL);
+	CHECK(strstr(h, "<span class=\"key c0\"></span>cpu-temperature</p>") != NULL);
+	CHECK(strstr(h, "<polyline class=\"g\" stroke=\"#1f77b4\" points=\"") != NULL);
+	CHECK(count(h, "<svg class=\"chart lines gauges\"") == 1);
 	/* peers: endpoint, allowed addresses (escaped), disabled */
 	CHECK(strstr(h, "<td>198.51.100.7:51209</td><td>10.0.0.2/32,&lt;b&gt;</td>") != NULL);
 	CHECK(strstr(h, "<td><span class=\"why\">disabled</span> </td><td>10.0.0.3/32</td>") != NULL);

@@ -11,6 +11,7 @@
 #include "unit.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
