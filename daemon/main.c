@@ -27,6 +27,7 @@
 #include "lib/loop.h"
 #include "web/metrics.h"
 #include "daemon/poller.h"
+#include "daemon/reload.h"
 #include "collectors/rest.h"
 #include "daemon/shard.h"
 #include "collectors/snmpcoll.h"
@@ -178,7 +179,8 @@ struct daemon {
 	poller_t *poller;
 	http_t *http;
 	detector_t *detector;
-	alert_t *alert; /* NULL without [alert] alertmanager */
+	alert_t *alert;   /* NULL without [alert] alertmanager */
+	reload_t *reload; /* NULL for --once, or when SIGHUP cannot reload */
 	int64_t watchdog_ms;
 };
 
@@ -268,8 +270,9 @@ static int main_start(struct daemon *d, bool once)
 }
 
 /* ---- SIGHUP: reload the configuration ----
- * The handler only writes a byte to a pipe the loop watches; the reload runs on the loop thread
- * after that iteration's events. The new conf is built aside and swapped in only when valid.
+ * The handler only writes a byte to a pipe the loop watches; the loop asks daemon/reload to read
+ * the files on a thread of its own, and swaps the new conf in, on the loop thread, only when
+ * it is valid.
  * The conf the daemon started with lives until exit (the HTTP listener and the store read it);
  * a later one, once replaced, is freed by the fleet when no view points into it any more. */
 static int main_hup_pipe[2] = { -1, -1 };
@@ -349,14 +352,12 @@ static void main_reload_warn(const conf_t *boot, const conf_t *next)
 			key);
 }
 
-static void main_reload(void *arg)
+static void main_reload(conf_t *next, char *errors, void *arg)
 {
 	struct daemon *d = arg;
-	conf_t *next = NULL, *old = d->conf;
-	char *errors = NULL;
+	conf_t *old = d->conf;
 	size_t added, removed;
-	log_info("reload: reading %s", old->path);
-	if (conf_load(old->path, &next, &errors) != 0) {
+	if (next == NULL) {
 		main_log_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",
 			old->nrouters);
@@ -371,6 +372,7 @@ static void main_reload(void *arg)
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
+	free(errors);
 }
 
 static void main_on_hup_fd(int fd, int events, void *arg)
@@ -379,11 +381,18 @@ static void main_on_hup_fd(int fd, int events, void *arg)
 	char buf[64];
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
-	loop_after(d->loop, 0, main_reload, d);
+	reload_request(d->reload);
 }
 
 static void main_reload_setup(struct daemon *d)
 {
+	char *cause = NULL;
+	d->reload = reload_create(d->loop, d->conf->path, main_reload, d, &cause);
+	if (d->reload == NULL) {
+		log_warn("SIGHUP will not reload the configuration: %s", cause);
+		free(cause);
+		return;
+	}
 	if (pipe2(main_hup_pipe, O_NONBLOCK | O_CLOEXEC) != 0 ||
 		loop_watch_fd(d->loop, main_hup_pipe[0], LOOP_READ, main_on_hup_fd, d) != 0) {
 		log_warn("SIGHUP will not reload the configuration: %s", strerror(errno));
@@ -419,6 +428,7 @@ static void main_stop(struct daemon *d)
 	store_close(d->store); /* writes everything queued */
 	fleet_destroy(d->fleet);
 	main_reload_teardown();
+	reload_destroy(d->reload); /* a load in progress ends first; its conf is dropped */
 	loop_destroy(d->loop);
 	if (d->boot_conf != d->conf)
 		conf_free(d->boot_conf);

@@ -23,6 +23,7 @@ struct store_stats {
 	int64_t sqlite_bytes;    /* heap SQLite holds in this process, page caches included */
 	int64_t last_commit_ms;  /* wall clock */
 	bool failing;            /* the newest commit failed */
+	bool files_gone;         /* the database or its WAL was deleted or replaced: no more writes */
 	char last_error[256];
 };
 

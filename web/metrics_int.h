@@ -11,6 +11,7 @@
 #include "daemon/fleet.h"
 #include "detector/detector.h"
 #include "store/store.h"
+#include "web/metrics.h"
 
 /* A range of the render's label buffer. */
 struct metrics_seg {
@@ -30,6 +31,7 @@ struct metrics_ctx {
 	buf_t *out;
 	const fleet_view_t *view;
 	const struct store_stats *store;
+	const struct metrics_http *http;
 	detector_view_t *det; /* NULL while the detector has nothing to say */
 	buf_t labels;
 	struct metrics_rl *rl;

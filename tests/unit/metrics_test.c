@@ -369,10 +369,12 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 46 && count(m, "# TYPE ") == 46);
+	CHECK(count(m, "# HELP ") == 48 && count(m, "# TYPE ") == 48);
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
 	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */
 	CHECK(count(m, "wgwatch_health_temperature_celsius{") == 2);
+	CHECK(strstr(m, "\nwgwatch_http_refused_connections_total{reason=\"limit\"} 0\n") != NULL);
+	CHECK(strstr(m, "\nwgwatch_http_slow_connections_closed_total{reason=\"reserve\"} 0\n") != NULL);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
 	CHECK(strstr(m, "\xff") == NULL);
 	CHECK(m[strlen(m) - 1] == '\n');
@@ -382,7 +384,7 @@ static void test_render(fleet_t *f)
 {
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, NULL, NULL, &b);
+	metrics_render(f, NULL, NULL, NULL, &b);
 	test_render_lines(b.data);
 	test_render_absent(b.data);
 	int rc = promtool_check(b.data, b.len, false);
@@ -711,7 +713,7 @@ static void test_store_metrics(fleet_t *f, store_t *st)
 	store_flush(st);
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, st, NULL, &b);
+	metrics_render(f, st, NULL, NULL, &b);
 	static const char key[] = "\nwgwatch_store_samples_total ";
 	const char *p = strstr(b.data, key);
 	CHECK(p != NULL && strtoull(p + sizeof(key) - 1, NULL, 10) > 0);
@@ -769,7 +771,7 @@ static void test_speed(void)
 		struct timespec t0, t1;
 		buf_free(&b); /* a fresh buffer, as each HTTP request has */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		metrics_render(f, NULL, NULL, &b);
+		metrics_render(f, NULL, NULL, NULL, &b);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 		best = ms < best ? ms : best;
@@ -794,7 +796,7 @@ static void test_down(void)
 	sample_free(s);
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, NULL, NULL, &b);
+	metrics_render(f, NULL, NULL, NULL, &b);
 	CHECK(has_line(b.data, "wgwatch_cpu_core_load_ratio{router=\"r0\",core=\"0\"} 0.25"));
 	CHECK(strstr(b.data, "wgwatch_interface_receive_bytes_total{router=\"r0\"") != NULL);
 	s = sample_new("r0", 1700000300000, "rest");
@@ -802,7 +804,7 @@ static void test_down(void)
 	fleet_update(f, s);
 	sample_free(s);
 	buf_reset(&b);
-	metrics_render(f, NULL, NULL, &b);
+	metrics_render(f, NULL, NULL, NULL, &b);
 	CHECK(has_line(b.data, "wgwatch_router_up{router=\"r0\"} 0"));
 	CHECK(strstr(b.data, "wgwatch_router_info{router=\"r0\",board=\"RB5009UG+S+\"") != NULL);
 	CHECK(has_line(b.data, "wgwatch_polls_total{router=\"r0\"} 2"));
