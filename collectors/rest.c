@@ -10,6 +10,7 @@
  * each) are pooled and lent to the polls in flight. */
 #include "config.h"
 #include "collectors/rest.h"
+#include "collectors/healthkeep.h"
 #include "collectors/restdecode.h"
 #include "collectors/restmulti.h"
 #include "lib/clock.h"
@@ -40,7 +41,6 @@ static const char *const rest_iface_props[] = {
 #define REST_DEFAULT_TIMEOUT_MS 10000
 #define REST_PER_MULTI          64      /* routers per curl multi handle (see the top) */
 #define REST_BOARD_EVERY_MS     3600000 /* /system/routerboard asked again at least this often */
-#define REST_HEALTH_EVERY_MS    60000   /* /system/health asked at most this often (see rest_next_step) */
 
 /* What /system/routerboard said (firmware), and what resource said when it was asked. */
 struct rest_board {
@@ -69,8 +69,7 @@ struct rest_conn {
 	size_t head_len; /* bytes of the status line, headers and trailers of this request */
 	char errbuf[CURL_ERROR_SIZE];
 	struct rest_board board; /* the last /system/routerboard answer */
-	sample_t *health;        /* the last /system/health answer (sensors only), or NULL */
-	int64_t health_mono_ms;  /* when it was read */
+	healthkeep_t *health;    /* the last /system/health answer */
 };
 
 struct rest {
@@ -402,25 +401,6 @@ static void rest_board_use(struct rest_conn *c)
 	s->upgrade_firmware = xstrdup(c->board.upgrade_firmware);
 }
 
-/* Sensors change slowly and cost a request: a poll within REST_HEALTH_EVERY_MS of the last
- * /system/health answer (of the same URL) carries that answer, not fresh (sample.h). */
-static bool rest_health_fresh(struct rest_conn *c)
-{
-	if (c->health == NULL || clock_mono_ms() - c->health_mono_ms >= REST_HEALTH_EVERY_MS ||
-		!rest_same(c->health->router, c->rc->rest))
-		return false;
-	sample_copy_sensors(c->s, c->health);
-	return true;
-}
-
-static void rest_health_keep(struct rest_conn *c)
-{
-	sample_free(c->health);
-	c->health = sample_new(c->rc->rest, 0, "rest"); /* router: the URL it came from */
-	sample_copy_sensors(c->health, c->s);
-	c->health_mono_ms = clock_mono_ms();
-}
-
 /* After step c->step was decoded: on to the next request, past routerboard and health when
  * their kept answers stand. */
 static void rest_next_step(struct rest_conn *c)
@@ -428,13 +408,13 @@ static void rest_next_step(struct rest_conn *c)
 	if (c->step == RESTDECODE_BOARD)
 		rest_board_keep(c);
 	if (c->step == RESTDECODE_HEALTH)
-		rest_health_keep(c);
+		healthkeep_save(c->health, c->s, c->rc->rest);
 	if (++c->step == RESTDECODE_BOARD && rest_board_fresh(c)) {
 		rest_board_use(c);
 		c->step++;
 	}
-	if (c->step == RESTDECODE_HEALTH && rest_health_fresh(c))
-		c->step++;
+	if (c->step == RESTDECODE_HEALTH && healthkeep_use(c->health, c->s, c->rc->rest))
+		c->step++; /* the kept answer stands (healthkeep.h) */
 }
 
 static void rest_transfer_done(struct rest_conn *c, CURLcode res)
@@ -562,6 +542,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	struct rest_conn *c = xcalloc(1, sizeof(*c));
 	c->r = r;
 	buf_init(&c->body);
+	c->health = healthkeep_create();
 	c->next = r->conns;
 	if (r->conns != NULL)
 		r->conns->prev = c;
@@ -607,7 +588,7 @@ static void rest_detach(void *ctx, void *handle)
 		restmulti_leave(c->m);
 	rest_conn_abandon(c);
 	rest_board_clear(&c->board);
-	sample_free(c->health);
+	healthkeep_destroy(c->health);
 	free(c);
 }
 

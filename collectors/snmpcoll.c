@@ -9,6 +9,7 @@
 #include <net-snmp/library/large_fd_set.h>
 
 #include "collectors/snmpcoll.h"
+#include "collectors/healthkeep.h"
 #include "collectors/snmpdecode.h"
 #include "collectors/snmpusm.h"
 #include "lib/clock.h"
@@ -23,8 +24,7 @@
 #include <sys/socket.h>
 
 #define SNMPCOLL_DEFAULT_TIMEOUT_MS 10000
-#define SNMPCOLL_BULK_REPS          24    /* GETBULK max-repetitions */
-#define SNMPCOLL_HEALTH_EVERY_MS    60000 /* mtxrHealth walked at most this often */
+#define SNMPCOLL_BULK_REPS          24 /* GETBULK max-repetitions */
 
 enum snmpcoll_step {
 	SNMPCOLL_PROBE,
@@ -54,9 +54,8 @@ struct snmpcoll_conn {
 	void *arg;
 	int64_t start_ms;
 	loop_timer_id retry_timer, deadline_timer, defer;
-	snmpdecode_t *dec; /* what to ask, the answers so far; lives with the conn */
-	sample_t *health;  /* the sensors of the last mtxrHealth walk, or NULL */
-	int64_t health_mono_ms;
+	snmpdecode_t *dec;    /* what to ask, the answers so far; lives with the conn */
+	healthkeep_t *health; /* the sensors of the last mtxrHealth walk */
 };
 
 struct snmpcoll {
@@ -391,28 +390,16 @@ static void snmpcoll_send_step(struct snmpcoll_conn *c)
 	}
 }
 
-/* Sensors change slowly: within SNMPCOLL_HEALTH_EVERY_MS of the last walk the poll carries its
+/* Sensors change slowly: within HEALTHKEEP_EVERY_MS of the last walk the poll carries its
  * sensors (health_fresh false) and the walk is not made. Else the walk cursor is set up. */
 static bool snmpcoll_health_kept(struct snmpcoll_conn *c)
 {
 	if (c->rc->rest != NULL && c->rc->rest[0] != '\0')
 		return true; /* REST + SNMP: the REST half reads /system/health, the merge keeps it */
-	if (c->health != NULL && clock_mono_ms() - c->health_mono_ms < SNMPCOLL_HEALTH_EVERY_MS) {
-		sample_copy_sensors(c->s, c->health);
+	if (healthkeep_use(c->health, c->s, c->rc->snmp))
 		return true;
-	}
 	snmpdecode_walk_start(c->dec, SNMPDECODE_HEALTH);
 	return false;
-}
-
-static void snmpcoll_health_keep(struct snmpcoll_conn *c)
-{
-	if (!c->s->health_fresh)
-		return;
-	sample_free(c->health);
-	c->health = sample_new("", 0, "snmp");
-	sample_copy_sensors(c->health, c->s);
-	c->health_mono_ms = clock_mono_ms();
 }
 
 /* Whether step has something to ask. Sets up the walk cursor for walks. */
@@ -440,7 +427,7 @@ static void snmpcoll_next_step(struct snmpcoll_conn *c)
 		step++;
 	if (step == SNMPCOLL_NSTEPS) {
 		snmpdecode_emit(c->dec);
-		snmpcoll_health_keep(c);
+		healthkeep_save(c->health, c->s, c->rc->snmp);
 		snmpcoll_finish_later(c);
 		return;
 	}
@@ -575,6 +562,7 @@ static void *snmpcoll_attach(void *ctx, const conf_router_t *rc)
 	c->m = m;
 	c->fd = -1;
 	c->dec = snmpdecode_create();
+	c->health = healthkeep_create();
 	if (getrandom(&c->idstate, sizeof(c->idstate), GRND_NONBLOCK) != sizeof(c->idstate))
 		c->idstate = (uint64_t)clock_mono_ms() ^ (uint64_t)(uintptr_t)c; /* no entropy yet */
 	c->next = m->conns;
@@ -609,7 +597,7 @@ static void snmpcoll_detach(void *ctx, void *handle)
 	m->nconns--;
 	snmpcoll_conn_abandon(c);
 	snmpdecode_destroy(c->dec);
-	sample_free(c->health);
+	healthkeep_destroy(c->health);
 	free(c);
 }
 

@@ -349,6 +349,26 @@ static void test_health(void)
 	buf_free(&many);
 }
 
+/* The kept answer (healthkeep.h): only a read is kept, only for its source, copied whole. */
+static void test_healthkeep(void)
+{
+	healthkeep_t *k = healthkeep_create();
+	sample_t *s = sample_new("r1", 0, "rest"), *t = sample_new("r1", 0, "rest");
+	sample_add_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	CHECK(!healthkeep_use(k, t, "http://a")); /* nothing kept yet */
+	healthkeep_save(k, s, "http://a");        /* not read by this poll: not kept */
+	CHECK(!healthkeep_use(k, t, "http://a"));
+	s->health_fresh = true;
+	healthkeep_save(k, s, "http://a");
+	CHECK(!healthkeep_use(k, t, "http://b")); /* another URL after a reload */
+	CHECK(healthkeep_use(k, t, "http://a"));
+	CHECK(!t->health_fresh && t->nsensors == 1);
+	check_sensor(t, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	sample_free(s);
+	sample_free(t);
+	healthkeep_destroy(k);
+}
+
 static void test_resource_sizes(void)
 {
 	sample_t *s = dec(RESTDECODE_RESOURCE,
@@ -883,6 +903,7 @@ int main(void)
 	test_ifaces();
 	test_peers();
 	test_health();
+	test_healthkeep();
 	test_resource_sizes();
 	test_peer_detail();
 	test_http_reason();
