@@ -1,5 +1,5 @@
-/* rest: the RouterOS REST collector. One poll is five sequential requests (four once the
- * /system/routerboard answer is known: it changes only across a restart, see rest_board_fresh)
+/* rest: the RouterOS REST collector. One poll is up to six sequential requests (routerboard
+ * only when its answer may have changed, see rest_board_fresh; health once a minute)
  * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
  * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
@@ -10,6 +10,7 @@
  * each) are pooled and lent to the polls in flight. */
 #include "config.h"
 #include "collectors/rest.h"
+#include "collectors/healthkeep.h"
 #include "collectors/restdecode.h"
 #include "collectors/restmulti.h"
 #include "lib/clock.h"
@@ -76,6 +77,7 @@ struct rest_conn {
 	size_t head_len; /* bytes of the status line, headers and trailers of this request */
 	char errbuf[CURL_ERROR_SIZE];
 	struct rest_board board; /* the last /system/routerboard answer */
+	healthkeep_t *health;    /* the last /system/health answer */
 };
 
 struct rest {
@@ -103,6 +105,7 @@ static const char *rest_what(const struct rest_conn *c)
 		[RESTDECODE_BOARD] = "GET /rest/system/routerboard",
 		[RESTDECODE_IFACES] = "GET /rest/interface",
 		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
+		[RESTDECODE_HEALTH] = "GET /rest/system/health",
 	};
 	if (c->step == RESTDECODE_IFACES && c->rc->ninterfaces > 0)
 		return "POST /rest/interface/print";
@@ -157,8 +160,9 @@ static char *rest_url(const struct rest_conn *c, char **post)
 	*post = NULL;
 	switch (c->step) {
 	case RESTDECODE_RESOURCE:
-		return xasprintf("%s/rest/system/resource?.proplist=uptime,version,board-name,"
-				 "architecture-name,cpu",
+		return xasprintf(
+			"%s/rest/system/resource?.proplist=uptime,version,board-name,"
+			"architecture-name,cpu,free-memory,total-memory,free-hdd-space,total-hdd-space",
 			base);
 	case RESTDECODE_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
 	case RESTDECODE_BOARD:
@@ -170,9 +174,11 @@ static char *rest_url(const struct rest_conn *c, char **post)
 			return rest_iface_url(base);
 		*post = rest_iface_query(c->rc);
 		return xasprintf("%s/rest/interface/print", base);
+	case RESTDECODE_HEALTH: return xasprintf("%s/rest/system/health", base); /* rows or a record */
 	default:
 		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
-				 "public-key,last-handshake,rx,tx",
+				 "public-key,last-handshake,rx,tx,allowed-address,current-endpoint-address,"
+				 "current-endpoint-port,disabled",
 			base, rest_peer_names(c->s) ? "name," : "");
 	}
 }
@@ -404,15 +410,20 @@ static void rest_board_use(struct rest_conn *c)
 	s->upgrade_firmware = xstrdup(c->board.upgrade_firmware);
 }
 
-/* After step c->step was decoded: on to the next request, past routerboard when it stands. */
+/* After step c->step was decoded: on to the next request, past routerboard and health when
+ * their kept answers stand. */
 static void rest_next_step(struct rest_conn *c)
 {
 	if (c->step == RESTDECODE_BOARD)
 		rest_board_keep(c);
+	if (c->step == RESTDECODE_HEALTH)
+		healthkeep_save(c->health, c->s, c->rc->rest);
 	if (++c->step == RESTDECODE_BOARD && rest_board_fresh(c)) {
 		rest_board_use(c);
 		c->step++;
 	}
+	if (c->step == RESTDECODE_HEALTH && healthkeep_use(c->health, c->s, c->rc->rest))
+		c->step++; /* the kept answer stands (healthkeep.h) */
 }
 
 /* Step c->step's reply was decoded (rc 0) or refused (-1, cause): on to the next request. */
@@ -469,6 +480,9 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (res != CURLE_OK) {
 		rest_fail_curl(c, res);
+	} else if (code == 400 && c->step == RESTDECODE_HEALTH) {
+		c->s->health_fresh = true; /* "no such command": a build without health, no sensors */
+		rest_next_step(c);
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
 	} else if (c->r->off != NULL && c->body.len >= REST_OFFLOAD_MIN) {
@@ -581,6 +595,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	struct rest_conn *c = xcalloc(1, sizeof(*c));
 	c->r = r;
 	buf_init(&c->body);
+	c->health = healthkeep_create();
 	c->next = r->conns;
 	if (r->conns != NULL)
 		r->conns->prev = c;
@@ -634,6 +649,7 @@ static void rest_detach(void *ctx, void *handle)
 		return;
 	}
 	rest_board_clear(&c->board);
+	healthkeep_destroy(c->health);
 	free(c);
 }
 
