@@ -614,36 +614,6 @@ static const struct metrics_family metrics_families[] = {
 /* Label names our families use themselves, and those Prometheus gives a target; a config label
  * of the same name is left out rather than produce a series with a duplicate label (or one that
  * Prometheus renames, which would break the alerts' equality with the push, web/alert.c). */
-bool metrics_label_reserved(const char *key)
-{
-	static const char *const reserved[] = {
-		"router",
-		"board",
-		"architecture",
-		"version",
-		"firmware",
-		"core",
-		"interface",
-		"type",
-		"peer",
-		"kind",
-		"le",
-		"direction",
-		"from_version",
-		"to_version",
-		"upgraded",
-		"sensor",
-		"endpoint",
-		"allowed_address",
-		"job",
-		"instance",
-	};
-	for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
-		if (strcmp(key, reserved[k]) == 0)
-			return true;
-	return false;
-}
-
 /* Two labels, escaped, as the next segment of the label buffer. */
 static void metrics_prepare_seg(
 	struct metrics_ctx *c, const char *k1, const char *v1, const char *k2, const char *v2)
@@ -670,7 +640,7 @@ static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 	rl->router.len = c->labels.len - rl->router.off;
 	rl->extra.off = c->labels.len;
 	for (size_t k = 0; k < r->conf->nlabels; k++)
-		if (!metrics_label_reserved(r->conf->labels[k].key))
+		if (!conf_label_reserved(r->conf->labels[k].key))
 			metrics_label(&c->labels, r->conf->labels[k].key, r->conf->labels[k].value);
 	rl->extra.len = c->labels.len - rl->extra.off;
 	rl->seg0 = c->nsegs;
