@@ -17,7 +17,6 @@
 
 #define HISTORY_ROLLUP_MS  300000LL /* the store's roll-up bucket */
 #define HISTORY_MAX_CORES  1024
-#define HISTORY_MAX_PEERS  5000
 #define HISTORY_MAX_EVENTS 2000
 #define HISTORY_BUSY_MS    2000
 #define HISTORY_DAY_MS     86400000LL
@@ -61,19 +60,6 @@ static const char history_sql_events[] =
 	"SELECT time_ms, kind, old_version, new_version, old_firmware, new_firmware, old_board,"
 	" new_board, architecture, uptime_ms FROM version_history WHERE router_id = ?1"
 	" ORDER BY time_ms DESC, id DESC LIMIT 2000";
-
-/* Each peer's newest sample among the router's polls of the last hour before its newest poll
- * with peers (the samples are packed per poll: no per-peer index to seek). */
-static const char history_sql_peers[] =
-	"SELECT p.interface, p.name, s.time_ms, s.rx_bytes, s.tx_bytes, s.handshake_age_ms,"
-	" s.dt_ms, s.rx_delta, s.tx_delta, p.endpoint, p.allowed_address, p.disabled"
-	" FROM peers p JOIN peer_samples s ON s.peer_id = p.id"
-	" AND s.router_id = ?1 AND s.time_ms = (SELECT max(e.time_ms) FROM peer_samples e"
-	"  WHERE e.router_id = ?1 AND e.peer_id = p.id AND e.time_ms >= (SELECT max(time_ms)"
-	"  - 3600000 FROM polls WHERE router_id = ?1 AND peers IS NOT NULL))"
-	" AND s.time_ms >= (SELECT max(time_ms) - 3600000 FROM polls WHERE router_id = ?1"
-	"  AND peers IS NOT NULL)"
-	" WHERE p.router_id = ?1 ORDER BY p.interface, p.name LIMIT 5000";
 
 /* Per router, its newest upgrade or downgrade: one index seek per router (router_id, time_ms
  * descending) that stops at the first version change. Sorted by name, in byte order (BINARY),
@@ -354,44 +340,6 @@ static int history_events(sqlite3 *db, history_t *h, int64_t rid, char **cause)
 		h->events[h->nevents - 1 - i] = tmp;
 	}
 	return history_done(db, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, "version history", cause);
-}
-
-static double history_bps(sqlite3_stmt *q, int delta_col)
-{
-	int64_t dt = db_col_int64(q, 6, 0);
-	if (dt <= 0 || sqlite3_column_type(q, delta_col) == SQLITE_NULL)
-		return NAN;
-	return (double)(uint64_t)sqlite3_column_int64(q, delta_col) * 8000.0 / (double)dt;
-}
-
-static void history_peer_row(sqlite3_stmt *q, struct history_peer *p)
-{
-	*p = (struct history_peer){
-		.interface = db_col_str(q, 0),
-		.name = db_col_str(q, 1),
-		.time_ms = sqlite3_column_int64(q, 2),
-		.rx_bytes = (uint64_t)sqlite3_column_int64(q, 3),
-		.tx_bytes = (uint64_t)sqlite3_column_int64(q, 4),
-		.handshake_age_ms = db_col_int64(q, 5, -1),
-		.rx_bps = history_bps(q, 7),
-		.tx_bps = history_bps(q, 8),
-		.endpoint = db_col_str(q, 9),
-		.allowed = db_col_str(q, 10),
-		.disabled = (int)db_col_int64(q, 11, -1),
-	};
-}
-
-static int history_peers(sqlite3 *db, history_t *h, int64_t rid, char **cause)
-{
-	sqlite3_stmt *q;
-	if (history_prepare(db, history_sql_peers, &rid, 1, &q, cause) < 0)
-		return -1;
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW && h->npeers < HISTORY_MAX_PEERS) {
-		h->peers = xreallocarray(h->peers, h->npeers + 1, sizeof(*h->peers));
-		history_peer_row(q, &h->peers[h->npeers++]);
-	}
-	return history_done(db, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, "peers", cause);
 }
 
 /* ---- entry points ---- */

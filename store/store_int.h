@@ -157,6 +157,8 @@ int history_prepare(
 int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, char **cause);
 /* The router's newest health reading and each sensor's range over [h->from_ms, h->to_ms). */
 int history_health(sqlite3 *db, struct history *h, int64_t rid, char **cause);
+/* Each peer's newest sample of the last hour with peers (history_peers.c). */
+int history_peers(sqlite3 *db, struct history *h, int64_t rid, char **cause);
 
 /* sqlfn.c: store_values(blob) and the store_pack_* aggregates, on one connection (SQLite rc). */
 int sqlfn_register(sqlite3 *db);

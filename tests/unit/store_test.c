@@ -738,6 +738,66 @@ static void test_health(void)
 	free(p);
 }
 
+/* A poll of router "pp" at t with peers first..last (inclusive) of wg0, counters from t. */
+static sample_t *mk_peers(int64_t t, int first, int last)
+{
+	sample_t *s = mk("pp", t, "7.22.3", NULL, 1000 + t - T0);
+	s->have_peers = true;
+	for (int i = first; i <= last; i++) {
+		struct sample_peer *pe = sample_add_peer(s);
+		pe->interface = xstrdup("wg0");
+		pe->peer = xasprintf("peer%05d", i);
+		pe->public_key = xasprintf("%042dA=", i);
+		pe->rx_bytes = (uint64_t)(t - T0) + (uint64_t)i;
+		pe->tx_bytes = 2 * pe->rx_bytes;
+		pe->last_handshake_ms = i % 7 == 0 ? -1 : 1000 * i;
+	}
+	return s;
+}
+
+/* The router page's peers (issue 21 item 4: the query was quadratic in peers): each peer's
+ * newest sample of the hour before the newest poll with peers. 3,000 peers; peers 2,900 and
+ * on stopped answering 30 s before the newest poll and show their older sample; peer 2,999
+ * was last seen more than an hour before it and is left out. */
+static void test_history_peers(void)
+{
+	char *p = tpath("peers.db");
+	store_t *st = open_ok(p);
+	store_submit(st, mk_peers(T0, 0, 2999));
+	store_submit(st, mk_peers(T0 + 3700000, 0, 2998));
+	store_submit(st, mk_peers(T0 + 3730000, 0, 2998));
+	store_submit(st, mk_peers(T0 + 3760000, 0, 2899));
+	store_flush(st);
+	store_close(st);
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p, .router = "pp", .from_ms = T0, .to_ms = T0 + 3800000 };
+	double t0 = now_s();
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	printf("  history with 3,000 peers: %.1f ms\n", (now_s() - t0) * 1e3);
+	free(cause);
+	CHECK(h != NULL && h->npeers == 2999);
+	for (size_t i = 0; h != NULL && i < h->npeers; i++) {
+		const struct history_peer *x = &h->peers[i];
+		int64_t t = i < 2900 ? T0 + 3760000 : T0 + 3730000;
+		int bad = strcmp(x->interface, "wg0") != 0 || x->time_ms != t ||
+			x->rx_bytes != (uint64_t)(t - T0) + i || x->tx_bytes != 2 * x->rx_bytes ||
+			x->handshake_age_ms != (i % 7 == 0 ? -1 : 1000 * (int64_t)i);
+		char want[32];
+		snprintf(want, sizeof(want), "peer%05zu", i);
+		bad |= strcmp(x->name, want) != 0;
+		if (bad)
+			fprintf(stderr, "  peer row %zu: %s %s t=%lld rx=%llu\n", i, x->interface, x->name,
+				(long long)x->time_ms, (unsigned long long)x->rx_bytes);
+		CHECK_INT(bad, 0);
+		if (bad)
+			break;
+	}
+	CHECK(h != NULL && h->npeers > 1 && h->peers[1].rx_bps > 0); /* deltas: 30 s apart */
+	history_free(h);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
@@ -756,6 +816,7 @@ int main(void)
 	test_files_gone();
 	test_migrate_v2();
 	test_health();
+	test_history_peers();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)
