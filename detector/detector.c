@@ -4,6 +4,7 @@
  * the event loop, never write a sample, never guess (too little data is insufficient-data). */
 #include "config.h"
 #include "detector/detector_int.h"
+#include "detector/rollout.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
@@ -284,6 +285,7 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 	d->every_ms = conf->every_ms > 0 ? conf->every_ms : 60000;
 	d->interval_ms = conf->interval_ms;
 	d->grace_ms = 2 * conf->interval_ms;
+	d->rollout = rollout_create(conf);
 	return data_open(d, conf->database, readonly, cause);
 }
 
@@ -295,6 +297,7 @@ void detector_free(detector_t *d)
 	free(d->items);
 	free(d->done);
 	detector_bounds_clear(d);
+	rollout_unref(d->rollout);
 	free(d->error);
 	free(d);
 }

@@ -96,6 +96,9 @@ const struct detector_cohort *detector_view_cohort(const detector_view_t *v, siz
 /* The single-core state of a router (NULL when no recent data). */
 const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router);
 
+/* The rollout guard's settings the view was built with (detector/rollout.h); NULL for NULL. */
+const struct rollout *detector_view_rollout(const detector_view_t *v);
+
 const char *detector_verdict_name(enum detector_outcome v); /* "regression", ... */
 const char *detector_method_name(enum detector_method m);   /* "saturation-ceiling", ... */
 

@@ -95,6 +95,8 @@ struct detector {
 	char *error;           /* the failure logged last, NULL while all is well */
 	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
 
+	struct rollout *rollout; /* [rollout] and the canaries, handed to every view */
+
 	worker_t *worker; /* the thread of the rounds; NULL for --report */
 };
 
@@ -171,6 +173,7 @@ struct detector_view {
 	size_t nc;
 	struct detector_bound *b;
 	size_t nb;
+	struct rollout *rollout; /* a reference to the detector's */
 };
 
 detector_view_t *view_build(const detector_t *d); /* a new view (one reference) of d's results */
