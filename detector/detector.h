@@ -79,6 +79,13 @@ void detector_wake(detector_t *d); /* any thread: evaluate now (a version change
  * cohorts and single-core-bound routers as tables for a terminal. -1 with *cause. */
 int detector_report(const conf_t *conf, FILE *out, char **cause);
 
+/* --rollout-check: evaluate everything once, read-only, like detector_report, and print the
+ * rollout guard's decision on version for router's cohort (its architecture and board as the
+ * database knows them) with the reasons. 0 with *decision (enum rollout_decision, rollout.h;
+ * wait when the database does not know the router yet), -1 with *cause. */
+int detector_rollout_check(
+	const conf_t *conf, const char *router, const char *version, FILE *out, int *decision, char **cause);
+
 typedef struct detector_view detector_view_t;
 
 /* Any thread: the newest results of detector d, unchanged until freed (even after

@@ -335,7 +335,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 35 && count(m, "# TYPE ") == 35);
+	CHECK(count(m, "# HELP ") == 36 && count(m, "# TYPE ") == 36);
 	CHECK(strstr(m, "\nwgwatch_http_refused_connections_total{reason=\"limit\"} 0\n") != NULL);
 	CHECK(strstr(m, "\nwgwatch_http_slow_connections_closed_total{reason=\"reserve\"} 0\n") != NULL);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
