@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/store_int.h"
 #include "lib/db.h"
 #include "lib/xmem.h"
 
@@ -65,7 +66,8 @@ static const char history_sql_events[] =
  * with peers (the samples are packed per poll: no per-peer index to seek). */
 static const char history_sql_peers[] =
 	"SELECT p.interface, p.name, s.time_ms, s.rx_bytes, s.tx_bytes, s.handshake_age_ms,"
-	" s.dt_ms, s.rx_delta, s.tx_delta FROM peers p JOIN peer_samples s ON s.peer_id = p.id"
+	" s.dt_ms, s.rx_delta, s.tx_delta, p.endpoint, p.allowed_address, p.disabled"
+	" FROM peers p JOIN peer_samples s ON s.peer_id = p.id"
 	" AND s.router_id = ?1 AND s.time_ms = (SELECT max(e.time_ms) FROM peer_samples e"
 	"  WHERE e.router_id = ?1 AND e.peer_id = p.id AND e.time_ms >= (SELECT max(time_ms)"
 	"  - 3600000 FROM polls WHERE router_id = ?1 AND peers IS NOT NULL))"
@@ -110,7 +112,7 @@ static int history_fail(sqlite3 *db, const char *what, char **cause)
 }
 
 /* Prepare sql and bind ?1..?5 (unused ones are ignored). */
-static int history_prepare(
+int history_prepare(
 	sqlite3 *db, const char *sql, const int64_t *args, int nargs, sqlite3_stmt **q, char **cause)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, q, NULL) != SQLITE_OK)
@@ -121,7 +123,7 @@ static int history_prepare(
 }
 
 /* Finish a stepping loop: -1 with *cause unless it ended in SQLITE_DONE. */
-static int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, char **cause)
+int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, char **cause)
 {
 	int ret = rc == SQLITE_DONE ? 0 : history_fail(db, what, cause);
 	sqlite3_finalize(q);
@@ -373,6 +375,9 @@ static void history_peer_row(sqlite3_stmt *q, struct history_peer *p)
 		.handshake_age_ms = db_col_int64(q, 5, -1),
 		.rx_bps = history_bps(q, 7),
 		.tx_bps = history_bps(q, 8),
+		.endpoint = db_col_str(q, 9),
+		.allowed = db_col_str(q, 10),
+		.disabled = (int)db_col_int64(q, 11, -1),
 	};
 }
 
@@ -400,7 +405,8 @@ static int history_read(sqlite3 *db, const struct history_req *req, history_t *h
 	int64_t split = history_axis(h, req, history_rollup_done(db));
 	int64_t args[5] = { rid, h->from_ms, h->bucket_ms, split, h->to_ms };
 	if (history_ifaces(db, h, args, cause) < 0 || history_cpu(db, h, args, cause) < 0 ||
-		history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0)
+		history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0 ||
+		history_health(db, h, rid, cause) < 0)
 		return -1;
 	return 0;
 }
@@ -529,9 +535,14 @@ void history_free(history_t *h)
 	for (size_t i = 0; i < h->nevents; i++)
 		history_event_free(&h->events[i]);
 	free(h->events);
-	for (size_t i = 0; i < h->npeers; i++)
+	for (size_t i = 0; i < h->npeers; i++) {
 		free(h->peers[i].interface), free(h->peers[i].name);
+		free(h->peers[i].endpoint), free(h->peers[i].allowed);
+	}
 	free(h->peers);
+	for (size_t i = 0; i < h->nsensors; i++)
+		free(h->sensors[i].name), free(h->sensors[i].unit), free(h->sensors[i].v);
+	free(h->sensors);
 	free(h);
 }
 
