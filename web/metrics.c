@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "detector/detector.h"
+#include "detector/rollout.h"
+#include "lib/clock.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -359,6 +361,42 @@ static void metrics_core_saturated(
 	metrics_end_u64(c, i, b->bound);
 }
 
+/* One series per cohort (to_version, architecture, board) the detector has verdicts on, for the
+ * rollout guard's decision on it now (docs/detector.md, Rollout guard); board "" when unknown. */
+static void metrics_rollout(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	int64_t now = clock_wall_ms();
+	for (size_t i = 0; i < detector_view_ncohorts(c->det); i++) {
+		const struct detector_cohort *k = detector_view_cohort(c->det, i);
+		bool seen = k->to_version == NULL || k->architecture == NULL;
+		for (size_t j = 0; j < i && !seen; j++) { /* the same cohort from another version */
+			const struct detector_cohort *o = detector_view_cohort(c->det, j);
+			seen = o->to_version && o->architecture &&
+				strcmp(o->to_version, k->to_version) == 0 &&
+				strcmp(o->architecture, k->architecture) == 0 &&
+				(o->board && k->board ? strcmp(o->board, k->board) == 0
+						      : o->board == k->board);
+		}
+		if (seen)
+			continue;
+		struct rollout_query q = { .version = k->to_version,
+			.architecture = k->architecture,
+			.board = k->board,
+			.now_ms = now };
+		struct rollout_result res;
+		rollout_decide_view(c->det, &q, &res);
+		metrics_puts(c->out, fam->name);
+		metrics_puts(c->out, "{to_version=\"");
+		text_put_label(c->out, k->to_version);
+		metrics_putc(c->out, '"');
+		metrics_label(c->out, "architecture", k->architecture);
+		metrics_label(c->out, "board", k->board ? k->board : "");
+		metrics_label(c->out, "decision", rollout_decision_name(res.decision));
+		metrics_puts(c->out, "} 1\n");
+		rollout_result_free(&res);
+	}
+}
+
 /* ---- daemon families ---- */
 
 /* [daemon] shard = K/N of the config the fleet follows. */
@@ -571,6 +609,10 @@ static const struct metrics_family metrics_families[] = {
 		"1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
 		"idle, over the last 10 minutes; else 0.",
 		.per_router = metrics_core_saturated },
+	{ "wgwatch_rollout_decision", "gauge",
+		"The rollout guard's decision on the cohort (to_version, architecture, board): go, hold or "
+		"wait in label decision; always 1, one series per cohort.",
+		.daemon = metrics_rollout },
 	{ "wgwatch_poll_duration_seconds", "histogram", "Duration of router polls.",
 		.daemon = metrics_poll_duration },
 	{ "wgwatch_poll_start_delay_seconds", "histogram",
