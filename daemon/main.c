@@ -262,6 +262,7 @@ static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
 	d->boot_conf = d->conf;
+	metrics_note_reload(true, clock_wall_ms()); /* the start's load counts as the first */
 	main_raise_nofile(d->conf);
 	d->loop = loop_create();
 	if (d->loop == NULL) {
@@ -401,6 +402,7 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	struct daemon *d = arg;
 	conf_t *old = d->conf;
 	size_t added, removed;
+	metrics_note_reload(next != NULL, clock_wall_ms());
 	if (next == NULL) {
 		main_log_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",

@@ -411,6 +411,14 @@ static void metrics_shard_info(struct metrics_ctx *c, const struct metrics_famil
 	metrics_puts(c->out, "\"} 1\n");
 }
 
+void metrics_daemon_value(buf_t *out, const struct metrics_family *fam, double v)
+{
+	metrics_puts(out, fam->name);
+	metrics_putc(out, ' ');
+	metrics_put_double(out, v);
+	metrics_putc(out, '\n');
+}
+
 static void metrics_daemon_u64(buf_t *out, const struct metrics_family *fam, uint64_t v)
 {
 	metrics_puts(out, fam->name);
@@ -644,6 +652,32 @@ static const struct metrics_family metrics_families[] = {
 		"within 10 s of connecting, or 30 s after the previous reply), reserve (the longest "
 		"waiting, closed so that quick requests always find a free slot).",
 		.daemon = metrics_http_slow },
+	{ "wgwatch_router_last_success_timestamp_seconds", "gauge",
+		"Unix time of the router's newest successful poll (kept while it is down).",
+		.per_router = metrics_self_router_success, .off = 0 },
+	{ "wgwatch_router_last_poll_duration_seconds", "gauge",
+		"How long the router's newest successful poll took.",
+		.per_router = metrics_self_router_success, .off = 1 },
+	{ "wgwatch_build_info", "gauge", "wgwatchd's version and source revision; always 1.",
+		.daemon = metrics_self_build_info },
+	{ "wgwatch_config_last_reload_successful", "gauge",
+		"1 when the newest configuration load (the start, or a SIGHUP) succeeded, else 0.",
+		.daemon = metrics_self_reload_ok },
+	{ "wgwatch_config_last_reload_success_timestamp_seconds", "gauge",
+		"Unix time of the newest successful configuration load.",
+		.daemon = metrics_self_reload_time },
+	{ "process_cpu_seconds_total", "counter", "User and system CPU time of wgwatchd, in seconds.",
+		.daemon = metrics_self_process, .off = 0 },
+	{ "process_start_time_seconds", "gauge", "Unix time wgwatchd started.",
+		.daemon = metrics_self_process, .off = 1 },
+	{ "process_virtual_memory_bytes", "gauge", "Virtual memory size of wgwatchd.",
+		.daemon = metrics_self_process, .off = 2 },
+	{ "process_resident_memory_bytes", "gauge", "Resident memory of wgwatchd.",
+		.daemon = metrics_self_process, .off = 3 },
+	{ "process_open_fds", "gauge", "Open file descriptors of wgwatchd.",
+		.daemon = metrics_self_open_fds },
+	{ "process_max_fds", "gauge", "wgwatchd's limit of open file descriptors.",
+		.daemon = metrics_self_max_fds },
 	{ "wgwatch_shard_info", "gauge",
 		"This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
 		.daemon = metrics_shard_info },
