@@ -57,11 +57,18 @@ need() {   # need MIN PREFIX: the expressions starting with PREFIX return at lea
 	done <"$T/results.txt"
 	[ "$found" = 1 ] || fail "no expression starts with $2"
 }
-need 3 'wgwatch_router_info{router=~".*"}'
-need 3 'max by (router) (wgwatch_cpu_core_load_ratio'
-need 17 'wgwatch_cpu_core_load_ratio{router=~".*"}'
-need 3 'sum by (router, interface) (rate(wgwatch_interface_transmit_bytes_total'
-need 3 'sum by (router, interface) (rate(wgwatch_interface_receive_bytes_total'
+ALL='job=~".*",instance=~".*",router=~".*"'
+need 3 "wgwatch_router_info{$ALL}"
+need 3 'topk(10, max by (router) (wgwatch_cpu_core_load_ratio'
+need 17 "wgwatch_cpu_core_load_ratio{$ALL}"
+need 3 'topk(10, sum by (router, interface) (rate(wgwatch_interface_transmit_bytes_total'
+need 3 'topk(10, sum by (router, interface) (rate(wgwatch_interface_receive_bytes_total'
 need 1 'histogram_quantile(0.95'
+need 1 'wgwatch_router_info{job=~".*",instance=~".*",site=~".*"}'
 ok "Prometheus evaluates all $n expressions; fleet, per-core and throughput queries have data"
+
+# The variables narrow by job and site: the scrape job's name, and a site label of the config.
+[ "$(nresults 'wgwatch_router_info{job=~"wgwatch",site=~"lab"}')" -ge 1 ] || fail "no router of job wgwatch at site lab"
+[ "$(nresults 'wgwatch_router_info{job=~"nojob"}')" = 0 ] || fail "the job variable does not narrow"
+ok "the job, instance and site variables narrow the routers"
 check_log_clean

@@ -14,7 +14,7 @@ KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "off
             "and", "or", "unless", "inf", "nan", "atan2", "start", "end"}
 NAME = re.compile(r'(?<![\w$.:])[a-zA-Z_:][a-zA-Z0-9_:]*')
 VARS = {"$__rate_interval": "1m", "$__interval": "15s", "$__range": "1h", "${router}": ".*",
-        "$router": ".*"}
+        "$router": ".*", "$job": ".*", "$instance": ".*", "$site": ".*", "$top": "10"}
 
 
 def exprs(dash):
@@ -31,7 +31,7 @@ def exprs(dash):
         if "expr" in a:
             out.append(("annotation %r" % a["name"], a["expr"]))
     for v in dash["templating"]["list"]:
-        if v["type"] == "query":
+        if v["type"] == "query" and v["name"] != "datasource":
             q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
             m = re.fullmatch(r'\s*label_values\(\s*(.*?)\s*,\s*\w+\s*\)\s*', q)
             assert m, "variable %s: only label_values(SELECTOR, LABEL) is checked: %r" % (v["name"], q)
@@ -86,9 +86,22 @@ def check_shape(dash):
     var = {v["name"]: v for v in dash["templating"]["list"]}
     assert var["datasource"]["type"] == "datasource" and var["datasource"]["query"] == "prometheus"
     assert var["router"]["type"] == "query" and var["router"]["multi"] and var["router"]["includeAll"]
-    kinds = {p["type"] for p in dash["panels"]}
+    kinds = {p["type"] for r in dash["panels"] for p in [r] + r.get("panels", [])}
     assert {"table", "heatmap", "timeseries", "stat"} <= kinds, kinds
-    assert any(p.get("repeat") == "router" for p in dash["panels"]), "no panel repeats per router"
+    # A fleet of hundreds: pick by job, instance and site; per-router panels show the top N; the
+    # panel repeated per router sits in a collapsed row, drawn only when opened.
+    for name in ("job", "instance", "site"):
+        assert var[name]["type"] == "query" and var[name]["includeAll"], name
+    assert var["top"]["type"] == "custom", "no top-N variable"
+    every = [p for r in dash["panels"] for p in [r] + r.get("panels", [])]
+    assert sum("topk($top," in t["expr"] for p in every for t in p.get("targets", [])) >= 4, "top-N"
+    rows = [r for r in dash["panels"] if r["type"] == "row" and r.get("collapsed")]
+    assert any(p.get("repeat") == "router" for r in rows for p in r["panels"]), \
+        "no panel repeats per router inside a collapsed row"
+    for p in every:
+        for t in p.get("targets", []):
+            if "router=~" in t["expr"]:
+                assert 'job=~"$job",instance=~"$instance",router=~"$router"' in t["expr"], t["expr"]
     assert any("wgwatch_router_info" in a.get("expr", "") for a in dash["annotations"]["list"])
 
 
