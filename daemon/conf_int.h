@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #define CONF_MAX_DEPTH 16 /* include nesting */
-#define CONF_NKEYS     48 /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     49 /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
