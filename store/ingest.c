@@ -27,8 +27,9 @@ const char *const ingest_sql[SQ_COUNT] = {
 		" info_ms = CASE WHEN ?11 IS NULL THEN info_ms ELSE ?2 END WHERE id = ?1",
 	[SQ_INS_IFACE] = "INSERT INTO interfaces (router_id, name, type) VALUES (?1, ?2, ?3)",
 	[SQ_INS_PEER] = "INSERT INTO peers (router_id, interface, pkey, name) VALUES (?1, ?2, ?3, ?4)",
-	[SQ_INS_POLL] = "INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
-			" error, cpu, ifaces, peers) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	[SQ_INS_POLL] =
+		"INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
+		" error, cpu, ifaces, peers, cpu_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 	[SQ_INS_HIST] =
 		"INSERT INTO version_history (router_id, time_ms, kind, old_version,"
 		" new_version, old_firmware, new_firmware, old_board, new_board, architecture, uptime_ms)"
@@ -135,7 +136,9 @@ static int ingest_pack_ifaces(
 		ingest_delta(x, s->time_ms, f->rx_bytes, f->tx_bytes, restarted, &d);
 		struct store_val v = { .id = x->id,
 			.c = { f->rx_bytes, f->tx_bytes, f->rx_packets, f->tx_packets, f->rx_drops,
-				f->tx_drops } };
+				f->tx_drops },
+			.flags = STORE_F_LINK | (f->running ? STORE_F_RUNNING : 0),
+			.link = { f->mtu, f->rx_errors, f->tx_errors, f->tx_queue_drops } };
 		ingest_delta_flags(&v, &d);
 		pack_append(b, STORE_IFACE, &prev_id, &v);
 	}
@@ -261,6 +264,7 @@ static int ingest_write_poll(store_t *st, const struct store_router *r, const sa
 	db_bind_text(q, 6, s->err == SAMPLE_OK ? NULL : s->error);
 	for (int i = 0; i < 3; i++)
 		db_bind_blob(q, 7 + i, st->pk[i].data, st->pk[i].len);
+	db_bind_opt(q, 10, s->cpu_freq_mhz, s->cpu_freq_mhz > 0);
 	return store_step(st, q);
 }
 
