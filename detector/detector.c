@@ -167,7 +167,7 @@ static void detector_log_change(const struct data_event *e, const struct detecto
 }
 
 static void detector_record(detector_t *d, const struct data_event *e, const char *ifc, const char *dir,
-	const struct judge_result *r, bool final, int64_t now)
+	const struct judge_result *r, const char *confounders, bool final, int64_t now)
 {
 	bool created;
 	struct detector_item *it = detector_item_get(d, e->id, ifc, dir, &created);
@@ -186,6 +186,7 @@ static void detector_record(detector_t *d, const struct data_event *e, const cha
 	v->after_n = r->after_n;
 	memcpy(v->cores, r->cores, sizeof(v->cores));
 	memcpy(v->why, r->why, sizeof(v->why));
+	detector_set(&v->confounders, confounders);
 	v->final = final;
 	if (changed)
 		v->reached_ms = now;
@@ -236,15 +237,24 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 	data_frame(&x, e->time_ms, &f, &rates, &loads);
 	struct judge_result *r = xcalloc(2 * x.nifs + 1, sizeof(*r));
 	judge_event(&f, &d->params, r);
-	for (size_t i = 0; i < 2 * x.nifs; i++)
-		detector_record(d, e, x.ifs[i / 2].name, i % 2 == 0 ? "tx" : "rx", &r[i], final, now);
+	struct confound_set cs;
+	int rc = data_load_links(d, e->router_id, e->from_ms, e->to_ms, &cs);
+	for (size_t i = 0; rc == 0 && i < x.nifs; i++) {
+		char *conf = confound_list(&cs, e->time_ms, x.ifs[i].name);
+		detector_record(d, e, x.ifs[i].name, "tx", &r[2 * i], conf, final, now);
+		detector_record(d, e, x.ifs[i].name, "rx", &r[2 * i + 1], conf, final, now);
+		free(conf);
+	}
+	confound_set_free(&cs);
 	free(r);
 	free(rates);
 	free(loads);
+	data_set_free(&x);
+	if (rc < 0)
+		return data_fail(d, cause, "reading interface samples");
 	detector_items_mark(d, e);
 	if (final)
 		detector_mark_done(d, e->id);
-	data_set_free(&x);
 	return 0;
 }
 
