@@ -417,6 +417,23 @@ static void page_router_pct(buf_t *out, double v)
 		buf_printf(out, "%.0f%%", v * 100);
 }
 
+/* A row under a verdict's: why it could not judge, or what else moved (one per line of text). */
+static void page_router_note(buf_t *out, const char *cls, const char *label, const char *text)
+{
+	if (text == NULL || text[0] == '\0')
+		return;
+	buf_printf(out, "<tr class=\"%s\"><td></td><td colspan=\"9\">%s", cls, label);
+	char *t = xstrdup(text);
+	for (char *p = t, *nl; p != NULL; p = nl ? nl + 1 : NULL) {
+		if ((nl = strchr(p, '\n')) != NULL)
+			*nl = '\0';
+		buf_puts(out, p == t ? "" : "; ");
+		text_put_html(out, p);
+	}
+	free(t);
+	buf_puts(out, "</td></tr>\n");
+}
+
 static void page_router_verdict_row(buf_t *out, const struct detector_verdict *v)
 {
 	buf_puts(out, "<tr><td>");
@@ -440,11 +457,8 @@ static void page_router_verdict_row(buf_t *out, const struct detector_verdict *v
 	page_router_text(out, v->cores);
 	buf_printf(out, "%s</td><td class=\"n\">%zu / %zu</td></tr>\n", v->cores[0] ? "</small>" : "",
 		v->before_n, v->after_n);
-	if (v->why[0]) {
-		buf_puts(out, "<tr class=\"why\"><td></td><td colspan=\"9\">");
-		page_router_text(out, v->why);
-		buf_puts(out, "</td></tr>\n");
-	}
+	page_router_note(out, "why", "", v->why);
+	page_router_note(out, "why confounders", "Also moved: ", v->confounders);
 }
 
 /* One version change's verdicts v[0..n) as one figure: capacity before and after, per
