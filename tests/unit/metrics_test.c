@@ -334,7 +334,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 33 && count(m, "# TYPE ") == 33);
+	CHECK(count(m, "# HELP ") == 34 && count(m, "# TYPE ") == 34);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
 	CHECK(strstr(m, "\xff") == NULL);
 	CHECK(m[strlen(m) - 1] == '\n');
