@@ -29,6 +29,7 @@ enum what {
 	S_FIRMWARE,
 	S_UPGRADE,
 	S_BOARD,
+	S_MHZ,
 	C_INDEX,
 	C_STR,
 	C_INT,
@@ -82,6 +83,7 @@ static const struct obj objs[] = {
 	{ IFX(10), .what = C_C64, .key = "tx-byte" },                           /* ifHCOutOctets */
 	{ IFX(11), .what = C_C64, .key = "tx-packet" },                         /* ifHCOutUcastPkts */
 	{ IFX(18), .what = C_EMPTY },                                           /* ifAlias */
+	{ MTX(3, 14), .what = S_MHZ },                                          /* mtxrHlProcessorFrequency */
 	{ MTX(4, 4), .what = S_VERSION },                                       /* mtxrLicVersion */
 	{ MTX(7, 3), .what = S_SERIAL },                                        /* mtxrSerialNumber */
 	{ MTX(7, 4), .what = S_FIRMWARE },                                      /* mtxrFirmwareVersion */
@@ -271,6 +273,11 @@ static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *
 	case S_FIRMWARE: return simmib_rb_value(v, "current-firmware", out);
 	case S_UPGRADE: return simmib_rb_value(v, "upgrade-firmware", out);
 	case S_BOARD: simmib_val_str(out, g->board); return 0;
+	case S_MHZ:
+		if (v->c.st->cpu_mhz <= 0)
+			return -1; /* like a board without cpu-frequency */
+		simmib_val_int(out, ASN_INTEGER, v->c.st->cpu_mhz);
+		return 0;
 	default: return -1;
 	}
 }
