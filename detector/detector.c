@@ -4,6 +4,7 @@
  * the event loop, never write a sample, never guess (too little data is insufficient-data). */
 #include "config.h"
 #include "detector/detector_int.h"
+#include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
@@ -159,11 +160,20 @@ void detector_mark_done(detector_t *d, int64_t ev)
 static void detector_log_change(const struct data_event *e, const struct detector_item *it)
 {
 	const struct detector_verdict *v = &it->v;
-	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f, cores %s%s%s%s)",
+	buf_t b; /* the confounders on one line: "a; b" */
+	buf_init(&b);
+	for (const char *p = v->confounders; p != NULL && *p != '\0'; p++)
+		if (*p == '\n')
+			buf_puts(&b, "; ");
+		else
+			buf_putc(&b, *p);
+	char *also = buf_steal(&b, NULL);
+	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f, cores %s%s%s%s)%s%s",
 		e->router ? e->router : "?", v->interface, v->direction, e->from ? e->from : "?",
 		e->to ? e->to : "?", detector_verdict_name(v->verdict), detector_method_name(v->method),
 		v->ratio, v->cores[0] ? v->cores : "unknown", v->hint ? ", hint" : "", v->why[0] ? ": " : "",
-		v->why);
+		v->why, also[0] ? "; confounders: " : "", also);
+	free(also);
 }
 
 static void detector_record(detector_t *d, const struct data_event *e, const char *ifc, const char *dir,

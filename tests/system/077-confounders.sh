@@ -31,6 +31,9 @@ assert x["verdict"] == "regression" and x["confounders"] == [], x
 assert v[("ccr1009", "rx")]["confounders"] == [], v[("ccr1009", "rx")]
 x = v[("chr-mtu", "tx")]
 assert x["verdict"] != "regression" and x["confounders"] == ["wg0 MTU 1420 → 1280"], x
+for r in ("rb5009", "chr-wan", "ccr1009", "chr-mtu"):
+    x = v[(r, "tx")]
+    print("%s tx: %s (%s, ratio %s), confounders %s" % (r, x["verdict"], x["method"], x["ratio"], x["confounders"]))
 PY
 ok "/api/v1/regressions: cpu frequency, ether1 tx-queue-drop and MTU confounders; none on the clean regression"
 
@@ -50,4 +53,7 @@ L="interface=wg0 direction=tx from_version=7.21.5 to_version=7.22.3"
 [ "$(val wgwatch_upgrade_regression router=rb5009 $L)" = 1 ] || fail "rb5009 tx not flagged a regression"
 ok "/metrics: wgwatch_upgrade_confounders counts them; the regression is still flagged"
 
+grep -q 'detector: router rb5009 wg0 tx 7.21.5 -> 7.22.3: regression (saturation-ceiling.*; confounders: cpu frequency 1400 → 800 MHz across the upgrade$' "$T/daemon.log" ||
+	fail "the log line of the rb5009 regression does not name its confounder"
 check_log_clean
+ok "the log line of a regression names its confounders; no unexpected error"
