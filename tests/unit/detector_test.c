@@ -700,6 +700,10 @@ static void test_database(void)
 	fclose(fp);
 	CHECK(out && strstr(out, "tile ") && strstr(out, "saturation-ceiling regression"));
 	CHECK(out && strstr(out, "7.21.5 -> 7.22.3"));
+	CHECK(out &&
+		strstr(out,
+			"\n    also moved: cpu frequency 1400 → 800 MHz across the upgrade\n"
+			"    also moved: ether1 tx-queue-drop rose from 0 to 12/s\n"));
 	free(out);
 	store_close(st);
 	char *cmd = xasprintf("rm -rf %s", dir);
