@@ -18,6 +18,7 @@
 #include "daemon/conf.h"
 #include "daemon/fleet.h"
 #include "web/metrics.h"
+#include "web/httpgzip.h"
 #include "daemon/sample.h"
 #include "lib/xmem.h"
 
@@ -94,12 +95,32 @@ static void *mb_renders(void *arg)
 	for (size_t k = 0; k < run->runs; k++) {
 		double t0 = mb_cpu_ms();
 		buf_free(&run->out); /* the daemon renders every scrape into a new buffer */
-		metrics_render(run->fleet, NULL, NULL, &run->out);
+		metrics_render(run->fleet, NULL, NULL, NULL, &run->out);
 		run->ms[k] = mb_cpu_ms() - t0;
 	}
 	getrusage(RUSAGE_THREAD, &ru1);
 	run->faults = ru1.ru_minflt - ru0.ru_minflt;
 	return NULL;
+}
+
+/* What Accept-Encoding: gzip adds to a scrape: the CPU to compress the render, and the bytes. */
+static void mb_gzip(const buf_t *out, size_t runs)
+{
+	double *ms = xcalloc(runs, sizeof(*ms));
+	buf_t z;
+	buf_init(&z);
+	for (size_t k = 0; k < runs; k++) {
+		buf_reset(&z);
+		double t0 = mb_cpu_ms();
+		if (httpgzip_compress(out->data, out->len, &z) != 0)
+			exit(1);
+		ms[k] = mb_cpu_ms() - t0;
+	}
+	qsort(ms, runs, sizeof(*ms), mb_cmp);
+	printf("gzip: bytes %zu (%.1f %% of %zu)  CPU ms to compress: median %.2f\n", z.len,
+		100.0 * (double)z.len / (double)out->len, out->len, ms[runs / 2]);
+	buf_free(&z);
+	free(ms);
 }
 
 int main(int argc, char **argv)
@@ -141,6 +162,7 @@ int main(int argc, char **argv)
 	       "  max %.2f  (%.0f MB/s at the median)  page faults per render %.0f\n",
 		routers, runs, out.len, lines, ms[0], ms[runs / 2], ms[runs - 1],
 		(double)out.len / 1e3 / ms[runs / 2], (double)run.faults / (double)runs);
+	mb_gzip(&out, runs < 10 ? runs : 10);
 	free(ms);
 	buf_free(&out);
 	fleet_destroy(f);

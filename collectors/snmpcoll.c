@@ -13,10 +13,13 @@
 #include "lib/clock.h"
 #include "lib/xmem.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 
 #define SNMPCOLL_DEFAULT_TIMEOUT_MS 10000
 #define SNMPCOLL_BULK_REPS          24 /* GETBULK max-repetitions */
@@ -41,7 +44,8 @@ struct snmpcoll_conn {
 	netsnmp_large_fd_set fds;
 	bool busy, engine_known;
 	enum snmpcoll_step step;
-	long reqid; /* the request we wait for; 0: none */
+	long reqid;       /* the request we wait for; 0: none */
+	uint64_t idstate; /* request IDs of this session: random, not net-snmp's global counter */
 	sample_t *s;
 	collector_done_fn done;
 	void *arg;
@@ -154,10 +158,29 @@ static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const ch
 static void snmpcoll_arm(struct snmpcoll_conn *c);
 static void snmpcoll_next_step(struct snmpcoll_conn *c);
 
+/* The next request ID of c, 1..2^31-1 (splitmix64 over a random seed): net-snmp's own IDs
+ * come from one counter across all sessions, so an agent we poll could predict those of the
+ * others and answer their requests first. */
+static long snmpcoll_next_id(struct snmpcoll_conn *c)
+{
+	uint64_t z;
+	do {
+		z = (c->idstate += 0x9e3779b97f4a7c15ULL);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		z = (z ^ (z >> 31)) & 0x7fffffff;
+	} while (z == 0);
+	return (long)z;
+}
+
 static netsnmp_pdu *snmpcoll_pdu(struct snmpcoll_conn *c, int command)
 {
 	netsnmp_pdu *pdu = snmp_pdu_create(command);
-	if (pdu != NULL && command == SNMP_MSG_GETBULK) {
+	if (pdu == NULL)
+		return NULL;
+	pdu->reqid = snmpcoll_next_id(c);
+	pdu->msgid = snmpcoll_next_id(c); /* SNMPv3 matches replies by it */
+	if (command == SNMP_MSG_GETBULK) {
 		pdu->non_repeaters = 0;
 		pdu->max_repetitions = SNMPCOLL_BULK_REPS;
 	}
@@ -301,14 +324,29 @@ static void snmpcoll_on_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 	}
 }
 
+/* Whether a message received during a poll is one an agent may send us: a Response, or over
+ * SNMPv3 a Report. net-snmp hands any other PDU (a GET, a trap) to the callback as well. */
+static bool snmpcoll_is_answer(const struct snmpcoll_conn *c, const netsnmp_pdu *pdu)
+{
+	return pdu != NULL &&
+		(pdu->command == SNMP_MSG_RESPONSE ||
+			(pdu->command == SNMP_MSG_REPORT && pdu->version == SNMP_VERSION_3 && c->rc != NULL &&
+				c->rc->snmp_version == 3));
+}
+
 static int snmpcoll_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *pdu, void *magic)
 {
 	struct snmpcoll_conn *c = magic;
 	bool report = pdu != NULL && pdu->command == SNMP_MSG_REPORT;
+	if (!c->busy || c->reqid == 0)
+		return 1; /* late answer of an earlier poll, or our own close; c->rc may be gone */
+	/* Not an answer: ignored, and 0 keeps net-snmp waiting for the real one (and resending). */
+	if (op == NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE && !snmpcoll_is_answer(c, pdu))
+		return 0;
 	/* net-snmp matched the message to our one request in flight; a report of a message the
 	 * agent could not authenticate carries no request ID of ours. */
-	if (!c->busy || c->reqid == 0 || (reqid != c->reqid && !report))
-		return 1; /* late answer of an earlier poll, or our own close */
+	if (reqid != c->reqid && !report)
+		return 1;
 	if (op == NETSNMP_CALLBACK_OP_RESEND)
 		return 1;
 	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMPCOLL_PROBE)
@@ -443,6 +481,22 @@ static int snmpcoll_setup(netsnmp_session *ss, struct snmpcoll_conn *c, const co
 	return 0;
 }
 
+/* Ties the session's socket to the agent's address and port (connect()), so that the kernel
+ * drops datagrams from anyone else: net-snmp itself accepts a reply from any source. */
+static int snmpcoll_tie(void *sess, char **cause)
+{
+	netsnmp_transport *t = snmp_sess_transport(sess);
+	const struct sockaddr *sa = t != NULL ? (const struct sockaddr *)t->remote : NULL;
+	bool known = sa != NULL &&
+		((sa->sa_family == AF_INET && t->remote_length == sizeof(struct sockaddr_in)) ||
+			(sa->sa_family == AF_INET6 && t->remote_length == sizeof(struct sockaddr_in6)));
+	if (known && connect(t->sock, sa, (socklen_t)t->remote_length) == 0)
+		return 0;
+	*cause = xasprintf("cannot tie the socket to the agent: %s",
+		known ? strerror(errno) : "net-snmp gave no IPv4 or IPv6 address");
+	return -1;
+}
+
 /* Opens the router's session and watches its socket. The peer must be an address: a host
  * name is resolved here, blocking (docs/snmp.md). */
 static int snmpcoll_connect(struct snmpcoll_conn *c, const conf_router_t *rc, char **cause)
@@ -457,6 +511,10 @@ static int snmpcoll_connect(struct snmpcoll_conn *c, const conf_router_t *rc, ch
 			"cannot open a session to %s: %s", rc->snmp, snmp_api_errstring(ss.s_snmp_errno));
 	explicit_bzero(&ss, sizeof(ss)); /* held key material */
 	free(peer);
+	if (c->sess != NULL && snmpcoll_tie(c->sess, cause) < 0) {
+		snmp_sess_close(c->sess);
+		c->sess = NULL;
+	}
 	if (c->sess == NULL)
 		return -1;
 	c->opened = rc;
@@ -483,6 +541,8 @@ static void *snmpcoll_attach(void *ctx, const conf_router_t *rc)
 	c->m = m;
 	c->fd = -1;
 	c->dec = snmpdecode_create();
+	if (getrandom(&c->idstate, sizeof(c->idstate), GRND_NONBLOCK) != sizeof(c->idstate))
+		c->idstate = (uint64_t)clock_mono_ms() ^ (uint64_t)(uintptr_t)c; /* no entropy yet */
 	c->next = m->conns;
 	if (m->conns != NULL)
 		m->conns->prev = c;

@@ -28,7 +28,19 @@ struct snmpdecode_oid {
 		.o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid) \
 	}
 
-enum { SC_DESCR, SC_UPTIME, SC_VERSION, SC_FIRMWARE, SC_UPGRADE, SC_BOARD, SC_MHZ, SC_N };
+/* In the order of the GET, which decoding relies on: the later ones refine the earlier. */
+enum {
+	SC_DESCR,
+	SC_UPTIME,
+	SC_VERSION,
+	SC_FIRMWARE,
+	SC_UPGRADE,
+	SC_BOARD,
+	SC_HRUPTIME,
+	SC_ENTDESCR,
+	SC_MHZ,
+	SC_N
+};
 static const struct snmpdecode_oid snmpdecode_scalar_oids[SC_N] = {
 	[SC_DESCR] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 1, 1, 0),                 /* sysDescr */
 	[SC_UPTIME] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 1, 3, 0),                /* sysUpTime */
@@ -36,7 +48,10 @@ static const struct snmpdecode_oid snmpdecode_scalar_oids[SC_N] = {
 	[SC_FIRMWARE] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 4, 0), /* mtxrFirmwareVersion */
 	[SC_UPGRADE] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 7, 0),  /* ...UpgradeVersion */
 	[SC_BOARD] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 9, 0),    /* mtxrBoardName */
-	[SC_MHZ] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 3, 14, 0),     /* mtxrHlProcessorFrequency */
+	[SC_HRUPTIME] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 25, 1, 1, 0),          /* hrSystemUptime */
+	/* entPhysicalDescr of RouterOS's chassis entity, "RouterOS 6.40.5 (stable) on RB952Ui-5ac2nD" */
+	[SC_ENTDESCR] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, 2, 65536),
+	[SC_MHZ] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 3, 14, 0), /* mtxrHlProcessorFrequency */
 };
 static const struct snmpdecode_oid snmpdecode_walk_cols[] = {
 	[SNMPDECODE_CPU] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),   /* hrProcessorLoad */
@@ -181,34 +196,67 @@ static void snmpdecode_mhz(const netsnmp_variable_list *v, sample_t *s)
 	free(cause);
 }
 
-/* sysUpTime is required, the rest optional (absent on non-MikroTik agents). */
-static int snmpdecode_decode_scalar(int which, const netsnmp_variable_list *v, sample_t *s, char **cause)
+/* What RouterOS says of itself in sysDescr (v7: "RouterOS <board>"; v6: "router") and in
+ * entPhysicalDescr.65536 ("RouterOS <version> (<channel>) on <board>"): fills the board, the
+ * version and the channel that are still unknown (docs/snmp.md, docs/routeros.md §3). */
+static void snmpdecode_ros_descr(const char *text, sample_t *s)
+{
+	if (strncmp(text, "RouterOS ", 9) != 0 || text[9] == '\0')
+		return;
+	const char *rest = text + 9, *on = strstr(rest, " on ");
+	if (on == NULL) {
+		if (s->board == NULL)
+			s->board = xstrdup(rest);
+		return;
+	}
+	if (s->board == NULL && on[4] != '\0')
+		s->board = xstrdup(on + 4);
+	size_t vlen = strcspn(rest, " ");
+	if (s->version == NULL && vlen > 0 && rest + vlen <= on)
+		s->version = xstrndup(rest, vlen);
+	const char *lp = rest + vlen, *rp = strchr(lp, ')');
+	bool same = s->version != NULL && strlen(s->version) == vlen && strncmp(rest, s->version, vlen) == 0;
+	if (s->channel == NULL && same && strncmp(lp, " (", 2) == 0 && rp != NULL && rp < on && rp > lp + 2)
+		s->channel = xstrndup(lp + 2, (size_t)(rp - lp - 2));
+}
+
+/* sysUpTime or hrSystemUptime (TimeTicks, 32 bits) into ms. */
+static int snmpdecode_ticks(const netsnmp_variable_list *v, const char *what, int64_t *ms, char **cause)
 {
 	uint64_t ticks;
+	if (snmpdecode_var_u64(v, &ticks, cause) < 0)
+		return -1;
+	if (ticks > UINT32_MAX) { /* fuzz_snmp: a Counter64 of 2^63 */
+		*cause = xasprintf("%s of %llu ticks", what, (unsigned long long)ticks);
+		return -1;
+	}
+	*ms = (int64_t)ticks * 10;
+	return 0;
+}
+
+/* sysUpTime is required, the rest optional (absent on non-MikroTik agents). The uptime is the
+ * router's (hrSystemUptime, since boot) over the agent's (sysUpTime, since the SNMP service
+ * started, so a restarted service would look like a reboot). */
+static int snmpdecode_decode_scalar(int which, const netsnmp_variable_list *v, sample_t *s, char **cause)
+{
 	char *text = NULL;
 	if (snmpdecode_is_exception(v) || v->type == ASN_NULL)
 		return 0;
 	switch (which) {
-	case SC_UPTIME:
-		if (snmpdecode_var_u64(v, &ticks, cause) < 0)
-			return -1;
-		if (ticks > UINT32_MAX) { /* TimeTicks: 32 bits (fuzz_snmp: a Counter64 of 2^63) */
-			*cause = xasprintf("sysUpTime of %llu ticks", (unsigned long long)ticks);
-			return -1;
-		}
-		s->uptime_ms = (int64_t)ticks * 10;
-		return 0;
+	case SC_UPTIME: return snmpdecode_ticks(v, "sysUpTime", &s->uptime_ms, cause);
+	case SC_HRUPTIME: return snmpdecode_ticks(v, "hrSystemUptime", &s->uptime_ms, cause);
 	case SC_VERSION: return snmpdecode_var_text(v, &s->version, cause);
 	case SC_FIRMWARE: return snmpdecode_var_text(v, &s->firmware, cause);
 	case SC_UPGRADE: return snmpdecode_var_text(v, &s->upgrade_firmware, cause);
-	case SC_BOARD: return snmpdecode_var_text(v, &s->board, cause);
+	case SC_BOARD: /* mtxrBoardName: over what sysDescr said */
+		free(s->board);
+		s->board = NULL;
+		return snmpdecode_var_text(v, &s->board, cause);
 	case SC_MHZ: snmpdecode_mhz(v, s); return 0;
-	default:
+	default: /* sysDescr, entPhysicalDescr */
 		if (snmpdecode_var_text(v, &text, cause) < 0)
 			return -1;
-		/* RouterOS says "RouterOS <board>": the board when mtxrBoardName is absent. */
-		if (s->board == NULL && strncmp(text, "RouterOS ", 9) == 0 && text[9] != '\0')
-			s->board = xstrdup(text + 9);
+		snmpdecode_ros_descr(text, s);
 		free(text);
 		return 0;
 	}

@@ -159,6 +159,8 @@ void conf_free(conf_t *c)
 	for (size_t i = 0; i < CONF_NKEYS; i++)
 		if (confkeys_table[i].sect != SECT_ROUTER)
 			confval_field_free(&confkeys_table[i], c);
+	free(c->listen_at);
+	free(c->database_at);
 	free(c->path);
 	free(c);
 }

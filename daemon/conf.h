@@ -60,6 +60,9 @@ typedef struct conf {
 	/* [daemon] */
 	char *listen;                /* "127.0.0.1:9477" */
 	char *database;              /* absolute path */
+	char *listen_at;             /* "FILE:LINE" of listen =, or the main file when not set */
+	char *database_at;           /* the same for database = */
+	bool database_default;       /* database = not set: the compiled-in path under /var/lib */
 	int64_t interval_ms;         /* default 30s */
 	int64_t timeout_ms;          /* default 10s */
 	int max_in_flight;           /* routers polled at once; default 256 */

@@ -10,8 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CONF_MAX_DEPTH 16 /* include nesting */
-#define CONF_NKEYS     49 /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_MAX_DEPTH 16   /* include nesting */
+#define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
+#define CONF_NKEYS     49   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
@@ -145,7 +146,8 @@ char *confval_dirname(const char *path);
 /* k's allowed range in words, e.g. "100ms to 1d" (caller frees). */
 char *confval_range_text(const struct conf_key *k);
 /* Parse v for key k into its field of base (a conf_t or conf_router_t); relative paths from
- * dir. On failure fills *cause (which must be NULL on entry) without the value. */
+ * dir; T_LIST and T_LABELS add to what the field holds. On failure fills *cause (which must
+ * be NULL on entry) without the value. */
 int confval_value(const struct conf_key *k, const char *v, void *base, const char *dir, char **cause);
 /* Free k's field of base (secrets wiped first) and clear it. */
 void confval_field_free(const struct conf_key *k, void *base);

@@ -22,7 +22,8 @@
 const struct conf_key confkeys_table[] = {
 	{ DKEY("listen", T_LISTEN, listen), .def = "127.0.0.1:9477",
 		.help = "address and port of the HTTP server (/metrics, API)" },
-	{ DKEY("database", T_PATH, database), .def = "wgwatch.db", .help = "SQLite database file" },
+	{ DKEY("database", T_PATH, database), .def = WG_LOCALSTATEDIR "/lib/wgwatch/wgwatch.db",
+		.help = "SQLite database file" },
 	{ DKEY("interval", T_DURATION, interval_ms), .def = "30s", .min = 100, .max = CONF_DAY,
 		.help = "how often each router is polled" },
 	{ DKEY("timeout", T_DURATION, timeout_ms), .def = "10s", .min = 100, .max = 10 * CONF_MIN,

@@ -18,9 +18,9 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define CONF_IOBUF    8192          /* stdio buffer of a config file being read */
-#define CONF_LINE_CAP 8192          /* getline buffer: lines this long never make it realloc */
-#define CONF_FILE_MAX (1024 * 1024) /* bytes of one file: /dev/zero must not read until ENOMEM */
+#define CONF_IOBUF    8192                /* stdio buffer of a config file being read */
+#define CONF_LINE_CAP (CONF_LINE_MAX + 2) /* getline buffer: a line it holds never reallocs */
+#define CONF_FILE_MAX (1024 * 1024)       /* bytes of one file: /dev/zero must not read until ENOMEM */
 #define CONF_TOO_BIG  "larger than 1 MiB"
 
 /* ---- sections and keys ---- */
@@ -72,7 +72,8 @@ static void confread_set(struct conf_file *f, const struct conf_key *k, const ch
 	struct conf_src *at = f->rs ? f->rs->at : ld->at;
 	void *base = f->rs ? (void *)&f->rs->r : (void *)ld->c;
 	const struct conf_key *other = confkeys_clash(k, at);
-	if (other != NULL) {
+	bool adds = other == k && (k->type == T_LIST || k->type == T_LABELS); /* values add up */
+	if (other != NULL && !adds) {
 		struct conf_src o = at[other - confkeys_table];
 		if (other == k)
 			conf_ferr(f, "%s is set twice (first at %s:%d)", k->name, ld->files[o.file], o.line);
@@ -81,7 +82,8 @@ static void confread_set(struct conf_file *f, const struct conf_key *k, const ch
 				other->name, ld->files[o.file], o.line);
 		return;
 	}
-	at[k - confkeys_table] = (struct conf_src){ .file = f->fidx, .line = f->line };
+	if (!adds) /* a list keeps its first line, for the messages of the rules */
+		at[k - confkeys_table] = (struct conf_src){ .file = f->fidx, .line = f->line };
 	char *cause = NULL;
 	if (confval_value(k, value, base, f->dir, &cause) == 0)
 		return;
@@ -193,10 +195,44 @@ static void confread_too_long(struct conf_file *f, const char *s, size_t len, in
 	bool has_key = s[klen] != '\0';
 	while (klen > 0 && isspace((unsigned char)s[klen - 1]))
 		klen--;
-	if (has_key && klen > 0 && klen < 40)
-		conf_ferr(f, "%.*s: line is too long (%zu characters, at most %d)", (int)klen, s, len, max);
+	char key[40];
+	snprintf(key, sizeof(key), "%.*s", (int)(klen < sizeof(key) ? klen : 0), s);
+	const struct conf_key *k = has_key ? confkeys_find(f->sect, key) : NULL;
+	if (k != NULL && (k->type == T_LIST || k->type == T_LABELS))
+		conf_ferr(f,
+			"%s: line is too long (%zu characters, at most %d): split it, %s may be "
+			"repeated and the values add up",
+			key, len, max, key);
+	else if (has_key && klen > 0 && klen < sizeof(key))
+		conf_ferr(f, "%s: line is too long (%zu characters, at most %d)", key, len, max);
 	else
 		conf_ferr(f, "line is too long (%zu characters, at most %d)", len, max);
+}
+
+/* inih's find_chars_or_comment: the first of chars, or a ';' after a blank (a comment). */
+static char *confread_find(char *s, const char *chars)
+{
+	bool was_space = false;
+	while (*s && (!chars || !strchr(chars, *s)) && !(was_space && *s == ';')) {
+		was_space = isspace((unsigned char)*s);
+		s++;
+	}
+	return s;
+}
+
+/* A key = value line longer than inih's buffer, split as inih splits one (the key up to the
+ * first '=' or ':', the value less a ' ;' comment, both trimmed) and handed over directly. */
+static void confread_long_line(struct conf_file *f, char *s)
+{
+	char *end = confread_find(s, "=:");
+	if (*end != '=' && *end != ':') {
+		conf_ferr(f, "expected key = value");
+		return;
+	}
+	*end = '\0';
+	char *value = end + 1;
+	*confread_find(value, NULL) = '\0';
+	confread_handler(f, NULL, text_trim(s), text_trim(value));
 }
 
 /* inih's reader: hands over one whole line at a time, so that f->line is the line of every
@@ -222,8 +258,12 @@ static char *confread_reader(char *str, int num, void *stream)
 		s += 3;
 	s = text_trim(s);
 	size_t len = strlen(s);
-	if (len + 2 > (size_t)num) {
-		confread_too_long(f, s, len, num - 2);
+	if (len + 2 > (size_t)num && (len > CONF_LINE_MAX || *s == '[')) {
+		confread_too_long(f, s, len, *s == '[' ? num - 2 : CONF_LINE_MAX);
+		s = (char *)"";
+	} else if (len + 2 > (size_t)num) { /* too long for inih's buffer, not for us */
+		if (!strchr(";#", *s))
+			confread_long_line(f, s);
 		s = (char *)"";
 	} else if (*s == '[') {
 		if (!confread_reader_section(f, s))

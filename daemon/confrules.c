@@ -104,6 +104,15 @@ static void confrules_web_check(struct conf_loader *ld)
 	confrules_web_pair(ld, "cert", "key");
 }
 
+/* Where a [daemon] key was set, for the checks made outside the loader (wgwatchd --check). */
+static char *confrules_where(const struct conf_loader *ld, const char *key, bool *unset)
+{
+	struct conf_src at = ld->at[confkeys_find(SECT_DAEMON, key) - confkeys_table];
+	if (unset != NULL)
+		*unset = at.line == 0;
+	return at.line != 0 ? xasprintf("%s:%d", ld->files[at.file], at.line) : xstrdup(ld->c->path);
+}
+
 void confrules_finish(struct conf_loader *ld)
 {
 	conf_t *c = ld->c;
@@ -111,6 +120,8 @@ void confrules_finish(struct conf_loader *ld)
 	char *dir = confval_dirname(c->path);
 	confrules_global_defaults(ld, dir ? dir : ".");
 	free(dir);
+	c->listen_at = confrules_where(ld, "listen", NULL);
+	c->database_at = confrules_where(ld, "database", &c->database_default);
 	if (c->every_ms ==
 		0) /* not set: a tenth of the after window, so short windows are not kept waiting */
 		c->every_ms = c->after_ms / 10 < 1000 ? 1000

@@ -3,6 +3,7 @@
  * never logs; a cause never holds the value, which may be a secret. */
 #include "config.h"
 #include "daemon/conf_int.h"
+#include "lib/listen.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -11,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -181,11 +183,12 @@ static int confval_secret_read(int fd, const char *path, char **out, char **caus
 	return rc;
 }
 
-/* The content of a secret file without its trailing newline; the file must be private. */
+/* The content of a secret file without its trailing newline; the file must be private and
+ * regular. O_NONBLOCK: opening a FIFO must not wait for a writer (the check below refuses it). */
 static int confval_secret_file(const char *path, char **out, char **cause)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		*cause = xasprintf("cannot read %s: %s", path, strerror(errno));
 		return -1;
@@ -252,10 +255,25 @@ static bool confval_port_ok(const char *p)
 	return *end == '\0' && n >= 1 && n <= 65535;
 }
 
+/* The listener's address: what lib/listen parses (numeric), with a port from 1. */
+static int confval_v_listen(const struct conf_key *k, const char *v, void *field, char **cause)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (listen_parse(v, &ss, &len) < 0 ||
+		(ss.ss_family == AF_INET ? ((struct sockaddr_in *)&ss)->sin_port
+					 : ((struct sockaddr_in6 *)&ss)->sin6_port) == 0) {
+		*cause = xstrdup("must be A.B.C.D:PORT or [IPV6]:PORT, a numeric address (127.0.0.1:9477, "
+				 "not localhost:9477) and a port from 1 to 65535");
+		return -1;
+	}
+	confval_set_str(k, field, xstrdup(v));
+	return 0;
+}
+
 /* host:port, [v6]:port, host, [v6], or a bare IPv6 address when the port is optional. */
 static int confval_v_hostport(const struct conf_key *k, const char *v, void *field, char **cause)
 {
-	bool need_port = k->type == T_LISTEN;
 	const char *port = NULL;
 	if (v[0] == '[') {
 		const char *rb = strchr(v, ']');
@@ -268,10 +286,9 @@ static int confval_v_hostport(const struct conf_key *k, const char *v, void *fie
 		if (colon != NULL && strchr(colon + 1, ':') == NULL)
 			port = colon + 1;
 	}
-	if (strpbrk(v, " \t") != NULL || (port == NULL && need_port) ||
-		(port != NULL && !confval_port_ok(port)) || v[0] == '\0' || v[0] == ':') {
-		*cause = xstrdup(need_port ? "must be host:port with a port from 1 to 65535"
-					   : "must be host or host:port with a port from 1 to 65535");
+	if (strpbrk(v, " \t") != NULL || (port != NULL && !confval_port_ok(port)) || v[0] == '\0' ||
+		v[0] == ':') {
+		*cause = xstrdup("must be host or host:port with a port from 1 to 65535");
 		return -1;
 	}
 	confval_set_str(k, field, xstrdup(v));
@@ -457,12 +474,15 @@ static char *confval_label_check(const struct conf_label *l, size_t n, const cha
 	return NULL;
 }
 
-/* name=value,name=value; an empty list clears the labels. */
+/* name=value,name=value added to the n labels of *out (a key repeated adds up); an empty
+ * value adds none. On failure *out and *nout are left as they were. */
 static int confval_v_labels(const char *v, struct conf_label **out, size_t *nout, char **cause)
 {
 	char *copy = xstrdup(v), *save = copy, *item;
-	struct conf_label *l = NULL;
-	size_t n = 0;
+	size_t n0 = *nout, n = n0;
+	struct conf_label *l = xcalloc(n0 + 1, sizeof(*l));
+	if (n0 > 0)
+		memcpy(l, *out, n0 * sizeof(*l)); /* borrowed: only the new ones are ours to free */
 	while ((item = strsep(&save, ",")) != NULL && *cause == NULL) {
 		char *eq = strchr(item, '=');
 		if (eq == NULL) {
@@ -479,9 +499,14 @@ static int confval_v_labels(const char *v, struct conf_label **out, size_t *nout
 	}
 	free(copy);
 	if (*cause != NULL) {
-		confval_labels_free(l, n);
+		for (size_t i = n0; i < n; i++) {
+			free(l[i].key);
+			free(l[i].value);
+		}
+		free(l);
 		return -1;
 	}
+	free(*out);
 	*out = l;
 	*nout = n;
 	return 0;
@@ -494,12 +519,13 @@ static void confval_list_free(char **v, size_t n)
 	free(v);
 }
 
-/* a,b,c with blanks around items dropped; empty items are skipped. */
+/* a,b,c added to the *nout items of *out (a key repeated adds up), with blanks around items
+ * dropped; empty items are skipped. */
 static void confval_v_list(const char *v, char ***out, size_t *nout)
 {
 	char *copy = xstrdup(v), *save = copy, *item;
-	char **l = NULL;
-	size_t n = 0;
+	char **l = *out;
+	size_t n = *nout;
 	while ((item = strsep(&save, ",")) != NULL) {
 		item = text_trim(item);
 		if (*item == '\0')
@@ -578,7 +604,7 @@ int confval_value(const struct conf_key *k, const char *v, void *base, const cha
 	case T_PATH:
 	case T_FILE: return confval_v_path(k, v, dir, field, cause);
 	case T_URL: return confval_v_url(k, v, field, cause);
-	case T_LISTEN:
+	case T_LISTEN: return confval_v_listen(k, v, field, cause);
 	case T_HOSTPORT: return confval_v_hostport(k, v, field, cause);
 	case T_ENUM: return confval_v_enum(k, v, field, cause);
 	case T_BOOL: return confval_v_bool(v, field, cause);
@@ -588,22 +614,8 @@ int confval_value(const struct conf_key *k, const char *v, void *base, const cha
 	case T_INT:
 	case T_DOUBLE:
 	case T_SIZE: return confval_v_number(k, v, field, cause);
-	case T_LABELS: {
-		struct conf_label **l = field;
-		size_t *n = (size_t *)((char *)base + k->noff);
-		struct conf_label *nl;
-		size_t nn;
-		if (confval_v_labels(v, &nl, &nn, cause) < 0)
-			return -1;
-		confval_labels_free(*l, *n);
-		*l = nl;
-		*n = nn;
-		return 0;
-	}
-	case T_LIST:
-		confval_list_free(*(char ***)field, *(size_t *)((char *)base + k->noff));
-		confval_v_list(v, field, (size_t *)((char *)base + k->noff));
-		return 0;
+	case T_LABELS: return confval_v_labels(v, field, (size_t *)((char *)base + k->noff), cause);
+	case T_LIST: confval_v_list(v, field, (size_t *)((char *)base + k->noff)); return 0;
 	}
 	return -1;
 }

@@ -23,10 +23,12 @@
 #include "daemon/fleet.h"
 #include "web/http.h"
 #include "lib/clock.h"
+#include "lib/listen.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "web/metrics.h"
 #include "daemon/poller.h"
+#include "daemon/reload.h"
 #include "collectors/rest.h"
 #include "daemon/shard.h"
 #include "collectors/snmpcoll.h"
@@ -167,6 +169,32 @@ static int main_load_conf(const char *path, conf_t **conf)
 /* Exit status when the database cannot be used (in use, corrupt, not SQLite): see wgwatchd(8). */
 #define MAIN_EXIT_DATABASE 3
 
+/* What the start needs of this host that a config check can tell without starting: the listen
+ * address is one of this host's, and the database's directory is there and writable (the
+ * compiled-in default's is made at start). Problems go to stderr as FILE:LINE: messages, as
+ * the config's own; --check and the start both run this, so --check refuses what the start
+ * would. check_only: --check (make nothing); with_listen: the listener will be started.
+ * Returns 0, 1 (the listen address) or MAIN_EXIT_DATABASE (the database, maybe both). */
+static int main_check_host(const conf_t *c, bool check_only, bool with_listen)
+{
+	int rc = 0;
+	char *cause = NULL;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	if (with_listen && listen_parse(c->listen, &ss, &len) == 0 && listen_bindable(&ss, len, &cause) < 0) {
+		fprintf(stderr, "%s: listen = %s: %s\n", c->listen_at, c->listen, cause);
+		free(cause);
+		cause = NULL;
+		rc = 1;
+	}
+	if (store_check_path(c->database, c->database_default, check_only, &cause) < 0) {
+		fprintf(stderr, "%s: database = %s: %s\n", c->database_at, c->database, cause);
+		free(cause);
+		rc = MAIN_EXIT_DATABASE;
+	}
+	return rc;
+}
+
 struct daemon {
 	conf_t *conf;
 	conf_t *boot_conf; /* the one started with: HTTP holds it, it lives until exit */
@@ -178,7 +206,8 @@ struct daemon {
 	poller_t *poller;
 	http_t *http;
 	detector_t *detector;
-	alert_t *alert; /* NULL without [alert] alertmanager */
+	alert_t *alert;   /* NULL without [alert] alertmanager */
+	reload_t *reload; /* NULL for --once, or when SIGHUP cannot reload */
 	int64_t watchdog_ms;
 };
 
@@ -228,7 +257,12 @@ static int main_start(struct daemon *d, bool once)
 		return -1;
 	}
 	if (store_open(d->conf->database, d->conf, &d->store, &cause) != 0) {
-		log_error("%s", cause);
+		if (once && strstr(cause, "in use by another process") != NULL)
+			log_error("%s: --once polls into the database and needs it to itself; the running "
+				  "daemon shows the same: curl %s://%s/api/v1/routers",
+				cause, d->conf->web_cert != NULL ? "https" : "http", d->conf->listen);
+		else
+			log_error("%s", cause);
 		free(cause);
 		return MAIN_EXIT_DATABASE;
 	}
@@ -268,8 +302,9 @@ static int main_start(struct daemon *d, bool once)
 }
 
 /* ---- SIGHUP: reload the configuration ----
- * The handler only writes a byte to a pipe the loop watches; the reload runs on the loop thread
- * after that iteration's events. The new conf is built aside and swapped in only when valid.
+ * The handler only writes a byte to a pipe the loop watches; the loop asks daemon/reload to read
+ * the files on a thread of its own, and swaps the new conf in, on the loop thread, only when
+ * it is valid.
  * The conf the daemon started with lives until exit (the HTTP listener and the store read it);
  * a later one, once replaced, is freed by the fleet when no view points into it any more. */
 static int main_hup_pipe[2] = { -1, -1 };
@@ -349,14 +384,12 @@ static void main_reload_warn(const conf_t *boot, const conf_t *next)
 			key);
 }
 
-static void main_reload(void *arg)
+static void main_reload(conf_t *next, char *errors, void *arg)
 {
 	struct daemon *d = arg;
-	conf_t *next = NULL, *old = d->conf;
-	char *errors = NULL;
+	conf_t *old = d->conf;
 	size_t added, removed;
-	log_info("reload: reading %s", old->path);
-	if (conf_load(old->path, &next, &errors) != 0) {
+	if (next == NULL) {
 		main_log_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",
 			old->nrouters);
@@ -371,6 +404,7 @@ static void main_reload(void *arg)
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
+	free(errors);
 }
 
 static void main_on_hup_fd(int fd, int events, void *arg)
@@ -379,11 +413,18 @@ static void main_on_hup_fd(int fd, int events, void *arg)
 	char buf[64];
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
-	loop_after(d->loop, 0, main_reload, d);
+	reload_request(d->reload);
 }
 
 static void main_reload_setup(struct daemon *d)
 {
+	char *cause = NULL;
+	d->reload = reload_create(d->loop, d->conf->path, main_reload, d, &cause);
+	if (d->reload == NULL) {
+		log_warn("SIGHUP will not reload the configuration: %s", cause);
+		free(cause);
+		return;
+	}
 	if (pipe2(main_hup_pipe, O_NONBLOCK | O_CLOEXEC) != 0 ||
 		loop_watch_fd(d->loop, main_hup_pipe[0], LOOP_READ, main_on_hup_fd, d) != 0) {
 		log_warn("SIGHUP will not reload the configuration: %s", strerror(errno));
@@ -419,6 +460,7 @@ static void main_stop(struct daemon *d)
 	store_close(d->store); /* writes everything queued */
 	fleet_destroy(d->fleet);
 	main_reload_teardown();
+	reload_destroy(d->reload); /* a load in progress ends first; its conf is dropped */
 	loop_destroy(d->loop);
 	if (d->boot_conf != d->conf)
 		conf_free(d->boot_conf);
@@ -470,6 +512,10 @@ int main(int argc, char **argv)
 	if (main_load_conf(o.conf_path, &d.conf) != 0)
 		return 1;
 	size_t total = o.check ? shard_apply(d.conf) : main_shard(d.conf, "");
+	if (o.check && main_check_host(d.conf, true, true) != 0) {
+		conf_free(d.conf);
+		return 1;
+	}
 	if (o.check) {
 		if (d.conf->shard.count > 1)
 			printf("%s: ok, %zu routers; shard %d/%d owns %zu\n", o.conf_path, total,
@@ -487,6 +533,11 @@ int main(int argc, char **argv)
 		free(cause);
 		conf_free(d.conf);
 		return rc == 0 ? 0 : 1;
+	}
+	int host = main_check_host(d.conf, false, !o.once);
+	if (host != 0) {
+		conf_free(d.conf);
+		return host;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		log_error("libcurl initialisation failed");

@@ -68,6 +68,13 @@ struct sc_phase {
 	struct sc_state st;
 };
 
+/* How a group's routers differ from the common shape (`shape =`, docs/sim.md), as real ones do. */
+enum sc_shape {
+	SC_SHAPE_RESOURCE_ARRAY = 1 << 0, /* /system/resource as a one-element array (7.1 betas) */
+	SC_SHAPE_SNMP_ROS6 = 1 << 1,      /* sysDescr "router", no mtxrBoardName, entPhysicalDescr */
+	SC_SHAPE_MORE_IFACES = 1 << 2,    /* wlan1, pppoe-out1 and eoip1 besides the others */
+};
+
 struct sc_wg {
 	char *name;
 	int npeers;
@@ -88,16 +95,19 @@ struct sc_group {
 	int comment_every; /* every Nth peer has a comment; 0 none */
 	char *peer_prefix;
 	int vlans;
-	int packet_size;    /* bytes, for packet counters */
-	double uptime0;     /* uptime at sim start (s); < 0: derived from the name */
-	double boot_time;   /* simulated seconds a reboot keeps the router refusing */
-	int load_jitter;    /* +- percent, deterministic; 0 = constant loads */
-	double drip_every;  /* real seconds between the slowloris fault's bytes */
-	bool tls;           /* served over HTTPS with the scenario's tls_cert / tls_key */
-	bool cpu_sim;       /* some phase has a cost: loads and counters come from the CPU model */
-	double wave_period; /* period of the swing (s) [1 d] */
-	double slot;        /* the CPU model's time step (s) [0.1] */
-	double noise_every; /* length of a noise cell (s) [1] */
+	int packet_size;           /* bytes, for packet counters */
+	double uptime0;            /* uptime at sim start (s); < 0: derived from the name */
+	double boot_time;          /* simulated seconds a reboot keeps the router refusing */
+	int load_jitter;           /* +- percent, deterministic; 0 = constant loads */
+	double drip_every;         /* real seconds between the slowloris fault's bytes */
+	bool tls;                  /* served over HTTPS with the scenario's tls_cert / tls_key */
+	unsigned shape;            /* enum sc_shape bits */
+	char *bridge_name;         /* the bridge's name [bridge] */
+	double snmp_restart_every; /* the SNMP agent restarts this often (s); 0: never */
+	bool cpu_sim;              /* some phase has a cost: loads and counters come from the CPU model */
+	double wave_period;        /* period of the swing (s) [1 d] */
+	double slot;               /* the CPU model's time step (s) [0.1] */
+	double noise_every;        /* length of a noise cell (s) [1] */
 	struct sc_phase *phases;
 	size_t nphases;
 };

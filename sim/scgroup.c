@@ -66,7 +66,7 @@ int scgroup_parse_wg(struct sc_group *g, const char *v)
 	if (strcmp(v, "none") == 0)
 		rest = NULL;
 	while ((t = scenario_split_next(&rest, ',')) != NULL) {
-		char *colon = strchr(t, ':');
+		char *colon = strrchr(t, ':'); /* the last: names may hold colons, "wg: Hub (NMS):4" */
 		int np;
 		if (!colon || scgroup_parse_int(text_trim(colon + 1), 0, 10000, &np) < 0) {
 			rc = -1;
@@ -127,6 +127,34 @@ int scgroup_set_str(char **dst, const char *v)
 	return 0;
 }
 
+/* "resource-array, snmp-ros6, more-interfaces" into enum sc_shape bits; "none" clears. */
+static int scgroup_parse_shape(struct sc_group *g, const char *v)
+{
+	static const struct {
+		const char *word;
+		unsigned bit;
+	} words[] = {
+		{ "resource-array", SC_SHAPE_RESOURCE_ARRAY },
+		{ "snmp-ros6", SC_SHAPE_SNMP_ROS6 },
+		{ "more-interfaces", SC_SHAPE_MORE_IFACES },
+	};
+	char *copy = xstrdup(v), *rest = strcmp(v, "none") == 0 ? NULL : copy, *t;
+	int rc = 0;
+	g->shape = 0;
+	while (rc == 0 && (t = scenario_split_next(&rest, ',')) != NULL) {
+		size_t i = 0;
+		t = text_trim(t);
+		while (i < sizeof(words) / sizeof(words[0]) && strcmp(t, words[i].word) != 0)
+			i++;
+		if (i == sizeof(words) / sizeof(words[0]))
+			rc = -1;
+		else
+			g->shape |= words[i].bit;
+	}
+	free(copy);
+	return rc;
+}
+
 /* Keys only a group has (not changeable on the timeline). 0 ok, -1 bad value, -2 unknown. */
 int scgroup_set(struct sc_group *g, const char *k, const char *v)
 {
@@ -175,6 +203,12 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 		return scgroup_duration(v, 0.001, 60, &g->slot);
 	if (strcmp(k, "noise_every") == 0)
 		return scgroup_duration(v, 0.001, 86400, &g->noise_every);
+	if (strcmp(k, "shape") == 0)
+		return scgroup_parse_shape(g, v);
+	if (strcmp(k, "bridge_name") == 0)
+		return scgroup_set_str(&g->bridge_name, v);
+	if (strcmp(k, "snmp_restart_every") == 0)
+		return scgroup_duration(v, 0, 1e9, &g->snmp_restart_every);
 	if (strcmp(k, "tls") == 0) {
 		g->tls = strcmp(v, "yes") == 0;
 		return g->tls || strcmp(v, "no") == 0 ? 0 : -1;

@@ -259,21 +259,37 @@ static void simmenu_add_counters(
 	simmenu_add_u64(rec, "tx-byte", b[1]);
 	simmenu_add_u64(rec, "rx-packet", b[0] / (uint64_t)ps);
 	simmenu_add_u64(rec, "tx-packet", b[1] / (uint64_t)ps);
-	simmenu_add(rec, "rx-drop", "0");
-	simmenu_add(rec, "tx-drop", "0");
+	/* Real WireGuard interfaces drop and fail thousands of packets (no route to a peer, no
+	 * handshake yet: docs/routeros.md §3); the others a few. Growing with the packets. */
+	const char *type = simmenu_get(rec, "type");
+	uint64_t per = type && strcmp(type, "wg") == 0 ? 2000 : 1000000;
+	simmenu_add_u64(rec, "rx-drop", b[0] / (uint64_t)ps / (per * 4));
+	simmenu_add_u64(rec, "tx-drop", b[1] / (uint64_t)ps / per);
 	simmenu_add(rec, "tx-queue-drop", "0");
-	simmenu_add(rec, "rx-error", "0");
-	simmenu_add(rec, "tx-error", "0");
+	simmenu_add_u64(rec, "rx-error", b[0] / (uint64_t)ps / (per * 20));
+	simmenu_add_u64(rec, "tx-error", b[1] / (uint64_t)ps / (per * 3));
 	simmenu_add_u64(rec, "fp-rx-byte", fp ? b[0] : 0);
 	simmenu_add_u64(rec, "fp-tx-byte", fp ? b[1] : 0);
 	simmenu_add_u64(rec, "fp-rx-packet", fp ? b[0] / (uint64_t)ps : 0);
 	simmenu_add_u64(rec, "fp-tx-packet", fp ? b[1] / (uint64_t)ps : 0);
 }
 
+#define NMORE 3 /* shape more-interfaces: wlan1, pppoe-out1, eoip1 */
+
 static int simmenu_count_interfaces(const struct simmenu_ctx *c)
 {
 	const struct sc_group *g = simrouter_group(c->r);
-	return NFIXED + (int)g->nwg + g->vlans;
+	return NFIXED + (int)g->nwg + g->vlans + (g->shape & SC_SHAPE_MORE_IFACES ? NMORE : 0);
+}
+
+/* Past the VLANs: interfaces of the other types real routers have (docs/routeros.md §3). */
+static void simmenu_more_iface(int m, struct simmenu_rec *rec)
+{
+	static const char *const names[NMORE] = { "wlan1", "pppoe-out1", "eoip1" };
+	static const char *const types[NMORE] = { "wlan", "pppoe-out", "eoip" };
+	simmenu_add(rec, ".id", "*%X", 0x2000u + (unsigned)m);
+	simmenu_add(rec, "name", "%s", names[m]);
+	simmenu_add(rec, "type", "%s", types[m]);
 }
 
 /* Fixed and VLAN interfaces: name, type, id, and a steady rate in bytes/s. */
@@ -284,11 +300,14 @@ static void simmenu_plain_iface(const struct simmenu_ctx *c, int i, struct simme
 	const struct sc_group *g = simrouter_group(c->r);
 	if (i < NFIXED) {
 		simmenu_add(rec, ".id", "*%X", (unsigned)i + 1);
-		simmenu_add(rec, "name", "%s", names[i]);
+		simmenu_add(rec, "name", "%s", i == 2 && g->bridge_name ? g->bridge_name : names[i]);
 		if (i < 2)
 			simmenu_add(rec, "default-name", "%s", names[i]);
 		simmenu_add(rec, "type", "%s", types[i]);
 		rate[0] = i == 3 ? 0 : 250000.0 / (i + 1);
+	} else if (i >= NFIXED + (int)g->nwg + g->vlans) {
+		simmenu_more_iface(i - NFIXED - (int)g->nwg - g->vlans, rec);
+		rate[0] = 2000;
 	} else {
 		int v = i - NFIXED - (int)g->nwg;
 		simmenu_add(rec, ".id", "*%X", 0x1000u + (unsigned)v);

@@ -1,5 +1,5 @@
 /* simmib: the objects every simulated router's SNMP agent serves (HOST-RESOURCES, IF-MIB,
- * MIKROTIK-MIB of routeros.md §4), found in simmenu's records (the very values REST serves)
+ * ENTITY-MIB, MIKROTIK-MIB of routeros.md §4), found in simmenu's records (the REST values)
  * through a sorted table, and GET, GETNEXT, GETBULK and SET answered from it. It only finds
  * values: it never touches a socket, never does BER (net-snmp does) and never accepts a SET. */
 #include "config.h"
@@ -8,6 +8,7 @@
 #include "lib/xmem.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 #define MAX_VARBINDS 256 /* per reply: caps GETBULK, keeps a reply far below 64 KiB */
 #define OID_MAX      16
 
-enum kind { K_SCALAR, K_IF, K_CPU };
+enum kind { K_SCALAR, K_IF, K_CPU, K_ENT };
 
 enum what {
 	S_DESCR,
@@ -29,6 +30,8 @@ enum what {
 	S_FIRMWARE,
 	S_UPGRADE,
 	S_BOARD,
+	S_HRUP,
+	E_DESCR,
 	S_MHZ,
 	C_INDEX,
 	C_STR,
@@ -54,6 +57,7 @@ struct obj {
 #define IFT(col)  O(1, 3, 6, 1, 2, 1, 2, 2, 1, col), .kind = K_IF
 #define IFX(col)  O(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, col), .kind = K_IF
 #define MTX(a, b) O(1, 3, 6, 1, 4, 1, 14988, 1, 1, a, b), .kind = K_SCALAR
+#define ENT(col)  O(1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, col), .kind = K_ENT
 
 /* In lexicographic order of OID (checked at create): GETNEXT walks it front to back. */
 static const struct obj objs[] = {
@@ -76,6 +80,7 @@ static const struct obj objs[] = {
 	{ IFT(17), .what = C_C32, .key = "tx-packet" },                         /* ifOutUcastPkts */
 	{ IFT(19), .what = C_C32, .key = "tx-drop" },                           /* ifOutDiscards */
 	{ IFT(20), .what = C_C32, .key = "tx-error" },                          /* ifOutErrors */
+	{ O(1, 3, 6, 1, 2, 1, 25, 1, 1), .kind = K_SCALAR, .what = S_HRUP },    /* hrSystemUptime */
 	{ O(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2), .kind = K_CPU, .what = P_LOAD }, /* hrProcessorLoad */
 	{ IFX(1), .what = C_STR, .key = "name" },                               /* ifName */
 	{ IFX(6), .what = C_C64, .key = "rx-byte" },                            /* ifHCInOctets */
@@ -83,6 +88,7 @@ static const struct obj objs[] = {
 	{ IFX(10), .what = C_C64, .key = "tx-byte" },                           /* ifHCOutOctets */
 	{ IFX(11), .what = C_C64, .key = "tx-packet" },                         /* ifHCOutUcastPkts */
 	{ IFX(18), .what = C_EMPTY },                                           /* ifAlias */
+	{ ENT(2), .what = E_DESCR },                                            /* entPhysicalDescr */
 	{ MTX(3, 14), .what = S_MHZ },                                          /* mtxrHlProcessorFrequency */
 	{ MTX(4, 4), .what = S_VERSION },                                       /* mtxrLicVersion */
 	{ MTX(7, 3), .what = S_SERIAL },                                        /* mtxrSerialNumber */
@@ -143,9 +149,11 @@ static void simmib_view_ifs(struct view *v)
 	for (int i = 0; i < v->nif; i++) {
 		m->recs[i].n = 0;
 		m->m_if->fill(&v->c, i, &m->recs[i]);
-		const char *id = simmenu_get(&m->recs[i], ".id");
-		/* ifIndex from the RouterOS .id (*10 -> 16): ascending in menu order, with gaps */
-		m->ifindex[i] = id && id[0] == '*' ? strtoul(id + 1, NULL, 16) : (oid)i + 1;
+		/* ifIndex as RouterOS numbers it: 1.. in order of creation, a gap where an
+		 * interface was removed (one in five here), nothing to do with the REST .id */
+		uint64_t h = simrouter_hash(v->r, 8, (uint64_t)i);
+		m->ifindex[i] = (i ? m->ifindex[i - 1] : 0) + 1 +
+			(i > 1 && h % 5 == 0 ? 1 + (h >> 8) % 3 : 0);
 	}
 }
 
@@ -159,10 +167,17 @@ static const char *simmib_view_rb(struct view *v, const char *key)
 	return simmenu_get(&v->rb, key);
 }
 
+static bool simmib_ros6(const struct view *v)
+{
+	return simrouter_group(v->r)->shape & SC_SHAPE_SNMP_ROS6;
+}
+
 static int simmib_obj_rows(struct view *v, const struct obj *o)
 {
 	if (o->kind == K_SCALAR)
 		return 1;
+	if (o->kind == K_ENT) /* the chassis entity: served by the RouterOS 6 agent */
+		return simmib_ros6(v) ? 1 : 0;
 	if (o->kind == K_CPU)
 		return simrouter_group(v->r)->cores;
 	simmib_view_ifs(v);
@@ -171,7 +186,10 @@ static int simmib_obj_rows(struct view *v, const struct obj *o)
 
 static oid simmib_obj_index(const struct view *v, const struct obj *o, int k)
 {
-	return o->kind == K_SCALAR ? 0 : o->kind == K_CPU ? (oid)k + 1 : v->m->ifindex[k];
+	return o->kind == K_SCALAR ? 0
+		: o->kind == K_CPU ? (oid)k + 1
+		: o->kind == K_ENT ? 65536
+				   : v->m->ifindex[k];
 }
 
 /* ---- values ---- */
@@ -202,6 +220,8 @@ static int simmib_if_type(const char *t)
 		{ "bridge", 209 },
 		{ "vlan", 135 },
 		{ "eoip", 131 },
+		{ "wlan", 71 },
+		{ "pppoe-out", 23 },
 	};
 	for (size_t i = 0; t && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(t, map[i].ros) == 0)
@@ -247,13 +267,30 @@ static int simmib_rb_value(struct view *v, const char *key, struct val *out)
 	return 0;
 }
 
+/* TimeTicks of seconds, modulo 2^32 as the agent sends them. */
+static void simmib_val_ticks(struct val *out, double sec)
+{
+	simmib_val_int(out, ASN_TIMETICKS, (long)((uint64_t)(sec * 100) & 0xffffffffu));
+}
+
+/* sysUpTime is the agent's: it started a few seconds after boot, and again every
+ * snmp_restart_every (the router's uptime is hrSystemUptime). */
+static double simmib_agent_uptime(const struct view *v)
+{
+	const struct sc_group *g = simrouter_group(v->r);
+	double up = v->c.uptime - (double)(2 + simrouter_hash(v->r, 9, 0) % 20);
+	if (up < 0)
+		return 0;
+	return g->snmp_restart_every > 0 ? fmod(up, g->snmp_restart_every) : up;
+}
+
 static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *out)
 {
 	static const oid mikrotik[] = { 1, 3, 6, 1, 4, 1, 14988, 1 };
 	const struct sc_group *g = simrouter_group(v->r);
 	switch (o->what) {
-	case S_DESCR:
-		snprintf(out->buf, sizeof(out->buf), "RouterOS %s", g->board);
+	case S_DESCR: /* RouterOS 6: "router" (docs/routeros.md §3) */
+		snprintf(out->buf, sizeof(out->buf), simmib_ros6(v) ? "router" : "RouterOS %s", g->board);
 		simmib_val_str(out, out->buf);
 		return 0;
 	case S_OBJID:
@@ -261,9 +298,8 @@ static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *
 		out->p = mikrotik;
 		out->len = sizeof(mikrotik);
 		return 0;
-	case S_UPTIME:
-		simmib_val_int(out, ASN_TIMETICKS, (long)((uint64_t)(v->c.uptime * 100) & 0xffffffffu));
-		return 0;
+	case S_UPTIME: simmib_val_ticks(out, simmib_agent_uptime(v)); return 0;
+	case S_HRUP: simmib_val_ticks(out, v->c.uptime); return 0;
 	case S_NAME: simmib_val_str(out, simrouter_name(v->r)); return 0;
 	case S_IFNUMBER:
 		simmib_val_int(out, ASN_INTEGER, simmib_obj_rows(v, &(struct obj){ .kind = K_IF }));
@@ -272,7 +308,11 @@ static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *
 	case S_SERIAL: return simmib_rb_value(v, "serial-number", out);
 	case S_FIRMWARE: return simmib_rb_value(v, "current-firmware", out);
 	case S_UPGRADE: return simmib_rb_value(v, "upgrade-firmware", out);
-	case S_BOARD: simmib_val_str(out, g->board); return 0;
+	case S_BOARD:
+		if (simmib_ros6(v))
+			return -1; /* no mtxrBoardName on the RouterOS 6 agent */
+		simmib_val_str(out, g->board);
+		return 0;
 	case S_MHZ:
 		if (v->c.st->cpu_mhz <= 0)
 			return -1; /* like a board without cpu-frequency */
@@ -289,6 +329,12 @@ static int simmib_obj_value(struct view *v, const struct obj *o, int k, struct v
 		return simmib_scalar_value(v, o, out);
 	if (o->kind == K_CPU) {
 		simmib_val_int(out, ASN_INTEGER, simrouter_core_load(v->r, v->c.t, k));
+		return 0;
+	}
+	if (o->kind == K_ENT) {
+		snprintf(out->buf, sizeof(out->buf), "RouterOS %s (%s) on %s", v->c.st->version,
+			v->c.st->channel, simrouter_group(v->r)->board);
+		simmib_val_str(out, out->buf);
 		return 0;
 	}
 	if (o->what == C_C64 && v->version == SNMP_VERSION_1)

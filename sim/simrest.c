@@ -355,9 +355,14 @@ static void simrest_serve_menu(const simrouter_t *r, double t, const struct simm
 	} else if (m->list) {
 		simrest_emit_list(m, &c, s, out);
 	} else {
+		/* 7.1 betas sent /system/resource as a one-element array (shape resource-array) */
+		bool array = strcmp(m->path, "system/resource") == 0 &&
+			(simrouter_group(r)->shape & SC_SHAPE_RESOURCE_ARRAY);
 		m->fill(&c, 0, &rec);
-		simrest_reply(out, 200, "");
+		simrest_reply(out, 200, array ? "[" : "");
 		simrest_emit_rec(&out->body, s, &rec, out);
+		if (array)
+			buf_putc(&out->body, ']');
 	}
 }
 

@@ -19,6 +19,90 @@
 
 #define MIGRATE_BUSY_MS 5000
 
+/* mkdir -p of dir, mode 0750; 0 or -1 with errno. */
+static int migrate_mkdirs(const char *dir)
+{
+	char *p = xstrdup(dir);
+	int rc = 0;
+	for (char *s = p + 1; rc == 0 && s != NULL; s = strchr(s + 1, '/')) {
+		char c = *s;
+		*s = '\0';
+		if (*p != '\0' && mkdir(p, 0750) < 0 && errno != EEXIST)
+			rc = -1;
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	if (rc == 0 && mkdir(p, 0750) < 0 && errno != EEXIST)
+		rc = -1;
+	free(p);
+	return rc;
+}
+
+static char *migrate_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (slash == NULL)
+		return xstrdup(".");
+	return xstrndup(path, slash == path ? 1 : (size_t)(slash - path));
+}
+
+int store_check_path(const char *path, bool make_dir, bool check_only, char **cause)
+{
+	char *dir = migrate_dirname(path);
+	struct stat sb;
+	bool missing = stat(dir, &sb) < 0 && errno == ENOENT;
+	if (missing && make_dir && check_only) { /* the start makes it */
+		free(dir);
+		return 0;
+	}
+	if (missing && make_dir && migrate_mkdirs(dir) < 0)
+		*cause = xasprintf("cannot create directory %s: %s", dir, strerror(errno));
+	else if (stat(dir, &sb) < 0)
+		*cause = xasprintf("directory %s: %s", dir, strerror(errno));
+	else if (!S_ISDIR(sb.st_mode))
+		*cause = xasprintf("%s is not a directory", dir);
+	else if (access(dir, W_OK | X_OK) < 0)
+		*cause = xasprintf(
+			"directory %s is not writable by uid %ld: %s", dir, (long)geteuid(), strerror(errno));
+	else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		*cause = xasprintf("%s is not a regular file", path);
+	else if (stat(path, &sb) == 0 && access(path, R_OK | W_OK) < 0)
+		*cause = xasprintf(
+			"%s is not writable by uid %ld: %s", path, (long)geteuid(), strerror(errno));
+	free(dir);
+	return *cause == NULL ? 0 : -1;
+}
+
+/* The lock that counts is on the database's inode: a hard link or a second path to the same
+ * file is the same database. flock() locks are independent of the POSIX locks SQLite takes, and
+ * the descriptor stays open until store_close, so closing it never drops SQLite's locks early.
+ * O_NONBLOCK: a FIFO in the database's place must not hang the start. */
+static int migrate_lock_inode(store_t *st, char **cause)
+{
+	st->db_fd = open(st->path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK, 0644);
+	if (st->db_fd < 0) {
+		*cause = xasprintf("database %s: %s", st->path, strerror(errno));
+		return -1;
+	}
+	struct stat sb;
+	if (fstat(st->db_fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+		*cause = xasprintf("database %s is not a regular file", st->path);
+		return -1;
+	}
+	if (flock(st->db_fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		*cause = xasprintf("database %s is in use by another process, under another name "
+				   "(a hard link to the same file)",
+			st->path);
+	else
+		*cause = xasprintf("cannot lock database %s: %s", st->path, strerror(errno));
+	return -1;
+}
+
+/* The lock file beside the database holds the owner's pid, for the message a second daemon
+ * gives; the inode lock (above) is what keeps two writers apart. */
 static int migrate_lock(store_t *st, char **cause)
 {
 	char *lock = xasprintf("%s.lock", st->path);
@@ -34,7 +118,7 @@ static int migrate_lock(store_t *st, char **cause)
 		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 		if (ftruncate(st->lock_fd, 0) < 0 || pwrite(st->lock_fd, pid, (size_t)n, 0) != n)
 			log_debug("store: %s.lock: cannot write our pid", st->path);
-		return 0;
+		return migrate_lock_inode(st, cause);
 	}
 	if (errno != EWOULDBLOCK) {
 		*cause = xasprintf("cannot lock %s.lock: %s", st->path, strerror(errno));
@@ -89,8 +173,10 @@ static int migrate_quick_check(store_t *st, char **cause)
 		return 0;
 	}
 	if (rc == SQLITE_ROW)
-		*cause = xasprintf("database %s is corrupt: %s (restore a backup or move it away)", st->path,
-			(const char *)sqlite3_column_text(q, 0));
+		*cause = xasprintf("database %s is corrupt: %s (restore a backup, or recover what it holds "
+				   "into a new file and point database = at it: sqlite3 %s .recover | "
+				   "sqlite3 %s.recovered; the old file is left as it is)",
+			st->path, (const char *)sqlite3_column_text(q, 0), st->path, st->path);
 	else
 		*cause = xasprintf("database %s is unusable: %s", st->path, sqlite3_errmsg(st->db));
 	sqlite3_finalize(q);
@@ -173,9 +259,52 @@ static int migrate_prepare(store_t *st, char **cause)
 	return 0;
 }
 
+/* The identity of the write-ahead log as the writer opened it: the test below compares. */
+static void migrate_note_wal(store_t *st)
+{
+	char *wal = xasprintf("%s-wal", st->path);
+	struct stat sb;
+	st->wal_known = stat(wal, &sb) == 0;
+	st->wal_dev = st->wal_known ? sb.st_dev : 0;
+	st->wal_ino = st->wal_known ? sb.st_ino : 0;
+	free(wal);
+}
+
 int migrate_open(store_t *st, char **cause)
 {
 	if (migrate_lock(st, cause) < 0 || migrate_db_open(st, cause) < 0 || migrate_schema(st, cause) < 0)
 		return -1;
-	return migrate_prepare(st, cause);
+	if (migrate_prepare(st, cause) < 0)
+		return -1;
+	migrate_note_wal(st);
+	return 0;
+}
+
+/* Whether the database and its write-ahead log are still the files the writer has open. One
+ * deleted or replaced under it (rm, a restore over it) splits what the writer writes from what
+ * readers and the next start see, and writing on damages the database: the writer stops. */
+int migrate_files_check(store_t *st)
+{
+	struct stat open_db, named;
+	if (fstat(st->db_fd, &open_db) == 0 &&
+		(open_db.st_nlink == 0 || stat(st->path, &named) != 0 || named.st_dev != open_db.st_dev ||
+			named.st_ino != open_db.st_ino)) {
+		snprintf(st->errmsg, sizeof(st->errmsg),
+			"the database file was deleted or replaced while in use: not writing to it any "
+			"more; restart wgwatchd");
+		return -1;
+	}
+	if (!st->wal_known) {
+		migrate_note_wal(st);
+		return 0;
+	}
+	char *wal = xasprintf("%s-wal", st->path);
+	int gone = stat(wal, &named) != 0 || named.st_dev != st->wal_dev || named.st_ino != st->wal_ino;
+	free(wal);
+	if (!gone)
+		return 0;
+	snprintf(st->errmsg, sizeof(st->errmsg),
+		"its write-ahead log (-wal) was deleted or replaced while in use: writing stopped so as "
+		"not to damage the database; stop wgwatchd and check it");
+	return -1;
 }

@@ -71,6 +71,8 @@ static void store_free(store_t *st)
 		sqlite3_close(st->db);
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
+	if (st->db_fd >= 0)
+		close(st->db_fd);
 	cache_clear(st);
 	for (int i = 0; i < 3; i++)
 		buf_free(&st->pk[i]);
@@ -163,8 +165,10 @@ static void store_commit_round(store_t *st, int64_t *backoff, int *failures)
 {
 	size_t rows;
 	pthread_mutex_unlock(&st->mu);
-	int rc = ingest_batch(st, &rows);
+	bool gone = migrate_files_check(st) < 0;
+	int rc = gone ? -1 : ingest_batch(st, &rows);
 	pthread_mutex_lock(&st->mu);
+	st->stats.files_gone |= gone;
 	st->heartbeat_ms = clock_mono_ms();
 	if (rc == 0) {
 		store_committed(st, rows);
@@ -257,6 +261,7 @@ int store_open(const char *path, const conf_t *conf, store_t **out, char **cause
 	store_t *st = xcalloc(1, sizeof(*st));
 	st->path = xstrdup(path);
 	st->lock_fd = -1;
+	st->db_fd = -1;
 	st->retention_ms = conf && conf->retention_ms > 0 ? conf->retention_ms : 35 * STORE_DAY_MS;
 	st->rollup_retention_ms = conf && conf->rollup_retention_ms > 0 ? conf->rollup_retention_ms
 									: 400 * STORE_DAY_MS;

@@ -23,12 +23,19 @@ struct store_stats {
 	int64_t sqlite_bytes;    /* heap SQLite holds in this process, page caches included */
 	int64_t last_commit_ms;  /* wall clock */
 	bool failing;            /* the newest commit failed */
+	bool files_gone;         /* the database or its WAL was deleted or replaced: no more writes */
 	char last_error[256];
 };
 
 /* Open (create) the database at path, apply migrations, start the writer. On failure returns -1
  * with *cause set (caller frees): a locked or corrupt file is an error, never a new database. */
 int store_open(const char *path, const conf_t *conf, store_t **out, char **cause);
+/* Whether store_open could open path, as far as files tell without opening it: the directory
+ * exists and this user may create files in it, and a file already there is a regular file it
+ * may read and write. make_dir: a missing directory is created (mode 0750, parents too), for
+ * the compiled-in default; with make_dir and check_only both, a missing directory is fine (the
+ * start, or systemd's StateDirectory=, makes it). -1 with *cause otherwise. */
+int store_check_path(const char *path, bool make_dir, bool check_only, char **cause);
 void store_close(store_t *st); /* writes everything queued, then closes */
 
 void store_submit(store_t *st, sample_t *s); /* takes ownership; returns at once */

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "lib/buf.h"
 #include "daemon/sample.h"
@@ -58,7 +59,11 @@ struct store {
 	char *path;
 	sqlite3 *db;
 	sqlite3_stmt *sq[SQ_COUNT];
-	int lock_fd;
+	int lock_fd;    /* flock()ed: <path>.lock, with our pid */
+	int db_fd;      /* flock()ed: the database file itself (its inode) */
+	bool wal_known; /* wal_dev and wal_ino hold the -wal file opened */
+	dev_t wal_dev;
+	ino_t wal_ino;
 	int64_t retention_ms, rollup_retention_ms;
 	char errmsg[200]; /* the last SQLite error of the writer */
 	buf_t pk[3];      /* the poll being written, packed: cpu, ifaces, peers */
@@ -162,5 +167,7 @@ int maint_step(store_t *st, int64_t now);
 /* migrate.c: lock, check and open st->path, migrate it and prepare the writer; 0 or -1 with
  * *cause (caller frees). */
 int migrate_open(store_t *st, char **cause);
+/* 0 while the database and its WAL are the files opened, else -1 with st->errmsg set. */
+int migrate_files_check(store_t *st);
 
 #endif

@@ -1,7 +1,7 @@
 /* auth: the web listener's basic-auth credentials and a throttle on failed attempts (a GCRA
- * deadline per slot of a table keyed by client address: IPv4 whole, IPv6 by /64; addresses
- * that hash alike share a slot). It must never log, return or copy the password, and it wipes
- * the password when destroyed. */
+ * deadline per client address, IPv4 whole, IPv6 by /64, in a bounded table that keeps each
+ * address's own entry: no client is ever throttled for another's failures). It must never log,
+ * return or copy the password, and it wipes the password when destroyed. */
 #include "config.h"
 #include "web/auth.h"
 
@@ -15,15 +15,22 @@
 
 #include "lib/xmem.h"
 
-#define AUTH_SLOTS_BITS 10
+#define AUTH_SLOTS_BITS 12 /* 4,096 addresses held at once */
+#define AUTH_PROBES     8  /* where an address's entry may be, from its hash on */
+
+/* One address's deadline; an entry whose deadline has passed is free, whatever its key. */
+struct auth_entry {
+	uint64_t key;
+	int64_t tat; /* when this address has its whole burst again (ms) */
+};
 
 struct auth {
 	char *user;
 	char *password; /* SECRET */
 	size_t user_len, password_len;
-	uint64_t seed; /* random, so that nobody can aim at another address's slot */
+	uint64_t seed; /* random, so that nobody can aim at the entries beside another address's */
 	pthread_mutex_t lock;
-	int64_t tat[1 << AUTH_SLOTS_BITS]; /* when each slot has its whole burst again (ms) */
+	struct auth_entry slot[1 << AUTH_SLOTS_BITS];
 };
 
 auth_t *auth_create(const char *user, const char *password)
@@ -85,16 +92,33 @@ static uint64_t auth_key(const struct sockaddr *sa)
 	return key;
 }
 
-static int64_t *auth_slot(auth_t *a, const struct sockaddr *sa)
+/* The live entry of the client with this key, or NULL. With create, one is made when there is
+ * none: in a free place of its probe window, else in place of the entry nearest to expiry. So
+ * a flood of failing addresses can only push each other (or an older failure) out, never put
+ * an innocent address behind another's deadline. */
+static struct auth_entry *auth_entry(auth_t *a, uint64_t key, int64_t now_ms, bool create)
 {
-	uint64_t h = (auth_key(sa) ^ a->seed) * 0x9e3779b97f4a7c15ULL;
-	return &a->tat[h >> (64 - AUTH_SLOTS_BITS)];
+	uint64_t h = ((key ^ a->seed) * 0x9e3779b97f4a7c15ULL) >> (64 - AUTH_SLOTS_BITS);
+	size_t mask = ((size_t)1 << AUTH_SLOTS_BITS) - 1;
+	struct auth_entry *victim = NULL;
+	for (size_t i = 0; i < AUTH_PROBES; i++) {
+		struct auth_entry *e = &a->slot[(h + i) & mask];
+		if (e->tat > now_ms && e->key == key)
+			return e;
+		if (victim == NULL || e->tat < victim->tat)
+			victim = e;
+	}
+	if (!create)
+		return NULL;
+	*victim = (struct auth_entry){ .key = key, .tat = now_ms };
+	return victim;
 }
 
 bool auth_throttled(auth_t *a, const struct sockaddr *sa, int64_t now_ms)
 {
 	pthread_mutex_lock(&a->lock);
-	bool t = *auth_slot(a, sa) - now_ms > (int64_t)AUTH_BURST * AUTH_REFILL_MS;
+	const struct auth_entry *e = auth_entry(a, auth_key(sa), now_ms, false);
+	bool t = e != NULL && e->tat - now_ms > (int64_t)AUTH_BURST * AUTH_REFILL_MS;
 	pthread_mutex_unlock(&a->lock);
 	return t;
 }
@@ -102,7 +126,7 @@ bool auth_throttled(auth_t *a, const struct sockaddr *sa, int64_t now_ms)
 void auth_failed(auth_t *a, const struct sockaddr *sa, int64_t now_ms)
 {
 	pthread_mutex_lock(&a->lock);
-	int64_t *tat = auth_slot(a, sa);
-	*tat = (*tat > now_ms ? *tat : now_ms) + AUTH_REFILL_MS;
+	struct auth_entry *e = auth_entry(a, auth_key(sa), now_ms, true);
+	e->tat = (e->tat > now_ms ? e->tat : now_ms) + AUTH_REFILL_MS;
 	pthread_mutex_unlock(&a->lock);
 }

@@ -2,15 +2,18 @@
  * Handlers only read: the fleet under its lock, store stats, two heartbeats. They never touch
  * the loop's data and never block on the database. Every reply carries the security headers.
  * Before any route: GET/HEAD only, no body, bounded URL, no traversal, basic auth when [web]
- * user is set, TLS when [web] cert and key are. It never logs a password or key material. */
+ * user is set, TLS when [web] cert and key are. It never logs a password or key material, and
+ * never a line per refused connection: those are counted, and their warnings throttled. */
 #include "config.h"
 #include "web/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -19,8 +22,12 @@
 
 #include "web/api.h"
 #include "web/auth.h"
+#include "web/httpconn.h"
+#include "web/httpgzip.h"
 #include "lib/clock.h"
+#include "lib/listen.h"
 #include "lib/buf.h"
+#include "lib/complain.h"
 #include "lib/log.h"
 #include "web/metrics.h"
 #include "web/page.h"
@@ -32,11 +39,15 @@
 #define HTTP_MAX_CONNECTIONS 256
 #define HTTP_MAX_PER_IP      32          /* connections from one client address */
 #define HTTP_TIMEOUT_S       30          /* a connection idle this long is closed */
+#define HTTP_HEAD_MS         10000       /* a new connection must send its request head by then */
+#define HTTP_MAX_WAITING     192         /* waiting for a head at once: the rest is a reserve */
 #define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
 #define HTTP_MAX_URI         4096        /* longer request targets get 414 */
 #define HTTP_PEM_MAX         (1024 * 1024)
 #define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS    3000
+#define HTTP_REFUSED_EVERY   100   /* after the first refusal, log one in this many */
+#define HTTP_REFUSED_QUIET   60000 /* ms without a refusal: the next one is a first again */
 
 #define HTTP_TEXT "text/plain; charset=utf-8"
 
@@ -44,62 +55,20 @@ struct http {
 	struct MHD_Daemon *mhd;
 	struct http_deps deps;
 	unsigned port;
-	int64_t stale_ms; /* a heartbeat older than this makes /healthz fail */
-	auth_t *auth;     /* NULL: no [web] user, everyone may read */
-	bool starting;    /* libmicrohttpd's messages go to start_msg, for the caller's cause */
+	int64_t stale_ms;  /* a heartbeat older than this makes /healthz fail */
+	auth_t *auth;      /* NULL: no [web] user, everyone may read */
+	httpconn_t *conns; /* request-head deadlines and the reserve of free slots */
+	bool starting;     /* libmicrohttpd's messages go to start_msg, for the caller's cause */
 	char *start_msg;
+	pthread_mutex_t refused_mu; /* the pool's threads all refuse: counters and complaints */
+	struct metrics_http counters;
+	complain_t refused_c[METRICS_REFUSED_N];
+	int64_t refused_last_ms[METRICS_REFUSED_N];
 };
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
 
 /* ---- listen address ---- */
-
-/* Decimal 0..65535, digits only. */
-static int http_parse_port(const char *s, unsigned *port)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > 5 || strspn(s, "0123456789") != n)
-		return -1;
-	unsigned long v = strtoul(s, NULL, 10);
-	if (v > 65535)
-		return -1;
-	*port = (unsigned)v;
-	return 0;
-}
-
-/* "A.B.C.D:PORT" or "[IPV6]:PORT", numeric addresses only. */
-static int http_parse_listen(const char *spec, struct sockaddr_storage *ss, socklen_t *len)
-{
-	const char *colon, *host = spec;
-	size_t hlen;
-	bool v6 = spec[0] == '[';
-	if (v6) {
-		const char *end = strchr(spec, ']');
-		if (end == NULL || end[1] != ':')
-			return -1;
-		host = spec + 1, hlen = (size_t)(end - host), colon = end + 1;
-	} else {
-		colon = strchr(spec, ':');
-		if (colon == NULL || strchr(colon + 1, ':') != NULL)
-			return -1;
-		hlen = (size_t)(colon - spec);
-	}
-	char addr[INET6_ADDRSTRLEN];
-	unsigned port;
-	if (hlen == 0 || hlen >= sizeof(addr) || http_parse_port(colon + 1, &port) < 0)
-		return -1;
-	memcpy(addr, host, hlen);
-	addr[hlen] = '\0';
-	memset(ss, 0, sizeof(*ss));
-	if (v6) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-		s6->sin6_family = AF_INET6, s6->sin6_port = htons((uint16_t)port), *len = sizeof(*s6);
-		return inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1 ? 0 : -1;
-	}
-	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-	s4->sin_family = AF_INET, s4->sin_port = htons((uint16_t)port), *len = sizeof(*s4);
-	return inet_pton(AF_INET, addr, &s4->sin_addr) == 1 ? 0 : -1;
-}
 
 /* A bound, listening socket for ss; -1 with *cause. Fills the bound port. */
 static int http_socket(
@@ -126,7 +95,12 @@ static int http_socket(
 
 static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
 {
-	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, body);
+	pthread_mutex_lock(&h->refused_mu);
+	struct metrics_http counters = h->counters;
+	pthread_mutex_unlock(&h->refused_mu);
+	size_t open, waiting;
+	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
+	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, &counters, body);
 	*ctype = "text/plain; version=0.0.4; charset=utf-8";
 	return 200;
 }
@@ -181,6 +155,13 @@ static unsigned http_healthz(http_t *h, buf_t *body, const char **ctype)
 	int64_t loop_age = h->deps.loop ? now - loop_heartbeat_ms(h->deps.loop) : 0;
 	int64_t store_age = h->deps.store ? now - store_heartbeat_ms(h->deps.store) : 0;
 	*ctype = HTTP_TEXT;
+	struct store_stats st = { 0 };
+	if (h->deps.store != NULL)
+		store_get_stats(h->deps.store, &st);
+	if (st.files_gone) { /* the writer stopped for good: someone must look */
+		buf_printf(body, "failed: store: %s\n", st.last_error);
+		return 503;
+	}
 	return http_health_text(body, loop_age, store_age, h->stale_ms);
 }
 
@@ -393,6 +374,20 @@ static const char *http_refusal(unsigned status)
 static enum MHD_Result http_reply(
 	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body)
 {
+	bool gz = false;
+	if (status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN &&
+		httpgzip_accepted(MHD_lookup_connection_value(
+			conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+		buf_t z;
+		buf_init(&z);
+		gz = httpgzip_compress(body->data, body->len, &z) == 0;
+		if (gz) {
+			buf_free(body);
+			*body = z;
+		} else {
+			buf_free(&z);
+		}
+	}
 	size_t len;
 	char *data = buf_steal(body, &len);
 	struct MHD_Response *resp = MHD_create_response_from_buffer(len, data, MHD_RESPMEM_MUST_FREE);
@@ -405,6 +400,9 @@ static enum MHD_Result http_reply(
 	MHD_add_response_header(resp, "Content-Security-Policy",
 		"default-src 'none'; style-src 'self'; frame-ancestors 'none'");
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
 	if (status == MHD_HTTP_UNAUTHORIZED)
@@ -427,6 +425,7 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
 	 * all); a request that passes is answered on the next call, which keeps the connection. */
 	if (*req_cls != &http_mark_passed) {
+		httpconn_began(h->conns, conn);
 		unsigned refused = http_guard(h, conn, url, method, *req_cls);
 		if (refused != 0) {
 			buf_puts(&body, http_refusal(refused));
@@ -453,6 +452,36 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	return http_reply(conn, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
 }
 
+/* Which refusal libmicrohttpd's message reports, or -1 for another message. Its words for both
+ * connection limits (per address and in all) are the same. */
+static int http_refusal_kind(const char *msg)
+{
+	if (strstr(msg, "reached connection limit") != NULL)
+		return METRICS_REFUSED_LIMIT;
+	if (strncmp(msg, "Error accepting connection", 26) == 0 || strstr(msg, "resource limit") != NULL)
+		return METRICS_REFUSED_ACCEPT;
+	return -1;
+}
+
+/* Count a refusal, and log it when it is the first after a quiet spell or the next in
+ * HTTP_REFUSED_EVERY, with the number not logged since: anyone can cause them. */
+static void http_refused(http_t *h, int kind, const char *msg)
+{
+	uint64_t held = 0;
+	int64_t now = clock_mono_ms();
+	pthread_mutex_lock(&h->refused_mu);
+	h->counters.refused[kind]++;
+	if (now - h->refused_last_ms[kind] >= HTTP_REFUSED_QUIET)
+		complain_release(&h->refused_c[kind]);
+	h->refused_last_ms[kind] = now;
+	bool report = complain_note(&h->refused_c[kind], &held);
+	pthread_mutex_unlock(&h->refused_mu);
+	if (report && held > 0)
+		log_warn("http: %s (%" PRIu64 " more refused since)", msg, held);
+	else if (report)
+		log_warn("http: %s", msg);
+}
+
 static void http_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -470,7 +499,11 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 			free(msg);
 		return;
 	}
-	log_warn("http: %s", msg);
+	int kind = h != NULL ? http_refusal_kind(msg) : -1;
+	if (kind >= 0)
+		http_refused(h, kind, msg);
+	else
+		log_warn("http: %s", msg);
 	free(msg);
 }
 
@@ -576,7 +609,8 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
-		MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+		MHD_OPTION_NOTIFY_CONNECTION, httpconn_notify, h->conns, MHD_OPTION_NOTIFY_COMPLETED,
+		httpconn_completed, h->conns, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	h->starting = false;
 	return mhd;
 }
@@ -618,7 +652,7 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	struct sockaddr_storage ss;
 	socklen_t len;
 	unsigned port;
-	if (spec == NULL || http_parse_listen(spec, &ss, &len) < 0) {
+	if (spec == NULL || listen_parse(spec, &ss, &len) < 0) {
 		*cause = xasprintf(
 			"listen \"%s\": want A.B.C.D:PORT or [IPV6]:PORT, port 0-65535", spec ? spec : "");
 		return -1;
@@ -630,12 +664,20 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	h->deps = *deps;
 	h->port = port;
 	h->stale_ms = http_stale_ms(deps->conf);
+	pthread_mutex_init(&h->refused_mu, NULL);
+	for (size_t i = 0; i < METRICS_REFUSED_N; i++) {
+		complain_init(&h->refused_c[i], HTTP_REFUSED_EVERY);
+		h->refused_last_ms[i] = INT64_MIN / 2; /* long ago */
+	}
 	const conf_t *c = deps->conf;
 	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
 		h->auth = auth_create(c->web_user, c->web_password);
+	h->conns = httpconn_create(HTTP_HEAD_MS, HTTP_TIMEOUT_S * 1000, HTTP_MAX_WAITING);
 	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */
+		httpconn_destroy(h->conns);
 		auth_destroy(h->auth);
+		pthread_mutex_destroy(&h->refused_mu);
 		free(h);
 		return -1;
 	}
@@ -647,8 +689,10 @@ void http_stop(http_t *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->mhd); /* closes the listening socket */
+	MHD_stop_daemon(h->mhd);    /* closes the listening socket */
+	httpconn_destroy(h->conns); /* after: libmicrohttpd's callbacks use it */
 	auth_destroy(h->auth);
+	pthread_mutex_destroy(&h->refused_mu);
 	free(h);
 }
 

@@ -34,6 +34,7 @@ struct metrics_ctx {
 	buf_t *out;
 	const fleet_view_t *view;
 	const struct store_stats *store;
+	const struct metrics_http *http;
 	detector_view_t *det; /* NULL while the detector has nothing to say */
 	buf_t labels;
 	struct metrics_rl *rl;
@@ -496,6 +497,35 @@ static void metrics_store_failing(struct metrics_ctx *c, const struct metrics_fa
 	metrics_daemon_u64(c->out, fam, c->store->failing ? 1 : 0);
 }
 
+static void metrics_http_refused(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	static const char *const reasons[METRICS_REFUSED_N] = {
+		[METRICS_REFUSED_LIMIT] = "limit",
+		[METRICS_REFUSED_ACCEPT] = "accept",
+	};
+	for (size_t i = 0; i < METRICS_REFUSED_N; i++) {
+		metrics_puts(c->out, fam->name);
+		metrics_puts(c->out, "{reason=\"");
+		metrics_puts(c->out, reasons[i]);
+		metrics_puts(c->out, "\"} ");
+		metrics_put_u64(c->out, c->http ? c->http->refused[i] : 0);
+		metrics_putc(c->out, '\n');
+	}
+}
+
+static void metrics_http_slow(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	static const char *const reasons[] = { "deadline", "reserve" };
+	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
+		metrics_puts(c->out, fam->name);
+		metrics_puts(c->out, "{reason=\"");
+		metrics_puts(c->out, reasons[i]);
+		metrics_puts(c->out, "\"} ");
+		metrics_put_u64(c->out, c->http ? c->http->slow_closed[i] : 0);
+		metrics_putc(c->out, '\n');
+	}
+}
+
 /* ---- the table: every family once; docs/metrics.md describes the same list ---- */
 
 #define IFACE(field) .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
@@ -589,6 +619,15 @@ static const struct metrics_family metrics_families[] = {
 		.daemon = metrics_store_sqlite_bytes },
 	{ "wgwatch_store_failing", "gauge", "1 when the newest database commit failed, else 0.",
 		.daemon = metrics_store_failing },
+	{ "wgwatch_http_refused_connections_total", "counter",
+		"HTTP connections closed unserved: reason limit (too many from one address, or in all), "
+		"accept (accept() failed, e.g. out of file descriptors).",
+		.daemon = metrics_http_refused },
+	{ "wgwatch_http_slow_connections_closed_total", "counter",
+		"HTTP connections closed before they sent a complete request: reason deadline (none "
+		"within 10 s of connecting, or 30 s after the previous reply), reserve (the longest "
+		"waiting, closed so that quick requests always find a free slot).",
+		.daemon = metrics_http_slow },
 	{ "wgwatch_shard_info", "gauge",
 		"This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
 		.daemon = metrics_shard_info },
@@ -696,7 +735,8 @@ static void metrics_family_render(struct metrics_ctx *c, const struct metrics_fa
  * (and copy, and fault in) its buffer step by step. */
 static atomic_size_t metrics_last_len;
 
-void metrics_render(fleet_t *fleet, store_t *store, detector_t *detector, buf_t *out)
+void metrics_render(
+	fleet_t *fleet, store_t *store, detector_t *detector, const struct metrics_http *http, buf_t *out)
 {
 	size_t start = out->len;
 	buf_reserve(out, start + atomic_load(&metrics_last_len) / 16 * 17);
@@ -704,7 +744,9 @@ void metrics_render(fleet_t *fleet, store_t *store, detector_t *detector, buf_t 
 	if (store)
 		store_get_stats(store, &st);
 	fleet_view_t *view = fleet_view(fleet);
-	struct metrics_ctx c = { .out = out, .view = view, .store = &st, .det = detector_view(detector) };
+	struct metrics_ctx c = {
+		.out = out, .view = view, .store = &st, .http = http, .det = detector_view(detector)
+	};
 	size_t n = fleet_view_size(view);
 	metrics_prepare(&c, n);
 	for (size_t f = 0; f < METRICS_NFAMILIES; f++)

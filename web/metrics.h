@@ -5,15 +5,24 @@
 #define WGWATCH_METRICS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lib/buf.h"
 #include "daemon/fleet.h"
 #include "store/store.h"
 #include "detector/detector.h"
 
+/* The HTTP listener's own counters, by reason of refusal (see web/http.c). */
+enum metrics_refusal { METRICS_REFUSED_LIMIT, METRICS_REFUSED_ACCEPT, METRICS_REFUSED_N };
+struct metrics_http {
+	uint64_t refused[METRICS_REFUSED_N]; /* connections closed unserved */
+	uint64_t slow_closed[2]; /* closed without a request head: deadline, reserve (httpconn.h) */
+};
+
 /* Append the whole exposition to out. Reads through a fleet view. */
-/* store may be NULL (tests): its series then read 0. */
-void metrics_render(fleet_t *fleet, store_t *store, detector_t *detector, buf_t *out);
+/* store and http may be NULL (tests): their series then read 0. */
+void metrics_render(
+	fleet_t *fleet, store_t *store, detector_t *detector, const struct metrics_http *http, buf_t *out);
 
 /* Whether a router's config label named key is left out of its series because a family, or
  * Prometheus itself (job, instance), uses that name; the Alertmanager push leaves out the same. */

@@ -4,6 +4,7 @@
  * escaping / UTF-8 repair of router-supplied strings. A request left without reply aborts. */
 #undef NDEBUG
 #include "web/http.c"
+#include "lib/listen.h"
 #include "lib/text.h"
 
 #include <assert.h>
@@ -116,7 +117,7 @@ static void fuzz_listen(const char *s)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = 0;
-	if (http_parse_listen(s, &ss, &len) < 0)
+	if (listen_parse(s, &ss, &len) < 0)
 		return;
 	assert(ss.ss_family == AF_INET ? len == sizeof(struct sockaddr_in)
 				       : ss.ss_family == AF_INET6 && len == sizeof(struct sockaddr_in6));

@@ -44,6 +44,18 @@ sed "s|include = routers.conf|include = healthy.conf|; s|wgwatch.db|healthy.db|"
 [ "$(grep -c ' up ' "$T/once2.out")" -eq 3 ] || fail "healthy --once output: $(cat "$T/once2.out")"
 ok "--once exits 0 when every router answers"
 
+# --once beside a running daemon on the same database: refused in one line that says what to
+# do instead; the running daemon goes on.
+start_daemon
+rc=0; "$DAEMON" -c "$T/wgwatch.conf" --once >"$T/once3.out" 2>"$T/once3.err" || rc=$?
+[ "$rc" = 3 ] || fail "--once beside the daemon exited $rc, want 3"
+[ "$(wc -l <"$T/once3.err")" = 1 ] || fail "--once beside the daemon said: $(cat "$T/once3.err")"
+grep -q "in use by another process (pid $DAEMON_PID).*curl http://127.0.0.1:$HTTP_PORT/api/v1/routers" "$T/once3.err" ||
+	fail "--once beside the daemon said: $(cat "$T/once3.err")"
+http_get /healthz >/dev/null || fail "the running daemon was disturbed"
+ok "--once beside the running daemon: $(cat "$T/once3.err")"
+stop_daemon
+
 if grep -q 'sim-secret' "$T/once.out" "$T/once2.out" "$T/daemon.log" "$T/check.err"; then
 	fail "the router password appears in output or logs"
 fi

@@ -36,6 +36,19 @@ ok "interface counter $m lies between the sim's $s1 and $s2"
 promtool check metrics <"$T/metrics.txt" >"$T/promtool.log" 2>&1 || { cat "$T/promtool.log"; fail "promtool"; }
 ok "promtool check metrics passes"
 
+# gzip when asked for (Prometheus asks), plain otherwise; the same exposition either way.
+url="http://127.0.0.1:$HTTP_PORT/metrics"
+curl -fsS --max-time 10 -H 'Accept-Encoding: gzip' -D "$T/gz.headers" -o "$T/metrics.gz" "$url" ||
+	fail "/metrics with Accept-Encoding: gzip"
+grep -qi '^content-encoding: gzip' "$T/gz.headers" || fail "no Content-Encoding: gzip: $(cat "$T/gz.headers")"
+gzip -dc "$T/metrics.gz" >"$T/metrics.gunzipped" || fail "the gzip body does not decompress"
+promtool check metrics <"$T/metrics.gunzipped" >"$T/promtool.log" 2>&1 || { cat "$T/promtool.log"; fail "promtool (gzip)"; }
+[ "$(grep -c '^wgwatch_router_up' "$T/metrics.gunzipped")" = "$(grep -c '^wgwatch_router_up' "$T/metrics.txt")" ] ||
+	fail "the gzipped exposition has other series"
+curl -fsS --max-time 10 -H 'Accept-Encoding: gzip;q=0, identity' -D "$T/plain.headers" -o /dev/null "$url"
+grep -qi '^content-encoding' "$T/plain.headers" && fail "compressed though gzip;q=0"
+ok "/metrics: gzip ($(wc -c <"$T/metrics.gz") of $(wc -c <"$T/metrics.gunzipped") bytes) when asked, plain when not"
+
 val() { $EXPO "$T/metrics.txt" "$@"; }
 [ "$(val wgwatch_router_up router=arm64-a site=lab role=hub)" = 1 ] || fail "arm64-a not up (with its labels)"
 [ "$(val wgwatch_router_up router=tile-a)" = 1 ] || fail "tile-a not up"

@@ -55,13 +55,16 @@ if command -v snmpget >/dev/null; then
 	snmp snmpgetnext .1.3.6.1.4.1.14988.1.1.7.9.0 | grep -q "No more variables" || fail "no endOfMibView"
 	[ "$(snmp snmpwalk .1.3.6.1.2.1.31.1.1.1.1 | cut -d' ' -f2 | tr '\n' ' ')" = '"ether1" "ether2" "bridge" "lo" "wg0" "wg1" ' ] ||
 		fail "ifName walk: $(snmp snmpwalk .1.3.6.1.2.1.31.1.1.1.1)"
+	# ifIndex is 1..N with gaps, as RouterOS numbers interfaces: wg0's is found by name.
+	wg0=$(snmp snmpwalk .1.3.6.1.2.1.31.1.1.1.1 | sed -n 's/^.1.3.6.1.2.1.31.1.1.1.1.\([0-9]*\) "wg0"$/\1/p')
+	[ -n "$wg0" ] || fail "no wg0 in the ifName walk"
 	v1=$(snmpwalk -v1 -c "$COMMUNITY" -On -Oq "$A" .1.3.6.1.2.1.31.1.1.1)
-	echo "$v1" | grep -q '^.1.3.6.1.2.1.31.1.1.1.1.16 "wg0"' && ! echo "$v1" | grep -q '^.1.3.6.1.2.1.31.1.1.1.6' ||
+	echo "$v1" | grep -q "^.1.3.6.1.2.1.31.1.1.1.1.$wg0 \"wg0\"" && ! echo "$v1" | grep -q '^.1.3.6.1.2.1.31.1.1.1.6' ||
 		fail "v1 walk of ifXTable: $v1"
 	# REST, then SNMP, of wg0's rx-byte: SNMP is read later, by less than a second of 40 Mbit/s.
 	rest=$(curl -fsS -u wgwatch:sim-secret "http://${A%:*}:$SIM_PORT/rest/interface?name=wg0" |
 		$PY -c 'import json, sys; print(json.load(sys.stdin)[0]["rx-byte"])')
-	hc=$(snmp snmpget .1.3.6.1.2.1.31.1.1.1.6.16 | cut -d' ' -f2)
+	hc=$(snmp snmpget ".1.3.6.1.2.1.31.1.1.1.6.$wg0" | cut -d' ' -f2)
 	[ "$hc" -ge "$rest" ] && [ "$hc" -le $((rest + 5000000)) ] || fail "wg0 rx-byte: REST $rest, SNMP $hc"
 	ok "agent: REST and SNMP agree (wg0 rx $rest -> $hc), noSuchObject/Instance, endOfMibView, v1 skips Counter64"
 fi

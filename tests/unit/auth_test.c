@@ -57,7 +57,7 @@ static void test_throttle(void)
 	auth_failed(a, SA(v4), t + AUTH_REFILL_MS);
 	CHECK(auth_throttled(a, SA(v4), t + AUTH_REFILL_MS));
 	CHECK(!auth_throttled(a, SA(v4), t + 13 * AUTH_REFILL_MS));
-	/* one IPv6 /64 is one client; others are not touched (unless they share a slot: 1 in 1024) */
+	/* one IPv6 /64 is one client; others are not touched */
 	struct sockaddr_storage p1 = addr("2001:db8:1:2::1"), p2 = addr("2001:db8:1:2:ffff::9");
 	for (int i = 0; i <= AUTH_BURST; i++)
 		auth_failed(a, SA(p1), t);
@@ -66,6 +66,42 @@ static void test_throttle(void)
 	CHECK_INT(auth_key(SA(v4)) == auth_key(SA(mapped)), 1);
 	struct sockaddr_storage other = addr("2001:db8:1:3::1");
 	CHECK_INT(auth_key(SA(p1)) == auth_key(SA(other)), 0);
+	CHECK(!auth_throttled(a, SA(other), t));
+	auth_destroy(a);
+}
+
+/* Issue 21 item 11: 8,192 addresses using up their failed attempts must not lock out an
+ * address that never failed (the old table shared 1,024 slots between all addresses), and
+ * an attacker is still throttled while fewer addresses than the table holds fail beside it. */
+static void test_throttle_flood(void)
+{
+	auth_t *a = auth_create("admin", "pw");
+	int64_t t = 5000000;
+	struct sockaddr_storage first = addr("198.51.100.1");
+	for (int i = 0; i <= AUTH_BURST; i++)
+		auth_failed(a, SA(first), t);
+	char ip[64];
+	for (int n = 0; n < 1000; n++) {
+		snprintf(ip, sizeof(ip), "10.1.%d.%d", n / 250, n % 250 + 1);
+		struct sockaddr_storage s = addr(ip);
+		for (int i = 0; i <= AUTH_BURST; i++)
+			auth_failed(a, SA(s), t);
+		CHECK(auth_throttled(a, SA(s), t));
+	}
+	CHECK(auth_throttled(a, SA(first), t));
+	for (int n = 0; n < 8192; n++) {
+		snprintf(ip, sizeof(ip), "10.2.%d.%d", n / 250, n % 250 + 1);
+		struct sockaddr_storage s = addr(ip);
+		for (int i = 0; i <= AUTH_BURST; i++)
+			auth_failed(a, SA(s), t);
+	}
+	int locked_out = 0;
+	for (int n = 0; n < 5000; n++) {
+		snprintf(ip, sizeof(ip), "172.16.%d.%d", n / 250, n % 250 + 1);
+		struct sockaddr_storage s = addr(ip);
+		locked_out += auth_throttled(a, SA(s), t);
+	}
+	CHECK_INT(locked_out, 0);
 	auth_destroy(a);
 }
 
@@ -73,5 +109,6 @@ int main(void)
 {
 	test_equal();
 	test_throttle();
+	test_throttle_flood();
 	return unit_done("auth_test");
 }

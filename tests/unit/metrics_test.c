@@ -4,6 +4,7 @@
 #include "config.h"
 #include "web/metrics.c"
 #include "web/http.c"
+#include "lib/listen.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -334,7 +335,9 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 34 && count(m, "# TYPE ") == 34);
+	CHECK(count(m, "# HELP ") == 36 && count(m, "# TYPE ") == 36);
+	CHECK(strstr(m, "\nwgwatch_http_refused_connections_total{reason=\"limit\"} 0\n") != NULL);
+	CHECK(strstr(m, "\nwgwatch_http_slow_connections_closed_total{reason=\"reserve\"} 0\n") != NULL);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
 	CHECK(strstr(m, "\xff") == NULL);
 	CHECK(m[strlen(m) - 1] == '\n');
@@ -344,7 +347,7 @@ static void test_render(fleet_t *f)
 {
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, NULL, NULL, &b);
+	metrics_render(f, NULL, NULL, NULL, &b);
 	test_render_lines(b.data);
 	test_render_absent(b.data);
 	int rc = promtool_check(b.data, b.len, false);
@@ -441,15 +444,15 @@ static void test_listen_parse(void)
 	struct sockaddr_storage ss;
 	socklen_t len;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		int rc = http_parse_listen(bad[i], &ss, &len);
+		int rc = listen_parse(bad[i], &ss, &len);
 		CHECK_INT(rc, -1);
 		if (rc != -1)
 			fprintf(stderr, "  accepted: \"%s\"\n", bad[i]);
 	}
-	CHECK_INT(http_parse_listen("[::1]:9477", &ss, &len), 0);
+	CHECK_INT(listen_parse("[::1]:9477", &ss, &len), 0);
 	CHECK_INT(ss.ss_family, AF_INET6);
 	CHECK_INT(ntohs(((struct sockaddr_in6 *)&ss)->sin6_port), 9477);
-	CHECK_INT(http_parse_listen("0.0.0.0:0", &ss, &len), 0);
+	CHECK_INT(listen_parse("0.0.0.0:0", &ss, &len), 0);
 	CHECK_INT(ss.ss_family, AF_INET);
 	char *cause = NULL;
 	http_t *h = NULL;
@@ -662,7 +665,7 @@ static void test_store_metrics(fleet_t *f, store_t *st)
 	store_flush(st);
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, st, NULL, &b);
+	metrics_render(f, st, NULL, NULL, &b);
 	static const char key[] = "\nwgwatch_store_samples_total ";
 	const char *p = strstr(b.data, key);
 	CHECK(p != NULL && strtoull(p + sizeof(key) - 1, NULL, 10) > 0);
@@ -720,7 +723,7 @@ static void test_speed(void)
 		struct timespec t0, t1;
 		buf_free(&b); /* a fresh buffer, as each HTTP request has */
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		metrics_render(f, NULL, NULL, &b);
+		metrics_render(f, NULL, NULL, NULL, &b);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 		best = ms < best ? ms : best;
@@ -745,7 +748,7 @@ static void test_down(void)
 	sample_free(s);
 	buf_t b;
 	buf_init(&b);
-	metrics_render(f, NULL, NULL, &b);
+	metrics_render(f, NULL, NULL, NULL, &b);
 	CHECK(has_line(b.data, "wgwatch_cpu_core_load_ratio{router=\"r0\",core=\"0\"} 0.25"));
 	CHECK(strstr(b.data, "wgwatch_interface_receive_bytes_total{router=\"r0\"") != NULL);
 	s = sample_new("r0", 1700000300000, "rest");
@@ -753,7 +756,7 @@ static void test_down(void)
 	fleet_update(f, s);
 	sample_free(s);
 	buf_reset(&b);
-	metrics_render(f, NULL, NULL, &b);
+	metrics_render(f, NULL, NULL, NULL, &b);
 	CHECK(has_line(b.data, "wgwatch_router_up{router=\"r0\"} 0"));
 	CHECK(strstr(b.data, "wgwatch_router_info{router=\"r0\",board=\"RB5009UG+S+\"") != NULL);
 	CHECK(has_line(b.data, "wgwatch_polls_total{router=\"r0\"} 2"));

@@ -277,6 +277,44 @@ static void test_peers(void)
 		"\"rx\"");
 }
 
+/* Shapes of real routers' replies (docs/routeros.md): a 7.1 beta's array-shaped resource, names
+ * with spaces, colons and parentheses, drop counters in the thousands, .id in every record. */
+static void test_real_shapes(void)
+{
+	sample_t *s = dec(RESTDECODE_RESOURCE,
+		"[{\"architecture-name\":\"arm64\",\"board-name\":\"RB5009UG+S+\",\"cpu\":\"ARM64\","
+		"\"uptime\":\"1d1s\",\"version\":\"7.1beta6 (development)\"}]",
+		0, NULL);
+	CHECK_STR(s->version, "7.1beta6");
+	CHECK_STR(s->channel, "development");
+	CHECK_STR(s->board, "RB5009UG+S+");
+	CHECK_INT(s->uptime_ms, 86401000);
+	sample_free(s);
+	s = dec(RESTDECODE_IFACES,
+		"[{\".id\":\"*3\",\"name\":\"trunk: Switch (br1)\",\"type\":\"bridge\",\"rx-byte\":\"5\","
+		"\"tx-byte\":\"6\",\"rx-drop\":\"0\",\"tx-drop\":\"0\",\"running\":\"true\"},"
+		"{\".id\":\"*10\",\"name\":\"wg: Transit (SoAda)\",\"type\":\"wg\",\"rx-byte\":\"8640000000\","
+		"\"tx-byte\":\"86400000000\",\"rx-packet\":\"8640000\",\"tx-packet\":\"86400000\","
+		"\"rx-drop\":\"1080\",\"tx-drop\":\"43200\",\"tx-queue-drop\":\"0\",\"rx-error\":\"216\","
+		"\"tx-error\":\"14400\",\"running\":\"true\",\"disabled\":\"false\"}]",
+		0, NULL);
+	CHECK_INT(s->nifaces, 2);
+	if (s->nifaces == 2) {
+		CHECK_STR(s->ifaces[0].name, "trunk: Switch (br1)");
+		CHECK_STR(s->ifaces[1].name, "wg: Transit (SoAda)");
+		CHECK_STR(s->ifaces[1].type, "wg");
+		CHECK(s->ifaces[1].tx_drops == 43200 && s->ifaces[1].rx_drops == 1080);
+	}
+	sample_free(s);
+	s = dec(RESTDECODE_PEERS,
+		"[{\".id\":\"*100\",\"interface\":\"wg: Transit (SoAda)\",\"name\":\"site: A (1)\","
+		"\"public-key\":\"a2V5\",\"rx\":\"1\",\"tx\":\"2\",\"last-handshake\":\"1m5s\"}]",
+		0, NULL);
+	CHECK(s->npeers == 1 && strcmp(s->peers[0].interface, "wg: Transit (SoAda)") == 0);
+	CHECK(s->npeers == 1 && strcmp(s->peers[0].peer, "site: A (1)") == 0);
+	sample_free(s);
+}
+
 static void test_http_reason(void)
 {
 	const char *b1 = "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
@@ -725,6 +763,7 @@ static void test_cancel(void)
 int main(void)
 {
 	test_resource();
+	test_real_shapes();
 	test_cpu();
 	test_board();
 	test_ifaces();

@@ -3,6 +3,7 @@
 #include "sim/scenario.h"
 #include "sim/simrest.h"
 #include "sim/simrouter.h"
+#include "sim/simsnmp_int.h"
 #include "unit.h"
 
 #include <stdlib.h>
@@ -111,9 +112,125 @@ static void test_model_and_rest(void)
 	free(path);
 }
 
+static const char shapes[] = "[global]\nuser = u\npassword = p\n"
+			     "[group real]\nboard = CCR1009-7G-1C-1S+\nversion = 7.21.5\n"
+			     "wg = wg: Transit (SoAda):3, wg0:1\nbridge_name = trunk: Switch (br1)\n"
+			     "shape = resource-array, more-interfaces\nvlans = 9\nuptime = 1d\n"
+			     "snmp_restart_every = 10s\ntx_mbps = 80\nrx_mbps = 8\n"
+			     "[group old]\nboard = RB952Ui-5ac2nD\nversion = 6.40.5\nshape = snmp-ros6\n";
+
+/* A GET of the objects o (the first entry of each is its length) answered by simmib. */
+static netsnmp_pdu *snmp_get(struct simmib *m, const simrouter_t *r, const oid (*o)[15], size_t n)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_GET);
+	pdu->version = SNMP_VERSION_2c;
+	for (size_t i = 0; i < n; i++)
+		snmp_add_null_var(pdu, o[i] + 1, o[i][0]);
+	CHECK_INT(simmib_respond(m, r, pdu, 0), 0);
+	return pdu;
+}
+
+/* The shapes real routers have (docs/sim.md `shape`): REST and SNMP. */
+static void test_shapes(void)
+{
+	char *path = write_tmp(shapes), *errs = NULL;
+	scenario_t *sc = NULL;
+	CHECK(scenario_load(path, &sc, &errs) == 0);
+	if (!sc) {
+		fprintf(stderr, "%s", errs);
+		return;
+	}
+	CHECK_STR(sc->groups[0].wg[0].name, "wg: Transit (SoAda)");
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	simrouter_t *old = simrouter_create(sc, &sc->groups[1], 0, 1);
+	struct simresp rs;
+	buf_init(&rs.body);
+	const char *auth = "Basic dTpw";
+	get(r, 0, "GET", "/rest/system/resource", ".proplist=version", "", auth, &rs);
+	CHECK_STR(rs.body.data, "[{\"version\":\"7.21.5 (stable)\"}]");
+	get(r, 0, "POST", "/rest/interface/print", "",
+		"{\".proplist\":[\".id\",\"name\"],\".query\":[\"type=wg\",\"name=trunk: Switch (br1)\",\"#|\"]}",
+		auth, &rs);
+	CHECK_STR(rs.body.data,
+		"[{\".id\":\"*3\",\"name\":\"trunk: Switch (br1)\"},{\".id\":\"*10\",\"name\":"
+		"\"wg: Transit (SoAda)\"},{\".id\":\"*11\",\"name\":\"wg0\"}]");
+	get(r, 0, "GET", "/rest/interface", "name=wg: Transit (SoAda)&.proplist=tx-drop,tx-error", "", auth,
+		&rs);
+	long long drop = -1, err = -1;
+	CHECK(sscanf(rs.body.data, "[{\"tx-drop\":\"%lld\",\"tx-error\":\"%lld\"}]", &drop, &err) == 2);
+	CHECK(drop > 1000 && err > 100); /* 1 d at 80 Mbit/s: thousands, as real wg interfaces */
+	/* every record of every list has its .id */
+	static const char *const lists[] = { "/rest/interface", "/rest/interface/wireguard",
+		"/rest/interface/wireguard/peers", "/rest/system/resource/cpu" };
+	for (size_t i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		get(r, 0, "GET", lists[i], "", "", auth, &rs);
+		int recs = 0, ids = 0;
+		for (const char *p = rs.body.data; (p = strchr(p, '{')) != NULL; p++)
+			recs++;
+		for (const char *p = rs.body.data; (p = strstr(p, "\".id\"")) != NULL; p++)
+			ids++;
+		CHECK(recs > 0 && recs == ids);
+	}
+
+	struct simmib m;
+	simmib_init(&m);
+	static const oid sys[][15] = { { 9, 1, 3, 6, 1, 2, 1, 1, 1, 0 }, { 9, 1, 3, 6, 1, 2, 1, 1, 3, 0 },
+		{ 10, 1, 3, 6, 1, 2, 1, 25, 1, 1, 0 }, { 12, 1, 3, 6, 1, 4, 1, 14988, 1, 1, 7, 9, 0 },
+		{ 13, 1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, 2, 65536 } };
+	netsnmp_pdu *pdu = snmp_get(&m, r, sys, 5);
+	netsnmp_variable_list *v = pdu->variables;
+	CHECK(v->val_len == 26 && memcmp(v->val.string, "RouterOS CCR1009-7G-1C-1S+", 26) == 0);
+	u_long agent = *v->next_variable->val.integer, host = *v->next_variable->next_variable->val.integer;
+	CHECK(host == 8640000 && agent < 1000); /* sysUpTime: the agent's, restarted every 10 s */
+	CHECK(v->next_variable->next_variable->next_variable->type == ASN_OCTET_STR);
+	CHECK(v->next_variable->next_variable->next_variable->next_variable->type == SNMP_NOSUCHINSTANCE);
+	snmp_free_pdu(pdu);
+	pdu = snmp_get(&m, old, sys, 5);
+	v = pdu->variables;
+	CHECK(v->val_len == 6 && memcmp(v->val.string, "router", 6) == 0);
+	v = v->next_variable->next_variable->next_variable;
+	CHECK(v->type == SNMP_NOSUCHOBJECT); /* no mtxrBoardName */
+	const char *ent = "RouterOS 6.40.5 (stable) on RB952Ui-5ac2nD";
+	CHECK(v->next_variable->val_len == strlen(ent) &&
+		memcmp(v->next_variable->val.string, ent, strlen(ent)) == 0);
+	snmp_free_pdu(pdu);
+	/* ifIndex 1..N with gaps, ifTypes of real routers */
+	netsnmp_pdu *walk = snmp_pdu_create(SNMP_MSG_GETBULK);
+	static const oid type_col[] = { 1, 3, 6, 1, 2, 1, 2, 2, 1, 3 };
+	walk->version = SNMP_VERSION_2c;
+	walk->max_repetitions = 40;
+	snmp_add_null_var(walk, type_col, 10);
+	CHECK_INT(simmib_respond(&m, r, walk, 0), 0);
+	oid prev = 0;
+	int rows = 0, gaps = 0;
+	bool seen[256] = { false };
+	for (v = walk->variables; v && v->name_length == 11 && v->name[9] == 3; v = v->next_variable) {
+		oid idx = v->name[10];
+		CHECK(idx > prev);
+		gaps += idx > prev + 1;
+		prev = idx;
+		rows++;
+		if (*v->val.integer >= 0 && *v->val.integer < 256)
+			seen[*v->val.integer] = true;
+	}
+	CHECK_INT(rows, 4 + 2 + 9 + 3);
+	CHECK(gaps > 0 && prev < 2 * (oid)rows);
+	CHECK(seen[6] && seen[1] && seen[209] && seen[135] && seen[71] && seen[23] && seen[131]);
+	snmp_free_pdu(walk);
+	simmib_fini(&m);
+	buf_free(&rs.body);
+	simrouter_destroy(old);
+	simrouter_destroy(r);
+	scenario_free(sc);
+	unlink(path);
+	free(path);
+	free(errs);
+}
+
 int main(void)
 {
 	test_errors();
 	test_model_and_rest();
+	test_shapes();
 	return unit_done("sim");
 }

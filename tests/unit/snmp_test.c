@@ -265,6 +265,124 @@ static void test_counters(void)
 	sample_free(s);
 }
 
+/* One agent's answer to the scalar GET: descr, sysUpTime and hrSystemUptime in ticks (0: the
+ * agent lacks it), then the MIKROTIK-MIB strings and entPhysicalDescr.65536 (NULL: lacks it). */
+struct agent_shape {
+	const char *descr;
+	u_long sys, hr;
+	const char *version, *firmware, *upgrade, *board, *ent;
+};
+
+static netsnmp_pdu *shape_pdu(const struct agent_shape *a)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
+	const char *text[SC_N] = { [SC_DESCR] = a->descr,
+		[SC_VERSION] = a->version,
+		[SC_FIRMWARE] = a->firmware,
+		[SC_UPGRADE] = a->upgrade,
+		[SC_BOARD] = a->board,
+		[SC_ENTDESCR] = a->ent };
+	for (int i = 0; i < SC_N; i++) {
+		const struct snmpdecode_oid *o = &snmpdecode_scalar_oids[i];
+		u_long t = i == SC_UPTIME ? a->sys : a->hr;
+		if (i == SC_UPTIME || i == SC_HRUPTIME)
+			var(pdu, o->o, o->len, t ? ASN_TIMETICKS : SNMP_NOSUCHOBJECT, &t, t ? sizeof(t) : 0);
+		else if (text[i] != NULL)
+			var_str(pdu, o, text[i]);
+		else
+			var(pdu, o->o, o->len, SNMP_NOSUCHOBJECT, NULL, 0);
+	}
+	return pdu;
+}
+
+/* The system scalars of real agents' shapes (routeros.md §4.2: LibreNMS captures): RouterOS 7's
+ * "RouterOS <board>", RouterOS 6's "router" with the board (and the version when MIKROTIK-MIB
+ * lacks it) in entPhysicalDescr.65536, and the uptime from hrSystemUptime, not the agent's. */
+static void test_agent_shapes(void)
+{
+	static const struct {
+		struct agent_shape a;
+		const char *board, *version, *channel;
+		int64_t uptime_ms;
+	} cases[] = {
+		{ { "RouterOS CCR1009-7G-1C-1S+", 100, 0, "7.21.5", "7.21.5", "7.21.5", NULL, NULL },
+			"CCR1009-7G-1C-1S+", "7.21.5", NULL, 1000 },
+		{ { "RouterOS RB750Gr3", 430400, 430500, "7.20beta2", NULL, NULL, "RB750Gr3", NULL },
+			"RB750Gr3", "7.20beta2", NULL, 4305000 },
+		/* librenms tests/snmpsim/routeros.snmprec: RouterOS 6.40.5 on an RB952Ui-5ac2nD */
+		{ { "router", 2020400, 2020500, "6.40.5", NULL, NULL, NULL,
+			  "RouterOS 6.40.5 (stable) on RB952Ui-5ac2nD" },
+			"RB952Ui-5ac2nD", "6.40.5", "stable", 20205000 },
+		/* no mtxrLicVersion: the version from entPhysicalDescr */
+		{ { "router", 500, 0, NULL, NULL, NULL, NULL, "RouterOS 6.49.10 (long-term) on RB3011UiAS" },
+			"RB3011UiAS", "6.49.10", "long-term", 5000 },
+		/* mtxrBoardName wins over what sysDescr says */
+		{ { "RouterOS something", 1, 2, "7.22.3", NULL, NULL, "CCR2004-16G-2S+",
+			  "RouterOS 7.22.3 on X" },
+			"CCR2004-16G-2S+", "7.22.3", NULL, 20 },
+		/* not RouterOS at all */
+		{ { "Linux gw 6.1.0", 7, 0, NULL, NULL, NULL, NULL, NULL }, NULL, NULL, NULL, 70 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snmpdecode_t *d = snmpdecode_create();
+		conf_router_t rc = { .snmp_version = 2 };
+		sample_t *s = sample_new("r", 0, "snmp");
+		char *cause = NULL;
+		snmpdecode_begin(d, &rc, s);
+		netsnmp_pdu *pdu = shape_pdu(&cases[i].a);
+		CHECK_INT(snmpdecode_scalars(d, pdu, &cause), 0);
+		CHECK(cause == NULL);
+		if (cases[i].board)
+			CHECK_STR(s->board, cases[i].board);
+		else
+			CHECK(s->board == NULL);
+		if (cases[i].version)
+			CHECK_STR(s->version, cases[i].version);
+		else
+			CHECK(s->version == NULL);
+		if (cases[i].channel)
+			CHECK_STR(s->channel, cases[i].channel);
+		else
+			CHECK(s->channel == NULL);
+		CHECK(s->uptime_ms == cases[i].uptime_ms);
+		free(cause);
+		snmp_free_pdu(pdu);
+		snmpdecode_end(d);
+		snmpdecode_destroy(d);
+		sample_free(s);
+	}
+}
+
+/* The SNMP service restarted (sysUpTime back to 0.5 s) while the router ran on: the uptime
+ * (hrSystemUptime) grows, and the 32-bit counter extension keeps its past. */
+static void test_agent_restart(void)
+{
+	snmpdecode_t *d = snmpdecode_create();
+	conf_router_t rc = { .snmp_version = 2 };
+	struct agent_shape a = { "RouterOS CCR1009-7G-1C-1S+", 900000, 1000000, "7.21.5", NULL, NULL, NULL,
+		NULL };
+	char *cause = NULL;
+	for (int poll = 0; poll < 2; poll++) {
+		sample_t *s = sample_new("r", 0, "snmp");
+		snmpdecode_begin(d, &rc, s);
+		if (poll == 0) {
+			snmpdecode_ext_find(d, "ether1")->acc[0] = 5ull << 32; /* a past of wraps */
+		} else {
+			a.sys = 50;
+			a.hr += 3000;
+		}
+		netsnmp_pdu *pdu = shape_pdu(&a);
+		CHECK_INT(snmpdecode_scalars(d, pdu, &cause), 0);
+		CHECK(s->uptime_ms == (poll == 0 ? 10000000 : 10030000));
+		CHECK_INT(d->next_ext, 1); /* not taken for a reboot */
+		snmp_free_pdu(pdu);
+		snmpdecode_end(d);
+		sample_free(s);
+	}
+	free(cause);
+	snmpdecode_destroy(d);
+}
+
 static loop_t *test_loop;
 
 static void test_done_stop(sample_t *s, void *arg)
@@ -397,6 +515,8 @@ int main(void)
 	test_cores();
 	test_extend_and_pick();
 	test_counters();
+	test_agent_shapes();
+	test_agent_restart();
 	snmpcoll_destroy(m);
 	test_timeout_high_fd();
 	test_retries();

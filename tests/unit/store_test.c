@@ -374,7 +374,15 @@ static void test_refusals(void)
 	char *want = xasprintf("is in use by another process (pid %ld)", (long)getpid());
 	open_fails(p, want);
 	free(want);
+	/* the same file under another name (issue 21 item 12): a hard link is the same database */
+	char *link2 = tpath("locked-link.db");
+	CHECK(link(p, link2) == 0);
+	open_fails(link2, "in use by another process, under another name");
 	store_close(st);
+	st = open_ok(link2);
+	open_fails(p, "in use by another process, under another name");
+	store_close(st);
+	free(link2);
 	st = open_ok(p);
 	CHECK(st != NULL);
 	store_close(st);
@@ -530,6 +538,42 @@ static void test_migrate_v2(void)
 	free(p);
 }
 
+/* Issue 21 item 7: the WAL, or the database file itself, deleted or replaced while the writer
+ * has it open. The writer must notice, stop writing and say why (it went on "healthy" before
+ * while readers saw another file). */
+static void test_files_gone(void)
+{
+	const char *what[] = { "wal", "db" };
+	for (int i = 0; i < 2; i++) {
+		char *p = tpath(i == 0 ? "gone-wal.db" : "gone-db.db");
+		store_t *st = open_ok(p);
+		store_submit(st, mk_wide("r0", T0, 1));
+		store_flush(st);
+		struct store_stats ss;
+		store_get_stats(st, &ss);
+		CHECK(!ss.failing && !ss.files_gone && ss.polls_stored == 1);
+		char *victim = i == 0 ? xasprintf("%s-wal", p) : xstrdup(p);
+		char *aside = xasprintf("%s.aside", victim);
+		CHECK_INT(rename(victim, aside), 0);
+		if (i == 1) { /* a restore over it: a file of the same name, another inode */
+			int fd = open(victim, O_CREAT | O_WRONLY, 0644);
+			CHECK(fd >= 0 && close(fd) == 0);
+		}
+		store_submit(st, mk_wide("r0", T0 + 30000, 1));
+		wait_write_error(st);
+		store_get_stats(st, &ss);
+		CHECK(ss.failing && ss.files_gone);
+		CHECK(strstr(ss.last_error,
+			      i == 0 ? "write-ahead log" : "database file was deleted or replaced") != NULL);
+		printf("  %s gone: %s\n", what[i], ss.last_error);
+		CHECK_INT(ss.polls_stored, 1);
+		store_close(st);
+		free(victim);
+		free(aside);
+		free(p);
+	}
+}
+
 static void test_fault(void)
 {
 	char *p = tpath("fault.db");
@@ -678,6 +722,7 @@ int main(void)
 	test_refusals();
 	test_corrupt();
 	test_fault();
+	test_files_gone();
 	test_migrate_v2();
 	test_links();
 	test_bench();

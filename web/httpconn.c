@@ -1,0 +1,199 @@
+/* httpconn: deadlines for request heads and a reserve of free connection slots (see the
+ * header). libmicrohttpd's own timeout is one of inactivity, which a byte every few seconds
+ * defeats; this one counts from when the connection began to wait. A connection is closed
+ * with shutdown(): libmicrohttpd sees the end of it in its own thread and cleans up. The fd
+ * stays valid while its entry is listed, since libmicrohttpd notifies the close before it
+ * closes the socket, and the list is read and changed under one mutex. */
+#include "config.h"
+#include "web/httpconn.h"
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/worker.h"
+#include "lib/xmem.h"
+
+#define HTTPCONN_SWEEP_MS 500
+
+struct httpconn_entry {
+	int fd;
+	bool first;                         /* no request yet: head_ms applies, else idle_ms */
+	int64_t since_ms;                   /* waiting since (monotonic); meaningful while waiting */
+	struct httpconn_entry *prev, *next; /* in the waiting list; both NULL when not in it */
+	bool waiting;
+};
+
+struct httpconn {
+	int64_t head_ms, idle_ms;
+	size_t max_waiting;
+	pthread_mutex_t mu;
+	struct httpconn_entry *head, *tail; /* waiting, longest first */
+	size_t open, waiting;
+	uint64_t closed[HTTPCONN_NREASONS];
+	worker_t *sweeper;
+};
+
+static void httpconn_unwait(httpconn_t *g, struct httpconn_entry *e)
+{
+	if (!e->waiting)
+		return;
+	if (e->prev)
+		e->prev->next = e->next;
+	else
+		g->head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else
+		g->tail = e->prev;
+	e->prev = e->next = NULL;
+	e->waiting = false;
+	g->waiting--;
+}
+
+static void httpconn_wait(httpconn_t *g, struct httpconn_entry *e, int64_t now_ms)
+{
+	httpconn_unwait(g, e);
+	e->since_ms = now_ms;
+	e->prev = g->tail;
+	if (g->tail)
+		g->tail->next = e;
+	else
+		g->head = e;
+	g->tail = e;
+	e->waiting = true;
+	g->waiting++;
+}
+
+/* Under the mutex: the entry's fd is still libmicrohttpd's (see the top of the file). */
+static void httpconn_close(httpconn_t *g, struct httpconn_entry *e, enum httpconn_reason why)
+{
+	httpconn_unwait(g, e);
+	shutdown(e->fd, SHUT_RDWR);
+	g->closed[why]++;
+}
+
+static void httpconn_started(httpconn_t *g, struct MHD_Connection *conn, void **ctx)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	struct httpconn_entry *e = xcalloc(1, sizeof(*e));
+	e->fd = ci != NULL ? ci->connect_fd : -1;
+	e->first = true;
+	*ctx = e;
+	pthread_mutex_lock(&g->mu);
+	g->open++;
+	if (e->fd >= 0)
+		httpconn_wait(g, e, clock_mono_ms());
+	if (g->waiting > g->max_waiting && g->head != e)
+		httpconn_close(g, g->head, HTTPCONN_RESERVE);
+	pthread_mutex_unlock(&g->mu);
+}
+
+void httpconn_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+	enum MHD_ConnectionNotificationCode code)
+{
+	httpconn_t *g = cls;
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		httpconn_started(g, conn, socket_context);
+		return;
+	}
+	struct httpconn_entry *e = *socket_context;
+	if (e == NULL)
+		return;
+	pthread_mutex_lock(&g->mu);
+	httpconn_unwait(g, e);
+	g->open--;
+	pthread_mutex_unlock(&g->mu);
+	*socket_context = NULL;
+	free(e);
+}
+
+static struct httpconn_entry *httpconn_entry(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci != NULL ? ci->socket_context : NULL;
+}
+
+void httpconn_began(httpconn_t *g, struct MHD_Connection *conn)
+{
+	struct httpconn_entry *e = httpconn_entry(conn);
+	if (g == NULL || e == NULL)
+		return;
+	pthread_mutex_lock(&g->mu);
+	httpconn_unwait(g, e);
+	e->first = false;
+	pthread_mutex_unlock(&g->mu);
+}
+
+void httpconn_completed(
+	void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	(void)req_cls;
+	(void)toe;
+	httpconn_t *g = cls;
+	struct httpconn_entry *e = httpconn_entry(conn);
+	if (e == NULL || e->fd < 0)
+		return;
+	pthread_mutex_lock(&g->mu);
+	e->first = false;
+	httpconn_wait(g, e, clock_mono_ms());
+	pthread_mutex_unlock(&g->mu);
+}
+
+size_t httpconn_sweep(httpconn_t *g, int64_t now_ms)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&g->mu);
+	for (struct httpconn_entry *e = g->head, *next; e != NULL; e = next) {
+		next = e->next;
+		if (now_ms - e->since_ms >= (e->first ? g->head_ms : g->idle_ms)) {
+			httpconn_close(g, e, HTTPCONN_DEADLINE);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&g->mu);
+	return n;
+}
+
+static void httpconn_tick(void *arg)
+{
+	size_t n = httpconn_sweep(arg, clock_mono_ms());
+	if (n > 0)
+		log_debug("http: closed %zu connections that sent no complete request in time", n);
+}
+
+httpconn_t *httpconn_create(int64_t head_ms, int64_t idle_ms, size_t max_waiting)
+{
+	httpconn_t *g = xcalloc(1, sizeof(*g));
+	g->head_ms = head_ms;
+	g->idle_ms = idle_ms;
+	g->max_waiting = max_waiting;
+	pthread_mutex_init(&g->mu, NULL);
+	if (worker_start(HTTPCONN_SWEEP_MS, httpconn_tick, g, &g->sweeper) != 0)
+		log_warn("http: cannot start the connection sweeper: slow clients are closed only "
+			 "when they are idle for the connection timeout");
+	return g;
+}
+
+void httpconn_destroy(httpconn_t *g)
+{
+	if (g == NULL)
+		return;
+	worker_stop(g->sweeper);
+	pthread_mutex_destroy(&g->mu);
+	free(g);
+}
+
+void httpconn_counts(httpconn_t *g, uint64_t closed[HTTPCONN_NREASONS], size_t *open, size_t *waiting)
+{
+	pthread_mutex_lock(&g->mu);
+	for (int i = 0; i < HTTPCONN_NREASONS; i++)
+		closed[i] = g->closed[i];
+	*open = g->open;
+	*waiting = g->waiting;
+	pthread_mutex_unlock(&g->mu);
+}
