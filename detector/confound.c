@@ -50,21 +50,38 @@ static bool confound_in(int64_t rt, int64_t t, bool after)
 
 /* One window of an interface: its MTU, share of polls not running, counter rates per second. */
 struct confound_win {
-	int64_t mtu;    /* -1 unknown */
-	double down;    /* NAN when no poll */
-	double rate[3]; /* rx-error, tx-error, tx-queue-drop; NAN when no two polls */
+	int64_t mtu;     /* -1 unknown */
+	double down;     /* NAN when no poll */
+	double rate[3];  /* rx-error, tx-error, tx-queue-drop; NAN when no two polls */
+	double share[3]; /* the same per packet of their direction; NAN when no packets moved */
 };
 
-static uint64_t confound_counter(const struct confound_row *r, int k)
+/* The counters of a row: rx-error, tx-error, tx-queue-drop, then rx and tx packets. */
+#define CONFOUND_NVALS 5
+static uint64_t confound_value(const struct confound_row *r, int k)
 {
-	return k == 0 ? r->rx_err : k == 1 ? r->tx_err : r->txq;
+	const uint64_t v[CONFOUND_NVALS] = { r->rx_err, r->tx_err, r->txq, r->rx_pkts, r->tx_pkts };
+	return v[k];
+}
+
+/* Add the increases from prev to r onto sum[] and their seconds onto *dt, unless a counter went
+ * down (a restart): such a pair tells nothing. */
+static void confound_pair(
+	const struct confound_row *prev, const struct confound_row *r, double *sum, double *dt)
+{
+	for (int k = 0; k < CONFOUND_NVALS; k++)
+		if (confound_value(r, k) < confound_value(prev, k))
+			return;
+	for (int k = 0; k < CONFOUND_NVALS; k++)
+		sum[k] += (double)(confound_value(r, k) - confound_value(prev, k));
+	*dt += (double)(r->t - prev->t) / 1000.0;
 }
 
 static void confound_window(const struct confound_iface *f, int64_t t, bool after, struct confound_win *w)
 {
 	int64_t *mtu = xcalloc(f->n + 1, sizeof(*mtu));
 	size_t nmtu = 0, n = 0, ndown = 0;
-	double sum[3] = { 0, 0, 0 }, dt = 0;
+	double sum[CONFOUND_NVALS] = { 0 }, dt = 0;
 	const struct confound_row *prev = NULL;
 	for (size_t i = 0; i < f->n; i++) {
 		const struct confound_row *r = &f->rows[i];
@@ -74,20 +91,17 @@ static void confound_window(const struct confound_iface *f, int64_t t, bool afte
 		ndown += !r->running;
 		if (r->mtu > 0)
 			mtu[nmtu++] = r->mtu;
-		if (prev != NULL && !r->reset && r->t > prev->t) {
-			bool back = false; /* a counter that went down restarted: skip the pair */
-			for (int k = 0; k < 3; k++)
-				back |= confound_counter(r, k) < confound_counter(prev, k);
-			for (int k = 0; k < 3 && !back; k++)
-				sum[k] += (double)(confound_counter(r, k) - confound_counter(prev, k));
-			dt += back ? 0 : (double)(r->t - prev->t) / 1000.0;
-		}
+		if (prev != NULL && !r->reset && r->t > prev->t)
+			confound_pair(prev, r, sum, &dt);
 		prev = r;
 	}
 	w->mtu = confound_median(mtu, nmtu);
 	w->down = n > 0 ? (double)ndown / (double)n : NAN;
-	for (int k = 0; k < 3; k++)
+	for (int k = 0; k < 3; k++) {
+		double pkts = sum[k == 0 ? 3 : 4]; /* rx-error per rx packet, the others per tx packet */
 		w->rate[k] = dt > 0 ? sum[k] / dt : NAN;
+		w->share[k] = pkts > 0 ? sum[k] / pkts : NAN;
+	}
 	free(mtu);
 }
 
@@ -102,13 +116,21 @@ static void confound_line(buf_t *b, const char *line)
 	buf_printf(b, "%s%s", b->len ? "\n" : "", line);
 }
 
+/* Moved by a factor of CONFOUND_RATE_MULT or more, either way. */
+static bool confound_moved(double a, double c)
+{
+	return fmax(a, c) >= CONFOUND_RATE_MULT * fmin(a, c);
+}
+
+/* A counter is a confounder when its rate moved, and not merely with the traffic: errors that
+ * stay the same share of the packets fell because the packets did (what the upgrade did). */
 static void confound_rates(buf_t *b, const char *name, const struct confound_win *w)
 {
 	static const char *const what[3] = { "rx-error", "tx-error", "tx-queue-drop" };
 	for (int k = 0; k < 3; k++) {
-		double a = w[0].rate[k], c = w[1].rate[k];
-		if (isnan(a) || isnan(c) || fabs(c - a) < CONFOUND_RATE_MIN ||
-			fmax(a, c) < CONFOUND_RATE_MULT * fmin(a, c))
+		double a = w[0].rate[k], c = w[1].rate[k], sa = w[0].share[k], sc = w[1].share[k];
+		if (isnan(a) || isnan(c) || fabs(c - a) < CONFOUND_RATE_MIN || !confound_moved(a, c) ||
+			(!isnan(sa) && !isnan(sc) && !confound_moved(sa, sc)))
 			continue;
 		char x[24], y[24], line[160];
 		confound_num(x, sizeof(x), a);

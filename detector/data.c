@@ -40,7 +40,7 @@ static const char *const data_sql[DATA_NSQL] = {
 		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"), /* one string: clang's -Wstring-concatenation */
 	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[DATA_LINKS] = "SELECT i.name, i.type = 'wg', s.time_ms, s.reset, coalesce(s.mtu, 0), s.running,"
-		       " s.rx_errors, s.tx_errors, s.tx_queue_drops"
+		       " s.rx_errors, s.tx_errors, s.tx_queue_drops, s.rx_packets, s.tx_packets"
 		       " FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
 		       " WHERE i.router_id = ?1 AND s.time_ms >= ?2 AND s.time_ms < ?3"
 		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
@@ -249,7 +249,9 @@ static void data_add_link(struct confound_set *x, sqlite3_stmt *q)
 		.running = sqlite3_column_int(q, 5) != 0,
 		.rx_err = (uint64_t)sqlite3_column_int64(q, 6),
 		.tx_err = (uint64_t)sqlite3_column_int64(q, 7),
-		.txq = (uint64_t)sqlite3_column_int64(q, 8) };
+		.txq = (uint64_t)sqlite3_column_int64(q, 8),
+		.rx_pkts = (uint64_t)sqlite3_column_int64(q, 9),
+		.tx_pkts = (uint64_t)sqlite3_column_int64(q, 10) };
 }
 
 int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x)

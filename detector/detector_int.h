@@ -75,6 +75,7 @@ struct confound_row { /* one interface at one poll */
 	bool reset, running;
 	int64_t mtu; /* 0 unknown */
 	uint64_t rx_err, tx_err, txq;
+	uint64_t rx_pkts, tx_pkts; /* what the errors and drops are a share of */
 };
 
 struct confound_iface {

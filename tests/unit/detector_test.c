@@ -578,6 +578,7 @@ struct conf_case {
 	double down2;       /* share of the after polls ifname is not running */
 	bool reset;         /* ifname's counters restart half way through the after window */
 	const char *want;   /* the list for wg0's verdicts */
+	double pkt1, pkt2;  /* ifname's rx and tx packets per second; 0: none counted */
 };
 
 /* 100 polls a second apart on each side of the change at t = 100 s. */
@@ -591,7 +592,7 @@ static void conf_case_set(const struct conf_case *c, struct confound_set *x)
 	x->cpu = xcalloc(201, sizeof(*x->cpu));
 	for (int i = 0; i < 2; i++)
 		x->ifs[i].rows = xcalloc(201, sizeof(struct confound_row));
-	double txq = 0, txe = 0;
+	double txq = 0, txe = 0, pkt = 0;
 	for (int k = 0; k <= 200; k++) {
 		bool after = k > 100;
 		int64_t t = k * 1000LL;
@@ -600,13 +601,16 @@ static void conf_case_set(const struct conf_case *c, struct confound_set *x)
 			txq = txe = 0;
 		txq += after ? c->txq2 : c->txq1;
 		txe += after ? c->txe2 : c->txe1;
+		pkt += after ? c->pkt2 : c->pkt1;
 		bool down = after && (k - 100) <= (int)(c->down2 * 100);
 		x->ifs[0].rows[x->ifs[0].n++] = (struct confound_row){ .t = t,
 			.reset = c->reset && k == 150,
 			.running = !down,
 			.mtu = after ? c->mtu2 : c->mtu1,
 			.txq = (uint64_t)txq,
-			.tx_err = (uint64_t)txe };
+			.tx_err = (uint64_t)txe,
+			.rx_pkts = (uint64_t)pkt,
+			.tx_pkts = (uint64_t)pkt };
 		x->ifs[1].rows[x->ifs[1].n++] = (struct confound_row){ .t = t, .running = true, .mtu = 1420 };
 	}
 }
@@ -614,25 +618,35 @@ static void conf_case_set(const struct conf_case *c, struct confound_set *x)
 static void test_confounders(void)
 {
 	static const struct conf_case cases[] = {
-		{ "clean", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "" },
+		{ "clean", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "", 0, 0 },
 		{ "cpu drop", 1400, 800, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false,
-			"cpu frequency 1400 → 800 MHz across the upgrade" },
-		{ "cpu within 5%", 1400, 1350, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "" },
-		{ "cpu untold after", 1400, 0, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "" },
+			"cpu frequency 1400 → 800 MHz across the upgrade", 0, 0 },
+		{ "cpu within 5%", 1400, 1350, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "", 0, 0 },
+		{ "cpu untold after", 1400, 0, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "", 0, 0 },
 		{ "wan drops", 1400, 1400, "ether1", false, 1500, 1500, 0, 12, 0, 0, 0, false,
-			"ether1 tx-queue-drop rose from 0 to 12/s" },
+			"ether1 tx-queue-drop rose from 0 to 12/s", 0, 0 },
 		{ "wan drops fell", 1400, 1400, "ether1", false, 1500, 1500, 40, 2, 0, 0, 0, false,
-			"ether1 tx-queue-drop fell from 40 to 2/s" },
-		{ "drops under 1/s", 1400, 1400, "ether1", false, 1500, 1500, 0.2, 0.9, 0, 0, 0, false, "" },
-		{ "drops under 2x", 1400, 1400, "ether1", false, 1500, 1500, 10, 15, 0, 0, 0, false, "" },
+			"ether1 tx-queue-drop fell from 40 to 2/s", 0, 0 },
+		{ "drops under 1/s", 1400, 1400, "ether1", false, 1500, 1500, 0.2, 0.9, 0, 0, 0, false, "", 0,
+			0 },
+		{ "drops under 2x", 1400, 1400, "ether1", false, 1500, 1500, 10, 15, 0, 0, 0, false, "", 0,
+			0 },
 		{ "wan mtu", 1400, 1400, "ether1", false, 1500, 1480, 0, 0, 0, 0, 0, false,
-			"ether1 MTU 1500 → 1480" },
+			"ether1 MTU 1500 → 1480", 0, 0 },
 		{ "wan down", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0.5, false,
-			"ether1 not running in 50% of the polls after, 0% before" },
-		{ "another wg", 1400, 1400, "wg1", true, 1420, 1280, 0, 0, 0, 40, 0, false, "" },
-		{ "reset", 1400, 1400, "ether1", false, 1500, 1500, 0, 0.5, 0, 0, 0, true, "" },
+			"ether1 not running in 50% of the polls after, 0% before", 0, 0 },
+		{ "another wg", 1400, 1400, "wg1", true, 1420, 1280, 0, 0, 0, 40, 0, false, "", 0, 0 },
+		{ "reset", 1400, 1400, "ether1", false, 1500, 1500, 0, 0.5, 0, 0, 0, true, "", 0, 0 },
 		{ "both", 1400, 800, "ether1", false, 1500, 1500, 0, 0, 0, 40, 0, false,
-			"cpu frequency 1400 → 800 MHz across the upgrade\nether1 tx-error rose from 0 to 40/s" },
+			"cpu frequency 1400 → 800 MHz across the upgrade\nether1 tx-error rose from 0 to 40/s",
+			0, 0 },
+		/* errors that fall with the packets (the upgrade cut the traffic): no confounder */
+		{ "errors follow traffic", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 9, 3, 0, false, "",
+			3000, 1000 },
+		{ "errors per packet rose", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 1, 40, 0, false,
+			"ether1 tx-error rose from 1 to 40/s", 1000, 1000 },
+		{ "drops rose, packets too", 1400, 1400, "ether1", false, 1500, 1500, 2, 12, 0, 0, 0, false,
+			"ether1 tx-queue-drop rose from 2 to 12/s", 1000, 1500 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct confound_set x;
