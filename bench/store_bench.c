@@ -35,6 +35,7 @@ static double bench_secs(void)
 
 struct bench_opt {
 	int routers, cores, ifaces, peers;
+	int sensors; /* health sensors; read (stored) every other poll, as REST reads them */
 	double hours;
 	double upgrade_at; /* hours; < 0: no upgrade (the ingest benchmark's fleet) */
 	bool rollup;       /* force and time the roll-ups after ingesting */
@@ -53,6 +54,39 @@ static void bench_peers(const struct bench_opt *o, sample_t *s, int r, int64_t k
 		p->rx_bytes = 1000000000ULL + (uint64_t)k * (5000 + h % 3000) * 30;
 		p->tx_bytes = p->rx_bytes / 2;
 		p->last_handshake_ms = (k * 30000 + i * 1000) % 120000;
+	}
+}
+
+/* S sensors of poll k of router r (temperatures, a voltage, fans, PSU states), and memory and
+ * disk; health_fresh on every other poll, as wgwatchd reads health once a minute. */
+static void bench_health(const struct bench_opt *o, sample_t *s, int r, int64_t k)
+{
+	static const struct {
+		const char *name;
+		enum sample_unit unit;
+		double base, swing;
+	} kinds[] = {
+		{ "cpu-temperature", SAMPLE_UNIT_CELSIUS, 55, 8 },
+		{ "voltage", SAMPLE_UNIT_VOLTS, 24.1, 0.3 },
+		{ "fan1-speed", SAMPLE_UNIT_RPM, 5600, 300 },
+		{ "psu1-state", SAMPLE_UNIT_STATE, 1, 0 },
+		{ "temperature", SAMPLE_UNIT_CELSIUS, 40, 5 },
+		{ "power-consumption", SAMPLE_UNIT_WATTS, 50, 6 },
+	};
+	s->health_fresh = k % 2 == 0;
+	s->mem_total = 4227858432;
+	s->mem_free = 3950641152 - (int64_t)((r * 31 + k) % 4096) * 4096;
+	s->disk_total = 135266304;
+	s->disk_free = 106233856;
+	for (int i = 0; i < o->sensors; i++) {
+		double u = (double)(((uint64_t)(r * 7919 + k * 104729 + i * 31)) % 1000) / 1000;
+		double v = kinds[i % 6].base + kinds[i % 6].swing * u;
+		v = kinds[i % 6].unit == SAMPLE_UNIT_CELSIUS || kinds[i % 6].unit == SAMPLE_UNIT_RPM
+			? round(v)
+			: round(v * 10) / 10;
+		char name[32];
+		snprintf(name, sizeof(name), "%s%s", kinds[i % 6].name, i >= 6 ? "-b" : "");
+		sample_add_sensor(s, name, kinds[i % 6].unit, v);
 	}
 }
 
@@ -172,6 +206,8 @@ static sample_t *bench_sample(const struct bench_opt *o, int r, int64_t k, int64
 		f->rx_drops = (uint64_t)k / 1000;
 	}
 	bench_peers(o, s, r, k);
+	if (o->sensors > 0)
+		bench_health(o, s, r, k);
 	return s;
 }
 
@@ -280,7 +316,7 @@ static void bench_run(const struct bench_opt *o)
 static void bench_usage(void)
 {
 	fprintf(stderr,
-		"usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers]"
+		"usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers] [-s sensors]"
 		" [-H hours] [-u|--upgrade-at hours]\n"
 		"                   [-n|--no-rollup] [-o new.db]\n");
 }
@@ -290,12 +326,13 @@ static int bench_args(int argc, char **argv, struct bench_opt *o)
 	static const struct option lo[] = { { "upgrade-at", required_argument, NULL, 'u' },
 		{ "no-rollup", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
 	int c;
-	while ((c = getopt_long(argc, argv, "r:c:i:p:H:u:no:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:c:i:p:s:H:u:no:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->routers = atoi(optarg); break;
 		case 'c': o->cores = atoi(optarg); break;
 		case 'i': o->ifaces = atoi(optarg); break;
 		case 'p': o->peers = atoi(optarg); break;
+		case 's': o->sensors = atoi(optarg); break;
 		case 'H': o->hours = atof(optarg); break;
 		case 'u': o->upgrade_at = atof(optarg); break;
 		case 'n': o->rollup = false; break;
@@ -316,13 +353,19 @@ static int bench_args(int argc, char **argv, struct bench_opt *o)
 
 int main(int argc, char **argv)
 {
-	struct bench_opt o = { 1000, 9, 4, 0, 24, -1, true, "store_bench.db" };
+	struct bench_opt o = { .routers = 1000,
+		.cores = 9,
+		.ifaces = 4,
+		.hours = 24,
+		.upgrade_at = -1,
+		.rollup = true,
+		.path = "store_bench.db" };
 	if (bench_args(argc, argv, &o) < 0)
 		return 2;
 	log_set_level(LOG_LVL_WARN);
-	printf("store_bench: %d routers x (%d cores, %d interfaces, %d peers), %.1f h of 30 s polls,"
-	       " into %s (SQLite %s)\n",
-		o.routers, o.cores, o.ifaces, o.peers, o.hours, o.path, sqlite3_libversion());
+	printf("store_bench: %d routers x (%d cores, %d interfaces, %d peers, %d sensors), %.1f h of 30 s"
+	       " polls, into %s (SQLite %s)\n",
+		o.routers, o.cores, o.ifaces, o.peers, o.sensors, o.hours, o.path, sqlite3_libversion());
 	if (o.upgrade_at >= 0)
 		printf("upgraded fleet: 7.21.5 -> 7.22.3 at %.2f h; by router %% 10: 0-5 same cost,"
 		       " 6-7 cost x1.6, 8 saturated with tx capacity halved, 9 cost x0.6; even"

@@ -1,5 +1,5 @@
-/* rest: the RouterOS REST collector. One poll is five sequential requests (four once the
- * /system/routerboard answer is known: it changes only across a restart, see rest_board_fresh)
+/* rest: the RouterOS REST collector. One poll is up to six sequential requests (routerboard
+ * only when its answer may have changed, see rest_board_fresh; health once a minute)
  * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
  * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
@@ -10,15 +10,18 @@
  * each) are pooled and lent to the polls in flight. */
 #include "config.h"
 #include "collectors/rest.h"
+#include "collectors/healthkeep.h"
 #include "collectors/restdecode.h"
 #include "collectors/restmulti.h"
 #include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/log.h"
+#include "lib/offload.h"
 #include "daemon/ros.h"
 #include "lib/xmem.h"
 
 #include <curl/curl.h>
+#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -43,8 +46,9 @@ static const char *const rest_iface_props[] = {
 	"actual-mtu",
 };
 #define REST_DEFAULT_TIMEOUT_MS 10000
-#define REST_PER_MULTI          64      /* routers per curl multi handle (see the top) */
-#define REST_BOARD_EVERY_MS     3600000 /* /system/routerboard asked again at least this often */
+#define REST_PER_MULTI          64          /* routers per curl multi handle (see the top) */
+#define REST_BOARD_EVERY_MS     3600000     /* /system/routerboard asked again at least this often */
+#define REST_OFFLOAD_MIN        (64 * 1024) /* replies this big are decoded off the loop thread */
 
 /* What /system/routerboard said (firmware), and what resource said when it was asked. */
 struct rest_board {
@@ -63,6 +67,11 @@ struct rest_conn {
 	bool own_ca;                   /* easy was given this router's ca_file */
 	bool busy, in_multi, too_big;
 	bool head_too_big; /* too_big because of headers and trailers alone */
+	bool decoding;     /* the offload thread decodes body into s: the loop touches neither */
+	bool abandoned;    /* cancelled or detached while decoding: drop it when the decode ends */
+	bool detached;     /* ... and free the handle too */
+	int dec_rc;        /* the decode's result, and its cause, set on the offload thread */
+	char *dec_cause;
 	enum restdecode_step step;
 	sample_t *s;
 	collector_done_fn done;
@@ -73,6 +82,7 @@ struct rest_conn {
 	size_t head_len; /* bytes of the status line, headers and trailers of this request */
 	char errbuf[CURL_ERROR_SIZE];
 	struct rest_board board; /* the last /system/routerboard answer */
+	healthkeep_t *health;    /* the last /system/health answer */
 };
 
 struct rest {
@@ -85,6 +95,7 @@ struct rest {
 	size_t ninsecure;
 	struct curl_slist *json_hdr; /* headers of every POST query, shared by all routers */
 	CURL **idle;                 /* easy handles no poll holds */
+	offload_t *off;              /* decodes big replies; NULL: all are decoded on the loop */
 	size_t nidle, capidle;
 	bool dying;
 };
@@ -99,6 +110,7 @@ static const char *rest_what(const struct rest_conn *c)
 		[RESTDECODE_BOARD] = "GET /rest/system/routerboard",
 		[RESTDECODE_IFACES] = "GET /rest/interface",
 		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
+		[RESTDECODE_HEALTH] = "GET /rest/system/health",
 	};
 	if (c->step == RESTDECODE_IFACES && c->rc->ninterfaces + c->rc->nwan > 0)
 		return "POST /rest/interface/print";
@@ -162,8 +174,10 @@ static char *rest_url(const struct rest_conn *c, char **post)
 	*post = NULL;
 	switch (c->step) {
 	case RESTDECODE_RESOURCE:
-		return xasprintf("%s/rest/system/resource?.proplist=uptime,version,board-name,"
-				 "architecture-name,cpu,cpu-frequency",
+		return xasprintf(
+			"%s/rest/system/resource?.proplist=uptime,version,board-name,"
+			"architecture-name,cpu,cpu-frequency,free-memory,total-memory,free-hdd-space,"
+			"total-hdd-space",
 			base);
 	case RESTDECODE_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
 	case RESTDECODE_BOARD:
@@ -175,9 +189,11 @@ static char *rest_url(const struct rest_conn *c, char **post)
 			return rest_iface_url(base);
 		*post = rest_iface_query(c->rc);
 		return xasprintf("%s/rest/interface/print", base);
+	case RESTDECODE_HEALTH: return xasprintf("%s/rest/system/health", base); /* rows or a record */
 	default:
 		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
-				 "public-key,last-handshake,rx,tx",
+				 "public-key,last-handshake,rx,tx,allowed-address,current-endpoint-address,"
+				 "current-endpoint-port,disabled",
 			base, rest_peer_names(c->s) ? "name," : "");
 	}
 }
@@ -409,14 +425,64 @@ static void rest_board_use(struct rest_conn *c)
 	s->upgrade_firmware = xstrdup(c->board.upgrade_firmware);
 }
 
-/* After step c->step was decoded: on to the next request, past routerboard when it stands. */
+/* After step c->step was decoded: on to the next request, past routerboard and health when
+ * their kept answers stand. */
 static void rest_next_step(struct rest_conn *c)
 {
 	if (c->step == RESTDECODE_BOARD)
 		rest_board_keep(c);
+	if (c->step == RESTDECODE_HEALTH)
+		healthkeep_save(c->health, c->s, c->rc->rest);
 	if (++c->step == RESTDECODE_BOARD && rest_board_fresh(c)) {
 		rest_board_use(c);
 		c->step++;
+	}
+	if (c->step == RESTDECODE_HEALTH && healthkeep_use(c->health, c->s, c->rc->rest))
+		c->step++; /* the kept answer stands (healthkeep.h) */
+}
+
+/* Step c->step's reply was decoded (rc 0) or refused (-1, cause): on to the next request. */
+static void rest_decoded(struct rest_conn *c, int rc, char *cause)
+{
+	if (rc < 0) {
+		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
+		free(cause);
+	} else {
+		rest_next_step(c);
+		if (c->step < RESTDECODE_NSTEPS) {
+			rest_start_step(c);
+			return;
+		}
+	}
+	rest_finish(c);
+}
+
+static void rest_conn_abandon(struct rest_conn *c);
+
+/* Offload thread: only body and s, which the loop leaves alone while decoding. */
+static void rest_decode_work(void *arg)
+{
+	struct rest_conn *c = arg;
+	c->dec_cause = NULL;
+	c->dec_rc = restdecode_reply(
+		c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &c->dec_cause);
+}
+
+/* Loop thread: the decode ended; go on, or drop a poll that was abandoned meanwhile. */
+static void rest_decode_done(void *arg)
+{
+	struct rest_conn *c = arg;
+	c->decoding = false;
+	if (!c->abandoned) {
+		rest_decoded(c, c->dec_rc, c->dec_cause);
+		return;
+	}
+	free(c->dec_cause);
+	c->abandoned = false;
+	rest_conn_abandon(c);
+	if (c->detached) {
+		rest_board_clear(&c->board);
+		free(c);
 	}
 }
 
@@ -429,18 +495,20 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
 	if (res != CURLE_OK) {
 		rest_fail_curl(c, res);
+	} else if (code == 400 && c->step == RESTDECODE_HEALTH) {
+		c->s->health_fresh = true; /* "no such command": a build without health, no sensors */
+		rest_next_step(c);
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
-	} else if (restdecode_reply(c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause) <
-		0) {
-		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
-		free(cause);
+	} else if (c->r->off != NULL && c->body.len >= REST_OFFLOAD_MIN) {
+		c->decoding = true; /* a big reply must not hold up the other routers' polls */
+		offload_run(c->r->off, rest_decode_work, rest_decode_done, c);
+		return;
 	} else {
-		rest_next_step(c);
-		if (c->step < RESTDECODE_NSTEPS) {
-			rest_start_step(c);
-			return;
-		}
+		int rc = restdecode_reply(
+			c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause);
+		rest_decoded(c, rc, cause);
+		return;
 	}
 	rest_finish(c);
 }
@@ -542,6 +610,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	struct rest_conn *c = xcalloc(1, sizeof(*c));
 	c->r = r;
 	buf_init(&c->body);
+	c->health = healthkeep_create();
 	c->next = r->conns;
 	if (r->conns != NULL)
 		r->conns->prev = c;
@@ -560,9 +629,13 @@ static int rest_conn_place(struct rest_conn *c)
 	return 0;
 }
 
-/* Abandons a poll in flight, without done. */
+/* Abandons a poll in flight, without done. One being decoded is dropped when the decode ends. */
 static void rest_conn_abandon(struct rest_conn *c)
 {
+	if (c->decoding) {
+		c->abandoned = true;
+		return;
+	}
 	rest_easy_give(c);
 	if (c->defer)
 		loop_cancel(c->r->loop, c->defer);
@@ -586,7 +659,12 @@ static void rest_detach(void *ctx, void *handle)
 	if (c->m != NULL)
 		restmulti_leave(c->m);
 	rest_conn_abandon(c);
+	if (c->decoding) { /* freed when its decode ends (rest_decode_done) */
+		c->detached = true;
+		return;
+	}
 	rest_board_clear(&c->board);
+	healthkeep_destroy(c->health);
 	free(c);
 }
 
@@ -681,6 +759,10 @@ rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 	r->loop = loop;
 	r->max_body = max_body_bytes;
 	r->json_hdr = hdr;
+	r->off = offload_create(loop);
+	if (r->off == NULL)
+		log_warn("rest: no thread to decode big replies on (%s): they are decoded on the loop",
+			strerror(errno));
 	return r;
 }
 
@@ -691,6 +773,7 @@ void rest_destroy(rest_t *r)
 	r->dying = true;
 	while (r->conns != NULL)
 		rest_detach(r, r->conns);
+	offload_destroy(r->off); /* ends the decodes in progress, which free their handles */
 	for (size_t i = 0; i < r->nidle; i++)
 		curl_easy_cleanup(r->idle[i]);
 	free(r->idle);

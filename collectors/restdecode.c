@@ -6,10 +6,12 @@
 #include "daemon/ros.h"
 #include "lib/xmem.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A copy of untrusted text fit for an error line: printable ASCII only, at most max bytes. */
 char *restdecode_clean(const char *s, size_t max)
@@ -149,6 +151,21 @@ static int restdecode_mhz(json_t *o, sample_t *s, char **cause)
 	return 0;
 }
 
+/* free-memory, total-memory, free-hdd-space, total-hdd-space: bytes, each optional. */
+static int restdecode_resource_sizes(json_t *o, sample_t *s, char **cause)
+{
+	static const char *const keys[] = { "free-memory", "total-memory", "free-hdd-space",
+		"total-hdd-space" };
+	int64_t *dst[] = { &s->mem_free, &s->mem_total, &s->disk_free, &s->disk_total };
+	for (size_t k = 0; k < 4; k++) {
+		uint64_t v = UINT64_MAX;
+		if (restdecode_u64(o, keys[k], false, &v, cause) < 0)
+			return -1;
+		*dst[k] = v <= INT64_MAX ? (int64_t)v : -1;
+	}
+	return 0;
+}
+
 static int restdecode_resource(json_t *j, sample_t *s, char **cause)
 {
 	json_t *o = restdecode_singleton(j, cause);
@@ -161,6 +178,8 @@ static int restdecode_resource(json_t *j, sample_t *s, char **cause)
 		return -1;
 	if (ros_parse_version(ver, &v, &why) < 0)
 		return restdecode_bad("version", ver, why, cause);
+	if (restdecode_resource_sizes(o, s, cause) < 0)
+		return -1;
 	s->uptime_ms = up;
 	restdecode_set(&s->version, v.text);
 	restdecode_set(&s->channel, v.channel[0] ? v.channel : NULL);
@@ -313,6 +332,24 @@ static const char *restdecode_peer_label(json_t *o, const char *key)
 	return key;
 }
 
+/* current-endpoint-address/port (absent, or "" and "0", before a first handshake) and
+ * allowed-address; the configured endpoint-address is not what the peer uses, so not read. */
+static int restdecode_endpoint(json_t *o, struct sample_peer *p, char **cause)
+{
+	const char *addr = restdecode_str(o, "current-endpoint-address");
+	const char *allowed = restdecode_str(o, "allowed-address");
+	uint64_t port = 0;
+	if (restdecode_u64(o, "current-endpoint-port", false, &port, cause) < 0)
+		return -1;
+	if (port > 65535)
+		return restdecode_bad("current-endpoint-port", restdecode_str(o, "current-endpoint-port"),
+			"not a port", cause);
+	p->endpoint_port = (int)port;
+	p->endpoint = addr != NULL && addr[0] != '\0' ? xstrdup(addr) : NULL;
+	p->allowed = allowed != NULL ? xstrdup(allowed) : NULL;
+	return 0;
+}
+
 static int restdecode_peer_row(
 	json_t *o, struct sample_peer *p, const char **ifc, const char **key, char **cause)
 {
@@ -321,9 +358,10 @@ static int restdecode_peer_row(
 		restdecode_need(o, "public-key", key, cause) < 0 ||
 		restdecode_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
 		restdecode_u64(o, "tx", true, &p->tx_bytes, cause) < 0 ||
-		restdecode_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0)
+		restdecode_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0 ||
+		restdecode_bool(o, "disabled", &p->disabled, cause) < 0)
 		return -1;
-	return 0;
+	return restdecode_endpoint(o, p, cause);
 }
 
 static int restdecode_peers(json_t *j, sample_t *s, char **cause)
@@ -334,8 +372,11 @@ static int restdecode_peers(json_t *j, sample_t *s, char **cause)
 		json_t *o = json_array_get(j, i);
 		struct sample_peer p = { 0 };
 		const char *ifc, *key;
-		if (restdecode_peer_row(o, &p, &ifc, &key, cause) < 0)
+		if (restdecode_peer_row(o, &p, &ifc, &key, cause) < 0) {
+			free(p.endpoint);
+			free(p.allowed);
 			return -1;
+		}
 		p.interface = xstrdup(ifc);
 		p.public_key = xstrdup(key);
 		p.peer = xstrdup(restdecode_peer_label(o, key));
@@ -345,12 +386,98 @@ static int restdecode_peers(json_t *j, sample_t *s, char **cause)
 	return 0;
 }
 
+/* ---- /system/health: RouterOS 7 rows {name, value, type}, older builds one flat record ---- */
+
+/* The unit of a sensor from its type ("C", "V", "A", "W", "RPM", "" for states), else, for the
+ * flat record that has no types, from its name; -1 for what is no sensor (fan-mode, use-fan). */
+static int restdecode_health_unit(const char *name, const char *type)
+{
+	static const struct {
+		const char *type, *suffix;
+		enum sample_unit unit;
+	} map[] = {
+		{ "C", "temperature", SAMPLE_UNIT_CELSIUS }, { "V", "voltage", SAMPLE_UNIT_VOLTS },
+		{ "A", "current", SAMPLE_UNIT_AMPERES }, { "W", "consumption", SAMPLE_UNIT_WATTS },
+		{ "RPM", "speed", SAMPLE_UNIT_RPM },
+		{ "", "-state", SAMPLE_UNIT_STATE }, /* fan-state, psu1-state; not "state" */
+	};
+	size_t n = sizeof(map) / sizeof(map[0]);
+	for (size_t k = 0; type != NULL && type[0] != '\0' && k < n; k++)
+		if (strcasecmp(type, map[k].type) == 0)
+			return (int)map[k].unit;
+	for (size_t k = 0; k < n; k++) { /* no type, or one not known: by the name */
+		const char *at = strstr(name, map[k].suffix);
+		const char *after = at ? at + strlen(map[k].suffix) : NULL;
+		if (at != NULL && (*after == '\0' || isdigit((unsigned char)*after)))
+			return (int)map[k].unit;
+	}
+	return -1;
+}
+
+/* A reading: a decimal number, or for a state "ok" (1) and anything else (0). */
+static int restdecode_health_value(const char *v, enum sample_unit unit, double *out)
+{
+	if (unit == SAMPLE_UNIT_STATE) {
+		*out = strcmp(v, "ok") == 0 ? 1 : 0;
+		return 0;
+	}
+	char *end;
+	*out = strtod(v, &end);
+	return v[0] != '\0' && *end == '\0' && isfinite(*out) ? 0 : -1;
+}
+
+/* One sensor; an unknown kind, or a value that is no number, is passed over, not an error:
+ * a new sensor of a new board must not fail the poll. */
+static void restdecode_health_one(sample_t *s, const char *name, const char *type, const char *value)
+{
+	int unit = restdecode_health_unit(name, type);
+	double v;
+	if (unit < 0 || value == NULL || restdecode_health_value(value, (enum sample_unit)unit, &v) < 0)
+		return;
+	sample_add_sensor(s, name, (enum sample_unit)unit, v);
+}
+
+static int restdecode_health_flat(json_t *o, sample_t *s, char **cause)
+{
+	const char *key;
+	json_t *v;
+	if (restdecode_check_record(o, cause) < 0)
+		return -1;
+	json_object_foreach(o, key, v)
+	{
+		if (key[0] != '.')
+			restdecode_health_one(s, key, NULL, json_string_value(v));
+	}
+	return 0;
+}
+
+static int restdecode_health(json_t *j, sample_t *s, char **cause)
+{
+	json_t *first = json_array_get(j, 0);
+	sample_copy_sensors(s, &(sample_t){ 0 });
+	s->health_fresh = true;
+	if (json_is_object(j) || (json_array_size(j) == 1 && json_object_get(first, "name") == NULL))
+		return restdecode_health_flat(json_is_object(j) ? j : first, s, cause);
+	if (restdecode_list(j, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < json_array_size(j); i++) {
+		json_t *o = json_array_get(j, i);
+		const char *name, *value;
+		if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "name", &name, cause) < 0 ||
+			restdecode_need(o, "value", &value, cause) < 0)
+			return -1;
+		restdecode_health_one(s, name, restdecode_str(o, "type"), value);
+	}
+	return 0;
+}
+
 static int (*const restdecode_table[RESTDECODE_NSTEPS])(json_t *, sample_t *, char **) = {
 	[RESTDECODE_RESOURCE] = restdecode_resource,
 	[RESTDECODE_CPU] = restdecode_cpu,
 	[RESTDECODE_BOARD] = restdecode_board,
 	[RESTDECODE_IFACES] = restdecode_ifaces,
 	[RESTDECODE_PEERS] = restdecode_peers,
+	[RESTDECODE_HEALTH] = restdecode_health,
 };
 
 /* ---- an arena for jansson while a reply is decoded ----

@@ -14,6 +14,7 @@ enum restdecode_step {
 	RESTDECODE_BOARD,    /* /system/routerboard */
 	RESTDECODE_IFACES,   /* /interface */
 	RESTDECODE_PEERS,    /* /interface/wireguard/peers */
+	RESTDECODE_HEALTH,   /* /system/health (not every poll, see rest.c) */
 	RESTDECODE_NSTEPS
 };
 

@@ -1,6 +1,7 @@
 /* snmpcoll: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
  * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
- * chain of requests (v3 engine probe, scalars, two walks, counter GETs). What is asked and how
+ * chain of requests (v3 engine probe, scalars, two walks, counter GETs, and once a minute a walk
+ * of MIKROTIK-MIB's health). What is asked and how
  * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or
  * passphrase in an error or a log. */
 #include "config.h"
@@ -8,6 +9,7 @@
 #include <net-snmp/library/large_fd_set.h>
 
 #include "collectors/snmpcoll.h"
+#include "collectors/healthkeep.h"
 #include "collectors/snmpdecode.h"
 #include "collectors/snmpusm.h"
 #include "lib/clock.h"
@@ -31,6 +33,7 @@ enum snmpcoll_step {
 	SNMPCOLL_NAMES,
 	SNMPCOLL_DESCRS,
 	SNMPCOLL_COUNTERS,
+	SNMPCOLL_HEALTH,
 	SNMPCOLL_NSTEPS
 };
 
@@ -51,7 +54,8 @@ struct snmpcoll_conn {
 	void *arg;
 	int64_t start_ms;
 	loop_timer_id retry_timer, deadline_timer, defer;
-	snmpdecode_t *dec; /* what to ask, the answers so far; lives with the conn */
+	snmpdecode_t *dec;    /* what to ask, the answers so far; lives with the conn */
+	healthkeep_t *health; /* the sensors of the last mtxrHealth walk */
 };
 
 struct snmpcoll {
@@ -135,6 +139,7 @@ static const char *snmpcoll_step_name(enum snmpcoll_step step)
 		[SNMPCOLL_NAMES] = "walk ifName",
 		[SNMPCOLL_DESCRS] = "walk ifDescr",
 		[SNMPCOLL_COUNTERS] = "GET interface counters",
+		[SNMPCOLL_HEALTH] = "walk mtxrHealth",
 	};
 	return names[step];
 }
@@ -222,7 +227,8 @@ static netsnmp_pdu *snmpcoll_req_probe(struct snmpcoll_conn *c)
 /* A GET, GETNEXT or GETBULK with the varbinds snmpdecode asks for at this step. */
 static netsnmp_pdu *snmpcoll_req(struct snmpcoll_conn *c)
 {
-	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS;
+	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS ||
+		c->step == SNMPCOLL_HEALTH;
 	int cmd = !walk ? SNMP_MSG_GET : c->rc->snmp_version == 1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK;
 	netsnmp_pdu *pdu = snmpcoll_pdu(c, cmd);
 	if (pdu == NULL)
@@ -288,7 +294,8 @@ static int snmpcoll_on_step_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu, cha
 	case SNMPCOLL_SCALARS: return snmpdecode_scalars(c->dec, pdu, cause);
 	case SNMPCOLL_CPU:
 	case SNMPCOLL_NAMES:
-	case SNMPCOLL_DESCRS: return snmpdecode_walk(c->dec, pdu, cause);
+	case SNMPCOLL_DESCRS:
+	case SNMPCOLL_HEALTH: return snmpdecode_walk(c->dec, pdu, cause);
 	case SNMPCOLL_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
 	default: *cause = xstrdup("unexpected answer"); return -1;
 	}
@@ -383,6 +390,18 @@ static void snmpcoll_send_step(struct snmpcoll_conn *c)
 	}
 }
 
+/* Sensors change slowly: within HEALTHKEEP_EVERY_MS of the last walk the poll carries its
+ * sensors (health_fresh false) and the walk is not made. Else the walk cursor is set up. */
+static bool snmpcoll_health_kept(struct snmpcoll_conn *c)
+{
+	if (c->rc->rest != NULL && c->rc->rest[0] != '\0')
+		return true; /* REST + SNMP: the REST half reads /system/health, the merge keeps it */
+	if (healthkeep_use(c->health, c->s, c->rc->snmp))
+		return true;
+	snmpdecode_walk_start(c->dec, SNMPDECODE_HEALTH);
+	return false;
+}
+
 /* Whether step has something to ask. Sets up the walk cursor for walks. */
 static bool snmpcoll_step_wanted(struct snmpcoll_conn *c, enum snmpcoll_step step)
 {
@@ -396,6 +415,7 @@ static bool snmpcoll_step_wanted(struct snmpcoll_conn *c, enum snmpcoll_step ste
 	case SNMPCOLL_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
 	case SNMPCOLL_NAMES: snmpdecode_walk_start(c->dec, SNMPDECODE_NAMES); return true;
 	case SNMPCOLL_COUNTERS: return snmpdecode_nrows(c->dec) > 0;
+	case SNMPCOLL_HEALTH: return !snmpcoll_health_kept(c);
 	default: return true;
 	}
 }
@@ -407,6 +427,7 @@ static void snmpcoll_next_step(struct snmpcoll_conn *c)
 		step++;
 	if (step == SNMPCOLL_NSTEPS) {
 		snmpdecode_emit(c->dec);
+		healthkeep_save(c->health, c->s, c->rc->snmp);
 		snmpcoll_finish_later(c);
 		return;
 	}
@@ -541,6 +562,7 @@ static void *snmpcoll_attach(void *ctx, const conf_router_t *rc)
 	c->m = m;
 	c->fd = -1;
 	c->dec = snmpdecode_create();
+	c->health = healthkeep_create();
 	if (getrandom(&c->idstate, sizeof(c->idstate), GRND_NONBLOCK) != sizeof(c->idstate))
 		c->idstate = (uint64_t)clock_mono_ms() ^ (uint64_t)(uintptr_t)c; /* no entropy yet */
 	c->next = m->conns;
@@ -575,6 +597,7 @@ static void snmpcoll_detach(void *ctx, void *handle)
 	m->nconns--;
 	snmpcoll_conn_abandon(c);
 	snmpdecode_destroy(c->dec);
+	healthkeep_destroy(c->health);
 	free(c);
 }
 

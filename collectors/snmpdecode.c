@@ -6,6 +6,7 @@
 #include "collectors/netsnmp.h"
 
 #include "collectors/snmpdecode.h"
+#include "collectors/snmphealth.h"
 #include "lib/buf.h"
 #include "daemon/ros.h"
 #include "lib/xmem.h"
@@ -54,9 +55,10 @@ static const struct snmpdecode_oid snmpdecode_scalar_oids[SC_N] = {
 	[SC_MHZ] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 3, 14, 0), /* mtxrHlProcessorFrequency */
 };
 static const struct snmpdecode_oid snmpdecode_walk_cols[] = {
-	[SNMPDECODE_CPU] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),   /* hrProcessorLoad */
-	[SNMPDECODE_NAMES] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1), /* ifName */
-	[SNMPDECODE_DESCRS] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 2),    /* ifDescr */
+	[SNMPDECODE_CPU] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),    /* hrProcessorLoad */
+	[SNMPDECODE_NAMES] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1),  /* ifName */
+	[SNMPDECODE_DESCRS] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 2, 2, 1, 2),     /* ifDescr */
+	[SNMPDECODE_HEALTH] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 3), /* mtxrHealth */
 };
 
 /* Counter slots of an interface row; SLOT_OPER is ifOperStatus. */
@@ -118,6 +120,8 @@ struct snmpdecode {
 	struct snmpdecode_ext *ext;
 	size_t next_ext;
 	int64_t last_uptime_ms;
+	bool health_walked;   /* this poll walks mtxrHealth */
+	snmphealth_t *health; /* what the walk brought */
 };
 
 /* ---- values ---- */
@@ -127,8 +131,7 @@ static bool snmpdecode_is_exception(const netsnmp_variable_list *v)
 	return v->type == SNMP_NOSUCHOBJECT || v->type == SNMP_NOSUCHINSTANCE || v->type == SNMP_ENDOFMIBVIEW;
 }
 
-/* An agent's string, printable ASCII only (others become '?'), at most SNMPDECODE_MAX_TEXT bytes. */
-static char *snmpdecode_text(const netsnmp_variable_list *v)
+char *snmpdecode_text(const netsnmp_variable_list *v)
 {
 	size_t n = v->val_len > SNMPDECODE_MAX_TEXT ? SNMPDECODE_MAX_TEXT : v->val_len;
 	char *d = xmalloc(n + 1);
@@ -399,6 +402,8 @@ static int snmpdecode_walk_take(snmpdecode_t *d, const netsnmp_variable_list *v,
 	oid index = v->name[v->name_length - 1];
 	if (d->walk == SNMPDECODE_CPU)
 		return snmpdecode_add_core(d->s, v, cause);
+	if (d->walk == SNMPDECODE_HEALTH)
+		return snmphealth_take(d->health, v, snmpdecode_walk_cols[SNMPDECODE_HEALTH].len, cause);
 	if (snmpdecode_var_text(v, &name, cause) < 0)
 		return -1;
 	if (v->name_length == snmpdecode_walk_cols[d->walk].len + 1 && snmpdecode_pick(d->rc, name))
@@ -439,6 +444,7 @@ void snmpdecode_walk_start(snmpdecode_t *d, enum snmpdecode_walk col)
 	memcpy(d->cursor, snmpdecode_walk_cols[col].o, snmpdecode_walk_cols[col].len * sizeof(oid));
 	d->cursor_len = snmpdecode_walk_cols[col].len;
 	d->walked = 0;
+	d->health_walked |= col == SNMPDECODE_HEALTH;
 }
 
 /* ---- counters ---- */
@@ -594,13 +600,17 @@ void snmpdecode_emit(snmpdecode_t *d)
 		f->rx_drops = v[SLOT_RX_DROPS];
 		f->tx_drops = v[SLOT_TX_DROPS];
 	}
+	if (d->health_walked)
+		snmphealth_emit(d->health, d->s);
 }
 
 /* ---- lifecycle ---- */
 
 snmpdecode_t *snmpdecode_create(void)
 {
-	return xcalloc(1, sizeof(snmpdecode_t));
+	snmpdecode_t *d = xcalloc(1, sizeof(snmpdecode_t));
+	d->health = snmphealth_create();
+	return d;
 }
 
 void snmpdecode_destroy(snmpdecode_t *d)
@@ -609,12 +619,15 @@ void snmpdecode_destroy(snmpdecode_t *d)
 		return;
 	snmpdecode_rows_clear(d);
 	snmpdecode_ext_clear(d);
+	snmphealth_destroy(d->health);
 	free(d);
 }
 
 void snmpdecode_begin(snmpdecode_t *d, const conf_router_t *rc, sample_t *s)
 {
 	snmpdecode_rows_clear(d);
+	snmphealth_clear(d->health);
+	d->health_walked = false;
 	d->rc = rc;
 	d->s = s;
 	d->skip = 0;
@@ -624,6 +637,7 @@ void snmpdecode_begin(snmpdecode_t *d, const conf_router_t *rc, sample_t *s)
 void snmpdecode_end(snmpdecode_t *d)
 {
 	snmpdecode_rows_clear(d);
+	snmphealth_clear(d->health);
 	d->rc = NULL;
 	d->s = NULL;
 }

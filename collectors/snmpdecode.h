@@ -10,11 +10,12 @@
 #include "daemon/conf.h"
 #include "daemon/sample.h"
 
-struct snmp_pdu; /* net-snmp's netsnmp_pdu; its headers clash with config.h, so not here */
+struct snmp_pdu;      /* net-snmp's netsnmp_pdu; its headers clash with config.h, so not here */
+struct variable_list; /* net-snmp's netsnmp_variable_list */
 
 typedef struct snmpdecode snmpdecode_t;
 
-enum snmpdecode_walk { SNMPDECODE_CPU, SNMPDECODE_NAMES, SNMPDECODE_DESCRS };
+enum snmpdecode_walk { SNMPDECODE_CPU, SNMPDECODE_NAMES, SNMPDECODE_DESCRS, SNMPDECODE_HEALTH };
 
 snmpdecode_t *snmpdecode_create(void);
 void snmpdecode_destroy(snmpdecode_t *d);
@@ -36,9 +37,12 @@ int snmpdecode_scalars(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause
 int snmpdecode_walk(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause);
 int snmpdecode_counters(snmpdecode_t *d, const struct snmp_pdu *pdu, char **cause);
 
+/* An agent's string: printable ASCII only (others become '?'), at most 255 bytes (malloc'd). */
+char *snmpdecode_text(const struct variable_list *v);
 size_t snmpdecode_walked(const snmpdecode_t *d); /* rows of the current walk so far */
 size_t snmpdecode_nrows(const snmpdecode_t *d);  /* interfaces picked by the name walks */
-/* Appends the picked interfaces to the sample, 32-bit counters extended to 64 bits. */
+/* Appends the picked interfaces to the sample, 32-bit counters extended to 64 bits; after a
+ * walk of SNMPDECODE_HEALTH also the sensors (health_fresh). */
 void snmpdecode_emit(snmpdecode_t *d);
 
 #endif

@@ -99,6 +99,9 @@ typedef struct conf {
 /* Load path and everything it includes. On success returns 0 and *out. On failure returns -1
  * and *errors holds every problem found, one "FILE:LINE: message" per line (caller frees). */
 int conf_load(const char *path, conf_t **out, char **errors);
+/* Whether a label name is one of wgwatch's own series or Prometheus's target labels (router,
+ * interface, direction, job, ...): a router's config label may not have it. */
+bool conf_label_reserved(const char *name);
 void conf_free(conf_t *c);
 
 const conf_router_t *conf_router_find(const conf_t *c, const char *name);

@@ -427,7 +427,10 @@ static int confval_v_number(const struct conf_key *k, const char *v, void *field
 	return 0;
 }
 
-static const char *const confval_builtin_labels[] = {
+/* Label names wgwatch's own series use (metrics, the Alertmanager push) and Prometheus's target
+ * labels: a router's config label of one of these names would clash, so it is refused. Keep
+ * in step with docs/metrics.md. */
+static const char *const confval_reserved_labels[] = {
 	"router",
 	"core",
 	"interface",
@@ -439,14 +442,34 @@ static const char *const confval_builtin_labels[] = {
 	"firmware",
 	"kind",
 	"le",
+	"direction",
+	"from_version",
+	"to_version",
+	"upgraded",
+	"sensor",
+	"endpoint",
+	"allowed_address",
+	"job",
+	"instance",
 };
 
-static bool confval_label_builtin(const char *name)
+bool conf_label_reserved(const char *name)
 {
-	for (size_t i = 0; i < sizeof(confval_builtin_labels) / sizeof(confval_builtin_labels[0]); i++)
-		if (strcmp(confval_builtin_labels[i], name) == 0)
+	for (size_t i = 0; i < sizeof(confval_reserved_labels) / sizeof(confval_reserved_labels[0]); i++)
+		if (strcmp(confval_reserved_labels[i], name) == 0)
 			return true;
 	return false;
+}
+
+/* "a, b, c": the reserved names, for the message. */
+static char *confval_reserved_list(void)
+{
+	buf_t b;
+	buf_init(&b);
+	for (size_t i = 0; i < sizeof(confval_reserved_labels) / sizeof(confval_reserved_labels[0]); i++)
+		buf_printf(&b, "%s%s", i ? ", " : "", confval_reserved_labels[i]);
+	size_t len;
+	return buf_steal(&b, &len);
 }
 
 static void confval_labels_free(struct conf_label *l, size_t n)
@@ -464,10 +487,12 @@ static char *confval_label_check(const struct conf_label *l, size_t n, const cha
 		return xasprintf("label name '%s' is not valid: use [a-zA-Z_][a-zA-Z0-9_]*, "
 				 "not starting with __",
 			name);
-	if (confval_label_builtin(name))
-		return xasprintf("label name '%s' is built in (router, core, interface, type, peer, board, "
-				 "architecture, version, firmware, kind, le): choose another",
-			name);
+	if (conf_label_reserved(name)) {
+		char *list = confval_reserved_list();
+		char *msg = xasprintf("label name '%s' is wgwatch's own (%s): choose another", name, list);
+		free(list);
+		return msg;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(l[i].key, name) == 0)
 			return xasprintf("label '%s' is given twice", name);

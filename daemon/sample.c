@@ -37,6 +37,7 @@ sample_t *sample_new(const char *router, int64_t time_ms, const char *source)
 	s->time_ms = time_ms;
 	s->source = source;
 	s->uptime_ms = -1;
+	s->mem_free = s->mem_total = s->disk_free = s->disk_total = -1;
 	return s;
 }
 
@@ -56,7 +57,12 @@ void sample_free(sample_t *s)
 		free(s->peers[i].interface);
 		free(s->peers[i].peer);
 		free(s->peers[i].public_key);
+		free(s->peers[i].endpoint);
+		free(s->peers[i].allowed);
 	}
+	for (size_t i = 0; i < s->nsensors; i++)
+		free(s->sensors[i].name);
+	free(s->sensors);
 	free(s->ifaces);
 	free(s->peers);
 	free(s->cores);
@@ -81,7 +87,7 @@ static size_t sample_slen(const char *str)
 static size_t sample_packed_size(const sample_t *s)
 {
 	size_t n = sizeof(*s) + s->ncores * sizeof(*s->cores) + s->nifaces * sizeof(*s->ifaces) +
-		s->npeers * sizeof(*s->peers);
+		s->npeers * sizeof(*s->peers) + s->nsensors * sizeof(*s->sensors);
 	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware, s->upgrade_firmware,
 		s->board, s->architecture, s->cpu_model };
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
@@ -90,7 +96,10 @@ static size_t sample_packed_size(const sample_t *s)
 		n += sample_slen(s->ifaces[i].name) + sample_slen(s->ifaces[i].type);
 	for (size_t i = 0; i < s->npeers; i++)
 		n += sample_slen(s->peers[i].interface) + sample_slen(s->peers[i].peer) +
-			sample_slen(s->peers[i].public_key);
+			sample_slen(s->peers[i].public_key) + sample_slen(s->peers[i].endpoint) +
+			sample_slen(s->peers[i].allowed);
+	for (size_t i = 0; i < s->nsensors; i++)
+		n += sample_slen(s->sensors[i].name);
 	return n;
 }
 
@@ -118,6 +127,9 @@ sample_t *sample_dup(const sample_t *s)
 	at += s->nifaces * sizeof(*d->ifaces);
 	d->peers = memcpy(at, s->peers ? (const void *)s->peers : "", s->npeers * sizeof(*d->peers));
 	at += s->npeers * sizeof(*d->peers);
+	d->sensors = memcpy(
+		at, s->sensors ? (const void *)s->sensors : "", s->nsensors * sizeof(*d->sensors));
+	at += s->nsensors * sizeof(*d->sensors);
 	d->router = sample_pack(&at, s->router), d->error = sample_pack(&at, s->error);
 	d->version = sample_pack(&at, s->version), d->channel = sample_pack(&at, s->channel);
 	d->firmware = sample_pack(&at, s->firmware);
@@ -132,7 +144,11 @@ sample_t *sample_dup(const sample_t *s)
 		d->peers[i].interface = sample_pack(&at, s->peers[i].interface);
 		d->peers[i].peer = sample_pack(&at, s->peers[i].peer);
 		d->peers[i].public_key = sample_pack(&at, s->peers[i].public_key);
+		d->peers[i].endpoint = sample_pack(&at, s->peers[i].endpoint);
+		d->peers[i].allowed = sample_pack(&at, s->peers[i].allowed);
 	}
+	for (size_t i = 0; i < s->nsensors; i++)
+		d->sensors[i].name = sample_pack(&at, s->sensors[i].name);
 	return d;
 }
 
@@ -171,4 +187,41 @@ void sample_set_cores(sample_t *s, size_t n)
 	s->ncores = n;
 	for (size_t i = 0; i < n; i++)
 		s->cores[i].irq = NAN;
+}
+
+void sample_add_sensor(sample_t *s, const char *name, enum sample_unit unit, double value)
+{
+	if (s->nsensors >= SAMPLE_MAX_SENSORS)
+		return;
+	for (size_t i = 0; i < s->nsensors; i++)
+		if (s->sensors[i].unit == unit && strcmp(s->sensors[i].name, name) == 0)
+			return;
+	s->sensors = xreallocarray(s->sensors, s->nsensors + 1, sizeof(*s->sensors));
+	s->sensors[s->nsensors++] = (struct sample_sensor){
+		.name = xstrdup(name), .unit = unit, .value = value
+	};
+}
+
+void sample_copy_sensors(sample_t *dst, const sample_t *src)
+{
+	for (size_t i = 0; i < dst->nsensors; i++)
+		free(dst->sensors[i].name);
+	free(dst->sensors);
+	dst->sensors = NULL;
+	dst->nsensors = 0;
+	for (size_t i = 0; i < src->nsensors; i++)
+		sample_add_sensor(dst, src->sensors[i].name, src->sensors[i].unit, src->sensors[i].value);
+}
+
+const char *sample_unit_name(enum sample_unit u)
+{
+	static const char *const names[SAMPLE_UNIT_COUNT] = {
+		[SAMPLE_UNIT_CELSIUS] = "celsius",
+		[SAMPLE_UNIT_VOLTS] = "volts",
+		[SAMPLE_UNIT_AMPERES] = "amperes",
+		[SAMPLE_UNIT_WATTS] = "watts",
+		[SAMPLE_UNIT_RPM] = "rpm",
+		[SAMPLE_UNIT_STATE] = "state",
+	};
+	return (unsigned)u < SAMPLE_UNIT_COUNT ? names[u] : "state";
 }

@@ -48,6 +48,27 @@ struct sample_peer {
 	char *public_key;
 	uint64_t rx_bytes, tx_bytes;
 	int64_t last_handshake_ms; /* age of the last handshake; -1 when never */
+	char *endpoint;            /* current-endpoint-address; NULL when unknown or none */
+	int endpoint_port;         /* current-endpoint-port; 0 when unknown or none */
+	char *allowed;             /* allowed-address as sent ("10.0.0.2/32,10.1.0.0/24"); NULL */
+	bool disabled;
+};
+
+/* What a health sensor measures, and the unit of sample_sensor.value. */
+enum sample_unit {
+	SAMPLE_UNIT_CELSIUS,
+	SAMPLE_UNIT_VOLTS,
+	SAMPLE_UNIT_AMPERES,
+	SAMPLE_UNIT_WATTS,
+	SAMPLE_UNIT_RPM,
+	SAMPLE_UNIT_STATE, /* value 1 ok, 0 anything else ("fail") */
+	SAMPLE_UNIT_COUNT
+};
+
+struct sample_sensor { /* one row of /system/health or mtxrGaugeTable */
+	char *name;    /* "cpu-temperature", "fan1-speed", "psu1-state", ... */
+	enum sample_unit unit;
+	double value; /* in unit */
 };
 
 typedef struct sample {
@@ -76,7 +97,14 @@ typedef struct sample {
 	bool have_peers; /* false when the source cannot tell peers (SNMP alone) */
 	size_t npeers;
 	struct sample_peer *peers;
-	bool packed; /* from sample_dup: one block, read-only (see there) */
+	/* Health (/system/health, MIKROTIK-MIB): the sensors as last read, maybe some polls ago
+	 * (collectors read them less often than counters); health_fresh when read by this poll. */
+	bool health_fresh;
+	size_t nsensors;
+	struct sample_sensor *sensors;
+	int64_t mem_free, mem_total;   /* bytes; -1 when unknown */
+	int64_t disk_free, disk_total; /* bytes; -1 when unknown */
+	bool packed;                   /* from sample_dup: one block, read-only (see there) */
 } sample_t;
 
 /* Where finished samples go (the store, in the daemon): submit takes ownership of s. */
@@ -99,5 +127,12 @@ const char *sample_err_name(enum sample_err err); /* "timeout", "connect", ... *
 struct sample_iface *sample_add_iface(sample_t *s); /* zeroed, appended */
 struct sample_peer *sample_add_peer(sample_t *s);
 void sample_set_cores(sample_t *s, size_t n); /* allocates n zeroed cores, irq = NAN */
+#define SAMPLE_MAX_SENSORS 64
+/* Appends a sensor (name copied), unless one of the same name and unit is there already (the
+ * first stands: two would make one Prometheus series twice) or s has SAMPLE_MAX_SENSORS. */
+void sample_add_sensor(sample_t *s, const char *name, enum sample_unit unit, double value);
+/* Replaces dst's sensors with copies of src's (src may be packed). */
+void sample_copy_sensors(sample_t *dst, const sample_t *src);
+const char *sample_unit_name(enum sample_unit u); /* "celsius", "volts", ..., "state" */
 
 #endif

@@ -147,14 +147,19 @@ static int fill_step(const simrouter_t *r, double t, const char *auth, enum rest
 		[RESTDECODE_BOARD] = "/rest/system/routerboard",
 		[RESTDECODE_IFACES] = "/rest/interface",
 		[RESTDECODE_PEERS] = "/rest/interface/wireguard/peers",
+		[RESTDECODE_HEALTH] = "/rest/system/health",
 	};
 	static const char *const query[RESTDECODE_NSTEPS] = {
-		[RESTDECODE_RESOURCE] = ".proplist=uptime,version,board-name,architecture-name,cpu",
+		[RESTDECODE_RESOURCE] = ".proplist=uptime,version,board-name,architecture-name,cpu,"
+					"free-memory,total-memory,free-hdd-space,total-hdd-space",
 		[RESTDECODE_CPU] = ".proplist=.id,cpu,load,irq",
 		[RESTDECODE_BOARD] = ".proplist=routerboard,current-firmware,upgrade-firmware",
 		[RESTDECODE_IFACES] = "type=wg&.proplist=.id,name,type,running,disabled,rx-byte,tx-byte,"
 				      "rx-packet,tx-packet,rx-drop,tx-drop",
-		[RESTDECODE_PEERS] = ".proplist=.id,interface,name,comment,public-key,last-handshake,rx,tx",
+		[RESTDECODE_PEERS] =
+			".proplist=.id,interface,name,comment,public-key,last-handshake,rx,tx,"
+			"allowed-address,current-endpoint-address,current-endpoint-port,disabled",
+		[RESTDECODE_HEALTH] = "",
 	};
 	struct simreq q = { .method = "GET", .path = path[step], .query = query[step], .auth = auth };
 	struct simresp rs = { 0 };
@@ -191,9 +196,13 @@ static sample_t *fill_poll(
 		sample_fail(s, err, "GET /rest/system/resource: %s", why);
 		return s;
 	}
-	for (int step = 0; step < RESTDECODE_NSTEPS; step++)
+	for (int step = 0; step < RESTDECODE_NSTEPS; step++) {
+		/* health once a wall-clock minute, as the daemon reads it (collectors/rest.c) */
+		if (step == RESTDECODE_HEALTH && ms / 60000 == (ms - o->step_ms) / 60000)
+			continue;
 		if (fill_step(f->r, t, auth, (enum restdecode_step)step, s) < 0)
 			break;
+	}
 	return s;
 }
 

@@ -514,7 +514,11 @@ static void scenario_group_end(struct parser *p)
 	for (size_t i = 0; i < g->nwg; i++)
 		if (g->idle_peers > g->wg[i].npeers)
 			scenario_perr(p, g->line, "idle_peers is more than the peers of %s", g->wg[i].name);
+	if (g->disabled_peers > g->idle_peers)
+		scenario_perr(p, g->line, "disabled_peers is more than idle_peers (a disabled peer is idle)");
 	g->routerboard = p->rb >= 0 ? p->rb == 1 : strcmp(g->arch, "x86_64") != 0;
+	if (g->health == SC_HEALTH_DEFAULT)
+		g->health = g->routerboard ? SC_HEALTH_V7 : SC_HEALTH_NONE;
 	scenario_cpu_keys(p);
 	scenario_compile_phases(p, g);
 	scenario_cpu_mode(p, g);

@@ -68,6 +68,7 @@ struct sc_phase {
 	struct sc_state st;
 };
 
+enum sc_health { SC_HEALTH_DEFAULT, SC_HEALTH_V7, SC_HEALTH_V6, SC_HEALTH_NONE };
 /* How a group's routers differ from the common shape (`shape =`, docs/sim.md), as real ones do. */
 enum sc_shape {
 	SC_SHAPE_RESOURCE_ARRAY = 1 << 0, /* /system/resource as a one-element array (7.1 betas) */
@@ -91,8 +92,12 @@ struct sc_group {
 	char *labels; /* "site=x,role=y" or NULL */
 	struct sc_wg *wg;
 	size_t nwg;
-	int idle_peers;    /* per interface: the last N peers never handshook */
-	int comment_every; /* every Nth peer has a comment; 0 none */
+	int idle_peers;        /* per interface: the last N peers never handshook */
+	int comment_every;     /* every Nth peer has a comment; 0 none */
+	int disabled_peers;    /* per interface: the last N peers are disabled (and idle) */
+	enum sc_health health; /* the shape of /system/health (docs/sim.md) */
+	int fans, psus;        /* fanN-speed and psuN-state sensors */
+	int failed_psu;        /* psuN-state "fail" for N; 0 none */
 	char *peer_prefix;
 	int vlans;
 	int packet_size;           /* bytes, for packet counters */

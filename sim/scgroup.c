@@ -178,6 +178,21 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 		return scgroup_parse_wg(g, v);
 	if (strcmp(k, "idle_peers") == 0)
 		return scgroup_parse_int(v, 0, 10000, &g->idle_peers);
+	if (strcmp(k, "disabled_peers") == 0)
+		return scgroup_parse_int(v, 0, 10000, &g->disabled_peers);
+	if (strcmp(k, "fans") == 0)
+		return scgroup_parse_int(v, 0, 4, &g->fans);
+	if (strcmp(k, "psus") == 0)
+		return scgroup_parse_int(v, 0, 2, &g->psus);
+	if (strcmp(k, "failed_psu") == 0)
+		return scgroup_parse_int(v, 0, 2, &g->failed_psu);
+	if (strcmp(k, "health") == 0) {
+		static const char *const shapes[] = { "v7", "v6", "none" };
+		for (int i = 0; i < 3; i++)
+			if (strcmp(v, shapes[i]) == 0)
+				g->health = (enum sc_health)(SC_HEALTH_V7 + i);
+		return g->health != SC_HEALTH_DEFAULT ? 0 : -1;
+	}
 	if (strcmp(k, "comment_every") == 0)
 		return scgroup_parse_int(v, 0, 10000, &g->comment_every);
 	if (strcmp(k, "peer_prefix") == 0)

@@ -201,28 +201,71 @@ static void simmenu_fill_update(const struct simmenu_ctx *c, int i, struct simme
 	simmenu_add(rec, "installed-version", "%s", c->st->version);
 }
 
+/* /system/health (routeros.md §2.7): RouterOS 7 rows of name, value, type; `health = v6` one
+ * flat record of the same names (with the fan settings that are no sensor); none on CHR. */
+struct simmenu_sensor {
+	const char *name, *type; /* static: a record keeps its keys as pointers */
+	char value[16];
+};
+
+static int simmenu_sensors(const struct simmenu_ctx *c, struct simmenu_sensor *out)
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	int load = simmenu_cpu_load_avg(c), n = 0, h = (int)(simrouter_hash(c->r, 8, 0) % 6);
+	if (g->health == SC_HEALTH_NONE)
+		return 0;
+	out[n] = (struct simmenu_sensor){ .name = "temperature", .type = "C" };
+	snprintf(out[n++].value, sizeof(out->value), "%d", 33 + h + load / 8);
+	out[n] = (struct simmenu_sensor){ .name = "cpu-temperature", .type = "C" };
+	snprintf(out[n++].value, sizeof(out->value), "%d", 45 + h + load / 4);
+	out[n] = (struct simmenu_sensor){ .name = "voltage", .type = "V" };
+	snprintf(out[n++].value, sizeof(out->value), "24.%d", h);
+	static const char *const fans[] = { "fan1-speed", "fan2-speed", "fan3-speed", "fan4-speed" };
+	static const char *const psus[] = { "psu1-state", "psu2-state" };
+	for (int f = 0; f < g->fans && f < 4; f++, n++) {
+		out[n] = (struct simmenu_sensor){ .name = fans[f], .type = "RPM" };
+		snprintf(out[n].value, sizeof(out->value), "%d", 4150 + 150 * f + 20 * load);
+	}
+	for (int p = 0; p < g->psus && p < 2; p++, n++) {
+		out[n] = (struct simmenu_sensor){ .name = psus[p], .type = "" };
+		snprintf(out[n].value, sizeof(out->value), "%s", p + 1 == g->failed_psu ? "fail" : "ok");
+	}
+	if (g->psus > 0) {
+		out[n] = (struct simmenu_sensor){ .name = "power-consumption", .type = "W" };
+		snprintf(out[n++].value, sizeof(out->value), "%d.%d", 20 + load / 4, h);
+	}
+	return n;
+}
+
+#define SIMMENU_MAX_SENSORS 10
+
 static int simmenu_count_health(const struct simmenu_ctx *c)
 {
-	return simrouter_group(c->r)->routerboard ? 3 : 0;
+	struct simmenu_sensor s[SIMMENU_MAX_SENSORS];
+	return simmenu_sensors(c, s);
+}
+
+static bool simmenu_health_flat(const struct simmenu_ctx *c)
+{
+	return simrouter_group(c->r)->health == SC_HEALTH_V6;
 }
 
 static void simmenu_fill_health(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
-	static const struct {
-		const char *id, *name, *type;
-		int base;
-	} s[] = {
-		{ "*E", "temperature", "C", 38 },
-		{ "*11", "cpu-temperature", "C", 52 },
-		{ "*1B", "voltage", "V", 240 },
-	};
-	int v = s[i].base + simmenu_cpu_load_avg(c) / 8;
-	simmenu_add(rec, ".id", "%s", s[i].id);
+	struct simmenu_sensor s[SIMMENU_MAX_SENSORS];
+	int n = simmenu_sensors(c, s);
+	if (simmenu_health_flat(c)) {
+		for (int k = 0; k < n; k++)
+			simmenu_add(rec, s[k].name, "%s", s[k].value);
+		if (simrouter_group(c->r)->fans > 0)
+			simmenu_add(rec, "fan-mode", "auto"), simmenu_add(rec, "use-fan", "main");
+		return;
+	}
+	if (i >= n)
+		return;
+	simmenu_add(rec, ".id", "*%X", 0xE + (unsigned)i * 3);
 	simmenu_add(rec, "name", "%s", s[i].name);
-	if (strcmp(s[i].type, "V") == 0)
-		simmenu_add(rec, "value", "%d.%d", s[i].base / 10, s[i].base % 10);
-	else
-		simmenu_add(rec, "value", "%d", v);
+	simmenu_add(rec, "value", "%s", s[i].value);
 	simmenu_add(rec, "type", "%s", s[i].type);
 }
 
@@ -401,6 +444,14 @@ static void simmenu_fill_peer_names(const struct simmenu_ctx *c, int p, struct s
 		simmenu_add(rec, "comment", "site %d", p + 1);
 }
 
+/* The last disabled_peers of each interface (idle too: scenario.c checks). */
+static bool simmenu_peer_disabled(const struct simmenu_ctx *c, int p)
+{
+	const struct sc_group *g = simrouter_group(c->r);
+	int iface = simrouter_peer_iface(c->r, p);
+	return simrouter_peer_num(c->r, p) > g->wg[iface].npeers - g->disabled_peers;
+}
+
 static void simmenu_fill_peer(const struct simmenu_ctx *c, int p, struct simmenu_rec *rec)
 {
 	int iface = simrouter_peer_iface(c->r, p), num = simrouter_peer_num(c->r, p);
@@ -427,7 +478,7 @@ static void simmenu_fill_peer(const struct simmenu_ctx *c, int p, struct simmenu
 	simmenu_add_u64(rec, "rx", simmenu_peer_bytes(c, p, 0));
 	simmenu_add_u64(rec, "tx", simmenu_peer_bytes(c, p, 1));
 	simmenu_add(rec, "responder", hs >= 0 ? "false" : "true");
-	simmenu_add(rec, "disabled", "false");
+	simmenu_add(rec, "disabled", "%s", simmenu_peer_disabled(c, p) ? "true" : "false");
 	simmenu_add(rec, "dynamic", "false");
 }
 
@@ -442,6 +493,11 @@ static const struct simmenu menus[] = {
 	{ "interface/wireguard", true, simmenu_count_wg, simmenu_fill_wg },
 	{ "interface/wireguard/peers", true, simmenu_count_peers, simmenu_fill_peer },
 };
+
+bool simmenu_flat(const struct simmenu *m, const struct simmenu_ctx *c)
+{
+	return m->fill == simmenu_fill_health && simmenu_health_flat(c);
+}
 
 const struct simmenu *simmenu_find(const char *path)
 {

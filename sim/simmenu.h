@@ -36,6 +36,8 @@ struct simmenu {
 };
 
 const struct simmenu *simmenu_find(const char *path); /* NULL if none */
+/* True when c's router serves list menu m as one flat object, fill(c, 0) (health = v6). */
+bool simmenu_flat(const struct simmenu *m, const struct simmenu_ctx *c);
 void simmenu_ctx_init(struct simmenu_ctx *c, const simrouter_t *r, double t, time_t epoch);
 /* Value of key in rec, NULL if absent. */
 const char *simmenu_get(const struct simmenu_rec *rec, const char *key);

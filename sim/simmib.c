@@ -17,7 +17,7 @@
 #define MAX_VARBINDS 256 /* per reply: caps GETBULK, keeps a reply far below 64 KiB */
 #define OID_MAX      16
 
-enum kind { K_SCALAR, K_IF, K_CPU, K_ENT };
+enum kind { K_SCALAR, K_IF, K_CPU, K_ENT, K_GAUGE };
 
 enum what {
 	S_DESCR,
@@ -43,6 +43,10 @@ enum what {
 	C_C64,
 	C_EMPTY,
 	P_LOAD,
+	H_LEGACY, /* an mtxrHl* scalar: the flat health record's key, in tenths unless noted */
+	G_NAME,   /* mtxrGaugeTable columns */
+	G_VALUE,
+	G_UNIT,
 };
 
 struct obj {
@@ -50,14 +54,17 @@ struct obj {
 	size_t len;
 	enum kind kind;
 	enum what what;
-	const char *key; /* simmenu field of the interface record */
+	const char *key; /* simmenu field of the interface (or flat health) record */
+	int scale;       /* H_LEGACY: the factor of the value (10: tenths) */
 };
 
-#define O(...)    .o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid)
-#define IFT(col)  O(1, 3, 6, 1, 2, 1, 2, 2, 1, col), .kind = K_IF
-#define IFX(col)  O(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, col), .kind = K_IF
-#define MTX(a, b) O(1, 3, 6, 1, 4, 1, 14988, 1, 1, a, b), .kind = K_SCALAR
-#define ENT(col)  O(1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, col), .kind = K_ENT
+#define O(...)      .o = { __VA_ARGS__ }, .len = sizeof((oid[]){ __VA_ARGS__ }) / sizeof(oid)
+#define IFT(col)    O(1, 3, 6, 1, 2, 1, 2, 2, 1, col), .kind = K_IF
+#define IFX(col)    O(1, 3, 6, 1, 2, 1, 31, 1, 1, 1, col), .kind = K_IF
+#define MTX(a, b)   O(1, 3, 6, 1, 4, 1, 14988, 1, 1, a, b), .kind = K_SCALAR
+#define ENT(col)    O(1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, col), .kind = K_ENT
+#define GAUGE(c)    O(1, 3, 6, 1, 4, 1, 14988, 1, 1, 3, 100, 1, c), .kind = K_GAUGE
+#define HL(b, k, f) MTX(3, b), .what = H_LEGACY, .key = k, .scale = f
 
 /* In lexicographic order of OID (checked at create): GETNEXT walks it front to back. */
 static const struct obj objs[] = {
@@ -89,12 +96,23 @@ static const struct obj objs[] = {
 	{ IFX(11), .what = C_C64, .key = "tx-packet" },                         /* ifHCOutUcastPkts */
 	{ IFX(18), .what = C_EMPTY },                                           /* ifAlias */
 	{ ENT(2), .what = E_DESCR },                                            /* entPhysicalDescr */
+	{ HL(6, "cpu-temperature", 10) },                                       /* mtxrHlCpuTemperature */
+	{ HL(8, "voltage", 10) },                                               /* mtxrHlVoltage */
+	{ HL(10, "temperature", 10) },                                          /* mtxrHlTemperature */
+	{ HL(12, "power-consumption", 10) },                                    /* mtxrHlPower */
 	{ MTX(3, 14), .what = S_MHZ },                                          /* mtxrHlProcessorFrequency */
-	{ MTX(4, 4), .what = S_VERSION },                                       /* mtxrLicVersion */
-	{ MTX(7, 3), .what = S_SERIAL },                                        /* mtxrSerialNumber */
-	{ MTX(7, 4), .what = S_FIRMWARE },                                      /* mtxrFirmwareVersion */
-	{ MTX(7, 7), .what = S_UPGRADE },                                       /* ...UpgradeVersion */
-	{ MTX(7, 9), .what = S_BOARD },                                         /* mtxrBoardName */
+	{ HL(15, "psu1-state", 1) },                                            /* ...PowerSupplyState */
+	{ HL(16, "psu2-state", 1) },       /* ...BackupPowerSupplyState */
+	{ HL(17, "fan1-speed", 1) },       /* mtxrHlFanSpeed1 */
+	{ HL(18, "fan2-speed", 1) },       /* mtxrHlFanSpeed2 */
+	{ GAUGE(2), .what = G_NAME },      /* mtxrGaugeName */
+	{ GAUGE(3), .what = G_VALUE },     /* mtxrGaugeValue */
+	{ GAUGE(4), .what = G_UNIT },      /* mtxrGaugeUnit */
+	{ MTX(4, 4), .what = S_VERSION },  /* mtxrLicVersion */
+	{ MTX(7, 3), .what = S_SERIAL },   /* mtxrSerialNumber */
+	{ MTX(7, 4), .what = S_FIRMWARE }, /* mtxrFirmwareVersion */
+	{ MTX(7, 7), .what = S_UPGRADE },  /* ...UpgradeVersion */
+	{ MTX(7, 9), .what = S_BOARD },    /* mtxrBoardName */
 };
 #define NOBJS (sizeof(objs) / sizeof(objs[0]))
 
@@ -107,7 +125,11 @@ struct view {
 	int nif; /* -1 until the interface records are filled */
 	bool rb_done;
 	struct simmenu_rec rb;
+	int nhealth; /* -1 until filled: rows of /system/health (v7), 1 flat record (v6), or 0 */
+	bool health_flat;
+	struct simmenu_rec *health; /* m->health */
 };
+#define SIMMIB_MAX_HEALTH 12
 
 /* A value ready for snmp_varlist_add_variable (which copies it). */
 struct val {
@@ -122,7 +144,10 @@ struct val {
 
 void simmib_init(struct simmib *m)
 {
-	*m = (struct simmib){ .m_if = simmenu_find("interface"), .m_rb = simmenu_find("system/routerboard") };
+	*m = (struct simmib){ .m_if = simmenu_find("interface"),
+		.m_rb = simmenu_find("system/routerboard"),
+		.m_health = simmenu_find("system/health"),
+		.health = xcalloc(SIMMIB_MAX_HEALTH, sizeof(*m->health)) };
 	for (size_t i = 1; i < NOBJS; i++)
 		assert(snmp_oid_compare(objs[i - 1].o, objs[i - 1].len, objs[i].o, objs[i].len) < 0);
 }
@@ -131,6 +156,7 @@ void simmib_fini(struct simmib *m)
 {
 	free(m->recs);
 	free(m->ifindex);
+	free(m->health);
 }
 
 /* ---- the router's records ---- */
@@ -167,6 +193,24 @@ static const char *simmib_view_rb(struct view *v, const char *key)
 	return simmenu_get(&v->rb, key);
 }
 
+/* /system/health as REST serves it: the rows feed mtxrGaugeTable, a flat record (health = v6)
+ * the mtxrHl* scalars; a router with neither has no health objects. */
+static void simmib_view_health(struct view *v)
+{
+	const struct simmenu *m = v->m->m_health;
+	if (v->nhealth >= 0)
+		return;
+	v->health_flat = simmenu_flat(m, &v->c);
+	v->health = v->m->health;
+	v->nhealth = v->health_flat ? 1 : m->count(&v->c);
+	if (v->nhealth > SIMMIB_MAX_HEALTH)
+		v->nhealth = SIMMIB_MAX_HEALTH;
+	for (int i = 0; i < v->nhealth; i++) {
+		v->health[i].n = 0;
+		m->fill(&v->c, i, &v->health[i]);
+	}
+}
+
 static bool simmib_ros6(const struct view *v)
 {
 	return simrouter_group(v->r)->shape & SC_SHAPE_SNMP_ROS6;
@@ -174,6 +218,10 @@ static bool simmib_ros6(const struct view *v)
 
 static int simmib_obj_rows(struct view *v, const struct obj *o)
 {
+	if (o->kind == K_GAUGE) {
+		simmib_view_health(v);
+		return v->health_flat ? 0 : v->nhealth;
+	}
 	if (o->kind == K_SCALAR)
 		return 1;
 	if (o->kind == K_ENT) /* the chassis entity: served by the RouterOS 6 agent */
@@ -186,6 +234,10 @@ static int simmib_obj_rows(struct view *v, const struct obj *o)
 
 static oid simmib_obj_index(const struct view *v, const struct obj *o, int k)
 {
+	if (o->kind == K_GAUGE) { /* mtxrGaugeIndex from the .id, as ifIndex (ascending) */
+		const char *id = simmenu_get(&v->health[k], ".id");
+		return id && id[0] == '*' ? strtoul(id + 1, NULL, 16) : (oid)k + 1;
+	}
 	return o->kind == K_SCALAR ? 0
 		: o->kind == K_CPU ? (oid)k + 1
 		: o->kind == K_ENT ? 65536
@@ -322,9 +374,53 @@ static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *
 	}
 }
 
+/* A health value as the MIB carries it: scale x the decimal ("24.3" x 10 = 243); a state is
+ * 1 for ok in the legacy scalars, 0 for ok in the gauge table. */
+static long simmib_health_num(const char *value, int scale, bool legacy)
+{
+	if (strcmp(value, "ok") == 0 || strcmp(value, "fail") == 0)
+		return (strcmp(value, "ok") == 0) == legacy;
+	return lround(strtod(value, NULL) * scale);
+}
+
+static int simmib_gauge_unit(const char *type)
+{
+	static const char *const units[] = { "C", "RPM", "V", "A", "W" };
+	for (int i = 0; type != NULL && i < 5; i++)
+		if (strcmp(type, units[i]) == 0)
+			return i + 1;
+	return 6; /* "": a state */
+}
+
+static int simmib_health_value(struct view *v, const struct obj *o, int k, struct val *out)
+{
+	simmib_view_health(v);
+	if (o->what == H_LEGACY) {
+		const char *f = v->health_flat ? simmenu_get(&v->health[0], o->key) : NULL;
+		if (f == NULL)
+			return -1;
+		simmib_val_int(out, ASN_INTEGER, simmib_health_num(f, o->scale, true));
+		return 0;
+	}
+	const char *name = simmenu_get(&v->health[k], "name"), *value = simmenu_get(&v->health[k], "value");
+	int unit = simmib_gauge_unit(simmenu_get(&v->health[k], "type"));
+	if (name == NULL || value == NULL)
+		return -1;
+	if (o->what == G_NAME)
+		simmib_val_str(out, name);
+	else if (o->what == G_UNIT)
+		simmib_val_int(out, ASN_INTEGER, unit);
+	else /* Gauge32 as the MIB declares; deci-units for V, A, W */
+		simmib_val_int(
+			out, ASN_GAUGE, simmib_health_num(value, unit >= 3 && unit <= 5 ? 10 : 1, false));
+	return 0;
+}
+
 /* The value of instance k of o; -1 when the router has no such object (or v1 cannot carry it). */
 static int simmib_obj_value(struct view *v, const struct obj *o, int k, struct val *out)
 {
+	if (o->kind == K_GAUGE || o->what == H_LEGACY)
+		return simmib_health_value(v, o, k, out);
 	if (o->kind == K_SCALAR)
 		return simmib_scalar_value(v, o, out);
 	if (o->kind == K_CPU) {
@@ -492,7 +588,7 @@ static void simmib_get_bulk(struct view *v, long nonrep, long maxrep, const nets
 /* Turn the request pdu into its response. -1: no answer at all. */
 int simmib_respond(struct simmib *m, const simrouter_t *r, netsnmp_pdu *pdu, double t)
 {
-	struct view v = { .m = m, .r = r, .version = pdu->version, .nif = -1 };
+	struct view v = { .m = m, .r = r, .version = pdu->version, .nif = -1, .nhealth = -1 };
 	netsnmp_variable_list *list = NULL;
 	long errstat = 0, errindex = 0;
 	simmenu_ctx_init(&v.c, r, t, 0);

@@ -350,9 +350,10 @@ static void simrest_serve_menu(const simrouter_t *r, double t, const struct simm
 	struct simmenu_ctx c;
 	struct simmenu_rec rec = { .n = 0 };
 	simmenu_ctx_init(&c, r, t, sim_epoch);
-	if (m->list && id) {
+	bool list = m->list && !simmenu_flat(m, &c);
+	if (list && id) {
 		simrest_emit_one(m, &c, s, id, out);
-	} else if (m->list) {
+	} else if (list) {
 		simrest_emit_list(m, &c, s, out);
 	} else {
 		/* 7.1 betas sent /system/resource as a one-element array (shape resource-array) */

@@ -10,10 +10,11 @@
 
 /* What answering needs across requests: the menus and the records of the request in hand. */
 struct simmib {
-	const struct simmenu *m_if, *m_rb;
+	const struct simmenu *m_if, *m_rb, *m_health;
 	struct simmenu_rec *recs; /* the interface records of the request being answered */
 	oid *ifindex;
 	int nrecs;
+	struct simmenu_rec *health; /* the /system/health records of the request */
 };
 
 /* Find the menus and check (assert) that the object table is in OID order. */

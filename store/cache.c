@@ -24,6 +24,8 @@ static void cache_series_free(struct store_series *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(v[i].name);
 		free(v[i].key);
+		free(v[i].endpoint);
+		free(v[i].allowed);
 	}
 	free(v);
 }
@@ -34,6 +36,7 @@ void cache_clear(store_t *st)
 		struct store_router *r = st->routers[i];
 		cache_series_free(r->ifaces, r->nifaces);
 		cache_series_free(r->peers, r->npeers);
+		cache_series_free(r->sensors, r->nsensors);
 		free(r->name);
 		free(r->version);
 		free(r->firmware);
@@ -106,6 +109,7 @@ struct store_series *cache_series_add(
 	x->name = xstrdup(name);
 	x->key = xstrdup(key);
 	x->id = id;
+	x->disabled = -1;
 	return x;
 }
 
@@ -131,23 +135,39 @@ static int cache_load_routers(store_t *st)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static const char cache_ifaces_sql[] =
-	"SELECT r.name, i.id, i.name, NULL FROM interfaces i JOIN routers r ON r.id = i.router_id";
-static const char cache_peers_sql[] =
-	"SELECT r.name, p.id, p.interface, p.pkey FROM peers p JOIN routers r ON r.id = p.router_id";
+enum cache_what { CACHE_IFACES, CACHE_PEERS, CACHE_SENSORS };
+static const char *const cache_series_sql[] = {
+	[CACHE_IFACES] = "SELECT r.name, i.id, i.name, NULL, NULL, NULL, NULL"
+			 " FROM interfaces i JOIN routers r ON r.id = i.router_id",
+	[CACHE_PEERS] = "SELECT r.name, p.id, p.interface, p.pkey, p.endpoint, p.allowed_address, p.disabled"
+			" FROM peers p JOIN routers r ON r.id = p.router_id",
+	[CACHE_SENSORS] = "SELECT r.name, s.id, s.name, s.unit, NULL, NULL, NULL"
+			  " FROM sensors s JOIN routers r ON r.id = s.router_id",
+};
 
-static int cache_load_series(store_t *st, bool peer)
+static void cache_series_row(struct store_router *r, enum cache_what what, sqlite3_stmt *q)
 {
-	sqlite3_stmt *q = store_stmt(st, peer ? cache_peers_sql : cache_ifaces_sql);
+	struct store_series **v = what == CACHE_PEERS ? &r->peers
+		: what == CACHE_SENSORS               ? &r->sensors
+						      : &r->ifaces;
+	size_t *n = what == CACHE_PEERS ? &r->npeers : what == CACHE_SENSORS ? &r->nsensors : &r->nifaces;
+	struct store_series *x = cache_series_add(v, n, (const char *)sqlite3_column_text(q, 2),
+		(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
+	x->endpoint = db_col_str(q, 4);
+	x->allowed = db_col_str(q, 5);
+	x->disabled = (int)db_col_int64(q, 6, -1);
+}
+
+static int cache_load_series(store_t *st, enum cache_what what)
+{
+	sqlite3_stmt *q = store_stmt(st, cache_series_sql[what]);
 	if (q == NULL)
 		return -1;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		struct store_router *r = cache_router_find(st, (const char *)sqlite3_column_text(q, 0));
 		if (r != NULL)
-			cache_series_add(peer ? &r->peers : &r->ifaces, peer ? &r->npeers : &r->nifaces,
-				(const char *)sqlite3_column_text(q, 2),
-				(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
+			cache_series_row(r, what, q);
 	}
 	if (rc != SQLITE_DONE)
 		store_note_error(st);
@@ -171,7 +191,8 @@ static size_t cache_prev_from(
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].id != e.id || v[i].have_prev)
 				continue;
-			v[i] = (struct store_series){ v[i].name, v[i].key, v[i].id, true, t, e.c[0], e.c[1] };
+			v[i].have_prev = true, v[i].prev_ms = t;
+			v[i].prev_rx = e.c[0], v[i].prev_tx = e.c[1];
 			got++;
 		}
 	}
@@ -216,8 +237,9 @@ int cache_load(store_t *st)
 {
 	cache_clear(st);
 	st->cache_stale = true;
-	if (cache_load_routers(st) < 0 || cache_load_series(st, false) < 0 ||
-		cache_load_series(st, true) < 0 || cache_load_prevs(st) < 0)
+	if (cache_load_routers(st) < 0 || cache_load_series(st, CACHE_IFACES) < 0 ||
+		cache_load_series(st, CACHE_PEERS) < 0 || cache_load_series(st, CACHE_SENSORS) < 0 ||
+		cache_load_prevs(st) < 0)
 		return -1;
 	st->cache_stale = false;
 	return 0;

@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/store_int.h"
 #include "lib/db.h"
 #include "lib/xmem.h"
 
 #define HISTORY_ROLLUP_MS  300000LL /* the store's roll-up bucket */
 #define HISTORY_MAX_CORES  1024
-#define HISTORY_MAX_PEERS  5000
 #define HISTORY_MAX_EVENTS 2000
 #define HISTORY_BUSY_MS    2000
 #define HISTORY_DAY_MS     86400000LL
@@ -61,18 +61,6 @@ static const char history_sql_events[] =
 	" new_board, architecture, uptime_ms FROM version_history WHERE router_id = ?1"
 	" ORDER BY time_ms DESC, id DESC LIMIT 2000";
 
-/* Each peer's newest sample among the router's polls of the last hour before its newest poll
- * with peers (the samples are packed per poll: no per-peer index to seek). */
-static const char history_sql_peers[] =
-	"SELECT p.interface, p.name, s.time_ms, s.rx_bytes, s.tx_bytes, s.handshake_age_ms,"
-	" s.dt_ms, s.rx_delta, s.tx_delta FROM peers p JOIN peer_samples s ON s.peer_id = p.id"
-	" AND s.router_id = ?1 AND s.time_ms = (SELECT max(e.time_ms) FROM peer_samples e"
-	"  WHERE e.router_id = ?1 AND e.peer_id = p.id AND e.time_ms >= (SELECT max(time_ms)"
-	"  - 3600000 FROM polls WHERE router_id = ?1 AND peers IS NOT NULL))"
-	" AND s.time_ms >= (SELECT max(time_ms) - 3600000 FROM polls WHERE router_id = ?1"
-	"  AND peers IS NOT NULL)"
-	" WHERE p.router_id = ?1 ORDER BY p.interface, p.name LIMIT 5000";
-
 /* Per router, its newest upgrade or downgrade: one index seek per router (router_id, time_ms
  * descending) that stops at the first version change. Sorted by name, in byte order (BINARY),
  * which is what history_change_find's strcmp expects. */
@@ -110,7 +98,7 @@ static int history_fail(sqlite3 *db, const char *what, char **cause)
 }
 
 /* Prepare sql and bind ?1..?5 (unused ones are ignored). */
-static int history_prepare(
+int history_prepare(
 	sqlite3 *db, const char *sql, const int64_t *args, int nargs, sqlite3_stmt **q, char **cause)
 {
 	if (sqlite3_prepare_v2(db, sql, -1, q, NULL) != SQLITE_OK)
@@ -121,7 +109,7 @@ static int history_prepare(
 }
 
 /* Finish a stepping loop: -1 with *cause unless it ended in SQLITE_DONE. */
-static int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, char **cause)
+int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, char **cause)
 {
 	int ret = rc == SQLITE_DONE ? 0 : history_fail(db, what, cause);
 	sqlite3_finalize(q);
@@ -354,41 +342,6 @@ static int history_events(sqlite3 *db, history_t *h, int64_t rid, char **cause)
 	return history_done(db, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, "version history", cause);
 }
 
-static double history_bps(sqlite3_stmt *q, int delta_col)
-{
-	int64_t dt = db_col_int64(q, 6, 0);
-	if (dt <= 0 || sqlite3_column_type(q, delta_col) == SQLITE_NULL)
-		return NAN;
-	return (double)(uint64_t)sqlite3_column_int64(q, delta_col) * 8000.0 / (double)dt;
-}
-
-static void history_peer_row(sqlite3_stmt *q, struct history_peer *p)
-{
-	*p = (struct history_peer){
-		.interface = db_col_str(q, 0),
-		.name = db_col_str(q, 1),
-		.time_ms = sqlite3_column_int64(q, 2),
-		.rx_bytes = (uint64_t)sqlite3_column_int64(q, 3),
-		.tx_bytes = (uint64_t)sqlite3_column_int64(q, 4),
-		.handshake_age_ms = db_col_int64(q, 5, -1),
-		.rx_bps = history_bps(q, 7),
-		.tx_bps = history_bps(q, 8),
-	};
-}
-
-static int history_peers(sqlite3 *db, history_t *h, int64_t rid, char **cause)
-{
-	sqlite3_stmt *q;
-	if (history_prepare(db, history_sql_peers, &rid, 1, &q, cause) < 0)
-		return -1;
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW && h->npeers < HISTORY_MAX_PEERS) {
-		h->peers = xreallocarray(h->peers, h->npeers + 1, sizeof(*h->peers));
-		history_peer_row(q, &h->peers[h->npeers++]);
-	}
-	return history_done(db, q, rc == SQLITE_ROW ? SQLITE_DONE : rc, "peers", cause);
-}
-
 /* ---- entry points ---- */
 
 static int history_read(sqlite3 *db, const struct history_req *req, history_t *h, char **cause)
@@ -400,7 +353,8 @@ static int history_read(sqlite3 *db, const struct history_req *req, history_t *h
 	int64_t split = history_axis(h, req, history_rollup_done(db));
 	int64_t args[5] = { rid, h->from_ms, h->bucket_ms, split, h->to_ms };
 	if (history_ifaces(db, h, args, cause) < 0 || history_cpu(db, h, args, cause) < 0 ||
-		history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0)
+		history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0 ||
+		history_health(db, h, rid, cause) < 0)
 		return -1;
 	return 0;
 }
@@ -529,9 +483,14 @@ void history_free(history_t *h)
 	for (size_t i = 0; i < h->nevents; i++)
 		history_event_free(&h->events[i]);
 	free(h->events);
-	for (size_t i = 0; i < h->npeers; i++)
+	for (size_t i = 0; i < h->npeers; i++) {
 		free(h->peers[i].interface), free(h->peers[i].name);
+		free(h->peers[i].endpoint), free(h->peers[i].allowed);
+	}
 	free(h->peers);
+	for (size_t i = 0; i < h->nsensors; i++)
+		free(h->sensors[i].name), free(h->sensors[i].unit), free(h->sensors[i].v);
+	free(h->sensors);
 	free(h);
 }
 

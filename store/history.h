@@ -37,6 +37,16 @@ struct history_peer {
 	uint64_t rx_bytes, tx_bytes;
 	int64_t handshake_age_ms; /* -1 when never */
 	double rx_bps, tx_bps;    /* over the newest interval, bits/s; NAN when unknown */
+	char *endpoint, *allowed; /* "addr:port" and the allowed addresses as last seen; NULL */
+	int disabled;             /* 0/1, -1 unknown */
+};
+
+/* A health sensor: its newest reading and its range over the page's time range. */
+struct history_sensor {
+	char *name, *unit; /* unit: "celsius", "volts", "amperes", "watts", "rpm", "state" */
+	double value;      /* at health_ms; NAN when the newest reading lacked it */
+	double min, max;   /* over [from_ms, to_ms); NAN when no reading there */
+	double *v;         /* nbuckets means on the page's time axis, NAN where none */
 };
 
 /* Per WireGuard interface, one value per bucket, bits/s, NAN where no data. */
@@ -63,6 +73,10 @@ typedef struct history {
 	struct history_event *events; /* all of the router's, oldest first */
 	size_t npeers;
 	struct history_peer *peers; /* by interface, then name */
+	int64_t health_ms;          /* time of the newest health reading; 0 when none */
+	int64_t mem_free, mem_total, disk_free, disk_total; /* bytes then; -1 unknown */
+	size_t nsensors;
+	struct history_sensor *sensors; /* every sensor the router ever had, by id */
 } history_t;
 
 /* 0 and *out on success; 1 when the database does not know the router (*out NULL); -1 with

@@ -29,7 +29,10 @@ const char *const ingest_sql[SQ_COUNT] = {
 	[SQ_INS_PEER] = "INSERT INTO peers (router_id, interface, pkey, name) VALUES (?1, ?2, ?3, ?4)",
 	[SQ_INS_POLL] =
 		"INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
-		" error, cpu, ifaces, peers, cpu_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		" error, cpu, ifaces, peers, health, cpu_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		" ?11)",
+	[SQ_INS_SENSOR] = "INSERT INTO sensors (router_id, name, unit) VALUES (?1, ?2, ?3)",
+	[SQ_UPD_PEER] = "UPDATE peers SET endpoint = ?2, allowed_address = ?3, disabled = ?4 WHERE id = ?1",
 	[SQ_INS_HIST] =
 		"INSERT INTO version_history (router_id, time_ms, kind, old_version,"
 		" new_version, old_firmware, new_firmware, old_board, new_board, architecture, uptime_ms)"
@@ -81,6 +84,59 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 	if (store_step(st, q) < 0)
 		return NULL;
 	return cache_series_add(v, n, name, key, sqlite3_last_insert_rowid(st->db));
+}
+
+static struct store_series *ingest_sensor_get(
+	store_t *st, struct store_router *r, size_t hint, const struct sample_sensor *x)
+{
+	const char *unit = sample_unit_name(x->unit);
+	struct store_series *z = cache_series_find(r->sensors, r->nsensors, hint, x->name, unit);
+	if (z != NULL)
+		return z;
+	sqlite3_stmt *q = st->sq[SQ_INS_SENSOR];
+	sqlite3_bind_int64(q, 1, r->id);
+	db_bind_text(q, 2, x->name);
+	db_bind_text(q, 3, unit);
+	if (store_step(st, q) < 0)
+		return NULL;
+	return cache_series_add(&r->sensors, &r->nsensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
+}
+
+/* "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or NULL when the peer has none. */
+static char *ingest_endpoint(const struct sample_peer *p)
+{
+	if (p->endpoint == NULL || p->endpoint[0] == '\0')
+		return NULL;
+	bool v6 = strchr(p->endpoint, ':') != NULL;
+	return xasprintf("%s%s%s:%d", v6 ? "[" : "", p->endpoint, v6 ? "]" : "", p->endpoint_port);
+}
+
+static bool ingest_same(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* The peer's endpoint, allowed addresses and disabled flag into peers when they changed. */
+static int ingest_peer_detail(store_t *st, struct store_series *x, const struct sample_peer *p)
+{
+	char *ep = ingest_endpoint(p);
+	if (ingest_same(ep, x->endpoint) && ingest_same(p->allowed, x->allowed) &&
+		x->disabled == p->disabled) {
+		free(ep);
+		return 0;
+	}
+	sqlite3_stmt *q = st->sq[SQ_UPD_PEER];
+	sqlite3_bind_int64(q, 1, x->id);
+	db_bind_text(q, 2, ep);
+	db_bind_text(q, 3, p->allowed);
+	sqlite3_bind_int(q, 4, p->disabled);
+	int rc = store_step(st, q);
+	free(x->endpoint);
+	free(x->allowed);
+	x->endpoint = ep;
+	x->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
+	x->disabled = p->disabled;
+	return rc;
 }
 
 struct ingest_delta {
@@ -169,6 +225,30 @@ static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t
 			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
 		ingest_delta_flags(&v, &d);
 		pack_append(b, STORE_PEER, &prev_id, &v);
+		if (ingest_peer_detail(st, x, p) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Only a poll that read health carries it (sample.h health_fresh): between reads the sensors
+ * are the same answer again, and memory and disk are kept at the same pace. */
+static int ingest_pack_health(store_t *st, struct store_router *r, const sample_t *s, buf_t *b)
+{
+	if (!s->health_fresh)
+		return 0;
+	const int64_t sizes[4] = { s->mem_free, s->mem_total, s->disk_free, s->disk_total };
+	int64_t prev_id = 0;
+	pack_health_head(b, sizes);
+	for (size_t i = 0; i < s->nsensors; i++) {
+		const struct sample_sensor *x = &s->sensors[i];
+		struct store_series *z = ingest_sensor_get(st, r, i, x);
+		if (z == NULL)
+			return -1;
+		double milli = x->value * 1000.0;
+		struct store_val v = { .id = z->id,
+			.value = fabs(milli) < 9e15 ? (int64_t)llround(milli) : 0 };
+		pack_append(b, STORE_HEALTH, &prev_id, &v);
 	}
 	return 0;
 }
@@ -262,16 +342,16 @@ static int ingest_write_poll(store_t *st, const struct store_router *r, const sa
 	db_bind_text(q, 4, s->source);
 	db_bind_text(q, 5, s->err == SAMPLE_OK ? NULL : sample_err_name(s->err));
 	db_bind_text(q, 6, s->err == SAMPLE_OK ? NULL : s->error);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		db_bind_blob(q, 7 + i, st->pk[i].data, st->pk[i].len);
-	db_bind_opt(q, 10, s->cpu_freq_mhz, s->cpu_freq_mhz > 0);
+	db_bind_opt(q, 11, s->cpu_freq_mhz, s->cpu_freq_mhz > 0);
 	return store_step(st, q);
 }
 
 static bool ingest_has_data(const sample_t *s)
 {
 	return s->err == SAMPLE_OK || s->version != NULL || s->ncores > 0 || s->nifaces > 0 ||
-		s->npeers > 0 || s->uptime_ms >= 0;
+		s->npeers > 0 || s->uptime_ms >= 0 || s->health_fresh;
 }
 
 /* One polls row with the poll's values packed (st->pk: cpu, ifaces, peers). */
@@ -282,7 +362,7 @@ static int ingest_write_sample(store_t *st, const sample_t *s, size_t *rows)
 	struct store_router *r = ingest_router_get(st, s);
 	if (r == NULL)
 		return -1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		buf_reset(&st->pk[i]);
 	if (!ingest_has_data(s))
 		return ingest_write_poll(st, r, s) < 0 ? -1 : ingest_update_router(st, r, s);
@@ -290,7 +370,8 @@ static int ingest_write_sample(store_t *st, const sample_t *s, size_t *rows)
 	ingest_pack_cpu(s, &st->pk[0]);
 	if (ingest_write_history(st, r, s, restarted) < 0 ||
 		ingest_pack_ifaces(st, r, s, restarted, &st->pk[1]) < 0 ||
-		ingest_pack_peers(st, r, s, restarted, &st->pk[2]) < 0 || ingest_write_poll(st, r, s) < 0)
+		ingest_pack_peers(st, r, s, restarted, &st->pk[2]) < 0 ||
+		ingest_pack_health(st, r, s, &st->pk[3]) < 0 || ingest_write_poll(st, r, s) < 0)
 		return -1;
 	*rows += s->ncores + s->nifaces + s->npeers;
 	return ingest_update_router(st, r, s);

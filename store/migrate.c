@@ -220,18 +220,21 @@ static int migrate_schema(store_t *st, char **cause)
 		*cause = db_cause(st->db, "database %s", st->path);
 		return -1;
 	}
-	if (uv > (int)schema_nmigrations) {
+	/* A migration's version is its file's number, not its position: numbers may skip one
+	 * (a branch that adds 006 before 005 is merged), and only the later ones run. */
+	int newest = schema_nmigrations ? schema_migrations[schema_nmigrations - 1].version : 0;
+	if (uv > newest) {
 		*cause = xasprintf("database %s has schema version %d, newer than this wgwatchd "
-				   "knows (%zu): run a newer wgwatchd",
-			st->path, uv, schema_nmigrations);
+				   "knows (%d): run a newer wgwatchd",
+			st->path, uv, newest);
 		return -1;
 	}
 	if (db_use_wal(st->db) < 0) {
 		*cause = db_cause(st->db, "database %s: cannot switch to WAL mode", st->path);
 		return -1;
 	}
-	for (size_t i = (size_t)uv; i < schema_nmigrations; i++)
-		if (migrate_one(st, &schema_migrations[i], cause) < 0)
+	for (size_t i = 0; i < schema_nmigrations; i++)
+		if (schema_migrations[i].version > uv && migrate_one(st, &schema_migrations[i], cause) < 0)
 			return -1;
 	return 0;
 }

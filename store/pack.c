@@ -44,6 +44,13 @@ void pack_append(buf_t *b, enum store_kind kind, int64_t *prev_id, const struct 
 	size_t n = 0;
 	if (b->len == 0)
 		e[n++] = (uint8_t)kind;
+	if (kind == STORE_HEALTH) {
+		n += pack_put_varint(e + n, pack_zigzag(v->id - *prev_id));
+		n += pack_put_varint(e + n, pack_zigzag(v->value));
+		*prev_id = v->id;
+		buf_append(b, e, n);
+		return;
+	}
 	if (kind == STORE_CPU) {
 		n += pack_put_varint(e + n, (uint64_t)v->load);
 		n += pack_put_varint(e + n, (uint64_t)(v->irq + 1));
@@ -74,6 +81,13 @@ bool pack_next(
 	uint64_t x[5];
 	memset(v, 0, sizeof(*v));
 	v->irq = v->handshake_ms = -1;
+	if (kind == STORE_HEALTH) {
+		if (!pack_get_varint(p, end, &x[0]) || !pack_get_varint(p, end, &x[1]))
+			return false;
+		v->id = *prev_id += pack_unzigzag(x[0]);
+		v->value = pack_unzigzag(x[1]);
+		return true;
+	}
 	if (kind == STORE_CPU) {
 		if (!pack_get_varint(p, end, &x[0]) || !pack_get_varint(p, end, &x[1]))
 			return false;
@@ -104,5 +118,28 @@ bool pack_next(
 	for (int i = 0; (v->flags & STORE_F_LINK) && i < 4; i++)
 		if (!pack_get_varint(p, end, &v->link[i]))
 			return false;
+	return true;
+}
+
+void pack_health_head(buf_t *b, const int64_t sizes[4])
+{
+	uint8_t e[1 + 4 * 10];
+	size_t n = 0;
+	e[n++] = STORE_HEALTH;
+	for (int i = 0; i < 4; i++)
+		n += pack_put_varint(e + n, sizes[i] < 0 ? 0 : (uint64_t)sizes[i] + 1);
+	buf_append(b, e, n);
+}
+
+bool pack_health_head_get(const uint8_t **p, const uint8_t *end, int64_t sizes[4])
+{
+	if (*p >= end || *(*p)++ != STORE_HEALTH)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		uint64_t x;
+		if (!pack_get_varint(p, end, &x))
+			return false;
+		sizes[i] = x == 0 || x - 1 > INT64_MAX ? -1 : (int64_t)(x - 1);
+	}
 	return true;
 }

@@ -74,7 +74,7 @@ static void store_free(store_t *st)
 	if (st->db_fd >= 0)
 		close(st->db_fd);
 	cache_clear(st);
-	for (int i = 0; i < 3; i++)
+	for (size_t i = 0; i < sizeof(st->pk) / sizeof(st->pk[0]); i++)
 		buf_free(&st->pk[i]);
 	for (size_t i = 0; i < st->qlen; i++)
 		sample_free(st->q[(st->qhead + i) % st->qcap].s);

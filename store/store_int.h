@@ -26,6 +26,8 @@ enum store_sq { /* the writer's prepared statements (ingest_sql) */
 	SQ_INS_IFACE,
 	SQ_INS_PEER,
 	SQ_INS_POLL,
+	SQ_INS_SENSOR,
+	SQ_UPD_PEER,
 	SQ_INS_HIST,
 	SQ_GET_STATE,
 	SQ_SET_STATE,
@@ -39,6 +41,9 @@ struct store_series { /* an interface, or a peer, of one router */
 	bool have_prev; /* prev_* hold the newest stored counters */
 	int64_t prev_ms;
 	uint64_t prev_rx, prev_tx;
+	/* a peer's details as stored in peers (written when they change) */
+	char *endpoint, *allowed;
+	int disabled; /* -1 unknown */
 };
 
 struct store_router { /* what the writer remembers of a router (from the db) */
@@ -48,6 +53,8 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 	int64_t uptime_ms, info_ms; /* last known uptime and the poll time it was read; -1 */
 	struct store_series *ifaces, *peers;
 	size_t nifaces, npeers;
+	struct store_series *sensors; /* name: the sensor's, key: its unit's (sample_unit_name) */
+	size_t nsensors;
 };
 
 struct store_item {
@@ -66,7 +73,7 @@ struct store {
 	ino_t wal_ino;
 	int64_t retention_ms, rollup_retention_ms;
 	char errmsg[200]; /* the last SQLite error of the writer */
-	buf_t pk[3];      /* the poll being written, packed: cpu, ifaces, peers */
+	buf_t pk[4];      /* the poll being written, packed: cpu, ifaces, peers, health */
 
 	/* writer thread only */
 	struct store_router **routers; /* sorted by name */
@@ -110,7 +117,7 @@ sqlite3_stmt *store_stmt(store_t *st, const char *sql); /* prepared (caller fina
 /* pack.c: polls.cpu, .ifaces and .peers are BLOBs, a kind byte and then one entry per core,
  * interface or peer, made of LEB128 varints. An entry of a series starts with its id as a zigzag
  * difference from the previous entry's id. SQL reads them through sqlfn.c (store_sql_attach). */
-enum store_kind { STORE_CPU = 1, STORE_IFACE = 2, STORE_PEER = 3 };
+enum store_kind { STORE_CPU = 1, STORE_IFACE = 2, STORE_PEER = 3, STORE_HEALTH = 4 };
 
 enum {                     /* entry flags of interfaces and peers */
 	STORE_F_DELTA = 1, /* dt_ms, rx_delta and tx_delta follow */
@@ -128,6 +135,7 @@ struct store_val {            /* one entry, decoded */
 	uint64_t link[4];     /* interface, STORE_F_LINK: mtu (0 unknown), rx/tx errors, tx-queue-drop */
 	int flags;
 	int64_t dt_ms, rx_delta, tx_delta;
+	int64_t value; /* health: the sensor's value x 1000 */
 };
 
 /* Append one entry of the given kind (the kind byte first if b is empty); *prev_id is the id of
@@ -136,6 +144,24 @@ void pack_append(buf_t *b, enum store_kind kind, int64_t *prev_id, const struct 
 /* Decode the entry at *p (past the kind byte); false at the end or on a malformed blob. */
 bool pack_next(
 	const uint8_t **p, const uint8_t *end, enum store_kind kind, int64_t *prev_id, struct store_val *v);
+
+/* A health blob's head: the kind byte and memory free/total, disk free/total (bytes, -1 unknown)
+ * into an empty b; pack_health_head reads it back (false when malformed). Its entries are
+ * STORE_HEALTH entries of pack_append/pack_next: id and value. */
+void pack_health_head(buf_t *b, const int64_t sizes[4]);
+bool pack_health_head_get(const uint8_t **p, const uint8_t *end, int64_t sizes[4]);
+
+/* history.c and history_health.c (a read-only connection of the caller's). */
+struct history;
+/* Prepare sql and bind ?1..?nargs; -1 with *cause. */
+int history_prepare(
+	sqlite3 *db, const char *sql, const int64_t *args, int nargs, sqlite3_stmt **q, char **cause);
+/* Finalize q; -1 with *cause (naming what) unless rc is SQLITE_DONE. */
+int history_done(sqlite3 *db, sqlite3_stmt *q, int rc, const char *what, char **cause);
+/* The router's newest health reading and each sensor's range over [h->from_ms, h->to_ms). */
+int history_health(sqlite3 *db, struct history *h, int64_t rid, char **cause);
+/* Each peer's newest sample of the last hour with peers (history_peers.c). */
+int history_peers(sqlite3 *db, struct history *h, int64_t rid, char **cause);
 
 /* sqlfn.c: store_values(blob) and the store_pack_* aggregates, on one connection (SQLite rc). */
 int sqlfn_register(sqlite3 *db);

@@ -115,7 +115,7 @@ static json_t *alert_router_labels(const alert_t *a, json_t *labels, const char 
 	const conf_router_t *r = conf_router_find(a->conf, router);
 	for (size_t k = 0; labels != NULL && r != NULL && k < r->nlabels; k++) {
 		const struct conf_label *l = &r->labels[k];
-		if (!metrics_label_reserved(l->key) && json_object_get(labels, l->key) == NULL)
+		if (!conf_label_reserved(l->key) && json_object_get(labels, l->key) == NULL)
 			json_object_set_new(labels, l->key, json_string(l->value));
 	}
 	return labels;

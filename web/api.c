@@ -55,6 +55,32 @@ static json_t *api_labels(const conf_router_t *cr)
 	return o;
 }
 
+static json_t *api_bytes(int64_t v)
+{
+	return v >= 0 ? json_integer((json_int_t)v) : json_null();
+}
+
+/* The newest poll's sensors, memory and disk (docs/metrics.md), or null before any data. */
+static json_t *api_health(const sample_t *s)
+{
+	if (s == NULL)
+		return json_null();
+	json_t *o = json_object(), *arr = json_array();
+	for (size_t k = 0; k < s->nsensors; k++) {
+		json_t *x = json_object();
+		json_object_set_new(x, "name", api_str(s->sensors[k].name));
+		json_object_set_new(x, "unit", json_string(sample_unit_name(s->sensors[k].unit)));
+		json_object_set_new(x, "value", json_real(s->sensors[k].value));
+		json_array_append_new(arr, x);
+	}
+	json_object_set_new(o, "sensors", arr);
+	json_object_set_new(o, "memory_free_bytes", api_bytes(s->mem_free));
+	json_object_set_new(o, "memory_total_bytes", api_bytes(s->mem_total));
+	json_object_set_new(o, "disk_free_bytes", api_bytes(s->disk_free));
+	json_object_set_new(o, "disk_total_bytes", api_bytes(s->disk_total));
+	return o;
+}
+
 static json_t *api_router(const fleet_router_t *r)
 {
 	const sample_t *s = r->last;
@@ -69,6 +95,7 @@ static json_t *api_router(const fleet_router_t *r)
 	json_object_set_new(o, "last_poll", api_time(r->polled ? r->last_poll_ms : 0));
 	json_object_set_new(o, "last_error", api_str(r->last_error));
 	json_object_set_new(o, "labels", api_labels(r->conf));
+	json_object_set_new(o, "health", api_health(s));
 	return o;
 }
 

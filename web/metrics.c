@@ -4,6 +4,7 @@
  * I/O. Label values are escaped and made valid UTF-8, whatever bytes a router sent. */
 #include "config.h"
 #include "web/metrics.h"
+#include "web/metrics_int.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -15,46 +16,6 @@
 #include "detector/detector.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
-
-/* A range of the render's label buffer. */
-struct metrics_seg {
-	size_t off, len;
-};
-
-/* Per router, the escaped `router="..."` label, the `,key="value"` config labels, and the labels
- * of each interface and peer of its newest sample (segs[seg0..]: interfaces, then peers), all
- * escaped once per render into one buffer: families then copy them, and a render walks one
- * contiguous buffer rather than some 50 scattered strings per router per family. */
-struct metrics_rl {
-	struct metrics_seg router, extra;
-	size_t seg0;
-};
-
-struct metrics_ctx {
-	buf_t *out;
-	const fleet_view_t *view;
-	const struct store_stats *store;
-	const struct metrics_http *http;
-	detector_view_t *det; /* NULL while the detector has nothing to say */
-	buf_t labels;
-	struct metrics_rl *rl;
-	struct metrics_seg *segs;
-	size_t nsegs, capsegs;
-};
-
-struct metrics_family;
-typedef void (*metrics_router_fn)(
-	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
-typedef void (*metrics_daemon_fn)(struct metrics_ctx *c, const struct metrics_family *fam);
-
-struct metrics_family {
-	const char *name;
-	const char *type;
-	const char *help;
-	metrics_router_fn per_router; /* called for every router, or */
-	metrics_daemon_fn daemon;     /* called once */
-	size_t off;                   /* offset of the counter in its struct, where used */
-};
 
 /* buf_add: buf_append's fast path inlined; a render makes over a million small appends. */
 static inline void metrics_put(buf_t *b, const void *p, size_t n)
@@ -125,7 +86,7 @@ static void metrics_put_double(buf_t *out, double v)
 /* ---- series ---- */
 
 /* name{router="R" — the caller adds its own labels, then ends the series. */
-static void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size_t i)
+void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size_t i)
 {
 	metrics_puts(c->out, fam->name);
 	metrics_putc(c->out, '{');
@@ -133,14 +94,14 @@ static void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fa
 }
 
 /* The prepared labels of interface (peer = false) or peer k of router i. */
-static void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
+void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
 {
 	const sample_t *s = fleet_view_at(c->view, i)->last;
 	const struct metrics_seg *g = &c->segs[c->rl[i].seg0 + (peer ? s->nifaces : 0) + k];
 	metrics_put(c->out, c->labels.data + g->off, g->len);
 }
 
-static void metrics_label(buf_t *out, const char *key, const char *value)
+void metrics_label(buf_t *out, const char *key, const char *value)
 {
 	metrics_putc(out, ',');
 	metrics_puts(out, key);
@@ -156,14 +117,14 @@ static void metrics_close(struct metrics_ctx *c, size_t i)
 	metrics_put(c->out, "} ", 2);
 }
 
-static void metrics_end_u64(struct metrics_ctx *c, size_t i, uint64_t v)
+void metrics_end_u64(struct metrics_ctx *c, size_t i, uint64_t v)
 {
 	metrics_close(c, i);
 	metrics_put_u64(c->out, v);
 	metrics_putc(c->out, '\n');
 }
 
-static void metrics_end_double(struct metrics_ctx *c, size_t i, double v)
+void metrics_end_double(struct metrics_ctx *c, size_t i, double v)
 {
 	metrics_close(c, i);
 	metrics_put_double(c->out, v);
@@ -203,7 +164,7 @@ static void metrics_info(
 /* The newest sample's readings, or NULL while the router is down: a down router's last values
  * are not current, and exporting them would draw a flat line through the outage (as other
  * Prometheus exporters do, the series go stale; up, info and the verdicts stay). */
-static const sample_t *metrics_current(const fleet_router_t *r)
+const sample_t *metrics_current(const fleet_router_t *r)
 {
 	return r->up ? r->last : NULL;
 }
@@ -530,6 +491,8 @@ static void metrics_http_slow(struct metrics_ctx *c, const struct metrics_family
 
 #define IFACE(field) .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
 #define PEER(field)  .per_router = metrics_peer, .off = offsetof(struct sample_peer, field)
+#define HEALTH(unit) .per_router = metrics_health_sensor, .off = (size_t)(unit)
+#define BYTES(field) .per_router = metrics_health_bytes, .off = offsetof(sample_t, field)
 
 static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_router_up", "gauge", "1 when the newest poll of the router succeeded, else 0.",
@@ -565,6 +528,32 @@ static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_wireguard_peer_last_handshake_seconds", "gauge",
 		"Age of the peer's last handshake at the newest poll; absent if it never handshook.",
 		PEER(last_handshake_ms) },
+	{ "wgwatch_wireguard_peer_last_handshake_timestamp_seconds", "gauge",
+		"Unix time of the peer's last handshake (poll time minus its age); absent if it never "
+		"handshook.",
+		.per_router = metrics_health_handshake_time },
+	{ "wgwatch_wireguard_peer_info", "gauge",
+		"The peer's current endpoint (address:port, \"\" before a handshake) and allowed "
+		"addresses as RouterOS lists them; always 1.",
+		.per_router = metrics_health_peer_info },
+	{ "wgwatch_wireguard_peer_disabled", "gauge", "1 when the peer is disabled on the router, else 0.",
+		.per_router = metrics_health_peer_disabled },
+	{ "wgwatch_health_temperature_celsius", "gauge", "Temperature sensor of the router.",
+		HEALTH(SAMPLE_UNIT_CELSIUS) },
+	{ "wgwatch_health_voltage_volts", "gauge", "Voltage sensor of the router.",
+		HEALTH(SAMPLE_UNIT_VOLTS) },
+	{ "wgwatch_health_current_amperes", "gauge", "Current sensor of the router.",
+		HEALTH(SAMPLE_UNIT_AMPERES) },
+	{ "wgwatch_health_power_watts", "gauge", "Power sensor of the router.", HEALTH(SAMPLE_UNIT_WATTS) },
+	{ "wgwatch_health_fan_speed_rpm", "gauge", "Fan speed of the router, revolutions per minute.",
+		HEALTH(SAMPLE_UNIT_RPM) },
+	{ "wgwatch_health_state_ok", "gauge",
+		"1 when a state sensor of the router (psu1-state, fan-state) reads ok, else 0.",
+		HEALTH(SAMPLE_UNIT_STATE) },
+	{ "wgwatch_memory_free_bytes", "gauge", "Free memory of the router.", BYTES(mem_free) },
+	{ "wgwatch_memory_total_bytes", "gauge", "Memory of the router.", BYTES(mem_total) },
+	{ "wgwatch_disk_free_bytes", "gauge", "Free space on the router's disk (flash).", BYTES(disk_free) },
+	{ "wgwatch_disk_total_bytes", "gauge", "Size of the router's disk (flash).", BYTES(disk_total) },
 	{ "wgwatch_upgrade_regression", "gauge",
 		"1 while the detector judges that the router's newest RouterOS version change cut the "
 		"capacity of the interface in that direction (tx encrypt, rx decrypt), else 0.",
@@ -640,33 +629,6 @@ static const struct metrics_family metrics_families[] = {
 /* Label names our families use themselves, and those Prometheus gives a target; a config label
  * of the same name is left out rather than produce a series with a duplicate label (or one that
  * Prometheus renames, which would break the alerts' equality with the push, web/alert.c). */
-bool metrics_label_reserved(const char *key)
-{
-	static const char *const reserved[] = {
-		"router",
-		"board",
-		"architecture",
-		"version",
-		"firmware",
-		"core",
-		"interface",
-		"type",
-		"peer",
-		"kind",
-		"le",
-		"direction",
-		"from_version",
-		"to_version",
-		"upgraded",
-		"job",
-		"instance",
-	};
-	for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++)
-		if (strcmp(key, reserved[k]) == 0)
-			return true;
-	return false;
-}
-
 /* Two labels, escaped, as the next segment of the label buffer. */
 static void metrics_prepare_seg(
 	struct metrics_ctx *c, const char *k1, const char *v1, const char *k2, const char *v2)
@@ -693,7 +655,7 @@ static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 	rl->router.len = c->labels.len - rl->router.off;
 	rl->extra.off = c->labels.len;
 	for (size_t k = 0; k < r->conf->nlabels; k++)
-		if (!metrics_label_reserved(r->conf->labels[k].key))
+		if (!conf_label_reserved(r->conf->labels[k].key))
 			metrics_label(&c->labels, r->conf->labels[k].key, r->conf->labels[k].value);
 	rl->extra.len = c->labels.len - rl->extra.off;
 	rl->seg0 = c->nsegs;

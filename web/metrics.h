@@ -24,8 +24,4 @@ struct metrics_http {
 void metrics_render(
 	fleet_t *fleet, store_t *store, detector_t *detector, const struct metrics_http *http, buf_t *out);
 
-/* Whether a router's config label named key is left out of its series because a family, or
- * Prometheus itself (job, instance), uses that name; the Alertmanager push leaves out the same. */
-bool metrics_label_reserved(const char *key);
-
 #endif

@@ -220,11 +220,17 @@ static void page_chart_y_grid(buf_t *out, double ymax, double y0, double h)
 	buf_puts(out, "</g>");
 }
 
-/* One polyline per run of known values; a lone value becomes a dot. */
-static void page_chart_series(
-	buf_t *out, const struct page_axis *ax, const struct page_line *l, double ymax, double y0, double h)
+/* One polyline per run of known values, on [lo, lo + span]; a lone value becomes a dot. A
+ * colour (an attribute, not a style: CSP) is for lines whose class has none. */
+static void page_chart_series(buf_t *out, const struct page_axis *ax, const struct page_line *l, double lo,
+	double span, double y0, double h, const char *colour)
 {
 	size_t b = 0, nb = ax->nbuckets;
+	char dot[48] = "", line[48] = "";
+	if (colour != NULL) {
+		snprintf(dot, sizeof(dot), " fill=\"%s\"", colour);
+		snprintf(line, sizeof(line), " stroke=\"%s\"", colour);
+	}
 	while (b < nb) {
 		for (; b < nb && isnan(l->v[b]); b++)
 			;
@@ -233,16 +239,16 @@ static void page_chart_series(
 			;
 		if (b == start)
 			break;
-		double ys = y0 + h - fmin(l->v[start], ymax) / ymax * h;
+		double ys = y0 + h - fmin(fmax(l->v[start] - lo, 0), span) / span * h;
 		if (b - start == 1) {
-			buf_printf(out, "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", l->cls,
-				page_chart_xb(ax, start), ys);
+			buf_printf(out, "<circle class=\"%s\"%s cx=\"%.1f\" cy=\"%.1f\" r=\"2\"/>", l->cls,
+				dot, page_chart_xb(ax, start), ys);
 			continue;
 		}
-		buf_printf(out, "<polyline class=\"%s\" points=\"", l->cls);
+		buf_printf(out, "<polyline class=\"%s\"%s points=\"", l->cls, line);
 		for (size_t i = start; i < b; i++)
 			buf_printf(out, "%s%.1f,%.1f", i > start ? " " : "", page_chart_xb(ax, i),
-				y0 + h - fmin(l->v[i], ymax) / ymax * h);
+				y0 + h - fmin(fmax(l->v[i] - lo, 0), span) / span * h);
 		buf_puts(out, "\"/>");
 	}
 }
@@ -261,7 +267,47 @@ void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_
 	page_chart_time_ticks(out, ax, y0, y0 + h);
 	page_chart_markers(out, ax, marks, nmarks, y0, y0 + h, true);
 	for (size_t l = 0; l < nlines; l++)
-		page_chart_series(out, ax, &lines[l], ymax, y0, h);
+		page_chart_series(out, ax, &lines[l], 0, ymax, y0, h, NULL);
+	buf_puts(out, "</svg>\n");
+}
+
+/* The range a gauge chart shows: from 0 when the readings are near it, else around them. */
+static void page_chart_gauge_range(
+	const struct page_axis *ax, const struct page_line *lines, size_t n, double *lo, double *span)
+{
+	double vmin = INFINITY, vmax = -INFINITY;
+	for (size_t l = 0; l < n; l++)
+		for (size_t b = 0; b < ax->nbuckets; b++)
+			if (!isnan(lines[l].v[b]))
+				vmin = fmin(vmin, lines[l].v[b]), vmax = fmax(vmax, lines[l].v[b]);
+	if (!(vmax >= vmin))
+		vmin = vmax = 0;
+	double step = page_chart_nice((vmax - vmin) / 4 > 0 ? (vmax - vmin) / 4 : fmax(fabs(vmax) / 8, 1));
+	*lo = vmin >= 0 && vmin < vmax / 2 ? 0 : floor(vmin / step) * step - step;
+	*span = fmax(ceil(vmax / step) * step + step - *lo, step * 2);
+}
+
+void page_chart_gauges(buf_t *out, const struct page_axis *ax, const struct page_line *lines, size_t nlines,
+	const char *unit, const char *label)
+{
+	double lo, span, y0 = PAGE_CHART_TOP, h = PAGE_CHART_LINE_H * 0.6;
+	page_chart_gauge_range(ax, lines, nlines, &lo, &span);
+	page_chart_open(out, "lines gauges", PAGE_CHART_TOP + h + PAGE_CHART_AXIS_H, label);
+	buf_puts(out, "<g class=\"grid\">");
+	for (int i = 0; i <= 4; i++) {
+		double y = y0 + h - h * i / 4.0;
+		buf_printf(out,
+			"<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			"<text class=\"yl\" x=\"%.1f\" y=\"%.1f\">%.4g ",
+			PAGE_CHART_L, y, PAGE_CHART_L + PAGE_CHART_PW, y, PAGE_CHART_L - 6, y + 4,
+			lo + span * i / 4.0);
+		text_put_html(out, unit);
+		buf_puts(out, "</text>");
+	}
+	buf_puts(out, "</g>");
+	page_chart_time_ticks(out, ax, y0, y0 + h);
+	for (size_t l = 0; l < nlines; l++)
+		page_chart_series(out, ax, &lines[l], lo, span, y0, h, page_chart_colour(l));
 	buf_puts(out, "</svg>\n");
 }
 

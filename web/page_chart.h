@@ -39,6 +39,12 @@ struct page_point {
 void page_chart_lines(buf_t *out, const struct page_axis *ax, const struct page_line *lines, size_t nlines,
 	const struct page_marker *marks, size_t nmarks);
 
+/* Gauge readings over time (temperatures, fan speeds...) in unit ("&deg;C" is HTML: escaped as
+ * text, so pass plain "°C"): line i in page_chart_colour(i), its class lines[i].cls; the y axis
+ * from 0, or around the readings when they sit far from it. label names the chart. */
+void page_chart_gauges(buf_t *out, const struct page_axis *ax, const struct page_line *lines, size_t nlines,
+	const char *unit, const char *label);
+
 /* load: ncores rows of nbuckets values 0..1 (NAN = no data); markers as in the line chart. */
 void page_chart_heatmap(buf_t *out, const struct page_axis *ax, const double *load, size_t ncores,
 	const struct page_marker *marks, size_t nmarks);

@@ -17,6 +17,7 @@
 #include "lib/log.h"
 #include "web/page.h"
 #include "web/page_chart.h"
+#include "web/page_health.h"
 #include "lib/xmem.h"
 
 #define PAGE_ROUTER_DEFAULT_RANGE "24h"
@@ -429,7 +430,9 @@ static void page_router_peer_row(buf_t *out, const struct history_peer *p)
 		page_router_duration(out, p->handshake_age_ms);
 		buf_puts(out, " ago");
 	}
-	buf_puts(out, "</td><td>");
+	buf_puts(out, "</td>");
+	page_health_peer_cells(out, p);
+	buf_puts(out, "<td>");
 	page_time(out, p->time_ms, "&ndash;");
 	buf_puts(out, "</td></tr>\n");
 }
@@ -472,9 +475,10 @@ static void page_router_peers(buf_t *out, const history_t *h, const conf_router_
 			"<p class=\"seen\">The router is down: these are its values at the last poll.</p>");
 	buf_printf(out,
 		"<div class=\"wrap\"><table id=\"peer-table\"%s><thead><tr><th>Interface</th><th>Peer</th>"
-		"<th>tx now</th><th>rx now</th><th>tx total</th><th>rx total</th>"
-		"<th>Last handshake</th><th>As of (UTC)</th></tr></thead><tbody>\n",
+		"<th>tx now</th><th>rx now</th><th>tx total</th><th>rx total</th><th>Last handshake</th>",
 		stale ? " class=\"stale\"" : "");
+	page_health_peer_heads(out);
+	buf_puts(out, "<th>As of (UTC)</th></tr></thead><tbody>\n");
 	const struct history_peer **order = xreallocarray(NULL, h->npeers, sizeof(*order));
 	for (size_t i = 0; i < h->npeers; i++)
 		order[i] = &h->peers[i];
@@ -539,6 +543,7 @@ static void page_router_render(buf_t *out, const struct page_router_req *req, co
 	page_router_heatmap(out, h, &ax, m, nm);
 	page_router_scatter(out, h);
 	page_router_verdicts(out, req->detector, req->name);
+	page_health(out, h, page_router_stale(live));
 	page_router_peers(out, h, page_router_conf_router(req), page_router_stale(live));
 	page_router_events(out, h);
 	buf_puts(out, "</body></html>\n");

@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,15 +36,18 @@ static uint64_t fz_bytes(struct fz *f, size_t n)
 	return x;
 }
 
-static const oid fz_known[][12] = {
-	{ 1, 3, 6, 1, 2, 1, 1, 3, 0 },        /* sysUpTime.0 */
-	{ 1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2 }, /* hrProcessorLoad */
-	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1 }, /* ifName */
-	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 2 },     /* ifDescr */
-	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6 }, /* ifHCInOctets */
-	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 8 },     /* ifOperStatus */
+static const oid fz_known[][14] = {
+	{ 1, 3, 6, 1, 2, 1, 1, 3, 0 },                   /* sysUpTime.0 */
+	{ 1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2 },            /* hrProcessorLoad */
+	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 1 },            /* ifName */
+	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 2 },                /* ifDescr */
+	{ 1, 3, 6, 1, 2, 1, 31, 1, 1, 1, 6 },            /* ifHCInOctets */
+	{ 1, 3, 6, 1, 2, 1, 2, 2, 1, 8 },                /* ifOperStatus */
+	{ 1, 3, 6, 1, 4, 1, 14988, 1, 1, 3 },            /* mtxrHealth */
+	{ 1, 3, 6, 1, 4, 1, 14988, 1, 1, 3, 100, 1, 2 }, /* mtxrGaugeName */
+	{ 1, 3, 6, 1, 4, 1, 14988, 1, 1, 3, 100, 1, 3 }, /* mtxrGaugeValue */
 };
-static const size_t fz_known_len[] = { 9, 11, 11, 10, 11, 10 };
+static const size_t fz_known_len[] = { 9, 11, 11, 10, 11, 10, 10, 13, 13 };
 
 static const u_char fz_types[] = {
 	ASN_INTEGER,
@@ -144,6 +148,12 @@ static void fz_check(const sample_t *s)
 	for (size_t i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
 		if (strs[i] != NULL)
 			fz_printable(strs[i]);
+	for (size_t i = 0; i < s->nsensors; i++) {
+		fz_printable(s->sensors[i].name);
+		assert((unsigned)s->sensors[i].unit < SAMPLE_UNIT_COUNT && isfinite(s->sensors[i].value));
+		assert(s->sensors[i].unit != SAMPLE_UNIT_STATE || s->sensors[i].value == 0 ||
+			s->sensors[i].value == 1);
+	}
 	for (size_t i = 0; i < s->nifaces; i++) {
 		fz_printable(s->ifaces[i].name);
 		/* type wg exactly for the names wg_names (wg*, wireguard*) covers, else none */
@@ -153,7 +163,7 @@ static void fz_check(const sample_t *s)
 	}
 }
 
-enum fz_step { FZ_SCALARS, FZ_CPU, FZ_NAMES, FZ_DESCRS, FZ_COUNTERS, FZ_DONE };
+enum fz_step { FZ_SCALARS, FZ_CPU, FZ_NAMES, FZ_DESCRS, FZ_COUNTERS, FZ_HEALTH, FZ_DONE };
 
 /* One request/reply round of a step: the decoder's answer (1 again, 0 next step, -1 failed). */
 static int fz_round(struct fz *f, snmpdecode_t *d, enum fz_step step)
@@ -196,6 +206,7 @@ static bool fz_wanted(snmpdecode_t *d, enum fz_step step)
 		snmpdecode_walk_start(d, SNMPDECODE_DESCRS);
 		return true;
 	case FZ_COUNTERS: return snmpdecode_nrows(d) > 0;
+	case FZ_HEALTH: snmpdecode_walk_start(d, SNMPDECODE_HEALTH); return true;
 	default: return true;
 	}
 }

@@ -15,6 +15,7 @@ check_case() {
 	case $line in
 	listen*) sed -i "s|^listen = .*|$line|" "$T/$name.conf" ;;
 	database*) sed -i "s|^database = .*|$line|" "$T/$name.conf" ;;
+	labels*) printf '[router r9]\nrest = http://127.0.0.1:1\n%s\n' "$line" >>"$T/$name.conf" ;;
 	*) echo "$line" >>"$T/$name.conf" ;;
 	esac
 	n=$(grep -n -F -x "$line" "$T/$name.conf" | cut -d: -f1)
@@ -32,6 +33,7 @@ check_case port 'listen = 127.0.0.1:99999' 'port from 1 to 65535'
 check_case foreign 'listen = 192.0.2.1:9477' 'not an address of this host'
 check_case nodir "database = $T/missing/wgwatch.db" 'No such file or directory'
 check_case isdir "database = $T/adir" 'is not a regular file'
+check_case labels 'labels = site=hq,direction=tx' "label name 'direction' is wgwatch's own"
 check_case section '[metrics]' 'unknown section .metrics. (known: .*alert'
 
 "$DAEMON" -c "$T/wgwatch.conf" --check >"$T/good.check" 2>&1 || fail "the good config: $(cat "$T/good.check")"

@@ -457,8 +457,9 @@ static void check_errors_routers(const char *e, const char *p, const char *dir)
 	CHECK_ERR(e, "%s:25: password_file and password are both set (password at %s:24): keep one", p, p);
 	CHECK_ERR(e, "%s:26: snmp_version = 2: must be 1, 2c or 3", p);
 	CHECK_ERR(e,
-		"%s:27: labels = router=x: label name 'router' is built in (router, core, interface, "
-		"type, peer, board, architecture, version, firmware, kind, le): choose another",
+		"%s:27: labels = router=x: label name 'router' is wgwatch's own (router, core, interface, "
+		"type, peer, board, architecture, version, firmware, kind, le, direction, from_version, "
+		"to_version, upgraded, sensor, endpoint, allowed_address, job, instance): choose another",
 		p);
 	CHECK_ERR(e,
 		"%s:30: password_file = open.pass: %s/open.pass has mode 0644, readable by group "

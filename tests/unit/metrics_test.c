@@ -107,6 +107,21 @@ static sample_t *sample_r0(void)
 	s->have_peers = true;
 	add_peer(s, "wg0", "alice", 42500);
 	add_peer(s, "wg0", "bob\\", -1);
+	s->peers[0].endpoint = xstrdup("198.51.100.7");
+	s->peers[0].endpoint_port = 51209;
+	s->peers[0].allowed = xstrdup("10.0.0.2/32,10.1.0.0/24");
+	s->peers[1].endpoint = xstrdup("2001:db8::7");
+	s->peers[1].endpoint_port = 13231;
+	s->peers[1].disabled = true;
+	sample_add_sensor(s, "cpu-temperature", SAMPLE_UNIT_CELSIUS, 58);
+	sample_add_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	sample_add_sensor(s, "fan1-speed", SAMPLE_UNIT_RPM, 6090);
+	sample_add_sensor(s, "psu1-current", SAMPLE_UNIT_AMPERES, 1.5);
+	sample_add_sensor(s, "power-consumption", SAMPLE_UNIT_WATTS, 36.2);
+	sample_add_sensor(s, "psu2-state", SAMPLE_UNIT_STATE, 0);
+	sample_add_sensor(s, "sfp\"temp\ntemperature", SAMPLE_UNIT_CELSIUS, -5);
+	s->mem_free = 3950641152, s->mem_total = 4227858432;
+	s->disk_free = 0, s->disk_total = 135266304;
 	return s;
 }
 
@@ -286,6 +301,26 @@ static void test_render_lines(const char *m)
 		"wgwatch_wireguard_peer_last_handshake_seconds{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE
 		"} 42.5",
 		"wgwatch_polls_total{" R0 SITE "} 1",
+		"wgwatch_wireguard_peer_last_handshake_timestamp_seconds{" R0
+		",interface=\"wg0\",peer=\"alice\"" SITE "} 1699999957.5",
+		"wgwatch_wireguard_peer_info{" R0
+		",interface=\"wg0\",peer=\"alice\",endpoint=\"198.51.100.7:51209\","
+		"allowed_address=\"10.0.0.2/32,10.1.0.0/24\"" SITE "} 1",
+		"wgwatch_wireguard_peer_info{" R0 ",interface=\"wg0\",peer=\"bob\\\\\","
+		"endpoint=\"[2001:db8::7]:13231\",allowed_address=\"\"" SITE "} 1",
+		"wgwatch_wireguard_peer_disabled{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE "} 0",
+		"wgwatch_wireguard_peer_disabled{" R0 ",interface=\"wg0\",peer=\"bob\\\\\"" SITE "} 1",
+		"wgwatch_health_temperature_celsius{" R0 ",sensor=\"cpu-temperature\"" SITE "} 58",
+		"wgwatch_health_temperature_celsius{" R0 ",sensor=\"sfp\\\"temp\\ntemperature\"" SITE "} -5",
+		"wgwatch_health_voltage_volts{" R0 ",sensor=\"voltage\"" SITE "} 24.1",
+		"wgwatch_health_fan_speed_rpm{" R0 ",sensor=\"fan1-speed\"" SITE "} 6090",
+		"wgwatch_health_current_amperes{" R0 ",sensor=\"psu1-current\"" SITE "} 1.5",
+		"wgwatch_health_power_watts{" R0 ",sensor=\"power-consumption\"" SITE "} 36.2",
+		"wgwatch_health_state_ok{" R0 ",sensor=\"psu2-state\"" SITE "} 0",
+		"wgwatch_memory_free_bytes{" R0 SITE "} 3950641152",
+		"wgwatch_memory_total_bytes{" R0 SITE "} 4227858432",
+		"wgwatch_disk_free_bytes{" R0 SITE "} 0",
+		"wgwatch_disk_total_bytes{" R0 SITE "} 135266304",
 		"wgwatch_router_up{router=\"evil\\\"name\\\\x\\ny\"} 1",
 		"wgwatch_router_info{router=\"evil\\\"name\\\\x\\ny\",board=\"CHR\",architecture=\"\","
 		"version=\"7.22\\n<b>\",firmware=\"\"} 1",
@@ -335,7 +370,10 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 36 && count(m, "# TYPE ") == 36);
+	CHECK(count(m, "# HELP ") == 49 && count(m, "# TYPE ") == 49);
+	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
+	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */
+	CHECK(count(m, "wgwatch_health_temperature_celsius{") == 2);
 	CHECK(strstr(m, "\nwgwatch_http_refused_connections_total{reason=\"limit\"} 0\n") != NULL);
 	CHECK(strstr(m, "\nwgwatch_http_slow_connections_closed_total{reason=\"reserve\"} 0\n") != NULL);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
@@ -378,7 +416,16 @@ static void test_api_r0(json_t *o)
 	CHECK(json_is_null(json_object_get(o, "last_error")));
 	json_t *labels = json_object_get(o, "labels");
 	CHECK_STR(json_string_value(json_object_get(labels, "site")), "hq \"main\"");
-	CHECK_INT(json_object_size(o), 10);
+	json_t *h = json_object_get(o, "health"), *sensors = json_object_get(h, "sensors");
+	CHECK_INT(json_array_size(sensors), 7);
+	json_t *v = json_array_get(sensors, 1);
+	CHECK_STR(json_string_value(json_object_get(v, "name")), "voltage");
+	CHECK_STR(json_string_value(json_object_get(v, "unit")), "volts");
+	CHECK(json_real_value(json_object_get(v, "value")) == 24.1);
+	CHECK(json_integer_value(json_object_get(h, "memory_free_bytes")) == 3950641152);
+	CHECK(json_integer_value(json_object_get(h, "disk_free_bytes")) == 0);
+	CHECK(json_integer_value(json_object_get(h, "disk_total_bytes")) == 135266304);
+	CHECK_INT(json_object_size(o), 11);
 }
 
 static void test_api_others(json_t *arr)
@@ -395,6 +442,8 @@ static void test_api_others(json_t *arr)
 	CHECK_STR(json_string_value(json_object_get(bad, "last_error")), "failed " FFFD "1");
 	CHECK(json_is_false(json_object_get(never, "up")));
 	CHECK(json_is_null(json_object_get(never, "last_poll")));
+	CHECK(json_is_null(json_object_get(never, "health")));
+	CHECK(json_is_null(json_object_get(json_object_get(evil, "health"), "memory_free_bytes")));
 	CHECK(json_is_object(json_object_get(never, "labels")));
 }
 
@@ -761,7 +810,8 @@ static void test_down(void)
 	CHECK(strstr(b.data, "wgwatch_router_info{router=\"r0\",board=\"RB5009UG+S+\"") != NULL);
 	CHECK(has_line(b.data, "wgwatch_polls_total{router=\"r0\"} 2"));
 	static const char *const gone[] = { "wgwatch_cpu_core_load_ratio{", "wgwatch_cpu_core_irq_ratio{",
-		"wgwatch_interface_", "wgwatch_wireguard_peer_", "wgwatch_router_uptime_seconds{" };
+		"wgwatch_interface_", "wgwatch_wireguard_peer_", "wgwatch_router_uptime_seconds{",
+		"wgwatch_health_", "wgwatch_memory_", "wgwatch_disk_" };
 	for (size_t i = 0; i < sizeof(gone) / sizeof(gone[0]); i++)
 		CHECK(!test_has_series(b.data, gone[i]));
 	buf_reset(&b);

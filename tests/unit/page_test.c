@@ -142,7 +142,15 @@ static sample_t *test_sample(int i)
 		p->public_key = xasprintf("key%d", k);
 		p->tx_bytes = k ? tx : 0, p->rx_bytes = k ? rx : 0;
 		p->last_handshake_ms = k ? 65000 : -1;
+		p->endpoint = k ? xstrdup("198.51.100.7") : NULL;
+		p->endpoint_port = k ? 51209 : 0;
+		p->allowed = xstrdup(k ? "10.0.0.2/32,<b>" : "10.0.0.3/32");
+		p->disabled = k == 0;
 	}
+	s->health_fresh = i % 2 == 0; /* read every other poll, as the collectors do */
+	sample_add_sensor(s, "cpu-temperature", SAMPLE_UNIT_CELSIUS, 50 + i % 10);
+	sample_add_sensor(s, "psu<1>-state", SAMPLE_UNIT_STATE, i == 2 ? 0 : 1);
+	s->mem_free = 1 << 30, s->mem_total = 4LL << 30;
 	return s;
 }
 
@@ -258,6 +266,27 @@ static void test_router_page(const conf_t *conf)
 	CHECK(count(h, "<circle class=\"pt\"") > 50);
 	CHECK(strstr(h, "<b>all</b>") != NULL && strstr(h, "href=\"?range=7d\"") != NULL);
 	CHECK(strstr(h, "from raw samples") != NULL);
+	/* health: the newest reading, the range's lowest and highest, a failed state in the range */
+	CHECK(strstr(h, "<section id=\"health\">") != NULL);
+	CHECK(strstr(h,
+		      "<td>psu&lt;1&gt;-state</td><td class=\"n\">ok</td><td class=\"n\"><span "
+		      "class=\"hot\">not ok</span></td>") != NULL);
+	/* only the polls that read health are stored: even ones, 50..58, never an odd 59 */
+	CHECK(strstr(h,
+		      "<td class=\"n\">58&nbsp;&deg;C</td><td class=\"n\">50&nbsp;&deg;C &ndash; "
+		      "58&nbsp;&deg;C</td>") != NULL);
+	CHECK(strstr(h,
+		      "<td>memory</td><td class=\"n\">1024&nbsp;MiB free of 4096&nbsp;MiB (25&nbsp;%)</td>") !=
+		NULL);
+	/* the temperatures over the range as a chart, its legend escaped; no chart of states */
+	CHECK(strstr(h, "<svg class=\"chart lines gauges\"") != NULL &&
+		strstr(h, "aria-label=\"Temperatures\"") != NULL);
+	CHECK(strstr(h, "<span class=\"key c0\"></span>cpu-temperature</p>") != NULL);
+	CHECK(strstr(h, "<polyline class=\"g\" stroke=\"#1f77b4\" points=\"") != NULL);
+	CHECK(count(h, "<svg class=\"chart lines gauges\"") == 1);
+	/* peers: endpoint, allowed addresses (escaped), disabled */
+	CHECK(strstr(h, "<td>198.51.100.7:51209</td><td>10.0.0.2/32,&lt;b&gt;</td>") != NULL);
+	CHECK(strstr(h, "<td><span class=\"why\">disabled</span> </td><td>10.0.0.3/32</td>") != NULL);
 	buf_reset(&b);
 	rq.name = "<nobody>";
 	CHECK_INT(page_router(&rq, &b), 404);

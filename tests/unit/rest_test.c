@@ -39,6 +39,23 @@ static const char PEERS[] =
 	"\"rx\":\"0\",\"tx\":\"0\"},"
 	"{\".id\":\"*5\",\"interface\":\"wg1\",\"name\":\"\",\"public-key\":\"Zm9v=\","
 	"\"last-handshake\":\"2d00:00:01\",\"rx\":\"18446744073709551615\",\"tx\":\"5\"}]";
+/* RouterOS 7: rows of name, value, type (routeros.md §2.7); a type the decoder does not know
+ * falls back to the name, a row of no known kind is passed over. */
+static const char HEALTH7[] =
+	"[{\".id\":\"*E\",\"name\":\"temperature\",\"value\":\"46\",\"type\":\"C\"},"
+	"{\".id\":\"*11\",\"name\":\"cpu-temperature\",\"value\":\"58\",\"type\":\"C\"},"
+	"{\".id\":\"*D\",\"name\":\"voltage\",\"value\":\"24.1\",\"type\":\"V\"},"
+	"{\".id\":\"*1B59\",\"name\":\"fan1-speed\",\"value\":\"6090\",\"type\":\"RPM\"},"
+	"{\".id\":\"*1CE9\",\"name\":\"psu1-state\",\"value\":\"ok\",\"type\":\"\"},"
+	"{\".id\":\"*1CEA\",\"name\":\"psu2-state\",\"value\":\"fail\",\"type\":\"\"},"
+	"{\".id\":\"*20\",\"name\":\"psu1-current\",\"value\":\"1.5\",\"type\":\"A\"},"
+	"{\".id\":\"*21\",\"name\":\"power-consumption\",\"value\":\"36.2\",\"type\":\"W\"},"
+	"{\".id\":\"*22\",\"name\":\"board-temperature1\",\"value\":\"40\",\"type\":\"deg\"},"
+	"{\".id\":\"*23\",\"name\":\"fan-mode\",\"value\":\"auto\",\"type\":\"\"}]";
+/* Older builds: one flat record, no types. */
+static const char HEALTH6[] = "{\"voltage\":\"24.3\",\"temperature\":\"33\",\"fan-mode\":\"auto\","
+			      "\"use-fan\":\"main\",\"active-fan\":\"main\",\"fan1-speed\":\"4500\","
+			      "\"psu1-state\":\"ok\",\"state\":\"enabled\"}";
 
 /* ---- decoders ---- */
 
@@ -277,6 +294,158 @@ static void test_peers(void)
 		"\"rx\"");
 }
 
+static const struct sample_sensor *find_sensor(const sample_t *s, const char *name)
+{
+	for (size_t i = 0; i < s->nsensors; i++)
+		if (strcmp(s->sensors[i].name, name) == 0)
+			return &s->sensors[i];
+	return NULL;
+}
+
+/* name has unit and value in s; "" when the check passed, for CHECK_STR's message. */
+static void check_sensor(const sample_t *s, const char *name, enum sample_unit unit, double value)
+{
+	const struct sample_sensor *x = find_sensor(s, name);
+	CHECK(x != NULL);
+	if (x == NULL)
+		return;
+	CHECK_STR(sample_unit_name(x->unit), sample_unit_name(unit));
+	CHECK(x->value == value);
+	if (x->value != value)
+		fprintf(stderr, "  %s = %g, want %g\n", name, x->value, value);
+}
+
+static void test_health(void)
+{
+	sample_t *s = dec(RESTDECODE_HEALTH, HEALTH7, 0, NULL);
+	CHECK(s->health_fresh);
+	CHECK_INT(s->nsensors, 9);
+	check_sensor(s, "temperature", SAMPLE_UNIT_CELSIUS, 46);
+	check_sensor(s, "cpu-temperature", SAMPLE_UNIT_CELSIUS, 58);
+	check_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	check_sensor(s, "fan1-speed", SAMPLE_UNIT_RPM, 6090);
+	check_sensor(s, "psu1-state", SAMPLE_UNIT_STATE, 1);
+	check_sensor(s, "psu2-state", SAMPLE_UNIT_STATE, 0);
+	check_sensor(s, "psu1-current", SAMPLE_UNIT_AMPERES, 1.5);
+	check_sensor(s, "power-consumption", SAMPLE_UNIT_WATTS, 36.2);
+	check_sensor(s, "board-temperature1", SAMPLE_UNIT_CELSIUS, 40);
+	CHECK(find_sensor(s, "fan-mode") == NULL);
+	sample_t *d = sample_dup(s); /* the packed copy carries the sensors */
+	CHECK_INT(d->nsensors, 9);
+	check_sensor(d, "power-consumption", SAMPLE_UNIT_WATTS, 36.2);
+	sample_free(d);
+	sample_free(s);
+
+	s = dec(RESTDECODE_HEALTH, HEALTH6, 0, NULL);
+	CHECK_INT(s->nsensors, 4);
+	check_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.3);
+	check_sensor(s, "temperature", SAMPLE_UNIT_CELSIUS, 33);
+	check_sensor(s, "fan1-speed", SAMPLE_UNIT_RPM, 4500);
+	check_sensor(s, "psu1-state", SAMPLE_UNIT_STATE, 1);
+	CHECK(find_sensor(s, "state") == NULL && find_sensor(s, "use-fan") == NULL);
+	sample_free(s);
+	s = dec(RESTDECODE_HEALTH, "[{\"temperature\":\"35\"}]", 0, NULL); /* flat, in a list */
+	check_sensor(s, "temperature", SAMPLE_UNIT_CELSIUS, 35);
+	sample_free(s);
+
+	s = dec(RESTDECODE_HEALTH, "[]", 0, NULL); /* CHR: no sensors, and that is an answer */
+	CHECK(s->health_fresh && s->nsensors == 0);
+	sample_free(s);
+	s = dec(RESTDECODE_HEALTH, "[{\"name\":\"voltage\",\"value\":\"x1\",\"type\":\"V\"}]", 0, NULL);
+	CHECK_INT(s->nsensors, 0); /* not a number: passed over */
+	sample_free(s);
+	dec_bad(RESTDECODE_HEALTH, "[{\"name\":\"voltage\",\"type\":\"V\"},{\"name\":\"a\"}]",
+		"missing \"value\"");
+	dec_bad(RESTDECODE_HEALTH, "[{\"name\":\"voltage\",\"value\":24}]", "not a string");
+	dec_bad(RESTDECODE_HEALTH, "\"ok\"", "expected a list");
+	/* a name twice is one series: the first row stands; and a flood is capped */
+	s = dec(RESTDECODE_HEALTH,
+		"[{\"name\":\"voltage\",\"value\":\"24\",\"type\":\"V\"},"
+		"{\"name\":\"voltage\",\"value\":\"12\",\"type\":\"V\"}]",
+		0, NULL);
+	CHECK_INT(s->nsensors, 1);
+	check_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24);
+	sample_free(s);
+	buf_t many;
+	buf_init(&many);
+	buf_puts(&many, "[");
+	for (int i = 0; i < 100; i++)
+		buf_printf(&many, "%s{\"name\":\"t%d-temperature\",\"value\":\"%d\",\"type\":\"C\"}",
+			i ? "," : "", i, i);
+	buf_puts(&many, "]");
+	s = dec(RESTDECODE_HEALTH, many.data, 0, NULL);
+	CHECK_INT(s->nsensors, SAMPLE_MAX_SENSORS);
+	sample_free(s);
+	buf_free(&many);
+}
+
+/* The kept answer (healthkeep.h): only a read is kept, only for its source, copied whole. */
+static void test_healthkeep(void)
+{
+	healthkeep_t *k = healthkeep_create();
+	sample_t *s = sample_new("r1", 0, "rest"), *t = sample_new("r1", 0, "rest");
+	sample_add_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	CHECK(!healthkeep_use(k, t, "http://a")); /* nothing kept yet */
+	healthkeep_save(k, s, "http://a");        /* not read by this poll: not kept */
+	CHECK(!healthkeep_use(k, t, "http://a"));
+	s->health_fresh = true;
+	healthkeep_save(k, s, "http://a");
+	CHECK(!healthkeep_use(k, t, "http://b")); /* another URL after a reload */
+	CHECK(healthkeep_use(k, t, "http://a"));
+	CHECK(!t->health_fresh && t->nsensors == 1);
+	check_sensor(t, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	sample_free(s);
+	sample_free(t);
+	healthkeep_destroy(k);
+}
+
+static void test_resource_sizes(void)
+{
+	sample_t *s = dec(RESTDECODE_RESOURCE,
+		"{\"board-name\":\"CHR\",\"uptime\":\"12s\",\"version\":\"7.8\","
+		"\"free-memory\":\"3950641152\",\"total-memory\":\"4227858432\","
+		"\"free-hdd-space\":\"0\",\"total-hdd-space\":\"135266304\"}",
+		0, NULL);
+	CHECK(s->mem_free == 3950641152LL && s->mem_total == 4227858432LL);
+	CHECK(s->disk_free == 0 && s->disk_total == 135266304);
+	sample_free(s);
+	s = dec(RESTDECODE_RESOURCE, RESOURCE, 0, NULL); /* none sent: unknown */
+	CHECK(s->mem_free == -1 && s->mem_total == -1 && s->disk_free == -1 && s->disk_total == -1);
+	sample_free(s);
+	dec_bad(RESTDECODE_RESOURCE,
+		"{\"board-name\":\"CHR\",\"uptime\":\"12s\",\"version\":\"7.8\",\"free-memory\":\"1MiB\"}",
+		"\"free-memory\"");
+}
+
+static void test_peer_detail(void)
+{
+	sample_t *s = dec(RESTDECODE_PEERS,
+		"[{\"interface\":\"wg0\",\"public-key\":\"k1\",\"rx\":\"0\",\"tx\":\"0\","
+		"\"allowed-address\":\"10.0.0.2/32,10.1.0.0/24\",\"current-endpoint-address\":\"198.51.100.7\","
+		"\"current-endpoint-port\":\"51209\",\"disabled\":\"false\"},"
+		"{\"interface\":\"wg0\",\"public-key\":\"k2\",\"rx\":\"0\",\"tx\":\"0\","
+		"\"allowed-address\":\"10.0.0.3/32\",\"current-endpoint-address\":\"\","
+		"\"current-endpoint-port\":\"0\",\"disabled\":\"true\"}]",
+		0, NULL);
+	CHECK_INT(s->npeers, 2);
+	if (s->npeers == 2) {
+		CHECK_STR(s->peers[0].endpoint, "198.51.100.7");
+		CHECK_INT(s->peers[0].endpoint_port, 51209);
+		CHECK_STR(s->peers[0].allowed, "10.0.0.2/32,10.1.0.0/24");
+		CHECK(!s->peers[0].disabled);
+		CHECK(s->peers[1].endpoint == NULL && s->peers[1].endpoint_port == 0);
+		CHECK(s->peers[1].disabled);
+	}
+	sample_free(s);
+	s = dec(RESTDECODE_PEERS, PEERS, 0, NULL); /* none of them sent */
+	CHECK(s->npeers == 3 && s->peers[0].endpoint == NULL && s->peers[0].allowed == NULL);
+	sample_free(s);
+	dec_bad(RESTDECODE_PEERS,
+		"[{\"interface\":\"w\",\"public-key\":\"k\",\"rx\":\"0\",\"tx\":\"0\","
+		"\"current-endpoint-port\":\"70000\"}]",
+		"not a port");
+}
+
 /* Shapes of real routers' replies (docs/routeros.md): a 7.1 beta's array-shaped resource, names
  * with spaces, colons and parentheses, drop counters in the thousands, .id in every record. */
 static void test_real_shapes(void)
@@ -390,6 +559,8 @@ static const char *srv_body(const char *url, int mode, unsigned *status)
 		return IFACES2;
 	if (strcmp(url, "/rest/interface/wireguard/peers") == 0 && mode != SRV_PEERS_500)
 		return PEERS;
+	if (strcmp(url, "/rest/system/health") == 0 && mode != SRV_OLD)
+		return HEALTH7; /* SRV_OLD: "no such command", as a build without health */
 	*status = mode == SRV_PEERS_500 ? 500 : 400;
 	return "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
 	       "\"message\":\"Internal Server Error\"}";
@@ -584,6 +755,8 @@ static void test_transport_ok(int port)
 	srv_reset(SRV_OK);
 	struct run run;
 	run_polls(&rc, 1 << 20, 2, &run);
+	CHECK(run.s[0] == NULL || (run.s[0]->health_fresh && run.s[0]->nsensors == 9));
+	CHECK(run.s[1] == NULL || (!run.s[1]->health_fresh && run.s[1]->nsensors == 9));
 	for (int i = 0; i < 2 && run.s[i]; i++) {
 		check_full_sample(run.s[i]);
 		sample_free(run.s[i]);
@@ -593,6 +766,8 @@ static void test_transport_ok(int port)
 	const char *log = srv_log.data ? srv_log.data : "";
 	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 1); /* kept for poll 2 */
 	CHECK_INT(count_str(log, "GET /rest/system/resource "), 2);
+	CHECK_INT(count_str(log, "GET /rest/system/health"), 1); /* kept for poll 2 too */
+	CHECK(strstr(log, "current-endpoint-address") != NULL && strstr(log, "allowed-address") != NULL);
 	CHECK(strstr(log, "GET /rest/interface type=wg .proplist=.id,name,type,") != NULL);
 	CHECK(strstr(log, "GET /rest/interface/wireguard/peers .proplist=.id,interface,name,") != NULL);
 	CHECK(strstr(log, "public-key") != NULL);
@@ -637,7 +812,9 @@ static void test_transport_post(int port)
 		.ninterfaces = 2 };
 	srv_reset(SRV_OLD);
 	sample_t *s = run_one(&rc, 1 << 20);
-	CHECK_INT(s->err, SAMPLE_OK);
+	CHECK_INT(s->err, SAMPLE_OK); /* its /system/health is a 400: no sensors, not a failure */
+	CHECK(s->health_fresh && s->nsensors == 0);
+	CHECK(strstr(srv_log.data ? srv_log.data : "", "GET /rest/system/health") != NULL);
 	CHECK_INT(s->nifaces, 2);
 	if (s->nifaces == 2)
 		CHECK_STR(s->ifaces[1].name, "sfp1");
@@ -659,7 +836,7 @@ static void test_transport_post(int port)
 	CHECK(strstr(log, "\"tx-queue-drop\",\"rx-error\",\"tx-error\",\"mtu\",\"actual-mtu\"") != NULL);
 	CHECK(strstr(log,
 		      "/rest/system/resource .proplist=uptime,version,board-name,architecture-name,cpu,"
-		      "cpu-frequency ") != NULL);
+		      "cpu-frequency,") != NULL);
 	sample_free(s);
 	free(url);
 }
@@ -768,6 +945,10 @@ int main(void)
 	test_board();
 	test_ifaces();
 	test_peers();
+	test_health();
+	test_healthkeep();
+	test_resource_sizes();
+	test_peer_detail();
 	test_http_reason();
 	buf_init(&srv_log);
 	int port = 0;

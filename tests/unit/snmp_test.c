@@ -184,6 +184,121 @@ static void test_cores(void)
 	sample_free(s);
 }
 
+/* A varbind under mtxrHealth (1.3.6.1.4.1.14988.1.1.3): suffix of up to 4 sub-ids. */
+static void var_health(netsnmp_pdu *pdu, const oid *suffix, size_t n, u_char type, long num, const char *str)
+{
+	const struct snmpdecode_oid *col = &snmpdecode_walk_cols[SNMPDECODE_HEALTH];
+	oid o[20];
+	memcpy(o, col->o, col->len * sizeof(oid));
+	memcpy(o + col->len, suffix, n * sizeof(oid));
+	if (type == ASN_OCTET_STR)
+		var(pdu, o, col->len + n, type, str, strlen(str));
+	else
+		var(pdu, o, col->len + n, type, &num, sizeof(num));
+}
+
+/* Walks one PDU of the health subtree into a fresh sample. */
+static sample_t *health_walk(netsnmp_pdu *pdu)
+{
+	conf_router_t rc = { .name = (char *)"r", .snmp_version = 2 };
+	snmpdecode_t *d = snmpdecode_create();
+	sample_t *s = sample_new("r", 0, "snmp");
+	char *cause = NULL;
+	snmpdecode_begin(d, &rc, s);
+	snmpdecode_walk_start(d, SNMPDECODE_HEALTH);
+	CHECK_INT(snmpdecode_walk(d, pdu, &cause), pdu->variables ? 1 : -1);
+	free(cause);
+	snmpdecode_emit(d);
+	snmpdecode_end(d);
+	snmpdecode_destroy(d);
+	snmp_free_pdu(pdu);
+	return s;
+}
+
+static double sensor(const sample_t *s, const char *name, enum sample_unit unit)
+{
+	for (size_t i = 0; i < s->nsensors; i++)
+		if (strcmp(s->sensors[i].name, name) == 0 && s->sensors[i].unit == unit)
+			return s->sensors[i].value;
+	return -999;
+}
+
+/* mtxrGaugeTable as RouterOS 7 sends it (routeros.md: names, values, units column by column;
+ * INTEGER or Gauge32 values), the legacy scalars beside it ignored; then a 6.x agent with the
+ * scalars only (tenths, mA, PSU 1 = ok); then an agent with neither. */
+static void test_health(void)
+{
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
+	var_health(pdu, (oid[]){ 8, 0 }, 2, ASN_INTEGER, 243, NULL);
+	var_health(pdu, (oid[]){ 9, 0 }, 2, ASN_OCTET_STR, 0, "main");
+	static const struct {
+		oid index;
+		const char *name;
+		long value, unit;
+	} rows[] = {
+		{ 13, "voltage", 243, 3 },
+		{ 17, "cpu-temperature", 36, 1 },
+		{ 7001, "fan1-speed", 4500, 2 },
+		{ 7401, "psu1-state", 0, 6 },
+		{ 7402, "psu2-state", 1, 6 },
+		{ 7501, "psu1-current", 15, 4 },
+		{ 7601, "power-consumption", 362, 5 },
+		{ 7701, "mystery", 5, 9 },
+	};
+	size_t n = sizeof(rows) / sizeof(rows[0]);
+	for (size_t i = 0; i < n; i++)
+		var_health(pdu, (oid[]){ 100, 1, 2, rows[i].index }, 4, ASN_OCTET_STR, 0, rows[i].name);
+	for (size_t i = 0; i < n; i++)
+		var_health(pdu, (oid[]){ 100, 1, 3, rows[i].index }, 4, i % 2 ? ASN_GAUGE : ASN_INTEGER,
+			rows[i].value, NULL);
+	for (size_t i = 0; i < n; i++)
+		var_health(pdu, (oid[]){ 100, 1, 4, rows[i].index }, 4, ASN_INTEGER, rows[i].unit, NULL);
+	sample_t *s = health_walk(pdu);
+	CHECK(s->health_fresh);
+	CHECK_INT(s->nsensors, 7); /* unit 9 is none we know; the scalar voltage is not doubled */
+	CHECK_NEAR(sensor(s, "voltage", SAMPLE_UNIT_VOLTS), 24.3, 1e-9);
+	CHECK_NEAR(sensor(s, "cpu-temperature", SAMPLE_UNIT_CELSIUS), 36, 1e-9);
+	CHECK_NEAR(sensor(s, "fan1-speed", SAMPLE_UNIT_RPM), 4500, 1e-9);
+	CHECK_NEAR(sensor(s, "psu1-state", SAMPLE_UNIT_STATE), 1, 1e-9);
+	CHECK_NEAR(sensor(s, "psu2-state", SAMPLE_UNIT_STATE), 0, 1e-9);
+	CHECK_NEAR(sensor(s, "psu1-current", SAMPLE_UNIT_AMPERES), 1.5, 1e-9);
+	CHECK_NEAR(sensor(s, "power-consumption", SAMPLE_UNIT_WATTS), 36.2, 1e-9);
+	sample_free(s);
+
+	pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
+	var_health(pdu, (oid[]){ 8, 0 }, 2, ASN_INTEGER, 243, NULL);
+	var_health(pdu, (oid[]){ 10, 0 }, 2, ASN_GAUGE, 330, NULL);
+	var_health(pdu, (oid[]){ 11, 0 }, 2, ASN_INTEGER, -55, NULL);
+	var_health(pdu, (oid[]){ 13, 0 }, 2, ASN_INTEGER, 1500, NULL);
+	var_health(pdu, (oid[]){ 15, 0 }, 2, ASN_INTEGER, 1, NULL);
+	var_health(pdu, (oid[]){ 16, 0 }, 2, ASN_INTEGER, 0, NULL);
+	s = health_walk(pdu);
+	CHECK_INT(s->nsensors, 6);
+	CHECK_NEAR(sensor(s, "voltage", SAMPLE_UNIT_VOLTS), 24.3, 1e-9);
+	CHECK_NEAR(sensor(s, "temperature", SAMPLE_UNIT_CELSIUS), 33, 1e-9);
+	CHECK_NEAR(sensor(s, "processor-temperature", SAMPLE_UNIT_CELSIUS), -5.5, 1e-9);
+	CHECK_NEAR(sensor(s, "current", SAMPLE_UNIT_AMPERES), 1.5, 1e-9);
+	CHECK_NEAR(sensor(s, "psu1-state", SAMPLE_UNIT_STATE), 1, 1e-9);
+	CHECK_NEAR(sensor(s, "psu2-state", SAMPLE_UNIT_STATE), 0, 1e-9);
+	sample_free(s);
+
+	pdu = snmp_pdu_create(SNMP_MSG_RESPONSE); /* the next column after the subtree: none */
+	var(pdu, (oid[]){ 1, 3, 6, 1, 4, 1, 14988, 1, 1, 4, 4, 0 }, 12, ASN_OCTET_STR, "7.1", 3);
+	conf_router_t rc = { .name = (char *)"r", .snmp_version = 2 };
+	snmpdecode_t *d = snmpdecode_create();
+	s = sample_new("r", 0, "snmp");
+	char *cause = NULL;
+	snmpdecode_begin(d, &rc, s);
+	snmpdecode_walk_start(d, SNMPDECODE_HEALTH);
+	CHECK_INT(snmpdecode_walk(d, pdu, &cause), 0);
+	snmpdecode_emit(d);
+	CHECK(s->health_fresh && s->nsensors == 0);
+	snmpdecode_end(d);
+	snmpdecode_destroy(d);
+	snmp_free_pdu(pdu);
+	sample_free(s);
+}
+
 static void test_extend_and_pick(void)
 {
 	struct snmpdecode_ext e = { 0 };
@@ -507,6 +622,7 @@ static void test_handles(void)
 
 int main(void)
 {
+	test_health();
 	snmpcoll_t *m = snmpcoll_create(NULL); /* initialises net-snmp for the decoding tests */
 	test_scalars();
 	test_numbers();

@@ -4,12 +4,14 @@
  * the store; store_int.h gives it the writer's fields and the clock seam. */
 #include "config.h"
 #include "store/store_int.h"
+#include "store/history.h"
 #include "store/schema_sql.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 #include "unit.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -141,10 +143,10 @@ static void test_fresh(void)
 	store_get_stats(st, &ss);
 	CHECK(!ss.failing && ss.queued == 0 && ss.polls_stored == 0);
 	store_close(st);
-	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_nmigrations);
+	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
-	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls) */
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 11);
+	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1 */
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
 	check_integrity(p);
 	free(p);
 }
@@ -494,7 +496,7 @@ static void test_migrate_v2(void)
 	qi_raw = 0;
 	store_t *st = open_ok(p);
 	store_close(st);
-	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_nmigrations);
+	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%samples'"), 0);
 	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4); /* + the lone cpu sample's */
 	CHECK_STR(qs(p,
@@ -707,6 +709,136 @@ static void test_bench(void)
 	free(p);
 }
 
+static sample_t *mk_health(int64_t t, bool fresh, double temp, const char *endpoint, bool disabled)
+{
+	sample_t *s = mk("h1", t, "7.22.3", "7.22.3", 100000 + (t - T0));
+	s->health_fresh = fresh;
+	sample_add_sensor(s, "cpu-temperature", SAMPLE_UNIT_CELSIUS, temp);
+	sample_add_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	sample_add_sensor(s, "psu2-state", SAMPLE_UNIT_STATE, 0);
+	s->mem_free = 3950641152, s->mem_total = 4227858432, s->disk_free = 0;
+	s->have_peers = true;
+	struct sample_peer *p = sample_add_peer(s);
+	p->interface = xstrdup("wg0");
+	p->peer = xstrdup("alice");
+	p->public_key = xstrdup("k1");
+	p->endpoint = endpoint ? xstrdup(endpoint) : NULL;
+	p->endpoint_port = 51209;
+	p->allowed = xstrdup("10.0.0.2/32,10.1.0.0/24");
+	p->disabled = disabled;
+	return s;
+}
+
+/* Health goes into a polls row only when the poll read it; the peer details into peers when
+ * they change; the page's history reads the newest reading and each sensor's range, also
+ * after a restart of the store. */
+static void test_health(void)
+{
+	char *p = tpath("health.db");
+	store_t *st = open_ok(p);
+	store_submit(st, mk_health(T0, true, 50, "198.51.100.7", false));
+	store_submit(st, mk_health(T0 + 30000, false, 99, "198.51.100.7", false)); /* kept, not read */
+	store_submit(st, mk_health(T0 + 60000, true, 58.5, "2001:db8::7", false));
+	store_flush(st);
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls WHERE health IS NOT NULL"), 2);
+	CHECK_INT(qi(p, "SELECT count(*) FROM sensors"), 3);
+	CHECK_STR(qs(p, "SELECT unit FROM sensors WHERE name = 'voltage'"), "volts");
+	CHECK_STR(qs(p, "SELECT endpoint FROM peers"), "[2001:db8::7]:51209");
+	CHECK_STR(qs(p, "SELECT allowed_address FROM peers"), "10.0.0.2/32,10.1.0.0/24");
+	CHECK_INT(qi(p, "SELECT disabled FROM peers"), 0);
+
+	st = open_ok(p); /* the cache knows the sensors and the peer's details again */
+	store_submit(st, mk_health(T0 + 90000, true, 40, "2001:db8::7", true));
+	store_flush(st);
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM sensors"), 3);
+	CHECK_INT(qi(p, "SELECT disabled FROM peers"), 1);
+
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p, .router = "h1", .from_ms = T0, .to_ms = T0 + 120000 };
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	free(cause);
+	CHECK(h != NULL && h->nsensors == 3 && h->health_ms == T0 + 90000);
+	for (size_t i = 0; h != NULL && i < h->nsensors; i++) {
+		const struct history_sensor *x = &h->sensors[i];
+		if (strcmp(x->name, "cpu-temperature") == 0) {
+			CHECK_STR(x->unit, "celsius");
+			CHECK(x->value == 40 && x->min == 40 && x->max == 58.5); /* not the 99 never stored */
+		}
+		if (strcmp(x->name, "psu2-state") == 0)
+			CHECK(x->value == 0);
+	}
+	CHECK(h != NULL && h->mem_free == 3950641152 && h->mem_total == 4227858432);
+	CHECK(h != NULL && h->disk_free == 0 && h->disk_total == -1);
+	CHECK(h != NULL && h->npeers == 1 && h->peers[0].disabled == 1);
+	CHECK(h != NULL && h->npeers == 1 && strcmp(h->peers[0].endpoint, "[2001:db8::7]:51209") == 0);
+	history_free(h);
+	check_integrity(p);
+	free(p);
+}
+
+/* A poll of router "pp" at t with peers first..last (inclusive) of wg0, counters from t. */
+static sample_t *mk_peers(int64_t t, int first, int last)
+{
+	sample_t *s = mk("pp", t, "7.22.3", NULL, 1000 + t - T0);
+	s->have_peers = true;
+	for (int i = first; i <= last; i++) {
+		struct sample_peer *pe = sample_add_peer(s);
+		pe->interface = xstrdup("wg0");
+		pe->peer = xasprintf("peer%05d", i);
+		pe->public_key = xasprintf("%042dA=", i);
+		pe->rx_bytes = (uint64_t)(t - T0) + (uint64_t)i;
+		pe->tx_bytes = 2 * pe->rx_bytes;
+		pe->last_handshake_ms = i % 7 == 0 ? -1 : 1000 * i;
+	}
+	return s;
+}
+
+/* The router page's peers (issue 21 item 4: the query was quadratic in peers): each peer's
+ * newest sample of the hour before the newest poll with peers. 3,000 peers; peers 2,900 and
+ * on stopped answering 30 s before the newest poll and show their older sample; peer 2,999
+ * was last seen more than an hour before it and is left out. */
+static void test_history_peers(void)
+{
+	char *p = tpath("peers.db");
+	store_t *st = open_ok(p);
+	store_submit(st, mk_peers(T0, 0, 2999));
+	store_submit(st, mk_peers(T0 + 3700000, 0, 2998));
+	store_submit(st, mk_peers(T0 + 3730000, 0, 2998));
+	store_submit(st, mk_peers(T0 + 3760000, 0, 2899));
+	store_flush(st);
+	store_close(st);
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p, .router = "pp", .from_ms = T0, .to_ms = T0 + 3800000 };
+	double t0 = now_s();
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	printf("  history with 3,000 peers: %.1f ms\n", (now_s() - t0) * 1e3);
+	free(cause);
+	CHECK(h != NULL && h->npeers == 2999);
+	for (size_t i = 0; h != NULL && i < h->npeers; i++) {
+		const struct history_peer *x = &h->peers[i];
+		int64_t t = i < 2900 ? T0 + 3760000 : T0 + 3730000;
+		int bad = strcmp(x->interface, "wg0") != 0 || x->time_ms != t ||
+			x->rx_bytes != (uint64_t)(t - T0) + i || x->tx_bytes != 2 * x->rx_bytes ||
+			x->handshake_age_ms != (i % 7 == 0 ? -1 : 1000 * (int64_t)i);
+		char want[32];
+		snprintf(want, sizeof(want), "peer%05zu", i);
+		bad |= strcmp(x->name, want) != 0;
+		if (bad)
+			fprintf(stderr, "  peer row %zu: %s %s t=%lld rx=%llu\n", i, x->interface, x->name,
+				(long long)x->time_ms, (unsigned long long)x->rx_bytes);
+		CHECK_INT(bad, 0);
+		if (bad)
+			break;
+	}
+	CHECK(h != NULL && h->npeers > 1 && h->peers[1].rx_bps > 0); /* deltas: 30 s apart */
+	history_free(h);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
@@ -725,6 +857,8 @@ int main(void)
 	test_files_gone();
 	test_migrate_v2();
 	test_links();
+	test_health();
+	test_history_peers();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)

@@ -9,7 +9,8 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source tree (distcheck:
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 import expo  # noqa: E402
 
-REST_ONLY = ('wgwatch_wireguard_peer_', 'wgwatch_cpu_core_irq_ratio')
+REST_ONLY = ('wgwatch_wireguard_peer_', 'wgwatch_cpu_core_irq_ratio', 'wgwatch_memory_', 'wgwatch_disk_',
+             'wgwatch_health_')  # health: the twin's sensors are the sim's own; see check_health
 IFACES = {'ether1': 1, 'wg0': 9, 'wg1': 10, 'wg2': 11}   # name: ifIndex in the .snmprec
 IFHC = {'receive': 6, 'transmit': 10}                    # ifHCIn/OutOctets columns
 
@@ -122,12 +123,23 @@ def check_retries(s):
     print('ok: a lost first request: answered with snmp_retries = 1, one timeout with 0')
 
 
+def check_health(s, recs):
+    """The .snmprec's one mtxrGaugeTable row (INTEGER, unit 1): a sensor of whole degrees."""
+    name = recs['1.3.6.1.4.1.14988.1.1.3.100.1.2.17'][1]
+    want = float(recs['1.3.6.1.4.1.14988.1.1.3.100.1.3.17'][1])
+    got = values(s, 'wgwatch_health_temperature_celsius', router='hub')
+    if got != [want] or one(s, 'wgwatch_health_temperature_celsius', router='hub', sensor=name) != want:
+        fail('health over SNMP: %s, served %s = %s' % (got, name, want))
+    print('ok: the gauge table\'s %s = %g over SNMP' % (name, want))
+
+
 def main():
     recs = snmprec(sys.argv[1])
     a, _ = expo.parse(sys.argv[2])
     b, _ = expo.parse(sys.argv[3])
     check_families(b)
     check_cores(b, recs)
+    check_health(b, recs)
     check_info(b, recs)
     check_growth(a, b, recs)
     check_retries(b)

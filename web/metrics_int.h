@@ -1,0 +1,84 @@
+/* metrics_int: what the files of the /metrics exposition share (metrics.c the table and the
+ * render, metrics_health.c the health and peer-detail families); nothing outside them. */
+#ifndef WGWATCH_METRICS_INT_H
+#define WGWATCH_METRICS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+#include "daemon/fleet.h"
+#include "detector/detector.h"
+#include "store/store.h"
+#include "web/metrics.h"
+
+/* A range of the render's label buffer. */
+struct metrics_seg {
+	size_t off, len;
+};
+
+/* Per router, the escaped `router="..."` label, the `,key="value"` config labels, and the labels
+ * of each interface and peer of its newest sample (segs[seg0..]: interfaces, then peers), all
+ * escaped once per render into one buffer: families then copy them, and a render walks one
+ * contiguous buffer rather than some 50 scattered strings per router per family. */
+struct metrics_rl {
+	struct metrics_seg router, extra;
+	size_t seg0;
+};
+
+struct metrics_ctx {
+	buf_t *out;
+	const fleet_view_t *view;
+	const struct store_stats *store;
+	const struct metrics_http *http;
+	detector_view_t *det; /* NULL while the detector has nothing to say */
+	buf_t labels;
+	struct metrics_rl *rl;
+	struct metrics_seg *segs;
+	size_t nsegs, capsegs;
+};
+
+struct metrics_family;
+typedef void (*metrics_router_fn)(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+typedef void (*metrics_daemon_fn)(struct metrics_ctx *c, const struct metrics_family *fam);
+
+struct metrics_family {
+	const char *name;
+	const char *type;
+	const char *help;
+	metrics_router_fn per_router; /* called for every router, or */
+	metrics_daemon_fn daemon;     /* called once */
+	size_t off;                   /* offset of the counter in its struct, where used */
+};
+
+/* name{router="R" — the caller adds its own labels, then ends the series. */
+void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size_t i);
+/* The prepared labels of interface (peer = false) or peer k of router i. */
+void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k);
+void metrics_label(buf_t *out, const char *key, const char *value); /* ,key="escaped value" */
+/* Config labels, "} ", the value and a newline. */
+void metrics_end_u64(struct metrics_ctx *c, size_t i, uint64_t v);
+void metrics_end_double(struct metrics_ctx *c, size_t i, double v);
+/* The newest sample's readings, or NULL while the router is down. */
+const sample_t *metrics_current(const fleet_router_t *r);
+
+/* metrics_health.c: per-router families (metrics_router_fn). */
+/* One series per sensor of unit fam->off (enum sample_unit), label sensor. */
+void metrics_health_sensor(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+/* The int64_t of sample_t at fam->off (mem_free...), in bytes; absent when unknown (-1). */
+void metrics_health_bytes(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+/* Per peer: endpoint and allowed addresses as labels, value 1. */
+void metrics_health_peer_info(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+/* Per peer: 1 when disabled, else 0. */
+void metrics_health_peer_disabled(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+/* Per peer that ever handshook: unix time of the last handshake (poll time minus its age). */
+void metrics_health_handshake_time(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+
+#endif
