@@ -1,4 +1,4 @@
-/* conf: the wgwatch.conf INI file (inih): [daemon], [detector], [web], [alert], [defaults],
+/* conf: the wgwatch.conf INI file (inih): [daemon], [detector], [web], [alert], [rollout], [defaults],
  * [router NAME], include = GLOB. Every key is declared once in a table in confkeys.c. Parsing never
  * logs: errors come back as "FILE:LINE: message" lines. Secrets (passwords, communities, keys)
  * are held here and must never be printed, in an error message or elsewhere. */
@@ -94,6 +94,14 @@ typedef struct conf {
 	char *alert_url;          /* Alertmanager base URL, no trailing '/'; NULL: no push */
 	int64_t alert_resend_ms;  /* firing alerts are sent again this often; default 1m */
 	int64_t alert_timeout_ms; /* one push may take this long; default 5s */
+
+	/* [rollout]: the rollout guard (detector/rollout.h) */
+	char *rollout_canary;       /* "name=value": the label of canary routers; role=canary */
+	int rollout_hold_regressed; /* routers with a regression that hold a cohort; default 1 */
+	double rollout_hold_ratio;  /* a median ratio below this holds a cohort; default 0.8 */
+	int rollout_go_min;         /* routers (canaries) judged final before go; default 2 */
+	char **rollout_allow;       /* overrides, "VERSION/ARCHITECTURE" or "VERSION/BOARD" */
+	size_t nrollout_allow;
 } conf_t;
 
 /* Load path and everything it includes. On success returns 0 and *out. On failure returns -1

@@ -12,7 +12,7 @@
 
 #define CONF_MAX_DEPTH 16   /* include nesting */
 #define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
-#define CONF_NKEYS     49   /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     54   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
@@ -20,6 +20,7 @@ enum conf_sect {
 	SECT_DETECTOR,
 	SECT_WEB,
 	SECT_ALERT,
+	SECT_ROLLOUT,
 	SECT_DEFAULTS,
 	SECT_ROUTER,
 	SECT_BAD
@@ -55,6 +56,8 @@ struct conf_key {
 	const char *def;     /* default, parsed like a value; NULL: none (or from [daemon]) */
 	double min, max;     /* allowed range, in ms for durations; both 0: unchecked */
 	const char *choices; /* T_ENUM: "a|b|c" */
+	/* a further check of the whole value (the items of a list), before it is parsed; NULL: none */
+	int (*check)(const char *v, char **cause);
 	const char *help;
 };
 
@@ -145,6 +148,10 @@ char *confval_join(const char *dir, const char *rel);
 char *confval_dirname(const char *path);
 /* k's allowed range in words, e.g. "100ms to 1d" (caller frees). */
 char *confval_range_text(const struct conf_key *k);
+/* [rollout] canary: one label "name=value" (name as a Prometheus label name, value not empty). */
+int confval_check_label(const char *v, char **cause);
+/* [rollout] allow: items "VERSION/ARCHITECTURE" or "VERSION/BOARD", VERSION a RouterOS version. */
+int confval_check_allow(const char *v, char **cause);
 /* Parse v for key k into its field of base (a conf_t or conf_router_t); relative paths from
  * dir; T_LIST and T_LABELS add to what the field holds. On failure fills *cause (which must
  * be NULL on entry) without the value. */

@@ -17,6 +17,7 @@
 #define XKEY(n, t, f) .sect = SECT_DETECTOR, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define WKEY(n, t, f) .sect = SECT_WEB, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define AKEY(n, t, f) .sect = SECT_ALERT, .name = (n), .type = (t), .off = offsetof(conf_t, f)
+#define OKEY(n, t, f) .sect = SECT_ROLLOUT, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define RKEY(n, t, f) .sect = SECT_ROUTER, .name = (n), .type = (t), .off = offsetof(conf_router_t, f)
 
 const struct conf_key confkeys_table[] = {
@@ -64,6 +65,17 @@ const struct conf_key confkeys_table[] = {
 		.help = "how often firing alerts are sent again to Alertmanager" },
 	{ AKEY("timeout", T_DURATION, alert_timeout_ms), .def = "5s", .min = 100, .max = CONF_MIN,
 		.help = "how long one push to Alertmanager may take" },
+	{ OKEY("canary", T_STR, rollout_canary), .def = "role=canary", .check = confval_check_label,
+		.help = "the label (labels =) that marks a canary router, name=value" },
+	{ OKEY("hold_regressed", T_INT, rollout_hold_regressed), .def = "1", .min = 1, .max = 1000000,
+		.help = "routers with a regression (held past [detector] hold, or final) that hold a cohort" },
+	{ OKEY("hold_ratio", T_DOUBLE, rollout_hold_ratio), .def = "0.8", .min = 0, .max = 1,
+		.help = "a cohort's median capacity ratio (tx or rx) below this holds it" },
+	{ OKEY("go_min", T_INT, rollout_go_min), .def = "2", .min = 1, .max = 1000000,
+		.help = "routers (canaries, when any is labelled) judged with final verdicts before go" },
+	{ OKEY("allow", T_LIST, rollout_allow), .noff = offsetof(conf_t, nrollout_allow),
+		.check = confval_check_allow,
+		.help = "overrides to go, VERSION/ARCHITECTURE or VERSION/BOARD; may be repeated" },
 	{ RKEY("rest", T_URL, rest), .help = "REST base URL, e.g. https://192.0.2.1" },
 	{ RKEY("user", T_STR, user), .help = "RouterOS user for REST" },
 	{ RKEY("password", T_SECRET, password), .help = "RouterOS password for REST" },
@@ -118,6 +130,7 @@ const char *confkeys_sect_name(enum conf_sect s)
 		: s == SECT_DETECTOR ? "detector"
 		: s == SECT_WEB      ? "web"
 		: s == SECT_ALERT    ? "alert"
+		: s == SECT_ROLLOUT  ? "rollout"
 				     : "router NAME";
 }
 

@@ -35,6 +35,7 @@ static void confread_section(struct conf_file *f, char *name)
 		{ "detector", SECT_DETECTOR },
 		{ "web", SECT_WEB },
 		{ "alert", SECT_ALERT },
+		{ "rollout", SECT_ROLLOUT },
 		{ "defaults", SECT_DEFAULTS },
 	};
 	f->rs = NULL;
@@ -48,7 +49,7 @@ static void confread_section(struct conf_file *f, char *name)
 	}
 	if (strncmp(name, "router", 6) != 0 || (name[6] != '\0' && !isspace((unsigned char)name[6]))) {
 		conf_ferr(f,
-			"unknown section [%s] (known: daemon, detector, web, alert, defaults, router NAME)",
+			"unknown section [%s] (known: daemon, detector, web, alert, rollout, defaults, router NAME)",
 			name);
 		return;
 	}

@@ -3,6 +3,7 @@
  * never logs; a cause never holds the value, which may be a secret. */
 #include "config.h"
 #include "daemon/conf_int.h"
+#include "daemon/ros.h"
 #include "lib/listen.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
@@ -612,11 +613,55 @@ static int confval_v_shard(const char *v, void *field, char **cause)
 	return 0;
 }
 
+/* ---- checks of a key's own: the table names them ---- */
+
+int confval_check_label(const char *v, char **cause)
+{
+	const char *eq = strchr(v, '=');
+	char *name = eq ? xstrndup(v, (size_t)(eq - v)) : NULL;
+	bool ok = name != NULL && confval_label_name_ok(name) && eq[1] != '\0' && strchr(eq + 1, ',') == NULL;
+	free(name);
+	if (!ok)
+		*cause = xstrdup(
+			"must be one label name=value, as in a router's labels = (e.g. role=canary)");
+	return ok ? 0 : -1;
+}
+
+/* One VERSION/WHAT item: a RouterOS version, a slash, and an architecture or board. */
+static bool confval_allow_ok(const char *item)
+{
+	const char *slash = strchr(item, '/');
+	if (slash == NULL || slash[1] == '\0' || strpbrk(slash + 1, " \t/") != NULL)
+		return false;
+	char *version = xstrndup(item, (size_t)(slash - item));
+	struct ros_version rv;
+	const char *why;
+	bool ok = ros_parse_version(version, &rv, &why) == 0 && strchr(version, ' ') == NULL;
+	free(version);
+	return ok;
+}
+
+int confval_check_allow(const char *v, char **cause)
+{
+	char *copy = xstrdup(v), *save = copy, *item;
+	bool ok = true;
+	while (ok && (item = strsep(&save, ",")) != NULL) {
+		item = text_trim(item);
+		ok = *item == '\0' || confval_allow_ok(item);
+	}
+	free(copy);
+	if (!ok)
+		*cause = xstrdup("each item must be VERSION/ARCHITECTURE or VERSION/BOARD, e.g. 7.22.3/tile");
+	return ok ? 0 : -1;
+}
+
 /* Parse v for key k into its field of base (a conf_t or conf_router_t). Fills *cause (which
  * must be NULL on entry) without the value on failure. */
 int confval_value(const struct conf_key *k, const char *v, void *base, const char *dir, char **cause)
 {
 	void *field = (char *)base + k->off;
+	if (k->check != NULL && k->check(v, cause) < 0)
+		return -1;
 	switch (k->type) {
 	case T_STR:
 		if (*v == '\0') {

@@ -20,6 +20,7 @@
 #include "web/alert.h"
 #include "daemon/conf.h"
 #include "detector/detector.h"
+#include "detector/rollout.h"
 #include "daemon/fleet.h"
 #include "web/http.h"
 #include "lib/clock.h"
@@ -38,6 +39,7 @@
 struct opts {
 	const char *conf_path;
 	bool check, once, report;
+	const char *rollout_router, *rollout_version; /* --rollout-check ROUTER VERSION */
 	int verbosity;
 };
 
@@ -46,13 +48,17 @@ static loop_t *main_loop;
 static void main_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: wgwatchd -c FILE [--check | --once | --report] [-v] [-q]\n"
+		"usage: wgwatchd -c FILE [--check | --once | --report | --rollout-check ROUTER VERSION]\n"
+		"                [-v] [-q]\n"
 		"  -c, --config FILE  configuration file (wgwatch.conf(5))\n"
 		"      --check        validate the configuration and exit 0 (valid) or 1\n"
 		"      --once         poll every router once, store, print a line per router, exit\n"
 		"                     (0 when every router answered)\n"
 		"      --report       print the upgrade detector's verdicts, cohorts and single-core\n"
 		"                     bound routers from the database as tables, exit\n"
+		"      --rollout-check ROUTER VERSION\n"
+		"                     may ROUTER take VERSION? print the rollout guard's decision for\n"
+		"                     its cohort and the reasons; exit 0 go, 4 hold, 5 wait\n"
 		"  -v, --verbose      more log output (repeat for debug)\n"
 		"  -q, --quiet        errors only\n"
 		"  -V, --version      print the version\n");
@@ -60,7 +66,7 @@ static void main_usage(FILE *out)
 
 static int main_parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT };
+	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT, OPT_ROLLOUT };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, OPT_CHECK },
@@ -70,6 +76,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "report", no_argument, NULL, OPT_REPORT },
+		{ "rollout-check", required_argument, NULL, OPT_ROLLOUT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -79,6 +86,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		case OPT_CHECK: o->check = true; break;
 		case OPT_ONCE: o->once = true; break;
 		case OPT_REPORT: o->report = true; break;
+		case OPT_ROLLOUT: o->rollout_router = optarg; break;
 		case 'v': o->verbosity++; break;
 		case 'q': o->verbosity = -1; break;
 		case 'V': printf("wgwatchd %s\n", PACKAGE_VERSION); exit(0);
@@ -86,7 +94,11 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		default: main_usage(stderr); return -1;
 		}
 	}
-	if (o->conf_path == NULL || optind != argc || o->check + o->once + o->report > 1) {
+	if (o->rollout_router != NULL && optind + 1 == argc) /* its VERSION */
+		o->rollout_version = argv[optind++];
+	if (o->conf_path == NULL || optind != argc ||
+		o->check + o->once + o->report + (o->rollout_router != NULL) > 1 ||
+		(o->rollout_router != NULL && o->rollout_version == NULL)) {
 		main_usage(stderr);
 		return -1;
 	}
@@ -250,6 +262,7 @@ static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
 	d->boot_conf = d->conf;
+	metrics_note_reload(true, clock_wall_ms()); /* the start's load counts as the first */
 	main_raise_nofile(d->conf);
 	d->loop = loop_create();
 	if (d->loop == NULL) {
@@ -389,6 +402,7 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	struct daemon *d = arg;
 	conf_t *old = d->conf;
 	size_t added, removed;
+	metrics_note_reload(next != NULL, clock_wall_ms());
 	if (next == NULL) {
 		main_log_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",
@@ -494,6 +508,26 @@ static int main_run(struct daemon *d, bool once)
 	return rc;
 }
 
+/* --rollout-check: 0 go, 4 hold, 5 wait; 2 an unknown router, 3 the database cannot be read. */
+static int main_rollout_check(const struct opts *o, conf_t *conf)
+{
+	static const int codes[] = { [ROLLOUT_GO] = 0, [ROLLOUT_HOLD] = 4, [ROLLOUT_WAIT] = 5 };
+	if (conf_router_find(conf, o->rollout_router) == NULL) {
+		log_error("rollout-check: no [router %s] in %s", o->rollout_router, o->conf_path);
+		conf_free(conf);
+		return 2;
+	}
+	char *cause = NULL;
+	int decision = ROLLOUT_WAIT;
+	int rc = detector_rollout_check(
+		conf, o->rollout_router, o->rollout_version, stdout, &decision, &cause);
+	if (rc != 0)
+		log_error("rollout-check: %s", cause);
+	free(cause);
+	conf_free(conf);
+	return rc != 0 ? MAIN_EXIT_DATABASE : codes[decision];
+}
+
 int main(int argc, char **argv)
 {
 	main_hold_hup(SIG_BLOCK);
@@ -511,6 +545,8 @@ int main(int argc, char **argv)
 	log_set_level(o.verbosity < 0 ? LOG_LVL_ERROR : o.verbosity == 0 ? LOG_LVL_INFO : LOG_LVL_DEBUG);
 	if (main_load_conf(o.conf_path, &d.conf) != 0)
 		return 1;
+	if (o.rollout_router != NULL) /* before sharding: the canaries of every shard count */
+		return main_rollout_check(&o, d.conf);
 	size_t total = o.check ? shard_apply(d.conf) : main_shard(d.conf, "");
 	if (o.check && main_check_host(d.conf, true, true) != 0) {
 		conf_free(d.conf);

@@ -501,3 +501,23 @@ int data_bounds(detector_t *d, char **cause)
 	sqlite3_reset(q);
 	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading CPU samples");
 }
+
+int data_router_kind(detector_t *d, const char *name, char **arch, char **board, char **cause)
+{
+	sqlite3_stmt *q = NULL;
+	*arch = *board = NULL;
+	if (sqlite3_prepare_v2(d->db, "SELECT architecture, board FROM routers WHERE name = ?1", -1, &q,
+		    NULL) != SQLITE_OK)
+		return data_fail(d, cause, "reading the router");
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		const char *a = (const char *)sqlite3_column_text(q, 0);
+		const char *b = (const char *)sqlite3_column_text(q, 1);
+		*arch = a ? xstrdup(a) : NULL;
+		*board = b ? xstrdup(b) : NULL;
+	}
+	int ret = rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading the router");
+	sqlite3_finalize(q);
+	return ret;
+}

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "detector/detector_int.h"
 #include "lib/buf.h"
+#include "detector/rollout.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
@@ -304,6 +305,7 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 	d->every_ms = conf->every_ms > 0 ? conf->every_ms : 60000;
 	d->interval_ms = conf->interval_ms;
 	d->grace_ms = 2 * conf->interval_ms;
+	d->rollout = rollout_create(conf);
 	return data_open(d, conf->database, readonly, cause);
 }
 
@@ -315,6 +317,7 @@ void detector_free(detector_t *d)
 	free(d->items);
 	free(d->done);
 	detector_bounds_clear(d);
+	rollout_unref(d->rollout);
 	free(d->error);
 	free(d);
 }
@@ -387,4 +390,41 @@ int detector_report(const conf_t *conf, FILE *out, char **cause)
 	}
 	detector_free(d);
 	return rc;
+}
+
+/* The decision for version on router's cohort, from d's verdicts as of now. */
+static void detector_rollout_decide(detector_t *d, const char *router, const char *version, FILE *out,
+	const char *arch, const char *board, int *decision)
+{
+	detector_view_t *v = view_build(d);
+	struct rollout_query q = {
+		.version = version, .architecture = arch, .board = board, .now_ms = clock_wall_ms()
+	};
+	struct rollout_result res;
+	rollout_decide_view(v, &q, &res);
+	report_rollout(out, router, &q, &res);
+	*decision = (int)res.decision;
+	rollout_result_free(&res);
+	view_destroy(v);
+}
+
+int detector_rollout_check(
+	const conf_t *conf, const char *router, const char *version, FILE *out, int *decision, char **cause)
+{
+	detector_t *d = xcalloc(1, sizeof(*d));
+	char *arch = NULL, *board = NULL;
+	*cause = NULL;
+	*decision = ROLLOUT_WAIT;
+	int rc = detector_open(d, conf, true, cause);
+	int known = rc == 0 ? data_router_kind(d, router, &arch, &board, cause) : -1;
+	if (known == 0 || (known == 1 && arch == NULL))
+		fprintf(out,
+			"rollout %s for %s: wait\n  the database does not know the router's architecture yet\n",
+			version, router);
+	else if (known == 1 && (rc = detector_round(d, clock_wall_ms(), cause)) == 0)
+		detector_rollout_decide(d, router, version, out, arch, board, decision);
+	free(arch);
+	free(board);
+	detector_free(d);
+	return known < 0 ? -1 : rc;
 }

@@ -80,6 +80,13 @@ void detector_wake(detector_t *d); /* any thread: evaluate now (a version change
  * cohorts and single-core-bound routers as tables for a terminal. -1 with *cause. */
 int detector_report(const conf_t *conf, FILE *out, char **cause);
 
+/* --rollout-check: evaluate everything once, read-only, like detector_report, and print the
+ * rollout guard's decision on version for router's cohort (its architecture and board as the
+ * database knows them) with the reasons. 0 with *decision (enum rollout_decision, rollout.h;
+ * wait when the database does not know the router yet), -1 with *cause. */
+int detector_rollout_check(
+	const conf_t *conf, const char *router, const char *version, FILE *out, int *decision, char **cause);
+
 typedef struct detector_view detector_view_t;
 
 /* Any thread: the newest results of detector d, unchanged until freed (even after
@@ -96,6 +103,9 @@ size_t detector_view_ncohorts(const detector_view_t *v);
 const struct detector_cohort *detector_view_cohort(const detector_view_t *v, size_t i);
 /* The single-core state of a router (NULL when no recent data). */
 const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router);
+
+/* The rollout guard's settings the view was built with (detector/rollout.h); NULL for NULL. */
+const struct rollout *detector_view_rollout(const detector_view_t *v);
 
 const char *detector_verdict_name(enum detector_outcome v); /* "regression", ... */
 const char *detector_method_name(enum detector_method m);   /* "saturation-ceiling", ... */

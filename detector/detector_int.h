@@ -139,6 +139,8 @@ struct detector {
 	char *error;           /* the failure logged last, NULL while all is well */
 	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
 
+	struct rollout *rollout; /* [rollout] and the canaries, handed to every view */
+
 	worker_t *worker; /* the thread of the rounds; NULL for --report */
 };
 
@@ -205,6 +207,9 @@ int data_flush(detector_t *d, int64_t now, char **cause);
 int data_load_stored(detector_t *d, char **cause);
 /* Every router's recent single-core shape into d->bounds. -1 with *cause. */
 int data_bounds(detector_t *d, char **cause);
+/* The architecture and board the database last knew of router name (either NULL when unknown):
+ * 1 with them (caller frees), 0 when the router is not in the database, -1 with *cause. */
+int data_router_kind(detector_t *d, const char *name, char **arch, char **board, char **cause);
 /* *cause = "what: <the database's last error>"; returns -1. */
 int data_fail(detector_t *d, char **cause, const char *what);
 
@@ -218,6 +223,7 @@ struct detector_view {
 	size_t nc;
 	struct detector_bound *b;
 	size_t nb;
+	struct rollout *rollout; /* a reference to the detector's */
 };
 
 detector_view_t *view_build(const detector_t *d); /* a new view (one reference) of d's results */
@@ -229,5 +235,10 @@ void view_verdict_free(struct detector_verdict *v); /* its strings, not v */
 /* ---- report.c: --report ---- */
 
 void report_print(FILE *out, const detector_view_t *v); /* verdicts, cohorts, bound routers */
+struct rollout_query;
+struct rollout_result;
+/* --rollout-check: the decision on q for router, its cohort and its reasons. */
+void report_rollout(
+	FILE *out, const char *router, const struct rollout_query *q, const struct rollout_result *res);
 
 #endif

@@ -2,6 +2,7 @@
  * terminal, printed from a view. It only formats: it must never read the database itself. */
 #include "config.h"
 #include "detector/detector_int.h"
+#include "detector/rollout.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -92,4 +93,21 @@ void report_print(FILE *out, const detector_view_t *v)
 		"ROUTER", "BUSIEST", "OTHERS", "TX", "RX");
 	for (size_t i = 0; i < v->nb; i++)
 		report_bound(out, &v->b[i]);
+}
+
+void report_rollout(
+	FILE *out, const char *router, const struct rollout_query *q, const struct rollout_result *res)
+{
+	char tx[16], rx[16];
+	fprintf(out, "rollout %s for %s (%s, %s): %s\n", q->version, router, q->architecture,
+		q->board ? q->board : "board unknown", rollout_decision_name(res->decision));
+	fprintf(out,
+		"cohort %s x %s x %s: %zu routers took it, %zu canaries, %zu judged final, %zu regressed; "
+		"median ratio tx %s rx %s\n",
+		q->version, q->architecture, res->board ? res->board : "(any board)", res->routers,
+		res->canaries, res->judged, res->regressed,
+		report_fmt_ratio(tx, sizeof(tx), res->median_ratio_tx),
+		report_fmt_ratio(rx, sizeof(rx), res->median_ratio_rx));
+	for (size_t i = 0; i < res->nreasons; i++)
+		fprintf(out, "  %-12s %s\n", rollout_kind_name(res->reasons[i].kind), res->reasons[i].text);
 }

@@ -4,6 +4,7 @@
  * view and every view's count, so a view outlives the detector that built it. */
 #include "config.h"
 #include "detector/detector_int.h"
+#include "detector/rollout.h"
 #include "lib/xmem.h"
 
 #include <pthread.h>
@@ -142,6 +143,7 @@ detector_view_t *view_build(const detector_t *d)
 		v->b[i].router = xstrdup(d->bounds[i].router);
 	}
 	v->nb = d->nbounds;
+	v->rollout = rollout_ref(d->rollout);
 	return v;
 }
 
@@ -160,6 +162,7 @@ void view_destroy(detector_view_t *v)
 	free(v->v);
 	free(v->c);
 	free(v->b);
+	rollout_unref(v->rollout);
 	free(v);
 }
 
@@ -247,4 +250,9 @@ const struct detector_bound *detector_view_bound(const detector_view_t *v, const
 			hi = mid;
 	}
 	return NULL;
+}
+
+const struct rollout *detector_view_rollout(const detector_view_t *v)
+{
+	return v ? v->rollout : NULL;
 }

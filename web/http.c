@@ -33,6 +33,7 @@
 #include "web/page.h"
 #include "web/page_router.h"
 #include "web/page_upgrades.h"
+#include "web/api_rollout.h"
 #include "lib/xmem.h"
 
 #define HTTP_THREADS         2
@@ -245,6 +246,19 @@ static unsigned http_upgrades_page(
 	return page_upgrades(&req, body);
 }
 
+/* /api/v1/rollout?version=V&architecture=A[&board=B]: the rollout guard's decision. */
+static unsigned http_api_rollout(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
+{
+	struct api_rollout_req req = { .detector = h->deps.detector,
+		.version = http_arg(conn, "version"),
+		.architecture = http_arg(conn, "architecture"),
+		.board = http_arg(conn, "board"),
+		.now_ms = clock_wall_ms() };
+	*ctype = "application/json";
+	return api_rollout(&req, body);
+}
+
 /* A path ending in '/' matches as a prefix; any other path exactly. */
 static const struct http_page {
 	const char *path;
@@ -254,6 +268,7 @@ static const struct http_page {
 	{ "/router/", http_router_page },
 	{ "/upgrades", http_upgrades_page },
 	{ "/api/v1/history/", http_api_history },
+	{ "/api/v1/rollout", http_api_rollout },
 };
 
 /* The page for url and where its rest begins; NULL when none. */

@@ -3,13 +3,17 @@
  * defeats; this one counts from when the connection began to wait. A connection is closed
  * with shutdown(): libmicrohttpd sees the end of it in its own thread and cleans up. The fd
  * stays valid while its entry is listed, since libmicrohttpd notifies the close before it
- * closes the socket, and the list is read and changed under one mutex. */
+ * closes the socket, and the list is read and changed under one mutex.
+ * A connection with bytes in the kernel that libmicrohttpd has not read yet is not a slow
+ * client: the server is behind (both its threads busy), so the guard leaves it alone. A slow
+ * client's trickle is read as it comes, leaving nothing unread. */
 #include "config.h"
 #include "web/httpconn.h"
 
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "lib/clock.h"
@@ -18,6 +22,7 @@
 #include "lib/xmem.h"
 
 #define HTTPCONN_SWEEP_MS 500
+#define HTTPCONN_YOUNG_MS 1000 /* never closed for the reserve before this: a client asks at once */
 
 struct httpconn_entry {
 	int fd;
@@ -76,6 +81,27 @@ static void httpconn_close(httpconn_t *g, struct httpconn_entry *e, enum httpcon
 	g->closed[why]++;
 }
 
+/* Whether fd has bytes libmicrohttpd has not read yet (then the wait is the server's doing). */
+static bool httpconn_unread(int fd)
+{
+	int n = 0;
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/* Under the mutex: close the longest-waiting connections the client is to blame for, until at
+ * most max_waiting wait: those that have waited HTTPCONN_YOUNG_MS at least (a client that
+ * just connected has not had the time to ask) with nothing unread. */
+static void httpconn_reserve(httpconn_t *g, int64_t now_ms)
+{
+	for (struct httpconn_entry *e = g->head, *next; e != NULL && g->waiting > g->max_waiting; e = next) {
+		next = e->next;
+		if (now_ms - e->since_ms < HTTPCONN_YOUNG_MS)
+			break; /* the list is in order of waiting: the rest are younger */
+		if (!httpconn_unread(e->fd))
+			httpconn_close(g, e, HTTPCONN_RESERVE);
+	}
+}
+
 static void httpconn_started(httpconn_t *g, struct MHD_Connection *conn, void **ctx)
 {
 	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -85,10 +111,10 @@ static void httpconn_started(httpconn_t *g, struct MHD_Connection *conn, void **
 	*ctx = e;
 	pthread_mutex_lock(&g->mu);
 	g->open++;
+	int64_t now = clock_mono_ms();
 	if (e->fd >= 0)
-		httpconn_wait(g, e, clock_mono_ms());
-	if (g->waiting > g->max_waiting && g->head != e)
-		httpconn_close(g, g->head, HTTPCONN_RESERVE);
+		httpconn_wait(g, e, now);
+	httpconn_reserve(g, now);
 	pthread_mutex_unlock(&g->mu);
 }
 
@@ -150,11 +176,12 @@ size_t httpconn_sweep(httpconn_t *g, int64_t now_ms)
 	pthread_mutex_lock(&g->mu);
 	for (struct httpconn_entry *e = g->head, *next; e != NULL; e = next) {
 		next = e->next;
-		if (now_ms - e->since_ms >= (e->first ? g->head_ms : g->idle_ms)) {
+		if (now_ms - e->since_ms >= (e->first ? g->head_ms : g->idle_ms) && !httpconn_unread(e->fd)) {
 			httpconn_close(g, e, HTTPCONN_DEADLINE);
 			n++;
 		}
 	}
+	httpconn_reserve(g, now_ms); /* also when libmicrohttpd, at its limit, accepts nothing new */
 	pthread_mutex_unlock(&g->mu);
 	return n;
 }

@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "detector/detector.h"
+#include "detector/rollout.h"
+#include "lib/clock.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -370,6 +372,42 @@ static void metrics_core_saturated(
 	metrics_end_u64(c, i, b->bound);
 }
 
+/* One series per cohort (to_version, architecture, board) the detector has verdicts on, for the
+ * rollout guard's decision on it now (docs/detector.md, Rollout guard); board "" when unknown. */
+static void metrics_rollout(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	int64_t now = clock_wall_ms();
+	for (size_t i = 0; i < detector_view_ncohorts(c->det); i++) {
+		const struct detector_cohort *k = detector_view_cohort(c->det, i);
+		bool seen = k->to_version == NULL || k->architecture == NULL;
+		for (size_t j = 0; j < i && !seen; j++) { /* the same cohort from another version */
+			const struct detector_cohort *o = detector_view_cohort(c->det, j);
+			seen = o->to_version && o->architecture &&
+				strcmp(o->to_version, k->to_version) == 0 &&
+				strcmp(o->architecture, k->architecture) == 0 &&
+				(o->board && k->board ? strcmp(o->board, k->board) == 0
+						      : o->board == k->board);
+		}
+		if (seen)
+			continue;
+		struct rollout_query q = { .version = k->to_version,
+			.architecture = k->architecture,
+			.board = k->board,
+			.now_ms = now };
+		struct rollout_result res;
+		rollout_decide_view(c->det, &q, &res);
+		metrics_puts(c->out, fam->name);
+		metrics_puts(c->out, "{to_version=\"");
+		text_put_label(c->out, k->to_version);
+		metrics_putc(c->out, '"');
+		metrics_label(c->out, "architecture", k->architecture);
+		metrics_label(c->out, "board", k->board ? k->board : "");
+		metrics_label(c->out, "decision", rollout_decision_name(res.decision));
+		metrics_puts(c->out, "} 1\n");
+		rollout_result_free(&res);
+	}
+}
+
 /* ---- daemon families ---- */
 
 /* [daemon] shard = K/N of the config the fleet follows. */
@@ -382,6 +420,14 @@ static void metrics_shard_info(struct metrics_ctx *c, const struct metrics_famil
 	metrics_puts(c->out, "\",shards=\"");
 	metrics_put_u64(c->out, (uint64_t)st->shard_count);
 	metrics_puts(c->out, "\"} 1\n");
+}
+
+void metrics_daemon_value(buf_t *out, const struct metrics_family *fam, double v)
+{
+	metrics_puts(out, fam->name);
+	metrics_putc(out, ' ');
+	metrics_put_double(out, v);
+	metrics_putc(out, '\n');
 }
 
 static void metrics_daemon_u64(buf_t *out, const struct metrics_family *fam, uint64_t v)
@@ -586,6 +632,10 @@ static const struct metrics_family metrics_families[] = {
 		"1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
 		"idle, over the last 10 minutes; else 0.",
 		.per_router = metrics_core_saturated },
+	{ "wgwatch_rollout_decision", "gauge",
+		"The rollout guard's decision on the cohort (to_version, architecture, board): go, hold or "
+		"wait in label decision; always 1, one series per cohort.",
+		.daemon = metrics_rollout },
 	{ "wgwatch_poll_duration_seconds", "histogram", "Duration of router polls.",
 		.daemon = metrics_poll_duration },
 	{ "wgwatch_poll_start_delay_seconds", "histogram",
@@ -617,6 +667,32 @@ static const struct metrics_family metrics_families[] = {
 		"within 10 s of connecting, or 30 s after the previous reply), reserve (the longest "
 		"waiting, closed so that quick requests always find a free slot).",
 		.daemon = metrics_http_slow },
+	{ "wgwatch_router_last_success_timestamp_seconds", "gauge",
+		"Unix time of the router's newest successful poll (kept while it is down).",
+		.per_router = metrics_self_router_success, .off = 0 },
+	{ "wgwatch_router_last_poll_duration_seconds", "gauge",
+		"How long the router's newest successful poll took.",
+		.per_router = metrics_self_router_success, .off = 1 },
+	{ "wgwatch_build_info", "gauge", "wgwatchd's version and source revision; always 1.",
+		.daemon = metrics_self_build_info },
+	{ "wgwatch_config_last_reload_successful", "gauge",
+		"1 when the newest configuration load (the start, or a SIGHUP) succeeded, else 0.",
+		.daemon = metrics_self_reload_ok },
+	{ "wgwatch_config_last_reload_success_timestamp_seconds", "gauge",
+		"Unix time of the newest successful configuration load.",
+		.daemon = metrics_self_reload_time },
+	{ "process_cpu_seconds_total", "counter", "User and system CPU time of wgwatchd, in seconds.",
+		.daemon = metrics_self_process, .off = 0 },
+	{ "process_start_time_seconds", "gauge", "Unix time wgwatchd started.",
+		.daemon = metrics_self_process, .off = 1 },
+	{ "process_virtual_memory_bytes", "gauge", "Virtual memory size of wgwatchd.",
+		.daemon = metrics_self_process, .off = 2 },
+	{ "process_resident_memory_bytes", "gauge", "Resident memory of wgwatchd.",
+		.daemon = metrics_self_process, .off = 3 },
+	{ "process_open_fds", "gauge", "Open file descriptors of wgwatchd.",
+		.daemon = metrics_self_open_fds },
+	{ "process_max_fds", "gauge", "wgwatchd's limit of open file descriptors.",
+		.daemon = metrics_self_max_fds },
 	{ "wgwatch_shard_info", "gauge",
 		"This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
 		.daemon = metrics_shard_info },

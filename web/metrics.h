@@ -24,4 +24,8 @@ struct metrics_http {
 void metrics_render(
 	fleet_t *fleet, store_t *store, detector_t *detector, const struct metrics_http *http, buf_t *out);
 
+/* The outcome of the newest configuration load (the start counts as one): main calls it; the
+ * wgwatch_config_last_reload_* families show it. Any thread. */
+void metrics_note_reload(bool ok, int64_t wall_ms);
+
 #endif

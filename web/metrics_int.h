@@ -64,6 +64,19 @@ void metrics_end_double(struct metrics_ctx *c, size_t i, double v);
 /* The newest sample's readings, or NULL while the router is down. */
 const sample_t *metrics_current(const fleet_router_t *r);
 
+/* name value\n of a family without labels (daemon families). */
+void metrics_daemon_value(buf_t *out, const struct metrics_family *fam, double v);
+
+/* metrics_self.c: the daemon's own families (metrics_daemon_fn) and two per router. */
+void metrics_self_build_info(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_self_reload_ok(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_self_reload_time(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_self_process(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_self_open_fds(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_self_max_fds(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_self_router_success(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+
 /* metrics_health.c: per-router families (metrics_router_fn). */
 /* One series per sensor of unit fam->off (enum sample_unit), label sensor. */
 void metrics_health_sensor(

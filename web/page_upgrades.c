@@ -14,6 +14,8 @@
 #include "detector/detector.h"
 #include "web/page.h"
 #include "web/page_chart.h"
+#include "detector/rollout.h"
+#include "lib/clock.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -26,6 +28,8 @@ struct page_upgrades_data {
 	size_t nc;
 	const struct detector_verdict *v; /* sorted by router, upgrade time */
 	size_t nv;
+	const detector_view_t *dv; /* for the rollout guard's decisions */
+	int64_t now_ms;
 };
 
 /* NULL and "" are the same: unknown. */
@@ -224,6 +228,37 @@ static void page_upgrades_median_cell(
 	buf_printf(out, "</a> <small>(%zu router%s)</small></td>", n, n == 1 ? "" : "s");
 }
 
+/* The rollout guard's decision on the cohort's to_version, architecture and board, linked to
+ * its reasons in /api/v1/rollout; its first reason as the title. */
+static void page_upgrades_rollout_cell(
+	buf_t *out, const struct page_upgrades_data *d, const struct detector_cohort *c)
+{
+	buf_puts(out, "<td class=\"c-rollout\">");
+	if (c->to_version == NULL || c->architecture == NULL) {
+		buf_puts(out, "</td>");
+		return;
+	}
+	struct rollout_query q = { .version = c->to_version,
+		.architecture = c->architecture,
+		.board = c->board,
+		.now_ms = d->now_ms };
+	struct rollout_result res;
+	rollout_decide_view(d->dv, &q, &res);
+	const char *name = rollout_decision_name(res.decision);
+	buf_printf(out, "<a class=\"rollout-%s\" href=\"/api/v1/rollout?version=", name);
+	text_put_url(out, c->to_version);
+	buf_puts(out, "&amp;architecture=");
+	text_put_url(out, c->architecture);
+	if (c->board != NULL) {
+		buf_puts(out, "&amp;board=");
+		text_put_url(out, c->board);
+	}
+	buf_puts(out, "\" title=\"");
+	text_put_html(out, res.nreasons ? res.reasons[0].text : "");
+	buf_printf(out, "\">%s</a>%s</td>", name, res.allow ? " <small>(allowed)</small>" : "");
+	rollout_result_free(&res);
+}
+
 static void page_upgrades_cohort_row(
 	buf_t *out, const struct page_upgrades_data *d, const struct detector_cohort *c)
 {
@@ -251,6 +286,7 @@ static void page_upgrades_cohort_row(
 	buf_printf(out, "%zu of %zu</a></td>", c->improved, c->routers);
 	page_upgrades_median_cell(out, c, "n c-tx", f.median[0], f.n[0]);
 	page_upgrades_median_cell(out, c, "n c-rx", f.median[1], f.n[1]);
+	page_upgrades_rollout_cell(out, d, c);
 	struct page_strip_row rows[2] = { { "tx", f.m[0], f.n[0] }, { "rx", f.m[1], f.n[1] } };
 	buf_puts(out, "<td class=\"c-chart\">");
 	page_chart_strip(out, rows, 2, "capacity ratio of each router, tx and rx");
@@ -267,7 +303,8 @@ static size_t page_upgrades_cohorts(
 		"<section id=\"cohorts\"><div class=\"wrap\"><table id=\"cohort-table\"><thead><tr>"
 		"<th>Upgrade</th><th>Architecture</th><th>Board</th><th>Routers</th>"
 		"<th>Regressed</th><th>Improved</th><th>Median ratio tx</th>"
-		"<th>Median ratio rx</th><th>Ratio of each router</th></tr></thead><tbody>\n");
+		"<th>Median ratio rx</th><th>Rollout</th><th>Ratio of each router</th></tr></thead>"
+		"<tbody>\n");
 	for (size_t i = 0; i < d->nc; i++) {
 		const struct detector_cohort *c = &d->c[i];
 		if (!page_upgrades_match(req, c->from_version, c->to_version, c->architecture, c->board))
@@ -277,7 +314,7 @@ static size_t page_upgrades_cohorts(
 	}
 	if (shown == 0)
 		buf_puts(out,
-			"<tr><td colspan=\"9\" class=\"empty\">No version change judged yet."
+			"<tr><td colspan=\"10\" class=\"empty\">No version change judged yet."
 			"</td></tr>\n");
 	buf_puts(out,
 		"</tbody></table></div><p class=\"note\">Routers, regressed and improved count "
@@ -285,7 +322,8 @@ static size_t page_upgrades_cohorts(
 		"median is over the routers judged by saturation ceiling or CPU cost, each by its "
 		"worst interface (their number in brackets). The chart has one dot per such router "
 		"(red: regressed, green: improved) on 0 to 2, the dashed line at 1. tx is the encrypt "
-		"direction, rx the decrypt direction. Data: "
+		"direction, rx the decrypt direction. Rollout: the rollout guard's decision on the "
+		"version for the architecture and board (go, hold or wait), linked to its reasons. Data: "
 		"<a href=\"/api/v1/cohorts\">/api/v1/cohorts</a>.</p></section>\n");
 	return shown;
 }
@@ -380,6 +418,8 @@ unsigned page_upgrades(const struct page_upgrades_req *req, buf_t *out)
 	for (size_t i = 0; i < d.nv; i++)
 		v[i] = *detector_view_verdict(dv, i);
 	d.c = c, d.v = v;
+	d.dv = dv;
+	d.now_ms = clock_wall_ms();
 	unsigned status = page_upgrades_render(&d, req ? req : &none, out);
 	free(c);
 	free(v);

@@ -36,6 +36,32 @@ ok "interface counter $m lies between the sim's $s1 and $s2"
 promtool check metrics <"$T/metrics.txt" >"$T/promtool.log" 2>&1 || { cat "$T/promtool.log"; fail "promtool"; }
 ok "promtool check metrics passes"
 
+# What a Prometheus user expects of any daemon: build info, process_*, the reload's outcome,
+# and per router its newest successful poll.
+now=$(date +%s)
+$PY - "$T/metrics.txt" "$now" "$DAEMON_PID" <<'PYEOF' || fail "the daemon's own families"
+import re, sys
+text, now, pid = open(sys.argv[1]).read(), float(sys.argv[2]), sys.argv[3]
+def val(name, router=None):
+    labels = r'\{router="%s"[,}][^ ]* ' % router if router else " "
+    m = re.search(r"^%s%s(\S+)$" % (re.escape(name), labels), text, re.M)
+    assert m, "no %s for %s" % (name, router)
+    return float(m.group(1))
+assert re.search(r'^wgwatch_build_info\{version="[0-9.]+",revision="[0-9a-f]+|unknown"\} 1$', text, re.M), "build_info"
+rss = int(open("/proc/%s/statm" % pid).read().split()[1]) * 4096
+assert 0.5 * rss < val("process_resident_memory_bytes") < 2 * rss, "rss"
+assert now - 600 < val("process_start_time_seconds") <= now + 1, "start time"
+assert val("process_cpu_seconds_total") > 0
+assert 3 < val("process_open_fds") < val("process_max_fds")
+assert val("wgwatch_config_last_reload_successful") == 1
+assert now - 600 < val("wgwatch_config_last_reload_success_timestamp_seconds") <= now + 1
+t = val("wgwatch_router_last_success_timestamp_seconds", "tile-a")
+assert now - 10 < t <= now + 1, "tile-a last success %s" % t
+assert 0 < val("wgwatch_router_last_poll_duration_seconds", "tile-a") < 2
+assert 'wgwatch_router_last_success_timestamp_seconds{router="auth-fail"' not in text, "auth-fail never succeeded"
+PYEOF
+ok "build_info, process_*, the reload's outcome and each router's newest success are exported"
+
 # gzip when asked for (Prometheus asks), plain otherwise; the same exposition either way.
 url="http://127.0.0.1:$HTTP_PORT/metrics"
 curl -fsS --max-time 10 -H 'Accept-Encoding: gzip' -D "$T/gz.headers" -o "$T/metrics.gz" "$url" ||

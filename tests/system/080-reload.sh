@@ -46,6 +46,9 @@ wait_until 10 ge ok-02 2 || fail "added router ok-02 not polled"
 known hang && fail "removed router hang still exported"
 [ "$(polls ok-01)" -ge "$p1" ] || fail "ok-01's poll count went back across the reload"
 h1=$(stored hang)
+scrape
+[ "$($EXPO "$T/m.txt" wgwatch_config_last_reload_successful)" = 1 ] || fail "reload_successful after a good reload"
+good_at=$($EXPO "$T/m.txt" wgwatch_config_last_reload_success_timestamp_seconds)
 ok "SIGHUP added ok-02 and removed hang; ok-01 kept its count"
 
 # A bad config is refused with FILE:LINE; the old one keeps running.
@@ -61,6 +64,10 @@ grep -q "^<3>error: reload: $T/active.conf:$line: " "$T/daemon.log" || fail "no 
 grep -q "^<3>error: reload: $T/active.conf:$dupline: " "$T/daemon.log" || fail "no FILE:LINE for the duplicate"
 wait_until 10 ge ok-02 $((p2 + 2)) || fail "ok-02 not polled after the refused reload"
 known hang && fail "refused reload changed the routers"
+scrape
+[ "$($EXPO "$T/m.txt" wgwatch_config_last_reload_successful)" = 0 ] || fail "reload_successful after a refused reload"
+[ "$($EXPO "$T/m.txt" wgwatch_config_last_reload_success_timestamp_seconds)" = "$good_at" ] ||
+	fail "the refused reload moved the last success time"
 ok "bad config refused: $(grep "active.conf:$line" "$T/daemon.log" | head -1 | cut -c1-100)"
 mv "$T/good.conf" "$T/active.conf"
 

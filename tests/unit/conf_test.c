@@ -307,6 +307,56 @@ static void test_hold(void)
 	free(dir);
 }
 
+static int load_text(const char *dir, const char *name, const char *text, conf_t **c, char **e);
+
+/* [rollout]: defaults, a repeated allow adding up, and FILE:LINE for each bad value. */
+static void test_rollout(void)
+{
+	char *dir = new_dir();
+	conf_t *c;
+	char *e;
+	CHECK_INT(load_text(dir, "r0.conf", "[router r]\nrest = https://10.0.0.1\n", &c, &e), 0);
+	CHECK_STR(c ? c->rollout_canary : NULL, "role=canary");
+	CHECK_INT(c ? c->rollout_hold_regressed : 0, 1);
+	CHECK_NEAR(c ? c->rollout_hold_ratio : 0, 0.8, 1e-12);
+	CHECK_INT(c ? c->rollout_go_min : 0, 2);
+	CHECK_INT(c ? c->nrollout_allow : 9, 0);
+	conf_free(c);
+	CHECK_INT(
+		load_text(dir, "r1.conf",
+			"[rollout]\ncanary = ring=0\ngo_min = 3\nallow = 7.22.3/tile\n"
+			"allow = 7.22.3/CCR1009-7G-1C-1S+, 7.23beta2/arm64\n[router r]\nrest = https://10.0.0.1\n",
+			&c, &e),
+		0);
+	CHECK_STR(c ? c->rollout_canary : NULL, "ring=0");
+	CHECK_INT(c ? c->rollout_go_min : 0, 3);
+	CHECK_INT(c ? c->nrollout_allow : 0, 3);
+	CHECK_STR(c && c->nrollout_allow == 3 ? c->rollout_allow[2] : NULL, "7.23beta2/arm64");
+	conf_free(c);
+	CHECK_INT(load_text(dir, "r2.conf",
+			  "[rollout]\ncanary = canary\nhold_ratio = 1.5\ngo_min = 0\nallow = tile\n"
+			  "allow = 7.22.3/\nallow = latest/tile\nhold_regressed = x\n",
+			  &c, &e),
+		-1);
+	char *p = xasprintf("%s/r2.conf", dir);
+	CHECK_ERR(e,
+		"%s:2: canary = canary: must be one label name=value, as in a router's labels = (e.g. "
+		"role=canary)",
+		p);
+	CHECK_ERR(e, "%s:3: hold_ratio = 1.5: is out of range (allowed 0 to 1)", p);
+	CHECK_ERR(e, "%s:4: go_min = 0: is out of range (allowed 1 to 1000000)", p);
+	static const char *const bad[] = { "tile", "7.22.3/", "latest/tile" };
+	for (int i = 0; i < 3; i++)
+		CHECK_ERR(e,
+			"%s:%d: allow = %s: each item must be VERSION/ARCHITECTURE or VERSION/BOARD, e.g. "
+			"7.22.3/tile",
+			p, 5 + i, bad[i]);
+	CHECK(e != NULL && strstr(e, ":8: hold_regressed = x") != NULL);
+	free(p);
+	free(e);
+	free(dir);
+}
+
 static void test_defaults(void)
 {
 	char *dir = new_dir();
@@ -436,7 +486,7 @@ static void check_errors_top(const char *e, const char *p)
 		p);
 	CHECK_ERR(e, "%s:10: threshold = 1.5: is out of range (allowed 0 to 1)", p);
 	CHECK_ERR(e,
-		"%s:11: unknown section [nonsense] (known: daemon, detector, web, alert, defaults, "
+		"%s:11: unknown section [nonsense] (known: daemon, detector, web, alert, rollout, defaults, "
 		"router NAME)",
 		p);
 	CHECK(strstr(e, ":12:") == NULL); /* keys of an unknown section: reported once */
@@ -1021,6 +1071,7 @@ int main(void)
 	test_defaults();
 	test_every();
 	test_hold();
+	test_rollout();
 	test_errors();
 	test_shard();
 	test_web();

@@ -1,0 +1,379 @@
+/* rollout: the rollout guard's decisions (go, hold, wait) per cohort, from the detector's
+ * verdicts and [rollout]; docs/detector.md, Rollout guard. Pure logic over what it is handed:
+ * it must never read the database, the clock or the config file itself. */
+#include "config.h"
+#include "detector/detector_int.h"
+#include "detector/rollout.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rollout {
+	atomic_int refs;
+	char *canary;     /* "name=value" */
+	char **canaries;  /* names of the routers that carry it, sorted */
+	size_t ncanaries; /* 0: no router is labelled, every router counts as one */
+	size_t hold_regressed, go_min;
+	double hold_ratio;
+	int64_t hold_ms; /* [detector] hold */
+	char **allow;    /* "VERSION/WHAT" */
+	size_t nallow;
+};
+
+/* ---- settings ---- */
+
+static int rollout_strp_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool rollout_has_label(const conf_router_t *cr, const char *key, const char *value)
+{
+	for (size_t k = 0; k < cr->nlabels; k++)
+		if (strcmp(cr->labels[k].key, key) == 0 && strcmp(cr->labels[k].value, value) == 0)
+			return true;
+	return false;
+}
+
+rollout_t *rollout_create(const conf_t *conf)
+{
+	rollout_t *r = xcalloc(1, sizeof(*r));
+	atomic_init(&r->refs, 1);
+	r->canary = xstrdup(conf->rollout_canary ? conf->rollout_canary : "role=canary");
+	char *key = xstrdup(r->canary), *eq = strchr(key, '=');
+	const char *value = eq ? eq + 1 : "";
+	if (eq != NULL)
+		*eq = '\0';
+	r->canaries = xcalloc(conf->nrouters + 1, sizeof(*r->canaries));
+	for (size_t i = 0; i < conf->nrouters; i++)
+		if (rollout_has_label(&conf->routers[i], key, value))
+			r->canaries[r->ncanaries++] = xstrdup(conf->routers[i].name);
+	free(key);
+	qsort(r->canaries, r->ncanaries, sizeof(*r->canaries), rollout_strp_cmp);
+	r->hold_regressed = conf->rollout_hold_regressed > 0 ? (size_t)conf->rollout_hold_regressed : 1;
+	r->go_min = conf->rollout_go_min > 0 ? (size_t)conf->rollout_go_min : 1;
+	r->hold_ratio = conf->rollout_hold_ratio;
+	r->hold_ms = conf->hold_ms;
+	r->allow = xcalloc(conf->nrollout_allow + 1, sizeof(*r->allow));
+	for (size_t i = 0; i < conf->nrollout_allow; i++)
+		r->allow[r->nallow++] = xstrdup(conf->rollout_allow[i]);
+	return r;
+}
+
+rollout_t *rollout_ref(rollout_t *r)
+{
+	if (r != NULL)
+		atomic_fetch_add(&r->refs, 1);
+	return r;
+}
+
+void rollout_unref(rollout_t *r)
+{
+	if (r == NULL || atomic_fetch_sub(&r->refs, 1) != 1)
+		return;
+	for (size_t i = 0; i < r->ncanaries; i++)
+		free(r->canaries[i]);
+	for (size_t i = 0; i < r->nallow; i++)
+		free(r->allow[i]);
+	free(r->canaries);
+	free(r->allow);
+	free(r->canary);
+	free(r);
+}
+
+bool rollout_is_canary(const rollout_t *r, const char *router)
+{
+	if (r->ncanaries == 0)
+		return true;
+	return bsearch(&router, r->canaries, r->ncanaries, sizeof(*r->canaries), rollout_strp_cmp) != NULL;
+}
+
+/* ---- names ---- */
+
+const char *rollout_decision_name(enum rollout_decision d)
+{
+	return d == ROLLOUT_GO ? "go" : d == ROLLOUT_HOLD ? "hold" : "wait";
+}
+
+const char *rollout_kind_name(enum rollout_kind k)
+{
+	static const char *const names[] = {
+		[ROLLOUT_R_REGRESSION] = "regression",
+		[ROLLOUT_R_RATIO] = "median-ratio",
+		[ROLLOUT_R_JUDGED] = "judged",
+		[ROLLOUT_R_PENDING] = "pending",
+		[ROLLOUT_R_COUNT] = "count",
+		[ROLLOUT_R_COHORT] = "cohort",
+		[ROLLOUT_R_OVERRIDE] = "override",
+	};
+	return (unsigned)k <= ROLLOUT_R_OVERRIDE ? names[k] : "?";
+}
+
+/* ---- reasons ---- */
+
+static struct rollout_reason *rollout_reason_add(struct rollout_result *res, enum rollout_kind kind,
+	const struct detector_verdict *v, bool canary, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static struct rollout_reason *rollout_reason_add(struct rollout_result *res, enum rollout_kind kind,
+	const struct detector_verdict *v, bool canary, const char *fmt, ...)
+{
+	res->reasons = xreallocarray(res->reasons, res->nreasons + 1, sizeof(*res->reasons));
+	struct rollout_reason *x = &res->reasons[res->nreasons++];
+	*x = (struct rollout_reason){ .kind = kind, .ratio = NAN, .canary = canary };
+	if (v != NULL) {
+		x->router = v->router;
+		x->interface = v->interface;
+		x->direction = v->direction;
+		x->ratio = v->ratio;
+		x->method = v->method;
+		x->final = v->final;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(x->text, sizeof(x->text), fmt, ap);
+	va_end(ap);
+	return x;
+}
+
+/* The reasons the guard's own decision d shows (an override shows them too, after its own). */
+static void rollout_reasons_keep(struct rollout_result *res, enum rollout_decision d)
+{
+	unsigned keep = d == ROLLOUT_HOLD
+		? 1u << ROLLOUT_R_REGRESSION | 1u << ROLLOUT_R_RATIO | 1u << ROLLOUT_R_COHORT
+		: d == ROLLOUT_GO ? 1u << ROLLOUT_R_JUDGED | 1u << ROLLOUT_R_COUNT | 1u << ROLLOUT_R_COHORT
+				  : ~(1u << ROLLOUT_R_JUDGED);
+	keep |= 1u << ROLLOUT_R_OVERRIDE;
+	size_t n = 0;
+	for (size_t i = 0; i < res->nreasons; i++)
+		if (keep & 1u << res->reasons[i].kind)
+			res->reasons[n++] = res->reasons[i];
+	res->nreasons = n;
+}
+
+/* ---- the cohort's routers ---- */
+
+static bool rollout_eq(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+static bool rollout_match(const struct detector_verdict *v, const struct rollout_query *q, const char *board)
+{
+	return rollout_eq(v->to_version, q->version) && rollout_eq(v->architecture, q->architecture) &&
+		(board == NULL || rollout_eq(v->board, board));
+}
+
+/* By router, then newest version change first, so a router's newest event to the version leads. */
+static int rollout_verdict_order(const void *pa, const void *pb)
+{
+	const struct detector_verdict *a = *(const struct detector_verdict *const *)pa;
+	const struct detector_verdict *b = *(const struct detector_verdict *const *)pb;
+	int c = strcmp(a->router, b->router);
+	if (c == 0 && a->upgraded_ms != b->upgraded_ms)
+		return a->upgraded_ms > b->upgraded_ms ? -1 : 1;
+	return c;
+}
+
+/* The cohort's verdicts, sorted; *n of them (caller frees). */
+static const struct detector_verdict **rollout_gather(const struct detector_verdict *v, size_t n,
+	const struct rollout_query *q, const char *board, size_t *ng)
+{
+	const struct detector_verdict **g = xcalloc(n + 1, sizeof(*g));
+	*ng = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].router != NULL && rollout_match(&v[i], q, board))
+			g[(*ng)++] = &v[i];
+	qsort(g, *ng, sizeof(*g), rollout_verdict_order);
+	return g;
+}
+
+/* Routers in g[0..n): their count. */
+static size_t rollout_count_routers(const struct detector_verdict **g, size_t n)
+{
+	size_t routers = 0;
+	for (size_t i = 0; i < n; i++)
+		routers += i == 0 || strcmp(g[i - 1]->router, g[i]->router) != 0;
+	return routers;
+}
+
+struct rollout_acc { /* what the routers add up to */
+	double *tx, *rx;
+	size_t ntx, nrx;
+	bool any_regression; /* a regression verdict, counted or not: never go */
+};
+
+static bool rollout_settled(const rollout_t *r, const struct detector_verdict *v, int64_t now)
+{
+	return v->final || now - v->reached_ms >= r->hold_ms;
+}
+
+/* One verdict of a router: a regression, a ratio for the medians. Returns whether it is a
+ * regression that counts. */
+static bool rollout_verdict(const rollout_t *r, const struct detector_verdict *v, bool canary, int64_t now,
+	struct rollout_acc *acc, struct rollout_result *res)
+{
+	bool settled = rollout_settled(r, v, now);
+	const char *method = detector_method_name(v->method);
+	if (settled && (v->method == DETECTOR_M_SATURATION || v->method == DETECTOR_M_COST) &&
+		isfinite(v->ratio)) {
+		if (v->direction[0] == 't')
+			acc->tx[acc->ntx++] = v->ratio;
+		else
+			acc->rx[acc->nrx++] = v->ratio;
+	}
+	if (v->verdict != DETECTOR_REGRESSION)
+		return false;
+	acc->any_regression = true;
+	if (!settled) {
+		rollout_reason_add(res, ROLLOUT_R_PENDING, v, canary,
+			"%s %s %s: regression (%s, ratio %.2f) not held for [detector] hold yet", v->router,
+			v->interface, v->direction, method, v->ratio);
+		return false;
+	}
+	rollout_reason_add(res, ROLLOUT_R_REGRESSION, v, canary, "%s %s %s: regression (%s, ratio %.2f%s)",
+		v->router, v->interface, v->direction, method, v->ratio, v->final ? ", final" : ", held");
+	return true;
+}
+
+/* The verdicts g[0..n) of one router's newest version change to the version. */
+static void rollout_router(const rollout_t *r, const struct detector_verdict **g, size_t n, int64_t now,
+	struct rollout_acc *acc, struct rollout_result *res)
+{
+	bool canary = rollout_is_canary(r, g[0]->router), regressed = false, final = true, judged = false;
+	for (size_t i = 0; i < n; i++) {
+		regressed |= rollout_verdict(r, g[i], canary, now, acc, res);
+		final &= g[i]->final;
+		judged |= g[i]->verdict != DETECTOR_INSUFFICIENT;
+	}
+	res->routers++;
+	res->canaries += canary;
+	res->regressed += regressed;
+	if (!final || !judged) {
+		rollout_reason_add(res, ROLLOUT_R_PENDING, NULL, canary, "%s%s: %s", g[0]->router,
+			canary && r->ncanaries ? " (canary)" : "",
+			!final ? "after window still filling"
+			       : "final, but insufficient-data in every direction");
+		res->reasons[res->nreasons - 1].router = g[0]->router;
+		return;
+	}
+	if (!canary)
+		return;
+	res->judged++;
+	for (size_t i = 0; i < n; i++)
+		if (g[i]->verdict != DETECTOR_INSUFFICIENT)
+			rollout_reason_add(res, ROLLOUT_R_JUDGED, g[i], canary,
+				"%s %s %s: %s (%s, ratio %.2f)", g[i]->router, g[i]->interface,
+				g[i]->direction, detector_verdict_name(g[i]->verdict),
+				detector_method_name(g[i]->method), g[i]->ratio);
+}
+
+/* ---- the decision ---- */
+
+/* The routers of the cohort g[0..n) (sorted) into res, and the decision before overrides. */
+static void rollout_judge(const rollout_t *r, const struct detector_verdict **g, size_t n, int64_t now,
+	struct rollout_result *res)
+{
+	struct rollout_acc acc = { .tx = xcalloc(n + 1, sizeof(double)),
+		.rx = xcalloc(n + 1, sizeof(double)) };
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && strcmp(g[j]->router, g[i]->router) == 0; j++)
+			;
+		size_t k = i + 1; /* the newest version change of the router only */
+		while (k < j && g[k]->upgraded_ms == g[i]->upgraded_ms)
+			k++;
+		rollout_router(r, g + i, k - i, now, &acc, res);
+	}
+	res->median_ratio_tx = judge_median_take(acc.tx, acc.ntx);
+	res->median_ratio_rx = judge_median_take(acc.rx, acc.nrx);
+	const double med[2] = { res->median_ratio_tx, res->median_ratio_rx };
+	bool low = false;
+	for (int d = 0; d < 2; d++) {
+		if (!(med[d] < r->hold_ratio))
+			continue;
+		low = true;
+		rollout_reason_add(res, ROLLOUT_R_RATIO, NULL, false,
+			"median %s ratio %.2f is below hold_ratio %.2f", d == 0 ? "tx" : "rx", med[d],
+			r->hold_ratio);
+		res->reasons[res->nreasons - 1].direction = d == 0 ? "tx" : "rx";
+		res->reasons[res->nreasons - 1].ratio = med[d];
+	}
+	rollout_reason_add(res, ROLLOUT_R_COUNT, NULL, false,
+		"%zu of %zu %s judged with final verdicts; go needs %zu", res->judged, res->canaries,
+		r->ncanaries ? "canaries" : "routers", r->go_min);
+	res->decision = res->regressed >= r->hold_regressed || low ? ROLLOUT_HOLD
+		: res->judged >= r->go_min && !acc.any_regression  ? ROLLOUT_GO
+								   : ROLLOUT_WAIT;
+}
+
+/* The [rollout] allow entry for the query's version and architecture or board, or NULL. */
+static const char *rollout_allowed(const rollout_t *r, const struct rollout_query *q)
+{
+	size_t vl = strlen(q->version);
+	for (size_t i = 0; i < r->nallow; i++) {
+		const char *a = r->allow[i];
+		if (strncmp(a, q->version, vl) != 0 || a[vl] != '/')
+			continue;
+		if (rollout_eq(a + vl + 1, q->architecture) || rollout_eq(a + vl + 1, q->board))
+			return a;
+	}
+	return NULL;
+}
+
+void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t n,
+	const struct rollout_query *q, struct rollout_result *out)
+{
+	*out = (struct rollout_result){ .decision = ROLLOUT_WAIT, .board = q->board };
+	size_t ng;
+	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, &ng);
+	size_t on_board = rollout_count_routers(g, ng);
+	if (q->board != NULL && on_board < r->go_min) {
+		free(g);
+		g = rollout_gather(v, n, q, NULL, &ng);
+		out->board = NULL;
+		rollout_reason_add(out, ROLLOUT_R_COHORT, NULL, false,
+			"board %s: %zu router(s) took %s, fewer than go_min %zu: the %s cohort decides",
+			q->board, on_board, q->version, r->go_min, q->architecture);
+	}
+	rollout_judge(r, g, ng, q->now_ms, out);
+	free(g);
+	out->allow = rollout_allowed(r, q);
+	enum rollout_decision was = out->decision;
+	if (out->allow != NULL) {
+		out->decision = ROLLOUT_GO;
+		struct rollout_reason x = { .kind = ROLLOUT_R_OVERRIDE, .ratio = NAN };
+		snprintf(x.text, sizeof(x.text), "override: [rollout] allow = %s (the guard said %s)",
+			out->allow, rollout_decision_name(was));
+		rollout_reason_add(out, ROLLOUT_R_OVERRIDE, NULL, false, "%s", x.text);
+		memmove(&out->reasons[1], &out->reasons[0], (out->nreasons - 1) * sizeof(x));
+		out->reasons[0] = x;
+	}
+	rollout_reasons_keep(out, was);
+}
+
+void rollout_decide_view(const detector_view_t *v, const struct rollout_query *q, struct rollout_result *out)
+{
+	const rollout_t *r = detector_view_rollout(v);
+	if (r == NULL) {
+		*out = (struct rollout_result){ .decision = ROLLOUT_WAIT,
+			.board = q->board,
+			.median_ratio_tx = NAN,
+			.median_ratio_rx = NAN };
+		rollout_reason_add(out, ROLLOUT_R_PENDING, NULL, false, "the detector has not evaluated yet");
+		return;
+	}
+	size_t n = detector_view_nverdicts(v);
+	rollout_decide(r, n ? detector_view_verdict(v, 0) : NULL, n, q, out);
+}
+
+void rollout_result_free(struct rollout_result *res)
+{
+	free(res->reasons);
+	res->reasons = NULL;
+	res->nreasons = 0;
+}

@@ -1,0 +1,76 @@
+/* rollout: the rollout guard (issue 19). For a version and a cohort (to_version x architecture x
+ * board, or to_version x architecture), whether the rest of the fleet may take the version:
+ * go, hold or wait, with the reasons, decided from the detector's verdicts and [rollout]
+ * (docs/detector.md, Rollout guard). Pure logic: no I/O, no clock (the time is passed in). */
+#ifndef WGWATCH_ROLLOUT_H
+#define WGWATCH_ROLLOUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "daemon/conf.h"
+#include "detector/detector.h"
+
+enum rollout_decision { ROLLOUT_WAIT = 0, ROLLOUT_GO, ROLLOUT_HOLD };
+
+enum rollout_kind {
+	ROLLOUT_R_REGRESSION, /* a regression that counts: final, or held past [detector] hold */
+	ROLLOUT_R_RATIO,      /* the cohort's median ratio in a direction is below hold_ratio */
+	ROLLOUT_R_JUDGED,     /* a verdict of a router judged with final verdicts (go) */
+	ROLLOUT_R_PENDING,    /* a router not judged yet, or a regression not held yet (wait) */
+	ROLLOUT_R_COUNT,      /* how many routers (canaries) are judged, of how many needed */
+	ROLLOUT_R_COHORT,     /* the board had too few routers: the architecture decided */
+	ROLLOUT_R_OVERRIDE,   /* [rollout] allow turned the decision into go */
+};
+
+/* One reason. Strings point into the verdicts and the settings it was decided from. */
+struct rollout_reason {
+	enum rollout_kind kind;
+	const char *router, *interface, *direction; /* NULL where it is about no one verdict */
+	double ratio;                               /* NAN when none */
+	enum detector_method method;
+	bool final, canary;
+	char text[192]; /* one line for a person */
+};
+
+struct rollout_query {
+	const char *version, *architecture; /* required */
+	const char *board;                  /* NULL: the architecture cohort */
+	int64_t now_ms;                     /* wall clock, for [detector] hold */
+};
+
+struct rollout_result {
+	enum rollout_decision decision;
+	const char *board; /* the cohort's board (the query's); NULL when the architecture decided */
+	size_t routers;    /* routers of the cohort that took the version */
+	size_t canaries;   /* of them canaries (all of them when no router is labelled canary) */
+	size_t judged;     /* canaries judged with final verdicts */
+	size_t regressed;  /* routers with a regression that counts */
+	double median_ratio_tx, median_ratio_rx; /* over the settled high-confidence verdicts; NAN */
+	const char *allow;                       /* the [rollout] allow entry applied, or NULL */
+	struct rollout_reason *reasons;          /* owned: rollout_result_free */
+	size_t nreasons;
+};
+
+typedef struct rollout rollout_t;
+
+/* The settings of conf's [rollout] and [detector] hold, and the names of its canary routers;
+ * immutable, shared by reference (rollout_ref); conf may be freed after. */
+rollout_t *rollout_create(const conf_t *conf);
+rollout_t *rollout_ref(rollout_t *r); /* one more reference; returns r; NULL is fine */
+void rollout_unref(rollout_t *r);     /* frees r with its last reference; NULL is fine */
+/* Whether router is a canary: it carries the canary label (or no router of the config does). */
+bool rollout_is_canary(const rollout_t *r, const char *router);
+
+/* Decide q over the verdicts v[0..n) (any order) into *out (rollout_result_free after). */
+void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t n,
+	const struct rollout_query *q, struct rollout_result *out);
+/* The same over a detector view's verdicts with the view's settings; wait when v is NULL. */
+void rollout_decide_view(const detector_view_t *v, const struct rollout_query *q, struct rollout_result *out);
+void rollout_result_free(struct rollout_result *res);
+
+const char *rollout_decision_name(enum rollout_decision d); /* "go", "hold", "wait" */
+const char *rollout_kind_name(enum rollout_kind k);         /* "regression", "median-ratio", ... */
+
+#endif

@@ -1,0 +1,276 @@
+/* rollout_test: the rollout guard's decisions (detector/rollout.c), table-driven: each case a
+ * small fleet of verdicts, the [rollout] settings, a query, and the decision, cohort, counts and
+ * reasons it must give. */
+#include "config.h"
+#include "detector/rollout.h"
+#include "lib/xmem.h"
+#include "tests/unit/unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NOW  10000000 /* ms */
+#define HOLD 300000   /* [detector] hold, 5m */
+
+#define TILE "tile CCR1009"
+#define X86  "x86_64 CHR"
+
+/* One verdict a line: "ROUTER ARCH BOARD VERSION DIR VERDICT METHOD RATIO FINAL AGE_S [UPGRADED_S]",
+ * VERDICT R(egression) U(nchanged) I(mprovement) N(insufficient-data), METHOD S(aturation) C(ost) -,
+ * FINAL F or P (provisional), AGE_S seconds since the verdict was reached. */
+struct rcase {
+	const char *name;
+	const char *verdicts; /* lines separated by ';' */
+	const char *canaries; /* router names labelled role=canary, blank-separated; "" none */
+	const char *allow;    /* [rollout] allow, or NULL */
+	int go_min, hold_regressed;
+	const char *version, *arch, *board; /* the query */
+	enum rollout_decision want;
+	const char *want_board; /* the cohort's board; NULL: the architecture decided */
+	int routers, judged, regressed;
+	const char *want_kinds; /* the reasons' kinds in order, blank-separated; NULL: not checked */
+};
+
+static const struct rcase rcases[] = {
+	{ "two tile canaries regressed: hold",
+		"ta " TILE " 7.22.3 tx R S 0.33 F 0; ta " TILE " 7.22.3 rx U C 1.0 F 0;"
+		"tb " TILE " 7.22.3 tx R S 0.34 F 0",
+		"ta tb xa xb", NULL, 2, 1, "7.22.3", "tile", "CCR1009", ROLLOUT_HOLD, "CCR1009", 2, 2, 2,
+		"regression regression median-ratio" },
+	{ "x86 canaries unchanged, final: go",
+		"xa " X86 " 7.22.3 tx U S 1.0 F 0; xa " X86 " 7.22.3 rx N - nan F 0;"
+		"xb " X86 " 7.22.3 tx U C 0.97 F 0",
+		"ta tb xa xb", NULL, 2, 1, "7.22.3", "x86_64", "CHR", ROLLOUT_GO, "CHR", 2, 2, 0,
+		"judged judged count" },
+	{ "one final, one provisional: wait",
+		"xa " X86 " 7.22.3 tx U S 1.0 F 0; xb " X86 " 7.22.3 tx U C 0.97 P 900", "xa xb", NULL, 2, 1,
+		"7.22.3", "x86_64", NULL, ROLLOUT_WAIT, NULL, 2, 1, 0, "pending count" },
+	{ "a provisional regression held past hold: hold",
+		"xa " X86 " 7.22.3 tx R C 0.6 P 400; xb " X86 " 7.22.3 tx U C 1.0 F 0", "xa xb", NULL, 2, 1,
+		"7.22.3", "x86_64", NULL, ROLLOUT_HOLD, NULL, 2, 1, 1, "regression" },
+	{ "a regression not held yet: wait, never go",
+		"xa " X86 " 7.22.3 tx R C 0.6 P 10; xb " X86 " 7.22.3 tx U C 1.0 F 0; xc " X86
+		" 7.22.3 tx U C 1.0 F 0",
+		"xa xb xc", NULL, 2, 1, "7.22.3", "x86_64", NULL, ROLLOUT_WAIT, NULL, 3, 2, 0,
+		"pending pending count" },
+	{ "judged routers are not canaries: wait",
+		"xa " X86 " 7.22.3 tx U C 1.0 F 0; xb " X86 " 7.22.3 tx U C 1.0 F 0", "xc", NULL, 2, 1,
+		"7.22.3", "x86_64", NULL, ROLLOUT_WAIT, NULL, 2, 0, 0, "count" },
+	{ "no router labelled: every router counts",
+		"xa " X86 " 7.22.3 tx U C 1.0 F 0; xb " X86 " 7.22.3 tx I C 1.3 F 0", "", NULL, 2, 1,
+		"7.22.3", "x86_64", NULL, ROLLOUT_GO, NULL, 2, 2, 0, "judged judged count" },
+	{ "median ratio below hold_ratio without a regression: hold",
+		"xa " X86 " 7.22.3 tx U C 0.75 F 0; xb " X86 " 7.22.3 tx U C 0.78 F 0", "", NULL, 2, 1,
+		"7.22.3", "x86_64", NULL, ROLLOUT_HOLD, NULL, 2, 2, 0, "median-ratio" },
+	{ "a board with fewer than go_min routers: the architecture decides",
+		"ta " TILE " 7.22.3 tx R S 0.33 F 0; tb tile CCR1036 7.22.3 tx R S 0.3 F 0;"
+		"tc tile CCR1036 7.22.3 tx R S 0.3 F 0",
+		"", NULL, 2, 1, "7.22.3", "tile", "CCR1009", ROLLOUT_HOLD, NULL, 3, 3, 3,
+		"cohort regression regression regression median-ratio" },
+	{ "a board with go_min routers is its own cohort",
+		"ta " TILE " 7.22.3 tx U S 1.0 F 0; tb " TILE " 7.22.3 tx U S 1.0 F 0;"
+		"tc tile CCR1036 7.22.3 tx R S 0.3 F 0",
+		"", NULL, 2, 1, "7.22.3", "tile", "CCR1009", ROLLOUT_GO, "CCR1009", 2, 2, 0, NULL },
+	{ "allow VERSION/ARCHITECTURE turns a hold into go, the regressions still shown",
+		"ta " TILE " 7.22.3 tx R S 0.33 F 0; tb " TILE " 7.22.3 tx R S 0.34 F 0", "ta tb",
+		"7.22.3/tile", 2, 1, "7.22.3", "tile", "CCR1009", ROLLOUT_GO, "CCR1009", 2, 2, 2,
+		"override regression regression median-ratio" },
+	{ "allow VERSION/BOARD", "ta " TILE " 7.22.3 tx R S 0.33 F 0", "", "7.22.3/CCR1009", 2, 1, "7.22.3",
+		"tile", "CCR1009", ROLLOUT_GO, NULL, 1, 1, 1, NULL },
+	{ "allow of another version does not apply", "ta " TILE " 7.22.3 tx R S 0.33 F 0", "", "7.22.2/tile",
+		2, 1, "7.22.3", "tile", NULL, ROLLOUT_HOLD, NULL, 1, 1, 1, NULL },
+	{ "hold_regressed 2: one regressed router is a wait",
+		"ta " TILE " 7.22.3 tx R S 0.7 F 0; tb " TILE " 7.22.3 tx U S 1.0 F 0; tc " TILE
+		" 7.22.3 tx U S 1.0 F 0",
+		"", NULL, 2, 2, "7.22.3", "tile", NULL, ROLLOUT_WAIT, NULL, 3, 3, 1, NULL },
+	{ "final insufficient-data everywhere is not judged",
+		"xa " X86 " 7.22.3 tx N - nan F 0; xb " X86 " 7.22.3 tx N - nan F 0", "", NULL, 2, 1,
+		"7.22.3", "x86_64", NULL, ROLLOUT_WAIT, NULL, 2, 0, 0, "pending pending count" },
+	{ "only a router's newest version change to the version counts",
+		"xa " X86 " 7.22.3 tx R C 0.5 F 0 100; xa " X86 " 7.22.3 tx U C 1.0 F 0 200; xb " X86
+		" 7.22.3 tx U C 1.0 F 0",
+		"", NULL, 2, 1, "7.22.3", "x86_64", NULL, ROLLOUT_GO, NULL, 2, 2, 0, NULL },
+	{ "other versions and architectures do not count",
+		"xa " X86 " 7.22.2 tx R C 0.5 F 0; ta " TILE " 7.22.3 tx R S 0.3 F 0; xb " X86
+		" 7.22.3 tx U C 1.0 F 0; xc " X86 " 7.22.3 tx U C 1.0 F 0",
+		"", NULL, 2, 1, "7.22.3", "x86_64", NULL, ROLLOUT_GO, NULL, 2, 2, 0, NULL },
+	{ "nothing took the version: wait", "", "", NULL, 2, 1, "7.23", "arm64", "RB5009", ROLLOUT_WAIT, NULL,
+		0, 0, 0, "cohort count" },
+};
+
+static enum detector_outcome rt_verdict(char c)
+{
+	return c == 'R'    ? DETECTOR_REGRESSION
+		: c == 'U' ? DETECTOR_UNCHANGED
+		: c == 'I' ? DETECTOR_IMPROVEMENT
+			   : DETECTOR_INSUFFICIENT;
+}
+
+/* The verdicts of spec into *out; returns how many (free with rt_free). */
+static size_t rt_parse(const char *spec, struct detector_verdict **out)
+{
+	char *copy = xstrdup(spec), *save = copy, *line;
+	struct detector_verdict *v = xcalloc(32, sizeof(*v));
+	size_t n = 0;
+	while ((line = strsep(&save, ";")) != NULL) {
+		char r[32], a[32], b[32], ver[32], dir[4], verdict, method, ratio[16], fin;
+		int age, upg = 50;
+		if (sscanf(line, " %31s %31s %31s %31s %3s %c %c %15s %c %d %d", r, a, b, ver, dir, &verdict,
+			    &method, ratio, &fin, &age, &upg) < 10)
+			continue;
+		struct detector_verdict *x = &v[n++];
+		*x = (struct detector_verdict){ .router = xstrdup(r),
+			.interface = xstrdup("wg0"),
+			.direction = dir[0] == 't' ? "tx" : "rx",
+			.from_version = xstrdup("7.21.5"),
+			.to_version = xstrdup(ver),
+			.architecture = xstrdup(a),
+			.board = xstrdup(b),
+			.upgraded_ms = upg * 1000LL,
+			.reached_ms = NOW - age * 1000LL,
+			.final = fin == 'F',
+			.verdict = rt_verdict(verdict),
+			.ratio = strtod(ratio, NULL),
+			.method = method == 'S' ? DETECTOR_M_SATURATION
+				: method == 'C' ? DETECTOR_M_COST
+						: DETECTOR_M_NONE };
+	}
+	free(copy);
+	*out = v;
+	return n;
+}
+
+static void rt_free(struct detector_verdict *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].router);
+		free(v[i].interface);
+		free(v[i].from_version);
+		free(v[i].to_version);
+		free(v[i].architecture);
+		free(v[i].board);
+	}
+	free(v);
+}
+
+/* A config of the case: routers named in canaries carry role=canary, one more router does not. */
+static conf_t *rt_conf(const struct rcase *c)
+{
+	static struct conf_label canary = { .key = (char *)"role", .value = (char *)"canary" };
+	static struct conf_label other = { .key = (char *)"role", .value = (char *)"hub" };
+	static char *allow[1];
+	conf_t *conf = xcalloc(1, sizeof(*conf));
+	conf->routers = xcalloc(8, sizeof(*conf->routers));
+	char *copy = xstrdup(c->canaries), *save = copy, *name;
+	while ((name = strsep(&save, " ")) != NULL)
+		if (*name != '\0')
+			conf->routers[conf->nrouters++] = (conf_router_t){
+				.name = xstrdup(name), .labels = &canary, .nlabels = 1
+			};
+	free(copy);
+	conf->routers[conf->nrouters++] = (conf_router_t){
+		.name = xstrdup("zz-hub"), .labels = &other, .nlabels = 1
+	};
+	conf->rollout_canary = (char *)"role=canary";
+	conf->rollout_go_min = c->go_min;
+	conf->rollout_hold_regressed = c->hold_regressed;
+	conf->rollout_hold_ratio = 0.8;
+	conf->hold_ms = HOLD;
+	allow[0] = (char *)c->allow;
+	conf->rollout_allow = allow;
+	conf->nrollout_allow = c->allow != NULL;
+	return conf;
+}
+
+static void rt_conf_free(conf_t *conf)
+{
+	for (size_t i = 0; i < conf->nrouters; i++)
+		free(conf->routers[i].name);
+	free(conf->routers);
+	free(conf);
+}
+
+static void rt_check_kinds(const struct rcase *c, const struct rollout_result *res)
+{
+	char got[256] = "";
+	for (size_t i = 0; i < res->nreasons; i++) {
+		CHECK(res->reasons[i].text[0] != '\0');
+		strncat(got, rollout_kind_name(res->reasons[i].kind), sizeof(got) - strlen(got) - 2);
+		if (i + 1 < res->nreasons)
+			strcat(got, " ");
+	}
+	if (c->want_kinds != NULL && strcmp(got, c->want_kinds) != 0) {
+		fprintf(stderr, "  %s: reasons \"%s\", want \"%s\"\n", c->name, got, c->want_kinds);
+		CHECK(!"reasons");
+	}
+}
+
+static void test_cases(void)
+{
+	for (size_t i = 0; i < sizeof(rcases) / sizeof(rcases[0]); i++) {
+		const struct rcase *c = &rcases[i];
+		struct detector_verdict *v;
+		size_t n = rt_parse(c->verdicts, &v);
+		conf_t *conf = rt_conf(c);
+		rollout_t *r = rollout_create(conf);
+		rt_conf_free(conf);
+		struct rollout_query q = {
+			.version = c->version, .architecture = c->arch, .board = c->board, .now_ms = NOW
+		};
+		struct rollout_result res;
+		rollout_decide(r, v, n, &q, &res);
+		int before = unit_failures;
+		CHECK_STR(rollout_decision_name(res.decision), rollout_decision_name(c->want));
+		CHECK_STR(res.board, c->want_board);
+		CHECK_INT(res.routers, c->routers);
+		CHECK_INT(res.judged, c->judged);
+		CHECK_INT(res.regressed, c->regressed);
+		CHECK((res.allow != NULL) == (res.decision == ROLLOUT_GO && c->allow != NULL));
+		rt_check_kinds(c, &res);
+		if (unit_failures != before)
+			fprintf(stderr, "  in case: %s\n", c->name);
+		rollout_result_free(&res);
+		rollout_unref(r);
+		rt_free(v, n);
+	}
+}
+
+/* A reason names the router, interface, direction, ratio and method of its verdict. */
+static void test_reason_fields(void)
+{
+	const struct rcase *c = &rcases[0];
+	struct detector_verdict *v;
+	size_t n = rt_parse(c->verdicts, &v);
+	conf_t *conf = rt_conf(c);
+	rollout_t *r = rollout_create(conf);
+	rt_conf_free(conf);
+	CHECK(rollout_is_canary(r, "ta") && !rollout_is_canary(r, "zz-hub") &&
+		!rollout_is_canary(r, "nobody"));
+	struct rollout_query q = {
+		.version = "7.22.3", .architecture = "tile", .board = "CCR1009", .now_ms = NOW
+	};
+	struct rollout_result res;
+	rollout_decide(rollout_ref(r), v, n, &q, &res);
+	rollout_unref(r);
+	CHECK(res.nreasons >= 1);
+	const struct rollout_reason *x = &res.reasons[0];
+	CHECK_STR(x->router, "ta");
+	CHECK_STR(x->interface, "wg0");
+	CHECK_STR(x->direction, "tx");
+	CHECK_NEAR(x->ratio, 0.33, 1e-9);
+	CHECK_INT(x->method, DETECTOR_M_SATURATION);
+	CHECK(x->final && x->canary);
+	CHECK(strstr(x->text, "ta wg0 tx: regression (saturation-ceiling, ratio 0.33, final)") != NULL);
+	CHECK_NEAR(res.median_ratio_tx, 0.335, 1e-9);
+	CHECK_NEAR(res.median_ratio_rx, 1.0, 1e-9);
+	rollout_result_free(&res);
+	rollout_unref(r);
+	rt_free(v, n);
+}
+
+int main(void)
+{
+	test_cases();
+	test_reason_fields();
+	return unit_done("rollout_test");
+}
