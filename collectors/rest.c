@@ -39,6 +39,11 @@ static const char *const rest_iface_props[] = {
 	"tx-packet",
 	"rx-drop",
 	"tx-drop",
+	"tx-queue-drop",
+	"rx-error",
+	"tx-error",
+	"mtu",
+	"actual-mtu",
 };
 #define REST_DEFAULT_TIMEOUT_MS 10000
 #define REST_PER_MULTI          64          /* routers per curl multi handle (see the top) */
@@ -107,24 +112,33 @@ static const char *rest_what(const struct rest_conn *c)
 		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
 		[RESTDECODE_HEALTH] = "GET /rest/system/health",
 	};
-	if (c->step == RESTDECODE_IFACES && c->rc->ninterfaces > 0)
+	if (c->step == RESTDECODE_IFACES && c->rc->ninterfaces + c->rc->nwan > 0)
 		return "POST /rest/interface/print";
 	return what[c->step];
 }
 
-/* {".proplist":[...],".query":["type=wg","name=A","name=B","#|","#|"]}: wg or any named. */
+/* "name=X" for each of names onto query; how many went on (non-UTF-8 names are skipped). */
+static size_t rest_query_names(json_t *query, char **names, size_t nnames)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < nnames; i++) {
+		char *w = xasprintf("name=%s", names[i]);
+		n += json_array_append_new(query, json_string(w)) == 0;
+		free(w);
+	}
+	return n;
+}
+
+/* {".proplist":[...],".query":["type=wg","name=A","name=B","#|","#|"]}: wg or any named in
+ * interfaces or wan. */
 static char *rest_iface_query(const conf_router_t *rc)
 {
 	json_t *props = json_array(), *query = json_array();
 	for (size_t i = 0; i < sizeof(rest_iface_props) / sizeof(rest_iface_props[0]); i++)
 		json_array_append_new(props, json_string(rest_iface_props[i]));
 	json_array_append_new(query, json_string("type=wg"));
-	size_t n = 0;
-	for (size_t i = 0; i < rc->ninterfaces; i++) {
-		char *w = xasprintf("name=%s", rc->interfaces[i]);
-		n += json_array_append_new(query, json_string(w)) == 0; /* skips non-UTF-8 */
-		free(w);
-	}
+	size_t n = rest_query_names(query, rc->interfaces, rc->ninterfaces);
+	n += rest_query_names(query, rc->wan, rc->nwan);
 	while (n-- > 0)
 		json_array_append_new(query, json_string("#|"));
 	json_t *o = json_pack("{s:o,s:o}", ".proplist", props, ".query", query);
@@ -162,7 +176,8 @@ static char *rest_url(const struct rest_conn *c, char **post)
 	case RESTDECODE_RESOURCE:
 		return xasprintf(
 			"%s/rest/system/resource?.proplist=uptime,version,board-name,"
-			"architecture-name,cpu,free-memory,total-memory,free-hdd-space,total-hdd-space",
+			"architecture-name,cpu,cpu-frequency,free-memory,total-memory,free-hdd-space,"
+			"total-hdd-space",
 			base);
 	case RESTDECODE_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
 	case RESTDECODE_BOARD:
@@ -170,7 +185,7 @@ static char *rest_url(const struct rest_conn *c, char **post)
 				 "current-firmware,upgrade-firmware",
 			base);
 	case RESTDECODE_IFACES:
-		if (c->rc->ninterfaces == 0)
+		if (c->rc->ninterfaces + c->rc->nwan == 0)
 			return rest_iface_url(base);
 		*post = rest_iface_query(c->rc);
 		return xasprintf("%s/rest/interface/print", base);

@@ -138,6 +138,19 @@ static int restdecode_duration(json_t *o, const char *key, bool need, int64_t *o
 	return 0;
 }
 
+/* cpu-frequency in MHz; absent on some boards (the CCR2004-1G-12S+2XS), then 0 = unknown. */
+static int restdecode_mhz(json_t *o, sample_t *s, char **cause)
+{
+	uint64_t mhz = 0;
+	if (restdecode_u64(o, "cpu-frequency", false, &mhz, cause) < 0)
+		return -1;
+	if (mhz > 1000000)
+		return restdecode_bad("cpu-frequency", restdecode_str(o, "cpu-frequency"),
+			"not a CPU frequency in MHz", cause);
+	s->cpu_freq_mhz = (uint32_t)mhz;
+	return 0;
+}
+
 /* free-memory, total-memory, free-hdd-space, total-hdd-space: bytes, each optional. */
 static int restdecode_resource_sizes(json_t *o, sample_t *s, char **cause)
 {
@@ -173,7 +186,7 @@ static int restdecode_resource(json_t *j, sample_t *s, char **cause)
 	restdecode_set(&s->board, board);
 	restdecode_set(&s->architecture, restdecode_str(o, "architecture-name"));
 	restdecode_set(&s->cpu_model, restdecode_str(o, "cpu"));
-	return 0;
+	return restdecode_mhz(o, s, cause);
 }
 
 struct restdecode_cpu {
@@ -256,6 +269,23 @@ static int restdecode_board(json_t *j, sample_t *s, char **cause)
 	return 0;
 }
 
+/* actual-mtu (what the interface uses), else mtu; an "auto" or absent value stays 0. */
+static int restdecode_mtu(json_t *o, struct sample_iface *f, char **cause)
+{
+	static const char *const keys[] = { "actual-mtu", "mtu" };
+	for (size_t i = 0; i < 2; i++) {
+		const char *v = restdecode_str(o, keys[i]), *why = "not an MTU";
+		uint64_t mtu;
+		if (v == NULL || strcmp(v, "auto") == 0)
+			continue;
+		if (ros_parse_u64(v, &mtu, &why) < 0 || mtu > 65535)
+			return restdecode_bad(keys[i], v, why, cause);
+		f->mtu = (uint32_t)mtu;
+		return 0;
+	}
+	return 0;
+}
+
 static int restdecode_iface_row(json_t *o, struct sample_iface *f, const char **name, char **cause)
 {
 	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "name", name, cause) < 0 ||
@@ -265,9 +295,12 @@ static int restdecode_iface_row(json_t *o, struct sample_iface *f, const char **
 		restdecode_u64(o, "tx-packet", false, &f->tx_packets, cause) < 0 ||
 		restdecode_u64(o, "rx-drop", false, &f->rx_drops, cause) < 0 ||
 		restdecode_u64(o, "tx-drop", false, &f->tx_drops, cause) < 0 ||
+		restdecode_u64(o, "tx-queue-drop", false, &f->tx_queue_drops, cause) < 0 ||
+		restdecode_u64(o, "rx-error", false, &f->rx_errors, cause) < 0 ||
+		restdecode_u64(o, "tx-error", false, &f->tx_errors, cause) < 0 ||
 		restdecode_bool(o, "running", &f->running, cause) < 0)
 		return -1;
-	return 0;
+	return restdecode_mtu(o, f, cause);
 }
 
 static int restdecode_ifaces(json_t *j, sample_t *s, char **cause)

@@ -30,7 +30,18 @@ struct snmpdecode_oid {
 	}
 
 /* In the order of the GET, which decoding relies on: the later ones refine the earlier. */
-enum { SC_DESCR, SC_UPTIME, SC_VERSION, SC_FIRMWARE, SC_UPGRADE, SC_BOARD, SC_HRUPTIME, SC_ENTDESCR, SC_N };
+enum {
+	SC_DESCR,
+	SC_UPTIME,
+	SC_VERSION,
+	SC_FIRMWARE,
+	SC_UPGRADE,
+	SC_BOARD,
+	SC_HRUPTIME,
+	SC_ENTDESCR,
+	SC_MHZ,
+	SC_N
+};
 static const struct snmpdecode_oid snmpdecode_scalar_oids[SC_N] = {
 	[SC_DESCR] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 1, 1, 0),                 /* sysDescr */
 	[SC_UPTIME] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 1, 3, 0),                /* sysUpTime */
@@ -41,6 +52,7 @@ static const struct snmpdecode_oid snmpdecode_scalar_oids[SC_N] = {
 	[SC_HRUPTIME] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 25, 1, 1, 0),          /* hrSystemUptime */
 	/* entPhysicalDescr of RouterOS's chassis entity, "RouterOS 6.40.5 (stable) on RB952Ui-5ac2nD" */
 	[SC_ENTDESCR] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 47, 1, 1, 1, 1, 2, 65536),
+	[SC_MHZ] = SNMPDECODE_OID(1, 3, 6, 1, 4, 1, 14988, 1, 1, 3, 14, 0), /* mtxrHlProcessorFrequency */
 };
 static const struct snmpdecode_oid snmpdecode_walk_cols[] = {
 	[SNMPDECODE_CPU] = SNMPDECODE_OID(1, 3, 6, 1, 2, 1, 25, 3, 3, 1, 2),    /* hrProcessorLoad */
@@ -177,6 +189,16 @@ static char *snmpdecode_oid_text(const oid *o, size_t len)
 
 /* ---- scalars ---- */
 
+/* The CPU clock in MHz (a confounder, docs/detector.md); a value that is no clock is ignored. */
+static void snmpdecode_mhz(const netsnmp_variable_list *v, sample_t *s)
+{
+	uint64_t mhz;
+	char *cause = NULL;
+	if (snmpdecode_var_u64(v, &mhz, &cause) == 0 && mhz <= 1000000)
+		s->cpu_freq_mhz = (uint32_t)mhz;
+	free(cause);
+}
+
 /* What RouterOS says of itself in sysDescr (v7: "RouterOS <board>"; v6: "router") and in
  * entPhysicalDescr.65536 ("RouterOS <version> (<channel>) on <board>"): fills the board, the
  * version and the channel that are still unknown (docs/snmp.md, docs/routeros.md §3). */
@@ -233,6 +255,7 @@ static int snmpdecode_decode_scalar(int which, const netsnmp_variable_list *v, s
 		free(s->board);
 		s->board = NULL;
 		return snmpdecode_var_text(v, &s->board, cause);
+	case SC_MHZ: snmpdecode_mhz(v, s); return 0;
 	default: /* sysDescr, entPhysicalDescr */
 		if (snmpdecode_var_text(v, &text, cause) < 0)
 			return -1;

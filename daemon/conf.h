@@ -42,6 +42,8 @@ typedef struct conf_router {
 	size_t ninterfaces;
 	char **wg_names; /* fnmatch(3) patterns: over SNMP, these interfaces are WireGuard's */
 	size_t nwg_names;
+	char **wan; /* interfaces carrying the tunnels' outer packets: polled for confounders */
+	size_t nwan;
 
 	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;

@@ -113,6 +113,8 @@ const struct conf_key confkeys_table[] = {
 	{ RKEY("wg_names", T_LIST, wg_names), .noff = offsetof(conf_router_t, nwg_names),
 		.def = "wg*,wireguard*",
 		.help = "over SNMP, the names (shell patterns) of WireGuard interfaces, a,b*,c" },
+	{ RKEY("wan", T_LIST, wan), .noff = offsetof(conf_router_t, nwan),
+		.help = "interfaces that carry the tunnels' outer packets, a,b (polled for confounders)" },
 	{ RKEY("interval", T_DURATION, interval_ms), .min = 100, .max = CONF_DAY,
 		.help = "poll interval; default [daemon] interval" },
 	{ RKEY("timeout", T_DURATION, timeout_ms), .min = 100, .max = 10 * CONF_MIN,

@@ -305,6 +305,8 @@ static void poller_merge(sample_t *into, sample_t *from)
 	poller_take(&into->board, &from->board);
 	if (into->uptime_ms < 0)
 		into->uptime_ms = from->uptime_ms;
+	if (into->cpu_freq_mhz == 0)
+		into->cpu_freq_mhz = from->cpu_freq_mhz;
 	if (from->err != SAMPLE_OK)
 		sample_fail(into, from->err, "%s: %s", from->source, from->error ? from->error : "");
 	into->source = "rest+snmp";

@@ -37,6 +37,9 @@ struct sample_iface {
 	uint64_t rx_bytes, tx_bytes;
 	uint64_t rx_packets, tx_packets;
 	uint64_t rx_drops, tx_drops;
+	uint64_t rx_errors, tx_errors; /* 0 when the source does not tell */
+	uint64_t tx_queue_drops;       /* REST tx-queue-drop; 0 when not told */
+	uint32_t mtu;                  /* actual-mtu, else mtu; 0 when unknown */
 };
 
 struct sample_peer {
@@ -84,7 +87,8 @@ typedef struct sample {
 	char *board;
 	char *architecture;
 	char *cpu_model;
-	int64_t uptime_ms; /* -1 when unknown */
+	int64_t uptime_ms;     /* -1 when unknown */
+	uint32_t cpu_freq_mhz; /* cpu-frequency; 0 when unknown (some boards do not tell) */
 
 	size_t ncores;
 	struct sample_core *cores;

@@ -37,8 +37,15 @@ static const char *const data_sql[DATA_NSQL] = {
 			 " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
 	[DATA_UPSERT] =
 		("INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"), /* one string: clang's -Wstring-concatenation */
+		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"), /* one string: clang's -Wstring-concatenation */
 	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	[DATA_LINKS] = "SELECT i.name, i.type = 'wg', s.time_ms, s.reset, coalesce(s.mtu, 0), s.running,"
+		       " s.rx_errors, s.tx_errors, s.tx_queue_drops, s.rx_packets, s.tx_packets"
+		       " FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
+		       " WHERE i.router_id = ?1 AND s.time_ms >= ?2 AND s.time_ms < ?3"
+		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
+	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM polls WHERE router_id = ?1 AND time_ms >= ?2"
+		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
 };
 
 int data_fail(detector_t *d, char **cause, const char *what)
@@ -226,6 +233,49 @@ int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct da
 	return 0;
 }
 
+static void data_add_link(struct confound_set *x, sqlite3_stmt *q)
+{
+	const char *name = (const char *)sqlite3_column_text(q, 0);
+	if (x->nifs == 0 || strcmp(x->ifs[x->nifs - 1].name, name) != 0) {
+		x->ifs = data_grow(x->ifs, x->nifs, &x->capifs, sizeof(*x->ifs));
+		x->ifs[x->nifs++] = (struct confound_iface){ .name = xstrdup(name),
+			.wg = sqlite3_column_int(q, 1) != 0 };
+	}
+	struct confound_iface *f = &x->ifs[x->nifs - 1];
+	f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
+	f->rows[f->n++] = (struct confound_row){ .t = sqlite3_column_int64(q, 2),
+		.reset = sqlite3_column_int(q, 3) != 0,
+		.mtu = sqlite3_column_int64(q, 4),
+		.running = sqlite3_column_int(q, 5) != 0,
+		.rx_err = (uint64_t)sqlite3_column_int64(q, 6),
+		.tx_err = (uint64_t)sqlite3_column_int64(q, 7),
+		.txq = (uint64_t)sqlite3_column_int64(q, 8),
+		.rx_pkts = (uint64_t)sqlite3_column_int64(q, 9),
+		.tx_pkts = (uint64_t)sqlite3_column_int64(q, 10) };
+}
+
+int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x)
+{
+	memset(x, 0, sizeof(*x));
+	sqlite3_stmt *q = d->sq[DATA_MHZ];
+	data_bind_range(q, router, from, to);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		x->cpu = data_grow(x->cpu, x->ncpu, &x->capcpu, sizeof(*x->cpu));
+		x->cpu[x->ncpu++] = (struct confound_cpu){ sqlite3_column_int64(q, 0),
+			sqlite3_column_int64(q, 1) };
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	q = d->sq[DATA_LINKS];
+	data_bind_range(q, router, from, to);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		data_add_link(x, q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* The poll at t itself, which spans the reboot, belongs to neither window. */
 void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, double **rates, float **loads)
 {
@@ -328,6 +378,7 @@ static int data_write_item(detector_t *d, const struct detector_item *it, int64_
 	sqlite3_bind_int64(q, 16, now);
 	sqlite3_bind_text(q, 17, v->cores, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 18, v->why, -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 19, v->confounders ? v->confounders : "", -1, SQLITE_STATIC);
 	int rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -392,6 +443,8 @@ static void data_stored_row(sqlite3_stmt *q, struct detector_verdict *v)
 	v->reached_ms = sqlite3_column_int64(q, 14);
 	snprintf(v->cores, sizeof(v->cores), "%s", (const char *)sqlite3_column_text(q, 15));
 	snprintf(v->why, sizeof(v->why), "%s", (const char *)sqlite3_column_text(q, 16));
+	free(v->confounders);
+	v->confounders = xstrdup((const char *)sqlite3_column_text(q, 17));
 }
 
 int data_load_stored(detector_t *d, char **cause)
@@ -400,7 +453,7 @@ int data_load_stored(detector_t *d, char **cause)
 	if (sqlite3_prepare_v2(d->db,
 		    "SELECT event_id, interface, direction, verdict, method, hint,"
 		    " before_bps, after_bps, ratio, before_load, after_load, before_n,"
-		    " after_n, final, reached_ms, cores, why FROM verdicts",
+		    " after_n, final, reached_ms, cores, why, confounders FROM verdicts",
 		    -1, &q, NULL) != SQLITE_OK)
 		return data_fail(d, cause, "reading verdicts");
 	int rc;

@@ -4,6 +4,7 @@
  * the event loop, never write a sample, never guess (too little data is insufficient-data). */
 #include "config.h"
 #include "detector/detector_int.h"
+#include "lib/buf.h"
 #include "detector/rollout.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -160,15 +161,24 @@ void detector_mark_done(detector_t *d, int64_t ev)
 static void detector_log_change(const struct data_event *e, const struct detector_item *it)
 {
 	const struct detector_verdict *v = &it->v;
-	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f, cores %s%s%s%s)",
+	buf_t b; /* the confounders on one line: "a; b" */
+	buf_init(&b);
+	for (const char *p = v->confounders; p != NULL && *p != '\0'; p++)
+		if (*p == '\n')
+			buf_puts(&b, "; ");
+		else
+			buf_putc(&b, *p);
+	char *also = buf_steal(&b, NULL);
+	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f, cores %s%s%s%s)%s%s",
 		e->router ? e->router : "?", v->interface, v->direction, e->from ? e->from : "?",
 		e->to ? e->to : "?", detector_verdict_name(v->verdict), detector_method_name(v->method),
 		v->ratio, v->cores[0] ? v->cores : "unknown", v->hint ? ", hint" : "", v->why[0] ? ": " : "",
-		v->why);
+		v->why, also[0] ? "; confounders: " : "", also);
+	free(also);
 }
 
 static void detector_record(detector_t *d, const struct data_event *e, const char *ifc, const char *dir,
-	const struct judge_result *r, bool final, int64_t now)
+	const struct judge_result *r, const char *confounders, bool final, int64_t now)
 {
 	bool created;
 	struct detector_item *it = detector_item_get(d, e->id, ifc, dir, &created);
@@ -187,6 +197,7 @@ static void detector_record(detector_t *d, const struct data_event *e, const cha
 	v->after_n = r->after_n;
 	memcpy(v->cores, r->cores, sizeof(v->cores));
 	memcpy(v->why, r->why, sizeof(v->why));
+	detector_set(&v->confounders, confounders);
 	v->final = final;
 	if (changed)
 		v->reached_ms = now;
@@ -237,15 +248,24 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 	data_frame(&x, e->time_ms, &f, &rates, &loads);
 	struct judge_result *r = xcalloc(2 * x.nifs + 1, sizeof(*r));
 	judge_event(&f, &d->params, r);
-	for (size_t i = 0; i < 2 * x.nifs; i++)
-		detector_record(d, e, x.ifs[i / 2].name, i % 2 == 0 ? "tx" : "rx", &r[i], final, now);
+	struct confound_set cs;
+	int rc = data_load_links(d, e->router_id, e->from_ms, e->to_ms, &cs);
+	for (size_t i = 0; rc == 0 && i < x.nifs; i++) {
+		char *conf = confound_list(&cs, e->time_ms, x.ifs[i].name);
+		detector_record(d, e, x.ifs[i].name, "tx", &r[2 * i], conf, final, now);
+		detector_record(d, e, x.ifs[i].name, "rx", &r[2 * i + 1], conf, final, now);
+		free(conf);
+	}
+	confound_set_free(&cs);
 	free(r);
 	free(rates);
 	free(loads);
+	data_set_free(&x);
+	if (rc < 0)
+		return data_fail(d, cause, "reading interface samples");
 	detector_items_mark(d, e);
 	if (final)
 		detector_mark_done(d, e->id);
-	data_set_free(&x);
 	return 0;
 }
 

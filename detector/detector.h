@@ -47,6 +47,7 @@ struct detector_verdict {
 	size_t before_n, after_n;       /* samples in each window */
 	char cores[32];                 /* the cores whose load carries it ("3", "1+2"); "" unknown */
 	char why[96];                   /* insufficient-data: why, for the operator; "" otherwise */
+	char *confounders;              /* what else moved across the change, one per line; "" none */
 };
 
 /* Verdicts grouped by (from, to) x architecture x board. Ratios: median over the high-confidence

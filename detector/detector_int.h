@@ -68,6 +68,40 @@ void judge_event(const struct judge_frame *f, const struct judge_params *p, stru
 /* The single-core shape of polls p[0..n) into *b (all but b->router). */
 void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b);
 
+/* ---- confound.c: what moved across a version change besides the version ---- */
+
+struct confound_row { /* one interface at one poll */
+	int64_t t;
+	bool reset, running;
+	int64_t mtu; /* 0 unknown */
+	uint64_t rx_err, tx_err, txq;
+	uint64_t rx_pkts, tx_pkts; /* what the errors and drops are a share of */
+};
+
+struct confound_iface {
+	char *name;
+	bool wg;                   /* a WireGuard interface: counts for its own verdicts only */
+	struct confound_row *rows; /* ascending time */
+	size_t n, cap;
+};
+
+struct confound_cpu {
+	int64_t t, mhz;
+};
+
+struct confound_set { /* one router's rows over the event's windows */
+	struct confound_iface *ifs;
+	size_t nifs, capifs;
+	struct confound_cpu *cpu; /* polls that told their CPU clock */
+	size_t ncpu, capcpu;
+};
+
+/* The confounders of interface ifc's verdicts across the version change at t (rows before t
+ * against rows after it): the CPU clock, every interface that is not WireGuard's, and ifc
+ * itself. One line each, joined by '\n'; "" when none. Caller frees. */
+char *confound_list(const struct confound_set *x, int64_t t, const char *ifc);
+void confound_set_free(struct confound_set *x);
+
 /* ---- detector.c: the detector's state, its verdicts in memory, a round ---- */
 
 struct detector_item { /* a verdict as the detector keeps it */
@@ -76,7 +110,17 @@ struct detector_item { /* a verdict as the detector keeps it */
 	bool dirty, changed; /* to write; verdict or method changed (history row) */
 };
 
-enum data_sq { DATA_EVENTS, DATA_CPU, DATA_IFACES, DATA_ROUTERS, DATA_UPSERT, DATA_HISTORY, DATA_NSQL };
+enum data_sq {
+	DATA_EVENTS,
+	DATA_CPU,
+	DATA_IFACES,
+	DATA_ROUTERS,
+	DATA_UPSERT,
+	DATA_HISTORY,
+	DATA_LINKS,
+	DATA_MHZ,
+	DATA_NSQL
+};
 
 struct detector {
 	struct judge_params params;
@@ -149,6 +193,9 @@ void data_close(detector_t *d); /* finalizes and closes; fine on a half-open d *
 /* The samples of router in [from, to) into *x (always to free with data_set_free). -1: failed. */
 int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x);
 void data_set_free(struct data_set *x);
+/* The CPU clock and every interface's link rows of router in [from, to) into *x (always to free
+ * with confound_set_free). -1: failed. */
+int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x);
 /* The frame of the version change at t (the poll at t left out): *rates and *loads to free. */
 void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, double **rates, float **loads);
 /* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */

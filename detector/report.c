@@ -6,7 +6,9 @@
 #include "lib/xmem.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 /* "380.0M" style bits/s, "-" when unknown. */
@@ -47,6 +49,11 @@ static void report_verdict(FILE *out, const struct detector_verdict *v)
 		detector_method_name(v->method), detector_verdict_name(v->verdict), v->hint ? " (hint)" : "",
 		v->final ? "" : " (after window filling)", v->why[0] ? ": " : "", v->why);
 	free(upg);
+	/* its confounders, one indented line each (docs/detector.md) */
+	for (const char *p = v->confounders, *nl; p != NULL && *p != '\0'; p = nl ? nl + 1 : "") {
+		nl = strchr(p, '\n');
+		fprintf(out, "    also moved: %.*s\n", (int)(nl ? nl - p : (ptrdiff_t)strlen(p)), p);
+	}
 }
 
 static void report_cohort(FILE *out, const struct detector_cohort *c)

@@ -22,6 +22,7 @@ void view_verdict_free(struct detector_verdict *v)
 	free(v->to_version);
 	free(v->architecture);
 	free(v->board);
+	free(v->confounders);
 }
 
 static int view_strcmp(const char *a, const char *b)
@@ -51,6 +52,7 @@ static void view_verdict_copy(struct detector_verdict *dst, const struct detecto
 	dst->to_version = xstrdup(src->to_version);
 	dst->architecture = xstrdup(src->architecture);
 	dst->board = xstrdup(src->board);
+	dst->confounders = xstrdup(src->confounders ? src->confounders : "");
 }
 
 /* ---- cohorts ---- */

@@ -199,6 +199,19 @@ static int scenario_parse_signed_duration(const char *v, double *sec)
 	return 0;
 }
 
+/* The confounders' keys (docs/sim.md): 1 handled, 0 not one of them, -1 bad value. */
+static int scenario_link_set(struct sc_state *st, const char *k, const char *v)
+{
+	double x;
+	if (strcmp(k, "cpu_frequency") == 0 && scenario_parse_num(v, 0, 10000, &x) == 0)
+		return st->cpu_mhz = (int)x, 1;
+	if (strcmp(k, "wg_mtu") == 0 && scenario_parse_num(v, 576, 65535, &x) == 0)
+		return st->wg_mtu = (int)x, 1;
+	if (strcmp(k, "wan_queue_drops") == 0)
+		return scenario_parse_num(v, 0, 1e9, &st->wan_drops) == 0 ? 1 : -1;
+	return strcmp(k, "cpu_frequency") == 0 || strcmp(k, "wg_mtu") == 0 ? -1 : 0;
+}
+
 /* Keys that the timeline may change too. 1 handled, 0 not a state key, -1 bad value. */
 static int scenario_state_set(struct sc_state *st, const char *k, const char *v)
 {
@@ -230,7 +243,7 @@ static int scenario_state_set(struct sc_state *st, const char *k, const char *v)
 		return scenario_parse_fault(v, &st->fault) == 0 ? 1 : -1;
 	if (strcmp(k, "uptime_shift") == 0)
 		return scenario_parse_signed_duration(v, &st->uptime_shift) == 0 ? 1 : -1;
-	return 0;
+	return scenario_link_set(st, k, v);
 }
 
 static void scenario_group_defaults(struct parser *p, const char *name)

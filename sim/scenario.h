@@ -55,6 +55,9 @@ struct sc_state {
 	int busy_load, other_load, busy_core; /* used when nloads == 0 */
 	enum sc_fault fault;
 	double uptime_shift; /* seconds added to the served uptime (clock jumps) */
+	int cpu_mhz;         /* cpu-frequency; 0 omits it. The CPU model's costs scale with it */
+	double wan_drops;    /* ether1 tx-queue-drop per second */
+	int wg_mtu;          /* the wg interfaces' MTU; 0: 1420 */
 	struct sc_cpu cpu;
 };
 
@@ -83,7 +86,7 @@ struct sc_group {
 	int line;
 	int count;
 	char *board, *arch, *cpu_model, *model_serial;
-	int cores, cpu_mhz;
+	int cores;
 	uint64_t memory; /* bytes */
 	bool routerboard;
 	char *labels; /* "site=x,role=y" or NULL */

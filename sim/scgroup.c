@@ -168,8 +168,6 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 		return scgroup_set_str(&g->cpu_model, v);
 	if (strcmp(k, "cores") == 0)
 		return scgroup_parse_int(v, 1, SC_MAX_CORES, &g->cores);
-	if (strcmp(k, "cpu_frequency") == 0)
-		return scgroup_parse_int(v, 0, 10000, &g->cpu_mhz);
 	if (strcmp(k, "memory") == 0)
 		return scgroup_parse_size(v, &g->memory);
 	if (strcmp(k, "serial") == 0)

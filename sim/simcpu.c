@@ -111,14 +111,15 @@ static void simcpu_work(const simcpu_t *m, const struct sc_state *st, int64_t k,
 
 /* Throttle the demand by the cores: throughput and loads into out. */
 static void simcpu_throttle(
-	const simcpu_t *m, const struct sc_cpu *c, const double *work, struct simcpu_slot *out)
+	const simcpu_t *m, const struct sc_cpu *c, double scale, const double *work, struct simcpu_slot *out)
 {
 	int cores = m->g->cores;
 	double want[SC_MAX_CORES] = { 0 }, factor[SC_MAX_CORES];
 	for (int f = 0; f < m->nwg; f++)
 		for (int d = 0; d < 2; d++)
 			for (int i = 0; i < c->ncores[f][d]; i++)
-				want[c->core[f][d][i]] += c->cost[f][d] * out->demand[f][d] / c->ncores[f][d];
+				want[c->core[f][d][i]] += scale * c->cost[f][d] * out->demand[f][d] /
+					c->ncores[f][d];
 	for (int k = 0; k < cores; k++) {
 		double avail = fmax(0, 100 - work[k]);
 		factor[k] = want[k] > avail ? avail / want[k] : 1;
@@ -131,7 +132,7 @@ static void simcpu_throttle(
 				fac = fmin(fac, factor[c->core[f][d][i]]);
 			out->tput[f][d] = out->demand[f][d] * fac;
 			for (int i = 0; i < c->ncores[f][d]; i++)
-				out->load[c->core[f][d][i]] += c->cost[f][d] * out->tput[f][d] /
+				out->load[c->core[f][d][i]] += scale * c->cost[f][d] * out->tput[f][d] /
 					c->ncores[f][d];
 		}
 	for (int k = 0; k < cores; k++)
@@ -144,7 +145,10 @@ static void simcpu_eval(
 	double work[SC_MAX_CORES];
 	simcpu_demand(m, st, k, steady, out->demand);
 	simcpu_work(m, st, k, steady, work);
-	simcpu_throttle(m, &st->cpu, work, out);
+	/* a bit costs clock cycles: at a lower clock a cost takes more of the core */
+	int mhz0 = m->g->phases[0].st.cpu_mhz;
+	double scale = mhz0 > 0 && st->cpu_mhz > 0 ? (double)mhz0 / st->cpu_mhz : 1;
+	simcpu_throttle(m, &st->cpu, scale, work, out);
 }
 
 static int64_t simcpu_slot_index(const simcpu_t *m, double t)

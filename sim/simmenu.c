@@ -32,6 +32,14 @@ static void simmenu_add_u64(struct simmenu_rec *rec, const char *k, uint64_t v)
 	simmenu_add(rec, k, "%llu", (unsigned long long)v);
 }
 
+/* Replace the value of key k already in rec (a counter the scenario drives). */
+static void simmenu_set_u64(struct simmenu_rec *rec, const char *k, uint64_t v)
+{
+	for (int i = 0; i < rec->n; i++)
+		if (strcmp(rec->k[i], k) == 0)
+			snprintf(rec->v[i], SIMMENU_VLEN, "%llu", (unsigned long long)v);
+}
+
 const char *simmenu_get(const struct simmenu_rec *rec, const char *key)
 {
 	for (int i = 0; i < rec->n; i++)
@@ -133,8 +141,8 @@ static void simmenu_fill_resource(const struct simmenu_ctx *c, int i, struct sim
 	simmenu_add_build_time(rec, c->st->version);
 	simmenu_add(rec, "cpu", "%s", g->cpu_model);
 	simmenu_add(rec, "cpu-count", "%d", g->cores);
-	if (g->cpu_mhz > 0)
-		simmenu_add(rec, "cpu-frequency", "%d", g->cpu_mhz);
+	if (c->st->cpu_mhz > 0)
+		simmenu_add(rec, "cpu-frequency", "%d", c->st->cpu_mhz);
 	simmenu_add(rec, "cpu-load", "%d", simmenu_cpu_load_avg(c));
 	simmenu_add(rec, "factory-software", "%s", g->routerboard ? "7.1" : "7.0.4");
 	simmenu_add_u64(rec, "free-hdd-space", hdd / 100 * (60 + h % 20));
@@ -360,8 +368,8 @@ static void simmenu_fill_interface_wg(const struct simmenu_ctx *c, int w, struct
 	simmenu_add(rec, ".id", "*%X", 0x10u + (unsigned)w);
 	simmenu_add(rec, "name", "%s", simrouter_group(c->r)->wg[w].name);
 	simmenu_add(rec, "type", "wg");
-	simmenu_add(rec, "mtu", "1420");
-	simmenu_add(rec, "actual-mtu", "1420");
+	simmenu_add(rec, "mtu", "%d", c->st->wg_mtu ? c->st->wg_mtu : 1420);
+	simmenu_add(rec, "actual-mtu", "%d", c->st->wg_mtu ? c->st->wg_mtu : 1420);
 	simmenu_add_date(rec, "last-link-up-time", simmenu_boot_wall(c) + 5);
 	simmenu_add(rec, "link-downs", "0");
 	simmenu_add_counters(c, rec, b, false);
@@ -392,6 +400,8 @@ static void simmenu_fill_interface(const struct simmenu_ctx *c, int i, struct si
 	simmenu_add_date(rec, "last-link-up-time", simmenu_boot_wall(c) + 3);
 	simmenu_add(rec, "link-downs", "0");
 	simmenu_add_counters(c, rec, b, i < 2);
+	if (i == 0) /* the WAN: its queue drops, a confounder (docs/sim.md) */
+		simmenu_set_u64(rec, "tx-queue-drop", simrouter_wan_drops(c->r, c->t));
 	simmenu_add(rec, "running", "true");
 	simmenu_add(rec, "disabled", "false");
 }

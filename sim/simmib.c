@@ -32,6 +32,7 @@ enum what {
 	S_BOARD,
 	S_HRUP,
 	E_DESCR,
+	S_MHZ,
 	C_INDEX,
 	C_STR,
 	C_INT,
@@ -99,6 +100,7 @@ static const struct obj objs[] = {
 	{ HL(8, "voltage", 10) },                                               /* mtxrHlVoltage */
 	{ HL(10, "temperature", 10) },                                          /* mtxrHlTemperature */
 	{ HL(12, "power-consumption", 10) },                                    /* mtxrHlPower */
+	{ MTX(3, 14), .what = S_MHZ },                                          /* mtxrHlProcessorFrequency */
 	{ HL(15, "psu1-state", 1) },                                            /* ...PowerSupplyState */
 	{ HL(16, "psu2-state", 1) },       /* ...BackupPowerSupplyState */
 	{ HL(17, "fan1-speed", 1) },       /* mtxrHlFanSpeed1 */
@@ -362,6 +364,11 @@ static int simmib_scalar_value(struct view *v, const struct obj *o, struct val *
 		if (simmib_ros6(v))
 			return -1; /* no mtxrBoardName on the RouterOS 6 agent */
 		simmib_val_str(out, g->board);
+		return 0;
+	case S_MHZ:
+		if (v->c.st->cpu_mhz <= 0)
+			return -1; /* like a board without cpu-frequency */
+		simmib_val_int(out, ASN_INTEGER, v->c.st->cpu_mhz);
 		return 0;
 	default: return -1;
 	}

@@ -276,6 +276,19 @@ double simrouter_total_bytes(const simrouter_t *r, double t, int dir)
 	return sum;
 }
 
+uint64_t simrouter_wan_drops(const simrouter_t *r, double t)
+{
+	const struct sc_group *g = r->g;
+	double from = simrouter_counting_since(r, t), sum = 0;
+	for (size_t i = simrouter_phase_at(r, from); i < g->nphases; i++) {
+		double a = fmax(from, g->phases[i].start);
+		double b = i + 1 < g->nphases ? fmin(t, g->phases[i + 1].start) : t;
+		if (b > a)
+			sum += g->phases[i].st.wan_drops * (b - a);
+	}
+	return (uint64_t)floor(sum);
+}
+
 uint64_t simrouter_peer_bytes(const simrouter_t *r, int peer, double total)
 {
 	return (uint64_t)floor(total * r->weight[peer]);

@@ -39,6 +39,8 @@ int simrouter_peer_num(const simrouter_t *r, int peer);   /* 1-based within its 
 bool simrouter_peer_idle(const simrouter_t *r, int peer); /* never handshook */
 /* Bytes since boot of all peers together; dir 0 = rx (decrypt), 1 = tx (encrypt). */
 double simrouter_total_bytes(const simrouter_t *r, double t, int dir);
+/* ether1's tx-queue-drop counter at t: the integral of wan_queue_drops since the last boot. */
+uint64_t simrouter_wan_drops(const simrouter_t *r, double t);
 /* Peers share byte pools: one for the whole router (tx_mbps / rx_mbps) or, in a group of the
  * CPU model, one per wg interface (at most SC_CPU_MAX_WG). */
 int simrouter_npools(const simrouter_t *r);

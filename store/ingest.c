@@ -29,7 +29,8 @@ const char *const ingest_sql[SQ_COUNT] = {
 	[SQ_INS_PEER] = "INSERT INTO peers (router_id, interface, pkey, name) VALUES (?1, ?2, ?3, ?4)",
 	[SQ_INS_POLL] =
 		"INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
-		" error, cpu, ifaces, peers, health) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		" error, cpu, ifaces, peers, health, cpu_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+		" ?11)",
 	[SQ_INS_SENSOR] = "INSERT INTO sensors (router_id, name, unit) VALUES (?1, ?2, ?3)",
 	[SQ_UPD_PEER] = "UPDATE peers SET endpoint = ?2, allowed_address = ?3, disabled = ?4 WHERE id = ?1",
 	[SQ_INS_HIST] =
@@ -191,7 +192,9 @@ static int ingest_pack_ifaces(
 		ingest_delta(x, s->time_ms, f->rx_bytes, f->tx_bytes, restarted, &d);
 		struct store_val v = { .id = x->id,
 			.c = { f->rx_bytes, f->tx_bytes, f->rx_packets, f->tx_packets, f->rx_drops,
-				f->tx_drops } };
+				f->tx_drops },
+			.flags = STORE_F_LINK | (f->running ? STORE_F_RUNNING : 0),
+			.link = { f->mtu, f->rx_errors, f->tx_errors, f->tx_queue_drops } };
 		ingest_delta_flags(&v, &d);
 		pack_append(b, STORE_IFACE, &prev_id, &v);
 	}
@@ -341,6 +344,7 @@ static int ingest_write_poll(store_t *st, const struct store_router *r, const sa
 	db_bind_text(q, 6, s->err == SAMPLE_OK ? NULL : s->error);
 	for (int i = 0; i < 4; i++)
 		db_bind_blob(q, 7 + i, st->pk[i].data, st->pk[i].len);
+	db_bind_opt(q, 11, s->cpu_freq_mhz, s->cpu_freq_mhz > 0);
 	return store_step(st, q);
 }
 

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#define PACK_ENTRY_MAX 160 /* bytes of one encoded entry at most (15 varints) */
+#define PACK_ENTRY_MAX 200 /* bytes of one encoded entry at most (19 varints) */
 
 static size_t pack_put_varint(uint8_t *p, uint64_t v)
 {
@@ -69,6 +69,8 @@ void pack_append(buf_t *b, enum store_kind kind, int64_t *prev_id, const struct 
 		n += pack_put_varint(e + n, v->c[i]);
 	if (v->flags & STORE_F_HANDSHAKE)
 		n += pack_put_varint(e + n, (uint64_t)v->handshake_ms);
+	for (int i = 0; (v->flags & STORE_F_LINK) && i < 4; i++)
+		n += pack_put_varint(e + n, v->link[i]);
 	buf_append(b, e, n);
 }
 
@@ -113,6 +115,9 @@ bool pack_next(
 		return false;
 	if (v->flags & STORE_F_HANDSHAKE)
 		v->handshake_ms = (int64_t)x[0];
+	for (int i = 0; (v->flags & STORE_F_LINK) && i < 4; i++)
+		if (!pack_get_varint(p, end, &v->link[i]))
+			return false;
 	return true;
 }
 

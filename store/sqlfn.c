@@ -25,6 +25,11 @@ enum sqlfn_col {
 	VC_RX_DELTA,
 	VC_TX_DELTA,
 	VC_RESET,
+	VC_MTU,
+	VC_RX_ERRORS,
+	VC_TX_ERRORS,
+	VC_TX_QUEUE_DROPS,
+	VC_RUNNING,
 	VC_DATA
 };
 
@@ -45,7 +50,7 @@ static int sqlfn_vconnect(
 	int rc = sqlite3_declare_vtab(db,
 		"CREATE TABLE x(id, load, irq, rx_bytes, tx_bytes,"
 		" rx_packets, tx_packets, rx_drops, tx_drops, handshake_age_ms, dt_ms, rx_delta,"
-		" tx_delta, reset, data HIDDEN)");
+		" tx_delta, reset, mtu, rx_errors, tx_errors, tx_queue_drops, running, data HIDDEN)");
 	if (rc != SQLITE_OK)
 		return rc;
 	*out = sqlite3_malloc(sizeof(**out));
@@ -154,6 +159,7 @@ static int sqlfn_vcolumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
 	const struct sqlfn_cursor *c = (const struct sqlfn_cursor *)cur;
 	const struct store_val *v = &c->v;
 	bool cpu = c->kind == STORE_CPU, delta = v->flags & STORE_F_DELTA;
+	bool link = c->kind == STORE_IFACE && (v->flags & STORE_F_LINK);
 	int ncounters = c->kind == STORE_IFACE ? 6 : c->kind == STORE_PEER ? 2 : 0;
 	switch (col) {
 	case VC_ID: sqlfn_vresult(ctx, v->id, true); break;
@@ -164,6 +170,11 @@ static int sqlfn_vcolumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col
 	case VC_RX_DELTA: sqlfn_vresult(ctx, v->rx_delta, delta); break;
 	case VC_TX_DELTA: sqlfn_vresult(ctx, v->tx_delta, delta); break;
 	case VC_RESET: sqlfn_vresult(ctx, (v->flags & STORE_F_RESET) != 0, !cpu); break;
+	case VC_MTU: sqlfn_vresult(ctx, (int64_t)v->link[0], link && v->link[0] > 0); break;
+	case VC_RX_ERRORS:
+	case VC_TX_ERRORS:
+	case VC_TX_QUEUE_DROPS: sqlfn_vresult(ctx, (int64_t)v->link[col - VC_MTU], link); break;
+	case VC_RUNNING: sqlfn_vresult(ctx, (v->flags & STORE_F_RUNNING) != 0, link); break;
 	case VC_DATA: break;
 	default: sqlfn_vresult(ctx, (int64_t)v->c[col - VC_RX_BYTES], col - VC_RX_BYTES < ncounters);
 	}
@@ -234,7 +245,8 @@ static const char sqlfn_views_sql[] =
 	" v.id AS core, v.load, v.irq FROM main.polls p, store_values(p.cpu) v;"
 	"CREATE TEMP VIEW IF NOT EXISTS iface_samples AS SELECT p.router_id, v.id AS iface_id,"
 	" p.time_ms, v.rx_bytes, v.tx_bytes, v.rx_packets, v.tx_packets, v.rx_drops, v.tx_drops,"
-	" v.dt_ms, v.rx_delta, v.tx_delta, v.reset FROM main.polls p, store_values(p.ifaces) v;"
+	" v.dt_ms, v.rx_delta, v.tx_delta, v.reset, v.mtu, v.rx_errors, v.tx_errors, v.tx_queue_drops,"
+	" v.running FROM main.polls p, store_values(p.ifaces) v;"
 	"CREATE TEMP VIEW IF NOT EXISTS peer_samples AS SELECT p.router_id, v.id AS peer_id,"
 	" p.time_ms, v.rx_bytes, v.tx_bytes, v.handshake_age_ms, v.dt_ms, v.rx_delta, v.tx_delta,"
 	" v.reset FROM main.polls p, store_values(p.peers) v";

@@ -123,6 +123,8 @@ enum {                     /* entry flags of interfaces and peers */
 	STORE_F_DELTA = 1, /* dt_ms, rx_delta and tx_delta follow */
 	STORE_F_RESET = 2,
 	STORE_F_HANDSHAKE = 4, /* peer: handshake_age_ms follows */
+	STORE_F_LINK = 8,      /* interface (005): mtu, rx/tx errors, tx-queue-drop follow */
+	STORE_F_RUNNING = 16,  /* interface, with STORE_F_LINK: it was running */
 };
 
 struct store_val {            /* one entry, decoded */
@@ -130,6 +132,7 @@ struct store_val {            /* one entry, decoded */
 	int64_t load, irq;    /* cpu, per mille; irq -1 when unknown */
 	uint64_t c[6];        /* rx/tx bytes, rx/tx packets, rx/tx drops (peers: 2) */
 	int64_t handshake_ms; /* peer: -1 when never */
+	uint64_t link[4];     /* interface, STORE_F_LINK: mtu (0 unknown), rx/tx errors, tx-queue-drop */
 	int flags;
 	int64_t dt_ms, rx_delta, tx_delta;
 	int64_t value; /* health: the sensor's value x 1000 */

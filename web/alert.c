@@ -121,6 +121,25 @@ static json_t *alert_router_labels(const alert_t *a, json_t *labels, const char 
 	return labels;
 }
 
+/* A regression that coincides with something else that moved (docs/detector.md, Confounders)
+ * is still a regression: the annotation `confounders` names what moved, "; " between them. */
+static json_t *alert_confounders(json_t *alert, const char *list)
+{
+	if (alert == NULL || list == NULL || list[0] == '\0')
+		return alert;
+	buf_t b;
+	buf_init(&b);
+	for (const char *p = list; *p != '\0'; p++)
+		if (*p == '\n')
+			buf_puts(&b, "; ");
+		else
+			buf_putc(&b, *p);
+	char *joined = buf_steal(&b, NULL);
+	json_object_set_new(json_object_get(alert, "annotations"), "confounders", json_string(joined));
+	free(joined);
+	return alert;
+}
+
 static json_t *alert_regression(const alert_t *a, const struct detector_verdict *v)
 {
 	json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "alertname",
@@ -141,7 +160,7 @@ static json_t *alert_regression(const alert_t *a, const struct detector_verdict 
 		v->ratio, detector_method_name(v->method), alert_mbps(b, sizeof(b), v->before_bps),
 		alert_mbps(f, sizeof(f), v->after_bps), alert_pct(lb, sizeof(lb), v->before_load),
 		alert_pct(lf, sizeof(lf), v->after_load), v->before_n, v->after_n);
-	return alert_build(a, labels, v->router, summary, desc);
+	return alert_confounders(alert_build(a, labels, v->router, summary, desc), v->confounders);
 }
 
 static json_t *alert_bound_labels(const alert_t *a, const char *router)

@@ -124,6 +124,19 @@ static json_t *api_num(double v)
 	return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* "a\nb" as ["a","b"]; [] for "" or NULL. */
+static json_t *api_lines(const char *s)
+{
+	json_t *arr = json_array();
+	while (s != NULL && *s != '\0') {
+		const char *nl = strchr(s, '\n');
+		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		json_array_append_new(arr, json_stringn(s, n));
+		s += n + (nl != NULL);
+	}
+	return arr;
+}
+
 static json_t *api_verdict(const struct detector_verdict *v)
 {
 	json_t *o = json_object();
@@ -150,6 +163,7 @@ static json_t *api_verdict(const struct detector_verdict *v)
 	json_object_set_new(o, "after_samples", json_integer((json_int_t)v->after_n));
 	json_object_set_new(o, "architecture", api_str(v->architecture));
 	json_object_set_new(o, "board", api_str(v->board));
+	json_object_set_new(o, "confounders", api_lines(v->confounders));
 	return o;
 }
 

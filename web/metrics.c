@@ -259,7 +259,16 @@ static void metrics_polls(
 
 /* ---- the upgrade detector (detector/detector.h): verdicts of the newest version change ---- */
 
-enum { METRICS_UP_REGRESSION, METRICS_UP_RATIO, METRICS_UP_REACHED }; /* .off of its families */
+enum { METRICS_UP_REGRESSION, METRICS_UP_RATIO, METRICS_UP_REACHED, METRICS_UP_CONFOUNDERS }; /* .off */
+
+/* Lines of a verdict's confounders list (docs/detector.md): what else moved across the change. */
+static uint64_t metrics_count_lines(const char *s)
+{
+	uint64_t n = s != NULL && s[0] != '\0';
+	for (; s != NULL && *s != '\0'; s++)
+		n += *s == '\n';
+	return n;
+}
 
 static void metrics_upgrade(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
@@ -279,6 +288,8 @@ static void metrics_upgrade(
 			metrics_end_double(c, i, v[k].ratio);
 		else if (fam->off == METRICS_UP_REACHED)
 			metrics_end_double(c, i, (double)v[k].reached_ms / 1000);
+		else if (fam->off == METRICS_UP_CONFOUNDERS)
+			metrics_end_u64(c, i, metrics_count_lines(v[k].confounders));
 		else
 			metrics_end_u64(c, i, v[k].verdict == DETECTOR_REGRESSION);
 	}
@@ -601,6 +612,10 @@ static const struct metrics_family metrics_families[] = {
 		"Unix time at which the current verdict (and method) on the newest version change was "
 		"first reached; time() minus it is how long the verdict has held ([detector] hold).",
 		.per_router = metrics_upgrade, .off = METRICS_UP_REACHED },
+	{ "wgwatch_upgrade_confounders", "gauge",
+		"How many other things that change WireGuard throughput (CPU clock, WAN tx-queue drops, "
+		"errors, MTU, a link down) moved across the newest version change; 0: none seen.",
+		.per_router = metrics_upgrade, .off = METRICS_UP_CONFOUNDERS },
 	{ "wgwatch_upgrade_cohort_regressed", "gauge",
 		"1 when a verdict on the router's version change from_version -> to_version is a "
 		"regression, else 0; one series per cohort (upgrade, architecture, board) of the router.",

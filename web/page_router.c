@@ -4,6 +4,7 @@
  * inline style, and never block the event loop (it reads the database on its own connection). */
 #include "config.h"
 #include "web/page_router.h"
+#include "web/page_router_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -112,8 +113,7 @@ static void page_router_bytes(buf_t *out, uint64_t b)
 	buf_printf(out, u ? "%.2f %s" : "%.0f %s", v, units[u]);
 }
 
-/* Escaped text, or a dash for NULL. */
-static void page_router_text(buf_t *out, const char *s)
+void page_router_text(buf_t *out, const char *s)
 {
 	if (s == NULL || *s == '\0')
 		buf_puts(out, "&ndash;");
@@ -121,8 +121,7 @@ static void page_router_text(buf_t *out, const char *s)
 		text_put_html(out, s);
 }
 
-/* "old → new", or just new when equal or old unknown. */
-static void page_router_change(buf_t *out, const char *old, const char *new)
+void page_router_change(buf_t *out, const char *old, const char *new)
 {
 	if (old && new &&strcmp(old, new) != 0) {
 		text_put_html(out, old);
@@ -409,102 +408,6 @@ static void page_router_scatter(buf_t *out, const history_t *h)
 }
 
 /* ---- tables ---- */
-
-static void page_router_pct(buf_t *out, double v)
-{
-	if (isnan(v))
-		buf_puts(out, "&ndash;");
-	else
-		buf_printf(out, "%.0f%%", v * 100);
-}
-
-static void page_router_verdict_row(buf_t *out, const struct detector_verdict *v)
-{
-	buf_puts(out, "<tr><td>");
-	page_router_change(out, v->from_version, v->to_version);
-	buf_puts(out, "<br><small>");
-	page_time(out, v->upgraded_ms, "&ndash;");
-	buf_puts(out, "</small></td><td>");
-	page_router_text(out, v->interface);
-	buf_puts(out, "</td>");
-	page_verdict_cells(out, v);
-	buf_puts(out, "<td class=\"n\">");
-	if (isnan(v->ratio))
-		buf_puts(out, "&ndash;");
-	else
-		buf_printf(out, "%.2f", v->ratio);
-	buf_puts(out, "</td><td class=\"n\">");
-	page_router_pct(out, v->before_load);
-	buf_puts(out, " &rarr; ");
-	page_router_pct(out, v->after_load);
-	buf_puts(out, v->cores[0] ? "<br><small>core " : "");
-	page_router_text(out, v->cores);
-	buf_printf(out, "%s</td><td class=\"n\">%zu / %zu</td></tr>\n", v->cores[0] ? "</small>" : "",
-		v->before_n, v->after_n);
-	if (v->why[0]) {
-		buf_puts(out, "<tr class=\"why\"><td></td><td colspan=\"9\">");
-		page_router_text(out, v->why);
-		buf_puts(out, "</td></tr>\n");
-	}
-}
-
-/* One version change's verdicts v[0..n) as one figure: capacity before and after, per
- * interface and direction, all on one axis. */
-static void page_router_before_after(buf_t *out, const struct detector_verdict *v, size_t n)
-{
-	struct page_bar *bars = xcalloc(n, sizeof(*bars));
-	char **labels = xcalloc(n, sizeof(*labels));
-	for (size_t i = 0; i < n; i++) {
-		labels[i] = xasprintf("%s %s", v[i].interface ? v[i].interface : "?", v[i].direction);
-		bars[i] = (struct page_bar){ .label = labels[i],
-			.before = v[i].before_bps,
-			.after = v[i].after_bps,
-			.cls = v[i].verdict == DETECTOR_REGRESSION     ? "worse"
-				: v[i].verdict == DETECTOR_IMPROVEMENT ? "better"
-								       : "" };
-	}
-	buf_puts(out, "<figure class=\"before-after\"><figcaption>");
-	page_router_change(out, v[0].from_version, v[0].to_version);
-	buf_puts(out, ": WireGuard capacity before and after</figcaption>");
-	page_chart_pairs(out, bars, n, "capacity before and after the upgrade, per interface and direction");
-	buf_puts(out, "</figure>\n");
-	for (size_t i = 0; i < n; i++)
-		free(labels[i]);
-	free(labels);
-	free(bars);
-}
-
-/* The upgrade detector's verdicts for this router; nothing while no detector runs. */
-static void page_router_verdicts(buf_t *out, detector_t *detector, const char *name)
-{
-	detector_view_t *dv = detector_view(detector);
-	size_t n = 0;
-	const struct detector_verdict *v = dv ? detector_view_router(dv, name, &n) : NULL;
-	if (dv == NULL)
-		return;
-	buf_puts(out, "<section id=\"verdicts\"><h2>Upgrade verdicts</h2>");
-	if (v == NULL || n == 0) {
-		buf_puts(out, "<p class=\"empty\">No version change judged yet.</p></section>\n");
-		detector_view_free(dv);
-		return;
-	}
-	buf_puts(out,
-		"<div class=\"wrap\"><table id=\"verdict-table\"><thead><tr><th>Upgrade</th><th>Interface</th>"
-		"<th>Dir</th><th>Verdict</th><th>Method</th><th>Capacity before &rarr; after</th>"
-		"<th>Ratio</th><th>Load of its cores</th><th>Samples</th></tr></thead><tbody>\n");
-	for (size_t i = 0; i < n; i++)
-		page_router_verdict_row(out, &v[i]);
-	buf_puts(out, "</tbody></table></div>");
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && v[j].upgraded_ms == v[i].upgraded_ms; j++)
-			;
-		page_router_before_after(out, v + i, j - i);
-	}
-	buf_puts(out,
-		"<p class=\"note\">Capacity, not demand: see "
-		"<a href=\"/api/v1/regressions\">/api/v1/regressions</a>.</p></section>\n");
-	detector_view_free(dv);
-}
 
 static void page_router_peer_row(buf_t *out, const struct history_peer *p)
 {

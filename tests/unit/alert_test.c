@@ -166,10 +166,36 @@ static void test_labels(void)
 	test_conf_free(c);
 }
 
+/* A regression with confounders is still a regression; the annotation names them, a clean one
+ * has none. */
+static void test_confounders(void)
+{
+	conf_t *c = test_conf(0);
+	alert_t *a = test_alert(c);
+	char list[] =
+		"cpu frequency 1400 → 800 MHz across the upgrade\nether1 tx-queue-drop rose from 0 to 12/s";
+	struct detector_verdict v = test_verdict(T0, true);
+	v.confounders = list;
+	test_round(a, &v, T0);
+	CHECK_INT(a->n, 1);
+	json_t *ann = a->n ? json_object_get(a->items[0].alert, "annotations") : NULL;
+	CHECK_STR(json_string_value(json_object_get(ann, "confounders")),
+		"cpu frequency 1400 → 800 MHz across the upgrade; ether1 tx-queue-drop rose from 0 to 12/s");
+	CHECK(json_object_get(ann, "summary") != NULL);
+	v.confounders = list + sizeof(list) - 1; /* "": a clean regression */
+	test_round(a, &v, T0 + 1000);
+	CHECK_INT(a->n, 1);
+	ann = a->n ? json_object_get(a->items[0].alert, "annotations") : NULL;
+	CHECK(ann != NULL && json_object_get(ann, "confounders") == NULL);
+	alert_free(a);
+	test_conf_free(c);
+}
+
 int main(void)
 {
 	test_due();
 	test_held();
 	test_labels();
+	test_confounders();
 	return unit_done("alert_test");
 }

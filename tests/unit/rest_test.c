@@ -16,7 +16,7 @@
 
 static const char RESOURCE[] =
 	"{\"architecture-name\":\"arm64\",\"board-name\":\"CCR2004-16G-2S+\",\"cpu\":\"ARM64\","
-	"\"cpu-count\":\"4\",\"uptime\":\"1w4d23h26m9s\",\"version\":\"7.19.2 (stable)\"}";
+	"\"cpu-count\":\"4\",\"cpu-frequency\":\"1700\",\"uptime\":\"1w4d23h26m9s\",\"version\":\"7.19.2 (stable)\"}";
 static const char CPU[] = "[{\".id\":\"*2\",\"cpu\":\"cpu2\",\"load\":\"0\",\"irq\":\"0\"},"
 			  "{\".id\":\"*A\",\"cpu\":\"cpu10\",\"load\":\"100\",\"irq\":\"2\"},"
 			  "{\".id\":\"*0\",\"cpu\":\"cpu0\",\"load\":\"3\",\"irq\":\"1\"},"
@@ -90,6 +90,7 @@ static void test_resource(void)
 	CHECK_STR(s->board, "CCR2004-16G-2S+");
 	CHECK_STR(s->architecture, "arm64");
 	CHECK_STR(s->cpu_model, "ARM64");
+	CHECK_INT(s->cpu_freq_mhz, 1700);
 	CHECK_INT(s->uptime_ms, ((7 + 4) * 86400 + 23 * 3600 + 26 * 60 + 9) * INT64_C(1000));
 	sample_free(s);
 	/* The 7.1beta-era one-element array; no channel; optional keys absent. */
@@ -97,9 +98,16 @@ static void test_resource(void)
 		NULL);
 	CHECK_STR(s->version, "7.8");
 	CHECK(s->channel == NULL && s->architecture == NULL && s->cpu_model == NULL);
+	CHECK_INT(s->cpu_freq_mhz, 0); /* absent on some boards: unknown */
 	CHECK_INT(s->uptime_ms, 12000);
 	sample_free(s);
 
+	dec_bad(RESTDECODE_RESOURCE,
+		"{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\",\"cpu-frequency\":\"1.2GHz\"}",
+		"\"cpu-frequency\": \"1.2GHz\"");
+	dec_bad(RESTDECODE_RESOURCE,
+		"{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\",\"cpu-frequency\":\"9999999999\"}",
+		"not a CPU frequency");
 	dec_bad(RESTDECODE_RESOURCE, "[]", "expected one object");
 	dec_bad(RESTDECODE_RESOURCE, "[{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\"},{}]",
 		"expected one object");
@@ -203,6 +211,28 @@ static void test_ifaces(void)
 	s = dec(RESTDECODE_IFACES, "[]", 0, NULL);
 	CHECK_INT(s->nifaces, 0);
 	sample_free(s);
+	/* The confounders' fields (routeros.md §2): actual-mtu wins over mtu; absent ones stay 0. */
+	s = dec(RESTDECODE_IFACES,
+		"[{\"name\":\"ether1\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"1500\","
+		"\"actual-mtu\":\"1480\",\"tx-queue-drop\":\"12345678901\",\"rx-error\":\"3\","
+		"\"tx-error\":\"12\"},{\"name\":\"wg0\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"1420\"},"
+		"{\"name\":\"lo\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"auto\"}]",
+		0, NULL);
+	CHECK_INT(s->nifaces, 3);
+	if (s->nifaces == 3) {
+		CHECK_INT(s->ifaces[0].mtu, 1480);
+		CHECK(s->ifaces[0].tx_queue_drops == UINT64_C(12345678901));
+		CHECK(s->ifaces[0].rx_errors == 3 && s->ifaces[0].tx_errors == 12);
+		CHECK_INT(s->ifaces[1].mtu, 1420);
+		CHECK(s->ifaces[1].tx_queue_drops == 0 && s->ifaces[1].tx_errors == 0);
+		CHECK_INT(s->ifaces[2].mtu, 0);
+	}
+	sample_free(s);
+	dec_bad(RESTDECODE_IFACES, "[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"70000\"}]",
+		"\"mtu\": \"70000\": not an MTU");
+	dec_bad(RESTDECODE_IFACES,
+		"[{\"name\":\"a\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"tx-queue-drop\":\"-1\"}]",
+		"\"tx-queue-drop\"");
 
 	dec_bad(RESTDECODE_IFACES, "{}", "expected a list");
 	dec_bad(RESTDECODE_IFACES, "[{\"rx-byte\":\"0\",\"tx-byte\":\"0\"}]", "missing \"name\"");
@@ -794,6 +824,19 @@ static void test_transport_post(int port)
 		NULL);
 	/* 7.12 has no peer names: not asked for. */
 	CHECK(strstr(log, "peers .proplist=.id,interface,comment,") != NULL);
+	sample_free(s);
+	/* wan = alone is polled the same way, with the confounders' fields */
+	rc.interfaces = NULL, rc.ninterfaces = 0;
+	rc.wan = names, rc.nwan = 1;
+	srv_reset(SRV_OLD);
+	s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_OK);
+	log = srv_log.data ? srv_log.data : "";
+	CHECK(strstr(log, "\".query\":[\"type=wg\",\"name=sfp1\",\"#|\"]}") != NULL);
+	CHECK(strstr(log, "\"tx-queue-drop\",\"rx-error\",\"tx-error\",\"mtu\",\"actual-mtu\"") != NULL);
+	CHECK(strstr(log,
+		      "/rest/system/resource .proplist=uptime,version,board-name,architecture-name,cpu,"
+		      "cpu-frequency,") != NULL);
 	sample_free(s);
 	free(url);
 }

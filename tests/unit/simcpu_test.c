@@ -266,6 +266,9 @@ static void test_errors(void)
 	ERR("cost = wg0 tx 0.1 core 1\nat 1m: demand wg0 tx 1 rx\n",
 		"5: bad value for demand: wg0: bad rx value \"\"");
 	ERR("demand = wg0 tx 5\n", "1: group a: demand, work, noise, work_noise and burst need a cost");
+	ERR("wg_mtu = 100\n", "4: bad value for wg_mtu: 100");
+	ERR("cpu_frequency = fast\n", "4: bad value for cpu_frequency: fast");
+	ERR("at 1m: wan_queue_drops -3\n", "4: bad value for wan_queue_drops: -3");
 #undef ERR
 }
 
@@ -306,9 +309,51 @@ static void test_timeline_lists(void)
 	scenario_free(sc);
 }
 
+/* The confounder knobs: the clock scales the costs (1400 -> 700 MHz halves the ceiling of
+ * (100 - 20) / 0.5 = 160), ether1's tx-queue-drop integrates its rate from the boot, the wg MTU
+ * follows the timeline. */
+static void test_confounders(void)
+{
+	scenario_t *sc = load("[group hub]\ncores = 3\nwg = wg0:2\nuptime = 1h\ncpu_frequency = 1400\n"
+			      "demand = wg0 tx 400\ncost = wg0 tx 0.5 core 1\nwork = 20 core 1\n"
+			      "at 100s: cpu_frequency 700, wan_queue_drops 12, wg_mtu 1280\n"
+			      "at 200s: reboot, wan_queue_drops 0\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_NEAR(rate(r, 0, 1, 10, 20), 160, 1e-6);
+	CHECK_NEAR(rate(r, 0, 1, 110, 120), 80, 1e-6);
+	CHECK_INT(simrouter_core_load(r, 115, 1), 100);
+	CHECK_INT(simrouter_wan_drops(r, 99), 0);
+	CHECK_INT(simrouter_wan_drops(r, 150), 600);
+	CHECK_INT(simrouter_wan_drops(r, 250), 0); /* counters restart at the reboot */
+	const struct simmenu *ifs = simmenu_find("interface"), *res = simmenu_find("system/resource");
+	struct simmenu_ctx c;
+	struct simmenu_rec rec;
+	double at[] = { 50, 150 };
+	const char *mhz[] = { "1400", "700" }, *mtu[] = { "1420", "1280" };
+	uint64_t drops[] = { 0, 600 };
+	for (int i = 0; i < 2; i++) {
+		simmenu_ctx_init(&c, r, at[i], 1700000000);
+		memset(&rec, 0, sizeof(rec));
+		res->fill(&c, 0, &rec);
+		CHECK_STR(simmenu_get(&rec, "cpu-frequency"), mhz[i]);
+		memset(&rec, 0, sizeof(rec));
+		ifs->fill(&c, 0, &rec); /* ether1 */
+		CHECK(field(&rec, "tx-queue-drop") == drops[i]);
+		memset(&rec, 0, sizeof(rec));
+		ifs->fill(&c, 4, &rec); /* wg0 */
+		CHECK_STR(simmenu_get(&rec, "actual-mtu"), mtu[i]);
+	}
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
 int main(void)
 {
 	test_ceiling();
+	test_confounders();
 	test_two_cores();
 	test_pure();
 	test_iface_is_sum_of_peers();

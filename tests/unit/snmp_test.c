@@ -68,6 +68,19 @@ static void test_scalars(void)
 	CHECK_INT(snmpdecode_decode_scalar(SC_BOARD, bad->variables, s, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "string") != NULL);
 	free(cause);
+	cause = NULL;
+	snmp_free_pdu(bad);
+	/* mtxrHlProcessorFrequency: MHz; a string or a negative number is no clock, never fatal */
+	const struct snmpdecode_oid *mhz = &snmpdecode_scalar_oids[SC_MHZ];
+	long f[] = { 880, -5 };
+	bad = snmp_pdu_create(SNMP_MSG_RESPONSE);
+	var(bad, mhz->o, mhz->len, ASN_INTEGER, &f[0], sizeof(f[0]));
+	var(bad, mhz->o, mhz->len, ASN_INTEGER, &f[1], sizeof(f[1]));
+	var_str(bad, mhz, "880");
+	for (netsnmp_variable_list *v = bad->variables; v; v = v->next_variable)
+		CHECK_INT(snmpdecode_decode_scalar(SC_MHZ, v, s, &cause), 0);
+	CHECK_INT(s->cpu_freq_mhz, 880);
+	CHECK(cause == NULL);
 	snmp_free_pdu(bad);
 	snmp_free_pdu(pdu);
 	sample_free(s);

@@ -453,6 +453,41 @@ static void make_v2(const char *p)
 	sqlite3_close(db);
 }
 
+/* 005: the CPU clock per poll and each interface's MTU, errors, tx-queue-drop and running. */
+static void test_links(void)
+{
+	char *p = tpath("links.db");
+	store_t *st = open_ok(p);
+	for (int k = 0; k < 2; k++) {
+		sample_t *s = mk("r1", T0 + k * 10000, "7.16", "7.16", 1000000 + k * 10000);
+		s->cpu_freq_mhz = k ? 800 : 0; /* 0: the board did not tell */
+		struct sample_iface *f = sample_add_iface(s);
+		f->name = xstrdup("ether1");
+		f->type = xstrdup("ether");
+		f->running = true;
+		f->mtu = 1500;
+		f->rx_errors = 3;
+		f->tx_errors = 12 + (uint64_t)k;
+		f->tx_queue_drops = (UINT64_C(1) << 40) + (uint64_t)k * 120;
+		f = sample_add_iface(s);
+		f->name = xstrdup("wg0");
+		f->type = xstrdup("wg");
+		store_submit(st, s);
+	}
+	store_close(st);
+	CHECK_STR(
+		qs(p, "SELECT group_concat(coalesce(cpu_mhz, '-')) FROM (SELECT cpu_mhz FROM polls ORDER BY time_ms)"),
+		"-,800");
+	CHECK_STR(
+		qs(p,
+			"SELECT group_concat(i.name || '/' || coalesce(s.mtu, '-') || '/' || s.running || '/' ||"
+			" s.rx_errors || '/' || s.tx_errors || '/' || s.tx_queue_drops, ' ') FROM (SELECT * FROM"
+			" iface_samples ORDER BY time_ms, iface_id) s JOIN interfaces i ON i.id = s.iface_id"),
+		"ether1/1500/1/3/12/1099511627776 wg0/-/0/0/0/0 ether1/1500/1/3/13/1099511627896 wg0/-/0/0/0/0");
+	check_integrity(p);
+	free(p);
+}
+
 static void test_migrate_v2(void)
 {
 	char *p = tpath("v2.db");
@@ -475,6 +510,12 @@ static void test_migrate_v2(void)
 			  " '/' || coalesce(tx_delta, '-') || '/' || reset, ' ') FROM iface_samples"),
 		"5/1000/-9/100/5/6/0/1/-/-/-/0 5/31000/2000/400/7/8/2/3/30000/2009/300/1"
 		" 9/31000/40000000000/1/1/1/1/1/-/-/-/0");
+	/* 005: rows packed before it have no link values: unknown, never zero */
+	CHECK_INT(qi(p,
+			  "SELECT count(*) FROM iface_samples WHERE mtu IS NULL AND running IS NULL AND"
+			  " rx_errors IS NULL AND tx_errors IS NULL AND tx_queue_drops IS NULL"),
+		3);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls WHERE cpu_mhz IS NOT NULL"), 0);
 	CHECK_STR(qs(p,
 			  "SELECT group_concat(peer_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
 			  " tx_bytes || '/' || coalesce(handshake_age_ms, '-') || '/' || coalesce(dt_ms, '-')"
@@ -815,6 +856,7 @@ int main(void)
 	test_fault();
 	test_files_gone();
 	test_migrate_v2();
+	test_links();
 	test_health();
 	test_history_peers();
 	test_bench();
