@@ -16,8 +16,7 @@
 #include "lib/log.h"
 #include "web/metrics.h"
 
-/* A JSON string of s with invalid UTF-8 replaced, or null for NULL. */
-static json_t *api_str(const char *s)
+json_t *api_str(const char *s)
 {
 	if (s == NULL)
 		return json_null();

@@ -3,6 +3,7 @@
 #ifndef WGWATCH_API_H
 #define WGWATCH_API_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "lib/buf.h"
@@ -11,6 +12,9 @@
 #include "detector/detector.h"
 
 /* Append the JSON array, routers in config order. Reads through a fleet view. */
+/* A JSON string of s with invalid UTF-8 replaced, or null for NULL (for api_rollout.c too). */
+json_t *api_str(const char *s);
+
 void api_routers(fleet_t *fleet, buf_t *out);
 
 /* The upgrade detector's results (detector/detector.h), [] while it has none: every verdict

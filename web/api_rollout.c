@@ -2,26 +2,13 @@
  * the verdicts and [rollout] say goes out; router text is made valid UTF-8. */
 #include "config.h"
 #include "web/api_rollout.h"
+#include "web/api.h"
 
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "detector/rollout.h"
-#include "lib/text.h"
-
-/* A JSON string of s with invalid UTF-8 replaced, or null for NULL. */
-static json_t *api_rollout_str(const char *s)
-{
-	if (s == NULL)
-		return json_null();
-	buf_t b;
-	buf_init(&b);
-	text_put_utf8(&b, s);
-	json_t *j = json_stringn(b.data ? b.data : "", b.len);
-	buf_free(&b);
-	return j ? j : json_null();
-}
 
 static json_t *api_rollout_num(double v)
 {
@@ -32,24 +19,24 @@ static json_t *api_rollout_reason(const struct rollout_reason *x)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "kind", json_string(rollout_kind_name(x->kind)));
-	json_object_set_new(o, "router", api_rollout_str(x->router));
-	json_object_set_new(o, "interface", api_rollout_str(x->interface));
-	json_object_set_new(o, "direction", api_rollout_str(x->direction));
+	json_object_set_new(o, "router", api_str(x->router));
+	json_object_set_new(o, "interface", api_str(x->interface));
+	json_object_set_new(o, "direction", api_str(x->direction));
 	json_object_set_new(o, "ratio", api_rollout_num(x->ratio));
 	json_object_set_new(
 		o, "method", x->interface ? json_string(detector_method_name(x->method)) : json_null());
 	json_object_set_new(o, "final", json_boolean(x->final));
 	json_object_set_new(o, "canary", json_boolean(x->canary));
-	json_object_set_new(o, "text", api_rollout_str(x->text));
+	json_object_set_new(o, "text", api_str(x->text));
 	return o;
 }
 
 static json_t *api_rollout_cohort(const struct rollout_query *q, const struct rollout_result *res)
 {
 	json_t *o = json_object(), *m = json_object();
-	json_object_set_new(o, "to_version", api_rollout_str(q->version));
-	json_object_set_new(o, "architecture", api_rollout_str(q->architecture));
-	json_object_set_new(o, "board", api_rollout_str(res->board));
+	json_object_set_new(o, "to_version", api_str(q->version));
+	json_object_set_new(o, "architecture", api_str(q->architecture));
+	json_object_set_new(o, "board", api_str(res->board));
 	json_object_set_new(o, "scope", json_string(res->board ? "board" : "architecture"));
 	json_object_set_new(o, "routers", json_integer((json_int_t)res->routers));
 	json_object_set_new(o, "canaries", json_integer((json_int_t)res->canaries));
@@ -89,7 +76,7 @@ unsigned api_rollout(const struct api_rollout_req *req, buf_t *out)
 	json_t *o = json_object(), *reasons = json_array();
 	json_object_set_new(o, "decision", json_string(rollout_decision_name(res.decision)));
 	json_object_set_new(o, "cohort", api_rollout_cohort(&q, &res));
-	json_object_set_new(o, "override", api_rollout_str(res.allow));
+	json_object_set_new(o, "override", api_str(res.allow));
 	for (size_t i = 0; i < res.nreasons; i++)
 		json_array_append_new(reasons, api_rollout_reason(&res.reasons[i]));
 	json_object_set_new(o, "reasons", reasons);
