@@ -11,24 +11,8 @@
 command -v snmpsimd >/dev/null || { echo "SKIP: snmpsim not installed (apt-get install snmpsim)"; exit 77; }
 D="$top_srcdir/tests/system/snmpsim"
 
-# snmpsim drops root for nobody: it must reach its data and write its cache.
 COMMUNITY=wgw-sim-$$
-chmod 711 "$T"
-mkdir -p "$T/snmpsim/data" "$T/snmpsim/cache"
-cp "$D/mikrotik.snmprec" "$T/snmpsim/data/$COMMUNITY.snmprec"
-chmod 755 "$T/snmpsim" "$T/snmpsim/data"
-chmod 644 "$T/snmpsim/data/$COMMUNITY.snmprec"
-chmod 777 "$T/snmpsim/cache"
-SNMP_ADDR=$(sim_base)
-SNMP_PORT=$($PY -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-as_root=""
-[ "$(id -u)" -eq 0 ] && as_root="--process-user=nobody --process-group=nogroup"
-# shellcheck disable=SC2086
-snmpsimd --data-dir="$T/snmpsim/data" --cache-dir="$T/snmpsim/cache" $as_root \
-	--agent-udpv4-endpoint="$SNMP_ADDR:$SNMP_PORT" --logging-method=file:"$T/snmpsim.log" \
-	>/dev/null 2>&1 &
-PIDS="$PIDS $!"
-wait_until 30 grep -q "Listening at UDP/IPv4 endpoint" "$T/snmpsim.log" || fail "snmpsimd did not start"
+start_snmpsim "$D/mikrotik.snmprec" "$COMMUNITY"
 for n in 0 1; do
 	$PY "$D/dropfirst.py" "$SNMP_ADDR" "$SNMP_ADDR:$SNMP_PORT" "$T/fwd$n.port" >"$T/fwd$n.out" 2>&1 &
 	PIDS="$PIDS $!"

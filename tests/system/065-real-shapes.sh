@@ -29,22 +29,7 @@ ROS7_SNMP=$(v ros7 snmp)
 have_snmpsim=no
 if command -v snmpsimd >/dev/null; then
 	have_snmpsim=yes
-	chmod 711 "$T"
-	mkdir -p "$T/snmpsim/data" "$T/snmpsim/cache"
-	cp "$D/snmpsim/routeros6.snmprec" "$T/snmpsim/data/$COMMUNITY.snmprec"
-	chmod 755 "$T/snmpsim" "$T/snmpsim/data"
-	chmod 644 "$T/snmpsim/data/$COMMUNITY.snmprec"
-	chmod 777 "$T/snmpsim/cache"
-	SNMP_ADDR=$(sim_base)
-	SNMP_PORT=$($PY -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-	as_root=""
-	[ "$(id -u)" -eq 0 ] && as_root="--process-user=nobody --process-group=nogroup"
-	# shellcheck disable=SC2086
-	snmpsimd --data-dir="$T/snmpsim/data" --cache-dir="$T/snmpsim/cache" $as_root \
-		--agent-udpv4-endpoint="$SNMP_ADDR:$SNMP_PORT" --logging-method=file:"$T/snmpsim.log" \
-		>/dev/null 2>&1 &
-	PIDS="$PIDS $!"
-	wait_until 30 grep -q "Listening at UDP/IPv4 endpoint" "$T/snmpsim.log" || fail "snmpsimd did not start"
+	start_snmpsim "$D/snmpsim/routeros6.snmprec" "$COMMUNITY"
 	printf '[router rb952]\nsnmp = %s:%s\nsnmp_community = %s\ninterfaces = pppoe-out1, bridge-local\n\n' \
 		"$SNMP_ADDR" "$SNMP_PORT" "$COMMUNITY" >>"$T/routers.new"
 else

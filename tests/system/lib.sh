@@ -57,6 +57,29 @@ start_snmpd() {
 	PIDS="$PIDS $!"
 }
 
+# start_snmpsim SNMPREC COMMUNITY: snmpsim's snmpsimd serving the recording SNMPREC under
+# COMMUNITY on a free UDP port of a fresh loopback address, its data and cache in the temp dir
+# (as root it drops to nobody, who must reach its data and write its cache); sets SNMP_ADDR
+# and SNMP_PORT.
+start_snmpsim() {
+	chmod 711 "$T"
+	mkdir -p "$T/snmpsim/data" "$T/snmpsim/cache"
+	cp "$1" "$T/snmpsim/data/$2.snmprec"
+	chmod 755 "$T/snmpsim" "$T/snmpsim/data"
+	chmod 644 "$T/snmpsim/data/$2.snmprec"
+	chmod 777 "$T/snmpsim/cache"
+	SNMP_ADDR=$(sim_base)
+	SNMP_PORT=$($PY -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	as_root=""
+	[ "$(id -u)" -eq 0 ] && as_root="--process-user=nobody --process-group=nogroup"
+	# shellcheck disable=SC2086
+	snmpsimd --data-dir="$T/snmpsim/data" --cache-dir="$T/snmpsim/cache" $as_root \
+		--agent-udpv4-endpoint="$SNMP_ADDR:$SNMP_PORT" --logging-method=file:"$T/snmpsim.log" \
+		>/dev/null 2>&1 &
+	PIDS="$PIDS $!"
+	wait_until 30 grep -q "Listening at UDP/IPv4 endpoint" "$T/snmpsim.log" || fail "snmpsimd did not start"
+}
+
 # start_prometheus < CONFIG: a real Prometheus with the prometheus.yml read from stdin, its TSDB
 # in the temp dir, on a free loopback port; sets PROM_PORT.
 start_prometheus() {
