@@ -459,6 +459,14 @@ static void rest_decoded(struct rest_conn *c, int rc, char *cause)
 
 static void rest_conn_abandon(struct rest_conn *c);
 
+/* A detached handle's last owned parts, and the handle. */
+static void rest_conn_free(struct rest_conn *c)
+{
+	rest_board_clear(&c->board);
+	healthkeep_destroy(c->health);
+	free(c);
+}
+
 /* Offload thread: only body and s, which the loop leaves alone while decoding. */
 static void rest_decode_work(void *arg)
 {
@@ -480,10 +488,8 @@ static void rest_decode_done(void *arg)
 	free(c->dec_cause);
 	c->abandoned = false;
 	rest_conn_abandon(c);
-	if (c->detached) {
-		rest_board_clear(&c->board);
-		free(c);
-	}
+	if (c->detached)
+		rest_conn_free(c);
 }
 
 static void rest_transfer_done(struct rest_conn *c, CURLcode res)
@@ -663,9 +669,7 @@ static void rest_detach(void *ctx, void *handle)
 		c->detached = true;
 		return;
 	}
-	rest_board_clear(&c->board);
-	healthkeep_destroy(c->health);
-	free(c);
+	rest_conn_free(c);
 }
 
 /* Per-poll settings: the router's config may have been reloaded since the last poll. */

