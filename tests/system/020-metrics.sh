@@ -57,7 +57,7 @@ assert val("wgwatch_config_last_reload_successful") == 1
 assert now - 600 < val("wgwatch_config_last_reload_success_timestamp_seconds") <= now + 1
 t = val("wgwatch_router_last_success_timestamp_seconds", "tile-a")
 assert now - 10 < t <= now + 1, "tile-a last success %s" % t
-assert 0 < val("wgwatch_router_last_poll_duration_seconds", "tile-a") < 2
+assert 0 <= val("wgwatch_router_last_poll_duration_seconds", "tile-a") < 2, "duration"  # whole ms: a loopback poll may take 0
 assert 'wgwatch_router_last_success_timestamp_seconds{router="auth-fail"' not in text, "auth-fail never succeeded"
 PYEOF
 ok "build_info, process_*, the reload's outcome and each router's newest success are exported"
