@@ -47,6 +47,21 @@ typedef struct conf_router {
 
 	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;
+
+	/* diagnostics (docs/diagnostics.md): /tool/profile and /tool/bandwidth-test over REST */
+	bool diag;                   /* default yes (with rest) */
+	char *diag_user;             /* REST user of diagnostic requests; NULL: user */
+	char *diag_password;         /* SECRET; from diag_password or diag_password_file */
+	int64_t profile_every_ms;    /* no profile younger than this is taken again; default 1h */
+	int64_t profile_duration_ms; /* default 5s */
+	char *probe;                 /* bandwidth-test server address; NULL: no probes */
+	int64_t probe_rate_bps;      /* offered rate, bits/s (decimal k/M/G); 0: unset */
+	char *probe_direction;       /* transmit|receive|both; default transmit */
+	char *probe_protocol;        /* udp|tcp; default udp */
+	int64_t probe_duration_ms;   /* default 10s, at most 30s */
+	int64_t probe_every_ms;      /* 0: after upgrades and on demand only */
+	char *probe_user;
+	char *probe_password; /* SECRET; from probe_password_file */
 } conf_router_t;
 
 struct conf_shard {

@@ -12,7 +12,7 @@
 
 #define CONF_MAX_DEPTH 16   /* include nesting */
 #define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
-#define CONF_NKEYS     54   /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     68   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
@@ -45,6 +45,7 @@ enum conf_type {
 	T_LABELS, /* name=value,name=value */
 	T_LIST,   /* a,b,c */
 	T_SHARD,  /* K/N with 1 <= K <= N: into struct conf_shard */
+	T_RATE,   /* bits/s with an optional decimal k/M/G suffix (300M = 300000000), int64_t */
 };
 
 struct conf_key {

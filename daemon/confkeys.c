@@ -119,6 +119,32 @@ const struct conf_key confkeys_table[] = {
 		.help = "poll interval; default [daemon] interval" },
 	{ RKEY("timeout", T_DURATION, timeout_ms), .min = 100, .max = 10 * CONF_MIN,
 		.help = "poll timeout; default [daemon] timeout" },
+	{ RKEY("diag", T_BOOL, diag), .def = "yes",
+		.help = "take CPU profiles (/tool/profile) over REST when a core saturates and after upgrades" },
+	{ RKEY("diag_user", T_STR, diag_user),
+		.help = "RouterOS user for profiles and probes (RouterOS runs one request per user at a time)" },
+	{ RKEY("diag_password", T_SECRET, diag_password), .help = "password of diag_user" },
+	{ RKEY("diag_password_file", T_SECRET_FILE, diag_password),
+		.help = "file holding the password of diag_user" },
+	{ RKEY("profile_every", T_DURATION, profile_every_ms), .def = "1h", .min = CONF_SEC,
+		.max = 30 * CONF_DAY, .help = "no profile is taken when one is younger than this" },
+	{ RKEY("profile_duration", T_DURATION, profile_duration_ms), .def = "5s", .min = 3 * CONF_SEC,
+		.max = 30 * CONF_SEC, .help = "how long one profile samples (REST cuts a request at 60s)" },
+	{ RKEY("probe", T_STR, probe),
+		.help = "address of a bandwidth-test server reachable through the tunnel; unset: no probes" },
+	{ RKEY("probe_rate", T_RATE, probe_rate_bps), .min = 1000, .max = 1e12,
+		.help = "rate a probe offers, bits/s with a decimal k, M or G (300M = 300,000,000); needed with probe" },
+	{ RKEY("probe_direction", T_ENUM, probe_direction), .choices = "transmit|receive|both",
+		.def = "transmit", .help = "direction of a probe, as bandwidth-test names it" },
+	{ RKEY("probe_protocol", T_ENUM, probe_protocol), .choices = "udp|tcp", .def = "udp",
+		.help = "protocol of a probe" },
+	{ RKEY("probe_duration", T_DURATION, probe_duration_ms), .def = "10s", .min = CONF_SEC,
+		.max = 30 * CONF_SEC, .help = "how long one probe runs (REST cuts a request at 60s)" },
+	{ RKEY("probe_every", T_DURATION, probe_every_ms), .min = CONF_MIN, .max = 30 * CONF_DAY,
+		.help = "probe on this schedule too; unset: after upgrades and on demand only" },
+	{ RKEY("probe_user", T_STR, probe_user), .help = "user on the bandwidth-test server" },
+	{ RKEY("probe_password_file", T_SECRET_FILE, probe_password),
+		.help = "file holding the bandwidth-test server's password" },
 };
 
 /* The size comes from the entries: a key added without raising CONF_NKEYS fails here. */
@@ -172,6 +198,7 @@ const char *confkeys_type_name(const struct conf_key *k)
 		[T_LABELS] = "name=value,...",
 		[T_LIST] = "name,...",
 		[T_SHARD] = "K/N",
+		[T_RATE] = "bits/s with k/M/G",
 	};
 	return k->type == T_ENUM ? k->choices : names[k->type];
 }

@@ -86,6 +86,12 @@ static void confrules_router_check(struct conf_loader *ld, struct conf_rsec *rs)
 		conf_err(ld, rs->where, "router %s has neither rest nor snmp: set at least one", r->name);
 	if (r->snmp != NULL && r->snmp_version == 3)
 		confrules_router_v3(ld, rs);
+	if (r->diag_password != NULL && r->diag_user == NULL)
+		conf_err(ld, rs->where, "router %s: diag_password needs diag_user", r->name);
+	if (r->probe != NULL && r->probe_rate_bps == 0)
+		conf_err(ld, rs->where, "router %s: probe needs probe_rate (bits/s, e.g. 300M)", r->name);
+	if (r->probe != NULL && r->rest == NULL)
+		conf_err(ld, rs->where, "router %s: probe needs rest (probes run over REST)", r->name);
 }
 
 /* [web]: user and password_file, cert and key, each pair both or neither. */

@@ -121,6 +121,26 @@ static int confval_size(const char *s, double *out)
 	return -1;
 }
 
+/* Bits per second with a decimal suffix: "300M" is 300,000,000 (bandwidth-test's own units). */
+static int confval_rate(const char *s, double *out)
+{
+	static const struct {
+		char suffix;
+		double mult;
+	} units[] = { { '\0', 1 }, { 'k', 1e3 }, { 'K', 1e3 }, { 'M', 1e6 }, { 'G', 1e9 } };
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	double n = strtod(s, &end);
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (end[0] == units[i].suffix && (end[0] == '\0' || end[1] == '\0') && isfinite(n)) {
+			*out = n * units[i].mult;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 static bool confval_label_name_ok(const char *s)
 {
 	if (!(isalpha((unsigned char)*s) || *s == '_'))
@@ -394,6 +414,10 @@ static const char *confval_number(const struct conf_key *k, const char *v, doubl
 		if (confval_duration(v, &ms, &why) == 0)
 			*x = (double)ms;
 		return why;
+	case T_RATE:
+		if (confval_rate(v, x) < 0)
+			return "is not a rate: bits/s with an optional decimal k, M or G suffix (e.g. 300M)";
+		return NULL;
 	case T_SIZE:
 		if (confval_size(v, x) < 0)
 			return "is not a size: bytes with an optional k, M or G suffix (e.g. 512k, 4M)";
@@ -421,6 +445,8 @@ static int confval_v_number(const struct conf_key *k, const char *v, void *field
 		*(int64_t *)field = (int64_t)x;
 	else if (k->type == T_SIZE)
 		*(size_t *)field = (size_t)x;
+	else if (k->type == T_RATE)
+		*(int64_t *)field = (int64_t)x;
 	else if (k->type == T_INT)
 		*(int *)field = (int)x;
 	else
@@ -683,7 +709,8 @@ int confval_value(const struct conf_key *k, const char *v, void *base, const cha
 	case T_DURATION:
 	case T_INT:
 	case T_DOUBLE:
-	case T_SIZE: return confval_v_number(k, v, field, cause);
+	case T_SIZE:
+	case T_RATE: return confval_v_number(k, v, field, cause);
 	case T_LABELS: return confval_v_labels(v, field, (size_t *)((char *)base + k->noff), cause);
 	case T_LIST: confval_v_list(v, field, (size_t *)((char *)base + k->noff)); return 0;
 	}
@@ -698,7 +725,8 @@ static size_t confval_scalar_size(enum conf_type t)
 	case T_BOOL: return sizeof(bool);
 	case T_INT:
 	case T_SNMPVER: return sizeof(int);
-	case T_DURATION: return sizeof(int64_t);
+	case T_DURATION:
+	case T_RATE: return sizeof(int64_t);
 	case T_DOUBLE: return sizeof(double);
 	case T_SIZE: return sizeof(size_t);
 	case T_SHARD: return sizeof(struct conf_shard);

@@ -1058,6 +1058,56 @@ static void test_example(void)
 	free(dir);
 }
 
+/* The diagnostic keys: inherited from [defaults], decimal rates, probe_duration capped at 30s
+ * with FILE:LINE, rules across keys. */
+static void test_diag(void)
+{
+	char *dir = new_dir();
+	free(put(dir, "diag.pass", 0600, "diag-secret\n"));
+	char *p = put(dir, "ok.conf", 0644,
+		"[defaults]\nrest = http://192.0.2.1\nuser = u\ndiag_user = d\n"
+		"diag_password_file = diag.pass\nprofile_every = 2m\n"
+		"[router a]\nprobe = 10.0.0.2\nprobe_rate = 300M\nprobe_direction = BOTH\n"
+		"[router b]\ndiag = no\nprofile_duration = 10s\nprobe_rate = 1.5G\n");
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), 0);
+	if (c != NULL) {
+		const conf_router_t *a = conf_router_find(c, "a"), *b = conf_router_find(c, "b");
+		CHECK(a->diag && !b->diag);
+		CHECK_STR(a->diag_user, "d");
+		CHECK_STR(b->diag_password, "diag-secret");
+		CHECK_INT(a->profile_every_ms, 120000);
+		CHECK_INT(a->profile_duration_ms, 5000);
+		CHECK_INT(b->profile_duration_ms, 10000);
+		CHECK_INT(a->probe_rate_bps, 300000000);
+		CHECK_INT(b->probe_rate_bps, 1500000000);
+		CHECK_STR(a->probe_direction, "both");
+		CHECK_STR(b->probe_direction, "transmit");
+		CHECK_STR(a->probe_protocol, "udp");
+		CHECK_INT(a->probe_duration_ms, 10000);
+		CHECK_INT(a->probe_every_ms, 0);
+	}
+	conf_free(c);
+	free(e);
+	free(p);
+	p = put(dir, "bad.conf", 0644,
+		"[router a]\nrest = http://192.0.2.1\nprobe = 10.0.0.2\nprobe_rate = 300X\n"
+		"probe_duration = 31s\ndiag_password = x\n");
+	e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK_ERR(e,
+		"%s:4: probe_rate = 300X: is not a rate: bits/s with an optional decimal k, M or G suffix (e.g. 300M)",
+		p);
+	CHECK_ERR(e, "%s:5: probe_duration = 31s: is out of range (allowed 1s to 30s)", p);
+	CHECK_ERR(e, "%s:1: router a: diag_password needs diag_user", p);
+	CHECK_ERR(e, "%s:1: router a: probe needs probe_rate (bits/s, e.g. 300M)", p);
+	CHECK(e == NULL || strstr(e, "= x") == NULL);
+	free(e);
+	free(p);
+	free(dir);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/conf_test.XXXXXX";
@@ -1083,6 +1133,7 @@ int main(void)
 	test_fleet();
 	test_help_and_docs();
 	test_example();
+	test_diag();
 	char *rm = xasprintf("rm -rf '%s'", tmp_root);
 	if (system(rm) != 0)
 		fprintf(stderr, "conf_test: could not remove %s\n", tmp_root);
