@@ -44,14 +44,22 @@ struct fleet_gen {
 	void *arg;
 };
 
+/* A profile, shared like the data. */
+struct fleet_prof {
+	atomic_uint refs;
+	profile_t *p;
+};
+
 struct fleet_entry {
-	fleet_router_t pub; /* pub.last, rx_bps, tx_bps point into data */
+	fleet_router_t pub; /* pub.last, rx_bps, tx_bps point into data; pub.profile into prof */
 	struct fleet_data *data;
+	struct fleet_prof *prof;
 };
 
 struct fleet_view {
 	fleet_router_t *routers;
 	struct fleet_data **data;
+	struct fleet_prof **prof;
 	size_t n;
 	struct fleet_stats stats;
 	struct fleet_gen *gen;
@@ -120,6 +128,14 @@ static void fleet_data_unref(struct fleet_data *d)
 	free(d);
 }
 
+static void fleet_prof_unref(struct fleet_prof *x)
+{
+	if (x == NULL || atomic_fetch_sub(&x->refs, 1) != 1)
+		return;
+	profile_free(x->p);
+	free(x);
+}
+
 static void fleet_set_shard(fleet_t *f, const conf_t *conf)
 {
 	f->stats.shard_index = conf->shard.count > 0 ? conf->shard.index : 1;
@@ -143,6 +159,7 @@ fleet_t *fleet_create(const conf_t *conf)
 static void fleet_entry_clear(struct fleet_entry *e)
 {
 	fleet_data_unref(e->data);
+	fleet_prof_unref(e->prof);
 	free(e->pub.last_error);
 }
 
@@ -297,6 +314,24 @@ void fleet_reconfigure(fleet_t *f, const conf_t *conf, void (*release)(void *), 
 	fleet_gen_unref(old_gen);
 }
 
+void fleet_set_profile(fleet_t *f, profile_t *p)
+{
+	struct fleet_entry *e = fleet_lookup(f, p->router);
+	if (e == NULL) {
+		profile_free(p);
+		return;
+	}
+	struct fleet_prof *x = xcalloc(1, sizeof(*x));
+	atomic_init(&x->refs, 1);
+	x->p = p;
+	pthread_mutex_lock(&f->mutex);
+	struct fleet_prof *old = e->prof;
+	e->prof = x;
+	e->pub.profile = p;
+	pthread_mutex_unlock(&f->mutex);
+	fleet_prof_unref(old);
+}
+
 void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late)
 {
 	pthread_mutex_lock(&f->mutex);
@@ -313,11 +348,14 @@ fleet_view_t *fleet_view(fleet_t *f)
 	v->n = f->n;
 	v->routers = xcalloc(v->n, sizeof(*v->routers));
 	v->data = xcalloc(v->n, sizeof(*v->data));
+	v->prof = xcalloc(v->n, sizeof(*v->prof));
 	for (size_t i = 0; i < f->n; i++) {
 		v->routers[i] = f->routers[i].pub;
 		v->routers[i].last_error = xstrdup(f->routers[i].pub.last_error);
 		if ((v->data[i] = f->routers[i].data) != NULL)
 			atomic_fetch_add(&v->data[i]->refs, 1);
+		if ((v->prof[i] = f->routers[i].prof) != NULL)
+			atomic_fetch_add(&v->prof[i]->refs, 1);
 	}
 	v->stats = f->stats;
 	v->gen = f->gen;
@@ -332,10 +370,12 @@ void fleet_view_free(fleet_view_t *v)
 		return;
 	for (size_t i = 0; i < v->n; i++) {
 		fleet_data_unref(v->data[i]);
+		fleet_prof_unref(v->prof[i]);
 		free(v->routers[i].last_error);
 	}
 	free(v->routers);
 	free(v->data);
+	free(v->prof);
 	fleet_gen_unref(v->gen);
 	free(v);
 }

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "daemon/conf.h"
+#include "daemon/profile.h"
 #include "daemon/sample.h"
 
 typedef struct fleet fleet_t;
@@ -26,6 +27,7 @@ typedef struct fleet_router {
 	char *last_error; /* reason of the newest failure while down, else NULL */
 	uint64_t errors[SAMPLE_ERR_COUNT];
 	uint64_t polls;
+	const profile_t *profile; /* newest CPU profile taken since start; NULL if none */
 } fleet_router_t;
 
 #define FLEET_HIST_BUCKETS 13
@@ -50,6 +52,8 @@ void fleet_destroy(fleet_t *f);
 /* Loop thread: record a finished poll. Copies what it keeps. Returns true when the router's
  * up/down state changed (the caller logs the change once). */
 bool fleet_update(fleet_t *f, const sample_t *s);
+/* Loop thread: the router's newest CPU profile; takes p (freed when no view holds it). */
+void fleet_set_profile(fleet_t *f, profile_t *p);
 /* Loop thread: a poll started delay_ms after it was due; late when over one interval. */
 void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late);
 

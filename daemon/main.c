@@ -31,6 +31,8 @@
 #include "daemon/poller.h"
 #include "daemon/reload.h"
 #include "collectors/rest.h"
+#include "collectors/restdiag.h"
+#include "daemon/diag.h"
 #include "daemon/shard.h"
 #include "collectors/snmpcoll.h"
 #include "store/store.h"
@@ -214,6 +216,8 @@ struct daemon {
 	store_t *store;
 	fleet_t *fleet;
 	rest_t *rest;
+	restdiag_t *restdiag; /* NULL for --once */
+	diag_t *diag;         /* NULL for --once */
 	snmpcoll_t *snmp;
 	poller_t *poller;
 	http_t *http;
@@ -246,10 +250,22 @@ static void main_notify_ready(struct daemon *d)
 static void main_notify_ready(struct daemon *d) {}
 #endif
 
-/* The poller's sink: every finished sample goes to the store's writer queue. */
-static void main_store_submit(void *store, sample_t *s)
+/* The poller's sink: the profile scheduler sees every finished poll, then the sample goes to
+ * the store's writer queue. */
+static void main_store_submit(void *arg, sample_t *s)
 {
-	store_submit(store, s);
+	struct daemon *d = arg;
+	if (d->diag != NULL)
+		diag_note_poll(d->diag, s);
+	store_submit(d->store, s);
+}
+
+/* A profile: the newest goes to the fleet (/metrics), every one to the store. */
+static void main_on_profile(void *arg, profile_t *p)
+{
+	struct daemon *d = arg;
+	fleet_set_profile(d->fleet, profile_dup(p));
+	store_submit_profile(d->store, p);
 }
 
 /* The store's writer stored an upgrade or a downgrade: the detector looks at once. */
@@ -281,12 +297,17 @@ static int main_start(struct daemon *d, bool once)
 	}
 	d->fleet = fleet_create(d->conf);
 	d->rest = rest_create(d->loop, d->conf->max_body_bytes);
-	d->poller = poller_create(d->loop, d->conf, d->fleet, (sample_sink_t){ main_store_submit, d->store });
+	d->poller = poller_create(d->loop, d->conf, d->fleet, (sample_sink_t){ main_store_submit, d });
 	d->snmp = snmpcoll_create(d->loop);
 	poller_add_collector(d->poller, rest_collector(d->rest));
 	poller_add_collector(d->poller, snmpcoll_collector(d->snmp));
 	if (once)
 		return 0;
+	d->restdiag = restdiag_create(d->loop);
+	if (d->restdiag == NULL)
+		log_warn("diag: cannot set up the HTTP client for profiles: no profiles are taken");
+	else
+		d->diag = diag_create(d->conf, restdiag_runner(d->restdiag), main_on_profile, d);
 	if (detector_start(d->conf, &d->detector, &cause) != 0) { /* before http: its deps hold it */
 		log_error("detector: %s", cause);
 		free(cause);
@@ -415,6 +436,8 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	main_reload_warn(d->boot_conf, next);
 	d->conf = next;
 	d->poller = poller_reload(d->poller, next); /* before the old conf may be freed */
+	if (d->diag != NULL)
+		diag_reconfigure(d->diag, next);
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
@@ -469,6 +492,8 @@ static void main_stop(struct daemon *d)
 		store_on_version_change(d->store, NULL, NULL); /* the writer outlives the detector */
 	detector_stop(d->detector);
 	poller_destroy(d->poller);
+	restdiag_destroy(d->restdiag); /* before diag: a profile in flight then never calls back */
+	diag_destroy(d->diag);
 	rest_destroy(d->rest);
 	snmpcoll_destroy(d->snmp);
 	store_close(d->store); /* writes everything queued */

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/profile.h"
+
 #define HISTORY_MAX_POINTS 600
 
 struct history_req {
@@ -83,6 +85,12 @@ typedef struct history {
  * *cause (caller frees) when the database cannot be read. Never logs. */
 int history_load(const struct history_req *req, history_t **out, char **cause);
 void history_free(history_t *h);
+
+/* The router's CPU profiles (daemon/profile.h), newest first, at most limit, read from the
+ * database at db_path (store/profiles.c). 0 (none: *n 0), or -1 with *cause (caller frees). */
+int history_profiles(
+	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause);
+void history_profiles_free(profile_t **v, size_t n);
 
 /* The load of core c in bucket b (NAN when none). */
 double history_load_at(const history_t *h, size_t core, size_t b);

@@ -63,6 +63,14 @@ int store_sql_attach(sqlite3 *db, char **cause)
 	return -1;
 }
 
+static void store_item_free(struct store_item *it)
+{
+	sample_free(it->s);
+	profile_free(it->prof);
+	it->s = NULL;
+	it->prof = NULL;
+}
+
 static void store_free(store_t *st)
 {
 	for (int i = 0; i < SQ_COUNT; i++)
@@ -77,9 +85,9 @@ static void store_free(store_t *st)
 	for (size_t i = 0; i < sizeof(st->pk) / sizeof(st->pk[0]); i++)
 		buf_free(&st->pk[i]);
 	for (size_t i = 0; i < st->qlen; i++)
-		sample_free(st->q[(st->qhead + i) % st->qcap].s);
+		store_item_free(&st->q[(st->qhead + i) % st->qcap]);
 	for (size_t i = 0; i < st->nbatch; i++)
-		sample_free(st->batch[i].s);
+		store_item_free(&st->batch[i]);
 	free(st->q);
 	free(st->batch);
 	free(st->path);
@@ -122,7 +130,7 @@ static void store_batch_done(store_t *st)
 	if (st->nbatch > 0 && st->batch[st->nbatch - 1].seq > st->done_seq)
 		st->done_seq = st->batch[st->nbatch - 1].seq;
 	for (size_t i = 0; i < st->nbatch; i++)
-		sample_free(st->batch[i].s);
+		store_item_free(&st->batch[i]);
 	st->nbatch = st->inflight = 0;
 	pthread_cond_broadcast(&st->progress);
 }
@@ -290,10 +298,10 @@ void store_close(store_t *st)
 }
 
 /* Append to the ring, dropping the oldest poll when full. Called locked. */
-static void store_push(store_t *st, sample_t *s)
+static void store_push(store_t *st, sample_t *s, profile_t *prof)
 {
 	if (st->qlen >= store_queue_max && st->qlen > 0) {
-		sample_free(st->q[st->qhead].s);
+		store_item_free(&st->q[st->qhead]);
 		st->qhead = (st->qhead + 1) % st->qcap;
 		st->qlen--;
 		st->stats.dropped++;
@@ -308,7 +316,7 @@ static void store_push(store_t *st, sample_t *s)
 		st->qcap = cap;
 		st->qhead = 0;
 	}
-	st->q[(st->qhead + st->qlen++) % st->qcap] = (struct store_item){ s, ++st->submit_seq };
+	st->q[(st->qhead + st->qlen++) % st->qcap] = (struct store_item){ s, ++st->submit_seq, prof };
 	if (st->qlen == 1)
 		st->gather_ms = clock_mono_ms();
 }
@@ -318,8 +326,19 @@ void store_submit(store_t *st, sample_t *s)
 	if (s == NULL)
 		return;
 	pthread_mutex_lock(&st->mu);
-	store_push(st, s);
+	store_push(st, s, NULL);
 	if (st->qlen == 1 || st->qlen >= STORE_GATHER_POLLS) /* else the writer is gathering */
+		pthread_cond_signal(&st->wake);
+	pthread_mutex_unlock(&st->mu);
+}
+
+void store_submit_profile(store_t *st, profile_t *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&st->mu);
+	store_push(st, NULL, p);
+	if (st->qlen == 1)
 		pthread_cond_signal(&st->wake);
 	pthread_mutex_unlock(&st->mu);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "daemon/conf.h"
+#include "daemon/profile.h"
 #include "daemon/sample.h"
 
 typedef struct store store_t;
@@ -39,7 +40,9 @@ int store_check_path(const char *path, bool make_dir, bool check_only, char **ca
 void store_close(store_t *st); /* writes everything queued, then closes */
 
 void store_submit(store_t *st, sample_t *s); /* takes ownership; returns at once */
-void store_flush(store_t *st);               /* waits until everything submitted is committed */
+/* A CPU profile (daemon/profile.h) into the profiles table; takes ownership, returns at once. */
+void store_submit_profile(store_t *st, profile_t *p);
+void store_flush(store_t *st); /* waits until everything submitted is committed */
 /* After each commit that stored a version change (an upgrade or a downgrade), call fn(arg) on
  * the writer thread, so that the detector need not wait for its next round. Set it before the
  * first store_submit; fn must return at once. */

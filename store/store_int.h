@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "lib/buf.h"
+#include "daemon/profile.h"
 #include "daemon/sample.h"
 #include "store/store.h"
 
@@ -58,8 +59,9 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 };
 
 struct store_item {
-	sample_t *s;
+	sample_t *s; /* a poll, or NULL when the item is a profile */
 	uint64_t seq;
+	profile_t *prof; /* a CPU profile (store_submit_profile), or NULL */
 };
 
 struct store {
@@ -185,6 +187,9 @@ extern const char *const ingest_sql[SQ_COUNT]; /* the statements of enum store_s
 /* st->batch in one transaction, *rows the samples in it; 0, or -1 (st->errmsg) with all rolled
  * back and the cache reloaded, the batch kept for the next attempt. */
 int ingest_batch(store_t *st, size_t *rows);
+
+/* ingest_profile.c: one profiles row (schema 007) for a profile of the batch; 0 or -1. */
+int ingest_write_profile(store_t *st, const profile_t *p);
 
 /* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
  * -1 on error (st->errmsg). */

@@ -145,8 +145,8 @@ static void test_fresh(void)
 	store_close(st);
 	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
-	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1 */
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 12);
+	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1, 007: 1 */
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 13);
 	check_integrity(p);
 	free(p);
 }
@@ -839,6 +839,47 @@ static void test_history_peers(void)
 	free(p);
 }
 
+/* Profiles (schema 007): written through the queue, read back newest first, and purged with
+ * the roll-ups' retention. */
+static void test_profiles(void)
+{
+	char *p = tpath("profiles.db");
+	store_t *st = open_ok(p);
+	int64_t now = atomic_load(&fake_now);
+	store_submit(st, mk("ccr", now - 600000, "7.21.5", "7.21.5", 1000)); /* where maint starts */
+	for (int i = 0; i < 3; i++) {
+		profile_t *pr = profile_new("ccr", now - (2 - i) * 2 * STORE_DAY_MS);
+		pr->duration_ms = 5000;
+		profile_add(pr, 4, "networking", 38 + i);
+		profile_add(pr, -1, "total", 12.5);
+		store_submit_profile(st, pr);
+	}
+	store_flush(st);
+	profile_t **v = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	CHECK_INT(history_profiles(p, "ccr", 10, &v, &n, &cause), 0);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_INT(v[0]->time_ms, now);
+		CHECK_INT(v[0]->nrows, 2);
+		CHECK(profile_find(v[0], 4, "networking") &&
+			profile_find(v[0], 4, "networking")->usage == 40);
+		CHECK(profile_find(v[2], -1, "total") && profile_find(v[2], -1, "total")->usage == 12.5);
+	}
+	history_profiles_free(v, n);
+	maintain(st); /* retention starts where the data starts */
+	atomic_store(&fake_now, now + 3 * STORE_DAY_MS);
+	maintain(st); /* rollup_retention 3 days: the two older than `now` go */
+	atomic_store(&fake_now, now);
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM profiles"), 1);
+	CHECK_INT(history_profiles(p, "nosuch", 10, &v, &n, &cause), 0);
+	CHECK_INT(n, 0);
+	check_integrity(p);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
@@ -859,6 +900,7 @@ int main(void)
 	test_links();
 	test_health();
 	test_history_peers();
+	test_profiles();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)

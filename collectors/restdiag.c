@@ -1,0 +1,391 @@
+/* restdiag: profiles over REST. Each request has an easy handle of its own in a multi of its
+ * own, with a fresh connection that is closed after it: a profile blocks its connection for
+ * its whole duration, and must never be the connection a poll waits for. Decoding takes the
+ * reply's frames apart (.section, or a repeated core and classifier) and averages those past
+ * the first two. It must never log: the scheduler (daemon/diag.c) logs once per router. */
+#include "config.h"
+#include "collectors/restdiag.h"
+#include "collectors/restdecode.h"
+#include "collectors/restmulti.h"
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/xmem.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RESTDIAG_MAX_BODY (4 << 20)
+#define RESTDIAG_MAX_ROWS 4096  /* rows of one reply; more is not a router's answer */
+#define RESTDIAG_SLACK_MS 15000 /* beyond the profile's duration, for the answer to come */
+#define RESTDIAG_REST_CUT 60000 /* the REST server ends every request after this */
+
+struct rdreq {
+	restdiag_t *rd;
+	struct rdreq *next, *prev;
+	CURL *easy;
+	char *router;
+	char *post;
+	diag_done_fn done;
+	void *arg;
+	int64_t duration_ms;
+	buf_t body;
+	bool too_big;
+	loop_timer_id defer; /* a failure to start, delivered from a timer */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct restdiag {
+	loop_t *loop;
+	restmulti_t *m;
+	struct curl_slist *hdr;
+	struct rdreq *reqs;
+	bool dying;
+};
+
+/* ---- decoding ---- */
+
+/* "12.5" or "12.5%" (or a JSON number); -1 when it is neither. */
+static double restdiag_usage(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	const char *s = json_string_value(v);
+	if (s == NULL || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -1;
+	char *end;
+	double x = strtod(s, &end);
+	while (*end == ' ')
+		end++;
+	if (*end == '%')
+		end++;
+	return *end == '\0' && isfinite(x) && x >= 0 ? x : -1;
+}
+
+/* "3" or "cpu3" into 3; empty, absent, "all", "total" or anything else: -1 (whole router). */
+static int restdiag_core(const char *s)
+{
+	if (s == NULL)
+		return -1;
+	if (strncmp(s, "cpu", 3) == 0)
+		s += 3;
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	char *end;
+	long n = strtol(s, &end, 10);
+	return *end == '\0' && n >= 0 && n < 4096 ? (int)n : -1;
+}
+
+/* One record: its core and classifier, with a cpuN summary row as N's "total". */
+static bool restdiag_row(const json_t *o, int *cpu, const char **name, double *usage)
+{
+	*name = json_string_value(json_object_get(o, "name"));
+	*usage = restdiag_usage(json_object_get(o, "usage"));
+	if (*name == NULL || **name == '\0' || *usage < 0)
+		return false;
+	const json_t *c = json_object_get(o, "cpu");
+	char num[32];
+	if (json_is_integer(c))
+		snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(c));
+	*cpu = restdiag_core(json_is_integer(c) ? num : json_string_value(c));
+	if (*cpu < 0 && strncmp(*name, "cpu", 3) == 0 && restdiag_core(*name) >= 0) {
+		*cpu = restdiag_core(*name);
+		*name = "total";
+	}
+	return true;
+}
+
+struct restdiag_frames {
+	profile_t **f;
+	size_t n;
+	char *section; /* the .section of the newest frame; NULL when rows carry none */
+};
+
+/* The frame a row goes to: a new one when .section changes, or (without .section) when the
+ * newest frame has this core and classifier already. */
+static profile_t *restdiag_frame(struct restdiag_frames *fr, const json_t *o, int cpu, const char *name)
+{
+	const char *sec = json_string_value(json_object_get(o, ".section"));
+	bool fresh = fr->n == 0 ||
+		(sec != NULL ? fr->section == NULL || strcmp(sec, fr->section) != 0
+			     : profile_find(fr->f[fr->n - 1], cpu, name) != NULL);
+	if (fresh) {
+		fr->f = xreallocarray(fr->f, fr->n + 1, sizeof(*fr->f));
+		fr->f[fr->n++] = profile_new("", 0);
+		free(fr->section);
+		fr->section = sec ? xstrdup(sec) : NULL;
+	}
+	return fr->f[fr->n - 1];
+}
+
+/* The frames past the first two (all when there are no more than two), averaged into p. */
+static void restdiag_average(struct restdiag_frames *fr, profile_t *p)
+{
+	size_t from = fr->n > 2 ? 2 : 0;
+	for (size_t i = from; i < fr->n; i++)
+		for (size_t k = 0; k < fr->f[i]->nrows; k++)
+			profile_add(
+				p, fr->f[i]->rows[k].cpu, fr->f[i]->rows[k].name, fr->f[i]->rows[k].usage);
+	for (size_t k = 0; k < p->nrows; k++)
+		p->rows[k].usage /= (double)(fr->n - from);
+	profile_sort(p);
+}
+
+static int restdiag_walk(const json_t *arr, profile_t *p, char **cause)
+{
+	struct restdiag_frames fr = { 0 };
+	size_t i, rows = 0;
+	const json_t *o;
+	json_array_foreach(arr, i, o)
+	{
+		int cpu;
+		const char *name;
+		double usage;
+		if (!json_is_object(o) || !restdiag_row(o, &cpu, &name, &usage))
+			continue;
+		if (++rows > RESTDIAG_MAX_ROWS)
+			break;
+		profile_add(restdiag_frame(&fr, o, cpu, name), cpu, name, usage);
+	}
+	int rc = 0;
+	if (rows > RESTDIAG_MAX_ROWS) {
+		*cause = xasprintf("more than %d profile rows", RESTDIAG_MAX_ROWS);
+		rc = -1;
+	} else if (rows == 0) {
+		*cause = xstrdup("no profile rows (records with name and usage)");
+		rc = -1;
+	} else {
+		restdiag_average(&fr, p);
+	}
+	for (size_t k = 0; k < fr.n; k++)
+		profile_free(fr.f[k]);
+	free(fr.f);
+	free(fr.section);
+	return rc;
+}
+
+int restdiag_decode_profile(const char *body, size_t len, profile_t *p, char **cause)
+{
+	json_error_t err;
+	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &err);
+	if (root == NULL) {
+		char *why = restdecode_clean(err.text, 120);
+		*cause = xasprintf("not JSON: %s", why);
+		free(why);
+		return -1;
+	}
+	int rc = -1;
+	if (!json_is_array(root))
+		*cause = xstrdup("not a JSON array of records");
+	else
+		rc = restdiag_walk(root, p, cause);
+	json_decref(root);
+	return rc;
+}
+
+/* ---- transport ---- */
+
+static size_t restdiag_write(char *data, size_t size, size_t n, void *arg)
+{
+	struct rdreq *q = arg;
+	if (q->body.len + size * n > RESTDIAG_MAX_BODY) {
+		q->too_big = true;
+		return 0;
+	}
+	buf_append(&q->body, data, size * n);
+	return size * n;
+}
+
+static void restdiag_req_free(struct rdreq *q)
+{
+	restdiag_t *rd = q->rd;
+	if (q->prev != NULL)
+		q->prev->next = q->next;
+	else
+		rd->reqs = q->next;
+	if (q->next != NULL)
+		q->next->prev = q->prev;
+	if (q->easy != NULL) {
+		curl_multi_remove_handle(restmulti_curl(rd->m), q->easy);
+		curl_easy_cleanup(q->easy); /* the password set on it goes with it */
+	}
+	if (q->defer)
+		loop_cancel(rd->loop, q->defer);
+	buf_free(&q->body);
+	free(q->router);
+	free(q->post);
+	free(q);
+}
+
+/* Ends q: calls done once with what came of it, then frees q. */
+static void restdiag_end(struct rdreq *q, enum diag_status st, profile_t *p, const char *why)
+{
+	diag_done_fn done = q->done;
+	void *arg = q->arg;
+	char *router = q->router;
+	q->router = NULL;
+	restdiag_req_free(q);
+	done(router, st, p, why, arg);
+	free(router);
+}
+
+/* 401 and 403 (no policy, REST off), 400 and 404 (no such command: an old RouterOS, or a
+ * console refusal such as device-mode), 500 (not enough permissions): the router says no. */
+static bool restdiag_refusal(long code)
+{
+	return code == 400 || code == 401 || code == 403 || code == 404 || code == 500;
+}
+
+static void restdiag_decode(struct rdreq *q)
+{
+	profile_t *p = profile_new(q->router, clock_wall_ms());
+	p->duration_ms = q->duration_ms;
+	char *cause = NULL;
+	if (restdiag_decode_profile(q->body.data ? q->body.data : "", q->body.len, p, &cause) == 0) {
+		restdiag_end(q, DIAG_OK, p, NULL);
+		return;
+	}
+	profile_free(p);
+	char *why = xasprintf("POST /rest/tool/profile: %s", cause);
+	free(cause);
+	restdiag_end(q, DIAG_FAILED, NULL, why);
+	free(why);
+}
+
+/* A transfer of the multi ended (restmulti_done_fn). */
+static void restdiag_on_transfer(CURL *easy, CURLcode res)
+{
+	struct rdreq *q = NULL;
+	long code = 0;
+	curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&q);
+	curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+	if (q == NULL)
+		return;
+	char *why = NULL;
+	enum diag_status st = DIAG_FAILED;
+	if (res != CURLE_OK) {
+		char *c = restdecode_clean(q->too_big ? "reply too large"
+				: q->errbuf[0]        ? q->errbuf
+						      : curl_easy_strerror(res),
+			160);
+		why = xasprintf("POST /rest/tool/profile: %s", c);
+		free(c);
+	} else if (code < 200 || code > 299) {
+		char *r = restdecode_http_reason(code, q->body.data ? q->body.data : "", q->body.len);
+		why = xasprintf("POST /rest/tool/profile: %s", r);
+		free(r);
+		st = restdiag_refusal(code) ? DIAG_REFUSED : DIAG_FAILED;
+	} else {
+		restdiag_decode(q);
+		return;
+	}
+	restdiag_end(q, st, NULL, why);
+	free(why);
+}
+
+static void restdiag_on_defer(void *arg)
+{
+	struct rdreq *q = arg;
+	q->defer = 0;
+	restdiag_end(q, DIAG_FAILED, NULL, "POST /rest/tool/profile: cannot set up the request");
+}
+
+/* Every setting of q's handle for rc; -1 when curl refuses one. */
+static int restdiag_setup(struct rdreq *q, const conf_router_t *rc)
+{
+	CURL *e = q->easy;
+	const char *user = rc->diag_user ? rc->diag_user : rc->user;
+	const char *pass = rc->diag_user ? rc->diag_password : rc->password;
+	long verify = rc->tls_verify ? 1L : 0L;
+	char *url = xasprintf("%s/rest/tool/profile", rc->rest);
+	int64_t timeout = q->duration_ms + RESTDIAG_SLACK_MS;
+	int bad = curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;
+	free(url);
+	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)q) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, restdiag_write) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, q) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, q->errbuf) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->post) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, q->rd->hdr) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_FRESH_CONNECT, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_USERNAME, user) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_PASSWORD, user ? (pass ? pass : "") : NULL) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L) != CURLE_OK;
+	if (rc->ca_file != NULL)
+		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, rc->ca_file) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+		       (long)(timeout < RESTDIAG_REST_CUT ? timeout : RESTDIAG_REST_CUT)) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION) != CURLE_OK;
+#if LIBCURL_VERSION_NUM >= 0x075500
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
+#else
+	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK;
+#endif
+	return bad ? -1 : 0;
+}
+
+static int restdiag_profile(void *ctx, const conf_router_t *rc, diag_done_fn done, void *arg)
+{
+	restdiag_t *rd = ctx;
+	if (rd->dying || rc->rest == NULL)
+		return -1;
+	struct rdreq *q = xcalloc(1, sizeof(*q));
+	*q = (struct rdreq){ .rd = rd, .router = xstrdup(rc->name), .done = done, .arg = arg };
+	q->duration_ms = rc->profile_duration_ms > 0 ? rc->profile_duration_ms : 5000;
+	q->post = xasprintf("{\"cpu\":\"all\",\"duration\":\"%llds\"}", (long long)(q->duration_ms / 1000));
+	buf_init(&q->body);
+	q->next = rd->reqs;
+	if (rd->reqs != NULL)
+		rd->reqs->prev = q;
+	rd->reqs = q;
+	q->easy = curl_easy_init();
+	if (q->easy == NULL || restdiag_setup(q, rc) < 0 ||
+		curl_multi_add_handle(restmulti_curl(rd->m), q->easy) != CURLM_OK) {
+		if (q->easy != NULL)
+			curl_easy_cleanup(q->easy);
+		q->easy = NULL;
+		q->defer = loop_after(rd->loop, 0, restdiag_on_defer, q);
+	}
+	return 0;
+}
+
+restdiag_t *restdiag_create(loop_t *loop)
+{
+	restdiag_t *rd = xcalloc(1, sizeof(*rd));
+	rd->loop = loop;
+	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+	rd->hdr = h ? curl_slist_append(h, "Expect:") : NULL;
+	rd->m = rd->hdr ? restmulti_create(loop, &rd->dying, restdiag_on_transfer) : NULL;
+	if (rd->m == NULL) {
+		curl_slist_free_all(h);
+		free(rd);
+		return NULL;
+	}
+	return rd;
+}
+
+void restdiag_destroy(restdiag_t *rd)
+{
+	if (rd == NULL)
+		return;
+	rd->dying = true;
+	while (rd->reqs != NULL)
+		restdiag_req_free(rd->reqs);
+	restmulti_destroy(rd->m);
+	curl_slist_free_all(rd->hdr);
+	free(rd);
+}
+
+diag_runner_t restdiag_runner(restdiag_t *rd)
+{
+	return (diag_runner_t){ .ctx = rd, .profile = restdiag_profile };
+}

@@ -1,0 +1,221 @@
+/* diag: the profile scheduler. Per router it counts polls answered and polls with a saturated
+ * core in a row, notes version changes, and starts a profile when one is due (daemon/diag.h).
+ * Without diag_user a profile runs under the poll's user, whom RouterOS serves one request at
+ * a time: it is started right after a poll, and only when it ends before the next is due. */
+#include "config.h"
+#include "daemon/diag.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIAG_RUN       3    /* polls in a row: saturated, or answered after an upgrade */
+#define DIAG_MARGIN_MS 2000 /* a profile under the poll's user ends this long before the next poll */
+
+struct drouter {
+	char *name;
+	const conf_router_t *rc; /* NULL: gone from the conf (kept while a profile is in flight) */
+	unsigned ok_run, sat_run;
+	char *version; /* the newest version seen */
+	bool upgraded; /* a profile after the upgrade is wanted */
+	bool busy, for_upgrade;
+	bool told;           /* a refusal or failure was logged; the next success is too */
+	bool told_nofit;     /* "does not fit between polls" was logged */
+	int64_t last_ok_ms;  /* monotonic; 0: none since start */
+	int64_t last_bad_ms; /* monotonic time of the newest refusal or failure; 0: none */
+};
+
+struct diag {
+	const conf_t *conf;
+	diag_runner_t runner;
+	diag_profile_fn on_profile;
+	void *ctx;
+	struct drouter **r; /* sorted by name */
+	size_t n;
+};
+
+static int diag_cmp(const void *a, const void *b)
+{
+	return strcmp((*(struct drouter *const *)a)->name, (*(struct drouter *const *)b)->name);
+}
+
+static struct drouter *diag_find(const diag_t *d, const char *name)
+{
+	size_t lo = 0, hi = d->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, d->r[mid]->name);
+		if (c == 0)
+			return d->r[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static void diag_router_free(struct drouter *r)
+{
+	free(r->name);
+	free(r->version);
+	free(r);
+}
+
+/* Routers of conf, with the state of those d had; routers gone are freed unless busy. */
+void diag_reconfigure(diag_t *d, const conf_t *conf)
+{
+	struct drouter **r = xcalloc(conf->nrouters + d->n + 1, sizeof(*r));
+	size_t n = 0;
+	for (size_t i = 0; i < d->n; i++)
+		d->r[i]->rc = NULL;
+	for (size_t i = 0; i < conf->nrouters; i++) {
+		struct drouter *x = diag_find(d, conf->routers[i].name);
+		if (x == NULL) {
+			x = xcalloc(1, sizeof(*x));
+			x->name = xstrdup(conf->routers[i].name);
+		}
+		x->rc = &conf->routers[i];
+		r[n++] = x;
+	}
+	for (size_t i = 0; i < d->n; i++) {
+		if (d->r[i]->rc == NULL && d->r[i]->busy)
+			r[n++] = d->r[i];
+		else if (d->r[i]->rc == NULL)
+			diag_router_free(d->r[i]);
+	}
+	qsort(r, n, sizeof(*r), diag_cmp);
+	free(d->r);
+	d->r = r;
+	d->n = n;
+	d->conf = conf;
+}
+
+diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_profile_fn on_profile, void *ctx)
+{
+	diag_t *d = xcalloc(1, sizeof(*d));
+	d->runner = runner;
+	d->on_profile = on_profile;
+	d->ctx = ctx;
+	diag_reconfigure(d, conf);
+	return d;
+}
+
+void diag_destroy(diag_t *d)
+{
+	if (d == NULL)
+		return;
+	for (size_t i = 0; i < d->n; i++)
+		diag_router_free(d->r[i]);
+	free(d->r);
+	free(d);
+}
+
+/* ---- a profile's end ---- */
+
+static void diag_done(const char *router, enum diag_status st, profile_t *p, const char *why, void *arg)
+{
+	diag_t *d = arg;
+	struct drouter *r = diag_find(d, router);
+	if (r == NULL) { /* cannot be: a busy router stays; but never lose a profile's memory */
+		profile_free(p);
+		return;
+	}
+	r->busy = false;
+	if (r->for_upgrade)
+		r->upgraded = false; /* one try per upgrade: a refusal is not asked again and again */
+	if (st == DIAG_OK) {
+		r->last_ok_ms = clock_mono_ms();
+		if (r->told)
+			log_info("diag: router %s: profiles work again", router);
+		r->told = false;
+		log_debug("diag: router %s: profile of %zu rows", router, p->nrows);
+		d->on_profile(d->ctx, p);
+	} else {
+		r->last_bad_ms = clock_mono_ms();
+		if (!r->told)
+			log_warn("diag: router %s: %s %s; polls go on, profiles are asked again after "
+				 "profile_every",
+				router, st == DIAG_REFUSED ? "refused a profile:" : "profile failed:", why);
+		r->told = true;
+	}
+	if (r->rc == NULL) { /* gone from the conf while the profile ran */
+		size_t i = 0;
+		while (d->r[i] != r)
+			i++;
+		memmove(&d->r[i], &d->r[i + 1], (d->n - i - 1) * sizeof(*d->r));
+		d->n--;
+		diag_router_free(r);
+	}
+}
+
+/* ---- when to profile ---- */
+
+static double diag_busiest(const sample_t *s)
+{
+	double max = 0;
+	for (size_t i = 0; i < s->ncores; i++)
+		if (s->cores[i].load > max)
+			max = s->cores[i].load;
+	return max;
+}
+
+/* Counts s into r's runs and notes an upgrade. */
+static void diag_count(const diag_t *d, struct drouter *r, const sample_t *s)
+{
+	if (s->err != SAMPLE_OK) {
+		r->ok_run = r->sat_run = 0;
+		return;
+	}
+	r->ok_run++;
+	if (s->version != NULL && r->version != NULL && strcmp(s->version, r->version) != 0) {
+		r->upgraded = true;
+		r->ok_run = 1;
+	}
+	if (s->version != NULL) {
+		free(r->version);
+		r->version = xstrdup(s->version);
+	}
+	r->sat_run = s->ncores > 0 && diag_busiest(s) >= d->conf->saturated ? r->sat_run + 1 : 0;
+}
+
+static bool diag_due(const struct drouter *r, int64_t now)
+{
+	int64_t every = r->rc->profile_every_ms;
+	if (r->last_bad_ms != 0 && now - r->last_bad_ms < every)
+		return false;
+	if (r->upgraded && r->ok_run >= DIAG_RUN)
+		return true;
+	return r->sat_run >= DIAG_RUN && (r->last_ok_ms == 0 || now - r->last_ok_ms >= every);
+}
+
+/* Without diag_user the profile holds the poll user's queue: it must end before the next poll. */
+static bool diag_fits(struct drouter *r, const sample_t *s)
+{
+	const conf_router_t *rc = r->rc;
+	if (rc->diag_user != NULL ||
+		rc->interval_ms - s->duration_ms - DIAG_MARGIN_MS >= rc->profile_duration_ms)
+		return true;
+	if (!r->told_nofit)
+		log_warn("diag: router %s: a profile of %" PRId64 " ms under the poll's user would delay "
+			 "the next poll (interval %" PRId64 " ms): set diag_user to profile it",
+			rc->name, rc->profile_duration_ms, rc->interval_ms);
+	r->told_nofit = true;
+	return false;
+}
+
+void diag_note_poll(diag_t *d, const sample_t *s)
+{
+	struct drouter *r = diag_find(d, s->router);
+	if (r == NULL || r->rc == NULL || !r->rc->diag || r->rc->rest == NULL)
+		return;
+	diag_count(d, r, s);
+	if (r->busy || !diag_due(r, clock_mono_ms()) || !diag_fits(r, s))
+		return;
+	r->for_upgrade = r->upgraded && r->ok_run >= DIAG_RUN;
+	if (d->runner.profile(d->runner.ctx, r->rc, diag_done, d) == 0)
+		r->busy = true;
+}

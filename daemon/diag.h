@@ -1,0 +1,45 @@
+/* diag: when to take a CPU profile of a router (docs/diagnostics.md): when its busiest core has
+ * been saturated for 3 polls in a row and its newest profile is older than profile_every, and
+ * after each upgrade once it has answered 3 polls in a row. It watches finished polls, asks a
+ * runner (collectors/restdiag.c) for the profile, logs a refusal once per router, and hands
+ * every profile on. It never touches a poll: the poller knows nothing of it. */
+#ifndef WGWATCH_DIAG_H
+#define WGWATCH_DIAG_H
+
+#include "daemon/conf.h"
+#include "daemon/profile.h"
+#include "daemon/sample.h"
+#include "lib/loop.h"
+
+enum diag_status {
+	DIAG_OK,
+	DIAG_REFUSED, /* the router said no: a policy, an old RouterOS, device-mode */
+	DIAG_FAILED,  /* no answer, or one that could not be read */
+};
+
+/* Called once per profile started, on the loop thread, never from inside the start call. p
+ * (DIAG_OK only) goes to the callee; why says what went wrong otherwise (no secrets). */
+typedef void (*diag_done_fn)(
+	const char *router, enum diag_status st, profile_t *p, const char *why, void *arg);
+
+typedef struct diag_runner {
+	void *ctx;
+	/* Start a profile of rc, which the runner copies what it needs from (rc may go before the
+	 * profile ends). 0 when started, -1 when it could not be. */
+	int (*profile)(void *ctx, const conf_router_t *rc, diag_done_fn done, void *arg);
+} diag_runner_t;
+
+typedef struct diag diag_t;
+
+/* Where profiles go (the fleet and the store, in the daemon): fn takes p. */
+typedef void (*diag_profile_fn)(void *ctx, profile_t *p);
+
+diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_profile_fn on_profile, void *ctx);
+/* The runner must be destroyed first: a profile in flight then never calls back. */
+void diag_destroy(diag_t *d);
+/* Follow a reloaded conf (which must outlive d or the next reload); routers keep their state. */
+void diag_reconfigure(diag_t *d, const conf_t *conf);
+/* Loop thread: a poll of s->router finished (right after, before the next is due). */
+void diag_note_poll(diag_t *d, const sample_t *s);
+
+#endif

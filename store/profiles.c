@@ -1,0 +1,133 @@
+/* profiles: the CPU profiles in the database (schema 007): the writer's insert of one, and the
+ * read of a router's profiles for the API and the pages on a read-only connection of the
+ * caller's. The rows are JSON text, [{"cpu", "name", "usage"}], as the API serves them. */
+#include "config.h"
+#include "store/history.h"
+#include "store/store_int.h"
+#include "lib/db.h"
+#include "lib/xmem.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROFILES_BUSY_MS 5000
+
+/* The rows of p as JSON text (caller frees). */
+static char *profiles_rows_json(const profile_t *p)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct profile_row *r = &p->rows[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "cpu", r->cpu >= 0 ? json_integer(r->cpu) : json_null());
+		json_object_set_new(o, "name", json_string(r->name)); /* NULL (not UTF-8): no key */
+		json_object_set_new(o, "usage", json_real(isfinite(r->usage) ? r->usage : 0));
+		json_array_append_new(arr, o);
+	}
+	char *text = json_dumps(arr, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	json_decref(arr);
+	return text ? text : xstrdup("[]");
+}
+
+int ingest_write_profile(store_t *st, const profile_t *p)
+{
+	struct store_router *r = cache_router_find(st, p->router);
+	if (r == NULL) {
+		sqlite3_stmt *q = st->sq[SQ_INS_ROUTER];
+		db_bind_text(q, 1, p->router);
+		sqlite3_bind_int64(q, 2, p->time_ms);
+		if (store_step(st, q) < 0)
+			return -1;
+		r = cache_router_add(st, p->router, sqlite3_last_insert_rowid(st->db));
+	}
+	sqlite3_stmt *q = store_stmt(st,
+		"INSERT INTO profiles (router_id, time_ms, duration_ms, rows)"
+		" VALUES (?1, ?2, ?3, ?4)");
+	if (q == NULL)
+		return -1;
+	char *rows = profiles_rows_json(p);
+	sqlite3_bind_int64(q, 1, r->id);
+	sqlite3_bind_int64(q, 2, p->time_ms);
+	sqlite3_bind_int64(q, 3, p->duration_ms);
+	db_bind_text(q, 4, rows);
+	int rc = store_step(st, q);
+	sqlite3_finalize(q);
+	free(rows);
+	return rc;
+}
+
+/* ---- reading ---- */
+
+static void profiles_add_rows(profile_t *p, const char *text)
+{
+	json_t *arr = json_loads(text ? text : "[]", 0, NULL);
+	size_t i;
+	json_t *o;
+	json_array_foreach(arr, i, o)
+	{
+		const char *name = json_string_value(json_object_get(o, "name"));
+		json_t *cpu = json_object_get(o, "cpu");
+		if (name != NULL)
+			profile_add(p, json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1, name,
+				json_number_value(json_object_get(o, "usage")));
+	}
+	json_decref(arr);
+}
+
+static int profiles_query(
+	sqlite3 *db, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db,
+		    "SELECT p.time_ms, p.duration_ms, p.rows FROM profiles p JOIN routers r"
+		    " ON r.id = p.router_id WHERE r.name = ?1 ORDER BY p.time_ms DESC LIMIT ?2",
+		    -1, &q, NULL) != SQLITE_OK) {
+		*cause = db_cause(db, "profiles: cannot read");
+		return -1;
+	}
+	db_bind_text(q, 1, router);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)limit);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		profile_t *p = profile_new(router, sqlite3_column_int64(q, 0));
+		p->duration_ms = sqlite3_column_int64(q, 1);
+		profiles_add_rows(p, (const char *)sqlite3_column_text(q, 2));
+		*out = xreallocarray(*out, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = p;
+	}
+	if (rc != SQLITE_DONE)
+		*cause = db_cause(db, "profiles: cannot read");
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int history_profiles(
+	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		*cause = xasprintf(
+			"profiles: cannot open %s: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
+	int rc = profiles_query(db, router, limit, out, n, cause);
+	sqlite3_close(db);
+	if (rc < 0)
+		history_profiles_free(*out, *n);
+	if (rc < 0)
+		*out = NULL, *n = 0;
+	return rc;
+}
+
+void history_profiles_free(profile_t **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		profile_free(v[i]);
+	free(v);
+}

@@ -1,0 +1,226 @@
+/* diag_test: the /tool/profile decoder on both documented reply shapes and the guessed
+ * variants (docs/diagnostics.md), and the profile scheduler with a runner that records its
+ * calls: saturation runs, profile_every, upgrades, refusals, diag = no, and the fit between
+ * polls under the poll's user. Includes daemon/diag.c to reach a router's clock marks. */
+#include "config.h"
+#include "collectors/restdiag.h"
+#include "daemon/diag.c"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+static double usage(const profile_t *p, int cpu, const char *name)
+{
+	const struct profile_row *r = profile_find(p, cpu, name);
+	return r ? r->usage : -1;
+}
+
+/* The manual's shape, as composed in the research notes: frames told by .section, the first
+ * two holding only a total row, per-core summary rows named cpuN without a cpu key. */
+static const char shape_sections[] =
+	"[{\".section\":\"0\",\"name\":\"total\",\"usage\":\"0\"},"
+	"{\".section\":\"1\",\"name\":\"total\",\"usage\":\"0\"},"
+	"{\".section\":\"2\",\"name\":\"networking\",\"cpu\":\"0\",\"usage\":\"12.5\"},"
+	"{\".section\":\"2\",\"name\":\"wireguard\",\"cpu\":\"0\",\"usage\":\"6\"},"
+	"{\".section\":\"2\",\"name\":\"cpu0\",\"usage\":\"100\"},"
+	"{\".section\":\"2\",\"name\":\"networking\",\"cpu\":\"1\",\"usage\":\"3\"},"
+	"{\".section\":\"2\",\"name\":\"cpu1\",\"usage\":\"9.5\"},"
+	"{\".section\":\"3\",\"name\":\"networking\",\"cpu\":\"0\",\"usage\":\"13.5\"},"
+	"{\".section\":\"3\",\"name\":\"cpu0\",\"usage\":\"98\"},"
+	"{\".section\":\"3\",\"name\":\"cpu1\",\"usage\":\"10.5\"}]";
+
+/* The other variants: usage with '%', cpu as "cpuN", idle rows, a whole-router total, no
+ * .section (frames told by a repeated core and classifier). */
+static const char shape_percent[] = "[{\"name\":\"total\",\"usage\":\"3%\"},"
+				    "{\"name\":\"total\",\"cpu\":\"\",\"usage\":\"3%\"},"
+				    "{\"name\":\"total\",\"usage\":\"50%\"},"
+				    "{\"name\":\"networking\",\"cpu\":\"cpu4\",\"usage\":\"90%\"},"
+				    "{\"name\":\"idle\",\"cpu\":\"cpu4\",\"usage\":\"10%\"},"
+				    "{\"name\":\"encrypting\",\"cpu\":\"cpu2\",\"usage\":\"9%\"},"
+				    "{\"name\":\"idle\",\"cpu\":\"cpu2\",\"usage\":\"91%\"},"
+				    "{\"name\":\"total\",\"usage\":\"52%\"},"
+				    "{\"name\":\"networking\",\"cpu\":\"cpu4\",\"usage\":\"92 %\"},"
+				    "{\"name\":\"idle\",\"cpu\":\"cpu4\",\"usage\":\"8%\"},"
+				    "{\"name\":\"encrypting\",\"cpu\":\"cpu2\",\"usage\":\"11%\"},"
+				    "{\"name\":\"idle\",\"cpu\":\"cpu2\",\"usage\":\"89%\"}]";
+
+static void test_decode_sections(void)
+{
+	profile_t *p = profile_new("r", 1);
+	char *cause = NULL;
+	CHECK_INT(restdiag_decode_profile(shape_sections, strlen(shape_sections), p, &cause), 0);
+	CHECK(cause == NULL);
+	CHECK(NEAR(usage(p, 0, "networking"), 13.0)); /* (12.5 + 13.5) / 2 frames */
+	CHECK(NEAR(usage(p, 0, "wireguard"), 3.0));   /* absent from frame 3: 0 there */
+	CHECK(NEAR(usage(p, 0, "total"), 99.0));      /* cpu0 summary rows */
+	CHECK(NEAR(usage(p, 1, "total"), 10.0));
+	CHECK(usage(p, -1, "total") < 0); /* the two leading frames are dropped */
+	CHECK_INT(profile_busiest(p), 0);
+	profile_free(p);
+}
+
+static void test_decode_percent(void)
+{
+	profile_t *p = profile_new("r", 1);
+	char *cause = NULL;
+	CHECK_INT(restdiag_decode_profile(shape_percent, strlen(shape_percent), p, &cause), 0);
+	/* a repeated whole-router total starts frames 2, 3 and 4: 3 and 4 are kept */
+	CHECK(NEAR(usage(p, 4, "networking"), 91.0));
+	CHECK(NEAR(usage(p, 2, "encrypting"), 10.0));
+	CHECK(NEAR(usage(p, -1, "total"), 51.0));
+	CHECK_INT(profile_busiest(p), 4); /* no summary rows: the sum of classifiers but idle */
+	profile_free(p);
+	/* numbers as JSON numbers, cpu as a number, two frames only: both kept */
+	const char *nums = "[{\"name\":\"networking\",\"cpu\":1,\"usage\":40},"
+			   "{\"name\":\"networking\",\"cpu\":1,\"usage\":60}]";
+	p = profile_new("r", 1);
+	CHECK_INT(restdiag_decode_profile(nums, strlen(nums), p, &cause), 0);
+	CHECK(NEAR(usage(p, 1, "networking"), 50.0));
+	profile_free(p);
+}
+
+static void test_decode_bad(void)
+{
+	static const char *const bad[] = {
+		"not json",
+		"{\"error\":400,\"message\":\"Bad Request\"}",
+		"[]",
+		"[{\"name\":\"x\",\"usage\":\"lots\"},{\"usage\":\"3\"}]",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		profile_t *p = profile_new("r", 1);
+		char *cause = NULL;
+		CHECK_INT(restdiag_decode_profile(bad[i], strlen(bad[i]), p, &cause), -1);
+		CHECK(cause != NULL);
+		free(cause);
+		profile_free(p);
+	}
+}
+
+/* ---- the scheduler, with a runner that records and answers on demand ---- */
+
+static int runs;
+static diag_done_fn pending_done;
+static void *pending_arg;
+static char pending_router[64];
+static profile_t *handed;
+
+static int fake_profile(void *ctx, const conf_router_t *rc, diag_done_fn done, void *arg)
+{
+	runs++;
+	pending_done = done;
+	pending_arg = arg;
+	snprintf(pending_router, sizeof(pending_router), "%s", rc->name);
+	return 0;
+}
+
+static void fake_answer(enum diag_status st)
+{
+	profile_t *p = st == DIAG_OK ? profile_new(pending_router, 1) : NULL;
+	if (p)
+		profile_add(p, 0, "networking", 50);
+	pending_done(pending_router, st, p, "HTTP 400 Bad Request: no such command", pending_arg);
+}
+
+static void on_profile(void *ctx, profile_t *p)
+{
+	profile_free(handed);
+	handed = p;
+}
+
+static void poll(diag_t *d, const char *version, double load, int64_t duration_ms, bool ok)
+{
+	sample_t *s = sample_new("r", 1, "rest");
+	s->version = xstrdup(version);
+	sample_set_cores(s, 2);
+	s->cores[1].load = load;
+	s->duration_ms = duration_ms;
+	if (!ok)
+		sample_fail(s, SAMPLE_ERR_TIMEOUT, "timeout");
+	diag_note_poll(d, s);
+	sample_free(s);
+}
+
+static void test_schedule(void)
+{
+	char name[] = "r", rest[] = "http://x", user[] = "d";
+	conf_router_t rc = { .name = name,
+		.rest = rest,
+		.diag = true,
+		.diag_user = user,
+		.interval_ms = 1000,
+		.profile_every_ms = 3600000,
+		.profile_duration_ms = 5000 };
+	conf_t conf = { .routers = &rc, .nrouters = 1, .saturated = 0.9 };
+	diag_t *d = diag_create(&conf, (diag_runner_t){ .profile = fake_profile }, on_profile, NULL);
+	poll(d, "7.21.5", 0.95, 10, true);
+	poll(d, "7.21.5", 0.95, 10, true);
+	poll(d, "7.21.5", 0.5, 10, true); /* the run is broken */
+	poll(d, "7.21.5", 0.95, 10, true);
+	poll(d, "7.21.5", 0.95, 10, false); /* a failed poll breaks it too */
+	CHECK_INT(runs, 0);
+	for (int i = 0; i < 3; i++)
+		poll(d, "7.21.5", 0.95, 10, true);
+	CHECK_INT(runs, 1);
+	poll(d, "7.21.5", 0.95, 10, true); /* busy: not twice at once */
+	CHECK_INT(runs, 1);
+	fake_answer(DIAG_OK);
+	CHECK(handed != NULL && strcmp(handed->router, "r") == 0);
+	poll(d, "7.21.5", 0.95, 10, true); /* younger than profile_every */
+	CHECK_INT(runs, 1);
+	diag_find(d, "r")->last_ok_ms -= rc.profile_every_ms;
+	poll(d, "7.21.5", 0.95, 10, true);
+	CHECK_INT(runs, 2);
+	fake_answer(DIAG_REFUSED);
+	diag_find(d, "r")->last_ok_ms -= rc.profile_every_ms;
+	poll(d, "7.21.5", 0.95, 10, true); /* refused: not again before profile_every */
+	CHECK_INT(runs, 2);
+	diag_find(d, "r")->last_bad_ms -= rc.profile_every_ms;
+	poll(d, "7.21.5", 0.95, 10, true);
+	CHECK_INT(runs, 3);
+	fake_answer(DIAG_OK);
+	/* an upgrade: a profile after 3 answered polls, whatever the load and profile_every */
+	poll(d, "7.22.3", 0.1, 10, true);
+	poll(d, "7.22.3", 0.1, 10, true);
+	CHECK_INT(runs, 3);
+	poll(d, "7.22.3", 0.1, 10, true);
+	CHECK_INT(runs, 4);
+	fake_answer(DIAG_OK);
+	poll(d, "7.22.3", 0.1, 10, true); /* once per upgrade */
+	CHECK_INT(runs, 4);
+	/* diag = no */
+	rc.diag = false;
+	poll(d, "7.22.4", 0.99, 10, true);
+	poll(d, "7.22.4", 0.99, 10, true);
+	poll(d, "7.22.4", 0.99, 10, true);
+	CHECK_INT(runs, 4);
+	/* no diag_user: a 5 s profile does not fit between 1 s polls; it does between 30 s ones */
+	rc.diag = true;
+	rc.diag_user = NULL;
+	diag_find(d, "r")->last_ok_ms -= rc.profile_every_ms;
+	for (int i = 0; i < 3; i++)
+		poll(d, "7.22.4", 0.99, 10, true);
+	CHECK_INT(runs, 4);
+	rc.interval_ms = 30000;
+	poll(d, "7.22.4", 0.99, 10, true);
+	CHECK_INT(runs, 5);
+	fake_answer(DIAG_OK);
+	diag_destroy(d);
+	profile_free(handed);
+	handed = NULL;
+}
+
+int main(void)
+{
+	test_decode_sections();
+	test_decode_percent();
+	test_decode_bad();
+	test_schedule();
+	return unit_done("diag_test");
+}
