@@ -476,6 +476,8 @@ static const char *const confval_reserved_labels[] = {
 	"sensor",
 	"endpoint",
 	"allowed_address",
+	"cpu",
+	"name",
 	"job",
 	"instance",
 };

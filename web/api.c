@@ -308,3 +308,43 @@ unsigned api_history(const struct api_history_req *req, buf_t *out)
 	history_free(h);
 	return 200;
 }
+
+/* ---- /api/v1/routers/NAME/profiles ---- */
+
+#define API_MAX_PROFILES 100
+
+static json_t *api_profile(const profile_t *p)
+{
+	json_t *o = json_object(), *rows = json_array();
+	json_object_set_new(o, "time", api_time(p->time_ms));
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct profile_row *r = &p->rows[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "cpu", r->cpu >= 0 ? json_integer(r->cpu) : json_null());
+		json_object_set_new(x, "name", api_str(r->name));
+		json_object_set_new(x, "usage", api_num(r->usage));
+		json_array_append_new(rows, x);
+	}
+	json_object_set_new(o, "rows", rows);
+	return o;
+}
+
+unsigned api_profiles(const conf_t *conf, const char *name, buf_t *out)
+{
+	if (conf == NULL || conf->database == NULL || conf_router_find(conf, name) == NULL)
+		return api_error(out, 404, "no such router");
+	profile_t **v = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	if (history_profiles(conf->database, name, API_MAX_PROFILES, &v, &n, &cause) < 0) {
+		log_warn("web: profiles API: %s", cause);
+		free(cause);
+		return api_error(out, 500, "the database cannot be read now; see the daemon log");
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, api_profile(v[i]));
+	history_profiles_free(v, n);
+	api_dump(arr, out);
+	return 200;
+}

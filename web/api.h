@@ -38,4 +38,9 @@ struct api_history_req {
  * cannot be read (logged here, once). The body is JSON in every case. */
 unsigned api_history(const struct api_history_req *req, buf_t *out);
 
+/* GET /api/v1/routers/NAME/profiles: the router's CPU profiles, newest first (at most 100),
+ * [{"time", "rows": [{"cpu": core index or null, "name", "usage": percent}]}]. The HTTP status:
+ * 200; 404 for a router not in the config; 500 when the database cannot be read (logged). */
+unsigned api_profiles(const conf_t *conf, const char *name, buf_t *out);
+
 #endif

@@ -232,6 +232,23 @@ static unsigned http_api_history(
 	return api_history(&req, body);
 }
 
+/* /api/v1/routers/NAME/profiles: rest is "NAME/profiles", the name decoded. */
+static unsigned http_api_router_sub(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
+{
+	static const char suffix[] = "/profiles";
+	size_t n = strlen(rest), k = sizeof(suffix) - 1;
+	*ctype = "application/json";
+	if (n <= k || strcmp(rest + n - k, suffix) != 0) {
+		buf_puts(body, "{\"error\":\"not found\"}\n");
+		return 404;
+	}
+	char *name = xstrndup(rest, n - k);
+	unsigned code = api_profiles(h->deps.conf, name, body);
+	free(name);
+	return code;
+}
+
 /* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
 static unsigned http_upgrades_page(
 	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
@@ -269,6 +286,7 @@ static const struct http_page {
 	{ "/upgrades", http_upgrades_page },
 	{ "/api/v1/history/", http_api_history },
 	{ "/api/v1/rollout", http_api_rollout },
+	{ "/api/v1/routers/", http_api_router_sub },
 };
 
 /* The page for url and where its rest begins; NULL when none. */

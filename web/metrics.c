@@ -578,6 +578,10 @@ static const struct metrics_family metrics_families[] = {
 		"Unix time of the peer's last handshake (poll time minus its age); absent if it never "
 		"handshook.",
 		.per_router = metrics_health_handshake_time },
+	{ "wgwatch_profile_usage_ratio", "gauge",
+		"Share of one CPU core (label cpu) a classifier (label name: networking, wireguard, "
+		"encrypting, idle, total, ...) took in the router's newest CPU profile, 0 to 1.",
+		.per_router = metrics_profile_usage },
 	{ "wgwatch_wireguard_peer_info", "gauge",
 		"The peer's current endpoint (address:port, \"\" before a handshake) and allowed "
 		"addresses as RouterOS lists them; always 1.",

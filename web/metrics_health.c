@@ -1,5 +1,6 @@
-/* metrics_health: the /metrics families of a router's health (sensors, memory, disk) and of its
- * peers' detail (endpoint, allowed addresses, disabled, handshake time), from the newest sample.
+/* metrics_health: the /metrics families of a router's health (sensors, memory, disk), of its
+ * peers' detail (endpoint, allowed addresses, disabled, handshake time), from the newest sample,
+ * and of its newest CPU profile.
  * Like metrics.c it reads only samples: never a key, never I/O; router text is escaped. */
 #include "config.h"
 #include "web/metrics_int.h"
@@ -80,5 +81,22 @@ void metrics_health_handshake_time(
 		metrics_begin(c, fam, i);
 		metrics_put_seg(c, i, true, k);
 		metrics_end_double(c, i, (double)(s->time_ms - s->peers[k].last_handshake_ms) / 1000.0);
+	}
+}
+
+/* The newest CPU profile's per-core rows (whole-router rows have no core to label), 0..1. */
+void metrics_profile_usage(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	const profile_t *p = r->profile;
+	for (size_t k = 0; p != NULL && k < p->nrows; k++) {
+		char cpu[16];
+		if (p->rows[k].cpu < 0)
+			continue;
+		snprintf(cpu, sizeof(cpu), "%d", p->rows[k].cpu);
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "cpu", cpu);
+		metrics_label(c->out, "name", p->rows[k].name);
+		metrics_end_double(c, i, p->rows[k].usage / 100.0);
 	}
 }
