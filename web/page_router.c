@@ -543,6 +543,7 @@ static void page_router_render(buf_t *out, const struct page_router_req *req, co
 	page_router_heatmap(out, h, &ax, m, nm);
 	page_router_scatter(out, h);
 	page_router_verdicts(out, req->detector, req->name);
+	page_router_profiles(out, req->conf ? req->conf->database : NULL, req->name, h);
 	page_health(out, h, page_router_stale(live));
 	page_router_peers(out, h, page_router_conf_router(req), page_router_stale(live));
 	page_router_events(out, h);

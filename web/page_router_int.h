@@ -5,6 +5,7 @@
 
 #include "lib/buf.h"
 #include "detector/detector.h"
+#include "store/history.h"
 
 /* Escaped text, or a dash for NULL or "". */
 void page_router_text(buf_t *out, const char *s);
@@ -12,5 +13,7 @@ void page_router_text(buf_t *out, const char *s);
 void page_router_change(buf_t *out, const char *old, const char *new);
 /* The upgrade detector's verdicts for router name; nothing while no detector runs. */
 void page_router_verdicts(buf_t *out, detector_t *detector, const char *name);
+/* The CPU profiles section: per upgrade of h, the profile diff on the busiest core. */
+void page_router_profiles(buf_t *out, const char *database, const char *name, const history_t *h);
 
 #endif

@@ -4,6 +4,7 @@
  * polls under the poll's user. Includes daemon/diag.c to reach a router's clock marks. */
 #include "config.h"
 #include "collectors/restdiag.h"
+#include "detector/profdiff.h"
 #include "daemon/diag.c"
 #include "lib/xmem.h"
 
@@ -216,8 +217,36 @@ static void test_schedule(void)
 	handed = NULL;
 }
 
+/* The CCR1009's case: networking rose on the pinned core while encrypting held. */
+static void test_profdiff(void)
+{
+	profile_t *b = profile_new("r", 1000), *a = profile_new("r", 3000), *old = profile_new("r", 500);
+	profile_add(b, 4, "networking", 38);
+	profile_add(b, 4, "encrypting", 9);
+	profile_add(b, 4, "idle", 53);
+	profile_add(b, 4, "total", 47);
+	profile_add(b, 1, "networking", 5);
+	profile_add(a, 4, "networking", 91);
+	profile_add(a, 4, "encrypting", 10);
+	profile_add(a, 4, "total", 100);
+	profile_add(a, 1, "networking", 50);
+	char *t = profdiff_text(b, a);
+	CHECK_STR(t, "networking 38 % \xe2\x86\x92 91 % on cpu4, encrypting 9 % \xe2\x86\x92 10 %");
+	free(t);
+	profile_t *v[] = { a, b, old }; /* newest first */
+	CHECK(profdiff_pick(v, 3, 2000, false) == b);
+	CHECK(profdiff_pick(v, 3, 2000, true) == a);
+	CHECK(profdiff_pick(v, 3, 400, false) == NULL);
+	CHECK(profdiff_pick(v, 3, 400, true) == old);
+	CHECK(profdiff_pick(v, 3, 4000, true) == NULL);
+	profile_free(a);
+	profile_free(b);
+	profile_free(old);
+}
+
 int main(void)
 {
+	test_profdiff();
 	test_decode_sections();
 	test_decode_percent();
 	test_decode_bad();
