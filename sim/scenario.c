@@ -243,7 +243,8 @@ static int scenario_state_set(struct sc_state *st, const char *k, const char *v)
 		return scenario_parse_fault(v, &st->fault) == 0 ? 1 : -1;
 	if (strcmp(k, "uptime_shift") == 0)
 		return scenario_parse_signed_duration(v, &st->uptime_shift) == 0 ? 1 : -1;
-	return scenario_link_set(st, k, v);
+	int rc = scdiag_state_set(st, k, v);
+	return rc ? rc : scenario_link_set(st, k, v);
 }
 
 static void scenario_group_defaults(struct parser *p, const char *name)
@@ -272,6 +273,7 @@ static void scenario_group_defaults(struct parser *p, const char *name)
 	p->g = g;
 	p->st = (struct sc_state){ .channel = "stable", .nloads = 1, .loads = { 5 } };
 	snprintf(p->st.version, sizeof(p->st.version), "7.22.3");
+	scdiag_defaults(&p->st);
 	p->nev = 0;
 	p->ncpu = 0;
 	p->rb = -1;
@@ -292,7 +294,12 @@ static void scenario_global_set(struct parser *p, const char *k, const char *v)
 	int bad = 0;
 	if (strcmp(k, "user") == 0)
 		bad = scgroup_set_str(&sc->user, v);
-	else if (strcmp(k, "password") == 0) {
+	else if (strcmp(k, "diag_user") == 0)
+		bad = scgroup_set_str(&sc->diag_user, v);
+	else if (strcmp(k, "diag_password") == 0) {
+		free(sc->diag_password);
+		sc->diag_password = xstrdup(v);
+	} else if (strcmp(k, "password") == 0) {
 		free(sc->password);
 		sc->password = xstrdup(v);
 	} else if (strcmp(k, "tls_cert") == 0 || strcmp(k, "tls_key") == 0) {
@@ -611,6 +618,10 @@ int scenario_load(const char *path, scenario_t **out, char **errors)
 			scenario_perr(&p, sc->groups[i].line,
 				"group %s: tls = yes needs tls_cert and tls_key in [global]",
 				sc->groups[i].name);
+	if (sc->diag_user && strcmp(sc->diag_user, sc->user) == 0)
+		scenario_perr(&p, p.line, "diag_user must differ from user (%s)", sc->user);
+	if (sc->diag_user && !sc->diag_password)
+		sc->diag_password = xstrdup("");
 	if (p.errs.len) {
 		*errors = buf_steal(&p.errs, NULL);
 		scenario_free(sc);
@@ -632,10 +643,11 @@ void scenario_free(scenario_t *sc)
 		free(g->wg);
 		free(g->name), free(g->board), free(g->arch), free(g->cpu_model);
 		free(g->model_serial), free(g->labels), free(g->peer_prefix), free(g->phases);
-		free(g->bridge_name);
+		free(g->bridge_name), free(g->btest_user), free(g->btest_password);
 	}
 	free(sc->groups);
 	free(sc->file), free(sc->user), free(sc->password);
+	free(sc->diag_user), free(sc->diag_password);
 	free(sc->tls_cert), free(sc->tls_key);
 	free(sc);
 }

@@ -42,6 +42,38 @@ struct sc_cpu {
 	double burst_share, burst_mult; /* a slot bursts with probability share, demand x mult */
 };
 
+#define SC_PROF_MAX  8  /* classifiers in one share list */
+#define SC_PROF_NAME 24 /* a classifier's name, with its NUL */
+
+/* How a share of a core's load splits over /tool/profile classifiers (docs/sim.md "Diagnostics"):
+ * percents that add up to at most 100; the rest is "unclassified". */
+struct sc_prof {
+	int n;
+	char name[SC_PROF_MAX][SC_PROF_NAME];
+	double share[SC_PROF_MAX];
+};
+
+enum sc_prof_part { SC_PROF_RX = 0, SC_PROF_TX = 1, SC_PROF_WORK = 2, SC_PROF_PARTS = 3 };
+
+/* Which diagnostic commands a router refuses, and how (docs/sim.md "Diagnostics"). */
+enum sc_refuse {
+	SC_REFUSE_NONE = 0,
+	SC_REFUSE_POLICY,      /* the user's group lacks the policy: 500 not enough permissions */
+	SC_REFUSE_OLD,         /* no such command: 400 */
+	SC_REFUSE_DEVICE_MODE, /* bandwidth-test off in device-mode: 400 not allowed by device-mode */
+};
+
+/* How a group's diagnostic replies vary where RouterOS's shape is not confirmed (diag_shape). */
+enum sc_diag_shape {
+	SC_DIAG_USAGE_PERCENT = 1 << 0, /* usage "12.5%", cpu loads "12%" */
+	SC_DIAG_CPU_NAME = 1 << 1,      /* profile cpu "cpu0", not "0" */
+	SC_DIAG_NO_SUMMARY = 1 << 2,    /* no per-core summary rows named cpuN */
+	SC_DIAG_SUMMARY_CPU = 1 << 3,   /* the cpuN rows carry "cpu":"" */
+	SC_DIAG_TOTAL_ROW = 1 << 4,     /* every data frame of cpu=all ends with a total row */
+	SC_DIAG_NO_IDLE = 1 << 5,       /* no idle rows */
+	SC_DIAG_TX_LOSS = 1 << 6,       /* bandwidth-test direction=transmit has lost-packets too */
+};
+
 /* Everything the timeline can change. */
 struct sc_state {
 	char version[SC_VER_LEN];          /* "7.22.3", no channel */
@@ -59,6 +91,8 @@ struct sc_state {
 	double wan_drops;    /* ether1 tx-queue-drop per second */
 	int wg_mtu;          /* the wg interfaces' MTU; 0: 1420 */
 	struct sc_cpu cpu;
+	struct sc_prof prof[SC_PROF_PARTS]; /* profile_rx, profile_tx, profile_work */
+	enum sc_refuse refuse;              /* diag_refuse */
 };
 
 /* A stretch of simulated time with one state; phases[0].start is -INFINITY. */
@@ -113,6 +147,9 @@ struct sc_group {
 	double wave_period;        /* period of the swing (s) [1 d] */
 	double slot;               /* the CPU model's time step (s) [0.1] */
 	double noise_every;        /* length of a noise cell (s) [1] */
+	unsigned diag_shape;       /* enum sc_diag_shape bits */
+	char *btest_user;          /* the bandwidth-test servers' credentials; NULL: no auth */
+	char *btest_password;
 	struct sc_phase *phases;
 	size_t nphases;
 };
@@ -120,7 +157,8 @@ struct sc_group {
 typedef struct scenario {
 	char *file;
 	char *user, *password;
-	char *tls_cert, *tls_key; /* PEM files, relative paths taken from the scenario's dir */
+	char *diag_user, *diag_password; /* a second REST user of every router; NULL: none */
+	char *tls_cert, *tls_key;        /* PEM files, relative paths taken from the scenario's dir */
 	double time_scale;
 	uint64_t seed;
 	struct sc_group *groups;

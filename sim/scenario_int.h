@@ -25,4 +25,12 @@ bool sccpu_is_key(const char *k);
  * CPU model key, -1 bad value with the reason in why (wl bytes). */
 int sccpu_set(const struct sc_group *g, struct sc_cpu *c, const char *k, const char *v, char *why, size_t wl);
 
+/* The diagnostics' keys the timeline may change (scdiag.c): profile_rx, profile_tx,
+ * profile_work, diag_refuse. 1 handled, 0 not one of them, -1 bad value. */
+int scdiag_state_set(struct sc_state *st, const char *k, const char *v);
+/* The diagnostics' group keys: diag_shape, btest_user, btest_password. 0, -1 bad, -2 unknown. */
+int scdiag_group_set(struct sc_group *g, const char *k, const char *v);
+/* The default classifier shares (docs/sim.md "Diagnostics"). */
+void scdiag_defaults(struct sc_state *st);
+
 #endif

@@ -228,5 +228,5 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 		g->tls = strcmp(v, "yes") == 0;
 		return g->tls || strcmp(v, "no") == 0 ? 0 : -1;
 	}
-	return -2;
+	return scdiag_group_set(g, k, v);
 }

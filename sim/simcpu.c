@@ -124,6 +124,7 @@ static void simcpu_throttle(
 		double avail = fmax(0, 100 - work[k]);
 		factor[k] = want[k] > avail ? avail / want[k] : 1;
 		out->load[k] = work[k];
+		out->wg[k][0] = out->wg[k][1] = 0;
 	}
 	for (int f = 0; f < m->nwg; f++)
 		for (int d = 0; d < 2; d++) {
@@ -131,9 +132,11 @@ static void simcpu_throttle(
 			for (int i = 0; i < c->ncores[f][d]; i++)
 				fac = fmin(fac, factor[c->core[f][d][i]]);
 			out->tput[f][d] = out->demand[f][d] * fac;
-			for (int i = 0; i < c->ncores[f][d]; i++)
-				out->load[c->core[f][d][i]] += scale * c->cost[f][d] * out->tput[f][d] /
-					c->ncores[f][d];
+			for (int i = 0; i < c->ncores[f][d]; i++) {
+				double part = scale * c->cost[f][d] * out->tput[f][d] / c->ncores[f][d];
+				out->load[c->core[f][d][i]] += part;
+				out->wg[c->core[f][d][i]][d] += part;
+			}
 		}
 	for (int k = 0; k < cores; k++)
 		out->load[k] = fmin(out->load[k], 100);
@@ -190,6 +193,42 @@ int simcpu_core_load(const simcpu_t *m, double t, int core)
 	struct simcpu_slot s;
 	simcpu_eval(m, st, k, false, &s);
 	return (int)lround(s.load[core]);
+}
+
+void simcpu_core_parts(const simcpu_t *m, double t, int core, double parts[SC_PROF_PARTS])
+{
+	int64_t k = simcpu_slot_index(m, t);
+	const struct sc_state *st = simcpu_state(m->g, (double)k * m->g->slot);
+	parts[SC_PROF_RX] = parts[SC_PROF_TX] = 0;
+	if (simcpu_idle_core(m, &st->cpu, core)) {
+		int64_t cell = (int64_t)floor(t / m->g->noise_every);
+		parts[SC_PROF_WORK] = (int)(simcpu_unit(m, 0x400 + (uint64_t)core, cell) * IDLE_NOISE);
+		return;
+	}
+	struct simcpu_slot s;
+	simcpu_eval(m, st, k, false, &s);
+	double wg = s.wg[core][0] + s.wg[core][1], raw = s.load[core];
+	double over = wg > raw ? raw / wg : 1; /* the 100 % cap cut the sum */
+	parts[SC_PROF_RX] = s.wg[core][0] * over;
+	parts[SC_PROF_TX] = s.wg[core][1] * over;
+	parts[SC_PROF_WORK] = fmax(raw - wg * over, 0);
+}
+
+double simcpu_capacity(const simcpu_t *m, double t, int f, int d)
+{
+	int64_t k = simcpu_slot_index(m, t);
+	const struct sc_state *st = simcpu_state(m->g, (double)k * m->g->slot);
+	const struct sc_cpu *c = &st->cpu;
+	double work[SC_MAX_CORES], cap = INFINITY;
+	if (f < 0 || f >= m->nwg || c->cost[f][d] <= 0 || c->ncores[f][d] == 0)
+		return INFINITY;
+	simcpu_work(m, st, k, false, work);
+	int mhz0 = m->g->phases[0].st.cpu_mhz;
+	double scale = mhz0 > 0 && st->cpu_mhz > 0 ? (double)mhz0 / st->cpu_mhz : 1;
+	double per_core = scale * c->cost[f][d] / c->ncores[f][d]; /* percent per Mbit/s */
+	for (int i = 0; i < c->ncores[f][d]; i++)
+		cap = fmin(cap, fmax(0, 100 - work[c->core[f][d][i]]) / per_core);
+	return cap;
 }
 
 /* acc[f][d] += bytes of the whole slots [k0, k1), in slot order. */

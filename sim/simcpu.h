@@ -15,6 +15,7 @@ struct simcpu_slot {
 	double demand[SC_CPU_MAX_WG][2]; /* Mbit/s offered */
 	double tput[SC_CPU_MAX_WG][2];   /* Mbit/s carried */
 	double load[SC_MAX_CORES];       /* percent, 0..100 */
+	double wg[SC_MAX_CORES][2];      /* the part of load that is WireGuard rx, tx (percent) */
 };
 
 /* The model of a router of group g (g->cpu_sim); key seeds every hash, phase (s) shifts the
@@ -25,6 +26,13 @@ void simcpu_destroy(simcpu_t *m);
 void simcpu_slot_at(const simcpu_t *m, double t, struct simcpu_slot *out);
 /* The load of core at t, a whole percent as RouterOS reports. Pure. */
 int simcpu_core_load(const simcpu_t *m, double t, int core);
+/* What the load of core at t is made of, unrounded: parts[SC_PROF_RX] decrypt, [SC_PROF_TX]
+ * encrypt, [SC_PROF_WORK] the rest (work, or an idle core's noise). Their sum is the load. Pure. */
+void simcpu_core_parts(const simcpu_t *m, double t, int core, double parts[SC_PROF_PARTS]);
+/* Mbit/s a clean tunnel with interface f's cost in direction d could carry at t: the headroom
+ * its cores have after their other work (not after f's own traffic), over the cost;
+ * INFINITY when f costs nothing in d. Pure. */
+double simcpu_capacity(const simcpu_t *m, double t, int f, int d);
 /* out[f][d]: bytes carried over [0, t] (t < 0: minus the bytes of [t, 0], at the steady rate of
  * the first phase). A pure function of t: bit-identical whatever was asked before; safe from
  * any thread (the checkpoint cache has a mutex). */

@@ -116,11 +116,6 @@ static bool simfault_is_callback_fault(enum sc_fault f)
 	return f == SC_FAULT_TRUNCATE || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS || f == SC_FAULT_RESET;
 }
 
-bool simfault_suspends(enum sc_fault f)
-{
-	return f == SC_FAULT_HANG || f == SC_FAULT_SLOW || f == SC_FAULT_SLOWLORIS;
-}
-
 /* The response for rs; the fault decides how it leaves (all at once, dripped, cut short). */
 struct MHD_Response *simfault_response(struct req *r, struct simresp *rs, enum sc_fault f)
 {

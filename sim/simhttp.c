@@ -42,8 +42,8 @@ struct simhttp {
 	size_t nheap;
 	struct host **dyn; /* hosts whose listener comes and goes */
 	size_t ndyn;
-	struct req *hung, *drips;
-	double next_tick, drip_wake;
+	struct req *parked[P_PARKS]; /* suspended requests, by why (enum park) */
+	double next_tick, drip_wake, hold_wake;
 	unsigned long pass;
 	uint16_t port;
 	double time_scale;
@@ -146,7 +146,7 @@ static void simhttp_host_run(simhttp_t *h, struct host *ho)
 
 static void simhttp_park(simhttp_t *h, struct req *r, enum park p)
 {
-	struct req **head = p == P_HANG ? &h->hung : &h->drips;
+	struct req **head = &h->parked[p];
 	r->park = p;
 	r->prev = NULL;
 	r->next = *head;
@@ -168,10 +168,8 @@ static void simhttp_unpark(simhttp_t *h, struct req *r)
 		return;
 	if (r->prev)
 		r->prev->next = r->next;
-	else if (r->park == P_HANG)
-		h->hung = r->next;
 	else
-		h->drips = r->next;
+		h->parked[r->park] = r->next;
 	if (r->next)
 		r->next->prev = r->prev;
 	r->park = P_NONE;
@@ -211,6 +209,62 @@ static enum MHD_Result simhttp_simple_reply(struct MHD_Connection *c, int status
 	return simhttp_queue(c, status, resp);
 }
 
+/* r's turn is over: the next waiting request of its user runs (is resumed). */
+static void simhttp_release(simhttp_t *h, struct req *r)
+{
+	struct host *ho = r->ho;
+	if (!r->entered)
+		return;
+	r->entered = false;
+	if (!simq_running(ho->q, r->user, r)) {
+		simq_drop(ho->q, r);
+		return;
+	}
+	struct req *next = simq_done(ho->q, r->user);
+	if (next && !ho->stopping)
+		simhttp_wake(h, next, false);
+}
+
+/* Whether r may run now: one request of a user at a time, in arrival order (RouterOS's REST
+ * server). False: r waits, parked, until simhttp_release resumes it. */
+static bool simhttp_take_turn(struct req *r)
+{
+	struct host *ho = r->ho;
+	if (r->entered)
+		return true; /* resumed: its turn came */
+	int user = simrest_user(simrouter_scenario(ho->r),
+		MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, "Authorization"));
+	if (user < 0)
+		return true; /* no user: the 401 does not wait */
+	if (!ho->q)
+		ho->q = simq_create();
+	r->entered = true;
+	r->user = user;
+	if (simq_enter(ho->q, user, r))
+		return true;
+	simhttp_park(ho->h, r, P_QUEUE);
+	return false;
+}
+
+/* Send r's reply (held in rs, or r->held when its time has come) and end r's turn. */
+static enum MHD_Result simhttp_send(struct req *r, struct simresp *rs, enum sc_fault f)
+{
+	enum MHD_Result ok = simhttp_queue(r->c, rs->status, simfault_response(r, rs, f));
+	simhttp_release(r->ho->h, r);
+	return ok;
+}
+
+/* Keep rs until its hold is over: the connection sleeps, the loop resumes it at r->due. */
+static enum MHD_Result simhttp_hold(simhttp_t *h, struct req *r, struct simresp *rs)
+{
+	r->held = *rs;
+	r->ready = true;
+	r->due = simhttp_real_now(h) + rs->hold;
+	simhttp_park(h, r, P_HOLD);
+	h->hold_wake = fmin(h->hold_wake, r->due);
+	return MHD_YES;
+}
+
 /* Answer the complete request r through simrest. */
 static enum MHD_Result simhttp_serve(struct req *r, const char *method, enum sc_fault f)
 {
@@ -223,16 +277,22 @@ static enum MHD_Result simhttp_serve(struct req *r, const char *method, enum sc_
 		.query = q ? q : "",
 		.auth = MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, "Authorization"),
 		.body = r->in.data ? r->in.data : "",
-		.body_len = r->in.len };
+		.body_len = r->in.len,
+		.content_type = MHD_lookup_connection_value(
+			r->c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE),
+		.time_scale = h->time_scale };
 	struct simresp rs;
 	const char *name = simrouter_name(r->ho->r);
 	buf_init(&rs.body);
 	simrest_handle(r->ho->r, simhttp_sim_time(h), &rq, &rs);
-	log_debug("router %s: %s %s%s%s -> %d", name, method, rq.path, q ? "?" : "", rq.query, rs.status);
+	log_debug("router %s: %s %s%s%s -> %d%s", name, method, rq.path, q ? "?" : "", rq.query, rs.status,
+		rs.hold > 0 ? " (held)" : "");
 	if (rs.served_private_key)
 		log_info("router %s: served private-key/preshared-key (%s %s with no .proplist)", name,
 			method, rq.path);
-	enum MHD_Result ok = simhttp_queue(r->c, rs.status, simfault_response(r, &rs, f));
+	if (rs.hold > 0)
+		return simhttp_hold(h, r, &rs);
+	enum MHD_Result ok = simhttp_send(r, &rs, f);
 	buf_free(&rs.body);
 	return ok;
 }
@@ -244,8 +304,12 @@ static enum MHD_Result simhttp_answer(struct req *r, const char *method)
 	enum sc_fault f = simrouter_fault(r->ho->r, simhttp_sim_time(h));
 	if (r->dead || f == SC_FAULT_REFUSE)
 		return MHD_NO; /* MHD closes the connection */
-	if (!r->ho->suspends && simfault_suspends(f))
-		f = SC_FAULT_NONE; /* cannot happen: simhttp_host_suspends saw every phase */
+	if (r->ready) {
+		r->ready = false;
+		enum MHD_Result ok = simhttp_send(r, &r->held, f);
+		buf_free(&r->held.body);
+		return ok;
+	}
 	if (f == SC_FAULT_HANG) {
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 			r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -253,6 +317,8 @@ static enum MHD_Result simhttp_answer(struct req *r, const char *method)
 		simhttp_park(h, r, P_HANG);
 		return MHD_YES;
 	}
+	if (!simhttp_take_turn(r))
+		return MHD_YES;
 	return simhttp_serve(r, method, f);
 }
 
@@ -307,6 +373,9 @@ static void simhttp_on_completed(
 	if (!r)
 		return;
 	simhttp_unpark(ho->h, r);
+	simhttp_release(ho->h, r);
+	if (r->ready)
+		buf_free(&r->held.body);
 	free(r->target);
 	buf_free(&r->in);
 	buf_free(&r->out);
@@ -331,9 +400,8 @@ static struct MHD_Daemon *simhttp_daemon_start(simhttp_t *h, struct host *ho)
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET, .sin_port = htons(h->port), .sin_addr.s_addr = htonl(ho->addr)
 	};
-	unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
-	if (ho->suspends)
-		flags |= MHD_ALLOW_SUSPEND_RESUME;
+	/* every router may hold a command's reply or make a request wait for its user's turn */
+	unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME;
 	struct MHD_OptionItem tls[] = {
 		{ MHD_OPTION_HTTPS_MEM_KEY, 0, h->tls_key },
 		{ MHD_OPTION_HTTPS_MEM_CERT, 0, h->tls_cert },
@@ -386,10 +454,14 @@ static void simhttp_host_unlisten(simhttp_t *h, struct host *ho)
 {
 	if (!ho->d)
 		return;
-	simhttp_wake_host(h, &h->hung, ho);
-	simhttp_wake_host(h, &h->drips, ho);
+	ho->stopping = true;
+	for (int p = P_HANG; p < P_PARKS; p++)
+		simhttp_wake_host(h, &h->parked[p], ho);
 	MHD_stop_daemon(ho->d); /* closes its epoll fd: out of the master epoll */
 	ho->d = NULL;
+	simq_destroy(ho->q); /* every request of it is gone */
+	ho->q = NULL;
+	ho->stopping = false;
 	simhttp_heap_set(h, ho, INFINITY);
 }
 
@@ -398,7 +470,7 @@ static void simhttp_host_unlisten(simhttp_t *h, struct host *ho)
 static void simhttp_drips_due(simhttp_t *h, double now)
 {
 	h->drip_wake = INFINITY;
-	for (struct req *r = h->drips, *next; r; r = next) {
+	for (struct req *r = h->parked[P_DRIP], *next; r; r = next) {
 		next = r->next;
 		if (r->next_drip <= now)
 			simhttp_wake(h, r, false);
@@ -407,18 +479,31 @@ static void simhttp_drips_due(simhttp_t *h, double now)
 	}
 }
 
+/* Held replies whose time has come. */
+static void simhttp_holds_due(simhttp_t *h, double now)
+{
+	h->hold_wake = INFINITY;
+	for (struct req *r = h->parked[P_HOLD], *next; r; r = next) {
+		next = r->next;
+		if (r->due <= now)
+			simhttp_wake(h, r, false);
+		else
+			h->hold_wake = fmin(h->hold_wake, r->due);
+	}
+}
+
 /* Close hung requests whose client has gone (a suspended connection is not watched by MHD). */
 static void simhttp_hung_sweep(simhttp_t *h)
 {
 	size_t n = 0, i = 0;
-	for (struct req *r = h->hung; r; r = r->next)
+	for (struct req *r = h->parked[P_HANG]; r; r = r->next)
 		n++;
 	struct pollfd *p = xcalloc(n, sizeof(*p));
-	for (struct req *r = h->hung; r; r = r->next, i++)
+	for (struct req *r = h->parked[P_HANG]; r; r = r->next, i++)
 		p[i] = (struct pollfd){ .fd = r->fd, .events = POLLRDHUP };
 	if (poll(p, n, 0) > 0) {
 		i = 0;
-		for (struct req *r = h->hung, *next; r; r = next, i++) {
+		for (struct req *r = h->parked[P_HANG], *next; r; r = next, i++) {
 			next = r->next;
 			if (p[i].revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
 				simhttp_wake(h, r, true);
@@ -451,7 +536,7 @@ static void simhttp_tick(simhttp_t *h, double now)
 	double t = h->t0 + now * h->time_scale, wake_at = now + 1;
 	for (size_t i = 0; i < h->ndyn; i++)
 		wake_at = fmin(wake_at, simhttp_host_tick(h, h->dyn[i], now, t));
-	if (h->hung)
+	if (h->parked[P_HANG])
 		simhttp_hung_sweep(h);
 	h->next_tick = wake_at;
 }
@@ -464,13 +549,15 @@ static void simhttp_run_timers(simhttp_t *h)
 		simhttp_host_run(h, h->heap[0]);
 	if (h->drip_wake <= now)
 		simhttp_drips_due(h, now);
+	if (h->hold_wake <= now)
+		simhttp_holds_due(h, now);
 	if (h->next_tick <= now)
 		simhttp_tick(h, now);
 }
 
 static int simhttp_next_timeout(const simhttp_t *h)
 {
-	double wake_at = fmin(h->next_tick, h->drip_wake);
+	double wake_at = fmin(fmin(h->next_tick, h->drip_wake), h->hold_wake);
 	if (h->nheap)
 		wake_at = fmin(wake_at, h->heap[0]->due);
 	double ms = ceil((wake_at - simhttp_real_now(h)) * 1000);
@@ -530,23 +617,12 @@ static bool simhttp_host_is_dynamic(const simrouter_t *r)
 	return !isinf(simrouter_next_change(r, -INFINITY)) || simrouter_fault(r, 0) == SC_FAULT_REFUSE;
 }
 
-/* Whether the router ever hangs or drips: only then does its daemon pay for a resume channel. */
-static bool simhttp_host_suspends(const simrouter_t *r)
-{
-	const struct sc_group *g = simrouter_group(r);
-	for (size_t i = 0; i < g->nphases; i++)
-		if (simfault_suspends(g->phases[i].st.fault))
-			return true;
-	return false;
-}
-
 static void simhttp_host_init(simhttp_t *h, struct host *ho, simrouter_t *r, uint32_t addr)
 {
 	*ho = (struct host){ .h = h,
 		.r = r,
 		.addr = addr,
 		.dynamic = simhttp_host_is_dynamic(r),
-		.suspends = simhttp_host_suspends(r),
 		.tls = simrouter_group(r)->tls,
 		.hidx = NO_HEAP,
 		.due = INFINITY };
@@ -601,6 +677,7 @@ simhttp_t *simhttp_create(simrouter_t *const *routers, const uint32_t *addrs, si
 	h->t0 = t0;
 	h->sigfd = -1;
 	h->drip_wake = INFINITY;
+	h->hold_wake = INFINITY;
 	h->ep = epoll_create1(EPOLL_CLOEXEC);
 	h->hosts = xcalloc(n, sizeof(*h->hosts));
 	h->heap = xcalloc(n ? n : 1, sizeof(*h->heap));

@@ -4,6 +4,7 @@
 #define WGWATCH_SIMHTTP_INT_H
 
 #include "sim/simhttp.h"
+#include "sim/simq.h"
 #include "sim/simrest.h"
 #include "lib/buf.h"
 
@@ -12,7 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum park { P_NONE, P_HANG, P_DRIP };
+/* Why a request is suspended: a hang fault, between drips, holding a command's reply until
+ * its duration is over, waiting for its user's earlier request (simq). */
+enum park { P_NONE, P_HANG, P_DRIP, P_HOLD, P_QUEUE, P_PARKS };
 
 struct host {
 	struct MHD_Daemon *d; /* NULL while refusing */
@@ -20,11 +23,12 @@ struct host {
 	simrouter_t *r;
 	uint32_t addr;
 	bool dynamic;      /* its fault may switch to or from refuse */
-	bool suspends;     /* may hang or drip: its daemon needs suspend/resume */
 	bool tls;          /* serves HTTPS */
 	size_t hidx;       /* in h->heap, or NO_HEAP */
 	double due;        /* real time MHD wants to run without a socket event */
 	unsigned long ran; /* h->pass of its last run */
+	simq_t *q;         /* its users' turns, made at the first request that has a user */
+	bool stopping;     /* its daemon is being stopped: no request is resumed */
 };
 
 /* One request (MHD's con_cls): from the URI callback to the completed notification. */
@@ -34,7 +38,7 @@ struct req {
 	char *target; /* as received: path?query */
 	buf_t in;     /* request body */
 	bool seen, dead;
-	enum park park; /* suspended in h->hung or h->drips */
+	enum park park; /* suspended in h->parked[park] */
 	struct req *prev, *next;
 	int fd;    /* the socket, for hung requests */
 	buf_t out; /* callback replies: the body (data points into it or shared) */
@@ -42,6 +46,11 @@ struct req {
 	size_t len, cut;   /* cut: truncate and reset stop there */
 	size_t drip_bytes; /* slow and slowloris: bytes a drip, every drip_every seconds */
 	double next_drip, drip_every;
+	int user;            /* simrest_user, when entered */
+	bool entered;        /* in ho->q: running or waiting its turn */
+	bool ready;          /* held holds the reply, sent at due */
+	struct simresp held; /* a command's reply, held until due (real time) */
+	double due;
 };
 
 /* Real (monotonic) seconds since simhttp_create, to the nanosecond. */
@@ -51,7 +60,5 @@ void simhttp_drip_sleep(simhttp_t *h, struct req *r);
 
 /* The response for rs; fault f decides how it leaves (all at once, dripped, cut short). */
 struct MHD_Response *simfault_response(struct req *r, struct simresp *rs, enum sc_fault f);
-/* Whether fault f suspends the connection (hang, slow, slowloris). */
-bool simfault_suspends(enum sc_fault f);
 
 #endif

@@ -3,6 +3,7 @@
  * Also the content faults (401, malformed, html, big). Never logs, never does I/O. */
 #include "config.h"
 #include "sim/simrest.h"
+#include "sim/simdiag.h"
 #include "sim/simmenu.h"
 #include "lib/xmem.h"
 
@@ -109,20 +110,27 @@ static int simrest_b64_decode(const char *s, char *out, size_t size)
 	return 0;
 }
 
-static bool simrest_auth_ok(const scenario_t *sc, const char *hdr)
+static bool simrest_creds_ok(const char *dec, const char *user, const char *password)
 {
-	char dec[512], *want;
+	size_t n = strlen(user);
+	return strncmp(dec, user, n) == 0 && dec[n] == ':' && strcmp(dec + n + 1, password) == 0;
+}
+
+int simrest_user(const scenario_t *sc, const char *hdr)
+{
+	char dec[512];
 	if (!hdr || strncasecmp(hdr, "Basic ", 6) != 0)
-		return false;
+		return -1;
 	hdr += 6;
 	while (*hdr == ' ')
 		hdr++;
 	if (simrest_b64_decode(hdr, dec, sizeof(dec)) < 0)
-		return false;
-	want = xasprintf("%s:%s", sc->user, sc->password);
-	bool ok = strcmp(dec, want) == 0;
-	free(want);
-	return ok;
+		return -1;
+	if (simrest_creds_ok(dec, sc->user, sc->password))
+		return 0;
+	if (sc->diag_user && simrest_creds_ok(dec, sc->diag_user, sc->diag_password))
+		return 1;
+	return -1;
 }
 
 /* ---- selection: .proplist, filters, .query ---- */
@@ -391,6 +399,11 @@ static void simrest_serve_rest(const simrouter_t *r, double t, const struct simr
 	bool post = strcmp(q->method, "POST") == 0;
 	const struct simmenu *m = simrest_route(q->path + 6, &last);
 	struct sel s = { .nprops = -1 };
+	if (post && simdiag_is_command(q->path + 6)) {
+		simdiag_handle(r, t, q->time_scale, q, out);
+		free(last);
+		return;
+	}
 	bool bad = !m || (post && (!last || strcmp(last, "print") != 0)) ||
 		(!post && last && (strcmp(last, "print") == 0 || !m->list));
 	if (bad) {
@@ -457,6 +470,7 @@ void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, stru
 	out->extra_headers = "";
 	out->shared = NULL;
 	out->served_private_key = 0;
+	out->hold = 0;
 	if (strcmp(q->path, "/") == 0 && strcmp(q->method, "GET") == 0) {
 		simrest_reply(
 			out, 200, "<html><head><title>RouterOS</title></head><body>webfig</body></html>\n");
@@ -464,7 +478,7 @@ void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, stru
 	} else if (strncmp(q->path, "/rest/", 6) != 0) {
 		simrest_reply(out, 404, "<html><body><h1>404 Not Found</h1></body></html>\n");
 		out->content_type = "text/html";
-	} else if (f == SC_FAULT_401 || !simrest_auth_ok(simrouter_scenario(r), q->auth)) {
+	} else if (f == SC_FAULT_401 || simrest_user(simrouter_scenario(r), q->auth) < 0) {
 		simrest_reply(out, 401, "{\"error\":401,\"message\":\"Unauthorized\"}");
 		out->extra_headers = "WWW-Authenticate: Basic realm=\"RouterOS\"\r\n";
 	} else if (simrest_content_fault(f, out)) {
@@ -475,6 +489,9 @@ void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, stru
 		simrest_reply(out, 500,
 			"{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
 			"\"message\":\"Internal Server Error\"}");
+	} else if (q->body_len &&
+		(!q->content_type || strncasecmp(q->content_type, "application/json", 16) != 0)) {
+		simrest_reply(out, 415, "{\"error\":415,\"message\":\"Unsupported Media Type\"}");
 	} else {
 		simrest_serve_rest(r, t, q, out);
 	}

@@ -17,6 +17,8 @@ struct simreq {
 	const char *auth;  /* the Authorization header value, NULL if none */
 	const char *body;
 	size_t body_len;
+	const char *content_type; /* the Content-Type header, NULL if none */
+	double time_scale;        /* simulated seconds a real one (held commands); 0: 1 */
 };
 
 struct simresp {
@@ -27,10 +29,14 @@ struct simresp {
 	const char *shared;        /* a static body (the big fault), not freed */
 	size_t shared_len;
 	int served_private_key; /* records that carried private-key or preshared-key */
+	double hold;            /* real seconds to hold the reply (a command with a duration) */
 };
 
 /* Wall-clock time of simulated second 0 (for dates such as last-link-up-time). */
 void simrest_set_epoch(time_t epoch);
+/* Which user the Authorization header hdr names, with the right password: 0 the scenario's
+ * user, 1 its diag_user; -1 none. */
+int simrest_user(const scenario_t *sc, const char *hdr);
 /* Answer q for router r at simulated time t. out->body must be initialised by the caller. */
 void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out);
 /* Format seconds as a RouterOS duration ("40w6d5h1m24s", "0s"). */

@@ -178,6 +178,21 @@ int simrouter_core_load(const simrouter_t *r, double t, int core)
 	return v;
 }
 
+void simrouter_core_parts(const simrouter_t *r, double t, int core, double parts[SC_PROF_PARTS])
+{
+	if (r->cpu) {
+		simcpu_core_parts(r->cpu, t, core, parts);
+		return;
+	}
+	parts[SC_PROF_RX] = parts[SC_PROF_TX] = 0;
+	parts[SC_PROF_WORK] = simrouter_core_load(r, t, core);
+}
+
+double simrouter_capacity(const simrouter_t *r, double t, int f, int d)
+{
+	return r->cpu ? simcpu_capacity(r->cpu, t, f, d) : INFINITY;
+}
+
 bool simrouter_version_at_least(const char *version, int major, int minor)
 {
 	int a = 0, b = 0;

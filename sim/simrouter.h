@@ -29,6 +29,12 @@ enum sc_fault simrouter_fault(const simrouter_t *r, double t);
 /* The first time after t at which simrouter_fault may change; INFINITY if never. */
 double simrouter_next_change(const simrouter_t *r, double t);
 int simrouter_core_load(const simrouter_t *r, double t, int core);
+/* What core's load at t is made of (sc_prof_part: decrypt, encrypt, the rest), unrounded; the
+ * static model's load is all "the rest". */
+void simrouter_core_parts(const simrouter_t *r, double t, int core, double parts[SC_PROF_PARTS]);
+/* Mbit/s a clean tunnel through wg interface f could carry at t in direction d (0 rx, 1 tx):
+ * the CPU model's headroom over the cost (simcpu_capacity); INFINITY for the static model. */
+double simrouter_capacity(const simrouter_t *r, double t, int f, int d);
 /* True when version (no channel) is at least major.minor. */
 bool simrouter_version_at_least(const char *version, int major, int minor);
 

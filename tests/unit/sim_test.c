@@ -51,7 +51,8 @@ static void get(const simrouter_t *r, double t, const char *method, const char *
 		.query = query,
 		.auth = auth,
 		.body = body,
-		.body_len = strlen(body) };
+		.body_len = strlen(body),
+		.content_type = "application/json" };
 	buf_reset(&rs->body);
 	simrest_handle(r, t, &q, rs);
 }
