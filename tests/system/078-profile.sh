@@ -1,0 +1,109 @@
+#!/bin/sh
+# 078-profile: wgwatchd profiles a router whose core saturates (POST /rest/tool/profile to
+# wgwatch-sim, which holds the reply for the profile's 5 s and runs one user's requests one at a
+# time, as RouterOS does). The profile is stored and served by /api/v1/routers/NAME/profiles and
+# wgwatch_profile_usage_ratio; the polls of every 1 s go on while it runs (diag_user: a
+# connection and a user of its own), none late. A router that refuses the profiler is logged
+# once and keeps being polled; a router whose profile would hold up its polls (no diag_user,
+# 1 s interval) is not profiled; a router that never saturates is not profiled.
+. "$top_srcdir/tests/system/lib.sh"
+EXPO="$PY $top_srcdir/tests/system/expo.py"
+SC="$top_srcdir/tests/system/profile.scenario"
+
+start_sim "$SC"
+DIAG_USER=$(sed -n 's/^diag_user = //p' "$SC")
+printf '%s\n' "$(sed -n 's/^diag_password = //p' "$SC")" >"$T/diag.pass"
+chmod 600 "$T/diag.pass"
+cat >>"$T/routers.conf" <<EOF2
+
+[defaults]
+profile_duration = 5s
+profile_every = 2s
+EOF2
+# hot and refuser get the diagnostic user; cool has it too but never saturates. The router
+# sections come first in routers.conf, so the keys go in through sed after each header.
+for r in hot refuser cool; do
+	sed -i "/^\[router $r\]\$/a diag_user = $DIAG_USER\ndiag_password_file = $T/diag.pass" "$T/routers.conf"
+done
+printf '\n[router hot-sameuser]\nrest = %s\nuser = %s\npassword = %s\n' "$(routers_conf_value hot rest)" \
+	"$(routers_conf_value hot user)" "$(routers_conf_value hot password)" >>"$T/routers.conf"
+write_conf 1s 900ms
+start_daemon
+
+profiles() { http_get "/api/v1/routers/$1/profiles" >"$T/prof-$1.json" && [ "$(cat "$T/prof-$1.json")" != "[]" ]; }
+wait_until 25 profiles hot || fail "no profile of hot: $(cat "$T/prof-hot.json"); $(grep diag "$T/daemon.log")"
+ok "hot saturated for 3 polls: a profile is stored and served"
+
+# The profile: what the sim's model says of hot's cores (cpu0 97 %, split 60/10/30 over its work).
+$PY - "$T/prof-hot.json" <<'PY' || fail "the profile is not the sim's (above)"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert isinstance(p, list) and len(p) >= 1, p
+rows = p[0]["rows"]
+assert p[0]["time"].endswith("Z"), p[0]
+by = {(r["cpu"], r["name"]): r["usage"] for r in rows}
+assert all(isinstance(r["cpu"], int) for r in rows), rows
+assert abs(by[(0, "total")] - 97) < 1.5, by
+assert abs(by[(1, "total")] - 20) < 1.5, by
+assert by[(0, "networking")] > by[(0, "firewall")] > by[(0, "encrypting")] > 0, by
+PY
+http_get /metrics >"$T/metrics.txt"
+v=$($EXPO "$T/metrics.txt" wgwatch_profile_usage_ratio router=hot cpu=0 name=total)
+$PY -c "import sys; sys.exit(not abs(float('$v') - 0.97) < 0.015)" ||
+	fail "wgwatch_profile_usage_ratio{router=hot,cpu=0,name=total} is '$v', want 0.97"
+ok "the API and wgwatch_profile_usage_ratio show it: cpu0 total $v"
+
+# The polls of hot while the 5 s profile was outstanding: from the database, every poll's time.
+sleep_until_stored() { $PY - "$T/wgwatch.db" "$T/prof-hot.json" <<'PY'
+import json, sqlite3, sys, datetime
+p = json.load(open(sys.argv[2]))[-1]  # the first profile taken
+end = datetime.datetime.strptime(p["time"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp() * 1000
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+t = [r[0] for r in db.execute("SELECT p.time_ms FROM polls p JOIN routers r ON r.id = p.router_id"
+                             " WHERE r.name = 'hot' AND p.time_ms > ? ORDER BY p.time_ms", (end - 5000,))]
+sys.exit(0 if t and t[-1] > end + 1000 else 1)
+PY
+}
+wait_until 10 sleep_until_stored || fail "hot's polls after the profile never reached the database"
+$PY - "$T/wgwatch.db" "$T/prof-hot.json" <<'PY' || fail "hot's polls were held up by its profile (above)"
+import json, sqlite3, sys, datetime
+p = json.load(open(sys.argv[2]))[-1]
+end = datetime.datetime.strptime(p["time"], "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc).timestamp() * 1000 + 999
+start = end - 999 - 5000  # the profile ran for 5 s before the second it ended in
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+rows = list(db.execute("SELECT p.time_ms, p.duration_ms, p.err FROM polls p JOIN routers r ON r.id = p.router_id"
+                       " WHERE r.name = 'hot' AND p.time_ms BETWEEN ? AND ? ORDER BY p.time_ms", (start, end)))
+times = [r[0] for r in rows]
+gaps = [b - a for a, b in zip(times, times[1:])]
+print("polls of hot during the profile: %d, gaps %s ms, durations %s ms" % (len(rows), gaps, [r[1] for r in rows]))
+assert len(rows) >= 5, rows
+assert max(gaps) < 1500, gaps
+assert max(r[1] for r in rows) < 500, rows
+assert all(r[2] in (None, 0, "") for r in rows), rows
+PY
+late=$($EXPO "$T/metrics.txt" wgwatch_polls_late_total)
+[ "${late%.*}" = 0 ] || fail "wgwatch_polls_late_total is $late"
+ok "hot's polls went on every 1 s during its 5 s profile, none late"
+
+# refuser: the sim answers 500 not enough permissions (the policy refusal); one log line, however often it is asked.
+wait_until 15 grep -q 'diag: router refuser: refused a profile' "$T/daemon.log" ||
+	fail "refuser's refusal never logged: $(grep diag "$T/daemon.log")"
+p0=$($EXPO "$T/metrics.txt" wgwatch_polls_total router=refuser)
+polls_grew() { http_get /metrics >"$T/m2.txt" && [ "$($EXPO "$T/m2.txt" wgwatch_polls_total router=refuser | cut -d. -f1)" -ge $(( ${p0%.*} + 4 )) ]; }
+wait_until 10 polls_grew || fail "refuser's polls stopped after the refusal"
+[ "$($EXPO "$T/m2.txt" wgwatch_router_up router=refuser)" = 1 ] || fail "refuser is not up"
+n=$(grep -c 'diag: router refuser:' "$T/daemon.log")
+[ "$n" = 1 ] || fail "refuser's refusal logged $n times: $(grep 'router refuser' "$T/daemon.log")"
+grep 'diag: router refuser' "$T/daemon.log" | grep -q 'HTTP 500 Internal Server Error: not enough permissions' || fail "the log line lacks the router's reason"
+ok "refuser: refused, logged once ($(grep -o 'HTTP 500[^;]*' "$T/daemon.log" | head -1)), polled on"
+
+# hot-sameuser (no diag_user, 1 s polls) cannot be profiled without holding its polls up; cool
+# never saturates.
+grep -q 'diag: router hot-sameuser: .*set diag_user' "$T/daemon.log" || fail "hot-sameuser not told about"
+[ "$(http_get /api/v1/routers/hot-sameuser/profiles)" = "[]" ] || fail "hot-sameuser was profiled"
+[ "$(http_get /api/v1/routers/cool/profiles)" = "[]" ] || fail "cool was profiled"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/routers/nosuch/profiles")
+[ "$code" = 404 ] || fail "an unknown router's profiles: HTTP $code"
+grep -q 'diag-secret' "$T/daemon.log" "$T/metrics.txt" "$T/prof-hot.json" && fail "the diag password leaked"
+check_log_clean
+ok "no profile under the poll's user at 1 s polls, none of a cool router; no secret in the log"
