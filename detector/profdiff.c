@@ -83,8 +83,8 @@ const profile_t *profdiff_pick(profile_t *const *v, size_t n, int64_t t_ms, bool
 				return v[i];
 		return NULL;
 	}
-	for (size_t i = n; i-- > 0;)
-		if (v[i]->time_ms >= t_ms)
+	for (size_t i = n; i-- > 0;) /* started after t: one that spans t mixes both versions */
+		if (v[i]->time_ms - v[i]->duration_ms >= t_ms)
 			return v[i];
 	return NULL;
 }

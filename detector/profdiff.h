@@ -14,8 +14,8 @@
  * NULL when neither has a per-core row (caller frees). Classifier names are router text: the
  * caller escapes the result for its page. */
 char *profdiff_text(const profile_t *before, const profile_t *after);
-/* The newest profile of v (newest first, n of them) taken before t_ms, or the oldest taken at
- * or after it (after = true); NULL when there is none. */
+/* The newest profile of v (newest first, n of them) that ended before t_ms, or the oldest that
+ * started at or after it (after = true); NULL when there is none. */
 const profile_t *profdiff_pick(profile_t *const *v, size_t n, int64_t t_ms, bool after);
 
 #endif

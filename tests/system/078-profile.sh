@@ -5,7 +5,9 @@
 # wgwatch_profile_usage_ratio; the polls of every 1 s go on while it runs (diag_user: a
 # connection and a user of its own), none late. A router that refuses the profiler is logged
 # once and keeps being polled; a router whose profile would hold up its polls (no diag_user,
-# 1 s interval) is not profiled; a router that never saturates is not profiled.
+# 1 s interval) is not profiled; a router that never saturates is not profiled. A router upgraded
+# meanwhile is profiled again after 3 polls of the new version, and its page shows what moved on
+# the pinned core (networking up, encrypting held).
 . "$top_srcdir/tests/system/lib.sh"
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 SC="$top_srcdir/tests/system/profile.scenario"
@@ -22,9 +24,10 @@ profile_every = 2s
 EOF2
 # hot and refuser get the diagnostic user; cool has it too but never saturates. The router
 # sections come first in routers.conf, so the keys go in through sed after each header.
-for r in hot refuser cool; do
+for r in hot refuser cool upg; do
 	sed -i "/^\[router $r\]\$/a diag_user = $DIAG_USER\ndiag_password_file = $T/diag.pass" "$T/routers.conf"
 done
+sed -i "/^\[router upg\]\$/a profile_every = 1h" "$T/routers.conf" # one profile per side
 printf '\n[router hot-sameuser]\nrest = %s\nuser = %s\npassword = %s\n' "$(routers_conf_value hot rest)" \
 	"$(routers_conf_value hot user)" "$(routers_conf_value hot password)" >>"$T/routers.conf"
 write_conf 1s 900ms
@@ -105,5 +108,26 @@ grep -q 'diag: router hot-sameuser: .*set diag_user' "$T/daemon.log" || fail "ho
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/routers/nosuch/profiles")
 [ "$code" = 404 ] || fail "an unknown router's profiles: HTTP $code"
 grep -q 'diag-secret' "$T/daemon.log" "$T/metrics.txt" "$T/prof-hot.json" && fail "the diag password leaked"
+ok "no profile under the poll's user at 1 s polls, none of a cool router; no secret leaked"
+
+# upg: a profile while saturated on 7.21.5, and one after the upgrade at 12 s (3 polls of 7.22.3).
+two() { http_get /api/v1/routers/upg/profiles >"$T/prof-upg.json" &&
+	$PY -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) < 2)' "$T/prof-upg.json"; }
+wait_until 25 two || fail "upg has no profile after its upgrade: $(cat "$T/prof-upg.json")"
+http_get /router/upg >"$T/upg.html" || fail "no router page of upg"
+want=$($PY - "$T/prof-upg.json" <<'PY'
+import json, sys
+after, before = json.load(open(sys.argv[1]))[:2]
+u = lambda p, n: next((r["usage"] for r in p["rows"] if r["cpu"] == 0 and r["name"] == n), 0)
+assert u(after, "networking") > 1.8 * u(before, "networking"), (before, after)
+assert abs(u(after, "encrypting") - u(before, "encrypting")) < 2, (before, after)
+print("networking %.0f %% \u2192 %.0f %% on cpu0" % (u(before, "networking"), u(after, "networking")))
+PY
+) || fail "upg's profiles do not show networking rising while encrypting holds"
+grep -qF "7.21.5 &rarr; 7.22.3" "$T/upg.html" 2>/dev/null || grep -q "7.21.5.*7.22.3" "$T/upg.html" ||
+	fail "upg's page has no upgrade"
+grep -F "$want" "$T/upg.html" | grep -q encrypting ||
+	fail "upg's page lacks '$want, encrypting ...': $(grep -o '<section id="profiles">.*</section>' "$T/upg.html")"
+ok "upg's page: $(grep -o 'networking [0-9]* % → [^<]*' "$T/upg.html" | head -1)"
 check_log_clean
-ok "no profile under the poll's user at 1 s polls, none of a cool router; no secret in the log"
+ok "the daemon log has no error"

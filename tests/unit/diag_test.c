@@ -233,12 +233,15 @@ static void test_profdiff(void)
 	char *t = profdiff_text(b, a);
 	CHECK_STR(t, "networking 38 % \xe2\x86\x92 91 % on cpu4, encrypting 9 % \xe2\x86\x92 10 %");
 	free(t);
+	a->duration_ms = 500;           /* started at 2500 */
 	profile_t *v[] = { a, b, old }; /* newest first */
 	CHECK(profdiff_pick(v, 3, 2000, false) == b);
 	CHECK(profdiff_pick(v, 3, 2000, true) == a);
 	CHECK(profdiff_pick(v, 3, 400, false) == NULL);
 	CHECK(profdiff_pick(v, 3, 400, true) == old);
 	CHECK(profdiff_pick(v, 3, 4000, true) == NULL);
+	CHECK(profdiff_pick(v, 3, 2700, true) == NULL); /* a spans 2700: neither side */
+	CHECK(profdiff_pick(v, 3, 2700, false) == b);
 	profile_free(a);
 	profile_free(b);
 	profile_free(old);
