@@ -28,9 +28,13 @@ struct rdreq {
 	struct rdreq *next, *prev;
 	CURL *easy;
 	char *router;
-	char *post;
-	diag_done_fn done;
+	char *post;               /* a probe's holds the test server's password: wiped when freed */
+	const char *what;         /* "POST /rest/tool/profile" or "POST /rest/tool/bandwidth-test" */
+	diag_done_fn done;        /* a profile's, or */
+	diag_probe_fn probe_done; /* a probe's */
 	void *arg;
+	char *direction; /* a probe's: transmit, receive or both */
+	double rate;     /* a probe's offered bits/s */
 	int64_t duration_ms;
 	buf_t body;
 	bool too_big;
@@ -186,6 +190,72 @@ int restdiag_decode_profile(const char *body, size_t len, profile_t *p, char **c
 	return rc;
 }
 
+/* ---- decoding a bandwidth-test ---- */
+
+/* A RouterOS number in a string ("854372352", "45%"), or -1 when absent or not a number. */
+static double restdiag_num(const json_t *o, const char *key)
+{
+	return restdiag_usage(json_object_get(o, key));
+}
+
+/* The verdict record: the last "done testing", else the last record; NULL when none. */
+static const json_t *restdiag_verdict(const json_t *arr)
+{
+	const json_t *last = NULL, *o;
+	size_t i;
+	json_array_foreach(arr, i, o)
+	{
+		const char *st = json_string_value(json_object_get(o, "status"));
+		if (!json_is_object(o) || st == NULL)
+			continue;
+		if (last == NULL ||
+			strcmp(json_string_value(json_object_get(last, "status")), "done testing") != 0 ||
+			strcmp(st, "done testing") == 0)
+			last = o;
+	}
+	return last;
+}
+
+/* p's figures from the verdict record: its direction's total average, loss, CPU loads. */
+static int restdiag_probe_fill(const json_t *o, probe_t *p, bool only, char **cause)
+{
+	bool tx = strcmp(p->direction, "transmit") == 0;
+	const char *key = tx ? "tx-total-average" : "rx-total-average";
+	p->delivered_bps = restdiag_num(o, key);
+	if (p->delivered_bps < 0) {
+		*cause = xasprintf("bandwidth-test: no %s in the last record", key);
+		return -1;
+	}
+	/* RouterOS counts loss of what the client receives; a transmit-only test may still say */
+	double lost = !tx || only ? restdiag_num(o, "lost-packets") : -1;
+	p->lost_packets = lost >= 0 ? (int64_t)lost : -1;
+	double l = restdiag_num(o, "local-cpu-load"), r = restdiag_num(o, "remote-cpu-load");
+	p->local_cpu_load = l >= 0 ? l / 100 : -1;
+	p->remote_cpu_load = r >= 0 ? r / 100 : -1;
+	return 0;
+}
+
+int restdiag_decode_probe(const char *body, size_t len, probe_t *p[2], char **cause)
+{
+	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
+	const json_t *v = json_is_array(root) ? restdiag_verdict(root) : NULL;
+	int rc = -1;
+	const char *st = v ? json_string_value(json_object_get(v, "status")) : NULL;
+	if (v == NULL) {
+		*cause = xstrdup("bandwidth-test: not an array of records with a status");
+	} else if (strcmp(st, "done testing") != 0) {
+		char *why = restdecode_clean(st, 120);
+		*cause = xasprintf("bandwidth-test: %s", why);
+		free(why);
+		rc = strstr(st, "device-mode") != NULL ? 1 : -1;
+	} else if (restdiag_probe_fill(v, p[0], p[1] == NULL, cause) == 0 &&
+		(p[1] == NULL || restdiag_probe_fill(v, p[1], false, cause) == 0)) {
+		rc = 0;
+	}
+	json_decref(root);
+	return rc;
+}
+
 /* ---- transport ---- */
 
 static size_t restdiag_write(char *data, size_t size, size_t n, void *arg)
@@ -216,20 +286,55 @@ static void restdiag_req_free(struct rdreq *q)
 		loop_cancel(rd->loop, q->defer);
 	buf_free(&q->body);
 	free(q->router);
+	if (q->post != NULL)
+		explicit_bzero(q->post, strlen(q->post));
 	free(q->post);
+	free(q->direction);
 	free(q);
 }
 
-/* Ends q: calls done once with what came of it, then frees q. */
-static void restdiag_end(struct rdreq *q, enum diag_status st, profile_t *p, const char *why)
+/* Ends q: calls its done once with what came of it (p a profile's, pr a probe's), then frees q. */
+static void restdiag_end(struct rdreq *q, enum diag_status st, profile_t *p, probe_t **pr, const char *why)
 {
 	diag_done_fn done = q->done;
+	diag_probe_fn probe_done = q->probe_done;
+	probe_t *none[2] = { NULL, NULL };
 	void *arg = q->arg;
 	char *router = q->router;
+	char *what = xasprintf("%s: %s", q->what, why ? why : "");
 	q->router = NULL;
 	restdiag_req_free(q);
-	done(router, st, p, why, arg);
+	if (done != NULL)
+		done(router, st, p, why ? what : NULL, arg);
+	else
+		probe_done(router, st, pr ? pr : none, why ? what : NULL, arg);
+	free(what);
 	free(router);
+}
+
+static void restdiag_decode_probe_req(struct rdreq *q)
+{
+	bool both = strcmp(q->direction, "both") == 0;
+	int64_t now = clock_wall_ms();
+	probe_t *pr[2] = { probe_new(q->router, now,
+				   both || strcmp(q->direction, "transmit") == 0 ? "transmit" : "receive"),
+		both ? probe_new(q->router, now, "receive") : NULL };
+	for (int i = 0; i < 2 && pr[i]; i++) {
+		pr[i]->offered_bps = q->rate;
+		pr[i]->duration_ms = q->duration_ms;
+	}
+	char *cause = NULL;
+	int rc = restdiag_decode_probe(q->body.data ? q->body.data : "", q->body.len, pr, &cause);
+	if (rc != 0) {
+		probe_free(pr[0]);
+		probe_free(pr[1]);
+	}
+	restdiag_end(q,
+		rc == 0          ? DIAG_OK
+			: rc > 0 ? DIAG_REFUSED
+				 : DIAG_FAILED,
+		NULL, rc == 0 ? pr : NULL, cause);
+	free(cause);
 }
 
 /* 401 and 403 (no policy, REST off), 400 and 404 (no such command: an old RouterOS, or a
@@ -241,18 +346,20 @@ static bool restdiag_refusal(long code)
 
 static void restdiag_decode(struct rdreq *q)
 {
+	if (q->probe_done != NULL) {
+		restdiag_decode_probe_req(q);
+		return;
+	}
 	profile_t *p = profile_new(q->router, clock_wall_ms());
 	p->duration_ms = q->duration_ms;
 	char *cause = NULL;
 	if (restdiag_decode_profile(q->body.data ? q->body.data : "", q->body.len, p, &cause) == 0) {
-		restdiag_end(q, DIAG_OK, p, NULL);
+		restdiag_end(q, DIAG_OK, p, NULL, NULL);
 		return;
 	}
 	profile_free(p);
-	char *why = xasprintf("POST /rest/tool/profile: %s", cause);
+	restdiag_end(q, DIAG_FAILED, NULL, NULL, cause);
 	free(cause);
-	restdiag_end(q, DIAG_FAILED, NULL, why);
-	free(why);
 }
 
 /* A transfer of the multi ended (restmulti_done_fn). */
@@ -267,22 +374,18 @@ static void restdiag_on_transfer(CURL *easy, CURLcode res)
 	char *why = NULL;
 	enum diag_status st = DIAG_FAILED;
 	if (res != CURLE_OK) {
-		char *c = restdecode_clean(q->too_big ? "reply too large"
-				: q->errbuf[0]        ? q->errbuf
-						      : curl_easy_strerror(res),
+		why = restdecode_clean(q->too_big ? "reply too large"
+				: q->errbuf[0]    ? q->errbuf
+						  : curl_easy_strerror(res),
 			160);
-		why = xasprintf("POST /rest/tool/profile: %s", c);
-		free(c);
 	} else if (code < 200 || code > 299) {
-		char *r = restdecode_http_reason(code, q->body.data ? q->body.data : "", q->body.len);
-		why = xasprintf("POST /rest/tool/profile: %s", r);
-		free(r);
+		why = restdecode_http_reason(code, q->body.data ? q->body.data : "", q->body.len);
 		st = restdiag_refusal(code) ? DIAG_REFUSED : DIAG_FAILED;
 	} else {
 		restdiag_decode(q);
 		return;
 	}
-	restdiag_end(q, st, NULL, why);
+	restdiag_end(q, st, NULL, NULL, why);
 	free(why);
 }
 
@@ -290,7 +393,7 @@ static void restdiag_on_defer(void *arg)
 {
 	struct rdreq *q = arg;
 	q->defer = 0;
-	restdiag_end(q, DIAG_FAILED, NULL, "POST /rest/tool/profile: cannot set up the request");
+	restdiag_end(q, DIAG_FAILED, NULL, NULL, "cannot set up the request");
 }
 
 /* Every setting of q's handle for rc; -1 when curl refuses one. */
@@ -300,7 +403,7 @@ static int restdiag_setup(struct rdreq *q, const conf_router_t *rc)
 	const char *user = rc->diag_user ? rc->diag_user : rc->user;
 	const char *pass = rc->diag_user ? rc->diag_password : rc->password;
 	long verify = rc->tls_verify ? 1L : 0L;
-	char *url = xasprintf("%s/rest/tool/profile", rc->rest);
+	char *url = xasprintf("%s/rest/tool/%s", rc->rest, q->probe_done ? "bandwidth-test" : "profile");
 	int64_t timeout = q->duration_ms + RESTDIAG_SLACK_MS;
 	int bad = curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;
 	free(url);
@@ -333,15 +436,9 @@ static int restdiag_setup(struct rdreq *q, const conf_router_t *rc)
 	return bad ? -1 : 0;
 }
 
-static int restdiag_profile(void *ctx, const conf_router_t *rc, diag_done_fn done, void *arg)
+/* Starts q (its post set) for rc; a failure to start is delivered from a timer. */
+static void restdiag_start(restdiag_t *rd, struct rdreq *q, const conf_router_t *rc)
 {
-	restdiag_t *rd = ctx;
-	if (rd->dying || rc->rest == NULL)
-		return -1;
-	struct rdreq *q = xcalloc(1, sizeof(*q));
-	*q = (struct rdreq){ .rd = rd, .router = xstrdup(rc->name), .done = done, .arg = arg };
-	q->duration_ms = rc->profile_duration_ms > 0 ? rc->profile_duration_ms : 5000;
-	q->post = xasprintf("{\"cpu\":\"all\",\"duration\":\"%llds\"}", (long long)(q->duration_ms / 1000));
 	buf_init(&q->body);
 	q->next = rd->reqs;
 	if (rd->reqs != NULL)
@@ -355,6 +452,71 @@ static int restdiag_profile(void *ctx, const conf_router_t *rc, diag_done_fn don
 		q->easy = NULL;
 		q->defer = loop_after(rd->loop, 0, restdiag_on_defer, q);
 	}
+}
+
+static int restdiag_profile(void *ctx, const conf_router_t *rc, diag_done_fn done, void *arg)
+{
+	restdiag_t *rd = ctx;
+	if (rd->dying || rc->rest == NULL)
+		return -1;
+	struct rdreq *q = xcalloc(1, sizeof(*q));
+	*q = (struct rdreq){ .rd = rd, .router = xstrdup(rc->name), .done = done, .arg = arg };
+	q->what = "POST /rest/tool/profile";
+	q->duration_ms = rc->profile_duration_ms > 0 ? rc->profile_duration_ms : 5000;
+	q->post = xasprintf("{\"cpu\":\"all\",\"duration\":\"%llds\"}", (long long)(q->duration_ms / 1000));
+	restdiag_start(rd, q, rc);
+	return 0;
+}
+
+/* {"address","protocol","direction","duration","connection-count":"1", the rate as
+ * local-tx-speed (transmit) and remote-tx-speed (receive), UDP packets that fit WireGuard's
+ * default MTU, and the test server's user and password}. */
+static char *restdiag_probe_body(const conf_router_t *rc, int64_t duration_ms)
+{
+	char dur[32], rate[32];
+	bool tx = strcmp(rc->probe_direction, "receive") != 0,
+	     rx = strcmp(rc->probe_direction, "transmit") != 0;
+	bool udp = strcmp(rc->probe_protocol, "udp") == 0;
+	snprintf(dur, sizeof(dur), "%llds", (long long)(duration_ms / 1000));
+	snprintf(rate, sizeof(rate), "%lld", (long long)rc->probe_rate_bps);
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s}", "address", rc->probe, "protocol", rc->probe_protocol,
+		"direction", rc->probe_direction, "duration", dur, "connection-count", "1");
+	if (o == NULL) /* a probe address that is not UTF-8 */
+		return NULL;
+	if (tx)
+		json_object_set_new(o, "local-tx-speed", json_string(rate));
+	if (rx)
+		json_object_set_new(o, "remote-tx-speed", json_string(rate));
+	if (udp && tx)
+		json_object_set_new(o, "local-udp-tx-size", json_string("1420"));
+	if (udp && rx)
+		json_object_set_new(o, "remote-udp-tx-size", json_string("1420"));
+	if (rc->probe_user != NULL)
+		json_object_set_new(o, "user", json_string(rc->probe_user));
+	if (rc->probe_password != NULL)
+		json_object_set_new(o, "password", json_string(rc->probe_password));
+	char *text = json_dumps(o, JSON_COMPACT);
+	json_decref(o); /* the password's copy in o is freed unwiped: jansson offers no wipe */
+	return text;
+}
+
+static int restdiag_probe(void *ctx, const conf_router_t *rc, diag_probe_fn done, void *arg)
+{
+	restdiag_t *rd = ctx;
+	if (rd->dying || rc->rest == NULL || rc->probe == NULL)
+		return -1;
+	int64_t duration = rc->probe_duration_ms > 0 ? rc->probe_duration_ms : 10000;
+	char *post = restdiag_probe_body(rc, duration);
+	if (post == NULL)
+		return -1;
+	struct rdreq *q = xcalloc(1, sizeof(*q));
+	*q = (struct rdreq){ .rd = rd, .router = xstrdup(rc->name), .probe_done = done, .arg = arg };
+	q->what = "POST /rest/tool/bandwidth-test";
+	q->duration_ms = duration;
+	q->post = post;
+	q->direction = xstrdup(rc->probe_direction);
+	q->rate = (double)rc->probe_rate_bps;
+	restdiag_start(rd, q, rc);
 	return 0;
 }
 
@@ -387,5 +549,5 @@ void restdiag_destroy(restdiag_t *rd)
 
 diag_runner_t restdiag_runner(restdiag_t *rd)
 {
-	return (diag_runner_t){ .ctx = rd, .profile = restdiag_profile };
+	return (diag_runner_t){ .ctx = rd, .profile = restdiag_profile, .probe = restdiag_probe };
 }

@@ -1,6 +1,7 @@
 /* restdiag: RouterOS diagnostics over REST: POST /rest/tool/profile {"cpu":"all","duration":D}
- * on a curl multi and a connection of its own (never a poll's keep-alive connection, which it
- * must never hold up), under diag_user when set. Decodes the frames into one averaged profile.
+ * and POST /rest/tool/bandwidth-test (a fixed-rate probe) on a curl multi and a connection of
+ * their own (never a poll's keep-alive connection, which they must never hold up), under
+ * diag_user when set. Decodes the frames into one averaged profile, the records into a probe.
  * Never puts a password in a URL, an error or a log line. */
 #ifndef WGWATCH_RESTDIAG_H
 #define WGWATCH_RESTDIAG_H
@@ -20,5 +21,12 @@ diag_runner_t restdiag_runner(restdiag_t *rd);
 /* The rows of a /tool/profile reply (every documented and guessed shape, docs/diagnostics.md)
  * averaged over the frames past the first two into p. 0, or -1 with *cause (caller frees). */
 int restdiag_decode_profile(const char *body, size_t len, profile_t *p, char **cause);
+
+/* The verdict of a /tool/bandwidth-test reply: the last record with status "done testing" (or
+ * the last record) into p[0], and p[1] for direction both, each with the router's name and
+ * offered bps set by the caller (p[] made with probe_new). 0; 1 when the router refused
+ * (device-mode); -1 when the test failed ("can not connect", "authentication failed", ...) or
+ * the reply cannot be read; *cause says why (caller frees). */
+int restdiag_decode_probe(const char *body, size_t len, probe_t *p[2], char **cause);
 
 #endif

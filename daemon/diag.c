@@ -26,13 +26,17 @@ struct drouter {
 	bool told_nofit;     /* "does not fit between polls" was logged */
 	int64_t last_ok_ms;  /* monotonic; 0: none since start */
 	int64_t last_bad_ms; /* monotonic time of the newest refusal or failure; 0: none */
+	/* probes: the same marks, and the busiest core seen by the polls during the one running */
+	bool probe_upgraded, probe_busy, probe_for_upgrade, probe_told;
+	int64_t probe_ok_ms, probe_bad_ms;
+	double probe_core;
 };
 
 struct diag {
 	const conf_t *conf;
 	diag_runner_t runner;
-	diag_profile_fn on_profile;
-	void *ctx;
+	diag_sink_t sink;
+	size_t probes;      /* in flight */
 	struct drouter **r; /* sorted by name */
 	size_t n;
 };
@@ -82,7 +86,7 @@ void diag_reconfigure(diag_t *d, const conf_t *conf)
 		r[n++] = x;
 	}
 	for (size_t i = 0; i < d->n; i++) {
-		if (d->r[i]->rc == NULL && d->r[i]->busy)
+		if (d->r[i]->rc == NULL && (d->r[i]->busy || d->r[i]->probe_busy))
 			r[n++] = d->r[i];
 		else if (d->r[i]->rc == NULL)
 			diag_router_free(d->r[i]);
@@ -94,12 +98,11 @@ void diag_reconfigure(diag_t *d, const conf_t *conf)
 	d->conf = conf;
 }
 
-diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_profile_fn on_profile, void *ctx)
+diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_sink_t sink)
 {
 	diag_t *d = xcalloc(1, sizeof(*d));
 	d->runner = runner;
-	d->on_profile = on_profile;
-	d->ctx = ctx;
+	d->sink = sink;
 	diag_reconfigure(d, conf);
 	return d;
 }
@@ -114,7 +117,55 @@ void diag_destroy(diag_t *d)
 	free(d);
 }
 
-/* ---- a profile's end ---- */
+/* ---- a profile's or a probe's end ---- */
+
+/* r went from the conf while its profile or probe ran: once both ended, it goes. */
+static void diag_drop_gone(diag_t *d, struct drouter *r)
+{
+	if (r->rc != NULL || r->busy || r->probe_busy)
+		return;
+	size_t i = 0;
+	while (d->r[i] != r)
+		i++;
+	memmove(&d->r[i], &d->r[i + 1], (d->n - i - 1) * sizeof(*d->r));
+	d->n--;
+	diag_router_free(r);
+}
+
+static void diag_probe_done(
+	const char *router, enum diag_status st, probe_t *p[2], const char *why, void *arg)
+{
+	diag_t *d = arg;
+	struct drouter *r = diag_find(d, router);
+	d->probes--;
+	if (r == NULL) {
+		probe_free(p[0]);
+		probe_free(p[1]);
+		return;
+	}
+	r->probe_busy = false;
+	if (r->probe_for_upgrade)
+		r->probe_upgraded = false;
+	if (st == DIAG_OK) {
+		r->probe_ok_ms = clock_mono_ms();
+		if (r->probe_told)
+			log_info("diag: router %s: probes work again", router);
+		r->probe_told = false;
+		for (int i = 0; i < 2 && p[i] != NULL; i++) {
+			p[i]->busiest_core_load = r->probe_core;
+			log_info("diag: router %s: probe %s: %.0f of %.0f bit/s delivered", router,
+				p[i]->direction, p[i]->delivered_bps, p[i]->offered_bps);
+			d->sink.probe(d->sink.ctx, p[i]);
+		}
+	} else {
+		r->probe_bad_ms = clock_mono_ms();
+		if (!r->probe_told)
+			log_warn("diag: router %s: %s %s; polls go on", router,
+				st == DIAG_REFUSED ? "refused a probe:" : "probe failed:", why);
+		r->probe_told = true;
+	}
+	diag_drop_gone(d, r);
+}
 
 static void diag_done(const char *router, enum diag_status st, profile_t *p, const char *why, void *arg)
 {
@@ -133,7 +184,7 @@ static void diag_done(const char *router, enum diag_status st, profile_t *p, con
 			log_info("diag: router %s: profiles work again", router);
 		r->told = false;
 		log_debug("diag: router %s: profile of %zu rows", router, p->nrows);
-		d->on_profile(d->ctx, p);
+		d->sink.profile(d->sink.ctx, p);
 	} else {
 		r->last_bad_ms = clock_mono_ms();
 		if (!r->told)
@@ -142,14 +193,7 @@ static void diag_done(const char *router, enum diag_status st, profile_t *p, con
 				router, st == DIAG_REFUSED ? "refused a profile:" : "profile failed:", why);
 		r->told = true;
 	}
-	if (r->rc == NULL) { /* gone from the conf while the profile ran */
-		size_t i = 0;
-		while (d->r[i] != r)
-			i++;
-		memmove(&d->r[i], &d->r[i + 1], (d->n - i - 1) * sizeof(*d->r));
-		d->n--;
-		diag_router_free(r);
-	}
+	diag_drop_gone(d, r);
 }
 
 /* ---- when to profile ---- */
@@ -172,7 +216,7 @@ static void diag_count(const diag_t *d, struct drouter *r, const sample_t *s)
 	}
 	r->ok_run++;
 	if (s->version != NULL && r->version != NULL && strcmp(s->version, r->version) != 0) {
-		r->upgraded = true;
+		r->upgraded = r->probe_upgraded = true;
 		r->ok_run = 1;
 	}
 	if (s->version != NULL) {
@@ -192,19 +236,48 @@ static bool diag_due(const struct drouter *r, int64_t now)
 	return r->sat_run >= DIAG_RUN && (r->last_ok_ms == 0 || now - r->last_ok_ms >= every);
 }
 
-/* Without diag_user the profile holds the poll user's queue: it must end before the next poll. */
-static bool diag_fits(struct drouter *r, const sample_t *s)
+/* Without diag_user a request of duration_ms holds the poll user's queue: it must end before
+ * the next poll. what: "profile" or "probe". */
+static bool diag_fits(struct drouter *r, const sample_t *s, int64_t duration_ms, const char *what)
 {
 	const conf_router_t *rc = r->rc;
-	if (rc->diag_user != NULL ||
-		rc->interval_ms - s->duration_ms - DIAG_MARGIN_MS >= rc->profile_duration_ms)
+	if (rc->diag_user != NULL || rc->interval_ms - s->duration_ms - DIAG_MARGIN_MS >= duration_ms)
 		return true;
 	if (!r->told_nofit)
-		log_warn("diag: router %s: a profile of %" PRId64 " ms under the poll's user would delay "
-			 "the next poll (interval %" PRId64 " ms): set diag_user to profile it",
-			rc->name, rc->profile_duration_ms, rc->interval_ms);
+		log_warn("diag: router %s: a %s of %" PRId64 " ms under the poll's user would delay "
+			 "the next poll (interval %" PRId64 " ms): set diag_user to run it",
+			rc->name, what, duration_ms, rc->interval_ms);
 	r->told_nofit = true;
 	return false;
+}
+
+static bool diag_probe_due(const diag_t *d, const struct drouter *r, int64_t now)
+{
+	const conf_router_t *rc = r->rc;
+	int64_t every = rc->probe_every_ms > 0 ? rc->probe_every_ms : 3600000;
+	if (rc->probe == NULL || r->probe_busy || r->busy || d->probes >= DIAG_MAX_PROBES ||
+		r->ok_run < DIAG_RUN)
+		return false;
+	if (r->probe_bad_ms != 0 && now - r->probe_bad_ms < every)
+		return false;
+	if (r->probe_upgraded)
+		return true;
+	return rc->probe_every_ms > 0 && (r->probe_ok_ms == 0 || now - r->probe_ok_ms >= rc->probe_every_ms);
+}
+
+/* A probe, when one is due and no profile of the router runs. */
+static void diag_maybe_probe(diag_t *d, struct drouter *r, const sample_t *s)
+{
+	if (r->probe_busy && s->err == SAMPLE_OK && diag_busiest(s) > r->probe_core)
+		r->probe_core = diag_busiest(s);
+	if (!diag_probe_due(d, r, clock_mono_ms()) || !diag_fits(r, s, r->rc->probe_duration_ms, "probe"))
+		return;
+	r->probe_for_upgrade = r->probe_upgraded;
+	r->probe_core = -1;
+	if (d->runner.probe(d->runner.ctx, r->rc, diag_probe_done, d) == 0) {
+		r->probe_busy = true;
+		d->probes++;
+	}
 }
 
 void diag_note_poll(diag_t *d, const sample_t *s)
@@ -213,7 +286,9 @@ void diag_note_poll(diag_t *d, const sample_t *s)
 	if (r == NULL || r->rc == NULL || !r->rc->diag || r->rc->rest == NULL)
 		return;
 	diag_count(d, r, s);
-	if (r->busy || !diag_due(r, clock_mono_ms()) || !diag_fits(r, s))
+	diag_maybe_probe(d, r, s);
+	if (r->busy || r->probe_busy || !diag_due(r, clock_mono_ms()) ||
+		!diag_fits(r, s, r->rc->profile_duration_ms, "profile"))
 		return;
 	r->for_upgrade = r->upgraded && r->ok_run >= DIAG_RUN;
 	if (d->runner.profile(d->runner.ctx, r->rc, diag_done, d) == 0)

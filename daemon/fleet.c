@@ -44,22 +44,25 @@ struct fleet_gen {
 	void *arg;
 };
 
-/* A profile, shared like the data. */
+/* A profile or a probe, shared like the data. */
 struct fleet_prof {
 	atomic_uint refs;
-	profile_t *p;
+	void *p;
+	void (*free_fn)(void *);
 };
 
+#define FLEET_NDIAG 3 /* per router: the newest profile, transmit probe, receive probe */
+
 struct fleet_entry {
-	fleet_router_t pub; /* pub.last, rx_bps, tx_bps point into data; pub.profile into prof */
+	fleet_router_t pub; /* pub.last, rx_bps, tx_bps point into data; pub.profile, .probe into diag */
 	struct fleet_data *data;
-	struct fleet_prof *prof;
+	struct fleet_prof *diag[FLEET_NDIAG];
 };
 
 struct fleet_view {
 	fleet_router_t *routers;
 	struct fleet_data **data;
-	struct fleet_prof **prof;
+	struct fleet_prof **diag; /* n x FLEET_NDIAG */
 	size_t n;
 	struct fleet_stats stats;
 	struct fleet_gen *gen;
@@ -132,7 +135,7 @@ static void fleet_prof_unref(struct fleet_prof *x)
 {
 	if (x == NULL || atomic_fetch_sub(&x->refs, 1) != 1)
 		return;
-	profile_free(x->p);
+	x->free_fn(x->p);
 	free(x);
 }
 
@@ -159,7 +162,8 @@ fleet_t *fleet_create(const conf_t *conf)
 static void fleet_entry_clear(struct fleet_entry *e)
 {
 	fleet_data_unref(e->data);
-	fleet_prof_unref(e->prof);
+	for (int k = 0; k < FLEET_NDIAG; k++)
+		fleet_prof_unref(e->diag[k]);
 	free(e->pub.last_error);
 }
 
@@ -314,22 +318,47 @@ void fleet_reconfigure(fleet_t *f, const conf_t *conf, void (*release)(void *), 
 	fleet_gen_unref(old_gen);
 }
 
-void fleet_set_profile(fleet_t *f, profile_t *p)
+/* Holder k of router's entry takes p; pub points at it. */
+static void fleet_set_diag(fleet_t *f, const char *router, int k, void *p, void (*free_fn)(void *))
 {
-	struct fleet_entry *e = fleet_lookup(f, p->router);
+	struct fleet_entry *e = fleet_lookup(f, router);
 	if (e == NULL) {
-		profile_free(p);
+		free_fn(p);
 		return;
 	}
 	struct fleet_prof *x = xcalloc(1, sizeof(*x));
 	atomic_init(&x->refs, 1);
 	x->p = p;
+	x->free_fn = free_fn;
 	pthread_mutex_lock(&f->mutex);
-	struct fleet_prof *old = e->prof;
-	e->prof = x;
-	e->pub.profile = p;
+	struct fleet_prof *old = e->diag[k];
+	e->diag[k] = x;
+	if (k == 0)
+		e->pub.profile = p;
+	else
+		e->pub.probe[k - 1] = p;
 	pthread_mutex_unlock(&f->mutex);
 	fleet_prof_unref(old);
+}
+
+static void fleet_profile_free(void *p)
+{
+	profile_free(p);
+}
+
+static void fleet_probe_free(void *p)
+{
+	probe_free(p);
+}
+
+void fleet_set_profile(fleet_t *f, profile_t *p)
+{
+	fleet_set_diag(f, p->router, 0, p, fleet_profile_free);
+}
+
+void fleet_set_probe(fleet_t *f, probe_t *p)
+{
+	fleet_set_diag(f, p->router, strcmp(p->direction, "transmit") == 0 ? 1 : 2, p, fleet_probe_free);
 }
 
 void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late)
@@ -348,14 +377,15 @@ fleet_view_t *fleet_view(fleet_t *f)
 	v->n = f->n;
 	v->routers = xcalloc(v->n, sizeof(*v->routers));
 	v->data = xcalloc(v->n, sizeof(*v->data));
-	v->prof = xcalloc(v->n, sizeof(*v->prof));
+	v->diag = xcalloc(v->n * FLEET_NDIAG + 1, sizeof(*v->diag));
 	for (size_t i = 0; i < f->n; i++) {
 		v->routers[i] = f->routers[i].pub;
 		v->routers[i].last_error = xstrdup(f->routers[i].pub.last_error);
 		if ((v->data[i] = f->routers[i].data) != NULL)
 			atomic_fetch_add(&v->data[i]->refs, 1);
-		if ((v->prof[i] = f->routers[i].prof) != NULL)
-			atomic_fetch_add(&v->prof[i]->refs, 1);
+		for (int k = 0; k < FLEET_NDIAG; k++)
+			if ((v->diag[i * FLEET_NDIAG + k] = f->routers[i].diag[k]) != NULL)
+				atomic_fetch_add(&v->diag[i * FLEET_NDIAG + k]->refs, 1);
 	}
 	v->stats = f->stats;
 	v->gen = f->gen;
@@ -370,12 +400,13 @@ void fleet_view_free(fleet_view_t *v)
 		return;
 	for (size_t i = 0; i < v->n; i++) {
 		fleet_data_unref(v->data[i]);
-		fleet_prof_unref(v->prof[i]);
+		for (int k = 0; k < FLEET_NDIAG; k++)
+			fleet_prof_unref(v->diag[i * FLEET_NDIAG + k]);
 		free(v->routers[i].last_error);
 	}
 	free(v->routers);
 	free(v->data);
-	free(v->prof);
+	free(v->diag);
 	fleet_gen_unref(v->gen);
 	free(v);
 }

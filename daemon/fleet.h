@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "daemon/conf.h"
+#include "daemon/probe.h"
 #include "daemon/profile.h"
 #include "daemon/sample.h"
 
@@ -28,6 +29,7 @@ typedef struct fleet_router {
 	uint64_t errors[SAMPLE_ERR_COUNT];
 	uint64_t polls;
 	const profile_t *profile; /* newest CPU profile taken since start; NULL if none */
+	const probe_t *probe[2];  /* newest transmit and receive probe since start; NULL if none */
 } fleet_router_t;
 
 #define FLEET_HIST_BUCKETS 13
@@ -54,6 +56,8 @@ void fleet_destroy(fleet_t *f);
 bool fleet_update(fleet_t *f, const sample_t *s);
 /* Loop thread: the router's newest CPU profile; takes p (freed when no view holds it). */
 void fleet_set_profile(fleet_t *f, profile_t *p);
+/* Loop thread: the router's newest probe of p->direction; takes p likewise. */
+void fleet_set_probe(fleet_t *f, probe_t *p);
 /* Loop thread: a poll started delay_ms after it was due; late when over one interval. */
 void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late);
 

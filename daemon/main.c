@@ -268,6 +268,14 @@ static void main_on_profile(void *arg, profile_t *p)
 	store_submit_profile(d->store, p);
 }
 
+/* A probe likewise. */
+static void main_on_probe(void *arg, probe_t *p)
+{
+	struct daemon *d = arg;
+	fleet_set_probe(d->fleet, probe_dup(p));
+	store_submit_probe(d->store, p);
+}
+
 /* The store's writer stored an upgrade or a downgrade: the detector looks at once. */
 static void main_detector_wake(void *detector)
 {
@@ -307,7 +315,8 @@ static int main_start(struct daemon *d, bool once)
 	if (d->restdiag == NULL)
 		log_warn("diag: cannot set up the HTTP client for profiles: no profiles are taken");
 	else
-		d->diag = diag_create(d->conf, restdiag_runner(d->restdiag), main_on_profile, d);
+		d->diag = diag_create(d->conf, restdiag_runner(d->restdiag),
+			(diag_sink_t){ .profile = main_on_profile, .probe = main_on_probe, .ctx = d });
 	if (detector_start(d->conf, &d->detector, &cause) != 0) { /* before http: its deps hold it */
 		log_error("detector: %s", cause);
 		free(cause);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "daemon/probe.h"
 #include "daemon/profile.h"
 
 #define HISTORY_MAX_POINTS 600
@@ -91,6 +92,10 @@ void history_free(history_t *h);
 int history_profiles(
 	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause);
 void history_profiles_free(profile_t **v, size_t n);
+/* The router's probes (daemon/probe.h), newest first, likewise. */
+int history_probes(
+	const char *db_path, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause);
+void history_probes_free(probe_t **v, size_t n);
 
 /* The load of core c in bucket b (NAN when none). */
 double history_load_at(const history_t *h, size_t core, size_t b);

@@ -387,8 +387,9 @@ int ingest_batch(store_t *st, size_t *rows)
 	if (store_exec(st, "BEGIN IMMEDIATE") < 0)
 		return -1;
 	for (size_t i = 0; i < st->nbatch; i++)
-		if ((st->batch[i].s != NULL ? ingest_write_sample(st, st->batch[i].s, rows)
-					    : ingest_write_profile(st, st->batch[i].prof)) < 0)
+		if ((st->batch[i].s != NULL             ? ingest_write_sample(st, st->batch[i].s, rows)
+				    : st->batch[i].prof ? ingest_write_profile(st, st->batch[i].prof)
+							: ingest_write_probe(st, st->batch[i].probe)) < 0)
 			goto fail;
 	if (store_exec(st, "COMMIT") == 0)
 		return 0;

@@ -51,7 +51,8 @@ static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WH
 							      "routers", "router_id") " AND bucket_ms < ?2",
 	"DELETE FROM iface_rollup WHERE" MAINT_IDS("interfaces", "iface_id") " AND bucket_ms < ?2",
 	"DELETE FROM peer_rollup WHERE" MAINT_IDS("peers", "peer_id") " AND bucket_ms < ?2",
-	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2", NULL };
+	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
+	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2", NULL };
 
 enum maint_job { JOB_ROLLUP, JOB_PURGE_RAW, JOB_PURGE_ROLLUP, JOB_COUNT };
 

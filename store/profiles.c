@@ -1,6 +1,6 @@
-/* profiles: the CPU profiles in the database (schema 007): the writer's insert of one, and the
- * read of a router's profiles for the API and the pages on a read-only connection of the
- * caller's. The rows are JSON text, [{"cpu", "name", "usage"}], as the API serves them. */
+/* profiles: the CPU profiles and probes in the database (schema 007): the writer's insert of
+ * one, and the read of a router's for the API and the pages on a read-only connection of the
+ * caller's. A profile's rows are JSON text, [{"cpu", "name", "usage"}], as the API serves them. */
 #include "config.h"
 #include "store/history.h"
 #include "store/store_int.h"
@@ -31,24 +31,67 @@ static char *profiles_rows_json(const profile_t *p)
 	return text ? text : xstrdup("[]");
 }
 
+/* The router's id, the router inserted when the database does not know it yet; -1 on error. */
+static int64_t profiles_router_id(store_t *st, const char *name, int64_t time_ms)
+{
+	struct store_router *r = cache_router_find(st, name);
+	if (r != NULL)
+		return r->id;
+	sqlite3_stmt *q = st->sq[SQ_INS_ROUTER];
+	db_bind_text(q, 1, name);
+	sqlite3_bind_int64(q, 2, time_ms);
+	if (store_step(st, q) < 0)
+		return -1;
+	return cache_router_add(st, name, sqlite3_last_insert_rowid(st->db))->id;
+}
+
+static void profiles_bind_opt(sqlite3_stmt *q, int i, double v)
+{
+	if (v >= 0)
+		sqlite3_bind_double(q, i, v);
+	else
+		sqlite3_bind_null(q, i);
+}
+
+int ingest_write_probe(store_t *st, const probe_t *p)
+{
+	int64_t rid = profiles_router_id(st, p->router, p->time_ms);
+	if (rid < 0)
+		return -1;
+	sqlite3_stmt *q = store_stmt(st,
+		"INSERT INTO probes (router_id, time_ms, duration_ms, direction,"
+		" offered_bps, delivered_bps, lost_packets, local_cpu_load,"
+		" remote_cpu_load, busiest_core_load)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, rid);
+	sqlite3_bind_int64(q, 2, p->time_ms);
+	sqlite3_bind_int64(q, 3, p->duration_ms);
+	db_bind_text(q, 4, p->direction);
+	sqlite3_bind_double(q, 5, p->offered_bps);
+	sqlite3_bind_double(q, 6, p->delivered_bps);
+	db_bind_opt(q, 7, p->lost_packets, p->lost_packets >= 0);
+	profiles_bind_opt(q, 8, p->local_cpu_load);
+	profiles_bind_opt(q, 9, p->remote_cpu_load);
+	profiles_bind_opt(q, 10, p->busiest_core_load);
+	int rc = store_step(st, q);
+	sqlite3_finalize(q);
+	return rc;
+}
+
 int ingest_write_profile(store_t *st, const profile_t *p)
 {
-	struct store_router *r = cache_router_find(st, p->router);
-	if (r == NULL) {
-		sqlite3_stmt *q = st->sq[SQ_INS_ROUTER];
-		db_bind_text(q, 1, p->router);
-		sqlite3_bind_int64(q, 2, p->time_ms);
-		if (store_step(st, q) < 0)
-			return -1;
-		r = cache_router_add(st, p->router, sqlite3_last_insert_rowid(st->db));
-	}
+	int64_t rid = profiles_router_id(st, p->router, p->time_ms);
+	if (rid < 0)
+		return -1;
 	sqlite3_stmt *q = store_stmt(st,
 		"INSERT INTO profiles (router_id, time_ms, duration_ms, rows)"
 		" VALUES (?1, ?2, ?3, ?4)");
 	if (q == NULL)
 		return -1;
 	char *rows = profiles_rows_json(p);
-	sqlite3_bind_int64(q, 1, r->id);
+	sqlite3_bind_int64(q, 1, rid);
 	sqlite3_bind_int64(q, 2, p->time_ms);
 	sqlite3_bind_int64(q, 3, p->duration_ms);
 	db_bind_text(q, 4, rows);
@@ -129,5 +172,77 @@ void history_profiles_free(profile_t **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		profile_free(v[i]);
+	free(v);
+}
+
+/* ---- probes ---- */
+
+static double profiles_col_opt(sqlite3_stmt *q, int i)
+{
+	return sqlite3_column_type(q, i) == SQLITE_NULL ? -1 : sqlite3_column_double(q, i);
+}
+
+static int probes_query(
+	sqlite3 *db, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db,
+		    "SELECT p.time_ms, p.duration_ms, p.direction, p.offered_bps, p.delivered_bps,"
+		    " p.lost_packets, p.local_cpu_load, p.remote_cpu_load, p.busiest_core_load"
+		    " FROM probes p JOIN routers r ON r.id = p.router_id WHERE r.name = ?1"
+		    " ORDER BY p.time_ms DESC, p.id DESC LIMIT ?2",
+		    -1, &q, NULL) != SQLITE_OK) {
+		*cause = db_cause(db, "probes: cannot read");
+		return -1;
+	}
+	db_bind_text(q, 1, router);
+	sqlite3_bind_int64(q, 2, (sqlite3_int64)limit);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *dir = (const char *)sqlite3_column_text(q, 2);
+		probe_t *p = probe_new(router, sqlite3_column_int64(q, 0),
+			dir && strcmp(dir, "transmit") == 0 ? "transmit" : "receive");
+		p->duration_ms = sqlite3_column_int64(q, 1);
+		p->offered_bps = sqlite3_column_double(q, 3);
+		p->delivered_bps = sqlite3_column_double(q, 4);
+		p->lost_packets = db_col_int64(q, 5, -1);
+		p->local_cpu_load = profiles_col_opt(q, 6);
+		p->remote_cpu_load = profiles_col_opt(q, 7);
+		p->busiest_core_load = profiles_col_opt(q, 8);
+		*out = xreallocarray(*out, *n + 1, sizeof(**out));
+		(*out)[(*n)++] = p;
+	}
+	if (rc != SQLITE_DONE)
+		*cause = db_cause(db, "probes: cannot read");
+	sqlite3_finalize(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int history_probes(
+	const char *db_path, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause)
+{
+	*out = NULL;
+	*n = 0;
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		*cause = xasprintf(
+			"probes: cannot open %s: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
+	int rc = probes_query(db, router, limit, out, n, cause);
+	sqlite3_close(db);
+	if (rc < 0) {
+		history_probes_free(*out, *n);
+		*out = NULL, *n = 0;
+	}
+	return rc;
+}
+
+void history_probes_free(probe_t **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		probe_free(v[i]);
 	free(v);
 }

@@ -67,8 +67,10 @@ static void store_item_free(struct store_item *it)
 {
 	sample_free(it->s);
 	profile_free(it->prof);
+	probe_free(it->probe);
 	it->s = NULL;
 	it->prof = NULL;
+	it->probe = NULL;
 }
 
 static void store_free(store_t *st)
@@ -298,7 +300,7 @@ void store_close(store_t *st)
 }
 
 /* Append to the ring, dropping the oldest poll when full. Called locked. */
-static void store_push(store_t *st, sample_t *s, profile_t *prof)
+static void store_push(store_t *st, sample_t *s, profile_t *prof, probe_t *probe)
 {
 	if (st->qlen >= store_queue_max && st->qlen > 0) {
 		store_item_free(&st->q[st->qhead]);
@@ -316,7 +318,7 @@ static void store_push(store_t *st, sample_t *s, profile_t *prof)
 		st->qcap = cap;
 		st->qhead = 0;
 	}
-	st->q[(st->qhead + st->qlen++) % st->qcap] = (struct store_item){ s, ++st->submit_seq, prof };
+	st->q[(st->qhead + st->qlen++) % st->qcap] = (struct store_item){ s, ++st->submit_seq, prof, probe };
 	if (st->qlen == 1)
 		st->gather_ms = clock_mono_ms();
 }
@@ -326,7 +328,7 @@ void store_submit(store_t *st, sample_t *s)
 	if (s == NULL)
 		return;
 	pthread_mutex_lock(&st->mu);
-	store_push(st, s, NULL);
+	store_push(st, s, NULL, NULL);
 	if (st->qlen == 1 || st->qlen >= STORE_GATHER_POLLS) /* else the writer is gathering */
 		pthread_cond_signal(&st->wake);
 	pthread_mutex_unlock(&st->mu);
@@ -337,7 +339,18 @@ void store_submit_profile(store_t *st, profile_t *p)
 	if (p == NULL)
 		return;
 	pthread_mutex_lock(&st->mu);
-	store_push(st, NULL, p);
+	store_push(st, NULL, p, NULL);
+	if (st->qlen == 1)
+		pthread_cond_signal(&st->wake);
+	pthread_mutex_unlock(&st->mu);
+}
+
+void store_submit_probe(store_t *st, probe_t *p)
+{
+	if (p == NULL)
+		return;
+	pthread_mutex_lock(&st->mu);
+	store_push(st, NULL, NULL, p);
 	if (st->qlen == 1)
 		pthread_cond_signal(&st->wake);
 	pthread_mutex_unlock(&st->mu);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "daemon/conf.h"
+#include "daemon/probe.h"
 #include "daemon/profile.h"
 #include "daemon/sample.h"
 
@@ -42,7 +43,8 @@ void store_close(store_t *st); /* writes everything queued, then closes */
 void store_submit(store_t *st, sample_t *s); /* takes ownership; returns at once */
 /* A CPU profile (daemon/profile.h) into the profiles table; takes ownership, returns at once. */
 void store_submit_profile(store_t *st, profile_t *p);
-void store_flush(store_t *st); /* waits until everything submitted is committed */
+void store_submit_probe(store_t *st, probe_t *p); /* a probe into the probes table, likewise */
+void store_flush(store_t *st);                    /* waits until everything submitted is committed */
 /* After each commit that stored a version change (an upgrade or a downgrade), call fn(arg) on
  * the writer thread, so that the detector need not wait for its next round. Set it before the
  * first store_submit; fn must return at once. */

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "lib/buf.h"
+#include "daemon/probe.h"
 #include "daemon/profile.h"
 #include "daemon/sample.h"
 #include "store/store.h"
@@ -62,6 +63,7 @@ struct store_item {
 	sample_t *s; /* a poll, or NULL when the item is a profile */
 	uint64_t seq;
 	profile_t *prof; /* a CPU profile (store_submit_profile), or NULL */
+	probe_t *probe;  /* a probe (store_submit_probe), or NULL */
 };
 
 struct store {
@@ -190,6 +192,7 @@ int ingest_batch(store_t *st, size_t *rows);
 
 /* ingest_profile.c: one profiles row (schema 007) for a profile of the batch; 0 or -1. */
 int ingest_write_profile(store_t *st, const profile_t *p);
+int ingest_write_probe(store_t *st, const probe_t *p); /* one probes row; 0 or -1 */
 
 /* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
  * -1 on error (st->errmsg). */

@@ -348,3 +348,45 @@ unsigned api_profiles(const conf_t *conf, const char *name, buf_t *out)
 	api_dump(arr, out);
 	return 200;
 }
+
+/* ---- /api/v1/routers/NAME/probes ---- */
+
+static json_t *api_opt(double v)
+{
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+static json_t *api_probe(const probe_t *p)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "time", api_time(p->time_ms));
+	json_object_set_new(o, "direction", json_string(p->direction));
+	json_object_set_new(o, "offered_bps", api_num(p->offered_bps));
+	json_object_set_new(o, "delivered_bps", api_num(p->delivered_bps));
+	json_object_set_new(
+		o, "lost_packets", p->lost_packets >= 0 ? json_integer(p->lost_packets) : json_null());
+	json_object_set_new(o, "local_cpu_load", api_opt(p->local_cpu_load));
+	json_object_set_new(o, "remote_cpu_load", api_opt(p->remote_cpu_load));
+	json_object_set_new(o, "busiest_core_load", api_opt(p->busiest_core_load));
+	return o;
+}
+
+unsigned api_probes(const conf_t *conf, const char *name, buf_t *out)
+{
+	if (conf == NULL || conf->database == NULL || conf_router_find(conf, name) == NULL)
+		return api_error(out, 404, "no such router");
+	probe_t **v = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	if (history_probes(conf->database, name, API_MAX_PROFILES, &v, &n, &cause) < 0) {
+		log_warn("web: probes API: %s", cause);
+		free(cause);
+		return api_error(out, 500, "the database cannot be read now; see the daemon log");
+	}
+	json_t *arr = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, api_probe(v[i]));
+	history_probes_free(v, n);
+	api_dump(arr, out);
+	return 200;
+}

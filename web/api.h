@@ -42,5 +42,9 @@ unsigned api_history(const struct api_history_req *req, buf_t *out);
  * [{"time", "rows": [{"cpu": core index or null, "name", "usage": percent}]}]. The HTTP status:
  * 200; 404 for a router not in the config; 500 when the database cannot be read (logged). */
 unsigned api_profiles(const conf_t *conf, const char *name, buf_t *out);
+/* GET /api/v1/routers/NAME/probes: the router's probes, newest first (at most 100), [{"time",
+ * "direction", "offered_bps", "delivered_bps", "lost_packets", "local_cpu_load",
+ * "remote_cpu_load", "busiest_core_load"}], null where unknown; statuses as api_profiles. */
+unsigned api_probes(const conf_t *conf, const char *name, buf_t *out);
 
 #endif

@@ -232,19 +232,28 @@ static unsigned http_api_history(
 	return api_history(&req, body);
 }
 
-/* /api/v1/routers/NAME/profiles: rest is "NAME/profiles", the name decoded. */
+/* Whether rest ends in "/suffix" after a name; *n the name's length. */
+static bool http_suffix(const char *rest, const char *suffix, size_t *n)
+{
+	size_t len = strlen(rest), k = strlen(suffix);
+	*n = len - k - 1;
+	return len > k + 1 && rest[len - k - 1] == '/' && strcmp(rest + len - k, suffix) == 0;
+}
+
+/* /api/v1/routers/NAME/profiles and /probes: rest is "NAME/profiles", the name decoded. */
 static unsigned http_api_router_sub(
 	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
 {
-	static const char suffix[] = "/profiles";
-	size_t n = strlen(rest), k = sizeof(suffix) - 1;
+	size_t n;
+	bool profiles = http_suffix(rest, "profiles", &n);
 	*ctype = "application/json";
-	if (n <= k || strcmp(rest + n - k, suffix) != 0) {
+	if (!profiles && !http_suffix(rest, "probes", &n)) {
 		buf_puts(body, "{\"error\":\"not found\"}\n");
 		return 404;
 	}
-	char *name = xstrndup(rest, n - k);
-	unsigned code = api_profiles(h->deps.conf, name, body);
+	char *name = xstrndup(rest, n);
+	unsigned code = profiles ? api_profiles(h->deps.conf, name, body)
+				 : api_probes(h->deps.conf, name, body);
 	free(name);
 	return code;
 }

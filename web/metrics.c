@@ -582,6 +582,10 @@ static const struct metrics_family metrics_families[] = {
 		"Share of one CPU core (label cpu) a classifier (label name: networking, wireguard, "
 		"encrypting, idle, total, ...) took in the router's newest CPU profile, 0 to 1.",
 		.per_router = metrics_profile_usage },
+	{ "wgwatch_probe_delivered_bits_per_second", "gauge",
+		"What the tunnel delivered in the router's newest fixed-rate probe (bandwidth-test) of "
+		"each direction, bits/s.",
+		.per_router = metrics_probe_delivered },
 	{ "wgwatch_wireguard_peer_info", "gauge",
 		"The peer's current endpoint (address:port, \"\" before a handshake) and allowed "
 		"addresses as RouterOS lists them; always 1.",

@@ -1,6 +1,6 @@
 /* metrics_health: the /metrics families of a router's health (sensors, memory, disk), of its
  * peers' detail (endpoint, allowed addresses, disabled, handshake time), from the newest sample,
- * and of its newest CPU profile.
+ * and of its newest CPU profile and probes.
  * Like metrics.c it reads only samples: never a key, never I/O; router text is escaped. */
 #include "config.h"
 #include "web/metrics_int.h"
@@ -98,5 +98,18 @@ void metrics_profile_usage(
 		metrics_label(c->out, "cpu", cpu);
 		metrics_label(c->out, "name", p->rows[k].name);
 		metrics_end_double(c, i, p->rows[k].usage / 100.0);
+	}
+}
+
+/* The newest probe of each direction: what the tunnel delivered, bits/s. */
+void metrics_probe_delivered(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	for (int k = 0; k < 2; k++) {
+		if (r->probe[k] == NULL)
+			continue;
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "direction", r->probe[k]->direction);
+		metrics_end_double(c, i, r->probe[k]->delivered_bps);
 	}
 }

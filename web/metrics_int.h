@@ -91,6 +91,8 @@ void metrics_health_peer_info(
 void metrics_health_peer_disabled(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 /* Per peer that ever handshook: unix time of the last handshake (poll time minus its age). */
+void metrics_probe_delivered(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 void metrics_profile_usage(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 void metrics_health_handshake_time(

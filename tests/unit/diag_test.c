@@ -104,6 +104,60 @@ static void test_decode_bad(void)
 	}
 }
 
+/* The vendor's example shape (a record a second, the last "done testing"), transmit and both. */
+static const char bt_transmit[] =
+	"[{\".section\":\"0\",\"connection-count\":\"1\",\"direction\":\"transmit\",\"status\":\"connecting\"},"
+	"{\".section\":\"1\",\"direction\":\"transmit\",\"duration\":\"1s\",\"status\":\"running\","
+	"\"tx-current\":\"150000000\",\"tx-total-average\":\"150000000\"},"
+	"{\".section\":\"2\",\"direction\":\"transmit\",\"duration\":\"2s\",\"local-cpu-load\":\"45%\","
+	"\"remote-cpu-load\":\"4\",\"status\":\"done testing\",\"tx-current\":\"128000000\","
+	"\"tx-total-average\":\"139000000\"}]";
+static const char bt_both[] =
+	"[{\".section\":\"0\",\"status\":\"connecting\"},"
+	"{\".section\":\"3\",\"duration\":\"3s\",\"lost-packets\":\"9014\",\"rx-total-average\":\"891979008\","
+	"\"status\":\"done testing\",\"tx-total-average\":\"300000000\"}]";
+
+static void test_decode_probe(void)
+{
+	probe_t *p[2] = { probe_new("r", 1, "transmit"), NULL };
+	char *cause = NULL;
+	CHECK_INT(restdiag_decode_probe(bt_transmit, strlen(bt_transmit), p, &cause), 0);
+	CHECK(p[0]->delivered_bps == 139000000);
+	CHECK(NEAR(p[0]->local_cpu_load, 0.45) && NEAR(p[0]->remote_cpu_load, 0.04));
+	CHECK_INT(p[0]->lost_packets, -1); /* the client counts no loss of what it sends */
+	probe_free(p[0]);
+	p[0] = probe_new("r", 1, "transmit");
+	p[1] = probe_new("r", 1, "receive");
+	CHECK_INT(restdiag_decode_probe(bt_both, strlen(bt_both), p, &cause), 0);
+	CHECK(p[0]->delivered_bps == 300000000 && p[1]->delivered_bps == 891979008);
+	CHECK_INT(p[0]->lost_packets, -1);
+	CHECK_INT(p[1]->lost_packets, 9014);
+	probe_free(p[0]);
+	probe_free(p[1]);
+	static const struct {
+		const char *body;
+		int rc;
+		const char *cause;
+	} bad[] = {
+		{ "[{\"status\":\"connecting\"},{\"status\":\"can not connect\"}]", -1,
+			"bandwidth-test: can not connect" },
+		{ "[{\"status\":\"not allowed by device-mode\"}]", 1,
+			"bandwidth-test: not allowed by device-mode" },
+		{ "[{\"status\":\"done testing\"}]", -1,
+			"bandwidth-test: no tx-total-average in the last record" },
+		{ "{}", -1, "bandwidth-test: not an array of records with a status" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p[0] = probe_new("r", 1, "transmit");
+		p[1] = NULL;
+		cause = NULL;
+		CHECK_INT(restdiag_decode_probe(bad[i].body, strlen(bad[i].body), p, &cause), bad[i].rc);
+		CHECK_STR(cause, bad[i].cause);
+		free(cause);
+		probe_free(p[0]);
+	}
+}
+
 /* ---- the scheduler, with a runner that records and answers on demand ---- */
 
 static int runs;
@@ -127,6 +181,25 @@ static void fake_answer(enum diag_status st)
 	if (p)
 		profile_add(p, 0, "networking", 50);
 	pending_done(pending_router, st, p, "HTTP 400 Bad Request: no such command", pending_arg);
+}
+
+static int probes_started;
+static diag_probe_fn probe_pending;
+static void *probe_arg;
+static probe_t *probe_handed;
+
+static int fake_probe(void *ctx, const conf_router_t *rc, diag_probe_fn done, void *arg)
+{
+	probes_started++;
+	probe_pending = done;
+	probe_arg = arg;
+	return 0;
+}
+
+static void on_probe(void *ctx, probe_t *p)
+{
+	probe_free(probe_handed);
+	probe_handed = p;
 }
 
 static void on_profile(void *ctx, profile_t *p)
@@ -159,7 +232,8 @@ static void test_schedule(void)
 		.profile_every_ms = 3600000,
 		.profile_duration_ms = 5000 };
 	conf_t conf = { .routers = &rc, .nrouters = 1, .saturated = 0.9 };
-	diag_t *d = diag_create(&conf, (diag_runner_t){ .profile = fake_profile }, on_profile, NULL);
+	diag_t *d = diag_create(
+		&conf, (diag_runner_t){ .profile = fake_profile }, (diag_sink_t){ .profile = on_profile });
 	poll(d, "7.21.5", 0.95, 10, true);
 	poll(d, "7.21.5", 0.95, 10, true);
 	poll(d, "7.21.5", 0.5, 10, true); /* the run is broken */
@@ -247,12 +321,70 @@ static void test_profdiff(void)
 	profile_free(old);
 }
 
+/* Probes: after an upgrade once 3 polls answered, never beside a profile of the router, the
+ * busiest core of the polls during it, and no more than DIAG_MAX_PROBES at once. */
+static void test_schedule_probe(void)
+{
+	char name[] = "r", rest[] = "http://x", user[] = "d", addr[] = "10.64.0.2", dir[] = "transmit";
+	conf_router_t rc = { .name = name,
+		.rest = rest,
+		.diag = true,
+		.diag_user = user,
+		.interval_ms = 1000,
+		.profile_every_ms = 3600000,
+		.profile_duration_ms = 5000,
+		.probe = addr,
+		.probe_direction = dir,
+		.probe_duration_ms = 10000 };
+	conf_t conf = { .routers = &rc, .nrouters = 1, .saturated = 0.9 };
+	diag_t *d = diag_create(&conf, (diag_runner_t){ .profile = fake_profile, .probe = fake_probe },
+		(diag_sink_t){ .profile = on_profile, .probe = on_probe });
+	int runs0 = runs;
+	for (int i = 0; i < 4; i++)
+		poll(d, "7.21.5", 0.5, 10, true);
+	CHECK_INT(probes_started, 0); /* no probe_every: after upgrades only */
+	poll(d, "7.22.3", 0.5, 10, true);
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(probes_started, 0);
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(probes_started, 1);
+	CHECK_INT(runs, runs0); /* the upgrade's profile waits for the probe */
+	poll(d, "7.22.3", 0.7, 10, true);
+	poll(d, "7.22.3", 0.6, 10, true);
+	probe_t *p[2] = { probe_new("r", 1, "transmit"), NULL };
+	p[0]->delivered_bps = 1.39e8;
+	probe_pending("r", DIAG_OK, p, NULL, probe_arg);
+	CHECK(probe_handed != NULL && NEAR(probe_handed->busiest_core_load, 0.7));
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(runs, runs0 + 1);   /* now the profile */
+	CHECK_INT(probes_started, 1); /* once per upgrade */
+	fake_answer(DIAG_OK);
+	/* the fleet-wide cap */
+	d->probes = DIAG_MAX_PROBES;
+	rc.probe_every_ms = 60000;
+	diag_find(d, "r")->probe_ok_ms -= 60000;
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(probes_started, 1);
+	d->probes = 0;
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(probes_started, 2);
+	p[0] = NULL;
+	probe_pending("r", DIAG_FAILED, p, "bandwidth-test: can not connect", probe_arg);
+	diag_destroy(d);
+	probe_free(probe_handed);
+	probe_handed = NULL;
+	profile_free(handed);
+	handed = NULL;
+}
+
 int main(void)
 {
+	test_decode_probe();
 	test_profdiff();
 	test_decode_sections();
 	test_decode_percent();
 	test_decode_bad();
 	test_schedule();
+	test_schedule_probe();
 	return unit_done("diag_test");
 }

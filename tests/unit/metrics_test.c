@@ -370,7 +370,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 62 && count(m, "# TYPE ") == 62);
+	CHECK(count(m, "# HELP ") == 63 && count(m, "# TYPE ") == 63);
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
 	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */
 	CHECK(count(m, "wgwatch_health_temperature_celsius{") == 2);

@@ -145,8 +145,8 @@ static void test_fresh(void)
 	store_close(st);
 	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
-	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1, 007: 1 */
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 13);
+	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1, 007: 2 */
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 14);
 	check_integrity(p);
 	free(p);
 }
@@ -854,7 +854,24 @@ static void test_profiles(void)
 		profile_add(pr, -1, "total", 12.5);
 		store_submit_profile(st, pr);
 	}
+	probe_t *pb = probe_new("ccr", now - 1000, "transmit");
+	pb->offered_bps = 3e8;
+	pb->delivered_bps = 1.39e8;
+	pb->busiest_core_load = 1;
+	store_submit_probe(st, pb);
 	store_flush(st);
+	probe_t **pv = NULL;
+	size_t pn = 0;
+	char *pcause = NULL;
+	CHECK_INT(history_probes(p, "ccr", 10, &pv, &pn, &pcause), 0);
+	CHECK_INT(pn, 1);
+	if (pn == 1) {
+		CHECK_STR(pv[0]->direction, "transmit");
+		CHECK(pv[0]->offered_bps == 3e8 && pv[0]->delivered_bps == 1.39e8);
+		CHECK(pv[0]->lost_packets == -1 && pv[0]->local_cpu_load == -1 &&
+			pv[0]->busiest_core_load == 1);
+	}
+	history_probes_free(pv, pn);
 	profile_t **v = NULL;
 	size_t n = 0;
 	char *cause = NULL;

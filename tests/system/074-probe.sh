@@ -1,0 +1,75 @@
+#!/bin/sh
+# 074-probe: wgwatchd probes a router's tunnel at a fixed rate (POST /rest/tool/bandwidth-test to
+# wgwatch-sim, whose tunnel delivers what its CPU model allows), once its polls answer and again
+# after its upgrade at 14 s makes encryption on the pinned core 3x dearer: 300 Mbit/s offered,
+# about 300 delivered before and far less after. Both probes are stored, served by
+# /api/v1/routers/NAME/probes and wgwatch_probe_delivered_bits_per_second; the 1 s polls go on
+# during the probes; a probe with the wrong server password is logged once, and polls go on.
+. "$top_srcdir/tests/system/lib.sh"
+EXPO="$PY $top_srcdir/tests/system/expo.py"
+SC="$top_srcdir/tests/system/probe.scenario"
+
+start_sim "$SC"
+printf '%s\n' "$(sed -n 's/^diag_password = //p' "$SC")" >"$T/diag.pass"
+printf '%s\n' "$(sed -n 's/^btest_password = //p' "$SC")" >"$T/btest.pass"
+printf 'wrong\n' >"$T/wrong.pass"
+chmod 600 "$T/diag.pass" "$T/btest.pass" "$T/wrong.pass"
+REST=$(routers_conf_value ccr rest)
+sed -i "/^\[router ccr\]\$/a probe_password_file = $T/btest.pass" "$T/routers.conf"
+cat >>"$T/routers.conf" <<EOF2
+
+[defaults]
+user = $(routers_conf_value ccr user)
+password = $(routers_conf_value ccr password)
+diag_user = $(sed -n 's/^diag_user = //p' "$SC")
+diag_password_file = $T/diag.pass
+probe = 10.64.0.3
+probe_rate = 300M
+probe_duration = 3s
+probe_every = 1h
+probe_user = btest
+
+[router ccr-wrong]
+rest = $REST
+probe_password_file = $T/wrong.pass
+EOF2
+write_conf 1s 900ms
+start_daemon
+
+two() { http_get /api/v1/routers/ccr/probes >"$T/probes.json" &&
+	$PY -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) < 2)' "$T/probes.json"; }
+wait_until 28 two || fail "not two probes of ccr: $(cat "$T/probes.json"); $(grep diag "$T/daemon.log")"
+$PY - "$T/probes.json" <<'PY' || fail "the probes are not the sim's (above)"
+import json, sys
+after, before = json.load(open(sys.argv[1]))[:2]
+print("before %.0f, after %.0f of %.0f bit/s" % (before["delivered_bps"], after["delivered_bps"], after["offered_bps"]))
+for p in (before, after):
+    assert p["direction"] == "transmit" and p["offered_bps"] == 300e6, p
+    assert p["lost_packets"] is None, p  # a transmit test has no loss figure at the client
+    assert 0 < p["local_cpu_load"] <= 1 and 0 < p["remote_cpu_load"] <= 1, p
+    assert p["busiest_core_load"] is not None and 0 <= p["busiest_core_load"] <= 1, p
+assert abs(before["delivered_bps"] - 300e6) < 3e6, before
+assert after["delivered_bps"] < 0.6 * before["delivered_bps"], (before, after)
+PY
+http_get /metrics >"$T/metrics.txt"
+v=$($EXPO "$T/metrics.txt" wgwatch_probe_delivered_bits_per_second router=ccr direction=transmit)
+want=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["delivered_bps"])' "$T/probes.json")
+$PY -c "import sys; sys.exit(not abs(float('$v') - $want) < 1)" ||
+	fail "wgwatch_probe_delivered_bits_per_second{router=ccr} is '$v', want $want"
+ok "ccr probed before and after its upgrade: $(grep -o 'probe transmit: [0-9]* of' "$T/daemon.log" | tr '\n' ' ')"
+
+# No poll of ccr late or failed while its probes ran.
+late=$($EXPO "$T/metrics.txt" wgwatch_polls_late_total)
+[ "${late%.*}" = 0 ] || fail "wgwatch_polls_late_total is $late"
+errs=$($EXPO "$T/metrics.txt" wgwatch_poll_errors_total router=ccr | awk '{s += $1} END {print s + 0}')
+[ "$errs" = 0 ] || fail "ccr had $errs failed polls during its probes"
+ok "ccr's polls went on during its probes: none late, none failed"
+
+grep -q 'diag: router ccr-wrong: probe failed: POST /rest/tool/bandwidth-test: bandwidth-test: authentication failed' \
+	"$T/daemon.log" || fail "ccr-wrong's failure not logged: $(grep ccr-wrong "$T/daemon.log")"
+[ "$(grep -c 'diag: router ccr-wrong: probe' "$T/daemon.log")" = 1 ] || fail "ccr-wrong logged more than once"
+[ "$($EXPO "$T/metrics.txt" wgwatch_router_up router=ccr-wrong)" = 1 ] || fail "ccr-wrong is not up"
+[ "$(http_get /api/v1/routers/ccr-wrong/probes)" = "[]" ] || fail "ccr-wrong has a probe"
+grep -q 'probe-secret' "$T/daemon.log" "$T/metrics.txt" "$T/probes.json" && fail "the btest password leaked"
+check_log_clean
+ok "ccr-wrong: authentication failed, logged once, polled on; no secret leaked"
