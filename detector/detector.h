@@ -30,6 +30,7 @@ enum detector_method {
 
 /* One verdict: one version change x WireGuard interface x direction. Plain data. */
 struct detector_verdict {
+	int64_t upgrade_id; /* the version change's id (version_history), in every view's copy */
 	char *router, *interface;
 	const char *direction; /* "tx" or "rx" (static) */
 	char *from_version, *to_version;

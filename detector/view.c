@@ -133,8 +133,10 @@ detector_view_t *view_build(const detector_t *d)
 	v->refs = 1;
 	v->v = xcalloc(d->nitems + 1, sizeof(*v->v));
 	for (size_t i = 0; i < d->nitems; i++)
-		if (d->items[i].v.router != NULL) /* an event seen in this database */
-			view_verdict_copy(&v->v[v->nv++], &d->items[i].v);
+		if (d->items[i].v.router != NULL) { /* an event seen in this database */
+			view_verdict_copy(&v->v[v->nv], &d->items[i].v);
+			v->v[v->nv++].upgrade_id = d->items[i].event_id;
+		}
 	qsort(v->v, v->nv, sizeof(*v->v), view_verdict_order);
 	view_cohorts(v);
 	v->b = xcalloc(d->nbounds + 1, sizeof(*v->b));

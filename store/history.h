@@ -92,6 +92,15 @@ void history_free(history_t *h);
 int history_profiles(
 	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause);
 void history_profiles_free(profile_t **v, size_t n);
+/* One version change (a version_history row of kind upgrade or downgrade) for the report. */
+struct history_upgrade {
+	int64_t id, time_ms;
+	char *router, *from_version, *to_version, *board, *architecture, *firmware; /* NULL unknown */
+};
+/* The upgrade of id: 0 with *out filled (history_upgrade_clear), 1 when there is none, -1 with
+ * *cause (store/profiles.c). */
+int history_upgrade(const char *db_path, int64_t id, struct history_upgrade *out, char **cause);
+void history_upgrade_clear(struct history_upgrade *u);
 /* The router's probes (daemon/probe.h), newest first, likewise. */
 int history_probes(
 	const char *db_path, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause);

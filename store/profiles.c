@@ -246,3 +246,58 @@ void history_probes_free(probe_t **v, size_t n)
 		probe_free(v[i]);
 	free(v);
 }
+
+/* ---- one upgrade ---- */
+
+static int profiles_upgrade_query(sqlite3 *db, int64_t id, struct history_upgrade *u, char **cause)
+{
+	sqlite3_stmt *q = NULL;
+	if (sqlite3_prepare_v2(db,
+		    "SELECT h.time_ms, r.name, h.old_version, h.new_version, coalesce(h.new_board, r.board),"
+		    " coalesce(h.architecture, r.architecture), r.firmware FROM version_history h"
+		    " JOIN routers r ON r.id = h.router_id WHERE h.id = ?1"
+		    " AND h.kind IN ('upgrade', 'downgrade')",
+		    -1, &q, NULL) != SQLITE_OK) {
+		*cause = db_cause(db, "upgrade: cannot read");
+		return -1;
+	}
+	sqlite3_bind_int64(q, 1, id);
+	int rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*u = (struct history_upgrade){ .id = id,
+			.time_ms = sqlite3_column_int64(q, 0),
+			.router = db_col_str(q, 1),
+			.from_version = db_col_str(q, 2),
+			.to_version = db_col_str(q, 3),
+			.board = db_col_str(q, 4),
+			.architecture = db_col_str(q, 5),
+			.firmware = db_col_str(q, 6) };
+	} else if (rc != SQLITE_DONE) {
+		*cause = db_cause(db, "upgrade: cannot read");
+	}
+	sqlite3_finalize(q);
+	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
+}
+
+int history_upgrade(const char *db_path, int64_t id, struct history_upgrade *out, char **cause)
+{
+	sqlite3 *db = NULL;
+	*out = (struct history_upgrade){ .id = 0 };
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		*cause = xasprintf(
+			"upgrade: cannot open %s: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return -1;
+	}
+	sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
+	int rc = profiles_upgrade_query(db, id, out, cause);
+	sqlite3_close(db);
+	return rc;
+}
+
+void history_upgrade_clear(struct history_upgrade *u)
+{
+	free(u->router), free(u->from_version), free(u->to_version);
+	free(u->board), free(u->architecture), free(u->firmware);
+	*u = (struct history_upgrade){ .id = 0 };
+}

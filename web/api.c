@@ -29,7 +29,7 @@ json_t *api_str(const char *s)
 }
 
 /* RFC 3339 UTC ("2024-05-01T12:00:00Z") of a wall clock in ms, or null when 0. */
-static json_t *api_time(int64_t ms)
+json_t *api_time(int64_t ms)
 {
 	if (ms <= 0)
 		return json_null();
@@ -118,7 +118,7 @@ void api_routers(fleet_t *fleet, buf_t *out)
 
 /* ---- the upgrade detector ---- */
 
-static json_t *api_num(double v)
+json_t *api_num(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
 }
@@ -136,9 +136,10 @@ static json_t *api_lines(const char *s)
 	return arr;
 }
 
-static json_t *api_verdict(const struct detector_verdict *v)
+json_t *api_verdict(const struct detector_verdict *v)
 {
 	json_t *o = json_object();
+	json_object_set_new(o, "upgrade_id", json_integer((json_int_t)v->upgrade_id));
 	json_object_set_new(o, "router", api_str(v->router));
 	json_object_set_new(o, "interface", api_str(v->interface));
 	json_object_set_new(o, "direction", json_string(v->direction));
@@ -313,11 +314,10 @@ unsigned api_history(const struct api_history_req *req, buf_t *out)
 
 #define API_MAX_PROFILES 100
 
-static json_t *api_profile(const profile_t *p)
+json_t *api_profile_rows(const profile_t *p)
 {
-	json_t *o = json_object(), *rows = json_array();
-	json_object_set_new(o, "time", api_time(p->time_ms));
-	for (size_t i = 0; i < p->nrows; i++) {
+	json_t *rows = json_array();
+	for (size_t i = 0; p != NULL && i < p->nrows; i++) {
 		const struct profile_row *r = &p->rows[i];
 		json_t *x = json_object();
 		json_object_set_new(x, "cpu", r->cpu >= 0 ? json_integer(r->cpu) : json_null());
@@ -325,7 +325,14 @@ static json_t *api_profile(const profile_t *p)
 		json_object_set_new(x, "usage", api_num(r->usage));
 		json_array_append_new(rows, x);
 	}
-	json_object_set_new(o, "rows", rows);
+	return rows;
+}
+
+static json_t *api_profile(const profile_t *p)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "time", api_time(p->time_ms));
+	json_object_set_new(o, "rows", api_profile_rows(p));
 	return o;
 }
 

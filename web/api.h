@@ -17,6 +17,14 @@ json_t *api_str(const char *s);
 
 void api_routers(fleet_t *fleet, buf_t *out);
 
+/* For web/api_report.c: RFC 3339 UTC of a wall clock in ms (null for 0), a number (null when
+ * not finite), one verdict as in /api/v1/regressions, a profile's rows [{"cpu","name","usage"}]
+ * ([] for NULL). */
+json_t *api_time(int64_t ms);
+json_t *api_num(double v);
+json_t *api_verdict(const struct detector_verdict *v);
+json_t *api_profile_rows(const profile_t *p);
+
 /* The upgrade detector's results (detector/detector.h), [] while it has none: every verdict
  * ({router, interface, direction, from_version, to_version, upgraded_at, before_bps, after_bps,
  * ratio, method, verdict, ...}), and one row per cohort (upgrade x architecture x board). */

@@ -34,6 +34,7 @@
 #include "web/page_router.h"
 #include "web/page_upgrades.h"
 #include "web/api_rollout.h"
+#include "web/api_report.h"
 #include "lib/xmem.h"
 
 #define HTTP_THREADS         2
@@ -258,6 +259,17 @@ static unsigned http_api_router_sub(
 	return code;
 }
 
+/* /api/v1/upgrades/ID/report and /report.md: what to send support about one upgrade. */
+static unsigned http_api_report(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
+{
+	struct api_report_req req = { .conf = h->deps.conf, .detector = h->deps.detector, .rest = rest };
+	bool md = false;
+	unsigned code = api_report(&req, body, &md);
+	*ctype = md ? "text/markdown; charset=utf-8" : "application/json";
+	return code;
+}
+
 /* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
 static unsigned http_upgrades_page(
 	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
@@ -296,6 +308,7 @@ static const struct http_page {
 	{ "/api/v1/history/", http_api_history },
 	{ "/api/v1/rollout", http_api_rollout },
 	{ "/api/v1/routers/", http_api_router_sub },
+	{ "/api/v1/upgrades/", http_api_report },
 };
 
 /* The page for url and where its rest begins; NULL when none. */

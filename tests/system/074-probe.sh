@@ -1,10 +1,12 @@
 #!/bin/sh
 # 074-probe: wgwatchd probes a router's tunnel at a fixed rate (POST /rest/tool/bandwidth-test to
 # wgwatch-sim, whose tunnel delivers what its CPU model allows), once its polls answer and again
-# after its upgrade at 14 s makes encryption on the pinned core 3x dearer: 300 Mbit/s offered,
+# after its upgrade at 10 s makes encryption on the pinned core 3x dearer: 300 Mbit/s offered,
 # about 300 delivered before and far less after. Both probes are stored, served by
 # /api/v1/routers/NAME/probes and wgwatch_probe_delivered_bits_per_second; the 1 s polls go on
 # during the probes; a probe with the wrong server password is logged once, and polls go on.
+# The upgrade's report (/api/v1/upgrades/ID/report and .md, ID the upgrade_id of its verdicts)
+# shows the probe pair and the profile after.
 . "$top_srcdir/tests/system/lib.sh"
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 SC="$top_srcdir/tests/system/probe.scenario"
@@ -27,13 +29,14 @@ probe = 10.64.0.3
 probe_rate = 300M
 probe_duration = 3s
 probe_every = 1h
+profile_duration = 3s
 probe_user = btest
 
 [router ccr-wrong]
 rest = $REST
 probe_password_file = $T/wrong.pass
 EOF2
-write_conf 1s 900ms
+write_conf 1s 900ms "[detector]" "before = 10s" "after = 8s" "min_samples = 3" "every = 1s"
 start_daemon
 
 two() { http_get /api/v1/routers/ccr/probes >"$T/probes.json" &&
@@ -71,5 +74,40 @@ grep -q 'diag: router ccr-wrong: probe failed: POST /rest/tool/bandwidth-test: b
 [ "$($EXPO "$T/metrics.txt" wgwatch_router_up router=ccr-wrong)" = 1 ] || fail "ccr-wrong is not up"
 [ "$(http_get /api/v1/routers/ccr-wrong/probes)" = "[]" ] || fail "ccr-wrong has a probe"
 grep -q 'probe-secret' "$T/daemon.log" "$T/metrics.txt" "$T/probes.json" && fail "the btest password leaked"
-check_log_clean
 ok "ccr-wrong: authentication failed, logged once, polled on; no secret leaked"
+
+# The report of ccr's upgrade, found through the upgrade_id of its verdicts.
+uid() { http_get /api/v1/regressions >"$T/reg.json" && $PY -c '
+import json, sys
+ids = {v["upgrade_id"] for v in json.load(open(sys.argv[1])) if v["router"] == "ccr"}
+assert len(ids) == 1
+print(ids.pop())' "$T/reg.json"; }
+wait_until 15 uid || fail "no verdict of ccr with an upgrade_id: $(cat "$T/reg.json")"
+id=$(uid)
+http_get "/api/v1/upgrades/$id/report" >"$T/report.json" || fail "no report of upgrade $id"
+have_profile() { http_get "/api/v1/upgrades/$id/report" >"$T/report.json" &&
+	$PY -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["profile"]["after"])' "$T/report.json"; }
+wait_until 10 have_profile || fail "the report has no profile after the upgrade: $(cat "$T/report.json")"
+$PY - "$T/report.json" "$T/probes.json" <<'PY' || fail "the report is not what was measured (above)"
+import json, sys
+r, probes = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert r["router"] == "ccr" and r["from_version"] == "7.21.5" and r["to_version"] == "7.22.3", r
+assert r["board"] == "CCR1009-7G-1C-1S+" and r["architecture"] == "tile", r
+assert r["upgraded_at"].endswith("Z") and r["verdicts"] and all(v["router"] == "ccr" for v in r["verdicts"]), r
+sides = {p["side"]: p for p in r["probes"]}
+assert set(sides) == {"before", "after"}, r["probes"]
+assert sides["before"]["delivered_bps"] == probes[1]["delivered_bps"], (sides, probes)
+assert sides["after"]["delivered_bps"] == probes[0]["delivered_bps"], (sides, probes)
+assert sides["after"]["lost_packets"] is None and sides["after"]["direction"] == "transmit", sides
+assert r["profile"]["before"] == [] and all(isinstance(x["usage"], (int, float)) for x in r["profile"]["after"]), r
+PY
+code=$(curl -s -o "$T/report.md" -w '%{http_code} %{content_type}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/$id/report.md")
+[ "$code" = "200 text/markdown; charset=utf-8" ] || fail "report.md: $code"
+grep -q '^# WireGuard throughput after an upgrade: ccr, RouterOS 7.21.5 → 7.22.3' "$T/report.md" || fail "report.md head: $(head -3 "$T/report.md")"
+grep -q '^| before | .* | transmit | 300.0 Mbit/s | 300.0 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe before: $(cat "$T/report.md")"
+grep -q '^| after | .* | transmit | 300.0 Mbit/s | 128.2 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe after: $(cat "$T/report.md")"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/99999/report")
+[ "$code" = 404 ] || fail "an unknown upgrade's report: HTTP $code"
+grep -q 'probe-secret\|diag-secret' "$T/report.json" "$T/report.md" && fail "a secret in the report"
+check_log_clean
+ok "upgrade $id's report (JSON and Markdown): probes 300 -> 128 Mbit/s, the profile after, no secret"

@@ -1,0 +1,391 @@
+/* api_report: one upgrade's report, gathered once (store history, detector view) and written
+ * as JSON or as Markdown from the same data. Probes and profiles are paired around the upgrade:
+ * the newest that ended before it, the first that started after it. Router text is escaped
+ * (JSON strings made valid UTF-8; Markdown table cells lose their pipes and newlines). */
+#include "config.h"
+#include "web/api_report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "detector/profdiff.h"
+#include "lib/log.h"
+#include "lib/text.h"
+#include "lib/xmem.h"
+#include "store/history.h"
+#include "web/api.h"
+
+#define REPORT_MAX 200 /* profiles and probes read per router */
+
+struct report {
+	struct history_upgrade u;
+	profile_t **profiles;
+	size_t nprofiles;
+	probe_t **probes;
+	size_t nprobes;
+	const profile_t *before, *after;
+	const probe_t *sel[4]; /* before/after x transmit/receive that exist */
+	const char *side[4];
+	size_t nsel;
+	detector_view_t *view;
+	const struct detector_verdict **v; /* this upgrade's verdicts */
+	size_t nv;
+	const struct detector_cohort *cohort, *chr; /* this board's, x86_64 CHRs' on the same upgrade */
+};
+
+static const probe_t *report_probe_pick(const struct report *r, const char *dir, bool after)
+{
+	const probe_t *best = NULL;
+	for (size_t i = 0; i < r->nprobes; i++) {
+		const probe_t *p = r->probes[i]; /* newest first */
+		if (strcmp(p->direction, dir) != 0)
+			continue;
+		if (!after && p->time_ms < r->u.time_ms)
+			return p;
+		if (after && p->time_ms - p->duration_ms >= r->u.time_ms)
+			best = p;
+	}
+	return best;
+}
+
+static void report_pair_probes(struct report *r)
+{
+	static const char *const dirs[] = { "transmit", "receive" };
+	for (int side = 0; side < 2; side++)
+		for (int d = 0; d < 2; d++) {
+			const probe_t *p = report_probe_pick(r, dirs[d], side == 1);
+			if (p != NULL) {
+				r->sel[r->nsel] = p;
+				r->side[r->nsel++] = side ? "after" : "before";
+			}
+		}
+}
+
+static bool report_same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+static void report_detector(struct report *r, detector_t *detector)
+{
+	r->view = detector_view(detector);
+	size_t n = r->view ? detector_view_nverdicts(r->view) : 0;
+	r->v = xcalloc(n + 1, sizeof(*r->v));
+	for (size_t i = 0; i < n; i++)
+		if (detector_view_verdict(r->view, i)->upgrade_id == r->u.id)
+			r->v[r->nv++] = detector_view_verdict(r->view, i);
+	for (size_t i = 0; r->view && i < detector_view_ncohorts(r->view); i++) {
+		const struct detector_cohort *c = detector_view_cohort(r->view, i);
+		if (!report_same(c->from_version, r->u.from_version) ||
+			!report_same(c->to_version, r->u.to_version))
+			continue;
+		if (report_same(c->architecture, r->u.architecture) && report_same(c->board, r->u.board))
+			r->cohort = c;
+		else if (report_same(c->architecture, "x86_64") && r->chr == NULL)
+			r->chr = c;
+	}
+}
+
+static void report_free(struct report *r)
+{
+	history_upgrade_clear(&r->u);
+	history_profiles_free(r->profiles, r->nprofiles);
+	history_probes_free(r->probes, r->nprobes);
+	free(r->v);
+	detector_view_free(r->view);
+}
+
+/* 0, 1 (no such upgrade) or -1 (logged). */
+static int report_load(const struct api_report_req *req, int64_t id, struct report *r)
+{
+	char *cause = NULL;
+	const char *db = req->conf->database;
+	int rc = history_upgrade(db, id, &r->u, &cause);
+	if (rc == 0 &&
+		(history_profiles(db, r->u.router, REPORT_MAX, &r->profiles, &r->nprofiles, &cause) < 0 ||
+			history_probes(db, r->u.router, REPORT_MAX, &r->probes, &r->nprobes, &cause) < 0))
+		rc = -1;
+	if (rc < 0) {
+		log_warn("web: report API: %s", cause);
+		free(cause);
+		return -1;
+	}
+	if (rc == 1)
+		return 1;
+	r->before = profdiff_pick(r->profiles, r->nprofiles, r->u.time_ms, false);
+	r->after = profdiff_pick(r->profiles, r->nprofiles, r->u.time_ms, true);
+	report_pair_probes(r);
+	report_detector(r, req->detector);
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+static json_t *report_json_probe(const probe_t *p, const char *side)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "side", json_string(side));
+	json_object_set_new(o, "time", api_time(p->time_ms));
+	json_object_set_new(o, "direction", json_string(p->direction));
+	json_object_set_new(o, "offered_bps", api_num(p->offered_bps));
+	json_object_set_new(o, "delivered_bps", api_num(p->delivered_bps));
+	json_object_set_new(
+		o, "lost_packets", p->lost_packets >= 0 ? json_integer(p->lost_packets) : json_null());
+	json_object_set_new(o, "busiest_core_load",
+		p->busiest_core_load >= 0 ? json_real(p->busiest_core_load) : json_null());
+	return o;
+}
+
+static json_t *report_json_cohort(const struct detector_cohort *c)
+{
+	if (c == NULL)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "architecture", api_str(c->architecture));
+	json_object_set_new(o, "board", api_str(c->board));
+	json_object_set_new(o, "routers", json_integer((json_int_t)c->routers));
+	json_object_set_new(o, "regressed", json_integer((json_int_t)c->regressed));
+	json_object_set_new(o, "improved", json_integer((json_int_t)c->improved));
+	json_object_set_new(o, "median_ratio_tx", api_num(c->median_ratio_tx));
+	json_object_set_new(o, "median_ratio_rx", api_num(c->median_ratio_rx));
+	return o;
+}
+
+static json_t *report_json(const struct report *r)
+{
+	json_t *o = json_object(), *verdicts = json_array(), *probes = json_array(), *prof = json_object();
+	json_object_set_new(o, "upgrade_id", json_integer((json_int_t)r->u.id));
+	json_object_set_new(o, "router", api_str(r->u.router));
+	json_object_set_new(o, "board", api_str(r->u.board));
+	json_object_set_new(o, "architecture", api_str(r->u.architecture));
+	json_object_set_new(o, "firmware", api_str(r->u.firmware));
+	json_object_set_new(o, "from_version", api_str(r->u.from_version));
+	json_object_set_new(o, "to_version", api_str(r->u.to_version));
+	json_object_set_new(o, "upgraded_at", api_time(r->u.time_ms));
+	for (size_t i = 0; i < r->nv; i++)
+		json_array_append_new(verdicts, api_verdict(r->v[i]));
+	json_object_set_new(o, "verdicts", verdicts);
+	for (size_t i = 0; i < r->nsel; i++)
+		json_array_append_new(probes, report_json_probe(r->sel[i], r->side[i]));
+	json_object_set_new(o, "probes", probes);
+	json_object_set_new(prof, "before", api_profile_rows(r->before));
+	json_object_set_new(prof, "after", api_profile_rows(r->after));
+	json_object_set_new(o, "profile", prof);
+	char *diff = r->before && r->after ? profdiff_text(r->before, r->after) : NULL;
+	json_object_set_new(o, "profile_diff", api_str(diff));
+	free(diff);
+	json_object_set_new(o, "cohort", report_json_cohort(r->cohort));
+	json_object_set_new(o, "chr_cohort", report_json_cohort(r->chr));
+	return o;
+}
+
+static int report_dump_cb(const char *data, size_t size, void *arg)
+{
+	buf_append(arg, data, size);
+	return 0;
+}
+
+/* ---- Markdown ---- */
+
+/* Router text in a Markdown line or table cell: valid UTF-8, no pipe, no line break. */
+static void report_md_text(buf_t *out, const char *s)
+{
+	buf_t b;
+	buf_init(&b);
+	text_put_utf8(&b, s ? s : "?");
+	for (size_t i = 0; i < b.len; i++)
+		buf_putc(out,
+			b.data[i] == '|'                                 ? '/'
+				: b.data[i] == '\n' || b.data[i] == '\r' ? ' '
+									 : b.data[i]);
+	buf_free(&b);
+}
+
+static void report_md_time(buf_t *out, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char tmp[32];
+	if (ms > 0 && gmtime_r(&t, &tm) && strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%S UTC", &tm))
+		buf_puts(out, tmp);
+	else
+		buf_puts(out, "?");
+}
+
+static void report_md_mbps(buf_t *out, double bps)
+{
+	if (isfinite(bps) && bps >= 0)
+		buf_printf(out, "%.1f Mbit/s", bps / 1e6);
+	else
+		buf_puts(out, "-");
+}
+
+static void report_md_pct(buf_t *out, double v)
+{
+	if (isfinite(v) && v >= 0)
+		buf_printf(out, "%.0f %%", v * 100);
+	else
+		buf_puts(out, "-");
+}
+
+static void report_md_head(buf_t *out, const struct report *r)
+{
+	buf_puts(out, "# WireGuard throughput after an upgrade: ");
+	report_md_text(out, r->u.router);
+	buf_puts(out, ", RouterOS ");
+	report_md_text(out, r->u.from_version);
+	buf_puts(out, " \xe2\x86\x92 ");
+	report_md_text(out, r->u.to_version);
+	buf_puts(out, "\n\n- Router: ");
+	report_md_text(out, r->u.router);
+	buf_puts(out, "\n- Board: ");
+	report_md_text(out, r->u.board);
+	buf_puts(out, ", architecture ");
+	report_md_text(out, r->u.architecture);
+	buf_puts(out, ", RouterBOOT firmware ");
+	report_md_text(out, r->u.firmware);
+	buf_puts(out, "\n- Upgraded: ");
+	report_md_time(out, r->u.time_ms);
+	buf_puts(out, "\n\n");
+}
+
+static void report_md_verdicts(buf_t *out, const struct report *r)
+{
+	buf_puts(out, "## Verdicts\n\n");
+	if (r->nv == 0) {
+		buf_puts(out, "No verdict yet.\n\n");
+		return;
+	}
+	buf_puts(out,
+		"| Interface | Direction | Verdict | Method | Before | After | Ratio | Busiest core before | after |\n"
+		"|---|---|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->nv; i++) {
+		const struct detector_verdict *v = r->v[i];
+		buf_puts(out, "| ");
+		report_md_text(out, v->interface);
+		buf_printf(out, " | %s | %s | %s | ", v->direction, detector_verdict_name(v->verdict),
+			detector_method_name(v->method));
+		report_md_mbps(out, v->before_bps);
+		buf_puts(out, " | ");
+		report_md_mbps(out, v->after_bps);
+		buf_puts(out, " | ");
+		if (isfinite(v->ratio))
+			buf_printf(out, "%.2f", v->ratio);
+		else
+			buf_puts(out, "-");
+		buf_puts(out, " | ");
+		report_md_pct(out, v->before_load);
+		buf_puts(out, " | ");
+		report_md_pct(out, v->after_load);
+		buf_puts(out, " |\n");
+	}
+	buf_puts(out, "\n");
+}
+
+static void report_md_probes(buf_t *out, const struct report *r)
+{
+	buf_puts(out, "## Fixed-rate probe (bandwidth-test through the tunnel)\n\n");
+	if (r->nsel == 0) {
+		buf_puts(out, "No probe on either side of the upgrade.\n\n");
+		return;
+	}
+	buf_puts(out,
+		"| Side | Time | Direction | Offered | Delivered | Lost packets (last second) | Busiest core |\n"
+		"|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->nsel; i++) {
+		const probe_t *p = r->sel[i];
+		buf_printf(out, "| %s | ", r->side[i]);
+		report_md_time(out, p->time_ms);
+		buf_printf(out, " | %s | ", p->direction);
+		report_md_mbps(out, p->offered_bps);
+		buf_puts(out, " | ");
+		report_md_mbps(out, p->delivered_bps);
+		if (p->lost_packets >= 0)
+			buf_printf(out, " | %lld | ", (long long)p->lost_packets);
+		else
+			buf_puts(out, " | - | ");
+		report_md_pct(out, p->busiest_core_load);
+		buf_puts(out, " |\n");
+	}
+	buf_puts(out, "\n");
+}
+
+static void report_md_profile(buf_t *out, const struct report *r)
+{
+	buf_puts(out, "## CPU profile (/tool/profile cpu=all)\n\n");
+	char *diff = r->before && r->after ? profdiff_text(r->before, r->after) : NULL;
+	if (diff == NULL) {
+		buf_printf(out, "No profile %s the upgrade.\n\n",
+			r->before          ? "after"
+				: r->after ? "before"
+					   : "on either side of");
+		return;
+	}
+	buf_puts(out, "Share of the busiest core, before \xe2\x86\x92 after: ");
+	report_md_text(out, diff);
+	buf_puts(out, ".\n\n");
+	free(diff);
+}
+
+static void report_md_cohort(buf_t *out, const struct report *r)
+{
+	buf_puts(out, "## Cohort\n\n");
+	if (r->cohort == NULL) {
+		buf_puts(out, "No other verdict on this board and upgrade yet.\n");
+	} else {
+		buf_printf(out,
+			"%zu router%s of this board and architecture took the same upgrade; %zu regressed, %zu improved.\n",
+			r->cohort->routers, r->cohort->routers == 1 ? "" : "s", r->cohort->regressed,
+			r->cohort->improved);
+	}
+	if (r->chr != NULL)
+		buf_printf(out, "x86_64 CHRs on the same upgrade: %zu, %zu regressed%s.\n", r->chr->routers,
+			r->chr->regressed, r->chr->regressed == 0 ? " (they held)" : "");
+	else
+		buf_puts(out, "No x86_64 CHR on the same upgrade to compare with.\n");
+}
+
+static void report_md(buf_t *out, const struct report *r)
+{
+	report_md_head(out, r);
+	report_md_verdicts(out, r);
+	report_md_probes(out, r);
+	report_md_profile(out, r);
+	report_md_cohort(out, r);
+}
+
+unsigned api_report(const struct api_report_req *req, buf_t *out, bool *markdown)
+{
+	char *end = NULL;
+	long long id = strtoll(req->rest, &end, 10);
+	*markdown = end != req->rest && strcmp(end, "/report.md") == 0;
+	if (end == req->rest || id <= 0 || (!*markdown && strcmp(end, "/report") != 0) || req->conf == NULL ||
+		req->conf->database == NULL) {
+		buf_puts(out, "{\"error\":\"not found\"}\n");
+		*markdown = false;
+		return 404;
+	}
+	struct report r = { .nsel = 0 };
+	int rc = report_load(req, id, &r);
+	if (rc != 0) {
+		buf_puts(out,
+			rc > 0 ? "{\"error\":\"no such upgrade\"}\n"
+			       : "{\"error\":\"the database cannot be read now; see the daemon log\"}\n");
+		report_free(&r);
+		*markdown = false;
+		return rc > 0 ? 404 : 500;
+	}
+	if (*markdown) {
+		report_md(out, &r);
+	} else {
+		json_t *o = report_json(&r);
+		json_dump_callback(o, report_dump_cb, out, JSON_COMPACT | JSON_REAL_PRECISION(10));
+		buf_putc(out, '\n');
+		json_decref(o);
+	}
+	report_free(&r);
+	return 200;
+}
