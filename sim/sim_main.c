@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct opts {
 	int snmp;           /* 0 off, 1 SNMP too, 2 SNMP only in the config fragment */
 	unsigned snmp_port; /* 0: the HTTP port */
 	const char *community;
+	bool config_diag; /* the fragment names the scenario's diag_user too */
 };
 
 static void sim_main_usage(FILE *f)
@@ -45,6 +47,7 @@ static void sim_main_usage(FILE *f)
 		"                         that many seconds in (the past filled by wgwatch-fill; default now)\n"
 		"  -c, --config-out FILE  write a wgwatchd [router NAME] config fragment\n"
 		"  -r, --ready-file FILE  create FILE once every listener accepts connections\n"
+		"  -D, --config-diag      the config fragment has diag_user and diag_password too\n"
 		"      --snmp             every router also answers SNMP v1/v2c on UDP\n"
 		"      --snmp-only        --snmp, and the config fragment has snmp = only (no rest =)\n"
 		"      --snmp-port N      UDP port of every router (default: the TCP port)\n"
@@ -107,6 +110,7 @@ static int sim_main_opt(int ch, struct opts *o)
 		break;
 	case 'c': o->config_out = optarg; break;
 	case 'r': o->ready_file = optarg; break;
+	case 'D': o->config_diag = true; break;
 	case 'q': o->verbosity--; break;
 	case 'v': o->verbosity++; break;
 	case 'h': sim_main_usage(stdout); exit(0);
@@ -124,6 +128,7 @@ static int sim_main_parse_opts(int argc, char **argv, struct opts *o)
 		{ "epoch", required_argument, NULL, 'e' },
 		{ "config-out", required_argument, NULL, 'c' },
 		{ "ready-file", required_argument, NULL, 'r' },
+		{ "config-diag", no_argument, NULL, 'D' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -135,7 +140,7 @@ static int sim_main_parse_opts(int argc, char **argv, struct opts *o)
 	};
 	int ch;
 	*o = (struct opts){ .first = 0x7f2a0001, .port = 8080, .community = "public" };
-	while ((ch = getopt_long(argc, argv, "a:p:t:e:c:r:qvh", lo, NULL)) != -1)
+	while ((ch = getopt_long(argc, argv, "a:p:t:e:c:r:Dqvh", lo, NULL)) != -1)
 		if (sim_main_opt(ch, o) < 0)
 			return -1;
 	if (optind != argc - 1) {
@@ -212,6 +217,9 @@ static int sim_main_write_config(
 		if (o->snmp != 2)
 			buf_printf(&b, "rest = http%s://%s:%u\nuser = %s\npassword = %s\n", g->tls ? "s" : "",
 				sim_main_ip(addrs[i], a), o->port, sc->user, sc->password);
+		if (o->snmp != 2 && o->config_diag && sc->diag_user)
+			buf_printf(
+				&b, "diag_user = %s\ndiag_password = %s\n", sc->diag_user, sc->diag_password);
 		if (o->snmp)
 			buf_printf(&b, "snmp = %s:%u\nsnmp_community = %s\n", sim_main_ip(addrs[i], a),
 				o->snmp_port, o->community);

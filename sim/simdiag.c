@@ -87,6 +87,20 @@ static int simdiag_prof_arg(const simrouter_t *r, struct simprof_args *a, const 
 	return strcmp(k, ".proplist") == 0 || strcmp(k, "as-value") == 0 || strcmp(k, "without-paging") == 0;
 }
 
+static int simdiag_copy(char *dst, size_t size, const char *v)
+{
+	if (!*v || strlen(v) >= size)
+		return -1;
+	snprintf(dst, size, "%s", v);
+	return 0;
+}
+
+static int simdiag_bool(const char *v, bool *out)
+{
+	*out = strcmp(v, "yes") == 0 || strcmp(v, "true") == 0;
+	return *out || strcmp(v, "no") == 0 || strcmp(v, "false") == 0 ? 0 : -1;
+}
+
 static int simdiag_dir(const char *v, enum simbtest_dir *d)
 {
 	*d = strcmp(v, "receive") == 0       ? SIMBTEST_RECEIVE
@@ -101,8 +115,7 @@ static int simdiag_btest_arg(struct simbtest_args *a, const char *k, const char 
 {
 	int rc = 0;
 	if (strcmp(k, "address") == 0)
-		rc = strlen(v) < sizeof(a->address) ? snprintf(a->address, sizeof(a->address), "%s", v),
-		0                                   : -1;
+		rc = simdiag_copy(a->address, sizeof(a->address), v);
 	else if (strcmp(k, "protocol") == 0)
 		rc = (a->tcp = strcmp(v, "tcp") == 0) || strcmp(v, "udp") == 0 ? 0 : -1;
 	else if (strcmp(k, "direction") == 0)
@@ -116,10 +129,7 @@ static int simdiag_btest_arg(struct simbtest_args *a, const char *k, const char 
 	else if (strcmp(k, "connection-count") == 0)
 		rc = simdiag_int(v, 1, 255, &a->connections);
 	else if (strcmp(k, "random-data") == 0)
-		rc = (a->random_data = strcmp(v, "yes") == 0 || strcmp(v, "true") == 0) ||
-				strcmp(v, "no") == 0 || strcmp(v, "false") == 0
-			? 0
-			: -1;
+		rc = simdiag_bool(v, &a->random_data);
 	else if (strcmp(k, "user") == 0 || strcmp(k, "password") == 0)
 		rc = strlen(v) <= 32 ? 0 : -1;
 	else if (strcmp(k, "interval") != 0 && strcmp(k, "once") != 0 && strcmp(k, ".proplist") != 0)

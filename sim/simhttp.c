@@ -144,7 +144,7 @@ static void simhttp_host_run(simhttp_t *h, struct host *ho)
 
 /* ---- parked (suspended) requests ---- */
 
-static void simhttp_park(simhttp_t *h, struct req *r, enum park p)
+void simhttp_park(simhttp_t *h, struct req *r, enum park p)
 {
 	struct req **head = &h->parked[p];
 	r->park = p;
@@ -154,6 +154,12 @@ static void simhttp_park(simhttp_t *h, struct req *r, enum park p)
 		(*head)->prev = r;
 	*head = r;
 	MHD_suspend_connection(r->c);
+}
+
+void simhttp_hold_sleep(simhttp_t *h, struct req *r)
+{
+	simhttp_park(h, r, P_HOLD);
+	h->hold_wake = fmin(h->hold_wake, r->due);
 }
 
 void simhttp_drip_sleep(simhttp_t *h, struct req *r)
@@ -178,7 +184,7 @@ static void simhttp_unpark(simhttp_t *h, struct req *r)
 
 /* Resume r. Without an internal thread MHD has no resume channel to wake the epoll: its
  * daemon is made due now, so the loop runs it. */
-static void simhttp_wake(simhttp_t *h, struct req *r, bool dead)
+void simhttp_wake(simhttp_t *h, struct req *r, bool dead)
 {
 	simhttp_unpark(h, r);
 	r->dead = dead;
@@ -209,60 +215,12 @@ static enum MHD_Result simhttp_simple_reply(struct MHD_Connection *c, int status
 	return simhttp_queue(c, status, resp);
 }
 
-/* r's turn is over: the next waiting request of its user runs (is resumed). */
-static void simhttp_release(simhttp_t *h, struct req *r)
-{
-	struct host *ho = r->ho;
-	if (!r->entered)
-		return;
-	r->entered = false;
-	if (!simq_running(ho->q, r->user, r)) {
-		simq_drop(ho->q, r);
-		return;
-	}
-	struct req *next = simq_done(ho->q, r->user);
-	if (next && !ho->stopping)
-		simhttp_wake(h, next, false);
-}
-
-/* Whether r may run now: one request of a user at a time, in arrival order (RouterOS's REST
- * server). False: r waits, parked, until simhttp_release resumes it. */
-static bool simhttp_take_turn(struct req *r)
-{
-	struct host *ho = r->ho;
-	if (r->entered)
-		return true; /* resumed: its turn came */
-	int user = simrest_user(simrouter_scenario(ho->r),
-		MHD_lookup_connection_value(r->c, MHD_HEADER_KIND, "Authorization"));
-	if (user < 0)
-		return true; /* no user: the 401 does not wait */
-	if (!ho->q)
-		ho->q = simq_create();
-	r->entered = true;
-	r->user = user;
-	if (simq_enter(ho->q, user, r))
-		return true;
-	simhttp_park(ho->h, r, P_QUEUE);
-	return false;
-}
-
 /* Send r's reply (held in rs, or r->held when its time has come) and end r's turn. */
 static enum MHD_Result simhttp_send(struct req *r, struct simresp *rs, enum sc_fault f)
 {
 	enum MHD_Result ok = simhttp_queue(r->c, rs->status, simfault_response(r, rs, f));
-	simhttp_release(r->ho->h, r);
+	simhold_release(r);
 	return ok;
-}
-
-/* Keep rs until its hold is over: the connection sleeps, the loop resumes it at r->due. */
-static enum MHD_Result simhttp_hold(simhttp_t *h, struct req *r, struct simresp *rs)
-{
-	r->held = *rs;
-	r->ready = true;
-	r->due = simhttp_real_now(h) + rs->hold;
-	simhttp_park(h, r, P_HOLD);
-	h->hold_wake = fmin(h->hold_wake, r->due);
-	return MHD_YES;
 }
 
 /* Answer the complete request r through simrest. */
@@ -290,8 +248,10 @@ static enum MHD_Result simhttp_serve(struct req *r, const char *method, enum sc_
 	if (rs.served_private_key)
 		log_info("router %s: served private-key/preshared-key (%s %s with no .proplist)", name,
 			method, rq.path);
-	if (rs.hold > 0)
-		return simhttp_hold(h, r, &rs);
+	if (rs.hold > 0) {
+		simhold_keep(r, &rs, simhttp_real_now(h));
+		return MHD_YES;
+	}
 	enum MHD_Result ok = simhttp_send(r, &rs, f);
 	buf_free(&rs.body);
 	return ok;
@@ -317,7 +277,7 @@ static enum MHD_Result simhttp_answer(struct req *r, const char *method)
 		simhttp_park(h, r, P_HANG);
 		return MHD_YES;
 	}
-	if (!simhttp_take_turn(r))
+	if (!simhold_take_turn(r))
 		return MHD_YES;
 	return simhttp_serve(r, method, f);
 }
@@ -373,7 +333,7 @@ static void simhttp_on_completed(
 	if (!r)
 		return;
 	simhttp_unpark(ho->h, r);
-	simhttp_release(ho->h, r);
+	simhold_release(r);
 	if (r->ready)
 		buf_free(&r->held.body);
 	free(r->target);

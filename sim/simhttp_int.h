@@ -1,5 +1,5 @@
-/* simhttp_int: what simhttp.c and simfault.c share (a router's daemon, one request); for
- * those two files only. */
+/* simhttp_int: what simhttp.c, simfault.c and simhold.c share (a router's daemon, one
+ * request); for those files only. */
 #ifndef WGWATCH_SIMHTTP_INT_H
 #define WGWATCH_SIMHTTP_INT_H
 
@@ -55,10 +55,24 @@ struct req {
 
 /* Real (monotonic) seconds since simhttp_create, to the nanosecond. */
 double simhttp_real_now(const simhttp_t *h);
+/* Suspend r in h->parked[p] (MHD_suspend_connection). */
+void simhttp_park(simhttp_t *h, struct req *r, enum park p);
+/* Resume r; dead: it is closed when it runs. */
+void simhttp_wake(simhttp_t *h, struct req *r, bool dead);
+/* Suspend r until r->due; the loop resumes it then. */
+void simhttp_hold_sleep(simhttp_t *h, struct req *r);
 /* Suspend r until its next drip is due; the loop resumes it then. */
 void simhttp_drip_sleep(simhttp_t *h, struct req *r);
 
 /* The response for rs; fault f decides how it leaves (all at once, dripped, cut short). */
 struct MHD_Response *simfault_response(struct req *r, struct simresp *rs, enum sc_fault f);
+
+/* simhold.c: whether r may run now (its user has no request running); false: r waits, parked,
+ * until simhold_release of its user's running request resumes it. */
+bool simhold_take_turn(struct req *r);
+/* r's turn is over (answered or gone): its user's next waiting request runs. Idempotent. */
+void simhold_release(struct req *r);
+/* Keep rs (its body too) in r until rs->hold real seconds after now, r suspended meanwhile. */
+void simhold_keep(struct req *r, struct simresp *rs, double now);
 
 #endif

@@ -90,7 +90,7 @@ static void test_profile(const simrouter_t *r)
 	/* the cpuN rows are the loads /system/resource/cpu serves */
 	char want[16];
 	for (int c = 0; c < 9; c++) {
-		char name[8];
+		char name[16];
 		snprintf(name, sizeof(name), "cpu%d", c);
 		snprintf(want, sizeof(want), "%d", simrouter_core_load(r, 2.5, c));
 		CHECK_STR(row(a, "2", NULL, name), want);
