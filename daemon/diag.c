@@ -9,6 +9,7 @@
 #include "lib/xmem.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +28,7 @@ struct drouter {
 	int64_t last_ok_ms;  /* monotonic; 0: none since start */
 	int64_t last_bad_ms; /* monotonic time of the newest refusal or failure; 0: none */
 	/* probes: the same marks, and the busiest core seen by the polls during the one running */
-	bool probe_upgraded, probe_busy, probe_for_upgrade, probe_told;
+	bool probe_upgraded, probe_busy, probe_for_upgrade, probe_told, probe_demanded;
 	int64_t probe_ok_ms, probe_bad_ms;
 	double probe_core;
 };
@@ -39,6 +40,9 @@ struct diag {
 	size_t probes;      /* in flight */
 	struct drouter **r; /* sorted by name */
 	size_t n;
+	pthread_mutex_t mu; /* guards demands: the HTTP threads add, the loop takes */
+	char **demands;
+	size_t ndemands;
 };
 
 static int diag_cmp(const void *a, const void *b)
@@ -103,6 +107,7 @@ diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_sink_t sink)
 	diag_t *d = xcalloc(1, sizeof(*d));
 	d->runner = runner;
 	d->sink = sink;
+	pthread_mutex_init(&d->mu, NULL);
 	diag_reconfigure(d, conf);
 	return d;
 }
@@ -113,8 +118,36 @@ void diag_destroy(diag_t *d)
 		return;
 	for (size_t i = 0; i < d->n; i++)
 		diag_router_free(d->r[i]);
+	for (size_t i = 0; i < d->ndemands; i++)
+		free(d->demands[i]);
+	free(d->demands);
+	pthread_mutex_destroy(&d->mu);
 	free(d->r);
 	free(d);
+}
+
+void diag_demand_probe(diag_t *d, const char *router)
+{
+	pthread_mutex_lock(&d->mu);
+	if (d->ndemands < 1024) { /* more is someone looping on the API: they wait */
+		d->demands = xreallocarray(d->demands, d->ndemands + 1, sizeof(*d->demands));
+		d->demands[d->ndemands++] = xstrdup(router);
+	}
+	pthread_mutex_unlock(&d->mu);
+}
+
+/* Loop thread: the demands made since, onto their routers. */
+static void diag_take_demands(diag_t *d)
+{
+	pthread_mutex_lock(&d->mu);
+	for (size_t i = 0; i < d->ndemands; i++) {
+		struct drouter *r = diag_find(d, d->demands[i]);
+		if (r != NULL)
+			r->probe_demanded = true;
+		free(d->demands[i]);
+	}
+	d->ndemands = 0;
+	pthread_mutex_unlock(&d->mu);
 }
 
 /* ---- a profile's or a probe's end ---- */
@@ -258,6 +291,8 @@ static bool diag_probe_due(const diag_t *d, const struct drouter *r, int64_t now
 	if (rc->probe == NULL || r->probe_busy || r->busy || d->probes >= DIAG_MAX_PROBES ||
 		r->ok_run < DIAG_RUN)
 		return false;
+	if (r->probe_demanded)
+		return true;
 	if (r->probe_bad_ms != 0 && now - r->probe_bad_ms < every)
 		return false;
 	if (r->probe_upgraded)
@@ -273,6 +308,7 @@ static void diag_maybe_probe(diag_t *d, struct drouter *r, const sample_t *s)
 	if (!diag_probe_due(d, r, clock_mono_ms()) || !diag_fits(r, s, r->rc->probe_duration_ms, "probe"))
 		return;
 	r->probe_for_upgrade = r->probe_upgraded;
+	r->probe_demanded = false;
 	r->probe_core = -1;
 	if (d->runner.probe(d->runner.ctx, r->rc, diag_probe_done, d) == 0) {
 		r->probe_busy = true;
@@ -282,6 +318,7 @@ static void diag_maybe_probe(diag_t *d, struct drouter *r, const sample_t *s)
 
 void diag_note_poll(diag_t *d, const sample_t *s)
 {
+	diag_take_demands(d); /* an uncontended lock per poll */
 	struct drouter *r = diag_find(d, s->router);
 	if (r == NULL || r->rc == NULL || !r->rc->diag || r->rc->rest == NULL)
 		return;

@@ -56,6 +56,9 @@ diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_sink_t sink);
 void diag_destroy(diag_t *d);
 /* Follow a reloaded conf (which must outlive d or the next reload); routers keep their state. */
 void diag_reconfigure(diag_t *d, const conf_t *conf);
+/* Any thread: probe router as soon as it allows (after its next poll; one probe per router and
+ * DIAG_MAX_PROBES at once still hold). The caller checks that the router has a probe. */
+void diag_demand_probe(diag_t *d, const char *router);
 /* Loop thread: a poll of s->router finished (right after, before the next is due). */
 void diag_note_poll(diag_t *d, const sample_t *s);
 

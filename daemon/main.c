@@ -327,7 +327,8 @@ static int main_start(struct daemon *d, bool once)
 		.fleet = d->fleet,
 		.store = d->store,
 		.loop = d->loop,
-		.detector = d->detector };
+		.detector = d->detector,
+		.diag = d->diag };
 	if (http_start(d->conf->listen, &deps, &d->http, &cause) != 0) {
 		log_error("listen %s: %s", d->conf->listen, cause);
 		free(cause);

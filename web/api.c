@@ -14,6 +14,7 @@
 #include "store/history.h"
 #include "lib/text.h"
 #include "lib/log.h"
+#include "lib/xmem.h"
 #include "web/metrics.h"
 
 json_t *api_str(const char *s)
@@ -396,4 +397,45 @@ unsigned api_probes(const conf_t *conf, const char *name, buf_t *out)
 	history_probes_free(v, n);
 	api_dump(arr, out);
 	return 200;
+}
+
+/* ---- POST /api/v1/routers/NAME/probe ---- */
+
+unsigned api_probe_demand(const conf_t *conf, diag_t *diag, const char *name, buf_t *out)
+{
+	const conf_router_t *rc = conf ? conf_router_find(conf, name) : NULL;
+	unsigned code = rc == NULL ? 404 : rc->probe == NULL || diag == NULL ? 409 : 202;
+	json_t *o = json_object();
+	json_object_set_new(o, "router", api_str(name));
+	json_object_set_new(o, "queued", json_boolean(code == 202));
+	json_object_set_new(o, "why",
+		json_string(code == 202       ? "the probe starts after the router's next poll"
+				: code == 404 ? "no such router"
+					      : "the router has no probe ="));
+	if (code == 202)
+		diag_demand_probe(diag, name);
+	api_dump(o, out);
+	return code;
+}
+
+/* ---- /api/v1/routers/NAME/... ---- */
+
+/* Whether rest ends in "/suffix" after a name; *n the name's length. */
+static bool api_suffix(const char *rest, const char *suffix, size_t *n)
+{
+	size_t len = strlen(rest), k = strlen(suffix);
+	*n = len - k - 1;
+	return len > k + 1 && rest[len - k - 1] == '/' && strcmp(rest + len - k, suffix) == 0;
+}
+
+unsigned api_router_sub(const conf_t *conf, const char *rest, buf_t *out)
+{
+	size_t n;
+	bool profiles = api_suffix(rest, "profiles", &n);
+	if (!profiles && !api_suffix(rest, "probes", &n))
+		return api_error(out, 404, "not found");
+	char *name = xstrndup(rest, n);
+	unsigned code = profiles ? api_profiles(conf, name, out) : api_probes(conf, name, out);
+	free(name);
+	return code;
 }

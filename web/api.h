@@ -8,6 +8,7 @@
 
 #include "lib/buf.h"
 #include "daemon/conf.h"
+#include "daemon/diag.h"
 #include "daemon/fleet.h"
 #include "detector/detector.h"
 
@@ -54,5 +55,12 @@ unsigned api_profiles(const conf_t *conf, const char *name, buf_t *out);
  * "direction", "offered_bps", "delivered_bps", "lost_packets", "local_cpu_load",
  * "remote_cpu_load", "busiest_core_load"}], null where unknown; statuses as api_profiles. */
 unsigned api_probes(const conf_t *conf, const char *name, buf_t *out);
+/* GET /api/v1/routers/NAME/profiles or /probes, rest "NAME/profiles" (NAME decoded): as above;
+ * 404 for another path. */
+unsigned api_router_sub(const conf_t *conf, const char *rest, buf_t *out);
+/* POST /api/v1/routers/NAME/probe (the HTTP guard lets it through only with [web]
+ * authentication on): 202 {"router", "queued": true, "why"} when diag will probe NAME after its
+ * next poll; 404 for a router not in the config; 409 for one without probe = (or no diag). */
+unsigned api_probe_demand(const conf_t *conf, diag_t *diag, const char *name, buf_t *out);
 
 #endif

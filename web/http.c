@@ -233,30 +233,12 @@ static unsigned http_api_history(
 	return api_history(&req, body);
 }
 
-/* Whether rest ends in "/suffix" after a name; *n the name's length. */
-static bool http_suffix(const char *rest, const char *suffix, size_t *n)
-{
-	size_t len = strlen(rest), k = strlen(suffix);
-	*n = len - k - 1;
-	return len > k + 1 && rest[len - k - 1] == '/' && strcmp(rest + len - k, suffix) == 0;
-}
-
-/* /api/v1/routers/NAME/profiles and /probes: rest is "NAME/profiles", the name decoded. */
+/* /api/v1/routers/NAME/profiles and /probes. */
 static unsigned http_api_router_sub(
 	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
 {
-	size_t n;
-	bool profiles = http_suffix(rest, "profiles", &n);
 	*ctype = "application/json";
-	if (!profiles && !http_suffix(rest, "probes", &n)) {
-		buf_puts(body, "{\"error\":\"not found\"}\n");
-		return 404;
-	}
-	char *name = xstrndup(rest, n);
-	unsigned code = profiles ? api_profiles(h->deps.conf, name, body)
-				 : api_probes(h->deps.conf, name, body);
-	free(name);
-	return code;
+	return api_router_sub(h->deps.conf, rest, body);
 }
 
 /* /api/v1/upgrades/ID/report and /report.md: what to send support about one upgrade. */
@@ -267,6 +249,15 @@ static unsigned http_api_report(
 	bool md = false;
 	unsigned code = api_report(&req, body, &md);
 	*ctype = md ? "text/markdown; charset=utf-8" : "application/json";
+	return code;
+}
+
+/* POST /api/v1/routers/NAME/probe (web/api.c says what it answers). */
+static unsigned http_probe_demand(http_t *h, const char *url, buf_t *body)
+{
+	char *name = xstrndup(url + 16, strlen(url) - 16 - 6);
+	unsigned code = api_probe_demand(h->deps.conf, h->deps.diag, name, body);
+	free(name);
 	return code;
 }
 
@@ -394,13 +385,25 @@ static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
 	return MHD_HTTP_UNAUTHORIZED;
 }
 
+/* POST /api/v1/routers/NAME/probe: the one request that makes wgwatchd act (real traffic). */
+static bool http_probe_post(const char *url, const char *method)
+{
+	size_t n = strlen(url);
+	return strcmp(method, "POST") == 0 && strncmp(url, "/api/v1/routers/", 16) == 0 && n > 22 &&
+		strcmp(url + n - 6, "/probe") == 0;
+}
+
 /* 0 when the request may go to its route, else the status to refuse it with. /healthz is
- * open to probes without credentials; it tells only whether the daemon is alive. */
+ * open to probes without credentials; it tells only whether the daemon is alive. A probe on
+ * demand is real traffic: only with [web] authentication on. */
 static unsigned http_guard(
 	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, const void *mark)
 {
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+	bool post = http_probe_post(url, method);
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !post)
 		return MHD_HTTP_METHOD_NOT_ALLOWED;
+	if (post && h->auth == NULL)
+		return MHD_HTTP_FORBIDDEN;
 	if (mark == &http_mark_long)
 		return MHD_HTTP_URI_TOO_LONG;
 	if (mark == &http_mark_bad || http_dot_segment(url))
@@ -416,6 +419,7 @@ static const char *http_refusal(unsigned status)
 {
 	switch (status) {
 	case MHD_HTTP_METHOD_NOT_ALLOWED: return "method not allowed\n";
+	case MHD_HTTP_FORBIDDEN: return "probes on demand need [web] user and password_file\n";
 	case MHD_HTTP_URI_TOO_LONG: return "request target too long\n";
 	case MHD_HTTP_CONTENT_TOO_LARGE: return "a request body is not accepted\n";
 	case MHD_HTTP_TOO_MANY_REQUESTS: return "too many failed logins: try again in a second\n";
@@ -489,6 +493,8 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 		*req_cls = &http_mark_passed;
 		return MHD_YES;
 	}
+	if (strcmp(method, "POST") == 0) /* the guard let only a probe on demand through */
+		return http_reply(conn, http_probe_demand(h, url, &body), "application/json", &body);
 	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
 		if (strcmp(url, http_routes[i].path) != 0)
 			continue;

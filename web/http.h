@@ -6,6 +6,7 @@
 
 #include "daemon/conf.h"
 #include "daemon/fleet.h"
+#include "daemon/diag.h"
 #include "detector/detector.h"
 #include "lib/loop.h"
 #include "store/store.h"
@@ -19,6 +20,7 @@ struct http_deps {
 	loop_t *loop; /* only for loop_heartbeat_ms */
 	/* the running detector, whose views the handlers read; NULL: none runs */
 	detector_t *detector;
+	diag_t *diag; /* on-demand probes (POST /api/v1/routers/NAME/probe); NULL: none */
 };
 
 /* Listen on "HOST:PORT" ("127.0.0.1:9477", "[::1]:9477") with deps->conf's [web] settings.

@@ -44,6 +44,8 @@ static void page_router_verdicts_row(buf_t *out, const struct detector_verdict *
 	page_router_change(out, v->from_version, v->to_version);
 	buf_puts(out, "<br><small>");
 	page_time(out, v->upgraded_ms, "&ndash;");
+	buf_printf(out, " <a class=\"report\" href=\"/api/v1/upgrades/%lld/report.md\">report</a>",
+		(long long)v->upgrade_id);
 	buf_puts(out, "</small></td><td>");
 	page_router_text(out, v->interface);
 	buf_puts(out, "</td>");
@@ -82,7 +84,10 @@ static void page_router_verdicts_before_after(buf_t *out, const struct detector_
 	}
 	buf_puts(out, "<figure class=\"before-after\"><figcaption>");
 	page_router_change(out, v[0].from_version, v[0].to_version);
-	buf_puts(out, ": WireGuard capacity before and after</figcaption>");
+	buf_printf(out,
+		": WireGuard capacity before and after (<a class=\"report\" "
+		"href=\"/api/v1/upgrades/%lld/report.md\">report for support</a>)</figcaption>",
+		(long long)v[0].upgrade_id);
 	page_chart_pairs(out, bars, n, "capacity before and after the upgrade, per interface and direction");
 	buf_puts(out, "</figure>\n");
 	for (size_t i = 0; i < n; i++)

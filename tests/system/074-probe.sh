@@ -5,9 +5,13 @@
 # about 300 delivered before and far less after. Both probes are stored, served by
 # /api/v1/routers/NAME/probes and wgwatch_probe_delivered_bits_per_second; the 1 s polls go on
 # during the probes; a probe with the wrong server password is logged once, and polls go on.
+# A third router is probed only on demand (POST /api/v1/routers/NAME/probe, [web] auth on).
 # The upgrade's report (/api/v1/upgrades/ID/report and .md, ID the upgrade_id of its verdicts)
 # shows the probe pair and the profile after.
 . "$top_srcdir/tests/system/lib.sh"
+# [web] authentication is on (probes on demand need it): every request of the test carries it.
+WEBPW=web-secret-074
+http_get() { curl -fsS --max-time 10 -u "admin:$WEBPW" "http://127.0.0.1:$HTTP_PORT$1"; }
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 SC="$top_srcdir/tests/system/probe.scenario"
 
@@ -15,9 +19,10 @@ start_sim "$SC"
 printf '%s\n' "$(sed -n 's/^diag_password = //p' "$SC")" >"$T/diag.pass"
 printf '%s\n' "$(sed -n 's/^btest_password = //p' "$SC")" >"$T/btest.pass"
 printf 'wrong\n' >"$T/wrong.pass"
-chmod 600 "$T/diag.pass" "$T/btest.pass" "$T/wrong.pass"
+printf '%s\n' "$WEBPW" >"$T/web.pass"
+chmod 600 "$T/diag.pass" "$T/btest.pass" "$T/wrong.pass" "$T/web.pass"
 REST=$(routers_conf_value ccr rest)
-sed -i "/^\[router ccr\]\$/a probe_password_file = $T/btest.pass" "$T/routers.conf"
+sed -i "/^\[router ccr\]\$/a probe_password_file = $T/btest.pass\nprobe_every = 1h" "$T/routers.conf"
 cat >>"$T/routers.conf" <<EOF2
 
 [defaults]
@@ -28,16 +33,28 @@ diag_password_file = $T/diag.pass
 probe = 10.64.0.3
 probe_rate = 300M
 probe_duration = 3s
-probe_every = 1h
 profile_duration = 3s
 probe_user = btest
 
 [router ccr-wrong]
 rest = $REST
 probe_password_file = $T/wrong.pass
+probe_every = 1h
 EOF2
-write_conf 1s 900ms "[detector]" "before = 10s" "after = 8s" "min_samples = 3" "every = 1s"
+write_conf 1s 900ms "[detector]" "before = 10s" "after = 8s" "min_samples = 3" "every = 1s" \
+	"[web]" "user = admin" "password_file = $T/web.pass"
 start_daemon
+
+# lab has a probe server but no probe_every and no upgrade: it is probed only when asked.
+post() { curl -s -o "$T/post.json" -w '%{http_code}' "$@" -X POST "http://127.0.0.1:$HTTP_PORT/api/v1/routers/$R/probe"; }
+R=lab; [ "$(post)" = 401 ] || fail "a probe on demand without credentials: HTTP $(post)"
+R=nosuch; [ "$(post -u "admin:$WEBPW")" = 404 ] || fail "a probe of an unknown router: $(cat "$T/post.json")"
+R=lab; [ "$(post -u "admin:$WEBPW")" = 202 ] || fail "a probe on demand: $(cat "$T/post.json")"
+lab_probed() { http_get /api/v1/routers/lab/probes >"$T/lab.json" && [ "$(cat "$T/lab.json")" != "[]" ]; }
+wait_until 10 lab_probed || fail "lab not probed on demand: $(cat "$T/lab.json")"
+$PY -c 'import json,sys; p = json.load(open(sys.argv[1])); assert len(p) == 1 and p[0]["delivered_bps"] > 0, p' \
+	"$T/lab.json" || fail "lab's probe on demand: $(cat "$T/lab.json")"
+ok "POST /api/v1/routers/lab/probe (with credentials): 202, probed at the next poll; 401 without, 404 unknown"
 
 two() { http_get /api/v1/routers/ccr/probes >"$T/probes.json" &&
 	$PY -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) < 2)' "$T/probes.json"; }
@@ -101,12 +118,13 @@ assert sides["after"]["delivered_bps"] == probes[0]["delivered_bps"], (sides, pr
 assert sides["after"]["lost_packets"] is None and sides["after"]["direction"] == "transmit", sides
 assert r["profile"]["before"] == [] and all(isinstance(x["usage"], (int, float)) for x in r["profile"]["after"]), r
 PY
-code=$(curl -s -o "$T/report.md" -w '%{http_code} %{content_type}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/$id/report.md")
+code=$(curl -s -u "admin:$WEBPW" -o "$T/report.md" -w '%{http_code} %{content_type}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/$id/report.md")
 [ "$code" = "200 text/markdown; charset=utf-8" ] || fail "report.md: $code"
 grep -q '^# WireGuard throughput after an upgrade: ccr, RouterOS 7.21.5 → 7.22.3' "$T/report.md" || fail "report.md head: $(head -3 "$T/report.md")"
 grep -q '^| before | .* | transmit | 300.0 Mbit/s | 300.0 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe before: $(cat "$T/report.md")"
 grep -q '^| after | .* | transmit | 300.0 Mbit/s | 128.2 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe after: $(cat "$T/report.md")"
-code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/99999/report")
+http_get /router/ccr | grep -q "href=\"/api/v1/upgrades/$id/report.md\"" || fail "ccr's page has no report link"
+code=$(curl -s -u "admin:$WEBPW" -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/99999/report")
 [ "$code" = 404 ] || fail "an unknown upgrade's report: HTTP $code"
 grep -q 'probe-secret\|diag-secret' "$T/report.json" "$T/report.md" && fail "a secret in the report"
 check_log_clean

@@ -107,6 +107,8 @@ grep -q 'diag: router hot-sameuser: .*set diag_user' "$T/daemon.log" || fail "ho
 [ "$(http_get /api/v1/routers/cool/profiles)" = "[]" ] || fail "cool was profiled"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/routers/nosuch/profiles")
 [ "$code" = 404 ] || fail "an unknown router's profiles: HTTP $code"
+code=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$HTTP_PORT/api/v1/routers/hot/probe")
+[ "$code" = 403 ] || fail "a probe on demand without [web] authentication: HTTP $code, want 403"
 grep -q 'diag-secret' "$T/daemon.log" "$T/metrics.txt" "$T/prof-hot.json" && fail "the diag password leaked"
 ok "no profile under the poll's user at 1 s polls, none of a cool router; no secret leaked"
 

@@ -370,6 +370,17 @@ static void test_schedule_probe(void)
 	CHECK_INT(probes_started, 2);
 	p[0] = NULL;
 	probe_pending("r", DIAG_FAILED, p, "bandwidth-test: can not connect", probe_arg);
+	/* on demand: after the next poll, whatever probe_every and the failure just now say */
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(probes_started, 2);
+	diag_demand_probe(d, "r");
+	diag_demand_probe(d, "nosuch");
+	CHECK_INT(probes_started, 2);
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(probes_started, 3);
+	probe_pending("r", DIAG_FAILED, p, "bandwidth-test: can not connect", probe_arg);
+	poll(d, "7.22.3", 0.5, 10, true);
+	CHECK_INT(probes_started, 3); /* once per demand */
 	diag_destroy(d);
 	probe_free(probe_handed);
 	probe_handed = NULL;
