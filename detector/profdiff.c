@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,26 @@ struct profdiff_item {
 	double before, after;
 };
 
+#define PROFDIFF_ALL -2 /* "core" of the mean across cores */
+
+/* The per-core mean of name over p's cores (rows of cores without it count 0). */
+static double profdiff_mean(const profile_t *p, const char *name)
+{
+	int maxc = -1;
+	double sum = 0;
+	for (size_t i = 0; p != NULL && i < p->nrows; i++) {
+		if (p->rows[i].cpu > maxc)
+			maxc = p->rows[i].cpu;
+		if (p->rows[i].cpu >= 0 && strcmp(p->rows[i].name, name) == 0)
+			sum += p->rows[i].usage;
+	}
+	return maxc >= 0 ? sum / (maxc + 1) : 0;
+}
+
 static double profdiff_usage(const profile_t *p, int cpu, const char *name)
 {
+	if (cpu == PROFDIFF_ALL)
+		return profdiff_mean(p, name);
 	const struct profile_row *r = p ? profile_find(p, cpu, name) : NULL;
 	return r ? r->usage : 0;
 }
@@ -30,12 +49,13 @@ static int profdiff_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Adds p's classifiers of core c to v (once each). */
+/* Adds p's classifiers of core c (any core for PROFDIFF_ALL) to v (once each). */
 static void profdiff_collect(const profile_t *p, int c, struct profdiff_item **v, size_t *n)
 {
 	for (size_t i = 0; p != NULL && i < p->nrows; i++) {
 		const char *name = p->rows[i].name;
-		bool skip = p->rows[i].cpu != c || strcmp(name, "total") == 0 || strcmp(name, "idle") == 0;
+		bool skip = (c == PROFDIFF_ALL ? p->rows[i].cpu < 0 : p->rows[i].cpu != c) ||
+			strcmp(name, "total") == 0 || strcmp(name, "idle") == 0;
 		for (size_t k = 0; !skip && k < *n; k++)
 			skip = strcmp((*v)[k].name, name) == 0;
 		if (skip)
@@ -45,13 +65,11 @@ static void profdiff_collect(const profile_t *p, int c, struct profdiff_item **v
 	}
 }
 
-char *profdiff_text(const profile_t *before, const profile_t *after)
+/* The classifiers of core c (or across cores) that moved most, "name b % → a %, ...", onto out;
+ * the first followed by what; false when there is none. */
+static bool profdiff_moves(
+	buf_t *out, const profile_t *before, const profile_t *after, int c, size_t max, const char *what)
 {
-	int c = after ? profile_busiest(after) : -1;
-	if (c < 0)
-		c = before ? profile_busiest(before) : -1;
-	if (c < 0)
-		return NULL;
 	struct profdiff_item *v = NULL;
 	size_t n = 0;
 	profdiff_collect(after, c, &v, &n);
@@ -61,17 +79,28 @@ char *profdiff_text(const profile_t *before, const profile_t *after)
 		v[i].after = profdiff_usage(after, c, v[i].name);
 	}
 	qsort(v, n, sizeof(*v), profdiff_cmp);
+	for (size_t i = 0; i < n && i < max; i++)
+		buf_printf(out, "%s%s %.0f %% \xe2\x86\x92 %.0f %%%s", i ? ", " : "", v[i].name, v[i].before,
+			v[i].after, i == 0 ? what : "");
+	free(v);
+	return n > 0;
+}
+
+char *profdiff_text(const profile_t *before, const profile_t *after)
+{
+	int c = after ? profile_busiest(after) : -1;
+	if (c < 0)
+		c = before ? profile_busiest(before) : -1;
+	if (c < 0)
+		return NULL;
 	buf_t b;
 	buf_init(&b);
-	for (size_t i = 0; i < n && i < PROFDIFF_MAX; i++) {
-		buf_printf(&b, "%s%s %.0f %% \xe2\x86\x92 %.0f %%", i ? ", " : "", v[i].name, v[i].before,
-			v[i].after);
-		if (i == 0)
-			buf_printf(&b, " on cpu%d", c);
-	}
-	if (n == 0)
+	char on[32];
+	snprintf(on, sizeof(on), " on cpu%d", c);
+	if (!profdiff_moves(&b, before, after, c, PROFDIFF_MAX, on))
 		buf_printf(&b, "no classifier on cpu%d", c);
-	free(v);
+	buf_puts(&b, "; across cores: ");
+	profdiff_moves(&b, before, after, PROFDIFF_ALL, 2, "");
 	return buf_steal(&b, NULL);
 }
 

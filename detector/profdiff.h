@@ -1,6 +1,7 @@
 /* profdiff: what changed in a router's CPU profile across an upgrade, in words the router page
- * shows: per classifier, its share of the busiest core before and after ("networking 38 % →
- * 91 % on cpu4, encrypting 9 % → 10 %"). Pure: no I/O, no state. */
+ * shows: per classifier, its share of the busiest core before and after, then its mean share
+ * across cores ("networking 38 % → 91 % on cpu4, encrypting 9 % → 10 %; across cores:
+ * networking 10 % → 18 %, ..."). Pure: no I/O, no state. */
 #ifndef WGWATCH_PROFDIFF_H
 #define WGWATCH_PROFDIFF_H
 

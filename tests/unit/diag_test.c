@@ -305,7 +305,10 @@ static void test_profdiff(void)
 	profile_add(a, 4, "total", 100);
 	profile_add(a, 1, "networking", 50);
 	char *t = profdiff_text(b, a);
-	CHECK_STR(t, "networking 38 % \xe2\x86\x92 91 % on cpu4, encrypting 9 % \xe2\x86\x92 10 %");
+	/* across cores (5 of them, 0..4): networking (5 + 38) / 5 -> (50 + 91) / 5, encrypting 9/5 -> 10/5 */
+	CHECK_STR(t,
+		"networking 38 % \xe2\x86\x92 91 % on cpu4, encrypting 9 % \xe2\x86\x92 10 %; across cores: "
+		"networking 9 % \xe2\x86\x92 28 %, encrypting 2 % \xe2\x86\x92 2 %");
 	free(t);
 	a->duration_ms = 500;           /* started at 2500 */
 	profile_t *v[] = { a, b, old }; /* newest first */
