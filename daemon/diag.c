@@ -126,6 +126,22 @@ void diag_destroy(diag_t *d)
 	free(d);
 }
 
+/* The monotonic time of wall clock time wall_ms; 0 (none) when unknown or before the boot. */
+static int64_t diag_mono_of(int64_t wall_ms)
+{
+	int64_t mono = wall_ms > 0 ? clock_mono_ms() - (clock_wall_ms() - wall_ms) : 0;
+	return mono > 0 ? mono : 0;
+}
+
+void diag_seed(diag_t *d, const char *router, int64_t profile_wall_ms, int64_t probe_wall_ms)
+{
+	struct drouter *r = diag_find(d, router);
+	if (r == NULL)
+		return;
+	r->last_ok_ms = diag_mono_of(profile_wall_ms);
+	r->probe_ok_ms = diag_mono_of(probe_wall_ms);
+}
+
 void diag_demand_probe(diag_t *d, const char *router)
 {
 	pthread_mutex_lock(&d->mu);

@@ -56,6 +56,10 @@ diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_sink_t sink);
 void diag_destroy(diag_t *d);
 /* Follow a reloaded conf (which must outlive d or the next reload); routers keep their state. */
 void diag_reconfigure(diag_t *d, const conf_t *conf);
+/* Loop thread, at start: the router's newest profile and probe in the database ended at these
+ * wall clock times (0: none), so that a restart does not take them again before profile_every
+ * and probe_every. */
+void diag_seed(diag_t *d, const char *router, int64_t profile_wall_ms, int64_t probe_wall_ms);
 /* Any thread: probe router as soon as it allows (after its next poll; one probe per router and
  * DIAG_MAX_PROBES at once still hold). The caller checks that the router has a probe. */
 void diag_demand_probe(diag_t *d, const char *router);

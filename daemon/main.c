@@ -35,6 +35,7 @@
 #include "daemon/diag.h"
 #include "daemon/shard.h"
 #include "collectors/snmpcoll.h"
+#include "store/history.h"
 #include "store/store.h"
 #include "lib/xmem.h"
 
@@ -268,6 +269,12 @@ static void main_on_profile(void *arg, profile_t *p)
 	store_submit_profile(d->store, p);
 }
 
+/* At start: the scheduler learns when each router was last profiled and probed. */
+static void main_diag_seed(void *diag, const char *router, int64_t profile_ms, int64_t probe_ms)
+{
+	diag_seed(diag, router, profile_ms, probe_ms);
+}
+
 /* A probe likewise. */
 static void main_on_probe(void *arg, probe_t *p)
 {
@@ -317,6 +324,11 @@ static int main_start(struct daemon *d, bool once)
 	else
 		d->diag = diag_create(d->conf, restdiag_runner(d->restdiag),
 			(diag_sink_t){ .profile = main_on_profile, .probe = main_on_probe, .ctx = d });
+	if (d->diag != NULL && history_diag_latest(d->conf->database, main_diag_seed, d->diag, &cause) < 0) {
+		log_warn("%s: profiles and probes may be taken again at once", cause);
+		free(cause);
+		cause = NULL;
+	}
 	if (detector_start(d->conf, &d->detector, &cause) != 0) { /* before http: its deps hold it */
 		log_error("detector: %s", cause);
 		free(cause);

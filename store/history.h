@@ -101,6 +101,11 @@ struct history_upgrade {
  * *cause (store/profiles.c). */
 int history_upgrade(const char *db_path, int64_t id, struct history_upgrade *out, char **cause);
 void history_upgrade_clear(struct history_upgrade *u);
+/* For every router in the database, fn(arg, name, end of its newest profile, of its newest
+ * probe) (wall ms, 0 when none). 0, or -1 with *cause (store/profiles.c). */
+int history_diag_latest(const char *db_path,
+	void (*fn)(void *arg, const char *router, int64_t profile_ms, int64_t probe_ms), void *arg,
+	char **cause);
 /* The router's probes (daemon/probe.h), newest first, likewise. */
 int history_probes(
 	const char *db_path, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause);

@@ -301,3 +301,30 @@ void history_upgrade_clear(struct history_upgrade *u)
 	free(u->board), free(u->architecture), free(u->firmware);
 	*u = (struct history_upgrade){ .id = 0 };
 }
+
+/* ---- the newest of each router, for the scheduler at start ---- */
+
+int history_diag_latest(const char *db_path,
+	void (*fn)(void *arg, const char *router, int64_t profile_ms, int64_t probe_ms), void *arg,
+	char **cause)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	int rc = SQLITE_ERROR;
+	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
+		sqlite3_prepare_v2(db,
+			"SELECT r.name, (SELECT max(time_ms) FROM profiles WHERE router_id = r.id),"
+			" (SELECT max(time_ms) FROM probes WHERE router_id = r.id) FROM routers r",
+			-1, &q, NULL) == SQLITE_OK) {
+		sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+			fn(arg, (const char *)sqlite3_column_text(q, 0), db_col_int64(q, 1, 0),
+				db_col_int64(q, 2, 0));
+	}
+	if (rc != SQLITE_DONE)
+		*cause = db ? db_cause(db, "diag: cannot read the newest profiles")
+			    : xstrdup("diag: out of memory");
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return rc == SQLITE_DONE ? 0 : -1;
+}

@@ -269,6 +269,14 @@ static void test_schedule(void)
 	fake_answer(DIAG_OK);
 	poll(d, "7.22.3", 0.1, 10, true); /* once per upgrade */
 	CHECK_INT(runs, 4);
+	/* a restart: the database's newest profile, 10 minutes old, stands for profile_every */
+	diag_find(d, "r")->last_ok_ms = 0; /* as a restart leaves it */
+	diag_seed(d, "r", clock_wall_ms() - 600000, 0);
+	CHECK(diag_find(d, "r")->last_ok_ms > 0);
+	poll(d, "7.22.3", 0.95, 10, true);
+	poll(d, "7.22.3", 0.95, 10, true);
+	poll(d, "7.22.3", 0.95, 10, true);
+	CHECK_INT(runs, 4);
 	/* diag = no */
 	rc.diag = false;
 	poll(d, "7.22.4", 0.99, 10, true);
