@@ -75,6 +75,7 @@ enum sc_shape {
 	SC_SHAPE_SNMP_ROS6 = 1 << 1,      /* sysDescr "router", no mtxrBoardName, entPhysicalDescr */
 	SC_SHAPE_MORE_IFACES = 1 << 2,    /* wlan1, pppoe-out1 and eoip1 besides the others */
 	SC_SHAPE_NO_ROUTE_CHECK = 1 << 3, /* /ip/route/check is "no such command" (400) */
+	SC_SHAPE_LO_TYPE_24 = 1 << 4,     /* lo as ifType 24 (softwareLoopback), not 1 */
 };
 
 struct sc_wg {

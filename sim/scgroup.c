@@ -139,6 +139,7 @@ static int scgroup_parse_shape(struct sc_group *g, const char *v)
 		{ "snmp-ros6", SC_SHAPE_SNMP_ROS6 },
 		{ "more-interfaces", SC_SHAPE_MORE_IFACES },
 		{ "no-route-check", SC_SHAPE_NO_ROUTE_CHECK },
+		{ "lo-type-24", SC_SHAPE_LO_TYPE_24 },
 	};
 	char *copy = xstrdup(v), *rest = strcmp(v, "none") == 0 ? NULL : copy, *t;
 	int rc = 0;
