@@ -13,6 +13,7 @@
 #include "collectors/healthkeep.h"
 #include "collectors/restdecode.h"
 #include "collectors/restmulti.h"
+#include "collectors/restwan.h"
 #include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/log.h"
@@ -83,6 +84,9 @@ struct rest_conn {
 	char errbuf[CURL_ERROR_SIZE];
 	struct rest_board board; /* the last /system/routerboard answer */
 	healthkeep_t *health;    /* the last /system/health answer */
+	restwan_t *wan;          /* the WAN found from the peers' endpoints */
+	bool routing;            /* the request in flight is a route check of route_dst */
+	const char *route_dst;   /* restwan's, valid until the poll ends */
 };
 
 struct rest {
@@ -102,6 +106,14 @@ struct rest {
 
 /* ---- transport: requests, curl multi joined to the loop ---- */
 
+/* Interfaces are asked for by name besides type=wg: `interfaces`, `wan` or a WAN found. */
+static bool rest_iface_named(const struct rest_conn *c)
+{
+	size_t nfound;
+	restwan_names(c->wan, c->rc, &nfound);
+	return c->rc->ninterfaces + c->rc->nwan + nfound > 0;
+}
+
 static const char *rest_what(const struct rest_conn *c)
 {
 	static const char *const what[RESTDECODE_NSTEPS] = {
@@ -112,13 +124,15 @@ static const char *rest_what(const struct rest_conn *c)
 		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
 		[RESTDECODE_HEALTH] = "GET /rest/system/health",
 	};
-	if (c->step == RESTDECODE_IFACES && c->rc->ninterfaces + c->rc->nwan > 0)
+	if (c->routing)
+		return "POST /rest/ip/route/check";
+	if (c->step == RESTDECODE_IFACES && rest_iface_named(c))
 		return "POST /rest/interface/print";
 	return what[c->step];
 }
 
 /* "name=X" for each of names onto query; how many went on (non-UTF-8 names are skipped). */
-static size_t rest_query_names(json_t *query, char **names, size_t nnames)
+static size_t rest_query_names(json_t *query, char *const *names, size_t nnames)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nnames; i++) {
@@ -130,15 +144,19 @@ static size_t rest_query_names(json_t *query, char **names, size_t nnames)
 }
 
 /* {".proplist":[...],".query":["type=wg","name=A","name=B","#|","#|"]}: wg or any named in
- * interfaces or wan. */
-static char *rest_iface_query(const conf_router_t *rc)
+ * interfaces or wan, or found to be the WAN. */
+static char *rest_iface_query(const struct rest_conn *c)
 {
+	const conf_router_t *rc = c->rc;
+	size_t nfound;
+	char *const *found = restwan_names(c->wan, rc, &nfound);
 	json_t *props = json_array(), *query = json_array();
 	for (size_t i = 0; i < sizeof(rest_iface_props) / sizeof(rest_iface_props[0]); i++)
 		json_array_append_new(props, json_string(rest_iface_props[i]));
 	json_array_append_new(query, json_string("type=wg"));
 	size_t n = rest_query_names(query, rc->interfaces, rc->ninterfaces);
 	n += rest_query_names(query, rc->wan, rc->nwan);
+	n += rest_query_names(query, found, nfound);
 	while (n-- > 0)
 		json_array_append_new(query, json_string("#|"));
 	json_t *o = json_pack("{s:o,s:o}", ".proplist", props, ".query", query);
@@ -172,6 +190,10 @@ static char *rest_url(const struct rest_conn *c, char **post)
 {
 	const char *base = c->rc->rest;
 	*post = NULL;
+	if (c->routing) {
+		*post = restwan_body(c->route_dst);
+		return xasprintf("%s/rest/ip/route/check", base);
+	}
 	switch (c->step) {
 	case RESTDECODE_RESOURCE:
 		return xasprintf(
@@ -185,9 +207,9 @@ static char *rest_url(const struct rest_conn *c, char **post)
 				 "current-firmware,upgrade-firmware",
 			base);
 	case RESTDECODE_IFACES:
-		if (c->rc->ninterfaces + c->rc->nwan == 0)
+		if (!rest_iface_named(c))
 			return rest_iface_url(base);
-		*post = rest_iface_query(c->rc);
+		*post = rest_iface_query(c);
 		return xasprintf("%s/rest/interface/print", base);
 	case RESTDECODE_HEALTH: return xasprintf("%s/rest/system/health", base); /* rows or a record */
 	default:
@@ -266,7 +288,10 @@ static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	sample_fail(c->s, err, "%s", msg);
+	if (c->routing) /* the poll's sample is whole: a route check failing leaves it be */
+		restwan_done(c->wan, c->rc->name, NULL, msg, clock_mono_ms());
+	else
+		sample_fail(c->s, err, "%s", msg);
 	free(msg);
 	if (c->defer == 0)
 		c->defer = loop_after(c->r->loop, 0, rest_on_defer, c);
@@ -441,6 +466,38 @@ static void rest_next_step(struct rest_conn *c)
 		c->step++; /* the kept answer stands (healthkeep.h) */
 }
 
+/* After the poll's last step: a route check of one peer's endpoint, when one is due and time
+ * is left (restwan.h). False when none was started. */
+static bool rest_route_start(struct rest_conn *c)
+{
+	const char *dst = restwan_due(c->wan, c->rc, c->s, clock_mono_ms());
+	if (dst == NULL || c->deadline_ms - clock_mono_ms() <= 0)
+		return false;
+	c->routing = true;
+	c->route_dst = dst;
+	rest_start_step(c);
+	return true;
+}
+
+/* The route check ended; whatever it said, the poll is done and its sample stands. */
+static void rest_route_done(struct rest_conn *c, CURLcode res, long code)
+{
+	char *iface = NULL, *why = NULL;
+	const char *body = c->body.data ? c->body.data : "";
+	if (c->too_big || c->head_too_big)
+		why = xstrdup("reply too big");
+	else if (res != CURLE_OK)
+		why = restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
+	else if (code < 200 || code > 299)
+		why = restdecode_http_reason(code, body, c->body.len);
+	else
+		restdecode_route(body, c->body.len, &iface, &why);
+	restwan_done(c->wan, c->rc->name, iface, why, clock_mono_ms());
+	free(iface);
+	free(why);
+	rest_finish(c);
+}
+
 /* Step c->step's reply was decoded (rc 0) or refused (-1, cause): on to the next request. */
 static void rest_decoded(struct rest_conn *c, int rc, char *cause)
 {
@@ -453,6 +510,8 @@ static void rest_decoded(struct rest_conn *c, int rc, char *cause)
 			rest_start_step(c);
 			return;
 		}
+		if (rest_route_start(c))
+			return;
 	}
 	rest_finish(c);
 }
@@ -464,6 +523,7 @@ static void rest_conn_free(struct rest_conn *c)
 {
 	rest_board_clear(&c->board);
 	healthkeep_destroy(c->health);
+	restwan_destroy(c->wan);
 	free(c);
 }
 
@@ -499,11 +559,17 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
+	if (c->routing) {
+		rest_route_done(c, res, code);
+		return;
+	}
 	if (res != CURLE_OK) {
 		rest_fail_curl(c, res);
 	} else if (code == 400 && c->step == RESTDECODE_HEALTH) {
 		c->s->health_fresh = true; /* "no such command": a build without health, no sensors */
 		rest_next_step(c);
+		if (rest_route_start(c))
+			return;
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
 	} else if (c->r->off != NULL && c->body.len >= REST_OFFLOAD_MIN) {
@@ -617,6 +683,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	c->r = r;
 	buf_init(&c->body);
 	c->health = healthkeep_create();
+	c->wan = restwan_create();
 	c->next = r->conns;
 	if (r->conns != NULL)
 		r->conns->prev = c;
@@ -700,6 +767,7 @@ static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collec
 {
 	c->rc = rc;
 	c->busy = true;
+	c->routing = false;
 	c->step = RESTDECODE_RESOURCE;
 	c->done = done;
 	c->arg = arg;

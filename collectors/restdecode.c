@@ -576,6 +576,34 @@ int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sa
 	return rc;
 }
 
+/* The interface of a /ip/route/check reply: a one-element array (a command bounded by once) or
+ * its object; "interface" names it. The values of "status" are not documented: it only says why
+ * there is no interface. */
+int restdecode_route(const char *body, size_t len, char **iface, char **cause)
+{
+	json_t *j = restdecode_parse(body, len), *o = json_is_array(j) ? json_array_get(j, 0) : j;
+	const char *name = NULL, *status = NULL;
+	*iface = NULL;
+	if (j == NULL)
+		*cause = xstrdup("reply is not JSON");
+	else if (!json_is_object(o) || (json_is_array(j) && json_array_size(j) != 1))
+		*cause = xstrdup("expected one object");
+	else if (restdecode_check_record(o, cause) == 0) {
+		status = restdecode_str(o, "status");
+		name = restdecode_str(o, "interface");
+		if (name != NULL && name[0] != '\0')
+			*iface = xstrdup(name);
+		else if (status != NULL && status[0] != '\0') {
+			char *st = restdecode_clean(status, 60);
+			*cause = xasprintf("no \"interface\" (status \"%s\")", st);
+			free(st);
+		} else
+			*cause = xstrdup("missing \"interface\"");
+	}
+	json_decref(j);
+	return *iface != NULL ? 0 : -1;
+}
+
 /* "HTTP 401 Unauthorized[: detail]" from a RouterOS error body, or the standard phrase. */
 static const char *restdecode_phrase(long code)
 {

@@ -23,6 +23,9 @@ void restdecode_init(void);
 /* Decodes the 2xx reply body of step (len bytes, NUL-terminated) into s. 0, or -1 with *cause
  * (printable, caller frees); s may be partly filled on failure. */
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause);
+/* The interface a /ip/route/check reply names (malloc'd into *iface): 0, or -1 with *cause
+ * (printable, caller frees). */
+int restdecode_route(const char *body, size_t len, char **iface, char **cause);
 /* "HTTP 401 Unauthorized[: detail]" from a RouterOS error body, or the standard phrase (malloc'd). */
 char *restdecode_http_reason(long code, const char *body, size_t len);
 /* A copy of untrusted text fit for an error line: printable ASCII only, at most max bytes and

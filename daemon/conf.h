@@ -44,6 +44,7 @@ typedef struct conf_router {
 	size_t nwg_names;
 	char **wan; /* interfaces carrying the tunnels' outer packets: polled for confounders */
 	size_t nwan;
+	bool wan_from_peers; /* without wan: found from the peers' endpoints (collectors/restwan.h) */
 
 	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;

@@ -115,6 +115,8 @@ const struct conf_key confkeys_table[] = {
 		.help = "over SNMP, the names (shell patterns) of WireGuard interfaces, a,b*,c" },
 	{ RKEY("wan", T_LIST, wan), .noff = offsetof(conf_router_t, nwan),
 		.help = "interfaces that carry the tunnels' outer packets, a,b (polled for confounders)" },
+	{ RKEY("wan_from_peers", T_BOOL, wan_from_peers), .def = "yes",
+		.help = "without wan, find it from the peers' endpoints (REST /ip/route/check)" },
 	{ RKEY("interval", T_DURATION, interval_ms), .min = 100, .max = CONF_DAY,
 		.help = "poll interval; default [daemon] interval" },
 	{ RKEY("timeout", T_DURATION, timeout_ms), .min = 100, .max = 10 * CONF_MIN,

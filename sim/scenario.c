@@ -643,7 +643,8 @@ void scenario_free(scenario_t *sc)
 		free(g->wg);
 		free(g->name), free(g->board), free(g->arch), free(g->cpu_model);
 		free(g->model_serial), free(g->labels), free(g->peer_prefix), free(g->phases);
-		free(g->bridge_name), free(g->btest_user), free(g->btest_password);
+		free(g->bridge_name), free(g->routes);
+		free(g->btest_user), free(g->btest_password);
 	}
 	free(sc->groups);
 	free(sc->file), free(sc->user), free(sc->password);

@@ -108,6 +108,8 @@ enum sc_shape {
 	SC_SHAPE_RESOURCE_ARRAY = 1 << 0, /* /system/resource as a one-element array (7.1 betas) */
 	SC_SHAPE_SNMP_ROS6 = 1 << 1,      /* sysDescr "router", no mtxrBoardName, entPhysicalDescr */
 	SC_SHAPE_MORE_IFACES = 1 << 2,    /* wlan1, pppoe-out1 and eoip1 besides the others */
+	SC_SHAPE_NO_ROUTE_CHECK = 1 << 3, /* /ip/route/check is "no such command" (400) */
+	SC_SHAPE_LO_TYPE_24 = 1 << 4,     /* lo as ifType 24 (softwareLoopback), not 1 */
 };
 
 struct sc_wg {
@@ -142,6 +144,7 @@ struct sc_group {
 	bool tls;                  /* served over HTTPS with the scenario's tls_cert / tls_key */
 	unsigned shape;            /* enum sc_shape bits */
 	char *bridge_name;         /* the bridge's name [bridge] */
+	char *routes;              /* "PREFIX IFACE, ..." besides 0.0.0.0/0 via ether1 (simroute.h) */
 	double snmp_restart_every; /* the SNMP agent restarts this often (s); 0: never */
 	bool cpu_sim;              /* some phase has a cost: loads and counters come from the CPU model */
 	double wave_period;        /* period of the swing (s) [1 d] */

@@ -5,6 +5,7 @@
 #include "sim/scenario.h"
 #include "lib/text.h"
 #include "sim/scenario_int.h"
+#include "sim/simroute.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
 
@@ -137,6 +138,8 @@ static int scgroup_parse_shape(struct sc_group *g, const char *v)
 		{ "resource-array", SC_SHAPE_RESOURCE_ARRAY },
 		{ "snmp-ros6", SC_SHAPE_SNMP_ROS6 },
 		{ "more-interfaces", SC_SHAPE_MORE_IFACES },
+		{ "no-route-check", SC_SHAPE_NO_ROUTE_CHECK },
+		{ "lo-type-24", SC_SHAPE_LO_TYPE_24 },
 	};
 	char *copy = xstrdup(v), *rest = strcmp(v, "none") == 0 ? NULL : copy, *t;
 	int rc = 0;
@@ -222,6 +225,13 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 		return scgroup_parse_shape(g, v);
 	if (strcmp(k, "bridge_name") == 0)
 		return scgroup_set_str(&g->bridge_name, v);
+	if (strcmp(k, "routes") == 0) {
+		if (simroute_valid(v) < 0)
+			return -1;
+		free(g->routes);
+		g->routes = xstrdup(v);
+		return 0;
+	}
 	if (strcmp(k, "snmp_restart_every") == 0)
 		return scgroup_duration(v, 0, 1e9, &g->snmp_restart_every);
 	if (strcmp(k, "tls") == 0) {

@@ -262,7 +262,8 @@ static void simmib_val_int(struct val *out, u_char type, long i)
 	out->len = sizeof(long);
 }
 
-static int simmib_if_type(const char *t)
+/* The IANA ifType of a RouterOS interface type; lo_24: the loopback as softwareLoopback (24). */
+static int simmib_if_type(const char *t, bool lo_24)
 {
 	static const struct {
 		const char *ros;
@@ -278,7 +279,9 @@ static int simmib_if_type(const char *t)
 	for (size_t i = 0; t && i < sizeof(map) / sizeof(map[0]); i++)
 		if (strcmp(t, map[i].ros) == 0)
 			return map[i].iana;
-	return 1; /* other: wg and lo alike, as RouterOS reports them (routeros.md §4.4) */
+	if (lo_24 && t && strcmp(t, "loopback") == 0)
+		return 24; /* as IANA and most agents have it; RouterOS 7.20 says 1 (routeros.md §3) */
+	return 1;          /* other: wg and lo alike, as RouterOS reports them (routeros.md §4.4) */
 }
 
 /* An interface column of row k. */
@@ -294,7 +297,10 @@ static int simmib_if_value(struct view *v, const struct obj *o, int k, struct va
 	case C_STR:
 	case C_EMPTY: simmib_val_str(out, f); break;
 	case C_INT: simmib_val_int(out, ASN_INTEGER, (long)u); break;
-	case C_TYPE: simmib_val_int(out, ASN_INTEGER, simmib_if_type(f)); break;
+	case C_TYPE:
+		simmib_val_int(out, ASN_INTEGER,
+			simmib_if_type(f, simrouter_group(v->r)->shape & SC_SHAPE_LO_TYPE_24));
+		break;
 	case C_ADMIN: simmib_val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 2 : 1); break;
 	case C_OPER: simmib_val_int(out, ASN_INTEGER, strcmp(f, "true") == 0 ? 1 : 2); break;
 	case C_C32: simmib_val_int(out, ASN_COUNTER, (long)(u & 0xffffffffu)); break;

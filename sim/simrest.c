@@ -5,6 +5,7 @@
 #include "sim/simrest.h"
 #include "sim/simdiag.h"
 #include "sim/simmenu.h"
+#include "sim/simroute.h"
 #include "lib/xmem.h"
 
 #include <jansson.h>
@@ -393,10 +394,53 @@ static const struct simmenu *simrest_route(const char *path, char **last)
 	return m;
 }
 
+/* POST /rest/ip/route/check {"dst-ip":"A","once":""}: a one-element array (routeros.md: a
+ * command bounded by once), or 400 as RouterOS gives for a bad argument or a missing command. */
+static void simrest_route_check(const simrouter_t *r, const struct simreq *q, struct simresp *out)
+{
+	const struct sc_group *g = simrouter_group(r);
+	json_error_t err;
+	json_t *j = q->body_len ? json_loadb(q->body, q->body_len, 0, &err) : NULL;
+	const char *key, *dst = NULL;
+	json_t *v;
+	bool once = false;
+	char iface[64], hop[32];
+	if (g->shape & SC_SHAPE_NO_ROUTE_CHECK) {
+		simrest_error_400(out, xstrdup("no such command or directory (check)"));
+	} else if (!json_is_object(j)) {
+		simrest_error_400(out, xstrdup("invalid JSON body"));
+	} else {
+		json_object_foreach(j, key, v)
+		{
+			if (strcmp(key, "dst-ip") == 0 && json_is_string(v))
+				dst = json_string_value(v);
+			else if (strcmp(key, "once") == 0)
+				once = true;
+			else if (strcmp(key, ".proplist") != 0)
+				dst = "", once = true; /* caught below as a bad argument */
+		}
+		if (!once) /* RouterOS would run it until the REST server's 60 s cut */
+			simrest_error_400(out, xstrdup("Session closed"));
+		else if (dst == NULL ||
+			simroute_check(g->routes, dst, iface, sizeof(iface), hop, sizeof(hop)) < 0)
+			simrest_error_400(out, xstrdup("invalid value for argument dst-ip"));
+		else {
+			simrest_reply(out, 200, "[{\"status\":\"ok\",\"interface\":");
+			simrest_json_str(&out->body, iface);
+			buf_printf(&out->body, ",\"nexthop\":\"%s\"}]", hop);
+		}
+	}
+	json_decref(j);
+}
+
 static void simrest_serve_rest(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
 {
 	char *last;
 	bool post = strcmp(q->method, "POST") == 0;
+	if (post && strcmp(q->path, "/rest/ip/route/check") == 0) {
+		simrest_route_check(r, q, out);
+		return;
+	}
 	const struct simmenu *m = simrest_route(q->path + 6, &last);
 	struct sel s = { .nprops = -1 };
 	if (post && simdiag_is_command(q->path + 6)) {

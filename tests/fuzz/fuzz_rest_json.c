@@ -1,6 +1,6 @@
 /* fuzz_rest_json: libFuzzer harness for the RouterOS REST reply decoders (collectors/restdecode.c,
- * linked from the library). The input is fed as the 2xx body of every endpoint and as an error
- * body; an error text must stay printable ASCII, a decoded sample within its ranges.
+ * linked from the library). The input is fed as the 2xx body of every endpoint (route checks
+ * included) and as an error body; an error text must stay printable ASCII, a decoded sample within its ranges.
  * Never opens a socket: restdecode has no transport. */
 #undef NDEBUG
 #include "collectors/restdecode.h"
@@ -68,6 +68,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_step((enum restdecode_step)step, body, size);
 	char *why = restdecode_http_reason(size % 2 ? 401 : 500, body, size);
 	fuzz_printable(why);
+	free(why);
+	char *iface = NULL;
+	why = NULL;
+	if (restdecode_route(body, size, &iface, &why) == 0)
+		assert(iface != NULL && iface[0] != '\0' && why == NULL);
+	else
+		fuzz_printable(why);
+	free(iface);
 	free(why);
 	free(body);
 	return 0;

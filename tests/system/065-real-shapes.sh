@@ -4,7 +4,7 @@
 # snmpsim/routeros6.snmprec, written from the facts of docs/routeros.md §3), and stores and
 # serves the right values: interface names with spaces, colons and parentheses (REST .query,
 # SNMP name matching, Prometheus labels, the router page), drop and error counters that are
-# not zero, every ifType of real routers with ifIndex 1..N with gaps, a /system/resource sent
+# not zero, every ifType of real routers (lo as 1 or 24) with ifIndex 1..N with gaps, a /system/resource sent
 # as a one-element array, a RouterOS 6 agent's board and version from entPhysicalDescr, and the
 # uptime from hrSystemUptime while the SNMP agent restarts every 4 s, with no reboot recorded.
 . "$top_srcdir/tests/system/lib.sh"
@@ -54,6 +54,11 @@ polls() { sed -n 's/^wgwatch_polls_total{router="ros7-snmp"[^}]*} \([0-9]*\).*/\
 polled_past() { scrape && [ "$(polls)" -ge "$1" ]; }
 wait_until 30 polled_past 10 || fail "ros7-snmp not polled 10 times"
 SNMP_TICKS=$(snmpget -v2c -c "$COMMUNITY" -Oqvt "$ROS7_SNMP" 1.3.6.1.2.1.1.3.0 2>/dev/null || echo -)
+# Every ifType of the issue's list is served (lo as 24 with shape = lo-type-24); names decide.
+IFTYPES=$(snmpwalk -v2c -c "$COMMUNITY" -Oqve "$ROS7_SNMP" 1.3.6.1.2.1.2.2.1.3 2>/dev/null | sort -un | tr '\n' ' ')
+for t in 1 6 23 24 71 131 135 209; do
+	case " $IFTYPES" in *" $t "*) ;; *) fail "ros7's ifTypes lack $t: $IFTYPES" ;; esac
+done
 scrape
 
 $PY - "$T/metrics.txt" "$have_snmpsim" "$SNMP_TICKS" <<'PY' || fail "served values"
@@ -80,6 +85,7 @@ for r in ("ros7-rest", "ros7-snmp"):
              if n == "wgwatch_interface_transmit_bytes_total" and l.get("router") == r}
     assert names.get(wg) == "wg" and names.get("wg0") == "wg", names
     assert trunk in names and "wlan1" in names and "ether1" in names, names
+    assert "lo" not in names, names  # ifType 1 or 24 alike: only names pick interfaces
     drops = one("wgwatch_interface_transmit_drops_total", router=r, interface=wg)
     assert drops > 1000, (r, drops)
     print("%s: %s (type wg) tx drops %d; %s, wlan1 picked by name" % (r, wg, drops, trunk))

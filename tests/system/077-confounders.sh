@@ -8,8 +8,10 @@
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 
 start_sim "$top_srcdir/tests/system/confounders.scenario"
-# every router's WAN is ether1 (the sim's ether1 carries the tunnels)
-sed 's/^\[router .*\]$/&\nwan = ether1/' "$T/routers.conf" >"$T/routers.tmp" && mv "$T/routers.tmp" "$T/routers.conf"
+# the WAN is ether1 (the sim's ether1 carries the tunnels): named by `wan` but for chr-wan, whose
+# WAN is found from its peers' endpoints, and chr-old, which cannot tell
+sed '/^\[router chr-\(wan\|old\)\]$/!s/^\[router .*\]$/&\nwan = ether1/' "$T/routers.conf" >"$T/routers.tmp" &&
+	mv "$T/routers.tmp" "$T/routers.conf"
 write_conf 250ms 200ms "[detector]" "before = 60s" "after = 60s" "min_samples = 40" "every = 2s"
 start_daemon
 
@@ -57,3 +59,15 @@ grep -q 'detector: router rb5009 wg0 tx 7.21.5 -> 7.22.3: regression (saturation
 	fail "the log line of the rb5009 regression does not name its confounder"
 check_log_clean
 ok "the log line of a regression names its confounders; no unexpected error"
+
+# chr-wan's WAN from its peers' endpoints; chr-old's refusal said once, its polls unharmed
+grep -q "rest: router chr-wan: WAN from the peers' endpoints (/ip/route/check): ether1 (to 198\.51\.100\." "$T/daemon.log" ||
+	fail "chr-wan's WAN was not found from its peers' endpoints"
+! grep -q "rest: router chr-wan: WAN .*ether2" "$T/daemon.log" || fail "chr-wan: ether2 carries no tunnel"
+! grep "WAN from the peers' endpoints" "$T/daemon.log" | grep -qv "router chr-wan:" ||
+	fail "a router with wan = was asked for its WAN"
+n=$(grep -c "rest: router chr-old: /ip/route/check of a peer's endpoint failed (HTTP 400 Bad Request: no such command" "$T/daemon.log")
+[ "$n" = 1 ] || fail "chr-old's refusal logged $n times, not once"
+http_get /metrics >"$T/metrics2.txt"
+[ "$($EXPO "$T/metrics2.txt" wgwatch_router_up router=chr-old)" = 1 ] || fail "chr-old is not up"
+ok "chr-wan's WAN (ether1) found from its peers' endpoints; chr-old's refusal said once, polls go on"

@@ -484,6 +484,109 @@ static void test_real_shapes(void)
 	sample_free(s);
 }
 
+/* /ip/route/check: a one-element array (bounded by once) or its object; whatever its status,
+ * an interface is the answer; none, or not one record, is an error. */
+static void test_route_decode(void)
+{
+	static const struct {
+		const char *body, *iface, *cause;
+	} cases[] = {
+		{ "[{\"status\":\"ok\",\"interface\":\"ether1\",\"nexthop\":\"192.0.2.1\"}]", "ether1",
+			NULL },
+		{ "{\"interface\":\"sfp-sfpplus1\",\"nexthop\":\"192.0.2.1\"}", "sfp-sfpplus1", NULL },
+		{ "[{\"interface\":\"trunk: Switch (br1)\"}]", "trunk: Switch (br1)", NULL },
+		{ "[{\"status\":\"unreachable\"}]", NULL, "status \"unreachable\"" },
+		{ "[{\"status\":\"ok\"}]", NULL, "status \"ok\"" },
+		{ "[{\"status\":\"reachable\",\"interface\":\"ether1\"}]", "ether1", NULL },
+		{ "[{\"nexthop\":\"192.0.2.1\"}]", NULL, "missing \"interface\"" },
+		{ "[{\"status\":\"ok\",\"interface\":\"\"}]", NULL, "no \"interface\" (status \"ok\")" },
+		{ "[]", NULL, "expected one object" },
+		{ "[{\"interface\":\"a\"},{\"interface\":\"b\"}]", NULL, "expected one object" },
+		{ "[{\"interface\":3}]", NULL, "" },
+		{ "<html>", NULL, "not JSON" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *iface = NULL, *cause = NULL;
+		int rc = restdecode_route(cases[i].body, strlen(cases[i].body), &iface, &cause);
+		CHECK_INT(rc, cases[i].iface ? 0 : -1);
+		if (cases[i].iface)
+			CHECK_STR(iface, cases[i].iface);
+		else
+			CHECK(cause != NULL && strstr(cause, cases[i].cause) != NULL);
+		free(iface);
+		free(cause);
+	}
+}
+
+static void wan_peer(sample_t *s, const char *endpoint, uint64_t bytes, bool disabled)
+{
+	struct sample_peer *p = sample_add_peer(s);
+	p->endpoint = endpoint ? xstrdup(endpoint) : NULL;
+	p->rx_bytes = bytes;
+	p->disabled = disabled;
+	s->have_peers = true;
+}
+
+/* restwan: which endpoints a round asks, what it keeps, when it asks again, when never. */
+static void test_restwan(void)
+{
+	conf_router_t rc = { .name = (char *)"r1", .wan_from_peers = true };
+	sample_t *s = sample_new("r1", 0, "rest");
+	for (int i = 0; i < 12; i++) { /* 12 peers on 10 addresses, the busiest are .0 to .7 */
+		char a[32];
+		snprintf(a, sizeof(a), "198.51.100.%d", i % 10);
+		wan_peer(s, a, (uint64_t)(1000 - i), false);
+	}
+	wan_peer(s, "2001:db8::1", 5000, false); /* IPv6: not asked */
+	wan_peer(s, "203.0.113.9", 9000, true);  /* disabled: not asked */
+	wan_peer(s, NULL, 9000, false);          /* never handshook */
+	restwan_t *w = restwan_create();
+	size_t n;
+	CHECK(restwan_names(w, &rc, &n) == NULL && n == 0);
+	const char *d = restwan_due(w, &rc, s, 1000);
+	CHECK_STR(d, "198.51.100.0");
+	restwan_done(w, "r1", "ether1", NULL, 1000);
+	char *const *names = restwan_names(w, &rc, &n); /* the first round counts at once */
+	CHECK(n == 1 && strcmp(names[0], "ether1") == 0);
+	for (int i = 1; i < RESTWAN_ENDPOINTS; i++) {
+		d = restwan_due(w, &rc, s, 1000 + i);
+		char want[32];
+		snprintf(want, sizeof(want), "198.51.100.%d", i);
+		CHECK_STR(d, want);
+		restwan_done(w, "r1", i == 5 ? "ether2" : "ether1", NULL, 1000 + i);
+	}
+	names = restwan_names(w, &rc, &n);
+	CHECK(n == 2 && strcmp(names[1], "ether2") == 0);
+	CHECK(restwan_due(w, &rc, s, 2000) == NULL); /* the round is over; the next in an hour */
+	d = restwan_due(w, &rc, s, 1000 + RESTWAN_EVERY_MS);
+	CHECK_STR(d, "198.51.100.0");
+	restwan_done(w, "r1", "sfp1", NULL, 1000 + RESTWAN_EVERY_MS);
+	names = restwan_names(w, &rc, &n); /* later rounds replace the set at their end */
+	CHECK(n == 2);
+	restwan_due(w, &rc, s, 1001 + RESTWAN_EVERY_MS);
+	restwan_done(w, "r1", NULL, "HTTP 400 Bad Request", 1001 + RESTWAN_EVERY_MS);
+	names = restwan_names(w, &rc, &n); /* a refusal ends the round and keeps the set */
+	CHECK(n == 2 && strcmp(names[0], "ether1") == 0);
+	CHECK(restwan_due(w, &rc, s, 2000 + RESTWAN_EVERY_MS) == NULL);
+	for (int i = 0; i < RESTWAN_ENDPOINTS; i++) {
+		CHECK(restwan_due(w, &rc, s, 1001 + 2 * RESTWAN_EVERY_MS + i) != NULL);
+		restwan_done(w, "r1", "sfp1", NULL, 1001 + 2 * RESTWAN_EVERY_MS + i);
+	}
+	names = restwan_names(w, &rc, &n);
+	CHECK(n == 1 && strcmp(names[0], "sfp1") == 0);
+	char *wan[] = { (char *)"ether9" }; /* named by the operator: never asked, nothing found counts */
+	conf_router_t named = { .name = (char *)"r1", .wan_from_peers = true, .wan = wan, .nwan = 1 };
+	CHECK(restwan_due(w, &named, s, 10 * RESTWAN_EVERY_MS) == NULL);
+	CHECK(restwan_names(w, &named, &n) == NULL && n == 0);
+	conf_router_t off = { .name = (char *)"r1", .wan_from_peers = false };
+	CHECK(restwan_due(w, &off, s, 10 * RESTWAN_EVERY_MS) == NULL);
+	restwan_destroy(w);
+	sample_free(s);
+	char *body = restwan_body("198.51.100.7");
+	CHECK_STR(body, "{\"dst-ip\":\"198.51.100.7\",\"once\":\"\"}");
+	free(body);
+}
+
 static void test_http_reason(void)
 {
 	const char *b1 = "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
@@ -950,6 +1053,8 @@ int main(void)
 	test_resource_sizes();
 	test_peer_detail();
 	test_http_reason();
+	test_route_decode();
+	test_restwan();
 	buf_init(&srv_log);
 	int port = 0;
 	struct MHD_Daemon *d = srv_start(&port);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "sim/scenario.h"
 #include "sim/simrest.h"
+#include "sim/simroute.h"
 #include "sim/simrouter.h"
 #include "sim/simsnmp_int.h"
 #include "unit.h"
@@ -228,8 +229,32 @@ static void test_shapes(void)
 	free(errs);
 }
 
+/* routes: longest prefix wins, the implicit default is ether1, bad tables are refused. */
+static void test_routes(void)
+{
+	static const char *const bad[] = { "198.51.100.0/24", "198.51.100.0 ether1", "300.1.1.0/24 e",
+		"10.0.0.0/33 e", "10.0.0.0/8 e, ", "10.0.0.0/x e" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK_INT(simroute_valid(bad[i]), -1);
+	const char *t = "198.51.100.0/24 ether2, 198.51.100.128/25 trunk: Switch (br1), 0.0.0.0/0 sfp1";
+	CHECK_INT(simroute_valid(t), 0);
+	char ifc[64], hop[32];
+	CHECK_INT(simroute_check(t, "198.51.100.7", ifc, sizeof(ifc), hop, sizeof(hop)), 0);
+	CHECK_STR(ifc, "ether2");
+	CHECK_STR(hop, "192.0.2.2");
+	CHECK_INT(simroute_check(t, "198.51.100.200", ifc, sizeof(ifc), hop, sizeof(hop)), 0);
+	CHECK_STR(ifc, "trunk: Switch (br1)");
+	CHECK_INT(simroute_check(t, "203.0.113.1", ifc, sizeof(ifc), hop, sizeof(hop)), 0);
+	CHECK_STR(ifc, "sfp1");
+	CHECK_INT(simroute_check(NULL, "203.0.113.1", ifc, sizeof(ifc), hop, sizeof(hop)), 0);
+	CHECK_STR(ifc, "ether1");
+	CHECK_STR(hop, "192.0.2.1");
+	CHECK_INT(simroute_check(NULL, "2001:db8::1", ifc, sizeof(ifc), hop, sizeof(hop)), -1);
+}
+
 int main(void)
 {
+	test_routes();
 	test_errors();
 	test_model_and_rest();
 	test_shapes();
