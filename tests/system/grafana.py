@@ -110,8 +110,10 @@ def check_shape(dash):
     assert any("wgwatch_router_info" in a.get("expr", "") for a in dash["annotations"]["list"])
 
 
-# Grafana's panel plugins whose schema the dashboard uses: type -> module under raw/composable.
-PANEL_CFG = {"timeseries": "timeseries", "stat": "stat", "table": "table", "heatmap": "heatmap"}
+# Grafana's panel plugins whose schema the dashboard uses: type -> (module under raw/composable,
+# whether the plugin has a custom field config; stat has none).
+PANEL_CFG = {"timeseries": ("timeseries", True), "stat": ("stat", False),
+             "table": ("table", True), "heatmap": ("heatmap", True)}
 TS_HEAD = """// Made by tests/system/grafana.py from %s: tsc type-checks it against @grafana/schema.
 import type * as D from "@grafana/schema/raw/dashboard/x/types.gen";
 %s
@@ -139,20 +141,19 @@ def ts_module(path, dash):
     fieldConfig.defaults.custom its plugin's Options and FieldConfig: object literals, so that
     tsc refuses unknown keys as well as wrong types."""
     imports = "".join('import type * as %s from "@grafana/schema/raw/composable/%s/panelcfg/x/types.gen";\n'
-                      % (m, m) for m in sorted(set(PANEL_CFG.values())))
+                      % (m, m) for m, _ in sorted(PANEL_CFG.values()))
     body = {k: v for k, v in dash.items() if k not in ENVELOPE}
     out = [TS_HEAD % (path, imports), "export const dashboard: Dashboard = %s;" % json.dumps(body, indent=1)]
-    every = [p for r in dash["panels"] for p in [r] + r.get("panels", [])]
-    for p in every:
+    for p in (p for r in dash["panels"] for p in [r] + r.get("panels", [])):
         if p["type"] == "row":
             continue
-        m = PANEL_CFG.get(p["type"])
-        assert m, "panel %r: type %s has no schema here (add it to PANEL_CFG)" % (p["title"], p["type"])
+        assert p["type"] in PANEL_CFG, "panel %r: no schema for type %s here (PANEL_CFG)" % (p["title"], p["type"])
+        m, has_custom = PANEL_CFG[p["type"]]
         out.append("export const options_%d: P<J<%s.Options>> = %s;" % (p["id"], m, json.dumps(p.get("options", {}))))
-        custom = p.get("fieldConfig", {}).get("defaults", {}).get("custom", {})
-        field = "FieldConfig" if p["type"] != "stat" else "Options"  # stat has no custom field config
-        if p["type"] != "stat" or custom:
-            out.append("export const custom_%d: P<J<%s.%s>> = %s;" % (p["id"], m, field, json.dumps(custom)))
+        custom = p.get("fieldConfig", {}).get("defaults", {}).get("custom")
+        assert has_custom or custom is None, "panel %r: %s has no custom field config" % (p["title"], p["type"])
+        if has_custom:
+            out.append("export const custom_%d: P<J<%s.FieldConfig>> = %s;" % (p["id"], m, json.dumps(custom or {})))
     return "\n".join(out) + "\n"
 
 
