@@ -31,6 +31,13 @@ check_tree() {
 	grep -qx "ExecStartPre=$sbin/wgwatchd --check -c $conf" "$unit" ||
 		fail "ExecStartPre: $(grep ^ExecStartPre= "$unit")"
 	grep -qx 'StateDirectory=wgwatch' "$unit" || fail "StateDirectory: $(grep ^StateDirectory= "$unit")"
+	# ConfigurationDirectory= makes /etc/wgwatch, whatever the prefix: only where the config is.
+	if [ "$etc" = /etc ]; then
+		grep -qx 'ConfigurationDirectory=wgwatch' "$unit" || fail "sysconfdir /etc, no ConfigurationDirectory=wgwatch"
+	else
+		! grep -q '^ConfigurationDirectory=' "$unit" ||
+			fail "config in $etc/wgwatch, yet $(grep ^ConfigurationDirectory= "$unit") (that is /etc/wgwatch)"
+	fi
 	if [ "$var" = /var ]; then
 		! grep -q '^BindPaths=' "$unit" || fail "localstatedir /var, yet $(grep ^BindPaths= "$unit")"
 		[ ! -e "$root/var/lib/wgwatch" ] || fail "/var/lib/wgwatch installed: StateDirectory= makes it"
@@ -51,6 +58,9 @@ check_tree() {
 	if [ "$var" != /var ]; then
 		! bare /var/lib/wgwatch "$m5" "$m8" || fail "a man page names /var/lib/wgwatch, not $var/lib/wgwatch"
 	fi
+	# Where the StateDirectory really is, and that another localstatedir is a mount of it.
+	grep -qxF '.I /var/lib/private/wgwatch' "$m8" && grep -qxF '.RB ( BindPaths= ),' "$m8" ||
+		fail "wgwatchd(8) does not say the StateDirectory is /var/lib/private/wgwatch, bound over $var/lib/wgwatch"
 	# The unit as installed, ExecStart pointed at ROOT's binary, its man pages found in ROOT.
 	sed "s|=$sbin/wgwatchd |=$root$sbin/wgwatchd |" "$unit" >"$T/wgwatchd.service"
 	rc=0
