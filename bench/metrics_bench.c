@@ -41,6 +41,7 @@ static conf_t *mb_conf(size_t n)
 		r->labels[0].key = xstrdup("site"), r->labels[0].value = xstrdup("bench");
 		r->labels[1].key = xstrdup("role"), r->labels[1].value = xstrdup("hub");
 		r->nlabels = 2;
+		r->peer_metrics = true;
 	}
 	return c;
 }

@@ -45,6 +45,8 @@ typedef struct conf_router {
 	char **wan; /* interfaces carrying the tunnels' outer packets: polled for confounders */
 	size_t nwan;
 
+	bool peer_metrics; /* per-peer series on /metrics; default yes */
+
 	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;
 } conf_router_t;

@@ -115,6 +115,8 @@ const struct conf_key confkeys_table[] = {
 		.help = "over SNMP, the names (shell patterns) of WireGuard interfaces, a,b*,c" },
 	{ RKEY("wan", T_LIST, wan), .noff = offsetof(conf_router_t, nwan),
 		.help = "interfaces that carry the tunnels' outer packets, a,b (polled for confounders)" },
+	{ RKEY("peer_metrics", T_BOOL, peer_metrics), .def = "yes",
+		.help = "export the per-peer series (wgwatch_wireguard_peer_*) of the router on /metrics" },
 	{ RKEY("interval", T_DURATION, interval_ms), .min = 100, .max = CONF_DAY,
 		.help = "poll interval; default [daemon] interval" },
 	{ RKEY("timeout", T_DURATION, timeout_ms), .min = 100, .max = 10 * CONF_MIN,

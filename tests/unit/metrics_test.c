@@ -40,6 +40,7 @@ static conf_t *test_conf(size_t n)
 		r->password = xstrdup("hunter2-secret");
 		r->snmp_community = xstrdup("c0mmunity-secret");
 		r->interval_ms = 1000;
+		r->peer_metrics = true;
 	}
 	return c;
 }

@@ -1,0 +1,87 @@
+#!/bin/sh
+# 041-router-scrape: a real Prometheus finds one target per router through http_sd_configs on
+# /api/v1/targets and scrapes each as /metrics?router=NAME: every router gets its own `up`, its
+# series carry its labels, and the daemon's own families stay on plain /metrics. Also:
+# `wgwatchd --targets` prints the same targets, an unknown router is a 404, and
+# peer_metrics = no ([defaults] here, yes again for one router) drops the per-peer series.
+. "$top_srcdir/tests/system/lib.sh"
+
+command -v prometheus >/dev/null || fail "prometheus not installed (apt-get install prometheus)"
+start_sim "$top_srcdir/tests/system/basic.scenario"
+write_conf 1s 1s
+printf '[defaults]\npeer_metrics = no\n' >>"$T/wgwatch.conf"
+sed -i 's/^\[router arm64-a\]$/&\npeer_metrics = yes/' "$T/routers.conf"
+start_daemon
+ROUTERS="arm64-a arm64-b auth-fail garbage tile-a"
+
+# ---- the targets, over HTTP and from the command line ----
+http_get /api/v1/targets >"$T/targets.json" || fail "GET /api/v1/targets failed"
+"$DAEMON" -c "$T/wgwatch.conf" --targets >"$T/targets-cli.json" || fail "wgwatchd --targets failed"
+$PY - "$T/targets.json" "$T/targets-cli.json" "127.0.0.1:$HTTP_PORT" "$ROUTERS" <<'PY' || fail "targets JSON is wrong: $(cat "$T/targets.json")"
+import json, sys
+http, cli = (json.load(open(f)) for f in sys.argv[1:3])
+assert http == cli, (http, cli)
+want = sorted(sys.argv[4].split())
+assert sorted(t["labels"]["__param_router"] for t in http) == want
+for t in http:
+    l = t["labels"]
+    assert t["targets"] == [sys.argv[3]], t
+    assert l["__metrics_path__"] == "/metrics" and l["router"] == l["__param_router"], t
+    assert l["site"] == "lab", t
+    assert "__scheme__" not in l, t
+a = [t for t in http if t["labels"]["router"] == "arm64-a"][0]["labels"]
+assert a["role"] == "hub", a
+PY
+ok "/api/v1/targets and --targets: one http_sd target per router with its labels"
+
+# ---- the per-router exposition ----
+wait_until 20 sh -c "curl -fsS 'http://127.0.0.1:$HTTP_PORT/metrics?router=tile-a' | grep -q '^wgwatch_router_up{router=\"tile-a\",site=\"lab\",role=\"hub\"} 1'" ||
+	fail "tile-a's scrape has no wgwatch_router_up 1: $(http_get '/metrics?router=tile-a' | head -20)"
+http_get '/metrics?router=tile-a' >"$T/tile.txt"
+grep -v '^#' "$T/tile.txt" | grep -v 'router="tile-a"' && fail "tile-a's scrape holds another router's series"
+grep -Eq '^(wgwatch_build_info|process_|wgwatch_store_|wgwatch_poll_duration|wgwatch_shard_info)' "$T/tile.txt" &&
+	fail "the daemon's own families leak into a router's scrape"
+grep -q '^wgwatch_cpu_core_load_ratio{router="tile-a",core="3",site="lab",role="hub"} 1$' "$T/tile.txt" ||
+	fail "tile-a's pinned core missing from its scrape"
+http_get /metrics | grep -q '^wgwatch_build_info{' || fail "plain /metrics lost wgwatch_build_info"
+code=$(curl -sS -o "$T/404.txt" -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/metrics?router=nope")
+[ "$code" = 404 ] && grep -q "no router of that name" "$T/404.txt" || fail "unknown router: $code $(cat "$T/404.txt")"
+ok "/metrics?router=NAME: that router's series only; unknown name 404"
+
+# ---- peer_metrics ----
+has_peers() { http_get "/metrics?router=$1" | grep -q "^wgwatch_wireguard_peer_receive_bytes_total{router=\"$1\""; }
+wait_until 10 has_peers arm64-a || fail "arm64-a (peer_metrics = yes) has no peer series"
+http_get /metrics | grep -q '^wgwatch_wireguard_peer_[a-z_]*{router="arm64-b"' &&
+	fail "arm64-b has peer series with peer_metrics = no in [defaults]"
+http_get /metrics | grep -q '^wgwatch_interface_receive_bytes_total{router="arm64-b"' ||
+	fail "arm64-b lost its interface series"
+ok "peer_metrics = no drops the peer series, yes keeps them"
+
+# ---- a real Prometheus, targets from http_sd ----
+start_prometheus <<YML
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+scrape_configs:
+  - job_name: wgwatch-routers
+    honor_labels: true
+    http_sd_configs: [{ url: 'http://127.0.0.1:$HTTP_PORT/api/v1/targets', refresh_interval: 1s }]
+YML
+query() {
+	curl -fsS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
+		$PY -c 'import json,sys; d=json.load(sys.stdin); assert d["status"]=="success"; print(json.dumps(d["data"]["result"]))'
+}
+routers_of() { query "$1" | $PY -c 'import json,sys; print(" ".join(sorted(r["metric"].get("router","-") for r in json.load(sys.stdin))))'; }
+all_up() { [ "$(routers_of 'up{job="wgwatch-routers"} == 1')" = "$ROUTERS" ]; }
+wait_until 25 all_up || fail "Prometheus does not scrape 5 router targets up: $(query 'up')"
+ok "Prometheus discovered and scraped 5 targets, one up per router"
+
+both_ways() { [ "$(routers_of 'wgwatch_router_up')" = "$ROUTERS" ]; }
+wait_until 5 both_ways || fail "wgwatch_router_up per router: $(query 'wgwatch_router_up')"
+[ "$(routers_of 'wgwatch_router_up == 0')" = "auth-fail garbage" ] || fail "down routers: $(query 'wgwatch_router_up')"
+[ "$(query 'count({exported_router!=""} or {exported_site!=""})')" = "[]" ] ||
+	fail "series with exported_* labels: $(query 'count by (__name__) ({exported_router!=""})')"
+[ "$(query 'count(wgwatch_cpu_core_load_ratio{router="tile-a",site="lab",role="hub"})' |
+	$PY -c 'import json,sys; print(json.load(sys.stdin)[0]["value"][1])')" = 9 ] ||
+	fail "tile-a's core series in Prometheus: $(query 'wgwatch_cpu_core_load_ratio{router="tile-a"}')"
+[ "$(query 'count(wgwatch_build_info)')" = "[]" ] || fail "a router target exported wgwatch_build_info"
+ok "series carry their router's labels, no exported_*, no daemon families"
+check_log_clean
