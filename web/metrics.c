@@ -43,8 +43,11 @@ void metrics_put_double(buf_t *out, double v)
 		metrics_puts(out, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	long long r = fabs(v) < 1e9 ? llround(v * 1e6) : 0;
-	if (fabs(v) < 1e9 && (double)r / 1e6 == v) {
+	/* Below 9e9, v * 1e6 < 2^53: r and r / 1e6 are exact, so when r / 1e6 is v the decimal
+	 * text of r reads back as v. Unix times in seconds (1.7e9) take this path too. */
+	bool fast = fabs(v) < 9e9;
+	long long r = fast ? llround(v * 1e6) : 0;
+	if (fast && (double)r / 1e6 == v) {
 		uint64_t a = (uint64_t)(r < 0 ? -r : r);
 		if (r < 0)
 			metrics_putc(out, '-');
@@ -80,8 +83,7 @@ void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size
 /* The prepared labels of interface (peer = false) or peer k of router i. */
 void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
 {
-	const sample_t *s = fleet_view_at(c->view, i)->last;
-	const struct metrics_seg *g = &c->segs[c->rl[i].seg0 + (peer ? s->nifaces : 0) + k];
+	const struct metrics_seg *g = &c->segs[(peer ? c->rl[i].peer0 : c->rl[i].seg0) + k];
 	metrics_put(c->out, c->labels.data + g->off, g->len);
 }
 
@@ -444,6 +446,7 @@ static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 	const sample_t *s = r->last;
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++)
 		metrics_prepare_seg(c, "interface", s->ifaces[k].name, "type", s->ifaces[k].type);
+	rl->peer0 = c->nsegs;
 	for (size_t k = 0; s != NULL && s->have_peers && r->conf->peer_metrics && k < s->npeers; k++)
 		metrics_prepare_seg(c, "interface", s->peers[k].interface, "peer", s->peers[k].peer);
 }

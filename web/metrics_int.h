@@ -29,7 +29,7 @@ struct metrics_seg {
  * walks one contiguous buffer rather than some 50 scattered strings per router per family. */
 struct metrics_rl {
 	struct metrics_seg router, extra;
-	size_t seg0;
+	size_t seg0, peer0; /* segs[] of its first interface, of its first peer */
 };
 
 struct metrics_ctx {
