@@ -442,7 +442,7 @@ static enum MHD_Result http_reply(
 	return http_reply_gz(conn, status, ctype, body, false);
 }
 
-/* /metrics[?router=NAME]: rendered straight into a gzip stream when the client takes it. */
+/* /metrics[?router=NAME|?routers=no]: rendered straight into a gzip stream when the client takes it. */
 static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, buf_t *body)
 {
 	pthread_mutex_lock(&h->refused_mu);
@@ -455,6 +455,7 @@ static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, buf_
 		.detector = h->deps.detector,
 		.http = &counters,
 		.router = http_arg(conn, "router"),
+		.daemon_only = http_arg(conn, "routers") && strcmp(http_arg(conn, "routers"), "no") == 0,
 		.gzip = http_gzip_ok(conn) };
 	bool gz;
 	unsigned status = scrape_metrics(&req, body, &gz);

@@ -503,7 +503,8 @@ int metrics_write(const struct metrics_req *req, buf_t *out)
 	if (view == NULL)
 		return -1;
 	size_t start = out->len;
-	if (req->router == NULL && req->flush == NULL)
+	bool whole = req->router == NULL && !req->daemon_only;
+	if (whole && req->flush == NULL)
 		buf_reserve(out, start + atomic_load(&metrics_last_len) / 16 * 17);
 	struct store_stats st = { 0 };
 	if (req->store && req->router == NULL)
@@ -515,17 +516,19 @@ int metrics_write(const struct metrics_req *req, buf_t *out)
 		.store = &st,
 		.http = req->http,
 		.det = detector_view(req->detector) };
-	size_t n = fleet_view_size(view);
+	size_t n = req->daemon_only ? 0 : fleet_view_size(view);
 	metrics_prepare(&c, n);
-	for (size_t f = 0; f < METRICS_NFAMILIES; f++)
-		if (req->router == NULL || metrics_families[f].per_router != NULL)
+	for (size_t f = 0; f < METRICS_NFAMILIES; f++) {
+		bool mine = metrics_families[f].per_router != NULL;
+		if (req->router ? mine : !req->daemon_only || !mine)
 			metrics_family_render(&c, &metrics_families[f], n);
+	}
 	fleet_view_free(view);
 	detector_view_free(c.det);
 	buf_free(&c.labels);
 	free(c.rl);
 	free(c.segs);
-	if (req->router == NULL && req->flush == NULL)
+	if (whole && req->flush == NULL)
 		atomic_store(&metrics_last_len, out->len - start);
 	return 0;
 }

@@ -28,6 +28,7 @@ struct metrics_req {
 	/* Only this router's series (every per-router family, no family of the daemon's own);
 	 * NULL: the whole exposition. */
 	const char *router;
+	bool daemon_only; /* only the daemon's own families (?routers=no), no router's */
 	/* When set, called with out whenever it holds some 256 KiB, between two routers' series
 	 * (a gzip stream): it takes the text and resets out. The rest stays in out. */
 	void (*flush)(void *arg, buf_t *out);

@@ -44,7 +44,8 @@ unsigned scrape_metrics(const struct scrape_req *req, buf_t *body, bool *gzipped
 		.store = req->store,
 		.detector = req->detector,
 		.http = req->http,
-		.router = req->router };
+		.router = req->router,
+		.daemon_only = req->daemon_only };
 	int rc = -2;
 	*gzipped = false;
 	if (req->gzip) {

@@ -20,6 +20,7 @@ struct scrape_req {
 	detector_t *detector;
 	const struct metrics_http *http;
 	const char *router; /* ?router=NAME; NULL: the whole exposition */
+	bool daemon_only;   /* ?routers=no: the daemon's own families alone */
 	bool gzip;          /* the client takes gzip */
 };
 

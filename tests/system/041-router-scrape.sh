@@ -2,7 +2,8 @@
 # 041-router-scrape: a real Prometheus finds one target per router through http_sd_configs on
 # /api/v1/targets and scrapes each as /metrics?router=NAME: every router gets its own `up`, its
 # series carry its labels, and the daemon's own families stay on plain /metrics. Also:
-# `wgwatchd --targets` prints the same targets, an unknown router is a 404, and
+# `wgwatchd --targets` prints the same targets, an unknown router is a 404, ?routers=no gives the
+# daemon's own families alone (a job of their own), and
 # peer_metrics = no ([defaults] here, yes again for one router) drops the per-peer series.
 . "$top_srcdir/tests/system/lib.sh"
 
@@ -44,6 +45,9 @@ grep -Eq '^(wgwatch_build_info|process_|wgwatch_store_|wgwatch_poll_duration|wgw
 grep -q '^wgwatch_cpu_core_load_ratio{router="tile-a",core="3",site="lab",role="hub"} 1$' "$T/tile.txt" ||
 	fail "tile-a's pinned core missing from its scrape"
 http_get /metrics | grep -q '^wgwatch_build_info{' || fail "plain /metrics lost wgwatch_build_info"
+http_get '/metrics?routers=no' >"$T/self.txt"
+grep -q '^wgwatch_build_info{' "$T/self.txt" && ! grep -q 'router=' "$T/self.txt" ||
+	fail "/metrics?routers=no is not the daemon's families alone: $(grep router= "$T/self.txt" | head -3)"
 code=$(curl -sS -o "$T/404.txt" -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/metrics?router=nope")
 [ "$code" = 404 ] && grep -q "no router of that name" "$T/404.txt" || fail "unknown router: $code $(cat "$T/404.txt")"
 ok "/metrics?router=NAME: that router's series only; unknown name 404"
@@ -51,16 +55,19 @@ ok "/metrics?router=NAME: that router's series only; unknown name 404"
 # ---- peer_metrics ----
 has_peers() { http_get "/metrics?router=$1" | grep -q "^wgwatch_wireguard_peer_receive_bytes_total{router=\"$1\""; }
 wait_until 10 has_peers arm64-a || fail "arm64-a (peer_metrics = yes) has no peer series"
+has_ifaces() { http_get "/metrics?router=$1" | grep -q "^wgwatch_interface_receive_bytes_total{router=\"$1\""; }
+wait_until 10 has_ifaces arm64-b || fail "arm64-b (peer_metrics = no) lost its interface series"
 http_get /metrics | grep -q '^wgwatch_wireguard_peer_[a-z_]*{router="arm64-b"' &&
 	fail "arm64-b has peer series with peer_metrics = no in [defaults]"
-http_get /metrics | grep -q '^wgwatch_interface_receive_bytes_total{router="arm64-b"' ||
-	fail "arm64-b lost its interface series"
 ok "peer_metrics = no drops the peer series, yes keeps them"
 
 # ---- a real Prometheus, targets from http_sd ----
 start_prometheus <<YML
 global: { scrape_interval: 1s, evaluation_interval: 1s }
 scrape_configs:
+  - job_name: wgwatch
+    params: { routers: ['no'] }
+    static_configs: [{ targets: ['127.0.0.1:$HTTP_PORT'] }]
   - job_name: wgwatch-routers
     honor_labels: true
     http_sd_configs: [{ url: 'http://127.0.0.1:$HTTP_PORT/api/v1/targets', refresh_interval: 1s }]
@@ -82,6 +89,10 @@ wait_until 5 both_ways || fail "wgwatch_router_up per router: $(query 'wgwatch_r
 [ "$(query 'count(wgwatch_cpu_core_load_ratio{router="tile-a",site="lab",role="hub"})' |
 	$PY -c 'import json,sys; print(json.load(sys.stdin)[0]["value"][1])')" = 9 ] ||
 	fail "tile-a's core series in Prometheus: $(query 'wgwatch_cpu_core_load_ratio{router="tile-a"}')"
-[ "$(query 'count(wgwatch_build_info)')" = "[]" ] || fail "a router target exported wgwatch_build_info"
-ok "series carry their router's labels, no exported_*, no daemon families"
+[ "$(query 'count(wgwatch_build_info{job="wgwatch-routers"})')" = "[]" ] ||
+	fail "a router target exported wgwatch_build_info"
+self_ok() { [ "$(routers_of 'wgwatch_build_info{job="wgwatch"}')" = "-" ]; }
+wait_until 10 self_ok || fail "the daemon job has no wgwatch_build_info: $(query "{job=\"wgwatch\"}" | head -c 600)"
+[ "$(query 'count(wgwatch_router_up{job="wgwatch"})')" = "[]" ] || fail "the daemon job carries router series"
+ok "series carry their router's labels, no exported_*; the daemon's families on job wgwatch only"
 check_log_clean

@@ -87,6 +87,12 @@ static void test_router(fleet_t *f)
 	req.router = "hub-9999";
 	CHECK_INT(metrics_write(&req, &b), -1);
 	CHECK_INT(b.len, len);
+	buf_reset(&b);
+	struct metrics_req self = { .fleet = f, .daemon_only = true };
+	CHECK_INT(metrics_write(&self, &b), 0);
+	CHECK(test_has_line_prefix(b.data, "wgwatch_build_info{"));
+	CHECK(test_has_line_prefix(b.data, "wgwatch_poll_duration_seconds_count "));
+	CHECK(strstr(b.data, "router=") == NULL && strstr(b.data, "\nwgwatch_router_up") == NULL);
 	bool gz = true;
 	buf_reset(&b);
 	struct scrape_req sr = { .fleet = f, .router = "nope" };
