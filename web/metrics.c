@@ -80,10 +80,11 @@ void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size
 	metrics_put(c->out, c->labels.data + c->rl[i].router.off, c->rl[i].router.len);
 }
 
-/* The prepared labels of interface (peer = false) or peer k of router i. */
-void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
+/* name{router="R",interface="I",peer="P" (or type="T"): one prepared segment. */
+void metrics_begin_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
 {
 	const struct metrics_seg *g = &c->segs[(peer ? c->rl[i].peer0 : c->rl[i].seg0) + k];
+	metrics_put(c->out, c->name, c->name_len);
 	metrics_put(c->out, c->labels.data + g->off, g->len);
 }
 
@@ -197,8 +198,7 @@ static void metrics_iface(
 {
 	const sample_t *s = metrics_current(r);
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
-		metrics_begin(c, fam, i);
-		metrics_put_seg(c, i, false, k);
+		metrics_begin_seg(c, i, false, k);
 		metrics_end_u64(c, i, metrics_field(&s->ifaces[k], fam->off));
 	}
 }
@@ -212,8 +212,7 @@ static void metrics_peer(
 		const struct sample_peer *p = &s->peers[k];
 		if (handshake && p->last_handshake_ms < 0)
 			continue;
-		metrics_begin(c, fam, i);
-		metrics_put_seg(c, i, true, k);
+		metrics_begin_seg(c, i, true, k);
 		if (handshake)
 			metrics_end_double(c, i, (double)p->last_handshake_ms / 1000.0);
 		else
@@ -409,16 +408,19 @@ static const struct metrics_family metrics_families[] = {
 
 /* ---- render ---- */
 
-/* Two labels, escaped, as the next segment of the label buffer. */
+/* Router i's label and two more, escaped, as the next segment of the label buffer. */
 static void metrics_prepare_seg(
-	struct metrics_ctx *c, const char *k1, const char *v1, const char *k2, const char *v2)
+	struct metrics_ctx *c, size_t i, const char *k1, const char *v1, const char *k2, const char *v2)
 {
 	if (c->nsegs == c->capsegs) {
 		c->capsegs = c->capsegs ? 2 * c->capsegs : 1024;
 		c->segs = xreallocarray(c->segs, c->capsegs, sizeof(*c->segs));
 	}
 	struct metrics_seg *g = &c->segs[c->nsegs++];
+	const struct metrics_seg *router = &c->rl[i].router;
 	g->off = c->labels.len;
+	buf_reserve(&c->labels, c->labels.len + router->len + 1); /* data may move: copy after */
+	metrics_put(&c->labels, c->labels.data + router->off, router->len);
 	metrics_label(&c->labels, k1, v1);
 	metrics_label(&c->labels, k2, v2);
 	g->len = c->labels.len - g->off;
@@ -445,10 +447,10 @@ static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 	rl->seg0 = c->nsegs;
 	const sample_t *s = r->last;
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++)
-		metrics_prepare_seg(c, "interface", s->ifaces[k].name, "type", s->ifaces[k].type);
+		metrics_prepare_seg(c, i, "interface", s->ifaces[k].name, "type", s->ifaces[k].type);
 	rl->peer0 = c->nsegs;
 	for (size_t k = 0; s != NULL && s->have_peers && r->conf->peer_metrics && k < s->npeers; k++)
-		metrics_prepare_seg(c, "interface", s->peers[k].interface, "peer", s->peers[k].peer);
+		metrics_prepare_seg(c, i, "interface", s->peers[k].interface, "peer", s->peers[k].peer);
 }
 
 static void metrics_prepare(struct metrics_ctx *c, size_t n)

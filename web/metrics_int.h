@@ -24,9 +24,10 @@ struct metrics_seg {
 #define METRICS_CHUNK (256 * 1024)
 
 /* Per router, the escaped `router="..."` label, the `,key="value"` config labels and `} `, and
- * the labels of each interface and peer of its newest sample (segs[seg0..]: interfaces, then
- * peers), all escaped once per render into one buffer: families then copy them, and a render
- * walks one contiguous buffer rather than some 50 scattered strings per router per family. */
+ * for each interface and peer of its newest sample the router label with its own
+ * (segs[seg0..]: interfaces, then peers), all escaped once per render into one buffer:
+ * families then copy them, and a render walks one contiguous buffer rather than some 50
+ * scattered strings per router per family. */
 struct metrics_rl {
 	struct metrics_seg router, extra;
 	size_t seg0, peer0; /* segs[] of its first interface, of its first peer */
@@ -86,8 +87,9 @@ void metrics_put_double(buf_t *out, double v); /* shortest text that reads back 
 
 /* name{router="R" — the caller adds its own labels, then ends the series. */
 void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size_t i);
-/* The prepared labels of interface (peer = false) or peer k of router i. */
-void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k);
+/* name{router="R" and the prepared labels of interface (peer = false) or peer k of router i;
+ * the caller may add labels, then ends the series. */
+void metrics_begin_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k);
 void metrics_label(buf_t *out, const char *key, const char *value); /* ,key="escaped value" */
 /* Config labels, "} ", the value and a newline. */
 void metrics_end_u64(struct metrics_ctx *c, size_t i, uint64_t v);
