@@ -4,7 +4,8 @@
 # series carry its labels, and the daemon's own families stay on plain /metrics. Also:
 # `wgwatchd --targets` prints the same targets, an unknown router is a 404, ?routers=no gives the
 # daemon's own families alone (a job of their own), and
-# peer_metrics = no ([defaults] here, yes again for one router) drops the per-peer series.
+# peer_metrics = no ([defaults] here, yes again for one router) drops the per-peer series, and
+# a reload that removes a router removes its target.
 . "$top_srcdir/tests/system/lib.sh"
 
 command -v prometheus >/dev/null || fail "prometheus not installed (apt-get install prometheus)"
@@ -95,4 +96,14 @@ self_ok() { [ "$(routers_of 'wgwatch_build_info{job="wgwatch"}')" = "-" ]; }
 wait_until 10 self_ok || fail "the daemon job has no wgwatch_build_info: $(query "{job=\"wgwatch\"}" | head -c 600)"
 [ "$(query 'count(wgwatch_router_up{job="wgwatch"})')" = "[]" ] || fail "the daemon job carries router series"
 ok "series carry their router's labels, no exported_*; the daemon's families on job wgwatch only"
+
+# ---- the targets follow a reload ----
+awk '/^\[router /{ skip = ($0 == "[router garbage]") } !skip' "$T/routers.conf" >"$T/r.tmp" &&
+	mv "$T/r.tmp" "$T/routers.conf"
+kill -HUP "$DAEMON_PID"
+four() { [ "$(http_get /api/v1/targets | $PY -c 'import json,sys; print(len(json.load(sys.stdin)))')" = 4 ]; }
+wait_until 10 four || fail "after a reload without garbage: $(http_get /api/v1/targets)"
+code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/metrics?router=garbage")
+[ "$code" = 404 ] || fail "a removed router's scrape answers $code"
+ok "a reload removes the router's target and its scrape"
 check_log_clean
