@@ -1,4 +1,5 @@
-/* metrics: the Prometheus text exposition (format 0.0.4) of the fleet and of the daemon itself.
+/* metrics: the Prometheus text exposition (format 0.0.4) of the fleet and of the daemon itself,
+ * whole, of one router, or of the daemon alone, into a buffer or streamed out in pieces.
  * Every family is declared once in metrics_families[], which drives # HELP, # TYPE and the order.
  * Reads only samples, counters and public config fields (name, labels): never a secret, never
  * I/O. Label values are escaped and made valid UTF-8, whatever bytes a router sent. */
@@ -494,6 +495,15 @@ static void metrics_family_render(struct metrics_ctx *c, const struct metrics_fa
 	}
 }
 
+/* A router's scrape gets the per-router families, ?routers=no the daemon's, else all. */
+static bool metrics_wanted(const struct metrics_req *req, const struct metrics_family *fam)
+{
+	bool of_routers = fam->per_router != NULL;
+	if (req->router != NULL)
+		return of_routers;
+	return !req->daemon_only || !of_routers;
+}
+
 /* Bytes of the newest whole render: the next one reserves a little more at once, rather than
  * grow (and copy, and fault in) its buffer step by step. */
 static atomic_size_t metrics_last_len;
@@ -520,11 +530,9 @@ int metrics_write(const struct metrics_req *req, buf_t *out)
 		.det = detector_view(req->detector) };
 	size_t n = req->daemon_only ? 0 : fleet_view_size(view);
 	metrics_prepare(&c, n);
-	for (size_t f = 0; f < METRICS_NFAMILIES; f++) {
-		bool mine = metrics_families[f].per_router != NULL;
-		if (req->router ? mine : !req->daemon_only || !mine)
+	for (size_t f = 0; f < METRICS_NFAMILIES; f++)
+		if (metrics_wanted(req, &metrics_families[f]))
 			metrics_family_render(&c, &metrics_families[f], n);
-	}
 	fleet_view_free(view);
 	detector_view_free(c.det);
 	buf_free(&c.labels);
