@@ -477,7 +477,9 @@ static void metrics_family_head(struct metrics_ctx *c, const struct metrics_fami
 
 static void metrics_family_render(struct metrics_ctx *c, const struct metrics_family *fam, size_t n)
 {
+	size_t mark = c->out->len;
 	metrics_family_head(c, fam);
+	size_t head_end = c->out->len;
 	if (fam->daemon) {
 		fam->daemon(c, fam);
 		return;
@@ -490,8 +492,14 @@ static void metrics_family_render(struct metrics_ctx *c, const struct metrics_fa
 		const fleet_router_t *r = fleet_view_at(c->view, i);
 		if (!fam->peer || r->conf->peer_metrics)
 			fam->per_router(c, fam, i, r);
-		if (c->flush != NULL && c->out->len >= METRICS_CHUNK)
+		if (c->flush != NULL && c->out->len >= METRICS_CHUNK) {
 			c->flush(c->flush_arg, c->out);
+			head_end = SIZE_MAX; /* the head went out with it */
+		}
+	}
+	if (c->drop_empty && c->out->len == head_end) { /* no series: no # HELP either */
+		c->out->len = mark;
+		c->out->data[mark] = '\0';
 	}
 }
 
@@ -527,6 +535,7 @@ int metrics_write(const struct metrics_req *req, buf_t *out)
 		.view = view,
 		.store = &st,
 		.http = req->http,
+		.drop_empty = req->router != NULL,
 		.det = detector_view(req->detector) };
 	size_t n = req->daemon_only ? 0 : fleet_view_size(view);
 	metrics_prepare(&c, n);

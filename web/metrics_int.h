@@ -39,7 +39,8 @@ struct metrics_ctx {
 	 * routers' series: it takes the text and resets out (a gzip stream). */
 	void (*flush)(void *arg, buf_t *out);
 	void *flush_arg;
-	char name[96]; /* "name{" of the family being rendered */
+	bool drop_empty; /* a family without a series goes without its # HELP and # TYPE */
+	char name[96];   /* "name{" of the family being rendered */
 	size_t name_len;
 	const fleet_view_t *view;
 	const struct store_stats *store;

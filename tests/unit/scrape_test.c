@@ -77,6 +77,10 @@ static void test_router(fleet_t *f)
 	CHECK(test_has_line_prefix(b.data, "wgwatch_router_up{router=\"hub-0002\",site=\"we\\\"st\"} 1\n"));
 	CHECK(test_has_line_prefix(b.data, "wgwatch_wireguard_peer_receive_bytes_total{router=\"hub-0002\""));
 	CHECK(strstr(b.data, "hub-0001") == NULL && strstr(b.data, "hub-0003") == NULL);
+	CHECK(strstr(b.data, "# HELP wgwatch_router_up ") != NULL);
+	CHECK(strstr(b.data, "# TYPE wgwatch_cpu_core_load_ratio gauge\nwgwatch_cpu_core_load_ratio{") !=
+		NULL);
+	CHECK(strstr(b.data, "# HELP wgwatch_upgrade_regression") == NULL); /* no series, no head */
 	static const char *const daemon_fams[] = { "wgwatch_build_info", "process_", "wgwatch_store_",
 		"wgwatch_http_", "wgwatch_poll_duration_seconds", "wgwatch_shard_info",
 		"wgwatch_rollout_decision" };
