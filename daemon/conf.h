@@ -46,6 +46,8 @@ typedef struct conf_router {
 	size_t nwan;
 	bool wan_from_peers; /* without wan: found from the peers' endpoints (collectors/restwan.h) */
 
+	bool peer_metrics; /* per-peer series on /metrics; default yes */
+
 	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;
 } conf_router_t;

@@ -117,6 +117,8 @@ const struct conf_key confkeys_table[] = {
 		.help = "interfaces that carry the tunnels' outer packets, a,b (polled for confounders)" },
 	{ RKEY("wan_from_peers", T_BOOL, wan_from_peers), .def = "yes",
 		.help = "without wan, find it from the peers' endpoints (REST /ip/route/check)" },
+	{ RKEY("peer_metrics", T_BOOL, peer_metrics), .def = "yes",
+		.help = "export the per-peer series (wgwatch_wireguard_peer_*) of the router on /metrics" },
 	{ RKEY("interval", T_DURATION, interval_ms), .min = 100, .max = CONF_DAY,
 		.help = "poll interval; default [daemon] interval" },
 	{ RKEY("timeout", T_DURATION, timeout_ms), .min = 100, .max = 10 * CONF_MIN,

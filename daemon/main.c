@@ -25,6 +25,7 @@
 #include "web/http.h"
 #include "lib/clock.h"
 #include "lib/listen.h"
+#include "web/scrape.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "web/metrics.h"
@@ -38,7 +39,7 @@
 
 struct opts {
 	const char *conf_path;
-	bool check, once, report;
+	bool check, once, report, targets;
 	const char *rollout_router, *rollout_version; /* --rollout-check ROUTER VERSION */
 	int verbosity;
 };
@@ -48,14 +49,16 @@ static loop_t *main_loop;
 static void main_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: wgwatchd -c FILE [--check | --once | --report | --rollout-check ROUTER VERSION]\n"
-		"                [-v] [-q]\n"
+		"usage: wgwatchd -c FILE [--check | --once | --report | --targets |\n"
+		"                --rollout-check ROUTER VERSION] [-v] [-q]\n"
 		"  -c, --config FILE  configuration file (wgwatch.conf(5))\n"
 		"      --check        validate the configuration and exit 0 (valid) or 1\n"
 		"      --once         poll every router once, store, print a line per router, exit\n"
 		"                     (0 when every router answered)\n"
 		"      --report       print the upgrade detector's verdicts, cohorts and single-core\n"
 		"                     bound routers from the database as tables, exit\n"
+		"      --targets      print the routers as Prometheus file_sd targets (JSON), one\n"
+		"                     per router, each scraped as /metrics?router=NAME; exit\n"
 		"      --rollout-check ROUTER VERSION\n"
 		"                     may ROUTER take VERSION? print the rollout guard's decision for\n"
 		"                     its cohort and the reasons; exit 0 go, 4 hold, 5 wait\n"
@@ -66,7 +69,7 @@ static void main_usage(FILE *out)
 
 static int main_parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT, OPT_ROLLOUT };
+	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT, OPT_ROLLOUT, OPT_TARGETS };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, OPT_CHECK },
@@ -77,6 +80,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "rollout-check", required_argument, NULL, OPT_ROLLOUT },
+		{ "targets", no_argument, NULL, OPT_TARGETS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -87,6 +91,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		case OPT_ONCE: o->once = true; break;
 		case OPT_REPORT: o->report = true; break;
 		case OPT_ROLLOUT: o->rollout_router = optarg; break;
+		case OPT_TARGETS: o->targets = true; break;
 		case 'v': o->verbosity++; break;
 		case 'q': o->verbosity = -1; break;
 		case 'V': printf("wgwatchd %s\n", PACKAGE_VERSION); exit(0);
@@ -97,7 +102,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 	if (o->rollout_router != NULL && optind + 1 == argc) /* its VERSION */
 		o->rollout_version = argv[optind++];
 	if (o->conf_path == NULL || optind != argc ||
-		o->check + o->once + o->report + (o->rollout_router != NULL) > 1 ||
+		o->check + o->once + o->report + o->targets + (o->rollout_router != NULL) > 1 ||
 		(o->rollout_router != NULL && o->rollout_version == NULL)) {
 		main_usage(stderr);
 		return -1;
@@ -528,6 +533,21 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	return rc != 0 ? MAIN_EXIT_DATABASE : codes[decision];
 }
 
+/* --targets: this shard's routers as file_sd JSON, on the configured listen address. */
+static int main_targets(conf_t *conf)
+{
+	const char *colon = strrchr(conf->listen, ':');
+	char *addr = scrape_address(conf->listen, colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0, NULL);
+	buf_t out;
+	buf_init(&out);
+	scrape_targets_conf(conf, addr, conf->web_cert != NULL && conf->web_key != NULL, &out);
+	printf("%s\n", out.data ? out.data : "[]");
+	buf_free(&out);
+	free(addr);
+	conf_free(conf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	main_hold_hup(SIG_BLOCK);
@@ -561,6 +581,8 @@ int main(int argc, char **argv)
 		conf_free(d.conf);
 		return 0;
 	}
+	if (o.targets)
+		return main_targets(d.conf);
 	if (o.report) {
 		char *cause = NULL;
 		int rc = detector_report(d.conf, stdout, &cause);

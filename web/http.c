@@ -24,6 +24,7 @@
 #include "web/auth.h"
 #include "web/httpconn.h"
 #include "web/httpgzip.h"
+#include "web/httppem.h"
 #include "lib/clock.h"
 #include "lib/listen.h"
 #include "lib/buf.h"
@@ -33,6 +34,7 @@
 #include "web/page.h"
 #include "web/page_router.h"
 #include "web/page_upgrades.h"
+#include "web/scrape.h"
 #include "web/api_rollout.h"
 #include "lib/xmem.h"
 
@@ -44,7 +46,6 @@
 #define HTTP_MAX_WAITING     192         /* waiting for a head at once: the rest is a reserve */
 #define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
 #define HTTP_MAX_URI         4096        /* longer request targets get 414 */
-#define HTTP_PEM_MAX         (1024 * 1024)
 #define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS    3000
 #define HTTP_REFUSED_EVERY   100   /* after the first refusal, log one in this many */
@@ -93,18 +94,6 @@ static int http_socket(
 }
 
 /* ---- routes ---- */
-
-static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
-{
-	pthread_mutex_lock(&h->refused_mu);
-	struct metrics_http counters = h->counters;
-	pthread_mutex_unlock(&h->refused_mu);
-	size_t open, waiting;
-	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
-	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, &counters, body);
-	*ctype = "text/plain; version=0.0.4; charset=utf-8";
-	return 200;
-}
 
 static unsigned http_css(http_t *h, buf_t *body, const char **ctype)
 {
@@ -171,7 +160,6 @@ static const struct http_route {
 	http_route_fn fn;
 } http_routes[] = {
 	{ "/static/wgwatch.css", http_css },
-	{ "/metrics", http_metrics },
 	{ "/api/v1/routers", http_api_routers },
 	{ "/api/v1/regressions", http_api_regressions },
 	{ "/api/v1/cohorts", http_api_cohorts },
@@ -259,6 +247,19 @@ static unsigned http_api_rollout(
 	return api_rollout(&req, body);
 }
 
+/* /api/v1/targets: one Prometheus http_sd target per router, each scraped on this listener. */
+static unsigned http_api_targets(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
+{
+	char *addr = scrape_address(h->deps.conf ? h->deps.conf->listen : "127.0.0.1:0", h->port,
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST));
+	bool tls = h->deps.conf && h->deps.conf->web_cert && h->deps.conf->web_key;
+	scrape_targets_fleet(h->deps.fleet, addr, tls, body);
+	free(addr);
+	*ctype = "application/json";
+	return 200;
+}
+
 /* A path ending in '/' matches as a prefix; any other path exactly. */
 static const struct http_page {
 	const char *path;
@@ -269,6 +270,7 @@ static const struct http_page {
 	{ "/upgrades", http_upgrades_page },
 	{ "/api/v1/history/", http_api_history },
 	{ "/api/v1/rollout", http_api_rollout },
+	{ "/api/v1/targets", http_api_targets },
 };
 
 /* The page for url and where its rest begins; NULL when none. */
@@ -386,13 +388,17 @@ static const char *http_refusal(unsigned status)
 
 /* ---- replies ---- */
 
-static enum MHD_Result http_reply(
-	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body)
+static bool http_gzip_ok(struct MHD_Connection *conn)
 {
-	bool gz = false;
-	if (status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN &&
-		httpgzip_accepted(MHD_lookup_connection_value(
-			conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+	return httpgzip_accepted(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+}
+
+/* body as the reply, compressed here when the client takes gzip, unless gz (already is). */
+static enum MHD_Result http_reply_gz(
+	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body, bool gz)
+{
+	if (!gz && status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN && http_gzip_ok(conn)) {
 		buf_t z;
 		buf_init(&z);
 		gz = httpgzip_compress(body->data, body->len, &z) == 0;
@@ -430,6 +436,33 @@ static enum MHD_Result http_reply(
 	return ret;
 }
 
+static enum MHD_Result http_reply(
+	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body)
+{
+	return http_reply_gz(conn, status, ctype, body, false);
+}
+
+/* /metrics[?router=NAME|?routers=no]: rendered straight into a gzip stream when the client takes it. */
+static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, buf_t *body)
+{
+	pthread_mutex_lock(&h->refused_mu);
+	struct metrics_http counters = h->counters;
+	pthread_mutex_unlock(&h->refused_mu);
+	size_t open, waiting;
+	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
+	struct scrape_req req = { .fleet = h->deps.fleet,
+		.store = h->deps.store,
+		.detector = h->deps.detector,
+		.http = &counters,
+		.router = http_arg(conn, "router"),
+		.daemon_only = http_arg(conn, "routers") && strcmp(http_arg(conn, "routers"), "no") == 0,
+		.gzip = http_gzip_ok(conn) };
+	bool gz;
+	unsigned status = scrape_metrics(&req, body, &gz);
+	return http_reply_gz(conn, status,
+		status == 200 ? "text/plain; version=0.0.4; charset=utf-8" : HTTP_TEXT, body, gz);
+}
+
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
 	const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
 	void **req_cls)
@@ -449,6 +482,8 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 		*req_cls = &http_mark_passed;
 		return MHD_YES;
 	}
+	if (strcmp(url, "/metrics") == 0)
+		return http_metrics(h, conn, &body);
 	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
 		if (strcmp(url, http_routes[i].path) != 0)
 			continue;
@@ -522,76 +557,6 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	free(msg);
 }
 
-/* ---- TLS ---- */
-
-/* The whole of a file of at most HTTP_PEM_MAX bytes, NUL-terminated; *len its length. The
- * caller wipes it (it may hold the private key). */
-static char *http_pem_read(const char *key, const char *path, size_t *len, char **cause)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > HTTP_PEM_MAX) {
-		*cause = xasprintf("[web] %s %s: not a regular file of at most 1 MiB", key, path);
-		close(fd);
-		return NULL;
-	}
-	char *data = xmalloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	ssize_t r = 1;
-	while (n < (size_t)st.st_size && (r = read(fd, data + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)r;
-	close(fd);
-	data[n] = '\0';
-	*len = n;
-	if (r < 0) {
-		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
-		explicit_bzero(data, n);
-		free(data);
-		return NULL;
-	}
-	return data;
-}
-
-/* What is wrong with a PEM file's content for its key ("cert" or "key"); NULL if nothing. */
-static const char *http_pem_problem(const char *key, const char *pem)
-{
-	if (strcmp(key, "cert") == 0)
-		return strstr(pem, "-----BEGIN CERTIFICATE-----")
-			? NULL
-			: "holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
-	if (strstr(pem, "ENCRYPTED") != NULL)
-		return "is an encrypted private key: wgwatchd needs it unencrypted (and mode 0600)";
-	const char *b = strstr(pem, "-----BEGIN ");
-	return b && strstr(b, "PRIVATE KEY-----") ? NULL
-						  : "holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
-}
-
-static char *http_pem_load(const char *key, const char *path, size_t *len, char **cause)
-{
-	char *pem = http_pem_read(key, path, len, cause);
-	const char *problem = pem ? http_pem_problem(key, pem) : NULL;
-	if (problem != NULL) {
-		*cause = xasprintf("[web] %s %s %s", key, path, problem);
-		explicit_bzero(pem, *len);
-		free(pem);
-		return NULL;
-	}
-	return pem;
-}
-
-static void http_pem_free(char *pem, size_t len)
-{
-	if (pem != NULL)
-		explicit_bzero(pem, len);
-	free(pem);
-}
-
 /* ---- lifecycle ---- */
 
 /* Both heartbeats tick at least once per poll interval, the loop's every second. */
@@ -641,14 +606,14 @@ static int http_serve(http_t *h, const char *spec, int fd, const conf_t *conf, c
 		return -1;
 	}
 	if (cf != NULL && kf != NULL &&
-		((cert = http_pem_load("cert", cf, &clen, cause)) == NULL ||
-			(key = http_pem_load("key", kf, &klen, cause)) == NULL)) {
-		http_pem_free(cert, clen);
+		((cert = httppem_load("cert", cf, &clen, cause)) == NULL ||
+			(key = httppem_load("key", kf, &klen, cause)) == NULL)) {
+		httppem_free(cert, clen);
 		return -1;
 	}
 	h->mhd = http_mhd_start(h, fd, cert, key);
-	http_pem_free(cert, clen);
-	http_pem_free(key, klen);
+	httppem_free(cert, clen);
+	httppem_free(key, klen);
 	if (h->mhd == NULL && cert != NULL)
 		*cause = xasprintf("cannot start HTTPS on %s with [web] cert %s and key %s: %s", spec, cf, kf,
 			h->start_msg ? h->start_msg : "refused by GnuTLS");
