@@ -1,7 +1,8 @@
 /* page_rollout: the Rollout section of the Upgrades page, from a detector view and a fleet
  * view (no lock held while rendering): the overrides in force with who and when, and per
  * version the fleet is moving to, the routers still waiting for it with their cohort's
- * decision, and those that took it although their cohort held. Every name is escaped for
+ * decision, and those that took it although their cohort held; and the versions routers are
+ * offered (check_updates) with the decision on each. Every name is escaped for
  * where it lands. It must never emit script or inline style. */
 #include "config.h"
 #include "web/page_rollout.h"
@@ -193,10 +194,55 @@ static void page_rollout_despite(buf_t *out, const struct page_rollout_req *req,
 	buf_puts(out, "</tbody></table></div>\n");
 }
 
+/* ---- the versions routers are offered (check_updates) ---- */
+
+static void page_rollout_offered_row(buf_t *out, const struct page_rollout_req *req, const fleet_router_t *r)
+{
+	const sample_t *s = r->last;
+	buf_puts(out, "<tr><td>");
+	text_put_html(out, s->offered_version);
+	buf_puts(out, "</td><td><a href=\"/router/");
+	text_put_url(out, r->conf->name);
+	buf_puts(out, "\">");
+	text_put_html(out, r->conf->name);
+	buf_puts(out, "</a></td><td>");
+	page_rollout_text(out, s->version);
+	buf_puts(out, "</td><td>");
+	page_rollout_text(out, s->update_status);
+	buf_puts(out, "</td><td>");
+	page_rollout_decision(out, req, s->offered_version, s->architecture, s->board);
+	buf_puts(out, "</td></tr>\n");
+}
+
+/* Routers told of a version other than theirs by /system/package/update; nothing when none. */
+static void page_rollout_offered(buf_t *out, const struct page_rollout_req *req)
+{
+	size_t shown = 0, n = req->fv ? fleet_view_size(req->fv) : 0;
+	for (size_t i = 0; i < n; i++) {
+		const fleet_router_t *r = fleet_view_at(req->fv, i);
+		const sample_t *s = r->last;
+		if (s == NULL || s->offered_version == NULL ||
+			(s->version != NULL && strcmp(s->version, s->offered_version) == 0))
+			continue;
+		if (shown++ == 0)
+			buf_puts(out,
+				"<h3>Offered</h3><div class=\"wrap\"><table id=\"offered-table\"><thead><tr>"
+				"<th>Offered</th><th>Router</th><th>Installed</th><th>Status</th>"
+				"<th>Rollout</th></tr></thead><tbody>\n");
+		page_rollout_offered_row(out, req, r);
+	}
+	if (shown > 0)
+		buf_puts(out,
+			"</tbody></table></div><p class=\"note\">What <code>/system/package/update</code> "
+			"offers the routers with <code>check_updates = yes</code> (read at most once an "
+			"hour), with the rollout guard's decision on that version for each.</p>\n");
+}
+
 void page_rollout_section(buf_t *out, const struct page_rollout_req *req)
 {
 	buf_puts(out, "<section id=\"rollout\"><h2>Rollout</h2>\n");
 	page_rollout_overrides(out, req->dv);
+	page_rollout_offered(out, req);
 	size_t nv;
 	const char **vs = page_rollout_versions(req, &nv);
 	for (size_t i = 0; i < nv; i++) {

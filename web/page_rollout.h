@@ -1,6 +1,7 @@
 /* page_rollout: the Rollout section of /upgrades: the rollout guard's overrides with who and
  * when, and per version the fleet moves to, the routers still waiting for it (with their
- * cohort's decision) and those that took it despite a hold. Server-rendered, no script. */
+ * cohort's decision) and those that took it despite a hold; the versions routers are offered
+ * (check_updates), each with its decision. Server-rendered, no script. */
 #ifndef WGWATCH_PAGE_ROLLOUT_H
 #define WGWATCH_PAGE_ROLLOUT_H
 

@@ -6,15 +6,18 @@
 # /api/v1/rollout/allow then stores an override with who and when: the API, --rollout-check and
 # the upgrades page show it, tile goes and the alert ends; it survives a restart; DELETE
 # revokes it and tile holds again. Refusals: no password 401, not JSON 415, a bad body 400.
+# With check_updates the page lists the version routers are offered, with its decision, and
+# /system/package/update is read once per router, not every poll.
 . "$top_srcdir/tests/system/lib.sh"
 
 command -v prometheus >/dev/null || fail "prometheus not installed (apt-get install prometheus)"
-start_sim "$top_srcdir/tests/system/rollout-fast.scenario"
+start_sim "$top_srcdir/tests/system/rollout-fast.scenario" -v
 PW="wg-$(od -An -tx1 -N9 /dev/urandom | tr -d ' \n')"
 printf '%s\n' "$PW" >"$T/web.pass"
 chmod 600 "$T/web.pass"
 write_conf 150ms 100ms "[detector]" "before = 6s" "after = 6s" "min_samples = 30" "every = 1s" \
-	"hold = 1s" "[rollout]" "go_min = 2" "[web]" "user = admin" "password_file = web.pass"
+	"hold = 1s" "[rollout]" "go_min = 2" "[web]" "user = admin" "password_file = web.pass" \
+	"[defaults]" "check_updates = yes"
 start_daemon
 A="-u admin:$PW"
 B="http://127.0.0.1:$HTTP_PORT"
@@ -68,10 +71,14 @@ assert re.search(row % "x86-next" + r'<td>7.21.5</td><td>x86_64</td><td>CHR</td>
 m = re.findall(row % "([^\"]+)" + r'<td>tile</td><td>CCR1009-7G-1C-1S\+</td><td>([^<]+)</td><td>([^<]+)</td>', desp)
 assert [x[0] for x in m] == ["tile-late"] and m[0][1] < m[0][2], desp
 assert "tile-late" not in wait and "tile-01" not in desp, sec
+off = h[h.index('id="offered-table"'):h.index('</table>', h.index('id="offered-table"'))]
+off_row = r'<tr><td>7.22.3</td><td><a href="/router/%s">[^<]*</a></td><td>7.21.5</td><td>New version is available</td><td><a class="rollout-%s"'
+assert re.search(off_row % ("tile-next", "hold"), off) and re.search(off_row % ("x86-next", "go"), off), off
+assert "/router/tile-01" not in off and off.count("<tr><td>") == 2, off
 PY
 }
 wait_until 20 page_ok || { page_ok; fail "the upgrades page: waiting and despite-hold lists"; }
-ok "/upgrades: tile-next (hold) and x86-next (go) still wait for 7.22.3; tile-late took it despite the hold"
+ok "/upgrades: tile-next (hold) and x86-next (go) still wait for 7.22.3 and are offered it; tile-late took it despite the hold"
 
 # Refusals before anything is stored.
 [ "$(post -d '{"version":"7.22.3","cohort":"tile"}' -H 'Content-Type: application/json')" = 401 ] ||
@@ -142,6 +149,14 @@ wait_until 2 tile_hold || fail "the API after DELETE: $(cat "$T/r.json")"
 ok "DELETE revokes it (tile holds again); revoking again: 404"
 
 stop_daemon
+# check_updates: each router's /system/package/update asked once over the whole run (two
+# daemon starts: a handle's hour starts with it), however many polls (every 150 ms).
+for r in tile-next x86-next tile-01 tile-late; do
+	n=$(grep -c "^.*router $r: GET /rest/system/package/update -> 200" "$T/sim.log" || true)
+	[ "$n" = 2 ] || fail "$r: /system/package/update asked $n times in two runs, want 2 (once an hour each)"
+done
+polls=$(grep -c "router tile-next: GET /rest/system/resource?" "$T/sim.log" || true)
+ok "check_updates: /system/package/update read once per router per run ($polls polls of tile-next)"
 if grep -qF "$PW" "$T/daemon.log" "$T/post.json" "$T/check.out"; then fail "the password leaked"; fi
 grep -q 'rollout: admin allowed 7.22.3/tile' "$T/daemon.log" && grep -q 'rollout: admin revoked 7.22.3/tile' "$T/daemon.log" ||
 	fail "the changes are not in the daemon log"
