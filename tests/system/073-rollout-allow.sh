@@ -148,15 +148,26 @@ wait_until 2 tile_hold || fail "the API after DELETE: $(cat "$T/r.json")"
 	fail "POST revoke of nothing: not 404"
 ok "DELETE revokes it (tile holds again); revoking again: 404"
 
+# [rollout] is read at start: a reload that changes it says so, and changes nothing yet.
+printf '[rollout]\nallow = 7.22.3/tile\n' >>"$T/wgwatch.conf"
+kill -HUP "$DAEMON_PID"
+wait_until 10 grep -q 'reload: \[rollout\] changed: the rollout guard takes it at the next restart' "$T/daemon.log" ||
+	fail "no warning that the [rollout] change waits for a restart"
+tile_hold || fail "a reload changed the decision: $(cat "$T/r.json")"
+asked() { grep -c "^.*router $1: GET /rest/system/package/update -> 200" "$T/sim.log" || true; }
+asked3() { for r in tile-next x86-next tile-01 tile-late; do [ "$(asked $r)" -ge 3 ] || return 1; done; }
+wait_until 10 asked3 || fail "after the reload the routers' handles did not read /system/package/update"
+ok "a reload that adds [rollout] allow warns that it takes effect at the next restart"
+
 stop_daemon
-# check_updates: each router's /system/package/update asked once over the whole run (two
-# daemon starts: a handle's hour starts with it), however many polls (every 150 ms).
+# check_updates: each router's /system/package/update asked once per start of its REST handle
+# (two daemon starts and a reload, which attaches the handles afresh), however many polls.
 for r in tile-next x86-next tile-01 tile-late; do
-	n=$(grep -c "^.*router $r: GET /rest/system/package/update -> 200" "$T/sim.log" || true)
-	[ "$n" = 2 ] || fail "$r: /system/package/update asked $n times in two runs, want 2 (once an hour each)"
+	n=$(asked $r)
+	[ "$n" = 3 ] || fail "$r: /system/package/update asked $n times, want 3 (two starts, one reload)"
 done
 polls=$(grep -c "router tile-next: GET /rest/system/resource?" "$T/sim.log" || true)
-ok "check_updates: /system/package/update read once per router per run ($polls polls of tile-next)"
+ok "check_updates: /system/package/update read 3 times per router (two starts, a reload) in $polls polls"
 if grep -qF "$PW" "$T/daemon.log" "$T/post.json" "$T/check.out"; then fail "the password leaked"; fi
 grep -q 'rollout: admin allowed 7.22.3/tile' "$T/daemon.log" && grep -q 'rollout: admin revoked 7.22.3/tile' "$T/daemon.log" ||
 	fail "the changes are not in the daemon log"
