@@ -11,7 +11,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -20,13 +19,13 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "web/api.h"
 #include "web/auth.h"
 #include "web/httpconn.h"
 #include "web/httpgzip.h"
+#include "web/httppem.h"
 #include "lib/clock.h"
 #include "lib/listen.h"
 #include "lib/buf.h"
@@ -47,7 +46,6 @@
 #define HTTP_MAX_WAITING     192         /* waiting for a head at once: the rest is a reserve */
 #define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
 #define HTTP_MAX_URI         4096        /* longer request targets get 414 */
-#define HTTP_PEM_MAX         (1024 * 1024)
 #define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS    3000
 #define HTTP_REFUSED_EVERY   100   /* after the first refusal, log one in this many */
@@ -634,76 +632,6 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	free(msg);
 }
 
-/* ---- TLS ---- */
-
-/* The whole of a file of at most HTTP_PEM_MAX bytes, NUL-terminated; *len its length. The
- * caller wipes it (it may hold the private key). */
-static char *http_pem_read(const char *key, const char *path, size_t *len, char **cause)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > HTTP_PEM_MAX) {
-		*cause = xasprintf("[web] %s %s: not a regular file of at most 1 MiB", key, path);
-		close(fd);
-		return NULL;
-	}
-	char *data = xmalloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	ssize_t r = 1;
-	while (n < (size_t)st.st_size && (r = read(fd, data + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)r;
-	close(fd);
-	data[n] = '\0';
-	*len = n;
-	if (r < 0) {
-		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
-		explicit_bzero(data, n);
-		free(data);
-		return NULL;
-	}
-	return data;
-}
-
-/* What is wrong with a PEM file's content for its key ("cert" or "key"); NULL if nothing. */
-static const char *http_pem_problem(const char *key, const char *pem)
-{
-	if (strcmp(key, "cert") == 0)
-		return strstr(pem, "-----BEGIN CERTIFICATE-----")
-			? NULL
-			: "holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
-	if (strstr(pem, "ENCRYPTED") != NULL)
-		return "is an encrypted private key: wgwatchd needs it unencrypted (and mode 0600)";
-	const char *b = strstr(pem, "-----BEGIN ");
-	return b && strstr(b, "PRIVATE KEY-----") ? NULL
-						  : "holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
-}
-
-static char *http_pem_load(const char *key, const char *path, size_t *len, char **cause)
-{
-	char *pem = http_pem_read(key, path, len, cause);
-	const char *problem = pem ? http_pem_problem(key, pem) : NULL;
-	if (problem != NULL) {
-		*cause = xasprintf("[web] %s %s %s", key, path, problem);
-		explicit_bzero(pem, *len);
-		free(pem);
-		return NULL;
-	}
-	return pem;
-}
-
-static void http_pem_free(char *pem, size_t len)
-{
-	if (pem != NULL)
-		explicit_bzero(pem, len);
-	free(pem);
-}
-
 /* ---- lifecycle ---- */
 
 /* Both heartbeats tick at least once per poll interval, the loop's every second. */
@@ -753,14 +681,14 @@ static int http_serve(http_t *h, const char *spec, int fd, const conf_t *conf, c
 		return -1;
 	}
 	if (cf != NULL && kf != NULL &&
-		((cert = http_pem_load("cert", cf, &clen, cause)) == NULL ||
-			(key = http_pem_load("key", kf, &klen, cause)) == NULL)) {
-		http_pem_free(cert, clen);
+		((cert = httppem_load("cert", cf, &clen, cause)) == NULL ||
+			(key = httppem_load("key", kf, &klen, cause)) == NULL)) {
+		httppem_free(cert, clen);
 		return -1;
 	}
 	h->mhd = http_mhd_start(h, fd, cert, key);
-	http_pem_free(cert, clen);
-	http_pem_free(key, klen);
+	httppem_free(cert, clen);
+	httppem_free(key, klen);
 	if (h->mhd == NULL && cert != NULL)
 		*cause = xasprintf("cannot start HTTPS on %s with [web] cert %s and key %s: %s", spec, cf, kf,
 			h->start_msg ? h->start_msg : "refused by GnuTLS");
