@@ -420,11 +420,10 @@ static unsigned http_guard(
 		return MHD_HTTP_CONTENT_TOO_LARGE;
 	if (write && h->auth == NULL)
 		return MHD_HTTP_FORBIDDEN;
-	if (write && strcmp(method, "POST") == 0 && !http_is_json(conn))
-		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE;
-	if (h->auth != NULL && strcmp(url, "/healthz") != 0)
-		return http_auth(h, conn);
-	return 0;
+	unsigned denied = h->auth != NULL && strcmp(url, "/healthz") != 0 ? http_auth(h, conn) : 0;
+	if (denied == 0 && write && strcmp(method, "POST") == 0 && !http_is_json(conn))
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE; /* after the password: no hint before it */
+	return denied;
 }
 
 static const char *http_refusal(unsigned status)

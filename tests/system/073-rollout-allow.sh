@@ -15,7 +15,7 @@ start_sim "$top_srcdir/tests/system/rollout-fast.scenario" -v
 PW="wg-$(od -An -tx1 -N9 /dev/urandom | tr -d ' \n')"
 printf '%s\n' "$PW" >"$T/web.pass"
 chmod 600 "$T/web.pass"
-write_conf 150ms 100ms "[detector]" "before = 6s" "after = 6s" "min_samples = 30" "every = 1s" \
+write_conf 150ms 140ms "[detector]" "before = 6s" "after = 6s" "min_samples = 30" "every = 1s" \
 	"hold = 1s" "[rollout]" "go_min = 2" "[web]" "user = admin" "password_file = web.pass" \
 	"[defaults]" "check_updates = yes"
 start_daemon
@@ -50,7 +50,7 @@ prom_has() {   # prom_has QUERY: Prometheus's answer to QUERY has a series
 		$PY -c 'import json,sys; sys.exit(not json.load(sys.stdin)["data"]["result"])'
 }
 firing_tile() { alerts >"$T/alerts" && grep -qx 'firing tile CCR1009-7G-1C-1S+' "$T/alerts"; }
-wait_until 40 firing_tile || { cat "$T/prom.json"; fail "WgwatchRolloutHold never fired for tile"; }
+wait_until 60 firing_tile || { cat "$T/prom.json"; fail "WgwatchRolloutHold never fired for tile"; }
 wait_until 25 prom_has 'wgwatch_rollout_decision{architecture="x86_64",board="CHR",decision="go"}' ||
 	fail "Prometheus never saw x86_64 go"
 alerts >"$T/alerts"
@@ -84,13 +84,14 @@ ok "/upgrades: tile-next (hold) and x86-next (go) still wait for 7.22.3 and are 
 [ "$(post -d '{"version":"7.22.3","cohort":"tile"}' -H 'Content-Type: application/json')" = 401 ] ||
 	fail "POST without the password: not 401"
 [ "$(post $A -d '{"version":"7.22.3","cohort":"tile"}')" = 415 ] || fail "POST as a form: not 415"
+[ "$(post -d '{"version":"7.22.3","cohort":"tile"}')" = 401 ] || fail "POST as a form without the password: not 401"
 for bad in '{"version":"7.22.3"}' '{"version":"seven","cohort":"tile"}' '{"version":"7.22.3","cohort":"a/b"}' \
 	'not json' '{"version":"7.22.3","cohort":"tile","version":"7.1"}'; do
 	code=$(post $A -H 'Content-Type: application/json' -d "$bad")
 	[ "$code" = 400 ] && grep -q '"error"' "$T/post.json" || fail "POST $bad: $code $(cat "$T/post.json")"
 done
 [ "$(post $A -X PUT)" = 405 ] || fail "PUT: not 405"
-ok "POST refused: no password 401, a form 415, five bad bodies 400, PUT 405"
+ok "POST refused: no password 401 (a form too), a form with it 415, five bad bodies 400, PUT 405"
 
 t0=$(date +%s)
 code=$(post $A -H 'Content-Type: application/json' -d '{"version":"7.22.3","cohort":"tile"}')
