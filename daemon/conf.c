@@ -196,9 +196,12 @@ char *conf_help(void)
 
 bool conf_allow_ok(const char *version, const char *cohort)
 {
-	if (version == NULL || cohort == NULL || *version == '\0' || *cohort == '\0' ||
+	if (version == NULL || cohort == NULL || *version == '\0' || *cohort == '\0' || strlen(cohort) > 64 ||
 		strpbrk(version, ",/") != NULL || strpbrk(cohort, ",") != NULL)
 		return false;
+	for (const char *p = cohort; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f) /* a board or architecture name: printable ASCII */
+			return false;
 	char *item = xasprintf("%s/%s", version, cohort), *cause = NULL;
 	int rc = confval_check_allow(item, &cause);
 	free(item);

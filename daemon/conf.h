@@ -123,7 +123,8 @@ char *conf_help(void);
 /* Parse "250ms", "30s", "5m", "2h", "7d", "1w" (and combinations such as "1h30m") into ms. */
 int conf_parse_duration(const char *s, int64_t *ms);
 /* Whether version may be allowed for cohort as [rollout] allow = VERSION/COHORT would be: a
- * RouterOS version, and an architecture or board without blanks, slashes or commas. */
+ * RouterOS version, and an architecture or board of at most 64 printable ASCII characters
+ * without blanks, slashes or commas. */
 bool conf_allow_ok(const char *version, const char *cohort);
 
 #endif
