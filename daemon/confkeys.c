@@ -82,6 +82,8 @@ const struct conf_key confkeys_table[] = {
 	{ RKEY("password_file", T_SECRET_FILE, password), .help = "file holding the REST password" },
 	{ RKEY("tls_verify", T_BOOL, tls_verify), .def = "yes", .help = "verify the router's certificate" },
 	{ RKEY("ca_file", T_FILE, ca_file), .help = "CA bundle (PEM) to verify the router with" },
+	{ RKEY("check_updates", T_BOOL, check_updates), .def = "no",
+		.help = "read the version the router is offered (/system/package/update), at most hourly" },
 	{ RKEY("snmp", T_HOSTPORT, snmp), .help = "SNMP agent, host[:port]" },
 	{ RKEY("snmp_version", T_SNMPVER, snmp_version), .def = "2c", .help = "SNMP version: 1, 2c or 3" },
 	{ RKEY("snmp_community", T_SECRET, snmp_community), .def = "public",

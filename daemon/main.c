@@ -383,6 +383,23 @@ static void main_diff(const conf_t *cur, const conf_t *next, size_t *added, size
 	free(b);
 }
 
+static bool main_str_same(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* [rollout], which the detector reads once at start (detector/rollout.h). */
+static bool main_rollout_changed(const conf_t *a, const conf_t *b)
+{
+	bool same = main_str_same(a->rollout_canary, b->rollout_canary) &&
+		a->rollout_hold_regressed == b->rollout_hold_regressed &&
+		a->rollout_hold_ratio == b->rollout_hold_ratio && a->rollout_go_min == b->rollout_go_min &&
+		a->nrollout_allow == b->nrollout_allow;
+	for (size_t i = 0; same && i < a->nrollout_allow; i++)
+		same = strcmp(a->rollout_allow[i], b->rollout_allow[i]) == 0;
+	return !same;
+}
+
 /* Settings read once at start, by the listener and the store: a reload cannot change them. */
 static void main_reload_warn(const conf_t *boot, const conf_t *next)
 {
@@ -400,6 +417,9 @@ static void main_reload_warn(const conf_t *boot, const conf_t *next)
 		log_warn("reload: [daemon] %s changed: it takes effect at the next restart (as do [web] "
 			 "settings)",
 			key);
+	if (main_rollout_changed(boot, next))
+		log_warn("reload: [rollout] changed: the rollout guard takes it at the next restart "
+			 "(an override can be stored at once: POST /api/v1/rollout/allow)");
 }
 
 static void main_reload(conf_t *next, char *errors, void *arg)

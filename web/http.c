@@ -1,23 +1,24 @@
 /* http: the HTTP listener (libmicrohttpd, its own small thread pool) and the route table.
- * Handlers only read: the fleet under its lock, store stats, two heartbeats. They never touch
- * the loop's data and never block on the database. Every reply carries the security headers.
- * Before any route: GET/HEAD only, no body, bounded URL, no traversal, basic auth when [web]
- * user is set, TLS when [web] cert and key are. It never logs a password or key material, and
+ * Handlers only read: the fleet under its lock, store stats, two heartbeats; they never touch
+ * the loop's data and never block on the database, but for the one write, a rollout override
+ * (POST/DELETE /api/v1/rollout/allow, a short transaction). Every reply carries the security
+ * headers. Before any route: GET/HEAD only (and that write, only with basic auth on, JSON, at
+ * most 4 KiB), no other body, bounded URL, no traversal, basic auth when [web] user is set,
+ * TLS when [web] cert and key are. It never logs a password or key material, and
  * never a line per refused connection: those are counted, and their warnings throttled. */
 #include "config.h"
 #include "web/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "web/api.h"
@@ -69,6 +70,16 @@ struct http {
 };
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
+
+#define HTTP_ALLOW_PATH "/api/v1/rollout/allow" /* the one route that takes POST and DELETE */
+#define HTTP_BODY_MAX   4096                    /* its largest request body */
+
+/* The request body of a POST or DELETE to HTTP_ALLOW_PATH, gathered over the handler's calls;
+ * *req_cls points to it (freed when the request completes). */
+struct http_upload {
+	buf_t body;
+	bool too_big;
+};
 
 /* ---- listen address ---- */
 
@@ -229,7 +240,8 @@ static unsigned http_upgrades_page(
 		.arch = http_arg(conn, "arch"),
 		.board = http_arg(conn, "board"),
 		.verdict = http_arg(conn, "verdict"),
-		.detector = h->deps.detector };
+		.detector = h->deps.detector,
+		.fleet = h->deps.fleet };
 	*ctype = "text/html; charset=utf-8";
 	return page_upgrades(&req, body);
 }
@@ -258,6 +270,22 @@ static unsigned http_api_targets(
 	free(addr);
 	*ctype = "application/json";
 	return 200;
+}
+
+/* /api/v1/rollout/allow: the overrides; POST and DELETE come with the request's body (up). */
+static unsigned http_api_allow(
+	http_t *h, struct MHD_Connection *conn, const char *method, const struct http_upload *up, buf_t *body)
+{
+	struct api_allow_req req = { .detector = h->deps.detector,
+		.database = h->deps.conf ? h->deps.conf->database : NULL,
+		.user = h->auth != NULL ? h->deps.conf->web_user : NULL,
+		.method = method,
+		.body = up ? up->body.data : NULL,
+		.body_len = up ? up->body.len : 0,
+		.version = http_arg(conn, "version"),
+		.cohort = http_arg(conn, "cohort"),
+		.now_ms = clock_wall_ms() };
+	return api_rollout_allow(&req, body);
 }
 
 /* A path ending in '/' matches as a prefix; any other path exactly. */
@@ -331,6 +359,28 @@ static bool http_has_body(struct MHD_Connection *conn)
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
 }
 
+/* A change of the rollout overrides: POST or DELETE to HTTP_ALLOW_PATH. */
+static bool http_is_write(const char *url, const char *method)
+{
+	return strcmp(url, HTTP_ALLOW_PATH) == 0 &&
+		(strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0);
+}
+
+/* A declared body longer than HTTP_BODY_MAX (a chunked one is counted as it comes). */
+static bool http_body_too_big(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	return cl != NULL && (strlen(cl) > 9 || strtoul(cl, NULL, 10) > HTTP_BODY_MAX);
+}
+
+/* Content-Type application/json: what no HTML form can send across sites (no CSRF). */
+static bool http_is_json(struct MHD_Connection *conn)
+{
+	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	return ct != NULL && strncasecmp(ct, "application/json", 16) == 0 &&
+		(ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ');
+}
+
 /* 0 when the client gave the right user and password, else 401, or 429 while its address has
  * used up its failed attempts (then the password is not even looked at). */
 static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
@@ -361,17 +411,21 @@ static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
 static unsigned http_guard(
 	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, const void *mark)
 {
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+	bool write = http_is_write(url, method);
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !write)
 		return MHD_HTTP_METHOD_NOT_ALLOWED;
 	if (mark == &http_mark_long)
 		return MHD_HTTP_URI_TOO_LONG;
 	if (mark == &http_mark_bad || http_dot_segment(url))
 		return MHD_HTTP_NOT_FOUND;
-	if (http_has_body(conn))
+	if (write ? http_body_too_big(conn) : http_has_body(conn))
 		return MHD_HTTP_CONTENT_TOO_LARGE;
-	if (h->auth != NULL && strcmp(url, "/healthz") != 0)
-		return http_auth(h, conn);
-	return 0;
+	if (write && h->auth == NULL)
+		return MHD_HTTP_FORBIDDEN;
+	unsigned denied = h->auth != NULL && strcmp(url, "/healthz") != 0 ? http_auth(h, conn) : 0;
+	if (denied == 0 && write && strcmp(method, "POST") == 0 && !http_is_json(conn))
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE; /* after the password: no hint before it */
+	return denied;
 }
 
 static const char *http_refusal(unsigned status)
@@ -382,6 +436,10 @@ static const char *http_refusal(unsigned status)
 	case MHD_HTTP_CONTENT_TOO_LARGE: return "a request body is not accepted\n";
 	case MHD_HTTP_TOO_MANY_REQUESTS: return "too many failed logins: try again in a second\n";
 	case MHD_HTTP_UNAUTHORIZED: return "authentication required\n";
+	case MHD_HTTP_FORBIDDEN:
+		return "storing rollout overrides needs web authentication: set [web] user and password_file "
+		       "(wgwatch.conf(5)), or use [rollout] allow in the configuration\n";
+	case MHD_HTTP_UNSUPPORTED_MEDIA_TYPE: return "want Content-Type: application/json\n";
 	default: return "not found\n";
 	}
 }
@@ -395,9 +453,10 @@ static bool http_gzip_ok(struct MHD_Connection *conn)
 }
 
 /* body as the reply, compressed here when the client takes gzip, unless gz (already is). */
-static enum MHD_Result http_reply_gz(
-	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body, bool gz)
+static enum MHD_Result http_reply_gz(struct MHD_Connection *conn, const char *url, unsigned status,
+	const char *ctype, buf_t *body, bool gz)
 {
+	const char *allow = strcmp(url, HTTP_ALLOW_PATH) == 0 ? "GET, HEAD, POST, DELETE" : "GET, HEAD";
 	if (!gz && status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN && http_gzip_ok(conn)) {
 		buf_t z;
 		buf_init(&z);
@@ -425,7 +484,7 @@ static enum MHD_Result http_reply_gz(
 	if (gz)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(
 			resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"wgwatch\", charset=\"UTF-8\"");
@@ -437,13 +496,13 @@ static enum MHD_Result http_reply_gz(
 }
 
 static enum MHD_Result http_reply(
-	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body)
+	struct MHD_Connection *conn, const char *url, unsigned status, const char *ctype, buf_t *body)
 {
-	return http_reply_gz(conn, status, ctype, body, false);
+	return http_reply_gz(conn, url, status, ctype, body, false);
 }
 
 /* /metrics[?router=NAME|?routers=no]: rendered straight into a gzip stream when the client takes it. */
-static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, buf_t *body)
+static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, const char *url, buf_t *body)
 {
 	pthread_mutex_lock(&h->refused_mu);
 	struct metrics_http counters = h->counters;
@@ -459,8 +518,55 @@ static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, buf_
 		.gzip = http_gzip_ok(conn) };
 	bool gz;
 	unsigned status = scrape_metrics(&req, body, &gz);
-	return http_reply_gz(conn, status,
+	return http_reply_gz(conn, url, status,
 		status == 200 ? "text/plain; version=0.0.4; charset=utf-8" : HTTP_TEXT, body, gz);
+}
+
+/* Gather a write's body (POST, DELETE) until libmicrohttpd's last call; MHD_YES meanwhile. */
+static bool http_upload_more(void **req_cls, const char *data, size_t *size)
+{
+	struct http_upload *up = *req_cls;
+	if (*size == 0)
+		return false;
+	if (up->body.len + *size > HTTP_BODY_MAX)
+		up->too_big = true;
+	else
+		buf_append(&up->body, data, *size);
+	*size = 0;
+	return true;
+}
+
+/* The routes, once the request passed the guard (and its body, if any, is in up). */
+static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const char *url, const char *method,
+	const struct http_upload *up)
+{
+	buf_t body;
+	buf_init(&body);
+	const char *ctype = HTTP_TEXT;
+	if (up != NULL && up->too_big) {
+		buf_puts(&body, http_refusal(MHD_HTTP_CONTENT_TOO_LARGE));
+		return http_reply(conn, url, MHD_HTTP_CONTENT_TOO_LARGE, ctype, &body);
+	}
+	if (strcmp(url, HTTP_ALLOW_PATH) == 0) {
+		unsigned status = http_api_allow(h, conn, method, up, &body);
+		return http_reply(conn, url, status, "application/json", &body);
+	}
+	if (strcmp(url, "/metrics") == 0)
+		return http_metrics(h, conn, url, &body);
+	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
+		if (strcmp(url, http_routes[i].path) != 0)
+			continue;
+		unsigned status = http_routes[i].fn(h, &body, &ctype);
+		return http_reply(conn, url, status, ctype, &body);
+	}
+	const char *rest;
+	const struct http_page *page = http_page_find(url, &rest);
+	if (page != NULL) {
+		unsigned status = page->fn(h, conn, rest, &body, &ctype);
+		return http_reply(conn, url, status, ctype, &body);
+	}
+	buf_puts(&body, "not found\n");
+	return http_reply(conn, url, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
 }
 
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -468,38 +574,41 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	void **req_cls)
 {
 	http_t *h = cls;
-	buf_t body;
-	buf_init(&body);
 	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
-	 * all); a request that passes is answered on the next call, which keeps the connection. */
-	if (*req_cls != &http_mark_passed) {
+	 * all); a request that passes is answered on the next call, which keeps the connection;
+	 * a write's body comes over the calls between. */
+	if (*req_cls == NULL || *req_cls == &http_mark_long || *req_cls == &http_mark_bad) {
 		httpconn_began(h->conns, conn);
 		unsigned refused = http_guard(h, conn, url, method, *req_cls);
 		if (refused != 0) {
+			buf_t body;
+			buf_init(&body);
 			buf_puts(&body, http_refusal(refused));
-			return http_reply(conn, refused, HTTP_TEXT, &body);
+			return http_reply(conn, url, refused, HTTP_TEXT, &body);
 		}
-		*req_cls = &http_mark_passed;
+		*req_cls = http_is_write(url, method) ? xcalloc(1, sizeof(struct http_upload))
+						      : &http_mark_passed;
 		return MHD_YES;
 	}
-	if (strcmp(url, "/metrics") == 0)
-		return http_metrics(h, conn, &body);
-	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
-		if (strcmp(url, http_routes[i].path) != 0)
-			continue;
-		const char *ctype = HTTP_TEXT;
-		unsigned status = http_routes[i].fn(h, &body, &ctype);
-		return http_reply(conn, status, ctype, &body);
+	struct http_upload *up = *req_cls != &http_mark_passed ? *req_cls : NULL;
+	if (up != NULL && http_upload_more(req_cls, upload_data, upload_data_size))
+		return MHD_YES;
+	return http_route(h, conn, url, method, up);
+}
+
+/* Frees a write's body, then tells the slowloris guard the connection waits again. */
+static void http_completed(
+	void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	http_t *h = cls;
+	if (*req_cls != NULL && *req_cls != &http_mark_passed && *req_cls != &http_mark_long &&
+		*req_cls != &http_mark_bad) {
+		struct http_upload *up = *req_cls;
+		buf_free(&up->body);
+		free(up);
 	}
-	const char *rest;
-	const struct http_page *page = http_page_find(url, &rest);
-	if (page != NULL) {
-		const char *ctype = HTTP_TEXT;
-		unsigned status = page->fn(h, conn, rest, &body, &ctype);
-		return http_reply(conn, status, ctype, &body);
-	}
-	buf_puts(&body, "not found\n");
-	return http_reply(conn, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
+	*req_cls = NULL;
+	httpconn_completed(h->conns, conn, req_cls, toe);
 }
 
 /* Which refusal libmicrohttpd's message reports, or -1 for another message. Its words for both
@@ -590,7 +699,7 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
 		MHD_OPTION_NOTIFY_CONNECTION, httpconn_notify, h->conns, MHD_OPTION_NOTIFY_COMPLETED,
-		httpconn_completed, h->conns, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+		http_completed, h, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	h->starting = false;
 	return mhd;
 }
