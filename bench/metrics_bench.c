@@ -19,6 +19,7 @@
 #include "daemon/fleet.h"
 #include "web/metrics.h"
 #include "web/httpgzip.h"
+#include "web/scrape.h"
 #include "daemon/sample.h"
 #include "lib/xmem.h"
 
@@ -41,6 +42,7 @@ static conf_t *mb_conf(size_t n)
 		r->labels[0].key = xstrdup("site"), r->labels[0].value = xstrdup("bench");
 		r->labels[1].key = xstrdup("role"), r->labels[1].value = xstrdup("hub");
 		r->nlabels = 2;
+		r->peer_metrics = true;
 	}
 	return c;
 }
@@ -117,10 +119,70 @@ static void mb_gzip(const buf_t *out, size_t runs)
 		ms[k] = mb_cpu_ms() - t0;
 	}
 	qsort(ms, runs, sizeof(*ms), mb_cmp);
-	printf("gzip: bytes %zu (%.1f %% of %zu)  CPU ms to compress: median %.2f\n", z.len,
+	printf("gzip of the whole text at once: bytes %zu (%.1f %% of %zu)  CPU ms: median %.2f\n", z.len,
 		100.0 * (double)z.len / (double)out->len, out->len, ms[runs / 2]);
 	buf_free(&z);
 	free(ms);
+}
+
+static void mb_discard(void *arg, buf_t *out)
+{
+	*(size_t *)arg += out->len;
+	buf_reset(out);
+}
+
+/* The render alone, streamed in pieces that are dropped (no page faults of a big buffer);
+ * then a scrape as Prometheus makes it: streamed through gzip (web/scrape.c). */
+static void mb_streamed(fleet_t *f, size_t runs)
+{
+	double *ms = xcalloc(runs, sizeof(*ms)), *gz = xcalloc(runs, sizeof(*gz));
+	size_t bytes = 0, zbytes = 0;
+	for (size_t k = 0; k < runs; k++) {
+		buf_t text, z;
+		buf_init(&text);
+		buf_init(&z);
+		bytes = 0;
+		struct metrics_req req = { .fleet = f, .flush = mb_discard, .flush_arg = &bytes };
+		double t0 = mb_cpu_ms();
+		metrics_write(&req, &text);
+		ms[k] = mb_cpu_ms() - t0;
+		bytes += text.len;
+		bool gzipped;
+		t0 = mb_cpu_ms();
+		scrape_metrics(&(struct scrape_req){ .fleet = f, .gzip = true }, &z, &gzipped);
+		gz[k] = mb_cpu_ms() - t0;
+		zbytes = z.len;
+		buf_free(&text);
+		buf_free(&z);
+	}
+	qsort(ms, runs, sizeof(*ms), mb_cmp);
+	qsort(gz, runs, sizeof(*gz), mb_cmp);
+	printf("render streamed (pieces dropped): bytes %zu  CPU ms: min %.2f  median %.2f\n", bytes, ms[0],
+		ms[runs / 2]);
+	printf("scrape with gzip (render streamed into gzip): bytes %zu  CPU ms: min %.2f  median %.2f\n",
+		zbytes, gz[0], gz[runs / 2]);
+	free(ms);
+	free(gz);
+}
+
+/* Every router's own scrape (/metrics?router=NAME) once, as Prometheus does over an interval. */
+static void mb_per_router(fleet_t *f, const conf_t *c)
+{
+	buf_t out;
+	buf_init(&out);
+	size_t bytes = 0;
+	double t0 = mb_cpu_ms();
+	for (size_t i = 0; i < c->nrouters; i++) {
+		buf_reset(&out);
+		struct metrics_req req = { .fleet = f, .router = c->routers[i].name };
+		if (metrics_write(&req, &out) != 0)
+			exit(1);
+		bytes += out.len;
+	}
+	double ms = mb_cpu_ms() - t0;
+	printf("per-router scrapes: %zu routers  CPU ms in all %.1f  µs per router %.1f  bytes per router %zu\n",
+		c->nrouters, ms, ms * 1e3 / (double)c->nrouters, bytes / c->nrouters);
+	buf_free(&out);
 }
 
 int main(int argc, char **argv)
@@ -162,7 +224,9 @@ int main(int argc, char **argv)
 	       "  max %.2f  (%.0f MB/s at the median)  page faults per render %.0f\n",
 		routers, runs, out.len, lines, ms[0], ms[runs / 2], ms[runs - 1],
 		(double)out.len / 1e3 / ms[runs / 2], (double)run.faults / (double)runs);
-	mb_gzip(&out, runs < 10 ? runs : 10);
+	mb_gzip(&out, runs < 5 ? runs : 5);
+	mb_streamed(f, runs < 10 ? runs : 10);
+	mb_per_router(f, c);
 	free(ms);
 	buf_free(&out);
 	fleet_destroy(f);

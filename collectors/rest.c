@@ -1,5 +1,6 @@
-/* rest: the RouterOS REST collector. One poll is up to six sequential requests (routerboard
- * only when its answer may have changed, see rest_board_fresh; health once a minute)
+/* rest: the RouterOS REST collector. One poll is up to seven sequential requests (routerboard
+ * only when its answer may have changed, see rest_board_fresh; health once a minute; with
+ * check_updates, /system/package/update at most once an hour)
  * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
  * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
@@ -50,6 +51,7 @@ static const char *const rest_iface_props[] = {
 #define REST_PER_MULTI          64          /* routers per curl multi handle (see the top) */
 #define REST_BOARD_EVERY_MS     3600000     /* /system/routerboard asked again at least this often */
 #define REST_OFFLOAD_MIN        (64 * 1024) /* replies this big are decoded off the loop thread */
+#define REST_UPDATE_EVERY_MS    3600000     /* /system/package/update asked at most this often */
 
 /* What /system/routerboard said (firmware), and what resource said when it was asked. */
 struct rest_board {
@@ -57,6 +59,12 @@ struct rest_board {
 	char *firmware, *upgrade_firmware;
 	char *version, *board, *url;
 	int64_t uptime_ms, mono_ms;
+};
+
+/* What /system/package/update said, and when it was last asked (monotonic; 0 never). */
+struct rest_update {
+	char *offered, *status, *url;
+	int64_t asked_ms;
 };
 
 struct rest_conn {
@@ -82,11 +90,12 @@ struct rest_conn {
 	buf_t body;
 	size_t head_len; /* bytes of the status line, headers and trailers of this request */
 	char errbuf[CURL_ERROR_SIZE];
-	struct rest_board board; /* the last /system/routerboard answer */
-	healthkeep_t *health;    /* the last /system/health answer */
-	restwan_t *wan;          /* the WAN found from the peers' endpoints */
-	bool routing;            /* the request in flight is a route check of route_dst */
-	const char *route_dst;   /* restwan's, valid until the poll ends */
+	struct rest_board board;   /* the last /system/routerboard answer */
+	healthkeep_t *health;      /* the last /system/health answer */
+	struct rest_update update; /* the last /system/package/update answer (check_updates) */
+	restwan_t *wan;            /* the WAN found from the peers' endpoints */
+	bool routing;              /* the request in flight is a route check of route_dst */
+	const char *route_dst;     /* restwan's, valid until the poll ends */
 };
 
 struct rest {
@@ -123,6 +132,7 @@ static const char *rest_what(const struct rest_conn *c)
 		[RESTDECODE_IFACES] = "GET /rest/interface",
 		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
 		[RESTDECODE_HEALTH] = "GET /rest/system/health",
+		[RESTDECODE_UPDATE] = "GET /rest/system/package/update",
 	};
 	if (c->routing)
 		return "POST /rest/ip/route/check";
@@ -212,6 +222,7 @@ static char *rest_url(const struct rest_conn *c, char **post)
 		*post = rest_iface_query(c);
 		return xasprintf("%s/rest/interface/print", base);
 	case RESTDECODE_HEALTH: return xasprintf("%s/rest/system/health", base); /* rows or a record */
+	case RESTDECODE_UPDATE: return xasprintf("%s/rest/system/package/update", base);
 	default:
 		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
 				 "public-key,last-handshake,rx,tx,allowed-address,current-endpoint-address,"
@@ -450,20 +461,58 @@ static void rest_board_use(struct rest_conn *c)
 	s->upgrade_firmware = xstrdup(c->board.upgrade_firmware);
 }
 
-/* After step c->step was decoded: on to the next request, past routerboard and health when
- * their kept answers stand. */
+static void rest_update_clear(struct rest_update *u)
+{
+	free(u->offered), free(u->status), free(u->url);
+	*u = (struct rest_update){ 0 };
+}
+
+/* The kept update answer into the sample; false when it is due to be asked again (then the
+ * time of asking is noted: a failing router is asked again an hour later, not every poll). */
+static bool rest_update_use(struct rest_conn *c)
+{
+	struct rest_update *u = &c->update;
+	int64_t now = clock_mono_ms();
+	if (!c->rc->check_updates)
+		return true;
+	if (u->asked_ms == 0 || !rest_same(u->url, c->rc->rest) ||
+		now - u->asked_ms >= REST_UPDATE_EVERY_MS) {
+		rest_update_clear(u);
+		u->asked_ms = now;
+		u->url = xstrdup(c->rc->rest);
+		return false;
+	}
+	c->s->offered_version = xstrdup(u->offered);
+	c->s->update_status = xstrdup(u->status);
+	return true;
+}
+
+static void rest_update_keep(struct rest_conn *c)
+{
+	struct rest_update *u = &c->update;
+	free(u->offered), free(u->status);
+	u->offered = xstrdup(c->s->offered_version);
+	u->status = xstrdup(c->s->update_status);
+}
+
+/* After step c->step was decoded: on to the next request, past routerboard, health and update
+ * when their kept answers stand. */
 static void rest_next_step(struct rest_conn *c)
 {
 	if (c->step == RESTDECODE_BOARD)
 		rest_board_keep(c);
 	if (c->step == RESTDECODE_HEALTH)
 		healthkeep_save(c->health, c->s, c->rc->rest);
+	if (c->step == RESTDECODE_UPDATE)
+		rest_update_keep(c);
 	if (++c->step == RESTDECODE_BOARD && rest_board_fresh(c)) {
 		rest_board_use(c);
 		c->step++;
 	}
 	if (c->step == RESTDECODE_HEALTH && healthkeep_use(c->health, c->s, c->rc->rest))
 		c->step++; /* the kept answer stands (healthkeep.h) */
+	if (c->step == RESTDECODE_UPDATE && rest_update_use(c))
+		c->step++;
 }
 
 /* After the poll's last step: a route check of one peer's endpoint, when one is due and time
@@ -522,6 +571,7 @@ static void rest_conn_abandon(struct rest_conn *c);
 static void rest_conn_free(struct rest_conn *c)
 {
 	rest_board_clear(&c->board);
+	rest_update_clear(&c->update);
 	healthkeep_destroy(c->health);
 	restwan_destroy(c->wan);
 	free(c);
@@ -565,11 +615,12 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 	}
 	if (res != CURLE_OK) {
 		rest_fail_curl(c, res);
-	} else if (code == 400 && c->step == RESTDECODE_HEALTH) {
-		c->s->health_fresh = true; /* "no such command": a build without health, no sensors */
-		rest_next_step(c);
-		if (rest_route_start(c))
-			return;
+	} else if (code == 400 && (c->step == RESTDECODE_HEALTH || c->step == RESTDECODE_UPDATE)) {
+		/* "no such command": a build without health (no sensors) or without the package
+		 * menu (nothing offered; asked again in an hour) */
+		c->s->health_fresh |= c->step == RESTDECODE_HEALTH;
+		rest_decoded(c, 0, NULL);
+		return;
 	} else if (code < 200 || code > 299) {
 		rest_fail_http(c, code);
 	} else if (c->r->off != NULL && c->body.len >= REST_OFFLOAD_MIN) {

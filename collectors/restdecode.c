@@ -471,6 +471,23 @@ static int restdecode_health(json_t *j, sample_t *s, char **cause)
 	return 0;
 }
 
+/* /system/package/update: latest-version (a RouterOS version, else ignored) and status. The
+ * router learns latest-version from MikroTik when it checks for updates; until then it is
+ * absent (routeros-diagnostics: MikroTik manual, /system/package/update). */
+static int restdecode_update(json_t *j, sample_t *s, char **cause)
+{
+	json_t *o = restdecode_singleton(j, cause);
+	if (o == NULL)
+		return -1;
+	const char *latest = restdecode_str(o, "latest-version"), *status = restdecode_str(o, "status"), *why;
+	struct ros_version v;
+	free(s->offered_version);
+	s->offered_version = latest && ros_parse_version(latest, &v, &why) == 0 ? xstrdup(latest) : NULL;
+	free(s->update_status);
+	s->update_status = status ? restdecode_clean(status, 80) : NULL;
+	return 0;
+}
+
 static int (*const restdecode_table[RESTDECODE_NSTEPS])(json_t *, sample_t *, char **) = {
 	[RESTDECODE_RESOURCE] = restdecode_resource,
 	[RESTDECODE_CPU] = restdecode_cpu,
@@ -478,6 +495,7 @@ static int (*const restdecode_table[RESTDECODE_NSTEPS])(json_t *, sample_t *, ch
 	[RESTDECODE_IFACES] = restdecode_ifaces,
 	[RESTDECODE_PEERS] = restdecode_peers,
 	[RESTDECODE_HEALTH] = restdecode_health,
+	[RESTDECODE_UPDATE] = restdecode_update,
 };
 
 /* ---- an arena for jansson while a reply is decoded ----

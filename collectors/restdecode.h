@@ -15,6 +15,7 @@ enum restdecode_step {
 	RESTDECODE_IFACES,   /* /interface */
 	RESTDECODE_PEERS,    /* /interface/wireguard/peers */
 	RESTDECODE_HEALTH,   /* /system/health (not every poll, see rest.c) */
+	RESTDECODE_UPDATE,   /* /system/package/update (check_updates, at most hourly) */
 	RESTDECODE_NSTEPS
 };
 

@@ -156,6 +156,9 @@ void conf_free(conf_t *c)
 	for (size_t i = 0; i < c->nrouters; i++)
 		confval_router_fields_free(&c->routers[i]);
 	free(c->routers);
+	for (size_t i = 0; c->rollout_allow_at != NULL && i < c->nrollout_allow; i++)
+		free(c->rollout_allow_at[i]);
+	free(c->rollout_allow_at);
 	for (size_t i = 0; i < CONF_NKEYS; i++)
 		if (confkeys_table[i].sect != SECT_ROUTER)
 			confval_field_free(&confkeys_table[i], c);
@@ -189,6 +192,21 @@ char *conf_help(void)
 		buf_printf(&b, ") %s\n", k->help);
 	}
 	return buf_steal(&b, NULL);
+}
+
+bool conf_allow_ok(const char *version, const char *cohort)
+{
+	if (version == NULL || cohort == NULL || *version == '\0' || *cohort == '\0' || strlen(cohort) > 64 ||
+		strpbrk(version, ",/") != NULL || strpbrk(cohort, ",") != NULL)
+		return false;
+	for (const char *p = cohort; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f) /* a board or architecture name: printable ASCII */
+			return false;
+	char *item = xasprintf("%s/%s", version, cohort), *cause = NULL;
+	int rc = confval_check_allow(item, &cause);
+	free(item);
+	free(cause);
+	return rc == 0;
 }
 
 int conf_parse_duration(const char *s, int64_t *ms)

@@ -21,9 +21,10 @@ typedef struct conf_router {
 
 	char *rest; /* base URL, e.g. "https://192.0.2.1" (no trailing /); NULL: no REST */
 	char *user;
-	char *password;  /* SECRET; from password or password_file */
-	bool tls_verify; /* default yes */
-	char *ca_file;   /* absolute path or NULL */
+	char *password;     /* SECRET; from password or password_file */
+	bool tls_verify;    /* default yes */
+	char *ca_file;      /* absolute path or NULL */
+	bool check_updates; /* read /system/package/update at most hourly; default no */
 
 	char *snmp;                /* "host[:port]" or NULL */
 	int snmp_version;          /* 1, 2 (for 2c) or 3; default 2 */
@@ -45,6 +46,8 @@ typedef struct conf_router {
 	char **wan; /* interfaces carrying the tunnels' outer packets: polled for confounders */
 	size_t nwan;
 	bool wan_from_peers; /* without wan: found from the peers' endpoints (collectors/restwan.h) */
+
+	bool peer_metrics; /* per-peer series on /metrics; default yes */
 
 	int64_t interval_ms; /* inherited from [daemon] unless set */
 	int64_t timeout_ms;
@@ -118,6 +121,7 @@ typedef struct conf {
 	int rollout_go_min;         /* routers (canaries) judged final before go; default 2 */
 	char **rollout_allow;       /* overrides, "VERSION/ARCHITECTURE" or "VERSION/BOARD" */
 	size_t nrollout_allow;
+	char **rollout_allow_at; /* "FILE:LINE" of each rollout_allow item, as many */
 } conf_t;
 
 /* Load path and everything it includes. On success returns 0 and *out. On failure returns -1
@@ -136,5 +140,9 @@ char *conf_help(void);
 
 /* Parse "250ms", "30s", "5m", "2h", "7d", "1w" (and combinations such as "1h30m") into ms. */
 int conf_parse_duration(const char *s, int64_t *ms);
+/* Whether version may be allowed for cohort as [rollout] allow = VERSION/COHORT would be: a
+ * RouterOS version, and an architecture or board of at most 64 printable ASCII characters
+ * without blanks, slashes or commas. */
+bool conf_allow_ok(const char *version, const char *cohort);
 
 #endif

@@ -67,6 +67,17 @@ static void confread_section(struct conf_file *f, char *name)
 	f->rs = conf_router_add(f, rname);
 }
 
+/* Where the [rollout] allow items from index from on were set: this file and line. */
+static void confread_allow_at(struct conf_file *f, size_t from)
+{
+	conf_t *c = f->ld->c;
+	if (c->nrollout_allow == from)
+		return;
+	c->rollout_allow_at = xreallocarray(c->rollout_allow_at, c->nrollout_allow, sizeof(char *));
+	for (size_t i = from; i < c->nrollout_allow; i++)
+		c->rollout_allow_at[i] = xasprintf("%s:%d", f->ld->files[f->fidx], f->line);
+}
+
 static void confread_set(struct conf_file *f, const struct conf_key *k, const char *value)
 {
 	struct conf_loader *ld = f->ld;
@@ -86,8 +97,11 @@ static void confread_set(struct conf_file *f, const struct conf_key *k, const ch
 	if (!adds) /* a list keeps its first line, for the messages of the rules */
 		at[k - confkeys_table] = (struct conf_src){ .file = f->fidx, .line = f->line };
 	char *cause = NULL;
-	if (confval_value(k, value, base, f->dir, &cause) == 0)
+	size_t allows = ld->c->nrollout_allow;
+	if (confval_value(k, value, base, f->dir, &cause) == 0) {
+		confread_allow_at(f, allows);
 		return;
+	}
 	if (k->type == T_SECRET || (k->type == T_URL && strchr(value, '@') != NULL))
 		conf_ferr(f, "%s: %s", k->name, cause);
 	else

@@ -370,26 +370,49 @@ void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late)
 	pthread_mutex_unlock(&f->mutex);
 }
 
-fleet_view_t *fleet_view(fleet_t *f)
+/* Entry e into slot i of v: the state copied, the sample shared. Under the mutex. */
+static void fleet_view_put(fleet_view_t *v, size_t i, const struct fleet_entry *e)
+{
+	v->routers[i] = e->pub;
+	v->routers[i].last_error = xstrdup(e->pub.last_error);
+	if ((v->data[i] = e->data) != NULL)
+		atomic_fetch_add(&v->data[i]->refs, 1);
+	for (int k = 0; k < FLEET_NDIAG; k++)
+		if ((v->diag[i * FLEET_NDIAG + k] = e->diag[k]) != NULL)
+			atomic_fetch_add(&v->diag[i * FLEET_NDIAG + k]->refs, 1);
+}
+
+/* A view of n routers, its stats and generation taken; the caller fills the routers. */
+static fleet_view_t *fleet_view_new(fleet_t *f, size_t n)
 {
 	fleet_view_t *v = xcalloc(1, sizeof(*v));
-	pthread_mutex_lock(&f->mutex); /* a reload may change n: read it locked */
-	v->n = f->n;
-	v->routers = xcalloc(v->n, sizeof(*v->routers));
-	v->data = xcalloc(v->n, sizeof(*v->data));
-	v->diag = xcalloc(v->n * FLEET_NDIAG + 1, sizeof(*v->diag));
-	for (size_t i = 0; i < f->n; i++) {
-		v->routers[i] = f->routers[i].pub;
-		v->routers[i].last_error = xstrdup(f->routers[i].pub.last_error);
-		if ((v->data[i] = f->routers[i].data) != NULL)
-			atomic_fetch_add(&v->data[i]->refs, 1);
-		for (int k = 0; k < FLEET_NDIAG; k++)
-			if ((v->diag[i * FLEET_NDIAG + k] = f->routers[i].diag[k]) != NULL)
-				atomic_fetch_add(&v->diag[i * FLEET_NDIAG + k]->refs, 1);
-	}
+	v->n = n;
+	v->routers = xcalloc(n, sizeof(*v->routers));
+	v->data = xcalloc(n, sizeof(*v->data));
+	v->diag = xcalloc(n * FLEET_NDIAG + 1, sizeof(*v->diag));
 	v->stats = f->stats;
 	v->gen = f->gen;
 	atomic_fetch_add(&v->gen->refs, 1);
+	return v;
+}
+
+fleet_view_t *fleet_view(fleet_t *f)
+{
+	pthread_mutex_lock(&f->mutex); /* a reload may change n: read it locked */
+	fleet_view_t *v = fleet_view_new(f, f->n);
+	for (size_t i = 0; i < f->n; i++)
+		fleet_view_put(v, i, &f->routers[i]);
+	pthread_mutex_unlock(&f->mutex);
+	return v;
+}
+
+fleet_view_t *fleet_view_router(fleet_t *f, const char *name)
+{
+	pthread_mutex_lock(&f->mutex);
+	const struct fleet_entry *e = fleet_lookup(f, name);
+	fleet_view_t *v = e != NULL ? fleet_view_new(f, 1) : NULL;
+	if (v != NULL)
+		fleet_view_put(v, 0, e);
 	pthread_mutex_unlock(&f->mutex);
 	return v;
 }

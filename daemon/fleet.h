@@ -73,6 +73,9 @@ typedef struct fleet_view fleet_view_t;
 /* Any thread: a consistent copy of every router's state (config order) and of the stats. It
  * stays valid, unchanged, until fleet_view_free, whatever the loop does meanwhile. */
 fleet_view_t *fleet_view(fleet_t *f);
+/* Any thread: the same of the one router called name (a view of size 1); NULL when the fleet
+ * has no router of that name. Costs a lookup, not a copy of the fleet. */
+fleet_view_t *fleet_view_router(fleet_t *f, const char *name);
 void fleet_view_free(fleet_view_t *v);
 size_t fleet_view_size(const fleet_view_t *v);
 const fleet_router_t *fleet_view_at(const fleet_view_t *v, size_t i);

@@ -25,6 +25,7 @@
 #include "web/http.h"
 #include "lib/clock.h"
 #include "lib/listen.h"
+#include "web/scrape.h"
 #include "lib/log.h"
 #include "lib/loop.h"
 #include "web/metrics.h"
@@ -41,7 +42,7 @@
 
 struct opts {
 	const char *conf_path;
-	bool check, once, report;
+	bool check, once, report, targets;
 	const char *rollout_router, *rollout_version; /* --rollout-check ROUTER VERSION */
 	int verbosity;
 };
@@ -51,14 +52,16 @@ static loop_t *main_loop;
 static void main_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: wgwatchd -c FILE [--check | --once | --report | --rollout-check ROUTER VERSION]\n"
-		"                [-v] [-q]\n"
+		"usage: wgwatchd -c FILE [--check | --once | --report | --targets |\n"
+		"                --rollout-check ROUTER VERSION] [-v] [-q]\n"
 		"  -c, --config FILE  configuration file (wgwatch.conf(5))\n"
 		"      --check        validate the configuration and exit 0 (valid) or 1\n"
 		"      --once         poll every router once, store, print a line per router, exit\n"
 		"                     (0 when every router answered)\n"
 		"      --report       print the upgrade detector's verdicts, cohorts and single-core\n"
 		"                     bound routers from the database as tables, exit\n"
+		"      --targets      print the routers as Prometheus file_sd targets (JSON), one\n"
+		"                     per router, each scraped as /metrics?router=NAME; exit\n"
 		"      --rollout-check ROUTER VERSION\n"
 		"                     may ROUTER take VERSION? print the rollout guard's decision for\n"
 		"                     its cohort and the reasons; exit 0 go, 4 hold, 5 wait\n"
@@ -69,7 +72,7 @@ static void main_usage(FILE *out)
 
 static int main_parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT, OPT_ROLLOUT };
+	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT, OPT_ROLLOUT, OPT_TARGETS };
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check", no_argument, NULL, OPT_CHECK },
@@ -80,6 +83,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ "report", no_argument, NULL, OPT_REPORT },
 		{ "rollout-check", required_argument, NULL, OPT_ROLLOUT },
+		{ "targets", no_argument, NULL, OPT_TARGETS },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -90,6 +94,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 		case OPT_ONCE: o->once = true; break;
 		case OPT_REPORT: o->report = true; break;
 		case OPT_ROLLOUT: o->rollout_router = optarg; break;
+		case OPT_TARGETS: o->targets = true; break;
 		case 'v': o->verbosity++; break;
 		case 'q': o->verbosity = -1; break;
 		case 'V': printf("wgwatchd %s\n", PACKAGE_VERSION); exit(0);
@@ -100,7 +105,7 @@ static int main_parse_args(int argc, char **argv, struct opts *o)
 	if (o->rollout_router != NULL && optind + 1 == argc) /* its VERSION */
 		o->rollout_version = argv[optind++];
 	if (o->conf_path == NULL || optind != argc ||
-		o->check + o->once + o->report + (o->rollout_router != NULL) > 1 ||
+		o->check + o->once + o->report + o->targets + (o->rollout_router != NULL) > 1 ||
 		(o->rollout_router != NULL && o->rollout_version == NULL)) {
 		main_usage(stderr);
 		return -1;
@@ -421,6 +426,23 @@ static void main_diff(const conf_t *cur, const conf_t *next, size_t *added, size
 	free(b);
 }
 
+static bool main_str_same(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* [rollout], which the detector reads once at start (detector/rollout.h). */
+static bool main_rollout_changed(const conf_t *a, const conf_t *b)
+{
+	bool same = main_str_same(a->rollout_canary, b->rollout_canary) &&
+		a->rollout_hold_regressed == b->rollout_hold_regressed &&
+		a->rollout_hold_ratio == b->rollout_hold_ratio && a->rollout_go_min == b->rollout_go_min &&
+		a->nrollout_allow == b->nrollout_allow;
+	for (size_t i = 0; same && i < a->nrollout_allow; i++)
+		same = strcmp(a->rollout_allow[i], b->rollout_allow[i]) == 0;
+	return !same;
+}
+
 /* Settings read once at start, by the listener and the store: a reload cannot change them. */
 static void main_reload_warn(const conf_t *boot, const conf_t *next)
 {
@@ -438,6 +460,9 @@ static void main_reload_warn(const conf_t *boot, const conf_t *next)
 		log_warn("reload: [daemon] %s changed: it takes effect at the next restart (as do [web] "
 			 "settings)",
 			key);
+	if (main_rollout_changed(boot, next))
+		log_warn("reload: [rollout] changed: the rollout guard takes it at the next restart "
+			 "(an override can be stored at once: POST /api/v1/rollout/allow)");
 }
 
 static void main_reload(conf_t *next, char *errors, void *arg)
@@ -575,6 +600,21 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	return rc != 0 ? MAIN_EXIT_DATABASE : codes[decision];
 }
 
+/* --targets: this shard's routers as file_sd JSON, on the configured listen address. */
+static int main_targets(conf_t *conf)
+{
+	const char *colon = strrchr(conf->listen, ':');
+	char *addr = scrape_address(conf->listen, colon ? (unsigned)strtoul(colon + 1, NULL, 10) : 0, NULL);
+	buf_t out;
+	buf_init(&out);
+	scrape_targets_conf(conf, addr, conf->web_cert != NULL && conf->web_key != NULL, &out);
+	printf("%s\n", out.data ? out.data : "[]");
+	buf_free(&out);
+	free(addr);
+	conf_free(conf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	main_hold_hup(SIG_BLOCK);
@@ -608,6 +648,8 @@ int main(int argc, char **argv)
 		conf_free(d.conf);
 		return 0;
 	}
+	if (o.targets)
+		return main_targets(d.conf);
 	if (o.report) {
 		char *cause = NULL;
 		int rc = detector_report(d.conf, stdout, &cause);

@@ -75,6 +75,8 @@ void sample_free(sample_t *s)
 	free(s->board);
 	free(s->architecture);
 	free(s->cpu_model);
+	free(s->offered_version);
+	free(s->update_status);
 	free(s);
 }
 
@@ -89,7 +91,7 @@ static size_t sample_packed_size(const sample_t *s)
 	size_t n = sizeof(*s) + s->ncores * sizeof(*s->cores) + s->nifaces * sizeof(*s->ifaces) +
 		s->npeers * sizeof(*s->peers) + s->nsensors * sizeof(*s->sensors);
 	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware, s->upgrade_firmware,
-		s->board, s->architecture, s->cpu_model };
+		s->board, s->architecture, s->cpu_model, s->offered_version, s->update_status };
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
 		n += sample_slen(top[i]);
 	for (size_t i = 0; i < s->nifaces; i++)
@@ -136,6 +138,8 @@ sample_t *sample_dup(const sample_t *s)
 	d->upgrade_firmware = sample_pack(&at, s->upgrade_firmware);
 	d->board = sample_pack(&at, s->board), d->architecture = sample_pack(&at, s->architecture);
 	d->cpu_model = sample_pack(&at, s->cpu_model);
+	d->offered_version = sample_pack(&at, s->offered_version);
+	d->update_status = sample_pack(&at, s->update_status);
 	for (size_t i = 0; i < s->nifaces; i++) {
 		d->ifaces[i].name = sample_pack(&at, s->ifaces[i].name);
 		d->ifaces[i].type = sample_pack(&at, s->ifaces[i].type);

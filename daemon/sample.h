@@ -89,6 +89,10 @@ typedef struct sample {
 	char *cpu_model;
 	int64_t uptime_ms;     /* -1 when unknown */
 	uint32_t cpu_freq_mhz; /* cpu-frequency; 0 when unknown (some boards do not tell) */
+	/* /system/package/update (check_updates), as last read, maybe an hour ago: latest-version
+	 * (the version the router is offered) and status; NULL when not read or not told. */
+	char *offered_version;
+	char *update_status;
 
 	size_t ncores;
 	struct sample_core *cores;

@@ -306,7 +306,20 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 	d->interval_ms = conf->interval_ms;
 	d->grace_ms = 2 * conf->interval_ms;
 	d->rollout = rollout_create(conf);
-	return data_open(d, conf->database, readonly, cause);
+	if (data_open(d, conf->database, readonly, cause) < 0)
+		return -1;
+	struct override *v;
+	size_t n;
+	if (overrides_load(d->db, &v, &n, cause) < 0)
+		return -1;
+	rollout_set_stored(d->rollout, v, n);
+	overrides_free(v, n);
+	return 0;
+}
+
+struct rollout *detector_rollout(detector_t *d)
+{
+	return d != NULL ? d->rollout : NULL;
 }
 
 void detector_free(detector_t *d)

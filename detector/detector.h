@@ -105,6 +105,9 @@ const struct detector_cohort *detector_view_cohort(const detector_view_t *v, siz
 /* The single-core state of a router (NULL when no recent data). */
 const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router);
 
+/* The running detector's rollout guard settings, whose stored overrides the web replaces
+ * (rollout_set_stored) after it changed them; NULL for NULL. */
+struct rollout *detector_rollout(detector_t *d);
 /* The rollout guard's settings the view was built with (detector/rollout.h); NULL for NULL. */
 const struct rollout *detector_view_rollout(const detector_view_t *v);
 

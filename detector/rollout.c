@@ -1,17 +1,21 @@
 /* rollout: the rollout guard's decisions (go, hold, wait) per cohort, from the detector's
- * verdicts and [rollout]; docs/detector.md, Rollout guard. Pure logic over what it is handed:
- * it must never read the database, the clock or the config file itself. */
+ * verdicts and [rollout], and the overrides stored through the API (which it is handed, under
+ * a lock: the one part of its settings that changes); docs/detector.md, Rollout guard. Pure
+ * logic over what it is handed: it must never read the database, the clock or the config file. */
 #include "config.h"
 #include "detector/detector_int.h"
 #include "detector/rollout.h"
 #include "lib/xmem.h"
+#include "store/overrides.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct rollout {
 	atomic_int refs;
@@ -20,9 +24,16 @@ struct rollout {
 	size_t ncanaries; /* 0: no router is labelled, every router counts as one */
 	size_t hold_regressed, go_min;
 	double hold_ratio;
-	int64_t hold_ms; /* [detector] hold */
-	char **allow;    /* "VERSION/WHAT" */
+	int64_t hold_ms;        /* [detector] hold */
+	struct override *allow; /* [rollout] allow, who "config FILE:LINE" */
 	size_t nallow;
+	struct rollout_stored *stored; /* those of the API: the one part that changes */
+};
+
+struct rollout_stored {
+	pthread_mutex_t mu;
+	struct override *v;
+	size_t n;
 };
 
 /* ---- settings ---- */
@@ -38,6 +49,16 @@ static bool rollout_has_label(const conf_router_t *cr, const char *key, const ch
 		if (strcmp(cr->labels[k].key, key) == 0 && strcmp(cr->labels[k].value, value) == 0)
 			return true;
 	return false;
+}
+
+/* item "VERSION/COHORT" of [rollout] allow, set at at ("FILE:LINE", or NULL), into *o. */
+static void rollout_allow_conf(struct override *o, const char *item, const char *at)
+{
+	const char *slash = strchr(item, '/');
+	size_t vl = slash ? (size_t)(slash - item) : strlen(item);
+	*o = (struct override){ .version = xstrndup(item, vl),
+		.cohort = xstrdup(slash ? slash + 1 : ""),
+		.who = at ? xasprintf("config %s", at) : xstrdup("config") };
 }
 
 rollout_t *rollout_create(const conf_t *conf)
@@ -61,7 +82,10 @@ rollout_t *rollout_create(const conf_t *conf)
 	r->hold_ms = conf->hold_ms;
 	r->allow = xcalloc(conf->nrollout_allow + 1, sizeof(*r->allow));
 	for (size_t i = 0; i < conf->nrollout_allow; i++)
-		r->allow[r->nallow++] = xstrdup(conf->rollout_allow[i]);
+		rollout_allow_conf(&r->allow[r->nallow++], conf->rollout_allow[i],
+			conf->rollout_allow_at ? conf->rollout_allow_at[i] : NULL);
+	r->stored = xcalloc(1, sizeof(*r->stored));
+	pthread_mutex_init(&r->stored->mu, NULL);
 	return r;
 }
 
@@ -78,10 +102,11 @@ void rollout_unref(rollout_t *r)
 		return;
 	for (size_t i = 0; i < r->ncanaries; i++)
 		free(r->canaries[i]);
-	for (size_t i = 0; i < r->nallow; i++)
-		free(r->allow[i]);
+	overrides_free(r->allow, r->nallow);
+	overrides_free(r->stored->v, r->stored->n);
+	pthread_mutex_destroy(&r->stored->mu);
+	free(r->stored);
 	free(r->canaries);
-	free(r->allow);
 	free(r->canary);
 	free(r);
 }
@@ -311,18 +336,42 @@ static void rollout_judge(const rollout_t *r, const struct detector_verdict **g,
 								   : ROLLOUT_WAIT;
 }
 
-/* The [rollout] allow entry for the query's version and architecture or board, or NULL. */
-static const char *rollout_allowed(const rollout_t *r, const struct rollout_query *q)
+static bool rollout_allow_match(const struct override *o, const struct rollout_query *q)
 {
-	size_t vl = strlen(q->version);
-	for (size_t i = 0; i < r->nallow; i++) {
-		const char *a = r->allow[i];
-		if (strncmp(a, q->version, vl) != 0 || a[vl] != '/')
-			continue;
-		if (rollout_eq(a + vl + 1, q->architecture) || rollout_eq(a + vl + 1, q->board))
-			return a;
+	return rollout_eq(o->version, q->version) &&
+		(rollout_eq(o->cohort, q->architecture) || rollout_eq(o->cohort, q->board));
+}
+
+/* A copy of the override for the query's version and architecture or board: [rollout] allow
+ * first, then the stored ones; NULL when none. */
+static struct override *rollout_allowed(const rollout_t *r, const struct rollout_query *q)
+{
+	const struct override *hit = NULL;
+	for (size_t i = 0; i < r->nallow && hit == NULL; i++)
+		if (rollout_allow_match(&r->allow[i], q))
+			hit = &r->allow[i];
+	struct override *copy = NULL;
+	pthread_mutex_lock(&r->stored->mu);
+	for (size_t i = 0; i < r->stored->n && hit == NULL; i++)
+		if (rollout_allow_match(&r->stored->v[i], q))
+			hit = &r->stored->v[i];
+	if (hit != NULL) {
+		copy = xmalloc(sizeof(*copy));
+		overrides_copy(copy, hit);
 	}
-	return NULL;
+	pthread_mutex_unlock(&r->stored->mu);
+	return copy;
+}
+
+/* "by WHO[ at TIME]" of an override into buf. */
+void rollout_override_by(const struct override *o, char *buf, size_t size)
+{
+	char at[32] = "";
+	time_t t = (time_t)(o->at_ms / 1000);
+	struct tm tm;
+	if (o->at_ms > 0 && gmtime_r(&t, &tm) != NULL)
+		strftime(at, sizeof(at), " at %Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(buf, size, "by %s%s", o->who ? o->who : "?", at);
 }
 
 void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t n,
@@ -347,13 +396,59 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 	if (out->allow != NULL) {
 		out->decision = ROLLOUT_GO;
 		struct rollout_reason x = { .kind = ROLLOUT_R_OVERRIDE, .ratio = NAN };
-		snprintf(x.text, sizeof(x.text), "override: [rollout] allow = %s (the guard said %s)",
-			out->allow, rollout_decision_name(was));
+		char by[160];
+		rollout_override_by(out->allow, by, sizeof(by));
+		snprintf(x.text, sizeof(x.text), "override: allow %s/%s %s (the guard said %s)",
+			out->allow->version, out->allow->cohort, by, rollout_decision_name(was));
 		rollout_reason_add(out, ROLLOUT_R_OVERRIDE, NULL, false, "%s", x.text);
 		memmove(&out->reasons[1], &out->reasons[0], (out->nreasons - 1) * sizeof(x));
 		out->reasons[0] = x;
 	}
 	rollout_reasons_keep(out, was);
+}
+
+static int rollout_i64_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The cohort's verdicts as rollout_decide picks them (the board's, or the architecture's when
+ * the board has too few routers); *ng of them (caller frees). */
+static const struct detector_verdict **rollout_cohort(const rollout_t *r, const struct detector_verdict *v,
+	size_t n, const struct rollout_query *q, size_t *ng)
+{
+	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, ng);
+	if (q->board != NULL && rollout_count_routers(g, *ng) < r->go_min) {
+		free(g);
+		g = rollout_gather(v, n, q, NULL, ng);
+	}
+	return g;
+}
+
+int64_t rollout_hold_since(const rollout_t *r, const struct detector_verdict *v, size_t n,
+	const struct rollout_query *q, const char *except)
+{
+	size_t ng, nt = 0;
+	const struct detector_verdict **g = rollout_cohort(r, v, n, q, &ng);
+	int64_t *t = xcalloc(ng + 1, sizeof(*t)); /* per router, when its first regression counted */
+	const char *last = NULL;                  /* g is sorted by router */
+	for (size_t i = 0; i < ng; i++) {
+		if (g[i]->verdict != DETECTOR_REGRESSION || rollout_eq(g[i]->router, except))
+			continue;
+		int64_t at = g[i]->reached_ms + r->hold_ms;
+		if (rollout_eq(last, g[i]->router)) {
+			t[nt - 1] = at < t[nt - 1] ? at : t[nt - 1];
+			continue;
+		}
+		last = g[i]->router;
+		t[nt++] = at;
+	}
+	qsort(t, nt, sizeof(*t), rollout_i64_cmp);
+	int64_t since = nt >= r->hold_regressed ? t[r->hold_regressed - 1] : INT64_MAX;
+	free(t);
+	free(g);
+	return since;
 }
 
 void rollout_decide_view(const detector_view_t *v, const struct rollout_query *q, struct rollout_result *out)
@@ -373,7 +468,41 @@ void rollout_decide_view(const detector_view_t *v, const struct rollout_query *q
 
 void rollout_result_free(struct rollout_result *res)
 {
+	if (res->allow != NULL)
+		overrides_clear(res->allow);
+	free(res->allow);
+	res->allow = NULL;
 	free(res->reasons);
 	res->reasons = NULL;
 	res->nreasons = 0;
+}
+
+void rollout_set_stored(rollout_t *r, const struct override *v, size_t n)
+{
+	struct override *copy = xcalloc(n + 1, sizeof(*copy));
+	for (size_t i = 0; i < n; i++)
+		overrides_copy(&copy[i], &v[i]);
+	pthread_mutex_lock(&r->stored->mu);
+	struct override *old = r->stored->v;
+	size_t nold = r->stored->n;
+	r->stored->v = copy;
+	r->stored->n = n;
+	pthread_mutex_unlock(&r->stored->mu);
+	overrides_free(old, nold);
+}
+
+size_t rollout_overrides(const rollout_t *r, struct override **out)
+{
+	*out = NULL;
+	if (r == NULL)
+		return 0;
+	pthread_mutex_lock(&r->stored->mu);
+	size_t n = r->nallow + r->stored->n;
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (size_t i = 0; i < r->nallow; i++)
+		overrides_copy(&(*out)[i], &r->allow[i]);
+	for (size_t i = 0; i < r->stored->n; i++)
+		overrides_copy(&(*out)[r->nallow + i], &r->stored->v[i]);
+	pthread_mutex_unlock(&r->stored->mu);
+	return n;
 }

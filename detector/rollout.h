@@ -11,6 +11,7 @@
 
 #include "daemon/conf.h"
 #include "detector/detector.h"
+#include "store/overrides.h"
 
 enum rollout_decision { ROLLOUT_WAIT = 0, ROLLOUT_GO, ROLLOUT_HOLD };
 
@@ -21,7 +22,7 @@ enum rollout_kind {
 	ROLLOUT_R_PENDING,    /* a router not judged yet, or a regression not held yet (wait) */
 	ROLLOUT_R_COUNT,      /* how many routers (canaries) are judged, of how many needed */
 	ROLLOUT_R_COHORT,     /* the board had too few routers: the architecture decided */
-	ROLLOUT_R_OVERRIDE,   /* [rollout] allow turned the decision into go */
+	ROLLOUT_R_OVERRIDE,   /* an override ([rollout] allow, or stored) turned it into go */
 };
 
 /* One reason. Strings point into the verdicts and the settings it was decided from. */
@@ -31,7 +32,7 @@ struct rollout_reason {
 	double ratio;                               /* NAN when none */
 	enum detector_method method;
 	bool final, canary;
-	char text[192]; /* one line for a person */
+	char text[320]; /* one line for a person */
 };
 
 struct rollout_query {
@@ -48,7 +49,7 @@ struct rollout_result {
 	size_t judged;     /* canaries judged with final verdicts */
 	size_t regressed;  /* routers with a regression that counts */
 	double median_ratio_tx, median_ratio_rx; /* over the settled high-confidence verdicts; NAN */
-	const char *allow;                       /* the [rollout] allow entry applied, or NULL */
+	struct override *allow;                  /* owned: the override applied, or NULL */
 	struct rollout_reason *reasons;          /* owned: rollout_result_free */
 	size_t nreasons;
 };
@@ -56,10 +57,18 @@ struct rollout_result {
 typedef struct rollout rollout_t;
 
 /* The settings of conf's [rollout] and [detector] hold, and the names of its canary routers;
- * immutable, shared by reference (rollout_ref); conf may be freed after. */
+ * immutable but for the stored overrides (rollout_set_stored), shared by reference
+ * (rollout_ref); conf may be freed after. */
 rollout_t *rollout_create(const conf_t *conf);
 rollout_t *rollout_ref(rollout_t *r); /* one more reference; returns r; NULL is fine */
 void rollout_unref(rollout_t *r);     /* frees r with its last reference; NULL is fine */
+/* Replace the stored overrides (POST /api/v1/rollout/allow) with copies of v[0..n); any thread. */
+void rollout_set_stored(rollout_t *r, const struct override *v, size_t n);
+/* Copies of every override in force, [rollout] allow first, then the stored ones (oldest
+ * first), into *out (overrides_free(*out, n) after); returns n, 0 for a NULL r. */
+size_t rollout_overrides(const rollout_t *r, struct override **out);
+/* "by WHO[ at 2026-12-02T08:00:00Z]" for o into buf[size] (the time in UTC). */
+void rollout_override_by(const struct override *o, char *buf, size_t size);
 /* Whether router is a canary: it carries the canary label (or no router of the config does). */
 bool rollout_is_canary(const rollout_t *r, const char *router);
 
@@ -69,6 +78,11 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 /* The same over a detector view's verdicts with the view's settings; wait when v is NULL. */
 void rollout_decide_view(const detector_view_t *v, const struct rollout_query *q, struct rollout_result *out);
 void rollout_result_free(struct rollout_result *res);
+/* Since when the cohort of q has held on regressions of routers other than except (NULL: all):
+ * the time the hold_regressed-th of them counted (reached, plus [detector] hold); INT64_MAX
+ * when they never did. For "took it despite a hold"; a hold on the median ratio is not dated. */
+int64_t rollout_hold_since(const rollout_t *r, const struct detector_verdict *v, size_t n,
+	const struct rollout_query *q, const char *except);
 
 const char *rollout_decision_name(enum rollout_decision d); /* "go", "hold", "wait" */
 const char *rollout_kind_name(enum rollout_kind k);         /* "regression", "median-ratio", ... */

@@ -148,6 +148,7 @@ static int fill_step(const simrouter_t *r, double t, const char *auth, enum rest
 		[RESTDECODE_IFACES] = "/rest/interface",
 		[RESTDECODE_PEERS] = "/rest/interface/wireguard/peers",
 		[RESTDECODE_HEALTH] = "/rest/system/health",
+		[RESTDECODE_UPDATE] = "/rest/system/package/update",
 	};
 	static const char *const query[RESTDECODE_NSTEPS] = {
 		[RESTDECODE_RESOURCE] = ".proplist=uptime,version,board-name,architecture-name,cpu,"
@@ -160,6 +161,7 @@ static int fill_step(const simrouter_t *r, double t, const char *auth, enum rest
 			".proplist=.id,interface,name,comment,public-key,last-handshake,rx,tx,"
 			"allowed-address,current-endpoint-address,current-endpoint-port,disabled",
 		[RESTDECODE_HEALTH] = "",
+		[RESTDECODE_UPDATE] = "",
 	};
 	struct simreq q = { .method = "GET", .path = path[step], .query = query[step], .auth = auth };
 	struct simresp rs = { 0 };
@@ -199,6 +201,8 @@ static sample_t *fill_poll(
 	for (int step = 0; step < RESTDECODE_NSTEPS; step++) {
 		/* health once a wall-clock minute, as the daemon reads it (collectors/rest.c) */
 		if (step == RESTDECODE_HEALTH && ms / 60000 == (ms - o->step_ms) / 60000)
+			continue;
+		if (step == RESTDECODE_UPDATE) /* check_updates is off by default: the past has none */
 			continue;
 		if (fill_step(f->r, t, auth, (enum restdecode_step)step, s) < 0)
 			break;

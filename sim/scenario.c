@@ -221,6 +221,8 @@ static int scenario_state_set(struct sc_state *st, const char *k, const char *v)
 		return scenario_parse_version(v, st->firmware) == 0 ? 1 : -1;
 	if (strcmp(k, "upgrade_firmware") == 0)
 		return scenario_parse_version(v, st->upgrade_firmware) == 0 ? 1 : -1;
+	if (strcmp(k, "latest_version") == 0)
+		return scenario_parse_version(v, st->latest) == 0 ? 1 : -1;
 	if (strcmp(k, "channel") == 0) {
 		if (strlen(v) >= sizeof(st->channel) || !*v)
 			return -1;

@@ -80,6 +80,7 @@ struct sc_state {
 	char channel[16];                  /* "stable" */
 	char firmware[SC_VER_LEN];         /* current-firmware */
 	char upgrade_firmware[SC_VER_LEN]; /* upgrade-firmware */
+	char latest[SC_VER_LEN];           /* latest-version of /system/package/update; "" none */
 	double tx_mbps, rx_mbps;           /* whole router, all wg peers together; tx = encrypt */
 	double swing;                      /* daily swing as a fraction, 0..1 */
 	int nloads;                        /* > 0: per-core list (last value repeats) */

@@ -195,10 +195,18 @@ static void simmenu_fill_identity(const struct simmenu_ctx *c, int i, struct sim
 	simmenu_add(rec, "name", "%s", simrouter_name(c->r));
 }
 
+/* /system/package/update (routeros-diagnostics §4.6): latest-version and status only once the
+ * router has checked (the scenario's latest_version), as a real one shows them. */
 static void simmenu_fill_update(const struct simmenu_ctx *c, int i, struct simmenu_rec *rec)
 {
 	simmenu_add(rec, "channel", "%s", c->st->channel);
 	simmenu_add(rec, "installed-version", "%s", c->st->version);
+	if (!c->st->latest[0])
+		return;
+	simmenu_add(rec, "latest-version", "%s", c->st->latest);
+	simmenu_add(rec, "status", "%s",
+		strcmp(c->st->latest, c->st->version) != 0 ? "New version is available"
+							   : "System is already up to date");
 }
 
 /* /system/health (routeros.md §2.7): RouterOS 7 rows of name, value, type; `health = v6` one

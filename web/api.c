@@ -29,7 +29,6 @@ json_t *api_str(const char *s)
 	return j ? j : json_null();
 }
 
-/* RFC 3339 UTC ("2024-05-01T12:00:00Z") of a wall clock in ms, or null when 0. */
 json_t *api_time(int64_t ms)
 {
 	if (ms <= 0)

@@ -15,6 +15,8 @@
 /* Append the JSON array, routers in config order. Reads through a fleet view. */
 /* A JSON string of s with invalid UTF-8 replaced, or null for NULL (for api_rollout.c too). */
 json_t *api_str(const char *s);
+/* RFC 3339 UTC ("2024-05-01T12:00:00Z") of a wall clock in ms, or null when 0 or less. */
+json_t *api_time(int64_t ms);
 
 void api_routers(fleet_t *fleet, buf_t *out);
 

@@ -1,5 +1,7 @@
-/* api_rollout: the rollout guard's decision as JSON (jansson), from a detector view. Only what
- * the verdicts and [rollout] say goes out; router text is made valid UTF-8. */
+/* api_rollout: the rollout guard's decision as JSON (jansson), from a detector view, and its
+ * overrides: listed, and stored or revoked for the authenticated web user. Only what the
+ * verdicts, [rollout] and the stored overrides say goes out; router text is made valid UTF-8.
+ * It writes the database only through store/overrides.c, and logs each change once. */
 #include "config.h"
 #include "web/api_rollout.h"
 #include "web/api.h"
@@ -7,8 +9,12 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "detector/rollout.h"
+#include "lib/log.h"
+#include "lib/xmem.h"
+#include "store/overrides.h"
 
 static json_t *api_rollout_num(double v)
 {
@@ -48,6 +54,20 @@ static json_t *api_rollout_cohort(const struct rollout_query *q, const struct ro
 	return o;
 }
 
+json_t *api_rollout_override(const struct override *o)
+{
+	json_t *j = json_object();
+	char *allow = xasprintf("%s/%s", o->version, o->cohort);
+	json_object_set_new(j, "allow", api_str(allow));
+	free(allow);
+	json_object_set_new(j, "version", api_str(o->version));
+	json_object_set_new(j, "cohort", api_str(o->cohort));
+	json_object_set_new(j, "source", json_string(o->id > 0 ? "api" : "config"));
+	json_object_set_new(j, "who", api_str(o->who));
+	json_object_set_new(j, "at", api_time(o->at_ms));
+	return j;
+}
+
 static unsigned api_rollout_dump(json_t *o, buf_t *out, unsigned status)
 {
 	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
@@ -76,11 +96,122 @@ unsigned api_rollout(const struct api_rollout_req *req, buf_t *out)
 	json_t *o = json_object(), *reasons = json_array();
 	json_object_set_new(o, "decision", json_string(rollout_decision_name(res.decision)));
 	json_object_set_new(o, "cohort", api_rollout_cohort(&q, &res));
-	json_object_set_new(o, "override", api_str(res.allow));
+	json_object_set_new(o, "override", res.allow ? api_rollout_override(res.allow) : json_null());
 	for (size_t i = 0; i < res.nreasons; i++)
 		json_array_append_new(reasons, api_rollout_reason(&res.reasons[i]));
 	json_object_set_new(o, "reasons", reasons);
 	rollout_result_free(&res);
 	detector_view_free(v);
 	return api_rollout_dump(o, out, 200);
+}
+
+/* ---- overrides ---- */
+
+static unsigned api_rollout_error(buf_t *out, unsigned status, const char *msg)
+{
+	return api_rollout_dump(json_pack("{s:s}", "error", msg), out, status);
+}
+
+/* {"overrides": [...]}: every override in force, [rollout] allow first. */
+static unsigned api_rollout_list(const struct api_allow_req *req, buf_t *out)
+{
+	json_t *o = json_object(), *a = json_array();
+	struct override *v = NULL;
+	size_t n = rollout_overrides(detector_rollout(req->detector), &v);
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, api_rollout_override(&v[i]));
+	overrides_free(v, n);
+	json_object_set_new(o, "overrides", a);
+	json_object_set_new(o, "writable", json_boolean(req->user != NULL));
+	return api_rollout_dump(o, out, 200);
+}
+
+/* After a change: the detector's guard takes the database's overrides at once. */
+static void api_rollout_refresh(const struct api_allow_req *req)
+{
+	struct override *v = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	if (overrides_list(req->database, &v, &n, &cause) < 0) {
+		log_warn("rollout: the stored overrides changed but cannot be read back: %s", cause);
+		free(cause);
+		return;
+	}
+	if (detector_rollout(req->detector) != NULL)
+		rollout_set_stored(detector_rollout(req->detector), v, n);
+	overrides_free(v, n);
+}
+
+/* The version and cohort of a POST body {"version": V, "cohort": C[, "revoke": true]}, or of
+ * a DELETE's query; NULL with a 400 in out when they are missing or not an allow. */
+static json_t *api_rollout_body(const struct api_allow_req *req, buf_t *out, unsigned *status)
+{
+	json_error_t err;
+	json_t *b = req->body_len > 0 || req->version == NULL
+		? json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &err)
+		: json_pack("{s:s, s:s?}", "version", req->version, "cohort", req->cohort);
+	const char *version = NULL, *cohort = NULL;
+	int revoke = 0;
+	if (b == NULL ||
+		json_unpack(b, "{s:s, s:s, s?b}", "version", &version, "cohort", &cohort, "revoke",
+			&revoke) != 0 ||
+		!conf_allow_ok(version, cohort)) {
+		json_decref(b);
+		*status = api_rollout_error(out, 400,
+			"want JSON {\"version\": \"7.22.3\", \"cohort\": \"tile\"} (an architecture "
+			"or a board; \"revoke\": true to remove it), as [rollout] allow = VERSION/COHORT");
+		return NULL;
+	}
+	return b;
+}
+
+static unsigned api_rollout_change(
+	const struct api_allow_req *req, bool revoke, const char *version, const char *cohort, buf_t *out)
+{
+	struct override want = { .version = (char *)version,
+		.cohort = (char *)cohort,
+		.who = (char *)req->user,
+		.at_ms = req->now_ms },
+			got;
+	char *cause = NULL;
+	int rc = revoke
+		? overrides_revoke(req->database, version, cohort, req->user, req->now_ms, &got, &cause)
+		: overrides_add(req->database, &want, &got, &cause);
+	if (rc < 0) {
+		log_error("rollout: %s %s/%s for %s: %s", revoke ? "revoking" : "allowing", version, cohort,
+			req->user, cause);
+		free(cause);
+		return api_rollout_error(out, 500, "the database refused the change: see the daemon's log");
+	}
+	if (rc == 0 && revoke)
+		return api_rollout_error(out, 404, "no stored override of that version for that cohort");
+	if (rc == 1) {
+		log_info("rollout: %s %s %s/%s", req->user, revoke ? "revoked" : "allowed", version, cohort);
+		api_rollout_refresh(req);
+	}
+	json_t *o = json_object();
+	json_object_set_new(o, revoke ? "revoked" : "override", api_rollout_override(&got));
+	json_object_set_new(o, "changed", json_boolean(rc == 1));
+	overrides_clear(&got);
+	return api_rollout_dump(o, out, rc == 1 && !revoke ? 201 : 200);
+}
+
+unsigned api_rollout_allow(const struct api_allow_req *req, buf_t *out)
+{
+	if (strcmp(req->method, "GET") == 0 || strcmp(req->method, "HEAD") == 0)
+		return api_rollout_list(req, out);
+	if (req->user == NULL)
+		return api_rollout_error(out, 403,
+			"storing rollout overrides needs web authentication: set [web] user and "
+			"password_file (wgwatch.conf(5)), or use [rollout] allow in the configuration");
+	unsigned status = 0;
+	json_t *b = api_rollout_body(req, out, &status);
+	if (b == NULL)
+		return status;
+	const char *version = json_string_value(json_object_get(b, "version"));
+	const char *cohort = json_string_value(json_object_get(b, "cohort"));
+	bool revoke = strcmp(req->method, "DELETE") == 0 || json_is_true(json_object_get(b, "revoke"));
+	status = api_rollout_change(req, revoke, version, cohort, out);
+	json_decref(b);
+	return status;
 }

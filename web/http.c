@@ -1,29 +1,31 @@
 /* http: the HTTP listener (libmicrohttpd, its own small thread pool) and the route table.
- * Handlers only read: the fleet under its lock, store stats, two heartbeats. They never touch
- * the loop's data and never block on the database. Every reply carries the security headers.
- * Before any route: GET/HEAD only, no body, bounded URL, no traversal, basic auth when [web]
- * user is set, TLS when [web] cert and key are. It never logs a password or key material, and
+ * Handlers only read: the fleet under its lock, store stats, two heartbeats; they never touch
+ * the loop's data and never block on the database, but for the one write, a rollout override
+ * (POST/DELETE /api/v1/rollout/allow, a short transaction). Every reply carries the security
+ * headers. Before any route: GET/HEAD only (and that write, only with basic auth on, JSON, at
+ * most 4 KiB), no other body, bounded URL, no traversal, basic auth when [web] user is set,
+ * TLS when [web] cert and key are. It never logs a password or key material, and
  * never a line per refused connection: those are counted, and their warnings throttled. */
 #include "config.h"
 #include "web/http.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "web/api.h"
 #include "web/auth.h"
 #include "web/httpconn.h"
 #include "web/httpgzip.h"
+#include "web/httppem.h"
 #include "lib/clock.h"
 #include "lib/listen.h"
 #include "lib/buf.h"
@@ -33,6 +35,7 @@
 #include "web/page.h"
 #include "web/page_router.h"
 #include "web/page_upgrades.h"
+#include "web/scrape.h"
 #include "web/api_rollout.h"
 #include "web/api_report.h"
 #include "lib/xmem.h"
@@ -45,7 +48,6 @@
 #define HTTP_MAX_WAITING     192         /* waiting for a head at once: the rest is a reserve */
 #define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
 #define HTTP_MAX_URI         4096        /* longer request targets get 414 */
-#define HTTP_PEM_MAX         (1024 * 1024)
 #define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS    3000
 #define HTTP_REFUSED_EVERY   100   /* after the first refusal, log one in this many */
@@ -69,6 +71,16 @@ struct http {
 };
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
+
+#define HTTP_ALLOW_PATH "/api/v1/rollout/allow" /* the one route that takes POST and DELETE */
+#define HTTP_BODY_MAX   4096                    /* its largest request body */
+
+/* The request body of a POST or DELETE to HTTP_ALLOW_PATH, gathered over the handler's calls;
+ * *req_cls points to it (freed when the request completes). */
+struct http_upload {
+	buf_t body;
+	bool too_big;
+};
 
 /* ---- listen address ---- */
 
@@ -94,18 +106,6 @@ static int http_socket(
 }
 
 /* ---- routes ---- */
-
-static unsigned http_metrics(http_t *h, buf_t *body, const char **ctype)
-{
-	pthread_mutex_lock(&h->refused_mu);
-	struct metrics_http counters = h->counters;
-	pthread_mutex_unlock(&h->refused_mu);
-	size_t open, waiting;
-	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
-	metrics_render(h->deps.fleet, h->deps.store, h->deps.detector, &counters, body);
-	*ctype = "text/plain; version=0.0.4; charset=utf-8";
-	return 200;
-}
 
 static unsigned http_css(http_t *h, buf_t *body, const char **ctype)
 {
@@ -172,7 +172,6 @@ static const struct http_route {
 	http_route_fn fn;
 } http_routes[] = {
 	{ "/static/wgwatch.css", http_css },
-	{ "/metrics", http_metrics },
 	{ "/api/v1/routers", http_api_routers },
 	{ "/api/v1/regressions", http_api_regressions },
 	{ "/api/v1/cohorts", http_api_cohorts },
@@ -270,7 +269,8 @@ static unsigned http_upgrades_page(
 		.arch = http_arg(conn, "arch"),
 		.board = http_arg(conn, "board"),
 		.verdict = http_arg(conn, "verdict"),
-		.detector = h->deps.detector };
+		.detector = h->deps.detector,
+		.fleet = h->deps.fleet };
 	*ctype = "text/html; charset=utf-8";
 	return page_upgrades(&req, body);
 }
@@ -288,6 +288,35 @@ static unsigned http_api_rollout(
 	return api_rollout(&req, body);
 }
 
+/* /api/v1/targets: one Prometheus http_sd target per router, each scraped on this listener. */
+static unsigned http_api_targets(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
+{
+	char *addr = scrape_address(h->deps.conf ? h->deps.conf->listen : "127.0.0.1:0", h->port,
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST));
+	bool tls = h->deps.conf && h->deps.conf->web_cert && h->deps.conf->web_key;
+	scrape_targets_fleet(h->deps.fleet, addr, tls, body);
+	free(addr);
+	*ctype = "application/json";
+	return 200;
+}
+
+/* /api/v1/rollout/allow: the overrides; POST and DELETE come with the request's body (up). */
+static unsigned http_api_allow(
+	http_t *h, struct MHD_Connection *conn, const char *method, const struct http_upload *up, buf_t *body)
+{
+	struct api_allow_req req = { .detector = h->deps.detector,
+		.database = h->deps.conf ? h->deps.conf->database : NULL,
+		.user = h->auth != NULL ? h->deps.conf->web_user : NULL,
+		.method = method,
+		.body = up ? up->body.data : NULL,
+		.body_len = up ? up->body.len : 0,
+		.version = http_arg(conn, "version"),
+		.cohort = http_arg(conn, "cohort"),
+		.now_ms = clock_wall_ms() };
+	return api_rollout_allow(&req, body);
+}
+
 /* A path ending in '/' matches as a prefix; any other path exactly. */
 static const struct http_page {
 	const char *path;
@@ -298,6 +327,7 @@ static const struct http_page {
 	{ "/upgrades", http_upgrades_page },
 	{ "/api/v1/history/", http_api_history },
 	{ "/api/v1/rollout", http_api_rollout },
+	{ "/api/v1/targets", http_api_targets },
 	{ "/api/v1/routers/", http_api_router_sub },
 	{ "/api/v1/upgrades/", http_api_report },
 };
@@ -360,6 +390,36 @@ static bool http_has_body(struct MHD_Connection *conn)
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
 }
 
+/* POST /api/v1/routers/NAME/probe: a probe on demand, with no body (real traffic). */
+static bool http_probe_post(const char *url, const char *method)
+{
+	size_t n = strlen(url);
+	return strcmp(method, "POST") == 0 && strncmp(url, "/api/v1/routers/", 16) == 0 && n > 22 &&
+		strcmp(url + n - 6, "/probe") == 0;
+}
+
+/* A change of the rollout overrides: POST or DELETE to HTTP_ALLOW_PATH. */
+static bool http_is_write(const char *url, const char *method)
+{
+	return strcmp(url, HTTP_ALLOW_PATH) == 0 &&
+		(strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0);
+}
+
+/* A declared body longer than HTTP_BODY_MAX (a chunked one is counted as it comes). */
+static bool http_body_too_big(struct MHD_Connection *conn)
+{
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	return cl != NULL && (strlen(cl) > 9 || strtoul(cl, NULL, 10) > HTTP_BODY_MAX);
+}
+
+/* Content-Type application/json: what no HTML form can send across sites (no CSRF). */
+static bool http_is_json(struct MHD_Connection *conn)
+{
+	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	return ct != NULL && strncasecmp(ct, "application/json", 16) == 0 &&
+		(ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ');
+}
+
 /* 0 when the client gave the right user and password, else 401, or 429 while its address has
  * used up its failed attempts (then the password is not even looked at). */
 static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
@@ -385,58 +445,60 @@ static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
 	return MHD_HTTP_UNAUTHORIZED;
 }
 
-/* POST /api/v1/routers/NAME/probe: the one request that makes wgwatchd act (real traffic). */
-static bool http_probe_post(const char *url, const char *method)
-{
-	size_t n = strlen(url);
-	return strcmp(method, "POST") == 0 && strncmp(url, "/api/v1/routers/", 16) == 0 && n > 22 &&
-		strcmp(url + n - 6, "/probe") == 0;
-}
-
 /* 0 when the request may go to its route, else the status to refuse it with. /healthz is
- * open to probes without credentials; it tells only whether the daemon is alive. A probe on
- * demand is real traffic: only with [web] authentication on. */
+ * open to probes without credentials; it tells only whether the daemon is alive. */
 static unsigned http_guard(
 	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, const void *mark)
 {
-	bool post = http_probe_post(url, method);
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !post)
+	bool write = http_is_write(url, method), probe = http_probe_post(url, method);
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !write && !probe)
 		return MHD_HTTP_METHOD_NOT_ALLOWED;
-	if (post && h->auth == NULL)
+	if (probe && h->auth == NULL) /* a probe is real traffic: only with authentication on */
 		return MHD_HTTP_FORBIDDEN;
 	if (mark == &http_mark_long)
 		return MHD_HTTP_URI_TOO_LONG;
 	if (mark == &http_mark_bad || http_dot_segment(url))
 		return MHD_HTTP_NOT_FOUND;
-	if (http_has_body(conn))
+	if (write ? http_body_too_big(conn) : http_has_body(conn))
 		return MHD_HTTP_CONTENT_TOO_LARGE;
-	if (h->auth != NULL && strcmp(url, "/healthz") != 0)
-		return http_auth(h, conn);
-	return 0;
+	if (write && h->auth == NULL)
+		return MHD_HTTP_FORBIDDEN;
+	unsigned denied = h->auth != NULL && strcmp(url, "/healthz") != 0 ? http_auth(h, conn) : 0;
+	if (denied == 0 && write && strcmp(method, "POST") == 0 && !http_is_json(conn))
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE; /* after the password: no hint before it */
+	return denied;
 }
 
 static const char *http_refusal(unsigned status)
 {
 	switch (status) {
 	case MHD_HTTP_METHOD_NOT_ALLOWED: return "method not allowed\n";
-	case MHD_HTTP_FORBIDDEN: return "probes on demand need [web] user and password_file\n";
 	case MHD_HTTP_URI_TOO_LONG: return "request target too long\n";
 	case MHD_HTTP_CONTENT_TOO_LARGE: return "a request body is not accepted\n";
 	case MHD_HTTP_TOO_MANY_REQUESTS: return "too many failed logins: try again in a second\n";
 	case MHD_HTTP_UNAUTHORIZED: return "authentication required\n";
+	case MHD_HTTP_FORBIDDEN:
+		return "storing rollout overrides needs web authentication: set [web] user and password_file "
+		       "(wgwatch.conf(5)), or use [rollout] allow in the configuration\n";
+	case MHD_HTTP_UNSUPPORTED_MEDIA_TYPE: return "want Content-Type: application/json\n";
 	default: return "not found\n";
 	}
 }
 
 /* ---- replies ---- */
 
-static enum MHD_Result http_reply(
-	struct MHD_Connection *conn, unsigned status, const char *ctype, buf_t *body)
+static bool http_gzip_ok(struct MHD_Connection *conn)
 {
-	bool gz = false;
-	if (status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN &&
-		httpgzip_accepted(MHD_lookup_connection_value(
-			conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING))) {
+	return httpgzip_accepted(
+		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING));
+}
+
+/* body as the reply, compressed here when the client takes gzip, unless gz (already is). */
+static enum MHD_Result http_reply_gz(struct MHD_Connection *conn, const char *url, unsigned status,
+	const char *ctype, buf_t *body, bool gz)
+{
+	const char *allow = strcmp(url, HTTP_ALLOW_PATH) == 0 ? "GET, HEAD, POST, DELETE" : "GET, HEAD";
+	if (!gz && status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN && http_gzip_ok(conn)) {
 		buf_t z;
 		buf_init(&z);
 		gz = httpgzip_compress(body->data, body->len, &z) == 0;
@@ -463,7 +525,7 @@ static enum MHD_Result http_reply(
 	if (gz)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(
 			resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"wgwatch\", charset=\"UTF-8\"");
@@ -474,43 +536,126 @@ static enum MHD_Result http_reply(
 	return ret;
 }
 
+static enum MHD_Result http_reply(
+	struct MHD_Connection *conn, const char *url, unsigned status, const char *ctype, buf_t *body)
+{
+	return http_reply_gz(conn, url, status, ctype, body, false);
+}
+
+/* /metrics[?router=NAME|?routers=no]: rendered straight into a gzip stream when the client takes it. */
+static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, const char *url, buf_t *body)
+{
+	pthread_mutex_lock(&h->refused_mu);
+	struct metrics_http counters = h->counters;
+	pthread_mutex_unlock(&h->refused_mu);
+	size_t open, waiting;
+	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
+	struct scrape_req req = { .fleet = h->deps.fleet,
+		.store = h->deps.store,
+		.detector = h->deps.detector,
+		.http = &counters,
+		.router = http_arg(conn, "router"),
+		.daemon_only = http_arg(conn, "routers") && strcmp(http_arg(conn, "routers"), "no") == 0,
+		.gzip = http_gzip_ok(conn) };
+	bool gz;
+	unsigned status = scrape_metrics(&req, body, &gz);
+	return http_reply_gz(conn, url, status,
+		status == 200 ? "text/plain; version=0.0.4; charset=utf-8" : HTTP_TEXT, body, gz);
+}
+
+/* Gather a write's body (POST, DELETE) until libmicrohttpd's last call; MHD_YES meanwhile. */
+static bool http_upload_more(void **req_cls, const char *data, size_t *size)
+{
+	struct http_upload *up = *req_cls;
+	if (*size == 0)
+		return false;
+	if (up->body.len + *size > HTTP_BODY_MAX)
+		up->too_big = true;
+	else
+		buf_append(&up->body, data, *size);
+	*size = 0;
+	return true;
+}
+
+/* The routes, once the request passed the guard (and its body, if any, is in up). */
+static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const char *url, const char *method,
+	const struct http_upload *up)
+{
+	buf_t body;
+	buf_init(&body);
+	const char *ctype = HTTP_TEXT;
+	if (up != NULL && up->too_big) {
+		buf_puts(&body, http_refusal(MHD_HTTP_CONTENT_TOO_LARGE));
+		return http_reply(conn, url, MHD_HTTP_CONTENT_TOO_LARGE, ctype, &body);
+	}
+	if (strcmp(url, HTTP_ALLOW_PATH) == 0) {
+		unsigned status = http_api_allow(h, conn, method, up, &body);
+		return http_reply(conn, url, status, "application/json", &body);
+	}
+	if (http_probe_post(url, method))
+		return http_reply(conn, url, http_probe_demand(h, url, &body), "application/json", &body);
+	if (strcmp(url, "/metrics") == 0)
+		return http_metrics(h, conn, url, &body);
+	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
+		if (strcmp(url, http_routes[i].path) != 0)
+			continue;
+		unsigned status = http_routes[i].fn(h, &body, &ctype);
+		return http_reply(conn, url, status, ctype, &body);
+	}
+	const char *rest;
+	const struct http_page *page = http_page_find(url, &rest);
+	if (page != NULL) {
+		unsigned status = page->fn(h, conn, rest, &body, &ctype);
+		return http_reply(conn, url, status, ctype, &body);
+	}
+	buf_puts(&body, "not found\n");
+	return http_reply(conn, url, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
+}
+
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
 	const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
 	void **req_cls)
 {
 	http_t *h = cls;
-	buf_t body;
-	buf_init(&body);
 	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
-	 * all); a request that passes is answered on the next call, which keeps the connection. */
-	if (*req_cls != &http_mark_passed) {
+	 * all); a request that passes is answered on the next call, which keeps the connection;
+	 * a write's body comes over the calls between. */
+	if (*req_cls == NULL || *req_cls == &http_mark_long || *req_cls == &http_mark_bad) {
 		httpconn_began(h->conns, conn);
 		unsigned refused = http_guard(h, conn, url, method, *req_cls);
 		if (refused != 0) {
-			buf_puts(&body, http_refusal(refused));
-			return http_reply(conn, refused, HTTP_TEXT, &body);
+			buf_t body;
+			buf_init(&body);
+			buf_puts(&body,
+				refused == MHD_HTTP_FORBIDDEN && http_probe_post(url, method)
+					? "probes on demand need web authentication: set [web] user and "
+					  "password_file\n"
+					: http_refusal(refused));
+			return http_reply(conn, url, refused, HTTP_TEXT, &body);
 		}
-		*req_cls = &http_mark_passed;
+		*req_cls = http_is_write(url, method) ? xcalloc(1, sizeof(struct http_upload))
+						      : &http_mark_passed;
 		return MHD_YES;
 	}
-	if (strcmp(method, "POST") == 0) /* the guard let only a probe on demand through */
-		return http_reply(conn, http_probe_demand(h, url, &body), "application/json", &body);
-	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
-		if (strcmp(url, http_routes[i].path) != 0)
-			continue;
-		const char *ctype = HTTP_TEXT;
-		unsigned status = http_routes[i].fn(h, &body, &ctype);
-		return http_reply(conn, status, ctype, &body);
+	struct http_upload *up = *req_cls != &http_mark_passed ? *req_cls : NULL;
+	if (up != NULL && http_upload_more(req_cls, upload_data, upload_data_size))
+		return MHD_YES;
+	return http_route(h, conn, url, method, up);
+}
+
+/* Frees a write's body, then tells the slowloris guard the connection waits again. */
+static void http_completed(
+	void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	http_t *h = cls;
+	if (*req_cls != NULL && *req_cls != &http_mark_passed && *req_cls != &http_mark_long &&
+		*req_cls != &http_mark_bad) {
+		struct http_upload *up = *req_cls;
+		buf_free(&up->body);
+		free(up);
 	}
-	const char *rest;
-	const struct http_page *page = http_page_find(url, &rest);
-	if (page != NULL) {
-		const char *ctype = HTTP_TEXT;
-		unsigned status = page->fn(h, conn, rest, &body, &ctype);
-		return http_reply(conn, status, ctype, &body);
-	}
-	buf_puts(&body, "not found\n");
-	return http_reply(conn, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
+	*req_cls = NULL;
+	httpconn_completed(h->conns, conn, req_cls, toe);
 }
 
 /* Which refusal libmicrohttpd's message reports, or -1 for another message. Its words for both
@@ -568,76 +713,6 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 	free(msg);
 }
 
-/* ---- TLS ---- */
-
-/* The whole of a file of at most HTTP_PEM_MAX bytes, NUL-terminated; *len its length. The
- * caller wipes it (it may hold the private key). */
-static char *http_pem_read(const char *key, const char *path, size_t *len, char **cause)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > HTTP_PEM_MAX) {
-		*cause = xasprintf("[web] %s %s: not a regular file of at most 1 MiB", key, path);
-		close(fd);
-		return NULL;
-	}
-	char *data = xmalloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	ssize_t r = 1;
-	while (n < (size_t)st.st_size && (r = read(fd, data + n, (size_t)st.st_size - n)) > 0)
-		n += (size_t)r;
-	close(fd);
-	data[n] = '\0';
-	*len = n;
-	if (r < 0) {
-		*cause = xasprintf("[web] %s %s: cannot read it: %s", key, path, strerror(errno));
-		explicit_bzero(data, n);
-		free(data);
-		return NULL;
-	}
-	return data;
-}
-
-/* What is wrong with a PEM file's content for its key ("cert" or "key"); NULL if nothing. */
-static const char *http_pem_problem(const char *key, const char *pem)
-{
-	if (strcmp(key, "cert") == 0)
-		return strstr(pem, "-----BEGIN CERTIFICATE-----")
-			? NULL
-			: "holds no PEM certificate (-----BEGIN CERTIFICATE-----)";
-	if (strstr(pem, "ENCRYPTED") != NULL)
-		return "is an encrypted private key: wgwatchd needs it unencrypted (and mode 0600)";
-	const char *b = strstr(pem, "-----BEGIN ");
-	return b && strstr(b, "PRIVATE KEY-----") ? NULL
-						  : "holds no PEM private key (-----BEGIN PRIVATE KEY-----)";
-}
-
-static char *http_pem_load(const char *key, const char *path, size_t *len, char **cause)
-{
-	char *pem = http_pem_read(key, path, len, cause);
-	const char *problem = pem ? http_pem_problem(key, pem) : NULL;
-	if (problem != NULL) {
-		*cause = xasprintf("[web] %s %s %s", key, path, problem);
-		explicit_bzero(pem, *len);
-		free(pem);
-		return NULL;
-	}
-	return pem;
-}
-
-static void http_pem_free(char *pem, size_t len)
-{
-	if (pem != NULL)
-		explicit_bzero(pem, len);
-	free(pem);
-}
-
 /* ---- lifecycle ---- */
 
 /* Both heartbeats tick at least once per poll interval, the loop's every second. */
@@ -671,7 +746,7 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
 		MHD_OPTION_NOTIFY_CONNECTION, httpconn_notify, h->conns, MHD_OPTION_NOTIFY_COMPLETED,
-		httpconn_completed, h->conns, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+		http_completed, h, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	h->starting = false;
 	return mhd;
 }
@@ -687,14 +762,14 @@ static int http_serve(http_t *h, const char *spec, int fd, const conf_t *conf, c
 		return -1;
 	}
 	if (cf != NULL && kf != NULL &&
-		((cert = http_pem_load("cert", cf, &clen, cause)) == NULL ||
-			(key = http_pem_load("key", kf, &klen, cause)) == NULL)) {
-		http_pem_free(cert, clen);
+		((cert = httppem_load("cert", cf, &clen, cause)) == NULL ||
+			(key = httppem_load("key", kf, &klen, cause)) == NULL)) {
+		httppem_free(cert, clen);
 		return -1;
 	}
 	h->mhd = http_mhd_start(h, fd, cert, key);
-	http_pem_free(cert, clen);
-	http_pem_free(key, klen);
+	httppem_free(cert, clen);
+	httppem_free(key, klen);
 	if (h->mhd == NULL && cert != NULL)
 		*cause = xasprintf("cannot start HTTPS on %s with [web] cert %s and key %s: %s", spec, cf, kf,
 			h->start_msg ? h->start_msg : "refused by GnuTLS");

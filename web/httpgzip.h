@@ -18,4 +18,12 @@ bool httpgzip_accepted(const char *accept_encoding);
  * then left as it was). */
 int httpgzip_compress(const void *in, size_t n, buf_t *out);
 
+/* The same as a stream, for a reply rendered piece by piece: begin, feed each piece, finish.
+ * The member is appended to out as it is made. finish (which frees the stream) returns 0, or
+ * -1 when zlib failed at any step (out then holds no usable member). */
+typedef struct httpgzip httpgzip_t;
+httpgzip_t *httpgzip_begin(buf_t *out);
+void httpgzip_feed(httpgzip_t *z, const void *in, size_t n);
+int httpgzip_finish(httpgzip_t *z);
+
 #endif

@@ -1,4 +1,5 @@
-/* metrics: the Prometheus text exposition (format 0.0.4) of the fleet and of the daemon itself.
+/* metrics: the Prometheus text exposition (format 0.0.4) of the fleet and of the daemon itself,
+ * whole, of one router, or of the daemon alone, into a buffer or streamed out in pieces.
  * Every family is declared once in metrics_families[], which drives # HELP, # TYPE and the order.
  * Reads only samples, counters and public config fields (name, labels): never a secret, never
  * I/O. Label values are escaped and made valid UTF-8, whatever bytes a router sent. */
@@ -6,6 +7,7 @@
 #include "web/metrics.h"
 #include "web/metrics_int.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -14,30 +16,12 @@
 #include <string.h>
 
 #include "detector/detector.h"
-#include "detector/rollout.h"
-#include "lib/clock.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
-/* buf_add: buf_append's fast path inlined; a render makes over a million small appends. */
-static inline void metrics_put(buf_t *b, const void *p, size_t n)
-{
-	buf_add(b, p, n);
-}
-
-static inline void metrics_puts(buf_t *b, const char *s)
-{
-	metrics_put(b, s, strlen(s));
-}
-
-static inline void metrics_putc(buf_t *b, char c)
-{
-	metrics_put(b, &c, 1);
-}
-
 /* ---- numbers ---- */
 
-static void metrics_put_u64(buf_t *out, uint64_t v)
+void metrics_put_u64(buf_t *out, uint64_t v)
 {
 	char tmp[24];
 	char *p = tmp + sizeof(tmp);
@@ -50,7 +34,7 @@ static void metrics_put_u64(buf_t *out, uint64_t v)
 
 /* Shortest exact text for v. Values with at most 6 decimals (ratios, seconds from
  * milliseconds) take a fast integer path; anything else goes through printf. */
-static void metrics_put_double(buf_t *out, double v)
+void metrics_put_double(buf_t *out, double v)
 {
 	if (isnan(v)) {
 		metrics_puts(out, "NaN");
@@ -60,8 +44,11 @@ static void metrics_put_double(buf_t *out, double v)
 		metrics_puts(out, v > 0 ? "+Inf" : "-Inf");
 		return;
 	}
-	long long r = fabs(v) < 1e9 ? llround(v * 1e6) : 0;
-	if (fabs(v) < 1e9 && (double)r / 1e6 == v) {
+	/* Below 9e9, v * 1e6 < 2^53: r and r / 1e6 are exact, so when r / 1e6 is v the decimal
+	 * text of r reads back as v. Unix times in seconds (1.7e9) take this path too. */
+	bool fast = fabs(v) < 9e9;
+	long long r = fast ? llround(v * 1e6) : 0;
+	if (fast && (double)r / 1e6 == v) {
 		uint64_t a = (uint64_t)(r < 0 ? -r : r);
 		if (r < 0)
 			metrics_putc(out, '-');
@@ -90,16 +77,15 @@ static void metrics_put_double(buf_t *out, double v)
 /* name{router="R" — the caller adds its own labels, then ends the series. */
 void metrics_begin(struct metrics_ctx *c, const struct metrics_family *fam, size_t i)
 {
-	metrics_puts(c->out, fam->name);
-	metrics_putc(c->out, '{');
+	metrics_put(c->out, c->name, c->name_len);
 	metrics_put(c->out, c->labels.data + c->rl[i].router.off, c->rl[i].router.len);
 }
 
-/* The prepared labels of interface (peer = false) or peer k of router i. */
-void metrics_put_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
+/* name{router="R",interface="I",peer="P" (or type="T"): one prepared segment. */
+void metrics_begin_seg(struct metrics_ctx *c, size_t i, bool peer, size_t k)
 {
-	const sample_t *s = fleet_view_at(c->view, i)->last;
-	const struct metrics_seg *g = &c->segs[c->rl[i].seg0 + (peer ? s->nifaces : 0) + k];
+	const struct metrics_seg *g = &c->segs[(peer ? c->rl[i].peer0 : c->rl[i].seg0) + k];
+	metrics_put(c->out, c->name, c->name_len);
 	metrics_put(c->out, c->labels.data + g->off, g->len);
 }
 
@@ -112,11 +98,10 @@ void metrics_label(buf_t *out, const char *key, const char *value)
 	metrics_putc(out, '"');
 }
 
-/* Config labels, closing brace, space: the value follows. */
-static void metrics_close(struct metrics_ctx *c, size_t i)
+/* Config labels, closing brace, space (one prepared segment): the value follows. */
+static inline void metrics_close(struct metrics_ctx *c, size_t i)
 {
 	metrics_put(c->out, c->labels.data + c->rl[i].extra.off, c->rl[i].extra.len);
-	metrics_put(c->out, "} ", 2);
 }
 
 void metrics_end_u64(struct metrics_ctx *c, size_t i, uint64_t v)
@@ -214,8 +199,7 @@ static void metrics_iface(
 {
 	const sample_t *s = metrics_current(r);
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
-		metrics_begin(c, fam, i);
-		metrics_put_seg(c, i, false, k);
+		metrics_begin_seg(c, i, false, k);
 		metrics_end_u64(c, i, metrics_field(&s->ifaces[k], fam->off));
 	}
 }
@@ -229,8 +213,7 @@ static void metrics_peer(
 		const struct sample_peer *p = &s->peers[k];
 		if (handshake && p->last_handshake_ms < 0)
 			continue;
-		metrics_begin(c, fam, i);
-		metrics_put_seg(c, i, true, k);
+		metrics_begin_seg(c, i, true, k);
 		if (handshake)
 			metrics_end_double(c, i, (double)p->last_handshake_ms / 1000.0);
 		else
@@ -257,286 +240,10 @@ static void metrics_polls(
 	metrics_end_u64(c, i, r->polls);
 }
 
-/* ---- the upgrade detector (detector/detector.h): verdicts of the newest version change ---- */
-
-enum { METRICS_UP_REGRESSION, METRICS_UP_RATIO, METRICS_UP_REACHED, METRICS_UP_CONFOUNDERS }; /* .off */
-
-/* Lines of a verdict's confounders list (docs/detector.md): what else moved across the change. */
-static uint64_t metrics_count_lines(const char *s)
-{
-	uint64_t n = s != NULL && s[0] != '\0';
-	for (; s != NULL && *s != '\0'; s++)
-		n += *s == '\n';
-	return n;
-}
-
-static void metrics_upgrade(
-	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
-{
-	size_t n;
-	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
-	for (size_t k = 0; k < n; k++) {
-		if (!v[k].latest || (fam->off == METRICS_UP_RATIO && !isfinite(v[k].ratio)) ||
-			(fam->off == METRICS_UP_REACHED && v[k].reached_ms <= 0))
-			continue;
-		metrics_begin(c, fam, i);
-		metrics_label(c->out, "interface", v[k].interface);
-		metrics_label(c->out, "direction", v[k].direction);
-		metrics_label(c->out, "from_version", v[k].from_version);
-		metrics_label(c->out, "to_version", v[k].to_version);
-		if (fam->off == METRICS_UP_RATIO)
-			metrics_end_double(c, i, v[k].ratio);
-		else if (fam->off == METRICS_UP_REACHED)
-			metrics_end_double(c, i, (double)v[k].reached_ms / 1000);
-		else if (fam->off == METRICS_UP_CONFOUNDERS)
-			metrics_end_u64(c, i, metrics_count_lines(v[k].confounders));
-		else
-			metrics_end_u64(c, i, v[k].verdict == DETECTOR_REGRESSION);
-	}
-}
-
-/* The cohort of a verdict (docs/detector.md, Cohorts): from, to, architecture, board. */
-static bool metrics_same_cohort(const struct detector_verdict *a, const struct detector_verdict *b)
-{
-	const char *x[] = { a->from_version, a->to_version, a->architecture, a->board };
-	const char *y[] = { b->from_version, b->to_version, b->architecture, b->board };
-	for (size_t k = 0; k < 4; k++)
-		if (x[k] == NULL || y[k] == NULL ? x[k] != y[k] : strcmp(x[k], y[k]) != 0)
-			return false;
-	return true;
-}
-
-static void metrics_cohort_labels(buf_t *out, const struct detector_verdict *v)
-{
-	metrics_label(out, "from_version", v->from_version);
-	metrics_label(out, "to_version", v->to_version);
-	metrics_label(out, "architecture", v->architecture);
-	metrics_label(out, "board", v->board);
-}
-
-/* One series per cohort the router is in (all its version changes the detector knows, not only
- * the newest), as detector.c's cohort table counts it: regressed when any verdict of the router
- * in the cohort is a regression; improved when one is an improvement and none a regression. */
-static void metrics_cohort(
-	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
-{
-	size_t n;
-	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
-	for (size_t k = 0; k < n; k++) {
-		bool seen = false, reg = false, imp = false;
-		for (size_t j = 0; j < k && !seen; j++)
-			seen = metrics_same_cohort(&v[j], &v[k]);
-		if (seen)
-			continue;
-		for (size_t j = k; j < n; j++) {
-			if (!metrics_same_cohort(&v[j], &v[k]))
-				continue;
-			reg |= v[j].verdict == DETECTOR_REGRESSION;
-			imp |= v[j].verdict == DETECTOR_IMPROVEMENT;
-		}
-		metrics_begin(c, fam, i);
-		metrics_cohort_labels(c->out, &v[k]);
-		metrics_end_u64(c, i, fam->off == 1 ? imp && !reg : reg);
-	}
-}
-
-/* The ratio of every high-confidence verdict, the input of the cohort medians: `upgraded`
- * (unix seconds) tells apart two version changes with the same from and to. */
-static void metrics_cohort_ratio(
-	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
-{
-	size_t n;
-	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
-	for (size_t k = 0; k < n; k++) {
-		if ((v[k].method != DETECTOR_M_SATURATION && v[k].method != DETECTOR_M_COST) ||
-			!isfinite(v[k].ratio))
-			continue;
-		metrics_begin(c, fam, i);
-		metrics_label(c->out, "interface", v[k].interface);
-		metrics_label(c->out, "direction", v[k].direction);
-		metrics_cohort_labels(c->out, &v[k]);
-		metrics_put(c->out, ",upgraded=\"", 11);
-		metrics_put_u64(c->out, (uint64_t)(v[k].upgraded_ms > 0 ? v[k].upgraded_ms / 1000 : 0));
-		metrics_putc(c->out, '"');
-		metrics_end_double(c, i, v[k].ratio);
-	}
-}
-
-static void metrics_core_saturated(
-	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
-{
-	const struct detector_bound *b = detector_view_bound(c->det, r->conf->name);
-	if (b == NULL)
-		return;
-	metrics_begin(c, fam, i);
-	metrics_end_u64(c, i, b->bound);
-}
-
-/* One series per cohort (to_version, architecture, board) the detector has verdicts on, for the
- * rollout guard's decision on it now (docs/detector.md, Rollout guard); board "" when unknown. */
-static void metrics_rollout(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	int64_t now = clock_wall_ms();
-	for (size_t i = 0; i < detector_view_ncohorts(c->det); i++) {
-		const struct detector_cohort *k = detector_view_cohort(c->det, i);
-		bool seen = k->to_version == NULL || k->architecture == NULL;
-		for (size_t j = 0; j < i && !seen; j++) { /* the same cohort from another version */
-			const struct detector_cohort *o = detector_view_cohort(c->det, j);
-			seen = o->to_version && o->architecture &&
-				strcmp(o->to_version, k->to_version) == 0 &&
-				strcmp(o->architecture, k->architecture) == 0 &&
-				(o->board && k->board ? strcmp(o->board, k->board) == 0
-						      : o->board == k->board);
-		}
-		if (seen)
-			continue;
-		struct rollout_query q = { .version = k->to_version,
-			.architecture = k->architecture,
-			.board = k->board,
-			.now_ms = now };
-		struct rollout_result res;
-		rollout_decide_view(c->det, &q, &res);
-		metrics_puts(c->out, fam->name);
-		metrics_puts(c->out, "{to_version=\"");
-		text_put_label(c->out, k->to_version);
-		metrics_putc(c->out, '"');
-		metrics_label(c->out, "architecture", k->architecture);
-		metrics_label(c->out, "board", k->board ? k->board : "");
-		metrics_label(c->out, "decision", rollout_decision_name(res.decision));
-		metrics_puts(c->out, "} 1\n");
-		rollout_result_free(&res);
-	}
-}
-
-/* ---- daemon families ---- */
-
-/* [daemon] shard = K/N of the config the fleet follows. */
-static void metrics_shard_info(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	const struct fleet_stats *st = fleet_view_stats(c->view);
-	metrics_puts(c->out, fam->name);
-	metrics_puts(c->out, "{shard=\"");
-	metrics_put_u64(c->out, (uint64_t)st->shard_index);
-	metrics_puts(c->out, "\",shards=\"");
-	metrics_put_u64(c->out, (uint64_t)st->shard_count);
-	metrics_puts(c->out, "\"} 1\n");
-}
-
-void metrics_daemon_value(buf_t *out, const struct metrics_family *fam, double v)
-{
-	metrics_puts(out, fam->name);
-	metrics_putc(out, ' ');
-	metrics_put_double(out, v);
-	metrics_putc(out, '\n');
-}
-
-static void metrics_daemon_u64(buf_t *out, const struct metrics_family *fam, uint64_t v)
-{
-	metrics_puts(out, fam->name);
-	metrics_putc(out, ' ');
-	metrics_put_u64(out, v);
-	metrics_putc(out, '\n');
-}
-
-static void metrics_hist_line(buf_t *out, const char *name, const char *suffix, double le, uint64_t v)
-{
-	metrics_puts(out, name);
-	metrics_puts(out, suffix);
-	metrics_puts(out, "{le=\"");
-	metrics_put_double(out, le);
-	metrics_put(out, "\"} ", 3);
-	metrics_put_u64(out, v);
-	metrics_putc(out, '\n');
-}
-
-static void metrics_hist(buf_t *out, const char *name, const struct fleet_hist *h)
-{
-	for (size_t k = 0; k < FLEET_HIST_BUCKETS; k++)
-		metrics_hist_line(out, name, "_bucket", fleet_hist_bounds[k], h->le[k]);
-	metrics_hist_line(out, name, "_bucket", INFINITY, h->count);
-	metrics_puts(out, name);
-	metrics_puts(out, "_sum ");
-	metrics_put_double(out, h->sum);
-	metrics_putc(out, '\n');
-	metrics_puts(out, name);
-	metrics_puts(out, "_count ");
-	metrics_put_u64(out, h->count);
-	metrics_putc(out, '\n');
-}
-
-static void metrics_poll_duration(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_hist(c->out, fam->name, &fleet_view_stats(c->view)->duration);
-}
-
-static void metrics_poll_start_delay(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_hist(c->out, fam->name, &fleet_view_stats(c->view)->start_delay);
-}
-
-static void metrics_polls_late(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_daemon_u64(c->out, fam, fleet_view_stats(c->view)->polls_late);
-}
-
-static void metrics_store_samples(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_daemon_u64(c->out, fam, c->store->samples_stored);
-}
-
-static void metrics_store_write_errors(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_daemon_u64(c->out, fam, c->store->write_errors);
-}
-
-static void metrics_store_queue(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_daemon_u64(c->out, fam, c->store->queued);
-}
-
-static void metrics_store_sqlite_bytes(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_daemon_u64(c->out, fam, c->store->sqlite_bytes > 0 ? (uint64_t)c->store->sqlite_bytes : 0);
-}
-
-static void metrics_store_failing(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	metrics_daemon_u64(c->out, fam, c->store->failing ? 1 : 0);
-}
-
-static void metrics_http_refused(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	static const char *const reasons[METRICS_REFUSED_N] = {
-		[METRICS_REFUSED_LIMIT] = "limit",
-		[METRICS_REFUSED_ACCEPT] = "accept",
-	};
-	for (size_t i = 0; i < METRICS_REFUSED_N; i++) {
-		metrics_puts(c->out, fam->name);
-		metrics_puts(c->out, "{reason=\"");
-		metrics_puts(c->out, reasons[i]);
-		metrics_puts(c->out, "\"} ");
-		metrics_put_u64(c->out, c->http ? c->http->refused[i] : 0);
-		metrics_putc(c->out, '\n');
-	}
-}
-
-static void metrics_http_slow(struct metrics_ctx *c, const struct metrics_family *fam)
-{
-	static const char *const reasons[] = { "deadline", "reserve" };
-	for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
-		metrics_puts(c->out, fam->name);
-		metrics_puts(c->out, "{reason=\"");
-		metrics_puts(c->out, reasons[i]);
-		metrics_puts(c->out, "\"} ");
-		metrics_put_u64(c->out, c->http ? c->http->slow_closed[i] : 0);
-		metrics_putc(c->out, '\n');
-	}
-}
-
 /* ---- the table: every family once; docs/metrics.md describes the same list ---- */
 
 #define IFACE(field) .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
-#define PEER(field)  .per_router = metrics_peer, .off = offsetof(struct sample_peer, field)
+#define PEER(field)  .per_router = metrics_peer, .off = offsetof(struct sample_peer, field), .peer = true
 #define HEALTH(unit) .per_router = metrics_health_sensor, .off = (size_t)(unit)
 #define BYTES(field) .per_router = metrics_health_bytes, .off = offsetof(sample_t, field)
 
@@ -577,7 +284,7 @@ static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_wireguard_peer_last_handshake_timestamp_seconds", "gauge",
 		"Unix time of the peer's last handshake (poll time minus its age); absent if it never "
 		"handshook.",
-		.per_router = metrics_health_handshake_time },
+		.per_router = metrics_health_handshake_time, .peer = true },
 	{ "wgwatch_profile_usage_ratio", "gauge",
 		"Share of one CPU core (label cpu) a classifier (label name: networking, wireguard, "
 		"encrypting, idle, total, ...) took in the router's newest CPU profile, 0 to 1.",
@@ -589,9 +296,9 @@ static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_wireguard_peer_info", "gauge",
 		"The peer's current endpoint (address:port, \"\" before a handshake) and allowed "
 		"addresses as RouterOS lists them; always 1.",
-		.per_router = metrics_health_peer_info },
+		.per_router = metrics_health_peer_info, .peer = true },
 	{ "wgwatch_wireguard_peer_disabled", "gauge", "1 when the peer is disabled on the router, else 0.",
-		.per_router = metrics_health_peer_disabled },
+		.per_router = metrics_health_peer_disabled, .peer = true },
 	{ "wgwatch_health_temperature_celsius", "gauge", "Temperature sensor of the router.",
 		HEALTH(SAMPLE_UNIT_CELSIUS) },
 	{ "wgwatch_health_voltage_volts", "gauge", "Voltage sensor of the router.",
@@ -611,70 +318,70 @@ static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_upgrade_regression", "gauge",
 		"1 while the detector judges that the router's newest RouterOS version change cut the "
 		"capacity of the interface in that direction (tx encrypt, rx decrypt), else 0.",
-		.per_router = metrics_upgrade, .off = METRICS_UP_REGRESSION },
+		.per_router = metrics_detector_upgrade, .off = METRICS_UP_REGRESSION },
 	{ "wgwatch_upgrade_capacity_ratio", "gauge",
 		"Capacity after the newest version change divided by capacity before (below 1: worse); "
 		"absent while the detector has no figure.",
-		.per_router = metrics_upgrade, .off = METRICS_UP_RATIO },
+		.per_router = metrics_detector_upgrade, .off = METRICS_UP_RATIO },
 	{ "wgwatch_upgrade_verdict_reached_timestamp_seconds", "gauge",
 		"Unix time at which the current verdict (and method) on the newest version change was "
 		"first reached; time() minus it is how long the verdict has held ([detector] hold).",
-		.per_router = metrics_upgrade, .off = METRICS_UP_REACHED },
+		.per_router = metrics_detector_upgrade, .off = METRICS_UP_REACHED },
 	{ "wgwatch_upgrade_confounders", "gauge",
 		"How many other things that change WireGuard throughput (CPU clock, WAN tx-queue drops, "
 		"errors, MTU, a link down) moved across the newest version change; 0: none seen.",
-		.per_router = metrics_upgrade, .off = METRICS_UP_CONFOUNDERS },
+		.per_router = metrics_detector_upgrade, .off = METRICS_UP_CONFOUNDERS },
 	{ "wgwatch_upgrade_cohort_regressed", "gauge",
 		"1 when a verdict on the router's version change from_version -> to_version is a "
 		"regression, else 0; one series per cohort (upgrade, architecture, board) of the router.",
-		.per_router = metrics_cohort, .off = 0 },
+		.per_router = metrics_detector_cohort, .off = 0 },
 	{ "wgwatch_upgrade_cohort_improved", "gauge",
 		"1 when a verdict on the router's version change from_version -> to_version is an "
 		"improvement and none a regression, else 0.",
-		.per_router = metrics_cohort, .off = 1 },
+		.per_router = metrics_detector_cohort, .off = 1 },
 	{ "wgwatch_upgrade_cohort_ratio", "gauge",
 		"Capacity ratio (after / before) of each high-confidence verdict (saturation-ceiling, "
 		"cpu-cost) of every version change; the input of the cohort medians.",
-		.per_router = metrics_cohort_ratio },
+		.per_router = metrics_detector_cohort_ratio },
 	{ "wgwatch_core_saturated", "gauge",
 		"1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
 		"idle, over the last 10 minutes; else 0.",
-		.per_router = metrics_core_saturated },
+		.per_router = metrics_detector_core_saturated },
 	{ "wgwatch_rollout_decision", "gauge",
 		"The rollout guard's decision on the cohort (to_version, architecture, board): go, hold or "
 		"wait in label decision; always 1, one series per cohort.",
-		.daemon = metrics_rollout },
+		.daemon = metrics_detector_rollout },
 	{ "wgwatch_poll_duration_seconds", "histogram", "Duration of router polls.",
-		.daemon = metrics_poll_duration },
+		.daemon = metrics_daemon_poll_duration },
 	{ "wgwatch_poll_start_delay_seconds", "histogram",
 		"Time from when a poll was due to when it started; grows when max_in_flight or the "
 		"loop cannot keep up.",
-		.daemon = metrics_poll_start_delay },
+		.daemon = metrics_daemon_poll_start_delay },
 	{ "wgwatch_poll_errors_total", "counter", "Failed polls of the router by kind of failure.",
 		.per_router = metrics_poll_errors },
 	{ "wgwatch_polls_total", "counter", "Finished polls of the router.", .per_router = metrics_polls },
 	{ "wgwatch_polls_late_total", "counter", "Polls started more than one interval after they were due.",
-		.daemon = metrics_polls_late },
+		.daemon = metrics_daemon_polls_late },
 	{ "wgwatch_store_samples_total", "counter", "Sample rows committed to the database.",
-		.daemon = metrics_store_samples },
+		.daemon = metrics_daemon_store_samples },
 	{ "wgwatch_store_write_errors_total", "counter", "Failed database commits.",
-		.daemon = metrics_store_write_errors },
+		.daemon = metrics_daemon_store_write_errors },
 	{ "wgwatch_store_queue_length", "gauge", "Polls waiting to be written to the database.",
-		.daemon = metrics_store_queue },
+		.daemon = metrics_daemon_store_queue },
 	{ "wgwatch_store_sqlite_memory_bytes", "gauge",
 		"Heap memory SQLite holds in the daemon (page caches of every connection included).",
-		.daemon = metrics_store_sqlite_bytes },
+		.daemon = metrics_daemon_store_sqlite_bytes },
 	{ "wgwatch_store_failing", "gauge", "1 when the newest database commit failed, else 0.",
-		.daemon = metrics_store_failing },
+		.daemon = metrics_daemon_store_failing },
 	{ "wgwatch_http_refused_connections_total", "counter",
 		"HTTP connections closed unserved: reason limit (too many from one address, or in all), "
 		"accept (accept() failed, e.g. out of file descriptors).",
-		.daemon = metrics_http_refused },
+		.daemon = metrics_daemon_http_refused },
 	{ "wgwatch_http_slow_connections_closed_total", "counter",
 		"HTTP connections closed before they sent a complete request: reason deadline (none "
 		"within 10 s of connecting, or 30 s after the previous reply), reserve (the longest "
 		"waiting, closed so that quick requests always find a free slot).",
-		.daemon = metrics_http_slow },
+		.daemon = metrics_daemon_http_slow },
 	{ "wgwatch_router_last_success_timestamp_seconds", "gauge",
 		"Unix time of the router's newest successful poll (kept while it is down).",
 		.per_router = metrics_self_router_success, .off = 0 },
@@ -703,31 +410,34 @@ static const struct metrics_family metrics_families[] = {
 		.daemon = metrics_self_max_fds },
 	{ "wgwatch_shard_info", "gauge",
 		"This daemon polls shard K (label shard) of N (label shards) of the fleet; always 1.",
-		.daemon = metrics_shard_info },
+		.daemon = metrics_daemon_shard_info },
 };
 
 #define METRICS_NFAMILIES (sizeof(metrics_families) / sizeof(metrics_families[0]))
 
 /* ---- render ---- */
 
-/* Label names our families use themselves, and those Prometheus gives a target; a config label
- * of the same name is left out rather than produce a series with a duplicate label (or one that
- * Prometheus renames, which would break the alerts' equality with the push, web/alert.c). */
-/* Two labels, escaped, as the next segment of the label buffer. */
+/* Router i's label and two more, escaped, as the next segment of the label buffer. */
 static void metrics_prepare_seg(
-	struct metrics_ctx *c, const char *k1, const char *v1, const char *k2, const char *v2)
+	struct metrics_ctx *c, size_t i, const char *k1, const char *v1, const char *k2, const char *v2)
 {
 	if (c->nsegs == c->capsegs) {
 		c->capsegs = c->capsegs ? 2 * c->capsegs : 1024;
 		c->segs = xreallocarray(c->segs, c->capsegs, sizeof(*c->segs));
 	}
 	struct metrics_seg *g = &c->segs[c->nsegs++];
+	const struct metrics_seg *router = &c->rl[i].router;
 	g->off = c->labels.len;
+	buf_reserve(&c->labels, c->labels.len + router->len + 1); /* data may move: copy after */
+	metrics_put(&c->labels, c->labels.data + router->off, router->len);
 	metrics_label(&c->labels, k1, v1);
 	metrics_label(&c->labels, k2, v2);
 	g->len = c->labels.len - g->off;
 }
 
+/* A config label named like one of our own labels or a target label of Prometheus is left out
+ * (conf_label_reserved): a series with a duplicate label, or one Prometheus renames, would
+ * break the alerts' equality with the push (web/alert.c). Peers only where peer_metrics. */
 static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 {
 	const fleet_router_t *r = fleet_view_at(c->view, i);
@@ -741,13 +451,15 @@ static void metrics_prepare_router(struct metrics_ctx *c, size_t i)
 	for (size_t k = 0; k < r->conf->nlabels; k++)
 		if (!conf_label_reserved(r->conf->labels[k].key))
 			metrics_label(&c->labels, r->conf->labels[k].key, r->conf->labels[k].value);
+	metrics_put(&c->labels, "} ", 2);
 	rl->extra.len = c->labels.len - rl->extra.off;
 	rl->seg0 = c->nsegs;
 	const sample_t *s = r->last;
 	for (size_t k = 0; s != NULL && k < s->nifaces; k++)
-		metrics_prepare_seg(c, "interface", s->ifaces[k].name, "type", s->ifaces[k].type);
-	for (size_t k = 0; s != NULL && s->have_peers && k < s->npeers; k++)
-		metrics_prepare_seg(c, "interface", s->peers[k].interface, "peer", s->peers[k].peer);
+		metrics_prepare_seg(c, i, "interface", s->ifaces[k].name, "type", s->ifaces[k].type);
+	rl->peer0 = c->nsegs;
+	for (size_t k = 0; s != NULL && s->have_peers && r->conf->peer_metrics && k < s->npeers; k++)
+		metrics_prepare_seg(c, i, "interface", s->peers[k].interface, "peer", s->peers[k].peer);
 }
 
 static void metrics_prepare(struct metrics_ctx *c, size_t n)
@@ -758,7 +470,7 @@ static void metrics_prepare(struct metrics_ctx *c, size_t n)
 		metrics_prepare_router(c, i);
 }
 
-static void metrics_family_render(struct metrics_ctx *c, const struct metrics_family *fam, size_t n)
+static void metrics_family_head(struct metrics_ctx *c, const struct metrics_family *fam)
 {
 	metrics_puts(c->out, "# HELP ");
 	metrics_puts(c->out, fam->name);
@@ -769,39 +481,88 @@ static void metrics_family_render(struct metrics_ctx *c, const struct metrics_fa
 	metrics_putc(c->out, ' ');
 	metrics_puts(c->out, fam->type);
 	metrics_putc(c->out, '\n');
+}
+
+static void metrics_family_render(struct metrics_ctx *c, const struct metrics_family *fam, size_t n)
+{
+	size_t mark = c->out->len;
+	metrics_family_head(c, fam);
+	size_t head_end = c->out->len;
 	if (fam->daemon) {
 		fam->daemon(c, fam);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		fam->per_router(c, fam, i, fleet_view_at(c->view, i));
+	c->name_len = strlen(fam->name) + 1;
+	assert(c->name_len < sizeof(c->name));
+	memcpy(c->name, fam->name, c->name_len - 1);
+	c->name[c->name_len - 1] = '{';
+	for (size_t i = 0; i < n; i++) {
+		const fleet_router_t *r = fleet_view_at(c->view, i);
+		if (!fam->peer || r->conf->peer_metrics)
+			fam->per_router(c, fam, i, r);
+		if (c->flush != NULL && c->out->len >= METRICS_CHUNK) {
+			c->flush(c->flush_arg, c->out);
+			head_end = SIZE_MAX; /* the head went out with it */
+		}
+	}
+	if (c->drop_empty && c->out->len == head_end) { /* no series: no # HELP either */
+		c->out->len = mark;
+		c->out->data[mark] = '\0';
+	}
 }
 
-/* Bytes of the newest render: the next one reserves a little more at once, rather than grow
- * (and copy, and fault in) its buffer step by step. */
+/* A router's scrape gets the per-router families, ?routers=no the daemon's, else all. */
+static bool metrics_wanted(const struct metrics_req *req, const struct metrics_family *fam)
+{
+	bool of_routers = fam->per_router != NULL;
+	if (req->router != NULL)
+		return of_routers;
+	return !req->daemon_only || !of_routers;
+}
+
+/* Bytes of the newest whole render: the next one reserves a little more at once, rather than
+ * grow (and copy, and fault in) its buffer step by step. */
 static atomic_size_t metrics_last_len;
+
+int metrics_write(const struct metrics_req *req, buf_t *out)
+{
+	fleet_view_t *view = req->router ? fleet_view_router(req->fleet, req->router)
+					 : fleet_view(req->fleet);
+	if (view == NULL)
+		return -1;
+	size_t start = out->len;
+	bool whole = req->router == NULL && !req->daemon_only;
+	if (whole && req->flush == NULL)
+		buf_reserve(out, start + atomic_load(&metrics_last_len) / 16 * 17);
+	struct store_stats st = { 0 };
+	if (req->store && req->router == NULL)
+		store_get_stats(req->store, &st);
+	struct metrics_ctx c = { .out = out,
+		.flush = req->flush,
+		.flush_arg = req->flush_arg,
+		.view = view,
+		.store = &st,
+		.http = req->http,
+		.drop_empty = req->router != NULL,
+		.det = detector_view(req->detector) };
+	size_t n = req->daemon_only ? 0 : fleet_view_size(view);
+	metrics_prepare(&c, n);
+	for (size_t f = 0; f < METRICS_NFAMILIES; f++)
+		if (metrics_wanted(req, &metrics_families[f]))
+			metrics_family_render(&c, &metrics_families[f], n);
+	fleet_view_free(view);
+	detector_view_free(c.det);
+	buf_free(&c.labels);
+	free(c.rl);
+	free(c.segs);
+	if (whole && req->flush == NULL)
+		atomic_store(&metrics_last_len, out->len - start);
+	return 0;
+}
 
 void metrics_render(
 	fleet_t *fleet, store_t *store, detector_t *detector, const struct metrics_http *http, buf_t *out)
 {
-	size_t start = out->len;
-	buf_reserve(out, start + atomic_load(&metrics_last_len) / 16 * 17);
-	struct store_stats st = { 0 };
-	if (store)
-		store_get_stats(store, &st);
-	fleet_view_t *view = fleet_view(fleet);
-	struct metrics_ctx c = {
-		.out = out, .view = view, .store = &st, .http = http, .det = detector_view(detector)
-	};
-	size_t n = fleet_view_size(view);
-	metrics_prepare(&c, n);
-	for (size_t f = 0; f < METRICS_NFAMILIES; f++)
-		metrics_family_render(&c, &metrics_families[f], n);
-	fleet_view_free(view);
-	detector_view_free(c.det);
-
-	buf_free(&c.labels);
-	free(c.rl);
-	free(c.segs);
-	atomic_store(&metrics_last_len, out->len - start);
+	struct metrics_req req = { .fleet = fleet, .store = store, .detector = detector, .http = http };
+	metrics_write(&req, out);
 }

@@ -19,8 +19,27 @@ struct metrics_http {
 	uint64_t slow_closed[2]; /* closed without a request head: deadline, reserve (httpconn.h) */
 };
 
-/* Append the whole exposition to out. Reads through a fleet view. */
-/* store and http may be NULL (tests): their series then read 0. */
+/* What to render, and where the text goes. */
+struct metrics_req {
+	fleet_t *fleet;
+	store_t *store;                  /* NULL (tests): its series read 0 */
+	detector_t *detector;            /* NULL: no detector series */
+	const struct metrics_http *http; /* NULL (tests): its series read 0 */
+	/* Only this router's series (every per-router family, no family of the daemon's own);
+	 * NULL: the whole exposition. */
+	const char *router;
+	bool daemon_only; /* only the daemon's own families (?routers=no), no router's */
+	/* When set, called with out whenever it holds some 256 KiB, between two routers' series
+	 * (a gzip stream): it takes the text and resets out. The rest stays in out. */
+	void (*flush)(void *arg, buf_t *out);
+	void *flush_arg;
+};
+
+/* Append the exposition req asks for to out. Reads through a fleet view. -1 when req->router
+ * is not a router of the fleet (nothing written). */
+int metrics_write(const struct metrics_req *req, buf_t *out);
+
+/* The whole exposition into out: metrics_write without router or flush. */
 void metrics_render(
 	fleet_t *fleet, store_t *store, detector_t *detector, const struct metrics_http *http, buf_t *out);
 

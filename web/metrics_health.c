@@ -52,8 +52,7 @@ void metrics_health_peer_info(
 	for (size_t k = 0; s != NULL && s->have_peers && k < s->npeers; k++) {
 		char ep[80];
 		metrics_health_endpoint(&s->peers[k], ep, sizeof(ep));
-		metrics_begin(c, fam, i);
-		metrics_put_seg(c, i, true, k);
+		metrics_begin_seg(c, i, true, k);
 		metrics_label(c->out, "endpoint", ep);
 		metrics_label(c->out, "allowed_address", s->peers[k].allowed ? s->peers[k].allowed : "");
 		metrics_end_u64(c, i, 1);
@@ -65,8 +64,7 @@ void metrics_health_peer_disabled(
 {
 	const sample_t *s = metrics_current(r);
 	for (size_t k = 0; s != NULL && s->have_peers && k < s->npeers; k++) {
-		metrics_begin(c, fam, i);
-		metrics_put_seg(c, i, true, k);
+		metrics_begin_seg(c, i, true, k);
 		metrics_end_u64(c, i, s->peers[k].disabled ? 1 : 0);
 	}
 }
@@ -78,8 +76,7 @@ void metrics_health_handshake_time(
 	for (size_t k = 0; s != NULL && s->have_peers && k < s->npeers; k++) {
 		if (s->peers[k].last_handshake_ms < 0)
 			continue;
-		metrics_begin(c, fam, i);
-		metrics_put_seg(c, i, true, k);
+		metrics_begin_seg(c, i, true, k);
 		metrics_end_double(c, i, (double)(s->time_ms - s->peers[k].last_handshake_ms) / 1000.0);
 	}
 }

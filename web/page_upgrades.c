@@ -14,6 +14,7 @@
 #include "detector/detector.h"
 #include "web/page.h"
 #include "web/page_chart.h"
+#include "web/page_rollout.h"
 #include "detector/rollout.h"
 #include "lib/clock.h"
 #include "lib/text.h"
@@ -29,6 +30,7 @@ struct page_upgrades_data {
 	const struct detector_verdict *v; /* sorted by router, upgrade time */
 	size_t nv;
 	const detector_view_t *dv; /* for the rollout guard's decisions */
+	fleet_view_t *fv;          /* the routers' versions now; NULL without a fleet */
 	int64_t now_ms;
 };
 
@@ -399,6 +401,9 @@ static unsigned page_upgrades_render(
 		status = 404;
 	} else if (page_upgrades_selected(req)) {
 		page_upgrades_routers(out, d, req);
+	} else {
+		page_rollout_section(
+			out, &(struct page_rollout_req){ .dv = d->dv, .fv = d->fv, .now_ms = d->now_ms });
 	}
 	buf_puts(out, "</body></html>\n");
 	return status;
@@ -419,10 +424,13 @@ unsigned page_upgrades(const struct page_upgrades_req *req, buf_t *out)
 		v[i] = *detector_view_verdict(dv, i);
 	d.c = c, d.v = v;
 	d.dv = dv;
+	d.fv = req && req->fleet ? fleet_view(req->fleet) : NULL;
 	d.now_ms = clock_wall_ms();
 	unsigned status = page_upgrades_render(&d, req ? req : &none, out);
 	free(c);
 	free(v);
+	if (d.fv != NULL)
+		fleet_view_free(d.fv);
 	detector_view_free(dv);
 	return status;
 }

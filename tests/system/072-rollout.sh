@@ -3,7 +3,7 @@
 # tile canaries regress on 7.22.3, so tile holds (the API, wgwatch_rollout_decision and
 # --rollout-check exit 4); the x86 canaries are unchanged, so x86_64 waits (exit 5) until go_min
 # of them are judged final, then goes (exit 0); [rollout] allow turns the tile hold into go with
-# the override shown. Windows of 12 s keep the run near 35 s.
+# the override shown as "config FILE:LINE"; without web authentication nothing is stored (403). Windows of 12 s keep the run near 35 s.
 . "$top_srcdir/tests/system/lib.sh"
 
 start_sim "$top_srcdir/tests/system/rollout.scenario"
@@ -39,6 +39,16 @@ ok "before final verdicts: x86_64 waits (API, --rollout-check exit 5)"
 code=$(curl -s -o "$T/bad.json" -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/rollout?version=7.22.3")
 [ "$code" = 400 ] && grep -q '"error"' "$T/bad.json" || fail "no architecture: HTTP $code, $(cat "$T/bad.json")"
 ok "/api/v1/rollout without an architecture: 400 with a JSON error"
+
+# Without web authentication nothing can be stored: 403, saying what to set.
+code=$(curl -s -o "$T/post.txt" -w '%{http_code}' -H 'Content-Type: application/json' \
+	-d '{"version":"7.22.3","cohort":"tile"}' "http://127.0.0.1:$HTTP_PORT/api/v1/rollout/allow")
+[ "$code" = 403 ] && grep -q 'needs web authentication: set \[web\] user and password_file' "$T/post.txt" ||
+	fail "POST /api/v1/rollout/allow without web auth: HTTP $code, $(cat "$T/post.txt")"
+http_get /api/v1/rollout/allow >"$T/list.json"
+want_list() { $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d == {"overrides": [], "writable": False}, d' "$T/list.json"; }
+want_list || fail "GET /api/v1/rollout/allow: $(cat "$T/list.json")"
+ok "POST /api/v1/rollout/allow without web authentication: 403 naming [web] user; GET lists none"
 
 # 4 routers upgraded, tx and rx of wg0 each.
 wait_final 60 8
@@ -89,7 +99,8 @@ ok "/metrics has one decision per cohort; the upgrades page shows them"
 # The override: the command line with it at once, then the daemon restarted with it.
 sed 's|^\[rollout\]$|[rollout]\nallow = 7.22.3/tile|' "$T/wgwatch.conf" >"$T/allow.conf"
 rc=$(check tile-next 7.22.3 "$T/allow.conf")
-[ "$rc" = 0 ] && grep -q 'override .*allow = 7.22.3/tile (the guard said hold)' "$T/check.out" &&
+line=$(grep -n '^allow = 7.22.3/tile$' "$T/allow.conf" | cut -d: -f1)
+[ "$rc" = 0 ] && grep -qF "override     override: allow 7.22.3/tile by config $T/allow.conf:$line (the guard said hold)" "$T/check.out" &&
 	grep -q 'tile-01 wg0 tx: regression' "$T/check.out" ||
 	{ cat "$T/check.out" "$T/check.err"; fail "--rollout-check with allow: exit $rc, want 0 with the override"; }
 stop_daemon
@@ -98,11 +109,13 @@ start_daemon
 overridden() { rollout tile CCR1009-7G-1C-1S%2B && grep -q '"decision":"go"' "$T/rollout.json"; }
 wait_until 15 overridden || { cat "$T/rollout.json"; fail "the override did not turn tile into go"; }
 want "$T/rollout.json" go '
-assert d["override"] == "7.22.3/tile", d
+o = d["override"]
+assert o["allow"] == "7.22.3/tile" and o["source"] == "config" and o["at"] is None, o
+assert o["who"] == "config '"$T/wgwatch.conf:$line"'", o
 assert d["reasons"][0]["kind"] == "override" and "said hold" in d["reasons"][0]["text"], d["reasons"]
 assert sorted(r["router"] for r in d["reasons"] if r["kind"] == "regression") == ["tile-01", "tile-02"], d
 '
-ok "[rollout] allow = 7.22.3/tile: go, the override first and the regressions still shown"
+ok "[rollout] allow = 7.22.3/tile: go, the override (config FILE:LINE) first and the regressions still shown"
 
 check_log_clean
 ok "no unexpected error in the daemon log"

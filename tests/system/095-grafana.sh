@@ -1,22 +1,82 @@
 #!/bin/sh
-# 095-grafana: web/grafana/wgwatch.json is well-formed, every metric name in its PromQL is in a
-# real /metrics of wgwatchd polling the sim (tests/system/grafana.py, which must also catch a
-# name that is not), and every expression evaluates in a real Prometheus scraping that daemon,
-# the fleet-table, throughput and per-core queries with data.
+# 095-grafana: web/grafana/wgwatch.json against Grafana's own dashboard schema, and every query
+# of it against a real Prometheus scraping wgwatchd on a demo-like fleet (grafana.scenario).
+# No Grafana server can be had from Debian or npm; the schema comes from the npm package
+# @grafana/schema (the TypeScript that Grafana generates from its CUE kinds), fetched once into
+# a cache outside the tree, and Debian's tsc checks the dashboard, each panel's options and
+# field config against its panel plugin's schema (tests/system/grafana.py ts), and must refuse a
+# broken copy. Every metric name in the PromQL must be on /metrics, and every expression of
+# every panel, annotation and variable (variables at All, top 10) must return data.
 . "$top_srcdir/tests/system/lib.sh"
 DASH="$top_srcdir/web/grafana/wgwatch.json"
 CHECK="$PY $top_srcdir/tests/system/grafana.py"
+SCHEMA_VERSION=13.2.3
 
 command -v prometheus >/dev/null || fail "prometheus not installed (apt-get install prometheus)"
-start_sim "$top_srcdir/tests/system/basic.scenario"
-write_conf 1s 1s
-start_daemon
+command -v tsc >/dev/null || fail "tsc not installed (apt-get install node-typescript)"
+command -v npm >/dev/null || fail "npm not installed (apt-get install npm)"
 
-polled() { http_get /metrics >"$T/metrics.txt" && grep -q '^wgwatch_cpu_core_load_ratio{router="tile-a"' "$T/metrics.txt"; }
+# The fleet runs while the schema is checked: the upgrades are at 12 s.
+start_sim "$top_srcdir/tests/system/grafana.scenario"
+write_conf 250ms 200ms "[detector]" "before = 10s" "after = 8s" "min_samples = 20" "every = 1s"
+start_daemon
+start_prometheus <<YML
+global: { scrape_interval: 1s, evaluation_interval: 1s }
+scrape_configs:
+  - job_name: wgwatch
+    static_configs: [{ targets: ['127.0.0.1:$HTTP_PORT'] }]
+YML
+
+# --- Grafana's dashboard schema ---------------------------------------------------------------
+CACHE="${XDG_CACHE_HOME:-${HOME:-$T}/.cache}/wgwatch-tests/grafana-schema-$SCHEMA_VERSION"
+if [ ! -f "$CACHE/package/dist/types/index.d.ts" ]; then
+	mkdir -p "$(dirname "$CACHE")"
+	tmp=$(mktemp -d "$CACHE.XXXXXX")
+	(cd "$tmp" && npm pack --silent "@grafana/schema@$SCHEMA_VERSION" && tar xzf "grafana-schema-$SCHEMA_VERSION.tgz") \
+		>"$T/npm.log" 2>&1 || { rm -rf "$tmp"; fail "npm pack @grafana/schema@$SCHEMA_VERSION: $(tail -3 "$T/npm.log")"; }
+	mv -T "$tmp" "$CACHE" 2>/dev/null || rm -rf "$tmp"   # another run may have won the race
+fi
+types="$CACHE/package/dist/types"
+# One tsc run types the dashboard and broken copies of it, each its own module: the dashboard must
+# pass, and each copy must fail, on a key Grafana does not know, an enum value it lacks, a wrong
+# type. $T/tsc.out has tsc's errors, each line led by its file.
+mkdir -p "$T/ts"
+$CHECK ts "$DASH" >"$T/ts/dashboard.ts" || fail "grafana.py ts $DASH"
+files='"dashboard.ts"' i=0
+for bad in 's/"gridPos"/"gridpos"/' 's/"graphTooltip": 1/"graphTooltip": 3/' \
+	's/"showValue": "never"/"showValue": "sometimes"/' 's/"cellGap": 1/"cellGap": "1"/'; do
+	i=$((i + 1))
+	sed "$bad" "$DASH" >"$T/bad$i.json"
+	! cmp -s "$DASH" "$T/bad$i.json" || fail "$bad changes nothing"
+	$CHECK ts "$T/bad$i.json" >"$T/ts/bad$i.ts" || fail "grafana.py ts $T/bad$i.json"
+	echo "$bad" >"$T/bad$i.sed"
+	files="$files, \"bad$i.ts\""
+done
+cat >"$T/ts/tsconfig.json" <<JSON
+{ "compilerOptions": { "strict": true, "noEmit": true, "skipLibCheck": true, "target": "es2020",
+    "moduleResolution": "node", "baseUrl": ".",
+    "paths": { "@grafana/schema": ["$types/index.d.ts"], "@grafana/schema/*": ["$types/*"] } },
+  "files": [$files] }
+JSON
+(cd "$T/ts" && tsc -p .) >"$T/tsc.out" 2>&1 || true
+! grep -q '^dashboard.ts(' "$T/tsc.out" || { grep -A1 '^dashboard.ts(' "$T/tsc.out" | head -20; fail "the dashboard does not fit Grafana's schema"; }
+npanels=$(grep -c '^export const options_' "$T/ts/dashboard.ts")
+[ "$npanels" -ge 16 ] || fail "only $npanels panels typed"
+ok "the dashboard fits @grafana/schema $SCHEMA_VERSION: dashboard, variables, annotations, $npanels panels' options"
+for f in "$T"/bad*.sed; do
+	n=$(basename "$f" .sed)
+	grep -q "^$n.ts(.*error TS" "$T/tsc.out" || fail "the schema check accepts $(cat "$f"): $(head -3 "$T/tsc.out")"
+done
+ok "the schema check refuses an unknown key, an enum value Grafana lacks and a wrong type"
+
+# --- metric names -----------------------------------------------------------------------------
+polled() {
+	http_get /metrics >"$T/metrics.txt" && grep -q '^wgwatch_cpu_core_load_ratio{router="frankfurt-ccr2116"' "$T/metrics.txt"
+}
 wait_until 20 polled || fail "no per-core series on /metrics"
 $CHECK check "$DASH" "$T/metrics.txt" >"$T/check.out" 2>&1 || { cat "$T/check.out"; fail "dashboard check"; }
 cat "$T/check.out"
-ok "the dashboard is well-formed; every metric name in its PromQL is on /metrics"
+ok "every metric name in the dashboard's PromQL is on /metrics"
 
 # The check must fail on a name the daemon does not emit, in a panel and in an annotation.
 sed 's/wgwatch_router_uptime_seconds{/wgwatch_router_uptime_secs{/' "$DASH" >"$T/bad.json"
@@ -25,50 +85,58 @@ grep -q "panel 'Fleet' target H: wgwatch_router_uptime_secs" "$T/bad.out" || { c
 grep -q "annotation 'Reboots': wgwatch_router_uptime_secs" "$T/bad.out" || { cat "$T/bad.out"; fail "annotation not checked"; }
 ok "the check names a metric the daemon does not emit"
 
-start_prometheus <<YML
-global: { scrape_interval: 1s, evaluation_interval: 1s }
-scrape_configs:
-  - job_name: wgwatch
-    static_configs: [{ targets: ['127.0.0.1:$HTTP_PORT'] }]
-YML
-
-# nresults PROMQL: how many series Prometheus returns; fails on any error (syntax included).
-nresults() {
+# --- every query has data ---------------------------------------------------------------------
+# query PROMQL: Prometheus's result as JSON lines of labels; fails on any error (syntax included).
+query() {
 	curl -sS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1" |
-		$PY -c 'import json,sys; d=json.load(sys.stdin); assert d["status"]=="success", d; print(len(d["data"]["result"]))'
+		$PY -c 'import json,sys
+d=json.load(sys.stdin); assert d["status"]=="success", d
+for r in d["data"]["result"]: print(json.dumps(r["metric"], sort_keys=True))'
 }
-tx_ready() { [ "$(nresults 'sum by (router) (rate(wgwatch_interface_transmit_bytes_total{type="wg"}[1m]))')" -ge 3 ]; }
-wait_until 60 tx_ready || fail "Prometheus has no WireGuard rates after 60 s"
-
+nresults() { query "$1" | wc -l; }
 $CHECK exprs "$DASH" >"$T/exprs.txt" || fail "exprs"
-n=0
-while IFS= read -r e; do
-	r=$(nresults "$e") || fail "Prometheus rejects: $e"
-	echo "$r $e" >>"$T/results.txt"
-	n=$((n + 1))
-done <"$T/exprs.txt"
-[ "$n" -ge 20 ] || fail "only $n expressions"
-need() {   # need MIN PREFIX: the expressions starting with PREFIX return at least MIN series
-	found=0
-	while read -r r e; do
-		case "$e" in "$2"*) ;; *) continue ;; esac
-		[ "$r" -ge "$1" ] || fail "$r series (want $1 or more): $e"
-		found=1
-	done <"$T/results.txt"
-	[ "$found" = 1 ] || fail "no expression starts with $2"
+n=$(wc -l <"$T/exprs.txt")
+[ "$n" -ge 30 ] || fail "only $n expressions"
+# all_data: every expression returns a series; the empty ones in $T/empty.txt.
+all_data() {
+	: >"$T/empty.txt"
+	while IFS= read -r e; do
+		r=$(nresults "$e") || fail "Prometheus rejects: $e"
+		[ "$r" -gt 0 ] || echo "$e" >>"$T/empty.txt"
+	done <"$T/exprs.txt"
+	[ ! -s "$T/empty.txt" ]
 }
+t0=$(date +%s)
+wait_until 45 all_data ||
+	{ cat "$T/empty.txt"; fail "$(wc -l <"$T/empty.txt") of $n expressions return nothing after 45 s"; }
+ok "all $n expressions (panels, annotations, variables) return data ($(($(date +%s) - t0)) s of waiting)"
+
+# What they return is the fleet's: the regression, the upgrades, the reboots, the cores, the sites.
+# panel_query FIXED-STRING NAME: the routers that the dashboard's expression containing
+# FIXED-STRING returns, one a line, in $T/NAME.txt.
+panel_query() {
+	e=$(grep -F "$1" "$T/exprs.txt")
+	[ "$(echo "$e" | wc -l)" = 1 ] || fail "not one expression with $1: $e"
+	query "$e" | $PY -c 'import json,sys
+for l in sys.stdin: print(json.loads(l).get("router", "-"))' | sort -u >"$T/$2.txt"
+}
+routers() { tr '\n' ' ' <"$T/$1.txt" | sed 's/ $//'; }
+panel_query 'and on (router, interface, direction) (wgwatch_upgrade_regression' regressions
+[ "$(routers regressions)" = ljubljana-ccr1009 ] || fail "Regressions over time: $(routers regressions)"
+panel_query 'resets(wgwatch_router_uptime_seconds' reboots
+[ "$(routers reboots)" = "chr-01 chr-02 ljubljana-ccr1009" ] || fail "Reboots: $(routers reboots)"
+panel_query 'last_over_time(wgwatch_router_info' versions
+[ "$(routers versions)" = "chr-01 chr-02 ljubljana-ccr1009" ] || fail "version changes: $(routers versions)"
 ALL='job=~".*",instance=~".*",router=~".*"'
-need 3 "wgwatch_router_info{$ALL}"
-need 3 'topk(10, max by (router) (wgwatch_cpu_core_load_ratio'
-need 17 "wgwatch_cpu_core_load_ratio{$ALL}"
-need 3 'topk(10, sum by (router, interface) (rate(wgwatch_interface_transmit_bytes_total'
-need 3 'topk(10, sum by (router, interface) (rate(wgwatch_interface_receive_bytes_total'
-need 1 'histogram_quantile(0.95'
-need 1 'wgwatch_router_info{job=~".*",instance=~".*",site=~".*"}'
-ok "Prometheus evaluates all $n expressions; fleet, per-core and throughput queries have data"
+[ "$(nresults "wgwatch_cpu_core_load_ratio{$ALL}")" = 33 ] || fail "per-core: not 9 + 4 + 4 + 16 cores"
+panel_query 'rate(wgwatch_poll_errors_total' errors
+grep -qx broken "$T/errors.txt" || fail "Failed polls: no broken: $(routers errors)"
+ok "on the panels: the regression (ljubljana-ccr1009 alone), 3 upgrades (reboots, versions), 33 cores, broken's failed polls"
 
 # The variables narrow by job and site: the scrape job's name, and a site label of the config.
-[ "$(nresults 'wgwatch_router_info{job=~"wgwatch",site=~"lab"}')" -ge 1 ] || fail "no router of job wgwatch at site lab"
-[ "$(nresults 'wgwatch_router_info{job=~"nojob"}')" = 0 ] || fail "the job variable does not narrow"
+site() { nresults "wgwatch_router_info{job=~\"$1\",site=~\"$2\"}"; }
+[ "$(site wgwatch ljubljana)" = 3 ] || fail "not 3 routers of job wgwatch at site ljubljana"
+[ "$(site wgwatch frankfurt)" = 1 ] || fail "not 1 router (broken never answered) at site frankfurt"
+[ "$(site nojob '.*')" = 0 ] || fail "the job variable does not narrow"
 ok "the job, instance and site variables narrow the routers"
 check_log_clean

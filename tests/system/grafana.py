@@ -5,7 +5,12 @@
                                        PromQL (panels, annotations, variables) is in METRICS, a
                                        real /metrics exposition of wgwatchd; exit 1 naming the rest
   grafana.py exprs DASHBOARD           each PromQL expression, one a line, with the Grafana
-                                       variables replaced so that Prometheus can evaluate it"""
+                                       variables replaced so that Prometheus can evaluate it
+  grafana.py ts DASHBOARD              a TypeScript module that types the dashboard with Grafana's
+                                       own dashboard schema (@grafana/schema, the types Grafana
+                                       generates from its CUE kinds), each panel's options and
+                                       field config with its panel plugin's schema; `tsc` on it
+                                       is the schema check"""
 import json
 import re
 import sys
@@ -105,8 +110,58 @@ def check_shape(dash):
     assert any("wgwatch_router_info" in a.get("expr", "") for a in dash["annotations"]["list"])
 
 
+# Grafana's panel plugins whose schema the dashboard uses: type -> (module under raw/composable,
+# whether the plugin has a custom field config; stat has none).
+PANEL_CFG = {"timeseries": ("timeseries", True), "stat": ("stat", False),
+             "table": ("table", True), "heatmap": ("heatmap", True)}
+TS_HEAD = """// Made by tests/system/grafana.py from %s: tsc type-checks it against @grafana/schema.
+import type * as D from "@grafana/schema/raw/dashboard/x/types.gen";
+%s
+// JSON has no enums: an enum-typed field takes the enum's values. A panel's options and field
+// config may leave out what the plugin defaults (Grafana fills in the plugin's defaults).
+type Num<S> = S extends `${infer N extends number}` ? N : never;
+type J<T> = T extends string ? (string extends T ? string : `${T}`) : T extends number ? Num<`${T}`>
+  : T extends Array<infer U> ? Array<J<U>> : T extends object ? { [K in keyof T]: J<T[K]> } : T;
+// Grafana's CUE leaves an annotation and a variable open (`...`: a data source spreads its query
+// into them), which the generated TypeScript cannot say: known fields are typed, others allowed.
+type Open = { [key: string]: unknown };
+type Dashboard = Omit<J<D.Dashboard>, "annotations" | "templating"> & {
+  annotations?: { list?: Array<J<D.AnnotationQuery> & Open> };
+  templating?: { list?: Array<J<D.VariableModel> & Open> };
+};
+type P<T> = T extends Array<infer U> ? Array<P<U>> : T extends object ? { [K in keyof T]?: P<T[K]> } : T;
+"""
+# The export envelope that Grafana's "Export for sharing externally" adds around a dashboard;
+# the import strips it, so it is not part of the dashboard schema.
+ENVELOPE = ("__inputs", "__requires", "__elements")
+
+
+def ts_module(path, dash):
+    """TypeScript that declares the dashboard a D.Dashboard and each panel's options and
+    fieldConfig.defaults.custom its plugin's Options and FieldConfig: object literals, so that
+    tsc refuses unknown keys as well as wrong types."""
+    imports = "".join('import type * as %s from "@grafana/schema/raw/composable/%s/panelcfg/x/types.gen";\n'
+                      % (m, m) for m, _ in sorted(PANEL_CFG.values()))
+    body = {k: v for k, v in dash.items() if k not in ENVELOPE}
+    out = [TS_HEAD % (path, imports), "export const dashboard: Dashboard = %s;" % json.dumps(body, indent=1)]
+    for p in (p for r in dash["panels"] for p in [r] + r.get("panels", [])):
+        if p["type"] == "row":
+            continue
+        assert p["type"] in PANEL_CFG, "panel %r: no schema for type %s here (PANEL_CFG)" % (p["title"], p["type"])
+        m, has_custom = PANEL_CFG[p["type"]]
+        out.append("export const options_%d: P<J<%s.Options>> = %s;" % (p["id"], m, json.dumps(p.get("options", {}))))
+        custom = p.get("fieldConfig", {}).get("defaults", {}).get("custom")
+        assert has_custom or custom is None, "panel %r: %s has no custom field config" % (p["title"], p["type"])
+        if has_custom:
+            out.append("export const custom_%d: P<J<%s.FieldConfig>> = %s;" % (p["id"], m, json.dumps(custom or {})))
+    return "\n".join(out) + "\n"
+
+
 def main(argv):
     dash = json.load(open(argv[2], encoding="utf-8"))
+    if argv[1] == "ts":
+        sys.stdout.write(ts_module(argv[2], dash))
+        return 0
     if argv[1] == "exprs":
         for _, e in exprs(dash):
             for k, v in VARS.items():

@@ -332,7 +332,18 @@ static void test_rollout(void)
 	CHECK_INT(c ? c->rollout_go_min : 0, 3);
 	CHECK_INT(c ? c->nrollout_allow : 0, 3);
 	CHECK_STR(c && c->nrollout_allow == 3 ? c->rollout_allow[2] : NULL, "7.23beta2/arm64");
+	/* where each item was set: the second line gave two */
+	char *r1 = xasprintf("%s/r1.conf", dir), *at = xasprintf("%s:4", r1), *at2 = xasprintf("%s:5", r1);
+	CHECK_STR(c && c->rollout_allow_at ? c->rollout_allow_at[0] : NULL, at);
+	CHECK_STR(c && c->rollout_allow_at ? c->rollout_allow_at[2] : NULL, at2);
+	free(r1), free(at), free(at2);
 	conf_free(c);
+	/* the API's check of an override, as allow = would take it */
+	CHECK(conf_allow_ok("7.22.3", "tile") && conf_allow_ok("7.23beta2", "CCR1009-7G-1C-1S+"));
+	CHECK(!conf_allow_ok("7.22.3", "ti le") && !conf_allow_ok("7.22.3", "ti\nle") &&
+		!conf_allow_ok("7.22.3", "a/b") && !conf_allow_ok("7.22.3", "a,b") &&
+		!conf_allow_ok("latest", "tile") && !conf_allow_ok("7.22.3", "") &&
+		!conf_allow_ok(NULL, "tile"));
 	CHECK_INT(load_text(dir, "r2.conf",
 			  "[rollout]\ncanary = canary\nhold_ratio = 1.5\ngo_min = 0\nallow = tile\n"
 			  "allow = 7.22.3/\nallow = latest/tile\nhold_regressed = x\n",

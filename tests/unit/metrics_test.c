@@ -40,6 +40,7 @@ static conf_t *test_conf(size_t n)
 		r->password = xstrdup("hunter2-secret");
 		r->snmp_community = xstrdup("c0mmunity-secret");
 		r->interval_ms = 1000;
+		r->peer_metrics = true;
 	}
 	return c;
 }
@@ -256,6 +257,10 @@ static void test_numbers(void)
 		{ 1e20, "1e+20" },
 		{ 0.1 + 0.2, "0.30000000000000004" },
 		{ 123456.789, "123456.789" },
+		{ 1779999999.5, "1779999999.5" }, /* a handshake time: the fast path */
+		{ 8999999999.000002, "8999999999.000002" },
+		{ 9000000000.5, "9000000000.5" },
+		{ 1700000000.1234567, "1700000000.1234567" },
 		{ NAN, "NaN" },
 		{ INFINITY, "+Inf" },
 		{ -INFINITY, "-Inf" },

@@ -1040,9 +1040,32 @@ static void test_cancel(void)
 	free(a.rest);
 }
 
+/* /system/package/update (routeros.md §2.2): latest-version and status when the router has
+ * checked; a latest-version that is no version ignored; a status made printable and short. */
+static void test_update(void)
+{
+	sample_t *s = dec(RESTDECODE_UPDATE,
+		"{\"channel\":\"stable\",\"installed-version\":\"7.21.5\",\"latest-version\":\"7.22.3\","
+		"\"status\":\"New version is available\"}",
+		0, NULL);
+	CHECK_STR(s->offered_version, "7.22.3");
+	CHECK_STR(s->update_status, "New version is available");
+	sample_free(s);
+	s = dec(RESTDECODE_UPDATE, "[{\"channel\":\"stable\",\"installed-version\":\"7.21.5\"}]", 0, NULL);
+	CHECK(s->offered_version == NULL && s->update_status == NULL);
+	sample_free(s);
+	s = dec(RESTDECODE_UPDATE, "{\"latest-version\":\"<b>x</b>\",\"status\":\"bad\\u0007\"}", 0, NULL);
+	CHECK(s->offered_version == NULL);
+	CHECK_STR(s->update_status, "bad?");
+	sample_free(s);
+	dec_bad(RESTDECODE_UPDATE, "[]", "expected one object");
+	dec_bad(RESTDECODE_UPDATE, "{\"latest-version\":7}", "not a string");
+}
+
 int main(void)
 {
 	test_resource();
+	test_update();
 	test_real_shapes();
 	test_cpu();
 	test_board();

@@ -268,9 +268,91 @@ static void test_reason_fields(void)
 	rt_free(v, n);
 }
 
+/* Overrides: [rollout] allow names its FILE:LINE; a stored one (POST /api/v1/rollout/allow)
+ * names its user and time; both are listed; replacing the stored ones takes effect at once. */
+static void test_overrides(void)
+{
+	const struct rcase *c = &rcases[0]; /* tile holds */
+	struct detector_verdict *v;
+	size_t n = rt_parse(c->verdicts, &v);
+	conf_t *conf = rt_conf(c);
+	char *item = (char *)"7.22.3/CCR1009", *at = (char *)"/etc/wgwatch/wgwatch.conf:42";
+	conf->rollout_allow = &item;
+	conf->rollout_allow_at = &at;
+	conf->nrollout_allow = 1;
+	rollout_t *r = rollout_create(conf);
+	rt_conf_free(conf);
+	struct rollout_query q = {
+		.version = "7.22.3", .architecture = "tile", .board = "CCR1009", .now_ms = NOW
+	};
+	struct rollout_result res;
+	rollout_decide(r, v, n, &q, &res);
+	CHECK_INT(res.decision, ROLLOUT_GO);
+	CHECK_STR(res.allow ? res.allow->who : NULL, "config /etc/wgwatch/wgwatch.conf:42");
+	CHECK_STR(res.nreasons ? res.reasons[0].text : NULL,
+		"override: allow 7.22.3/CCR1009 by config /etc/wgwatch/wgwatch.conf:42 (the guard said hold)");
+	rollout_result_free(&res);
+	q.board = "CCR1036"; /* the board's override does not reach another board */
+	rollout_decide(r, v, n, &q, &res);
+	CHECK_INT(res.decision, ROLLOUT_HOLD);
+	CHECK(res.allow == NULL);
+	rollout_result_free(&res);
+	struct override st = { .id = 7,
+		.version = (char *)"7.22.3",
+		.cohort = (char *)"tile",
+		.who = (char *)"admin",
+		.at_ms = 1764662400000LL };
+	rollout_set_stored(r, &st, 1);
+	rollout_decide(r, v, n, &q, &res);
+	CHECK_INT(res.decision, ROLLOUT_GO);
+	CHECK(res.allow != NULL && res.allow->id == 7);
+	CHECK_STR(res.nreasons ? res.reasons[0].text : NULL,
+		"override: allow 7.22.3/tile by admin at 2025-12-02T08:00:00Z (the guard said hold)");
+	rollout_result_free(&res);
+	struct override *all;
+	size_t na = rollout_overrides(r, &all);
+	CHECK_INT(na, 2);
+	CHECK_STR(na == 2 ? all[0].cohort : NULL, "CCR1009");
+	CHECK_STR(na == 2 ? all[1].who : NULL, "admin");
+	overrides_free(all, na);
+	rollout_set_stored(r, NULL, 0); /* revoked */
+	rollout_decide(r, v, n, &q, &res);
+	CHECK_INT(res.decision, ROLLOUT_HOLD);
+	rollout_result_free(&res);
+	rollout_unref(r);
+	rt_free(v, n);
+}
+
+/* Since when a cohort holds, for "took it despite a hold": the hold_regressed-th router's
+ * regression, reached plus [detector] hold, leaving out the router asked about. */
+static void test_hold_since(void)
+{
+	struct detector_verdict *v;
+	size_t n = rt_parse("ta " TILE " 7.22.3 tx R S 0.33 F 100; ta " TILE " 7.22.3 rx R S 0.5 F 200;"
+			    "tb " TILE " 7.22.3 tx R S 0.34 F 50; tc " TILE " 7.22.3 tx U S 1.0 P 10",
+		&v);
+	conf_t *conf = rt_conf(&rcases[0]);
+	rollout_t *r = rollout_create(conf);
+	rt_conf_free(conf);
+	struct rollout_query q = { .version = "7.22.3", .architecture = "tile", .board = "CCR1009" };
+	/* ta's first regression counted at NOW - 200 s + hold (its older one), tb's at NOW - 50 s */
+	CHECK(rollout_hold_since(r, v, n, &q, "tc") == NOW - 200000 + HOLD);
+	CHECK(rollout_hold_since(r, v, n, &q, "ta") == NOW - 50000 + HOLD);
+	rollout_unref(r);
+	conf = rt_conf(&rcases[0]);
+	conf->rollout_hold_regressed = 3; /* only two other routers regressed: never */
+	r = rollout_create(conf);
+	rt_conf_free(conf);
+	CHECK(rollout_hold_since(r, v, n, &q, "tc") == INT64_MAX);
+	rollout_unref(r);
+	rt_free(v, n);
+}
+
 int main(void)
 {
 	test_cases();
 	test_reason_fields();
+	test_overrides();
+	test_hold_since();
 	return unit_done("rollout_test");
 }

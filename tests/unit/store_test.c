@@ -6,6 +6,7 @@
 #include "store/store_int.h"
 #include "store/history.h"
 #include "store/schema_sql.h"
+#include "store/overrides.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 #include "unit.h"
@@ -145,8 +146,9 @@ static void test_fresh(void)
 	store_close(st);
 	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
-	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1, 007: 2 */
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 14);
+	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1,
+	 * 007-diag: 2, 008-rollout-allow: 1 */
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 15);
 	check_integrity(p);
 	free(p);
 }
@@ -839,6 +841,57 @@ static void test_history_peers(void)
 	free(p);
 }
 
+/* Rollout overrides (store/overrides.c): stored once with who and when, a second add finds
+ * the same row, a revoke keeps the row but ends it, and a database before 008 has none. */
+static void test_overrides(void)
+{
+	char *p = tpath("overrides.db"), *cause = NULL;
+	store_close(open_ok(p));
+	struct override want = { .version = (char *)"7.22.3",
+		.cohort = (char *)"tile",
+		.who = (char *)"admin",
+		.at_ms = T0 },
+			got;
+	CHECK_INT(overrides_add(p, &want, &got, &cause), 1);
+	CHECK(got.id > 0 && got.at_ms == T0);
+	CHECK_STR(got.who, "admin");
+	overrides_clear(&got);
+	want.who = (char *)"other";
+	want.at_ms = T0 + 1000;
+	CHECK_INT(overrides_add(p, &want, &got, &cause), 0); /* already: the first one stays */
+	CHECK_STR(got.who, "admin");
+	CHECK(got.at_ms == T0);
+	overrides_clear(&got);
+	struct override *v = NULL;
+	size_t n = 9;
+	CHECK_INT(overrides_list(p, &v, &n, &cause), 0);
+	CHECK_INT(n, 1);
+	CHECK_STR(n == 1 ? v[0].cohort : NULL, "tile");
+	overrides_free(v, n);
+	CHECK_INT(overrides_revoke(p, "7.22.3", "tile", "root", T0 + 2000, &got, &cause), 1);
+	CHECK_STR(got.who, "admin");
+	overrides_clear(&got);
+	CHECK_INT(overrides_revoke(p, "7.22.3", "tile", "root", T0 + 3000, &got, &cause), 0);
+	CHECK_INT(overrides_list(p, &v, &n, &cause), 0);
+	CHECK_INT(n, 0);
+	overrides_free(v, n);
+	CHECK_STR(qs(p, "SELECT who || ' ' || revoked_by || ' ' || (revoked_ms - at_ms) FROM rollout_allows"),
+		"admin root 2000");
+	CHECK(cause == NULL);
+	free(cause);
+	free(p);
+	p = tpath("old.db"); /* a database of schema 6: no table, no overrides, a clear error */
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK_INT(overrides_list(p, &v, &n, &cause), 0);
+	CHECK_INT(n, 0);
+	CHECK_INT(overrides_add(p, &want, &got, &cause), -1);
+	CHECK(cause != NULL && strstr(cause, "schema 008") != NULL);
+	free(cause);
+	free(p);
+}
+
 /* Profiles (schema 007): written through the queue, read back newest first, and purged with
  * the roll-ups' retention. */
 static void test_profiles(void)
@@ -917,6 +970,7 @@ int main(void)
 	test_links();
 	test_health();
 	test_history_peers();
+	test_overrides();
 	test_profiles();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
