@@ -5,6 +5,7 @@
 #include "store/history.h"
 #include "store/store_int.h"
 #include "lib/db.h"
+#include "lib/log.h"
 #include "lib/xmem.h"
 
 #include <jansson.h>
@@ -29,6 +30,21 @@ static char *profiles_rows_json(const profile_t *p)
 	char *text = json_dumps(arr, JSON_COMPACT | JSON_REAL_PRECISION(6));
 	json_decref(arr);
 	return text ? text : xstrdup("[]");
+}
+
+/* A statement of the diagnostic tables, or NULL when they cannot be used: a database that
+ * skipped migration 007 (one at a later version without it) must not make every batch of polls
+ * fail, so the row is dropped and that said once, and the batch goes on. */
+static sqlite3_stmt *profiles_stmt(store_t *st, const char *sql, bool *skip)
+{
+	static bool told;
+	sqlite3_stmt *q = store_stmt(st, sql);
+	*skip = q == NULL && strstr(st->errmsg, "no such table") != NULL;
+	if (*skip && !told)
+		log_error("store: %s: %s: profiles and probes are not stored (schema 007 missing)", st->path,
+			st->errmsg);
+	told |= *skip;
+	return q;
 }
 
 /* The router's id, the router inserted when the database does not know it yet; -1 on error. */
@@ -58,13 +74,15 @@ int ingest_write_probe(store_t *st, const probe_t *p)
 	int64_t rid = profiles_router_id(st, p->router, p->time_ms);
 	if (rid < 0)
 		return -1;
-	sqlite3_stmt *q = store_stmt(st,
+	bool skip;
+	sqlite3_stmt *q = profiles_stmt(st,
 		"INSERT INTO probes (router_id, time_ms, duration_ms, direction,"
 		" offered_bps, delivered_bps, lost_packets, local_cpu_load,"
 		" remote_cpu_load, busiest_core_load)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		&skip);
 	if (q == NULL)
-		return -1;
+		return skip ? 0 : -1;
 	sqlite3_bind_int64(q, 1, rid);
 	sqlite3_bind_int64(q, 2, p->time_ms);
 	sqlite3_bind_int64(q, 3, p->duration_ms);
@@ -85,11 +103,13 @@ int ingest_write_profile(store_t *st, const profile_t *p)
 	int64_t rid = profiles_router_id(st, p->router, p->time_ms);
 	if (rid < 0)
 		return -1;
-	sqlite3_stmt *q = store_stmt(st,
+	bool skip;
+	sqlite3_stmt *q = profiles_stmt(st,
 		"INSERT INTO profiles (router_id, time_ms, duration_ms, rows)"
-		" VALUES (?1, ?2, ?3, ?4)");
+		" VALUES (?1, ?2, ?3, ?4)",
+		&skip);
 	if (q == NULL)
-		return -1;
+		return skip ? 0 : -1;
 	char *rows = profiles_rows_json(p);
 	sqlite3_bind_int64(q, 1, rid);
 	sqlite3_bind_int64(q, 2, p->time_ms);

@@ -950,6 +950,29 @@ static void test_profiles(void)
 	free(p);
 }
 
+/* A database without the profiles table (one that skipped 007) drops profiles, never polls. */
+static void test_profiles_missing(void)
+{
+	char *p = tpath("noprofiles.db");
+	store_t *st = open_ok(p);
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "DROP TABLE profiles", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	int64_t now = atomic_load(&fake_now);
+	profile_t *pr = profile_new("r", now);
+	profile_add(pr, 0, "networking", 50);
+	store_submit_profile(st, pr);
+	store_submit(st, mk("r", now, "7.21.5", "7.21.5", 1000));
+	store_flush(st);
+	struct store_stats ss;
+	store_get_stats(st, &ss);
+	CHECK(!ss.failing && ss.write_errors == 0);
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 1);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
@@ -972,6 +995,7 @@ int main(void)
 	test_history_peers();
 	test_overrides();
 	test_profiles();
+	test_profiles_missing();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)
