@@ -376,9 +376,11 @@ static restmulti_t *rest_multi_pick(rest_t *r)
 /* ---- per-router handles and the collector interface ---- */
 
 /* Settings every handle gets once, whatever router it serves. */
-static int rest_easy_setup(CURL *e)
+static int rest_easy_setup(CURL *e, loop_t *loop)
 {
 	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, restmulti_close) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, loop) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, rest_write) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, rest_header) != CURLE_OK;
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -401,7 +403,7 @@ static int rest_easy_take(struct rest_conn *c)
 	rest_t *r = c->r;
 	if (r->nidle > 0) {
 		c->easy = r->idle[--r->nidle];
-	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy) < 0) {
+	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy, r->loop) < 0) {
 		curl_easy_cleanup(c->easy);
 		c->easy = NULL;
 		return -1;
