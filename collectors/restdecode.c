@@ -9,6 +9,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -491,33 +492,30 @@ static int (*const restdecode_table[RESTDECODE_NSTEPS])(const restjson_node_t *,
 };
 
 /* Each decoding thread (the loop, the offload thread) keeps one document between replies, so
- * a steady poll allocates nothing to parse. Under the sanitizers it is made and freed per
- * reply, so that the offload thread's copy is no leak when that thread ends. */
-#if defined(__SANITIZE_ADDRESS__)
-#define RESTDECODE_KEEP_DOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RESTDECODE_KEEP_DOC 0
-#endif
-#endif
-#ifndef RESTDECODE_KEEP_DOC
-#define RESTDECODE_KEEP_DOC 1
-#endif
+ * a steady poll allocates nothing to parse; a thread's document is freed when it ends. */
+static pthread_key_t restdecode_doc_key;
+static pthread_once_t restdecode_doc_once = PTHREAD_ONCE_INIT;
+
+static void restdecode_doc_free(void *d)
+{
+	restjson_destroy(d);
+}
+
+static void restdecode_doc_init(void)
+{
+	if (pthread_key_create(&restdecode_doc_key, restdecode_doc_free) != 0)
+		abort(); /* only at start, out of keys: our bug */
+}
 
 static restjson_t *restdecode_doc(void)
 {
-	static __thread restjson_t *kept;
-	if (!RESTDECODE_KEEP_DOC)
-		return restjson_create();
-	if (kept == NULL)
-		kept = restjson_create();
-	return kept;
-}
-
-static void restdecode_doc_done(restjson_t *d)
-{
-	if (!RESTDECODE_KEEP_DOC)
-		restjson_destroy(d);
+	pthread_once(&restdecode_doc_once, restdecode_doc_init);
+	restjson_t *d = pthread_getspecific(restdecode_doc_key);
+	if (d == NULL) {
+		d = restjson_create();
+		pthread_setspecific(restdecode_doc_key, d);
+	}
+	return d;
 }
 
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
@@ -533,7 +531,6 @@ int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sa
 	} else {
 		rc = restdecode_table[step](j, s, cause);
 	}
-	restdecode_doc_done(doc);
 	return rc;
 }
 
@@ -565,6 +562,5 @@ char *restdecode_http_reason(long code, const char *body, size_t len)
 	char *out = xasprintf("HTTP %ld%s%s%s%s", code, m[0] ? " " : "", m, d ? ": " : "", d ? d : "");
 	free(m);
 	free(d);
-	restdecode_doc_done(doc);
 	return out;
 }

@@ -77,8 +77,8 @@ static uint32_t restjson_text(restjson_t *d, const unsigned char *s, size_t len)
 
 static struct restjson_node *restjson_grow(struct restjson_node **v, size_t *n, size_t *cap, size_t more)
 {
-	if (*n + more > *cap) {
-		while (*n + more > *cap)
+	if (*n + more > *cap || *v == NULL) {
+		while (*n + more > *cap || *cap == 0)
 			*cap = *cap ? 2 * *cap : 64;
 		*v = xreallocarray(*v, *cap, sizeof(**v));
 	}
@@ -200,7 +200,8 @@ static int restjson_close(restjson_t *d)
 		return 0;
 	uint32_t first = (uint32_t)d->nnodes;
 	struct restjson_node *at = restjson_grow(&d->nodes, &d->nnodes, &d->capnodes, n);
-	memcpy(at, d->scratch + f.start, n * sizeof(*at));
+	if (n > 0) /* scratch is NULL before a first value */
+		memcpy(at, d->scratch + f.start, n * sizeof(*at));
 	d->nscratch = f.start;
 	if (f.type == RJ_OBJECT && restjson_repeats(at, n))
 		return 0;
