@@ -1,7 +1,7 @@
 /* rest: the RouterOS REST collector. One poll is up to seven sequential requests (routerboard
- * only when its answer may have changed, see rest_board_fresh; health once a minute; with
- * check_updates, /system/package/update at most once an hour)
- * on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
+ * only when its answer may have changed, see restboard.h; health once a minute; with
+ * check_updates, /system/package/update at most once an hour; a route check of one peer's
+ * endpoint while the WAN is being found, see restwan.h) on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
  * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
  * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
@@ -12,60 +12,27 @@
 #include "config.h"
 #include "collectors/rest.h"
 #include "collectors/healthkeep.h"
+#include "collectors/restboard.h"
 #include "collectors/restdecode.h"
 #include "collectors/restmulti.h"
+#include "collectors/restreq.h"
+#include "collectors/restupdate.h"
 #include "collectors/restwan.h"
 #include "lib/clock.h"
 #include "lib/buf.h"
 #include "lib/log.h"
 #include "lib/offload.h"
-#include "daemon/ros.h"
 #include "lib/xmem.h"
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const rest_iface_props[] = {
-	".id",
-	"name",
-	"type",
-	"running",
-	"disabled",
-	"rx-byte",
-	"tx-byte",
-	"rx-packet",
-	"tx-packet",
-	"rx-drop",
-	"tx-drop",
-	"tx-queue-drop",
-	"rx-error",
-	"tx-error",
-	"mtu",
-	"actual-mtu",
-};
 #define REST_DEFAULT_TIMEOUT_MS 10000
 #define REST_PER_MULTI          64          /* routers per curl multi handle (see the top) */
-#define REST_BOARD_EVERY_MS     3600000     /* /system/routerboard asked again at least this often */
 #define REST_OFFLOAD_MIN        (64 * 1024) /* replies this big are decoded off the loop thread */
-#define REST_UPDATE_EVERY_MS    3600000     /* /system/package/update asked at most this often */
-
-/* What /system/routerboard said (firmware), and what resource said when it was asked. */
-struct rest_board {
-	bool valid;
-	char *firmware, *upgrade_firmware;
-	char *version, *board, *url;
-	int64_t uptime_ms, mono_ms;
-};
-
-/* What /system/package/update said, and when it was last asked (monotonic; 0 never). */
-struct rest_update {
-	char *offered, *status, *url;
-	int64_t asked_ms;
-};
 
 struct rest_conn {
 	rest_t *r;
@@ -90,12 +57,12 @@ struct rest_conn {
 	buf_t body;
 	size_t head_len; /* bytes of the status line, headers and trailers of this request */
 	char errbuf[CURL_ERROR_SIZE];
-	struct rest_board board;   /* the last /system/routerboard answer */
-	healthkeep_t *health;      /* the last /system/health answer */
-	struct rest_update update; /* the last /system/package/update answer (check_updates) */
-	restwan_t *wan;            /* the WAN found from the peers' endpoints */
-	bool routing;              /* the request in flight is a route check of route_dst */
-	const char *route_dst;     /* restwan's, valid until the poll ends */
+	restboard_t *board;    /* the last /system/routerboard answer */
+	healthkeep_t *health;  /* the last /system/health answer */
+	restupdate_t *update;  /* the last /system/package/update answer (check_updates) */
+	restwan_t *wan;        /* the WAN found from the peers' endpoints */
+	bool routing;          /* the request in flight is a route check of route_dst */
+	const char *route_dst; /* restwan's, valid until the poll ends */
 };
 
 struct rest {
@@ -115,120 +82,13 @@ struct rest {
 
 /* ---- transport: requests, curl multi joined to the loop ---- */
 
-/* Interfaces are asked for by name besides type=wg: `interfaces`, `wan` or a WAN found. */
-static bool rest_iface_named(const struct rest_conn *c)
-{
-	size_t nfound;
-	restwan_names(c->wan, c->rc, &nfound);
-	return c->rc->ninterfaces + c->rc->nwan + nfound > 0;
-}
-
 static const char *rest_what(const struct rest_conn *c)
 {
-	static const char *const what[RESTDECODE_NSTEPS] = {
-		[RESTDECODE_RESOURCE] = "GET /rest/system/resource",
-		[RESTDECODE_CPU] = "GET /rest/system/resource/cpu",
-		[RESTDECODE_BOARD] = "GET /rest/system/routerboard",
-		[RESTDECODE_IFACES] = "GET /rest/interface",
-		[RESTDECODE_PEERS] = "GET /rest/interface/wireguard/peers",
-		[RESTDECODE_HEALTH] = "GET /rest/system/health",
-		[RESTDECODE_UPDATE] = "GET /rest/system/package/update",
-	};
+	size_t nfound;
 	if (c->routing)
 		return "POST /rest/ip/route/check";
-	if (c->step == RESTDECODE_IFACES && rest_iface_named(c))
-		return "POST /rest/interface/print";
-	return what[c->step];
-}
-
-/* "name=X" for each of names onto query; how many went on (non-UTF-8 names are skipped). */
-static size_t rest_query_names(json_t *query, char *const *names, size_t nnames)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < nnames; i++) {
-		char *w = xasprintf("name=%s", names[i]);
-		n += json_array_append_new(query, json_string(w)) == 0;
-		free(w);
-	}
-	return n;
-}
-
-/* {".proplist":[...],".query":["type=wg","name=A","name=B","#|","#|"]}: wg or any named in
- * interfaces or wan, or found to be the WAN. */
-static char *rest_iface_query(const struct rest_conn *c)
-{
-	const conf_router_t *rc = c->rc;
-	size_t nfound;
-	char *const *found = restwan_names(c->wan, rc, &nfound);
-	json_t *props = json_array(), *query = json_array();
-	for (size_t i = 0; i < sizeof(rest_iface_props) / sizeof(rest_iface_props[0]); i++)
-		json_array_append_new(props, json_string(rest_iface_props[i]));
-	json_array_append_new(query, json_string("type=wg"));
-	size_t n = rest_query_names(query, rc->interfaces, rc->ninterfaces);
-	n += rest_query_names(query, rc->wan, rc->nwan);
-	n += rest_query_names(query, found, nfound);
-	while (n-- > 0)
-		json_array_append_new(query, json_string("#|"));
-	json_t *o = json_pack("{s:o,s:o}", ".proplist", props, ".query", query);
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
-}
-
-static char *rest_iface_url(const char *base)
-{
-	buf_t b;
-	buf_init(&b);
-	buf_printf(&b, "%s/rest/interface?type=wg&.proplist=", base);
-	for (size_t i = 0; i < sizeof(rest_iface_props) / sizeof(rest_iface_props[0]); i++)
-		buf_printf(&b, "%s%s", i ? "," : "", rest_iface_props[i]);
-	return buf_steal(&b, NULL);
-}
-
-/* Peer names arrived in 7.15; do not ask older routers for a key they lack. */
-static bool rest_peer_names(const sample_t *s)
-{
-	struct ros_version v;
-	const char *why;
-	if (s->version == NULL || ros_parse_version(s->version, &v, &why) < 0)
-		return true;
-	return v.major > 7 || (v.major == 7 && v.minor >= 15);
-}
-
-/* The URL of the current step; *post gets the POST body (malloc'd) or NULL. */
-static char *rest_url(const struct rest_conn *c, char **post)
-{
-	const char *base = c->rc->rest;
-	*post = NULL;
-	if (c->routing) {
-		*post = restwan_body(c->route_dst);
-		return xasprintf("%s/rest/ip/route/check", base);
-	}
-	switch (c->step) {
-	case RESTDECODE_RESOURCE:
-		return xasprintf(
-			"%s/rest/system/resource?.proplist=uptime,version,board-name,"
-			"architecture-name,cpu,cpu-frequency,free-memory,total-memory,free-hdd-space,"
-			"total-hdd-space",
-			base);
-	case RESTDECODE_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
-	case RESTDECODE_BOARD:
-		return xasprintf("%s/rest/system/routerboard?.proplist=routerboard,"
-				 "current-firmware,upgrade-firmware",
-			base);
-	case RESTDECODE_IFACES:
-		if (!rest_iface_named(c))
-			return rest_iface_url(base);
-		*post = rest_iface_query(c);
-		return xasprintf("%s/rest/interface/print", base);
-	case RESTDECODE_HEALTH: return xasprintf("%s/rest/system/health", base); /* rows or a record */
-	case RESTDECODE_UPDATE: return xasprintf("%s/rest/system/package/update", base);
-	default:
-		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
-				 "public-key,last-handshake,rx,tx,allowed-address,current-endpoint-address,"
-				 "current-endpoint-port,disabled",
-			base, rest_peer_names(c->s) ? "name," : "");
-	}
+	restwan_names(c->wan, c->rc, &nfound);
+	return restreq_what(c->step, c->rc, nfound);
 }
 
 /* The reply cap counts everything a router sends: a router that streams headers or trailers
@@ -310,7 +170,11 @@ static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char
 
 static int rest_set_request(struct rest_conn *c, int64_t left)
 {
-	char *post, *url = rest_url(c, &post);
+	size_t nfound;
+	char *const *found = restwan_names(c->wan, c->rc, &nfound);
+	char *post,
+		*url = c->routing ? restreq_route(c->rc, c->route_dst, &post)
+				  : restreq_url(c->step, c->rc, found, nfound, c->s, &post);
 	CURL *e = c->easy;
 	int bad = curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left) != CURLE_OK;
@@ -407,111 +271,23 @@ static void rest_fail_http(struct rest_conn *c, long code)
 	free(why);
 }
 
-/* ---- the routerboard answer, kept between polls ---- */
-
-static void rest_board_clear(struct rest_board *b)
-{
-	free(b->firmware), free(b->upgrade_firmware);
-	free(b->version), free(b->board), free(b->url);
-	*b = (struct rest_board){ .valid = false };
-}
-
-static bool rest_same(const char *a, const char *b)
-{
-	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
-}
-
-/* Firmware (current and upgrade) changes only when the router restarts, and the model never:
- * the kept answer stands unless this poll's resource shows a restart (an uptime more than 10 s
- * plus 1% short of the kept one plus the time since), another version or board, the config
- * points at another URL, or it is REST_BOARD_EVERY_MS old. */
-static bool rest_board_fresh(const struct rest_conn *c)
-{
-	const struct rest_board *b = &c->board;
-	const sample_t *s = c->s;
-	if (!b->valid || !rest_same(b->version, s->version) || !rest_same(b->board, s->board) ||
-		!rest_same(b->url, c->rc->rest))
-		return false;
-	int64_t since = clock_mono_ms() - b->mono_ms;
-	return since < REST_BOARD_EVERY_MS && s->uptime_ms >= 0 &&
-		s->uptime_ms + 10000 + since / 100 >= b->uptime_ms + since;
-}
-
-static void rest_board_keep(struct rest_conn *c)
-{
-	struct rest_board *b = &c->board;
-	const sample_t *s = c->s;
-	rest_board_clear(b);
-	*b = (struct rest_board){ .valid = true,
-		.firmware = xstrdup(s->firmware),
-		.upgrade_firmware = xstrdup(s->upgrade_firmware),
-		.version = xstrdup(s->version),
-		.board = xstrdup(s->board),
-		.url = xstrdup(c->rc->rest),
-		.uptime_ms = s->uptime_ms,
-		.mono_ms = clock_mono_ms() };
-}
-
-static void rest_board_use(struct rest_conn *c)
-{
-	sample_t *s = c->s;
-	free(s->firmware);
-	free(s->upgrade_firmware);
-	s->firmware = xstrdup(c->board.firmware);
-	s->upgrade_firmware = xstrdup(c->board.upgrade_firmware);
-}
-
-static void rest_update_clear(struct rest_update *u)
-{
-	free(u->offered), free(u->status), free(u->url);
-	*u = (struct rest_update){ 0 };
-}
-
-/* The kept update answer into the sample; false when it is due to be asked again (then the
- * time of asking is noted: a failing router is asked again an hour later, not every poll). */
-static bool rest_update_use(struct rest_conn *c)
-{
-	struct rest_update *u = &c->update;
-	int64_t now = clock_mono_ms();
-	if (!c->rc->check_updates)
-		return true;
-	if (u->asked_ms == 0 || !rest_same(u->url, c->rc->rest) ||
-		now - u->asked_ms >= REST_UPDATE_EVERY_MS) {
-		rest_update_clear(u);
-		u->asked_ms = now;
-		u->url = xstrdup(c->rc->rest);
-		return false;
-	}
-	c->s->offered_version = xstrdup(u->offered);
-	c->s->update_status = xstrdup(u->status);
-	return true;
-}
-
-static void rest_update_keep(struct rest_conn *c)
-{
-	struct rest_update *u = &c->update;
-	free(u->offered), free(u->status);
-	u->offered = xstrdup(c->s->offered_version);
-	u->status = xstrdup(c->s->update_status);
-}
-
 /* After step c->step was decoded: on to the next request, past routerboard, health and update
  * when their kept answers stand. */
 static void rest_next_step(struct rest_conn *c)
 {
 	if (c->step == RESTDECODE_BOARD)
-		rest_board_keep(c);
+		restboard_keep(c->board, c->s, c->rc->rest);
 	if (c->step == RESTDECODE_HEALTH)
 		healthkeep_save(c->health, c->s, c->rc->rest);
-	if (c->step == RESTDECODE_UPDATE)
-		rest_update_keep(c);
-	if (++c->step == RESTDECODE_BOARD && rest_board_fresh(c)) {
-		rest_board_use(c);
+	if (++c->step == RESTDECODE_BOARD && restboard_fresh(c->board, c->s, c->rc->rest)) {
+		restboard_use(c->board, c->s);
 		c->step++;
 	}
+	if (c->step == RESTDECODE_UPDATE)
+		restupdate_keep(c->update, c->s);
 	if (c->step == RESTDECODE_HEALTH && healthkeep_use(c->health, c->s, c->rc->rest))
 		c->step++; /* the kept answer stands (healthkeep.h) */
-	if (c->step == RESTDECODE_UPDATE && rest_update_use(c))
+	if (c->step == RESTDECODE_UPDATE && restupdate_use(c->update, c->rc, c->s, clock_mono_ms()))
 		c->step++;
 }
 
@@ -570,9 +346,9 @@ static void rest_conn_abandon(struct rest_conn *c);
 /* A detached handle's last owned parts, and the handle. */
 static void rest_conn_free(struct rest_conn *c)
 {
-	rest_board_clear(&c->board);
-	rest_update_clear(&c->update);
+	restboard_destroy(c->board);
 	healthkeep_destroy(c->health);
+	restupdate_destroy(c->update);
 	restwan_destroy(c->wan);
 	free(c);
 }
@@ -665,9 +441,11 @@ static restmulti_t *rest_multi_pick(rest_t *r)
 /* ---- per-router handles and the collector interface ---- */
 
 /* Settings every handle gets once, whatever router it serves. */
-static int rest_easy_setup(CURL *e)
+static int rest_easy_setup(CURL *e, loop_t *loop)
 {
 	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, restmulti_close) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, loop) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, rest_write) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, rest_header) != CURLE_OK;
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -690,7 +468,7 @@ static int rest_easy_take(struct rest_conn *c)
 	rest_t *r = c->r;
 	if (r->nidle > 0) {
 		c->easy = r->idle[--r->nidle];
-	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy) < 0) {
+	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy, r->loop) < 0) {
 		curl_easy_cleanup(c->easy);
 		c->easy = NULL;
 		return -1;
@@ -734,6 +512,8 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	c->r = r;
 	buf_init(&c->body);
 	c->health = healthkeep_create();
+	c->board = restboard_create();
+	c->update = restupdate_create();
 	c->wan = restwan_create();
 	c->next = r->conns;
 	if (r->conns != NULL)
@@ -869,7 +649,6 @@ rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return NULL;
-	restdecode_init(); /* before the HTTP threads use jansson too */
 	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
 	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
 	struct curl_slist *hdr = h ? curl_slist_append(h, "Expect:") : NULL;

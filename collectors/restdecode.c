@@ -3,12 +3,13 @@
  * and every cause or reason it returns is printable ASCII. */
 #include "config.h"
 #include "collectors/restdecode.h"
+#include "collectors/restjson.h"
 #include "daemon/ros.h"
 #include "lib/xmem.h"
 
 #include <ctype.h>
-#include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -33,20 +34,18 @@ static void restdecode_set(char **dst, const char *v)
 	*dst = xstrdup(v);
 }
 
-/* Every value of a record must be a JSON string without NUL bytes (routeros.md §1.3). */
-static int restdecode_check_record(json_t *o, char **cause)
+/* Every value of a record must be a JSON string (routeros.md §1.3; restjson refuses NULs). */
+static int restdecode_check_record(const restjson_node_t *o, char **cause)
 {
-	const char *key;
-	json_t *v;
-	if (!json_is_object(o)) {
+	if (!restjson_is_object(o)) {
 		*cause = xstrdup("record is not a JSON object");
 		return -1;
 	}
-	json_object_foreach(o, key, v)
-	{
-		if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v))
+	for (size_t i = 0; i < restjson_size(o); i++) {
+		const restjson_node_t *v = restjson_at(o, i);
+		if (restjson_is_string(v))
 			continue;
-		char *k = restdecode_clean(key, 40);
+		char *k = restdecode_clean(restjson_key(o, i), 40);
 		*cause = xasprintf("value of \"%s\" is not a string", k);
 		free(k);
 		return -1;
@@ -54,21 +53,33 @@ static int restdecode_check_record(json_t *o, char **cause)
 	return 0;
 }
 
-/* A singleton menu: one object, or (older versions) a one-element array of it. */
-static json_t *restdecode_singleton(json_t *j, char **cause)
+/* Element i of an array; NULL for anything else or past its end. */
+static const restjson_node_t *restdecode_elem(const restjson_node_t *j, size_t i)
 {
-	if (json_is_array(j) && json_array_size(j) == 1)
-		j = json_array_get(j, 0);
-	if (!json_is_object(j)) {
+	return restjson_is_array(j) ? restjson_at(j, i) : NULL;
+}
+
+/* Elements of an array; 0 for anything else. */
+static size_t restdecode_nelem(const restjson_node_t *j)
+{
+	return restjson_is_array(j) ? restjson_size(j) : 0;
+}
+
+/* A singleton menu: one object, or (older versions) a one-element array of it. */
+static const restjson_node_t *restdecode_singleton(const restjson_node_t *j, char **cause)
+{
+	if (restdecode_nelem(j) == 1)
+		j = restdecode_elem(j, 0);
+	if (!restjson_is_object(j)) {
 		*cause = xstrdup("expected one object");
 		return NULL;
 	}
 	return restdecode_check_record(j, cause) < 0 ? NULL : j;
 }
 
-static int restdecode_list(json_t *j, char **cause)
+static int restdecode_list(const restjson_node_t *j, char **cause)
 {
-	if (!json_is_array(j)) {
+	if (!restjson_is_array(j)) {
 		*cause = xstrdup("expected a list");
 		return -1;
 	}
@@ -76,12 +87,12 @@ static int restdecode_list(json_t *j, char **cause)
 }
 
 /* The value of key in a checked record, or NULL when absent. */
-static const char *restdecode_str(json_t *o, const char *key)
+static const char *restdecode_str(const restjson_node_t *o, const char *key)
 {
-	return json_string_value(json_object_get(o, key));
+	return restjson_str(restjson_get(o, key));
 }
 
-static int restdecode_need(json_t *o, const char *key, const char **out, char **cause)
+static int restdecode_need(const restjson_node_t *o, const char *key, const char **out, char **cause)
 {
 	*out = restdecode_str(o, key);
 	if (*out == NULL) {
@@ -100,7 +111,7 @@ static int restdecode_bad(const char *key, const char *val, const char *why, cha
 }
 
 /* Optional unless need: an absent optional key leaves *out untouched. */
-static int restdecode_u64(json_t *o, const char *key, bool need, uint64_t *out, char **cause)
+static int restdecode_u64(const restjson_node_t *o, const char *key, bool need, uint64_t *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v == NULL)
@@ -110,7 +121,7 @@ static int restdecode_u64(json_t *o, const char *key, bool need, uint64_t *out, 
 	return 0;
 }
 
-static int restdecode_bool(json_t *o, const char *key, bool *out, char **cause)
+static int restdecode_bool(const restjson_node_t *o, const char *key, bool *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v != NULL && ros_parse_bool(v, out, &why) < 0)
@@ -118,7 +129,7 @@ static int restdecode_bool(json_t *o, const char *key, bool *out, char **cause)
 	return 0;
 }
 
-static int restdecode_percent(json_t *o, const char *key, bool need, double *out, char **cause)
+static int restdecode_percent(const restjson_node_t *o, const char *key, bool need, double *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v == NULL)
@@ -128,7 +139,8 @@ static int restdecode_percent(json_t *o, const char *key, bool need, double *out
 	return 0;
 }
 
-static int restdecode_duration(json_t *o, const char *key, bool need, int64_t *out, char **cause)
+static int restdecode_duration(
+	const restjson_node_t *o, const char *key, bool need, int64_t *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v == NULL)
@@ -139,7 +151,7 @@ static int restdecode_duration(json_t *o, const char *key, bool need, int64_t *o
 }
 
 /* cpu-frequency in MHz; absent on some boards (the CCR2004-1G-12S+2XS), then 0 = unknown. */
-static int restdecode_mhz(json_t *o, sample_t *s, char **cause)
+static int restdecode_mhz(const restjson_node_t *o, sample_t *s, char **cause)
 {
 	uint64_t mhz = 0;
 	if (restdecode_u64(o, "cpu-frequency", false, &mhz, cause) < 0)
@@ -152,7 +164,7 @@ static int restdecode_mhz(json_t *o, sample_t *s, char **cause)
 }
 
 /* free-memory, total-memory, free-hdd-space, total-hdd-space: bytes, each optional. */
-static int restdecode_resource_sizes(json_t *o, sample_t *s, char **cause)
+static int restdecode_resource_sizes(const restjson_node_t *o, sample_t *s, char **cause)
 {
 	static const char *const keys[] = { "free-memory", "total-memory", "free-hdd-space",
 		"total-hdd-space" };
@@ -166,9 +178,9 @@ static int restdecode_resource_sizes(json_t *o, sample_t *s, char **cause)
 	return 0;
 }
 
-static int restdecode_resource(json_t *j, sample_t *s, char **cause)
+static int restdecode_resource(const restjson_node_t *j, sample_t *s, char **cause)
 {
-	json_t *o = restdecode_singleton(j, cause);
+	const restjson_node_t *o = restdecode_singleton(j, cause);
 	const char *ver, *board, *why;
 	int64_t up;
 	struct ros_version v;
@@ -216,7 +228,7 @@ static int restdecode_cpu_order(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static int restdecode_cpu_row(json_t *o, size_t row, struct restdecode_cpu *c, char **cause)
+static int restdecode_cpu_row(const restjson_node_t *o, size_t row, struct restdecode_cpu *c, char **cause)
 {
 	const char *name;
 	c->row = row;
@@ -231,9 +243,9 @@ static int restdecode_cpu_row(json_t *o, size_t row, struct restdecode_cpu *c, c
 	return 0;
 }
 
-static int restdecode_cpu(json_t *j, sample_t *s, char **cause)
+static int restdecode_cpu(const restjson_node_t *j, sample_t *s, char **cause)
 {
-	size_t n = json_array_size(j);
+	size_t n = restdecode_nelem(j);
 	if (restdecode_list(j, cause) < 0)
 		return -1;
 	if (n == 0) {
@@ -242,7 +254,7 @@ static int restdecode_cpu(json_t *j, sample_t *s, char **cause)
 	}
 	struct restdecode_cpu *rows = xcalloc(n, sizeof(*rows));
 	for (size_t i = 0; i < n; i++) {
-		if (restdecode_cpu_row(json_array_get(j, i), i, &rows[i], cause) < 0) {
+		if (restdecode_cpu_row(restdecode_elem(j, i), i, &rows[i], cause) < 0) {
 			free(rows);
 			return -1;
 		}
@@ -258,9 +270,9 @@ static int restdecode_cpu(json_t *j, sample_t *s, char **cause)
 }
 
 /* On CHR/x86 the record is only {"routerboard":"false"}: firmware stays unknown. */
-static int restdecode_board(json_t *j, sample_t *s, char **cause)
+static int restdecode_board(const restjson_node_t *j, sample_t *s, char **cause)
 {
-	json_t *o = restdecode_singleton(j, cause);
+	const restjson_node_t *o = restdecode_singleton(j, cause);
 	bool rb = true;
 	if (o == NULL || restdecode_bool(o, "routerboard", &rb, cause) < 0)
 		return -1;
@@ -270,7 +282,7 @@ static int restdecode_board(json_t *j, sample_t *s, char **cause)
 }
 
 /* actual-mtu (what the interface uses), else mtu; an "auto" or absent value stays 0. */
-static int restdecode_mtu(json_t *o, struct sample_iface *f, char **cause)
+static int restdecode_mtu(const restjson_node_t *o, struct sample_iface *f, char **cause)
 {
 	static const char *const keys[] = { "actual-mtu", "mtu" };
 	for (size_t i = 0; i < 2; i++) {
@@ -286,7 +298,8 @@ static int restdecode_mtu(json_t *o, struct sample_iface *f, char **cause)
 	return 0;
 }
 
-static int restdecode_iface_row(json_t *o, struct sample_iface *f, const char **name, char **cause)
+static int restdecode_iface_row(
+	const restjson_node_t *o, struct sample_iface *f, const char **name, char **cause)
 {
 	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "name", name, cause) < 0 ||
 		restdecode_u64(o, "rx-byte", true, &f->rx_bytes, cause) < 0 ||
@@ -303,12 +316,12 @@ static int restdecode_iface_row(json_t *o, struct sample_iface *f, const char **
 	return restdecode_mtu(o, f, cause);
 }
 
-static int restdecode_ifaces(json_t *j, sample_t *s, char **cause)
+static int restdecode_ifaces(const restjson_node_t *j, sample_t *s, char **cause)
 {
 	if (restdecode_list(j, cause) < 0)
 		return -1;
-	for (size_t i = 0; i < json_array_size(j); i++) {
-		json_t *o = json_array_get(j, i);
+	for (size_t i = 0; i < restdecode_nelem(j); i++) {
+		const restjson_node_t *o = restdecode_elem(j, i);
 		struct sample_iface f = { 0 };
 		const char *name;
 		if (restdecode_iface_row(o, &f, &name, cause) < 0)
@@ -322,7 +335,7 @@ static int restdecode_ifaces(json_t *j, sample_t *s, char **cause)
 }
 
 /* The `peer` label: name (7.15+), else comment, else the public key. */
-static const char *restdecode_peer_label(json_t *o, const char *key)
+static const char *restdecode_peer_label(const restjson_node_t *o, const char *key)
 {
 	const char *name = restdecode_str(o, "name"), *comment = restdecode_str(o, "comment");
 	if (name != NULL && name[0] != '\0')
@@ -334,7 +347,7 @@ static const char *restdecode_peer_label(json_t *o, const char *key)
 
 /* current-endpoint-address/port (absent, or "" and "0", before a first handshake) and
  * allowed-address; the configured endpoint-address is not what the peer uses, so not read. */
-static int restdecode_endpoint(json_t *o, struct sample_peer *p, char **cause)
+static int restdecode_endpoint(const restjson_node_t *o, struct sample_peer *p, char **cause)
 {
 	const char *addr = restdecode_str(o, "current-endpoint-address");
 	const char *allowed = restdecode_str(o, "allowed-address");
@@ -351,7 +364,7 @@ static int restdecode_endpoint(json_t *o, struct sample_peer *p, char **cause)
 }
 
 static int restdecode_peer_row(
-	json_t *o, struct sample_peer *p, const char **ifc, const char **key, char **cause)
+	const restjson_node_t *o, struct sample_peer *p, const char **ifc, const char **key, char **cause)
 {
 	p->last_handshake_ms = -1;
 	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "interface", ifc, cause) < 0 ||
@@ -364,12 +377,12 @@ static int restdecode_peer_row(
 	return restdecode_endpoint(o, p, cause);
 }
 
-static int restdecode_peers(json_t *j, sample_t *s, char **cause)
+static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
 {
 	if (restdecode_list(j, cause) < 0)
 		return -1;
-	for (size_t i = 0; i < json_array_size(j); i++) {
-		json_t *o = json_array_get(j, i);
+	for (size_t i = 0; i < restdecode_nelem(j); i++) {
+		const restjson_node_t *o = restdecode_elem(j, i);
 		struct sample_peer p = { 0 };
 		const char *ifc, *key;
 		if (restdecode_peer_row(o, &p, &ifc, &key, cause) < 0) {
@@ -437,31 +450,29 @@ static void restdecode_health_one(sample_t *s, const char *name, const char *typ
 	sample_add_sensor(s, name, (enum sample_unit)unit, v);
 }
 
-static int restdecode_health_flat(json_t *o, sample_t *s, char **cause)
+static int restdecode_health_flat(const restjson_node_t *o, sample_t *s, char **cause)
 {
-	const char *key;
-	json_t *v;
 	if (restdecode_check_record(o, cause) < 0)
 		return -1;
-	json_object_foreach(o, key, v)
-	{
+	for (size_t i = 0; i < restjson_size(o); i++) {
+		const char *key = restjson_key(o, i);
 		if (key[0] != '.')
-			restdecode_health_one(s, key, NULL, json_string_value(v));
+			restdecode_health_one(s, key, NULL, restjson_str(restjson_at(o, i)));
 	}
 	return 0;
 }
 
-static int restdecode_health(json_t *j, sample_t *s, char **cause)
+static int restdecode_health(const restjson_node_t *j, sample_t *s, char **cause)
 {
-	json_t *first = json_array_get(j, 0);
+	const restjson_node_t *first = restdecode_elem(j, 0);
 	sample_copy_sensors(s, &(sample_t){ 0 });
 	s->health_fresh = true;
-	if (json_is_object(j) || (json_array_size(j) == 1 && json_object_get(first, "name") == NULL))
-		return restdecode_health_flat(json_is_object(j) ? j : first, s, cause);
+	if (restjson_is_object(j) || (restdecode_nelem(j) == 1 && restjson_get(first, "name") == NULL))
+		return restdecode_health_flat(restjson_is_object(j) ? j : first, s, cause);
 	if (restdecode_list(j, cause) < 0)
 		return -1;
-	for (size_t i = 0; i < json_array_size(j); i++) {
-		json_t *o = json_array_get(j, i);
+	for (size_t i = 0; i < restdecode_nelem(j); i++) {
+		const restjson_node_t *o = restdecode_elem(j, i);
 		const char *name, *value;
 		if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "name", &name, cause) < 0 ||
 			restdecode_need(o, "value", &value, cause) < 0)
@@ -474,9 +485,9 @@ static int restdecode_health(json_t *j, sample_t *s, char **cause)
 /* /system/package/update: latest-version (a RouterOS version, else ignored) and status. The
  * router learns latest-version from MikroTik when it checks for updates; until then it is
  * absent (routeros-diagnostics: MikroTik manual, /system/package/update). */
-static int restdecode_update(json_t *j, sample_t *s, char **cause)
+static int restdecode_update(const restjson_node_t *j, sample_t *s, char **cause)
 {
-	json_t *o = restdecode_singleton(j, cause);
+	const restjson_node_t *o = restdecode_singleton(j, cause);
 	if (o == NULL)
 		return -1;
 	const char *latest = restdecode_str(o, "latest-version"), *status = restdecode_str(o, "status"), *why;
@@ -488,7 +499,7 @@ static int restdecode_update(json_t *j, sample_t *s, char **cause)
 	return 0;
 }
 
-static int (*const restdecode_table[RESTDECODE_NSTEPS])(json_t *, sample_t *, char **) = {
+static int (*const restdecode_table[RESTDECODE_NSTEPS])(const restjson_node_t *, sample_t *, char **) = {
 	[RESTDECODE_RESOURCE] = restdecode_resource,
 	[RESTDECODE_CPU] = restdecode_cpu,
 	[RESTDECODE_BOARD] = restdecode_board,
@@ -498,88 +509,37 @@ static int (*const restdecode_table[RESTDECODE_NSTEPS])(json_t *, sample_t *, ch
 	[RESTDECODE_UPDATE] = restdecode_update,
 };
 
-/* ---- an arena for jansson while a reply is decoded ----
- * jansson allocates every value, key and string of a reply on its own, and the tree lives only
- * until the reply is decoded: malloc and free were a fifth of the daemon's CPU. While a thread
- * decodes a reply its allocations come from that thread's arena (freed all at once after);
- * everything else, other threads' jansson included, goes to malloc as before. Under the
- * sanitizers the arena is off, so that they see every allocation of the decoding. */
+/* Each decoding thread (the loop, the offload thread) keeps one document between replies, so
+ * a steady poll allocates nothing to parse; a thread's document is freed when it ends. */
+static pthread_key_t restdecode_doc_key;
+static pthread_once_t restdecode_doc_once = PTHREAD_ONCE_INIT;
 
-#define RESTDECODE_ARENA_BYTES (256 * 1024)
-#if defined(__SANITIZE_ADDRESS__)
-#define RESTDECODE_ARENA_ON 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define RESTDECODE_ARENA_ON 0
-#endif
-#endif
-#ifndef RESTDECODE_ARENA_ON
-#define RESTDECODE_ARENA_ON 1
-#endif
-
-struct restdecode_arena {
-	char *base;
-	size_t used;
-};
-
-static __thread struct restdecode_arena *restdecode_arena_cur;
-
-static bool restdecode_arena_has(const struct restdecode_arena *a, const void *p)
+static void restdecode_doc_free(void *d)
 {
-	return a != NULL && (const char *)p >= a->base && (const char *)p < a->base + RESTDECODE_ARENA_BYTES;
+	restjson_destroy(d);
 }
 
-static void *restdecode_json_malloc(size_t n)
+static void restdecode_doc_init(void)
 {
-	struct restdecode_arena *a = restdecode_arena_cur;
-	size_t need = (n + 15) & ~(size_t)15;
-	if (a != NULL && need >= n && need <= RESTDECODE_ARENA_BYTES - a->used) {
-		void *p = a->base + a->used;
-		a->used += need;
-		return p;
+	if (pthread_key_create(&restdecode_doc_key, restdecode_doc_free) != 0)
+		abort(); /* only at start, out of keys: our bug */
+}
+
+static restjson_t *restdecode_doc(void)
+{
+	pthread_once(&restdecode_doc_once, restdecode_doc_init);
+	restjson_t *d = pthread_getspecific(restdecode_doc_key);
+	if (d == NULL) {
+		d = restjson_create();
+		pthread_setspecific(restdecode_doc_key, d);
 	}
-	return malloc(n); /* the arena is full or not in use: jansson's default */
-}
-
-static void restdecode_json_free(void *p)
-{
-	if (!restdecode_arena_has(restdecode_arena_cur, p))
-		free(p);
-}
-
-/* Installs the allocator functions once, before this process parses any JSON with jansson. */
-static void restdecode_arena_install(void)
-{
-	static bool done;
-	if (!done)
-		json_set_alloc_funcs(restdecode_json_malloc, restdecode_json_free);
-	done = true;
-}
-
-void restdecode_init(void)
-{
-	if (RESTDECODE_ARENA_ON)
-		restdecode_arena_install();
-}
-
-static json_t *restdecode_parse(const char *body, size_t len)
-{
-	json_error_t e;
-	return json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &e);
+	return d;
 }
 
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
 {
-	static __thread char *arena_mem; /* one per decoding thread (the loop), kept for reuse */
-	struct restdecode_arena arena = { 0 };
-	if (RESTDECODE_ARENA_ON) {
-		if (arena_mem == NULL)
-			arena_mem = xmalloc(RESTDECODE_ARENA_BYTES);
-		arena.base = arena_mem;
-		restdecode_arena_install();
-		restdecode_arena_cur = &arena;
-	}
-	json_t *j = restdecode_parse(body, len);
+	restjson_t *doc = restdecode_doc();
+	const restjson_node_t *j = restjson_parse(doc, body, len);
 	int rc = -1;
 	if (j == NULL) {
 		size_t ws = strspn(body, " \t\r\n");
@@ -588,9 +548,7 @@ int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sa
 							     : "reply is not JSON");
 	} else {
 		rc = restdecode_table[step](j, s, cause);
-		json_decref(j);
 	}
-	restdecode_arena_cur = NULL;
 	return rc;
 }
 
@@ -599,12 +557,13 @@ int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sa
  * there is no interface. */
 int restdecode_route(const char *body, size_t len, char **iface, char **cause)
 {
-	json_t *j = restdecode_parse(body, len), *o = json_is_array(j) ? json_array_get(j, 0) : j;
+	const restjson_node_t *j = restjson_parse(restdecode_doc(), body, len);
+	const restjson_node_t *o = restjson_is_array(j) ? restjson_at(j, 0) : j;
 	const char *name = NULL, *status = NULL;
 	*iface = NULL;
 	if (j == NULL)
 		*cause = xstrdup("reply is not JSON");
-	else if (!json_is_object(o) || (json_is_array(j) && json_array_size(j) != 1))
+	else if (!restjson_is_object(o) || (restjson_is_array(j) && restjson_size(j) != 1))
 		*cause = xstrdup("expected one object");
 	else if (restdecode_check_record(o, cause) == 0) {
 		status = restdecode_str(o, "status");
@@ -618,7 +577,6 @@ int restdecode_route(const char *body, size_t len, char **iface, char **cause)
 		} else
 			*cause = xstrdup("missing \"interface\"");
 	}
-	json_decref(j);
 	return *iface != NULL ? 0 : -1;
 }
 
@@ -641,14 +599,14 @@ static const char *restdecode_phrase(long code)
 
 char *restdecode_http_reason(long code, const char *body, size_t len)
 {
-	json_t *j = json_loadb(body, len, 0, NULL);
-	const char *msg = json_string_value(json_object_get(j, "message"));
-	const char *detail = json_string_value(json_object_get(j, "detail"));
+	restjson_t *doc = restdecode_doc();
+	const restjson_node_t *j = restjson_parse(doc, body, len);
+	const char *msg = restjson_str(restjson_get(j, "message"));
+	const char *detail = restjson_str(restjson_get(j, "detail"));
 	char *m = restdecode_clean(msg != NULL ? msg : restdecode_phrase(code), 40);
 	char *d = detail != NULL && detail[0] != '\0' ? restdecode_clean(detail, 120) : NULL;
 	char *out = xasprintf("HTTP %ld%s%s%s%s", code, m[0] ? " " : "", m, d ? ": " : "", d ? d : "");
 	free(m);
 	free(d);
-	json_decref(j);
 	return out;
 }

@@ -19,8 +19,6 @@ enum restdecode_step {
 	RESTDECODE_NSTEPS
 };
 
-/* Installs jansson's reply arena; call once before any thread parses JSON (idempotent). */
-void restdecode_init(void);
 /* Decodes the 2xx reply body of step (len bytes, NUL-terminated) into s. 0, or -1 with *cause
  * (printable, caller frees); s may be partly filled on failure. */
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause);

@@ -19,6 +19,7 @@
 #define POLLER_MAX_COLLECTORS 4
 #define POLLER_MAX_BACKOFF    8  /* intervals skipped at most while a router is down */
 #define POLLER_LATE_EVERY     10 /* a router's late starts: the first warned of, then every 10th */
+#define POLLER_GRID_MS        8  /* polls start on a grid this wide (see poller_arm) */
 
 struct prouter {
 	poller_t *p;
@@ -355,6 +356,19 @@ static void poller_note_late(struct prouter *r, bool late, int64_t delay)
 		r->conf->name, delay, more);
 }
 
+/* Arms r's timer for its due time rounded down onto a grid POLLER_GRID_MS wide (at most a
+ * tenth of its interval): the polls due within one slot start together, so one wake-up of the
+ * loop serves them all, and their requests and replies bunch up the same way. A poll so starts
+ * up to a slot early, never late; the schedule itself (due_ms) does not move. */
+static void poller_arm(struct prouter *r)
+{
+	int64_t g = r->conf->interval_ms / 10;
+	if (g > POLLER_GRID_MS)
+		g = POLLER_GRID_MS;
+	int64_t at = g > 1 ? r->due_ms - (r->due_ms % g + g) % g : r->due_ms;
+	r->timer = loop_at(r->p->loop, at, poller_due, r);
+}
+
 /* Start the poll now. Failures to start become a failed sample like any other. */
 static void poller_start_poll(struct prouter *r)
 {
@@ -381,7 +395,6 @@ static void poller_start_poll(struct prouter *r)
 /* Next poll on the grid: due += interval (skipping missed slots, and more while down). */
 static void poller_schedule(struct prouter *r)
 {
-	poller_t *p = r->p;
 	int64_t iv = r->conf->interval_ms;
 	int64_t now = clock_mono_ms();
 	unsigned skip = 1;
@@ -390,7 +403,7 @@ static void poller_schedule(struct prouter *r)
 	r->due_ms += iv * skip;
 	if (r->due_ms <= now)
 		r->due_ms += ((now - r->due_ms) / iv + 1) * iv;
-	r->timer = loop_at(p->loop, r->due_ms, poller_due, r);
+	poller_arm(r);
 }
 
 void poller_start(poller_t *p)
@@ -401,7 +414,7 @@ void poller_start(poller_t *p)
 		struct prouter *r = &p->routers[i];
 		if (!r->carried)
 			r->due_ms = now + poller_phase(r->conf);
-		r->timer = loop_at(p->loop, r->due_ms, poller_due, r);
+		poller_arm(r);
 	}
 }
 

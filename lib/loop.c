@@ -21,6 +21,7 @@ struct loop_fd {
 	void *arg;
 	int events;
 	bool active;
+	bool parked; /* loop_park_fd: still in epoll, and its owner unwatches it before close */
 };
 
 struct loop_timer {
@@ -112,6 +113,10 @@ int loop_watch_fd(loop_t *l, int fd, int events, loop_fd_fn fn, void *arg)
 		l->nfds = n;
 	}
 	struct loop_fd *f = &l->fds[fd];
+	if (f->active && f->parked && f->events == events) {
+		*f = (struct loop_fd){ .fn = fn, .arg = arg, .events = events, .active = true };
+		return 0;
+	}
 	struct epoll_event ev = { .events = loop_epoll_events(events), .data.fd = fd };
 	/* An fd closed without unwatch and then reused looks active to us but is unknown to
 	 * epoll (and the reverse): retry with the other operation. */
@@ -134,6 +139,15 @@ void loop_unwatch_fd(loop_t *l, int fd)
 	/* The fd may already be closed (curl closes before telling us): ignore errors. */
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, fd, NULL);
 	l->fds[fd].active = false;
+}
+
+void loop_park_fd(loop_t *l, int fd, loop_fd_fn fn, void *arg)
+{
+	if (fd < 0 || (size_t)fd >= l->nfds || !l->fds[fd].active)
+		return;
+	l->fds[fd].fn = fn;
+	l->fds[fd].arg = arg;
+	l->fds[fd].parked = true;
 }
 
 static void loop_heap_place(loop_t *l, size_t i, struct loop_timer t)

@@ -22,6 +22,10 @@ void loop_destroy(loop_t *l);
  * and callback. Returns 0, or -1 with errno set. */
 int loop_watch_fd(loop_t *l, int fd, int events, loop_fd_fn fn, void *arg);
 void loop_unwatch_fd(loop_t *l, int fd); /* safe to call from its callback */
+/* Parks a watched fd that will be wanted again soon (an idle keep-alive connection): fn now
+ * gets its events, and no system call is made, now or when loop_watch_fd takes it back with
+ * the same events. The caller must loop_unwatch_fd it before closing it. */
+void loop_park_fd(loop_t *l, int fd, loop_fd_fn fn, void *arg);
 
 /* Run fn once at monotonic time at_ms (see loop_now_ms). Returns an id for loop_cancel. */
 loop_timer_id loop_at(loop_t *l, int64_t at_ms, loop_timer_fn fn, void *arg);

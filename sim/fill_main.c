@@ -316,7 +316,6 @@ int main(int argc, char **argv)
 		scenario_free(sc);
 		return 1;
 	}
-	restdecode_init();
 	simrest_set_epoch((time_t)o.epoch);
 	size_t n;
 	struct fill_router *f = fill_match(sc, conf, &o, &n);

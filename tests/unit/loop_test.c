@@ -1,4 +1,5 @@
-/* loop_test: timers fire in order, cancel works, fd readiness is delivered, stop ends the run. */
+/* loop_test: timers fire in order, cancel works, fd readiness is delivered (to the parking
+ * callback while parked), stop ends the run. */
 #include "config.h"
 #include "lib/clock.h"
 #include "lib/loop.h"
@@ -68,6 +69,41 @@ static void test_fd(void)
 	close(p[1]);
 }
 
+static int parked_calls;
+static void on_parked(int fd, int events, void *arg)
+{
+	parked_calls++;
+	loop_unwatch_fd(L, fd);
+	loop_after(L, 0, stop_cb, NULL);
+}
+
+/* A parked fd stays in epoll: its events go to the parking callback, and watching it again
+ * with the same events hands them back to the watcher. */
+static void test_park(void)
+{
+	int p[2];
+	CHECK_INT(pipe(p), 0);
+	L = loop_create();
+	fd_calls = parked_calls = 0;
+	CHECK_INT(loop_watch_fd(L, p[0], LOOP_READ, on_read, NULL), 0);
+	loop_park_fd(L, p[0], on_parked, NULL);
+	CHECK_INT(write(p[1], "y", 1), 1);
+	CHECK_INT(loop_run(L), 0);
+	CHECK_INT(parked_calls, 1);
+	loop_destroy(L); /* stopped for good: a new loop for the second half */
+	L = loop_create();
+	CHECK_INT(loop_watch_fd(L, p[0], LOOP_READ, on_read, NULL), 0);
+	loop_park_fd(L, p[0], on_parked, NULL);
+	CHECK_INT(loop_watch_fd(L, p[0], LOOP_READ, on_read, NULL), 0); /* taken back */
+	CHECK_INT(loop_run(L), 0);                                      /* "y" is still unread */
+	CHECK_INT(fd_calls, 1);
+	CHECK_INT(parked_calls, 1);
+	CHECK_INT(got, 'y');
+	loop_destroy(L);
+	close(p[0]);
+	close(p[1]);
+}
+
 static int fired[1000];
 static void fire(void *arg)
 {
@@ -107,5 +143,6 @@ int main(void)
 	test_timers();
 	test_cancel();
 	test_fd();
+	test_park();
 	return unit_done("loop_test");
 }

@@ -2,6 +2,7 @@
  * form), then the transport against a libmicrohttpd stand-in router on 127.0.0.1: a full poll,
  * keep-alive reuse, POST print, auth/HTTP/parse/size/timeout/connect/TLS failures, cancel. */
 #include "collectors/rest.c"
+#include "collectors/restjson.h"
 #include "unit.h"
 
 #include <arpa/inet.h>
@@ -587,6 +588,53 @@ static void test_restwan(void)
 	free(body);
 }
 
+static const restjson_node_t *rj(restjson_t *d, const char *text)
+{
+	return restjson_parse(d, text, strlen(text));
+}
+
+/* A 20-key object whose last key is kLAST: a repeat of k3, or a new one as k19. */
+static const restjson_node_t *rj_wide(restjson_t *d, buf_t *b, int last)
+{
+	buf_reset(b);
+	buf_puts(b, "{");
+	for (int i = 0; i < 20; i++)
+		buf_printf(b, "%s\"k%d\":\"v\"", i ? "," : "", i < 19 ? i : last);
+	buf_puts(b, "}");
+	return restjson_parse(d, b->data, b->len);
+}
+
+/* restjson: what restdecode relies on, and the refusals jansson made before it. */
+static void test_restjson(void)
+{
+	restjson_t *d = restjson_create();
+	const restjson_node_t *j = rj(d, "[{\"a\":\"x\\u00e9\\\"\",\"b\":[1,{}]},\"s\",null]");
+	CHECK(restjson_is_array(j) && restjson_size(j) == 3);
+	const restjson_node_t *o = restjson_at(j, 0);
+	CHECK(restjson_is_object(o) && restjson_size(o) == 2);
+	CHECK_STR(restjson_str(restjson_get(o, "a")), "x\xc3\xa9\"");
+	CHECK_STR(restjson_key(o, 1), "b");
+	CHECK(restjson_is_array(restjson_get(o, "b")) && restjson_size(restjson_get(o, "b")) == 2);
+	CHECK(restjson_is_object(restjson_at(restjson_get(o, "b"), 1)));
+	CHECK(restjson_get(o, "c") == NULL && restjson_at(j, 3) == NULL);
+	CHECK_STR(restjson_str(restjson_at(j, 1)), "s");
+	CHECK(!restjson_is_string(restjson_at(j, 2)) && restjson_str(restjson_at(j, 2)) == NULL);
+	buf_t b;
+	buf_init(&b);
+	CHECK(rj_wide(d, &b, 19) != NULL);
+	CHECK(rj_wide(d, &b, 3) == NULL); /* found by the sorted check */
+	buf_reset(&b);
+	for (int i = 0; i < 130; i++)
+		buf_putc(&b, i < 65 ? '[' : ']');
+	CHECK(restjson_parse(d, b.data, b.len) == NULL);         /* 65 deep */
+	CHECK(restjson_parse(d, b.data + 1, b.len - 2) != NULL); /* 64 deep */
+	CHECK(rj(d, "\"\xff\"") == NULL);                        /* not UTF-8 */
+	CHECK(rj(d, "{\"a\\u0000\":\"1\"}") == NULL);            /* NUL in a key */
+	CHECK(rj(d, "1 2") == NULL && rj(d, "") == NULL && rj(d, "[1,]") == NULL);
+	buf_free(&b);
+	restjson_destroy(d);
+}
+
 static void test_http_reason(void)
 {
 	const char *b1 = "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
@@ -1078,6 +1126,7 @@ int main(void)
 	test_http_reason();
 	test_route_decode();
 	test_restwan();
+	test_restjson();
 	buf_init(&srv_log);
 	int port = 0;
 	struct MHD_Daemon *d = srv_start(&port);

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""collectdbench.py: wgwatchd against collectd (Debian collectd-core, curl_json and snmp
+plugins) on the same wgwatch-sim routers, at the same interval, side by side. REST: collectd's
+curl_json reads the four URLs wgwatchd asks for in a steady poll (resource, resource/cpu,
+interface?type=wg, wireguard/peers), with the same .proplist, on kept-alive connections. SNMP:
+collectd's snmp plugin reads from the same agents the numeric objects wgwatchd's SNMP collector
+reads. collectd runs its own config from a temp dir in the foreground and writes with its
+network plugin to a UDP socket of this script, which only counts marker values in the packets.
+It starts its own processes on loopback, stops them by pid, and never touches a system
+collectd. Figures only, never pass/fail (see bench/README.md)."""
+
+import argparse
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+TICKS = os.sysconf("SC_CLK_TCK")
+COMMUNITY = "bench-cd"
+SIM_ADDR = "127.52.0.1"
+COLLECTD = "/usr/sbin/collectd"
+TYPES_DB = "/usr/share/collectd/types.db"
+
+# The URLs of wgwatchd's steady poll (collectors/rest.c rest_url; routerboard and health are
+# asked rarely and left out of both), each with the numeric keys collectd can take (curl_json
+# cannot read RouterOS durations such as uptime or last-handshake) and a marker key whose type
+# instance the sink counts: one marker is one read of the URL.
+REST_URLS = [
+    ("res", "/rest/system/resource?.proplist=uptime,version,board-name,architecture-name,cpu,"
+     "cpu-frequency,free-memory,total-memory,free-hdd-space,total-hdd-space",
+     ["cpu-frequency", "free-memory", "free-hdd-space", "total-hdd-space"], "total-memory"),
+    ("cpu", "/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", ["*/load", "*/irq"], "0/load"),
+    ("if", "/rest/interface?type=wg&.proplist=.id,name,type,running,disabled,rx-byte,tx-byte,"
+     "rx-packet,tx-packet,rx-drop,tx-drop,tx-queue-drop,rx-error,tx-error,mtu,actual-mtu",
+     ["*/" + k for k in ("rx-byte", "tx-byte", "rx-packet", "tx-packet", "rx-drop", "tx-drop",
+                         "tx-queue-drop", "rx-error", "tx-error", "mtu", "actual-mtu")], "0/rx-byte"),
+    ("peer", "/rest/interface/wireguard/peers?.proplist=.id,interface,name,comment,public-key,"
+     "last-handshake,rx,tx,allowed-address,current-endpoint-address,current-endpoint-port,disabled",
+     ["*/rx", "*/tx"], "0/rx"),
+]
+
+# collectd snmp Data blocks: the numeric objects of collectors/snmpdecode.c (its string scalars,
+# sysDescr, mtxrLicVersion, firmware and board, have no numeric value collectd could store).
+SNMP_DATA = [
+    ("hruptime", False, "uptime", ["1.3.6.1.2.1.25.1.1.0"]),
+    ("mhz", False, "gauge", ["1.3.6.1.4.1.14988.1.1.3.14.0"]),
+    ("cpu", True, "gauge", ["1.3.6.1.2.1.25.3.3.1.2"]),                    # hrProcessorLoad
+    ("octets", True, "if_octets", ["1.3.6.1.2.1.31.1.1.1.6", "1.3.6.1.2.1.31.1.1.1.10"]),
+    ("packets", True, "if_packets", ["1.3.6.1.2.1.31.1.1.1.7", "1.3.6.1.2.1.31.1.1.1.11"]),
+    ("dropped", True, "if_dropped", ["1.3.6.1.2.1.2.2.1.13", "1.3.6.1.2.1.2.2.1.19"]),
+    ("oper", True, "gauge", ["1.3.6.1.2.1.2.2.1.8"]),
+]
+
+
+def marker(name, router):
+    """The type instance of a marker value: m-NAME-ROUTER. The network plugin leaves a part out
+    when it equals the previous value's, so a marker shared by all routers would be lost when two
+    routers' markers follow each other; one per router never is."""
+    return "m-%s-%s" % (name, router)
+
+
+def marker_prefix(name, router):
+    """The bytes that open every router's marker part of NAME (type 0x0005, then the length,
+    the same for all routers: the sim's names are of one width): bytes.count finds them in C."""
+    return struct.pack(">HH", 5, 4 + len(marker(name, router)) + 1) + ("m-%s-" % name).encode()
+
+
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        v = f.read().rpartition(")")[2].split()
+    return (int(v[11]) + int(v[12])) / TICKS
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+
+
+def box_s():
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    return (sum(v) - v[3] - v[4]) / TICKS
+
+
+def free_port(kind=socket.SOCK_STREAM):
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def wait_for(cond, limit, what):
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            if cond():
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit("collectdbench: %s did not happen in %d s" % (what, limit))
+
+
+class Procs:
+    """The processes this run started, stopped by pid (SIGTERM, then wait)."""
+    def __init__(self):
+        self.p = []
+
+    def start(self, argv, log):
+        self.p.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(log, "w")))
+        return self.p[-1]
+
+    def stop(self, proc):
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.p.remove(proc)
+
+    def stop_all(self):
+        for proc in list(self.p):
+            self.stop(proc)
+
+
+class Sink:
+    """collectd's network plugin sends here; per datagram, the markers are counted (bytes.count,
+    in C) and the rest dropped. Costs collectd one sendto per ~1,400 bytes of values."""
+    def __init__(self, router):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.marks = {n: marker_prefix(n, router) for n in [u[0] for u in REST_URLS] + ["snmp"]}
+        self.counts = dict.fromkeys(self.marks, 0)
+        self.lock = threading.Lock()
+        threading.Thread(target=self.run, daemon=True).start()
+
+    def run(self):
+        while True:
+            pkt = self.sock.recv(65536)
+            with self.lock:
+                for n, m in self.marks.items():
+                    self.counts[n] += pkt.count(m)
+
+    def rest_polls(self):
+        with self.lock:
+            return sum(self.counts[u[0]] for u in REST_URLS) / len(REST_URLS)
+
+    def snmp_polls(self):
+        with self.lock:
+            return self.counts["snmp"]
+
+
+def start_sim(a, n, d, procs):
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleet.scenario")).read()
+    sc = os.path.join(d, "fleet.scenario")
+    open(sc, "w").write(re.sub(r"(?m)^count = .*$", "count = %d" % n, src))
+    port = free_port()
+    sim = procs.start([os.path.join(a.build, "wgwatch-sim"), "-q", "-a", SIM_ADDR, "-p", str(port),
+                       "--snmp", "--snmp-community", COMMUNITY, "-c", os.path.join(d, "routers.conf"),
+                       "-r", os.path.join(d, "sim.ready"), sc], os.path.join(d, "sim.log"))
+    wait_for(lambda: os.path.exists(os.path.join(d, "sim.ready")), 180, "wgwatch-sim ready")
+    text = open(os.path.join(d, "routers.conf")).read()
+    routers = [dict(re.findall(r"(?m)^(\w+) = (.*)$", b), name=nm)
+               for nm, b in re.findall(r"(?ms)^\[router (\S+)\]\n(.*?)(?=^\[|\Z)", text)]
+    return sim, routers
+
+
+def metric_sum(port, fam):
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=120) as r:
+        text = r.read().decode()
+    return sum(float(l.rpartition(" ")[2]) for l in text.splitlines() if l.startswith(fam + "{"))
+
+
+def window(a, pid, sim, count):
+    """CPU of pid and of the sim, RSS of pid, and count() before and after a.window seconds."""
+    c0, t0 = count(), time.monotonic()
+    p0, s0, b0 = cpu_s(pid), cpu_s(sim.pid), box_s()
+    time.sleep(a.window)
+    p1, s1, b1 = cpu_s(pid), cpu_s(sim.pid), box_s()
+    wall = time.monotonic() - t0
+    c1 = count()
+    return {"polls": c1 - c0, "wall": wall, "cpu": p1 - p0, "sim": s1 - s0, "rss": rss_kib(pid),
+            "other": (b1 - b0) - (p1 - p0) - (s1 - s0)}
+
+
+def wgwatchd_conf(routers, face, port, iv):
+    out = ["[daemon]", "listen = 127.0.0.1:%d" % port, "database = wgwatch.db", "interval = %ds" % iv,
+           "timeout = 5s", "max_in_flight = 256", ""]
+    for r in routers:
+        out.append("[router %s]" % r["name"])
+        if face == "rest":
+            out += ["rest = %s" % r["rest"], "user = %s" % r["user"], "password = %s" % r["password"]]
+        else:
+            out += ["snmp = %s" % r["snmp"], "snmp_community = %s" % COMMUNITY]
+        out.append("")
+    return "\n".join(out)
+
+
+def bench_wgwatchd(a, d, procs, sim, routers, face, iv):
+    port, n = free_port(), len(routers)
+    conf = os.path.join(d, "wgwatch-%s.conf" % face)
+    open(conf, "w").write(wgwatchd_conf(routers, face, port, iv))
+    if os.path.exists(os.path.join(d, "wgwatch.db")):
+        os.unlink(os.path.join(d, "wgwatch.db"))
+    dmn = procs.start([os.path.join(a.build, "wgwatchd"), "-q", "-c", conf],
+                      os.path.join(d, "wgwatch-%s.log" % face))
+    wait_for(lambda: metric_sum(port, "wgwatch_polls_total") >= 2 * n, 120 + 3 * iv, "two polls of every router")
+    w = window(a, dmn.pid, sim, lambda: metric_sum(port, "wgwatch_polls_total"))
+    w["errors"] = metric_sum(port, "wgwatch_poll_errors_total")
+    procs.stop(dmn)
+    return w
+
+
+def collectd_rest(routers, iv):
+    out = ["LoadPlugin curl_json", "<Plugin curl_json>"]
+    for r in routers:
+        for name, path, keys, mark in REST_URLS:
+            out += ['  <URL "%s%s">' % (r["rest"], path), '    Plugin "rest"',
+                    '    Instance "%s"' % r["name"], '    User "%s"' % r["user"],
+                    '    Password "%s"' % r["password"], "    Interval %d" % iv, "    Timeout 5000"]
+            out += ['    <Key "%s">\n      Type "gauge"\n    </Key>' % k for k in keys]
+            out += ['    <Key "%s">\n      Type "gauge"\n      Instance "%s"\n    </Key>' % (mark, marker(name, r["name"]))]
+            out.append("  </URL>")
+    return out + ["</Plugin>"]
+
+
+def collectd_snmp(routers, iv):
+    out = ["LoadPlugin snmp", "<Plugin snmp>"]
+    for name, table, typ, oids in SNMP_DATA:
+        out += ['  <Data "%s">' % name, '    Type "%s"' % typ, "    Table %s" % ("true" if table else "false"),
+                "    Values %s" % " ".join('"%s"' % o for o in oids)]
+        out.append('    TypeInstancePrefix "cpu"' if name == "cpu" else
+                   '    TypeInstanceOID "1.3.6.1.2.1.31.1.1.1.1"' if table else '    TypeInstance "%s"' % name)
+        out.append("  </Data>")
+    for r in routers:   # sysUpTime, under a marker of its own per router
+        out += ['  <Data "%s">' % marker("snmp", r["name"]), '    Type "uptime"', "    Table false",
+                '    Values "1.3.6.1.2.1.1.3.0"', '    TypeInstance "%s"' % marker("snmp", r["name"]), "  </Data>"]
+    for r in routers:
+        collect = [marker("snmp", r["name"])] + [x[0] for x in SNMP_DATA]
+        out += ['  <Host "%s">' % r["name"], '    Address "udp:%s"' % r["snmp"], "    Version 2",
+                '    Community "%s"' % COMMUNITY, "    Collect %s" % " ".join('"%s"' % x for x in collect),
+                "    Interval %d" % iv, "    Timeout 5", "    Retries 1", "  </Host>"]
+    return out + ["</Plugin>"]
+
+
+def bench_collectd(a, d, procs, sim, routers, face, iv, sink, threads):
+    conf = os.path.join(d, "collectd-%s.conf" % face)
+    head = ['Hostname "bench"', "FQDNLookup false", 'BaseDir "%s"' % d, 'PIDFile "%s/collectd.pid"' % d,
+            'PluginDir "/usr/lib/collectd"', 'TypesDB "%s"' % TYPES_DB, "Interval %d" % iv,
+            "ReadThreads %d" % threads, "WriteThreads 1", "AutoLoadPlugin false",
+            "LoadPlugin logfile", '<Plugin logfile>\n  LogLevel "warning"\n  File "%s/collectd-%s.log"\n'
+            '  Timestamp true\n</Plugin>' % (d, face),
+            "LoadPlugin network", '<Plugin network>\n  Server "127.0.0.1" "%d"\n</Plugin>' % sink.port]
+    body = collectd_rest(routers, iv) if face == "rest" else collectd_snmp(routers, iv)
+    open(conf, "w").write("\n".join(head + body) + "\n")
+    count = sink.rest_polls if face == "rest" else sink.snmp_polls
+    n = len(routers)
+    cd = procs.start([COLLECTD, "-f", "-C", conf, "-P", os.path.join(d, "collectd.pid")],
+                     os.path.join(d, "collectd-%s.out" % face))
+    c0 = count()
+    wait_for(lambda: count() - c0 >= 2 * n, 120 + 3 * iv, "two reads of every router by collectd")
+    w = window(a, cd.pid, sim, count)
+    log = os.path.join(d, "collectd-%s.log" % face)
+    w["errors"] = len(re.findall(r"(?mi)^.*(fail|error|timed out|took)", open(log).read())) \
+        if os.path.exists(log) else 0
+    procs.stop(cd)
+    w["threads"] = threads
+    return w
+
+
+def report(n, iv, face, rows, a):
+    print("%s: %d routers of wgwatch-sim at a %d s interval, %d s windows" % (face.upper(), n, iv, a.window))
+    head = ["poller", "polls", "asked", "done %", "CPU us/poll", "KiB RSS/router", "poller%", "sim%", "other%",
+            "log errors"]
+    t = [head]
+    for name, w in rows:
+        asked = n * w["wall"] / iv
+        t.append([name, "%d" % w["polls"], "%.0f" % asked, "%.0f" % (100 * w["polls"] / asked),
+                  "%.0f" % (1e6 * w["cpu"] / max(w["polls"], 1)), "%.1f" % (w["rss"] / n),
+                  "%.0f" % (100 * w["cpu"] / w["wall"]), "%.0f" % (100 * w["sim"] / w["wall"]),
+                  "%.0f" % (100 * w["other"] / w["wall"]), "%d" % w["errors"]])
+    widths = [max(len(r[i]) for r in t) for i in range(len(head))]
+    for r in t:
+        print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)))
+    wg = rows[0][1]["cpu"] / max(rows[0][1]["polls"], 1)
+    for name, w in rows[1:]:
+        print("   %s / wgwatchd CPU per poll: %.1fx" % (name, w["cpu"] / max(w["polls"], 1) / max(wg, 1e-9)))
+    print(flush=True)
+
+
+def bench_size(a, n, procs):
+    iv = 1 if n <= 1000 else (n + 999) // 1000
+    d = tempfile.mkdtemp(prefix="wgwatch-cdbench.")
+    try:
+        sim, routers = start_sim(a, n, d, procs)
+        if len({len(r["name"]) for r in routers}) != 1:
+            raise SystemExit("collectdbench: router names of several widths: the markers cannot be counted")
+        sink = Sink(routers[0]["name"])
+        for face in a.faces:
+            rows = [("wgwatchd", bench_wgwatchd(a, d, procs, sim, routers, face, iv))]
+            for th in a.threads:
+                rows.append(("collectd/%d thr" % th, bench_collectd(a, d, procs, sim, routers, face, iv, sink, th)))
+            report(n, iv, face, rows, a)
+        procs.stop(sim)
+    finally:
+        if a.keep:
+            print("collectdbench: kept %s" % d, file=sys.stderr)
+        else:
+            shutil.rmtree(d, ignore_errors=True)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--build", required=True, help="dir with wgwatchd and wgwatch-sim")
+    p.add_argument("--sizes", default="100 1000", help="routers (default: 100 1000)")
+    p.add_argument("--window", type=int, default=20, help="seconds measured per poller")
+    p.add_argument("--threads", default="16", help="collectd ReadThreads, one run each (default 16)")
+    p.add_argument("--faces", default="rest snmp", help="rest, snmp or both (default)")
+    p.add_argument("--keep", action="store_true")
+    a = p.parse_args()
+    a.threads = [int(x) for x in a.threads.split()]
+    a.faces = a.faces.split()
+    if not os.access(COLLECTD, os.X_OK):
+        print("collectdbench: no %s (apt-get install --no-install-recommends collectd-core libyajl2): skipped"
+              % COLLECTD, file=sys.stderr)
+        return 0
+    ver = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "collectd-core"], capture_output=True,
+                         text=True).stdout or "?"
+    print("collectd %s vs wgwatchd; CPU us per router poll = utime+stime (/proc/PID/stat, all threads) / polls"
+          % ver)
+    procs = Procs()
+    try:
+        for n in [int(x) for x in a.sizes.split()]:
+            bench_size(a, n, procs)
+    finally:
+        procs.stop_all()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
