@@ -166,25 +166,26 @@ static int profiles_query(
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* A read-only connection to the daemon's database, for one request. */
+static int profiles_open(const char *db_path, sqlite3 **db, char **cause)
+{
+	return db_open(db_path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, PROFILES_BUSY_MS, db, cause);
+}
+
 int history_profiles(
 	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause)
 {
 	*out = NULL;
 	*n = 0;
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		*cause = xasprintf(
-			"profiles: cannot open %s: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	if (profiles_open(db_path, &db, cause) < 0)
 		return -1;
-	}
-	sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
 	int rc = profiles_query(db, router, limit, out, n, cause);
 	sqlite3_close(db);
-	if (rc < 0)
+	if (rc < 0) {
 		history_profiles_free(*out, *n);
-	if (rc < 0)
 		*out = NULL, *n = 0;
+	}
 	return rc;
 }
 
@@ -244,13 +245,8 @@ int history_probes(
 	*out = NULL;
 	*n = 0;
 	sqlite3 *db = NULL;
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		*cause = xasprintf(
-			"probes: cannot open %s: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	if (profiles_open(db_path, &db, cause) < 0)
 		return -1;
-	}
-	sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
 	int rc = probes_query(db, router, limit, out, n, cause);
 	sqlite3_close(db);
 	if (rc < 0) {
@@ -303,13 +299,8 @@ int history_upgrade(const char *db_path, int64_t id, struct history_upgrade *out
 {
 	sqlite3 *db = NULL;
 	*out = (struct history_upgrade){ .id = 0 };
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		*cause = xasprintf(
-			"upgrade: cannot open %s: %s", db_path, db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	if (profiles_open(db_path, &db, cause) < 0)
 		return -1;
-	}
-	sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
 	int rc = profiles_upgrade_query(db, id, out, cause);
 	sqlite3_close(db);
 	return rc;
@@ -331,19 +322,18 @@ int history_diag_latest(const char *db_path,
 	sqlite3 *db = NULL;
 	sqlite3_stmt *q = NULL;
 	int rc = SQLITE_ERROR;
-	if (sqlite3_open_v2(db_path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) == SQLITE_OK &&
-		sqlite3_prepare_v2(db,
-			"SELECT r.name, (SELECT max(time_ms) FROM profiles WHERE router_id = r.id),"
-			" (SELECT max(time_ms) FROM probes WHERE router_id = r.id) FROM routers r",
-			-1, &q, NULL) == SQLITE_OK) {
-		sqlite3_busy_timeout(db, PROFILES_BUSY_MS);
+	if (profiles_open(db_path, &db, cause) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db,
+		    "SELECT r.name, (SELECT max(time_ms) FROM profiles WHERE router_id = r.id),"
+		    " (SELECT max(time_ms) FROM probes WHERE router_id = r.id) FROM routers r",
+		    -1, &q, NULL) == SQLITE_OK) {
 		while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 			fn(arg, (const char *)sqlite3_column_text(q, 0), db_col_int64(q, 1, 0),
 				db_col_int64(q, 2, 0));
 	}
 	if (rc != SQLITE_DONE)
-		*cause = db ? db_cause(db, "diag: cannot read the newest profiles")
-			    : xstrdup("diag: out of memory");
+		*cause = db_cause(db, "diag: cannot read the newest profiles");
 	sqlite3_finalize(q);
 	sqlite3_close(db);
 	return rc == SQLITE_DONE ? 0 : -1;
