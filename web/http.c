@@ -1,6 +1,7 @@
 /* http: the HTTP listener (libmicrohttpd, its own small thread pool) and the route table.
  * Handlers only read: the fleet under its lock, store stats, two heartbeats. They never touch
- * the loop's data and never block on the database. Every reply carries the security headers.
+ * the loop's data and never read the database: pages that do render on httppage.c's pool, their
+ * connections suspended meanwhile. Every reply carries the security headers.
  * Before any route: GET/HEAD only, no body, bounded URL, no traversal, basic auth when [web]
  * user is set, TLS when [web] cert and key are. It never logs a password or key material, and
  * never a line per refused connection: those are counted, and their warnings throttled. */
@@ -30,13 +31,12 @@
 #include "lib/complain.h"
 #include "lib/log.h"
 #include "web/metrics.h"
+#include "web/httppage.h"
 #include "web/page.h"
-#include "web/page_router.h"
-#include "web/page_upgrades.h"
-#include "web/api_rollout.h"
 #include "lib/xmem.h"
 
 #define HTTP_THREADS         2
+#define HTTP_PAGE_THREADS    2 /* render pages (httppage.c), so that they never hold the above */
 #define HTTP_MAX_CONNECTIONS 256
 #define HTTP_MAX_PER_IP      32          /* connections from one client address */
 #define HTTP_TIMEOUT_S       30          /* a connection idle this long is closed */
@@ -59,6 +59,7 @@ struct http {
 	int64_t stale_ms;  /* a heartbeat older than this makes /healthz fail */
 	auth_t *auth;      /* NULL: no [web] user, everyone may read */
 	httpconn_t *conns; /* request-head deadlines and the reserve of free slots */
+	httppage_t *pages; /* the pool that renders pages for suspended connections */
 	bool starting;     /* libmicrohttpd's messages go to start_msg, for the caller's cause */
 	char *start_msg;
 	pthread_mutex_t refused_mu; /* the pool's threads all refuse: counters and complaints */
@@ -177,114 +178,6 @@ static const struct http_route {
 	{ "/api/v1/cohorts", http_api_cohorts },
 	{ "/healthz", http_healthz },
 };
-
-/* ---- pages: routes that read the request (query string, the rest of a prefix) ---- */
-
-typedef unsigned (*http_page_fn)(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype);
-
-/* A query argument, already percent-decoded by libmicrohttpd; NULL when absent. */
-static const char *http_arg(struct MHD_Connection *conn, const char *key)
-{
-	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
-}
-
-static unsigned http_fleet_page(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct page_filter f = { .q = http_arg(conn, "q"),
-		.label = http_arg(conn, "label"),
-		.board = http_arg(conn, "board"),
-		.version = http_arg(conn, "version"),
-		.show = http_arg(conn, "show") };
-	struct page_fleet_req req = { .fleet = h->deps.fleet,
-		.filter = &f,
-		.database = h->deps.conf ? h->deps.conf->database : NULL,
-		.detector = h->deps.detector };
-	page_fleet_render(&req, body);
-	*ctype = "text/html; charset=utf-8";
-	return 200;
-}
-
-/* /router/NAME: rest is the decoded name, whatever characters it holds. */
-static unsigned http_router_page(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct page_router_req req = { .conf = h->deps.conf,
-		.fleet = h->deps.fleet,
-		.name = rest,
-		.range = http_arg(conn, "range"),
-		.now_ms = clock_wall_ms(),
-		.detector = h->deps.detector };
-	*ctype = "text/html; charset=utf-8";
-	return page_router(&req, body);
-}
-
-/* /api/v1/history/NAME: the router page's series as JSON. */
-static unsigned http_api_history(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct api_history_req req = { .conf = h->deps.conf,
-		.name = rest,
-		.range = http_arg(conn, "range"),
-		.now_ms = clock_wall_ms() };
-	*ctype = "application/json";
-	return api_history(&req, body);
-}
-
-/* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
-static unsigned http_upgrades_page(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct page_upgrades_req req = { .from = http_arg(conn, "from"),
-		.to = http_arg(conn, "to"),
-		.arch = http_arg(conn, "arch"),
-		.board = http_arg(conn, "board"),
-		.verdict = http_arg(conn, "verdict"),
-		.detector = h->deps.detector };
-	*ctype = "text/html; charset=utf-8";
-	return page_upgrades(&req, body);
-}
-
-/* /api/v1/rollout?version=V&architecture=A[&board=B]: the rollout guard's decision. */
-static unsigned http_api_rollout(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct api_rollout_req req = { .detector = h->deps.detector,
-		.version = http_arg(conn, "version"),
-		.architecture = http_arg(conn, "architecture"),
-		.board = http_arg(conn, "board"),
-		.now_ms = clock_wall_ms() };
-	*ctype = "application/json";
-	return api_rollout(&req, body);
-}
-
-/* A path ending in '/' matches as a prefix; any other path exactly. */
-static const struct http_page {
-	const char *path;
-	http_page_fn fn;
-} http_pages[] = {
-	{ "/", http_fleet_page },
-	{ "/router/", http_router_page },
-	{ "/upgrades", http_upgrades_page },
-	{ "/api/v1/history/", http_api_history },
-	{ "/api/v1/rollout", http_api_rollout },
-};
-
-/* The page for url and where its rest begins; NULL when none. */
-static const struct http_page *http_page_find(const char *url, const char **rest)
-{
-	for (size_t i = 0; i < sizeof(http_pages) / sizeof(http_pages[0]); i++) {
-		const char *p = http_pages[i].path;
-		size_t n = strlen(p);
-		bool prefix = n > 1 && p[n - 1] == '/';
-		if (prefix ? strncmp(url, p, n) == 0 : strcmp(url, p) == 0) {
-			*rest = url + (prefix ? n : strlen(url));
-			return &http_pages[i];
-		}
-	}
-	return NULL;
-}
 
 /* ---- the guard: what is refused before any route ---- */
 
@@ -430,25 +323,28 @@ static enum MHD_Result http_reply(
 	return ret;
 }
 
-static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
-	const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
-	void **req_cls)
+/* A request's *req_cls: NULL or a mark of the guard's, else the job of a page. */
+static httppage_job_t *http_job(void *req_cls)
 {
-	http_t *h = cls;
+	bool mark = req_cls == NULL || req_cls == &http_mark_long || req_cls == &http_mark_bad ||
+		req_cls == &http_mark_passed;
+	return mark ? NULL : req_cls;
+}
+
+/* A page's reply, once rendered (the pool resumed its connection, or it rendered inline). */
+static enum MHD_Result http_page_reply(struct MHD_Connection *conn, httppage_job_t *j)
+{
+	buf_t body;
+	const char *ctype;
+	unsigned status = httppage_reply(j, &body, &ctype);
+	return http_reply(conn, status, ctype, &body);
+}
+
+/* A request that passed the guard: a fast route here, a page on the pool. */
+static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const char *url, void **req_cls)
+{
 	buf_t body;
 	buf_init(&body);
-	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
-	 * all); a request that passes is answered on the next call, which keeps the connection. */
-	if (*req_cls != &http_mark_passed) {
-		httpconn_began(h->conns, conn);
-		unsigned refused = http_guard(h, conn, url, method, *req_cls);
-		if (refused != 0) {
-			buf_puts(&body, http_refusal(refused));
-			return http_reply(conn, refused, HTTP_TEXT, &body);
-		}
-		*req_cls = &http_mark_passed;
-		return MHD_YES;
-	}
 	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
 		if (strcmp(url, http_routes[i].path) != 0)
 			continue;
@@ -456,15 +352,49 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 		unsigned status = http_routes[i].fn(h, &body, &ctype);
 		return http_reply(conn, status, ctype, &body);
 	}
-	const char *rest;
-	const struct http_page *page = http_page_find(url, &rest);
-	if (page != NULL) {
-		const char *ctype = HTTP_TEXT;
-		unsigned status = page->fn(h, conn, rest, &body, &ctype);
-		return http_reply(conn, status, ctype, &body);
+	bool suspended;
+	httppage_job_t *j = httppage_begin(h->pages, conn, url, &suspended);
+	if (j != NULL) {
+		*req_cls = j; /* freed by http_completed */
+		return suspended ? MHD_YES : http_page_reply(conn, j);
 	}
 	buf_puts(&body, "not found\n");
 	return http_reply(conn, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
+}
+
+static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
+	const char *method, const char *version, const char *upload_data, size_t *upload_data_size,
+	void **req_cls)
+{
+	http_t *h = cls;
+	httppage_job_t *j = http_job(*req_cls);
+	if (j != NULL) /* called again after the resume */
+		return http_page_reply(conn, j);
+	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
+	 * all); a request that passes is answered on the next call, which keeps the connection. */
+	if (*req_cls != &http_mark_passed) {
+		httpconn_began(h->conns, conn);
+		unsigned refused = http_guard(h, conn, url, method, *req_cls);
+		if (refused != 0) {
+			buf_t body;
+			buf_init(&body);
+			buf_puts(&body, http_refusal(refused));
+			return http_reply(conn, refused, HTTP_TEXT, &body);
+		}
+		*req_cls = &http_mark_passed;
+		return MHD_YES;
+	}
+	return http_route(h, conn, url, req_cls);
+}
+
+/* MHD_OPTION_NOTIFY_COMPLETED: a page's job goes with its request. */
+static void http_completed(
+	void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
+{
+	http_t *h = cls;
+	httppage_job_free(http_job(*req_cls));
+	*req_cls = NULL;
+	httpconn_completed(h->conns, conn, req_cls, toe);
 }
 
 /* Which refusal libmicrohttpd's message reports, or -1 for another message. Its words for both
@@ -616,7 +546,7 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 	if (cert == NULL)
 		tls[0].option = MHD_OPTION_END;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-		(cert != NULL ? MHD_USE_TLS : 0);
+		MHD_ALLOW_SUSPEND_RESUME | (cert != NULL ? MHD_USE_TLS : 0);
 	h->starting = true;
 	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_handler, h,
 		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri_check, NULL,
@@ -625,7 +555,7 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,
 		MHD_OPTION_NOTIFY_CONNECTION, httpconn_notify, h->conns, MHD_OPTION_NOTIFY_COMPLETED,
-		httpconn_completed, h->conns, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+		http_completed, h, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
 	h->starting = false;
 	return mhd;
 }
@@ -688,8 +618,10 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
 		h->auth = auth_create(c->web_user, c->web_password);
 	h->conns = httpconn_create(HTTP_HEAD_MS, HTTP_TIMEOUT_S * 1000, HTTP_MAX_WAITING);
+	h->pages = httppage_create(deps, HTTP_PAGE_THREADS);
 	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */
+		httppage_destroy(h->pages);
 		httpconn_destroy(h->conns);
 		auth_destroy(h->auth);
 		pthread_mutex_destroy(&h->refused_mu);
@@ -704,7 +636,9 @@ void http_stop(http_t *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->mhd);    /* closes the listening socket */
+	httppage_stop(h->pages); /* resumes every suspended connection; later pages inline */
+	MHD_stop_daemon(h->mhd); /* closes the listening socket */
+	httppage_destroy(h->pages);
 	httpconn_destroy(h->conns); /* after: libmicrohttpd's callbacks use it */
 	auth_destroy(h->auth);
 	pthread_mutex_destroy(&h->refused_mu);
