@@ -63,6 +63,8 @@ int data_open(detector_t *d, const char *path, bool readonly, char **cause)
 		return -1;
 	}
 	sqlite3_busy_timeout(d->db, DATA_BUSY_MS);
+	if (!readonly)
+		store_guard_connection(d->db);
 	/* Each round reads its windows once, in order: a page cache as large as SQLite's default
 	 * (2 MB) buys little here and would only add to the daemon's resident memory. */
 	sqlite3_exec(d->db, "PRAGMA cache_size = -" DATA_CACHE_KB, NULL, NULL, NULL);
@@ -84,8 +86,7 @@ void data_close(detector_t *d)
 {
 	for (int i = 0; i < DATA_NSQL; i++)
 		sqlite3_finalize(d->sq[i]);
-	if (d->db != NULL)
-		sqlite3_close(d->db);
+	store_close_connection(d->db);
 }
 
 /* ---- reading the samples of one router ---- */
@@ -403,6 +404,10 @@ static int data_write_history(detector_t *d, const struct detector_item *it)
 
 int data_flush(detector_t *d, int64_t now, char **cause)
 {
+	if (store_wal_index_lost()) { /* writing with a lost index could damage the database */
+		*cause = xasprintf("not writing verdicts: the database's wal-index (-shm) broke");
+		return -1;
+	}
 	if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return data_fail(d, cause, "writing verdicts");
 	for (size_t i = 0; i < d->nitems; i++) {

@@ -192,6 +192,7 @@ static int migrate_db_open(store_t *st, char **cause)
 	if (db_open(st->path, flags, MIGRATE_BUSY_MS, &st->db, cause) < 0)
 		return -1;
 	sqlite3_extended_result_codes(st->db, 1);
+	store_guard_connection(st->db);
 	if (sqlfn_register(st->db) != SQLITE_OK) { /* migration 003 needs them */
 		*cause = db_cause(st->db, "database %s", st->path);
 		return -1;
@@ -280,6 +281,7 @@ int migrate_open(store_t *st, char **cause)
 	if (migrate_prepare(st, cause) < 0)
 		return -1;
 	migrate_note_wal(st);
+	shmguard_watch(st->path);
 	return 0;
 }
 
@@ -289,6 +291,13 @@ int migrate_open(store_t *st, char **cause)
 int migrate_files_check(store_t *st)
 {
 	struct stat open_db, named;
+	if (store_wal_index_lost()) {
+		snprintf(st->errmsg, sizeof(st->errmsg),
+			"its wal-index (-shm) was truncated or made unwritable while in use: writing "
+			"stopped; everything committed is in the -wal, read back at the next start: restart "
+			"wgwatchd");
+		return -1;
+	}
 	if (fstat(st->db_fd, &open_db) == 0 &&
 		(open_db.st_nlink == 0 || stat(st->path, &named) != 0 || named.st_dev != open_db.st_dev ||
 			named.st_ino != open_db.st_ino)) {

@@ -77,8 +77,7 @@ static void store_free(store_t *st)
 {
 	for (int i = 0; i < SQ_COUNT; i++)
 		sqlite3_finalize(st->sq[i]);
-	if (st->db != NULL)
-		sqlite3_close(st->db);
+	store_close_connection(st->db);
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
 	if (st->db_fd >= 0)
@@ -192,12 +191,13 @@ static void store_commit_round(store_t *st, int64_t *backoff, int *failures)
 	*backoff = store_min64(*backoff * 2, STORE_BACKOFF_MAX_MS);
 }
 
-/* One maintenance step (called locked, unlocks meanwhile). */
+/* One maintenance step (called locked, unlocks meanwhile); none once writing stopped for good. */
 static void store_maint_round(store_t *st)
 {
+	bool gone = st->stats.files_gone;
 	pthread_mutex_unlock(&st->mu);
 	int64_t now = store_clock_ms();
-	int rc = maint_step(st, now);
+	int rc = gone || migrate_files_check(st) < 0 ? 0 : maint_step(st, now);
 	if (rc < 0)
 		log_warn("store: %s: roll-up/retention failed: %s (retrying later)", st->path, st->errmsg);
 	pthread_mutex_lock(&st->mu);

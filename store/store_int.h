@@ -198,6 +198,10 @@ int ingest_write_probe(store_t *st, const probe_t *p); /* one probes row; 0 or -
  * -1 on error (st->errmsg). */
 int maint_step(store_t *st, int64_t now);
 
+/* shmguard.c: catch a SIGBUS in the mappings of db_path's -shm from now on (the file must exist:
+ * call once SQLite has opened it); store_wal_index_lost() tells when one was caught. */
+void shmguard_watch(const char *db_path);
+
 /* migrate.c: lock, check and open st->path, migrate it and prepare the writer; 0 or -1 with
  * *cause (caller frees). */
 int migrate_open(store_t *st, char **cause);

@@ -32,6 +32,7 @@
 #include "lib/complain.h"
 #include "lib/log.h"
 #include "web/metrics.h"
+#include "web/httppage.h"
 #include "web/page.h"
 #include "web/page_router.h"
 #include "web/page_upgrades.h"
@@ -41,6 +42,7 @@
 #include "lib/xmem.h"
 
 #define HTTP_THREADS         2
+#define HTTP_PAGE_THREADS    2 /* render pages (httppage.c), so that they never hold the above */
 #define HTTP_MAX_CONNECTIONS 256
 #define HTTP_MAX_PER_IP      32          /* connections from one client address */
 #define HTTP_TIMEOUT_S       30          /* a connection idle this long is closed */
@@ -62,6 +64,7 @@ struct http {
 	int64_t stale_ms;  /* a heartbeat older than this makes /healthz fail */
 	auth_t *auth;      /* NULL: no [web] user, everyone may read */
 	httpconn_t *conns; /* request-head deadlines and the reserve of free slots */
+	httppage_t *pages; /* the pool that renders pages for suspended connections */
 	bool starting;     /* libmicrohttpd's messages go to start_msg, for the caller's cause */
 	char *start_msg;
 	pthread_mutex_t refused_mu; /* the pool's threads all refuse: counters and complaints */
@@ -80,6 +83,7 @@ typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
 struct http_upload {
 	buf_t body;
 	bool too_big;
+	httppage_job_t *job; /* a page rendered on httppage.c's pool (then no body) */
 };
 
 /* ---- listen address ---- */
@@ -178,7 +182,8 @@ static const struct http_route {
 	{ "/healthz", http_healthz },
 };
 
-/* ---- pages: routes that read the request (query string, the rest of a prefix) ---- */
+/* ---- routes that read the request (query string, the rest of a prefix) but not the database;
+ * those that read it are httppage.c's ---- */
 
 typedef unsigned (*http_page_fn)(
 	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype);
@@ -189,68 +194,6 @@ static const char *http_arg(struct MHD_Connection *conn, const char *key)
 	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
-static unsigned http_fleet_page(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct page_filter f = { .q = http_arg(conn, "q"),
-		.label = http_arg(conn, "label"),
-		.board = http_arg(conn, "board"),
-		.version = http_arg(conn, "version"),
-		.show = http_arg(conn, "show") };
-	struct page_fleet_req req = { .fleet = h->deps.fleet,
-		.filter = &f,
-		.database = h->deps.conf ? h->deps.conf->database : NULL,
-		.detector = h->deps.detector };
-	page_fleet_render(&req, body);
-	*ctype = "text/html; charset=utf-8";
-	return 200;
-}
-
-/* /router/NAME: rest is the decoded name, whatever characters it holds. */
-static unsigned http_router_page(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct page_router_req req = { .conf = h->deps.conf,
-		.fleet = h->deps.fleet,
-		.name = rest,
-		.range = http_arg(conn, "range"),
-		.now_ms = clock_wall_ms(),
-		.detector = h->deps.detector };
-	*ctype = "text/html; charset=utf-8";
-	return page_router(&req, body);
-}
-
-/* /api/v1/history/NAME: the router page's series as JSON. */
-static unsigned http_api_history(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct api_history_req req = { .conf = h->deps.conf,
-		.name = rest,
-		.range = http_arg(conn, "range"),
-		.now_ms = clock_wall_ms() };
-	*ctype = "application/json";
-	return api_history(&req, body);
-}
-
-/* /api/v1/routers/NAME/profiles and /probes. */
-static unsigned http_api_router_sub(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	*ctype = "application/json";
-	return api_router_sub(h->deps.conf, rest, body);
-}
-
-/* /api/v1/upgrades/ID/report and /report.md: what to send support about one upgrade. */
-static unsigned http_api_report(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct api_report_req req = { .conf = h->deps.conf, .detector = h->deps.detector, .rest = rest };
-	bool md = false;
-	unsigned code = api_report(&req, body, &md);
-	*ctype = md ? "text/markdown; charset=utf-8" : "application/json";
-	return code;
-}
-
 /* POST /api/v1/routers/NAME/probe (web/api.c says what it answers). */
 static unsigned http_probe_demand(http_t *h, const char *url, buf_t *body)
 {
@@ -258,34 +201,6 @@ static unsigned http_probe_demand(http_t *h, const char *url, buf_t *body)
 	unsigned code = api_probe_demand(h->deps.conf, h->deps.diag, name, body);
 	free(name);
 	return code;
-}
-
-/* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
-static unsigned http_upgrades_page(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct page_upgrades_req req = { .from = http_arg(conn, "from"),
-		.to = http_arg(conn, "to"),
-		.arch = http_arg(conn, "arch"),
-		.board = http_arg(conn, "board"),
-		.verdict = http_arg(conn, "verdict"),
-		.detector = h->deps.detector,
-		.fleet = h->deps.fleet };
-	*ctype = "text/html; charset=utf-8";
-	return page_upgrades(&req, body);
-}
-
-/* /api/v1/rollout?version=V&architecture=A[&board=B]: the rollout guard's decision. */
-static unsigned http_api_rollout(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	struct api_rollout_req req = { .detector = h->deps.detector,
-		.version = http_arg(conn, "version"),
-		.architecture = http_arg(conn, "architecture"),
-		.board = http_arg(conn, "board"),
-		.now_ms = clock_wall_ms() };
-	*ctype = "application/json";
-	return api_rollout(&req, body);
 }
 
 /* /api/v1/targets: one Prometheus http_sd target per router, each scraped on this listener. */
@@ -322,14 +237,7 @@ static const struct http_page {
 	const char *path;
 	http_page_fn fn;
 } http_pages[] = {
-	{ "/", http_fleet_page },
-	{ "/router/", http_router_page },
-	{ "/upgrades", http_upgrades_page },
-	{ "/api/v1/history/", http_api_history },
-	{ "/api/v1/rollout", http_api_rollout },
 	{ "/api/v1/targets", http_api_targets },
-	{ "/api/v1/routers/", http_api_router_sub },
-	{ "/api/v1/upgrades/", http_api_report },
 };
 
 /* The page for url and where its rest begins; NULL when none. */
@@ -577,9 +485,35 @@ static bool http_upload_more(void **req_cls, const char *data, size_t *size)
 	return true;
 }
 
+/* A page's reply, once rendered (the pool resumed its connection, or it rendered inline). */
+static enum MHD_Result http_page_reply(struct MHD_Connection *conn, const char *url, httppage_job_t *j)
+{
+	buf_t body;
+	const char *ctype;
+	unsigned status = httppage_reply(j, &body, &ctype);
+	return http_reply(conn, url, status, ctype, &body);
+}
+
+/* A page that reads the database: queued on the pool, its connection suspended meanwhile (the
+ * job is kept in *req_cls, freed by http_completed). False when url is none. */
+static bool http_page(
+	http_t *h, struct MHD_Connection *conn, const char *url, void **req_cls, enum MHD_Result *ret)
+{
+	bool suspended;
+	httppage_job_t *j = httppage_begin(h->pages, conn, url, &suspended);
+	if (j == NULL)
+		return false;
+	struct http_upload *st = xcalloc(1, sizeof(*st));
+	buf_init(&st->body);
+	st->job = j;
+	*req_cls = st;
+	*ret = suspended ? MHD_YES : http_page_reply(conn, url, j);
+	return true;
+}
+
 /* The routes, once the request passed the guard (and its body, if any, is in up). */
 static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const char *url, const char *method,
-	const struct http_upload *up)
+	const struct http_upload *up, void **req_cls)
 {
 	buf_t body;
 	buf_init(&body);
@@ -608,8 +542,21 @@ static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const 
 		unsigned status = page->fn(h, conn, rest, &body, &ctype);
 		return http_reply(conn, url, status, ctype, &body);
 	}
+	enum MHD_Result ret;
+	if (up == NULL && http_page(h, conn, url, req_cls, &ret)) {
+		buf_free(&body);
+		return ret;
+	}
 	buf_puts(&body, "not found\n");
 	return http_reply(conn, url, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
+}
+
+/* A request's own state in *req_cls (a write's body, a page's job); NULL for the marks. */
+static struct http_upload *http_state(void *req_cls)
+{
+	bool mark = req_cls == NULL || req_cls == &http_mark_long || req_cls == &http_mark_bad ||
+		req_cls == &http_mark_passed;
+	return mark ? NULL : req_cls;
 }
 
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -617,6 +564,9 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	void **req_cls)
 {
 	http_t *h = cls;
+	struct http_upload *st = http_state(*req_cls);
+	if (st != NULL && st->job != NULL) /* called again after the pool resumed it */
+		return http_page_reply(conn, url, st->job);
 	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
 	 * all); a request that passes is answered on the next call, which keeps the connection;
 	 * a write's body comes over the calls between. */
@@ -640,19 +590,20 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	struct http_upload *up = *req_cls != &http_mark_passed ? *req_cls : NULL;
 	if (up != NULL && http_upload_more(req_cls, upload_data, upload_data_size))
 		return MHD_YES;
-	return http_route(h, conn, url, method, up);
+	return http_route(h, conn, url, method, up, req_cls);
 }
 
-/* Frees a write's body, then tells the slowloris guard the connection waits again. */
+/* Frees a write's body or a page's job, then tells the slowloris guard the connection waits
+ * again. */
 static void http_completed(
 	void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
 {
 	http_t *h = cls;
-	if (*req_cls != NULL && *req_cls != &http_mark_passed && *req_cls != &http_mark_long &&
-		*req_cls != &http_mark_bad) {
-		struct http_upload *up = *req_cls;
-		buf_free(&up->body);
-		free(up);
+	struct http_upload *st = http_state(*req_cls);
+	if (st != NULL) {
+		httppage_job_free(st->job);
+		buf_free(&st->body);
+		free(st);
 	}
 	*req_cls = NULL;
 	httpconn_completed(h->conns, conn, req_cls, toe);
@@ -737,7 +688,7 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 	if (cert == NULL)
 		tls[0].option = MHD_OPTION_END;
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
-		(cert != NULL ? MHD_USE_TLS : 0);
+		MHD_ALLOW_SUSPEND_RESUME | (cert != NULL ? MHD_USE_TLS : 0);
 	h->starting = true;
 	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_handler, h,
 		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri_check, NULL,
@@ -809,8 +760,10 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
 		h->auth = auth_create(c->web_user, c->web_password);
 	h->conns = httpconn_create(HTTP_HEAD_MS, HTTP_TIMEOUT_S * 1000, HTTP_MAX_WAITING);
+	h->pages = httppage_create(deps, HTTP_PAGE_THREADS);
 	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */
+		httppage_destroy(h->pages);
 		httpconn_destroy(h->conns);
 		auth_destroy(h->auth);
 		pthread_mutex_destroy(&h->refused_mu);
@@ -825,7 +778,9 @@ void http_stop(http_t *h)
 {
 	if (h == NULL)
 		return;
-	MHD_stop_daemon(h->mhd);    /* closes the listening socket */
+	httppage_stop(h->pages); /* resumes every suspended connection; later pages inline */
+	MHD_stop_daemon(h->mhd); /* closes the listening socket */
+	httppage_destroy(h->pages);
 	httpconn_destroy(h->conns); /* after: libmicrohttpd's callbacks use it */
 	auth_destroy(h->auth);
 	pthread_mutex_destroy(&h->refused_mu);

@@ -1,0 +1,34 @@
+/* httppage: the routes that may read the database (the HTML pages, the history and rollout
+ * API), answered off libmicrohttpd's threads: the request's connection is suspended, a thread
+ * of a small pool of its own renders the page, and the connection is resumed to send it. So
+ * a slow page never holds a listener thread, and /healthz and /metrics always find one. */
+#ifndef WGWATCH_HTTPPAGE_H
+#define WGWATCH_HTTPPAGE_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+
+#include "lib/buf.h"
+#include "web/http.h"
+
+typedef struct httppage httppage_t;
+typedef struct httppage_job httppage_job_t; /* one page request, from its start to its reply */
+
+/* nthreads threads rendering pages from deps (which must outlive them). Never NULL: without
+ * threads (nthreads 0, or none could start) pages render inline, on the caller's thread. */
+httppage_t *httppage_create(const struct http_deps *deps, unsigned nthreads);
+/* Render every page queued or under way, resuming its connection, and stop the threads;
+ * later pages render inline. Before MHD_stop_daemon, which must find no suspended connection.
+ * NULL is fine. */
+void httppage_stop(httppage_t *p);
+void httppage_destroy(httppage_t *p); /* after httppage_stop and MHD_stop_daemon; NULL is fine */
+
+/* From the access handler, for a request that passed the guard: NULL when url is no page;
+ * else the job (keep it in *req_cls). With *suspended, its connection is suspended and the
+ * page queued: reply when the handler is called again; else the page is rendered already. */
+httppage_job_t *httppage_begin(httppage_t *p, struct MHD_Connection *conn, const char *url, bool *suspended);
+/* The rendered page: its status, content type and body (moved into body, an empty buf). */
+unsigned httppage_reply(httppage_job_t *j, buf_t *body, const char **ctype);
+void httppage_job_free(httppage_job_t *j); /* from MHD's completion callback; NULL is fine */
+
+#endif
