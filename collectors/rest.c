@@ -279,12 +279,12 @@ static void rest_next_step(struct rest_conn *c)
 		restboard_keep(c->board, c->s, c->rc->rest);
 	if (c->step == RESTDECODE_HEALTH)
 		healthkeep_save(c->health, c->s, c->rc->rest);
+	if (c->step == RESTDECODE_UPDATE)
+		restupdate_keep(c->update, c->s);
 	if (++c->step == RESTDECODE_BOARD && restboard_fresh(c->board, c->s, c->rc->rest)) {
 		restboard_use(c->board, c->s);
 		c->step++;
 	}
-	if (c->step == RESTDECODE_UPDATE)
-		restupdate_keep(c->update, c->s);
 	if (c->step == RESTDECODE_HEALTH && healthkeep_use(c->health, c->s, c->rc->rest))
 		c->step++; /* the kept answer stands (healthkeep.h) */
 	if (c->step == RESTDECODE_UPDATE && restupdate_use(c->update, c->rc, c->s, clock_mono_ms()))
