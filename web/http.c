@@ -24,6 +24,7 @@
 #include "web/api.h"
 #include "web/auth.h"
 #include "web/httpconn.h"
+#include "web/httpguard.h"
 #include "web/httpgzip.h"
 #include "web/httppem.h"
 #include "lib/clock.h"
@@ -49,7 +50,6 @@
 #define HTTP_HEAD_MS         10000       /* a new connection must send its request head by then */
 #define HTTP_MAX_WAITING     192         /* waiting for a head at once: the rest is a reserve */
 #define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
-#define HTTP_MAX_URI         4096        /* longer request targets get 414 */
 #define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS    3000
 #define HTTP_REFUSED_EVERY   100   /* after the first refusal, log one in this many */
@@ -75,10 +75,7 @@ struct http {
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
 
-#define HTTP_ALLOW_PATH "/api/v1/rollout/allow" /* the one route that takes POST and DELETE */
-#define HTTP_BODY_MAX   4096                    /* its largest request body */
-
-/* The request body of a POST or DELETE to HTTP_ALLOW_PATH, gathered over the handler's calls;
+/* The request body of a POST or DELETE to HTTPGUARD_ALLOW_PATH, gathered over the handler's calls;
  * *req_cls points to it (freed when the request completes). */
 struct http_upload {
 	buf_t body;
@@ -255,144 +252,6 @@ static const struct http_page *http_page_find(const char *url, const char **rest
 	return NULL;
 }
 
-/* ---- the guard: what is refused before any route ---- */
-
-/* Marks the URI callback leaves in *req_cls for the handler (NULL: nothing wrong), and the
- * handler's own once the request has passed the guard. */
-static char http_mark_long, http_mark_bad, http_mark_passed;
-
-/* The raw request target, before libmicrohttpd decodes it: too long, or holding an encoded
- * NUL (which decoding would turn into an early end of the path) or an encoded slash. */
-static void *http_uri_check(void *cls, const char *uri, struct MHD_Connection *conn)
-{
-	size_t n = strlen(uri), path = strcspn(uri, "?");
-	if (n > HTTP_MAX_URI)
-		return &http_mark_long;
-	for (size_t i = 0; i + 2 < n; i++) {
-		if (uri[i] != '%')
-			continue;
-		bool nul = uri[i + 1] == '0' && uri[i + 2] == '0';
-		bool slash = (uri[i + 1] == '2' && (uri[i + 2] | 0x20) == 'f') ||
-			(uri[i + 1] == '5' && (uri[i + 2] | 0x20) == 'c');
-		if (nul || (slash && i < path))
-			return &http_mark_bad;
-	}
-	return NULL;
-}
-
-/* A decoded path with a "." or ".." segment, or a backslash. */
-static bool http_dot_segment(const char *url)
-{
-	for (const char *p = url; p != NULL; p = strchr(p + 1, '/')) {
-		size_t n = strcspn(p + 1, "/");
-		if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
-			return true;
-	}
-	return strchr(url, '\\') != NULL;
-}
-
-static bool http_has_body(struct MHD_Connection *conn)
-{
-	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	return (cl != NULL && strcmp(cl, "0") != 0) ||
-		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
-}
-
-/* POST /api/v1/routers/NAME/probe: a probe on demand, with no body (real traffic). */
-static bool http_probe_post(const char *url, const char *method)
-{
-	size_t n = strlen(url);
-	return strcmp(method, "POST") == 0 && strncmp(url, "/api/v1/routers/", 16) == 0 && n > 22 &&
-		strcmp(url + n - 6, "/probe") == 0;
-}
-
-/* A change of the rollout overrides: POST or DELETE to HTTP_ALLOW_PATH. */
-static bool http_is_write(const char *url, const char *method)
-{
-	return strcmp(url, HTTP_ALLOW_PATH) == 0 &&
-		(strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0);
-}
-
-/* A declared body longer than HTTP_BODY_MAX (a chunked one is counted as it comes). */
-static bool http_body_too_big(struct MHD_Connection *conn)
-{
-	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	return cl != NULL && (strlen(cl) > 9 || strtoul(cl, NULL, 10) > HTTP_BODY_MAX);
-}
-
-/* Content-Type application/json: what no HTML form can send across sites (no CSRF). */
-static bool http_is_json(struct MHD_Connection *conn)
-{
-	const char *ct = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	return ct != NULL && strncasecmp(ct, "application/json", 16) == 0 &&
-		(ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ');
-}
-
-/* 0 when the client gave the right user and password, else 401, or 429 while its address has
- * used up its failed attempts (then the password is not even looked at). */
-static unsigned http_auth(http_t *h, struct MHD_Connection *conn)
-{
-	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
-		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-	int64_t now = clock_mono_ms();
-	if (auth_throttled(h->auth, sa, now))
-		return MHD_HTTP_TOO_MANY_REQUESTS;
-	char *password = NULL;
-	char *user = MHD_basic_auth_get_username_password(conn, &password);
-	bool ok = auth_check(h->auth, user, password);
-	if (password != NULL) {
-		explicit_bzero(password, strlen(password));
-		MHD_free(password);
-	}
-	if (user != NULL)
-		MHD_free(user);
-	if (ok)
-		return 0;
-	auth_failed(h->auth, sa, now);
-	return MHD_HTTP_UNAUTHORIZED;
-}
-
-/* 0 when the request may go to its route, else the status to refuse it with. /healthz is
- * open to probes without credentials; it tells only whether the daemon is alive. */
-static unsigned http_guard(
-	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, const void *mark)
-{
-	bool write = http_is_write(url, method), probe = http_probe_post(url, method);
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !write && !probe)
-		return MHD_HTTP_METHOD_NOT_ALLOWED;
-	if (probe && h->auth == NULL) /* a probe is real traffic: only with authentication on */
-		return MHD_HTTP_FORBIDDEN;
-	if (mark == &http_mark_long)
-		return MHD_HTTP_URI_TOO_LONG;
-	if (mark == &http_mark_bad || http_dot_segment(url))
-		return MHD_HTTP_NOT_FOUND;
-	if (write ? http_body_too_big(conn) : http_has_body(conn))
-		return MHD_HTTP_CONTENT_TOO_LARGE;
-	if (write && h->auth == NULL)
-		return MHD_HTTP_FORBIDDEN;
-	unsigned denied = h->auth != NULL && strcmp(url, "/healthz") != 0 ? http_auth(h, conn) : 0;
-	if (denied == 0 && write && strcmp(method, "POST") == 0 && !http_is_json(conn))
-		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE; /* after the password: no hint before it */
-	return denied;
-}
-
-static const char *http_refusal(unsigned status)
-{
-	switch (status) {
-	case MHD_HTTP_METHOD_NOT_ALLOWED: return "method not allowed\n";
-	case MHD_HTTP_URI_TOO_LONG: return "request target too long\n";
-	case MHD_HTTP_CONTENT_TOO_LARGE: return "a request body is not accepted\n";
-	case MHD_HTTP_TOO_MANY_REQUESTS: return "too many failed logins: try again in a second\n";
-	case MHD_HTTP_UNAUTHORIZED: return "authentication required\n";
-	case MHD_HTTP_FORBIDDEN:
-		return "storing rollout overrides needs web authentication: set [web] user and password_file "
-		       "(wgwatch.conf(5)), or use [rollout] allow in the configuration\n";
-	case MHD_HTTP_UNSUPPORTED_MEDIA_TYPE: return "want Content-Type: application/json\n";
-	default: return "not found\n";
-	}
-}
-
 /* ---- replies ---- */
 
 static bool http_gzip_ok(struct MHD_Connection *conn)
@@ -405,7 +264,7 @@ static bool http_gzip_ok(struct MHD_Connection *conn)
 static enum MHD_Result http_reply_gz(struct MHD_Connection *conn, const char *url, unsigned status,
 	const char *ctype, buf_t *body, bool gz)
 {
-	const char *allow = strcmp(url, HTTP_ALLOW_PATH) == 0 ? "GET, HEAD, POST, DELETE" : "GET, HEAD";
+	const char *allow = strcmp(url, HTTPGUARD_ALLOW_PATH) == 0 ? "GET, HEAD, POST, DELETE" : "GET, HEAD";
 	if (!gz && status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN && http_gzip_ok(conn)) {
 		buf_t z;
 		buf_init(&z);
@@ -477,7 +336,7 @@ static bool http_upload_more(void **req_cls, const char *data, size_t *size)
 	struct http_upload *up = *req_cls;
 	if (*size == 0)
 		return false;
-	if (up->body.len + *size > HTTP_BODY_MAX)
+	if (up->body.len + *size > HTTPGUARD_BODY_MAX)
 		up->too_big = true;
 	else
 		buf_append(&up->body, data, *size);
@@ -519,14 +378,14 @@ static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const 
 	buf_init(&body);
 	const char *ctype = HTTP_TEXT;
 	if (up != NULL && up->too_big) {
-		buf_puts(&body, http_refusal(MHD_HTTP_CONTENT_TOO_LARGE));
+		buf_puts(&body, httpguard_refusal(MHD_HTTP_CONTENT_TOO_LARGE));
 		return http_reply(conn, url, MHD_HTTP_CONTENT_TOO_LARGE, ctype, &body);
 	}
-	if (strcmp(url, HTTP_ALLOW_PATH) == 0) {
+	if (strcmp(url, HTTPGUARD_ALLOW_PATH) == 0) {
 		unsigned status = http_api_allow(h, conn, method, up, &body);
 		return http_reply(conn, url, status, "application/json", &body);
 	}
-	if (http_probe_post(url, method))
+	if (httpguard_probe_post(url, method))
 		return http_reply(conn, url, http_probe_demand(h, url, &body), "application/json", &body);
 	if (strcmp(url, "/metrics") == 0)
 		return http_metrics(h, conn, url, &body);
@@ -554,9 +413,7 @@ static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const 
 /* A request's own state in *req_cls (a write's body, a page's job); NULL for the marks. */
 static struct http_upload *http_state(void *req_cls)
 {
-	bool mark = req_cls == NULL || req_cls == &http_mark_long || req_cls == &http_mark_bad ||
-		req_cls == &http_mark_passed;
-	return mark ? NULL : req_cls;
+	return httpguard_is_mark(req_cls) ? NULL : req_cls;
 }
 
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -570,24 +427,24 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
 	 * all); a request that passes is answered on the next call, which keeps the connection;
 	 * a write's body comes over the calls between. */
-	if (*req_cls == NULL || *req_cls == &http_mark_long || *req_cls == &http_mark_bad) {
+	if (httpguard_is_mark(*req_cls) && *req_cls != httpguard_passed()) {
 		httpconn_began(h->conns, conn);
-		unsigned refused = http_guard(h, conn, url, method, *req_cls);
+		unsigned refused = httpguard_check(h->auth, conn, url, method, *req_cls);
 		if (refused != 0) {
 			buf_t body;
 			buf_init(&body);
 			buf_puts(&body,
-				refused == MHD_HTTP_FORBIDDEN && http_probe_post(url, method)
+				refused == MHD_HTTP_FORBIDDEN && httpguard_probe_post(url, method)
 					? "probes on demand need web authentication: set [web] user and "
 					  "password_file\n"
-					: http_refusal(refused));
+					: httpguard_refusal(refused));
 			return http_reply(conn, url, refused, HTTP_TEXT, &body);
 		}
-		*req_cls = http_is_write(url, method) ? xcalloc(1, sizeof(struct http_upload))
-						      : &http_mark_passed;
+		*req_cls = httpguard_is_write(url, method) ? xcalloc(1, sizeof(struct http_upload))
+							   : httpguard_passed();
 		return MHD_YES;
 	}
-	struct http_upload *up = *req_cls != &http_mark_passed ? *req_cls : NULL;
+	struct http_upload *up = *req_cls != httpguard_passed() ? *req_cls : NULL;
 	if (up != NULL && http_upload_more(req_cls, upload_data, upload_data_size))
 		return MHD_YES;
 	return http_route(h, conn, url, method, up, req_cls);
@@ -691,8 +548,8 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 		MHD_ALLOW_SUSPEND_RESUME | (cert != NULL ? MHD_USE_TLS : 0);
 	h->starting = true;
 	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_handler, h,
-		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri_check, NULL,
-		MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
+		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, httpguard_uri_check,
+		NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,

@@ -1,0 +1,33 @@
+/* httpguard: what the HTTP listener refuses before any route (web/http.c): methods, bodies,
+ * long or encoded request targets, traversal, basic auth and its throttle, the JSON rule of
+ * the one write. It never logs, and never keeps a password past the check. */
+#ifndef WGWATCH_HTTPGUARD_H
+#define WGWATCH_HTTPGUARD_H
+
+#include <microhttpd.h>
+#include <stdbool.h>
+
+#include "web/auth.h"
+
+#define HTTPGUARD_ALLOW_PATH "/api/v1/rollout/allow" /* the one route that takes POST and DELETE */
+#define HTTPGUARD_BODY_MAX   4096                    /* its largest request body */
+
+/* libmicrohttpd's URI log callback: a mark for *req_cls when the raw target is too long or
+ * holds an encoded NUL or slash, else NULL. */
+void *httpguard_uri_check(void *cls, const char *uri, struct MHD_Connection *conn);
+/* Whether req_cls is NULL or one of the marks (the URI callback's, or httpguard_passed). */
+bool httpguard_is_mark(const void *req_cls);
+/* The mark of a request that passed and carries no state of its own. */
+void *httpguard_passed(void);
+/* 0 when the request may go to its route, else the status to refuse it with; auth NULL: no
+ * [web] user (everyone may read, nobody may write). mark: what the URI callback left. */
+unsigned httpguard_check(
+	auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method, const void *mark);
+/* The body of a refusal of status. */
+const char *httpguard_refusal(unsigned status);
+/* POST /api/v1/routers/NAME/probe: a probe on demand. */
+bool httpguard_probe_post(const char *url, const char *method);
+/* POST or DELETE to HTTPGUARD_ALLOW_PATH. */
+bool httpguard_is_write(const char *url, const char *method);
+
+#endif
