@@ -203,7 +203,7 @@ bool conf_allow_ok(const char *version, const char *cohort)
 		if (*p <= 0x20 || *p >= 0x7f) /* a board or architecture name: printable ASCII */
 			return false;
 	char *item = xasprintf("%s/%s", version, cohort), *cause = NULL;
-	int rc = confval_check_allow(item, &cause);
+	int rc = conflabel_check_allow(item, &cause);
 	free(item);
 	free(cause);
 	return rc == 0;

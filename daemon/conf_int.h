@@ -149,10 +149,15 @@ char *confval_join(const char *dir, const char *rel);
 char *confval_dirname(const char *path);
 /* k's allowed range in words, e.g. "100ms to 1d" (caller frees). */
 char *confval_range_text(const struct conf_key *k);
-/* [rollout] canary: one label "name=value" (name as a Prometheus label name, value not empty). */
-int confval_check_label(const char *v, char **cause);
+/* conflabel.c: [rollout] canary: one label "name=value" (name as a Prometheus label name,
+ * value not empty). */
+int conflabel_check_canary(const char *v, char **cause);
 /* [rollout] allow: items "VERSION/ARCHITECTURE" or "VERSION/BOARD", VERSION a RouterOS version. */
-int confval_check_allow(const char *v, char **cause);
+int conflabel_check_allow(const char *v, char **cause);
+/* name=value,name=value added to the n labels of *out (a key repeated adds up; names checked,
+ * wgwatch's own refused); on failure *out and *nout are left as they were and *cause says why. */
+int conflabel_parse(const char *v, struct conf_label **out, size_t *nout, char **cause);
+void conflabel_free(struct conf_label *l, size_t n);
 /* Parse v for key k into its field of base (a conf_t or conf_router_t); relative paths from
  * dir; T_LIST and T_LABELS add to what the field holds. On failure fills *cause (which must
  * be NULL on entry) without the value. */

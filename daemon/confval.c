@@ -141,16 +141,6 @@ static int confval_rate(const char *s, double *out)
 	return -1;
 }
 
-static bool confval_label_name_ok(const char *s)
-{
-	if (!(isalpha((unsigned char)*s) || *s == '_'))
-		return false;
-	for (s++; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_'))
-			return false;
-	return true;
-}
-
 bool confval_router_name_ok(const char *s)
 {
 	if (*s == '\0')
@@ -454,118 +444,6 @@ static int confval_v_number(const struct conf_key *k, const char *v, void *field
 	return 0;
 }
 
-/* Label names wgwatch's own series use (metrics, the Alertmanager push) and Prometheus's target
- * labels: a router's config label of one of these names would clash, so it is refused. Keep
- * in step with docs/metrics.md. */
-static const char *const confval_reserved_labels[] = {
-	"router",
-	"core",
-	"interface",
-	"type",
-	"peer",
-	"board",
-	"architecture",
-	"version",
-	"firmware",
-	"kind",
-	"le",
-	"direction",
-	"from_version",
-	"to_version",
-	"upgraded",
-	"sensor",
-	"endpoint",
-	"allowed_address",
-	"cpu",
-	"name",
-	"job",
-	"instance",
-};
-
-bool conf_label_reserved(const char *name)
-{
-	for (size_t i = 0; i < sizeof(confval_reserved_labels) / sizeof(confval_reserved_labels[0]); i++)
-		if (strcmp(confval_reserved_labels[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* "a, b, c": the reserved names, for the message. */
-static char *confval_reserved_list(void)
-{
-	buf_t b;
-	buf_init(&b);
-	for (size_t i = 0; i < sizeof(confval_reserved_labels) / sizeof(confval_reserved_labels[0]); i++)
-		buf_printf(&b, "%s%s", i ? ", " : "", confval_reserved_labels[i]);
-	size_t len;
-	return buf_steal(&b, &len);
-}
-
-static void confval_labels_free(struct conf_label *l, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free(l[i].key);
-		free(l[i].value);
-	}
-	free(l);
-}
-
-static char *confval_label_check(const struct conf_label *l, size_t n, const char *name)
-{
-	if (!confval_label_name_ok(name) || strncmp(name, "__", 2) == 0)
-		return xasprintf("label name '%s' is not valid: use [a-zA-Z_][a-zA-Z0-9_]*, "
-				 "not starting with __",
-			name);
-	if (conf_label_reserved(name)) {
-		char *list = confval_reserved_list();
-		char *msg = xasprintf("label name '%s' is wgwatch's own (%s): choose another", name, list);
-		free(list);
-		return msg;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(l[i].key, name) == 0)
-			return xasprintf("label '%s' is given twice", name);
-	return NULL;
-}
-
-/* name=value,name=value added to the n labels of *out (a key repeated adds up); an empty
- * value adds none. On failure *out and *nout are left as they were. */
-static int confval_v_labels(const char *v, struct conf_label **out, size_t *nout, char **cause)
-{
-	char *copy = xstrdup(v), *save = copy, *item;
-	size_t n0 = *nout, n = n0;
-	struct conf_label *l = xcalloc(n0 + 1, sizeof(*l));
-	if (n0 > 0)
-		memcpy(l, *out, n0 * sizeof(*l)); /* borrowed: only the new ones are ours to free */
-	while ((item = strsep(&save, ",")) != NULL && *cause == NULL) {
-		char *eq = strchr(item, '=');
-		if (eq == NULL) {
-			if (*(item = text_trim(item)) != '\0')
-				*cause = xasprintf("'%s' is not name=value", item);
-			continue;
-		}
-		*eq = '\0';
-		char *name = text_trim(item), *value = text_trim(eq + 1);
-		if ((*cause = confval_label_check(l, n, name)) != NULL)
-			continue;
-		l = xreallocarray(l, n + 1, sizeof(*l));
-		l[n++] = (struct conf_label){ .key = xstrdup(name), .value = xstrdup(value) };
-	}
-	free(copy);
-	if (*cause != NULL) {
-		for (size_t i = n0; i < n; i++) {
-			free(l[i].key);
-			free(l[i].value);
-		}
-		free(l);
-		return -1;
-	}
-	free(*out);
-	*out = l;
-	*nout = n;
-	return 0;
-}
-
 static void confval_list_free(char **v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -641,48 +519,6 @@ static int confval_v_shard(const char *v, void *field, char **cause)
 	return 0;
 }
 
-/* ---- checks of a key's own: the table names them ---- */
-
-int confval_check_label(const char *v, char **cause)
-{
-	const char *eq = strchr(v, '=');
-	char *name = eq ? xstrndup(v, (size_t)(eq - v)) : NULL;
-	bool ok = name != NULL && confval_label_name_ok(name) && eq[1] != '\0' && strchr(eq + 1, ',') == NULL;
-	free(name);
-	if (!ok)
-		*cause = xstrdup(
-			"must be one label name=value, as in a router's labels = (e.g. role=canary)");
-	return ok ? 0 : -1;
-}
-
-/* One VERSION/WHAT item: a RouterOS version, a slash, and an architecture or board. */
-static bool confval_allow_ok(const char *item)
-{
-	const char *slash = strchr(item, '/');
-	if (slash == NULL || slash[1] == '\0' || strpbrk(slash + 1, " \t/") != NULL)
-		return false;
-	char *version = xstrndup(item, (size_t)(slash - item));
-	struct ros_version rv;
-	const char *why;
-	bool ok = ros_parse_version(version, &rv, &why) == 0 && strchr(version, ' ') == NULL;
-	free(version);
-	return ok;
-}
-
-int confval_check_allow(const char *v, char **cause)
-{
-	char *copy = xstrdup(v), *save = copy, *item;
-	bool ok = true;
-	while (ok && (item = strsep(&save, ",")) != NULL) {
-		item = text_trim(item);
-		ok = *item == '\0' || confval_allow_ok(item);
-	}
-	free(copy);
-	if (!ok)
-		*cause = xstrdup("each item must be VERSION/ARCHITECTURE or VERSION/BOARD, e.g. 7.22.3/tile");
-	return ok ? 0 : -1;
-}
-
 /* Parse v for key k into its field of base (a conf_t or conf_router_t). Fills *cause (which
  * must be NULL on entry) without the value on failure. */
 int confval_value(const struct conf_key *k, const char *v, void *base, const char *dir, char **cause)
@@ -713,7 +549,7 @@ int confval_value(const struct conf_key *k, const char *v, void *base, const cha
 	case T_DOUBLE:
 	case T_SIZE:
 	case T_RATE: return confval_v_number(k, v, field, cause);
-	case T_LABELS: return confval_v_labels(v, field, (size_t *)((char *)base + k->noff), cause);
+	case T_LABELS: return conflabel_parse(v, field, (size_t *)((char *)base + k->noff), cause);
 	case T_LIST: confval_v_list(v, field, (size_t *)((char *)base + k->noff)); return 0;
 	}
 	return -1;
@@ -741,7 +577,7 @@ void confval_field_free(const struct conf_key *k, void *base)
 	void *field = (char *)base + k->off;
 	size_t *n = (size_t *)((char *)base + k->noff);
 	if (k->type == T_LABELS) {
-		confval_labels_free(*(struct conf_label **)field, *n);
+		conflabel_free(*(struct conf_label **)field, *n);
 		*(struct conf_label **)field = NULL;
 		*n = 0;
 	} else if (k->type == T_LIST) {
