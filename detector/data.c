@@ -17,6 +17,11 @@
 #define DATA_CACHE_KB        "512" /* the detector connection's page cache, KiB */
 
 static const char *const data_sql[DATA_NSQL] = {
+	[DATA_PROBES] = "SELECT time_ms, duration_ms, direction = 'transmit', offered_bps, delivered_bps,"
+			" busiest_core_load FROM probes WHERE router_id = ?1 AND time_ms >= ?2"
+			" AND time_ms < ?3 ORDER BY time_ms",
+	[DATA_PEERS] = "SELECT interface, allowed_address FROM peers WHERE router_id = ?1"
+		       " AND allowed_address IS NOT NULL AND coalesce(disabled, 0) = 0 ORDER BY interface",
 	[DATA_EVENTS] = "SELECT h.id, r.name, h.time_ms, h.old_version, h.new_version,"
 			" coalesce(h.architecture, r.architecture), r.board, h.router_id,"
 			" (SELECT max(p.time_ms) FROM version_history p WHERE p.router_id = h.router_id"
@@ -74,7 +79,8 @@ int data_open(detector_t *d, const char *path, bool readonly, char **cause)
 		if (readonly && (i == DATA_UPSERT || i == DATA_HISTORY))
 			continue;
 		if (sqlite3_prepare_v3(d->db, data_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->sq[i], NULL) !=
-			SQLITE_OK) {
+				SQLITE_OK &&
+			i > DATA_PEERS) { /* no probes (schema 007 missing): the probe method is not used */
 			*cause = xasprintf("database %s: %s", path, sqlite3_errmsg(d->db));
 			return -1;
 		}
@@ -232,6 +238,53 @@ int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct da
 	if (data_load_cpu(d, router, from, to, x) < 0 || data_load_ifaces(d, router, from, to, x) < 0)
 		return -1;
 	return 0;
+}
+
+void probe_set_free(struct probe_set *p)
+{
+	for (size_t i = 0; i < 2 * p->npeers; i++)
+		free(p->peers[i]);
+	free(p->peers);
+	free(p->rows);
+	memset(p, 0, sizeof(*p));
+}
+
+static int data_load_peers(detector_t *d, int64_t router, struct probe_set *p)
+{
+	sqlite3_stmt *q = d->sq[DATA_PEERS];
+	sqlite3_bind_int64(q, 1, router);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		p->peers = data_grow(p->peers, p->npeers, &p->cappeers, 2 * sizeof(*p->peers));
+		p->peers[2 * p->npeers] = xstrdup((const char *)sqlite3_column_text(q, 0));
+		p->peers[2 * p->npeers + 1] = xstrdup((const char *)sqlite3_column_text(q, 1));
+		p->npeers++;
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+int data_load_probes(detector_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p)
+{
+	memset(p, 0, sizeof(*p));
+	sqlite3_stmt *q = d->sq[DATA_PROBES];
+	if (q == NULL || d->sq[DATA_PEERS] == NULL)
+		return 0;
+	data_bind_range(q, router, from, to);
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		p->rows = data_grow(p->rows, p->n, &p->cap, sizeof(*p->rows));
+		p->rows[p->n++] = (struct probe_row){ .t = sqlite3_column_int64(q, 0),
+			.duration_ms = sqlite3_column_int64(q, 1),
+			.transmit = sqlite3_column_int(q, 2) != 0,
+			.offered = data_col(q, 3),
+			.delivered = data_col(q, 4),
+			.busiest = data_col(q, 5) };
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	return p->n > 0 ? data_load_peers(d, router, p) : 0;
 }
 
 static void data_add_link(struct confound_set *x, sqlite3_stmt *q)

@@ -29,7 +29,10 @@ static const char *const detector_method_names[] = {
 	[DETECTOR_M_SATURATION] = "saturation-ceiling",
 	[DETECTOR_M_COST] = "cpu-cost",
 	[DETECTOR_M_PEAK] = "peak",
+	[DETECTOR_M_PROBE] = "probe",
 };
+
+#define DETECTOR_NMETHODS (sizeof(detector_method_names) / sizeof(detector_method_names[0]))
 
 const char *detector_verdict_name(enum detector_outcome v)
 {
@@ -38,7 +41,12 @@ const char *detector_verdict_name(enum detector_outcome v)
 
 const char *detector_method_name(enum detector_method m)
 {
-	return (unsigned)m < 4 ? detector_method_names[m] : "?";
+	return (unsigned)m < DETECTOR_NMETHODS ? detector_method_names[m] : "?";
+}
+
+bool detector_method_high(enum detector_method m)
+{
+	return m == DETECTOR_M_PROBE || m == DETECTOR_M_SATURATION || m == DETECTOR_M_COST;
 }
 
 static int detector_name_index(const char *const *names, size_t n, const char *s)
@@ -56,7 +64,7 @@ enum detector_outcome detector_verdict_of(const char *name)
 
 enum detector_method detector_method_of(const char *name)
 {
-	return detector_name_index(detector_method_names, 4, name);
+	return detector_name_index(detector_method_names, DETECTOR_NMETHODS, name);
 }
 
 /* ---- verdicts kept in memory ---- */
@@ -248,8 +256,9 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 	data_frame(&x, e->time_ms, &f, &rates, &loads);
 	struct judge_result *r = xcalloc(2 * x.nifs + 1, sizeof(*r));
 	judge_event(&f, &d->params, r);
-	struct confound_set cs;
-	int rc = data_load_links(d, e->router_id, e->from_ms, e->to_ms, &cs);
+	int prc = probe_apply(d, e, &x, r); /* a probe pair overrides its stream's verdict */
+	struct confound_set cs = { 0 };
+	int rc = prc < 0 ? -1 : data_load_links(d, e->router_id, e->from_ms, e->to_ms, &cs);
 	for (size_t i = 0; rc == 0 && i < x.nifs; i++) {
 		char *conf = confound_list(&cs, e->time_ms, x.ifs[i].name);
 		detector_record(d, e, x.ifs[i].name, "tx", &r[2 * i], conf, final, now);
@@ -262,7 +271,7 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 	free(loads);
 	data_set_free(&x);
 	if (rc < 0)
-		return data_fail(d, cause, "reading interface samples");
+		return data_fail(d, cause, prc < 0 ? "reading probes" : "reading interface samples");
 	detector_items_mark(d, e);
 	if (final)
 		detector_mark_done(d, e->id);
@@ -306,6 +315,12 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 	d->interval_ms = conf->interval_ms;
 	d->grace_ms = 2 * conf->interval_ms;
 	d->rollout = rollout_create(conf);
+	d->probe_to = xcalloc(2 * conf->nrouters + 1, sizeof(*d->probe_to));
+	for (size_t i = 0; i < conf->nrouters; i++)
+		if (conf->routers[i].probe != NULL) {
+			d->probe_to[2 * d->nprobe_to] = xstrdup(conf->routers[i].name);
+			d->probe_to[2 * d->nprobe_to++ + 1] = xstrdup(conf->routers[i].probe);
+		}
 	if (data_open(d, conf->database, readonly, cause) < 0)
 		return -1;
 	struct override *v;
@@ -331,6 +346,9 @@ void detector_free(detector_t *d)
 	free(d->done);
 	detector_bounds_clear(d);
 	rollout_unref(d->rollout);
+	for (size_t i = 0; i < 2 * d->nprobe_to; i++)
+		free(d->probe_to[i]);
+	free(d->probe_to);
 	free(d->error);
 	free(d);
 }

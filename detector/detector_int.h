@@ -111,6 +111,8 @@ struct detector_item { /* a verdict as the detector keeps it */
 };
 
 enum data_sq {
+	DATA_PROBES, /* the optional ones first: NULL when schema 007 is missing */
+	DATA_PEERS,
 	DATA_EVENTS,
 	DATA_CPU,
 	DATA_IFACES,
@@ -140,6 +142,8 @@ struct detector {
 	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
 
 	struct rollout *rollout; /* [rollout] and the canaries, handed to every view */
+	char **probe_to;         /* [2 * i] a router's name, [2 * i + 1] its probe address */
+	size_t nprobe_to;
 
 	worker_t *worker; /* the thread of the rounds; NULL for --report */
 };
@@ -164,6 +168,31 @@ void detector_mark_done(detector_t *d, int64_t ev); /* event ev is final: never 
 void detector_bounds_clear(detector_t *d);
 enum detector_outcome detector_verdict_of(const char *name); /* by name; insufficient-data if unknown */
 enum detector_method detector_method_of(const char *name);   /* by name; none if unknown */
+
+/* ---- probe.c: a fixed-rate probe pair across a version change ---- */
+
+struct data_set;
+
+struct probe_row { /* one stored probe */
+	int64_t t, duration_ms;
+	bool transmit;                      /* else receive */
+	double offered, delivered, busiest; /* bits/s; busiest-core load 0..1 or NAN */
+};
+
+struct probe_set {              /* a router's probes over an event's windows and its peers' addresses */
+	struct probe_row *rows; /* ascending time */
+	size_t n, cap;
+	char **peers; /* [2 * i] a WireGuard interface, [2 * i + 1] its peer's allowed addresses */
+	size_t npeers, cappeers;
+};
+
+/* Where the router of e has a probe pair (the newest probe before e, the first that started
+ * after it, same direction and offered rate within 1%) through a WireGuard interface of x,
+ * it replaces that stream's verdict in r (judge_event's) by one of method probe. -1: failed. */
+int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct judge_result *r);
+/* Whether address (IPv4 or IPv6) lies in one of the comma-separated prefixes of list. */
+bool probe_addr_in(const char *address, const char *list);
+void probe_set_free(struct probe_set *p);
 
 /* ---- data.c: the SQL that loads what judge needs and stores verdicts ---- */
 
@@ -210,6 +239,9 @@ int data_bounds(detector_t *d, char **cause);
 /* The architecture and board the database last knew of router name (either NULL when unknown):
  * 1 with them (caller frees), 0 when the router is not in the database, -1 with *cause. */
 int data_router_kind(detector_t *d, const char *name, char **arch, char **board, char **cause);
+/* The probes of router in [from, to) and its enabled peers' allowed addresses into *p (always
+ * to free with probe_set_free); none when the database has no probes table. -1: failed. */
+int data_load_probes(detector_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p);
 /* *cause = "what: <the database's last error>"; returns -1. */
 int data_fail(detector_t *d, char **cause, const char *what);
 

@@ -245,8 +245,7 @@ static bool rollout_verdict(const rollout_t *r, const struct detector_verdict *v
 {
 	bool settled = rollout_settled(r, v, now);
 	const char *method = detector_method_name(v->method);
-	if (settled && (v->method == DETECTOR_M_SATURATION || v->method == DETECTOR_M_COST) &&
-		isfinite(v->ratio)) {
+	if (settled && detector_method_high(v->method) && isfinite(v->ratio)) {
 		if (v->direction[0] == 't')
 			acc->tx[acc->ntx++] = v->ratio;
 		else

@@ -148,8 +148,8 @@ static void page_upgrades_fig_router(struct page_upgrades_fig *f, const struct d
 		int d = v[i].direction[0] == 't' ? 0 : 1;
 		reg[d] |= v[i].verdict == DETECTOR_REGRESSION;
 		imp[d] |= v[i].verdict == DETECTOR_IMPROVEMENT;
-		if ((v[i].method == DETECTOR_M_SATURATION || v[i].method == DETECTOR_M_COST) &&
-			isfinite(v[i].ratio) && (isnan(worst[d]) || v[i].ratio < worst[d]))
+		if (detector_method_high(v[i].method) && isfinite(v[i].ratio) &&
+			(isnan(worst[d]) || v[i].ratio < worst[d]))
 			worst[d] = v[i].ratio;
 	}
 	for (int d = 0; d < 2; d++)

@@ -727,6 +727,102 @@ static void test_database(void)
 	free(cause);
 }
 
+static void test_probe_addr(void)
+{
+	static const struct {
+		const char *addr, *list;
+		bool in;
+	} cases[] = {
+		{ "10.64.0.3", "10.64.0.3/32,172.64.0.0/24", true },
+		{ "10.64.0.3", "172.64.0.0/24, 10.64.0.0/30", true },
+		{ "10.64.0.4", "10.64.0.0/30", false },
+		{ "10.64.0.3", "10.64.0.3", true },
+		{ "10.64.0.3", "0.0.0.0/0", true },
+		{ "2001:db8::7", "10.0.0.0/8,2001:db8::/33", true },
+		{ "2001:db9::7", "2001:db8::/32", false },
+		{ "10.64.0.3", "10.64.0.3/33", false },
+		{ "10.64.0.3", "10.64.0.3/x", false },
+		{ "10.64.0.3", "", false },
+		{ "10.64.0.3", NULL, false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_INT(probe_addr_in(cases[i].addr, cases[i].list), cases[i].in);
+}
+
+static void probe_sql(sqlite3 *db, const char *sql)
+{
+	char *err = NULL;
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, &err) == SQLITE_OK);
+	if (err != NULL)
+		fprintf(stderr, "%s: %s\n", sql, err);
+	sqlite3_free(err);
+}
+
+/* A detector round on conf's database (read-only): tile's tx and rx are checked by the caller. */
+static detector_t *probe_round(const conf_t *conf)
+{
+	char *cause = NULL;
+	detector_t *d = xcalloc(1, sizeof(*d));
+	CHECK(detector_open(d, conf, true, &cause) == 0);
+	CHECK(detector_round(d, T0 + 200000, &cause) == 0);
+	free(cause);
+	return d;
+}
+
+/* A probe pair at the same offered rate across tile's upgrade (at 60 s) decides its tx by
+ * method probe; rx keeps its method; a different offered rate after leaves the pair unused. */
+static void test_probe(void)
+{
+	char dir[] = "/tmp/detector_test.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = xasprintf("%s/w.db", dir);
+	conf_t conf = test_conf(path);
+	conf_router_t rt = { .name = (char *)"tile", .probe = (char *)"10.64.0.3" };
+	conf.routers = &rt;
+	conf.nrouters = 1;
+	store_t *st;
+	char *cause = NULL;
+	CHECK(store_open(path, &conf, &st, &cause) == 0);
+	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 380, 220,
+		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
+	fill(st, &s, 1, 125);
+	sqlite3 *db;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	probe_sql(db,
+		"INSERT INTO peers (router_id, interface, pkey, name, allowed_address) SELECT id,"
+		" 'wg0', 'k', 'p', '172.64.0.0/24,10.64.0.3/32' FROM routers WHERE name = 'tile'");
+	probe_sql(db,
+		"INSERT INTO probes (router_id, time_ms, duration_ms, direction, offered_bps,"
+		" delivered_bps) SELECT id, 1700000030000, 3000, 'transmit', 300e6, 300e6 FROM routers"
+		" WHERE name = 'tile' UNION ALL SELECT id, 1700000080000, 3000, 'transmit', 300e6,"
+		" 128e6 FROM routers WHERE name = 'tile'");
+	detector_t *d = probe_round(&conf);
+	check_item(d, "tile", "tx", DETECTOR_REGRESSION, DETECTOR_M_PROBE, 128.0 / 300, 1e-9);
+	check_item(d, "tile", "rx", DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, 1.0, 0.05);
+	const struct detector_item *it = find_item(d, "tile", "tx");
+	CHECK(it && it->v.before_bps == 300e6 && it->v.after_bps == 128e6 && it->v.why[0] == '\0');
+	detector_free(d);
+
+	probe_sql(db, "UPDATE probes SET offered_bps = 290e6 WHERE delivered_bps = 128e6"); /* 3% off */
+	d = probe_round(&conf);
+	check_item(d, "tile", "tx", DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, 1.0, 0.05);
+	detector_free(d);
+
+	probe_sql(db, "UPDATE probes SET offered_bps = 299e6 WHERE delivered_bps = 128e6"); /* within 1% */
+	probe_sql(db, "UPDATE peers SET allowed_address = '10.65.0.0/16'"); /* single wg: still wg0 */
+	d = probe_round(&conf);
+	check_item(d, "tile", "tx", DETECTOR_REGRESSION, DETECTOR_M_PROBE, 128.0 / 300, 1e-9);
+	detector_free(d);
+	sqlite3_close(db);
+	store_close(st);
+	char *cmd = xasprintf("rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(path);
+	free(cause);
+}
+
 /* A running detector publishes a view; stopping it withdraws the view. */
 static void test_thread(void)
 {
@@ -769,6 +865,8 @@ int main(void)
 	test_engine();
 	test_confounders();
 	test_database();
+	test_probe_addr();
+	test_probe();
 	test_thread();
 	return unit_done("detector_test");
 }

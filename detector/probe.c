@@ -1,0 +1,139 @@
+/* probe: the detector's highest-confidence method, a fixed-rate probe pair across a version
+ * change (docs/detector.md): the same offered rate before and after, through the WireGuard
+ * interface whose peer's allowed addresses hold the probe address. It never guesses the
+ * interface when two or more could have carried the probe, and never writes. */
+#include "config.h"
+#include "detector/detector_int.h"
+
+#include <arpa/inet.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROBE_RATE_TOLERANCE 0.01 /* offered rates this close are the same rate */
+
+/* Whether the first bits bits of a and b are equal. */
+static bool probe_prefix_eq(const unsigned char *a, const unsigned char *b, long bits)
+{
+	long whole = bits / 8;
+	if (memcmp(a, b, (size_t)whole) != 0)
+		return false;
+	if (bits % 8 == 0)
+		return true;
+	unsigned char mask = (unsigned char)(0xff << (8 - bits % 8));
+	return (a[whole] & mask) == (b[whole] & mask);
+}
+
+/* Whether address lies in one prefix "ADDR[/LEN]" of n bytes. */
+static bool probe_addr_in_one(const char *address, const char *s, size_t n)
+{
+	char net[64];
+	if (n == 0 || n >= sizeof(net))
+		return false;
+	memcpy(net, s, n);
+	net[n] = '\0';
+	char *slash = strchr(net, '/');
+	if (slash != NULL)
+		*slash = '\0';
+	unsigned char a[16], p[16];
+	int af = strchr(net, ':') != NULL ? AF_INET6 : AF_INET;
+	long max = af == AF_INET6 ? 128 : 32;
+	if (inet_pton(af, net, p) != 1 || inet_pton(af, address, a) != 1)
+		return false;
+	char *end = NULL;
+	long bits = slash != NULL ? strtol(slash + 1, &end, 10) : max;
+	if (slash != NULL && (end == slash + 1 || *end != '\0'))
+		return false;
+	return bits >= 0 && bits <= max && probe_prefix_eq(a, p, bits);
+}
+
+bool probe_addr_in(const char *address, const char *list)
+{
+	for (const char *s = list; s != NULL && *s != '\0';) {
+		s += strspn(s, " ,");
+		size_t n = strcspn(s, " ,");
+		if (probe_addr_in_one(address, s, n))
+			return true;
+		s += n;
+	}
+	return false;
+}
+
+/* The index in x of the interface the probe to address went through; SIZE_MAX when unknown. */
+static size_t probe_iface(const struct probe_set *p, const struct data_set *x, const char *address)
+{
+	for (size_t k = 0; k < p->npeers; k++) {
+		if (!probe_addr_in(address, p->peers[2 * k + 1]))
+			continue;
+		for (size_t i = 0; i < x->nifs; i++)
+			if (strcmp(x->ifs[i].name, p->peers[2 * k]) == 0)
+				return i;
+		return SIZE_MAX; /* the peer's interface has no samples in the windows */
+	}
+	return x->nifs == 1 ? 0 : SIZE_MAX;
+}
+
+/* The newest probe of the direction that ended before t, or the first that started at t or later. */
+static const struct probe_row *probe_pick(const struct probe_set *p, bool transmit, int64_t t, bool after)
+{
+	const struct probe_row *best = NULL;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct probe_row *r = &p->rows[i];
+		if (r->transmit != transmit || !(r->delivered >= 0) || !(r->offered > 0))
+			continue;
+		if (!after && r->t < t)
+			best = r;
+		if (after && r->t - r->duration_ms >= t)
+			return r;
+	}
+	return best;
+}
+
+/* The verdict of a probe pair into *r, over judge's: its sample counts and cores stay. */
+static void probe_judge(const struct probe_row *b, const struct probe_row *a, const struct judge_params *pp,
+	struct judge_result *r)
+{
+	double ratio = a->delivered / b->delivered;
+	r->method = DETECTOR_M_PROBE;
+	r->verdict = ratio < 1 - pp->threshold ? DETECTOR_REGRESSION
+		: ratio > 1 + pp->threshold    ? DETECTOR_IMPROVEMENT
+					       : DETECTOR_UNCHANGED;
+	r->hint = false;
+	r->before_bps = b->delivered;
+	r->after_bps = a->delivered;
+	r->ratio = ratio;
+	r->before_load = b->busiest;
+	r->after_load = a->busiest;
+	r->rse = NAN;
+	r->why[0] = '\0';
+}
+
+static const char *probe_address(const detector_t *d, const char *router)
+{
+	for (size_t i = 0; router != NULL && i < d->nprobe_to; i++)
+		if (strcmp(d->probe_to[2 * i], router) == 0)
+			return d->probe_to[2 * i + 1];
+	return NULL;
+}
+
+int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct judge_result *r)
+{
+	const char *address = probe_address(d, e->router);
+	if (address == NULL || x->nifs == 0)
+		return 0;
+	struct probe_set p;
+	if (data_load_probes(d, e->router_id, e->from_ms, e->to_ms, &p) < 0) {
+		probe_set_free(&p);
+		return -1;
+	}
+	size_t i = p.n > 0 ? probe_iface(&p, x, address) : SIZE_MAX;
+	for (int dir = 0; i != SIZE_MAX && dir < 2; dir++) {
+		const struct probe_row *b = probe_pick(&p, dir == 0, e->time_ms, false);
+		const struct probe_row *a = probe_pick(&p, dir == 0, e->time_ms, true);
+		if (b != NULL && a != NULL && b->delivered > 0 &&
+			fabs(a->offered - b->offered) <= PROBE_RATE_TOLERANCE * b->offered)
+			probe_judge(b, a, &d->params, &r[2 * i + (size_t)dir]);
+	}
+	probe_set_free(&p);
+	return 0;
+}
