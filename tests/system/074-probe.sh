@@ -7,7 +7,7 @@
 # during the probes; a probe with the wrong server password is logged once, and polls go on.
 # A third router is probed only on demand (POST /api/v1/routers/NAME/probe, [web] auth on).
 # The upgrade's report (/api/v1/upgrades/ID/report and .md, ID the upgrade_id of its verdicts)
-# shows the probe pair and the profile after.
+# shows the probe pair and the profile after; the pair decides wg0 tx's verdict (method probe).
 . "$top_srcdir/tests/system/lib.sh"
 # [web] authentication is on (probes on demand need it): every request of the test carries it.
 WEBPW=web-secret-074
@@ -101,6 +101,17 @@ assert len(ids) == 1
 print(ids.pop())' "$T/reg.json"; }
 wait_until 15 uid || fail "no verdict of ccr with an upgrade_id: $(cat "$T/reg.json")"
 id=$(uid)
+
+# The probe pair decides ccr's wg0 tx (the peer of 10.64.0.3 is on wg0): method probe.
+by_probe() { http_get /api/v1/regressions >"$T/reg.json" && $PY - "$T/reg.json" <<'PY'
+import json, sys
+v = [v for v in json.load(open(sys.argv[1])) if v["router"] == "ccr" and v["interface"] == "wg0" and v["direction"] == "tx"]
+assert len(v) == 1 and v[0]["method"] == "probe", v
+assert v[0]["verdict"] == "regression" and abs(v[0]["ratio"] - 128.2 / 300) < 0.02, v
+PY
+}
+wait_until 10 by_probe || fail "ccr wg0 tx not judged by its probe pair: $(cat "$T/reg.json")"
+ok "ccr wg0 tx: regression by method probe, ratio $($PY -c 'import json,sys; print([round(v["ratio"], 3) for v in json.load(open(sys.argv[1])) if v["router"] == "ccr" and v["direction"] == "tx"][0])' "$T/reg.json")"
 http_get "/api/v1/upgrades/$id/report" >"$T/report.json" || fail "no report of upgrade $id"
 have_profile() { http_get "/api/v1/upgrades/$id/report" >"$T/report.json" &&
 	$PY -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["profile"]["after"])' "$T/report.json"; }
