@@ -340,7 +340,7 @@ static const struct metrics_family metrics_families[] = {
 		"improvement and none a regression, else 0.",
 		.per_router = metrics_detector_cohort, .off = 1 },
 	{ "wgwatch_upgrade_cohort_ratio", "gauge",
-		"Capacity ratio (after / before) of each high-confidence verdict (saturation-ceiling, "
+		"Capacity ratio (after / before) of each high-confidence verdict (probe, saturation-ceiling, "
 		"cpu-cost) of every version change; the input of the cohort medians.",
 		.per_router = metrics_detector_cohort_ratio },
 	{ "wgwatch_core_saturated", "gauge",
