@@ -565,5 +565,61 @@ def main():
     return globals()["cmd_" + a.cmd](a)
 
 
+# ---- helpers the side-by-side benchmarks (snmpbench.py, collectdbench.py) share ----
+
+def box_busy_s():
+    """Busy CPU seconds of the whole machine from /proc/stat (steal counts as busy)."""
+    return box_cpu_s()[0]
+
+
+def free_port(kind=None):
+    """A free loopback port (TCP unless kind says otherwise)."""
+    import socket
+    s = socket.socket(socket.AF_INET, kind or socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def wait_for(cond, limit, what, who="bench"):
+    """Polls cond (OSError counts as not yet) until it holds, or exits after limit seconds."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            if cond():
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise SystemExit("%s: %s did not happen in %d s" % (who, what, limit))
+
+
+class Procs:
+    """The processes a run started, stopped by pid (SIGTERM, then wait, then SIGKILL)."""
+    def __init__(self, grace=30):
+        self.p = []
+        self.grace = grace
+
+    def start(self, argv, log):
+        self.p.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(log, "w")))
+        return self.p[-1]
+
+    def stop(self, proc):
+        import signal
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(self.grace)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self.p.remove(proc)
+
+    def stop_all(self):
+        for proc in list(self.p):
+            self.stop(proc)
+
+
 if __name__ == "__main__":
     sys.exit(main())

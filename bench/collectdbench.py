@@ -13,7 +13,6 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import socket
 import struct
 import subprocess
@@ -22,6 +21,15 @@ import tempfile
 import threading
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import proc_cpu_s as cpu_s, proc_rss_kib as rss_kib, box_busy_s as box_s, free_port, Procs  # noqa: E402
+from benchlib import wait_for as _wait_for  # noqa: E402
+
+
+def wait_for(cond, limit, what):
+    _wait_for(cond, limit, what, "collectdbench")
+
 
 TICKS = os.sysconf("SC_CLK_TCK")
 COMMUNITY = "bench-cd"
@@ -71,67 +79,6 @@ def marker_prefix(name, router):
     """The bytes that open every router's marker part of NAME (type 0x0005, then the length,
     the same for all routers: the sim's names are of one width): bytes.count finds them in C."""
     return struct.pack(">HH", 5, 4 + len(marker(name, router)) + 1) + ("m-%s-" % name).encode()
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        v = f.read().rpartition(")")[2].split()
-    return (int(v[11]) + int(v[12])) / TICKS
-
-
-def rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        return int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
-
-
-def box_s():
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:9]]
-    return (sum(v) - v[3] - v[4]) / TICKS
-
-
-def free_port(kind=socket.SOCK_STREAM):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait_for(cond, limit, what):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        try:
-            if cond():
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit("collectdbench: %s did not happen in %d s" % (what, limit))
-
-
-class Procs:
-    """The processes this run started, stopped by pid (SIGTERM, then wait)."""
-    def __init__(self):
-        self.p = []
-
-    def start(self, argv, log):
-        self.p.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(log, "w")))
-        return self.p[-1]
-
-    def stop(self, proc):
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.p.remove(proc)
-
-    def stop_all(self):
-        for proc in list(self.p):
-            self.stop(proc)
 
 
 class Sink:

@@ -12,13 +12,20 @@ import http.client
 import os
 import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import proc_cpu_s as cpu_s, box_busy_s as box_s, free_port, Procs  # noqa: E402
+from benchlib import wait_for as _wait_for  # noqa: E402
+
+
+def wait_for(cond, limit, what):
+    _wait_for(cond, limit, what, "snmpbench")
+
 
 TICKS = os.sysconf("SC_CLK_TCK")
 COMMUNITY = "bench-snmp"
@@ -69,63 +76,6 @@ def exporter_module():
                   "    lookups:", "    - labels: [ifIndex]", "      labelname: ifName",
                   "      oid: 1.3.6.1.2.1.31.1.1.1.1", "      type: DisplayString"]
     return "\n".join(y) + "\n"
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        v = f.read().rpartition(")")[2].split()
-    return (int(v[11]) + int(v[12])) / TICKS
-
-
-def box_s():
-    with open("/proc/stat") as f:
-        v = [int(x) for x in f.readline().split()[1:9]]
-    return (sum(v) - v[3] - v[4]) / TICKS
-
-
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
-
-
-def wait_for(cond, limit, what):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        try:
-            if cond():
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise SystemExit("snmpbench: %s did not happen in %d s" % (what, limit))
-
-
-class Procs:
-    """The processes this run started, stopped by pid (SIGTERM, then wait)."""
-    def __init__(self):
-        self.p = []
-
-    def start(self, argv, log):
-        self.p.append(subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=open(log, "w")))
-        return self.p[-1]
-
-    def stop(self, proc):
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        self.p.remove(proc)
-
-    def stop_all(self):
-        for proc in list(self.p):
-            self.stop(proc)
 
 
 def start_sim(a, d, procs):
@@ -260,7 +210,7 @@ def main():
         print("snmpbench: %s not installed (apt-get install prometheus-snmp-exporter): skipped" % EXPORTER,
               file=sys.stderr)
         return 0
-    d, procs = tempfile.mkdtemp(prefix="wgwatch-snmpbench."), Procs()
+    d, procs = tempfile.mkdtemp(prefix="wgwatch-snmpbench."), Procs(grace=20)
     try:
         sim, targets = start_sim(a, d, procs)
         wg = bench_wgwatchd(a, d, procs, sim)
