@@ -274,10 +274,35 @@ static void main_on_profile(void *arg, profile_t *p)
 	store_submit_profile(d->store, p);
 }
 
-/* At start: the scheduler learns when each router was last profiled and probed. */
-static void main_diag_seed(void *diag, const char *router, int64_t profile_ms, int64_t probe_ms)
+/* At start, the newest profile and probes of a router that has some, for /metrics at once
+ * rather than after the next profile_every or probe_every. */
+static void main_diag_restore(struct daemon *d, const char *router, bool profile, bool probe)
 {
-	diag_seed(diag, router, profile_ms, probe_ms);
+	profile_t **pv = NULL;
+	probe_t **qv = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	if (profile && history_profiles(d->conf->database, router, 1, &pv, &n, &cause) == 0 && n > 0)
+		fleet_set_profile(d->fleet, profile_dup(pv[0]));
+	history_profiles_free(pv, n);
+	n = 0; /* the newest of each direction: fleet_set_probe keeps one per direction */
+	if (cause == NULL && probe && history_probes(d->conf->database, router, 8, &qv, &n, &cause) == 0)
+		for (size_t i = n; i-- > 0;)
+			fleet_set_probe(d->fleet, probe_dup(qv[i]));
+	history_probes_free(qv, n);
+	if (cause != NULL)
+		log_warn("%s: router %s's last profile and probes are on /metrics after the next", cause,
+			router);
+	free(cause);
+}
+
+/* At start: the scheduler learns when each router was last profiled and probed. */
+static void main_diag_seed(void *arg, const char *router, int64_t profile_ms, int64_t probe_ms)
+{
+	struct daemon *d = arg;
+	diag_seed(d->diag, router, profile_ms, probe_ms);
+	if (conf_router_find(d->conf, router) != NULL && (profile_ms > 0 || probe_ms > 0))
+		main_diag_restore(d, router, profile_ms > 0, probe_ms > 0);
 }
 
 /* A probe likewise. */
@@ -329,7 +354,7 @@ static int main_start(struct daemon *d, bool once)
 	else
 		d->diag = diag_create(d->conf, restdiag_runner(d->restdiag),
 			(diag_sink_t){ .profile = main_on_profile, .probe = main_on_probe, .ctx = d });
-	if (d->diag != NULL && history_diag_latest(d->conf->database, main_diag_seed, d->diag, &cause) < 0) {
+	if (d->diag != NULL && history_diag_latest(d->conf->database, main_diag_seed, d, &cause) < 0) {
 		log_warn("%s: profiles and probes may be taken again at once", cause);
 		free(cause);
 		cause = NULL;

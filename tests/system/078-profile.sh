@@ -133,3 +133,11 @@ grep -F "$want" "$T/upg.html" | grep -q encrypting ||
 ok "upg's page: $(grep -o 'networking [0-9]* % → [^<]*' "$T/upg.html" | head -1)"
 check_log_clean
 ok "the daemon log has no error"
+
+# A restart: the newest profile is on /metrics at once, from the database, not after profile_every.
+stop_daemon
+start_daemon
+http_get /metrics >"$T/metrics-restart.txt"
+v=$($EXPO "$T/metrics-restart.txt" wgwatch_profile_usage_ratio router=upg cpu=0 name=networking)
+[ -n "$v" ] || fail "after a restart upg's newest profile is not on /metrics"
+ok "after a restart /metrics has upg's newest profile at once (cpu0 networking $v)"
