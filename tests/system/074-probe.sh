@@ -51,14 +51,14 @@ R=lab; [ "$(post)" = 401 ] || fail "a probe on demand without credentials: HTTP 
 R=nosuch; [ "$(post -u "admin:$WEBPW")" = 404 ] || fail "a probe of an unknown router: $(cat "$T/post.json")"
 R=lab; [ "$(post -u "admin:$WEBPW")" = 202 ] || fail "a probe on demand: $(cat "$T/post.json")"
 lab_probed() { http_get /api/v1/routers/lab/probes >"$T/lab.json" && [ "$(cat "$T/lab.json")" != "[]" ]; }
-wait_until 10 lab_probed || fail "lab not probed on demand: $(cat "$T/lab.json")"
+wait_until 30 lab_probed || fail "lab not probed on demand: $(cat "$T/lab.json")"
 $PY -c 'import json,sys; p = json.load(open(sys.argv[1])); assert len(p) == 1 and p[0]["delivered_bps"] > 0, p' \
 	"$T/lab.json" || fail "lab's probe on demand: $(cat "$T/lab.json")"
 ok "POST /api/v1/routers/lab/probe (with credentials): 202, probed at the next poll; 401 without, 404 unknown"
 
 two() { http_get /api/v1/routers/ccr/probes >"$T/probes.json" &&
 	$PY -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) < 2)' "$T/probes.json"; }
-wait_until 28 two || fail "not two probes of ccr: $(cat "$T/probes.json"); $(grep diag "$T/daemon.log")"
+wait_until 40 two || fail "not two probes of ccr: $(cat "$T/probes.json"); $(grep diag "$T/daemon.log")"
 $PY - "$T/probes.json" <<'PY' || fail "the probes are not the sim's (above)"
 import json, sys
 after, before = json.load(open(sys.argv[1]))[:2]
@@ -99,7 +99,7 @@ import json, sys
 ids = {v["upgrade_id"] for v in json.load(open(sys.argv[1])) if v["router"] == "ccr"}
 assert len(ids) == 1
 print(ids.pop())' "$T/reg.json"; }
-wait_until 15 uid || fail "no verdict of ccr with an upgrade_id: $(cat "$T/reg.json")"
+wait_until 30 uid || fail "no verdict of ccr with an upgrade_id: $(cat "$T/reg.json")"
 id=$(uid)
 
 # The probe pair decides ccr's wg0 tx (the peer of 10.64.0.3 is on wg0): method probe.
@@ -110,12 +110,12 @@ assert len(v) == 1 and v[0]["method"] == "probe", v
 assert v[0]["verdict"] == "regression" and abs(v[0]["ratio"] - 128.2 / 300) < 0.02, v
 PY
 }
-wait_until 10 by_probe || fail "ccr wg0 tx not judged by its probe pair: $(cat "$T/reg.json")"
+wait_until 30 by_probe || fail "ccr wg0 tx not judged by its probe pair: $(cat "$T/reg.json")"
 ok "ccr wg0 tx: regression by method probe, ratio $($PY -c 'import json,sys; print([round(v["ratio"], 3) for v in json.load(open(sys.argv[1])) if v["router"] == "ccr" and v["direction"] == "tx"][0])' "$T/reg.json")"
 http_get "/api/v1/upgrades/$id/report" >"$T/report.json" || fail "no report of upgrade $id"
 have_profile() { http_get "/api/v1/upgrades/$id/report" >"$T/report.json" &&
 	$PY -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["profile"]["after"])' "$T/report.json"; }
-wait_until 10 have_profile || fail "the report has no profile after the upgrade: $(cat "$T/report.json")"
+wait_until 30 have_profile || fail "the report has no profile after the upgrade: $(cat "$T/report.json")"
 $PY - "$T/report.json" "$T/probes.json" <<'PY' || fail "the report is not what was measured (above)"
 import json, sys
 r, probes = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))

@@ -67,7 +67,7 @@ t = [r[0] for r in db.execute("SELECT p.time_ms FROM polls p JOIN routers r ON r
 sys.exit(0 if t and t[-1] > end + 1000 else 1)
 PY
 }
-wait_until 10 sleep_until_stored || fail "hot's polls after the profile never reached the database"
+wait_until 20 sleep_until_stored || fail "hot's polls after the profile never reached the database"
 $PY - "$T/wgwatch.db" "$T/prof-hot.json" <<'PY' || fail "hot's polls were held up by its profile (above)"
 import json, sqlite3, sys, datetime
 p = json.load(open(sys.argv[2]))[-1]
@@ -93,7 +93,7 @@ wait_until 15 grep -q 'diag: router refuser: refused a profile' "$T/daemon.log" 
 	fail "refuser's refusal never logged: $(grep diag "$T/daemon.log")"
 p0=$($EXPO "$T/metrics.txt" wgwatch_polls_total router=refuser)
 polls_grew() { http_get /metrics >"$T/m2.txt" && [ "$($EXPO "$T/m2.txt" wgwatch_polls_total router=refuser | cut -d. -f1)" -ge $(( ${p0%.*} + 4 )) ]; }
-wait_until 10 polls_grew || fail "refuser's polls stopped after the refusal"
+wait_until 20 polls_grew || fail "refuser's polls stopped after the refusal"
 [ "$($EXPO "$T/m2.txt" wgwatch_router_up router=refuser)" = 1 ] || fail "refuser is not up"
 n=$(grep -c 'diag: router refuser:' "$T/daemon.log")
 [ "$n" = 1 ] || fail "refuser's refusal logged $n times: $(grep 'router refuser' "$T/daemon.log")"
