@@ -595,6 +595,26 @@ def wait_for(cond, limit, what, who="bench"):
     raise SystemExit("%s: %s did not happen in %d s" % (who, what, limit))
 
 
+def metric_sum(port, fam, timeout=120):
+    """The sum of every series of family fam on wgwatchd's /metrics at port."""
+    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=timeout) as r:
+        text = r.read().decode()
+    return sum(float(l.rpartition(" ")[2]) for l in text.splitlines() if l.startswith(fam + "{"))
+
+
+def cpu_window(seconds, pid, sim_pid, count):
+    """CPU of pid and of the sim, RSS of pid, the machine's other CPU, and count() before and
+    after a window of seconds."""
+    c0, t0 = count(), time.monotonic()
+    p0, s0, b0 = proc_cpu_s(pid), proc_cpu_s(sim_pid), box_busy_s()
+    time.sleep(seconds)
+    p1, s1, b1 = proc_cpu_s(pid), proc_cpu_s(sim_pid), box_busy_s()
+    wall = time.monotonic() - t0
+    c1 = count()
+    return {"polls": c1 - c0, "wall": wall, "cpu": p1 - p0, "sim": s1 - s0, "rss": proc_rss_kib(pid),
+            "other": (b1 - b0) - (p1 - p0) - (s1 - s0)}
+
+
 class Procs:
     """The processes a run started, stopped by pid (SIGTERM, then wait, then SIGKILL)."""
     def __init__(self, grace=30):

@@ -19,11 +19,9 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import proc_cpu_s as cpu_s, proc_rss_kib as rss_kib, box_busy_s as box_s, free_port, Procs  # noqa: E402
+from benchlib import free_port, Procs, metric_sum, cpu_window  # noqa: E402
 from benchlib import wait_for as _wait_for  # noqa: E402
 
 
@@ -125,23 +123,8 @@ def start_sim(a, n, d, procs):
     return sim, routers
 
 
-def metric_sum(port, fam):
-    with urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=120) as r:
-        text = r.read().decode()
-    return sum(float(l.rpartition(" ")[2]) for l in text.splitlines() if l.startswith(fam + "{"))
-
-
 def window(a, pid, sim, count):
-    """CPU of pid and of the sim, RSS of pid, and count() before and after a.window seconds."""
-    c0, t0 = count(), time.monotonic()
-    p0, s0, b0 = cpu_s(pid), cpu_s(sim.pid), box_s()
-    time.sleep(a.window)
-    p1, s1, b1 = cpu_s(pid), cpu_s(sim.pid), box_s()
-    wall = time.monotonic() - t0
-    c1 = count()
-    return {"polls": c1 - c0, "wall": wall, "cpu": p1 - p0, "sim": s1 - s0, "rss": rss_kib(pid),
-            "other": (b1 - b0) - (p1 - p0) - (s1 - s0)}
-
+    return cpu_window(a.window, pid, sim.pid, count)
 
 def wgwatchd_conf(routers, face, port, iv):
     out = ["[daemon]", "listen = 127.0.0.1:%d" % port, "database = wgwatch.db", "interval = %ds" % iv,
