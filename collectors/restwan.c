@@ -98,8 +98,9 @@ static void restwan_round(restwan_t *w, const sample_t *s, int64_t now_ms)
 	restwan_names_free(w->round, w->nround);
 	w->round = NULL;
 	w->nround = 0;
-	if (w->ntodo > 0) /* no endpoint yet (no handshake): ask again at the next poll */
-		w->round_ms = now_ms;
+	/* No endpoint yet (no handshake, IPv6 only): look again in RESTWAN_RETRY_MS, not at every
+	 * poll (each look walks every peer). */
+	w->round_ms = w->ntodo > 0 ? now_ms : now_ms - RESTWAN_EVERY_MS + RESTWAN_RETRY_MS;
 }
 
 const char *restwan_due(restwan_t *w, const conf_router_t *rc, const sample_t *s, int64_t now_ms)

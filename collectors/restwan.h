@@ -14,6 +14,7 @@
 
 #define RESTWAN_ENDPOINTS 8
 #define RESTWAN_EVERY_MS  3600000
+#define RESTWAN_RETRY_MS  300000 /* a round that found no endpoint looks again this soon */
 
 typedef struct restwan restwan_t;
 

@@ -544,6 +544,15 @@ static void test_restwan(void)
 	restwan_t *w = restwan_create();
 	size_t n;
 	CHECK(restwan_names(w, &rc, &n) == NULL && n == 0);
+	sample_t *none = sample_new("r1", 0, "rest"); /* no endpoint yet: looked for again in 5 min */
+	wan_peer(none, NULL, 1, false);
+	CHECK(restwan_due(w, &rc, none, 100) == NULL);
+	CHECK(restwan_due(w, &rc, s, 101) == NULL);
+	CHECK(restwan_due(w, &rc, s, 100 + RESTWAN_RETRY_MS - 1) == NULL);
+	CHECK(restwan_due(w, &rc, s, 100 + RESTWAN_RETRY_MS) != NULL);
+	sample_free(none);
+	restwan_destroy(w);
+	w = restwan_create();
 	const char *d = restwan_due(w, &rc, s, 1000);
 	CHECK_STR(d, "198.51.100.0");
 	restwan_done(w, "r1", "ether1", NULL, 1000);
