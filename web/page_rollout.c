@@ -25,6 +25,16 @@ static void page_rollout_text(buf_t *out, const char *s)
 		text_put_html(out, s);
 }
 
+/* <a href="/router/NAME">NAME</a>, the name escaped for each place. */
+static void page_rollout_router(buf_t *out, const char *name)
+{
+	buf_puts(out, "<a href=\"/router/");
+	text_put_url(out, name);
+	buf_puts(out, "\">");
+	text_put_html(out, name);
+	buf_puts(out, "</a>");
+}
+
 /* ---- the overrides ---- */
 
 static void page_rollout_overrides(buf_t *out, const detector_view_t *dv)
@@ -121,11 +131,9 @@ static void page_rollout_waiting(buf_t *out, const struct page_rollout_req *req,
 		const sample_t *s = r->last;
 		if (s == NULL || s->version == NULL || ros_version_cmp_text(s->version, version) >= 0)
 			continue;
-		buf_puts(out, "<tr><td><a href=\"/router/");
-		text_put_url(out, r->conf->name);
-		buf_puts(out, "\">");
-		text_put_html(out, r->conf->name);
-		buf_puts(out, "</a></td><td>");
+		buf_puts(out, "<tr><td>");
+		page_rollout_router(out, r->conf->name);
+		buf_puts(out, "</td><td>");
 		text_put_html(out, s->version);
 		buf_puts(out, "</td><td>");
 		page_rollout_text(out, s->architecture);
@@ -156,11 +164,9 @@ static bool page_rollout_despite_row(
 		: INT64_MAX;
 	if (since == INT64_MAX || v->upgraded_ms <= since)
 		return false;
-	buf_puts(out, "<tr><td><a href=\"/router/");
-	text_put_url(out, v->router);
-	buf_puts(out, "\">");
-	text_put_html(out, v->router);
-	buf_puts(out, "</a></td><td>");
+	buf_puts(out, "<tr><td>");
+	page_rollout_router(out, v->router);
+	buf_puts(out, "</td><td>");
 	page_rollout_text(out, v->architecture);
 	buf_puts(out, "</td><td>");
 	page_rollout_text(out, v->board);
@@ -201,11 +207,9 @@ static void page_rollout_offered_row(buf_t *out, const struct page_rollout_req *
 	const sample_t *s = r->last;
 	buf_puts(out, "<tr><td>");
 	text_put_html(out, s->offered_version);
-	buf_puts(out, "</td><td><a href=\"/router/");
-	text_put_url(out, r->conf->name);
-	buf_puts(out, "\">");
-	text_put_html(out, r->conf->name);
-	buf_puts(out, "</a></td><td>");
+	buf_puts(out, "</td><td>");
+	page_rollout_router(out, r->conf->name);
+	buf_puts(out, "</td><td>");
 	page_rollout_text(out, s->version);
 	buf_puts(out, "</td><td>");
 	page_rollout_text(out, s->update_status);
