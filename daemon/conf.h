@@ -85,6 +85,7 @@ typedef struct conf {
 	int64_t interval_ms;         /* default 30s */
 	int64_t timeout_ms;          /* default 10s */
 	int max_in_flight;           /* routers polled at once; default 256 */
+	int max_probes;              /* fixed-rate probes at once across the fleet; default 2 */
 	int64_t retention_ms;        /* raw samples; default 35d */
 	int64_t rollup_retention_ms; /* 5-minute roll-ups; default 400d */
 	size_t max_body_bytes;       /* REST reply cap; default 4 MiB */

@@ -31,6 +31,8 @@ const struct conf_key confkeys_table[] = {
 		.help = "how long one poll of one router may take" },
 	{ DKEY("max_in_flight", T_INT, max_in_flight), .def = "256", .min = 1, .max = 100000,
 		.help = "routers polled at the same time" },
+	{ DKEY("max_probes", T_INT, max_probes), .def = "2", .min = 1, .max = 1000,
+		.help = "fixed-rate probes (bandwidth-test, real traffic) running at once across the fleet" },
 	{ DKEY("retention", T_DURATION, retention_ms), .def = "35d", .min = CONF_MIN, .max = 10 * CONF_YEAR,
 		.help = "how long raw samples are kept" },
 	{ DKEY("rollup_retention", T_DURATION, rollup_retention_ms), .def = "400d", .min = CONF_MIN,

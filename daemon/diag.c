@@ -304,7 +304,7 @@ static bool diag_probe_due(const diag_t *d, const struct drouter *r, int64_t now
 {
 	const conf_router_t *rc = r->rc;
 	int64_t every = rc->probe_every_ms > 0 ? rc->probe_every_ms : 3600000;
-	if (rc->probe == NULL || r->probe_busy || r->busy || d->probes >= DIAG_MAX_PROBES ||
+	if (rc->probe == NULL || r->probe_busy || r->busy || d->probes >= (size_t)d->conf->max_probes ||
 		r->ok_run < DIAG_RUN)
 		return false;
 	if (r->probe_demanded)

@@ -2,7 +2,7 @@
  * been saturated for 3 polls in a row and its newest profile is older than profile_every, and
  * after each upgrade once it has answered 3 polls in a row; and when to probe one that has a
  * probe server (after each upgrade likewise, and every probe_every), one probe per router and
- * DIAG_MAX_PROBES in all at once. It watches finished polls, asks a runner
+ * [daemon] max_probes in all at once. It watches finished polls, asks a runner
  * (collectors/restdiag.c), logs a refusal once per router, and hands every result on. It never
  * touches a poll: the poller knows nothing of it. */
 #ifndef WGWATCH_DIAG_H
@@ -48,20 +48,18 @@ typedef struct diag_sink {
 	void *ctx;
 } diag_sink_t;
 
-/* At most this many probes run at once across the fleet: a probe is real traffic. */
-#define DIAG_MAX_PROBES 2
-
 diag_t *diag_create(const conf_t *conf, diag_runner_t runner, diag_sink_t sink);
 /* The runner must be destroyed first: a profile in flight then never calls back. */
 void diag_destroy(diag_t *d);
-/* Follow a reloaded conf (which must outlive d or the next reload); routers keep their state. */
+/* Follow a reloaded conf (which must outlive d or the next reload); routers keep their state.
+ * A lower max_probes lets the probes in flight end; no new one starts until fewer run. */
 void diag_reconfigure(diag_t *d, const conf_t *conf);
 /* Loop thread, at start: the router's newest profile and probe in the database ended at these
  * wall clock times (0: none), so that a restart does not take them again before profile_every
  * and probe_every. */
 void diag_seed(diag_t *d, const char *router, int64_t profile_wall_ms, int64_t probe_wall_ms);
 /* Any thread: probe router as soon as it allows (after its next poll; one probe per router and
- * DIAG_MAX_PROBES at once still hold). The caller checks that the router has a probe. */
+ * max_probes at once still hold). The caller checks that the router has a probe. */
 void diag_demand_probe(diag_t *d, const char *router);
 /* Loop thread: a poll of s->router finished (right after, before the next is due). */
 void diag_note_poll(diag_t *d, const sample_t *s);

@@ -1119,6 +1119,43 @@ static void test_diag(void)
 	free(dir);
 }
 
+/* [daemon] max_probes: 2 unless set; an integer from 1 to 1000, FILE:LINE otherwise. */
+static void test_max_probes(void)
+{
+	static const struct {
+		const char *line;
+		int want;        /* -1: the file is refused */
+		const char *err; /* the message after "FILE:2: " */
+	} cases[] = {
+		{ "", 2, NULL },
+		{ "max_probes = 1\n", 1, NULL },
+		{ "max_probes = 3\n", 3, NULL },
+		{ "max_probes = 0\n", -1, "max_probes = 0: is out of range (allowed 1 to 1000)" },
+		{ "max_probes = 1001\n", -1, "max_probes = 1001: is out of range (allowed 1 to 1000)" },
+		{ "max_probes = two\n", -1, NULL },
+		{ "max_probes = 1.5\n", -1, NULL },
+	};
+	char *dir = new_dir();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = xasprintf("[daemon]\n%s[router r]\nrest = https://10.0.0.1\n", cases[i].line);
+		char *path = xasprintf("%s/probes.conf", dir);
+		conf_t *c = NULL;
+		char *e = NULL;
+		CHECK_INT(load_text(dir, "probes.conf", text, &c, &e), cases[i].want < 0 ? -1 : 0);
+		CHECK_INT(c ? c->max_probes : -1, cases[i].want);
+		if (cases[i].err != NULL)
+			CHECK_ERR(e, "%s:2: %s", path, cases[i].err);
+		else if (cases[i].want < 0)
+			CHECK(e != NULL && strncmp(e, path, strlen(path)) == 0 &&
+				strstr(e, ":2: max_probes = ") != NULL);
+		conf_free(c);
+		free(e);
+		free(path);
+		free(text);
+	}
+	free(dir);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/conf_test.XXXXXX";
@@ -1145,6 +1182,7 @@ int main(void)
 	test_help_and_docs();
 	test_example();
 	test_diag();
+	test_max_probes();
 	char *rm = xasprintf("rm -rf '%s'", tmp_root);
 	if (system(rm) != 0)
 		fprintf(stderr, "conf_test: could not remove %s\n", tmp_root);

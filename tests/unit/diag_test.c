@@ -1,7 +1,8 @@
 /* diag_test: the /tool/profile decoder on both documented reply shapes and the guessed
  * variants (docs/diagnostics.md), and the profile scheduler with a runner that records its
  * calls: saturation runs, profile_every, upgrades, refusals, diag = no, and the fit between
- * polls under the poll's user. Includes daemon/diag.c to reach a router's clock marks. */
+ * polls under the poll's user; probes, and [daemon] max_probes across routers and over a
+ * reload. Includes daemon/diag.c to reach a router's clock marks. */
 #include "config.h"
 #include "collectors/restdiag.h"
 #include "detector/profdiff.h"
@@ -208,9 +209,10 @@ static void on_profile(void *ctx, profile_t *p)
 	handed = p;
 }
 
-static void poll(diag_t *d, const char *version, double load, int64_t duration_ms, bool ok)
+static void poll_of(
+	diag_t *d, const char *router, const char *version, double load, int64_t duration_ms, bool ok)
 {
-	sample_t *s = sample_new("r", 1, "rest");
+	sample_t *s = sample_new(router, 1, "rest");
 	s->version = xstrdup(version);
 	sample_set_cores(s, 2);
 	s->cores[1].load = load;
@@ -219,6 +221,11 @@ static void poll(diag_t *d, const char *version, double load, int64_t duration_m
 		sample_fail(s, SAMPLE_ERR_TIMEOUT, "timeout");
 	diag_note_poll(d, s);
 	sample_free(s);
+}
+
+static void poll(diag_t *d, const char *version, double load, int64_t duration_ms, bool ok)
+{
+	poll_of(d, "r", version, load, duration_ms, ok);
 }
 
 static void test_schedule(void)
@@ -333,7 +340,7 @@ static void test_profdiff(void)
 }
 
 /* Probes: after an upgrade once 3 polls answered, never beside a profile of the router, the
- * busiest core of the polls during it, and no more than DIAG_MAX_PROBES at once. */
+ * busiest core of the polls during it, and no more than max_probes at once. */
 static void test_schedule_probe(void)
 {
 	char name[] = "r", rest[] = "http://x", user[] = "d", addr[] = "10.64.0.2", dir[] = "transmit";
@@ -347,7 +354,7 @@ static void test_schedule_probe(void)
 		.probe = addr,
 		.probe_direction = dir,
 		.probe_duration_ms = 10000 };
-	conf_t conf = { .routers = &rc, .nrouters = 1, .saturated = 0.9 };
+	conf_t conf = { .routers = &rc, .nrouters = 1, .saturated = 0.9, .max_probes = 2 };
 	diag_t *d = diag_create(&conf, (diag_runner_t){ .profile = fake_profile, .probe = fake_probe },
 		(diag_sink_t){ .profile = on_profile, .probe = on_probe });
 	int runs0 = runs;
@@ -371,7 +378,7 @@ static void test_schedule_probe(void)
 	CHECK_INT(probes_started, 1); /* once per upgrade */
 	fake_answer(DIAG_OK);
 	/* the fleet-wide cap */
-	d->probes = DIAG_MAX_PROBES;
+	d->probes = (size_t)conf.max_probes;
 	rc.probe_every_ms = 60000;
 	diag_find(d, "r")->probe_ok_ms -= 60000;
 	poll(d, "7.22.3", 0.5, 10, true);
@@ -399,6 +406,115 @@ static void test_schedule_probe(void)
 	handed = NULL;
 }
 
+/* ---- [daemon] max_probes across routers, with a runner that keeps every probe started ---- */
+
+#define CAP_ROUTERS 4
+
+static char cap_started[CAP_ROUTERS][8]; /* routers whose probe runs, in start order */
+static size_t cap_nstarted, cap_total;
+static diag_probe_fn cap_done;
+static void *cap_arg;
+
+static int cap_probe(void *ctx, const conf_router_t *rc, diag_probe_fn done, void *arg)
+{
+	snprintf(cap_started[cap_nstarted++], sizeof(cap_started[0]), "%s", rc->name);
+	cap_total++;
+	cap_done = done;
+	cap_arg = arg;
+	return 0;
+}
+
+/* The oldest probe running ends well. */
+static void cap_end_first(void)
+{
+	char name[8];
+	snprintf(name, sizeof(name), "%s", cap_started[0]);
+	memmove(cap_started[0], cap_started[1], --cap_nstarted * sizeof(cap_started[0]));
+	probe_t *p[2] = { probe_new(name, 1, "transmit"), NULL };
+	cap_done(name, DIAG_OK, p, NULL, cap_arg);
+}
+
+/* Every router answers a poll, n times over. */
+static void cap_polls(diag_t *d, const conf_t *conf, int n)
+{
+	for (int k = 0; k < n; k++)
+		for (size_t i = 0; i < conf->nrouters; i++)
+			poll_of(d, conf->routers[i].name, "7.21.5", 0.5, 10, true);
+}
+
+/* nrouters routers, every one due (probe_every, 3 polls answered) under max_probes = cap. */
+static diag_t *cap_setup(conf_t *conf, conf_router_t *rc, size_t nrouters, int cap)
+{
+	static char names[CAP_ROUTERS][4] = { "r1", "r2", "r3", "r4" };
+	static char rest[] = "http://x", user[] = "d", addr[] = "10.64.0.2", dir[] = "transmit";
+	for (size_t i = 0; i < nrouters; i++)
+		rc[i] = (conf_router_t){ .name = names[i],
+			.rest = rest,
+			.diag = true,
+			.diag_user = user,
+			.interval_ms = 1000,
+			.profile_every_ms = 3600000,
+			.profile_duration_ms = 5000,
+			.probe = addr,
+			.probe_direction = dir,
+			.probe_duration_ms = 10000,
+			.probe_every_ms = 3600000 };
+	*conf = (conf_t){ .routers = rc, .nrouters = nrouters, .saturated = 0.9, .max_probes = cap };
+	cap_nstarted = cap_total = 0;
+	return diag_create(conf, (diag_runner_t){ .profile = fake_profile, .probe = cap_probe },
+		(diag_sink_t){ .profile = on_profile, .probe = on_probe });
+}
+
+/* max_probes = 1: of two routers due, one probe runs until it ends, then the other's. */
+static void test_probe_cap_one(void)
+{
+	conf_router_t rc[CAP_ROUTERS];
+	conf_t conf;
+	diag_t *d = cap_setup(&conf, rc, 2, 1);
+	cap_polls(d, &conf, 3);
+	CHECK_INT(cap_total, 1);
+	CHECK_STR(cap_started[0], "r1");
+	cap_polls(d, &conf, 5);
+	CHECK_INT(cap_total, 1); /* r2 waits */
+	cap_end_first();
+	cap_polls(d, &conf, 1);
+	CHECK_INT(cap_total, 2);
+	CHECK_STR(cap_started[0], "r2");
+	cap_end_first();
+	cap_polls(d, &conf, 3);
+	CHECK_INT(cap_total, 2); /* both probed within probe_every */
+	diag_destroy(d);
+}
+
+/* max_probes = 3: of four routers due, three run; a reload to 1 lets them end before the 4th. */
+static void test_probe_cap_three(void)
+{
+	conf_router_t rc[CAP_ROUTERS];
+	conf_t conf;
+	diag_t *d = cap_setup(&conf, rc, 4, 3);
+	cap_polls(d, &conf, 3);
+	CHECK_INT(cap_total, 3);
+	cap_polls(d, &conf, 2);
+	CHECK_INT(cap_total, 3);
+	conf_t one = conf;
+	one.max_probes = 1;
+	diag_reconfigure(d, &one);
+	cap_end_first();
+	cap_polls(d, &one, 1);
+	CHECK_INT(cap_total, 3); /* two still run: more than 1 */
+	cap_end_first();
+	cap_polls(d, &one, 1);
+	CHECK_INT(cap_total, 3);
+	cap_end_first();
+	cap_polls(d, &one, 1);
+	CHECK_INT(cap_total, 4);
+	CHECK_STR(cap_started[0], "r4");
+	cap_end_first();
+	diag_destroy(d);
+	probe_free(probe_handed);
+	probe_handed = NULL;
+}
+
 int main(void)
 {
 	test_decode_probe();
@@ -408,5 +524,7 @@ int main(void)
 	test_decode_bad();
 	test_schedule();
 	test_schedule_probe();
+	test_probe_cap_one();
+	test_probe_cap_three();
 	return unit_done("diag_test");
 }
