@@ -25,7 +25,7 @@ struct drouter {
 	bool busy, for_upgrade;
 	bool told;           /* a refusal or failure was logged; the next success is too */
 	bool told_nofit;     /* "does not fit between polls" was logged */
-	int64_t last_ok_ms;  /* monotonic; 0: none since start */
+	int64_t last_ok_ms;  /* monotonic (negative: before the boot); 0: none */
 	int64_t last_bad_ms; /* monotonic time of the newest refusal or failure; 0: none */
 	/* probes: the same marks, and the busiest core seen by the polls during the one running */
 	bool probe_upgraded, probe_busy, probe_for_upgrade, probe_told, probe_demanded;
@@ -126,11 +126,15 @@ void diag_destroy(diag_t *d)
 	free(d);
 }
 
-/* The monotonic time of wall clock time wall_ms; 0 (none) when unknown or before the boot. */
+/* The monotonic time of wall clock time wall_ms, at most now; 0 (none) when unknown. Before
+ * the boot it is negative, still a time: a host that rebooted keeps profile_every too. */
 static int64_t diag_mono_of(int64_t wall_ms)
 {
-	int64_t mono = wall_ms > 0 ? clock_mono_ms() - (clock_wall_ms() - wall_ms) : 0;
-	return mono > 0 ? mono : 0;
+	if (wall_ms <= 0)
+		return 0;
+	int64_t now = clock_mono_ms(), mono = now - (clock_wall_ms() - wall_ms);
+	mono = mono < now ? mono : now;
+	return mono != 0 ? mono : -1;
 }
 
 void diag_seed(diag_t *d, const char *router, int64_t profile_wall_ms, int64_t probe_wall_ms)

@@ -279,7 +279,12 @@ static void test_schedule(void)
 	/* a restart: the database's newest profile, 10 minutes old, stands for profile_every */
 	diag_find(d, "r")->last_ok_ms = 0; /* as a restart leaves it */
 	diag_seed(d, "r", clock_wall_ms() - 600000, 0);
-	CHECK(diag_find(d, "r")->last_ok_ms > 0);
+	CHECK(diag_find(d, "r")->last_ok_ms != 0); /* negative on a host booted < 10 min ago */
+	/* one taken before the host booted is a time still, a second before the boot's */
+	int64_t boot_wall = clock_wall_ms() - clock_mono_ms();
+	CHECK(diag_mono_of(boot_wall - 1000) < 0 && diag_mono_of(boot_wall - 1000) >= -1002);
+	CHECK(diag_mono_of(clock_wall_ms() + 60000) <= clock_mono_ms()); /* never in the future */
+	CHECK_INT(diag_mono_of(0), 0);
 	poll(d, "7.22.3", 0.95, 10, true);
 	poll(d, "7.22.3", 0.95, 10, true);
 	poll(d, "7.22.3", 0.95, 10, true);
