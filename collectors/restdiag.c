@@ -320,6 +320,7 @@ static void restdiag_decode_probe_req(struct rdreq *q)
 				   both || strcmp(q->direction, "transmit") == 0 ? "transmit" : "receive"),
 		both ? probe_new(q->router, now, "receive") : NULL };
 	for (int i = 0; i < 2 && pr[i]; i++) {
+		pr[i]->configured = both ? "both" : pr[i]->direction;
 		pr[i]->offered_bps = q->rate;
 		pr[i]->duration_ms = q->duration_ms;
 	}

@@ -113,6 +113,7 @@ probe_t *probe_new(const char *router, int64_t time_ms, const char *direction)
 	*p = (probe_t){ .router = xstrdup(router),
 		.time_ms = time_ms,
 		.direction = direction,
+		.configured = direction,
 		.lost_packets = -1,
 		.local_cpu_load = -1,
 		.remote_cpu_load = -1,

@@ -33,16 +33,17 @@ static char *profiles_rows_json(const profile_t *p)
 }
 
 /* A statement of the diagnostic tables, or NULL when they cannot be used: a database that
- * skipped migration 007 (one at a later version without it) must not make every batch of polls
- * fail, so the row is dropped and that said once, and the batch goes on. */
+ * skipped migration 007 or 010 (one at a later version without it) must not make every batch of
+ * polls fail, so the row is dropped and that said once, and the batch goes on. */
 static sqlite3_stmt *profiles_stmt(store_t *st, const char *sql, bool *skip)
 {
 	static bool told;
 	sqlite3_stmt *q = store_stmt(st, sql);
-	*skip = q == NULL && strstr(st->errmsg, "no such table") != NULL;
+	*skip = q == NULL &&
+		(strstr(st->errmsg, "no such table") != NULL || strstr(st->errmsg, "no such column") != NULL);
 	if (*skip && !told)
-		log_error("store: %s: %s: profiles and probes are not stored (schema 007 missing)", st->path,
-			st->errmsg);
+		log_error("store: %s: %s: profiles and probes are not stored (schema 007 or 010 missing)",
+			st->path, st->errmsg);
 	told |= *skip;
 	return q;
 }
@@ -78,8 +79,8 @@ int ingest_write_probe(store_t *st, const probe_t *p)
 	sqlite3_stmt *q = profiles_stmt(st,
 		"INSERT INTO probes (router_id, time_ms, duration_ms, direction,"
 		" offered_bps, delivered_bps, lost_packets, local_cpu_load,"
-		" remote_cpu_load, busiest_core_load)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+		" remote_cpu_load, busiest_core_load, configured)"
+		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 		&skip);
 	if (q == NULL)
 		return skip ? 0 : -1;
@@ -93,6 +94,7 @@ int ingest_write_probe(store_t *st, const probe_t *p)
 	profiles_bind_opt(q, 8, p->local_cpu_load);
 	profiles_bind_opt(q, 9, p->remote_cpu_load);
 	profiles_bind_opt(q, 10, p->busiest_core_load);
+	db_bind_text(q, 11, p->configured != NULL ? p->configured : p->direction);
 	int rc = store_step(st, q);
 	sqlite3_finalize(q);
 	return rc;
@@ -203,13 +205,24 @@ static double profiles_col_opt(sqlite3_stmt *q, int i)
 	return sqlite3_column_type(q, i) == SQLITE_NULL ? -1 : sqlite3_column_double(q, i);
 }
 
+/* The static name of a stored probe_direction; measured when the text is none of them. */
+static const char *profiles_direction(const char *text, const char *measured)
+{
+	static const char *const names[] = { "transmit", "receive", "both" };
+	for (size_t i = 0; text != NULL && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(text, names[i]) == 0)
+			return names[i];
+	return measured;
+}
+
 static int probes_query(
 	sqlite3 *db, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause)
 {
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_prepare_v2(db,
 		    "SELECT p.time_ms, p.duration_ms, p.direction, p.offered_bps, p.delivered_bps,"
-		    " p.lost_packets, p.local_cpu_load, p.remote_cpu_load, p.busiest_core_load"
+		    " p.lost_packets, p.local_cpu_load, p.remote_cpu_load, p.busiest_core_load,"
+		    " coalesce(p.configured, p.direction)"
 		    " FROM probes p JOIN routers r ON r.id = p.router_id WHERE r.name = ?1"
 		    " ORDER BY p.time_ms DESC, p.id DESC LIMIT ?2",
 		    -1, &q, NULL) != SQLITE_OK) {
@@ -230,6 +243,7 @@ static int probes_query(
 		p->local_cpu_load = profiles_col_opt(q, 6);
 		p->remote_cpu_load = profiles_col_opt(q, 7);
 		p->busiest_core_load = profiles_col_opt(q, 8);
+		p->configured = profiles_direction((const char *)sqlite3_column_text(q, 9), p->direction);
 		*out = xreallocarray(*out, *n + 1, sizeof(**out));
 		(*out)[(*n)++] = p;
 	}

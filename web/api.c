@@ -367,7 +367,8 @@ static json_t *api_probe(const probe_t *p)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "time", api_time(p->time_ms));
-	json_object_set_new(o, "direction", json_string(p->direction));
+	json_object_set_new(o, "direction", json_string(p->configured)); /* as configured */
+	json_object_set_new(o, "measured", json_string(p->direction));   /* what the figures are of */
 	json_object_set_new(o, "offered_bps", api_num(p->offered_bps));
 	json_object_set_new(o, "delivered_bps", api_num(p->delivered_bps));
 	json_object_set_new(

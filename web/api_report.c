@@ -129,7 +129,8 @@ static json_t *report_json_probe(const probe_t *p, const char *side)
 	json_t *o = json_object();
 	json_object_set_new(o, "side", json_string(side));
 	json_object_set_new(o, "time", api_time(p->time_ms));
-	json_object_set_new(o, "direction", json_string(p->direction));
+	json_object_set_new(o, "direction", json_string(p->configured)); /* as configured */
+	json_object_set_new(o, "measured", json_string(p->direction));   /* what the figures are of */
 	json_object_set_new(o, "offered_bps", api_num(p->offered_bps));
 	json_object_set_new(o, "delivered_bps", api_num(p->delivered_bps));
 	json_object_set_new(
@@ -293,13 +294,13 @@ static void report_md_probes(buf_t *out, const struct report *r)
 		return;
 	}
 	buf_puts(out,
-		"| Side | Time | Direction | Offered | Delivered | Lost packets (last second) | Busiest core |\n"
-		"|---|---|---|---|---|---|---|\n");
+		"| Side | Time | Direction | Measured | Offered | Delivered | Lost packets (last second) | Busiest core |\n"
+		"|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < r->nsel; i++) {
 		const probe_t *p = r->sel[i];
 		buf_printf(out, "| %s | ", r->side[i]);
 		report_md_time(out, p->time_ms);
-		buf_printf(out, " | %s | ", p->direction);
+		buf_printf(out, " | %s | %s | ", p->configured, p->direction);
 		report_md_mbps(out, p->offered_bps);
 		buf_puts(out, " | ");
 		report_md_mbps(out, p->delivered_bps);

@@ -5,7 +5,8 @@
 # about 300 delivered before and far less after. Both probes are stored, served by
 # /api/v1/routers/NAME/probes and wgwatch_probe_delivered_bits_per_second; the 1 s polls go on
 # during the probes; a probe with the wrong server password is logged once, and polls go on.
-# A third router is probed only on demand (POST /api/v1/routers/NAME/probe, [web] auth on).
+# A third router is probed only on demand (POST /api/v1/routers/NAME/probe, [web] auth on),
+# with probe_direction = both: two rows, each "direction" "both" and "measured" its own.
 # The upgrade's report (/api/v1/upgrades/ID/report and .md, ID the upgrade_id of its verdicts)
 # shows the probe pair and the profile after; the pair decides wg0 tx's verdict (method probe).
 . "$top_srcdir/tests/system/lib.sh"
@@ -23,6 +24,7 @@ printf '%s\n' "$WEBPW" >"$T/web.pass"
 chmod 600 "$T/diag.pass" "$T/btest.pass" "$T/wrong.pass" "$T/web.pass"
 REST=$(routers_conf_value ccr rest)
 sed -i "/^\[router ccr\]\$/a probe_password_file = $T/btest.pass\nprobe_every = 1h" "$T/routers.conf"
+sed -i "/^\[router lab\]\$/a probe_direction = both" "$T/routers.conf"
 cat >>"$T/routers.conf" <<EOF2
 
 [defaults]
@@ -52,9 +54,22 @@ R=nosuch; [ "$(post -u "admin:$WEBPW")" = 404 ] || fail "a probe of an unknown r
 R=lab; [ "$(post -u "admin:$WEBPW")" = 202 ] || fail "a probe on demand: $(cat "$T/post.json")"
 lab_probed() { http_get /api/v1/routers/lab/probes >"$T/lab.json" && [ "$(cat "$T/lab.json")" != "[]" ]; }
 wait_until 30 lab_probed || fail "lab not probed on demand: $(cat "$T/lab.json")"
-$PY -c 'import json,sys; p = json.load(open(sys.argv[1])); assert len(p) == 1 and p[0]["delivered_bps"] > 0, p' \
-	"$T/lab.json" || fail "lab's probe on demand: $(cat "$T/lab.json")"
-ok "POST /api/v1/routers/lab/probe (with credentials): 202, probed at the next poll; 401 without, 404 unknown"
+$PY - "$T/lab.json" <<'PY' || fail "lab's probe on demand (both): $(cat "$T/lab.json")"
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert len(p) == 2 and p[0]["time"] == p[1]["time"], p
+assert [x["direction"] for x in p] == ["both", "both"], p
+m = {x["measured"]: x for x in p}
+assert set(m) == {"transmit", "receive"}, p
+assert all(x["delivered_bps"] > 0 and x["offered_bps"] == 300e6 for x in p), p
+assert m["transmit"]["lost_packets"] is None and isinstance(m["receive"]["lost_packets"], int), p
+PY
+http_get /metrics >"$T/metrics.txt"
+for d in transmit receive; do
+	[ -n "$($EXPO "$T/metrics.txt" wgwatch_probe_delivered_bits_per_second router=lab direction=$d)" ] ||
+		fail "no wgwatch_probe_delivered_bits_per_second{router=lab,direction=$d}"
+done
+ok "POST /api/v1/routers/lab/probe (with credentials): 202, probed at the next poll (both: two rows, measured transmit and receive); 401 without, 404 unknown"
 
 two() { http_get /api/v1/routers/ccr/probes >"$T/probes.json" &&
 	$PY -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) < 2)' "$T/probes.json"; }
@@ -127,13 +142,14 @@ assert set(sides) == {"before", "after"}, r["probes"]
 assert sides["before"]["delivered_bps"] == probes[1]["delivered_bps"], (sides, probes)
 assert sides["after"]["delivered_bps"] == probes[0]["delivered_bps"], (sides, probes)
 assert sides["after"]["lost_packets"] is None and sides["after"]["direction"] == "transmit", sides
+assert sides["after"]["measured"] == "transmit" and sides["before"]["measured"] == "transmit", sides
 assert r["profile"]["before"] == [] and all(isinstance(x["usage"], (int, float)) for x in r["profile"]["after"]), r
 PY
 code=$(curl -s -u "admin:$WEBPW" -o "$T/report.md" -w '%{http_code} %{content_type}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/$id/report.md")
 [ "$code" = "200 text/markdown; charset=utf-8" ] || fail "report.md: $code"
 grep -q '^# WireGuard throughput after an upgrade: ccr, RouterOS 7.21.5 → 7.22.3' "$T/report.md" || fail "report.md head: $(head -3 "$T/report.md")"
-grep -q '^| before | .* | transmit | 300.0 Mbit/s | 300.0 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe before: $(cat "$T/report.md")"
-grep -q '^| after | .* | transmit | 300.0 Mbit/s | 128.2 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe after: $(cat "$T/report.md")"
+grep -q '^| before | .* | transmit | transmit | 300.0 Mbit/s | 300.0 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe before: $(cat "$T/report.md")"
+grep -q '^| after | .* | transmit | transmit | 300.0 Mbit/s | 128.2 Mbit/s | - |' "$T/report.md" || fail "report.md lacks the probe after: $(cat "$T/report.md")"
 http_get /router/ccr | grep -q "href=\"/api/v1/upgrades/$id/report.md\"" || fail "ccr's page has no report link"
 code=$(curl -s -u "admin:$WEBPW" -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/99999/report")
 [ "$code" = 404 ] || fail "an unknown upgrade's report: HTTP $code"

@@ -973,6 +973,50 @@ static void test_profiles_missing(void)
 	free(p);
 }
 
+/* 010: probes stored before it were configured as they measured; new rows keep both names. */
+static void test_migrate_probes(void)
+{
+	char *p = tpath("v9.db");
+	qi_raw = 1;
+	sqlite3 *db = ro(p);
+	qi_raw = 0;
+	CHECK(sqlfn_register(db) == SQLITE_OK); /* 003's store_pack_* aggregates */
+	for (size_t i = 0; i < schema_nmigrations && schema_migrations[i].version <= 9; i++)
+		CHECK(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db,
+		      "PRAGMA user_version = 9;"
+		      "INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'ccr', 1000);"
+		      "INSERT INTO probes (router_id, time_ms, duration_ms, direction, offered_bps,"
+		      " delivered_bps) VALUES (1, 2000, 3000, 'transmit', 3e8, 3e8),"
+		      " (1, 3000, 3000, 'receive', 3e8, 2e8)",
+		      NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	store_t *st = open_ok(p);
+	probe_t *pb = probe_new("ccr", 4000, "receive");
+	pb->configured = "both";
+	store_submit_probe(st, pb);
+	store_flush(st);
+	store_close(st);
+	CHECK_STR(qs(p,
+			  "SELECT group_concat(direction || '/' || configured, ' ') FROM"
+			  " (SELECT * FROM probes ORDER BY time_ms)"),
+		"transmit/transmit receive/receive receive/both");
+	probe_t **v = NULL;
+	size_t n = 0;
+	char *cause = NULL;
+	CHECK_INT(history_probes(p, "ccr", 10, &v, &n, &cause), 0);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_STR(v[0]->configured, "both");
+		CHECK_STR(v[0]->direction, "receive");
+		CHECK_STR(v[1]->configured, "receive");
+		CHECK_STR(v[2]->configured, "transmit");
+	}
+	history_probes_free(v, n);
+	check_integrity(p);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
@@ -996,6 +1040,7 @@ int main(void)
 	test_overrides();
 	test_profiles();
 	test_profiles_missing();
+	test_migrate_probes();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)
