@@ -346,6 +346,9 @@ static void page_upgrades_verdict_row(buf_t *out, const struct detector_verdict 
 	page_upgrades_ratio(out, v->ratio);
 	buf_printf(out, "</td><td class=\"n\">%zu / %zu</td><td>", v->before_n, v->after_n);
 	page_time(out, v->upgraded_ms, "&ndash;");
+	if (v->upgrade_id > 0) /* as on the router page: what to send support */
+		buf_printf(out, " <a class=\"report\" href=\"/api/v1/upgrades/%lld/report.md\">report</a>",
+			(long long)v->upgrade_id);
 	buf_puts(out, "</td></tr>\n");
 }
 

@@ -345,9 +345,9 @@ static void test_upgrades_data(struct detector_cohort c[2], struct detector_verd
 		.before_bps = 380e6,
 		.after_bps = 130e6 };
 	v[0] = base, v[0].router = MUT(HOSTILE_NAME), v[0].direction = "tx", v[0].ratio = 0.342;
-	v[0].verdict = DETECTOR_REGRESSION;
+	v[0].verdict = DETECTOR_REGRESSION, v[0].upgrade_id = 41;
 	v[1] = base, v[1].router = MUT("zz-ok"), v[1].direction = "tx", v[1].ratio = 0.98;
-	v[1].verdict = DETECTOR_UNCHANGED;
+	v[1].verdict = DETECTOR_UNCHANGED, v[1].upgrade_id = 42;
 	v[2] = (struct detector_verdict){ .router = MUT("plain"),
 		.interface = MUT("wg0"),
 		.direction = "rx",
@@ -416,6 +416,13 @@ static void test_upgrades_cohort(void)
 	test_upgrades_inert(b.data);
 	CHECK_INT(count(b.data, "<tr class=\"cohort\">"), 1);
 	CHECK_INT(count(b.data, "<tr class=\"verdict\">"), 2);
+	/* each verdict links its upgrade's report */
+	CHECK_INT(count(b.data,
+			  "<a class=\"report\" href=\"/api/v1/upgrades/41/report.md\">report</a></td></tr>"),
+		1);
+	CHECK_INT(count(b.data,
+			  "<a class=\"report\" href=\"/api/v1/upgrades/42/report.md\">report</a></td></tr>"),
+		1);
 	CHECK(strstr(b.data,
 		      "<a href=\"/router/r%22%3C1%3E%26%27x?range=all\">"
 		      "r&quot;&lt;1&gt;&amp;&#39;x</a>") != NULL);
