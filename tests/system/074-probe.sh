@@ -111,7 +111,9 @@ ok "ccr-wrong: authentication failed, logged once, polled on; no secret leaked"
 # The report of ccr's upgrade, found through the upgrade_id of its verdicts.
 uid() { http_get /api/v1/regressions >"$T/reg.json" && $PY -c '
 import json, sys
-ids = {v["upgrade_id"] for v in json.load(open(sys.argv[1])) if v["router"] == "ccr"}
+rows = json.load(open(sys.argv[1]))
+assert all(isinstance(v["upgrade_id"], int) and v["upgrade_id"] > 0 for v in rows), rows
+ids = {v["upgrade_id"] for v in rows if v["router"] == "ccr"}
 assert len(ids) == 1
 print(ids.pop())' "$T/reg.json"; }
 wait_until 30 uid || fail "no verdict of ccr with an upgrade_id: $(cat "$T/reg.json")"
@@ -131,9 +133,15 @@ http_get "/api/v1/upgrades/$id/report" >"$T/report.json" || fail "no report of u
 have_profile() { http_get "/api/v1/upgrades/$id/report" >"$T/report.json" &&
 	$PY -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))["profile"]["after"])' "$T/report.json"; }
 wait_until 30 have_profile || fail "the report has no profile after the upgrade: $(cat "$T/report.json")"
-$PY - "$T/report.json" "$T/probes.json" <<'PY' || fail "the report is not what was measured (above)"
+http_get /api/v1/regressions >"$T/reg.json"
+$PY - "$T/report.json" "$T/probes.json" "$T/reg.json" <<'PY' || fail "the report is not what was measured (above)"
 import json, sys
-r, probes = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+r, probes, reg = (json.load(open(a)) for a in sys.argv[1:4])
+# the verdicts as /api/v1/regressions gives them: the same rows, the same names
+key = lambda v: (v["interface"], v["direction"])
+mine = sorted((v for v in reg if v["upgrade_id"] == r["upgrade_id"]), key=key)
+assert [key(v) for v in sorted(r["verdicts"], key=key)] == [key(v) for v in mine], (r["verdicts"], mine)
+assert all(set(a) == set(b) for a, b in zip(sorted(r["verdicts"], key=key), mine)), (r["verdicts"], mine)
 assert r["router"] == "ccr" and r["from_version"] == "7.21.5" and r["to_version"] == "7.22.3", r
 assert r["board"] == "CCR1009-7G-1C-1S+" and r["architecture"] == "tile", r
 assert r["upgraded_at"].endswith("Z") and r["verdicts"] and all(v["router"] == "ccr" for v in r["verdicts"]), r
@@ -153,6 +161,6 @@ grep -q '^| after | .* | transmit | transmit | 300.0 Mbit/s | 128.2 Mbit/s | - |
 http_get /router/ccr | grep -q "href=\"/api/v1/upgrades/$id/report.md\"" || fail "ccr's page has no report link"
 code=$(curl -s -u "admin:$WEBPW" -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/upgrades/99999/report")
 [ "$code" = 404 ] || fail "an unknown upgrade's report: HTTP $code"
-grep -q 'probe-secret\|diag-secret' "$T/report.json" "$T/report.md" && fail "a secret in the report"
+grep -q "probe-secret\|diag-secret\|sim-secret\|$WEBPW" "$T/report.json" "$T/report.md" && fail "a secret in the report"
 check_log_clean
 ok "upgrade $id's report (JSON and Markdown): probes 300 -> 128 Mbit/s, the profile after, no secret"

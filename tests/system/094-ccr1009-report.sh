@@ -55,6 +55,8 @@ assert (r["from_version"], r["to_version"]) == ("7.21.5", "7.22.3") and r["upgra
 sides = {p["side"]: p for p in r["probes"]}
 assert len(r["probes"]) == 2 and set(sides) == {"before", "after"}, r["probes"]
 for p in sides.values():
+    assert set(p) == {"side", "time", "direction", "measured", "offered_bps", "delivered_bps",
+                      "lost_packets", "busiest_core_load"}, p
     assert p["direction"] == "transmit" and p["measured"] == "transmit" and p["offered_bps"] == 300e6, p
     assert p["lost_packets"] is None and 0 <= p["busiest_core_load"] <= 1, p
 b, a = sides["before"]["delivered_bps"] / 1e6, sides["after"]["delivered_bps"] / 1e6
