@@ -18,7 +18,8 @@
 #include "store/history.h"
 #include "web/api.h"
 
-#define REPORT_MAX 200 /* profiles and probes read per router */
+#define REPORT_MAX       200 /* profiles and probes read per router */
+#define REPORT_MAX_CORES 256 /* cores listed in the Markdown's per-core table */
 
 struct report {
 	struct history_upgrade u;
@@ -314,6 +315,36 @@ static void report_md_probes(buf_t *out, const struct report *r)
 	buf_puts(out, "\n");
 }
 
+/* A core's load in p (0..1) from its summary row; -1 when p or the row is missing. */
+static double report_core_load(const profile_t *p, int cpu)
+{
+	const struct profile_row *t = p != NULL ? profile_find(p, cpu, "total") : NULL;
+	return t != NULL ? t->usage / 100 : -1;
+}
+
+/* Each core's load during the profile before and the one after. */
+static void report_md_cores(buf_t *out, const struct report *r)
+{
+	int max = -1;
+	for (int s = 0; s < 2; s++) {
+		const profile_t *p = s ? r->after : r->before;
+		for (size_t i = 0; p != NULL && i < p->nrows; i++)
+			if (p->rows[i].cpu > max && p->rows[i].cpu < REPORT_MAX_CORES)
+				max = p->rows[i].cpu;
+	}
+	if (max < 0)
+		return;
+	buf_puts(out, "Load of each core during the profiles:\n\n| Core | Before | After |\n|---|---|---|\n");
+	for (int k = 0; k <= max; k++) {
+		buf_printf(out, "| cpu%d | ", k);
+		report_md_pct(out, report_core_load(r->before, k));
+		buf_puts(out, " | ");
+		report_md_pct(out, report_core_load(r->after, k));
+		buf_puts(out, " |\n");
+	}
+	buf_puts(out, "\n");
+}
+
 static void report_md_profile(buf_t *out, const struct report *r)
 {
 	buf_puts(out, "## CPU profile (/tool/profile cpu=all)\n\n");
@@ -323,12 +354,13 @@ static void report_md_profile(buf_t *out, const struct report *r)
 			r->before          ? "after"
 				: r->after ? "before"
 					   : "on either side of");
-		return;
+	} else {
+		buf_puts(out, "Share of the busiest core, before \xe2\x86\x92 after: ");
+		report_md_text(out, diff);
+		buf_puts(out, ".\n\n");
+		free(diff);
 	}
-	buf_puts(out, "Share of the busiest core, before \xe2\x86\x92 after: ");
-	report_md_text(out, diff);
-	buf_puts(out, ".\n\n");
-	free(diff);
+	report_md_cores(out, r);
 }
 
 static void report_md_cohort(buf_t *out, const struct report *r)

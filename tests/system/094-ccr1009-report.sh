@@ -86,6 +86,7 @@ grep -q '^| after | .* | transmit | transmit | 300.0 Mbit/s | 1[34][0-9]\.[0-9] 
 	fail "report.md lacks the probe after: $(cat "$T/report.md")"
 grep -q '^Share of the busiest core, before → after: networking 3[0-9] % → 9[0-9] % on cpu3, .*encrypting ' \
 	"$T/report.md" || fail "report.md lacks the profile diff: $(cat "$T/report.md")"
+grep -q '^| cpu3 | 100 % | 100 % |$' "$T/report.md" || fail "report.md lacks core 3's load: $(cat "$T/report.md")"
 grep -q 'probe-demo\|diag-demo' "$T/report.json" "$T/report.md" "$T/daemon.log" && fail "a secret in the report or the log"
 check_log_clean
 ok "report.md: $(grep -o 'after | [^|]*| transmit | transmit | [^|]*| [^|]*' "$T/report.md"); $(grep -o 'networking [0-9]* % → [0-9]* % on cpu3' "$T/report.md")"

@@ -1,7 +1,8 @@
-/* report_test: probes through the store into the upgrade report (JSON and Markdown) and
- * /api/v1/routers/NAME/probes: a probe_direction = both probe is two rows of one time, each
- * served with "direction" as configured ("both") and "measured" for its figures, paired across
- * the upgrade by the direction measured. A temp database, no detector. */
+/* report_test: probes and profiles through the store into the upgrade report (JSON and
+ * Markdown) and /api/v1/routers/NAME/probes: a probe_direction = both probe is two rows of one
+ * time, each served with "direction" as configured ("both") and "measured" for its figures,
+ * paired across the upgrade by the direction measured; the profiles' diff and per-core loads.
+ * A temp database, no detector. */
 #include "config.h"
 #include "daemon/sample.h"
 #include "lib/buf.h"
@@ -54,6 +55,19 @@ static void report_fill(const char *path, int64_t now)
 		return;
 	store_submit(st, report_sample(now - 60000, "7.21.5"));
 	store_submit(st, report_sample(now - 30000, "7.22.3"));
+	profile_t *b = profile_new("ccr", now - 45000), *a = profile_new("ccr", now - 5000);
+	profile_add(b, 0, "total", 20);
+	profile_add(b, 1, "total", 100);
+	profile_add(b, 1, "networking", 38);
+	profile_add(b, 1, "encrypting", 9);
+	profile_add(a, 0, "total", 21);
+	profile_add(a, 1, "total", 100);
+	profile_add(a, 1, "networking", 90.5);
+	profile_add(a, 1, "encrypting", 9.5);
+	profile_add(a, 2, "networking", 4); /* no summary row: its load is unknown */
+	b->duration_ms = a->duration_ms = 3000;
+	store_submit_profile(st, b);
+	store_submit_profile(st, a);
 	store_submit_probe(st, report_probe(now - 55000, "transmit", "transmit", 2.9e8));
 	store_submit_probe(st, report_probe(now - 50000, "transmit", "both", 3e8));
 	store_submit_probe(st, report_probe(now - 50000, "receive", "both", 2.95e8));
@@ -136,6 +150,12 @@ static void test_report_json(const conf_t *conf, int64_t id)
 	CHECK(strstr(out.data, " | both | receive | 300.0 Mbit/s | 295.0 Mbit/s | 12 | 50 % |") != NULL);
 	CHECK(strstr(out.data, " | both | transmit | 300.0 Mbit/s | 128.2 Mbit/s | - | 50 % |") != NULL);
 	CHECK(strstr(out.data, " | both | receive | 300.0 Mbit/s | 290.0 Mbit/s | 12 | 50 % |") != NULL);
+	/* the profiles: the diff on the busiest core, and every core's load before and after */
+	CHECK(strstr(out.data,
+		      "networking 38 % \xe2\x86\x92 90 % on cpu1, encrypting 9 % \xe2\x86\x92 10 %") != NULL);
+	CHECK(strstr(out.data,
+		      "| Core | Before | After |\n|---|---|---|\n| cpu0 | 20 % | 21 % |\n"
+		      "| cpu1 | 100 % | 100 % |\n| cpu2 | - | - |\n\n") != NULL);
 	buf_free(&out);
 }
 
