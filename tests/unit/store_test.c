@@ -892,8 +892,8 @@ static void test_overrides(void)
 	free(p);
 }
 
-/* Profiles (schema 007): written through the queue, read back newest first, and purged with
- * the roll-ups' retention. */
+/* Profiles and probes (schema 007): written through the queue, read back newest first, and
+ * purged with the roll-ups' retention. */
 static void test_profiles(void)
 {
 	char *p = tpath("profiles.db");
@@ -907,18 +907,19 @@ static void test_profiles(void)
 		profile_add(pr, -1, "total", 12.5);
 		store_submit_profile(st, pr);
 	}
-	probe_t *pb = probe_new("ccr", now - 1000, "transmit");
+	probe_t *pb = probe_new("ccr", now, "transmit");
 	pb->offered_bps = 3e8;
 	pb->delivered_bps = 1.39e8;
 	pb->busiest_core_load = 1;
+	store_submit_probe(st, probe_new("ccr", now - 2 * STORE_DAY_MS, "receive")); /* purged below */
 	store_submit_probe(st, pb);
 	store_flush(st);
 	probe_t **pv = NULL;
 	size_t pn = 0;
 	char *pcause = NULL;
 	CHECK_INT(history_probes(p, "ccr", 10, &pv, &pn, &pcause), 0);
-	CHECK_INT(pn, 1);
-	if (pn == 1) {
+	CHECK_INT(pn, 2);
+	if (pn == 2) {
 		CHECK_STR(pv[0]->direction, "transmit");
 		CHECK(pv[0]->offered_bps == 3e8 && pv[0]->delivered_bps == 1.39e8);
 		CHECK(pv[0]->lost_packets == -1 && pv[0]->local_cpu_load == -1 &&
@@ -944,6 +945,7 @@ static void test_profiles(void)
 	atomic_store(&fake_now, now);
 	store_close(st);
 	CHECK_INT(qi(p, "SELECT count(*) FROM profiles"), 1);
+	CHECK_INT(qi(p, "SELECT count(*) FROM probes"), 1); /* the old probe went with them */
 	CHECK_INT(history_profiles(p, "nosuch", 10, &v, &n, &cause), 0);
 	CHECK_INT(n, 0);
 	check_integrity(p);
