@@ -312,18 +312,24 @@ static void restdiag_end(struct rdreq *q, enum diag_status st, profile_t *p, pro
 	free(router);
 }
 
-static void restdiag_decode_probe_req(struct rdreq *q)
+void restdiag_probe_pair(probe_t *pr[2], const char *router, int64_t end_ms, const char *direction,
+	double rate_bps, int64_t duration_ms)
 {
-	bool both = strcmp(q->direction, "both") == 0;
-	int64_t now = clock_wall_ms();
-	probe_t *pr[2] = { probe_new(q->router, now,
-				   both || strcmp(q->direction, "transmit") == 0 ? "transmit" : "receive"),
-		both ? probe_new(q->router, now, "receive") : NULL };
+	bool both = strcmp(direction, "both") == 0;
+	pr[0] = probe_new(
+		router, end_ms, both || strcmp(direction, "transmit") == 0 ? "transmit" : "receive");
+	pr[1] = both ? probe_new(router, end_ms, "receive") : NULL;
 	for (int i = 0; i < 2 && pr[i]; i++) {
 		pr[i]->configured = both ? "both" : pr[i]->direction;
-		pr[i]->offered_bps = q->rate;
-		pr[i]->duration_ms = q->duration_ms;
+		pr[i]->offered_bps = rate_bps;
+		pr[i]->duration_ms = duration_ms;
 	}
+}
+
+static void restdiag_decode_probe_req(struct rdreq *q)
+{
+	probe_t *pr[2];
+	restdiag_probe_pair(pr, q->router, clock_wall_ms(), q->direction, q->rate, q->duration_ms);
 	char *cause = NULL;
 	int rc = restdiag_decode_probe(q->body.data ? q->body.data : "", q->body.len, pr, &cause);
 	if (rc != 0) {
@@ -464,15 +470,20 @@ static int restdiag_profile(void *ctx, const conf_router_t *rc, diag_done_fn don
 	*q = (struct rdreq){ .rd = rd, .router = xstrdup(rc->name), .done = done, .arg = arg };
 	q->what = "POST /rest/tool/profile";
 	q->duration_ms = rc->profile_duration_ms > 0 ? rc->profile_duration_ms : 5000;
-	q->post = xasprintf("{\"cpu\":\"all\",\"duration\":\"%llds\"}", (long long)(q->duration_ms / 1000));
+	q->post = restdiag_profile_body(q->duration_ms);
 	restdiag_start(rd, q, rc);
 	return 0;
+}
+
+char *restdiag_profile_body(int64_t duration_ms)
+{
+	return xasprintf("{\"cpu\":\"all\",\"duration\":\"%llds\"}", (long long)(duration_ms / 1000));
 }
 
 /* {"address","protocol","direction","duration","connection-count":"1", the rate as
  * local-tx-speed (transmit) and remote-tx-speed (receive), UDP packets that fit WireGuard's
  * default MTU, and the test server's user and password}. */
-static char *restdiag_probe_body(const conf_router_t *rc, int64_t duration_ms)
+char *restdiag_probe_body(const conf_router_t *rc, int64_t duration_ms)
 {
 	char dur[32], rate[32];
 	bool tx = strcmp(rc->probe_direction, "receive") != 0,

@@ -29,4 +29,14 @@ int restdiag_decode_profile(const char *body, size_t len, profile_t *p, char **c
  * the reply cannot be read; *cause says why (caller frees). */
 int restdiag_decode_probe(const char *body, size_t len, probe_t *p[2], char **cause);
 
+/* The body of POST /rest/tool/profile for a profile of duration_ms (caller frees). */
+char *restdiag_profile_body(int64_t duration_ms);
+/* The body of POST /rest/tool/bandwidth-test for rc's probe: it holds rc's probe_password, so
+ * it goes nowhere but the request (caller frees); NULL when rc's probe is not UTF-8. */
+char *restdiag_probe_body(const conf_router_t *rc, int64_t duration_ms);
+/* The probes a reply of rc's probe_direction decodes into: pr[0], and pr[1] for both (else
+ * NULL), of router, ended at end_ms, configured, offered rate_bps and duration_ms set. */
+void restdiag_probe_pair(probe_t *pr[2], const char *router, int64_t end_ms, const char *direction,
+	double rate_bps, int64_t duration_ms);
+
 #endif

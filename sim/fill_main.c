@@ -4,9 +4,11 @@
  * own decoder (restdecode) and committed by the store's own writer: nothing here makes up a row.
  * Simulated second 0 is the wall time --epoch, and one simulated second is one real second, so
  * every rate stays true. It never opens a socket and writes only the database of the config.
- * It wires sim, collectors and store, so like daemon/main.c it is exempt from the layer rule. */
+ * Profiles and probes of the past likewise, by the daemon's rules. It wires sim, collectors
+ * and store, so like daemon/main.c it is exempt from the layer rule. */
 #include "config.h"
 #include "collectors/restdecode.h"
+#include "collectors/restdiag.h"
 #include "daemon/conf.h"
 #include "daemon/sample.h"
 #include "lib/buf.h"
@@ -31,16 +33,18 @@
 
 struct fill_opts {
 	const char *conf_path, *scenario;
-	double epoch;    /* wall time of simulated second 0 */
-	double until;    /* wall time of the last poll; 0: now, followed while filling */
-	int64_t step_ms; /* poll interval of the past */
+	double epoch;     /* wall time of simulated second 0 */
+	double until;     /* wall time of the last poll; 0: now, followed while filling */
+	int64_t step_ms;  /* poll interval of the past */
+	double saturated; /* [detector] saturated of the config, for the profiles' rule */
 };
 
 /* One router of the scenario that the config polls. */
 struct fill_router {
 	simrouter_t *r;
 	const conf_router_t *rc;
-	int64_t offset_ms; /* its polls' phase within the interval, as the daemon spreads them */
+	int64_t offset_ms;     /* its polls' phase within the interval, as the daemon spreads them */
+	struct filldiag *diag; /* its profiles and probes */
 };
 
 static void fill_usage(FILE *f)
@@ -210,6 +214,162 @@ static sample_t *fill_poll(
 	return s;
 }
 
+/* ---- the past's profiles and probes, by the scheduler's rules of daemon/diag.c on the fill's
+ * polls: after each upgrade once 3 polls answered, when the busiest core was saturated for 3
+ * polls and the newest profile is older than profile_every, and a probe every probe_every
+ * (one probe, then the profile at the next poll, never both at once). Each is POSTed to the
+ * simulated router with the daemon's own request body (restdiag) and decoded with its decoder;
+ * a refusal or failure is skipped, as the daemon logs it and goes on. A request body is never
+ * logged: a probe's holds the test server's password. ---- */
+
+#define FILLDIAG_RUN 3 /* polls in a row, as daemon/diag.c */
+
+struct filldiag {
+	const conf_router_t *rc;
+	const simrouter_t *r;
+	char *auth;
+	unsigned ok_run, sat_run;
+	char *version;
+	bool upgraded, probe_upgraded;
+	int64_t profile_ms, probe_ms; /* the newest taken; 0: none */
+};
+
+static struct filldiag *filldiag_create(const conf_router_t *rc, const simrouter_t *r, const char *auth)
+{
+	struct filldiag *fd = xcalloc(1, sizeof(*fd));
+	*fd = (struct filldiag){ .rc = rc, .r = r, .auth = xstrdup(auth) };
+	return fd;
+}
+
+static void filldiag_destroy(struct filldiag *fd)
+{
+	if (fd == NULL)
+		return;
+	free(fd->auth);
+	free(fd->version);
+	free(fd);
+}
+
+/* POST path with body (taken: wiped and freed) at simulated time t; the reply (caller frees)
+ * when 200, else NULL. */
+static char *filldiag_post(const struct filldiag *fd, double t, const char *path, char *body, size_t *len)
+{
+	struct simreq q = { .method = "POST",
+		.path = path,
+		.query = "",
+		.auth = fd->auth,
+		.body = body,
+		.body_len = strlen(body),
+		.content_type = "application/json" };
+	struct simresp rs = { 0 };
+	buf_init(&rs.body);
+	simrest_handle(fd->r, t, &q, &rs);
+	explicit_bzero(body, strlen(body));
+	free(body);
+	char *out = NULL;
+	if (rs.status == 200 && !rs.shared) {
+		out = xstrndup(rs.body.data ? rs.body.data : "", rs.body.len);
+		*len = rs.body.len;
+	}
+	buf_free(&rs.body);
+	return out;
+}
+
+static void filldiag_profile(struct filldiag *fd, int64_t ms, double t, store_t *st)
+{
+	int64_t dur = fd->rc->profile_duration_ms > 0 ? fd->rc->profile_duration_ms : 5000;
+	size_t len = 0;
+	char *reply = filldiag_post(fd, t, "/rest/tool/profile", restdiag_profile_body(dur), &len);
+	profile_t *p = profile_new(fd->rc->name, ms + dur);
+	char *cause = NULL;
+	p->duration_ms = dur;
+	if (reply != NULL && restdiag_decode_profile(reply, len, p, &cause) == 0)
+		store_submit_profile(st, p);
+	else
+		profile_free(p);
+	fd->profile_ms = ms; /* tried: a refusal is not asked again before profile_every */
+	fd->upgraded = false;
+	free(cause);
+	free(reply);
+}
+
+static double filldiag_busiest(const sample_t *s)
+{
+	double max = -1;
+	for (size_t i = 0; i < s->ncores; i++)
+		if (s->cores[i].load > max)
+			max = s->cores[i].load;
+	return max;
+}
+
+static void filldiag_probe(struct filldiag *fd, const sample_t *s, double t, store_t *st)
+{
+	const conf_router_t *rc = fd->rc;
+	int64_t dur = rc->probe_duration_ms > 0 ? rc->probe_duration_ms : 10000;
+	char *body = restdiag_probe_body(rc, dur);
+	size_t len = 0;
+	char *reply = body ? filldiag_post(fd, t, "/rest/tool/bandwidth-test", body, &len) : NULL;
+	probe_t *pr[2];
+	restdiag_probe_pair(
+		pr, rc->name, s->time_ms + dur, rc->probe_direction, (double)rc->probe_rate_bps, dur);
+	char *cause = NULL;
+	if (reply != NULL && restdiag_decode_probe(reply, len, pr, &cause) == 0) {
+		for (int i = 0; i < 2 && pr[i] != NULL; i++) {
+			pr[i]->busiest_core_load = filldiag_busiest(
+				s); /* the poll's, not the polls' during */
+			store_submit_probe(st, pr[i]);
+		}
+	} else {
+		probe_free(pr[0]);
+		probe_free(pr[1]);
+	}
+	fd->probe_ms = s->time_ms; /* tried: a failure is not asked again before probe_every */
+	fd->probe_upgraded = false;
+	free(cause);
+	free(reply);
+}
+
+/* Counts s into the runs and notes an upgrade, as diag_count does. */
+static void filldiag_count(struct filldiag *fd, const sample_t *s, double saturated)
+{
+	if (s->err != SAMPLE_OK) {
+		fd->ok_run = fd->sat_run = 0;
+		return;
+	}
+	fd->ok_run++;
+	if (s->version != NULL && fd->version != NULL && strcmp(s->version, fd->version) != 0) {
+		fd->upgraded = fd->probe_upgraded = true;
+		fd->ok_run = 1;
+	}
+	if (s->version != NULL) {
+		free(fd->version);
+		fd->version = xstrdup(s->version);
+	}
+	fd->sat_run = s->ncores > 0 && filldiag_busiest(s) >= saturated ? fd->sat_run + 1 : 0;
+}
+
+static void filldiag_note(struct filldiag *fd, const sample_t *s, double t, double saturated, store_t *st)
+{
+	const conf_router_t *rc = fd->rc;
+	if (!rc->diag || rc->rest == NULL)
+		return;
+	filldiag_count(fd, s, saturated);
+	if (fd->ok_run < FILLDIAG_RUN)
+		return;
+	int64_t now = s->time_ms;
+	if (rc->probe != NULL &&
+		(fd->probe_upgraded ||
+			(rc->probe_every_ms > 0 &&
+				(fd->probe_ms == 0 || now - fd->probe_ms >= rc->probe_every_ms)))) {
+		filldiag_probe(fd, s, t, st);
+		return; /* the profile waits for the next poll */
+	}
+	if (fd->upgraded ||
+		(fd->sat_run >= FILLDIAG_RUN &&
+			(fd->profile_ms == 0 || now - fd->profile_ms >= rc->profile_every_ms)))
+		filldiag_profile(fd, now, t, st);
+}
+
 /* The scenario's routers that the config names, each with its polling phase. */
 static struct fill_router *fill_match(
 	const scenario_t *sc, const conf_t *conf, const struct fill_opts *o, size_t *n)
@@ -226,7 +386,11 @@ static struct fill_router *fill_match(
 				continue;
 			}
 			uint64_t h = hash_str64(rc->name);
-			f[k++] = (struct fill_router){ r, rc, (int64_t)(h % (uint64_t)o->step_ms) };
+			char *auth = fill_basic_auth(rc->diag_user ? rc->diag_user : rc->user,
+				rc->diag_user ? rc->diag_password : rc->password);
+			f[k++] = (struct fill_router){ r, rc, (int64_t)(h % (uint64_t)o->step_ms),
+				filldiag_create(rc, r, auth) };
+			free(auth);
 		}
 	*n = k;
 	return f;
@@ -257,7 +421,9 @@ static void *fill_thread(void *arg)
 			int64_t ms = base + j->f[i].offset_ms;
 			if (ms >= end)
 				continue;
-			store_submit(j->st, fill_poll(&j->f[i], o, j->auth, ms));
+			sample_t *s = fill_poll(&j->f[i], o, j->auth, ms);
+			filldiag_note(j->f[i].diag, s, (double)ms / 1000.0 - o->epoch, o->saturated, j->st);
+			store_submit(j->st, s);
 			if (++j->polls % 4096 == 0)
 				store_flush(j->st);
 		}
@@ -317,6 +483,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	simrest_set_epoch((time_t)o.epoch);
+	o.saturated = conf->saturated;
 	size_t n;
 	struct fill_router *f = fill_match(sc, conf, &o, &n);
 	char *auth = fill_basic_auth(sc->user, sc->password);
@@ -325,8 +492,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "wgwatch-fill: %" PRId64 " polls of %zu routers over %.1f days in %.1f s\n", polls, n,
 		((o.until > 0 ? o.until : (double)time(NULL)) - o.epoch) / 86400.0,
 		(double)(clock_mono_ms() - start) / 1000.0);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		filldiag_destroy(f[i].diag);
 		simrouter_destroy(f[i].r);
+	}
 	free(f);
 	free(auth);
 	conf_free(conf);

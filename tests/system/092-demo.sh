@@ -101,6 +101,28 @@ assert 3.2e8 < b < 4.2e8 and 1.0e8 < a < 1.5e8, (b, a)
 PY
 ok "demo.db: TileGX tx regressions (~0.33), rx unchanged; RB4011, CHR, CCR2004 unchanged, never a regression"
 
+# The CCR1009's upgrade report: wgwatch-fill took its profiles and probes (through wg1, every
+# probe_every) in the past as the daemon would have, so each side has both.
+uid=$($PY - "$DEMO/demo.db" <<'PY'
+import sqlite3, sys
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+print(db.execute("SELECT h.id FROM version_history h JOIN routers r ON r.id = h.router_id"
+                 " WHERE r.name = 'ljubljana-ccr1009' AND h.kind = 'upgrade'").fetchone()[0])
+PY
+) || fail "no upgrade of $CCR in demo.db"
+http_get "/api/v1/upgrades/$uid/report" >"$T/report.json" || fail "no report of $CCR's upgrade $uid"
+$PY - "$T/report.json" <<'PY' || fail "the demo's CCR1009 report lacks its evidence (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+sides = {p["side"]: p["delivered_bps"] / 1e6 for p in r["probes"] if p["measured"] == "transmit"}
+assert abs(sides.get("before", 0) - 300) < 3 and abs(sides.get("after", 0) - 138.9) < 4, r["probes"]
+assert r["profile"]["before"] and r["profile"]["after"], r["profile"]
+assert (r["profile_diff"] or "").startswith("networking 3"), r["profile_diff"]
+assert any(v["interface"] == "wg1" and v["direction"] == "tx" and v["method"] == "probe" for v in r["verdicts"]), r["verdicts"]
+print("probe %.1f -> %.1f Mbit/s; %s" % (sides["before"], sides["after"], r["profile_diff"]))
+PY
+ok "$CCR's report: a probe and a profile on each side of its upgrade, from the demo's past"
+
 # ---- the pages, at true rates ----
 dump "$BASE/" "$T/fleet.html"
 $PY - "$T/fleet.html" <<'PY' || fail "fleet page DOM"
