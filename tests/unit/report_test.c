@@ -56,6 +56,7 @@ static void report_fill(const char *path, int64_t now)
 	store_submit(st, report_sample(now - 60000, "7.21.5"));
 	store_submit(st, report_sample(now - 30000, "7.22.3"));
 	profile_t *b = profile_new("ccr", now - 45000), *a = profile_new("ccr", now - 5000);
+	profile_add(b, -1, "total", 60); /* a whole-router row */
 	profile_add(b, 0, "total", 20);
 	profile_add(b, 1, "total", 100);
 	profile_add(b, 1, "networking", 38);
@@ -138,6 +139,24 @@ static void test_report_json(const conf_t *conf, int64_t id)
 	check_entry(report_find(probes, "before", "receive"), "both", 2.95e8, true);
 	check_entry(report_find(probes, "after", "transmit"), "both", 1.282e8, false);
 	check_entry(report_find(probes, "after", "receive"), "both", 2.9e8, true);
+	/* profile rows: cpu the core's integer index, null for a whole-router row; usage in percent */
+	json_t *before = json_object_get(json_object_get(o, "profile"), "before");
+	size_t i, nnull = 0;
+	json_t *row;
+	json_array_foreach(before, i, row)
+	{
+		json_t *cpu = json_object_get(row, "cpu");
+		CHECK(json_is_integer(cpu) || json_is_null(cpu));
+		CHECK(json_is_number(json_object_get(row, "usage")));
+		if (json_is_null(cpu)) {
+			nnull++;
+			CHECK_STR(json_string_value(json_object_get(row, "name")), "total");
+			CHECK_NEAR(json_number_value(json_object_get(row, "usage")), 60, 1e-9);
+		}
+	}
+	CHECK_INT(json_array_size(before), 5);
+	CHECK_INT(nnull, 1);
+	CHECK_INT(json_array_size(json_object_get(json_object_get(o, "profile"), "after")), 5);
 	json_decref(o);
 	buf_free(&out);
 	snprintf(rest, sizeof(rest), "%lld/report.md", (long long)id);
