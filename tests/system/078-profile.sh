@@ -3,8 +3,9 @@
 # wgwatch-sim, which holds the reply for the profile's 5 s and runs one user's requests one at a
 # time, as RouterOS does). The profile is stored and served by /api/v1/routers/NAME/profiles and
 # wgwatch_profile_usage_ratio; the polls of every 1 s go on while it runs (diag_user: a
-# connection and a user of its own), none late. A router that refuses the profiler is logged
-# once and keeps being polled; a router whose profile would hold up its polls (no diag_user,
+# connection and a user of its own), none late. A router that refuses the profiler (the user's
+# policy; an old RouterOS without it) or the probe (device-mode) is logged once and keeps being
+# polled; a router whose profile would hold up its polls (no diag_user,
 # 1 s interval) is not profiled; a router that never saturates is not profiled. A router upgraded
 # meanwhile is profiled again after 3 polls of the new version, and its page shows what moved on
 # the pinned core (networking up, encrypting held).
@@ -24,10 +25,11 @@ profile_every = 2s
 EOF2
 # hot and refuser get the diagnostic user; cool has it too but never saturates. The router
 # sections come first in routers.conf, so the keys go in through sed after each header.
-for r in hot refuser cool upg; do
+for r in hot refuser cool upg old devmode; do
 	sed -i "/^\[router $r\]\$/a diag_user = $DIAG_USER\ndiag_password_file = $T/diag.pass" "$T/routers.conf"
 done
 sed -i "/^\[router upg\]\$/a profile_every = 1h" "$T/routers.conf" # one profile per side
+sed -i "/^\[router devmode\]\$/a probe = 10.64.0.2\nprobe_rate = 300M\nprobe_duration = 3s\nprobe_every = 1h" "$T/routers.conf"
 printf '\n[router hot-sameuser]\nrest = %s\nuser = %s\npassword = %s\n' "$(routers_conf_value hot rest)" \
 	"$(routers_conf_value hot user)" "$(routers_conf_value hot password)" >>"$T/routers.conf"
 write_conf 1s 900ms
@@ -99,6 +101,23 @@ n=$(grep -c 'diag: router refuser:' "$T/daemon.log")
 [ "$n" = 1 ] || fail "refuser's refusal logged $n times: $(grep 'router refuser' "$T/daemon.log")"
 grep 'diag: router refuser' "$T/daemon.log" | grep -q 'HTTP 500 Internal Server Error: not enough permissions' || fail "the log line lacks the router's reason"
 ok "refuser: refused, logged once ($(grep -o 'HTTP 500[^;]*' "$T/daemon.log" | head -1)), polled on"
+
+# old (no /tool/profile) and devmode (bandwidth-test off in device-mode): the same, once each.
+for x in "old:refused a profile: POST /rest/tool/profile: HTTP 400 Bad Request: no such command" \
+	"devmode:refused a probe: POST /rest/tool/bandwidth-test: HTTP 400 Bad Request: not allowed by device-mode"; do
+	r=${x%%:*} want=${x#*:}
+	wait_until 15 grep -qF "diag: router $r: $want" "$T/daemon.log" ||
+		fail "$r's refusal not logged as '$want': $(grep "router $r" "$T/daemon.log")"
+done
+http_get /metrics >"$T/m3.txt"
+p1=$($EXPO "$T/m3.txt" wgwatch_polls_total router=old)
+grown() { http_get /metrics >"$T/m4.txt" && [ "$($EXPO "$T/m4.txt" wgwatch_polls_total router=old | cut -d. -f1)" -ge $(( ${p1%.*} + 4 )) ]; }
+wait_until 20 grown || fail "old's polls stopped after the refusal"
+for r in old devmode; do
+	[ "$(grep -c "diag: router $r:" "$T/daemon.log")" = 1 ] || fail "$r's refusal logged more than once: $(grep "router $r" "$T/daemon.log")"
+	[ "$($EXPO "$T/m4.txt" wgwatch_router_up router=$r)" = 1 ] || fail "$r is not up"
+done
+ok "old: /tool/profile refused (no such command), devmode: bandwidth-test refused (device-mode); each logged once, polled on"
 
 # hot-sameuser (no diag_user, 1 s polls) cannot be profiled without holding its polls up; cool
 # never saturates.
