@@ -20,8 +20,9 @@ struct drouter {
 	char *name;
 	const conf_router_t *rc; /* NULL: gone from the conf (kept while a profile is in flight) */
 	unsigned ok_run, sat_run;
-	char *version; /* the newest version seen */
-	bool upgraded; /* a profile after the upgrade is wanted */
+	char *version;  /* the newest version seen */
+	bool upgraded;  /* a profile after the upgrade is wanted */
+	bool sat_after; /* the upgrade's profile found no saturated moment: the first one gets one */
 	bool busy, for_upgrade;
 	bool told;           /* a refusal or failure was logged; the next success is too */
 	bool told_nofit;     /* "does not fit between polls" was logged */
@@ -270,6 +271,7 @@ static void diag_count(const diag_t *d, struct drouter *r, const sample_t *s)
 	r->ok_run++;
 	if (s->version != NULL && r->version != NULL && strcmp(s->version, r->version) != 0) {
 		r->upgraded = r->probe_upgraded = true;
+		r->sat_after = false;
 		r->ok_run = 1;
 	}
 	if (s->version != NULL) {
@@ -286,7 +288,9 @@ static bool diag_due(const struct drouter *r, int64_t now)
 		return false;
 	if (r->upgraded && r->ok_run >= DIAG_RUN)
 		return true;
-	return r->sat_run >= DIAG_RUN && (r->last_ok_ms == 0 || now - r->last_ok_ms >= every);
+	if (r->sat_run < DIAG_RUN)
+		return false;
+	return r->sat_after || r->last_ok_ms == 0 || now - r->last_ok_ms >= every;
 }
 
 /* Without diag_user a request of duration_ms holds the poll user's queue: it must end before
@@ -348,6 +352,10 @@ void diag_note_poll(diag_t *d, const sample_t *s)
 		!diag_fits(r, s, r->rc->profile_duration_ms, "profile"))
 		return;
 	r->for_upgrade = r->upgraded && r->ok_run >= DIAG_RUN;
-	if (d->runner.profile(d->runner.ctx, r->rc, diag_done, d) == 0)
-		r->busy = true;
+	if (d->runner.profile(d->runner.ctx, r->rc, diag_done, d) != 0)
+		return;
+	r->busy = true;
+	/* An upgrade's profile taken while no core was saturated says little of the ceiling: the
+	 * first saturated moment after it gets one more, whatever profile_every says. */
+	r->sat_after = r->for_upgrade && r->sat_run < DIAG_RUN;
 }

@@ -276,6 +276,17 @@ static void test_schedule(void)
 	fake_answer(DIAG_OK);
 	poll(d, "7.22.3", 0.1, 10, true); /* once per upgrade */
 	CHECK_INT(runs, 4);
+	/* that one saw no saturated core: the first saturated moment after it gets one more,
+	 * though profile_every has not passed; then profile_every holds again */
+	poll(d, "7.22.3", 0.95, 10, true);
+	poll(d, "7.22.3", 0.95, 10, true);
+	CHECK_INT(runs, 4);
+	poll(d, "7.22.3", 0.95, 10, true);
+	CHECK_INT(runs, 5);
+	fake_answer(DIAG_OK);
+	for (int i = 0; i < 3; i++)
+		poll(d, "7.22.3", 0.95, 10, true);
+	CHECK_INT(runs, 5);
 	/* a restart: the database's newest profile, 10 minutes old, stands for profile_every */
 	diag_find(d, "r")->last_ok_ms = 0; /* as a restart leaves it */
 	diag_seed(d, "r", clock_wall_ms() - 600000, 0);
@@ -288,23 +299,23 @@ static void test_schedule(void)
 	poll(d, "7.22.3", 0.95, 10, true);
 	poll(d, "7.22.3", 0.95, 10, true);
 	poll(d, "7.22.3", 0.95, 10, true);
-	CHECK_INT(runs, 4);
+	CHECK_INT(runs, 5);
 	/* diag = no */
 	rc.diag = false;
 	poll(d, "7.22.4", 0.99, 10, true);
 	poll(d, "7.22.4", 0.99, 10, true);
 	poll(d, "7.22.4", 0.99, 10, true);
-	CHECK_INT(runs, 4);
+	CHECK_INT(runs, 5);
 	/* no diag_user: a 5 s profile does not fit between 1 s polls; it does between 30 s ones */
 	rc.diag = true;
 	rc.diag_user = NULL;
 	diag_find(d, "r")->last_ok_ms -= rc.profile_every_ms;
 	for (int i = 0; i < 3; i++)
 		poll(d, "7.22.4", 0.99, 10, true);
-	CHECK_INT(runs, 4);
+	CHECK_INT(runs, 5);
 	rc.interval_ms = 30000;
 	poll(d, "7.22.4", 0.99, 10, true);
-	CHECK_INT(runs, 5);
+	CHECK_INT(runs, 6);
 	fake_answer(DIAG_OK);
 	diag_destroy(d);
 	profile_free(handed);
