@@ -524,6 +524,7 @@ struct sim {
 	size_t ncores;
 	uint64_t txb, rxb;
 	int64_t boot; /* seconds of the last boot */
+	double fw;    /* core 2's load when > 0: a firewall core pinned beside the tunnel's core 1 */
 };
 
 static sample_t *sim_poll(struct sim *s, int64_t k)
@@ -545,7 +546,9 @@ static sample_t *sim_poll(struct sim *s, int64_t k)
 	x->uptime_ms = (k - s->boot + 3600) * 1000;
 	sample_set_cores(x, s->ncores);
 	for (size_t c = 0; c < s->ncores; c++)
-		x->cores[c].load = c == 1 ? (after ? s->busy2 : s->busy1) : s->others;
+		x->cores[c].load = c == 1     ? (after ? s->busy2 : s->busy1)
+			: c == 2 && s->fw > 0 ? s->fw
+					      : s->others;
 	bool tile = strcmp(s->name, "tile") == 0; /* its upgrade halves the CPU clock */
 	x->cpu_freq_mhz = tile && after ? 800 : 1400;
 	struct sample_iface *wan = sample_add_iface(x);
@@ -794,11 +797,11 @@ static void test_database(void)
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim sims[] = {
 		{ "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220, 1.0,
-			1.0, 0.12, 0, 9, 0, 0, 0 },
+			1.0, 0.12, 0, 9, 0, 0, 0, 0 },
 		{ "swing", "x86_64", "CHR", -1, 60, "7.22.3", "7.22.3", 150, 95, 150, 95, 0.3, 0.3, 0.2, 0.2,
-			4, 0, 0, 0 },
+			4, 0, 0, 0, 0 },
 		{ "early", "arm64", "CCR2116-12G-4S+", 10, -1, "7.21.5", "7.22.3", 200, 0, 200, 0, 0.3, 0.75,
-			0.05, 0, 16, 0, 0, 0 },
+			0.05, 0, 16, 0, 0, 0, 0 },
 	};
 	fill(st, sims, 3, 125);
 
@@ -900,7 +903,7 @@ static void test_probe(void)
 	char *cause = NULL;
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 380, 220,
-		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
+		1.0, 1.0, 0.12, 0, 9, 0, 0, 0, 0 };
 	fill(st, &s, 1, 125);
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
@@ -939,6 +942,83 @@ static void test_probe(void)
 	free(cause);
 }
 
+/* A profile of the sims' 9 cores at t (s): core 1 split by tun, core 2 by fw, the others
+ * management; each core's total row (the cpuN summary). */
+static void submit_profile(store_t *st, const char *router, int64_t t, const char *tun, const char *fw)
+{
+	profile_t *p = profile_new(router, T0 + t * 1000);
+	p->duration_ms = 5000;
+	const char *split[3] = { tun, fw, "management 12" };
+	for (int c = 0; c < 9; c++) {
+		char name[32];
+		double pct, total = 0;
+		int n;
+		for (const char *s = split[c == 1 ? 0
+				     : c == 2     ? 1
+						  : 2];
+			sscanf(s, "%31s %lf%n", name, &pct, &n) == 2; s += n) {
+			profile_add(p, c, name, pct);
+			total += pct;
+		}
+		profile_add(p, c, "total", total);
+	}
+	store_submit_profile(st, p);
+}
+
+/* Through the store: two routers pinned on core 1 (the tunnel's) and core 2 (firewall), flat,
+ * tx 380 -> 130 Mbit/s. No fit and no single pinned core tells the tunnel's core: without
+ * profiles insufficient-data; with the profiles stored, core 1 from the profile and a
+ * saturation-ceiling regression. On fwgrow the profile after shows a firewall rule grown on
+ * core 1: a confounder; on twin (networking up, other work flat) none. */
+static void test_profile_db(void)
+{
+	char dir[] = "/tmp/detector_test.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = xasprintf("%s/w.db", dir);
+	conf_t conf = test_conf(path);
+	store_t *st;
+	char *cause = NULL;
+	CHECK(store_open(path, &conf, &st, &cause) == 0);
+	struct sim s[2] = {
+		{ "twin", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220, 1.0,
+			1.0, 0.12, 0, 9, 0, 0, 0, 1.0 },
+		{ "fwgrow", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220, 1.0,
+			1.0, 0.12, 0, 9, 0, 0, 0, 1.0 },
+	};
+	fill(st, s, 2, 125);
+	detector_t *d = probe_round(&conf);
+	check_item(d, "twin", "tx", DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, NAN, 0);
+	const struct detector_item *it = find_item(d, "twin", "tx");
+	CHECK_STR(it ? it->v.why : NULL, "no core's load follows its traffic");
+	detector_free(d);
+
+	const char *fw = "firewall 60 networking 30 management 10";
+	submit_profile(st, "twin", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
+	submit_profile(st, "twin", 90, "networking 90.5 encrypting 9.5", fw);
+	submit_profile(st, "fwgrow", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
+	submit_profile(st, "fwgrow", 90, "networking 50 encrypting 5 firewall 45", fw);
+	store_flush(st);
+	d = probe_round(&conf);
+	check_item(d, "twin", "tx", DETECTOR_REGRESSION, DETECTOR_M_SATURATION, 130.0 / 380, 0.02);
+	check_item(d, "twin", "rx", DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, 1.0, 0.02);
+	check_item(d, "fwgrow", "tx", DETECTOR_REGRESSION, DETECTOR_M_SATURATION, 130.0 / 380, 0.02);
+	it = find_item(d, "twin", "tx");
+	CHECK_STR(it ? it->v.cores : NULL, "1");
+	CHECK_STR(
+		it ? it->v.why : NULL, "core 1 from the CPU profile before the upgrade (tunnel path 100 %)");
+	CHECK_STR(it ? it->v.confounders : NULL, "");
+	it = find_item(d, "fwgrow", "tx");
+	CHECK_STR(it ? it->v.confounders : NULL,
+		"cpu1 other work 0 % → 45 % (firewall 0 % → 45 %), from the profiles");
+	detector_free(d);
+	store_close(st);
+	char *cmd = xasprintf("rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(path);
+	free(cause);
+}
+
 /* A running detector publishes a view; stopping it withdraws the view. */
 static void test_thread(void)
 {
@@ -950,7 +1030,7 @@ static void test_thread(void)
 	char *cause = NULL;
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220,
-		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
+		1.0, 1.0, 0.12, 0, 9, 0, 0, 0, 0 };
 	fill(st, &s, 1, 125);
 	detector_t *d;
 	CHECK(detector_view(NULL) == NULL); /* no detector runs */
@@ -981,6 +1061,7 @@ int main(void)
 	test_engine();
 	test_confounders();
 	test_database();
+	test_profile_db();
 	test_probe_addr();
 	test_probe();
 	test_thread();
