@@ -91,9 +91,10 @@ struct profcore_pick { /* where a stream's cores came from a profile */
 	double share; /* of the core's load on the tunnel's path, percent */
 };
 
-/* For the streams no fit and no single pinned core placed (carry, judge_attribute's): the one
- * pinned core of a window whose profile shows it doing mostly tunnel work, where that is
- * unambiguous. Marks carry; returns what it did per stream (2 * f->nifs, caller frees). */
+/* For a stream no fit and no single pinned core placed (carry, judge_attribute's): the one
+ * pinned core of a window whose profile shows it doing mostly tunnel work, where that and the
+ * stream are unambiguous. Marks carry; returns what it did per stream (2 * f->nifs, caller
+ * frees). */
 struct profcore_pick *profcore_attribute(const struct judge_frame *f, const struct judge_w *b,
 	const struct judge_w *a, const struct judge_params *p, bool *carry);
 /* Says in r->why that its cores came from a profile, when pick says so. */

@@ -82,27 +82,40 @@ static bool profcore_placed(const bool *on, size_t n)
 	return false;
 }
 
+/* The one stream of w the profile's core can be for: it has traffic there, no core yet, and is
+ * as flat as a ceiling holds it (a stream that moves while the core stays at 100 % runs
+ * elsewhere, as for the single pinned core). SIZE_MAX when none, or when two or more are: then
+ * which of them rides the core is a guess. */
+static size_t profcore_stream(
+	const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p, const bool *carry)
+{
+	size_t found = SIZE_MAX, nc = f->ncores;
+	for (size_t s = 0; s < 2 * f->nifs; s++) {
+		if (profcore_placed(carry + s * nc, nc) ||
+			!(judge_mean(f, w, s, NULL, NULL, NULL) >= p->min_bps) || !judge_flat(f, w, s))
+			continue;
+		if (found != SIZE_MAX)
+			return SIZE_MAX;
+		found = s;
+	}
+	return found;
+}
+
 /* The before window's profile first, then the after window's, as judge_attribute takes its
- * windows. A stream gets the core when it has traffic there and is as flat as a ceiling holds
- * it: the same test the single pinned core's fallback makes (a stream that moves while the core
- * stays at 100 % runs elsewhere). */
+ * windows. */
 struct profcore_pick *profcore_attribute(const struct judge_frame *f, const struct judge_w *b,
 	const struct judge_w *a, const struct judge_params *p, bool *carry)
 {
-	size_t ns = 2 * f->nifs, nc = f->ncores;
-	struct profcore_pick *pick = xcalloc(ns + 1, sizeof(*pick));
+	struct profcore_pick *pick = xcalloc(2 * f->nifs + 1, sizeof(*pick));
 	const struct judge_w *w[2] = { b, a };
 	for (int side = 0; side < 2; side++) {
 		double share = 0;
 		int c = profcore_core(f, w[side], f->prof[side], p, &share);
-		for (size_t s = 0; c >= 0 && s < ns; s++) {
-			if (profcore_placed(carry + s * nc, nc) ||
-				!(judge_mean(f, w[side], s, NULL, NULL, NULL) >= p->min_bps) ||
-				!judge_flat(f, w[side], s))
-				continue;
-			carry[s * nc + (size_t)c] = true;
-			pick[s] = (struct profcore_pick){ .side = side + 1, .core = c, .share = share };
-		}
+		size_t s = c >= 0 ? profcore_stream(f, w[side], p, carry) : SIZE_MAX;
+		if (s == SIZE_MAX)
+			continue;
+		carry[s * f->ncores + (size_t)c] = true;
+		pick[s] = (struct profcore_pick){ .side = side + 1, .core = c, .share = share };
 	}
 	return pick;
 }
