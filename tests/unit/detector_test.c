@@ -1,8 +1,9 @@
 /* detector_test: judge.c's maths on synthetic windows (table-driven: quantiles, the bound,
  * each method, the six cases of issue 4, noise, daily swings, shifts between directions, too
- * little data), then the whole detector on a real database filled through the store: windows,
- * resets, clipping, stored verdicts with their history, single-core bound, cohorts, views,
- * their publication on the handle and --report. */
+ * little data, CPU profiles that name the tunnel's core or other work on it), then the whole
+ * detector on a real database filled through the store: windows, resets, clipping, stored
+ * verdicts with their history, single-core bound, cohorts, views, their publication on the
+ * handle, --report, probes and profiles. */
 #include "config.h"
 #include "detector/judge.c" /* its statics too; the rest of detector/ is linked */
 
