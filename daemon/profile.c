@@ -61,8 +61,7 @@ struct profile_row *profile_add(profile_t *p, int cpu, const char *name, double 
 	return r;
 }
 
-/* Core c's load: its total row, else its classifiers but idle; -1 when it has no row. */
-static double profile_core_load(const profile_t *p, int c)
+double profile_core_load(const profile_t *p, int c)
 {
 	const struct profile_row *t = profile_find(p, c, "total");
 	if (t != NULL)

@@ -28,6 +28,9 @@ profile_t *profile_dup(const profile_t *p);
 struct profile_row *profile_add(profile_t *p, int cpu, const char *name, double usage);
 /* The row (cpu, name), or NULL. */
 const struct profile_row *profile_find(const profile_t *p, int cpu, const char *name);
+/* Core c's load in percent: its "total" row, else the sum of its classifiers other than idle;
+ * -1 when it has no row. */
+double profile_core_load(const profile_t *p, int c);
 /* The busiest core: highest "total" row, or without one the highest sum of classifiers other
  * than idle; -1 when p has no per-core row. */
 int profile_busiest(const profile_t *p);

@@ -1,9 +1,11 @@
 /* data: the detector's SQL, on its own connection: the version changes, the CPU and interface
- * samples judge needs, the routers' recent polls, and the verdicts it stores and reloads.
+ * samples judge needs, the CPU profiles and probes, the routers' recent polls, and the verdicts
+ * it stores and reloads.
  * It must never write a sample, never run on the event loop, and never write when read-only. */
 #include "config.h"
 #include "detector/detector_int.h"
 #include "lib/xmem.h"
+#include "store/history.h"
 #include "store/store.h"
 
 #include <math.h>
@@ -17,6 +19,8 @@
 #define DATA_CACHE_KB        "512" /* the detector connection's page cache, KiB */
 
 static const char *const data_sql[DATA_NSQL] = {
+	[DATA_PROFILES] = "SELECT time_ms, duration_ms, rows FROM profiles WHERE router_id = ?1"
+			  " AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms DESC",
 	[DATA_PROBES] = "SELECT time_ms, duration_ms, direction = 'transmit', offered_bps, delivered_bps,"
 			" busiest_core_load FROM probes WHERE router_id = ?1 AND time_ms >= ?2"
 			" AND time_ms < ?3 ORDER BY time_ms",
@@ -80,7 +84,7 @@ int data_open(detector_t *d, const char *path, bool readonly, char **cause)
 			continue;
 		if (sqlite3_prepare_v3(d->db, data_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &d->sq[i], NULL) !=
 				SQLITE_OK &&
-			i > DATA_PEERS) { /* no probes (schema 007 missing): the probe method is not used */
+			i > DATA_PEERS) { /* schema 007 missing: no probe method, no profiles */
 			*cause = xasprintf("database %s: %s", path, sqlite3_errmsg(d->db));
 			return -1;
 		}
@@ -285,6 +289,27 @@ int data_load_probes(detector_t *d, int64_t router, int64_t from, int64_t to, st
 	if (rc != SQLITE_DONE)
 		return -1;
 	return p->n > 0 ? data_load_peers(d, router, p) : 0;
+}
+
+int data_load_profiles(detector_t *d, int64_t router, int64_t from, int64_t to, profile_t ***v, size_t *n)
+{
+	*v = NULL;
+	*n = 0;
+	sqlite3_stmt *q = d->sq[DATA_PROFILES];
+	if (q == NULL)
+		return 0;
+	data_bind_range(q, router, from, to);
+	size_t cap = 0;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		profile_t *p = profile_new("", sqlite3_column_int64(q, 0));
+		p->duration_ms = sqlite3_column_int64(q, 1);
+		history_profile_rows(p, (const char *)sqlite3_column_text(q, 2));
+		*v = data_grow(*v, *n, &cap, sizeof(**v));
+		(*v)[(*n)++] = p;
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static void data_add_link(struct confound_set *x, sqlite3_stmt *q)

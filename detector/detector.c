@@ -5,10 +5,12 @@
 #include "config.h"
 #include "detector/detector_int.h"
 #include "lib/buf.h"
+#include "detector/profdiff.h"
 #include "detector/rollout.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
+#include "store/history.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -240,38 +242,70 @@ static void detector_due(detector_t *d, const struct data_event *e, int64_t now)
 		d->next_due_ms = due;
 }
 
-static int detector_eval(detector_t *d, const struct data_event *e, int64_t now, char **cause)
+/* The verdicts of e's streams recorded, each with its confounders: what the links and the CPU
+ * clock show for its interface, and what the profiles show on its own cores. */
+static void detector_record_all(detector_t *d, const struct data_event *e, const struct data_set *x,
+	const struct judge_frame *f, const struct judge_result *r, const struct confound_set *cs, bool final,
+	int64_t now)
 {
-	struct data_set x;
-	if (data_load(d, e->router_id, e->from_ms, e->to_ms, &x) < 0) {
-		data_set_free(&x);
-		return data_fail(d, cause, "reading samples");
+	static const char *const dirs[2] = { "tx", "rx" };
+	for (size_t i = 0; i < x->nifs; i++) {
+		char *links = confound_list(cs, e->time_ms, x->ifs[i].name);
+		for (size_t k = 0; k < 2; k++) {
+			const struct judge_result *rs = &r[2 * i + k];
+			char *conf = profcore_confounders(xstrdup(links), f->prof[0], f->prof[1], rs->cores);
+			detector_record(d, e, x->ifs[i].name, dirs[k], rs, conf, final, now);
+			free(conf);
+		}
+		free(links);
 	}
-	bool final = now >= e->to_ms + d->grace_ms;
-	if (!final)
-		detector_due(d, e, now);
+}
+
+/* Judge e on its samples x and profiles pv[0..np) (newest first) and record the verdicts. -1
+ * with *what on a failed read. */
+static int detector_judge(detector_t *d, const struct data_event *e, const struct data_set *x,
+	profile_t *const *pv, size_t np, bool final, int64_t now, const char **what)
+{
 	struct judge_frame f;
 	double *rates;
 	float *loads;
-	data_frame(&x, e->time_ms, &f, &rates, &loads);
-	struct judge_result *r = xcalloc(2 * x.nifs + 1, sizeof(*r));
+	data_frame(x, e->time_ms, &f, &rates, &loads);
+	f.prof[0] = profdiff_pick(pv, np, e->time_ms, false); /* inside the windows: loaded so */
+	f.prof[1] = profdiff_pick(pv, np, e->time_ms, true);
+	struct judge_result *r = xcalloc(2 * x->nifs + 1, sizeof(*r));
 	judge_event(&f, &d->params, r);
-	int prc = probe_apply(d, e, &x, r); /* a probe pair overrides its stream's verdict */
+	int rc = probe_apply(d, e, x, r); /* a probe pair overrides its stream's verdict */
+	*what = "reading probes";
 	struct confound_set cs = { 0 };
-	int rc = prc < 0 ? -1 : data_load_links(d, e->router_id, e->from_ms, e->to_ms, &cs);
-	for (size_t i = 0; rc == 0 && i < x.nifs; i++) {
-		char *conf = confound_list(&cs, e->time_ms, x.ifs[i].name);
-		detector_record(d, e, x.ifs[i].name, "tx", &r[2 * i], conf, final, now);
-		detector_record(d, e, x.ifs[i].name, "rx", &r[2 * i + 1], conf, final, now);
-		free(conf);
-	}
+	if (rc == 0 && (rc = data_load_links(d, e->router_id, e->from_ms, e->to_ms, &cs)) < 0)
+		*what = "reading interface samples";
+	if (rc == 0)
+		detector_record_all(d, e, x, &f, r, &cs, final, now);
 	confound_set_free(&cs);
 	free(r);
 	free(rates);
 	free(loads);
+	return rc;
+}
+
+static int detector_eval(detector_t *d, const struct data_event *e, int64_t now, char **cause)
+{
+	struct data_set x;
+	profile_t **pv = NULL;
+	size_t np = 0;
+	const char *what = "reading samples";
+	int rc = data_load(d, e->router_id, e->from_ms, e->to_ms, &x);
+	if (rc == 0 && (rc = data_load_profiles(d, e->router_id, e->from_ms, e->to_ms, &pv, &np)) < 0)
+		what = "reading profiles";
+	bool final = now >= e->to_ms + d->grace_ms;
+	if (rc == 0 && !final)
+		detector_due(d, e, now);
+	if (rc == 0)
+		rc = detector_judge(d, e, &x, pv, np, final, now, &what);
+	history_profiles_free(pv, np);
 	data_set_free(&x);
 	if (rc < 0)
-		return data_fail(d, cause, prc < 0 ? "reading probes" : "reading interface samples");
+		return data_fail(d, cause, what);
 	detector_items_mark(d, e);
 	if (final)
 		detector_mark_done(d, e->id);

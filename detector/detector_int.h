@@ -1,4 +1,5 @@
-/* detector_int: shared by detector/'s files (judge, data, view, report, detector); never included outside. */
+/* detector_int: shared by detector/'s files (judge, profcore, data, view, report, detector); never
+ * included outside. */
 #ifndef WGWATCH_DETECTOR_INT_H
 #define WGWATCH_DETECTOR_INT_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "daemon/profile.h"
 #include "detector/detector.h"
 #include "lib/worker.h"
 
@@ -32,8 +34,13 @@ int fit_ols(const double *x, const double *y, size_t n, size_t m, struct fit *o)
  * s = 2 * interface + (0 tx, 1 rx). */
 struct judge_frame {
 	size_t npolls, ncores, nifs, split;
-	const float *load;  /* [poll * ncores + core], 0..1; NAN when not read */
-	const double *rate; /* [poll * 2 * nifs + stream], bits/s over the poll; NAN when none */
+	const float *load;        /* [poll * ncores + core], 0..1; NAN when not read */
+	const double *rate;       /* [poll * 2 * nifs + stream], bits/s over the poll; NAN when none */
+	const profile_t *prof[2]; /* a CPU profile taken inside the before, the after window; NULL */
+};
+
+struct judge_w { /* a window: the polls [from, to) of a frame */
+	size_t from, to;
 };
 
 struct judge_params {
@@ -63,10 +70,39 @@ struct judge_poll { /* one poll of the router, for the single-core bound */
 double judge_quantile(double *v, size_t n, double q);
 /* The median of v[0..n), which it frees; NAN when n is 0. */
 double judge_median_take(double *v, size_t n);
+/* Mean, standard deviation and count of stream s's finite rates in w (where keep, if given). */
+double judge_mean(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep,
+	double *sd, size_t *count);
+/* Whether stream s's rate in w is as flat as a stream held at its core's ceiling. */
+bool judge_flat(const struct judge_frame *f, const struct judge_w *w, size_t s);
+/* Whether core c read at least p->saturated in most of w's polls (a pinned core). */
+bool judge_core_pinned(
+	const struct judge_frame *f, const struct judge_w *w, size_t c, const struct judge_params *p);
 /* The verdicts of every stream of f into r[0 .. 2 * f->nifs). */
 void judge_event(const struct judge_frame *f, const struct judge_params *p, struct judge_result *r);
 /* The single-core shape of polls p[0..n) into *b (all but b->router). */
 void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b);
+
+/* ---- profcore.c: what a CPU profile says of the cores (docs/detector.md, "CPU profiles") ---- */
+
+struct profcore_pick { /* where a stream's cores came from a profile */
+	int side;      /* 0 none, 1 the before window's profile, 2 the after window's */
+	int core;
+	double share; /* of the core's load on the tunnel's path, percent */
+};
+
+/* For a stream no fit and no single pinned core placed (carry, judge_attribute's): the one
+ * pinned core of a window whose profile shows it doing mostly tunnel work, where that and the
+ * stream are unambiguous. Marks carry; returns what it did per stream (2 * f->nifs, caller
+ * frees). */
+struct profcore_pick *profcore_attribute(const struct judge_frame *f, const struct judge_w *b,
+	const struct judge_w *a, const struct judge_params *p, bool *carry);
+/* Says in r->why that its cores came from a profile, when pick says so. */
+void profcore_note(const struct profcore_pick *pick, struct judge_result *r);
+/* The confounders the profiles before and after a change show on the cores ("3", "1+2"): other
+ * work that moved by 10 points of a core or more, one line per core, appended to list (owned,
+ * may be NULL) with '\n' between them; returns the new list (caller frees). */
+char *profcore_confounders(char *list, const profile_t *before, const profile_t *after, const char *cores);
 
 /* ---- confound.c: what moved across a version change besides the version ---- */
 
@@ -111,7 +147,8 @@ struct detector_item { /* a verdict as the detector keeps it */
 };
 
 enum data_sq {
-	DATA_PROBES, /* the optional ones first: NULL when schema 007 is missing */
+	DATA_PROFILES, /* the optional ones first: NULL when schema 007 is missing */
+	DATA_PROBES,
 	DATA_PEERS,
 	DATA_EVENTS,
 	DATA_CPU,
@@ -242,6 +279,9 @@ int data_router_kind(detector_t *d, const char *name, char **arch, char **board,
 /* The probes of router in [from, to) and its enabled peers' allowed addresses into *p (always
  * to free with probe_set_free); none when the database has no probes table. -1: failed. */
 int data_load_probes(detector_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p);
+/* The profiles of router that ended in [from, to), newest first, into *v and *n (always to free
+ * with history_profiles_free); none when the database has no profiles table. -1: failed. */
+int data_load_profiles(detector_t *d, int64_t router, int64_t from, int64_t to, profile_t ***v, size_t *n);
 /* *cause = "what: <the database's last error>"; returns -1. */
 int data_fail(detector_t *d, char **cause, const char *what);
 

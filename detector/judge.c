@@ -77,18 +77,12 @@ static double judge_load(const struct judge_frame *f, size_t k, size_t c)
 	return f->load[k * f->ncores + c];
 }
 
-/* A window: the polls [from, to) of the frame. */
-struct judge_w {
-	size_t from, to;
-};
-
 static size_t judge_wn(const struct judge_w *w)
 {
 	return w->to - w->from;
 }
 
-/* Mean, standard deviation and count of stream s's finite rates in w (where keep, if given). */
-static double judge_mean(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep,
+double judge_mean(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep,
 	double *sd, size_t *count)
 {
 	double sum = 0, sq = 0;
@@ -305,16 +299,22 @@ static bool judge_any(const bool *v, size_t n)
 	return false;
 }
 
+bool judge_core_pinned(
+	const struct judge_frame *f, const struct judge_w *w, size_t c, const struct judge_params *p)
+{
+	size_t sat = 0;
+	for (size_t k = w->from; k < w->to; k++)
+		sat += judge_load(f, k, c) >= p->saturated;
+	return judge_wn(w) > 0 && (double)sat >= JUDGE_PIN_SHARE * (double)judge_wn(w);
+}
+
 /* The one core saturated in most of w's polls; SIZE_MAX when none or several. */
 static size_t judge_pinned_core(
 	const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p)
 {
-	size_t found = SIZE_MAX, n = judge_wn(w);
-	for (size_t c = 0; c < f->ncores && n > 0; c++) {
-		size_t sat = 0;
-		for (size_t k = w->from; k < w->to; k++)
-			sat += judge_load(f, k, c) >= p->saturated;
-		if ((double)sat < JUDGE_PIN_SHARE * (double)n)
+	size_t found = SIZE_MAX;
+	for (size_t c = 0; c < f->ncores; c++) {
+		if (!judge_core_pinned(f, w, c, p))
 			continue;
 		if (found != SIZE_MAX)
 			return SIZE_MAX;
@@ -323,8 +323,7 @@ static size_t judge_pinned_core(
 	return found;
 }
 
-/* Whether stream s's rate in w is as flat as a stream held at its core's ceiling. */
-static bool judge_flat(const struct judge_frame *f, const struct judge_w *w, size_t s)
+bool judge_flat(const struct judge_frame *f, const struct judge_w *w, size_t s)
 {
 	double sd, mean = judge_mean(f, w, s, NULL, &sd, NULL);
 	return mean > 0 && sd / mean <= JUDGE_PIN_CV;
@@ -333,7 +332,8 @@ static bool judge_flat(const struct judge_frame *f, const struct judge_w *w, siz
 /* carry[s * ncores + c]: the cores that carry each stream, as the before window tells, else
  * the after window; else the one core pinned at saturation (a flat, saturated window shows no
  * slope), for a stream held as flat as the ceiling holds it there: a stream whose rate moves
- * while that core stays at 100 % runs elsewhere. The same cores are followed in both windows. */
+ * while that core stays at 100 % runs elsewhere. The same cores are followed in both windows.
+ * What none of these tells, profcore.c may read from a CPU profile. */
 static bool *judge_attribute(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
 	const struct judge_params *p)
 {
@@ -658,8 +658,12 @@ void judge_event(const struct judge_frame *f, const struct judge_params *p, stru
 {
 	struct judge_w b = { 0, f->split }, a = { f->split, f->npolls };
 	bool *carry = judge_attribute(f, &b, &a, p);
-	for (size_t s = 0; s < judge_nstreams(f); s++)
+	struct profcore_pick *pick = profcore_attribute(f, &b, &a, p, carry); /* what no fit told */
+	for (size_t s = 0; s < judge_nstreams(f); s++) {
 		judge_stream(f, &b, &a, s, carry, p, &r[s]);
+		profcore_note(&pick[s], &r[s]);
+	}
+	free(pick);
 	free(carry);
 }
 

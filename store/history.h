@@ -92,6 +92,9 @@ void history_free(history_t *h);
 int history_profiles(
 	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause);
 void history_profiles_free(profile_t **v, size_t n);
+/* Adds the rows of a stored profile (the profiles table's JSON text, NULL: none) to p; rows it
+ * cannot read are left out (store/profiles.c). */
+void history_profile_rows(profile_t *p, const char *json);
 /* One version change (a version_history row of kind upgrade or downgrade) for the report. */
 struct history_upgrade {
 	int64_t id, time_ms;

@@ -125,7 +125,7 @@ int ingest_write_profile(store_t *st, const profile_t *p)
 
 /* ---- reading ---- */
 
-static void profiles_add_rows(profile_t *p, const char *text)
+void history_profile_rows(profile_t *p, const char *text)
 {
 	json_t *arr = json_loads(text ? text : "[]", 0, NULL);
 	size_t i;
@@ -158,7 +158,7 @@ static int profiles_query(
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		profile_t *p = profile_new(router, sqlite3_column_int64(q, 0));
 		p->duration_ms = sqlite3_column_int64(q, 1);
-		profiles_add_rows(p, (const char *)sqlite3_column_text(q, 2));
+		history_profile_rows(p, (const char *)sqlite3_column_text(q, 2));
 		*out = xreallocarray(*out, *n + 1, sizeof(**out));
 		(*out)[(*n)++] = p;
 	}

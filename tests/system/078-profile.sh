@@ -8,7 +8,9 @@
 # polled; a router whose profile would hold up its polls (no diag_user,
 # 1 s interval) is not profiled; a router that never saturates is not profiled. A router upgraded
 # meanwhile is profiled again after 3 polls of the new version, and its page shows what moved on
-# the pinned core (networking up, encrypting held).
+# the pinned core (networking up, encrypting held). The detector reads the profiles: twin's
+# tunnel core, pinned beside a pinned firewall core, comes from its profile (a saturation-ceiling
+# regression), and fwgrow's firewall rule grown on the tunnel's core is a confounder.
 . "$top_srcdir/tests/system/lib.sh"
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 SC="$top_srcdir/tests/system/profile.scenario"
@@ -25,14 +27,14 @@ profile_every = 2s
 EOF2
 # hot and refuser get the diagnostic user; cool has it too but never saturates. The router
 # sections come first in routers.conf, so the keys go in through sed after each header.
-for r in hot refuser cool upg old devmode; do
+for r in hot refuser cool upg twin fwgrow old devmode; do
 	sed -i "/^\[router $r\]\$/a diag_user = $DIAG_USER\ndiag_password_file = $T/diag.pass" "$T/routers.conf"
 done
 sed -i "/^\[router upg\]\$/a profile_every = 1h" "$T/routers.conf" # one profile per side
 sed -i "/^\[router devmode\]\$/a probe = 10.64.0.2\nprobe_rate = 300M\nprobe_duration = 3s\nprobe_every = 1h" "$T/routers.conf"
 printf '\n[router hot-sameuser]\nrest = %s\nuser = %s\npassword = %s\n' "$(routers_conf_value hot rest)" \
 	"$(routers_conf_value hot user)" "$(routers_conf_value hot password)" >>"$T/routers.conf"
-write_conf 1s 900ms
+write_conf 1s 900ms "[detector]" "before = 14s" "after = 10s" "min_samples = 3" "every = 1s"
 start_daemon
 
 profiles() { http_get "/api/v1/routers/$1/profiles" >"$T/prof-$1.json" && [ "$(cat "$T/prof-$1.json")" != "[]" ]; }
@@ -150,6 +152,31 @@ grep -qF "7.21.5 &rarr; 7.22.3" "$T/upg.html" 2>/dev/null || grep -q "7.21.5.*7.
 grep -F "$want" "$T/upg.html" | grep -q encrypting ||
 	fail "upg's page lacks '$want, encrypting ...': $(grep -o '<section id="profiles">.*</section>' "$T/upg.html")"
 ok "upg's page: $(grep -o 'networking [0-9]* % → [^<]*' "$T/upg.html" | head -1)"
+# twin and fwgrow, upgraded at 14 s: their final verdicts of wg0 tx (docs/detector.md, "CPU profiles").
+judged() { http_get /api/v1/regressions >"$T/reg.json" && $PY - "$T/reg.json" <<'PY'
+import json, sys
+v = {x["router"]: x for x in json.load(open(sys.argv[1]))
+     if x["router"] in ("twin", "fwgrow") and x["interface"] == "wg0" and x["direction"] == "tx"}
+sys.exit(not (len(v) == 2 and all(x["final"] for x in v.values())))
+PY
+}
+wait_until 40 judged || fail "twin and fwgrow not judged: $(cat "$T/reg.json")"
+$PY - "$T/reg.json" <<'PY' || fail "twin's and fwgrow's verdicts (above)"
+import json, re, sys
+v = {x["router"]: x for x in json.load(open(sys.argv[1]))
+     if x["router"] in ("twin", "fwgrow") and x["interface"] == "wg0" and x["direction"] == "tx"}
+t, f = v["twin"], v["fwgrow"]
+print("twin: %s %s ratio %.2f cores %s: %s; confounders %s" % (t["verdict"], t["method"], t["ratio"], t["cores"], t["why"], t["confounders"]))
+print("fwgrow: %s %s ratio %.2f cores %s; confounders %s" % (f["verdict"], f["method"], f["ratio"], f["cores"], f["confounders"]))
+assert t["verdict"] == "regression" and t["method"] == "saturation-ceiling" and t["cores"] == "3", t
+assert abs(t["ratio"] - 98 / 0.78 / (98 / 0.26)) < 0.05, t
+assert t["why"].startswith("core 3 from the CPU profile before the upgrade (tunnel path"), t
+assert not any("from the profiles" in c for c in t["confounders"]), t
+assert f["verdict"] == "regression" and f["cores"] == "3", f
+assert any(re.fullmatch(r"cpu3 other work \d+ % → \d+ % \(firewall \d+ % → \d+ %\), from the profiles", c)
+           for c in f["confounders"]), f
+PY
+ok "twin: core 3 from its profile, a saturation-ceiling regression; fwgrow: the profiles' confounder"
 check_log_clean
 ok "the daemon log has no error"
 

@@ -1,8 +1,9 @@
 /* detector_test: judge.c's maths on synthetic windows (table-driven: quantiles, the bound,
  * each method, the six cases of issue 4, noise, daily swings, shifts between directions, too
- * little data), then the whole detector on a real database filled through the store: windows,
- * resets, clipping, stored verdicts with their history, single-core bound, cohorts, views,
- * their publication on the handle and --report. */
+ * little data, CPU profiles that name the tunnel's core or other work on it), then the whole
+ * detector on a real database filled through the store: windows, resets, clipping, stored
+ * verdicts with their history, single-core bound, cohorts, views, their publication on the
+ * handle, --report, probes and profiles. */
 #include "config.h"
 #include "detector/judge.c" /* its statics too; the rest of detector/ is linked */
 
@@ -31,13 +32,29 @@ struct m_stream {
 	int core;
 };
 
+/* A CPU profile's split of one part of a core's load over classifiers, in percent of the part
+ * (what is left is unclassified). */
+struct m_split {
+	const char *name[4];
+	double pct[4];
+};
+
 struct m_win {
 	size_t n;
 	struct m_stream s[M_NS];
 	double work[M_CORES], work_noise; /* other work per core; its per-poll noise (+-) */
 	double noise, swing;              /* per-poll demand noise (+-); wave amplitude */
 	double burst_p, burst_x;          /* share of slots in a burst; demand times this then */
+	const struct m_split *tun, *oth;  /* a profile taken in the window: its streams' split, its
+					     other work's; tun NULL: no profile */
 };
+
+/* The CCR1009's pinned core: the per-packet path around the crypto 3x dearer on 7.22.3. */
+static const struct m_split m_tx721 = { { "networking", "encrypting", "wireguard", "ethernet" },
+	{ 38, 9, 41, 12 } };
+static const struct m_split m_tx722 = { { "networking", "encrypting" }, { 90.5, 9.5 } };
+static const struct m_split m_fw = { { "firewall", "networking", "management" }, { 50, 30, 20 } };
+static const struct m_split m_fw_only = { { "firewall", "management" }, { 80, 20 } };
 
 static double m_unit(uint64_t seed, uint64_t a, uint64_t b) /* deterministic, 0..1 */
 {
@@ -110,6 +127,36 @@ static double m_capacity(const struct m_win *w, int s)
 	return (1 - other) / w->s[s].cost;
 }
 
+/* The profile of window w (NULL when it has none): per core, the mean load of its streams at
+ * their mean demand, throttled as m_slot does, split by w->tun, its other work by w->oth. */
+static profile_t *m_profile(const struct m_win *w)
+{
+	if (w->tun == NULL)
+		return NULL;
+	profile_t *p = profile_new("m", 0);
+	double wanted[M_CORES] = { 0 };
+	for (int s = 0; s < M_NS; s++)
+		wanted[w->s[s].core] += w->s[s].cost * w->s[s].mbps;
+	for (int c = 0; c < M_CORES; c++) {
+		double other = fmin(w->work[c], 1), avail = 1 - other;
+		double tun = wanted[c] > avail ? avail : wanted[c], part[2] = { 100 * tun, 100 * other };
+		const struct m_split *split[2] = { w->tun, w->oth ? w->oth : &m_fw };
+		for (int k = 0; k < 2; k++) {
+			double left = 100;
+			for (int i = 0; i < 4 && split[k]->name[i] && part[k] > 0; i++) {
+				profile_add(p, c, split[k]->name[i], part[k] * split[k]->pct[i] / 100);
+				left -= split[k]->pct[i];
+			}
+			if (part[k] > 0 && left > 0.001)
+				profile_add(p, c, "unclassified", part[k] * left / 100);
+		}
+		if (part[0] + part[1] < 100)
+			profile_add(p, c, "idle", 100 - part[0] - part[1]);
+		profile_add(p, c, "total", part[0] + part[1]);
+	}
+	return p;
+}
+
 struct engine_case {
 	const char *name;
 	struct m_win b, a;
@@ -119,6 +166,8 @@ struct engine_case {
 	bool ratio;            /* check the ratio against the model's capacities (+-0.1) */
 	int hint;              /* -1: any */
 	const char *not_cores; /* NULL, or cores the verdict must not name */
+	const char *why;       /* NULL, or what the verdict's why must hold ("": nothing) */
+	const char *conf;      /* NULL, or the confounders the profiles must give its cores */
 };
 
 #define S(mbps_, cost_, core_)                                    \
@@ -128,6 +177,8 @@ struct engine_case {
 #define N 600
 #define WG0(tx, ctx, rx, crx, core) \
 	.s = { S(tx, ctx, core), S(rx, crx, core), S(0, 0.001, 7), S(0, 0.001, 7) }
+/* The CCR1009: wg0 tx at 500 Mbit/s of demand on core 3, at this cost; rx on core 5 */
+#define CCR(cost) .s = { S(500, cost, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) }
 
 static const struct engine_case engine_cases[] = {
 	{ "1 busiest core is firewall, dearer after; WireGuard's core unchanged",
@@ -135,118 +186,182 @@ static const struct engine_case engine_cases[] = {
 			.noise = 0.25 },
 		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [1] = 0.95 }, .work_noise = 0.2,
 			.noise = 0.25 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "2 two tunnels, wg1 dearer: wg1 tx regression",
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.002, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.0035, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
-		2, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
+		2, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "2 two tunnels, wg1 dearer: wg0 tx unchanged",
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.002, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.0035, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "3 bursts saturate the core, rarer after, same ceiling (120 polls: too few to tell)",
 		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
 		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
-		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, NULL },
+		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, NULL, NULL, NULL },
 	{ "3 bursts saturate the core, rarer after, same ceiling (100,000 polls)",
 		{ 100000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
 		{ 100000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
-		DETECTOR_UNCHANGED, -1, true, -1, NULL },
+		DETECTOR_UNCHANGED, -1, true, -1, NULL, NULL, NULL },
 	{ "4 idle dilution: 50% other work on its core, WireGuard 1.4x dearer",
 		{ N, WG0(100, 0.002, 50, 0.001, 3), .work = { [3] = 0.5 }, .noise = 0.25 },
 		{ N, WG0(100, 0.0028, 50, 0.001, 3), .work = { [3] = 0.5 }, .noise = 0.25 }, 0,
-		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
+		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "5 ccr1009, users gave up: saturated before, 3x dearer, demand below the new ceiling",
 		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(100, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "5 ccr1009, saturated part of the time before",
 		{ N, .s = { S(380, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(100, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "5 ccr1009, saturated throughout in both windows: tx",
 		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(500, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		0, DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1, NULL },
+		0, DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1, NULL, NULL, NULL },
 	{ "5 ccr1009, saturated throughout in both windows: rx on its own core",
 		{ N, .s = { S(500, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
 		{ N, .s = { S(500, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02 }, .noise = 0.25 },
-		1, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL },
+		1, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "pinned tx core; rx moves on a busy noisy core of its own: never put on the pinned core",
 		{ N, .s = { S(500, 0.0026, 3), S(40, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02, [5] = 0.5 }, .work_noise = 0.3, .noise = 0.25, .swing = 0.3 },
 		{ N, .s = { S(500, 0.0078, 3), S(40, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
 			.work = { [3] = 0.02, [5] = 0.5 }, .work_noise = 0.3, .noise = 0.25, .swing = 0.3 },
-		1, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, "3" },
+		1, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, "3", NULL, NULL },
 	{ "saturated throughout, demand moved from tx to rx on the same core: tx unchanged",
 		{ N, WG0(500, 0.0026, 100, 0.001, 3), .work = { [3] = 0.02 }, .noise = 0.1 },
 		{ N, WG0(300, 0.0026, 500, 0.001, 3), .work = { [3] = 0.02 }, .noise = 0.1 }, 0,
-		DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, false, -1, NULL },
+		DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, false, -1, NULL, NULL, NULL },
 	{ "6 a lull after the upgrade", { N, WG0(200, 0.002, 100, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(8, 0.002, 4, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
-		false, 1, NULL },
+		false, 1, NULL, NULL, NULL },
 	{ "6 rates that do not overlap", { N, WG0(300, 0.002, 100, 0.001, 3), .noise = 0.1 },
 		{ N, WG0(30, 0.002, 10, 0.001, 3), .noise = 0.1 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
-		false, 1, NULL },
+		false, 1, NULL, NULL, NULL },
 	{ "7 daily demand saturating at peaks, ceiling lower after",
 		{ N, WG0(300, 0.0025, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 },
 		{ N, WG0(300, 0.0035, 100, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.1, .swing = 0.3 }, 0,
-		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL },
+		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 	{ "7 heavy noise, no change (1,500 polls)",
 		{ 1500, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
 			.noise = 0.25, .swing = 0.3 },
 		{ 1500, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.1, [1] = 0.3 }, .work_noise = 0.5,
 			.noise = 0.25, .swing = -0.3 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, false, -1,
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, false, -1, NULL, NULL,
 		NULL }, /* the verdict; its ratio scatters +-0.12 */
 	{ "improvement: cost halved", { N, WG0(150, 0.004, 80, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_IMPROVEMENT, DETECTOR_M_COST,
-		true, -1, NULL },
+		true, -1, NULL, NULL, NULL },
 	{ "flat: constant rates and loads tell no core", { N, WG0(150, 0.002, 80, 0.001, 3) },
 		{ N, WG0(150, 0.002, 80, 0.001, 3) }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, 0,
-		NULL },
+		NULL, NULL, NULL },
 	{ "too little traffic", { N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT,
-		DETECTOR_M_NONE, false, 0, NULL },
+		DETECTOR_M_NONE, false, 0, NULL, NULL, NULL },
 	{ "too few samples after (window filling)", { N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 },
 		{ 19, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT,
-		DETECTOR_M_NONE, false, 0, NULL },
+		DETECTOR_M_NONE, false, 0, NULL, NULL, NULL },
 	{ "traffic stopped after: no figure, a hint", { N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(0, 0.002, 0, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE,
-		false, 1, NULL },
+		false, 1, NULL, NULL, NULL },
+	/* CPU profiles (docs/detector.md): the cores no fit can tell, other work on the tunnel's core */
+	{ "5 ccr1009 with a firewall core pinned too, no profile: no core can be told",
+		{ N, CCR(0.0026), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25 },
+		{ N, CCR(0.0078), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25 }, 0,
+		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, NULL, "no core's load follows its traffic",
+		"" },
+	{ "5 ccr1009 with a firewall core pinned too: tx's core from the profile",
+		{ N, CCR(0.0026), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25, .tun = &m_tx721 },
+		{ N, CCR(0.0078), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25, .tun = &m_tx722 }, 0,
+		DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1, "1",
+		"core 3 from the CPU profile before the upgrade (tunnel path 99 %)", "" },
+	{ "5 ccr1009 with a firewall core pinned too: rx's own core still from its fit",
+		{ N, CCR(0.0026), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25, .tun = &m_tx721 },
+		{ N, CCR(0.0078), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25, .tun = &m_tx722 }, 1,
+		DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, "3", "", "" },
+	{ "5 ccr1009, firewall core pinned, profile only after the upgrade",
+		{ N, CCR(0.0026), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25 },
+		{ N, CCR(0.0078), .work = { [1] = 1.0, [3] = 0.02 }, .noise = 0.25, .tun = &m_tx722 }, 0,
+		DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1, "1",
+		"core 3 from the CPU profile after the upgrade", NULL },
+	{ "5 ccr1009 with a firewall core pinned, rx flat too: which stream rides core 3 is a guess",
+		{ N, CCR(0.0026), .work = { [1] = 1.0, [3] = 0.02 }, .tun = &m_tx721 },
+		{ N, CCR(0.0078), .work = { [1] = 1.0, [3] = 0.02 }, .tun = &m_tx722 }, 0,
+		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, NULL, "no core's load follows its traffic",
+		NULL },
+	{ "two tunnels pinned on two cores: the profile cannot say which is which",
+		{ N, .s = { S(800, 0.0026, 3), S(0, 0.001, 7), S(800, 0.0026, 6), S(0, 0.001, 7) },
+			.noise = 0.25, .tun = &m_tx721 },
+		{ N, .s = { S(800, 0.0078, 3), S(0, 0.001, 7), S(800, 0.0026, 6), S(0, 0.001, 7) },
+			.noise = 0.25, .tun = &m_tx722 },
+		0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, NULL,
+		"no core's load follows its traffic", NULL },
+	{ "5 ccr1009 saturated part of the time, with profiles: the fit's cores, no confounder",
+		{ N, .s = { S(380, 0.0026, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25, .tun = &m_tx721 },
+		{ N, .s = { S(100, 0.0078, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) },
+			.work = { [3] = 0.02 }, .noise = 0.25, .tun = &m_tx722 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, "", "" },
+	{ "5 ccr1009 saturated throughout, with profiles: networking up, other work flat",
+		{ N, CCR(0.0026), .work = { [3] = 0.02 }, .noise = 0.25, .tun = &m_tx721 },
+		{ N, CCR(0.0078), .work = { [3] = 0.02 }, .noise = 0.25, .tun = &m_tx722 }, 0,
+		DETECTOR_REGRESSION, DETECTOR_M_SATURATION, true, -1, NULL, "", "" },
+	{ "a firewall rule grows on the tunnel's own core: a regression, and its confounder",
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.05 }, .noise = 0.25, .tun = &m_tx721,
+			.oth = &m_fw_only },
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [3] = 0.40 }, .noise = 0.25, .tun = &m_tx721,
+			.oth = &m_fw_only },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, "",
+		"cpu3 other work 5 % → 40 % (firewall 4 % → 32 %), from the profiles" },
+	{ "1 busiest core is firewall, dearer after, with profiles: not the tunnel's core",
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [1] = 0.40 }, .work_noise = 0.2, .noise = 0.25,
+			.tun = &m_tx721, .oth = &m_fw_only },
+		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [1] = 0.95 }, .work_noise = 0.2, .noise = 0.25,
+			.tun = &m_tx721, .oth = &m_fw_only },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, "", "" },
 };
 
 #define RERUNS 5
 
-/* One case with seed: the verdict of its stream into *r. */
-static void engine_run(const struct engine_case *c, uint64_t seed, struct judge_result *r)
+/* One case with seed: the verdict of its stream into *r, the confounders its profiles give
+ * the cores of that verdict into *conf (caller frees). */
+static void engine_run(const struct engine_case *c, uint64_t seed, struct judge_result *r, char **conf)
 {
 	size_t n = c->b.n + c->a.n;
 	double *rate = xcalloc(n * M_NS, sizeof(double));
 	float *load = xcalloc(n * M_CORES, sizeof(float));
 	m_gen(&c->b, seed, rate, load);
 	m_gen(&c->a, seed + 1000, rate + c->b.n * M_NS, load + c->b.n * M_CORES);
-	struct judge_frame f = {
-		.npolls = n, .ncores = M_CORES, .nifs = 2, .split = c->b.n, .load = load, .rate = rate
-	};
+	profile_t *pb = m_profile(&c->b), *pa = m_profile(&c->a);
+	struct judge_frame f = { .npolls = n,
+		.ncores = M_CORES,
+		.nifs = 2,
+		.split = c->b.n,
+		.load = load,
+		.rate = rate,
+		.prof = { pb, pa } };
 	const struct judge_params p = {
 		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 	};
 	struct judge_result all[M_NS];
 	judge_event(&f, &p, all);
 	*r = all[c->stream];
+	*conf = profcore_confounders(NULL, pb, pa, r->cores);
+	profile_free(pb);
+	profile_free(pa);
 	free(rate);
 	free(load);
 }
@@ -261,11 +376,18 @@ static void test_engine(void)
 		int same = 0, before = unit_failures;
 		struct judge_result r;
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
-			engine_run(c, seed, &r);
+			char *conf;
+			engine_run(c, seed, &r, &conf);
 			bool ok = r.verdict == c->verdict && (c->method < 0 || (int)r.method == c->method) &&
 				(!c->ratio || fabs(r.ratio - truth) <= 0.1) &&
 				(c->hint < 0 || r.hint == c->hint) &&
-				(!c->not_cores || strcmp(r.cores, c->not_cores) != 0);
+				(!c->not_cores || strcmp(r.cores, c->not_cores) != 0) &&
+				(!c->why || (c->why[0] ? strstr(r.why, c->why) != NULL : r.why[0] == '\0')) &&
+				(!c->conf || strcmp(conf, c->conf) == 0);
+			if (!ok && c->conf && strcmp(conf, c->conf) != 0)
+				fprintf(stderr, "  \"%s\" seed %" PRIu64 ": confounders \"%s\"\n", c->name,
+					seed, conf);
+			free(conf);
 			same += ok;
 			sum += r.ratio;
 			if (!ok)
@@ -408,6 +530,7 @@ struct sim {
 	size_t ncores;
 	uint64_t txb, rxb;
 	int64_t boot; /* seconds of the last boot */
+	double fw;    /* core 2's load when > 0: a firewall core pinned beside the tunnel's core 1 */
 };
 
 static sample_t *sim_poll(struct sim *s, int64_t k)
@@ -429,7 +552,9 @@ static sample_t *sim_poll(struct sim *s, int64_t k)
 	x->uptime_ms = (k - s->boot + 3600) * 1000;
 	sample_set_cores(x, s->ncores);
 	for (size_t c = 0; c < s->ncores; c++)
-		x->cores[c].load = c == 1 ? (after ? s->busy2 : s->busy1) : s->others;
+		x->cores[c].load = c == 1     ? (after ? s->busy2 : s->busy1)
+			: c == 2 && s->fw > 0 ? s->fw
+					      : s->others;
 	bool tile = strcmp(s->name, "tile") == 0; /* its upgrade halves the CPU clock */
 	x->cpu_freq_mhz = tile && after ? 800 : 1400;
 	struct sample_iface *wan = sample_add_iface(x);
@@ -678,11 +803,11 @@ static void test_database(void)
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim sims[] = {
 		{ "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220, 1.0,
-			1.0, 0.12, 0, 9, 0, 0, 0 },
+			1.0, 0.12, 0, 9, 0, 0, 0, 0 },
 		{ "swing", "x86_64", "CHR", -1, 60, "7.22.3", "7.22.3", 150, 95, 150, 95, 0.3, 0.3, 0.2, 0.2,
-			4, 0, 0, 0 },
+			4, 0, 0, 0, 0 },
 		{ "early", "arm64", "CCR2116-12G-4S+", 10, -1, "7.21.5", "7.22.3", 200, 0, 200, 0, 0.3, 0.75,
-			0.05, 0, 16, 0, 0, 0 },
+			0.05, 0, 16, 0, 0, 0, 0 },
 	};
 	fill(st, sims, 3, 125);
 
@@ -784,7 +909,7 @@ static void test_probe(void)
 	char *cause = NULL;
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 380, 220,
-		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
+		1.0, 1.0, 0.12, 0, 9, 0, 0, 0, 0 };
 	fill(st, &s, 1, 125);
 	sqlite3 *db;
 	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
@@ -823,6 +948,83 @@ static void test_probe(void)
 	free(cause);
 }
 
+/* A profile of the sims' 9 cores at t (s): core 1 split by tun, core 2 by fw, the others
+ * management; each core's total row (the cpuN summary). */
+static void submit_profile(store_t *st, const char *router, int64_t t, const char *tun, const char *fw)
+{
+	profile_t *p = profile_new(router, T0 + t * 1000);
+	p->duration_ms = 5000;
+	const char *split[3] = { tun, fw, "management 12" };
+	for (int c = 0; c < 9; c++) {
+		char name[32];
+		double pct, total = 0;
+		int n;
+		for (const char *s = split[c == 1 ? 0
+				     : c == 2     ? 1
+						  : 2];
+			sscanf(s, "%31s %lf%n", name, &pct, &n) == 2; s += n) {
+			profile_add(p, c, name, pct);
+			total += pct;
+		}
+		profile_add(p, c, "total", total);
+	}
+	store_submit_profile(st, p);
+}
+
+/* Through the store: two routers pinned on core 1 (the tunnel's) and core 2 (firewall), tx flat
+ * at 380 -> 130 Mbit/s (rx too little to judge). No fit and no single pinned core tells the tunnel's core: without
+ * profiles insufficient-data; with the profiles stored, core 1 from the profile and a
+ * saturation-ceiling regression. On fwgrow the profile after shows a firewall rule grown on
+ * core 1: a confounder; on twin (networking up, other work flat) none. */
+static void test_profile_db(void)
+{
+	char dir[] = "/tmp/detector_test.XXXXXX";
+	CHECK(mkdtemp(dir) != NULL);
+	char *path = xasprintf("%s/w.db", dir);
+	conf_t conf = test_conf(path);
+	store_t *st;
+	char *cause = NULL;
+	CHECK(store_open(path, &conf, &st, &cause) == 0);
+	struct sim s[2] = {
+		{ "twin", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 0.5, 130, 0.5, 1.0,
+			1.0, 0.12, 0, 9, 0, 0, 0, 1.0 },
+		{ "fwgrow", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 0.5, 130, 0.5, 1.0,
+			1.0, 0.12, 0, 9, 0, 0, 0, 1.0 },
+	};
+	fill(st, s, 2, 125);
+	detector_t *d = probe_round(&conf);
+	check_item(d, "twin", "tx", DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, NAN, 0);
+	const struct detector_item *it = find_item(d, "twin", "tx");
+	CHECK_STR(it ? it->v.why : NULL, "no core's load follows its traffic");
+	detector_free(d);
+
+	const char *fw = "firewall 60 networking 30 management 10";
+	submit_profile(st, "twin", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
+	submit_profile(st, "twin", 90, "networking 90.5 encrypting 9.5", fw);
+	submit_profile(st, "fwgrow", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
+	submit_profile(st, "fwgrow", 90, "networking 50 encrypting 5 firewall 45", fw);
+	store_flush(st);
+	d = probe_round(&conf);
+	check_item(d, "twin", "tx", DETECTOR_REGRESSION, DETECTOR_M_SATURATION, 130.0 / 380, 0.02);
+	check_item(d, "twin", "rx", DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, NAN, 0);
+	check_item(d, "fwgrow", "tx", DETECTOR_REGRESSION, DETECTOR_M_SATURATION, 130.0 / 380, 0.02);
+	it = find_item(d, "twin", "tx");
+	CHECK_STR(it ? it->v.cores : NULL, "1");
+	CHECK_STR(
+		it ? it->v.why : NULL, "core 1 from the CPU profile before the upgrade (tunnel path 100 %)");
+	CHECK_STR(it ? it->v.confounders : NULL, "");
+	it = find_item(d, "fwgrow", "tx");
+	CHECK_STR(it ? it->v.confounders : NULL,
+		"cpu1 other work 0 % → 45 % (firewall 0 % → 45 %), from the profiles");
+	detector_free(d);
+	store_close(st);
+	char *cmd = xasprintf("rm -rf %s", dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(path);
+	free(cause);
+}
+
 /* A running detector publishes a view; stopping it withdraws the view. */
 static void test_thread(void)
 {
@@ -834,7 +1036,7 @@ static void test_thread(void)
 	char *cause = NULL;
 	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220,
-		1.0, 1.0, 0.12, 0, 9, 0, 0, 0 };
+		1.0, 1.0, 0.12, 0, 9, 0, 0, 0, 0 };
 	fill(st, &s, 1, 125);
 	detector_t *d;
 	CHECK(detector_view(NULL) == NULL); /* no detector runs */
@@ -865,6 +1067,7 @@ int main(void)
 	test_engine();
 	test_confounders();
 	test_database();
+	test_profile_db();
 	test_probe_addr();
 	test_probe();
 	test_thread();
