@@ -35,6 +35,8 @@ struct report {
 	const struct detector_verdict **v; /* this upgrade's verdicts */
 	size_t nv;
 	const struct detector_cohort *cohort, *chr; /* this board's, x86_64 CHRs' on the same upgrade */
+	/* every board of this architecture on the same upgrade, this one's included */
+	size_t arch_boards, arch_routers, arch_regressed, arch_improved;
 };
 
 static const probe_t *report_probe_pick(const struct report *r, const char *dir, bool after)
@@ -83,6 +85,12 @@ static void report_detector(struct report *r, detector_t *detector)
 		if (!report_same(c->from_version, r->u.from_version) ||
 			!report_same(c->to_version, r->u.to_version))
 			continue;
+		if (report_same(c->architecture, r->u.architecture)) {
+			r->arch_boards++;
+			r->arch_routers += c->routers;
+			r->arch_regressed += c->regressed;
+			r->arch_improved += c->improved;
+		}
 		if (report_same(c->architecture, r->u.architecture) && report_same(c->board, r->u.board))
 			r->cohort = c;
 		else if (report_same(c->architecture, "x86_64") && r->chr == NULL)
@@ -156,6 +164,21 @@ static json_t *report_json_cohort(const struct detector_cohort *c)
 	return o;
 }
 
+/* Every board of the router's architecture on the same upgrade: whether the version hurts the
+ * architecture or this board alone. */
+static json_t *report_json_arch(const struct report *r)
+{
+	if (r->arch_boards == 0)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "architecture", api_str(r->u.architecture));
+	json_object_set_new(o, "boards", json_integer((json_int_t)r->arch_boards));
+	json_object_set_new(o, "routers", json_integer((json_int_t)r->arch_routers));
+	json_object_set_new(o, "regressed", json_integer((json_int_t)r->arch_regressed));
+	json_object_set_new(o, "improved", json_integer((json_int_t)r->arch_improved));
+	return o;
+}
+
 static json_t *report_json(const struct report *r)
 {
 	json_t *o = json_object(), *verdicts = json_array(), *probes = json_array(), *prof = json_object();
@@ -181,6 +204,7 @@ static json_t *report_json(const struct report *r)
 	free(diff);
 	json_object_set_new(o, "cohort", report_json_cohort(r->cohort));
 	json_object_set_new(o, "chr_cohort", report_json_cohort(r->chr));
+	json_object_set_new(o, "architecture_cohort", report_json_arch(r));
 	return o;
 }
 
@@ -374,6 +398,11 @@ static void report_md_cohort(buf_t *out, const struct report *r)
 			r->cohort->routers, r->cohort->routers == 1 ? "" : "s", r->cohort->regressed,
 			r->cohort->improved);
 	}
+	if (r->arch_boards > 1)
+		buf_printf(out,
+			"All %s routers on the same upgrade, %zu boards: %zu, %zu regressed, %zu improved.\n",
+			r->u.architecture, r->arch_boards, r->arch_routers, r->arch_regressed,
+			r->arch_improved);
 	if (r->chr != NULL)
 		buf_printf(out, "x86_64 CHRs on the same upgrade: %zu, %zu regressed%s.\n", r->chr->routers,
 			r->chr->regressed, r->chr->regressed == 0 ? " (they held)" : "");

@@ -88,6 +88,37 @@ curl -s "$BASE/upgrades?from=%3Cx%3E&to=y" | grep -q '<h1 id="cohort">&lt;x&gt; 
 	fail "unknown cohort not escaped"
 ok "cohort pages list the routers behind a cell, with links to their router pages"
 
+# The upgrade report's cohorts (docs/diagnostics.md): the CCR1009's board, the CHRs that held,
+# and for the CCR2116 every arm64 board on the same upgrade.
+http_get /api/v1/regressions >"$T/regressions.json"
+http_get /api/v1/cohorts >"$T/cohorts.json"
+for r in ccr1009 ccr2116; do
+	id=$($PY -c 'import json,sys; print(next(x["upgrade_id"] for x in json.load(open(sys.argv[1])) if x["router"] == sys.argv[2]))' \
+		"$T/regressions.json" $r) || fail "no verdict of $r in /api/v1/regressions"
+	http_get "/api/v1/upgrades/$id/report" >"$T/report-$r.json" || fail "report of $r's upgrade $id"
+	http_get "/api/v1/upgrades/$id/report.md" >"$T/report-$r.md" || fail "report.md of $r's upgrade $id"
+done
+$PY - "$T/report-ccr1009.json" "$T/report-ccr2116.json" "$T/cohorts.json" <<'PY' || fail "the reports' cohorts (above)"
+import json, sys
+tile, arm, cohorts = (json.load(open(f)) for f in sys.argv[1:])
+c, chr_, a = tile["cohort"], tile["chr_cohort"], tile["architecture_cohort"]
+assert (c["board"], c["routers"], c["regressed"]) == ("CCR1009-7G-1C-1S+", 2, 2), c
+assert (chr_["architecture"], chr_["routers"], chr_["regressed"]) == ("x86_64", 4, 0), chr_
+assert (a["architecture"], a["boards"], a["routers"]) == ("tile", 1, 2), a
+a = arm["architecture_cohort"]
+same = [x for x in cohorts if x["architecture"] == "arm64" and x["from_version"] == "7.21.5"
+        and x["to_version"] == "7.22.3"]
+assert {x["board"] for x in same} == {"CCR2004-16G-2S+", "CCR2116-12G-4S+", "RB5009UG+S+"}, same
+assert (a["architecture"], a["boards"]) == ("arm64", 3), a
+assert a["routers"] == sum(x["routers"] for x in same) > arm["cohort"]["routers"], (a, same)
+assert a["regressed"] == sum(x["regressed"] for x in same), (a, same)
+PY
+grep -q "^All arm64 routers on the same upgrade, 3 boards: " "$T/report-ccr2116.md" || fail "report.md: no arm64 line"
+! grep -q "^All tile routers" "$T/report-ccr1009.md" || fail "report.md: an architecture line for one board"
+grep -q "^x86_64 CHRs on the same upgrade: 4, 0 regressed (they held)." "$T/report-ccr1009.md" ||
+	fail "report.md: the CHRs did not hold: $(cat "$T/report-ccr1009.md")"
+ok "reports: CCR1009 2 of 2 regressed, the 4 CHRs held; the CCR2116's names the 3 arm64 boards"
+
 shot "$BASE/upgrades" upgrades 1400,900
 shot "$BASE/upgrades?from=7.21.5&to=7.22.3&arch=tile&board=CCR1009-7G-1C-1S%2B" upgrades-ccr1009 1400,900
 ok "screenshots in $top_builddir/screenshots"
