@@ -221,14 +221,31 @@ static int restreq_url_base(restreq_url_t *u, const char *base)
 	return 0;
 }
 
+/* The query goes on with the path, as the request target curl sends: given a query of its own,
+ * libcurl 7.88 prints path and query together twice a request with its slow aprintf (for the
+ * auth code, and for the request line); given none, it copies the path. */
+/* The query goes into the path, as the request target curl sends: given a query part of its
+ * own, libcurl 7.88 prints path and query together twice a request with its slow aprintf (for
+ * the auth code, and for the request line); given none, it copies the path as it is. */
 CURLU *restreq_url_point(restreq_url_t *u, const char *base, const struct restreq *q)
 {
 	if (restreq_url_base(u, base) < 0)
 		return NULL;
-	char *path = u->prefix[0] == '\0' ? NULL : xasprintf("%s%s", u->prefix, q->path);
-	CURLUcode rc = curl_url_set(u->h, CURLUPART_PATH, path != NULL ? path : q->path, 0);
-	free(path);
+	const char *part[] = { u->prefix, q->path, q->query != NULL ? "?" : "",
+		q->query != NULL ? q->query : "" };
+	size_t len[4], n = 0;
+	for (size_t i = 0; i < 4; i++)
+		n += len[i] = strlen(part[i]);
+	char stack[512], *target = n < sizeof(stack) ? stack : xmalloc(n + 1), *p = target;
+	for (size_t i = 0; i < 4; i++) {
+		memcpy(p, part[i], len[i]);
+		p += len[i];
+	}
+	*p = '\0';
+	CURLUcode rc = curl_url_set(u->h, CURLUPART_PATH, target, 0); /* curl keeps a copy */
+	if (target != stack)
+		free(target);
 	if (rc == CURLUE_OK)
-		rc = curl_url_set(u->h, CURLUPART_QUERY, q->query, 0);
+		rc = curl_url_set(u->h, CURLUPART_QUERY, NULL, 0);
 	return rc == CURLUE_OK ? u->h : NULL;
 }
