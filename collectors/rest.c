@@ -61,6 +61,7 @@ struct rest_conn {
 	healthkeep_t *health;  /* the last /system/health answer */
 	restupdate_t *update;  /* the last /system/package/update answer (check_updates) */
 	restwan_t *wan;        /* the WAN found from the peers' endpoints */
+	restreq_url_t *url;    /* the router's URL, kept parsed for curl */
 	bool routing;          /* the request in flight is a route check of route_dst */
 	const char *route_dst; /* restwan's, valid until the poll ends */
 };
@@ -168,26 +169,32 @@ static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char
 		c->defer = loop_after(c->r->loop, 0, rest_on_defer, c);
 }
 
+/* The URL goes to curl parsed (CURLOPT_CURLU, restreq.h); CURLOPT_URL, which that overrides,
+ * names the router's base for curl's own messages. */
 static int rest_set_request(struct rest_conn *c, int64_t left)
 {
 	size_t nfound;
 	char *const *found = restwan_names(c->wan, c->rc, &nfound);
-	char *post,
-		*url = c->routing ? restreq_route(c->rc, c->route_dst, &post)
-				  : restreq_url(c->step, c->rc, found, nfound, c->s, &post);
+	struct restreq q;
+	if (c->routing)
+		restreq_route(c->route_dst, &q);
+	else
+		restreq_get(c->step, c->rc, found, nfound, c->s, &q);
 	CURL *e = c->easy;
-	int bad = curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;
+	CURLU *url = restreq_url_point(c->url, c->rc->rest, &q);
+	int bad = url == NULL;
+	bad |= curl_easy_setopt(e, CURLOPT_URL, c->rc->rest) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_CURLU, url) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)left) != CURLE_OK;
-	if (post != NULL) {
-		bad |= curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, post) != CURLE_OK;
+	if (q.post != NULL) {
+		bad |= curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, q.post) != CURLE_OK;
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->r->json_hdr) != CURLE_OK;
 	} else {
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPGET, 1L) != CURLE_OK;
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL) != CURLE_OK;
 	}
-	free(url);
-	free(post);
+	free(q.post);
 	return bad ? -1 : 0;
 }
 
@@ -350,6 +357,7 @@ static void rest_conn_free(struct rest_conn *c)
 	healthkeep_destroy(c->health);
 	restupdate_destroy(c->update);
 	restwan_destroy(c->wan);
+	restreq_url_destroy(c->url);
 	free(c);
 }
 
@@ -515,6 +523,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	c->board = restboard_create();
 	c->update = restupdate_create();
 	c->wan = restwan_create();
+	c->url = restreq_url_create();
 	c->next = r->conns;
 	if (r->conns != NULL)
 		r->conns->prev = c;

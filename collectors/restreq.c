@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char *const restreq_iface_props[] = {
 	".id",
@@ -46,45 +47,74 @@ const char *restreq_what(enum restdecode_step step, const conf_router_t *rc, siz
 	return what[step];
 }
 
-/* "name=X" for each of names onto query; how many went on (non-UTF-8 names are skipped). */
-static size_t restreq_query_names(json_t *query, char *const *names, size_t nnames)
+/* ",\"name=X\"" for each of names onto b, as JSON; how many went on. A name that is not plain
+ * ASCII goes through jansson, which refuses one that is not UTF-8: it is skipped. */
+static size_t restreq_query_names(buf_t *b, char *const *names, size_t nnames)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nnames; i++) {
+		const char *p = names[i];
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		if (*p == '\0') {
+			buf_puts(b, ",\"name=");
+			buf_puts(b, names[i]);
+			buf_puts(b, "\"");
+			n++;
+			continue;
+		}
 		char *w = xasprintf("name=%s", names[i]);
-		n += json_array_append_new(query, json_string(w)) == 0;
+		json_t *j = json_string(w);
+		char *text = j != NULL ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+		if (text != NULL) {
+			buf_puts(b, ",");
+			buf_puts(b, text);
+			n++;
+		}
+		free(text);
+		json_decref(j);
 		free(w);
 	}
 	return n;
 }
 
 /* {".proplist":[...],".query":["type=wg","name=A","name=B","#|","#|"]}: wg or any named in
- * interfaces or wan, or found to be the WAN. */
+ * interfaces or wan, or found to be the WAN. Written directly: jansson's tree and printer cost
+ * some 40 k instructions a poll for this. */
 static char *restreq_iface_query(const conf_router_t *rc, char *const *found, size_t nfound)
-{
-	json_t *props = json_array(), *query = json_array();
-	for (size_t i = 0; i < sizeof(restreq_iface_props) / sizeof(restreq_iface_props[0]); i++)
-		json_array_append_new(props, json_string(restreq_iface_props[i]));
-	json_array_append_new(query, json_string("type=wg"));
-	size_t n = restreq_query_names(query, rc->interfaces, rc->ninterfaces);
-	n += restreq_query_names(query, rc->wan, rc->nwan);
-	n += restreq_query_names(query, found, nfound);
-	while (n-- > 0)
-		json_array_append_new(query, json_string("#|"));
-	json_t *o = json_pack("{s:o,s:o}", ".proplist", props, ".query", query);
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
-}
-
-static char *restreq_iface_url(const char *base)
 {
 	buf_t b;
 	buf_init(&b);
-	buf_printf(&b, "%s/rest/interface?type=wg&.proplist=", base);
+	buf_puts(&b, "{\".proplist\":[");
+	for (size_t i = 0; i < sizeof(restreq_iface_props) / sizeof(restreq_iface_props[0]); i++) {
+		buf_puts(&b, i ? ",\"" : "\"");
+		buf_puts(&b, restreq_iface_props[i]);
+		buf_puts(&b, "\"");
+	}
+	buf_puts(&b, "],\".query\":[\"type=wg\"");
+	size_t n = restreq_query_names(&b, rc->interfaces, rc->ninterfaces);
+	n += restreq_query_names(&b, rc->wan, rc->nwan);
+	n += restreq_query_names(&b, found, nfound);
+	while (n-- > 0)
+		buf_puts(&b, ",\"#|\"");
+	buf_puts(&b, "]}");
+	return buf_steal(&b, NULL);
+}
+
+/* "type=wg&.proplist=.id,name,...": built once from restreq_iface_props, kept for the
+ * daemon's life. */
+static const char *restreq_iface_query_get(void)
+{
+	static char *text;
+	if (text != NULL)
+		return text;
+	buf_t b;
+	buf_init(&b);
+	buf_printf(&b, "type=wg&.proplist=");
 	for (size_t i = 0; i < sizeof(restreq_iface_props) / sizeof(restreq_iface_props[0]); i++)
 		buf_printf(&b, "%s%s", i ? "," : "", restreq_iface_props[i]);
-	return buf_steal(&b, NULL);
+	text = buf_steal(&b, NULL);
+	return text;
 }
 
 /* Peer names arrived in 7.15; do not ask older routers for a key they lack. */
@@ -97,40 +127,125 @@ static bool restreq_peer_names(const sample_t *s)
 	return v.major > 7 || (v.major == 7 && v.minor >= 15);
 }
 
-char *restreq_route(const conf_router_t *rc, const char *dst, char **post)
+void restreq_route(const char *dst, struct restreq *q)
 {
-	*post = restwan_body(dst);
-	return xasprintf("%s/rest/ip/route/check", rc->rest);
+	q->path = "/rest/ip/route/check";
+	q->query = NULL;
+	q->post = restwan_body(dst);
 }
 
-char *restreq_url(enum restdecode_step step, const conf_router_t *rc, char *const *found, size_t nfound,
-	const sample_t *s, char **post)
+#define RESTREQ_PEER_PROPS_A ".proplist=.id,interface,"
+#define RESTREQ_PEER_PROPS_B                                                                \
+	"comment,public-key,last-handshake,rx,tx,allowed-address,current-endpoint-address," \
+	"current-endpoint-port,disabled"
+
+void restreq_get(enum restdecode_step step, const conf_router_t *rc, char *const *found, size_t nfound,
+	const sample_t *s, struct restreq *q)
 {
-	const char *base = rc->rest;
-	*post = NULL;
-	switch (step) {
-	case RESTDECODE_RESOURCE:
-		return xasprintf(
-			"%s/rest/system/resource?.proplist=uptime,version,board-name,"
-			"architecture-name,cpu,cpu-frequency,free-memory,total-memory,free-hdd-space,"
-			"total-hdd-space",
-			base);
-	case RESTDECODE_CPU: return xasprintf("%s/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", base);
-	case RESTDECODE_BOARD:
-		return xasprintf("%s/rest/system/routerboard?.proplist=routerboard,"
-				 "current-firmware,upgrade-firmware",
-			base);
-	case RESTDECODE_IFACES:
-		if (rc->ninterfaces + rc->nwan + nfound == 0)
-			return restreq_iface_url(base);
-		*post = restreq_iface_query(rc, found, nfound);
-		return xasprintf("%s/rest/interface/print", base);
-	case RESTDECODE_HEALTH: return xasprintf("%s/rest/system/health", base); /* rows or a record */
-	case RESTDECODE_UPDATE: return xasprintf("%s/rest/system/package/update", base);
-	default:
-		return xasprintf("%s/rest/interface/wireguard/peers?.proplist=.id,interface,%scomment,"
-				 "public-key,last-handshake,rx,tx,allowed-address,current-endpoint-address,"
-				 "current-endpoint-port,disabled",
-			base, restreq_peer_names(s) ? "name," : "");
+	static const char *const path[RESTDECODE_NSTEPS] = {
+		[RESTDECODE_RESOURCE] = "/rest/system/resource",
+		[RESTDECODE_CPU] = "/rest/system/resource/cpu",
+		[RESTDECODE_BOARD] = "/rest/system/routerboard",
+		[RESTDECODE_IFACES] = "/rest/interface",
+		[RESTDECODE_PEERS] = "/rest/interface/wireguard/peers",
+		[RESTDECODE_HEALTH] = "/rest/system/health", /* rows or a record */
+		[RESTDECODE_UPDATE] = "/rest/system/package/update",
+	};
+	static const char *const query[RESTDECODE_NSTEPS] = {
+		[RESTDECODE_RESOURCE] =
+			".proplist=uptime,version,board-name,architecture-name,cpu,"
+			"cpu-frequency,free-memory,total-memory,free-hdd-space,total-hdd-space",
+		[RESTDECODE_CPU] = ".proplist=.id,cpu,load,irq",
+		[RESTDECODE_BOARD] = ".proplist=routerboard,current-firmware,upgrade-firmware",
+		[RESTDECODE_PEERS] = RESTREQ_PEER_PROPS_A RESTREQ_PEER_PROPS_B,
+	};
+	q->path = path[step < RESTDECODE_NSTEPS ? step : RESTDECODE_PEERS];
+	q->query = query[step < RESTDECODE_NSTEPS ? step : RESTDECODE_PEERS];
+	q->post = NULL;
+	if (step == RESTDECODE_PEERS && restreq_peer_names(s))
+		q->query = RESTREQ_PEER_PROPS_A "name," RESTREQ_PEER_PROPS_B;
+	if (step != RESTDECODE_IFACES)
+		return;
+	if (rc->ninterfaces + rc->nwan + nfound == 0) {
+		q->query = restreq_iface_query_get();
+		return;
 	}
+	q->path = "/rest/interface/print";
+	q->post = restreq_iface_query(rc, found, nfound);
+}
+
+struct restreq_url {
+	CURLU *h;     /* base's scheme, host and port, and the last request's path and query */
+	char *base;   /* what h was parsed from */
+	char *prefix; /* base's own path without its trailing '/', often "" */
+};
+
+restreq_url_t *restreq_url_create(void)
+{
+	return xcalloc(1, sizeof(restreq_url_t));
+}
+
+void restreq_url_destroy(restreq_url_t *u)
+{
+	if (u == NULL)
+		return;
+	curl_url_cleanup(u->h);
+	free(u->base);
+	free(u->prefix);
+	free(u);
+}
+
+/* Parses base into u->h (once per base: the config may be reloaded). -1 when curl refuses it. */
+static int restreq_url_base(restreq_url_t *u, const char *base)
+{
+	if (u->base != NULL && strcmp(u->base, base) == 0)
+		return 0;
+	curl_url_cleanup(u->h);
+	free(u->base);
+	free(u->prefix);
+	u->base = u->prefix = NULL;
+	char *path = NULL;
+	u->h = curl_url();
+	if (u->h == NULL || curl_url_set(u->h, CURLUPART_URL, base, 0) != CURLUE_OK ||
+		curl_url_get(u->h, CURLUPART_PATH, &path, 0) != CURLUE_OK) {
+		curl_url_cleanup(u->h);
+		u->h = NULL;
+		return -1;
+	}
+	size_t n = strlen(path);
+	while (n > 0 && path[n - 1] == '/')
+		n--;
+	u->prefix = xstrndup(path, n);
+	u->base = xstrdup(base);
+	curl_free(path);
+	return 0;
+}
+
+/* The query goes on with the path, as the request target curl sends: given a query of its own,
+ * libcurl 7.88 prints path and query together twice a request with its slow aprintf (for the
+ * auth code, and for the request line); given none, it copies the path. */
+/* The query goes into the path, as the request target curl sends: given a query part of its
+ * own, libcurl 7.88 prints path and query together twice a request with its slow aprintf (for
+ * the auth code, and for the request line); given none, it copies the path as it is. */
+CURLU *restreq_url_point(restreq_url_t *u, const char *base, const struct restreq *q)
+{
+	if (restreq_url_base(u, base) < 0)
+		return NULL;
+	const char *part[] = { u->prefix, q->path, q->query != NULL ? "?" : "",
+		q->query != NULL ? q->query : "" };
+	size_t len[4], n = 0;
+	for (size_t i = 0; i < 4; i++)
+		n += len[i] = strlen(part[i]);
+	char stack[512], *target = n < sizeof(stack) ? stack : xmalloc(n + 1), *p = target;
+	for (size_t i = 0; i < 4; i++) {
+		memcpy(p, part[i], len[i]);
+		p += len[i];
+	}
+	*p = '\0';
+	CURLUcode rc = curl_url_set(u->h, CURLUPART_PATH, target, 0); /* curl keeps a copy */
+	if (target != stack)
+		free(target);
+	if (rc == CURLUE_OK)
+		rc = curl_url_set(u->h, CURLUPART_QUERY, NULL, 0);
+	return rc == CURLUE_OK ? u->h : NULL;
 }

@@ -17,9 +17,10 @@
 #include <string.h>
 
 #define POLLER_MAX_COLLECTORS 4
-#define POLLER_MAX_BACKOFF    8  /* intervals skipped at most while a router is down */
-#define POLLER_LATE_EVERY     10 /* a router's late starts: the first warned of, then every 10th */
-#define POLLER_GRID_MS        8  /* polls start on a grid this wide (see poller_arm) */
+#define POLLER_MAX_BACKOFF    8   /* intervals skipped at most while a router is down */
+#define POLLER_LATE_EVERY     10  /* a router's late starts: the first warned of, then every 10th */
+#define POLLER_GRID_MS        8   /* polls start on a grid at least this wide (see poller_arm) */
+#define POLLER_GRID_SHARE     300 /* ... and as wide as this share of the interval */
 
 struct prouter {
 	poller_t *p;
@@ -356,15 +357,24 @@ static void poller_note_late(struct prouter *r, bool late, int64_t delay)
 		r->conf->name, delay, more);
 }
 
-/* Arms r's timer for its due time rounded down onto a grid POLLER_GRID_MS wide (at most a
- * tenth of its interval): the polls due within one slot start together, so one wake-up of the
- * loop serves them all, and their requests and replies bunch up the same way. A poll so starts
- * up to a slot early, never late; the schedule itself (due_ms) does not move. */
+/* The grid's width for interval: a 300th of it, but at least POLLER_GRID_MS and at most a
+ * tenth of it (8 ms at 1 s, 100 ms at 30 s). At a long interval few polls fall in a narrow
+ * slot, and each then costs the loop wake-ups of its own for its requests and replies. */
+static int64_t poller_grid_ms(int64_t interval_ms)
+{
+	int64_t g = interval_ms / POLLER_GRID_SHARE;
+	if (g < POLLER_GRID_MS)
+		g = POLLER_GRID_MS;
+	return g < interval_ms / 10 ? g : interval_ms / 10;
+}
+
+/* Arms r's timer for its due time rounded down onto the grid (poller_grid_ms): the polls due
+ * within one slot start together, so one wake-up of the loop serves them all, and their
+ * requests and replies bunch up the same way. A poll so starts up to a slot early, never
+ * late; the schedule itself (due_ms) does not move. */
 static void poller_arm(struct prouter *r)
 {
-	int64_t g = r->conf->interval_ms / 10;
-	if (g > POLLER_GRID_MS)
-		g = POLLER_GRID_MS;
+	int64_t g = poller_grid_ms(r->conf->interval_ms);
 	int64_t at = g > 1 ? r->due_ms - (r->due_ms % g + g) % g : r->due_ms;
 	r->timer = loop_at(r->p->loop, at, poller_due, r);
 }

@@ -6,6 +6,7 @@
 #include "unit.h"
 
 #include <arpa/inet.h>
+#include <jansson.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -1119,6 +1120,55 @@ static void test_update(void)
 	dec_bad(RESTDECODE_UPDATE, "{\"latest-version\":7}", "not a string");
 }
 
+/* The POST print body is written without jansson: the same JSON as jansson's, odd names
+ * escaped and a name that is not UTF-8 left out. */
+static void test_iface_query(void)
+{
+	char *ifs[] = { (char *)"ether1", (char *)"we\"ird\\", (char *)"caf\xc3\xa9", (char *)"bad\xff" };
+	char *wan[] = { (char *)"sfp1" }, *found[] = { (char *)"lte1" };
+	conf_router_t rc = {
+		.name = (char *)"r1", .interfaces = ifs, .ninterfaces = 4, .wan = wan, .nwan = 1
+	};
+	struct restreq q;
+	restreq_get(RESTDECODE_IFACES, &rc, found, 1, NULL, &q);
+	CHECK(strcmp(q.path, "/rest/interface/print") == 0 && q.query == NULL);
+	CHECK(q.post != NULL &&
+		strcmp(q.post,
+			"{\".proplist\":[\".id\",\"name\",\"type\",\"running\",\"disabled\","
+			"\"rx-byte\",\"tx-byte\",\"rx-packet\",\"tx-packet\",\"rx-drop\",\"tx-drop\","
+			"\"tx-queue-drop\",\"rx-error\",\"tx-error\",\"mtu\",\"actual-mtu\"],"
+			"\".query\":[\"type=wg\",\"name=ether1\",\"name=we\\\"ird\\\\\","
+			"\"name=caf\xc3\xa9\",\"name=sfp1\",\"name=lte1\",\"#|\",\"#|\",\"#|\",\"#|\","
+			"\"#|\"]}") == 0);
+	json_error_t err;
+	json_t *j = q.post != NULL ? json_loads(q.post, 0, &err) : NULL;
+	CHECK(j != NULL && json_array_size(json_object_get(j, ".query")) == 11);
+	json_decref(j);
+	free(q.post);
+}
+
+/* The URL curl is handed: the base parsed once, a path of its own kept in front. */
+static void test_url_point(void)
+{
+	struct restreq q = { .path = "/rest/system/resource", .query = ".proplist=uptime,version" };
+	restreq_url_t *u = restreq_url_create();
+	char *text = NULL;
+	CURLU *h = restreq_url_point(u, "http://192.0.2.1:8080", &q);
+	CHECK(h != NULL && curl_url_get(h, CURLUPART_URL, &text, 0) == CURLUE_OK);
+	CHECK(text != NULL &&
+		strcmp(text, "http://192.0.2.1:8080/rest/system/resource?.proplist=uptime,version") == 0);
+	curl_free(text);
+	text = NULL;
+	q.path = "/rest/system/health";
+	q.query = NULL;
+	h = restreq_url_point(u, "https://gw.example/proxy/r1", &q); /* a reload changed the base */
+	CHECK(h != NULL && curl_url_get(h, CURLUPART_URL, &text, 0) == CURLUE_OK);
+	CHECK(text != NULL && strcmp(text, "https://gw.example/proxy/r1/rest/system/health") == 0);
+	curl_free(text);
+	CHECK(restreq_url_point(u, "http://[bad", &q) == NULL);
+	restreq_url_destroy(u);
+}
+
 int main(void)
 {
 	test_resource();
@@ -1136,6 +1186,8 @@ int main(void)
 	test_route_decode();
 	test_restwan();
 	test_restjson();
+	test_iface_query();
+	test_url_point();
 	buf_init(&srv_log);
 	int port = 0;
 	struct MHD_Daemon *d = srv_start(&port);
