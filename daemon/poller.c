@@ -266,10 +266,7 @@ static void poller_take(char **dst, char **src)
 static void poller_merge_ifaces(sample_t *into, sample_t *from)
 {
 	if (into->nifaces == 0) { /* the first source failed: the second's interfaces stand */
-		into->ifaces = from->ifaces;
-		into->nifaces = from->nifaces;
-		from->ifaces = NULL;
-		from->nifaces = 0;
+		sample_take_ifaces(into, from);
 		return;
 	}
 	for (size_t i = 0; i < into->nifaces; i++) {

@@ -122,6 +122,7 @@ sample_t *sample_dup(const sample_t *s)
 	sample_t *d = xmalloc(sample_packed_size(s));
 	*d = *s;
 	d->packed = true;
+	d->cap_ifaces = d->cap_peers = 0;
 	char *at = (char *)(d + 1);
 	d->cores = memcpy(at, s->cores ? (const void *)s->cores : "", s->ncores * sizeof(*d->cores));
 	at += s->ncores * sizeof(*d->cores);
@@ -167,9 +168,18 @@ void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Room for one more of n elements in *arr of *cap allocated (0: exactly n). */
+static void *sample_grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return arr;
+	*cap = n < 4 ? 4 : 2 * n;
+	return xreallocarray(arr, *cap, size);
+}
+
 struct sample_iface *sample_add_iface(sample_t *s)
 {
-	s->ifaces = xreallocarray(s->ifaces, s->nifaces + 1, sizeof(*s->ifaces));
+	s->ifaces = sample_grow(s->ifaces, s->nifaces, &s->cap_ifaces, sizeof(*s->ifaces));
 	struct sample_iface *f = &s->ifaces[s->nifaces++];
 	memset(f, 0, sizeof(*f));
 	return f;
@@ -177,11 +187,21 @@ struct sample_iface *sample_add_iface(sample_t *s)
 
 struct sample_peer *sample_add_peer(sample_t *s)
 {
-	s->peers = xreallocarray(s->peers, s->npeers + 1, sizeof(*s->peers));
+	s->peers = sample_grow(s->peers, s->npeers, &s->cap_peers, sizeof(*s->peers));
 	struct sample_peer *p = &s->peers[s->npeers++];
 	memset(p, 0, sizeof(*p));
 	p->last_handshake_ms = -1;
 	return p;
+}
+
+void sample_take_ifaces(sample_t *into, sample_t *from)
+{
+	free(into->ifaces);
+	into->ifaces = from->ifaces;
+	into->nifaces = from->nifaces;
+	into->cap_ifaces = from->cap_ifaces;
+	from->ifaces = NULL;
+	from->nifaces = from->cap_ifaces = 0;
 }
 
 void sample_set_cores(sample_t *s, size_t n)

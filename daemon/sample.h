@@ -109,6 +109,9 @@ typedef struct sample {
 	int64_t mem_free, mem_total;   /* bytes; -1 when unknown */
 	int64_t disk_free, disk_total; /* bytes; -1 when unknown */
 	bool packed;                   /* from sample_dup: one block, read-only (see there) */
+	/* Private to sample.c: allocated lengths of ifaces and peers (grown by doubling, so that a
+	 * poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
+	size_t cap_ifaces, cap_peers;
 } sample_t;
 
 /* Where finished samples go (the store, in the daemon): submit takes ownership of s. */
@@ -130,6 +133,8 @@ const char *sample_err_name(enum sample_err err); /* "timeout", "connect", ... *
 
 struct sample_iface *sample_add_iface(sample_t *s); /* zeroed, appended */
 struct sample_peer *sample_add_peer(sample_t *s);
+/* Moves from's interfaces (array and strings) to into, which must have none; from keeps none. */
+void sample_take_ifaces(sample_t *into, sample_t *from);
 void sample_set_cores(sample_t *s, size_t n); /* allocates n zeroed cores, irq = NAN */
 #define SAMPLE_MAX_SENSORS 64
 /* Appends a sensor (name copied), unless one of the same name and unit is there already (the
