@@ -327,8 +327,8 @@ static int restdecode_ifaces(const restjson_node_t *j, sample_t *s, char **cause
 		if (restdecode_iface_row(o, &f, &name, cause) < 0)
 			return -1;
 		const char *type = restdecode_str(o, "type");
-		f.name = xstrdup(name);
-		f.type = xstrdup(type ? type : "");
+		f.name = sample_strdup(s, name);
+		f.type = sample_strdup(s, type ? type : "");
 		*sample_add_iface(s) = f;
 	}
 	return 0;
@@ -347,7 +347,7 @@ static const char *restdecode_peer_label(const restjson_node_t *o, const char *k
 
 /* current-endpoint-address/port (absent, or "" and "0", before a first handshake) and
  * allowed-address; the configured endpoint-address is not what the peer uses, so not read. */
-static int restdecode_endpoint(const restjson_node_t *o, struct sample_peer *p, char **cause)
+static int restdecode_endpoint(const restjson_node_t *o, sample_t *s, struct sample_peer *p, char **cause)
 {
 	const char *addr = restdecode_str(o, "current-endpoint-address");
 	const char *allowed = restdecode_str(o, "allowed-address");
@@ -358,13 +358,13 @@ static int restdecode_endpoint(const restjson_node_t *o, struct sample_peer *p, 
 		return restdecode_bad("current-endpoint-port", restdecode_str(o, "current-endpoint-port"),
 			"not a port", cause);
 	p->endpoint_port = (int)port;
-	p->endpoint = addr != NULL && addr[0] != '\0' ? xstrdup(addr) : NULL;
-	p->allowed = allowed != NULL ? xstrdup(allowed) : NULL;
+	p->endpoint = addr != NULL && addr[0] != '\0' ? sample_strdup(s, addr) : NULL;
+	p->allowed = sample_strdup(s, allowed);
 	return 0;
 }
 
-static int restdecode_peer_row(
-	const restjson_node_t *o, struct sample_peer *p, const char **ifc, const char **key, char **cause)
+static int restdecode_peer_row(const restjson_node_t *o, sample_t *s, struct sample_peer *p, const char **ifc,
+	const char **key, char **cause)
 {
 	p->last_handshake_ms = -1;
 	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "interface", ifc, cause) < 0 ||
@@ -374,7 +374,7 @@ static int restdecode_peer_row(
 		restdecode_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0 ||
 		restdecode_bool(o, "disabled", &p->disabled, cause) < 0)
 		return -1;
-	return restdecode_endpoint(o, p, cause);
+	return restdecode_endpoint(o, s, p, cause);
 }
 
 static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
@@ -385,14 +385,11 @@ static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
 		const restjson_node_t *o = restdecode_elem(j, i);
 		struct sample_peer p = { 0 };
 		const char *ifc, *key;
-		if (restdecode_peer_row(o, &p, &ifc, &key, cause) < 0) {
-			free(p.endpoint);
-			free(p.allowed);
-			return -1;
-		}
-		p.interface = xstrdup(ifc);
-		p.public_key = xstrdup(key);
-		p.peer = xstrdup(restdecode_peer_label(o, key));
+		if (restdecode_peer_row(o, s, &p, &ifc, &key, cause) < 0)
+			return -1; /* p's strings, if any, are s's: freed with it */
+		p.interface = sample_strdup(s, ifc);
+		p.public_key = sample_strdup(s, key);
+		p.peer = sample_strdup(s, restdecode_peer_label(o, key));
 		*sample_add_peer(s) = p;
 	}
 	s->have_peers = true;

@@ -30,6 +30,58 @@ const char *sample_err_name(enum sample_err err)
 	return sample_err_names[err];
 }
 
+/* A block of sample_strdup's strings; a sample's blocks are a list, newest first. */
+struct sample_pool {
+	struct sample_pool *next;
+	size_t size, used; /* bytes of data */
+	char data[];
+};
+
+#define SAMPLE_POOL_BLOCK (4096 - sizeof(struct sample_pool))
+
+char *sample_strdup(sample_t *s, const char *str)
+{
+	if (str == NULL)
+		return NULL;
+	size_t n = strlen(str) + 1;
+	struct sample_pool *b = s->pool;
+	if (b == NULL || b->size - b->used < n) {
+		size_t size = n > SAMPLE_POOL_BLOCK ? n : SAMPLE_POOL_BLOCK;
+		b = xmalloc(sizeof(*b) + size);
+		*b = (struct sample_pool){ .next = s->pool, .size = size };
+		s->pool = b;
+	}
+	char *d = memcpy(b->data + b->used, str, n);
+	b->used += n;
+	return d;
+}
+
+/* Whether str is one of sample_strdup's (compared as integers: str may be any pointer). */
+static bool sample_pooled(const sample_t *s, const char *str)
+{
+	uintptr_t p = (uintptr_t)str;
+	for (const struct sample_pool *b = s->pool; b != NULL; b = b->next)
+		if (p >= (uintptr_t)b->data && p < (uintptr_t)b->data + b->size)
+			return true;
+	return false;
+}
+
+/* Frees str unless NULL or sample_strdup's. */
+static void sample_free_str(const sample_t *s, char *str)
+{
+	if (str != NULL && !sample_pooled(s, str))
+		free(str);
+}
+
+static void sample_free_pool(sample_t *s)
+{
+	while (s->pool != NULL) {
+		struct sample_pool *b = s->pool;
+		s->pool = b->next;
+		free(b);
+	}
+}
+
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source)
 {
 	sample_t *s = xcalloc(1, sizeof(*s));
@@ -50,16 +102,17 @@ void sample_free(sample_t *s)
 		return;
 	}
 	for (size_t i = 0; i < s->nifaces; i++) {
-		free(s->ifaces[i].name);
-		free(s->ifaces[i].type);
+		sample_free_str(s, s->ifaces[i].name);
+		sample_free_str(s, s->ifaces[i].type);
 	}
 	for (size_t i = 0; i < s->npeers; i++) {
-		free(s->peers[i].interface);
-		free(s->peers[i].peer);
-		free(s->peers[i].public_key);
-		free(s->peers[i].endpoint);
-		free(s->peers[i].allowed);
+		sample_free_str(s, s->peers[i].interface);
+		sample_free_str(s, s->peers[i].peer);
+		sample_free_str(s, s->peers[i].public_key);
+		sample_free_str(s, s->peers[i].endpoint);
+		sample_free_str(s, s->peers[i].allowed);
 	}
+	sample_free_pool(s);
 	for (size_t i = 0; i < s->nsensors; i++)
 		free(s->sensors[i].name);
 	free(s->sensors);
@@ -123,6 +176,7 @@ sample_t *sample_dup(const sample_t *s)
 	*d = *s;
 	d->packed = true;
 	d->cap_ifaces = d->cap_peers = 0;
+	d->pool = NULL;
 	char *at = (char *)(d + 1);
 	d->cores = memcpy(at, s->cores ? (const void *)s->cores : "", s->ncores * sizeof(*d->cores));
 	at += s->ncores * sizeof(*d->cores);
@@ -200,6 +254,13 @@ void sample_take_ifaces(sample_t *into, sample_t *from)
 	into->ifaces = from->ifaces;
 	into->nifaces = from->nifaces;
 	into->cap_ifaces = from->cap_ifaces;
+	for (size_t i = 0; i < into->nifaces; i++) {
+		struct sample_iface *f = &into->ifaces[i];
+		if (sample_pooled(from, f->name))
+			f->name = sample_strdup(into, f->name);
+		if (sample_pooled(from, f->type))
+			f->type = sample_strdup(into, f->type);
+	}
 	from->ifaces = NULL;
 	from->nifaces = from->cap_ifaces = 0;
 }

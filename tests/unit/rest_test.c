@@ -254,6 +254,30 @@ static void test_ifaces(void)
 	sample_free(s);
 }
 
+/* Decoded strings live in the sample's blocks: moved interfaces are copied out of them, plain
+ * malloc'd strings beside them are freed, a string over a block gets its own (ASan checks). */
+static void test_sample_pool(void)
+{
+	sample_t *s = dec(RESTDECODE_IFACES, IFACES, 0, NULL), *into = sample_new("r1", 0, "snmp");
+	sample_take_ifaces(into, s);
+	sample_free(s);
+	CHECK_INT(into->nifaces, 1);
+	if (into->nifaces == 1)
+		CHECK(strcmp(into->ifaces[0].name, "wg0") == 0 && strcmp(into->ifaces[0].type, "wg") == 0);
+	char big[5000];
+	memset(big, 'k', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	for (int i = 0; i < 200; i++) {
+		struct sample_peer *p = sample_add_peer(into);
+		p->interface = sample_strdup(into, "wg0");
+		p->public_key = i % 50 == 0 ? sample_strdup(into, big) : xstrdup("key");
+		p->peer = sample_strdup(into, NULL);
+	}
+	CHECK(into->npeers == 200 && strlen(into->peers[150].public_key) == sizeof(big) - 1);
+	CHECK(strcmp(into->peers[199].interface, "wg0") == 0 && into->peers[3].peer == NULL);
+	sample_free(into);
+}
+
 static void test_peers(void)
 {
 	sample_t *s = dec(RESTDECODE_PEERS, PEERS, 0, NULL);
@@ -1177,6 +1201,7 @@ int main(void)
 	test_cpu();
 	test_board();
 	test_ifaces();
+	test_sample_pool();
 	test_peers();
 	test_health();
 	test_healthkeep();
