@@ -11,6 +11,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,15 +117,35 @@ static bool ingest_same(const char *a, const char *b)
 	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
 }
 
+/* Whether stored (NULL or ingest_endpoint's form) is p's endpoint, without building that: the
+ * endpoint rarely changes, and this runs for every peer of every poll. */
+static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p)
+{
+	if (p->endpoint == NULL || p->endpoint[0] == '\0')
+		return stored == NULL;
+	if (stored == NULL)
+		return false;
+	bool v6 = strchr(p->endpoint, ':') != NULL;
+	size_t n = strlen(p->endpoint);
+	if (v6 && *stored++ != '[')
+		return false;
+	if (strncmp(stored, p->endpoint, n) != 0)
+		return false;
+	stored += n;
+	if (v6 && *stored++ != ']')
+		return false;
+	char port[16];
+	snprintf(port, sizeof(port), ":%d", p->endpoint_port);
+	return strcmp(stored, port) == 0;
+}
+
 /* The peer's endpoint, allowed addresses and disabled flag into peers when they changed. */
 static int ingest_peer_detail(store_t *st, struct store_series *x, const struct sample_peer *p)
 {
-	char *ep = ingest_endpoint(p);
-	if (ingest_same(ep, x->endpoint) && ingest_same(p->allowed, x->allowed) &&
-		x->disabled == p->disabled) {
-		free(ep);
+	if (ingest_endpoint_same(x->endpoint, p) && ingest_same(p->allowed, x->allowed) &&
+		x->disabled == p->disabled)
 		return 0;
-	}
+	char *ep = ingest_endpoint(p);
 	sqlite3_stmt *q = st->sq[SQ_UPD_PEER];
 	sqlite3_bind_int64(q, 1, x->id);
 	db_bind_text(q, 2, ep);

@@ -777,6 +777,27 @@ static void test_health(void)
 	CHECK(h != NULL && h->npeers == 1 && h->peers[0].disabled == 1);
 	CHECK(h != NULL && h->npeers == 1 && strcmp(h->peers[0].endpoint, "[2001:db8::7]:51209") == 0);
 	history_free(h);
+
+	st = open_ok(p); /* a new port alone is a new endpoint; the same one again no change */
+	sample_t *s = mk_health(T0 + 120000, true, 40, "2001:db8::7", true);
+	s->peers[0].endpoint_port = 51210;
+	store_submit(st, s);
+	store_submit(st, mk_health(T0 + 150000, true, 40, "198.51.100.7", true));
+	store_flush(st);
+	store_close(st);
+	CHECK_STR(qs(p, "SELECT endpoint FROM peers"), "198.51.100.7:51209");
+	st = open_ok(p);
+	store_submit(st, mk_health(T0 + 180000, true, 40, "2001:db8::7", true));
+	s = mk_health(T0 + 210000, true, 40, "2001:db8::7", true);
+	s->peers[0].endpoint_port = 1;
+	store_submit(st, s);
+	store_flush(st);
+	store_close(st);
+	CHECK_STR(qs(p, "SELECT endpoint FROM peers"), "[2001:db8::7]:1");
+	st = open_ok(p);
+	store_submit(st, mk_health(T0 + 240000, true, 40, NULL, true));
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM peers WHERE endpoint IS NULL"), 1);
 	check_integrity(p);
 	free(p);
 }
