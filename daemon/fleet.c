@@ -34,7 +34,8 @@ const double fleet_hist_bounds[FLEET_HIST_BUCKETS] = {
 struct fleet_data {
 	atomic_uint refs;
 	sample_t *s;
-	double *rx, *tx;
+	double *rx, *tx; /* into rates: one allocation with the struct */
+	double rates[];  /* rx then tx, s->nifaces each */
 };
 
 /* One config generation: views hold it so that the conf their routers point into lives on. */
@@ -113,11 +114,12 @@ static void fleet_gen_unref(struct fleet_gen *g)
 	free(g);
 }
 
-static struct fleet_data *fleet_data_new(sample_t *s, double *rx, double *tx)
+/* Takes s; rx and tx are left for the caller to fill. */
+static struct fleet_data *fleet_data_new(sample_t *s)
 {
-	struct fleet_data *d = xcalloc(1, sizeof(*d));
+	struct fleet_data *d = xcalloc(1, sizeof(*d) + 2 * s->nifaces * sizeof(d->rates[0]));
 	atomic_init(&d->refs, 1);
-	d->s = s, d->rx = rx, d->tx = tx;
+	d->s = s, d->rx = d->rates, d->tx = d->rates + s->nifaces;
 	return d;
 }
 
@@ -126,8 +128,6 @@ static void fleet_data_unref(struct fleet_data *d)
 	if (d == NULL || atomic_fetch_sub(&d->refs, 1) != 1)
 		return;
 	sample_free(d->s);
-	free(d->rx);
-	free(d->tx);
 	free(d);
 }
 
@@ -234,10 +234,9 @@ static void fleet_observe(struct fleet_hist *h, int64_t ms)
 /* Shared data for a complete sample: a copy, with rates against the previous one. */
 static struct fleet_data *fleet_data_for(const struct fleet_data *prev, const sample_t *s)
 {
-	double *rx = xcalloc(s->nifaces, sizeof(*rx));
-	double *tx = xcalloc(s->nifaces, sizeof(*tx));
-	fleet_rates(prev ? prev->s : NULL, s, rx, tx);
-	return fleet_data_new(sample_dup(s), rx, tx);
+	struct fleet_data *d = fleet_data_new(sample_dup(s));
+	fleet_rates(prev ? prev->s : NULL, s, d->rx, d->tx);
+	return d;
 }
 
 bool fleet_update(fleet_t *f, const sample_t *s)
