@@ -37,7 +37,18 @@ struct sample_pool {
 	char data[];
 };
 
-#define SAMPLE_POOL_BLOCK (4096 - sizeof(struct sample_pool))
+/* Blocks double from 256 to 4096 bytes: a sample that keeps a few names (healthkeep's, one per
+ * router for hours) stays small, a poll of 20 peers takes four blocks. */
+#define SAMPLE_POOL_FIRST 256
+#define SAMPLE_POOL_MAX   4096
+
+static size_t sample_pool_size(const struct sample_pool *b, size_t n)
+{
+	size_t size = b == NULL ? SAMPLE_POOL_FIRST : 2 * b->size;
+	if (size > SAMPLE_POOL_MAX)
+		size = SAMPLE_POOL_MAX;
+	return n > size ? n : size;
+}
 
 char *sample_strdup(sample_t *s, const char *str)
 {
@@ -46,7 +57,7 @@ char *sample_strdup(sample_t *s, const char *str)
 	size_t n = strlen(str) + 1;
 	struct sample_pool *b = s->pool;
 	if (b == NULL || b->size - b->used < n) {
-		size_t size = n > SAMPLE_POOL_BLOCK ? n : SAMPLE_POOL_BLOCK;
+		size_t size = sample_pool_size(b, n);
 		b = xmalloc(sizeof(*b) + size);
 		*b = (struct sample_pool){ .next = s->pool, .size = size };
 		s->pool = b;
@@ -112,9 +123,9 @@ void sample_free(sample_t *s)
 		sample_free_str(s, s->peers[i].endpoint);
 		sample_free_str(s, s->peers[i].allowed);
 	}
-	sample_free_pool(s);
 	for (size_t i = 0; i < s->nsensors; i++)
-		free(s->sensors[i].name);
+		sample_free_str(s, s->sensors[i].name);
+	sample_free_pool(s);
 	free(s->sensors);
 	free(s->ifaces);
 	free(s->peers);
@@ -175,7 +186,7 @@ sample_t *sample_dup(const sample_t *s)
 	sample_t *d = xmalloc(sample_packed_size(s));
 	*d = *s;
 	d->packed = true;
-	d->cap_ifaces = d->cap_peers = 0;
+	d->cap_ifaces = d->cap_peers = d->cap_sensors = 0;
 	d->pool = NULL;
 	char *at = (char *)(d + 1);
 	d->cores = memcpy(at, s->cores ? (const void *)s->cores : "", s->ncores * sizeof(*d->cores));
@@ -281,19 +292,17 @@ void sample_add_sensor(sample_t *s, const char *name, enum sample_unit unit, dou
 	for (size_t i = 0; i < s->nsensors; i++)
 		if (s->sensors[i].unit == unit && strcmp(s->sensors[i].name, name) == 0)
 			return;
-	s->sensors = xreallocarray(s->sensors, s->nsensors + 1, sizeof(*s->sensors));
+	s->sensors = sample_grow(s->sensors, s->nsensors, &s->cap_sensors, sizeof(*s->sensors));
 	s->sensors[s->nsensors++] = (struct sample_sensor){
-		.name = xstrdup(name), .unit = unit, .value = value
+		.name = sample_strdup(s, name), .unit = unit, .value = value
 	};
 }
 
 void sample_copy_sensors(sample_t *dst, const sample_t *src)
 {
-	for (size_t i = 0; i < dst->nsensors; i++)
-		free(dst->sensors[i].name);
-	free(dst->sensors);
-	dst->sensors = NULL;
-	dst->nsensors = 0;
+	for (size_t i = 0; i < dst->nsensors; i++) /* pooled names stay till dst goes */
+		sample_free_str(dst, dst->sensors[i].name);
+	dst->nsensors = 0; /* the array is kept for the copies */
 	for (size_t i = 0; i < src->nsensors; i++)
 		sample_add_sensor(dst, src->sensors[i].name, src->sensors[i].unit, src->sensors[i].value);
 }

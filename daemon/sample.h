@@ -109,9 +109,9 @@ typedef struct sample {
 	int64_t mem_free, mem_total;   /* bytes; -1 when unknown */
 	int64_t disk_free, disk_total; /* bytes; -1 when unknown */
 	bool packed;                   /* from sample_dup: one block, read-only (see there) */
-	/* Private to sample.c: allocated lengths of ifaces and peers (grown by doubling, so that a
-	 * poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
-	size_t cap_ifaces, cap_peers;
+	/* Private to sample.c: allocated lengths of ifaces, peers and sensors (grown by doubling,
+	 * so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
+	size_t cap_ifaces, cap_peers, cap_sensors;
 	struct sample_pool *pool; /* private to sample.c: the blocks of sample_strdup */
 } sample_t;
 
@@ -136,14 +136,14 @@ struct sample_iface *sample_add_iface(sample_t *s); /* zeroed, appended */
 struct sample_peer *sample_add_peer(sample_t *s);
 /* Moves from's interfaces (array and strings) to into, which must have none; from keeps none. */
 void sample_take_ifaces(sample_t *into, sample_t *from);
-/* A copy of str (NULL stays NULL) owned by s: for the strings of s's interfaces and peers,
- * which may also be plain malloc'd copies (sample_free frees those). It lives in a block of s
- * shared with other such strings (a poll of 20 peers costs one allocation, not 100): never
- * free it, and never hand it to another sample (sample_take_ifaces copies it). */
+/* A copy of str (NULL stays NULL) owned by s: for the strings of s's interfaces, peers and
+ * sensors, which may also be plain malloc'd copies (sample_free frees those). It lives in a
+ * block of s shared with other such strings (a poll of 20 peers costs four allocations, not
+ * 100): never free it, and never hand it to another sample (sample_take_ifaces copies it). */
 char *sample_strdup(sample_t *s, const char *str);
 void sample_set_cores(sample_t *s, size_t n); /* allocates n zeroed cores, irq = NAN */
 #define SAMPLE_MAX_SENSORS 64
-/* Appends a sensor (name copied), unless one of the same name and unit is there already (the
+/* Appends a sensor (name copied with sample_strdup), unless one of the same name and unit is there already (the
  * first stands: two would make one Prometheus series twice) or s has SAMPLE_MAX_SENSORS. */
 void sample_add_sensor(sample_t *s, const char *name, enum sample_unit unit, double value);
 /* Replaces dst's sensors with copies of src's (src may be packed). */

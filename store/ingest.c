@@ -47,9 +47,10 @@ static bool ingest_differs(const char *old, const char *cur)
 	return old != NULL && cur != NULL && strcmp(old, cur) != 0;
 }
 
+/* *dst = a copy of src, unless src is NULL or the same (most polls: no allocation). */
 static void ingest_set_str(char **dst, const char *src)
 {
-	if (src == NULL)
+	if (src == NULL || (*dst != NULL && strcmp(*dst, src) == 0))
 		return;
 	free(*dst);
 	*dst = xstrdup(src);
