@@ -74,9 +74,11 @@ static bool scrape_host_ok(const char *host)
 
 char *scrape_address(const char *listen, unsigned port, const char *host)
 {
+	if (listen == NULL) /* no address configured to repeat: as a wildcard one */
+		listen = "";
 	const char *colon = strrchr(listen, ':');
 	size_t n = colon ? (size_t)(colon - listen) : strlen(listen);
-	bool wild = (n == 7 && strncmp(listen, "0.0.0.0", 7) == 0) ||
+	bool wild = n == 0 || (n == 7 && strncmp(listen, "0.0.0.0", 7) == 0) ||
 		(n == 4 && strncmp(listen, "[::]", 4) == 0);
 	if (!wild)
 		return xasprintf("%.*s:%u", (int)n, listen, port);

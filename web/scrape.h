@@ -29,7 +29,7 @@ struct scrape_req {
 unsigned scrape_metrics(const struct scrape_req *req, buf_t *body, bool *gzipped);
 
 /* The address Prometheus should scrape, "HOST:PORT": the listen address with port (the bound
- * one), or when it is a wildcard (0.0.0.0, [::]) the Host header the request came with (host
+ * one), or when it is a wildcard (0.0.0.0, [::]) or NULL the Host header the request came with (host
  * may be NULL or invalid: then this machine's name). Caller frees. */
 char *scrape_address(const char *listen, unsigned port, const char *host);
 

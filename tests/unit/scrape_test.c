@@ -160,6 +160,7 @@ static void test_address(void)
 		{ "0.0.0.0:9477", "wg.example.org", "wg.example.org:9477" },
 		{ "[::]:9477", "[2001:db8::1]:9477", "[2001:db8::1]:9477" },
 		{ "[::]:9477", "[2001:db8::1]", "[2001:db8::1]:9477" },
+		{ NULL, "wg.example.org", "wg.example.org:9477" }, /* no listen known (the HTTP fuzzer's) */
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *got = scrape_address(cases[i].listen, 9477, cases[i].host);
