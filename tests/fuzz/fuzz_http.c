@@ -8,6 +8,7 @@
 #include "lib/text.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 
@@ -55,10 +56,21 @@ static int fuzz_connect(void)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)fuzz_port) };
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	assert(fd >= 0);
-	assert(connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
-	return fd;
+	/* Tens of thousands of connections a run leave the loopback's ports in TIME_WAIT: a port
+	 * that is not free yet is a fault of the harness, not of the server, so try again. */
+	for (int tries = 0;; tries++) {
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		assert(fd >= 0);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		int e = errno;
+		close(fd);
+		if (e != EADDRNOTAVAIL || tries >= 1000) {
+			fprintf(stderr, "fuzz_http: connect to 127.0.0.1:%u: %s\n", fuzz_port, strerror(e));
+			abort();
+		}
+		poll(NULL, 0, 10); /* a port frees as its TIME_WAIT ends */
+	}
 }
 
 /* Reads the whole reply. libmicrohttpd drops an idle connection after HTTP_TIMEOUT_S, so a
