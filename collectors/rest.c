@@ -14,6 +14,7 @@
 #include "collectors/healthkeep.h"
 #include "collectors/restboard.h"
 #include "collectors/restdecode.h"
+#include "collectors/resthdr.h"
 #include "collectors/restmulti.h"
 #include "collectors/restreq.h"
 #include "collectors/restupdate.h"
@@ -62,6 +63,7 @@ struct rest_conn {
 	restupdate_t *update;  /* the last /system/package/update answer (check_updates) */
 	restwan_t *wan;        /* the WAN found from the peers' endpoints */
 	restreq_url_t *url;    /* the router's URL, kept parsed for curl */
+	resthdr_t *hdr;        /* its request headers, Authorization built once */
 	bool routing;          /* the request in flight is a route check of route_dst */
 	const char *route_dst; /* restwan's, valid until the poll ends */
 };
@@ -74,9 +76,9 @@ struct rest {
 	struct rest_conn *conns;
 	char **insecure; /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
-	struct curl_slist *json_hdr; /* headers of every POST query, shared by all routers */
-	CURL **idle;                 /* easy handles no poll holds */
-	offload_t *off;              /* decodes big replies; NULL: all are decoded on the loop */
+	bool no_proxy_env; /* no proxy variable in the environment: curl need not read it */
+	CURL **idle;       /* easy handles no poll holds */
+	offload_t *off;    /* decodes big replies; NULL: all are decoded on the loop */
 	size_t nidle, capidle;
 	bool dying;
 };
@@ -182,18 +184,18 @@ static int rest_set_request(struct rest_conn *c, int64_t left)
 		restreq_get(c->step, c->rc, found, nfound, c->s, &q);
 	CURL *e = c->easy;
 	CURLU *url = restreq_url_point(c->url, c->rc->rest, &q);
-	int bad = url == NULL;
+	bool nomem;
+	struct curl_slist *hdr = resthdr_get(c->hdr, c->rc->user, c->rc->password, q.post != NULL, &nomem);
+	int bad = url == NULL || nomem;
 	bad |= curl_easy_setopt(e, CURLOPT_URL, c->rc->rest) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CURLU, url) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)left) != CURLE_OK;
-	if (q.post != NULL) {
+	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdr) != CURLE_OK;
+	if (q.post != NULL)
 		bad |= curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, q.post) != CURLE_OK;
-		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->r->json_hdr) != CURLE_OK;
-	} else {
+	else
 		bad |= curl_easy_setopt(e, CURLOPT_HTTPGET, 1L) != CURLE_OK;
-		bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, NULL) != CURLE_OK;
-	}
 	free(q.post);
 	return bad ? -1 : 0;
 }
@@ -358,6 +360,7 @@ static void rest_conn_free(struct rest_conn *c)
 	restupdate_destroy(c->update);
 	restwan_destroy(c->wan);
 	restreq_url_destroy(c->url);
+	resthdr_destroy(c->hdr);
 	free(c);
 }
 
@@ -448,9 +451,12 @@ static restmulti_t *rest_multi_pick(rest_t *r)
 
 /* ---- per-router handles and the collector interface ---- */
 
-/* Settings every handle gets once, whatever router it serves. */
-static int rest_easy_setup(CURL *e, loop_t *loop)
+/* Settings every handle gets once, whatever router it serves. The credentials go in the
+ * headers (resthdr.h), never in curl's USERNAME and PASSWORD, which a pooled handle would keep
+ * for the next router. */
+static int rest_easy_setup(CURL *e, const rest_t *r)
 {
+	loop_t *loop = r->loop;
 	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, restmulti_close) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, loop) != CURLE_OK;
@@ -462,7 +468,8 @@ static int rest_easy_setup(CURL *e, loop_t *loop)
 	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK;
 #endif
 	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC) != CURLE_OK;
+	if (r->no_proxy_env) /* the same as no variable, without reading five per request */
+		bad |= curl_easy_setopt(e, CURLOPT_NOPROXY, "*") != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION) != CURLE_OK;
 	return bad ? -1 : 0;
 }
@@ -476,7 +483,7 @@ static int rest_easy_take(struct rest_conn *c)
 	rest_t *r = c->r;
 	if (r->nidle > 0) {
 		c->easy = r->idle[--r->nidle];
-	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy, r->loop) < 0) {
+	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy, r) < 0) {
 		curl_easy_cleanup(c->easy);
 		c->easy = NULL;
 		return -1;
@@ -524,6 +531,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	c->update = restupdate_create();
 	c->wan = restwan_create();
 	c->url = restreq_url_create();
+	c->hdr = resthdr_create();
 	c->next = r->conns;
 	if (r->conns != NULL)
 		r->conns->prev = c;
@@ -585,10 +593,7 @@ static int rest_conn_configure(struct rest_conn *c)
 	const conf_router_t *rc = c->rc;
 	CURL *e = c->easy;
 	long verify = rc->tls_verify ? 1L : 0L;
-	const char *pass = rc->user == NULL ? NULL : rc->password ? rc->password : "";
-	int bad = curl_easy_setopt(e, CURLOPT_USERNAME, rc->user) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_PASSWORD, pass) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify) != CURLE_OK;
+	int bad = curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L) != CURLE_OK;
 	if (rc->ca_file != NULL) {
 		c->own_ca = true;
@@ -654,22 +659,29 @@ static void rest_cancel(void *ctx, void *handle)
 	rest_conn_abandon(handle);
 }
 
+/* Whether libcurl 7.88 would find no proxy in the environment: it reads <scheme>_proxy,
+ * HTTPS_PROXY (never HTTP_PROXY) and all_proxy or ALL_PROXY, on every request, and takes an
+ * empty one as none. A daemon's environment does not change while it runs. */
+static bool rest_no_proxy_env(void)
+{
+	static const char *const vars[] = { "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
+		"ALL_PROXY" };
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		if (v != NULL && v[0] != '\0')
+			return false;
+	}
+	return true;
+}
+
 rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		return NULL;
-	/* "Expect:" turns off the 100-continue round trip before long POST queries. */
-	struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
-	struct curl_slist *hdr = h ? curl_slist_append(h, "Expect:") : NULL;
-	if (hdr == NULL) {
-		curl_slist_free_all(h);
-		curl_global_cleanup();
-		return NULL;
-	}
 	rest_t *r = xcalloc(1, sizeof(*r));
 	r->loop = loop;
 	r->max_body = max_body_bytes;
-	r->json_hdr = hdr;
+	r->no_proxy_env = rest_no_proxy_env();
 	r->off = offload_create(loop);
 	if (r->off == NULL)
 		log_warn("rest: no thread to decode big replies on (%s): they are decoded on the loop",
@@ -688,7 +700,6 @@ void rest_destroy(rest_t *r)
 	for (size_t i = 0; i < r->nidle; i++)
 		curl_easy_cleanup(r->idle[i]);
 	free(r->idle);
-	curl_slist_free_all(r->json_hdr);
 	for (size_t i = 0; i < r->nmultis; i++)
 		restmulti_destroy(r->multis[i]);
 	free(r->multis);

@@ -221,9 +221,6 @@ static int restreq_url_base(restreq_url_t *u, const char *base)
 	return 0;
 }
 
-/* The query goes on with the path, as the request target curl sends: given a query of its own,
- * libcurl 7.88 prints path and query together twice a request with its slow aprintf (for the
- * auth code, and for the request line); given none, it copies the path. */
 /* The query goes into the path, as the request target curl sends: given a query part of its
  * own, libcurl 7.88 prints path and query together twice a request with its slow aprintf (for
  * the auth code, and for the request line); given none, it copies the path as it is. */

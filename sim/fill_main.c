@@ -9,6 +9,7 @@
 #include "config.h"
 #include "collectors/restdecode.h"
 #include "collectors/restdiag.h"
+#include "collectors/resthdr.h"
 #include "daemon/conf.h"
 #include "daemon/sample.h"
 #include "lib/buf.h"
@@ -103,28 +104,6 @@ static int fill_parse_opts(int argc, char **argv, struct fill_opts *o)
 	}
 	o->scenario = argv[optind];
 	return 0;
-}
-
-/* "Basic " and base64 of user:password, as a client sends it (malloc'd). */
-static char *fill_basic_auth(const char *user, const char *password)
-{
-	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *plain = xasprintf("%s:%s", user ? user : "", password ? password : "");
-	size_t n = strlen(plain), o = 6;
-	char *out = xmalloc(6 + (n + 2) / 3 * 4 + 1);
-	memcpy(out, "Basic ", 6);
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned char)plain[i] << 16;
-		v |= i + 1 < n ? (unsigned char)plain[i + 1] << 8 : 0;
-		v |= i + 2 < n ? (unsigned char)plain[i + 2] : 0;
-		out[o++] = b64[v >> 18 & 63];
-		out[o++] = b64[v >> 12 & 63];
-		out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
-		out[o++] = i + 2 < n ? b64[v & 63] : '=';
-	}
-	out[o] = '\0';
-	free(plain);
-	return out;
 }
 
 /* The faults that never reach HTTP, as the REST collector reports them; SAMPLE_OK otherwise. */
@@ -386,7 +365,7 @@ static struct fill_router *fill_match(
 				continue;
 			}
 			uint64_t h = hash_str64(rc->name);
-			char *auth = fill_basic_auth(rc->diag_user ? rc->diag_user : rc->user,
+			char *auth = resthdr_basic(rc->diag_user ? rc->diag_user : rc->user,
 				rc->diag_user ? rc->diag_password : rc->password);
 			f[k++] = (struct fill_router){ r, rc, (int64_t)(h % (uint64_t)o->step_ms),
 				filldiag_create(rc, r, auth) };
@@ -486,7 +465,7 @@ int main(int argc, char **argv)
 	o.saturated = conf->saturated;
 	size_t n;
 	struct fill_router *f = fill_match(sc, conf, &o, &n);
-	char *auth = fill_basic_auth(sc->user, sc->password);
+	char *auth = resthdr_basic(sc->user, sc->password);
 	int64_t start = clock_mono_ms(), polls = fill_run(st, f, n, &o, auth);
 	store_close(st);
 	fprintf(stderr, "wgwatch-fill: %" PRId64 " polls of %zu routers over %.1f days in %.1f s\n", polls, n,

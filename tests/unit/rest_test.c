@@ -1069,6 +1069,78 @@ static void test_transport_errors(int port)
 	free(rc.rest);
 }
 
+/* A proxy in the environment is still used (rest_create reads it once; without one curl is
+ * told not to look): the stand-in router plays the proxy and sees the absolute URL. */
+static void test_transport_proxy(int port)
+{
+	char *proxy = xasprintf("http://127.0.0.1:%d", port);
+	const char *keep[] = { "no_proxy", "NO_PROXY" };
+	char *saved[2];
+	for (int i = 0; i < 2; i++) {
+		saved[i] = xstrdup(getenv(keep[i]));
+		unsetenv(keep[i]);
+	}
+	setenv("http_proxy", proxy, 1);
+	char url[] = "http://127.0.0.9:9";
+	conf_router_t rc = {
+		.name = s_r4, .rest = url, .user = s_mon, .password = s_pass, .timeout_ms = 5000
+	};
+	srv_reset(SRV_OK);
+	sample_t *s = run_one(&rc, 1 << 20);
+	CHECK_INT(s->err, SAMPLE_ERR_HTTP); /* the proxy knows no such path: it did answer */
+	const char *log = srv_log.data ? srv_log.data : "";
+	CHECK(strstr(log, "GET http://127.0.0.9:9/rest/system/resource") != NULL);
+	CHECK_INT(srv_badauth, 0);
+	sample_free(s);
+	unsetenv("http_proxy");
+	srv_reset(SRV_OK);
+	s = run_one(&rc, 1 << 20); /* no proxy: straight to the dead port */
+	CHECK_INT(s->err, SAMPLE_ERR_CONNECT);
+	CHECK(srv_log.len == 0);
+	sample_free(s);
+	for (int i = 0; i < 2; i++) {
+		if (saved[i] != NULL)
+			setenv(keep[i], saved[i], 1);
+		free(saved[i]);
+	}
+	free(proxy);
+}
+
+/* The Authorization header built once per router (resthdr.h), rebuilt when a reload changes
+ * the user or password. */
+static void test_resthdr(void)
+{
+	char *b = resthdr_basic("Aladdin", "open sesame"); /* RFC 7617's example */
+	CHECK_STR(b, "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
+	free(b);
+	b = resthdr_basic("a", NULL);
+	CHECK_STR(b, "Basic YTo=");
+	free(b);
+	b = resthdr_basic("ab", "c");
+	CHECK_STR(b, "Basic YWI6Yw==");
+	free(b);
+	resthdr_t *h = resthdr_create();
+	bool failed = true;
+	struct curl_slist *l = resthdr_get(h, "u", "p", false, &failed);
+	CHECK(!failed && l != NULL && l->next == NULL);
+	CHECK(l != NULL && strcmp(l->data, "Authorization: Basic dTpw") == 0);
+	CHECK(resthdr_get(h, "u", "p", false, &failed) == l); /* not rebuilt */
+	l = resthdr_get(h, "u", "q", false, &failed);
+	CHECK(l != NULL && strcmp(l->data, "Authorization: Basic dTpx") == 0);
+	l = resthdr_get(h, "u", "q", true, &failed);
+	int n = 0, auth = 0, json = 0;
+	for (struct curl_slist *p = l; p != NULL; p = p->next, n++) {
+		auth += strcmp(p->data, "Authorization: Basic dTpx") == 0;
+		json += strcmp(p->data, "Content-Type: application/json") == 0;
+	}
+	CHECK(n == 3 && auth == 1 && json == 1);
+	CHECK(resthdr_get(h, NULL, "q", false, &failed) == NULL && !failed);
+	l = resthdr_get(h, NULL, NULL, true, &failed);
+	CHECK(l != NULL && l->next != NULL && l->next->next == NULL);
+	CHECK(l != NULL && strstr(l->data, "Authorization") == NULL);
+	resthdr_destroy(h);
+}
+
 static void test_transport_down(void)
 {
 	int port, fd = hung_listener(&port);
@@ -1213,6 +1285,7 @@ int main(void)
 	test_restjson();
 	test_iface_query();
 	test_url_point();
+	test_resthdr();
 	buf_init(&srv_log);
 	int port = 0;
 	struct MHD_Daemon *d = srv_start(&port);
@@ -1222,6 +1295,7 @@ int main(void)
 		test_transport_board_reboot(port);
 		test_transport_post(port);
 		test_transport_errors(port);
+		test_transport_proxy(port);
 		MHD_stop_daemon(d);
 	}
 	test_transport_down();
