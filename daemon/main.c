@@ -650,8 +650,10 @@ int main(int argc, char **argv)
 	 * would stay resident in the heap for good. Setting it stops glibc's own tuning of the trim
 	 * threshold too, so that is set to what the tuning would give (twice): a page fault costs
 	 * microseconds on a VM, and trimming the heap after each scrape would fault it back in. */
+#ifndef HAVE_JEMALLOC /* jemalloc (configure.ac) gives freed extents back after its decay time */
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	mallopt(M_TRIM_THRESHOLD, 8 << 20);
+#endif
 	if (main_parse_args(argc, argv, &o) != 0)
 		return 2;
 	log_set_level(o.verbosity < 0 ? LOG_LVL_ERROR : o.verbosity == 0 ? LOG_LVL_INFO : LOG_LVL_DEBUG);
