@@ -10,6 +10,7 @@
 #include "collectors/restdecode.h"
 #include "collectors/restdiag.h"
 #include "collectors/resthdr.h"
+#include "collectors/restreq.h"
 #include "daemon/conf.h"
 #include "daemon/sample.h"
 #include "lib/buf.h"
@@ -120,52 +121,41 @@ static enum sample_err fill_net_fault(enum sc_fault f, const char **why)
 	}
 }
 
-/* One request of the poll, answered and decoded into s; -1 once s has failed. */
-static int fill_step(const simrouter_t *r, double t, const char *auth, enum restdecode_step step, sample_t *s)
+/* One request of the poll, the daemon's own (collectors/restreq.c: path, .proplist, and the
+ * POST query when interfaces are named), answered and decoded into s; -1 once s has failed. */
+static int fill_step(const simrouter_t *r, const conf_router_t *rc, double t, const char *auth,
+	enum restdecode_step step, sample_t *s)
 {
-	/* The requests of collectors/rest.c, .proplist included (it keeps the replies small). */
-	static const char *const path[RESTDECODE_NSTEPS] = {
-		[RESTDECODE_RESOURCE] = "/rest/system/resource",
-		[RESTDECODE_CPU] = "/rest/system/resource/cpu",
-		[RESTDECODE_BOARD] = "/rest/system/routerboard",
-		[RESTDECODE_IFACES] = "/rest/interface",
-		[RESTDECODE_PEERS] = "/rest/interface/wireguard/peers",
-		[RESTDECODE_HEALTH] = "/rest/system/health",
-		[RESTDECODE_UPDATE] = "/rest/system/package/update",
-	};
-	static const char *const query[RESTDECODE_NSTEPS] = {
-		[RESTDECODE_RESOURCE] = ".proplist=uptime,version,board-name,architecture-name,cpu,"
-					"free-memory,total-memory,free-hdd-space,total-hdd-space",
-		[RESTDECODE_CPU] = ".proplist=.id,cpu,load,irq",
-		[RESTDECODE_BOARD] = ".proplist=routerboard,current-firmware,upgrade-firmware",
-		[RESTDECODE_IFACES] = "type=wg&.proplist=.id,name,type,running,disabled,rx-byte,tx-byte,"
-				      "rx-packet,tx-packet,rx-drop,tx-drop",
-		[RESTDECODE_PEERS] =
-			".proplist=.id,interface,name,comment,public-key,last-handshake,rx,tx,"
-			"allowed-address,current-endpoint-address,current-endpoint-port,disabled",
-		[RESTDECODE_HEALTH] = "",
-		[RESTDECODE_UPDATE] = "",
-	};
-	struct simreq q = { .method = "GET", .path = path[step], .query = query[step], .auth = auth };
+	struct restreq rq;
+	restreq_get(step, rc, NULL, 0, s, &rq);
+	const char *what = restreq_what(step, rc, 0);
+	struct simreq q = { .method = rq.post ? "POST" : "GET",
+		.path = rq.path,
+		.query = rq.query ? rq.query : "",
+		.auth = auth,
+		.body = rq.post,
+		.body_len = rq.post ? strlen(rq.post) : 0,
+		.content_type = rq.post ? "application/json" : NULL };
 	struct simresp rs = { 0 };
 	buf_init(&rs.body);
 	simrest_handle(r, t, &q, &rs);
 	const char *body = rs.shared ? rs.shared : rs.body.data ? rs.body.data : "";
 	size_t len = rs.shared ? rs.shared_len : rs.body.len;
 	char *cause = NULL;
-	int rc = 0;
+	int ret = 0;
 	if (rs.status < 200 || rs.status > 299) {
 		cause = restdecode_http_reason(rs.status, body, len);
 		sample_fail(s, rs.status == 401 || rs.status == 403 ? SAMPLE_ERR_AUTH : SAMPLE_ERR_HTTP,
-			"GET %s: %s", path[step], cause);
-		rc = -1;
+			"%s: %s", what, cause);
+		ret = -1;
 	} else if (restdecode_reply(step, body, len, s, &cause) < 0) {
-		sample_fail(s, SAMPLE_ERR_PARSE, "GET %s: %s", path[step], cause);
-		rc = -1;
+		sample_fail(s, SAMPLE_ERR_PARSE, "%s: %s", what, cause);
+		ret = -1;
 	}
 	free(cause);
+	free(rq.post);
 	buf_free(&rs.body);
-	return rc;
+	return ret;
 }
 
 /* The poll of router f at wall time ms: what the daemon's REST collector would have stored. */
@@ -187,7 +177,7 @@ static sample_t *fill_poll(
 			continue;
 		if (step == RESTDECODE_UPDATE) /* check_updates is off by default: the past has none */
 			continue;
-		if (fill_step(f->r, t, auth, (enum restdecode_step)step, s) < 0)
+		if (fill_step(f->r, f->rc, t, auth, (enum restdecode_step)step, s) < 0)
 			break;
 	}
 	return s;
