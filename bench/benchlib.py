@@ -602,17 +602,19 @@ def metric_sum(port, fam, timeout=120):
     return sum(float(l.rpartition(" ")[2]) for l in text.splitlines() if l.startswith(fam + "{"))
 
 
-def cpu_window(seconds, pid, sim_pid, count):
-    """CPU of pid and of the sim, RSS of pid, the machine's other CPU, and count() before and
-    after a window of seconds."""
+def cpu_window(seconds, pids, sim_pids, count):
+    """CPU of the pollers (pids, summed) and of the sims, their RSS, the machine's other CPU, and
+    count() before and after a window of seconds."""
+    def cpu(ps):
+        return sum(proc_cpu_s(p) for p in ps)
     c0, t0 = count(), time.monotonic()
-    p0, s0, b0 = proc_cpu_s(pid), proc_cpu_s(sim_pid), box_busy_s()
+    p0, s0, b0 = cpu(pids), cpu(sim_pids), box_busy_s()
     time.sleep(seconds)
-    p1, s1, b1 = proc_cpu_s(pid), proc_cpu_s(sim_pid), box_busy_s()
+    p1, s1, b1 = cpu(pids), cpu(sim_pids), box_busy_s()
     wall = time.monotonic() - t0
     c1 = count()
-    return {"polls": c1 - c0, "wall": wall, "cpu": p1 - p0, "sim": s1 - s0, "rss": proc_rss_kib(pid),
-            "other": (b1 - b0) - (p1 - p0) - (s1 - s0)}
+    return {"polls": c1 - c0, "wall": wall, "cpu": p1 - p0, "sim": s1 - s0,
+            "rss": sum(proc_rss_kib(p) for p in pids), "other": (b1 - b0) - (p1 - p0) - (s1 - s0)}
 
 
 class Procs:

@@ -31,7 +31,6 @@ def wait_for(cond, limit, what):
 
 TICKS = os.sysconf("SC_CLK_TCK")
 COMMUNITY = "bench-cd"
-SIM_ADDR = "127.52.0.1"
 COLLECTD = "/usr/sbin/collectd"
 TYPES_DB = "/usr/share/collectd/types.db"
 
@@ -108,23 +107,35 @@ class Sink:
             return self.counts["snmp"]
 
 
-def start_sim(a, n, d, procs):
+# One sim and one collectd for at most this many routers over REST: collectd keeps a connection
+# per URL (4 a router) and the sim a descriptor per connection besides its 3 a router, so 2,500
+# routers are 10,000 + 17,500 descriptors, under a container's hard RLIMIT_NOFILE of 20,000.
+SHARD_MAX = 2500
+
+
+def start_sims(a, n, d, procs, shards):
+    """n routers over `shards` sims, sim k on 127.(52+k).0.1 with group hu<k> (names of one
+    width, for the markers); returns the sims and every router, each with its shard."""
     src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleet.scenario")).read()
-    sc = os.path.join(d, "fleet.scenario")
-    open(sc, "w").write(re.sub(r"(?m)^count = .*$", "count = %d" % n, src))
-    port = free_port()
-    sim = procs.start([os.path.join(a.build, "wgwatch-sim"), "-q", "-a", SIM_ADDR, "-p", str(port),
-                       "--snmp", "--snmp-community", COMMUNITY, "-c", os.path.join(d, "routers.conf"),
-                       "-r", os.path.join(d, "sim.ready"), sc], os.path.join(d, "sim.log"))
-    wait_for(lambda: os.path.exists(os.path.join(d, "sim.ready")), 180, "wgwatch-sim ready")
-    text = open(os.path.join(d, "routers.conf")).read()
-    routers = [dict(re.findall(r"(?m)^(\w+) = (.*)$", b), name=nm)
-               for nm, b in re.findall(r"(?ms)^\[router (\S+)\]\n(.*?)(?=^\[|\Z)", text)]
-    return sim, routers
+    sims, routers = [], []
+    for k in range(shards):
+        count = n // shards + (1 if k < n % shards else 0)
+        sc = os.path.join(d, "fleet-%d.scenario" % k)
+        text = re.sub(r"(?m)^count = .*$", "count = %d" % count, src)
+        open(sc, "w").write(re.sub(r"(?m)^\[group hub\]$", "[group hu%d]" % k, text))
+        port, conf, ready = free_port(), os.path.join(d, "routers-%d.conf" % k), os.path.join(d, "sim-%d.ready" % k)
+        sims.append(procs.start([os.path.join(a.build, "wgwatch-sim"), "-q", "-a", "127.%d.0.1" % (52 + k),
+                                 "-p", str(port), "--snmp", "--snmp-community", COMMUNITY, "-c", conf,
+                                 "-r", ready, sc], os.path.join(d, "sim-%d.log" % k)))
+        wait_for(lambda: os.path.exists(ready), 180, "wgwatch-sim %d ready" % k)
+        text = open(conf).read()
+        routers += [dict(re.findall(r"(?m)^(\w+) = (.*)$", b), name=nm, shard=k)
+                    for nm, b in re.findall(r"(?ms)^\[router (\S+)\]\n(.*?)(?=^\[|\Z)", text)]
+    return sims, routers
 
 
-def window(a, pid, sim, count):
-    return cpu_window(a.window, pid, sim.pid, count)
+def window(a, pollers, sims, count):
+    return cpu_window(a.window, [p.pid for p in pollers], [p.pid for p in sims], count)
 
 def wgwatchd_conf(routers, face, port, iv):
     out = ["[daemon]", "listen = 127.0.0.1:%d" % port, "database = wgwatch.db", "interval = %ds" % iv,
@@ -148,7 +159,7 @@ def bench_wgwatchd(a, d, procs, sim, routers, face, iv):
     dmn = procs.start([os.path.join(a.build, "wgwatchd"), "-q", "-c", conf],
                       os.path.join(d, "wgwatch-%s.log" % face))
     wait_for(lambda: metric_sum(port, "wgwatch_polls_total") >= 2 * n, 120 + 3 * iv, "two polls of every router")
-    w = window(a, dmn.pid, sim, lambda: metric_sum(port, "wgwatch_polls_total"))
+    w = window(a, [dmn], sim, lambda: metric_sum(port, "wgwatch_polls_total"))
     w["errors"] = metric_sum(port, "wgwatch_poll_errors_total")
     procs.stop(dmn)
     return w
@@ -187,27 +198,37 @@ def collectd_snmp(routers, iv):
 
 
 def bench_collectd(a, d, procs, sim, routers, face, iv, sink, threads):
-    conf = os.path.join(d, "collectd-%s.conf" % face)
-    head = ['Hostname "bench"', "FQDNLookup false", 'BaseDir "%s"' % d, 'PIDFile "%s/collectd.pid"' % d,
-            'PluginDir "/usr/lib/collectd"', 'TypesDB "%s"' % TYPES_DB, "Interval %d" % iv,
-            "ReadThreads %d" % threads, "WriteThreads 1", "AutoLoadPlugin false",
-            "LoadPlugin logfile", '<Plugin logfile>\n  LogLevel "warning"\n  File "%s/collectd-%s.log"\n'
-            '  Timestamp true\n</Plugin>' % (d, face),
-            "LoadPlugin network", '<Plugin network>\n  Server "127.0.0.1" "%d"\n</Plugin>' % sink.port]
-    body = collectd_rest(routers, iv) if face == "rest" else collectd_snmp(routers, iv)
-    open(conf, "w").write("\n".join(head + body) + "\n")
+    """collectd over the routers, one process per sim (see SHARD_MAX), each with `threads`
+    ReadThreads; their CPU and RSS are summed."""
     count = sink.rest_polls if face == "rest" else sink.snmp_polls
-    n = len(routers)
-    cd = procs.start([COLLECTD, "-f", "-C", conf, "-P", os.path.join(d, "collectd.pid")],
-                     os.path.join(d, "collectd-%s.out" % face))
+    n, cds = len(routers), []
+    for k in range(len(sim)):
+        tag = "%s-%d" % (face, k)
+        conf = os.path.join(d, "collectd-%s.conf" % tag)
+        head = ['Hostname "bench"', "FQDNLookup false", 'BaseDir "%s"' % d,
+                'PIDFile "%s/collectd-%s.pid"' % (d, tag), 'PluginDir "/usr/lib/collectd"',
+                'TypesDB "%s"' % TYPES_DB, "Interval %d" % iv, "ReadThreads %d" % threads, "WriteThreads 1",
+                "AutoLoadPlugin false", "LoadPlugin logfile",
+                '<Plugin logfile>\n  LogLevel "warning"\n  File "%s/collectd-%s.log"\n'
+                '  Timestamp true\n</Plugin>' % (d, tag),
+                "LoadPlugin network", '<Plugin network>\n  Server "127.0.0.1" "%d"\n</Plugin>' % sink.port]
+        mine = [r for r in routers if r["shard"] == k]
+        body = collectd_rest(mine, iv) if face == "rest" else collectd_snmp(mine, iv)
+        open(conf, "w").write("\n".join(head + body) + "\n")
+        cds.append(procs.start([COLLECTD, "-f", "-C", conf, "-P", os.path.join(d, "collectd-%s.pid" % tag)],
+                               os.path.join(d, "collectd-%s.out" % tag)))
     c0 = count()
     wait_for(lambda: count() - c0 >= 2 * n, 120 + 3 * iv, "two reads of every router by collectd")
-    w = window(a, cd.pid, sim, count)
-    log = os.path.join(d, "collectd-%s.log" % face)
-    w["errors"] = len(re.findall(r"(?mi)^.*(fail|error|timed out|took)", open(log).read())) \
-        if os.path.exists(log) else 0
-    procs.stop(cd)
+    w = window(a, cds, sim, count)
+    w["errors"] = 0
+    for k in range(len(sim)):
+        log = os.path.join(d, "collectd-%s-%d.log" % (face, k))
+        if os.path.exists(log):
+            w["errors"] += len(re.findall(r"(?mi)^.*(fail|error|timed out|took)", open(log).read()))
+    for cd in cds:
+        procs.stop(cd)
     w["threads"] = threads
+    w["procs"] = len(cds)
     return w
 
 
@@ -235,16 +256,19 @@ def bench_size(a, n, procs):
     iv = 1 if n <= 1000 else (n + 999) // 1000
     d = tempfile.mkdtemp(prefix="wgwatch-cdbench.")
     try:
-        sim, routers = start_sim(a, n, d, procs)
+        shards = (n + SHARD_MAX - 1) // SHARD_MAX if "rest" in a.faces else 1
+        sim, routers = start_sims(a, n, d, procs, shards)
         if len({len(r["name"]) for r in routers}) != 1:
             raise SystemExit("collectdbench: router names of several widths: the markers cannot be counted")
         sink = Sink(routers[0]["name"])
         for face in a.faces:
             rows = [("wgwatchd", bench_wgwatchd(a, d, procs, sim, routers, face, iv))]
             for th in a.threads:
-                rows.append(("collectd/%d thr" % th, bench_collectd(a, d, procs, sim, routers, face, iv, sink, th)))
+                w = bench_collectd(a, d, procs, sim, routers, face, iv, sink, th)
+                rows.append(("collectd/%d thr%s" % (th, " x%d" % w["procs"] if w["procs"] > 1 else ""), w))
             report(n, iv, face, rows, a)
-        procs.stop(sim)
+        for p in sim:
+            procs.stop(p)
     finally:
         if a.keep:
             print("collectdbench: kept %s" % d, file=sys.stderr)

@@ -91,7 +91,7 @@ def start_sim(a, d, procs):
 
 
 def window(a, pid, sim, count):
-    return cpu_window(a.window, pid, sim.pid, count)
+    return cpu_window(a.window, [pid], [sim.pid], count)
 
 def bench_wgwatchd(a, d, procs, sim):
     port = free_port()
