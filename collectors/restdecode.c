@@ -334,23 +334,12 @@ static int restdecode_ifaces(const restjson_node_t *j, sample_t *s, char **cause
 	return 0;
 }
 
-/* The `peer` label: name (7.15+), else comment, else the public key. */
-static const char *restdecode_peer_label(const restjson_node_t *o, const char *key)
-{
-	const char *name = restdecode_str(o, "name"), *comment = restdecode_str(o, "comment");
-	if (name != NULL && name[0] != '\0')
-		return name;
-	if (comment != NULL && comment[0] != '\0')
-		return comment;
-	return key;
-}
-
 /* current-endpoint-address/port (absent, or "" and "0", before a first handshake) and
  * allowed-address; the configured endpoint-address is not what the peer uses, so not read. */
 static int restdecode_endpoint(const restjson_node_t *o, sample_t *s, struct sample_peer *p, char **cause)
 {
-	const char *addr = restdecode_str(o, "current-endpoint-address");
 	const char *allowed = restdecode_str(o, "allowed-address");
+	const char *addr = restdecode_str(o, "current-endpoint-address");
 	uint64_t port = 0;
 	if (restdecode_u64(o, "current-endpoint-port", false, &port, cause) < 0)
 		return -1;
@@ -363,18 +352,25 @@ static int restdecode_endpoint(const restjson_node_t *o, sample_t *s, struct sam
 	return 0;
 }
 
+/* One peer, its keys read in the order RouterOS sends them (restjson_get). *label is the
+ * `peer` label: name (7.15+), else comment, else the public key. */
 static int restdecode_peer_row(const restjson_node_t *o, sample_t *s, struct sample_peer *p, const char **ifc,
-	const char **key, char **cause)
+	const char **key, const char **label, char **cause)
 {
 	p->last_handshake_ms = -1;
-	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "interface", ifc, cause) < 0 ||
-		restdecode_need(o, "public-key", key, cause) < 0 ||
+	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "interface", ifc, cause) < 0)
+		return -1;
+	const char *name = restdecode_str(o, "name"), *comment = restdecode_str(o, "comment");
+	if (restdecode_need(o, "public-key", key, cause) < 0 || restdecode_endpoint(o, s, p, cause) < 0 ||
+		restdecode_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0 ||
 		restdecode_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
 		restdecode_u64(o, "tx", true, &p->tx_bytes, cause) < 0 ||
-		restdecode_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0 ||
 		restdecode_bool(o, "disabled", &p->disabled, cause) < 0)
 		return -1;
-	return restdecode_endpoint(o, s, p, cause);
+	*label = name != NULL && name[0] != '\0'        ? name
+		: comment != NULL && comment[0] != '\0' ? comment
+							: *key;
+	return 0;
 }
 
 static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
@@ -384,12 +380,12 @@ static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
 	for (size_t i = 0; i < restdecode_nelem(j); i++) {
 		const restjson_node_t *o = restdecode_elem(j, i);
 		struct sample_peer p = { 0 };
-		const char *ifc, *key;
-		if (restdecode_peer_row(o, s, &p, &ifc, &key, cause) < 0)
+		const char *ifc, *key, *label;
+		if (restdecode_peer_row(o, s, &p, &ifc, &key, &label, cause) < 0)
 			return -1; /* p's strings, if any, are s's: freed with it */
 		p.interface = sample_strdup(s, ifc);
 		p.public_key = sample_strdup(s, key);
-		p.peer = sample_strdup(s, restdecode_peer_label(o, key));
+		p.peer = sample_strdup(s, label);
 		*sample_add_peer(s) = p;
 	}
 	s->have_peers = true;

@@ -43,6 +43,7 @@ struct restjson {
 	uint32_t koff, klen; /* the key just read, for the next value */
 	bool keyed;
 	struct restjson_node root;
+	uint32_t cur_first, cur_i; /* restjson_get's last hit: the object (by its first child), member */
 };
 
 restjson_t *restjson_create(void)
@@ -238,6 +239,7 @@ static void restjson_reset(restjson_t *d)
 	d->nnodes = d->nscratch = d->ntext = d->depth = 0;
 	d->keyed = false;
 	d->root = (struct restjson_node){ .type = RJ_OTHER };
+	d->cur_first = UINT32_MAX;
 }
 
 const restjson_node_t *restjson_parse(restjson_t *d, const char *body, size_t len)
@@ -283,15 +285,23 @@ const char *restjson_key(const restjson_node_t *n, size_t i)
 	return m != NULL ? m->doc->text + m->koff : NULL;
 }
 
+/* Decoders ask a record's keys mostly in the order RouterOS sends them, so the search starts
+ * after the member found last in the same object and wraps: one comparison where the orders
+ * agree. The cursor is a lookup cache kept in the document, not part of the tree. */
 const restjson_node_t *restjson_get(const restjson_node_t *n, const char *key)
 {
-	if (!restjson_is_object(n))
+	if (!restjson_is_object(n) || n->n == 0)
 		return NULL;
+	restjson_t *d = (restjson_t *)n->doc;
 	size_t len = strlen(key);
-	for (size_t i = 0; i < n->n; i++) {
-		const restjson_node_t *m = &n->doc->nodes[n->first + i];
-		if (m->klen == len && memcmp(m->doc->text + m->koff, key, len) == 0)
+	uint32_t i = d->cur_first == n->first && d->cur_i + 1 < n->n ? d->cur_i + 1 : 0;
+	for (uint32_t k = 0; k < n->n; k++, i = i + 1 < n->n ? i + 1 : 0) {
+		const restjson_node_t *m = &d->nodes[n->first + i];
+		if (m->klen == len && memcmp(d->text + m->koff, key, len) == 0) {
+			d->cur_first = n->first;
+			d->cur_i = i;
 			return m;
+		}
 	}
 	return NULL;
 }

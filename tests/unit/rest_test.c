@@ -665,6 +665,18 @@ static void test_restjson(void)
 	CHECK(rj(d, "\"\xff\"") == NULL);                        /* not UTF-8 */
 	CHECK(rj(d, "{\"a\\u0000\":\"1\"}") == NULL);            /* NUL in a key */
 	CHECK(rj(d, "1 2") == NULL && rj(d, "") == NULL && rj(d, "[1,]") == NULL);
+	/* restjson_get's cursor: any order, a miss, wrapping, two objects in turn */
+	j = rj(d, "[{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"},{\"c\":\"6\",\"a\":\"4\"}]");
+	const restjson_node_t *x = restjson_at(j, 0), *y = restjson_at(j, 1);
+	const char *const ask[] = { "c", "a", "z", "b", "b", "a", "c", "c" };
+	const char *const want[] = { "3", "1", NULL, "2", "2", "1", "3", "3" };
+	for (size_t i = 0; i < sizeof(ask) / sizeof(ask[0]); i++) {
+		const char *got = restjson_str(restjson_get(x, ask[i]));
+		CHECK(want[i] == NULL ? got == NULL : got != NULL && strcmp(got, want[i]) == 0);
+		got = restjson_str(restjson_get(y, ask[i]));
+		const char *wy = ask[i][0] == 'a' ? "4" : ask[i][0] == 'c' ? "6" : NULL;
+		CHECK(wy == NULL ? got == NULL : got != NULL && strcmp(got, wy) == 0);
+	}
 	buf_free(&b);
 	restjson_destroy(d);
 }
