@@ -151,6 +151,7 @@ struct sc_group {
 	double wave_period;        /* period of the swing (s) [1 d] */
 	double slot;               /* the CPU model's time step (s) [0.1] */
 	double noise_every;        /* length of a noise cell (s) [1] */
+	double load_window;        /* a load served is the mean over this span before it (s); 0: instant */
 	unsigned diag_shape;       /* enum sc_diag_shape bits */
 	char *btest_user;          /* the bandwidth-test servers' credentials; NULL: no auth */
 	char *btest_password;

@@ -221,6 +221,8 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 		return scgroup_duration(v, 0.001, 60, &g->slot);
 	if (strcmp(k, "noise_every") == 0)
 		return scgroup_duration(v, 0.001, 86400, &g->noise_every);
+	if (strcmp(k, "load_window") == 0)
+		return scgroup_duration(v, 0, 10, &g->load_window);
 	if (strcmp(k, "shape") == 0)
 		return scgroup_parse_shape(g, v);
 	if (strcmp(k, "bridge_name") == 0)

@@ -182,7 +182,8 @@ static bool simcpu_idle_core(const simcpu_t *m, const struct sc_cpu *c, int core
 	return true;
 }
 
-int simcpu_core_load(const simcpu_t *m, double t, int core)
+/* The load of core at t, unrounded: the slot that contains t, or an idle core's noise cell. */
+static double simcpu_instant_load(const simcpu_t *m, double t, int core)
 {
 	int64_t k = simcpu_slot_index(m, t);
 	const struct sc_state *st = simcpu_state(m->g, (double)k * m->g->slot);
@@ -192,7 +193,26 @@ int simcpu_core_load(const simcpu_t *m, double t, int core)
 	}
 	struct simcpu_slot s;
 	simcpu_eval(m, st, k, false, &s);
-	return (int)lround(s.load[core]);
+	return s.load[core];
+}
+
+/* The mean load of core over [t - w, t], slot by slot, each slot weighed by its part of the
+ * span (a slot's value is read at the middle of that part). */
+static double simcpu_window_load(const simcpu_t *m, double t, double w, int core)
+{
+	double slot = m->g->slot, sum = 0;
+	for (int64_t k = simcpu_slot_index(m, t - w); (double)k * slot < t; k++) {
+		double a = fmax((double)k * slot, t - w), b = fmin((double)(k + 1) * slot, t);
+		if (b > a)
+			sum += (b - a) * simcpu_instant_load(m, (a + b) / 2, core);
+	}
+	return sum / w;
+}
+
+int simcpu_core_load(const simcpu_t *m, double t, int core)
+{
+	double w = m->g->load_window;
+	return (int)lround(w > 0 ? simcpu_window_load(m, t, w, core) : simcpu_instant_load(m, t, core));
 }
 
 void simcpu_core_parts(const simcpu_t *m, double t, int core, double parts[SC_PROF_PARTS])

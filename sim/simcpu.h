@@ -24,7 +24,8 @@ simcpu_t *simcpu_create(const struct sc_group *g, uint64_t key, double phase);
 void simcpu_destroy(simcpu_t *m);
 /* The slot that contains t. Pure. */
 void simcpu_slot_at(const simcpu_t *m, double t, struct simcpu_slot *out);
-/* The load of core at t, a whole percent as RouterOS reports. Pure. */
+/* The load of core at t, a whole percent as RouterOS reports: the instant's, or the mean over
+ * the group's load_window before t. Pure. */
 int simcpu_core_load(const simcpu_t *m, double t, int core);
 /* What the load of core at t is made of, unrounded: parts[SC_PROF_RX] decrypt, [SC_PROF_TX]
  * encrypt, [SC_PROF_WORK] the rest (work, or an idle core's noise). Their sum is the load. Pure. */

@@ -792,15 +792,44 @@ static void test_confounders(void)
 	confound_set_free(&x);
 }
 
+/* A temporary database for a test: its directory, path, config and open store. */
+struct test_db {
+	char dir[sizeof("/tmp/detector_test.XXXXXX")];
+	char *path;
+	conf_t conf;
+	store_t *st;
+};
+
+/* A new database in a directory of its own, opened as a store, with test_conf and routers
+ * (NULL: none) as its config. */
+static void test_db_open(struct test_db *t, conf_router_t *routers, size_t nrouters)
+{
+	char *cause = NULL;
+	memcpy(t->dir, "/tmp/detector_test.XXXXXX", sizeof(t->dir));
+	CHECK(mkdtemp(t->dir) != NULL);
+	t->path = xasprintf("%s/w.db", t->dir);
+	t->conf = test_conf(t->path);
+	t->conf.routers = routers;
+	t->conf.nrouters = nrouters;
+	CHECK(store_open(t->path, &t->conf, &t->st, &cause) == 0);
+	free(cause);
+}
+
+/* Closes t's store and removes its directory. */
+static void test_db_close(struct test_db *t)
+{
+	store_close(t->st);
+	char *cmd = xasprintf("rm -rf %s", t->dir);
+	CHECK(system(cmd) == 0);
+	free(cmd);
+	free(t->path);
+}
+
 static void test_database(void)
 {
-	char dir[] = "/tmp/detector_test.XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	char *path = xasprintf("%s/w.db", dir);
-	conf_t conf = test_conf(path);
-	store_t *st;
+	struct test_db t;
+	test_db_open(&t, NULL, 0);
 	char *cause = NULL;
-	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim sims[] = {
 		{ "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220, 1.0,
 			1.0, 0.12, 0, 9, 0, 0, 0, 0 },
@@ -809,10 +838,10 @@ static void test_database(void)
 		{ "early", "arm64", "CCR2116-12G-4S+", 10, -1, "7.21.5", "7.22.3", 200, 0, 200, 0, 0.3, 0.75,
 			0.05, 0, 16, 0, 0, 0, 0 },
 	};
-	fill(st, sims, 3, 125);
+	fill(t.st, sims, 3, 125);
 
 	detector_t *d = xcalloc(1, sizeof(*d));
-	CHECK(detector_open(d, &conf, false, &cause) == 0);
+	CHECK(detector_open(d, &t.conf, false, &cause) == 0);
 	CHECK(detector_round(d, T0 + 200000, &cause) == 0);
 	check_round(d, d->db);
 	int64_t reached = find_item(d, "tile", "tx") ? find_item(d, "tile", "tx")->v.reached_ms : 0;
@@ -821,7 +850,7 @@ static void test_database(void)
 	detector_free(d);
 
 	d = xcalloc(1, sizeof(*d)); /* a restart: stored verdicts stay */
-	CHECK(detector_open(d, &conf, false, &cause) == 0 && data_load_stored(d, &cause) == 0);
+	CHECK(detector_open(d, &t.conf, false, &cause) == 0 && data_load_stored(d, &cause) == 0);
 	CHECK_INT(d->ndone, 2);
 	CHECK(detector_round(d, T0 + 400000, &cause) == 0);
 	check_round(d, d->db);
@@ -835,7 +864,7 @@ static void test_database(void)
 	char *out = NULL;
 	size_t outlen = 0;
 	FILE *fp = open_memstream(&out, &outlen);
-	CHECK(detector_report(&conf, fp, &cause) == 0);
+	CHECK(detector_report(&t.conf, fp, &cause) == 0);
 	fclose(fp);
 	CHECK(out && strstr(out, "tile ") && strstr(out, "saturation-ceiling regression"));
 	CHECK(out && strstr(out, "7.21.5 -> 7.22.3"));
@@ -844,11 +873,7 @@ static void test_database(void)
 			"\n    also moved: cpu frequency 1400 → 800 MHz across the upgrade\n"
 			"    also moved: ether1 tx-queue-drop rose from 0 to 12/s\n"));
 	free(out);
-	store_close(st);
-	char *cmd = xasprintf("rm -rf %s", dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
-	free(path);
+	test_db_close(&t);
 	free(cause);
 }
 
@@ -898,21 +923,15 @@ static detector_t *probe_round(const conf_t *conf)
  * method probe; rx keeps its method; a different offered rate after leaves the pair unused. */
 static void test_probe(void)
 {
-	char dir[] = "/tmp/detector_test.XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	char *path = xasprintf("%s/w.db", dir);
-	conf_t conf = test_conf(path);
 	conf_router_t rt = { .name = (char *)"tile", .probe = (char *)"10.64.0.3" };
-	conf.routers = &rt;
-	conf.nrouters = 1;
-	store_t *st;
+	struct test_db t;
+	test_db_open(&t, &rt, 1);
 	char *cause = NULL;
-	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 380, 220,
 		1.0, 1.0, 0.12, 0, 9, 0, 0, 0, 0 };
-	fill(st, &s, 1, 125);
+	fill(t.st, &s, 1, 125);
 	sqlite3 *db;
-	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_open(t.path, &db) == SQLITE_OK);
 	sqlite3_busy_timeout(db, 5000);
 	probe_sql(db,
 		"INSERT INTO peers (router_id, interface, pkey, name, allowed_address) SELECT id,"
@@ -922,7 +941,7 @@ static void test_probe(void)
 		" delivered_bps) SELECT id, 1700000030000, 3000, 'transmit', 300e6, 300e6 FROM routers"
 		" WHERE name = 'tile' UNION ALL SELECT id, 1700000080000, 3000, 'transmit', 300e6,"
 		" 128e6 FROM routers WHERE name = 'tile'");
-	detector_t *d = probe_round(&conf);
+	detector_t *d = probe_round(&t.conf);
 	check_item(d, "tile", "tx", DETECTOR_REGRESSION, DETECTOR_M_PROBE, 128.0 / 300, 1e-9);
 	check_item(d, "tile", "rx", DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, 1.0, 0.05);
 	const struct detector_item *it = find_item(d, "tile", "tx");
@@ -930,21 +949,17 @@ static void test_probe(void)
 	detector_free(d);
 
 	probe_sql(db, "UPDATE probes SET offered_bps = 290e6 WHERE delivered_bps = 128e6"); /* 3% off */
-	d = probe_round(&conf);
+	d = probe_round(&t.conf);
 	check_item(d, "tile", "tx", DETECTOR_UNCHANGED, DETECTOR_M_SATURATION, 1.0, 0.05);
 	detector_free(d);
 
 	probe_sql(db, "UPDATE probes SET offered_bps = 299e6 WHERE delivered_bps = 128e6"); /* within 1% */
 	probe_sql(db, "UPDATE peers SET allowed_address = '10.65.0.0/16'"); /* single wg: still wg0 */
-	d = probe_round(&conf);
+	d = probe_round(&t.conf);
 	check_item(d, "tile", "tx", DETECTOR_REGRESSION, DETECTOR_M_PROBE, 128.0 / 300, 1e-9);
 	detector_free(d);
 	sqlite3_close(db);
-	store_close(st);
-	char *cmd = xasprintf("rm -rf %s", dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
-	free(path);
+	test_db_close(&t);
 	free(cause);
 }
 
@@ -978,33 +993,29 @@ static void submit_profile(store_t *st, const char *router, int64_t t, const cha
  * core 1: a confounder; on twin (networking up, other work flat) none. */
 static void test_profile_db(void)
 {
-	char dir[] = "/tmp/detector_test.XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	char *path = xasprintf("%s/w.db", dir);
-	conf_t conf = test_conf(path);
-	store_t *st;
+	struct test_db t;
+	test_db_open(&t, NULL, 0);
 	char *cause = NULL;
-	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim s[2] = {
 		{ "twin", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 0.5, 130, 0.5, 1.0,
 			1.0, 0.12, 0, 9, 0, 0, 0, 1.0 },
 		{ "fwgrow", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 0.5, 130, 0.5, 1.0,
 			1.0, 0.12, 0, 9, 0, 0, 0, 1.0 },
 	};
-	fill(st, s, 2, 125);
-	detector_t *d = probe_round(&conf);
+	fill(t.st, s, 2, 125);
+	detector_t *d = probe_round(&t.conf);
 	check_item(d, "twin", "tx", DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, NAN, 0);
 	const struct detector_item *it = find_item(d, "twin", "tx");
 	CHECK_STR(it ? it->v.why : NULL, "no core's load follows its traffic");
 	detector_free(d);
 
 	const char *fw = "firewall 60 networking 30 management 10";
-	submit_profile(st, "twin", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
-	submit_profile(st, "twin", 90, "networking 90.5 encrypting 9.5", fw);
-	submit_profile(st, "fwgrow", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
-	submit_profile(st, "fwgrow", 90, "networking 50 encrypting 5 firewall 45", fw);
-	store_flush(st);
-	d = probe_round(&conf);
+	submit_profile(t.st, "twin", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
+	submit_profile(t.st, "twin", 90, "networking 90.5 encrypting 9.5", fw);
+	submit_profile(t.st, "fwgrow", 40, "networking 38 encrypting 9 wireguard 41 ethernet 12", fw);
+	submit_profile(t.st, "fwgrow", 90, "networking 50 encrypting 5 firewall 45", fw);
+	store_flush(t.st);
+	d = probe_round(&t.conf);
 	check_item(d, "twin", "tx", DETECTOR_REGRESSION, DETECTOR_M_SATURATION, 130.0 / 380, 0.02);
 	check_item(d, "twin", "rx", DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, NAN, 0);
 	check_item(d, "fwgrow", "tx", DETECTOR_REGRESSION, DETECTOR_M_SATURATION, 130.0 / 380, 0.02);
@@ -1017,30 +1028,22 @@ static void test_profile_db(void)
 	CHECK_STR(it ? it->v.confounders : NULL,
 		"cpu1 other work 0 % → 45 % (firewall 0 % → 45 %), from the profiles");
 	detector_free(d);
-	store_close(st);
-	char *cmd = xasprintf("rm -rf %s", dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
-	free(path);
+	test_db_close(&t);
 	free(cause);
 }
 
 /* A running detector publishes a view; stopping it withdraws the view. */
 static void test_thread(void)
 {
-	char dir[] = "/tmp/detector_test.XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
-	char *path = xasprintf("%s/w.db", dir);
-	conf_t conf = test_conf(path);
-	store_t *st;
+	struct test_db t;
+	test_db_open(&t, NULL, 0);
 	char *cause = NULL;
-	CHECK(store_open(path, &conf, &st, &cause) == 0);
 	struct sim s = { "tile", "tile", "CCR1009-7G-1C-1S+", 60, -1, "7.21.5", "7.22.3", 380, 220, 130, 220,
 		1.0, 1.0, 0.12, 0, 9, 0, 0, 0, 0 };
-	fill(st, &s, 1, 125);
+	fill(t.st, &s, 1, 125);
 	detector_t *d;
 	CHECK(detector_view(NULL) == NULL); /* no detector runs */
-	CHECK(detector_start(&conf, &d, &cause) == 0);
+	CHECK(detector_start(&t.conf, &d, &cause) == 0);
 	detector_view_t *v = NULL;
 	for (int i = 0; i < 500 && (v = detector_view(d)) == NULL; i++)
 		usleep(10000);
@@ -1050,11 +1053,7 @@ static void test_thread(void)
 	CHECK(detector_view(NULL) == NULL);
 	CHECK_INT(detector_view_nverdicts(v), 2); /* still valid until freed */
 	detector_view_free(v);
-	store_close(st);
-	char *cmd = xasprintf("rm -rf %s", dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
-	free(path);
+	test_db_close(&t);
 }
 
 int main(void)

@@ -261,6 +261,7 @@ static void test_errors(void)
 	ERR("cost = wg0 tx 0.1 core 1\nburst = 0.3 6\n", "5: bad value for burst: expected SHARE x MULT");
 	ERR("cost = wg0 tx 0.1 core 1\nnoise = -5\n", "5: bad value for noise: expected a percent");
 	ERR("cost = wg0 tx 0.1 core 1\nslot = 0\n", "5: bad value for slot: 0");
+	ERR("cost = wg0 tx 0.1 core 1\nload_window = 11s\n", "5: bad value for load_window: 11s");
 	ERR("cost = wg0 tx 0.1 core 1\nat 1m: cost wg0 tx 0.3 core 1, wg1 rx 0.1 core 9\n",
 		"5: bad value for cost: core 9 is beyond the last core");
 	ERR("cost = wg0 tx 0.1 core 1\nat 1m: demand wg0 tx 1 rx\n",
@@ -270,6 +271,49 @@ static void test_errors(void)
 	ERR("cpu_frequency = fast\n", "4: bad value for cpu_frequency: fast");
 	ERR("at 1m: wan_queue_drops -3\n", "4: bad value for wan_queue_drops: -3");
 #undef ERR
+}
+
+/* With load_window, a load is its core's mean over the span before the request, so it covers
+ * what the counters of that span carry: core 1 holds only wg0 tx at 0.2 %/Mbit/s, so its load
+ * is 0.2 x the rate over [t - 250 ms, t] for any t, on a noise cell's edge or 7 or 107 ms past
+ * it (a poll on time, and one 100 ms late). An instant read gives the cell that holds t, which
+ * for t 7 ms past an edge is the next poll's, not this one's. */
+static void test_load_window(void)
+{
+	static const char text[] = "[group hub]\ncores = 2\nwg = wg0:2\nslot = 50ms\n"
+				   "noise_every = 250ms\nload_window = 250ms\nnoise = 25\n"
+				   "demand = wg0 tx 150\ncost = wg0 tx 0.2 core 1\n";
+	scenario_t *sc = load(text);
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	CHECK_NEAR(sc->groups[0].load_window, 0.25, 1e-12);
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	int off[] = { 0, 7, 107, 243 };
+	for (int cell = 8; cell < 48; cell++)
+		for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++) {
+			double t = cell * 0.25 + off[i] / 1000.0;
+			double want = 0.2 * rate(r, 0, 1, t - 0.25, t);
+			CHECK(fabs(simrouter_core_load(r, t, 1) - want) <= 0.5 + 1e-9);
+		}
+	simrouter_destroy(r);
+	scenario_free(sc);
+	/* an instant read at 7 ms past an edge is mostly the next 250 ms's, in some cells */
+	sc = load("[group hub]\ncores = 2\nwg = wg0:2\nslot = 50ms\nnoise_every = 250ms\nnoise = 25\n"
+		  "demand = wg0 tx 150\ncost = wg0 tx 0.2 core 1\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	int off_by_more = 0;
+	for (int cell = 8; cell < 48; cell++) {
+		double t = cell * 0.25 + 0.007;
+		off_by_more += fabs(simrouter_core_load(r, t, 1) - 0.2 * rate(r, 0, 1, t - 0.25, t)) >
+			0.5 + 1e-9;
+	}
+	CHECK(off_by_more > 20);
+	simrouter_destroy(r);
+	scenario_free(sc);
 }
 
 /* A timeline list continues over commas: demand, cost and work lines. */
@@ -360,5 +404,6 @@ int main(void)
 	test_bursts();
 	test_errors();
 	test_timeline_lists();
+	test_load_window();
 	return unit_done("simcpu");
 }
