@@ -511,6 +511,8 @@ static void rest_easy_give(struct rest_conn *c)
 		c->own_ca = false;
 		return;
 	}
+	/* the header list is c's, freed with it: a pooled handle must not point at it */
+	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, NULL);
 	if (r->nidle == r->capidle) {
 		r->capidle = r->capidle ? 2 * r->capidle : 16;
 		r->idle = xreallocarray(r->idle, r->capidle, sizeof(*r->idle));
