@@ -28,7 +28,8 @@ size_t restjson_size(const restjson_node_t *n);
 const restjson_node_t *restjson_at(const restjson_node_t *n, size_t i);
 /* The key of member i of an object, or NULL. */
 const char *restjson_key(const restjson_node_t *n, size_t i);
-/* The member of an object named key, or NULL. */
+/* The member of an object named key, or NULL. It moves a lookup cursor kept in the document:
+ * one document is read by one thread at a time (restdecode keeps one per thread). */
 const restjson_node_t *restjson_get(const restjson_node_t *n, const char *key);
 /* A string's text (NUL-terminated), else NULL. */
 const char *restjson_str(const restjson_node_t *n);
