@@ -43,7 +43,8 @@
 #include "lib/xmem.h"
 
 #define HTTP_THREADS         2
-#define HTTP_PAGE_THREADS    2 /* render pages (httppage.c), so that they never hold the above */
+#define HTTP_PAGE_THREADS    2     /* render pages (httppage.c), so that they never hold the above */
+#define HTTP_PAGE_LATE_MS    20000 /* a page not rendered by then is a 503 (under HTTP_TIMEOUT_S) */
 #define HTTP_MAX_CONNECTIONS 256
 #define HTTP_MAX_PER_IP      32          /* connections from one client address */
 #define HTTP_TIMEOUT_S       30          /* a connection idle this long is closed */
@@ -617,7 +618,7 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
 		h->auth = auth_create(c->web_user, c->web_password);
 	h->conns = httpconn_create(HTTP_HEAD_MS, HTTP_TIMEOUT_S * 1000, HTTP_MAX_WAITING);
-	h->pages = httppage_create(deps, HTTP_PAGE_THREADS);
+	h->pages = httppage_create(deps, HTTP_PAGE_THREADS, HTTP_PAGE_LATE_MS);
 	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */
 		httppage_destroy(h->pages);

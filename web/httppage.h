@@ -7,6 +7,7 @@
 
 #include <microhttpd.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "lib/buf.h"
 #include "web/http.h"
@@ -14,9 +15,11 @@
 typedef struct httppage httppage_t;
 typedef struct httppage_job httppage_job_t; /* one page request, from its start to its reply */
 
-/* nthreads threads rendering pages from deps (which must outlive them). Never NULL: without
- * threads (nthreads 0, or none could start) pages render inline, on the caller's thread. */
-httppage_t *httppage_create(const struct http_deps *deps, unsigned nthreads);
+/* nthreads threads rendering pages from deps (which must outlive them), and a watchdog that
+ * resumes, to a 503, every connection still suspended deadline_ms after its page was queued
+ * (WGWATCH_TEST_PAGE_DEADLINE_MS overrides it, for tests). Never NULL: without threads
+ * (nthreads 0, or none could start) pages render inline, on the caller's thread. */
+httppage_t *httppage_create(const struct http_deps *deps, unsigned nthreads, int64_t deadline_ms);
 /* Render every page queued or under way, resuming its connection, and stop the threads;
  * later pages render inline. Before MHD_stop_daemon, which must find no suspended connection.
  * NULL is fine. */
@@ -27,8 +30,11 @@ void httppage_destroy(httppage_t *p); /* after httppage_stop and MHD_stop_daemon
  * else the job (keep it in *req_cls). With *suspended, its connection is suspended and the
  * page queued: reply when the handler is called again; else the page is rendered already. */
 httppage_job_t *httppage_begin(httppage_t *p, struct MHD_Connection *conn, const char *url, bool *suspended);
-/* The rendered page: its status, content type and body (moved into body, an empty buf). */
+/* The rendered page: its status, content type and body (moved into body); a 503 when the
+ * watchdog resumed the connection before the page was rendered. */
 unsigned httppage_reply(httppage_job_t *j, buf_t *body, const char **ctype);
-void httppage_job_free(httppage_job_t *j); /* from MHD's completion callback; NULL is fine */
+/* From MHD's completion callback; NULL is fine. A late job still rendering is freed by its
+ * renderer instead. */
+void httppage_job_free(httppage_job_t *j);
 
 #endif
