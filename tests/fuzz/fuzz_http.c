@@ -57,7 +57,8 @@ static int fuzz_connect(void)
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)fuzz_port) };
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	/* Tens of thousands of connections a run leave the loopback's ports in TIME_WAIT: a port
-	 * that is not free yet is a fault of the harness, not of the server, so try again. */
+	 * that is not free yet is a fault of the harness, not of the server, so try again; and so
+	 * when libFuzzer's -timeout alarm (SIGALRM, no SA_RESTART) interrupts the connect. */
 	for (int tries = 0;; tries++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		assert(fd >= 0);
@@ -65,6 +66,8 @@ static int fuzz_connect(void)
 			return fd;
 		int e = errno;
 		close(fd);
+		if (e == EINTR && tries < 1000)
+			continue;
 		if (e != EADDRNOTAVAIL || tries >= 1000) {
 			fprintf(stderr, "fuzz_http: connect to 127.0.0.1:%u: %s\n", fuzz_port, strerror(e));
 			abort();
@@ -73,18 +76,36 @@ static int fuzz_connect(void)
 	}
 }
 
+/* poll for fd readable until the monotonic end (ms), again when interrupted: poll's result. */
+static int fuzz_wait_readable(int fd, int64_t end)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = end - clock_mono_ms();
+		int r = poll(&p, 1, left > 0 ? (int)left : 0);
+		if (r >= 0 || errno != EINTR || left <= 0)
+			return r;
+	}
+}
+
 /* Reads the whole reply. libmicrohttpd drops an idle connection after HTTP_TIMEOUT_S, so a
- * listener silent for longer is a hang, reported as a crash. */
+ * listener silent for longer is a hang, reported as a crash. libFuzzer's -timeout alarm
+ * (SIGALRM, no SA_RESTART) interrupts poll and recv: that is no hang, so wait on until the
+ * deadline. */
 static void fuzz_read_all(int fd, buf_t *reply)
 {
 	char tmp[4096];
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (poll(&p, 1, (HTTP_TIMEOUT_S + 5) * 1000) != 1) {
-			fprintf(stderr, "fuzz_http: no reply within %d s\n", HTTP_TIMEOUT_S + 5);
+		int64_t end = clock_mono_ms() + (HTTP_TIMEOUT_S + 5) * 1000;
+		int r = fuzz_wait_readable(fd, end);
+		if (r != 1) {
+			fprintf(stderr, "fuzz_http: no reply within %d s (poll: %s)\n", HTTP_TIMEOUT_S + 5,
+				r < 0 ? strerror(errno) : "timed out");
 			abort();
 		}
 		ssize_t n = recv(fd, tmp, sizeof(tmp), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
 		if (n <= 0)
 			return;
 		buf_append(reply, tmp, (size_t)n);
@@ -116,7 +137,12 @@ static void fuzz_request(const uint8_t *data, size_t size)
 		buf_putc(&req, data[i] == '\r' || data[i] == '\n' ? ' ' : (char)data[i]);
 	buf_puts(&req, " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
 	int fd = fuzz_connect();
-	(void)send(fd, req.data, req.len, MSG_NOSIGNAL);
+	for (size_t off = 0; off < req.len;) { /* a short write or EINTR: see fuzz_connect */
+		ssize_t n = send(fd, req.data + off, req.len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno != EINTR)
+			break; /* the server may close early on a request it refuses */
+		off += n > 0 ? (size_t)n : 0;
+	}
 	shutdown(fd, SHUT_WR);
 	fuzz_read_all(fd, &reply);
 	close(fd);
