@@ -43,6 +43,7 @@ static void httpargs_add(httpargs_t *a, char *piece)
 
 httpargs_t *httpargs_take(const char *uri)
 {
+	/* uri is libmicrohttpd's own buffer, which it decodes in place next: writable */
 	char *q = uri != NULL ? strchr(uri, '?') : NULL;
 	if (q == NULL)
 		return NULL;
