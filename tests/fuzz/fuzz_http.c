@@ -57,7 +57,8 @@ static int fuzz_connect(void)
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)fuzz_port) };
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	/* Tens of thousands of connections a run leave the loopback's ports in TIME_WAIT: a port
-	 * that is not free yet is a fault of the harness, not of the server, so try again. */
+	 * that is not free yet is a fault of the harness, not of the server, so try again; so is
+	 * libFuzzer's SIGALRM (its -timeout check) interrupting the connect. */
 	for (int tries = 0;; tries++) {
 		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		assert(fd >= 0);
@@ -65,7 +66,7 @@ static int fuzz_connect(void)
 			return fd;
 		int e = errno;
 		close(fd);
-		if (e != EADDRNOTAVAIL || tries >= 1000) {
+		if ((e != EADDRNOTAVAIL && e != EINTR) || tries >= 1000) {
 			fprintf(stderr, "fuzz_http: connect to 127.0.0.1:%u: %s\n", fuzz_port, strerror(e));
 			abort();
 		}
