@@ -3,8 +3,8 @@
  * the loop's data and never block on the database, but for the one write, a rollout override
  * (POST/DELETE /api/v1/rollout/allow, a short transaction). Every reply carries the security
  * headers. Before any route: GET/HEAD only (and that write, only with basic auth on, JSON, at
- * most 4 KiB), no other body, bounded URL, no traversal, basic auth when [web] user is set,
- * TLS when [web] cert and key are. It never logs a password or key material, and
+ * most 4 KiB), no other body, bounded URL and query, no traversal, basic auth when [web] user
+ * is set, TLS when [web] cert and key are. It never logs a password or key material, and
  * never a line per refused connection: those are counted, and their warnings throttled. */
 #include "config.h"
 #include "web/http.h"
@@ -23,6 +23,7 @@
 
 #include "web/api.h"
 #include "web/auth.h"
+#include "web/httpargs.h"
 #include "web/httpconn.h"
 #include "web/httpguard.h"
 #include "web/httpgzip.h"
@@ -76,10 +77,14 @@ struct http {
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
 
-/* The request body of a POST or DELETE to HTTPGUARD_ALLOW_PATH, gathered over the handler's calls;
- * *req_cls points to it (freed when the request completes). */
-struct http_upload {
-	buf_t body;
+/* A request's own state, made by the URI callback (http_uri) and freed when the request
+ * completes (http_completed); *req_cls points to it. */
+struct http_req {
+	const void *mark; /* httpguard_uri_check's verdict on the raw target */
+	httpargs_t *args; /* the target's query arguments (libmicrohttpd points into them) */
+	bool checked;     /* the guard let it pass; the next calls route it */
+	bool write;       /* a POST or DELETE to HTTPGUARD_ALLOW_PATH: it has a body */
+	buf_t body;       /* that body, gathered over the handler's calls */
 	bool too_big;
 	httppage_job_t *job; /* a page rendered on httppage.c's pool (then no body) */
 };
@@ -216,7 +221,7 @@ static unsigned http_api_targets(
 
 /* /api/v1/rollout/allow: the overrides; POST and DELETE come with the request's body (up). */
 static unsigned http_api_allow(
-	http_t *h, struct MHD_Connection *conn, const char *method, const struct http_upload *up, buf_t *body)
+	http_t *h, struct MHD_Connection *conn, const char *method, const struct http_req *up, buf_t *body)
 {
 	struct api_allow_req req = { .detector = h->deps.detector,
 		.database = h->deps.conf ? h->deps.conf->database : NULL,
@@ -332,9 +337,8 @@ static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, cons
 }
 
 /* Gather a write's body (POST, DELETE) until libmicrohttpd's last call; MHD_YES meanwhile. */
-static bool http_upload_more(void **req_cls, const char *data, size_t *size)
+static bool http_upload_more(struct http_req *up, const char *data, size_t *size)
 {
-	struct http_upload *up = *req_cls;
 	if (*size == 0)
 		return false;
 	if (up->body.len + *size > HTTPGUARD_BODY_MAX)
@@ -355,26 +359,23 @@ static enum MHD_Result http_page_reply(struct MHD_Connection *conn, const char *
 }
 
 /* A page that reads the database: queued on the pool, its connection suspended meanwhile (the
- * job is kept in *req_cls, freed by http_completed). False when url is none. */
+ * job is kept in rq, freed by http_completed). False when url is none. */
 static bool http_page(
-	http_t *h, struct MHD_Connection *conn, const char *url, void **req_cls, enum MHD_Result *ret)
+	http_t *h, struct MHD_Connection *conn, const char *url, struct http_req *rq, enum MHD_Result *ret)
 {
 	bool suspended;
-	httppage_job_t *j = httppage_begin(h->pages, conn, url, &suspended);
-	if (j == NULL)
+	rq->job = httppage_begin(h->pages, conn, url, &suspended);
+	if (rq->job == NULL)
 		return false;
-	struct http_upload *st = xcalloc(1, sizeof(*st));
-	buf_init(&st->body);
-	st->job = j;
-	*req_cls = st;
-	*ret = suspended ? MHD_YES : http_page_reply(conn, url, j);
+	*ret = suspended ? MHD_YES : http_page_reply(conn, url, rq->job);
 	return true;
 }
 
 /* The routes, once the request passed the guard (and its body, if any, is in up). */
-static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const char *url, const char *method,
-	const struct http_upload *up, void **req_cls)
+static enum MHD_Result http_route(
+	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, struct http_req *rq)
 {
+	const struct http_req *up = rq->write ? rq : NULL;
 	buf_t body;
 	buf_init(&body);
 	const char *ctype = HTTP_TEXT;
@@ -403,7 +404,7 @@ static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const 
 		return http_reply(conn, url, status, ctype, &body);
 	}
 	enum MHD_Result ret;
-	if (up == NULL && http_page(h, conn, url, req_cls, &ret)) {
+	if (up == NULL && http_page(h, conn, url, rq, &ret)) {
 		buf_free(&body);
 		return ret;
 	}
@@ -411,10 +412,43 @@ static enum MHD_Result http_route(http_t *h, struct MHD_Connection *conn, const 
 	return http_reply(conn, url, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
 }
 
-/* A request's own state in *req_cls (a write's body, a page's job); NULL for the marks. */
-static struct http_upload *http_state(void *req_cls)
+/* libmicrohttpd's URI log callback, on the raw target before it parses it: the request's state
+ * with the guard's verdict, and the query arguments taken off the target (web/httpargs.h). */
+static void *http_uri(void *cls, const char *uri, struct MHD_Connection *conn)
 {
-	return httpguard_is_mark(req_cls) ? NULL : req_cls;
+	(void)cls;
+	(void)conn;
+	struct http_req *rq = xcalloc(1, sizeof(*rq));
+	buf_init(&rq->body);
+	rq->mark = httpguard_uri_check(uri);
+	rq->args = httpargs_take(uri);
+	return rq;
+}
+
+/* The first call, once the head is complete: the guard's refusal goes out at once
+ * (libmicrohttpd then closes the connection, unread body and all); a request that passes is
+ * answered on the next call, which keeps the connection. Its arguments are handed to
+ * libmicrohttpd here; when they do not fit in the connection's memory the target is too long. */
+static enum MHD_Result http_check(
+	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, struct http_req *rq)
+{
+	httpconn_began(h->conns, conn);
+	if (rq->mark == NULL && httpargs_give(rq->args, conn) < 0)
+		rq->mark = httpguard_too_long();
+	unsigned refused = httpguard_check(h->auth, conn, url, method, rq->mark);
+	if (refused != 0) {
+		buf_t body;
+		buf_init(&body);
+		buf_puts(&body,
+			refused == MHD_HTTP_FORBIDDEN && httpguard_probe_post(url, method)
+				? "probes on demand need web authentication: set [web] user and "
+				  "password_file\n"
+				: httpguard_refusal(refused));
+		return http_reply(conn, url, refused, HTTP_TEXT, &body);
+	}
+	rq->checked = true;
+	rq->write = httpguard_is_write(url, method);
+	return MHD_YES;
 }
 
 static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -422,46 +456,30 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *conn, cons
 	void **req_cls)
 {
 	http_t *h = cls;
-	struct http_upload *st = http_state(*req_cls);
-	if (st != NULL && st->job != NULL) /* called again after the pool resumed it */
-		return http_page_reply(conn, url, st->job);
-	/* A refusal goes out at once (libmicrohttpd then closes the connection, unread body and
-	 * all); a request that passes is answered on the next call, which keeps the connection;
-	 * a write's body comes over the calls between. */
-	if (httpguard_is_mark(*req_cls) && *req_cls != httpguard_passed()) {
-		httpconn_began(h->conns, conn);
-		unsigned refused = httpguard_check(h->auth, conn, url, method, *req_cls);
-		if (refused != 0) {
-			buf_t body;
-			buf_init(&body);
-			buf_puts(&body,
-				refused == MHD_HTTP_FORBIDDEN && httpguard_probe_post(url, method)
-					? "probes on demand need web authentication: set [web] user and "
-					  "password_file\n"
-					: httpguard_refusal(refused));
-			return http_reply(conn, url, refused, HTTP_TEXT, &body);
-		}
-		*req_cls = httpguard_is_write(url, method) ? xcalloc(1, sizeof(struct http_upload))
-							   : httpguard_passed();
+	if (*req_cls == NULL) /* the URI callback makes it; never without */
+		*req_cls = http_uri(h, NULL, conn);
+	struct http_req *rq = *req_cls;
+	if (rq->job != NULL) /* called again after the pool resumed it */
+		return http_page_reply(conn, url, rq->job);
+	if (!rq->checked)
+		return http_check(h, conn, url, method, rq);
+	/* a write's body comes over the calls between */
+	if (rq->write && http_upload_more(rq, upload_data, upload_data_size))
 		return MHD_YES;
-	}
-	struct http_upload *up = *req_cls != httpguard_passed() ? *req_cls : NULL;
-	if (up != NULL && http_upload_more(req_cls, upload_data, upload_data_size))
-		return MHD_YES;
-	return http_route(h, conn, url, method, up, req_cls);
+	return http_route(h, conn, url, method, rq);
 }
 
-/* Frees a write's body or a page's job, then tells the slowloris guard the connection waits
- * again. */
+/* Frees the request's state, then tells the slowloris guard the connection waits again. */
 static void http_completed(
 	void *cls, struct MHD_Connection *conn, void **req_cls, enum MHD_RequestTerminationCode toe)
 {
 	http_t *h = cls;
-	struct http_upload *st = http_state(*req_cls);
-	if (st != NULL) {
-		httppage_job_free(st->job);
-		buf_free(&st->body);
-		free(st);
+	struct http_req *rq = *req_cls;
+	if (rq != NULL) {
+		httppage_job_free(rq->job);
+		buf_free(&rq->body);
+		httpargs_free(rq->args);
+		free(rq);
 	}
 	*req_cls = NULL;
 	httpconn_completed(h->conns, conn, req_cls, toe);
@@ -549,8 +567,8 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 		MHD_ALLOW_SUSPEND_RESUME | (cert != NULL ? MHD_USE_TLS : 0);
 	h->starting = true;
 	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_handler, h,
-		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, httpguard_uri_check,
-		NULL, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
+		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri, h,
+		MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned)HTTP_MAX_CONNECTIONS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP, MHD_OPTION_CONNECTION_TIMEOUT,
 		(unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY,

@@ -11,14 +11,15 @@
 
 #define HTTPGUARD_MAX_URI 4096 /* longer request targets get 414 */
 
-/* Marks the URI callback leaves in *req_cls for the handler (NULL: nothing wrong), and the
- * handler's own once the request has passed the guard. */
-static char httpguard_long, httpguard_bad, httpguard_passed_mark;
+/* The marks httpguard_uri_check gives (NULL: nothing wrong). */
+static const char httpguard_long, httpguard_bad;
 
 /* The raw request target, before libmicrohttpd decodes it: too long, or holding an encoded
  * NUL (which decoding would turn into an early end of the path) or an encoded slash. */
-void *httpguard_uri_check(void *cls, const char *uri, struct MHD_Connection *conn)
+const void *httpguard_uri_check(const char *uri)
 {
+	if (uri == NULL)
+		return NULL;
 	size_t n = strlen(uri), path = strcspn(uri, "?");
 	if (n > HTTPGUARD_MAX_URI)
 		return &httpguard_long;
@@ -147,13 +148,7 @@ const char *httpguard_refusal(unsigned status)
 	}
 }
 
-bool httpguard_is_mark(const void *req_cls)
+const void *httpguard_too_long(void)
 {
-	return req_cls == NULL || req_cls == &httpguard_long || req_cls == &httpguard_bad ||
-		req_cls == &httpguard_passed_mark;
-}
-
-void *httpguard_passed(void)
-{
-	return &httpguard_passed_mark;
+	return &httpguard_long;
 }

@@ -12,15 +12,13 @@
 #define HTTPGUARD_ALLOW_PATH "/api/v1/rollout/allow" /* the one route that takes POST and DELETE */
 #define HTTPGUARD_BODY_MAX   4096                    /* its largest request body */
 
-/* libmicrohttpd's URI log callback: a mark for *req_cls when the raw target is too long or
- * holds an encoded NUL or slash, else NULL. */
-void *httpguard_uri_check(void *cls, const char *uri, struct MHD_Connection *conn);
-/* Whether req_cls is NULL or one of the marks (the URI callback's, or httpguard_passed). */
-bool httpguard_is_mark(const void *req_cls);
-/* The mark of a request that passed and carries no state of its own. */
-void *httpguard_passed(void);
+/* For libmicrohttpd's URI log callback: a mark for httpguard_check when the raw target is too
+ * long or holds an encoded NUL or slash, else NULL. */
+const void *httpguard_uri_check(const char *uri);
+/* The mark of a target too long (414), also for one whose arguments do not fit in memory. */
+const void *httpguard_too_long(void);
 /* 0 when the request may go to its route, else the status to refuse it with; auth NULL: no
- * [web] user (everyone may read, nobody may write). mark: what the URI callback left. */
+ * [web] user (everyone may read, nobody may write). mark: what httpguard_uri_check gave. */
 unsigned httpguard_check(
 	auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method, const void *mark);
 /* The body of a refusal of status. */
