@@ -54,8 +54,10 @@
 #define HTTP_CONN_MEMORY     (16 * 1024) /* request headers and URL must fit */
 #define HTTP_TLS_PRIORITIES  "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 #define HTTP_STALE_MIN_MS    3000
-#define HTTP_REFUSED_EVERY   100   /* after the first refusal, log one in this many */
-#define HTTP_REFUSED_QUIET   60000 /* ms without a refusal: the next one is a first again */
+#define HTTP_REFUSED_EVERY   100               /* after the first refusal, log one in this many */
+#define HTTP_REFUSED_QUIET   60000             /* ms without a refusal: the next one is a first again */
+#define HTTP_COMPLAINT_OTHER METRICS_REFUSED_N /* libmicrohttpd's other complaints: not counted */
+#define HTTP_COMPLAINTS      (METRICS_REFUSED_N + 1)
 
 #define HTTP_TEXT "text/plain; charset=utf-8"
 
@@ -71,8 +73,8 @@ struct http {
 	char *start_msg;
 	pthread_mutex_t refused_mu; /* the pool's threads all refuse: counters and complaints */
 	struct metrics_http counters;
-	complain_t refused_c[METRICS_REFUSED_N];
-	int64_t refused_last_ms[METRICS_REFUSED_N];
+	complain_t refused_c[HTTP_COMPLAINTS];
+	int64_t refused_last_ms[HTTP_COMPLAINTS];
 };
 
 typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
@@ -485,7 +487,7 @@ static void http_completed(
 	httpconn_completed(h->conns, conn, req_cls, toe);
 }
 
-/* Which refusal libmicrohttpd's message reports, or -1 for another message. Its words for both
+/* Which refusal libmicrohttpd's message reports, or HTTP_COMPLAINT_OTHER. Its words for both
  * connection limits (per address and in all) are the same. */
 static int http_refusal_kind(const char *msg)
 {
@@ -493,17 +495,20 @@ static int http_refusal_kind(const char *msg)
 		return METRICS_REFUSED_LIMIT;
 	if (strncmp(msg, "Error accepting connection", 26) == 0 || strstr(msg, "resource limit") != NULL)
 		return METRICS_REFUSED_ACCEPT;
-	return -1;
+	return HTTP_COMPLAINT_OTHER;
 }
 
-/* Count a refusal, and log it when it is the first after a quiet spell or the next in
- * HTTP_REFUSED_EVERY, with the number not logged since: anyone can cause them. */
+/* Count a refusal (or, for HTTP_COMPLAINT_OTHER, another complaint of libmicrohttpd about a
+ * client: a malformed request it answered itself), and log it when it is the first after a
+ * quiet spell or the next in HTTP_REFUSED_EVERY, with the number not logged since: anyone can
+ * cause them. */
 static void http_refused(http_t *h, int kind, const char *msg)
 {
 	uint64_t held = 0;
 	int64_t now = clock_mono_ms();
 	pthread_mutex_lock(&h->refused_mu);
-	h->counters.refused[kind]++;
+	if (kind < METRICS_REFUSED_N)
+		h->counters.refused[kind]++;
 	if (now - h->refused_last_ms[kind] >= HTTP_REFUSED_QUIET)
 		complain_release(&h->refused_c[kind]);
 	h->refused_last_ms[kind] = now;
@@ -532,9 +537,8 @@ static void http_log(void *cls, const char *fmt, va_list ap)
 			free(msg);
 		return;
 	}
-	int kind = h != NULL ? http_refusal_kind(msg) : -1;
-	if (kind >= 0)
-		http_refused(h, kind, msg);
+	if (h != NULL) /* once serving, what libmicrohttpd says is of what a client sent */
+		http_refused(h, http_refusal_kind(msg), msg);
 	else
 		log_warn("http: %s", msg);
 	free(msg);
@@ -628,7 +632,7 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	h->port = port;
 	h->stale_ms = http_stale_ms(deps->conf);
 	pthread_mutex_init(&h->refused_mu, NULL);
-	for (size_t i = 0; i < METRICS_REFUSED_N; i++) {
+	for (size_t i = 0; i < HTTP_COMPLAINTS; i++) {
 		complain_init(&h->refused_c[i], HTTP_REFUSED_EVERY);
 		h->refused_last_ms[i] = INT64_MIN / 2; /* long ago */
 	}
