@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "lib/xmem.h"
 
@@ -101,4 +102,35 @@ void httpargs_free(httpargs_t *a)
 	free(a->kv);
 	free(a->buf);
 	free(a);
+}
+
+/* Refuses conn's request outside libmicrohttpd: a 400 written to its socket unless over TLS
+ * (libmicrohttpd frames that), then a shutdown, which libmicrohttpd sees at once and closes.
+ * From its own thread, with nothing of this request sent yet: the reply goes out whole or in
+ * part, and a part is what a close mid-reply gives anyway. */
+static void httpargs_refuse(struct MHD_Connection *conn)
+{
+	static const char refusal[] = "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n"
+				      "Content-Type: text/plain\r\nContent-Length: 12\r\n\r\n"
+				      "bad request\n";
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (ci == NULL)
+		return;
+	if (MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION) == NULL) {
+		ssize_t sent = send(
+			ci->connect_fd, refusal, sizeof(refusal) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		(void)sent;
+	}
+	shutdown(ci->connect_fd, SHUT_RDWR);
+}
+
+size_t httpargs_unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+	(void)cls;
+	/* libmicrohttpd stops parsing arguments at the first that does not fit: after one has not
+	 * fit this runs once more, on the path. Before the URI callback nothing is queued, and the
+	 * daemon has no digest auth (which would call this from the access handler). */
+	if (conn != NULL && MHD_get_connection_info(conn, MHD_CONNECTION_INFO_HTTP_STATUS) != NULL)
+		httpargs_refuse(conn);
+	return MHD_http_unescape(s);
 }

@@ -3,7 +3,9 @@
  * line; when they do not fit it queues a 431 that it never sends, and the connection hangs
  * until a timeout. Here they are taken off the target before it parses them, and handed back
  * one by one, which simply fails when there is no room (the caller refuses the request). It
- * never writes to libmicrohttpd's copy of the target past the byte after the '?'. */
+ * never writes to libmicrohttpd's copy of the target past the byte after the '?', nor reads
+ * past the end of the C string it is given; it writes to a connection's socket only to refuse
+ * a request libmicrohttpd would leave hanging (httpargs_unescape). */
 #ifndef WGWATCH_HTTPARGS_H
 #define WGWATCH_HTTPARGS_H
 
@@ -31,5 +33,14 @@ const char *httpargs_value(const httpargs_t *a, size_t i, size_t *len);
  * HTTPARGS_MAX or the connection's memory has no room for them. NULL is fine. */
 int httpargs_give(const httpargs_t *a, struct MHD_Connection *conn);
 void httpargs_free(httpargs_t *a); /* NULL is fine */
+
+/* libmicrohttpd's unescape callback (MHD_OPTION_UNESCAPE_CALLBACK): decodes s as its own does.
+ * It is also the first code of ours to run after libmicrohttpd parsed a target's arguments.
+ * When a raw NUL comes before the '?', httpargs_take's copy ends at the NUL and takes nothing
+ * off; then libmicrohttpd parses the arguments itself, and when they do not fit it queues a
+ * 431 it never sends (see above). A response queued by then can only be that: the request is
+ * refused here with a 400 written to the socket (not over TLS, which libmicrohttpd frames),
+ * and the connection is shut down, which libmicrohttpd sees at once and closes. */
+size_t httpargs_unescape(void *cls, struct MHD_Connection *conn, char *s);
 
 #endif
