@@ -1,7 +1,8 @@
 /* rest: the RouterOS REST collector. One poll is up to seven sequential requests (routerboard
  * only when its answer may have changed, see restboard.h; health once a minute; with
- * check_updates, /system/package/update at most once an hour; a route check of one peer's
- * endpoint while the WAN is being found, see restwan.h) on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
+ * check_updates, /system/package/update at most once an hour; the peers' details only every
+ * peer_details_every polls, see restpeers.h; a route check of one peer's endpoint while the
+ * WAN is being found, see restwan.h) on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
  * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
  * or preshared keys, nor put the password in a URL, an error or a log line.
  * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
@@ -16,6 +17,7 @@
 #include "collectors/restdecode.h"
 #include "collectors/resthdr.h"
 #include "collectors/restmulti.h"
+#include "collectors/restpeers.h"
 #include "collectors/restreq.h"
 #include "collectors/restupdate.h"
 #include "collectors/restwan.h"
@@ -60,6 +62,7 @@ struct rest_conn {
 	char errbuf[CURL_ERROR_SIZE];
 	restboard_t *board;    /* the last /system/routerboard answer */
 	healthkeep_t *health;  /* the last /system/health answer */
+	restpeers_t *peers;    /* the peers' details, kept by .id */
 	restupdate_t *update;  /* the last /system/package/update answer (check_updates) */
 	restwan_t *wan;        /* the WAN found from the peers' endpoints */
 	restreq_url_t *url;    /* the router's URL, kept parsed for curl */
@@ -182,6 +185,8 @@ static int rest_set_request(struct rest_conn *c, int64_t left)
 		restreq_route(c->route_dst, &q);
 	else
 		restreq_get(c->step, c->rc, found, nfound, c->s, &q);
+	if (!c->routing && c->step == RESTDECODE_PEERS && !restpeers_full(c->peers))
+		restreq_peer_counters(&q);
 	CURL *e = c->easy;
 	CURLU *url = restreq_url_point(c->url, c->rc->rest, &q);
 	bool nomem;
@@ -298,6 +303,8 @@ static void rest_next_step(struct rest_conn *c)
 		c->step++; /* the kept answer stands (healthkeep.h) */
 	if (c->step == RESTDECODE_UPDATE && restupdate_use(c->update, c->rc, c->s, clock_mono_ms()))
 		c->step++;
+	if (c->step == RESTDECODE_PEERS)
+		restpeers_plan(c->peers, c->rc, c->s);
 }
 
 /* After the poll's last step: a route check of one peer's endpoint, when one is due and time
@@ -332,9 +339,14 @@ static void rest_route_done(struct rest_conn *c, CURLcode res, long code)
 	rest_finish(c);
 }
 
-/* Step c->step's reply was decoded (rc 0) or refused (-1, cause): on to the next request. */
+/* Step c->step's reply was decoded (rc 0) or refused (-1, cause): on to the next request, or
+ * the same again (RESTPEERS_AGAIN: the peers' counters did not match the kept details). */
 static void rest_decoded(struct rest_conn *c, int rc, char *cause)
 {
+	if (rc == RESTPEERS_AGAIN) {
+		rest_start_step(c);
+		return;
+	}
 	if (rc < 0) {
 		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
 		free(cause);
@@ -357,6 +369,7 @@ static void rest_conn_free(struct rest_conn *c)
 {
 	restboard_destroy(c->board);
 	healthkeep_destroy(c->health);
+	restpeers_destroy(c->peers);
 	restupdate_destroy(c->update);
 	restwan_destroy(c->wan);
 	restreq_url_destroy(c->url);
@@ -364,13 +377,21 @@ static void rest_conn_free(struct rest_conn *c)
 	free(c);
 }
 
-/* Offload thread: only body and s, which the loop leaves alone while decoding. */
+/* c's reply into c->s (restdecode_reply; the peers' through restpeers.h). */
+static int rest_decode_body(struct rest_conn *c, char **cause)
+{
+	const char *body = c->body.data ? c->body.data : "";
+	if (c->step == RESTDECODE_PEERS)
+		return restpeers_decode(c->peers, body, c->body.len, c->s, cause);
+	return restdecode_reply(c->step, body, c->body.len, c->s, cause);
+}
+
+/* Offload thread: only body, s and peers, which the loop leaves alone while decoding. */
 static void rest_decode_work(void *arg)
 {
 	struct rest_conn *c = arg;
 	c->dec_cause = NULL;
-	c->dec_rc = restdecode_reply(
-		c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &c->dec_cause);
+	c->dec_rc = rest_decode_body(c, &c->dec_cause);
 }
 
 /* Loop thread: the decode ended; go on, or drop a poll that was abandoned meanwhile. */
@@ -415,8 +436,7 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 		offload_run(c->r->off, rest_decode_work, rest_decode_done, c);
 		return;
 	} else {
-		int rc = restdecode_reply(
-			c->step, c->body.data ? c->body.data : "", c->body.len, c->s, &cause);
+		int rc = rest_decode_body(c, &cause);
 		rest_decoded(c, rc, cause);
 		return;
 	}
@@ -529,6 +549,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	c->r = r;
 	buf_init(&c->body);
 	c->health = healthkeep_create();
+	c->peers = restpeers_create();
 	c->board = restboard_create();
 	c->update = restupdate_create();
 	c->wan = restwan_create();

@@ -373,23 +373,59 @@ static int restdecode_peer_row(const restjson_node_t *o, sample_t *s, struct sam
 	return 0;
 }
 
-static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
+/* How a peers reply is read: all of a peer (full), or the counters of .proplist=.id,rx,tx,
+ * last-handshake; fn, when set, sees each peer with its .id. */
+struct restdecode_keyed {
+	bool full;
+	restdecode_peer_fn *fn;
+	void *arg;
+};
+
+/* A counters-only row: the rest of the peer comes from collectors/restpeers.h's cache. */
+static int restdecode_counter_row(const restjson_node_t *o, struct sample_peer *p, char **cause)
+{
+	p->last_handshake_ms = -1;
+	if (restdecode_check_record(o, cause) < 0 ||
+		restdecode_duration(o, "last-handshake", false, &p->last_handshake_ms, cause) < 0 ||
+		restdecode_u64(o, "rx", true, &p->rx_bytes, cause) < 0 ||
+		restdecode_u64(o, "tx", true, &p->tx_bytes, cause) < 0)
+		return -1;
+	return 0;
+}
+
+static int restdecode_peers_with(
+	const restjson_node_t *j, sample_t *s, const struct restdecode_keyed *k, char **cause)
 {
 	if (restdecode_list(j, cause) < 0)
 		return -1;
 	for (size_t i = 0; i < restdecode_nelem(j); i++) {
 		const restjson_node_t *o = restdecode_elem(j, i);
+		const char *id = k->fn != NULL ? restdecode_str(o, ".id") : NULL; /* sent first */
 		struct sample_peer p = { 0 };
 		const char *ifc, *key, *label;
-		if (restdecode_peer_row(o, s, &p, &ifc, &key, &label, cause) < 0)
+		if (!k->full) {
+			if (restdecode_counter_row(o, &p, cause) < 0)
+				return -1;
+		} else if (restdecode_peer_row(o, s, &p, &ifc, &key, &label, cause) < 0) {
 			return -1; /* p's strings, if any, are s's: freed with it */
-		p.interface = sample_strdup(s, ifc);
-		p.public_key = sample_strdup(s, key);
-		p.peer = sample_strdup(s, label);
-		*sample_add_peer(s) = p;
+		} else {
+			p.interface = sample_strdup(s, ifc);
+			p.public_key = sample_strdup(s, key);
+			p.peer = sample_strdup(s, label);
+		}
+		struct sample_peer *at = sample_add_peer(s);
+		*at = p;
+		if (k->fn != NULL)
+			k->fn(k->arg, s, at, id);
 	}
 	s->have_peers = true;
 	return 0;
+}
+
+static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
+{
+	static const struct restdecode_keyed all = { .full = true };
+	return restdecode_peers_with(j, s, &all, cause);
 }
 
 /* ---- /system/health: RouterOS 7 rows {name, value, type}, older builds one flat record ---- */
@@ -529,20 +565,31 @@ static restjson_t *restdecode_doc(void)
 	return d;
 }
 
-int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
+/* body parsed into this thread's document, or NULL with *cause. */
+static const restjson_node_t *restdecode_parse(const char *body, size_t len, char **cause)
 {
-	restjson_t *doc = restdecode_doc();
-	const restjson_node_t *j = restjson_parse(doc, body, len);
-	int rc = -1;
+	const restjson_node_t *j = restjson_parse(restdecode_doc(), body, len);
 	if (j == NULL) {
 		size_t ws = strspn(body, " \t\r\n");
 		*cause = xstrdup(ws < len && body[ws] == '<' ? "reply is HTML, not JSON"
 				: len == 0                   ? "empty reply"
 							     : "reply is not JSON");
-	} else {
-		rc = restdecode_table[step](j, s, cause);
 	}
-	return rc;
+	return j;
+}
+
+int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
+{
+	const restjson_node_t *j = restdecode_parse(body, len, cause);
+	return j == NULL ? -1 : restdecode_table[step](j, s, cause);
+}
+
+int restdecode_peers_keyed(
+	const char *body, size_t len, bool full, sample_t *s, restdecode_peer_fn *fn, void *arg, char **cause)
+{
+	const struct restdecode_keyed k = { .full = full, .fn = fn, .arg = arg };
+	const restjson_node_t *j = restdecode_parse(body, len, cause);
+	return j == NULL ? -1 : restdecode_peers_with(j, s, &k, cause);
 }
 
 /* The interface of a /ip/route/check reply: a one-element array (a command bounded by once) or

@@ -3,6 +3,7 @@
 #ifndef WGWATCH_RESTDECODE_H
 #define WGWATCH_RESTDECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "daemon/sample.h"
@@ -22,6 +23,14 @@ enum restdecode_step {
 /* Decodes the 2xx reply body of step (len bytes, NUL-terminated) into s. 0, or -1 with *cause
  * (printable, caller frees); s may be partly filled on failure. */
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause);
+/* Sees peer p, just appended to s, and its `.id` (NULL when the row has none), valid for the
+ * call only. */
+typedef void restdecode_peer_fn(void *arg, sample_t *s, struct sample_peer *p, const char *id);
+/* A peers reply into s: with full, as restdecode_reply(RESTDECODE_PEERS) does; without, one of
+ * .proplist=.id,rx,tx,last-handshake, whose peers get counters only. fn (may be NULL) sees
+ * each peer. 0, or -1 with *cause as restdecode_reply. */
+int restdecode_peers_keyed(const char *body, size_t len, bool full, sample_t *s, restdecode_peer_fn *fn,
+	void *arg, char **cause);
 /* The interface a /ip/route/check reply names (malloc'd into *iface): 0, or -1 with *cause
  * (printable, caller frees). */
 int restdecode_route(const char *body, size_t len, char **iface, char **cause);

@@ -127,6 +127,11 @@ static bool restreq_peer_names(const sample_t *s)
 	return v.major > 7 || (v.major == 7 && v.minor >= 15);
 }
 
+void restreq_peer_counters(struct restreq *q)
+{
+	q->query = ".proplist=.id,rx,tx,last-handshake";
+}
+
 void restreq_route(const char *dst, struct restreq *q)
 {
 	q->path = "/rest/ip/route/check";

@@ -24,6 +24,8 @@ struct restreq {
  * (its version decides the peers' .proplist). */
 void restreq_get(enum restdecode_step step, const conf_router_t *rc, char *const *found, size_t nfound,
 	const sample_t *s, struct restreq *q);
+/* Turns q, the peers' request, into one for their counters alone (collectors/restpeers.h). */
+void restreq_peer_counters(struct restreq *q);
 /* The route check of dst (restwan.h). */
 void restreq_route(const char *dst, struct restreq *q);
 

@@ -21,10 +21,11 @@ typedef struct conf_router {
 
 	char *rest; /* base URL, e.g. "https://192.0.2.1" (no trailing /); NULL: no REST */
 	char *user;
-	char *password;     /* SECRET; from password or password_file */
-	bool tls_verify;    /* default yes */
-	char *ca_file;      /* absolute path or NULL */
-	bool check_updates; /* read /system/package/update at most hourly; default no */
+	char *password;         /* SECRET; from password or password_file */
+	bool tls_verify;        /* default yes */
+	char *ca_file;          /* absolute path or NULL */
+	bool check_updates;     /* read /system/package/update at most hourly; default no */
+	int peer_details_every; /* polls between REST requests of the peers' details; default 10 */
 
 	char *snmp;                /* "host[:port]" or NULL */
 	int snmp_version;          /* 1, 2 (for 2c) or 3; default 2 */

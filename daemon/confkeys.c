@@ -86,6 +86,8 @@ const struct conf_key confkeys_table[] = {
 	{ RKEY("ca_file", T_FILE, ca_file), .help = "CA bundle (PEM) to verify the router with" },
 	{ RKEY("check_updates", T_BOOL, check_updates), .def = "no",
 		.help = "read the version the router is offered (/system/package/update), at most hourly" },
+	{ RKEY("peer_details_every", T_INT, peer_details_every), .def = "10", .min = 1, .max = 100000,
+		.help = "over REST, ask the peers' details (endpoint, names...) every this many polls" },
 	{ RKEY("snmp", T_HOSTPORT, snmp), .help = "SNMP agent, host[:port]" },
 	{ RKEY("snmp_version", T_SNMPVER, snmp_version), .def = "2c", .help = "SNMP version: 1, 2c or 3" },
 	{ RKEY("snmp_community", T_SECRET, snmp_community), .def = "public",

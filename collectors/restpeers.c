@@ -1,0 +1,175 @@
+/* restpeers: the kept peer details of one router (collectors/restpeers.h), an array in the
+ * order the router lists its peers. No I/O; it decodes through restdecode.h and owns every
+ * string it keeps. It must never keep or ask for private or preshared keys. */
+#include "config.h"
+#include "collectors/restpeers.h"
+#include "collectors/restdecode.h"
+#include "daemon/rate.h"
+#include "lib/clock.h"
+#include "lib/xmem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct restpeers_entry {
+	char *id;
+	struct sample_peer p; /* details only, strings malloc'd; counters unused */
+	bool seen;            /* matched by the counters reply being decoded */
+};
+
+struct restpeers {
+	struct restpeers_entry *e; /* valid: the last full reply, every row with an .id */
+	size_t n, cap;
+	bool valid;
+	bool pending;   /* a peers request was planned and no reply decoded since */
+	bool full;      /* the request in hand asks the details */
+	bool miss;      /* the counters reply being decoded named a peer not kept */
+	size_t matched; /* kept peers it named */
+	int since;      /* counters-only polls since the last full one */
+	char *version;  /* of the last planned poll */
+	int64_t uptime_ms, mono_ms;
+};
+
+restpeers_t *restpeers_create(void)
+{
+	restpeers_t *k = xcalloc(1, sizeof(restpeers_t));
+	k->uptime_ms = -1;
+	return k;
+}
+
+static void restpeers_clear(restpeers_t *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		struct restpeers_entry *e = &k->e[i];
+		free(e->id);
+		free(e->p.interface), free(e->p.peer), free(e->p.public_key);
+		free(e->p.endpoint), free(e->p.allowed);
+	}
+	k->n = 0;
+	k->valid = false;
+}
+
+void restpeers_destroy(restpeers_t *k)
+{
+	if (k == NULL)
+		return;
+	restpeers_clear(k);
+	free(k->e);
+	free(k->version);
+	free(k);
+}
+
+static bool restpeers_same(const char *a, const char *b)
+{
+	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+void restpeers_plan(restpeers_t *k, const conf_router_t *rc, const sample_t *s)
+{
+	int64_t now = clock_mono_ms();
+	bool restarted = k->mono_ms > 0 && rate_restarted(k->uptime_ms, s->uptime_ms, now - k->mono_ms);
+	k->full = !k->valid || k->pending || k->since + 1 >= rc->peer_details_every || restarted ||
+		!restpeers_same(k->version, s->version);
+	k->since = k->full ? 0 : k->since + 1;
+	k->pending = true;
+	free(k->version);
+	k->version = xstrdup(s->version);
+	k->uptime_ms = s->uptime_ms;
+	k->mono_ms = now;
+}
+
+bool restpeers_full(const restpeers_t *k)
+{
+	return k->full;
+}
+
+/* restdecode_peer_fn of a full reply: keep p's details under id. */
+static void restpeers_keep(void *arg, sample_t *s, struct sample_peer *p, const char *id)
+{
+	restpeers_t *k = arg;
+	if (id == NULL) { /* no key to find it by: ask the details next time too */
+		k->valid = false;
+		return;
+	}
+	if (k->n == k->cap) {
+		k->cap = k->cap ? 2 * k->cap : 16;
+		k->e = xreallocarray(k->e, k->cap, sizeof(*k->e));
+	}
+	struct restpeers_entry *e = &k->e[k->n++];
+	e->id = xstrdup(id);
+	e->p = (struct sample_peer){ .interface = xstrdup(p->interface),
+		.peer = xstrdup(p->peer),
+		.public_key = xstrdup(p->public_key),
+		.endpoint = xstrdup(p->endpoint),
+		.endpoint_port = p->endpoint_port,
+		.allowed = xstrdup(p->allowed),
+		.disabled = p->disabled };
+}
+
+/* The kept entry of id not yet matched: the one at the same place first, as the router lists
+ * its peers in the same order; NULL when none. */
+static struct restpeers_entry *restpeers_find(restpeers_t *k, size_t at, const char *id)
+{
+	if (at < k->n && !k->e[at].seen && strcmp(k->e[at].id, id) == 0)
+		return &k->e[at];
+	for (size_t i = 0; i < k->n; i++)
+		if (!k->e[i].seen && strcmp(k->e[i].id, id) == 0)
+			return &k->e[i];
+	return NULL;
+}
+
+/* restdecode_peer_fn of a counters-only reply: p's details from the kept ones. */
+static void restpeers_fill(void *arg, sample_t *s, struct sample_peer *p, const char *id)
+{
+	restpeers_t *k = arg;
+	struct restpeers_entry *e = id != NULL ? restpeers_find(k, s->npeers - 1, id) : NULL;
+	if (e == NULL) {
+		k->miss = true;
+		return;
+	}
+	e->seen = true;
+	k->matched++;
+	p->interface = sample_strdup(s, e->p.interface);
+	p->peer = sample_strdup(s, e->p.peer);
+	p->public_key = sample_strdup(s, e->p.public_key);
+	p->endpoint = sample_strdup(s, e->p.endpoint);
+	p->endpoint_port = e->p.endpoint_port;
+	p->allowed = sample_strdup(s, e->p.allowed);
+	p->disabled = e->p.disabled;
+}
+
+static int restpeers_decode_full(restpeers_t *k, const char *body, size_t len, sample_t *s, char **cause)
+{
+	restpeers_clear(k);
+	k->valid = true; /* unless a row lacks an .id */
+	size_t first = s->npeers;
+	if (restdecode_peers_keyed(body, len, true, s, restpeers_keep, k, cause) < 0) {
+		restpeers_clear(k);
+		return -1;
+	}
+	if (k->n != s->npeers - first)
+		restpeers_clear(k);
+	k->pending = false;
+	return 0;
+}
+
+int restpeers_decode(restpeers_t *k, const char *body, size_t len, sample_t *s, char **cause)
+{
+	if (k->full)
+		return restpeers_decode_full(k, body, len, s, cause);
+	for (size_t i = 0; i < k->n; i++)
+		k->e[i].seen = false;
+	k->miss = false;
+	k->matched = 0;
+	int rc = restdecode_peers_keyed(body, len, false, s, restpeers_fill, k, cause);
+	if (rc < 0)
+		return -1; /* pending stays: the next poll asks the details */
+	if (k->miss || k->matched != k->n) {
+		s->npeers = 0; /* their strings stay in s's pool until it is freed */
+		s->have_peers = false;
+		k->full = true;
+		return RESTPEERS_AGAIN;
+	}
+	k->pending = false;
+	return 0;
+}
