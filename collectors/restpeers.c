@@ -23,6 +23,7 @@ struct restpeers {
 	bool valid;
 	bool pending;   /* a peers request was planned and no reply decoded since */
 	bool full;      /* the request in hand asks the details */
+	bool keep;      /* ... and its answer is to be kept (peer_details_every > 1) */
 	bool miss;      /* the counters reply being decoded named a peer not kept */
 	size_t matched; /* kept peers it named */
 	int since;      /* counters-only polls since the last full one */
@@ -70,6 +71,7 @@ void restpeers_plan(restpeers_t *k, const conf_router_t *rc, const sample_t *s)
 	bool restarted = k->mono_ms > 0 && rate_restarted(k->uptime_ms, s->uptime_ms, now - k->mono_ms);
 	k->full = !k->valid || k->pending || k->since + 1 >= rc->peer_details_every || restarted ||
 		!restpeers_same(k->version, s->version);
+	k->keep = rc->peer_details_every > 1; /* else nothing would ever read it */
 	k->since = k->full ? 0 : k->since + 1;
 	k->pending = true;
 	free(k->version);
@@ -141,13 +143,13 @@ static void restpeers_fill(void *arg, sample_t *s, struct sample_peer *p, const 
 static int restpeers_decode_full(restpeers_t *k, const char *body, size_t len, sample_t *s, char **cause)
 {
 	restpeers_clear(k);
-	k->valid = true; /* unless a row lacks an .id */
+	k->valid = k->keep; /* unless a row lacks an .id */
 	size_t first = s->npeers;
-	if (restdecode_peers_keyed(body, len, true, s, restpeers_keep, k, cause) < 0) {
+	if (restdecode_peers_keyed(body, len, true, s, k->keep ? restpeers_keep : NULL, k, cause) < 0) {
 		restpeers_clear(k);
 		return -1;
 	}
-	if (k->n != s->npeers - first)
+	if (k->keep && k->n != s->npeers - first)
 		restpeers_clear(k);
 	k->pending = false;
 	return 0;
