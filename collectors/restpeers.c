@@ -164,8 +164,10 @@ int restpeers_decode(restpeers_t *k, const char *body, size_t len, sample_t *s, 
 	k->miss = false;
 	k->matched = 0;
 	int rc = restdecode_peers_keyed(body, len, false, s, restpeers_fill, k, cause);
-	if (rc < 0)
-		return -1; /* pending stays: the next poll asks the details */
+	if (rc < 0) {
+		s->npeers = 0; /* rows missing details must not go on, even in a failed sample */
+		return -1;     /* pending stays: the next poll asks the details */
+	}
 	if (k->miss || k->matched != k->n) {
 		s->npeers = 0; /* their strings stay in s's pool until it is freed */
 		s->have_peers = false;

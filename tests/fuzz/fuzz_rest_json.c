@@ -1,9 +1,11 @@
 /* fuzz_rest_json: libFuzzer harness for the RouterOS REST reply decoders (collectors/restdecode.c,
  * linked from the library). The input is fed as the 2xx body of every endpoint (route checks
- * included) and as an error body; an error text must stay printable ASCII, a decoded sample within its ranges.
+ * included), as an error body, and as a peers reply with and without the details restpeers
+ * keeps; an error text must stay printable ASCII, a decoded sample within its ranges.
  * Never opens a socket: restdecode has no transport. */
 #undef NDEBUG
 #include "collectors/restdecode.h"
+#include "collectors/restpeers.h"
 #include "lib/xmem.h"
 
 #include <assert.h>
@@ -58,6 +60,31 @@ static void fuzz_step(enum restdecode_step step, const char *body, size_t len)
 	sample_free(s);
 }
 
+/* body as the details' reply, then as the counters' (restpeers.h): whatever the rows, a
+ * counters-only sample is whole or holds no peers. */
+static void fuzz_peers_kept(const char *body, size_t len)
+{
+	static char name[] = "fuzz";
+	conf_router_t rc = { .name = name, .peer_details_every = 10 };
+	restpeers_t *k = restpeers_create();
+	for (int i = 0; i < 2; i++) {
+		sample_t *s = sample_new("fuzz", 0, "rest");
+		char *cause = NULL;
+		restpeers_plan(k, &rc, s);
+		assert(i == 1 || restpeers_full(k));
+		int rc2 = restpeers_decode(k, body, len, s, &cause);
+		if (rc2 < 0)
+			fuzz_printable(cause);
+		else if (rc2 == 0)
+			fuzz_check_sample(RESTDECODE_PEERS, s);
+		else
+			assert(s->npeers == 0);
+		free(cause);
+		sample_free(s);
+	}
+	restpeers_destroy(k);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The transport hands over a NUL-terminated buf_t with its length. */
@@ -66,6 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	body[size] = '\0';
 	for (int step = 0; step < RESTDECODE_NSTEPS; step++)
 		fuzz_step((enum restdecode_step)step, body, size);
+	fuzz_peers_kept(body, size);
 	char *why = restdecode_http_reason(size % 2 ? 401 : 500, body, size);
 	fuzz_printable(why);
 	free(why);
