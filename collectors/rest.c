@@ -4,16 +4,14 @@
  * peer_details_every polls, see restpeers.h; a route check of one peer's endpoint while the
  * WAN is being found, see restwan.h) on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
  * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
- * or preshared keys, nor put the password in a URL, an error or a log line.
- * Routers are spread over several curl multi handles of at most REST_PER_MULTI each: libcurl
- * (7.88) walks a multi's whole DNS cache and connection cache at the end of every transfer, so
- * one multi for 10,000 routers would make every request cost O(routers). A router's keep-alive
- * connection lives in its multi's connection cache, not in an easy handle: easy handles (5.6 KB
- * each) are pooled and lent to the polls in flight. */
+ * or preshared keys, nor put the password in a URL, an error or a log line. The curl multi
+ * handles the routers are spread over, and the pool of easy handles lent to the polls in
+ * flight, are restcurl.c's. */
 #include "config.h"
 #include "collectors/rest.h"
 #include "collectors/healthkeep.h"
 #include "collectors/restboard.h"
+#include "collectors/restcurl.h"
 #include "collectors/restdecode.h"
 #include "collectors/resthdr.h"
 #include "collectors/restmulti.h"
@@ -34,7 +32,6 @@
 #include <string.h>
 
 #define REST_DEFAULT_TIMEOUT_MS 10000
-#define REST_PER_MULTI          64          /* routers per curl multi handle (see the top) */
 #define REST_OFFLOAD_MIN        (64 * 1024) /* replies this big are decoded off the loop thread */
 
 struct rest_conn {
@@ -74,15 +71,11 @@ struct rest_conn {
 struct rest {
 	loop_t *loop;
 	size_t max_body;
-	restmulti_t **multis; /* at most REST_PER_MULTI routers each */
-	size_t nmultis;
+	restcurl_t *curl; /* the multis and the idle easy handles */
 	struct rest_conn *conns;
 	char **insecure; /* routers already warned about for tls_verify = no */
 	size_t ninsecure;
-	bool no_proxy_env; /* no proxy variable in the environment: curl need not read it */
-	CURL **idle;       /* easy handles no poll holds */
-	offload_t *off;    /* decodes big replies; NULL: all are decoded on the loop */
-	size_t nidle, capidle;
+	offload_t *off; /* decodes big replies; NULL: all are decoded on the loop */
 	bool dying;
 };
 
@@ -174,8 +167,8 @@ static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char
 		c->defer = loop_after(c->r->loop, 0, rest_on_defer, c);
 }
 
-/* The URL goes to curl parsed (CURLOPT_CURLU, restreq.h); CURLOPT_URL, which that overrides,
- * names the router's base for curl's own messages. */
+/* The request of c's step (or route check), its URL and headers kept by c (restreq.h,
+ * resthdr.h). */
 static int rest_set_request(struct rest_conn *c, int64_t left)
 {
 	size_t nfound;
@@ -192,15 +185,7 @@ static int rest_set_request(struct rest_conn *c, int64_t left)
 	bool nomem;
 	struct curl_slist *hdr = resthdr_get(c->hdr, c->rc->user, c->rc->password, q.post != NULL, &nomem);
 	int bad = url == NULL || nomem;
-	bad |= curl_easy_setopt(e, CURLOPT_URL, c->rc->rest) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_CURLU, url) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)left) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)left) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdr) != CURLE_OK;
-	if (q.post != NULL)
-		bad |= curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, q.post) != CURLE_OK;
-	else
-		bad |= curl_easy_setopt(e, CURLOPT_HTTPGET, 1L) != CURLE_OK;
+	bad |= restcurl_request(e, c->rc->rest, url, (long)left, hdr, q.post) < 0;
 	free(q.post);
 	return bad ? -1 : 0;
 }
@@ -232,34 +217,6 @@ static void rest_start_step(struct rest_conn *c)
 	c->in_multi = true;
 }
 
-static enum sample_err rest_curl_kind(CURLcode res)
-{
-	switch (res) {
-	case CURLE_OPERATION_TIMEDOUT: return SAMPLE_ERR_TIMEOUT;
-	case CURLE_COULDNT_RESOLVE_HOST:
-	case CURLE_COULDNT_RESOLVE_PROXY: return SAMPLE_ERR_DNS;
-	case CURLE_SSL_CONNECT_ERROR:
-	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CERTPROBLEM:
-	case CURLE_SSL_CIPHER:
-	case CURLE_SSL_CACERT_BADFILE:
-	case CURLE_SSL_ISSUER_ERROR:
-	case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-	case CURLE_SSL_INVALIDCERTSTATUS:
-	case CURLE_SSL_CRL_BADFILE:
-	case CURLE_SSL_ENGINE_NOTFOUND:
-	case CURLE_SSL_ENGINE_SETFAILED:
-	case CURLE_SSL_ENGINE_INITFAILED:
-	case CURLE_SSL_SHUTDOWN_FAILED:
-	case CURLE_USE_SSL_FAILED: return SAMPLE_ERR_TLS;
-	case CURLE_OUT_OF_MEMORY:
-	case CURLE_WRITE_ERROR:
-	case CURLE_URL_MALFORMAT:
-	case CURLE_UNSUPPORTED_PROTOCOL: return SAMPLE_ERR_INTERNAL;
-	default: return SAMPLE_ERR_CONNECT; /* refused, reset, empty reply, unreachable */
-	}
-}
-
 static void rest_fail_curl(struct rest_conn *c, CURLcode res)
 {
 	if (c->head_too_big) {
@@ -273,7 +230,7 @@ static void rest_fail_curl(struct rest_conn *c, CURLcode res)
 		return;
 	}
 	char *why = restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
-	sample_fail(c->s, rest_curl_kind(res), "%s: %s", rest_what(c), why);
+	sample_fail(c->s, restcurl_kind(res), "%s: %s", rest_what(c), why);
 	free(why);
 }
 
@@ -452,93 +409,19 @@ static void rest_on_transfer(CURL *easy, CURLcode res)
 		rest_transfer_done(c, res);
 }
 
-/* The multi with the fewest routers, or a new one when all are full. */
-static restmulti_t *rest_multi_pick(rest_t *r)
-{
-	restmulti_t *best = NULL;
-	for (size_t i = 0; i < r->nmultis; i++)
-		if (best == NULL || restmulti_routers(r->multis[i]) < restmulti_routers(best))
-			best = r->multis[i];
-	if (best != NULL && restmulti_routers(best) < REST_PER_MULTI)
-		return best;
-	restmulti_t *rm = restmulti_create(r->loop, &r->dying, rest_on_transfer);
-	if (rm == NULL)
-		return NULL;
-	r->multis = xreallocarray(r->multis, r->nmultis + 1, sizeof(*r->multis));
-	r->multis[r->nmultis++] = rm;
-	return rm;
-}
-
 /* ---- per-router handles and the collector interface ---- */
-
-/* Settings every handle gets once, whatever router it serves. The credentials go in the
- * headers (resthdr.h), never in curl's USERNAME and PASSWORD, which a pooled handle would keep
- * for the next router. */
-static int rest_easy_setup(CURL *e, const rest_t *r)
-{
-	loop_t *loop = r->loop;
-	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, restmulti_close) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, loop) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, rest_write) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, rest_header) != CURLE_OK;
-#if LIBCURL_VERSION_NUM >= 0x075500
-	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
-#else
-	bad |= curl_easy_setopt(e, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK;
-#endif
-	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
-	if (r->no_proxy_env) /* the same as no variable, without reading five per request */
-		bad |= curl_easy_setopt(e, CURLOPT_NOPROXY, "*") != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION) != CURLE_OK;
-	return bad ? -1 : 0;
-}
-
-/* Lend c an easy handle for its poll: a pooled one or a new one. A pooled handle keeps the
- * settings of rest_easy_setup; rest_conn_configure sets every per-router one, and a handle
- * that was given a router's own CA file is never pooled (see rest_easy_give). -1 when curl
- * cannot make one. */
-static int rest_easy_take(struct rest_conn *c)
-{
-	rest_t *r = c->r;
-	if (r->nidle > 0) {
-		c->easy = r->idle[--r->nidle];
-	} else if ((c->easy = curl_easy_init()) == NULL || rest_easy_setup(c->easy, r) < 0) {
-		curl_easy_cleanup(c->easy);
-		c->easy = NULL;
-		return -1;
-	}
-	CURL *e = c->easy;
-	int bad = curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)c) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, c) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_HEADERDATA, c) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, c->errbuf) != CURLE_OK;
-	return bad ? -1 : 0;
-}
 
 /* Take c's handle out of its multi (its connection stays in the multi's cache) and pool it. */
 static void rest_easy_give(struct rest_conn *c)
 {
-	rest_t *r = c->r;
 	if (c->easy == NULL)
 		return;
 	if (c->in_multi)
 		curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
-	if (c->own_ca) { /* curl has no way back to its default CA file: not for others */
-		curl_easy_cleanup(c->easy);
-		c->easy = NULL;
-		c->own_ca = false;
-		return;
-	}
-	/* the header list is c's, freed with it: a pooled handle must not point at it */
-	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, NULL);
-	if (r->nidle == r->capidle) {
-		r->capidle = r->capidle ? 2 * r->capidle : 16;
-		r->idle = xreallocarray(r->idle, r->capidle, sizeof(*r->idle));
-	}
-	r->idle[r->nidle++] = c->easy;
+	restcurl_give(c->r->curl, c->easy, c->own_ca);
 	c->easy = NULL;
+	c->own_ca = false;
 }
 
 /* A router's handle, attached by the poller; it joins a multi at its first poll. */
@@ -565,7 +448,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 /* Puts c in the multi with the fewest routers. -1 when curl cannot make a multi. */
 static int rest_conn_place(struct rest_conn *c)
 {
-	restmulti_t *rm = rest_multi_pick(c->r);
+	restmulti_t *rm = restcurl_multi(c->r->curl);
 	if (rm == NULL)
 		return -1;
 	c->m = rm;
@@ -608,21 +491,6 @@ static void rest_detach(void *ctx, void *handle)
 		return;
 	}
 	rest_conn_free(c);
-}
-
-/* Per-poll settings: the router's config may have been reloaded since the last poll. */
-static int rest_conn_configure(struct rest_conn *c)
-{
-	const conf_router_t *rc = c->rc;
-	CURL *e = c->easy;
-	long verify = rc->tls_verify ? 1L : 0L;
-	int bad = curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, verify) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, verify ? 2L : 0L) != CURLE_OK;
-	if (rc->ca_file != NULL) {
-		c->own_ca = true;
-		bad |= curl_easy_setopt(e, CURLOPT_CAINFO, rc->ca_file) != CURLE_OK;
-	}
-	return bad ? -1 : 0;
 }
 
 static bool rest_handles(void *ctx, const conf_router_t *rc)
@@ -670,7 +538,8 @@ static int rest_poll(void *ctx, void *handle, const conf_router_t *rc, collector
 	if (c->busy)
 		return -1;
 	rest_conn_begin(c, rc, done, arg);
-	if (rest_easy_take(c) < 0 || rest_conn_configure(c) < 0)
+	if (restcurl_take(r->curl, c, c->errbuf, &c->easy) < 0 ||
+		restcurl_configure(c->easy, rc, &c->own_ca) < 0)
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "cannot configure the HTTP client");
 	else
 		rest_start_step(c);
@@ -682,21 +551,6 @@ static void rest_cancel(void *ctx, void *handle)
 	rest_conn_abandon(handle);
 }
 
-/* Whether libcurl 7.88 would find no proxy in the environment: it reads <scheme>_proxy,
- * HTTPS_PROXY (never HTTP_PROXY) and all_proxy or ALL_PROXY, on every request, and takes an
- * empty one as none. A daemon's environment does not change while it runs. */
-static bool rest_no_proxy_env(void)
-{
-	static const char *const vars[] = { "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy",
-		"ALL_PROXY" };
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
-		if (v != NULL && v[0] != '\0')
-			return false;
-	}
-	return true;
-}
-
 rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 {
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
@@ -704,7 +558,7 @@ rest_t *rest_create(loop_t *loop, size_t max_body_bytes)
 	rest_t *r = xcalloc(1, sizeof(*r));
 	r->loop = loop;
 	r->max_body = max_body_bytes;
-	r->no_proxy_env = rest_no_proxy_env();
+	r->curl = restcurl_create(loop, &r->dying, rest_on_transfer, rest_write, rest_header);
 	r->off = offload_create(loop);
 	if (r->off == NULL)
 		log_warn("rest: no thread to decode big replies on (%s): they are decoded on the loop",
@@ -720,12 +574,7 @@ void rest_destroy(rest_t *r)
 	while (r->conns != NULL)
 		rest_detach(r, r->conns);
 	offload_destroy(r->off); /* ends the decodes in progress, which free their handles */
-	for (size_t i = 0; i < r->nidle; i++)
-		curl_easy_cleanup(r->idle[i]);
-	free(r->idle);
-	for (size_t i = 0; i < r->nmultis; i++)
-		restmulti_destroy(r->multis[i]);
-	free(r->multis);
+	restcurl_destroy(r->curl);
 	for (size_t i = 0; i < r->ninsecure; i++)
 		free(r->insecure[i]);
 	free(r->insecure);
