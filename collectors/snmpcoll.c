@@ -2,8 +2,8 @@
  * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
  * chain of requests (v3 engine probe, scalars, two walks, counter GETs, and once a minute a walk
  * of MIKROTIK-MIB's health). What is asked and how
- * the varbinds decode is snmpdecode.c; this is the transport. It must never put a community or
- * passphrase in an error or a log. */
+ * the varbinds decode is snmpdecode.c; this is the transport, and net-snmp's sessions and PDUs
+ * are snmpsess.c's. It must never put a community or passphrase in an error or a log. */
 #include "config.h"
 #include "collectors/netsnmp.h"
 #include <net-snmp/library/large_fd_set.h>
@@ -11,20 +11,14 @@
 #include "collectors/snmpcoll.h"
 #include "collectors/healthkeep.h"
 #include "collectors/snmpdecode.h"
-#include "collectors/snmpusm.h"
+#include "collectors/snmpsess.h"
 #include "lib/clock.h"
 #include "lib/xmem.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/random.h>
-#include <sys/socket.h>
-
-#define SNMPCOLL_DEFAULT_TIMEOUT_MS 10000
-#define SNMPCOLL_BULK_REPS          24 /* GETBULK max-repetitions */
 
 enum snmpcoll_step {
 	SNMPCOLL_PROBE,
@@ -65,13 +59,6 @@ struct snmpcoll {
 };
 
 static int snmpcoll_inits; /* snmpcoll_t alive: net-snmp is set up while > 0 */
-
-/* Resends of a request after its try timed out (snmp_retries =, 0..10); the tries share the
- * poll timeout. */
-static int snmpcoll_retries(const conf_router_t *rc)
-{
-	return rc->snmp_retries < 0 ? 0 : rc->snmp_retries > 10 ? 10 : rc->snmp_retries;
-}
 
 /* ---- finishing a poll ---- */
 
@@ -163,35 +150,6 @@ static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const ch
 static void snmpcoll_arm(struct snmpcoll_conn *c);
 static void snmpcoll_next_step(struct snmpcoll_conn *c);
 
-/* The next request ID of c, 1..2^31-1 (splitmix64 over a random seed): net-snmp's own IDs
- * come from one counter across all sessions, so an agent we poll could predict those of the
- * others and answer their requests first. */
-static long snmpcoll_next_id(struct snmpcoll_conn *c)
-{
-	uint64_t z;
-	do {
-		z = (c->idstate += 0x9e3779b97f4a7c15ULL);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-		z = (z ^ (z >> 31)) & 0x7fffffff;
-	} while (z == 0);
-	return (long)z;
-}
-
-static netsnmp_pdu *snmpcoll_pdu(struct snmpcoll_conn *c, int command)
-{
-	netsnmp_pdu *pdu = snmp_pdu_create(command);
-	if (pdu == NULL)
-		return NULL;
-	pdu->reqid = snmpcoll_next_id(c);
-	pdu->msgid = snmpcoll_next_id(c); /* SNMPv3 matches replies by it */
-	if (command == SNMP_MSG_GETBULK) {
-		pdu->non_repeaters = 0;
-		pdu->max_repetitions = SNMPCOLL_BULK_REPS;
-	}
-	return pdu;
-}
-
 static void snmpcoll_xmit(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 {
 	if (pdu == NULL) {
@@ -209,28 +167,13 @@ static void snmpcoll_xmit(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 	snmpcoll_arm(c);
 }
 
-/* An unauthenticated GET with an empty user: the agent answers with a report that carries its
- * engine ID (RFC 3414 discovery), done asynchronously rather than by net-snmp's blocking probe. */
-static netsnmp_pdu *snmpcoll_req_probe(struct snmpcoll_conn *c)
-{
-	netsnmp_pdu *pdu = snmpcoll_pdu(c, SNMP_MSG_GET);
-	if (pdu == NULL)
-		return NULL;
-	pdu->version = SNMP_VERSION_3;
-	pdu->securityName = strdup("");
-	pdu->securityNameLen = 0;
-	pdu->securityLevel = SNMP_SEC_LEVEL_NOAUTH;
-	pdu->securityModel = SNMP_SEC_MODEL_USM;
-	return pdu;
-}
-
 /* A GET, GETNEXT or GETBULK with the varbinds snmpdecode asks for at this step. */
 static netsnmp_pdu *snmpcoll_req(struct snmpcoll_conn *c)
 {
 	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS ||
 		c->step == SNMPCOLL_HEALTH;
 	int cmd = !walk ? SNMP_MSG_GET : c->rc->snmp_version == 1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK;
-	netsnmp_pdu *pdu = snmpcoll_pdu(c, cmd);
+	netsnmp_pdu *pdu = snmpsess_pdu(&c->idstate, cmd);
 	if (pdu == NULL)
 		return NULL;
 	if (c->step == SNMPCOLL_SCALARS)
@@ -269,17 +212,7 @@ static void snmpcoll_on_defer_probe(void *arg)
 		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "the agent's report carries no engine ID");
 		return;
 	}
-	/* net-snmp keeps one USM entry per (engine ID, user) for the whole process and would reuse
-	 * an existing entry's keys: a passphrase changed by a reload would never take effect. Drop
-	 * the old entry so the keys always come from this session's configuration. */
-	struct usmUser *old = usm_get_user(ss->securityEngineID, ss->securityEngineIDLen, ss->securityName);
-	if (old != NULL) {
-		usm_remove_user(old);         /* returns the list's head, not old */
-		old->next = old->prev = NULL; /* else usm_free_user relinks the neighbours */
-		usm_free_user(old);
-	}
-	/* Localises the keys for the engine and adds the user to net-snmp's USM table. */
-	if (usm_create_user_from_session(ss) != SNMPERR_SUCCESS) {
+	if (snmpsess_user(ss) < 0) { /* the keys come from this session's configuration */
 		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "cannot set up the USM user");
 		return;
 	}
@@ -365,7 +298,7 @@ static int snmpcoll_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *
 	switch (op) {
 	case NETSNMP_CALLBACK_OP_RECEIVED_MESSAGE: snmpcoll_on_reply(c, pdu); break;
 	case NETSNMP_CALLBACK_OP_TIMED_OUT:
-		snmpcoll_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", snmpcoll_retries(c->rc) + 1);
+		snmpcoll_fail(c, SAMPLE_ERR_TIMEOUT, "no answer after %d tries", snmpsess_retries(c->rc) + 1);
 		break;
 	case NETSNMP_CALLBACK_OP_SEC_ERROR:
 		snmpcoll_fail(c, SAMPLE_ERR_AUTH, "security error: %s",
@@ -385,7 +318,7 @@ static void snmpcoll_send_step(struct snmpcoll_conn *c)
 	if (c->step == SNMPCOLL_COUNTERS)
 		c->s->time_ms = clock_wall_ms();
 	switch (c->step) {
-	case SNMPCOLL_PROBE: snmpcoll_xmit(c, snmpcoll_req_probe(c)); break;
+	case SNMPCOLL_PROBE: snmpcoll_xmit(c, snmpsess_probe(&c->idstate)); break;
 	default: snmpcoll_xmit(c, snmpcoll_req(c)); break;
 	}
 }
@@ -481,61 +414,16 @@ static void snmpcoll_on_deadline(void *arg)
 	c->deadline_timer = 0;
 	if (c->busy && c->defer == 0)
 		snmpcoll_fail(c, SAMPLE_ERR_TIMEOUT, "poll timeout of %lld ms reached",
-			(long long)(c->rc->timeout_ms > 0 ? c->rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS));
+			(long long)(c->rc->timeout_ms > 0 ? c->rc->timeout_ms : SNMPSESS_DEFAULT_TIMEOUT_MS));
 }
 
 /* ---- sessions ---- */
 
-static int snmpcoll_setup(netsnmp_session *ss, struct snmpcoll_conn *c, const conf_router_t *rc, char **cause)
-{
-	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS;
-	snmp_sess_init(ss);
-	ss->timeout = (long)(timeout * 1000 / (snmpcoll_retries(rc) + 1)); /* per try, microseconds */
-	ss->retries = snmpcoll_retries(rc);
-	ss->callback = snmpcoll_on_pdu;
-	ss->callback_magic = c;
-	if (rc->snmp_version == 3)
-		return snmpusm_setup(ss, rc, cause);
-	ss->version = rc->snmp_version == 1 ? SNMP_VERSION_1 : SNMP_VERSION_2c;
-	ss->community = (u_char *)(rc->snmp_community ? rc->snmp_community : "public");
-	ss->community_len = strlen((const char *)ss->community);
-	return 0;
-}
-
-/* Ties the session's socket to the agent's address and port (connect()), so that the kernel
- * drops datagrams from anyone else: net-snmp itself accepts a reply from any source. */
-static int snmpcoll_tie(void *sess, char **cause)
-{
-	netsnmp_transport *t = snmp_sess_transport(sess);
-	const struct sockaddr *sa = t != NULL ? (const struct sockaddr *)t->remote : NULL;
-	bool known = sa != NULL &&
-		((sa->sa_family == AF_INET && t->remote_length == sizeof(struct sockaddr_in)) ||
-			(sa->sa_family == AF_INET6 && t->remote_length == sizeof(struct sockaddr_in6)));
-	if (known && connect(t->sock, sa, (socklen_t)t->remote_length) == 0)
-		return 0;
-	*cause = xasprintf("cannot tie the socket to the agent: %s",
-		known ? strerror(errno) : "net-snmp gave no IPv4 or IPv6 address");
-	return -1;
-}
-
-/* Opens the router's session and watches its socket. The peer must be an address: a host
- * name is resolved here, blocking (docs/snmp.md). */
+/* Opens the router's session (snmpsess_open, which may block on a host name) and watches its
+ * socket. */
 static int snmpcoll_connect(struct snmpcoll_conn *c, const conf_router_t *rc, char **cause)
 {
-	netsnmp_session ss;
-	char *peer = xasprintf("%s:%s", rc->snmp[0] == '[' ? "udp6" : "udp", rc->snmp);
-	int rc_setup = snmpcoll_setup(&ss, c, rc, cause);
-	ss.peername = peer;
-	c->sess = rc_setup < 0 ? NULL : snmp_sess_open(&ss);
-	if (rc_setup == 0 && c->sess == NULL)
-		*cause = xasprintf(
-			"cannot open a session to %s: %s", rc->snmp, snmp_api_errstring(ss.s_snmp_errno));
-	explicit_bzero(&ss, sizeof(ss)); /* held key material */
-	free(peer);
-	if (c->sess != NULL && snmpcoll_tie(c->sess, cause) < 0) {
-		snmp_sess_close(c->sess);
-		c->sess = NULL;
-	}
+	c->sess = snmpsess_open(rc, snmpcoll_on_pdu, c, cause);
 	if (c->sess == NULL)
 		return -1;
 	c->opened = rc;
@@ -609,7 +497,7 @@ static bool snmpcoll_handles(void *ctx, const conf_router_t *rc)
 static void snmpcoll_conn_begin(
 	struct snmpcoll_conn *c, const conf_router_t *rc, collector_done_fn done, void *arg)
 {
-	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMPCOLL_DEFAULT_TIMEOUT_MS;
+	int64_t timeout = rc->timeout_ms > 0 ? rc->timeout_ms : SNMPSESS_DEFAULT_TIMEOUT_MS;
 	c->rc = rc;
 	c->busy = true;
 	c->done = done;
@@ -651,33 +539,10 @@ static void snmpcoll_cancel(void *ctx, void *handle)
 	snmpcoll_conn_abandon(handle);
 }
 
-/* net-snmp reads no snmp.conf, loads no MIB, keeps no persistent state, logs nothing. */
-static void snmpcoll_lib_init(void)
-{
-	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DONT_READ_CONFIGS, 1);
-	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_LOAD, 1);
-	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_DISABLE_PERSISTENT_SAVE, 1);
-	netsnmp_ds_set_boolean(NETSNMP_DS_LIBRARY_ID, NETSNMP_DS_LIB_ALARM_DONT_USE_SIG, 1);
-	netsnmp_set_mib_directory("");
-	netsnmp_register_loghandler(NETSNMP_LOGHANDLER_NONE, LOG_DEBUG);
-	init_snmp("wgwatchd");
-	/* The empty USM user that engine ID probes are sent as. */
-	if (usm_get_user(NULL, 0, "") == NULL) {
-		struct usmUser *u = usm_create_user();
-		u->name = strdup("");
-		u->secName = strdup("");
-		u->authProtocolLen = sizeof(usmNoAuthProtocol) / sizeof(oid);
-		u->authProtocol = snmp_duplicate_objid(usmNoAuthProtocol, u->authProtocolLen);
-		u->privProtocolLen = sizeof(usmNoPrivProtocol) / sizeof(oid);
-		u->privProtocol = snmp_duplicate_objid(usmNoPrivProtocol, u->privProtocolLen);
-		usm_add_user(u);
-	}
-}
-
 snmpcoll_t *snmpcoll_create(loop_t *loop)
 {
 	if (snmpcoll_inits++ == 0)
-		snmpcoll_lib_init();
+		snmpsess_lib_init();
 	snmpcoll_t *m = xcalloc(1, sizeof(*m));
 	m->loop = loop;
 	return m;
