@@ -31,6 +31,7 @@
 #include "web/metrics.h"
 #include "daemon/poller.h"
 #include "daemon/reload.h"
+#include "daemon/reloadlog.h"
 #include "collectors/rest.h"
 #include "collectors/restdiag.h"
 #include "daemon/diag.h"
@@ -410,86 +411,6 @@ static void main_conf_release(void *conf)
 	conf_free(conf);
 }
 
-static void main_log_errors(const char *text)
-{
-	while (*text) {
-		size_t len = strcspn(text, "\n");
-		if (len > 0)
-			log_error("reload: %.*s", (int)len, text);
-		text += len + (text[len] == '\n');
-	}
-}
-
-static int main_cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static char **main_sorted_names(const conf_t *c)
-{
-	char **v = xcalloc(c->nrouters + 1, sizeof(*v));
-	for (size_t i = 0; i < c->nrouters; i++)
-		v[i] = c->routers[i].name;
-	qsort(v, c->nrouters, sizeof(*v), main_cmp_name);
-	return v;
-}
-
-/* How many routers of next are new, and how many of cur are gone. */
-static void main_diff(const conf_t *cur, const conf_t *next, size_t *added, size_t *removed)
-{
-	char **a = main_sorted_names(cur), **b = main_sorted_names(next);
-	size_t i = 0, k = 0, same = 0;
-	while (i < cur->nrouters && k < next->nrouters) {
-		int c = strcmp(a[i], b[k]);
-		same += c == 0;
-		i += c <= 0;
-		k += c >= 0;
-	}
-	*added = next->nrouters - same;
-	*removed = cur->nrouters - same;
-	free(a);
-	free(b);
-}
-
-static bool main_str_same(const char *a, const char *b)
-{
-	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
-}
-
-/* [rollout], which the detector reads once at start (detector/rollout.h). */
-static bool main_rollout_changed(const conf_t *a, const conf_t *b)
-{
-	bool same = main_str_same(a->rollout_canary, b->rollout_canary) &&
-		a->rollout_hold_regressed == b->rollout_hold_regressed &&
-		a->rollout_hold_ratio == b->rollout_hold_ratio && a->rollout_go_min == b->rollout_go_min &&
-		a->nrollout_allow == b->nrollout_allow;
-	for (size_t i = 0; same && i < a->nrollout_allow; i++)
-		same = strcmp(a->rollout_allow[i], b->rollout_allow[i]) == 0;
-	return !same;
-}
-
-/* Settings read once at start, by the listener and the store: a reload cannot change them. */
-static void main_reload_warn(const conf_t *boot, const conf_t *next)
-{
-	const char *key = NULL;
-	if (strcmp(boot->listen, next->listen) != 0)
-		key = "listen";
-	else if (strcmp(boot->database, next->database) != 0)
-		key = "database";
-	else if (boot->max_body_bytes != next->max_body_bytes)
-		key = "max_body";
-	else if (boot->retention_ms != next->retention_ms ||
-		boot->rollup_retention_ms != next->rollup_retention_ms)
-		key = "retention";
-	if (key != NULL)
-		log_warn("reload: [daemon] %s changed: it takes effect at the next restart (as do [web] "
-			 "settings)",
-			key);
-	if (main_rollout_changed(boot, next))
-		log_warn("reload: [rollout] changed: the rollout guard takes it at the next restart "
-			 "(an override can be stored at once: POST /api/v1/rollout/allow)");
-}
-
 static void main_reload(conf_t *next, char *errors, void *arg)
 {
 	struct daemon *d = arg;
@@ -497,15 +418,15 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	size_t added, removed;
 	metrics_note_reload(next != NULL, clock_wall_ms());
 	if (next == NULL) {
-		main_log_errors(errors ? errors : "configuration error");
+		reloadlog_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",
 			old->nrouters);
 		free(errors);
 		return;
 	}
 	main_shard(next, "reload: ");
-	main_diff(old, next, &added, &removed);
-	main_reload_warn(d->boot_conf, next);
+	reloadlog_diff(old, next, &added, &removed);
+	reloadlog_warn(d->boot_conf, next);
 	d->conf = next;
 	d->poller = poller_reload(d->poller, next); /* before the old conf may be freed */
 	if (d->diag != NULL)
