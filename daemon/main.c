@@ -1,11 +1,11 @@
-/* wgwatchd: command line, start-up in dependency order, signals, shutdown in reverse order.
- * Owns no data of its own; never prints a secret from the config. */
+/* wgwatchd: the modes of its command line (parsed by daemon/opts.c), start-up in dependency
+ * order, signals, shutdown in reverse order. Owns no data of its own; never prints a secret
+ * from the config. */
 #include "config.h"
 
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +22,7 @@
 #include "detector/detector.h"
 #include "detector/rollout.h"
 #include "daemon/fleet.h"
+#include "daemon/opts.h"
 #include "web/http.h"
 #include "lib/clock.h"
 #include "lib/listen.h"
@@ -41,78 +42,7 @@
 #include "store/store.h"
 #include "lib/xmem.h"
 
-struct opts {
-	const char *conf_path;
-	bool check, once, report, targets;
-	const char *rollout_router, *rollout_version; /* --rollout-check ROUTER VERSION */
-	int verbosity;
-};
-
 static loop_t *main_loop;
-
-static void main_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: wgwatchd -c FILE [--check | --once | --report | --targets |\n"
-		"                --rollout-check ROUTER VERSION] [-v] [-q]\n"
-		"  -c, --config FILE  configuration file (wgwatch.conf(5))\n"
-		"      --check        validate the configuration and exit 0 (valid) or 1\n"
-		"      --once         poll every router once, store, print a line per router, exit\n"
-		"                     (0 when every router answered)\n"
-		"      --report       print the upgrade detector's verdicts, cohorts and single-core\n"
-		"                     bound routers from the database as tables, exit\n"
-		"      --targets      print the routers as Prometheus file_sd targets (JSON), one\n"
-		"                     per router, each scraped as /metrics?router=NAME; exit\n"
-		"      --rollout-check ROUTER VERSION\n"
-		"                     may ROUTER take VERSION? print the rollout guard's decision for\n"
-		"                     its cohort and the reasons; exit 0 go, 4 hold, 5 wait\n"
-		"  -v, --verbose      more log output (repeat for debug)\n"
-		"  -q, --quiet        errors only\n"
-		"  -V, --version      print the version\n");
-}
-
-static int main_parse_args(int argc, char **argv, struct opts *o)
-{
-	enum { OPT_CHECK = 256, OPT_ONCE, OPT_REPORT, OPT_ROLLOUT, OPT_TARGETS };
-	static const struct option longopts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "once", no_argument, NULL, OPT_ONCE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "report", no_argument, NULL, OPT_REPORT },
-		{ "rollout-check", required_argument, NULL, OPT_ROLLOUT },
-		{ "targets", no_argument, NULL, OPT_TARGETS },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	while ((c = getopt_long(argc, argv, "c:vqVh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c': o->conf_path = optarg; break;
-		case OPT_CHECK: o->check = true; break;
-		case OPT_ONCE: o->once = true; break;
-		case OPT_REPORT: o->report = true; break;
-		case OPT_ROLLOUT: o->rollout_router = optarg; break;
-		case OPT_TARGETS: o->targets = true; break;
-		case 'v': o->verbosity++; break;
-		case 'q': o->verbosity = -1; break;
-		case 'V': printf("wgwatchd %s\n", PACKAGE_VERSION); exit(0);
-		case 'h': main_usage(stdout); exit(0);
-		default: main_usage(stderr); return -1;
-		}
-	}
-	if (o->rollout_router != NULL && optind + 1 == argc) /* its VERSION */
-		o->rollout_version = argv[optind++];
-	if (o->conf_path == NULL || optind != argc ||
-		o->check + o->once + o->report + o->targets + (o->rollout_router != NULL) > 1 ||
-		(o->rollout_router != NULL && o->rollout_version == NULL)) {
-		main_usage(stderr);
-		return -1;
-	}
-	return 0;
-}
 
 static void main_on_signal(int sig)
 {
@@ -575,7 +505,7 @@ int main(int argc, char **argv)
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	mallopt(M_TRIM_THRESHOLD, 8 << 20);
 #endif
-	if (main_parse_args(argc, argv, &o) != 0)
+	if (opts_parse(argc, argv, &o) != 0)
 		return 2;
 	log_set_level(o.verbosity < 0 ? LOG_LVL_ERROR : o.verbosity == 0 ? LOG_LVL_INFO : LOG_LVL_DEBUG);
 	if (main_load_conf(o.conf_path, &d.conf) != 0)

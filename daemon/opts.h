@@ -1,0 +1,21 @@
+/* opts: wgwatchd's command line (wgwatchd(8)): the configuration file, the one-shot modes
+ * (--check, --once, --report, --targets, --rollout-check) and the log level. Parses only: what
+ * a mode does is daemon/main.c's. */
+#ifndef WGWATCH_OPTS_H
+#define WGWATCH_OPTS_H
+
+#include <stdbool.h>
+
+struct opts {
+	const char *conf_path;
+	bool check, once, report, targets;
+	const char *rollout_router, *rollout_version; /* --rollout-check ROUTER VERSION */
+	int verbosity;
+};
+
+/* argv into o (zeroed by the caller; its strings point into argv). --version and --help print
+ * to stdout and exit 0. 0, or -1 with the usage on stderr (a bad option, no -c, more than one
+ * mode). */
+int opts_parse(int argc, char **argv, struct opts *o);
+
+#endif
