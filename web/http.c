@@ -325,6 +325,7 @@ static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, cons
 	pthread_mutex_unlock(&h->refused_mu);
 	size_t open, waiting;
 	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
+	counters.pages_late = httppage_late_count(h->pages);
 	struct scrape_req req = { .fleet = h->deps.fleet,
 		.store = h->deps.store,
 		.detector = h->deps.detector,

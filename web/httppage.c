@@ -64,6 +64,7 @@ struct httppage {
 	int64_t deadline_ms;   /* a suspended connection is resumed within this */
 	worker_t *watchdog;    /* NULL when it could not start */
 	complain_t late_c;     /* throttles the warning about late pages */
+	uint64_t late_total;   /* under mu: jobs taken late (wgwatch_http_pages_late_total) */
 	int64_t test_delay_ms; /* WGWATCH_TEST_PAGE_DELAY_MS: a slow page, for tests only */
 };
 
@@ -295,6 +296,7 @@ static size_t httppage_take_late(httppage_t *p, int64_t now_ms, struct MHD_Conne
 		j->late = true;
 		conns[k++] = j->conn;
 	}
+	p->late_total += k;
 	return k;
 }
 
@@ -364,6 +366,14 @@ void httppage_stop(httppage_t *p)
 	p->nthreads = 0;
 	worker_stop(p->watchdog); /* after: it may still answer for a renderer that stalls */
 	p->watchdog = NULL;
+}
+
+uint64_t httppage_late_count(httppage_t *p)
+{
+	pthread_mutex_lock(&p->mu);
+	uint64_t n = p->late_total;
+	pthread_mutex_unlock(&p->mu);
+	return n;
 }
 
 void httppage_destroy(httppage_t *p)

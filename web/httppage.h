@@ -25,6 +25,9 @@ httppage_t *httppage_create(const struct http_deps *deps, unsigned nthreads, int
  * NULL is fine. */
 void httppage_stop(httppage_t *p);
 void httppage_destroy(httppage_t *p); /* after httppage_stop and MHD_stop_daemon; NULL is fine */
+/* How many pages the watchdog answered 503 so far; counted before their connections resume, so
+ * a client that saw its 503 finds it counted. Any thread. */
+uint64_t httppage_late_count(httppage_t *p);
 
 /* From the access handler, for a request that passed the guard: NULL when url is no page;
  * else the job (keep it in *req_cls). With *suspended, its connection is suspended and the

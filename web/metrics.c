@@ -382,6 +382,10 @@ static const struct metrics_family metrics_families[] = {
 		"within 10 s of connecting, or 30 s after the previous reply), reserve (the longest "
 		"waiting, closed so that quick requests always find a free slot).",
 		.daemon = metrics_daemon_http_slow },
+	{ "wgwatch_http_pages_late_total", "counter",
+		"Requests for a page or the API that reads the database (history, rollout, reports) not "
+		"rendered within 20 s of being queued, answered 503 in their place.",
+		.daemon = metrics_daemon_http_pages_late },
 	{ "wgwatch_router_last_success_timestamp_seconds", "gauge",
 		"Unix time of the router's newest successful poll (kept while it is down).",
 		.per_router = metrics_self_router_success, .off = 0 },

@@ -12,11 +12,12 @@
 #include "store/store.h"
 #include "detector/detector.h"
 
-/* The HTTP listener's own counters, by reason of refusal (see web/http.c). */
+/* The HTTP listener's own counters: refusals by reason (see web/http.c), and the rest. */
 enum metrics_refusal { METRICS_REFUSED_LIMIT, METRICS_REFUSED_ACCEPT, METRICS_REFUSED_N };
 struct metrics_http {
 	uint64_t refused[METRICS_REFUSED_N]; /* connections closed unserved */
 	uint64_t slow_closed[2]; /* closed without a request head: deadline, reserve (httpconn.h) */
+	uint64_t pages_late;     /* pages answered 503, not rendered by the deadline (httppage.h) */
 };
 
 /* What to render, and where the text goes. */

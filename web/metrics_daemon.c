@@ -1,6 +1,7 @@
 /* metrics_daemon: the /metrics families of the daemon's own work, once per exposition: shard,
- * poll duration and start-delay histograms, late polls, the store's counters and the HTTP
- * listener's refusals. Reads only the fleet view's stats and counters copied for the render. */
+ * poll duration and start-delay histograms, late polls, the store's counters, the HTTP
+ * listener's refusals and its late pages. Reads only the fleet view's stats and counters copied
+ * for the render. */
 #include "config.h"
 #include "web/metrics_int.h"
 
@@ -128,4 +129,9 @@ void metrics_daemon_http_slow(struct metrics_ctx *c, const struct metrics_family
 		metrics_put_u64(c->out, c->http ? c->http->slow_closed[i] : 0);
 		metrics_putc(c->out, '\n');
 	}
+}
+
+void metrics_daemon_http_pages_late(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, c->http ? c->http->pages_late : 0);
 }

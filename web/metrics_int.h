@@ -112,6 +112,7 @@ void metrics_daemon_store_sqlite_bytes(struct metrics_ctx *c, const struct metri
 void metrics_daemon_store_failing(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_daemon_http_refused(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_daemon_http_slow(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_daemon_http_pages_late(struct metrics_ctx *c, const struct metrics_family *fam);
 
 /* metrics_detector.c: the detector's families. fam->off of the upgrade families picks one: */
 enum { METRICS_UP_REGRESSION, METRICS_UP_RATIO, METRICS_UP_REACHED, METRICS_UP_CONFOUNDERS };

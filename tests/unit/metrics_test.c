@@ -375,12 +375,13 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 63 && count(m, "# TYPE ") == 63);
+	CHECK(count(m, "# HELP ") == 64 && count(m, "# TYPE ") == 64);
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
 	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */
 	CHECK(count(m, "wgwatch_health_temperature_celsius{") == 2);
 	CHECK(strstr(m, "\nwgwatch_http_refused_connections_total{reason=\"limit\"} 0\n") != NULL);
 	CHECK(strstr(m, "\nwgwatch_http_slow_connections_closed_total{reason=\"reserve\"} 0\n") != NULL);
+	CHECK(strstr(m, "\nwgwatch_http_pages_late_total 0\n") != NULL);
 	CHECK(strstr(m, "hunter2") == NULL && strstr(m, "c0mmunity") == NULL);
 	CHECK(strstr(m, "\xff") == NULL);
 	CHECK(m[strlen(m) - 1] == '\n');
