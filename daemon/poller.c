@@ -21,6 +21,7 @@
 #define POLLER_LATE_EVERY     10  /* a router's late starts: the first warned of, then every 10th */
 #define POLLER_GRID_MS        8   /* polls start on a grid at least this wide (see poller_arm) */
 #define POLLER_GRID_SHARE     300 /* ... and as wide as this share of the interval */
+#define POLLER_GRID_POLLS     16  /* ... and as wide as it takes for this many polls to share a slot */
 
 struct prouter {
 	poller_t *p;
@@ -31,6 +32,7 @@ struct prouter {
 	sample_t *first;              /* the first collector's sample while the second runs */
 	conf_router_t derived;        /* conf given to the second: interfaces = those seen first */
 	int64_t due_ms;               /* monotonic time the current/next poll is due */
+	int64_t grid_ms;              /* the width of its grid (poller_grid_ms), set on start */
 	int64_t started_ms;
 	loop_timer_id timer;
 	bool in_flight, queued;
@@ -354,15 +356,55 @@ static void poller_note_late(struct prouter *r, bool late, int64_t delay)
 		r->conf->name, delay, more);
 }
 
-/* The grid's width for interval: a 300th of it, but at least POLLER_GRID_MS and at most a
- * tenth of it (8 ms at 1 s, 100 ms at 30 s). At a long interval few polls fall in a narrow
- * slot, and each then costs the loop wake-ups of its own for its requests and replies. */
-static int64_t poller_grid_ms(int64_t interval_ms)
+/* The grid's width for routers polled every interval_ms, of which there are `routers`: wide
+ * enough that about POLLER_GRID_POLLS polls fall in one slot, at least POLLER_GRID_MS and a
+ * 300th of the interval, and at most a tenth of it (16 ms for 1,000 routers at 1 s, 100 ms
+ * for 100, 100 ms for 10,000 at 30 s). A slot holding one poll costs the loop a wake-up for each of
+ * its requests and replies; polls that share one share those wake-ups. */
+int64_t poller_grid_ms(int64_t interval_ms, size_t routers)
 {
 	int64_t g = interval_ms / POLLER_GRID_SHARE;
+	if (routers > 0 && interval_ms * POLLER_GRID_POLLS / (int64_t)routers > g)
+		g = interval_ms * POLLER_GRID_POLLS / (int64_t)routers;
 	if (g < POLLER_GRID_MS)
 		g = POLLER_GRID_MS;
 	return g < interval_ms / 10 ? g : interval_ms / 10;
+}
+
+static int poller_cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* How many of the n sorted values are below x. */
+static size_t poller_below(const int64_t *v, size_t n, int64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Each router's grid, from how many routers share its interval (a sorted copy of them). */
+static void poller_set_grids(poller_t *p)
+{
+	int64_t *iv = xcalloc(p->n + 1, sizeof(*iv));
+	for (size_t i = 0; i < p->n; i++)
+		iv[i] = p->routers[i].conf->interval_ms;
+	qsort(iv, p->n, sizeof(*iv), poller_cmp_i64);
+	for (size_t i = 0; i < p->n; i++) {
+		struct prouter *r = &p->routers[i];
+		int64_t x = r->conf->interval_ms;
+		size_t same = poller_below(iv, p->n, x + 1) - poller_below(iv, p->n, x);
+		r->grid_ms = poller_grid_ms(x, same);
+	}
+	free(iv);
 }
 
 /* Arms r's timer for its due time rounded down onto the grid (poller_grid_ms): the polls due
@@ -371,7 +413,7 @@ static int64_t poller_grid_ms(int64_t interval_ms)
  * late; the schedule itself (due_ms) does not move. */
 static void poller_arm(struct prouter *r)
 {
-	int64_t g = poller_grid_ms(r->conf->interval_ms);
+	int64_t g = r->grid_ms;
 	int64_t at = g > 1 ? r->due_ms - (r->due_ms % g + g) % g : r->due_ms;
 	r->timer = loop_at(r->p->loop, at, poller_due, r);
 }
@@ -416,6 +458,7 @@ static void poller_schedule(struct prouter *r)
 void poller_start(poller_t *p)
 {
 	poller_bind_collectors(p);
+	poller_set_grids(p);
 	int64_t now = clock_mono_ms();
 	for (size_t i = 0; i < p->n; i++) {
 		struct prouter *r = &p->routers[i];

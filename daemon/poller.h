@@ -21,6 +21,11 @@ void poller_add_collector(poller_t *p, collector_t c);
 
 void poller_start(poller_t *p); /* poll forever on the interval grid */
 
+/* The width in ms of the grid polls start on, for `routers` routers polled every interval_ms:
+ * a poll starts up to one slot before it is due, so that polls due close together share the
+ * loop's wake-ups. */
+int64_t poller_grid_ms(int64_t interval_ms, size_t routers);
+
 /* Follow a reloaded config: returns a started poller of conf with old's loop, fleet, sink and
  * collectors, and destroys old (a poller started with poller_start). Routers are matched by
  * name: a kept one keeps its place on its interval grid and its back-off (a poll it had in
