@@ -13,6 +13,7 @@ import argparse
 import os
 import re
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -47,8 +48,9 @@ REST_URLS = [
      "rx-packet,tx-packet,rx-drop,tx-drop,tx-queue-drop,rx-error,tx-error,mtu,actual-mtu",
      ["*/" + k for k in ("rx-byte", "tx-byte", "rx-packet", "tx-packet", "rx-drop", "tx-drop",
                          "tx-queue-drop", "rx-error", "tx-error", "mtu", "actual-mtu")], "0/rx-byte"),
-    ("peer", "/rest/interface/wireguard/peers?.proplist=.id,interface,name,comment,public-key,"
-     "last-handshake,rx,tx,allowed-address,current-endpoint-address,current-endpoint-port,disabled",
+    # wgwatchd reads the peers' details every 10th poll (peer_details_every) and their counters
+    # in between; collectd needs only the counters.
+    ("peer", "/rest/interface/wireguard/peers?.proplist=.id,rx,tx,last-handshake",
      ["*/rx", "*/tx"], "0/rx"),
 ]
 
@@ -165,6 +167,33 @@ def bench_wgwatchd(a, d, procs, sim, routers, face, iv):
     return w
 
 
+def bench_floor(a, d, procs, sim, routers, iv):
+    """bench/curl_floor: the same four URLs through libcurl's multi interface on one
+    kept-alive connection a router, on wgwatchd's start grid, replies dropped: what libcurl and
+    the kernel take of any such poller. None when it is not built (make bench/curl_floor)."""
+    exe = os.path.join(a.build, "bench", "curl_floor")
+    if not os.access(exe, os.X_OK):
+        print("collectdbench: no %s (make bench/curl_floor): the floor row is left out" % exe, file=sys.stderr)
+        return None
+    conf = os.path.join(d, "floor.conf")
+    open(conf, "w").write("".join("[router %s]\nrest = %s\nuser = %s\npassword = %s\n\n"
+                                  % (r["name"], r["rest"], r["user"], r["password"]) for r in routers))
+    fl = subprocess.Popen([exe, "-i", str(iv * 1000), "-W", "0", conf], stdout=subprocess.PIPE, text=True,
+                          stderr=open(os.path.join(d, "floor.log"), "w"))
+    procs.p.append(fl)
+    if not fl.stdout.readline().startswith("polling"):
+        raise SystemExit("collectdbench: curl_floor did not start: see %s" % os.path.join(d, "floor.log"))
+
+    def count():
+        fl.send_signal(signal.SIGUSR1)
+        return int(fl.stdout.readline())
+    wait_for(lambda: count() >= 2 * len(routers), 120 + 3 * iv, "two polls of every router by curl_floor")
+    w = window(a, [fl], sim, count)
+    w["errors"] = len(open(os.path.join(d, "floor.log")).read().splitlines())
+    procs.stop(fl)
+    return w
+
+
 def collectd_rest(routers, iv):
     out = ["LoadPlugin curl_json", "<Plugin curl_json>"]
     for r in routers:
@@ -248,7 +277,12 @@ def report(n, iv, face, rows, a):
         print("  " + "  ".join(c.rjust(w) for c, w in zip(r, widths)))
     wg = rows[0][1]["cpu"] / max(rows[0][1]["polls"], 1)
     for name, w in rows[1:]:
-        print("   %s / wgwatchd CPU per poll: %.1fx" % (name, w["cpu"] / max(w["polls"], 1) / max(wg, 1e-9)))
+        print("   %s / wgwatchd CPU per poll: %.2fx" % (name, w["cpu"] / max(w["polls"], 1) / max(wg, 1e-9)))
+    floor = [w for name, w in rows if name == "curl_floor"]
+    for name, w in rows[1:]:
+        if floor and name.startswith("collectd"):
+            print("   %s / curl_floor CPU per poll: %.2fx (the most any libcurl poller could reach)"
+                  % (name, w["cpu"] / max(w["polls"], 1) / max(floor[0]["cpu"] / max(floor[0]["polls"], 1), 1e-9)))
     print(flush=True)
 
 
@@ -263,9 +297,12 @@ def bench_size(a, n, procs):
         sink = Sink(routers[0]["name"])
         for face in a.faces:
             rows = [("wgwatchd", bench_wgwatchd(a, d, procs, sim, routers, face, iv))]
+            floor = bench_floor(a, d, procs, sim, routers, iv) if face == "rest" else None
             for th in a.threads:
                 w = bench_collectd(a, d, procs, sim, routers, face, iv, sink, th)
                 rows.append(("collectd/%d thr%s" % (th, " x%d" % w["procs"] if w["procs"] > 1 else ""), w))
+            if floor is not None:
+                rows.append(("curl_floor", floor))
             report(n, iv, face, rows, a)
         for p in sim:
             procs.stop(p)

@@ -1,0 +1,309 @@
+/* curl_floor: the least a libcurl-multi poller can spend on wgwatchd's steady REST poll, for
+ * bench/run's comparisons (bench/README.md). It polls the routers of a wgwatch-sim config with
+ * the daemon's four requests a poll on one keep-alive connection each, started on the daemon's
+ * grid, and drops the replies (or, with -p, only runs yajl over them): no decoding, no store, no
+ * web server. It prints CPU per poll; it must never be read as what wgwatchd could do with less
+ * code, only as the part of a poll that libcurl and the kernel take in any such poller. */
+#define _GNU_SOURCE
+#include <curl/curl.h>
+#include <yajl/yajl_parse.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FLOOR_STEPS 4
+
+/* The steady poll's requests, as restreq.c asks them between peer detail polls. */
+static const char *const floor_paths[FLOOR_STEPS] = {
+	"/rest/system/resource?.proplist=uptime,version,board-name,architecture-name,cpu,"
+	"cpu-frequency,free-memory,total-memory,free-hdd-space,total-hdd-space",
+	"/rest/system/resource/cpu?.proplist=.id,cpu,load,irq",
+	"/rest/interface?type=wg&.proplist=.id,name,type,running,disabled,rx-byte,tx-byte,rx-packet,"
+	"tx-packet,rx-drop,tx-drop,tx-queue-drop,rx-error,tx-error,mtu,actual-mtu",
+	"/rest/interface/wireguard/peers?.proplist=.id,rx,tx,last-handshake",
+};
+
+struct floor_router {
+	char *base, *user, *pass;
+	CURL *easy;
+	int step;
+	int64_t due_ms;
+	char url[512];
+	yajl_handle parser;
+};
+
+struct floor {
+	CURLM *multi;
+	int epfd;
+	int64_t timer_ms; /* curl's next timeout, -1 none */
+	struct floor_router *r;
+	size_t n, next;
+	long polls;
+	bool parse;
+};
+
+static volatile sig_atomic_t floor_asked; /* SIGUSR1: print the polls done so far */
+
+static void floor_on_usr1(int sig)
+{
+	(void)sig;
+	floor_asked = 1;
+}
+
+static int64_t floor_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t floor_cpu_us(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 + ru.ru_utime.tv_usec +
+		ru.ru_stime.tv_usec;
+}
+
+static size_t floor_write(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct floor_router *r = arg;
+	if (r->parser != NULL && yajl_parse(r->parser, (unsigned char *)data, size * nmemb) != yajl_status_ok)
+		return 0;
+	return size * nmemb;
+}
+
+static int floor_socket(CURL *e, curl_socket_t s, int what, void *arg, void *sockp)
+{
+	struct floor *f = arg;
+	(void)e;
+	struct epoll_event ev = { .data.fd = s };
+	if (what == CURL_POLL_REMOVE) {
+		epoll_ctl(f->epfd, EPOLL_CTL_DEL, s, NULL);
+		curl_multi_assign(f->multi, s, NULL);
+		return 0;
+	}
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0) | (what & CURL_POLL_OUT ? EPOLLOUT : 0);
+	if (epoll_ctl(f->epfd, sockp ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, s, &ev) < 0 && errno == ENOENT)
+		epoll_ctl(f->epfd, EPOLL_CTL_ADD, s, &ev);
+	curl_multi_assign(f->multi, s, f);
+	return 0;
+}
+
+static int floor_timer(CURLM *m, long ms, void *arg)
+{
+	struct floor *f = arg;
+	(void)m;
+	f->timer_ms = ms < 0 ? -1 : floor_now_ms() + ms;
+	return 0;
+}
+
+static int floor_request(struct floor *f, struct floor_router *r)
+{
+	snprintf(r->url, sizeof(r->url), "%s%s", r->base, floor_paths[r->step]);
+	curl_easy_setopt(r->easy, CURLOPT_URL, r->url);
+	if (f->parse) {
+		if (r->parser != NULL)
+			yajl_free(r->parser);
+		static const yajl_callbacks none;
+		r->parser = yajl_alloc(&none, NULL, NULL);
+	}
+	return curl_multi_add_handle(f->multi, r->easy) == CURLM_OK ? 0 : -1;
+}
+
+static void floor_done(struct floor *f)
+{
+	CURLMsg *msg;
+	int left;
+	while ((msg = curl_multi_info_read(f->multi, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		struct floor_router *r;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&r);
+		curl_multi_remove_handle(f->multi, r->easy);
+		if (msg->data.result != CURLE_OK) {
+			fprintf(stderr, "curl_floor: %s: %s\n", r->base,
+				curl_easy_strerror(msg->data.result));
+			r->step = 0;
+			continue;
+		}
+		if (r->parser != NULL && yajl_complete_parse(r->parser) != yajl_status_ok)
+			fprintf(stderr, "curl_floor: %s: a reply that is not JSON\n", r->base);
+		if (++r->step < FLOOR_STEPS)
+			floor_request(f, r);
+		else {
+			r->step = 0;
+			f->polls++;
+		}
+	}
+}
+
+/* routers.conf as wgwatch-sim writes it: [router NAME], rest =, user =, password = lines. */
+static int floor_read(struct floor *f, const char *path)
+{
+	FILE *in = fopen(path, "r");
+	if (in == NULL) {
+		fprintf(stderr, "curl_floor: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	char line[1024], val[1024];
+	size_t cap = 0;
+	while (fgets(line, sizeof(line), in) != NULL) {
+		if (strncmp(line, "[router ", 8) == 0) {
+			if (f->n == cap) {
+				cap = cap ? 2 * cap : 64;
+				f->r = realloc(f->r, cap * sizeof(*f->r));
+			}
+			memset(&f->r[f->n++], 0, sizeof(*f->r));
+			continue;
+		}
+		if (f->n == 0 || sscanf(line, "%*[a-z] = %1023[^\n]", val) != 1)
+			continue;
+		struct floor_router *r = &f->r[f->n - 1];
+		if (strncmp(line, "rest ", 5) == 0)
+			r->base = strdup(val);
+		else if (strncmp(line, "user ", 5) == 0)
+			r->user = strdup(val);
+		else if (strncmp(line, "password ", 9) == 0)
+			r->pass = strdup(val);
+	}
+	fclose(in);
+	return f->n > 0 ? 0 : -1;
+}
+
+static void floor_setup(struct floor *f, int64_t iv)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		struct floor_router *r = &f->r[i];
+		r->easy = curl_easy_init();
+		curl_easy_setopt(r->easy, CURLOPT_PRIVATE, (char *)r);
+		curl_easy_setopt(r->easy, CURLOPT_WRITEFUNCTION, floor_write);
+		curl_easy_setopt(r->easy, CURLOPT_WRITEDATA, r);
+		curl_easy_setopt(r->easy, CURLOPT_NOSIGNAL, 1L);
+		curl_easy_setopt(r->easy, CURLOPT_NOPROXY, "*");
+		curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, 5000L);
+		curl_easy_setopt(r->easy, CURLOPT_USERNAME, r->user);
+		curl_easy_setopt(r->easy, CURLOPT_PASSWORD, r->pass);
+		r->due_ms = floor_now_ms() + iv * (int64_t)i / (int64_t)f->n;
+	}
+}
+
+/* wgwatchd's grid (daemon/poller.c): about 16 polls a slot, at least 8 ms, at most iv / 10. */
+static int64_t floor_grid(int64_t iv, size_t n)
+{
+	int64_t g = iv * 16 / (int64_t)n;
+	g = g < iv / 300 ? iv / 300 : g;
+	g = g < 8 ? 8 : g;
+	return g > iv / 10 ? iv / 10 : g;
+}
+
+/* Routers are due in the order of the config, one interval apart each: a ring, next at f->next. */
+static void floor_start_due(struct floor *f, int64_t now, int64_t grid, int64_t iv)
+{
+	for (;;) {
+		struct floor_router *r = &f->r[f->next];
+		if (r->due_ms - r->due_ms % grid > now)
+			return;
+		r->due_ms += iv;
+		f->next = (f->next + 1) % f->n;
+		if (r->step == 0) /* else the last poll is still running: skip this one */
+			floor_request(f, r);
+	}
+}
+
+static int64_t floor_next_slot(const struct floor *f, int64_t grid)
+{
+	int64_t at = f->r[f->next].due_ms;
+	return at - at % grid;
+}
+
+static void floor_run(struct floor *f, int64_t iv, int64_t until_ms)
+{
+	int64_t grid = floor_grid(iv, f->n);
+	int running;
+	for (;;) {
+		int64_t now = floor_now_ms();
+		if (now >= until_ms)
+			return;
+		floor_start_due(f, now, grid, iv);
+		curl_multi_socket_action(f->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+		floor_done(f);
+		int64_t wake = floor_next_slot(f, grid);
+		if (f->timer_ms >= 0 && f->timer_ms < wake)
+			wake = f->timer_ms;
+		now = floor_now_ms();
+		struct epoll_event ev[64];
+		int k = epoll_wait(f->epfd, ev, 64, wake > now ? (int)(wake - now) : 0);
+		if (floor_asked) {
+			floor_asked = 0;
+			printf("%ld\n", f->polls);
+			fflush(stdout);
+		}
+		for (int i = 0; i < k; i++) {
+			int bits = (ev[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+				(ev[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+				(ev[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+			curl_multi_socket_action(f->multi, ev[i].data.fd, bits, &running);
+		}
+		floor_done(f);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct floor f = { .timer_ms = -1 };
+	int64_t iv = 1000, warm = 5, window = 20;
+	int opt;
+	while ((opt = getopt(argc, argv, "i:w:W:p")) != -1) {
+		switch (opt) {
+		case 'i': iv = strtoll(optarg, NULL, 10); break;
+		case 'w': warm = strtoll(optarg, NULL, 10); break;
+		case 'W': window = strtoll(optarg, NULL, 10); break;
+		case 'p': f.parse = true; break;
+		default: goto usage;
+		}
+	}
+	if (optind != argc - 1 || iv < 10) {
+usage:
+		fprintf(stderr,
+			"usage: curl_floor [-i INTERVAL_MS] [-w WARMUP_S] [-W WINDOW_S|0] [-p] ROUTERS.CONF\n");
+		return 2;
+	}
+	if (floor_read(&f, argv[optind]) < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+		return 1;
+	f.multi = curl_multi_init();
+	f.epfd = epoll_create1(EPOLL_CLOEXEC);
+	curl_multi_setopt(f.multi, CURLMOPT_SOCKETFUNCTION, floor_socket);
+	curl_multi_setopt(f.multi, CURLMOPT_SOCKETDATA, &f);
+	curl_multi_setopt(f.multi, CURLMOPT_TIMERFUNCTION, floor_timer);
+	curl_multi_setopt(f.multi, CURLMOPT_TIMERDATA, &f);
+	curl_multi_setopt(f.multi, CURLMOPT_MAXCONNECTS, (long)f.n);
+	floor_setup(&f, iv);
+	if (window == 0) { /* polls until killed; SIGUSR1 prints the count (bench/collectdbench.py) */
+		struct sigaction sa = { .sa_handler = floor_on_usr1 }; /* no SA_RESTART: epoll_wait returns */
+		sigaction(SIGUSR1, &sa, NULL);
+		printf("polling %zu routers\n", f.n); /* the handler is in place: ask away */
+		fflush(stdout);
+		floor_run(&f, iv, INT64_MAX);
+	}
+	floor_run(&f, iv, floor_now_ms() + warm * 1000);
+	long p0 = f.polls;
+	int64_t c0 = floor_cpu_us(), t0 = floor_now_ms();
+	floor_run(&f, iv, t0 + window * 1000);
+	int64_t c1 = floor_cpu_us(), t1 = floor_now_ms();
+	long p = f.polls - p0;
+	printf("curl_floor%s: %zu routers every %" PRId64 " ms: %ld polls in %.1f s (%.0f%% of asked), "
+	       "%.0f us of CPU a poll\n",
+		f.parse ? " -p" : "", f.n, iv, p, (t1 - t0) / 1000.0,
+		100.0 * p * iv / ((double)(t1 - t0) * (double)f.n), p ? (double)(c1 - c0) / p : 0.0);
+	return 0;
+}
