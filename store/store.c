@@ -26,8 +26,8 @@
 #define STORE_BACKOFF_MIN_MS 100    /* retry delay after a failed commit, doubling ... */
 #define STORE_BACKOFF_MAX_MS 5000   /* ... up to this */
 #define STORE_CLOSE_RETRIES  5      /* failed commits tolerated while closing */
-#define STORE_GATHER_MS      500    /* polls gather this long before a commit ... */
-#define STORE_GATHER_POLLS   20000  /* ... unless there are this many (or a flush waits) */
+#define STORE_GATHER_MS      2000   /* polls gather this long before a commit ... */
+#define STORE_GATHER_POLLS   512    /* ... unless there are this many (or a flush waits) */
 
 size_t store_queue_max = 100000;
 
@@ -214,7 +214,9 @@ static void store_maint_round(store_t *st)
 }
 
 /* Let polls gather before a commit, so that one commit writes each router's pages once for
- * several of its polls (the samples are keyed by router). True while waiting. Locked. */
+ * several of its polls (the samples are keyed by router): 2 s holds two polls of each router
+ * polled every second, and 512 polls bound the memory held (a queued poll is some 10 KiB) at
+ * the cost of sharing less in fleets of more than 256 such routers. True while waiting. Locked. */
 static bool store_gathering(store_t *st)
 {
 	if (st->stopping || st->flushing > 0 || st->qlen >= STORE_GATHER_POLLS)
@@ -222,7 +224,7 @@ static bool store_gathering(store_t *st)
 	int64_t left = st->gather_ms + STORE_GATHER_MS - clock_mono_ms();
 	if (left <= 0)
 		return false;
-	store_timed_wait(st, left);
+	store_timed_wait(st, left < STORE_BEAT_MS ? left : STORE_BEAT_MS); /* the heartbeat ticks on */
 	return true;
 }
 
