@@ -169,8 +169,9 @@ def bench_wgwatchd(a, d, procs, sim, routers, face, iv):
 
 def bench_floor(a, d, procs, sim, routers, iv):
     """bench/curl_floor: the same four URLs through libcurl's multi interface on one
-    kept-alive connection a router, on wgwatchd's start grid, replies dropped: what libcurl and
-    the kernel take of any such poller. None when it is not built (make bench/curl_floor)."""
+    kept-alive connection a router, on wgwatchd's start grid, replies dropped: about what libcurl
+    and the kernel take of a lean libcurl poller. None when it is not built (make
+    bench/curl_floor)."""
     exe = os.path.join(a.build, "bench", "curl_floor")
     if not os.access(exe, os.X_OK):
         print("collectdbench: no %s (make bench/curl_floor): the floor row is left out" % exe, file=sys.stderr)
@@ -281,7 +282,7 @@ def report(n, iv, face, rows, a):
     floor = [w for name, w in rows if name == "curl_floor"]
     for name, w in rows[1:]:
         if floor and name.startswith("collectd"):
-            print("   %s / curl_floor CPU per poll: %.2fx (the most any libcurl poller could reach)"
+            print("   %s / curl_floor CPU per poll: %.2fx (how far ahead a libcurl poller that keeps nothing is)"
                   % (name, w["cpu"] / max(w["polls"], 1) / max(floor[0]["cpu"] / max(floor[0]["polls"], 1), 1e-9)))
     print(flush=True)
 
