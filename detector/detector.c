@@ -11,6 +11,7 @@
 #include "lib/log.h"
 #include "lib/xmem.h"
 #include "store/history.h"
+#include "store/store.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -347,7 +348,7 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 	d->after_ms = conf->after_ms;
 	d->every_ms = conf->every_ms > 0 ? conf->every_ms : 60000;
 	d->interval_ms = conf->interval_ms;
-	d->grace_ms = 2 * conf->interval_ms;
+	d->grace_ms = 2 * conf->interval_ms + STORE_GATHER_MS; /* the polls made and stored */
 	d->rollout = rollout_create(conf);
 	d->probe_to = xcalloc(2 * conf->nrouters + 1, sizeof(*d->probe_to));
 	for (size_t i = 0; i < conf->nrouters; i++)

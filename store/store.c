@@ -26,8 +26,7 @@
 #define STORE_BACKOFF_MIN_MS 100    /* retry delay after a failed commit, doubling ... */
 #define STORE_BACKOFF_MAX_MS 5000   /* ... up to this */
 #define STORE_CLOSE_RETRIES  5      /* failed commits tolerated while closing */
-#define STORE_GATHER_MS      2000   /* polls gather this long before a commit ... */
-#define STORE_GATHER_POLLS   512    /* ... unless there are this many (or a flush waits) */
+#define STORE_GATHER_POLLS   512    /* polls gather STORE_GATHER_MS (store.h) unless this many */
 
 size_t store_queue_max = 100000;
 

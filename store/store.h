@@ -40,6 +40,10 @@ int store_open(const char *path, const conf_t *conf, store_t **out, char **cause
 int store_check_path(const char *path, bool make_dir, bool check_only, char **cause);
 void store_close(store_t *st); /* writes everything queued, then closes */
 
+/* The longest a submitted poll waits in memory before the commit that stores it starts (polls
+ * gather so that a commit writes each router's page once for several polls): a reader of the
+ * database sees a poll this much after it was submitted, plus the commit's own time. */
+#define STORE_GATHER_MS 2000
 void store_submit(store_t *st, sample_t *s); /* takes ownership; returns at once */
 /* A CPU profile (daemon/profile.h) into the profiles table; takes ownership, returns at once. */
 void store_submit_profile(store_t *st, profile_t *p);
