@@ -5,7 +5,9 @@
  * once), and drops the replies (or, with -p, only runs yajl over them): no decoding, no store, no
  * web server. It prints CPU per poll; it must never be read as what wgwatchd could do with less
  * code, only as the part of a poll that libcurl and the kernel take in any such poller. */
-#define _GNU_SOURCE
+#include "config.h"
+#include "collectors/resthdr.h"
+
 #include <curl/curl.h>
 #include <yajl/yajl_parse.h>
 
@@ -121,25 +123,6 @@ static int floor_request(struct floor *f, struct floor_router *r)
 	return curl_multi_add_handle(f->multi, r->easy) == CURLM_OK ? 0 : -1;
 }
 
-static void floor_base64(const char *in, char *out)
-{
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t n = strlen(in), i = 0;
-	for (; i + 2 < n; i += 3, out += 4) {
-		unsigned v = (unsigned char)in[i] << 16 | (unsigned char)in[i + 1] << 8 |
-			(unsigned char)in[i + 2];
-		out[0] = abc[v >> 18], out[1] = abc[v >> 12 & 63], out[2] = abc[v >> 6 & 63],
-		out[3] = abc[v & 63];
-	}
-	if (i < n) {
-		unsigned v = (unsigned char)in[i] << 16 | (i + 1 < n ? (unsigned char)in[i + 1] << 8 : 0);
-		out[0] = abc[v >> 18], out[1] = abc[v >> 12 & 63];
-		out[2] = i + 1 < n ? abc[v >> 6 & 63] : '=', out[3] = '=';
-		out += 4;
-	}
-	*out = '\0';
-}
-
 static void floor_done(struct floor *f)
 {
 	CURLMsg *msg;
@@ -212,10 +195,11 @@ static void floor_setup(struct floor *f, int64_t iv)
 		curl_easy_setopt(r->easy, CURLOPT_NOPROXY, "*");
 		curl_easy_setopt(r->easy, CURLOPT_FAILONERROR, 1L); /* a 401 is an error, not a poll */
 		curl_easy_setopt(r->easy, CURLOPT_TIMEOUT_MS, 5000L);
-		char cred[512], b64[700], line[800];
-		snprintf(cred, sizeof(cred), "%s:%s", r->user ? r->user : "", r->pass ? r->pass : "");
-		floor_base64(cred, b64);
-		snprintf(line, sizeof(line), "Authorization: Basic %s", b64);
+		char line[800];
+		char *basic = resthdr_basic(r->user, r->pass); /* wgwatchd's own header value */
+		snprintf(line, sizeof(line), "Authorization: %s", basic);
+		explicit_bzero(basic, strlen(basic));
+		free(basic);
 		r->auth = curl_slist_append(NULL, line);
 		curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, r->auth);
 		for (int k = 0; k < FLOOR_STEPS; k++) {
