@@ -43,10 +43,8 @@ starts=$(val wgwatch_poll_start_delay_seconds_count)
 [ "$starts" -ge 20 ] || fail "only ${starts:-no} poll starts in wgwatch_poll_start_delay_seconds"
 [ "$(val wgwatch_poll_start_delay_seconds_bucket le=1)" = "$starts" ] ||
 	fail "polls started over 1 s late: $(grep '^wgwatch_poll_start_delay' "$T/metrics.txt")"
-gaps=$(sqlite3 "$T/wgwatch.db" "SELECT max(g), count(*) FROM (SELECT p.time_ms - lag(p.time_ms) OVER
-	(PARTITION BY p.router_id ORDER BY p.time_ms) AS g FROM polls p JOIN routers r ON r.id = p.router_id
-	WHERE r.name IN ('ok-01', 'ok-02')) WHERE g IS NOT NULL")
-max=${gaps%%|*} n=${gaps#*|}
+wait_gaps 20 14 "r.name IN ('ok-01', 'ok-02')"
+max=$GAPS_MAX n=$GAPS_N
 [ "$n" -ge 14 ] || fail "only $n poll gaps stored for ok-01/ok-02"
 [ "$max" -le 1600 ] || fail "a healthy router waited $max ms between polls at a 1 s interval"
 ok "healthy routers polled on time: longest gap ${max} ms over $n polls, no late polls"

@@ -31,6 +31,9 @@ grep -qi 'in use\|locked' "$T/second.log" || fail "second daemon's message: $(ca
 ok "a second daemon on the same database is refused: $(grep -i 'in use\|locked' "$T/second.log" | head -1)"
 
 wait_until 20 ge tile-a 3 || fail "tile-a not polled after restart"
+stored() { [ "$(q "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id
+	WHERE r.name = 'tile-a'")" -gt "$a" ]; }
+wait_until 20 stored || fail "no poll of tile-a committed within 20 s of the restart"
 stop_daemon -KILL
 [ "$(q 'PRAGMA integrity_check')" = ok ] || fail "integrity_check after SIGKILL"
 b=$(q "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'tile-a'")

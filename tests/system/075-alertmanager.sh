@@ -187,10 +187,8 @@ since=$($PY -c 'import time; print(int(time.time() * 1000))')
 start_daemon
 hung() { [ "$(cat "$T/hole.count" 2>/dev/null || echo 0)" -ge 3 ]; }
 wait_until 40 hung || fail "wgwatchd did not retry the push (connections: $(cat "$T/hole.count" 2>/dev/null))"
-gaps=$(sqlite3 "$T/wgwatch.db" "SELECT max(g), count(*) FROM (SELECT p.time_ms - lag(p.time_ms) OVER
-	(PARTITION BY p.router_id ORDER BY p.time_ms) AS g FROM polls p JOIN routers r ON r.id = p.router_id
-	WHERE p.time_ms >= $since) WHERE g IS NOT NULL")
-max=${gaps%%|*} n=${gaps#*|}
+wait_gaps 20 10 "p.time_ms >= $since"
+max=$GAPS_MAX n=$GAPS_N
 [ "$n" -ge 10 ] || fail "only $n poll gaps stored while the pushes hung"
 [ "$max" -le 1600 ] || fail "a router waited $max ms between polls at 1 s while pushes hung"
 warns=$(grep -c 'alert: cannot push' "$T/daemon.log" || true)

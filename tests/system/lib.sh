@@ -90,6 +90,24 @@ start_prometheus() {
 	PIDS="$PIDS $!"
 }
 
+# wait_gaps SECONDS MIN WHERE: waits until the database holds at least MIN gaps between a
+# router's consecutive polls among the polls p (of routers r) that WHERE selects: the store
+# commits what gathered every few seconds (STORE_GATHER_MS), after /metrics counts a poll. Sets
+# GAPS_N and GAPS_MAX (ms); 1 if MIN never came.
+wait_gaps() {
+	gaps_limit=$1 gaps_min=$2 gaps_where=$3
+	gaps_end=$(( $(date +%s) + gaps_limit ))
+	while :; do
+		gaps=$(sqlite3 "$T/wgwatch.db" "SELECT count(*), coalesce(max(g), 0) FROM (SELECT
+			p.time_ms - lag(p.time_ms) OVER (PARTITION BY p.router_id ORDER BY p.time_ms) AS g
+			FROM polls p JOIN routers r ON r.id = p.router_id WHERE $gaps_where) WHERE g IS NOT NULL")
+		GAPS_N=${gaps%%|*} GAPS_MAX=${gaps#*|}
+		[ "$GAPS_N" -ge "$gaps_min" ] && return 0
+		[ "$(date +%s)" -lt "$gaps_end" ] || return 1
+		sleep 0.2
+	done
+}
+
 # wait_until SECONDS COMMAND...: poll a condition (not a fixed sleep) until true or timeout.
 wait_until() {
 	limit=$1; shift
