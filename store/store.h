@@ -43,7 +43,7 @@ void store_close(store_t *st); /* writes everything queued, then closes */
 /* The longest a submitted poll waits in memory before the commit that stores it starts (polls
  * gather so that a commit writes each router's page once for several polls): a reader of the
  * database sees a poll this much after it was submitted, plus the commit's own time. */
-#define STORE_GATHER_MS 2000
+#define STORE_GATHER_MS 5000
 void store_submit(store_t *st, sample_t *s); /* takes ownership; returns at once */
 /* A CPU profile (daemon/profile.h) into the profiles table; takes ownership, returns at once. */
 void store_submit_profile(store_t *st, profile_t *p);
