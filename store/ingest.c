@@ -118,6 +118,22 @@ static bool ingest_same(const char *a, const char *b)
 	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
 }
 
+/* Whether s is port as "%d" prints it; a negative port (never decoded) is never the same. */
+static bool ingest_port_is(const char *s, int port)
+{
+	char digits[12];
+	size_t n = 0;
+	if (port < 0)
+		return false;
+	do
+		digits[n++] = (char)('0' + port % 10);
+	while ((port /= 10) != 0);
+	while (n > 0)
+		if (*s++ != digits[--n])
+			return false;
+	return *s == '\0';
+}
+
 /* Whether stored (NULL or ingest_endpoint's form) is p's endpoint, without building that: the
  * endpoint rarely changes, and this runs for every peer of every poll. */
 static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p)
@@ -135,9 +151,7 @@ static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p
 	stored += n;
 	if (v6 && *stored++ != ']')
 		return false;
-	char port[16];
-	snprintf(port, sizeof(port), ":%d", p->endpoint_port);
-	return strcmp(stored, port) == 0;
+	return *stored == ':' && ingest_port_is(stored + 1, p->endpoint_port);
 }
 
 /* The peer's endpoint, allowed addresses and disabled flag into peers when they changed. */
