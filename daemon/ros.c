@@ -23,8 +23,8 @@ static int ros_digits(const char **p, uint64_t *out)
 		return -1;
 	for (; ros_isdigit(*s); s++) {
 		unsigned d = (unsigned)(*s - '0');
-		if (v > (UINT64_MAX - d) / 10)
-			return -1;
+		if (v >= UINT64_MAX / 10 && (v > UINT64_MAX / 10 || d > UINT64_MAX % 10))
+			return -1; /* one comparison a digit below the last decade */
 		v = v * 10 + d;
 	}
 	*p = s;
@@ -102,25 +102,26 @@ int ros_parse_bool(const char *s, bool *out, const char **cause)
  * longer name is matched first. Values in microseconds. */
 static const struct ros_unit {
 	const char *name;
+	size_t len; /* of name: this runs for every duration of every poll */
 	int rank;
 	int64_t us;
 } ros_units[] = {
-	{ "w", 0, 7 * 86400 * INT64_C(1000000) },
-	{ "d", 1, 86400 * INT64_C(1000000) },
-	{ "h", 2, 3600 * INT64_C(1000000) },
-	{ "ms", 5, 1000 },
-	{ "m", 3, 60 * INT64_C(1000000) },
-	{ "s", 4, 1000000 },
-	{ "us", 6, 1 },
+	{ "w", 1, 0, 7 * 86400 * INT64_C(1000000) },
+	{ "d", 1, 1, 86400 * INT64_C(1000000) },
+	{ "h", 1, 2, 3600 * INT64_C(1000000) },
+	{ "ms", 2, 5, 1000 },
+	{ "m", 1, 3, 60 * INT64_C(1000000) },
+	{ "s", 1, 4, 1000000 },
+	{ "us", 2, 6, 1 },
 };
 
 static const struct ros_unit *ros_unit_at(const char **p)
 {
 	for (size_t i = 0; i < sizeof(ros_units) / sizeof(ros_units[0]); i++) {
-		size_t n = strlen(ros_units[i].name);
-		if (strncmp(*p, ros_units[i].name, n) == 0) {
-			*p += n;
-			return &ros_units[i];
+		const struct ros_unit *u = &ros_units[i];
+		if ((*p)[0] == u->name[0] && (u->len == 1 || (*p)[1] == u->name[1])) {
+			*p += u->len;
+			return u;
 		}
 	}
 	return NULL;
