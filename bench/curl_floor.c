@@ -41,7 +41,7 @@ struct floor_router {
 	int step;
 	int64_t due_ms;
 	CURLU *url[FLOOR_STEPS]; /* parsed once, as wgwatchd's restreq.c keeps them */
-	struct curl_slist *auth; /* "Authorization: Basic ..", built once, as resthdr.c does */
+	struct curl_slist *auth; /* User-Agent and Authorization, built once, as resthdr.c does */
 	yajl_handle parser;
 };
 
@@ -200,7 +200,8 @@ static void floor_setup(struct floor *f, int64_t iv)
 		snprintf(line, sizeof(line), "Authorization: %s", basic);
 		explicit_bzero(basic, strlen(basic));
 		free(basic);
-		r->auth = curl_slist_append(NULL, line);
+		r->auth = curl_slist_append(
+			curl_slist_append(NULL, "User-Agent: " PACKAGE_NAME "/" PACKAGE_VERSION), line);
 		curl_easy_setopt(r->easy, CURLOPT_HTTPHEADER, r->auth);
 		for (int k = 0; k < FLOOR_STEPS; k++) {
 			snprintf(line, sizeof(line), "%s%s", r->base, floor_paths[k]);

@@ -101,7 +101,6 @@ static int restcurl_setup(CURL *e, const restcurl_t *rc)
 	bad |= curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
 	if (rc->no_proxy_env) /* the same as no variable, without reading five per request */
 		bad |= curl_easy_setopt(e, CURLOPT_NOPROXY, "*") != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_USERAGENT, PACKAGE_NAME "/" PACKAGE_VERSION) != CURLE_OK;
 	return bad ? -1 : 0;
 }
 

@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define RESTHDR_USER_AGENT "User-Agent: " PACKAGE_NAME "/" PACKAGE_VERSION
+
 struct resthdr {
 	char *user, *pass;       /* what the lists were built for; user NULL: no Authorization */
-	struct curl_slist *get;  /* Authorization alone; NULL without a user */
-	struct curl_slist *post; /* Content-Type, Expect: and Authorization */
+	struct curl_slist *get;  /* User-Agent and Authorization (none without a user) */
+	struct curl_slist *post; /* User-Agent, Content-Type, Expect: and Authorization */
 	bool built;
 };
 
@@ -92,7 +94,12 @@ static int resthdr_build(resthdr_t *h, const char *user, const char *pass)
 	h->built = true;
 	h->user = xstrdup(user);
 	h->pass = xstrdup(pass);
-	struct curl_slist *post = curl_slist_append(NULL, "Content-Type: application/json");
+	/* The User-Agent as a header of ours, not CURLOPT_USERAGENT, which libcurl 7.88 formats
+	 * anew for every request (3% of a poll's instructions). */
+	h->get = curl_slist_append(NULL, RESTHDR_USER_AGENT);
+	struct curl_slist *post = h->get ? curl_slist_append(NULL, RESTHDR_USER_AGENT) : NULL;
+	if (post != NULL)
+		post = curl_slist_append(post, "Content-Type: application/json");
 	if (post != NULL) /* no 100-continue round trip before long POST queries */
 		post = curl_slist_append(post, "Expect:");
 	if (post == NULL)
@@ -103,8 +110,8 @@ static int resthdr_build(resthdr_t *h, const char *user, const char *pass)
 	char *basic = resthdr_basic(user, pass);
 	char *line = xasprintf("Authorization: %s", basic);
 	resthdr_wipe_str(basic);
-	h->get = curl_slist_append(NULL, line);
-	struct curl_slist *p = h->get != NULL ? curl_slist_append(h->post, line) : NULL;
+	struct curl_slist *g = curl_slist_append(h->get, line);
+	struct curl_slist *p = g != NULL ? curl_slist_append(h->post, line) : NULL;
 	resthdr_wipe_str(line);
 	if (p == NULL)
 		return -1;

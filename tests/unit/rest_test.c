@@ -712,6 +712,7 @@ static _Atomic int srv_conns;
 static pthread_mutex_t srv_lock = PTHREAD_MUTEX_INITIALIZER;
 static buf_t srv_log; /* one line per request: "METHOD URL ?args body" */
 static _Atomic int srv_badauth;
+static _Atomic int srv_agent;     /* requests with wgwatch's User-Agent, once each */
 static _Atomic int srv_resources; /* resource requests since srv_reset */
 
 static enum MHD_Result srv_arg(void *cls, enum MHD_ValueKind kind, const char *k, const char *v)
@@ -771,6 +772,8 @@ static void srv_check_auth(struct MHD_Connection *conn)
 		srv_badauth++;
 	MHD_free(user);
 	MHD_free(pass);
+	const char *agent = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "User-Agent");
+	srv_agent += agent != NULL && strcmp(agent, PACKAGE_NAME "/" PACKAGE_VERSION) == 0;
 }
 
 static enum MHD_Result srv_handler(void *cls, struct MHD_Connection *conn, const char *url,
@@ -913,6 +916,7 @@ static void srv_reset(int mode)
 	srv_mode = mode;
 	srv_conns = 0;
 	srv_badauth = 0;
+	srv_agent = 0;
 	srv_resources = 0;
 	pthread_mutex_lock(&srv_lock);
 	buf_reset(&srv_log);
@@ -961,7 +965,8 @@ static void test_transport_ok(int port)
 	CHECK_INT(srv_conns, 1); /* nine requests, one keep-alive connection */
 	CHECK_INT(srv_badauth, 0);
 	const char *log = srv_log.data ? srv_log.data : "";
-	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 1); /* kept for poll 2 */
+	CHECK_INT(srv_agent, count_str(log, "GET ") + count_str(log, "POST ")); /* every request */
+	CHECK_INT(count_str(log, "GET /rest/system/routerboard"), 1);           /* kept for poll 2 */
 	CHECK_INT(count_str(log, "GET /rest/system/resource "), 2);
 	CHECK_INT(count_str(log, "GET /rest/system/health"), 1); /* kept for poll 2 too */
 	CHECK(strstr(log, "current-endpoint-address") != NULL && strstr(log, "allowed-address") != NULL);
@@ -1133,23 +1138,28 @@ static void test_resthdr(void)
 	free(b);
 	resthdr_t *h = resthdr_create();
 	bool failed = true;
+	static const char ua[] = "User-Agent: " PACKAGE_NAME "/" PACKAGE_VERSION;
 	struct curl_slist *l = resthdr_get(h, "u", "p", false, &failed);
-	CHECK(!failed && l != NULL && l->next == NULL);
-	CHECK(l != NULL && strcmp(l->data, "Authorization: Basic dTpw") == 0);
+	CHECK(!failed && l != NULL && strcmp(l->data, ua) == 0);
+	CHECK(l != NULL && l->next != NULL && l->next->next == NULL);
+	CHECK(l != NULL && l->next != NULL && strcmp(l->next->data, "Authorization: Basic dTpw") == 0);
 	CHECK(resthdr_get(h, "u", "p", false, &failed) == l); /* not rebuilt */
 	l = resthdr_get(h, "u", "q", false, &failed);
-	CHECK(l != NULL && strcmp(l->data, "Authorization: Basic dTpx") == 0);
+	CHECK(l != NULL && l->next != NULL && strcmp(l->next->data, "Authorization: Basic dTpx") == 0);
 	l = resthdr_get(h, "u", "q", true, &failed);
-	int n = 0, auth = 0, json = 0;
+	int n = 0, auth = 0, json = 0, agent = 0;
 	for (struct curl_slist *p = l; p != NULL; p = p->next, n++) {
 		auth += strcmp(p->data, "Authorization: Basic dTpx") == 0;
 		json += strcmp(p->data, "Content-Type: application/json") == 0;
+		agent += strcmp(p->data, ua) == 0;
 	}
-	CHECK(n == 3 && auth == 1 && json == 1);
-	CHECK(resthdr_get(h, NULL, "q", false, &failed) == NULL && !failed);
+	CHECK(n == 4 && auth == 1 && json == 1 && agent == 1);
+	l = resthdr_get(h, NULL, "q", false, &failed); /* no user: the User-Agent alone */
+	CHECK(!failed && l != NULL && strcmp(l->data, ua) == 0 && l->next == NULL);
 	l = resthdr_get(h, NULL, NULL, true, &failed);
-	CHECK(l != NULL && l->next != NULL && l->next->next == NULL);
-	CHECK(l != NULL && strstr(l->data, "Authorization") == NULL);
+	CHECK(l != NULL && l->next != NULL && l->next->next != NULL && l->next->next->next == NULL);
+	for (struct curl_slist *p = l; p != NULL; p = p->next)
+		CHECK(strstr(p->data, "Authorization") == NULL);
 	resthdr_destroy(h);
 }
 
