@@ -11,7 +11,7 @@
 
 struct resthdr {
 	char *user, *pass;       /* what the lists were built for; user NULL: no Authorization */
-	struct curl_slist *get;  /* User-Agent and Authorization (none without a user) */
+	struct curl_slist *get;  /* User-Agent, and Authorization when there is a user */
 	struct curl_slist *post; /* User-Agent, Content-Type, Expect: and Authorization */
 	bool built;
 };
