@@ -262,8 +262,8 @@ def bench_collectd(a, d, procs, sim, routers, face, iv, sink, threads):
     return w
 
 
-def report(n, iv, face, rows, a):
-    print("%s: %d routers of wgwatch-sim at a %d s interval, %d s windows" % (face.upper(), n, iv, a.window))
+def report(n, iv, face, rows, a, which=""):
+    print("%s: %d routers of wgwatch-sim at a %d s interval, %s%d s windows" % (face.upper(), n, iv, which, a.window))
     head = ["poller", "polls", "asked", "done %", "CPU us/poll", "KiB RSS/router", "poller%", "sim%", "other%",
             "log errors"]
     t = [head]
@@ -287,6 +287,51 @@ def report(n, iv, face, rows, a):
     print(flush=True)
 
 
+def bench_round(a, d, procs, sim, routers, face, iv, sink, k):
+    """One window of each poller, one after another on the same sims; every second round runs them
+    in the reverse order, so a machine growing slower or faster over the run tilts no poller's
+    median. Rows are always returned in the same order: wgwatchd, collectd, curl_floor."""
+    runs = [("wgwatchd", lambda: bench_wgwatchd(a, d, procs, sim, routers, face, iv))]
+    if face == "rest":
+        runs.append(("curl_floor", lambda: bench_floor(a, d, procs, sim, routers, iv)))
+    for th in a.threads:
+        runs.append(("collectd/%d thr" % th,
+                     lambda th=th: bench_collectd(a, d, procs, sim, routers, face, iv, sink, th)))
+    got = {name: run() for name, run in (runs if k % 2 == 0 else runs[::-1])}
+    rows = [("wgwatchd", got["wgwatchd"])]
+    for th in a.threads:
+        w = got["collectd/%d thr" % th]
+        rows.append(("collectd/%d thr%s" % (th, " x%d" % w["procs"] if w["procs"] > 1 else ""), w))
+    if got.get("curl_floor") is not None:
+        rows.append(("curl_floor", got["curl_floor"]))
+    return rows
+
+
+def us_per_poll(w):
+    return 1e6 * w["cpu"] / max(w["polls"], 1)
+
+
+def median(xs):
+    xs = sorted(xs)
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def summary(n, iv, face, rounds):
+    """Across rounds: each poller's median CPU per poll and its range, and the median of the
+    per-round ratios to wgwatchd (a ratio of two windows minutes apart says less than the median
+    of ratios of windows run back to back)."""
+    print("%s: %d routers at a %d s interval, %d rounds: median (min to max)" % (face.upper(), n, iv, len(rounds)))
+    for i, (name, _) in enumerate(rounds[0]):
+        xs = [us_per_poll(rows[i][1]) for rows in rounds]
+        line = "  %-22s CPU %4.0f us/poll (%.0f to %.0f)" % (name, median(xs), min(xs), max(xs))
+        if i > 0:
+            rs = [us_per_poll(rows[i][1]) / max(us_per_poll(rows[0][1]), 1e-9) for rows in rounds]
+            line += "   / wgwatchd: %.2fx (%.2fx to %.2fx)" % (median(rs), min(rs), max(rs))
+        print(line)
+    print(flush=True)
+
+
 def bench_size(a, n, procs):
     iv = 1 if n <= 1000 else (n + 999) // 1000
     d = tempfile.mkdtemp(prefix="wgwatch-cdbench.")
@@ -297,14 +342,11 @@ def bench_size(a, n, procs):
             raise SystemExit("collectdbench: router names of several widths: the markers cannot be counted")
         sink = Sink(routers[0]["name"])
         for face in a.faces:
-            rows = [("wgwatchd", bench_wgwatchd(a, d, procs, sim, routers, face, iv))]
-            floor = bench_floor(a, d, procs, sim, routers, iv) if face == "rest" else None
-            for th in a.threads:
-                w = bench_collectd(a, d, procs, sim, routers, face, iv, sink, th)
-                rows.append(("collectd/%d thr%s" % (th, " x%d" % w["procs"] if w["procs"] > 1 else ""), w))
-            if floor is not None:
-                rows.append(("curl_floor", floor))
-            report(n, iv, face, rows, a)
+            rounds = [bench_round(a, d, procs, sim, routers, face, iv, sink, k) for k in range(a.rounds)]
+            for k, rows in enumerate(rounds):
+                report(n, iv, face, rows, a, "round %d of %d, " % (k + 1, a.rounds) if a.rounds > 1 else "")
+            if a.rounds > 1:
+                summary(n, iv, face, rounds)
         for p in sim:
             procs.stop(p)
     finally:
@@ -321,6 +363,8 @@ def main():
     p.add_argument("--window", type=int, default=20, help="seconds measured per poller")
     p.add_argument("--threads", default="16", help="collectd ReadThreads, one run each (default 16)")
     p.add_argument("--faces", default="rest snmp", help="rest, snmp or both (default)")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="windows of each poller, interleaved, with medians across them (default 1)")
     p.add_argument("--keep", action="store_true")
     a = p.parse_args()
     a.threads = [int(x) for x in a.threads.split()]
