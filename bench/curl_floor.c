@@ -2,14 +2,15 @@
  * bench/run's comparisons (bench/README.md). It polls the routers of a wgwatch-sim config with
  * the daemon's four requests a poll on one keep-alive connection each, started on the daemon's
  * grid, with its per-request economies (URLs parsed once, the Authorization header built
- * once), and drops the replies (or, with -p, only runs yajl over them): no decoding, no store, no
- * web server. It prints CPU per poll; it must never be read as what wgwatchd could do with less
+ * once), and drops the replies (or, with -p, only parses them as wgwatchd's restjson does): no
+ * decoding, no store, no web server. It prints CPU per poll; it must never be read as what wgwatchd could do with less
  * code, only as the part of a poll that libcurl and the kernel take in any such poller. */
 #include "config.h"
 #include "collectors/resthdr.h"
+#include "collectors/restjson.h"
+#include "lib/buf.h"
 
 #include <curl/curl.h>
-#include <yajl/yajl_parse.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -42,7 +43,8 @@ struct floor_router {
 	int64_t due_ms;
 	CURLU *url[FLOOR_STEPS]; /* parsed once, as wgwatchd's restreq.c keeps them */
 	struct curl_slist *auth; /* User-Agent and Authorization, built once, as resthdr.c does */
-	yajl_handle parser;
+	bool parse;
+	buf_t body; /* with -p: the reply, parsed whole when it is done */
 };
 
 struct floor {
@@ -53,6 +55,7 @@ struct floor {
 	size_t n, next;
 	long polls;
 	bool parse;
+	restjson_t *doc;
 };
 
 static volatile sig_atomic_t floor_asked; /* SIGUSR1: print the polls done so far */
@@ -81,8 +84,8 @@ static int64_t floor_cpu_us(void)
 static size_t floor_write(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct floor_router *r = arg;
-	if (r->parser != NULL && yajl_parse(r->parser, (unsigned char *)data, size * nmemb) != yajl_status_ok)
-		return 0;
+	if (r->parse)
+		buf_append(&r->body, data, size * nmemb);
 	return size * nmemb;
 }
 
@@ -114,12 +117,8 @@ static int floor_timer(CURLM *m, long ms, void *arg)
 static int floor_request(struct floor *f, struct floor_router *r)
 {
 	curl_easy_setopt(r->easy, CURLOPT_CURLU, r->url[r->step]);
-	if (f->parse) {
-		if (r->parser != NULL)
-			yajl_free(r->parser);
-		static const yajl_callbacks none;
-		r->parser = yajl_alloc(&none, NULL, NULL);
-	}
+	r->parse = f->parse;
+	buf_reset(&r->body);
 	return curl_multi_add_handle(f->multi, r->easy) == CURLM_OK ? 0 : -1;
 }
 
@@ -139,7 +138,7 @@ static void floor_done(struct floor *f)
 			r->step = 0;
 			continue;
 		}
-		if (r->parser != NULL && yajl_complete_parse(r->parser) != yajl_status_ok)
+		if (f->parse && restjson_parse(f->doc, r->body.data, r->body.len) == NULL)
 			fprintf(stderr, "curl_floor: %s: a reply that is not JSON\n", r->base);
 		if (++r->step < FLOOR_STEPS)
 			floor_request(f, r);
@@ -291,6 +290,8 @@ int main(int argc, char **argv)
 		default: goto usage;
 		}
 	}
+	if (f.parse)
+		f.doc = restjson_create();
 	if (optind != argc - 1 || iv < 10) {
 usage:
 		fprintf(stderr,
