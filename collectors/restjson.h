@@ -1,4 +1,4 @@
-/* restjson: a RouterOS REST reply parsed (by yajl) into a read-only tree whose nodes and strings
+/* restjson: a RouterOS REST reply parsed (by simdjson, from C++: restjson.cc) into a read-only tree whose nodes and strings
  * live in one reusable document, so a steady poll allocates nothing to decode. Only what
  * restdecode needs: objects, arrays, strings, and "something else" for the other values. */
 #ifndef WGWATCH_RESTJSON_H
@@ -14,8 +14,8 @@ typedef struct restjson_node restjson_node_t;
 restjson_t *restjson_create(void);
 void restjson_destroy(restjson_t *d);
 /* Parses body (len bytes) into d, dropping its previous tree. The root, or NULL when body is not
- * one JSON value in UTF-8, a string or key holds a NUL (\u0000), an object repeats a key, or
- * nesting is deeper than 64. */
+ * one JSON value in UTF-8, a string or key holds a NUL (\u0000), an object repeats a key, a
+ * number is beyond a double's or 64-bit range, or nesting is deeper than 64. */
 const restjson_node_t *restjson_parse(restjson_t *d, const char *body, size_t len);
 
 /* The accessors take NULL (absent) and answer false, 0 or NULL to it. */

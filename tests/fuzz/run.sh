@@ -18,7 +18,7 @@ fi
 fail=0 ran=0
 for t in fuzz_ros fuzz_rest_json fuzz_conf fuzz_http fuzz_snmp; do
 	if [ ! -x "$bin/$t" ]; then
-		echo "$t: not built (configure with CC=clang --enable-fuzzing), skipped"
+		echo "$t: not built (configure with CC=clang CXX=clang++ --enable-fuzzing), skipped"
 		continue
 	fi
 	ran=$((ran + 1))

@@ -665,6 +665,30 @@ static void test_restjson(void)
 	CHECK(rj(d, "\"\xff\"") == NULL);                        /* not UTF-8 */
 	CHECK(rj(d, "{\"a\\u0000\":\"1\"}") == NULL);            /* NUL in a key */
 	CHECK(rj(d, "1 2") == NULL && rj(d, "") == NULL && rj(d, "[1,]") == NULL);
+	CHECK(rj(d, "[\"a\\u0000b\"]") == NULL); /* NUL in a string */
+	/* numbers are "something else"; one no double or 64-bit integer holds is refused */
+	j = rj(d, "[-0.5,1e3,18446744073709551615,true,false,null]");
+	CHECK(restjson_is_array(j) && restjson_size(j) == 6 && !restjson_is_string(restjson_at(j, 2)));
+	CHECK(rj(d, "[1e400]") == NULL && rj(d, "[123456789012345678901234567890]") == NULL);
+	/* a reply beyond the room kept (256 KiB): parsed, then the next small one from fresh room,
+	 * with the depth limit kept after the parser grew */
+	buf_reset(&b);
+	buf_puts(&b, "[");
+	for (int i = 0; i < 20000; i++)
+		buf_printf(&b, "%s{\"k\":\"%d\"}", i ? "," : "", i);
+	buf_puts(&b, "]");
+	j = restjson_parse(d, b.data, b.len);
+	CHECK(b.len > 256 * 1024 && restjson_size(j) == 20000);
+	CHECK_STR(restjson_str(restjson_get(restjson_at(j, 19999), "k")), "19999");
+	CHECK_STR(restjson_str(restjson_at(rj(d, "[\"small\"]"), 0)), "small");
+	buf_reset(&b);
+	for (int i = 0; i < 300000; i++)
+		buf_putc(&b, i < 65 ? '[' : i < 130 ? ']' : ' ');
+	CHECK(restjson_parse(d, b.data, b.len) == NULL); /* 65 deep, in 300,000 bytes */
+	memset(b.data, ' ', b.len);
+	memset(b.data, '[', 64);
+	memset(b.data + 64, ']', 64);
+	CHECK(restjson_parse(d, b.data, b.len) != NULL); /* 64 deep */
 	/* restjson_get's cursor: any order, a miss, wrapping, two objects in turn */
 	j = rj(d, "[{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"},{\"c\":\"6\",\"a\":\"4\"}]");
 	const restjson_node_t *x = restjson_at(j, 0), *y = restjson_at(j, 1);

@@ -1,0 +1,263 @@
+/* restjson: RouterOS REST replies parsed by simdjson's DOM parser, then laid out as a flat tree.
+ * yajl's byte-at-a-time lexer and the callbacks that built the tree from its events were a
+ * quarter of a poll's instructions; simdjson validates and indexes the reply with vector
+ * instructions and leaves its strings NUL-terminated in its own buffer, so the tree only points
+ * at them. Nodes go to one array kept between replies, a container's children side by side, so
+ * element i is an index. It must never keep a pointer into the reply, log, throw into C code, or
+ * accept what jansson refused (invalid UTF-8, a NUL in a string, a repeated key, trailing
+ * bytes). Unlike yajl, simdjson also refuses a number out of a double's or 64-bit range: RouterOS
+ * sends every value as a string, so such a number is a reply not to trust either. */
+#include "config.h"
+extern "C" {
+#include "collectors/restjson.h"
+#include "lib/xmem.h"
+}
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <simdjson.h>
+
+#define RESTJSON_MAX_DEPTH 64
+#define RESTJSON_KEEP      (256 * 1024) /* bytes of reply a document keeps room for */
+
+enum restjson_type { RJ_OTHER, RJ_STRING, RJ_ARRAY, RJ_OBJECT };
+
+struct restjson_node {
+	const restjson_t *doc;
+	enum restjson_type type;
+	uint32_t first, n; /* container: children at doc->nodes[first..first+n) */
+	const char *s;     /* string: simdjson's NUL-terminated copy */
+	uint32_t len;
+	uint32_t klen; /* member of an object: its key, also NUL-terminated */
+	const char *key;
+};
+
+struct restjson {
+	simdjson::dom::parser *parser;
+	struct restjson_node *nodes;
+	size_t nnodes, capnodes;
+	uint32_t cur_first, cur_i; /* restjson_get's last hit: the object (by its first child), member */
+};
+
+extern "C" restjson_t *restjson_create(void)
+{
+	return static_cast<restjson_t *>(xcalloc(1, sizeof(restjson_t)));
+}
+
+extern "C" void restjson_destroy(restjson_t *d)
+{
+	if (d == NULL)
+		return;
+	delete d->parser;
+	free(d->nodes);
+	free(d);
+}
+
+/* Room for n more nodes; the index of the first. */
+static uint32_t restjson_grow(restjson_t *d, size_t n)
+{
+	if (d->nnodes + n > d->capnodes) {
+		while (d->nnodes + n > d->capnodes)
+			d->capnodes = d->capnodes ? 2 * d->capnodes : 64;
+		d->nodes = static_cast<struct restjson_node *>(
+			xreallocarray(d->nodes, d->capnodes, sizeof(*d->nodes)));
+	}
+	uint32_t at = static_cast<uint32_t>(d->nnodes);
+	d->nnodes += n;
+	return at;
+}
+
+static bool restjson_fill(restjson_t *d, simdjson::dom::element e, uint32_t at);
+
+static bool restjson_key_less(const struct restjson_node *x, const struct restjson_node *y)
+{
+	int c = memcmp(x->key, y->key, x->klen < y->klen ? x->klen : y->klen);
+	return c != 0 ? c < 0 : x->klen < y->klen;
+}
+
+static bool restjson_key_same(const struct restjson_node *x, const struct restjson_node *y)
+{
+	return x->klen == y->klen && memcmp(x->key, y->key, x->klen) == 0;
+}
+
+/* Whether two of the n members from nodes[first] share a key: pairwise for a record's dozen,
+ * sorted beyond, so that a reply of one huge object costs n log n, not n squared. */
+static bool restjson_repeats(const restjson_t *d, uint32_t first, uint32_t n)
+{
+	const struct restjson_node *m = d->nodes + first;
+	if (n <= 16) {
+		for (uint32_t i = 0; i < n; i++)
+			for (uint32_t k = i + 1; k < n; k++)
+				if (restjson_key_same(&m[i], &m[k]))
+					return true;
+		return false;
+	}
+	const struct restjson_node **p = static_cast<const struct restjson_node **>(xcalloc(n, sizeof(*p)));
+	for (uint32_t i = 0; i < n; i++)
+		p[i] = &m[i];
+	std::sort(p, p + n, restjson_key_less);
+	bool rep = false;
+	for (uint32_t i = 1; i < n && !rep; i++)
+		rep = restjson_key_same(p[i - 1], p[i]);
+	free(p);
+	return rep;
+}
+
+static bool restjson_fill_array(restjson_t *d, simdjson::dom::array a, uint32_t at)
+{
+	size_t n = a.size();
+	if (n > UINT32_MAX / 4 || d->nnodes + n > UINT32_MAX / 2)
+		return false;
+	uint32_t first = restjson_grow(d, n), i = first;
+	d->nodes[at].type = RJ_ARRAY;
+	d->nodes[at].first = first;
+	d->nodes[at].n = static_cast<uint32_t>(n);
+	for (simdjson::dom::element x : a) {
+		d->nodes[i].key = NULL;
+		d->nodes[i].klen = 0;
+		if (!restjson_fill(d, x, i++))
+			return false;
+	}
+	return true;
+}
+
+static bool restjson_fill_object(restjson_t *d, simdjson::dom::object o, uint32_t at)
+{
+	size_t n = o.size();
+	if (n > UINT32_MAX / 4 || d->nnodes + n > UINT32_MAX / 2)
+		return false;
+	uint32_t first = restjson_grow(d, n), i = first;
+	d->nodes[at].type = RJ_OBJECT;
+	d->nodes[at].first = first;
+	d->nodes[at].n = static_cast<uint32_t>(n);
+	for (simdjson::dom::key_value_pair kv : o) {
+		if (kv.key.size() > UINT32_MAX / 2 || memchr(kv.key.data(), '\0', kv.key.size()) != NULL)
+			return false;
+		d->nodes[i].key = kv.key.data();
+		d->nodes[i].klen = static_cast<uint32_t>(kv.key.size());
+		if (!restjson_fill(d, kv.value, i++))
+			return false;
+	}
+	return !restjson_repeats(d, first, static_cast<uint32_t>(n));
+}
+
+/* nodes[at] (its key already set, if a member) becomes e; containers place their children. */
+static bool restjson_fill(restjson_t *d, simdjson::dom::element e, uint32_t at)
+{
+	d->nodes[at].doc = d;
+	d->nodes[at].type = RJ_OTHER;
+	simdjson::dom::array a;
+	simdjson::dom::object o;
+	std::string_view s;
+	switch (e.type()) {
+	case simdjson::dom::element_type::ARRAY:
+		return e.get_array().get(a) == simdjson::SUCCESS && restjson_fill_array(d, a, at);
+	case simdjson::dom::element_type::OBJECT:
+		return e.get_object().get(o) == simdjson::SUCCESS && restjson_fill_object(d, o, at);
+	case simdjson::dom::element_type::STRING:
+		if (e.get_string().get(s) != simdjson::SUCCESS || s.size() > UINT32_MAX / 2 ||
+			memchr(s.data(), '\0', s.size()) != NULL)
+			return false;
+		d->nodes[at].type = RJ_STRING;
+		d->nodes[at].s = s.data();
+		d->nodes[at].len = static_cast<uint32_t>(s.size());
+		return true;
+	default: return true;
+	}
+}
+
+/* The parser, made on first use and made afresh after a reply bigger than RESTJSON_KEEP; the
+ * node array likewise given back. NULL only when memory ran out. */
+static simdjson::dom::parser *restjson_parser(restjson_t *d)
+{
+	if (d->parser != NULL && d->parser->capacity() > RESTJSON_KEEP) {
+		delete d->parser;
+		d->parser = NULL;
+	}
+	if (d->capnodes * sizeof(*d->nodes) > RESTJSON_KEEP) {
+		free(d->nodes);
+		d->nodes = NULL;
+		d->capnodes = 0;
+	}
+	if (d->parser == NULL) {
+		d->parser = new (std::nothrow) simdjson::dom::parser(simdjson::SIMDJSON_MAXSIZE_BYTES);
+		if (d->parser != NULL && d->parser->allocate(4096, RESTJSON_MAX_DEPTH) != simdjson::SUCCESS) {
+			delete d->parser;
+			d->parser = NULL;
+		}
+	}
+	return d->parser;
+}
+
+extern "C" const restjson_node_t *restjson_parse(restjson_t *d, const char *body, size_t len)
+{
+	d->nnodes = 0;
+	d->cur_first = UINT32_MAX;
+	simdjson::dom::parser *p = restjson_parser(d);
+	simdjson::dom::element root;
+	if (p == NULL || p->parse(body, len, true).get(root) != simdjson::SUCCESS)
+		return NULL;
+	uint32_t at = restjson_grow(d, 1);
+	d->nodes[at] = restjson_node{};
+	return restjson_fill(d, root, at) ? &d->nodes[at] : NULL;
+}
+
+extern "C" bool restjson_is_object(const restjson_node_t *n)
+{
+	return n != NULL && n->type == RJ_OBJECT;
+}
+
+extern "C" bool restjson_is_array(const restjson_node_t *n)
+{
+	return n != NULL && n->type == RJ_ARRAY;
+}
+
+extern "C" bool restjson_is_string(const restjson_node_t *n)
+{
+	return n != NULL && n->type == RJ_STRING;
+}
+
+extern "C" size_t restjson_size(const restjson_node_t *n)
+{
+	return n != NULL && (n->type == RJ_ARRAY || n->type == RJ_OBJECT) ? n->n : 0;
+}
+
+extern "C" const restjson_node_t *restjson_at(const restjson_node_t *n, size_t i)
+{
+	return i < restjson_size(n) ? &n->doc->nodes[n->first + i] : NULL;
+}
+
+extern "C" const char *restjson_key(const restjson_node_t *n, size_t i)
+{
+	const restjson_node_t *m = restjson_is_object(n) ? restjson_at(n, i) : NULL;
+	return m != NULL ? m->key : NULL;
+}
+
+/* Decoders ask a record's keys mostly in the order RouterOS sends them, so the search starts
+ * after the member found last in the same object and wraps: one comparison where the orders
+ * agree. The cursor is a lookup cache kept in the document, not part of the tree. */
+extern "C" const restjson_node_t *restjson_get(const restjson_node_t *n, const char *key)
+{
+	if (!restjson_is_object(n) || n->n == 0)
+		return NULL;
+	restjson_t *d = const_cast<restjson_t *>(n->doc);
+	size_t len = strlen(key);
+	uint32_t i = d->cur_first == n->first && d->cur_i + 1 < n->n ? d->cur_i + 1 : 0;
+	for (uint32_t k = 0; k < n->n; k++, i = i + 1 < n->n ? i + 1 : 0) {
+		const restjson_node_t *m = &d->nodes[n->first + i];
+		if (m->klen == len && memcmp(m->key, key, len) == 0) {
+			d->cur_first = n->first;
+			d->cur_i = i;
+			return m;
+		}
+	}
+	return NULL;
+}
+
+extern "C" const char *restjson_str(const restjson_node_t *n)
+{
+	return restjson_is_string(n) ? n->s : NULL;
+}
