@@ -152,13 +152,13 @@ def wgwatchd_conf(routers, face, port, iv):
     return "\n".join(out)
 
 
-def bench_wgwatchd(a, d, procs, sim, routers, face, iv):
+def bench_wgwatchd(a, d, procs, sim, routers, face, iv, build=None):
     port, n = free_port(), len(routers)
     conf = os.path.join(d, "wgwatch-%s.conf" % face)
     open(conf, "w").write(wgwatchd_conf(routers, face, port, iv))
     if os.path.exists(os.path.join(d, "wgwatch.db")):
         os.unlink(os.path.join(d, "wgwatch.db"))
-    dmn = procs.start([os.path.join(a.build, "wgwatchd"), "-q", "-c", conf],
+    dmn = procs.start([os.path.join(build or a.build, "wgwatchd"), "-q", "-c", conf],
                       os.path.join(d, "wgwatch-%s.log" % face))
     wait_for(lambda: metric_sum(port, "wgwatch_polls_total") >= 2 * n, 120 + 3 * iv, "two polls of every router")
     w = window(a, [dmn], sim, lambda: metric_sum(port, "wgwatch_polls_total"))
@@ -290,8 +290,11 @@ def report(n, iv, face, rows, a, which=""):
 def bench_round(a, d, procs, sim, routers, face, iv, sink, k):
     """One window of each poller, one after another on the same sims; every second round runs them
     in the reverse order, so a machine growing slower or faster over the run tilts no poller's
-    median. Rows are always returned in the same order: wgwatchd, collectd, curl_floor."""
+    median. Rows are always returned in the same order: wgwatchd, the baseline wgwatchd (with
+    --baseline), collectd, curl_floor."""
     runs = [("wgwatchd", lambda: bench_wgwatchd(a, d, procs, sim, routers, face, iv))]
+    if a.baseline:
+        runs.append(("baseline", lambda: bench_wgwatchd(a, d, procs, sim, routers, face, iv, a.baseline)))
     if face == "rest":
         runs.append(("curl_floor", lambda: bench_floor(a, d, procs, sim, routers, iv)))
     for th in a.threads:
@@ -299,6 +302,8 @@ def bench_round(a, d, procs, sim, routers, face, iv, sink, k):
                      lambda th=th: bench_collectd(a, d, procs, sim, routers, face, iv, sink, th)))
     got = {name: run() for name, run in (runs if k % 2 == 0 else runs[::-1])}
     rows = [("wgwatchd", got["wgwatchd"])]
+    if a.baseline:
+        rows.append(("wgwatchd, baseline", got["baseline"]))
     for th in a.threads:
         w = got["collectd/%d thr" % th]
         rows.append(("collectd/%d thr%s" % (th, " x%d" % w["procs"] if w["procs"] > 1 else ""), w))
@@ -365,6 +370,7 @@ def main():
     p.add_argument("--faces", default="rest snmp", help="rest, snmp or both (default)")
     p.add_argument("--rounds", type=int, default=1,
                    help="windows of each poller, interleaved, with medians across them (default 1)")
+    p.add_argument("--baseline", help="dir with an earlier wgwatchd, run beside --build's in every round")
     p.add_argument("--keep", action="store_true")
     a = p.parse_args()
     a.threads = [int(x) for x in a.threads.split()]
