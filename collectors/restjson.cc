@@ -106,15 +106,24 @@ static bool restjson_repeats(const restjson_t *d, uint32_t first, uint32_t n)
 	return rep;
 }
 
-static bool restjson_fill_array(restjson_t *d, simdjson::dom::array a, uint32_t at)
+/* nodes[at] becomes a container of n children, placed side by side; the first's index, or
+ * UINT32_MAX when the tree would outgrow its 32-bit indices. */
+static uint32_t restjson_place(restjson_t *d, enum restjson_type type, size_t n, uint32_t at)
 {
-	size_t n = a.size();
 	if (n > UINT32_MAX / 4 || d->nnodes + n > UINT32_MAX / 2)
-		return false;
-	uint32_t first = restjson_grow(d, n), i = first;
-	d->nodes[at].type = RJ_ARRAY;
+		return UINT32_MAX;
+	uint32_t first = restjson_grow(d, n);
+	d->nodes[at].type = type;
 	d->nodes[at].first = first;
 	d->nodes[at].n = static_cast<uint32_t>(n);
+	return first;
+}
+
+static bool restjson_fill_array(restjson_t *d, simdjson::dom::array a, uint32_t at)
+{
+	uint32_t i = restjson_place(d, RJ_ARRAY, a.size(), at);
+	if (i == UINT32_MAX)
+		return false;
 	for (simdjson::dom::element x : a) {
 		d->nodes[i].key = NULL;
 		d->nodes[i].klen = 0;
@@ -126,13 +135,9 @@ static bool restjson_fill_array(restjson_t *d, simdjson::dom::array a, uint32_t 
 
 static bool restjson_fill_object(restjson_t *d, simdjson::dom::object o, uint32_t at)
 {
-	size_t n = o.size();
-	if (n > UINT32_MAX / 4 || d->nnodes + n > UINT32_MAX / 2)
+	uint32_t first = restjson_place(d, RJ_OBJECT, o.size(), at), i = first;
+	if (first == UINT32_MAX)
 		return false;
-	uint32_t first = restjson_grow(d, n), i = first;
-	d->nodes[at].type = RJ_OBJECT;
-	d->nodes[at].first = first;
-	d->nodes[at].n = static_cast<uint32_t>(n);
 	for (simdjson::dom::key_value_pair kv : o) {
 		if (kv.key.size() > UINT32_MAX / 2 || memchr(kv.key.data(), '\0', kv.key.size()) != NULL)
 			return false;
@@ -141,7 +146,7 @@ static bool restjson_fill_object(restjson_t *d, simdjson::dom::object o, uint32_
 		if (!restjson_fill(d, kv.value, i++))
 			return false;
 	}
-	return !restjson_repeats(d, first, static_cast<uint32_t>(n));
+	return !restjson_repeats(d, first, d->nodes[at].n);
 }
 
 /* nodes[at] (its key already set, if a member) becomes e; containers place their children. */

@@ -17,7 +17,7 @@ allowed() {   # allowed FOLDER: the folders FOLDER's files may include
 }
 bad=0
 for dir in lib daemon collectors store detector web sim; do
-	for f in "$dir"/*.c "$dir"/*.h; do
+	for f in "$dir"/*.c "$dir"/*.cc "$dir"/*.h; do
 		[ -f "$f" ] || continue
 		[ "$f" = daemon/main.c ] || [ "$f" = sim/fill_main.c ] && continue
 		ok=$(allowed "$dir")
