@@ -3,8 +3,9 @@
  * the daemon's four requests a poll on one keep-alive connection each, started on the daemon's
  * grid, with its per-request economies (URLs parsed once, the Authorization header built
  * once), and drops the replies (or, with -p, only parses them as wgwatchd's restjson does): no
- * decoding, no store, no web server. It prints CPU per poll; it must never be read as what wgwatchd could do with less
- * code, only as the part of a poll that libcurl and the kernel take in any such poller. */
+ * decoding, no store, no web server. It prints CPU per poll; it must never be read as what
+ * wgwatchd could do with less code, only as the part of a poll that libcurl and the kernel take
+ * in any such poller. */
 #include "config.h"
 #include "collectors/resthdr.h"
 #include "collectors/restjson.h"
