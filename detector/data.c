@@ -6,6 +6,7 @@
 #include "detector/detector_int.h"
 #include "lib/xmem.h"
 #include "store/history.h"
+#include "store/packed.h"
 #include "store/store.h"
 
 #include <math.h>
@@ -34,13 +35,11 @@ static const char *const data_sql[DATA_NSQL] = {
 			"  AND n.kind IN ('upgrade', 'downgrade') AND n.time_ms > h.time_ms)"
 			" FROM version_history h JOIN routers r ON r.id = h.router_id"
 			" WHERE h.kind IN ('upgrade', 'downgrade') ORDER BY h.id",
-	[DATA_CPU] = "SELECT time_ms, core, load / 1000.0 FROM cpu_samples"
-		     " WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms, core",
-	[DATA_IFACES] = "SELECT i.name, s.time_ms, s.tx_delta * 8000.0 / s.dt_ms,"
-			" s.rx_delta * 8000.0 / s.dt_ms"
-			" FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
-			" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?2 AND s.time_ms < ?3"
-			" AND s.dt_ms > 0 AND s.reset = 0 ORDER BY i.name, s.time_ms",
+	/* The packed values are decoded in C (store/packed.h): the views' row per value cost more
+	 * than all else a round does (see data_load). */
+	[DATA_POLLS] = "SELECT time_ms, cpu, ifaces FROM polls WHERE router_id = ?1 AND time_ms >= ?2"
+		       " AND time_ms < ?3 ORDER BY time_ms",
+	[DATA_WG] = "SELECT id, name FROM interfaces WHERE router_id = ?1 AND type = 'wg' ORDER BY name, id",
 	[DATA_ROUTERS] = "SELECT r.id, r.name, r.last_poll_ms, (SELECT max(h.time_ms) FROM version_history h"
 			 "  WHERE h.router_id = r.id AND h.kind IN ('upgrade', 'downgrade'))"
 			 " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
@@ -164,84 +163,151 @@ static void data_cpu_matrix(struct data_set *x, const struct data_core_row *rows
 	}
 }
 
-static int data_load_cpu(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
+/* The router's WireGuard interfaces: their ids, each with the index of its name in name order
+ * (two ids of one name share it, as the name-ordered rows of a JOIN would). */
+struct data_wg {
+	int64_t *id;
+	size_t *slot, n;
+	char **name; /* by slot */
+	size_t nnames;
+	struct data_iface *acc; /* by slot: the rows read so far */
+};
+
+static void data_wg_free(struct data_wg *w)
 {
-	sqlite3_stmt *q = d->sq[DATA_CPU];
+	for (size_t i = 0; i < w->nnames; i++) {
+		free(w->name[i]);
+		free(w->acc[i].rows);
+	}
+	free(w->id);
+	free(w->slot);
+	free(w->name);
+	free(w->acc);
+	memset(w, 0, sizeof(*w));
+}
+
+static int data_wg_load(detector_t *d, int64_t router, struct data_wg *w)
+{
+	sqlite3_stmt *q = d->sq[DATA_WG];
+	size_t cap = 0;
+	int rc;
+	memset(w, 0, sizeof(*w));
+	sqlite3_bind_int64(q, 1, router);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(q, 1);
+		if (w->n == cap) {
+			cap = cap ? 2 * cap : 8;
+			w->id = xreallocarray(w->id, cap, sizeof(*w->id));
+			w->slot = xreallocarray(w->slot, cap, sizeof(*w->slot));
+			w->name = xreallocarray(w->name, cap, sizeof(*w->name));
+		}
+		if (w->nnames == 0 || strcmp(w->name[w->nnames - 1], name ? name : "") != 0)
+			w->name[w->nnames++] = xstrdup(name ? name : "");
+		w->id[w->n] = sqlite3_column_int64(q, 0);
+		w->slot[w->n++] = w->nnames - 1;
+	}
+	sqlite3_reset(q);
+	w->acc = xcalloc(w->nnames + 1, sizeof(*w->acc));
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static size_t data_wg_slot(const struct data_wg *w, int64_t id)
+{
+	for (size_t i = 0; i < w->n; i++)
+		if (w->id[i] == id)
+			return w->slot[i];
+	return SIZE_MAX;
+}
+
+/* The interfaces of one poll with a rate, not across a reset (iface_samples.dt_ms > 0 and
+ * reset = 0), into their slots' rows; the rates as SQL would compute them. */
+static void data_poll_rates(struct data_wg *w, size_t poll, const void *blob, size_t len)
+{
+	struct packed_cursor c;
+	struct packed_rate r;
+	packed_ifaces(&c, blob, len);
+	while (packed_next_rate(&c, &r)) {
+		size_t slot = r.dt_ms > 0 && !r.reset ? data_wg_slot(w, r.id) : SIZE_MAX;
+		if (slot == SIZE_MAX)
+			continue;
+		double tx = (double)r.tx_delta * 8000.0 / (double)r.dt_ms;
+		double rx = (double)r.rx_delta * 8000.0 / (double)r.dt_ms;
+		if (!isfinite(tx) || !isfinite(rx))
+			continue;
+		struct data_iface *f = &w->acc[slot];
+		f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
+		f->rows[f->n++] = (struct data_row){ poll, tx, rx };
+	}
+}
+
+/* The slots that read a row become x->ifs, by name; each poll's sums add them in that order. */
+static void data_wg_finish(struct data_wg *w, struct data_set *x)
+{
+	for (size_t i = 0; i < w->nnames; i++) {
+		struct data_iface *f = &w->acc[i];
+		if (f->n == 0)
+			continue;
+		x->ifs = data_grow(x->ifs, x->nifs, &x->capifs, sizeof(*x->ifs));
+		x->ifs[x->nifs++] = (struct data_iface){
+			.name = w->name[i], .rows = f->rows, .n = f->n, .cap = f->cap
+		};
+		w->name[i] = NULL;
+		*f = (struct data_iface){ 0 };
+		for (size_t k = 0; k < x->ifs[x->nifs - 1].n; k++) {
+			const struct data_row *row = &x->ifs[x->nifs - 1].rows[k];
+			x->polls[row->poll].tx += row->tx;
+			x->polls[row->poll].rx += row->rx;
+			x->polls[row->poll].nrows++;
+		}
+	}
+}
+
+/* One polls row: a poll of x if it read a core; its loads into rows, its rates into w. */
+static void data_poll_row(sqlite3_stmt *q, struct data_set *x, struct data_core_row **rows, size_t *n,
+	size_t *cap, struct data_wg *w)
+{
+	int64_t load[DATA_MAX_CORES];
+	size_t ncores = packed_cpu(
+		sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), load, DATA_MAX_CORES);
+	if (ncores == 0)
+		return; /* no CPU data: neither a poll nor rates */
+	x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
+	x->polls[x->npolls++] = (struct judge_poll){
+		.t = sqlite3_column_int64(q, 0), .busiest = NAN, .others = NAN
+	};
+	for (size_t c = 0; c < ncores; c++) {
+		*rows = data_grow(*rows, *n, cap, sizeof(**rows));
+		(*rows)[(*n)++] = (struct data_core_row){ x->npolls - 1, c,
+			(float)((double)load[c] / 1000.0) };
+	}
+	if (ncores > x->ncores)
+		x->ncores = ncores;
+	data_poll_rates(w, x->npolls - 1, sqlite3_column_blob(q, 2), (size_t)sqlite3_column_bytes(q, 2));
+}
+
+/* The polls of router in [from, to) with CPU data, and at those polls the WireGuard interfaces'
+ * rates, in one pass over its polls rows. */
+int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
+{
+	struct data_wg w;
+	memset(x, 0, sizeof(*x));
+	if (data_wg_load(d, router, &w) < 0) {
+		data_wg_free(&w);
+		return -1;
+	}
+	sqlite3_stmt *q = d->sq[DATA_POLLS];
 	data_bind_range(q, router, from, to);
 	struct data_core_row *rows = NULL;
 	size_t n = 0, cap = 0;
 	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(q, 0), core = sqlite3_column_int64(q, 1);
-		if (core < 0 || core >= DATA_MAX_CORES)
-			continue;
-		if (x->npolls == 0 || x->polls[x->npolls - 1].t != t) {
-			x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
-			x->polls[x->npolls++] = (struct judge_poll){ .t = t, .busiest = NAN, .others = NAN };
-		}
-		rows = data_grow(rows, n, &cap, sizeof(*rows));
-		rows[n++] = (struct data_core_row){ x->npolls - 1, (size_t)core,
-			(float)sqlite3_column_double(q, 2) };
-		if ((size_t)core >= x->ncores)
-			x->ncores = (size_t)core + 1;
-	}
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		data_poll_row(q, x, &rows, &n, &cap, &w);
 	sqlite3_reset(q);
 	data_cpu_matrix(x, rows, n);
 	free(rows);
+	data_wg_finish(&w, x);
+	data_wg_free(&w);
 	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-static size_t data_poll_find(const struct data_set *x, int64_t t)
-{
-	size_t lo = 0, hi = x->npolls;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (x->polls[mid].t == t)
-			return mid;
-		if (x->polls[mid].t < t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return SIZE_MAX;
-}
-
-static void data_add_row(struct data_set *x, const char *name, size_t poll, double tx, double rx)
-{
-	if (x->nifs == 0 || strcmp(x->ifs[x->nifs - 1].name, name) != 0) {
-		x->ifs = data_grow(x->ifs, x->nifs, &x->capifs, sizeof(*x->ifs));
-		x->ifs[x->nifs++] = (struct data_iface){ .name = xstrdup(name) };
-	}
-	struct data_iface *f = &x->ifs[x->nifs - 1];
-	f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
-	f->rows[f->n++] = (struct data_row){ poll, tx, rx };
-	x->polls[poll].tx += tx;
-	x->polls[poll].rx += rx;
-	x->polls[poll].nrows++;
-}
-
-/* Interface samples with a delta, not across a reset, at polls that have CPU data too. */
-static int data_load_ifaces(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
-{
-	sqlite3_stmt *q = d->sq[DATA_IFACES];
-	data_bind_range(q, router, from, to);
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		size_t poll = data_poll_find(x, sqlite3_column_int64(q, 1));
-		double tx = data_col(q, 2), rx = data_col(q, 3);
-		if (poll != SIZE_MAX && isfinite(tx) && isfinite(rx))
-			data_add_row(x, (const char *)sqlite3_column_text(q, 0), poll, tx, rx);
-	}
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
-{
-	memset(x, 0, sizeof(*x));
-	if (data_load_cpu(d, router, from, to, x) < 0 || data_load_ifaces(d, router, from, to, x) < 0)
-		return -1;
-	return 0;
 }
 
 void probe_set_free(struct probe_set *p)

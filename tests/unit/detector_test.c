@@ -877,6 +877,150 @@ static void test_database(void)
 	free(cause);
 }
 
+/* ---- data_load against the views it replaced ---- */
+
+/* Router "mix": wg interfaces made in an order that is not their names' (wg2, wg0, then wg1 from
+ * poll 40), an ether one, a failed poll every 17th, a reboot at 70 (counters back to 0), and
+ * busier cores from poll 50. */
+static sample_t *mix_poll(int64_t k)
+{
+	static const char *const names[] = { "wg2", "ether1", "wg0", "wg1" };
+	sample_t *x = sample_new("mix", T0 + k * 1000, "rest");
+	if (k % 17 == 5) {
+		sample_fail(x, SAMPLE_ERR_TIMEOUT, "timed out");
+		return x;
+	}
+	x->version = xstrdup("7.22.3");
+	sample_set_cores(x, k < 50 ? 4 : 6);
+	for (size_t c = 0; c < x->ncores; c++)
+		x->cores[c].load = 0.05 + 0.9 * (double)((k * 7 + (int64_t)c * 13) % 100) / 100.0;
+	int64_t since = k >= 70 ? k - 70 : k;
+	for (size_t i = 0; i < 4; i++) {
+		if (i == 3 && k < 40)
+			continue;
+		struct sample_iface *f = sample_add_iface(x);
+		f->name = xstrdup(names[i]);
+		f->type = xstrdup(i == 1 ? "ether" : "wg");
+		f->tx_bytes = (uint64_t)(since * (12345 + 1000 * (int64_t)i) + (since * since) % 977);
+		f->rx_bytes = (uint64_t)(since * (6789 + 333 * (int64_t)i));
+	}
+	return x;
+}
+
+/* What data_load gave before it decoded the blobs itself: the views, row by row. */
+static void views_load(sqlite3 *db, int64_t rid, int64_t from, int64_t to, struct data_set *x)
+{
+	sqlite3_stmt *q;
+	memset(x, 0, sizeof(*x));
+	x->polls = xcalloc(1000, sizeof(*x->polls));
+	x->ifs = xcalloc(16, sizeof(*x->ifs));
+	x->loads = xcalloc(1000 * 16, sizeof(*x->loads));
+	for (size_t i = 0; i < 1000 * 16; i++)
+		x->loads[i] = NAN;
+	CHECK(sqlite3_prepare_v2(db,
+		      "SELECT time_ms, core, load / 1000.0 FROM cpu_samples WHERE router_id = ?1"
+		      " AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms, core",
+		      -1, &q, NULL) == SQLITE_OK);
+	sqlite3_bind_int64(q, 1, rid);
+	sqlite3_bind_int64(q, 2, from);
+	sqlite3_bind_int64(q, 3, to);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t t = sqlite3_column_int64(q, 0), core = sqlite3_column_int64(q, 1);
+		if (x->npolls == 0 || x->polls[x->npolls - 1].t != t)
+			x->polls[x->npolls++] = (struct judge_poll){ .t = t };
+		x->loads[(x->npolls - 1) * 16 + (size_t)core] = (float)sqlite3_column_double(q, 2);
+		if ((size_t)core + 1 > x->ncores)
+			x->ncores = (size_t)core + 1;
+	}
+	sqlite3_finalize(q);
+	CHECK(sqlite3_prepare_v2(db,
+		      "SELECT i.name, s.time_ms, s.tx_delta * 8000.0 / s.dt_ms, s.rx_delta * 8000.0 / s.dt_ms"
+		      " FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
+		      " WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?2 AND s.time_ms < ?3"
+		      " AND s.dt_ms > 0 AND s.reset = 0 ORDER BY i.name, s.time_ms",
+		      -1, &q, NULL) == SQLITE_OK);
+	sqlite3_bind_int64(q, 1, rid);
+	sqlite3_bind_int64(q, 2, from);
+	sqlite3_bind_int64(q, 3, to);
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		size_t poll = SIZE_MAX;
+		for (size_t k = 0; k < x->npolls; k++)
+			if (x->polls[k].t == sqlite3_column_int64(q, 1))
+				poll = k;
+		if (poll == SIZE_MAX)
+			continue;
+		const char *name = (const char *)sqlite3_column_text(q, 0);
+		if (x->nifs == 0 || strcmp(x->ifs[x->nifs - 1].name, name) != 0)
+			x->ifs[x->nifs++] = (struct data_iface){ .name = xstrdup(name),
+				.rows = xcalloc(1000, sizeof(struct data_row)) };
+		struct data_iface *f = &x->ifs[x->nifs - 1];
+		f->rows[f->n++] = (struct data_row){ poll, sqlite3_column_double(q, 2),
+			sqlite3_column_double(q, 3) };
+		x->polls[poll].tx += sqlite3_column_double(q, 2);
+		x->polls[poll].rx += sqlite3_column_double(q, 3);
+		x->polls[poll].nrows++;
+	}
+	sqlite3_finalize(q);
+}
+
+static void check_same_set(const struct data_set *a, const struct data_set *b)
+{
+	CHECK_INT(a->npolls, b->npolls);
+	CHECK_INT(a->ncores, b->ncores);
+	CHECK_INT(a->nifs, b->nifs);
+	for (size_t k = 0; k < a->npolls && k < b->npolls; k++) {
+		CHECK_INT(a->polls[k].t, b->polls[k].t);
+		CHECK(a->polls[k].tx == b->polls[k].tx && a->polls[k].rx == b->polls[k].rx);
+		CHECK_INT(a->polls[k].nrows, b->polls[k].nrows);
+		for (size_t c = 0; c < a->ncores && c < b->ncores; c++) {
+			float u = a->loads[k * a->ncores + c], v = b->loads[k * 16 + c];
+			CHECK(u == v || (isnan(u) && isnan(v)));
+		}
+	}
+	for (size_t i = 0; i < a->nifs && i < b->nifs; i++) {
+		CHECK(strcmp(a->ifs[i].name, b->ifs[i].name) == 0);
+		CHECK_INT(a->ifs[i].n, b->ifs[i].n);
+		for (size_t k = 0; k < a->ifs[i].n && k < b->ifs[i].n; k++)
+			CHECK(a->ifs[i].rows[k].poll == b->ifs[i].rows[k].poll &&
+				a->ifs[i].rows[k].tx == b->ifs[i].rows[k].tx &&
+				a->ifs[i].rows[k].rx == b->ifs[i].rows[k].rx);
+	}
+}
+
+static void test_load_views(void)
+{
+	struct test_db t;
+	test_db_open(&t, NULL, 0);
+	char *cause = NULL;
+	for (int64_t k = 0; k < 100; k++)
+		store_submit(t.st, mix_poll(k));
+	store_flush(t.st);
+	detector_t *d = xcalloc(1, sizeof(*d));
+	CHECK(detector_open(d, &t.conf, true, &cause) == 0);
+	int64_t rid = count_rows(d->db, "SELECT id FROM routers WHERE name = 'mix'");
+	static const int64_t ranges[][2] = { { 0, 100 }, { 3, 41 }, { 60, 90 }, { 99, 100 }, { 100, 200 } };
+	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
+		struct data_set x, y;
+		CHECK(data_load(d, rid, T0 + ranges[r][0] * 1000, T0 + ranges[r][1] * 1000, &x) == 0);
+		views_load(d->db, rid, T0 + ranges[r][0] * 1000, T0 + ranges[r][1] * 1000, &y);
+		check_same_set(&x, &y);
+		if (r == 0) { /* what the case is there for */
+			CHECK_INT(x.npolls, 94);
+			CHECK_INT(x.ncores, 6);
+			CHECK(x.nifs == 3 && strcmp(x.ifs[0].name, "wg0") == 0 &&
+				strcmp(x.ifs[2].name, "wg2") == 0);
+			CHECK(x.nifs == 3 && x.ifs[1].n < x.ifs[0].n); /* wg1 came at 40 */
+		}
+		data_set_free(&x);
+		for (size_t i = 0; i < y.nifs; i++)
+			free(y.ifs[i].name), free(y.ifs[i].rows);
+		free(y.ifs), free(y.polls), free(y.loads);
+	}
+	detector_free(d);
+	test_db_close(&t);
+	free(cause);
+}
+
 static void test_probe_addr(void)
 {
 	static const struct {
@@ -1066,6 +1210,7 @@ int main(void)
 	test_engine();
 	test_confounders();
 	test_database();
+	test_load_views();
 	test_profile_db();
 	test_probe_addr();
 	test_probe();

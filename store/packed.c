@@ -1,0 +1,50 @@
+/* packed: the cpu and ifaces BLOBs of a polls row decoded in C (packed.h), on pack.c's decoder.
+ * It must never touch SQLite, and never yield a value of a malformed entry. */
+#include "config.h"
+#include "store/packed.h"
+#include "store/store_int.h"
+
+size_t packed_cpu(const void *blob, size_t len, int64_t *load, size_t max)
+{
+	const uint8_t *p = blob, *end = p + len;
+	if (blob == NULL || len < 2 || p[0] != STORE_CPU)
+		return 0;
+	p++;
+	int64_t prev = 0;
+	struct store_val v;
+	size_t n = 0;
+	while (n < max && p < end && pack_next(&p, end, STORE_CPU, &prev, &v))
+		load[n++] = v.load;
+	return n;
+}
+
+void packed_ifaces(struct packed_cursor *c, const void *blob, size_t len)
+{
+	const uint8_t *p = blob;
+	c->p = c->end = p;
+	c->prev_id = 0;
+	if (blob != NULL && len >= 2 && p[0] == STORE_IFACE) {
+		c->p = p + 1;
+		c->end = p + len;
+	}
+}
+
+bool packed_next_rate(struct packed_cursor *c, struct packed_rate *r)
+{
+	struct store_val v;
+	while (c->p < c->end) {
+		if (!pack_next(&c->p, c->end, STORE_IFACE, &c->prev_id, &v)) {
+			c->p = c->end; /* malformed: no further entry is trusted */
+			return false;
+		}
+		if (!(v.flags & STORE_F_DELTA))
+			continue;
+		*r = (struct packed_rate){ .id = v.id,
+			.dt_ms = v.dt_ms,
+			.rx_delta = v.rx_delta,
+			.tx_delta = v.tx_delta,
+			.reset = (v.flags & STORE_F_RESET) != 0 };
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,33 @@
+/* packed: the cpu and ifaces values of a polls row read straight from their BLOBs, for a reader
+ * that needs a few values of many polls (the detector) and cannot afford the store_values()
+ * virtual table's row per value. Read-only byte work: it never touches SQLite and never reads
+ * past the end of a blob; a malformed entry ends the values, as it ends store_values(). */
+#ifndef WGWATCH_PACKED_H
+#define WGWATCH_PACKED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The per-mille loads of a cpu BLOB, core 0 first, into load[0..max); returns how many were
+ * read (0 for NULL, another kind of blob or a malformed first entry). */
+size_t packed_cpu(const void *blob, size_t len, int64_t *load, size_t max);
+
+struct packed_rate { /* one interface of an ifaces BLOB that has a delta (iface_samples.dt_ms) */
+	int64_t id;  /* interfaces.id */
+	int64_t dt_ms, rx_delta, tx_delta;
+	bool reset; /* the counters went back: the delta is not a rate */
+};
+
+struct packed_cursor { /* a walk over an ifaces BLOB; the fields are packed.c's */
+	const uint8_t *p, *end;
+	int64_t prev_id;
+};
+
+/* Start a walk over an ifaces BLOB (NULL, or another kind of blob: no entries). */
+void packed_ifaces(struct packed_cursor *c, const void *blob, size_t len);
+/* The next interface with a delta into *r; false at the end or at a malformed entry. Interfaces
+ * without one (the first sample after a gap) are stepped over. */
+bool packed_next_rate(struct packed_cursor *c, struct packed_rate *r);
+
+#endif
