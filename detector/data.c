@@ -621,33 +621,104 @@ int data_load_stored(detector_t *d, char **cause)
 
 /* ---- single-core bound ---- */
 
+/* A router's polls in its bound window, kept from round to round: a poll is read once, not once
+ * a round for as long as it is in the window (ten times at the default every = 60 s). */
+struct data_recent {
+	int64_t router;
+	int64_t next_ms; /* the polls before this are in polls (up to the router's last poll) */
+	struct judge_poll *polls;
+	size_t n, cap;
+};
+
+void data_recent_free(detector_t *d)
+{
+	for (size_t i = 0; i < d->nrecent; i++)
+		free(d->recent[i].polls);
+	free(d->recent);
+	d->recent = NULL;
+	d->nrecent = 0;
+}
+
+static int data_recent_cmp(const void *a, const void *b)
+{
+	const struct data_recent *x = a, *y = b;
+	return (x->router > y->router) - (x->router < y->router);
+}
+
+/* The kept entry of router out of d->recent (a new one when none); what stays behind is an
+ * empty husk with the same id, so that d->recent stays sorted. */
+static struct data_recent data_recent_take(detector_t *d, int64_t router)
+{
+	struct data_recent key = { .router = router }, *r = NULL;
+	if (d->nrecent > 0)
+		r = bsearch(&key, d->recent, d->nrecent, sizeof(*r), data_recent_cmp);
+	if (r == NULL)
+		return (struct data_recent){ .router = router, .next_ms = INT64_MIN };
+	struct data_recent got = *r;
+	r->polls = NULL;
+	r->n = r->cap = 0;
+	return got;
+}
+
+/* Bring r to the polls in [from, last]: forget what left the window (from moves past a version
+ * change at once), read what came since. A router's polls are stored in time order, so none
+ * older than its last poll comes later; but if the wall clock went back, all is read again. */
+static int data_recent_update(detector_t *d, struct data_recent *r, int64_t from, int64_t last)
+{
+	if (last < r->next_ms - 1) {
+		r->n = 0;
+		r->next_ms = INT64_MIN;
+	}
+	size_t keep = 0;
+	while (keep < r->n && r->polls[keep].t < from)
+		keep++;
+	memmove(r->polls, r->polls + keep, (r->n - keep) * sizeof(*r->polls));
+	r->n -= keep;
+	struct data_set x;
+	int rc = data_load(d, r->router, r->next_ms > from ? r->next_ms : from, last + 1, &x);
+	for (size_t i = 0; rc == 0 && i < x.npolls; i++) {
+		r->polls = data_grow(r->polls, r->n, &r->cap, sizeof(*r->polls));
+		r->polls[r->n++] = x.polls[i];
+	}
+	data_set_free(&x);
+	if (rc == 0)
+		r->next_ms = last + 1;
+	return rc;
+}
+
 /* Every router's newest DATA_BOUND_WINDOW_MS of polls (by its own last poll, so that --report
  * on a stopped daemon's database still tells), since its last version change. */
 int data_bounds(detector_t *d, char **cause)
 {
 	detector_bounds_clear(d);
 	sqlite3_stmt *q = d->sq[DATA_ROUTERS];
-	size_t cap = 0;
+	struct data_recent *now = NULL;
+	size_t nnow = 0, cap = 0, bcap = 0;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t last = sqlite3_column_int64(q, 2), from = last - DATA_BOUND_WINDOW_MS;
 		if (sqlite3_column_type(q, 3) != SQLITE_NULL && sqlite3_column_int64(q, 3) >= from)
 			from = sqlite3_column_int64(q, 3) + 1;
-		struct data_set x;
-		if (data_load(d, sqlite3_column_int64(q, 0), from, last + 1, &x) < 0) {
-			data_set_free(&x);
+		now = data_grow(now, nnow, &cap, sizeof(*now));
+		struct data_recent *r = &now[nnow++];
+		*r = data_recent_take(d, sqlite3_column_int64(q, 0));
+		if (data_recent_update(d, r, from, last) < 0) {
 			rc = SQLITE_ERROR;
 			break;
 		}
-		if (x.npolls > 0) {
-			d->bounds = data_grow(d->bounds, d->nbounds, &cap, sizeof(*d->bounds));
+		if (r->n > 0) {
+			d->bounds = data_grow(d->bounds, d->nbounds, &bcap, sizeof(*d->bounds));
 			struct detector_bound *b = &d->bounds[d->nbounds++];
 			b->router = xstrdup((const char *)sqlite3_column_text(q, 1));
-			judge_bound(x.polls, x.npolls, b);
+			judge_bound(r->polls, r->n, b);
 		}
-		data_set_free(&x);
 	}
 	sqlite3_reset(q);
+	data_recent_free(d); /* the routers gone since the last round, and the husks of the taken */
+	if (nnow > 0)
+		qsort(now, nnow, sizeof(*now), data_recent_cmp);
+	d->recent = now;
+	d->nrecent = nnow;
 	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading CPU samples");
 }
 

@@ -380,6 +380,7 @@ void detector_free(detector_t *d)
 	free(d->items);
 	free(d->done);
 	detector_bounds_clear(d);
+	data_recent_free(d);
 	rollout_unref(d->rollout);
 	for (size_t i = 0; i < 2 * d->nprobe_to; i++)
 		free(d->probe_to[i]);

@@ -175,6 +175,8 @@ struct detector {
 	size_t ndone;
 	struct detector_bound *bounds; /* of the newest round, by router name */
 	size_t nbounds;
+	struct data_recent *recent; /* each router's polls in its bound window, by router id (data.c) */
+	size_t nrecent;
 	char *error;           /* the failure logged last, NULL while all is well */
 	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
 
@@ -271,8 +273,10 @@ void data_events_end(detector_t *d);
 int data_flush(detector_t *d, int64_t now, char **cause);
 /* The verdicts stored by an earlier run into d's items; final ones marked done. -1 with *cause. */
 int data_load_stored(detector_t *d, char **cause);
-/* Every router's recent single-core shape into d->bounds. -1 with *cause. */
+/* Every router's recent single-core shape into d->bounds. Each round reads only the polls
+ * stored since the last one: the rest of the window is kept in d->recent. -1 with *cause. */
 int data_bounds(detector_t *d, char **cause);
+void data_recent_free(detector_t *d); /* what data_bounds keeps between rounds */
 /* The architecture and board the database last knew of router name (either NULL when unknown):
  * 1 with them (caller frees), 0 when the router is not in the database, -1 with *cause. */
 int data_router_kind(detector_t *d, const char *name, char **arch, char **board, char **cause);

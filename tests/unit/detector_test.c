@@ -1021,6 +1021,52 @@ static void test_load_views(void)
 	free(cause);
 }
 
+/* data_bounds keeps each router's window between rounds: round after round, as polls come, a
+ * version change restarts a window and old polls leave it, it must say what a detector
+ * reading everything afresh says. */
+static void test_bounds_kept(void)
+{
+	struct test_db t;
+	test_db_open(&t, NULL, 0);
+	char *cause = NULL;
+	struct sim sims[] = {
+		{ "tile", "tile", "CCR1009-7G-1C-1S+", 420, -1, "7.21.5", "7.22.3", 380, 220, 130, 220, 1.0,
+			1.0, 0.12, 0, 9, 0, 0, 0, 0 },
+		{ "swing", "x86_64", "CHR", -1, 300, "7.22.3", "7.22.3", 150, 95, 150, 95, 0.3, 0.95, 0.2,
+			0.2, 4, 0, 0, 0, 0 },
+	};
+	detector_t *kept = xcalloc(1, sizeof(*kept));
+	CHECK(detector_open(kept, &t.conf, true, &cause) == 0);
+	size_t rounds = 0;
+	for (int64_t k = 0; k < 1300; k++) {
+		for (size_t i = 0; i < 2; i++)
+			store_submit(t.st, sim_poll(&sims[i], k));
+		if (k % 97 != 50)
+			continue;
+		store_flush(t.st);
+		detector_t *fresh = xcalloc(1, sizeof(*fresh));
+		CHECK(detector_open(fresh, &t.conf, true, &cause) == 0);
+		CHECK(data_bounds(kept, &cause) == 0 && data_bounds(fresh, &cause) == 0);
+		CHECK_INT(kept->nbounds, fresh->nbounds);
+		for (size_t i = 0; i < kept->nbounds && i < fresh->nbounds; i++) {
+			const struct detector_bound *a = &kept->bounds[i], *b = &fresh->bounds[i];
+			CHECK(strcmp(a->router, b->router) == 0 && a->bound == b->bound && a->n == b->n);
+			CHECK(a->busiest == b->busiest && a->others == b->others);
+			CHECK((a->tx_bps == b->tx_bps || (isnan(a->tx_bps) && isnan(b->tx_bps))) &&
+				(a->rx_bps == b->rx_bps || (isnan(a->rx_bps) && isnan(b->rx_bps))));
+		}
+		if (k > 1100) /* ten minutes of 1 s polls, both ends in: the window is full, and kept */
+			CHECK(kept->nbounds == 2 && kept->bounds[0].n == 601 && kept->bounds[1].n == 601 &&
+				kept->nrecent == 2);
+		detector_free(fresh);
+		rounds++;
+	}
+	CHECK_INT(rounds, 13);
+	detector_free(kept);
+	test_db_close(&t);
+	free(cause);
+}
+
 static void test_probe_addr(void)
 {
 	static const struct {
@@ -1211,6 +1257,7 @@ int main(void)
 	test_confounders();
 	test_database();
 	test_load_views();
+	test_bounds_kept();
 	test_profile_db();
 	test_probe_addr();
 	test_probe();
