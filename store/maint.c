@@ -1,6 +1,6 @@
-/* maint: roll-ups of the raw samples into 5-minute buckets and retention of both, each chunk of
- * work its own short transaction, progress kept in store_state. Writer thread only; it must never
- * delete raw samples that are not rolled up yet. */
+/* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c) and retention of both,
+ * each chunk of work its own short transaction, progress kept in store_state. Writer thread
+ * only; it must never delete raw samples that are not rolled up yet. */
 #include "config.h"
 #include "store/store_int.h"
 #include "lib/db.h"
@@ -16,32 +16,6 @@ static int64_t maint_floor_bucket(int64_t ms)
 
 /* Every id of the parent table: lets SQLite seek (id, time) keys instead of scanning. */
 #define MAINT_IDS(table, col) " " col " IN (SELECT id FROM " table ")"
-
-/* Roll-up of rates of one kind of counter series (tab = "iface" or "peer"), over the temp views
- * of the packed samples. The router_id conditions let SQLite seek the polls key. */
-#define MAINT_END(tab, col, what)                                                    \
-	" (SELECT e." what " FROM " tab "_samples e WHERE e.router_id = s.router_id" \
-	"  AND e.time_ms >= b AND e.time_ms < b + 300000 AND e." col " = s." col     \
-	"  ORDER BY e.time_ms DESC LIMIT 1)"
-#define MAINT_RATES(tab, col)                                                                        \
-	"INSERT OR REPLACE INTO " tab "_rollup SELECT " col ", b, count(*),"                         \
-	" CAST(round(sum(rx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER),"                              \
-	" CAST(round(max(rx_delta * 1000.0 / dt_ms)) AS INTEGER),"                                   \
-	" CAST(round(sum(tx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER),"                              \
-	" CAST(round(max(tx_delta * 1000.0 / dt_ms)) AS INTEGER)," MAINT_END(                        \
-		tab, col, "rx_bytes") "," MAINT_END(tab, col,                                        \
-		"tx_bytes") " FROM (SELECT *, time_ms - time_ms % 300000 AS b FROM " tab "_samples"  \
-			    "  WHERE" MAINT_IDS(                                                     \
-				    "routers", "router_id") " AND time_ms >= ?1 AND time_ms < ?2) s" \
-							    " GROUP BY " col ", b"
-
-static const char *const maint_rollup_sql[] = {
-	"INSERT OR REPLACE INTO cpu_rollup SELECT router_id, time_ms - time_ms % 300000, core,"
-	" count(*), min(load), CAST(round(avg(load)) AS INTEGER), max(load) FROM cpu_samples"
-	" WHERE" MAINT_IDS("routers", "router_id") " AND time_ms >= ?1 AND time_ms < ?2"
-						   " GROUP BY router_id, time_ms / 300000, core",
-	MAINT_RATES("iface", "iface_id"), MAINT_RATES("peer", "peer_id"), NULL
-};
 
 static const char *const maint_purge_raw_sql[] = {
 	"DELETE FROM polls WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2", NULL
@@ -60,7 +34,7 @@ static const struct {
 	const char *key;        /* store_state: everything before value is done */
 	const char *const *sql; /* run with ?1 = from, ?2 = to */
 } maint_jobs[JOB_COUNT] = {
-	[JOB_ROLLUP] = { "rollup_ms", maint_rollup_sql },
+	[JOB_ROLLUP] = { "rollup_ms", NULL }, /* rollup.c */
 	[JOB_PURGE_RAW] = { "raw_purged_ms", maint_purge_raw_sql },
 	[JOB_PURGE_ROLLUP] = { "rollup_purged_ms", maint_purge_rollup_sql },
 };
@@ -116,7 +90,9 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 {
 	if (store_exec(st, "BEGIN IMMEDIATE") < 0)
 		return -1;
-	for (const char *const *sql = maint_jobs[j].sql; *sql != NULL; sql++) {
+	if (j == JOB_ROLLUP && rollup_span(st, from, to) < 0)
+		goto fail;
+	for (const char *const *sql = maint_jobs[j].sql; sql != NULL && *sql != NULL; sql++) {
 		sqlite3_stmt *q = store_stmt(st, *sql);
 		if (q == NULL)
 			goto fail;

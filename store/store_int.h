@@ -197,6 +197,9 @@ int ingest_write_probe(store_t *st, const probe_t *p); /* one probes row; 0 or -
 /* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
  * -1 on error (st->errmsg). */
 int maint_step(store_t *st, int64_t now);
+/* rollup.c: the roll-ups of the raw polls in [from, to), whole buckets, in the caller's
+ * transaction; -1 with st->errmsg. */
+int rollup_span(store_t *st, int64_t from, int64_t to);
 
 /* shmguard.c: catch a SIGBUS in the mappings of db_path's -shm from now on (the file must exist:
  * call once SQLite has opened it); store_wal_index_lost() tells when one was caught. */

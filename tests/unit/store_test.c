@@ -415,6 +415,159 @@ static void test_corrupt(void)
 	free(p);
 }
 
+/* ---- roll-ups (rollup.c) against the SQL over the views that wrote them before ---- */
+
+#define RU_RATES(tab, col)                                                                              \
+	"INSERT OR REPLACE INTO " tab "_rollup SELECT " col ", b, count(*),"                            \
+	" CAST(round(sum(rx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER),"                                 \
+	" CAST(round(max(rx_delta * 1000.0 / dt_ms)) AS INTEGER),"                                      \
+	" CAST(round(sum(tx_delta) * 1000.0 / sum(dt_ms)) AS INTEGER),"                                 \
+	" CAST(round(max(tx_delta * 1000.0 / dt_ms)) AS INTEGER),"                                      \
+	" (SELECT e.rx_bytes FROM " tab "_samples e WHERE e.router_id = s.router_id AND e.time_ms >= b" \
+	"  AND e.time_ms < b + 300000 AND e." col " = s." col " ORDER BY e.time_ms DESC LIMIT 1),"      \
+	" (SELECT e.tx_bytes FROM " tab "_samples e WHERE e.router_id = s.router_id AND e.time_ms >= b" \
+	"  AND e.time_ms < b + 300000 AND e." col " = s." col " ORDER BY e.time_ms DESC LIMIT 1)"       \
+	" FROM (SELECT *, time_ms - time_ms % 300000 AS b FROM " tab "_samples WHERE router_id IN"      \
+	" (SELECT id FROM routers) AND time_ms >= ?1 AND time_ms < ?2) s GROUP BY " col ", b"
+
+static const char *const ru_views_sql[] = {
+	"INSERT OR REPLACE INTO cpu_rollup SELECT router_id, time_ms - time_ms % 300000, core,"
+	" count(*), min(load), CAST(round(avg(load)) AS INTEGER), max(load) FROM cpu_samples"
+	" WHERE router_id IN (SELECT id FROM routers) AND time_ms >= ?1 AND time_ms < ?2"
+	" GROUP BY router_id, time_ms / 300000, core",
+	RU_RATES("iface", "iface_id"),
+	RU_RATES("peer", "peer_id"),
+};
+
+/* Router "a" every 9 s: 4 cores, then 6 from 60 min; wg0, ether1 and (from 30 min) wg1; peers
+ * p0..p4, p3 gone from 50 min, p5 from 70 min; a reboot at 80 min; every 23rd poll fails.
+ * Router "b" every 30 s: one core, one interface whose counter starts at 2^62 and goes back now
+ * and then. */
+static sample_t *ru_poll(const char *router, int64_t k, int64_t t)
+{
+	bool a = router[0] == 'a';
+	int64_t min = (t - T0) / 60000, since = a && min >= 80 ? t - (T0 + 80 * 60000) : t - T0;
+	sample_t *s = mk(router, t, "7.22.3", "7.22.3", 1000 + since);
+	if (a && k % 23 == 7) {
+		sample_fail(s, SAMPLE_ERR_TIMEOUT, "timed out");
+		return s;
+	}
+	sample_set_cores(s, !a ? 1 : min >= 60 ? 6 : 4);
+	for (size_t c = 0; c < s->ncores; c++)
+		s->cores[c].load = (double)((k * 37 + (int64_t)c * 101) % 1000) / 1000.0;
+	static const char *const names[] = { "wg0", "ether1", "wg1" };
+	for (int i = 0; i < (!a ? 1 : min >= 30 ? 3 : 2); i++) {
+		struct sample_iface *f = sample_add_iface(s);
+		f->name = xstrdup(names[i]);
+		f->type = xstrdup(i == 1 ? "ether" : "wg");
+		f->rx_bytes = (uint64_t)(since / 1000) * (uint64_t)(1000 + 7 * (k % 13)) +
+			(a ? 0 : (1ULL << 62));
+		f->tx_bytes = (uint64_t)(since / 1000) * (uint64_t)(300 + i);
+	}
+	for (int i = 0; a && i < 6; i++) {
+		if ((i == 3 && min >= 50) || (i == 5 && min < 70))
+			continue;
+		struct sample_peer *pe = sample_add_peer(s);
+		pe->interface = sample_strdup(s, "wg0");
+		pe->public_key = xasprintf("KEY%d=", i);
+		pe->peer = xasprintf("p%d", i);
+		pe->rx_bytes = (uint64_t)(since / 1000) * (uint64_t)(50 * i + (k % 5));
+		pe->tx_bytes = (uint64_t)(since / 1000) * (uint64_t)(20 * i);
+		pe->last_handshake_ms = 1000 * (k % 90);
+	}
+	s->have_peers = a;
+	return s;
+}
+
+static int64_t ru_differ(const char *p, const char *table)
+{
+	char *sql = xasprintf("SELECT (SELECT count(*) FROM (SELECT * FROM c_%s EXCEPT SELECT * FROM %s))"
+			      " + (SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM c_%s))",
+		table, table, table, table);
+	int64_t n = qi(p, sql);
+	free(sql);
+	return n;
+}
+
+static void test_rollup_views(void)
+{
+	char *p = tpath("rollup-views.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	int64_t end = T0 + 140 * 60000, ka = 0, kb = 0;
+	for (int64_t t = T0 + 3000; t < end; t += 1000) {
+		if ((t - T0) % 9000 == 3000)
+			store_submit(st, ru_poll("a", ka++, t));
+		if ((t - T0) % 30000 == 4000)
+			store_submit(st, ru_poll("b", kb++, t));
+	}
+	store_flush(st);
+	atomic_store(&fake_now, end + STORE_GRACE_MS + 300000);
+	maintain(st);
+	store_close(st);
+	static const char *const tables[] = { "cpu_rollup", "iface_rollup", "peer_rollup" };
+	sqlite3 *db = ro(p);
+	for (size_t i = 0; i < 3; i++) {
+		char *sql = xasprintf("CREATE TABLE c_%s AS SELECT * FROM %s; DELETE FROM %s", tables[i],
+			tables[i], tables[i]);
+		CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+		free(sql);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		sqlite3_stmt *q = NULL;
+		CHECK(sqlite3_prepare_v2(db, ru_views_sql[i], -1, &q, NULL) == SQLITE_OK);
+		sqlite3_bind_int64(q, 1, T0);
+		sqlite3_bind_int64(q, 2, end - end % 300000);
+		CHECK(sqlite3_step(q) == SQLITE_DONE);
+		sqlite3_finalize(q);
+	}
+	sqlite3_close(db);
+	for (size_t i = 0; i < 3; i++)
+		CHECK_INT(ru_differ(p, tables[i]), 0);
+	/* and the case is not empty: 28 buckets of a (4, then 6 cores) and of b (1) */
+	CHECK_INT(qi(p, "SELECT count(*) FROM c_cpu_rollup"), 12 * 4 + 16 * 6 + 28);
+	CHECK_INT(qi(p, "SELECT count(*) FROM c_peer_rollup WHERE rx_rate_avg IS NULL"), 0);
+	CHECK(qi(p, "SELECT count(*) FROM c_iface_rollup") > 28 * 3);
+	check_integrity(p);
+	free(p);
+}
+
+/* A counter that goes back to values past 2^63 poll after poll: each delta is clamped to
+ * INT64_MAX, and a bucket's sum of them overflows 64 bits. The SQL's sum() failed there, every
+ * retry, so roll-ups (and the raw purge behind them) stopped for good; now the bucket is written. */
+static void test_rollup_wide(void)
+{
+	char *p = tpath("rollup-wide.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	for (int k = 0; k < 60; k++) {
+		sample_t *s = mk("w", T0 + k * 10000, "7.22.3", "7.22.3", 1000 + k * 10000);
+		struct sample_iface *f = sample_add_iface(s);
+		f->name = xstrdup("wg0");
+		f->type = xstrdup("wg");
+		f->rx_bytes = UINT64_MAX - (uint64_t)k;
+		f->tx_bytes = (uint64_t)k * 1000;
+		store_submit(st, s);
+	}
+	store_flush(st);
+	atomic_store(&fake_now, T0 + 600000 + STORE_GRACE_MS);
+	maintain(st);
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT value FROM store_state WHERE key = 'rollup_ms'"), T0 + 600000);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_rollup"), 2);
+	CHECK_INT(
+		qi(p, "SELECT count(*) FROM iface_rollup WHERE rx_rate_avg > 1e17 AND tx_rate_avg = 100"), 2);
+	sqlite3 *db = ro(p); /* what the views' SQL made of it */
+	sqlite3_stmt *q = NULL;
+	CHECK(sqlite3_prepare_v2(db, ru_views_sql[1], -1, &q, NULL) == SQLITE_OK);
+	sqlite3_bind_int64(q, 1, T0);
+	sqlite3_bind_int64(q, 2, T0 + 600000);
+	CHECK(sqlite3_step(q) == SQLITE_ERROR && strcmp(sqlite3_errmsg(db), "integer overflow") == 0);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	free(p);
+}
+
 static sample_t *mk_wide(const char *router, int64_t t, int nifaces)
 {
 	sample_t *s = mk(router, t, "7.16", "7.16", 1000 + t - T0);
@@ -1052,6 +1205,8 @@ int main(void)
 	test_history();
 	test_rates();
 	test_rollup();
+	test_rollup_views();
+	test_rollup_wide();
 	test_refusals();
 	test_corrupt();
 	test_fault();
