@@ -50,6 +50,7 @@ static void reload_start(reload_t *r)
 		log_error("reload: cannot start a thread to read %s: %s", r->path, strerror(e));
 		return;
 	}
+	pthread_setname_np(r->thread, "wg-reload");
 	r->running = true;
 	log_info("reload: reading %s", r->path);
 }

@@ -418,7 +418,7 @@ int detector_start(const conf_t *conf, detector_t **out, char **cause)
 		detector_free(d);
 		return -1;
 	}
-	int err = worker_start(d->every_ms, detector_tick, d, &d->worker);
+	int err = worker_start("wg-detector", d->every_ms, detector_tick, d, &d->worker);
 	if (err != 0) {
 		*cause = xasprintf("cannot start the detector thread: %s", strerror(err));
 		detector_free(d);

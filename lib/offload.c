@@ -111,8 +111,10 @@ offload_t *offload_create(loop_t *l)
 	int e = loop_watch_fd(l, o->pipe[0], LOOP_READ, offload_on_pipe, o) != 0 ? errno : 0;
 	if (e == 0)
 		e = pthread_create(&o->thread, NULL, offload_thread, o);
-	if (e == 0)
+	if (e == 0) {
+		pthread_setname_np(o->thread, "wg-offload");
 		return o;
+	}
 	loop_unwatch_fd(l, o->pipe[0]);
 	close(o->pipe[0]);
 	close(o->pipe[1]);

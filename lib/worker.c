@@ -39,7 +39,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int worker_start(int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **out)
+int worker_start(const char *name, int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **out)
 {
 	worker_t *w = xcalloc(1, sizeof(*w));
 	w->every_ms = every_ms;
@@ -56,6 +56,7 @@ int worker_start(int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **ou
 		*out = NULL;
 		return err;
 	}
+	pthread_setname_np(w->thread, name); /* a name is a help, not a need: no error */
 	return 0;
 }
 

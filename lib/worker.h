@@ -10,9 +10,10 @@
 typedef struct worker worker_t;
 typedef void (*worker_tick_fn)(void *arg);
 
-/* Start a thread that calls tick(arg) at once, then every_ms after each tick ends (sooner when
- * woken). Returns 0, or an errno value (the thread could not start; nothing is left behind). */
-int worker_start(int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **out);
+/* Start a thread named name (at most 15 bytes: what top -H and /proc/PID/task/TID/comm show)
+ * that calls tick(arg) at once, then every_ms after each tick ends (sooner when woken).
+ * Returns 0, or an errno value (the thread could not start; nothing is left behind). */
+int worker_start(const char *name, int64_t every_ms, worker_tick_fn tick, void *arg, worker_t **out);
 void worker_wake(worker_t *w); /* run the next tick now */
 /* From a tick: let the next tick come after ms instead of every_ms (when sooner); once. */
 void worker_next(worker_t *w, int64_t ms);

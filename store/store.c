@@ -261,8 +261,10 @@ static int store_start(store_t *st, char **cause)
 	st->heartbeat_ms = clock_mono_ms();
 	st->next_maint_ms = store_clock_ms() + STORE_MAINT_FIRST_MS;
 	int err = pthread_create(&st->thread, NULL, store_writer, st);
-	if (err == 0)
+	if (err == 0) {
+		pthread_setname_np(st->thread, "wg-store");
 		return 0;
+	}
 	*cause = xasprintf("cannot start the database writer: %s", strerror(err));
 	return -1;
 }

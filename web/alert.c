@@ -469,7 +469,7 @@ int alert_start(const conf_t *conf, detector_t *detector, alert_t **out, char **
 	a->detector = detector;
 	a->endpoint = xasprintf("%s/api/v2/alerts", conf->alert_url);
 	a->curl = curl_easy_init();
-	int err = a->curl ? worker_start(ALERT_TICK_MS, alert_cycle, a, &a->worker) : ENOMEM;
+	int err = a->curl ? worker_start("wg-alert", ALERT_TICK_MS, alert_cycle, a, &a->worker) : ENOMEM;
 	if (err != 0) {
 		*cause = xasprintf("cannot start the Alertmanager push: %s", strerror(err));
 		alert_free(a);

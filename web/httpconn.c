@@ -200,7 +200,7 @@ httpconn_t *httpconn_create(int64_t head_ms, int64_t idle_ms, size_t max_waiting
 	g->idle_ms = idle_ms;
 	g->max_waiting = max_waiting;
 	pthread_mutex_init(&g->mu, NULL);
-	if (worker_start(HTTPCONN_SWEEP_MS, httpconn_tick, g, &g->sweeper) != 0)
+	if (worker_start("wg-httpsweep", HTTPCONN_SWEEP_MS, httpconn_tick, g, &g->sweeper) != 0)
 		log_warn("http: cannot start the connection sweeper: slow clients are closed only "
 			 "when they are idle for the connection timeout");
 	return g;

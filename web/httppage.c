@@ -344,8 +344,10 @@ httppage_t *httppage_create(const struct http_deps *deps, unsigned nthreads, int
 				p->nthreads + 1);
 			break;
 		}
+		pthread_setname_np(p->threads[p->nthreads], "wg-page");
 	}
-	if (p->nthreads > 0 && worker_start(HTTPPAGE_WATCH_MS, httppage_watch, p, &p->watchdog) != 0)
+	if (p->nthreads > 0 &&
+		worker_start("wg-pagewatch", HTTPPAGE_WATCH_MS, httppage_watch, p, &p->watchdog) != 0)
 		log_warn("http: cannot start the page watchdog: a page that never renders holds its "
 			 "connection");
 	if (p->nthreads == 0)

@@ -161,7 +161,7 @@ static void test_worker(void)
 	pthread_cond_init(&c.cond, NULL);
 	worker_t *w = NULL;
 	/* An hour between ticks: every tick after the first comes from a wake. */
-	CHECK_INT(worker_start(3600 * 1000, test_tick, &c, &w), 0);
+	CHECK_INT(worker_start("wg-test", 3600 * 1000, test_tick, &c, &w), 0);
 	CHECK(w != NULL);
 	test_wait_ticks(&c, 1);
 	for (int k = 2; k <= 4; k++) {
@@ -174,7 +174,7 @@ static void test_worker(void)
 	worker_stop(NULL);
 	/* worker_next: four ticks within an hour's every, none woken from outside. */
 	c.ticks = 0;
-	CHECK_INT(worker_start(3600 * 1000, test_tick_soon, &c, &c.w), 0);
+	CHECK_INT(worker_start("wg-test", 3600 * 1000, test_tick_soon, &c, &c.w), 0);
 	test_wait_ticks(&c, 4);
 	worker_stop(c.w);
 	CHECK_INT(c.ticks, 4);
