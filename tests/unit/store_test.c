@@ -7,6 +7,7 @@
 #include "store/history.h"
 #include "store/schema_sql.h"
 #include "store/overrides.h"
+#include "lib/db.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 #include "unit.h"
@@ -140,6 +141,8 @@ static void test_fresh(void)
 	store_t *st = open_ok(p);
 	CHECK(st != NULL);
 	CHECK(store_heartbeat_ms(st) > 0);
+	int cache = 0; /* the writer's: a commit of 100 routers' polls must not spill */
+	CHECK(db_query_int(st->db, "PRAGMA cache_size", &cache) == 0 && cache == -8192);
 	struct store_stats ss;
 	store_get_stats(st, &ss);
 	CHECK(!ss.failing && ss.queued == 0 && ss.polls_stored == 0);
