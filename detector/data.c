@@ -665,15 +665,17 @@ static struct data_recent data_recent_take(detector_t *d, int64_t router)
  * older than its last poll comes later; but if the wall clock went back, all is read again. */
 static int data_recent_update(detector_t *d, struct data_recent *r, int64_t from, int64_t last)
 {
-	if (last < r->next_ms - 1) {
+	if (r->next_ms != INT64_MIN && last < r->next_ms - 1) {
 		r->n = 0;
 		r->next_ms = INT64_MIN;
 	}
 	size_t keep = 0;
 	while (keep < r->n && r->polls[keep].t < from)
 		keep++;
-	memmove(r->polls, r->polls + keep, (r->n - keep) * sizeof(*r->polls));
-	r->n -= keep;
+	if (keep > 0) {
+		memmove(r->polls, r->polls + keep, (r->n - keep) * sizeof(*r->polls));
+		r->n -= keep;
+	}
 	struct data_set x;
 	int rc = data_load(d, r->router, r->next_ms > from ? r->next_ms : from, last + 1, &x);
 	for (size_t i = 0; rc == 0 && i < x.npolls; i++) {

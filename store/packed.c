@@ -6,9 +6,10 @@
 
 size_t packed_cpu(const void *blob, size_t len, int64_t *load, size_t max)
 {
-	const uint8_t *p = blob, *end = p + len;
+	const uint8_t *p = blob;
 	if (blob == NULL || len < 2 || p[0] != STORE_CPU)
 		return 0;
+	const uint8_t *end = p + len;
 	p++;
 	int64_t prev = 0;
 	struct store_val v;
@@ -21,7 +22,7 @@ size_t packed_cpu(const void *blob, size_t len, int64_t *load, size_t max)
 void packed_ifaces(struct packed_cursor *c, const void *blob, size_t len)
 {
 	const uint8_t *p = blob;
-	c->p = c->end = p;
+	c->p = c->end = NULL;
 	c->prev_id = 0;
 	if (blob != NULL && len >= 2 && p[0] == STORE_IFACE) {
 		c->p = p + 1;

@@ -113,9 +113,11 @@ static void rollup_add(struct rollup_set *s, const struct store_val *v)
 /* The entries of a BLOB of kind into r (a BLOB of another kind, or none: nothing). */
 static void rollup_blob(struct rollup *r, sqlite3_stmt *q, int col, enum store_kind kind)
 {
-	const uint8_t *p = sqlite3_column_blob(q, col), *end = p + sqlite3_column_bytes(q, col);
-	if (p == NULL || end - p < 2 || p[0] != kind)
+	const uint8_t *p = sqlite3_column_blob(q, col);
+	int len = sqlite3_column_bytes(q, col);
+	if (p == NULL || len < 2 || p[0] != kind)
 		return;
+	const uint8_t *end = p + len;
 	p++;
 	int64_t prev = 0;
 	struct store_val v;
@@ -196,7 +198,8 @@ static int rollup_flush(struct rollup *r)
 		if (rollup_step(r, q) < 0)
 			return -1;
 	}
-	memset(r->cores, 0, r->ncores * sizeof(*r->cores));
+	if (r->ncores > 0)
+		memset(r->cores, 0, r->ncores * sizeof(*r->cores));
 	if (rollup_flush_rates(r, &r->ifaces, r->q[RQ_IFACE]) < 0 ||
 		rollup_flush_rates(r, &r->peers, r->q[RQ_PEER]) < 0)
 		return -1;
