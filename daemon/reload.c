@@ -34,6 +34,7 @@ static int (*reload_load)(const char *path, conf_t **out, char **errors) = conf_
 static void *reload_thread(void *arg)
 {
 	reload_t *r = arg;
+	pthread_setname_np(pthread_self(), "wg-reload"); /* by itself: prctl, no /proc file opened */
 	if (reload_load(r->path, &r->next, &r->errors) != 0)
 		r->next = NULL;
 	ssize_t n = write(r->pipe[1], "", 1);
@@ -50,7 +51,6 @@ static void reload_start(reload_t *r)
 		log_error("reload: cannot start a thread to read %s: %s", r->path, strerror(e));
 		return;
 	}
-	pthread_setname_np(r->thread, "wg-reload");
 	r->running = true;
 	log_info("reload: reading %s", r->path);
 }

@@ -53,6 +53,7 @@ static struct offload_piece *offload_take_all(struct offload_list *l)
 static void *offload_thread(void *arg)
 {
 	offload_t *o = arg;
+	pthread_setname_np(pthread_self(), "wg-offload"); /* by itself: prctl, no /proc file opened */
 	pthread_mutex_lock(&o->mu);
 	for (;;) {
 		while (o->todo.head == NULL && !o->stopping)
@@ -111,10 +112,8 @@ offload_t *offload_create(loop_t *l)
 	int e = loop_watch_fd(l, o->pipe[0], LOOP_READ, offload_on_pipe, o) != 0 ? errno : 0;
 	if (e == 0)
 		e = pthread_create(&o->thread, NULL, offload_thread, o);
-	if (e == 0) {
-		pthread_setname_np(o->thread, "wg-offload");
+	if (e == 0)
 		return o;
-	}
 	loop_unwatch_fd(l, o->pipe[0]);
 	close(o->pipe[0]);
 	close(o->pipe[1]);

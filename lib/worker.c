@@ -4,6 +4,7 @@
 #include "lib/worker.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
@@ -20,11 +21,13 @@ struct worker {
 	int64_t next_ms; /* the tick thread only: the wait after this tick; -1: every_ms */
 	worker_tick_fn tick;
 	void *arg;
+	char name[16]; /* the thread's, set by itself (prctl: no file of /proc opened for it) */
 };
 
 static void *worker_main(void *arg)
 {
 	worker_t *w = arg;
+	pthread_setname_np(pthread_self(), w->name); /* a help, not a need: no error */
 	while (!atomic_load(&w->stopping)) {
 		w->next_ms = -1;
 		w->tick(w->arg);
@@ -45,6 +48,7 @@ int worker_start(const char *name, int64_t every_ms, worker_tick_fn tick, void *
 	w->every_ms = every_ms;
 	w->tick = tick;
 	w->arg = arg;
+	snprintf(w->name, sizeof(w->name), "%s", name);
 	pthread_mutex_init(&w->mu, NULL);
 	clock_cond_init(&w->wake);
 	*out = w; /* before the thread starts: its first tick may read it */
@@ -56,7 +60,6 @@ int worker_start(const char *name, int64_t every_ms, worker_tick_fn tick, void *
 		*out = NULL;
 		return err;
 	}
-	pthread_setname_np(w->thread, name); /* a name is a help, not a need: no error */
 	return 0;
 }
 

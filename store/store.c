@@ -230,6 +230,7 @@ static bool store_gathering(store_t *st)
 static void *store_writer(void *arg)
 {
 	store_t *st = arg;
+	pthread_setname_np(pthread_self(), "wg-store"); /* by itself: prctl, no /proc file opened */
 	int64_t backoff = STORE_BACKOFF_MIN_MS;
 	int failures = 0;
 	pthread_mutex_lock(&st->mu);
@@ -261,10 +262,8 @@ static int store_start(store_t *st, char **cause)
 	st->heartbeat_ms = clock_mono_ms();
 	st->next_maint_ms = store_clock_ms() + STORE_MAINT_FIRST_MS;
 	int err = pthread_create(&st->thread, NULL, store_writer, st);
-	if (err == 0) {
-		pthread_setname_np(st->thread, "wg-store");
+	if (err == 0)
 		return 0;
-	}
 	*cause = xasprintf("cannot start the database writer: %s", strerror(err));
 	return -1;
 }

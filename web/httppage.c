@@ -265,6 +265,7 @@ static void httppage_finish(httppage_t *p, httppage_job_t *j)
 static void *httppage_main(void *arg)
 {
 	httppage_t *p = arg;
+	pthread_setname_np(pthread_self(), "wg-page"); /* by itself: prctl, no /proc file opened */
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		httppage_job_t *j = httppage_next_queued(p);
@@ -344,7 +345,6 @@ httppage_t *httppage_create(const struct http_deps *deps, unsigned nthreads, int
 				p->nthreads + 1);
 			break;
 		}
-		pthread_setname_np(p->threads[p->nthreads], "wg-page");
 	}
 	if (p->nthreads > 0 &&
 		worker_start("wg-pagewatch", HTTPPAGE_WATCH_MS, httppage_watch, p, &p->watchdog) != 0)
