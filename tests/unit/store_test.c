@@ -1196,6 +1196,58 @@ static void test_migrate_probes(void)
 	free(p);
 }
 
+/* 011: polls, WITHOUT ROWID before, becomes a rowid table with a unique (router_id, time_ms)
+ * index: every row and value comes across, queries by router and time use the index, and a poll
+ * stored again at the same time still replaces the old row. */
+static void test_migrate_rowid(void)
+{
+	char *p = tpath("v10.db");
+	qi_raw = 1;
+	sqlite3 *db = ro(p);
+	qi_raw = 0;
+	CHECK(sqlfn_register(db) == SQLITE_OK); /* 003's store_pack_* aggregates */
+	for (size_t i = 0; i < schema_nmigrations && schema_migrations[i].version <= 10; i++)
+		CHECK(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db,
+		      "PRAGMA user_version = 10;"
+		      "INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'a', 1000), (2, 'b', 1000);"
+		      "INSERT INTO polls VALUES (2, 2000, 5, 'snmp', 'timeout', 'no answer', NULL, NULL,"
+		      " NULL, NULL, NULL), (1, 3000, 7, 'rest', NULL, NULL, x'0105', x'02', x'03', 800,"
+		      " x'04'), (1, 2000, 6, 'rest', NULL, NULL, x'0102', NULL, NULL, NULL, NULL)",
+		      NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK_INT(
+		qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls' AND sql LIKE '%WITHOUT ROWID%'"),
+		1);
+	store_t *st = open_ok(p);
+	store_close(st);
+	CHECK_INT(
+		qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls' AND sql LIKE '%WITHOUT ROWID%'"),
+		0);
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls_new'"), 0);
+	CHECK_STR(qs(p,
+			  "SELECT group_concat(router_id || '/' || time_ms || '/' || duration_ms || '/' ||"
+			  " quote(source) || '/' || quote(err) || '/' || quote(error) || '/' || quote(cpu) ||"
+			  " '/' || quote(ifaces) || '/' || quote(peers) || '/' || quote(cpu_mhz) || '/' ||"
+			  " quote(health), ' ') FROM (SELECT * FROM polls ORDER BY rowid)"),
+		"1/2000/6/'rest'/NULL/NULL/X'0102'/NULL/NULL/NULL/NULL"
+		" 1/3000/7/'rest'/NULL/NULL/X'0105'/X'02'/X'03'/800/X'04'"
+		" 2/2000/5/'snmp'/'timeout'/'no answer'/NULL/NULL/NULL/NULL/NULL");
+	CHECK_STR(
+		qs(p,
+			"SELECT group_concat(name, ',') FROM (SELECT i.name FROM pragma_index_list('polls') l,"
+			" pragma_index_info(l.name) i WHERE l.name = 'polls_key' AND l.\"unique\" ORDER BY i.seqno)"),
+		"router_id,time_ms");
+	st = open_ok(p);
+	store_submit(st, mk("a", 3000, "7.16", "7.16", 1000000)); /* the same poll again */
+	store_flush(st);
+	store_close(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 3);
+	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3000"), 12);
+	check_integrity(p);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
@@ -1222,6 +1274,7 @@ int main(void)
 	test_profiles();
 	test_profiles_missing();
 	test_migrate_probes();
+	test_migrate_rowid();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)
