@@ -162,6 +162,7 @@ struct daemon {
 	alert_t *alert;   /* NULL without [alert] alertmanager */
 	reload_t *reload; /* NULL for --once, or when SIGHUP cannot reload */
 	int64_t watchdog_ms;
+	int64_t migrate_note_ms; /* when systemd was last asked for more start time */
 };
 
 #ifdef HAVE_SYSTEMD
@@ -172,6 +173,19 @@ static void main_watchdog(void *arg)
 	if (clock_mono_ms() - store_heartbeat_ms(d->store) < 4 * d->watchdog_ms)
 		sd_notify(0, "WATCHDOG=1");
 	loop_after(d->loop, d->watchdog_ms, main_watchdog, d);
+}
+
+/* A schema migration can outlast systemd's start timeout (TimeoutStartSec, 90 s by default),
+ * which would kill the start and roll the migration back, start after start: while one runs,
+ * ask for 60 s more, at most every 10 s. */
+static void main_migrating(void *arg)
+{
+	struct daemon *d = arg;
+	int64_t now = clock_mono_ms();
+	if (d->migrate_note_ms != 0 && now - d->migrate_note_ms < 10000)
+		return;
+	d->migrate_note_ms = now;
+	sd_notify(0, "EXTEND_TIMEOUT_USEC=60000000\nSTATUS=migrating the database schema");
 }
 
 static void main_notify_ready(struct daemon *d)
@@ -261,6 +275,9 @@ static int main_start(struct daemon *d, bool once)
 		log_error("cannot create the event loop: %s", strerror(errno));
 		return -1;
 	}
+#ifdef HAVE_SYSTEMD
+	store_on_migrate_progress(main_migrating, d);
+#endif
 	if (store_open(d->conf->database, d->conf, &d->store, &cause) != 0) {
 		if (once && strstr(cause, "in use by another process") != NULL)
 			log_error("%s: --once polls into the database and needs it to itself; the running "

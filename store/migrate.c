@@ -17,8 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MIGRATE_BUSY_MS  5000
-#define MIGRATE_CACHE_KB "8192" /* the writer connection's page cache, KiB */
+#define MIGRATE_BUSY_MS      5000
+#define MIGRATE_CACHE_KB     "8192"  /* the writer connection's page cache, KiB */
+#define MIGRATE_PROGRESS_OPS 4000000 /* SQLite steps between progress calls */
+
+static void (*migrate_progress_fn)(void *arg);
+static void *migrate_progress_arg;
 
 /* mkdir -p of dir, mode 0750; 0 or -1 with errno. */
 static int migrate_mkdirs(const char *dir)
@@ -201,11 +205,30 @@ static int migrate_db_open(store_t *st, char **cause)
 	return migrate_quick_check(st, cause);
 }
 
+void store_on_migrate_progress(void (*fn)(void *arg), void *arg)
+{
+	migrate_progress_fn = fn;
+	migrate_progress_arg = arg;
+}
+
+static int migrate_progress(void *arg)
+{
+	(void)arg;
+	migrate_progress_fn(migrate_progress_arg);
+	return 0; /* go on */
+}
+
 static int migrate_one(store_t *st, const struct schema_migration *m, char **cause)
 {
+	log_info("store: %s: applying schema migration %s", st->path, m->name);
+	if (migrate_progress_fn != NULL) {
+		migrate_progress_fn(migrate_progress_arg);
+		sqlite3_progress_handler(st->db, MIGRATE_PROGRESS_OPS, migrate_progress, NULL);
+	}
 	char *sql = xasprintf("BEGIN IMMEDIATE; %s; PRAGMA user_version = %d; COMMIT", m->sql, m->version);
 	int rc = store_exec(st, sql);
 	free(sql);
+	sqlite3_progress_handler(st->db, 0, NULL, NULL);
 	if (rc == 0) {
 		log_info("store: %s: applied schema migration %s", st->path, m->name);
 		return 0;

@@ -32,6 +32,10 @@ struct store_stats {
 /* Open (create) the database at path, apply migrations, start the writer. On failure returns -1
  * with *cause set (caller frees): a locked or corrupt file is an error, never a new database. */
 int store_open(const char *path, const conf_t *conf, store_t **out, char **cause);
+/* fn(arg) is called from store_open's thread when a schema migration starts and every few
+ * million SQLite steps while it runs (011 rewrites the polls table: minutes on a big database),
+ * so that a service manager can be told the start goes on. NULL: none. Process-wide. */
+void store_on_migrate_progress(void (*fn)(void *arg), void *arg);
 /* Whether store_open could open path, as far as files tell without opening it: the directory
  * exists and this user may create files in it, and a file already there is a regular file it
  * may read and write. make_dir: a missing directory is created (mode 0750, parents too), for

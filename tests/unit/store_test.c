@@ -1196,9 +1196,14 @@ static void test_migrate_probes(void)
 	free(p);
 }
 
+static void count_progress(void *arg)
+{
+	(*(int *)arg)++;
+}
+
 /* 011: polls, WITHOUT ROWID before, becomes a rowid table with a unique (router_id, time_ms)
  * index: every row and value comes across, queries by router and time use the index, and a poll
- * stored again at the same time still replaces the old row. */
+ * stored again at the same time still replaces the old row. The progress hook is called. */
 static void test_migrate_rowid(void)
 {
 	char *p = tpath("v10.db");
@@ -1219,8 +1224,12 @@ static void test_migrate_rowid(void)
 	CHECK_INT(
 		qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls' AND sql LIKE '%WITHOUT ROWID%'"),
 		1);
+	int progress = 0;
+	store_on_migrate_progress(count_progress, &progress);
 	store_t *st = open_ok(p);
 	store_close(st);
+	store_on_migrate_progress(NULL, NULL);
+	CHECK(progress >= 1); /* told when 011 started */
 	CHECK_INT(
 		qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls' AND sql LIKE '%WITHOUT ROWID%'"),
 		0);
