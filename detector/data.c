@@ -17,7 +17,7 @@
 
 #define DATA_BOUND_WINDOW_MS (10 * 60 * 1000LL)
 #define DATA_BUSY_MS         5000
-#define DATA_CACHE_KB        "512" /* the detector connection's page cache, KiB */
+#define DATA_CACHE_KB        "512"        /* the detector connection's page cache, KiB */
 #define DATA_MMAP_BYTES      "1073741824" /* a read-only run's file map, bytes */
 
 static const char *const data_sql[DATA_NSQL] = {
