@@ -1152,24 +1152,30 @@ static void test_profiles_missing(void)
 	free(p);
 }
 
-/* 010: probes stored before it were configured as they measured; new rows keep both names. */
-static void test_migrate_probes(void)
+/* A database at schema version (every migration up to it) holding rows (SQL), closed. */
+static void make_at(const char *p, int version, const char *rows)
 {
-	char *p = tpath("v9.db");
 	qi_raw = 1;
 	sqlite3 *db = ro(p);
 	qi_raw = 0;
 	CHECK(sqlfn_register(db) == SQLITE_OK); /* 003's store_pack_* aggregates */
-	for (size_t i = 0; i < schema_nmigrations && schema_migrations[i].version <= 9; i++)
+	for (size_t i = 0; i < schema_nmigrations && schema_migrations[i].version <= version; i++)
 		CHECK(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
-	CHECK(sqlite3_exec(db,
-		      "PRAGMA user_version = 9;"
-		      "INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'ccr', 1000);"
-		      "INSERT INTO probes (router_id, time_ms, duration_ms, direction, offered_bps,"
-		      " delivered_bps) VALUES (1, 2000, 3000, 'transmit', 3e8, 3e8),"
-		      " (1, 3000, 3000, 'receive', 3e8, 2e8)",
-		      NULL, NULL, NULL) == SQLITE_OK);
+	char *sql = xasprintf("PRAGMA user_version = %d; %s", version, rows);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	free(sql);
 	sqlite3_close(db);
+}
+
+/* 010: probes stored before it were configured as they measured; new rows keep both names. */
+static void test_migrate_probes(void)
+{
+	char *p = tpath("v9.db");
+	make_at(p, 9,
+		"INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'ccr', 1000);"
+		"INSERT INTO probes (router_id, time_ms, duration_ms, direction, offered_bps,"
+		" delivered_bps) VALUES (1, 2000, 3000, 'transmit', 3e8, 3e8),"
+		" (1, 3000, 3000, 'receive', 3e8, 2e8)");
 	store_t *st = open_ok(p);
 	probe_t *pb = probe_new("ccr", 4000, "receive");
 	pb->configured = "both";
@@ -1207,20 +1213,11 @@ static void count_progress(void *arg)
 static void test_migrate_rowid(void)
 {
 	char *p = tpath("v10.db");
-	qi_raw = 1;
-	sqlite3 *db = ro(p);
-	qi_raw = 0;
-	CHECK(sqlfn_register(db) == SQLITE_OK); /* 003's store_pack_* aggregates */
-	for (size_t i = 0; i < schema_nmigrations && schema_migrations[i].version <= 10; i++)
-		CHECK(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
-	CHECK(sqlite3_exec(db,
-		      "PRAGMA user_version = 10;"
-		      "INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'a', 1000), (2, 'b', 1000);"
-		      "INSERT INTO polls VALUES (2, 2000, 5, 'snmp', 'timeout', 'no answer', NULL, NULL,"
-		      " NULL, NULL, NULL), (1, 3000, 7, 'rest', NULL, NULL, x'0105', x'02', x'03', 800,"
-		      " x'04'), (1, 2000, 6, 'rest', NULL, NULL, x'0102', NULL, NULL, NULL, NULL)",
-		      NULL, NULL, NULL) == SQLITE_OK);
-	sqlite3_close(db);
+	make_at(p, 10,
+		"INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'a', 1000), (2, 'b', 1000);"
+		"INSERT INTO polls VALUES (2, 2000, 5, 'snmp', 'timeout', 'no answer', NULL, NULL,"
+		" NULL, NULL, NULL), (1, 3000, 7, 'rest', NULL, NULL, x'0105', x'02', x'03', 800,"
+		" x'04'), (1, 2000, 6, 'rest', NULL, NULL, x'0102', NULL, NULL, NULL, NULL)");
 	CHECK_INT(
 		qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls' AND sql LIKE '%WITHOUT ROWID%'"),
 		1);
