@@ -259,7 +259,7 @@ def cmd_dbsize(a):
     r = json.load(open(a.out))
     rows = polls * r.get("samples_per_poll", 0)
     try:
-        raw = db.execute("SELECT sum(pgsize) FROM dbstat WHERE name = 'polls'").fetchone()[0]
+        raw = db.execute("SELECT sum(pgsize) FROM dbstat WHERE name IN ('polls', 'polls_key')").fetchone()[0]
     except sqlite3.Error:
         raw = None
     files = sum(os.path.getsize(f) for f in glob.glob(a.db + "*") if not f.endswith(".lock"))
