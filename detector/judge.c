@@ -329,32 +329,57 @@ bool judge_flat(const struct judge_frame *f, const struct judge_w *w, size_t s)
 	return mean > 0 && sd / mean <= JUDGE_PIN_CV;
 }
 
-/* carry[s * ncores + c]: the cores that carry each stream, as the before window tells, else
- * the after window; else the one core pinned at saturation (a flat, saturated window shows no
- * slope), for a stream held as flat as the ceiling holds it there: a stream whose rate moves
- * while that core stays at 100 % runs elsewhere. The same cores are followed in both windows.
- * What none of these tells, profcore.c may read from a CPU profile. */
-static bool *judge_attribute(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+/* Add to to[] every core of from[] that is pinned in w: a core the stream had in the other
+ * window and that is full in this one is flat, so this window's fit cannot see it, yet it is
+ * the first candidate to fill. */
+static void judge_add_pinned(const struct judge_frame *f, const struct judge_w *w, const bool *from, bool *to,
 	const struct judge_params *p)
 {
+	for (size_t c = 0; c < f->ncores; c++)
+		if (from[c] && !to[c] && judge_core_pinned(f, w, c, p))
+			to[c] = true;
+}
+
+/* cw[0] and cw[1], each [s * ncores + c]: the cores that carry each stream in the before and
+ * in the after window, each found in its own window (a tunnel may change core at the reboot).
+ * A window that tells nothing for a stream takes the other's cores; where neither does, the
+ * one core pinned at saturation (a flat, saturated window shows no slope) carries a stream held
+ * as flat as the ceiling holds it there: a stream whose rate moves while that core stays at
+ * 100 % runs elsewhere. What none of these tells, profcore.c may read from a CPU profile. */
+static void judge_attribute(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	const struct judge_params *p, bool *cw[2])
+{
 	size_t ns = judge_nstreams(f), nc = f->ncores;
-	bool *carry = xcalloc(ns * nc + 1, sizeof(bool)), *later = xcalloc(ns * nc + 1, sizeof(bool));
-	judge_attribute_w(f, b, p, carry);
-	judge_attribute_w(f, a, p, later);
+	bool *fb = xcalloc(ns * nc + 1, sizeof(bool)), *fa = xcalloc(ns * nc + 1, sizeof(bool));
+	judge_attribute_w(f, b, p, fb);
+	judge_attribute_w(f, a, p, fa);
 	const struct judge_w *pw = b;
 	size_t pin = judge_pinned_core(f, b, p);
 	if (pin == SIZE_MAX)
 		pin = judge_pinned_core(f, pw = a, p);
 	for (size_t s = 0; s < ns; s++) {
-		if (judge_any(carry + s * nc, nc))
-			continue;
-		if (judge_any(later + s * nc, nc))
-			memcpy(carry + s * nc, later + s * nc, nc * sizeof(bool));
-		else if (pin != SIZE_MAX && judge_flat(f, pw, s))
-			carry[s * nc + pin] = true;
+		bool *ob = fb + s * nc, *oa = fa + s * nc, hb = judge_any(ob, nc), ha = judge_any(oa, nc);
+		memcpy(cw[0] + s * nc, hb ? ob : oa, nc * sizeof(bool));
+		memcpy(cw[1] + s * nc, ha ? oa : ob, nc * sizeof(bool));
+		if (hb && ha) {
+			judge_add_pinned(f, b, oa, cw[0] + s * nc, p);
+			judge_add_pinned(f, a, ob, cw[1] + s * nc, p);
+		} else if (!hb && !ha && pin != SIZE_MAX && judge_flat(f, pw, s)) {
+			cw[0][s * nc + pin] = cw[1][s * nc + pin] = true;
+		}
 	}
-	free(later);
-	return carry;
+	free(fb);
+	free(fa);
+}
+
+/* What profcore.c placed in the before window's cores, also in the after window's where that
+ * has none. */
+static void judge_attribute_copy(const struct judge_frame *f, bool *cw[2])
+{
+	size_t nc = f->ncores;
+	for (size_t s = 0; s < judge_nstreams(f); s++)
+		if (!judge_any(cw[1] + s * nc, nc))
+			memcpy(cw[1] + s * nc, cw[0] + s * nc, nc * sizeof(bool));
 }
 
 /* ---- a stream's capacity in one window ---- */
@@ -364,6 +389,7 @@ struct judge_cap {
 	double cap, rse; /* bits/s; its relative standard error */
 	double load;     /* mean load of the stream's cores */
 	double total;    /* pinned: median traffic of every stream on those cores */
+	int core;        /* projected: the core that fills first; -1 */
 	const char *why; /* !ok: why not */
 };
 
@@ -451,60 +477,125 @@ static double judge_project(const struct judge_frame *f, const struct judge_w *w
 	return xs + fmax(0, 1 - fo->ymean) / fo->beta[j];
 }
 
-/* The relative standard error of cap by the jackknife: the projection again with each of
- * JUDGE_JACK stretches of the window left out. It holds where the fit's own standard error is
- * too kind (residuals that are not independent, a wave, noise that is not normal). NAN when a
- * projection fails. */
+/* Core c's load over w's polls into y; NAN where a poll of it is missing (left out). */
+static void judge_core_y(const struct judge_frame *f, const struct judge_w *w, size_t c, double *y)
+{
+	for (size_t i = 0; i < judge_wn(w); i++)
+		y[i] = judge_load(f, w->from + i, c);
+}
+
+/* The cores of a stream that may fill first in a window: those whose projection held. */
+struct judge_cands {
+	size_t n;
+	size_t core[FIT_MAX];
+};
+
+/* The smallest of the candidates' projections on w with the polls where gone[i] left out; NAN
+ * when one of them fails. */
+static double judge_min_project(const struct judge_frame *f, const struct judge_w *w, size_t s,
+	const struct judge_cols *c, int j, const struct judge_cands *k, const bool *gone, double *y)
+{
+	double lo = INFINITY;
+	for (size_t i = 0; i < k->n; i++) {
+		judge_core_y(f, w, k->core[i], y);
+		for (size_t t = 0; t < judge_wn(w); t++)
+			y[t] = gone[t] ? NAN : y[t];
+		struct fit fo;
+		int rc;
+		lo = fmin(lo, judge_project(f, w, s, c, j, y, &fo, &rc)); /* fmin keeps a NAN out ... */
+		if (rc < 0 || fo.dropped[j] || !(fo.beta[j] > 0))
+			return NAN; /* ... so a failed projection says so here */
+	}
+	return lo;
+}
+
+/* The relative standard error of cap, the smallest projection over the candidates, by the
+ * jackknife: the projections again with each of JUDGE_JACK stretches of the window left out,
+ * the smallest each time (the core that fills first may change between them). It holds where
+ * the fit's own standard error is too kind (residuals that are not independent, a wave, noise
+ * that is not normal). NAN when a projection fails. */
 static double judge_jackknife(const struct judge_frame *f, const struct judge_w *w, size_t s,
-	const struct judge_cols *c, int j, const double *mean, double cap)
+	const struct judge_cols *c, int j, const struct judge_cands *k, double cap)
 {
 	size_t n = judge_wn(w);
 	double *y = xcalloc(n + 1, sizeof(*y)), sum = 0, sq = 0, v[JUDGE_JACK];
+	bool *gone = xcalloc(n + 1, sizeof(bool));
 	for (size_t g = 0; g < JUDGE_JACK; g++) {
 		for (size_t i = 0; i < n; i++)
-			y[i] = i * JUDGE_JACK / n == g ? NAN : mean[i];
-		struct fit fo;
-		int rc;
-		v[g] = judge_project(f, w, s, c, j, y, &fo, &rc);
+			gone[i] = i * JUDGE_JACK / n == g;
+		v[g] = judge_min_project(f, w, s, c, j, k, gone, y);
 		sum += v[g];
 	}
 	free(y);
+	free(gone);
 	double m = sum / JUDGE_JACK;
 	for (size_t g = 0; g < JUDGE_JACK; g++)
 		sq += (v[g] - m) * (v[g] - m);
 	return sqrt(sq * (JUDGE_JACK - 1) / JUDGE_JACK) / cap; /* NAN if any v[g] is */
 }
 
-/* Not saturated throughout: load = a + sum beta_j x_j over the window's polls, saturated ones
- * too (a saturated poll is the point where the line reaches 1). Capacity = the mean rate plus
- * the headroom left over the stream's marginal cost: mean(x) + (1 - mean(load)) / beta. */
-static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, size_t s, const double *mean,
+/* One core of the stream: its projected capacity into *cap and the fit's relative standard
+ * error into *rse. 0 when it is a candidate to fill first; 1 when its load does not follow the
+ * stream here; 2 when too few polls yet; 3 when it would fill only far beyond the rates seen. */
+static int judge_core_cap(const struct judge_frame *f, const struct judge_w *w, size_t s,
+	const struct judge_cols *c, int j, size_t core, double *cap, double *rse)
+{
+	size_t n = judge_wn(w);
+	double *y = xcalloc(n + 1, sizeof(*y));
+	judge_core_y(f, w, core, y);
+	struct fit fo;
+	int rc;
+	*cap = judge_project(f, w, s, c, j, y, &fo, &rc);
+	free(y);
+	if (rc == -2)
+		return 2;
+	if (isnan(*cap) || fo.beta[j] < JUDGE_FIT_T * fo.se[j])
+		return 1;
+	double head = fmax(0, 1 - fo.ymean), beta = fo.beta[j];
+	*rse = head / beta / *cap * (fo.se[j] / beta);
+	return *cap > JUDGE_MAX_EXTRAP * judge_rate_q(f, w, s, NULL, 0.9) ? 3 : 0;
+}
+
+/* Not saturated throughout: for each of the stream's cores, load = a + sum beta_j x_j over the
+ * window's polls, saturated ones too (a saturated poll is the point where the line reaches 1),
+ * and its capacity the mean rate plus the headroom left over the stream's marginal cost there:
+ * mean(x) + (1 - mean(load)) / beta. The stream's capacity is the smallest: the core that
+ * fills first. A core whose load does not follow the stream here, or that would fill only far
+ * beyond the rates seen, cannot be the one (another fills first, or nothing can be said). */
+static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *on,
 	const struct judge_params *p, struct judge_cap *o)
 {
 	struct judge_cols c;
 	judge_columns(f, w, p, &c);
-	int j = judge_col_of(&c, s), rc = -1;
+	int j = judge_col_of(&c, s), worst = 1;
 	o->why = "its cores' load does not follow its traffic";
 	if (j < 0)
 		return;
-	struct fit fo;
-	o->cap = judge_project(f, w, s, &c, j, mean, &fo, &rc);
-	if (rc == -2)
-		o->why = "too few polls yet to fit its cores' load";
-	if (isnan(o->cap) || fo.beta[j] < JUDGE_FIT_T * fo.se[j])
-		return;
-	double head = fmax(0, 1 - fo.ymean), beta = fo.beta[j];
-	o->rse = head / beta / o->cap * (fo.se[j] / beta);
-	if (o->cap > JUDGE_MAX_EXTRAP * judge_rate_q(f, w, s, NULL, 0.9)) {
-		o->why = "its rates were too low to project its capacity";
+	struct judge_cands k = { 0 };
+	double best = INFINITY, rse = NAN;
+	for (size_t core = 0; core < f->ncores && k.n < FIT_MAX; core++) {
+		double cap = NAN, r = NAN;
+		int rc = on[core] ? judge_core_cap(f, w, s, &c, j, core, &cap, &r) : 1;
+		worst = rc > worst ? rc : worst;
+		if (rc != 0)
+			continue;
+		k.core[k.n++] = core;
+		if (cap < best)
+			best = cap, rse = r, o->core = (int)core;
+	}
+	if (k.n == 0) {
+		o->why = worst == 2  ? "too few polls yet to fit its cores' load"
+			: worst == 3 ? "its rates were too low to project its capacity"
+				     : o->why;
 		return;
 	}
-	double jk = judge_jackknife(f, w, s, &c, j, mean, o->cap);
+	o->cap = best;
+	double jk = judge_jackknife(f, w, s, &c, j, &k, best);
 	if (isnan(jk)) {
 		o->why = "too few polls yet to fit its cores' load";
 		return;
 	}
-	o->rse = fmax(o->rse, jk);
+	o->rse = fmax(rse, jk);
 	if (o->rse > JUDGE_MAX_RSE) {
 		o->why = "its cores' load is too noisy to project its capacity";
 		return;
@@ -519,21 +610,32 @@ static void judge_cap(const struct judge_frame *f, const struct judge_w *w, size
 	size_t n = judge_wn(w);
 	const bool *on = carry + s * f->ncores;
 	double *mean = xcalloc(n + 1, sizeof(double)), *top = xcalloc(n + 1, sizeof(double));
-	*o = (struct judge_cap){ .cap = NAN, .rse = NAN, .load = NAN, .total = NAN };
+	*o = (struct judge_cap){ .cap = NAN, .rse = NAN, .load = NAN, .total = NAN, .core = -1 };
 	judge_core_load(f, w, on, mean, top);
 	double sum = 0;
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++)
-		if (isfinite(mean[i]))
-			sum += mean[i], k++;
+		if (isfinite(top[i]))
+			sum += top[i], k++;
 	o->load = k ? sum / (double)k : NAN;
 	if (!judge_cap_pinned(f, w, s, carry, on, top, p, o))
-		judge_cap_fit(f, w, s, mean, p, o);
+		judge_cap_fit(f, w, s, on, p, o);
 	free(mean);
 	free(top);
 }
 
 /* ---- the verdict ---- */
+
+/* text into out[size], cut at a character boundary when longer. */
+static void judge_text(char *out, size_t size, const char *text)
+{
+	size_t n = strlen(text);
+	if (n >= size)
+		for (n = size - 1; n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; n--)
+			;
+	memcpy(out, text, n);
+	out[n] = '\0';
+}
 
 static void judge_why(struct judge_result *r, const char *when, const char *why)
 {
@@ -618,8 +720,37 @@ static bool judge_enough(const struct judge_frame *f, const struct judge_w *b, c
 	return true;
 }
 
+/* The cores of stream s in either window, "3" or "1+2". */
+static void judge_cores_union(
+	const struct judge_frame *f, size_t s, bool *const cw[2], char *out, size_t size)
+{
+	size_t nc = f->ncores;
+	bool *on = xcalloc(nc + 1, sizeof(bool));
+	for (size_t c = 0; c < nc; c++)
+		on[c] = cw[0][s * nc + c] || cw[1][s * nc + c];
+	judge_cores_text(on, nc, out, size);
+	free(on);
+}
+
+/* Says in r->why where the stream's cores moved between the windows, or which of several fills
+ * first, when either is so: the operator should know which core the verdict rests on. */
+static void judge_cores_note(const struct judge_frame *f, size_t s, bool *const cw[2],
+	const struct judge_cap *cb, const struct judge_cap *ca, struct judge_result *r)
+{
+	size_t nc = f->ncores;
+	char tb[32], ta[32], line[160] = "";
+	judge_cores_text(cw[0] + s * nc, nc, tb, sizeof(tb));
+	judge_cores_text(cw[1] + s * nc, nc, ta, sizeof(ta));
+	if (strcmp(tb, ta) != 0)
+		snprintf(line, sizeof(line), "its cores were %s before the upgrade, %s after", tb, ta);
+	else if (strchr(tb, '+') && cb->core >= 0 && ca->core >= 0)
+		snprintf(line, sizeof(line), "core %d of %s fills first before the upgrade, core %d after",
+			cb->core, tb, ca->core);
+	judge_text(r->why, sizeof(r->why), line);
+}
+
 static void judge_stream(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, const bool *carry, const struct judge_params *p, struct judge_result *r)
+	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
 {
 	*r = (struct judge_result){ .verdict = DETECTOR_INSUFFICIENT,
 		.method = DETECTOR_M_NONE,
@@ -627,17 +758,16 @@ static void judge_stream(const struct judge_frame *f, const struct judge_w *b, c
 		.before_load = NAN,
 		.after_load = NAN,
 		.rse = NAN };
-	const bool *on = carry + s * f->ncores;
-	judge_cores_text(on, f->ncores, r->cores, sizeof(r->cores));
+	judge_cores_union(f, s, cw, r->cores, sizeof(r->cores));
 	if (!judge_enough(f, b, a, s, p, r))
 		return;
-	if (!judge_any(on, f->ncores)) {
+	if (!judge_any(cw[0] + s * f->ncores, f->ncores)) {
 		judge_why(r, "", "no core's load follows its traffic");
 		return;
 	}
 	struct judge_cap cb, ca;
-	judge_cap(f, b, s, carry, p, &cb);
-	judge_cap(f, a, s, carry, p, &ca);
+	judge_cap(f, b, s, cw[0], p, &cb);
+	judge_cap(f, a, s, cw[1], p, &ca);
 	r->before_load = cb.load;
 	r->after_load = ca.load;
 	if (!cb.ok || !ca.ok) {
@@ -652,19 +782,25 @@ static void judge_stream(const struct judge_frame *f, const struct judge_w *b, c
 		judge_saturated(&cb, &ca, p, r);
 	else
 		judge_projected(&cb, &ca, p, r);
+	if (r->verdict != DETECTOR_INSUFFICIENT)
+		judge_cores_note(f, s, cw, &cb, &ca, r);
 }
 
 void judge_event(const struct judge_frame *f, const struct judge_params *p, struct judge_result *r)
 {
 	struct judge_w b = { 0, f->split }, a = { f->split, f->npolls };
-	bool *carry = judge_attribute(f, &b, &a, p);
-	struct profcore_pick *pick = profcore_attribute(f, &b, &a, p, carry); /* what no fit told */
+	size_t cells = judge_nstreams(f) * f->ncores + 1;
+	bool *cw[2] = { xcalloc(cells, sizeof(bool)), xcalloc(cells, sizeof(bool)) };
+	judge_attribute(f, &b, &a, p, cw);
+	struct profcore_pick *pick = profcore_attribute(f, &b, &a, p, cw[0]); /* what no fit told */
+	judge_attribute_copy(f, cw);
 	for (size_t s = 0; s < judge_nstreams(f); s++) {
-		judge_stream(f, &b, &a, s, carry, p, &r[s]);
+		judge_stream(f, &b, &a, s, cw, p, &r[s]);
 		profcore_note(&pick[s], &r[s]);
 	}
 	free(pick);
-	free(carry);
+	free(cw[0]);
+	free(cw[1]);
 }
 
 /* ---- single-core bound ---- */

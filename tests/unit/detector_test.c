@@ -30,6 +30,9 @@
 struct m_stream {
 	double mbps, cost; /* demand; load per Mbit/s */
 	int core;
+	double cost2; /* 0, or its load per Mbit/s on a second core (a split stream, or a firewall
+			 core that handles the same packets) */
+	int core2;
 };
 
 /* A CPU profile's split of one part of a core's load over classifiers, in percent of the part
@@ -44,6 +47,7 @@ struct m_win {
 	struct m_stream s[M_NS];
 	double work[M_CORES], work_noise; /* other work per core; its per-poll noise (+-) */
 	double noise, swing;              /* per-poll demand noise (+-); wave amplitude */
+	double shared;                    /* demand noise (+-) every stream shares: one curve */
 	double burst_p, burst_x;          /* share of slots in a burst; demand times this then */
 	const struct m_split *tun, *oth;  /* a profile taken in the window: its streams' split, its
 					     other work's; tun NULL: no profile */
@@ -66,20 +70,33 @@ static double m_unit(uint64_t seed, uint64_t a, uint64_t b) /* deterministic, 0.
 	return (double)(x >> 11) / (double)(1ULL << 53);
 }
 
-/* One slot: throughput per stream into thr, loads per core into load. */
+/* Stream s's cost on core c. */
+static double m_cost(const struct m_stream *st, int c)
+{
+	return (st->core == c ? st->cost : 0) + (st->cost2 > 0 && st->core2 == c ? st->cost2 : 0);
+}
+
+/* One slot: throughput per stream into thr, loads per core into load. A stream is throttled by
+ * the fullest of its cores. */
 static void m_slot(const struct m_win *w, const double *demand, const double *work, double *thr, double *load)
 {
 	double wanted[M_CORES] = { 0 }, f[M_CORES];
 	for (int s = 0; s < M_NS; s++)
-		wanted[w->s[s].core] += w->s[s].cost * demand[s];
+		for (int c = 0; c < M_CORES; c++)
+			wanted[c] += m_cost(&w->s[s], c) * demand[s];
 	for (int c = 0; c < M_CORES; c++) {
 		double avail = fmax(0, 1 - work[c]);
 		f[c] = wanted[c] > avail ? avail / wanted[c] : 1;
 		load[c] = work[c];
 	}
 	for (int s = 0; s < M_NS; s++) {
-		thr[s] = demand[s] * f[w->s[s].core];
-		load[w->s[s].core] += w->s[s].cost * thr[s];
+		const struct m_stream *st = &w->s[s];
+		double g = f[st->core];
+		if (st->cost2 > 0)
+			g = fmin(g, f[st->core2]);
+		thr[s] = demand[s] * g;
+		for (int c = 0; c < M_CORES; c++)
+			load[c] += m_cost(st, c) * thr[s];
 	}
 }
 
@@ -104,8 +121,9 @@ static void m_gen(const struct m_win *w, uint64_t seed, double *rate, float *loa
 				(double)k + ((double)j + 0.5) / M_SLOTS + M_OFFSET(seed));
 			double burst = m_unit(seed, k, 200 + (uint64_t)j) < w->burst_p ? w->burst_x : 1,
 			       d[M_NS], thr[M_NS];
+			double common = 1 + w->shared * (2 * m_unit(seed, cell, 50) - 1);
 			for (int s = 0; s < M_NS; s++)
-				d[s] = w->s[s].mbps * wave *
+				d[s] = w->s[s].mbps * wave * common *
 					(1 + w->noise * (2 * m_unit(seed, cell, (uint64_t)s) - 1)) * burst;
 			m_slot(w, d, work, thr, l);
 			for (int s = 0; s < M_NS; s++)
@@ -116,15 +134,21 @@ static void m_gen(const struct m_win *w, uint64_t seed, double *rate, float *loa
 	}
 }
 
-/* What stream s could carry in w at the mean demand of the others: the truth to compare. */
+/* What stream s could carry in w at the mean demand of the others: the rate at which the first
+ * of its cores fills. The truth to compare. */
 static double m_capacity(const struct m_win *w, int s)
 {
-	int c = w->s[s].core;
-	double other = w->work[c];
-	for (int t = 0; t < M_NS; t++)
-		if (t != s && w->s[t].core == c)
-			other += w->s[t].cost * w->s[t].mbps;
-	return (1 - other) / w->s[s].cost;
+	double cap = INFINITY;
+	for (int c = 0; c < M_CORES; c++) {
+		double cost = m_cost(&w->s[s], c), other = w->work[c];
+		if (cost <= 0)
+			continue;
+		for (int t = 0; t < M_NS; t++)
+			if (t != s)
+				other += m_cost(&w->s[t], c) * w->s[t].mbps;
+		cap = fmin(cap, (1 - other) / cost);
+	}
+	return cap;
 }
 
 /* The profile of window w (NULL when it has none): per core, the mean load of its streams at
@@ -136,7 +160,8 @@ static profile_t *m_profile(const struct m_win *w)
 	profile_t *p = profile_new("m", 0);
 	double wanted[M_CORES] = { 0 };
 	for (int s = 0; s < M_NS; s++)
-		wanted[w->s[s].core] += w->s[s].cost * w->s[s].mbps;
+		for (int c = 0; c < M_CORES; c++)
+			wanted[c] += m_cost(&w->s[s], c) * w->s[s].mbps;
 	for (int c = 0; c < M_CORES; c++) {
 		double other = fmin(w->work[c], 1), avail = 1 - other;
 		double tun = wanted[c] > avail ? avail : wanted[c], part[2] = { 100 * tun, 100 * other };
@@ -174,7 +199,14 @@ struct engine_case {
 	{                                                         \
 		.mbps = (mbps_), .cost = (cost_), .core = (core_) \
 	}
-#define N 600
+#define S2(mbps_, cost_, core_, cost2_, core2_)                                                         \
+	{                                                                                               \
+		.mbps = (mbps_), .cost = (cost_), .core = (core_), .cost2 = (cost2_), .core2 = (core2_) \
+	}
+#define S0 S(0, 0.001, 7)
+#define N  600
+#define NB 180 /* the windows a tester judged at 250 ms polls: 45 s before, ... */
+#define NA 120 /* ... 30 s after */
 #define WG0(tx, ctx, rx, crx, core) \
 	.s = { S(tx, ctx, core), S(rx, crx, core), S(0, 0.001, 7), S(0, 0.001, 7) }
 /* The CCR1009: wg0 tx at 500 Mbit/s of demand on core 3, at this cost; rx on core 5 */
@@ -332,6 +364,72 @@ static const struct engine_case engine_cases[] = {
 		{ N, WG0(150, 0.002, 80, 0.001, 3), .work = { [1] = 0.95 }, .work_noise = 0.2, .noise = 0.25,
 			.tun = &m_tx721, .oth = &m_fw_only },
 		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, "", "" },
+	/* Round 3 (issue 37): a stream's capacity is where the first of its cores fills, each core
+	 * with its own load, other work and slope; each window's cores found in that window. */
+	{ "r3.1 firewall core follows the tunnel, dearer after, WireGuard's core still fills first: tx",
+		{ N, .s = { S2(150, 0.002, 0, 0.0008, 2), S2(80, 0.001, 0, 0.0008, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S2(150, 0.002, 0, 0.0012, 2), S2(80, 0.001, 0, 0.0012, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.1 firewall core follows both directions, dearer after, WireGuard's still fills first: rx",
+		{ N, .s = { S2(150, 0.002, 0, 0.0008, 2), S2(200, 0.001, 0, 0.0003, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S2(150, 0.002, 0, 0.0012, 2), S2(200, 0.001, 0, 0.0005, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		1, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.1 firewall core follows the tunnel, as short windows as a tester's: tx",
+		{ NB, .s = { S2(150, 0.002, 0, 0.0008, 2), S2(80, 0.001, 0, 0.0008, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		{ NA, .s = { S2(150, 0.002, 0, 0.0012, 2), S2(80, 0.001, 0, 0.0012, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.1 firewall core follows the tunnel and becomes the first to fill: tx regression",
+		{ N, .s = { S2(150, 0.002, 0, 0.0008, 2), S2(80, 0.001, 0, 0.0008, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S2(150, 0.002, 0, 0.0025, 2), S2(80, 0.001, 0, 0.0025, 2), S0, S0 },
+			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.5 a tunnel split over two cores, one of them busier after: regression",
+		{ N, .s = { S2(150, 0.0015, 1, 0.0015, 2), S(40, 0.001, 5), S0, S0 }, .work = { [2] = 0.1 },
+			.noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S2(150, 0.0015, 1, 0.0015, 2), S(40, 0.001, 5), S0, S0 }, .work = { [2] = 0.45 },
+			.noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.5 its neighbour on its core twice as dear: wg0 tx lost headroom too",
+		{ N, .s = { S(150, 0.002, 3), S(50, 0.001, 5), S(120, 0.002, 3), S(40, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S(150, 0.002, 3), S(50, 0.001, 5), S(120, 0.004, 3), S(40, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.5 its neighbour on its core twice as dear: the neighbour, wg1 tx",
+		{ N, .s = { S(150, 0.002, 3), S(50, 0.001, 5), S(120, 0.002, 3), S(40, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S(150, 0.002, 3), S(50, 0.001, 5), S(120, 0.004, 3), S(40, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		2, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.5 1.5x dearer on a core it shares",
+		{ N, .s = { S(150, 0.002, 3), S(50, 0.001, 5), S(20, 0.001, 3), S(10, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S(150, 0.003, 3), S(50, 0.001, 5), S(20, 0.001, 3), S(10, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.5 1.5x dearer on a core it shares, as short windows as a tester's",
+		{ NB, .s = { S(150, 0.002, 3), S(50, 0.001, 5), S(20, 0.001, 3), S(10, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		{ NA, .s = { S(150, 0.003, 3), S(50, 0.001, 5), S(20, 0.001, 3), S(10, 0.001, 6) },
+			.noise = 0.25, .swing = 0.3 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.4 the tunnel moves to another core across the reboot: unchanged",
+		{ N, .s = { S(150, 0.002, 3), S(80, 0.001, 4), S0, S0 }, .work = { [5] = 0.3 }, .noise = 0.25,
+			.swing = 0.3 },
+		{ N, .s = { S(150, 0.002, 5), S(80, 0.001, 6), S0, S0 }, .work = { [3] = 0.3 }, .noise = 0.25,
+			.swing = 0.3 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	{ "r3.4 the tunnel moves to another core and got 1.5x dearer: regression",
+		{ N, .s = { S(150, 0.002, 3), S(80, 0.001, 4), S0, S0 }, .noise = 0.25, .swing = 0.3 },
+		{ N, .s = { S(150, 0.003, 5), S(80, 0.001, 6), S0, S0 }, .noise = 0.25, .swing = 0.3 }, 0,
+		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
 };
 
 #define RERUNS 5
