@@ -33,6 +33,7 @@ static const char *const detector_method_names[] = {
 	[DETECTOR_M_COST] = "cpu-cost",
 	[DETECTOR_M_PEAK] = "peak",
 	[DETECTOR_M_PROBE] = "probe",
+	[DETECTOR_M_MATCHED] = "matched-rate",
 };
 
 #define DETECTOR_NMETHODS (sizeof(detector_method_names) / sizeof(detector_method_names[0]))
@@ -49,7 +50,8 @@ const char *detector_method_name(enum detector_method m)
 
 bool detector_method_high(enum detector_method m)
 {
-	return m == DETECTOR_M_PROBE || m == DETECTOR_M_SATURATION || m == DETECTOR_M_COST;
+	return m == DETECTOR_M_PROBE || m == DETECTOR_M_SATURATION || m == DETECTOR_M_COST ||
+		m == DETECTOR_M_MATCHED;
 }
 
 static int detector_name_index(const char *const *names, size_t n, const char *s)

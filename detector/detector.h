@@ -27,6 +27,7 @@ enum detector_method {
 	DETECTOR_M_COST,       /* "cpu-cost" */
 	DETECTOR_M_PEAK,       /* "peak": low confidence, never a regression */
 	DETECTOR_M_PROBE,      /* "probe": a fixed-rate probe pair, the highest confidence */
+	DETECTOR_M_MATCHED,    /* "matched-rate": the cores' load at the same rates, where rates are steady */
 };
 
 /* One verdict: one version change x WireGuard interface x direction. Plain data. */
@@ -53,7 +54,7 @@ struct detector_verdict {
 };
 
 /* Verdicts grouped by (from, to) x architecture x board. Ratios: median over the high-confidence
- * verdicts (probe, saturation-ceiling, cpu-cost) of the cohort, per direction; NAN when none. */
+ * verdicts (probe, saturation-ceiling, cpu-cost, matched-rate) of the cohort, per direction; NAN when none. */
 struct detector_cohort {
 	char *from_version, *to_version, *architecture, *board;
 	size_t routers, regressed, improved;
@@ -114,6 +115,6 @@ const struct rollout *detector_view_rollout(const detector_view_t *v);
 
 const char *detector_verdict_name(enum detector_outcome v); /* "regression", ... */
 const char *detector_method_name(enum detector_method m);   /* "saturation-ceiling", ... */
-bool detector_method_high(enum detector_method m);          /* probe, saturation-ceiling or cpu-cost */
+bool detector_method_high(enum detector_method m); /* probe, saturation-ceiling, cpu-cost, matched-rate */
 
 #endif

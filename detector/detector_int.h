@@ -97,6 +97,9 @@ struct profcore_pick { /* where a stream's cores came from a profile */
  * frees). */
 struct profcore_pick *profcore_attribute(const struct judge_frame *f, const struct judge_w *b,
 	const struct judge_w *a, const struct judge_params *p, bool *carry);
+/* Marks on[c] for every core of p (NULL: none) with a fifth or more of its load on the tunnel's
+ * path. */
+void profcore_tunnel_cores(const profile_t *p, size_t ncores, bool *on);
 /* Says in r->why that its cores came from a profile, when pick says so. */
 void profcore_note(const struct profcore_pick *pick, struct judge_result *r);
 /* The confounders the profiles before and after a change show on the cores ("3", "1+2"): other

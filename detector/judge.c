@@ -7,6 +7,7 @@
  * tell: unit tests call it on synthetic frames. docs/detector.md explains the model. */
 #include "config.h"
 #include "detector/detector_int.h"
+#include "detector/matched.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -27,6 +28,7 @@
 #define JUDGE_SIGMAS        4.0  /* a change is claimed when it is this many standard errors out */
 #define JUDGE_MAX_COLS      (FIT_MAX / 2) /* streams in a fit: each has its edge column too */
 #define JUDGE_JACK          10            /* stretches of the jackknife that checks a projection's error */
+#define JUDGE_ALONE         0.90          /* a stream alone: this share of the WireGuard traffic */
 #define JUDGE_MIN_BLOCKS    20   /* a fit needs this many blocks: fewer give standard errors to distrust */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
 #define JUDGE_BOUND_OTHERS  0.50 /* ... while the other cores average less than this ... */
@@ -749,18 +751,48 @@ static void judge_cores_note(const struct judge_frame *f, size_t s, bool *const 
 	judge_text(r->why, sizeof(r->why), line);
 }
 
-static void judge_stream(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+/* Whether stream s carries nearly all the router's WireGuard traffic in both windows (a
+ * fixed-rate test through one tunnel): then a profile's tunnel cores can only be its. */
+static bool judge_alone(
+	const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a, size_t s)
+{
+	const struct judge_w *w[2] = { b, a };
+	for (int i = 0; i < 2; i++) {
+		double all = 0, own = judge_mean(f, w[i], s, NULL, NULL, NULL);
+		for (size_t t = 0; t < judge_nstreams(f); t++) {
+			double m = judge_mean(f, w[i], t, NULL, NULL, NULL);
+			all += isfinite(m) ? m : 0;
+		}
+		if (!(own >= JUDGE_ALONE * all))
+			return false;
+	}
+	return true;
+}
+
+/* Where the other methods could not judge: the matched-rate method, on the stream's cores as a
+ * fit, a pinned core or (for a stream alone) a profile placed them in either window. Its answer
+ * replaces theirs when it judges, or when it has a sign worth a look. */
+static void judge_try_matched(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
 	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
 {
-	*r = (struct judge_result){ .verdict = DETECTOR_INSUFFICIENT,
-		.method = DETECTOR_M_NONE,
-		.ratio = NAN,
-		.before_load = NAN,
-		.after_load = NAN,
-		.rse = NAN };
-	judge_cores_union(f, s, cw, r->cores, sizeof(r->cores));
-	if (!judge_enough(f, b, a, s, p, r))
-		return;
+	size_t nc = f->ncores;
+	bool *on = xcalloc(nc + 1, sizeof(bool));
+	for (size_t c = 0; c < nc; c++)
+		on[c] = cw[0][s * nc + c] || cw[1][s * nc + c];
+	if (judge_alone(f, b, a, s))
+		for (int i = 0; i < 2; i++)
+			profcore_tunnel_cores(f->prof[i], nc, on);
+	struct judge_result m = *r;
+	if (matched_judge(f, b, a, s, on, p, &m) && (m.verdict != DETECTOR_INSUFFICIENT || m.hint))
+		*r = m;
+	free(on);
+}
+
+/* The methods on the stream's cores: saturation-ceiling where both windows are pinned, else
+ * cpu-cost; insufficient-data with its why where they cannot judge. */
+static void judge_methods(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
+{
 	if (!judge_any(cw[0] + s * f->ncores, f->ncores)) {
 		judge_why(r, "", "no core's load follows its traffic");
 		return;
@@ -784,6 +816,23 @@ static void judge_stream(const struct judge_frame *f, const struct judge_w *b, c
 		judge_projected(&cb, &ca, p, r);
 	if (r->verdict != DETECTOR_INSUFFICIENT)
 		judge_cores_note(f, s, cw, &cb, &ca, r);
+}
+
+static void judge_stream(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
+{
+	*r = (struct judge_result){ .verdict = DETECTOR_INSUFFICIENT,
+		.method = DETECTOR_M_NONE,
+		.ratio = NAN,
+		.before_load = NAN,
+		.after_load = NAN,
+		.rse = NAN };
+	judge_cores_union(f, s, cw, r->cores, sizeof(r->cores));
+	if (!judge_enough(f, b, a, s, p, r))
+		return;
+	judge_methods(f, b, a, s, cw, p, r);
+	if (r->verdict == DETECTOR_INSUFFICIENT)
+		judge_try_matched(f, b, a, s, cw, p, r);
 }
 
 void judge_event(const struct judge_frame *f, const struct judge_params *p, struct judge_result *r)

@@ -341,7 +341,7 @@ static const struct metrics_family metrics_families[] = {
 		.per_router = metrics_detector_cohort, .off = 1 },
 	{ "wgwatch_upgrade_cohort_ratio", "gauge",
 		"Capacity ratio (after / before) of each high-confidence verdict (probe, saturation-ceiling, "
-		"cpu-cost) of every version change; the input of the cohort medians.",
+		"cpu-cost, matched-rate) of every version change; the input of the cohort medians.",
 		.per_router = metrics_detector_cohort_ratio },
 	{ "wgwatch_core_saturated", "gauge",
 		"1 while the router is bound by one core: busiest core at 95% or more, the others mostly "

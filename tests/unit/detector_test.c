@@ -185,15 +185,20 @@ static profile_t *m_profile(const struct m_win *w)
 struct engine_case {
 	const char *name;
 	struct m_win b, a;
-	int stream; /* the stream judged */
-	enum detector_outcome verdict;
+	int stream;            /* the stream judged */
+	int verdict;           /* enum detector_outcome, M_THIN or'ed */
 	int method;            /* -1: any */
-	bool ratio;            /* check the ratio against the model's capacities (+-0.1) */
+	int ratio;             /* check the ratio against the model's capacities: 1 within +-0.1; 2 a
+				  bound, never more alarming than the truth (matched-rate) */
 	int hint;              /* -1: any */
 	const char *not_cores; /* NULL, or cores the verdict must not name */
 	const char *why;       /* NULL, or what the verdict's why must hold ("": nothing) */
 	const char *conf;      /* NULL, or the confounders the profiles must give its cores */
 };
+
+/* Or'ed into an engine_case's verdict: insufficient-data will do too (the truth is plain, the
+ * data thin: never a wrong verdict, silence allowed). */
+#define M_THIN 0x100
 
 #define S(mbps_, cost_, core_)                                    \
 	{                                                         \
@@ -231,10 +236,10 @@ static const struct engine_case engine_cases[] = {
 		{ N, .s = { S(120, 0.002, 2), S(60, 0.001, 2), S(100, 0.0035, 5), S(50, 0.001, 5) },
 			.noise = 0.25, .swing = 0.3 },
 		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
-	{ "3 bursts saturate the core, rarer after, same ceiling (120 polls: too few to tell)",
+	{ "3 bursts saturate the core, rarer after, same ceiling (120 polls: thin, never a regression)",
 		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
 		{ N, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
-		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, -1, NULL, NULL, NULL },
+		DETECTOR_UNCHANGED | M_THIN, DETECTOR_M_MATCHED, false, -1, NULL, NULL, NULL },
 	{ "3 bursts saturate the core, rarer after, same ceiling (100,000 polls)",
 		{ 100000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.3, .burst_x = 6 },
 		{ 100000, WG0(60, 0.004, 20, 0.002, 1), .noise = 0.1, .burst_p = 0.1, .burst_x = 6 }, 0,
@@ -297,9 +302,9 @@ static const struct engine_case engine_cases[] = {
 	{ "improvement: cost halved", { N, WG0(150, 0.004, 80, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(150, 0.002, 80, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_IMPROVEMENT, DETECTOR_M_COST,
 		true, -1, NULL, NULL, NULL },
-	{ "flat: constant rates and loads tell no core", { N, WG0(150, 0.002, 80, 0.001, 3) },
-		{ N, WG0(150, 0.002, 80, 0.001, 3) }, 0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, false, 0,
-		NULL, NULL, NULL },
+	{ "flat: constant rates and loads tell no core, but no core's load moved at the same rates",
+		{ N, WG0(150, 0.002, 80, 0.001, 3) }, { N, WG0(150, 0.002, 80, 0.001, 3) }, 0,
+		DETECTOR_UNCHANGED, DETECTOR_M_MATCHED, true, 0, NULL, NULL, NULL },
 	{ "too little traffic", { N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 },
 		{ N, WG0(0.3, 0.002, 0.1, 0.001, 3), .noise = 0.25 }, 0, DETECTOR_INSUFFICIENT,
 		DETECTOR_M_NONE, false, 0, NULL, NULL, NULL },
@@ -430,6 +435,53 @@ static const struct engine_case engine_cases[] = {
 		{ N, .s = { S(150, 0.002, 3), S(80, 0.001, 4), S0, S0 }, .noise = 0.25, .swing = 0.3 },
 		{ N, .s = { S(150, 0.003, 5), S(80, 0.001, 6), S0, S0 }, .noise = 0.25, .swing = 0.3 }, 0,
 		DETECTOR_REGRESSION, DETECTOR_M_COST, true, -1, NULL, NULL, NULL },
+	/* item 3: steady rates, judged by the cores' load at the same rates */
+	{ "r3.3 steady rates, nothing changed: an x86 CHR whose tunnel is spread over four cores",
+		{ N, .s = { S2(300, 0.0015, 0, 0.0015, 1), S2(200, 0.0015, 2, 0.0015, 3), S0, S0 },
+			.work = { 0.1, 0.1, 0.1, 0.1 }, .work_noise = 0.5, .noise = 0.02 },
+		{ N, .s = { S2(300, 0.0015, 0, 0.0015, 1), S2(200, 0.0015, 2, 0.0015, 3), S0, S0 },
+			.work = { 0.1, 0.1, 0.1, 0.1 }, .work_noise = 0.5, .noise = 0.02 },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_MATCHED, 1, 0, NULL, NULL, NULL },
+	{ "r3.3 steady rates, nothing changed, as short windows as a tester's",
+		{ NB, .s = { S2(300, 0.0015, 0, 0.0015, 1), S2(200, 0.0015, 2, 0.0015, 3), S0, S0 },
+			.work = { 0.1, 0.1, 0.1, 0.1 }, .work_noise = 0.5, .noise = 0.02 },
+		{ NA, .s = { S2(300, 0.0015, 0, 0.0015, 1), S2(200, 0.0015, 2, 0.0015, 3), S0, S0 },
+			.work = { 0.1, 0.1, 0.1, 0.1 }, .work_noise = 0.5, .noise = 0.02 },
+		1, DETECTOR_UNCHANGED, DETECTOR_M_MATCHED, 1, 0, NULL, NULL, NULL },
+	{ "r3.3 a fixed rate (UDP test), the tunnel's core twice as busy at it, profiles name the core",
+		{ N, .s = { S(130, 0.0026, 3), S0, S0, S0 }, .work = { [1] = 0.2 }, .work_noise = 0.2,
+			.noise = 0, .tun = &m_tx721 },
+		{ N, .s = { S(130, 0.0052, 3), S0, S0, S0 }, .work = { [1] = 0.2 }, .work_noise = 0.2,
+			.noise = 0, .tun = &m_tx722 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_MATCHED, 2, -1, NULL, "", NULL },
+	{ "r3.3 a fixed rate (UDP test), the tunnel's core twice as busy at it, no profile: a sign, not a verdict",
+		{ N, .s = { S(130, 0.0026, 3), S0, S0, S0 }, .work = { [1] = 0.2 }, .work_noise = 0.2,
+			.noise = 0 },
+		{ N, .s = { S(130, 0.0052, 3), S0, S0, S0 }, .work = { [1] = 0.2 }, .work_noise = 0.2,
+			.noise = 0 },
+		0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, 0, 1, NULL, "not known to be its core", NULL },
+	{ "r3.3 a fixed rate (UDP test), a firewall core busier, the profiles name the tunnel's: unchanged",
+		{ N, .s = { S(130, 0.0026, 3), S0, S0, S0 }, .work = { [1] = 0.2 }, .work_noise = 0.2,
+			.noise = 0, .tun = &m_tx721, .oth = &m_fw_only },
+		{ N, .s = { S(130, 0.0026, 3), S0, S0, S0 }, .work = { [1] = 0.6 }, .work_noise = 0.2,
+			.noise = 0, .tun = &m_tx721, .oth = &m_fw_only },
+		0, DETECTOR_UNCHANGED, DETECTOR_M_MATCHED, 1, 0, NULL, NULL, NULL },
+	{ "r3.3 a fixed rate with jitter, the tunnel's core twice as busy at it: the slope tells",
+		{ N, .s = { S(130, 0.0026, 3), S0, S0, S0 }, .work = { [1] = 0.2 }, .work_noise = 0.2,
+			.noise = 0.02 },
+		{ N, .s = { S(130, 0.0052, 3), S0, S0, S0 }, .work = { [1] = 0.2 }, .work_noise = 0.2,
+			.noise = 0.02 },
+		0, DETECTOR_REGRESSION, DETECTOR_M_COST, 1, -1, NULL, NULL, NULL },
+	{ "r3.3 steady rates on two tunnels, one core busier: which tunnel's cannot be told",
+		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.002, 5), S0 }, .work_noise = 0.1, .noise = 0 },
+		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.004, 5), S0 }, .work_noise = 0.1, .noise = 0 }, 2,
+		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, 0, 1, NULL, "not known to be its core", NULL },
+	{ "r3.3 steady rates on two tunnels, nothing changed",
+		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.002, 5), S0 }, .work = { [1] = 0.3 },
+			.work_noise = 0.3, .noise = 0.02 },
+		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.002, 5), S0 }, .work = { [1] = 0.3 },
+			.work_noise = 0.3, .noise = 0.02 },
+		2, DETECTOR_UNCHANGED, DETECTOR_M_MATCHED, 1, 0, NULL, NULL, NULL },
 };
 
 #define RERUNS 5
@@ -464,6 +516,16 @@ static void engine_run(const struct engine_case *c, uint64_t seed, struct judge_
 	free(load);
 }
 
+/* The ratio r against the truth as mode says (engine_case.ratio). */
+static bool judge_ratio_ok(int mode, double r, double truth)
+{
+	if (mode == 1)
+		return fabs(r - truth) <= 0.1;
+	if (mode == 2)
+		return r >= truth - 0.02 && r <= fmax(truth, 1) + 0.1;
+	return true;
+}
+
 /* Every case RERUNS times with other noise: each run must give the expected verdict (and the
  * ratio within 0.1 of the model's). Prints the table of docs/detector.md. */
 static void test_engine(void)
@@ -476,12 +538,17 @@ static void test_engine(void)
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
 			char *conf;
 			engine_run(c, seed, &r, &conf);
-			bool ok = r.verdict == c->verdict && (c->method < 0 || (int)r.method == c->method) &&
-				(!c->ratio || fabs(r.ratio - truth) <= 0.1) &&
-				(c->hint < 0 || r.hint == c->hint) &&
-				(!c->not_cores || strcmp(r.cores, c->not_cores) != 0) &&
-				(!c->why || (c->why[0] ? strstr(r.why, c->why) != NULL : r.why[0] == '\0')) &&
-				(!c->conf || strcmp(conf, c->conf) == 0);
+			bool thin = (c->verdict & M_THIN) && r.verdict == DETECTOR_INSUFFICIENT;
+			bool ok = thin ||
+				((int)r.verdict == (c->verdict & ~M_THIN) &&
+					(c->method < 0 || (int)r.method == c->method) &&
+					judge_ratio_ok(c->ratio, r.ratio, truth) &&
+					(c->hint < 0 || r.hint == c->hint) &&
+					(!c->not_cores || strcmp(r.cores, c->not_cores) != 0) &&
+					(!c->why ||
+						(c->why[0] ? strstr(r.why, c->why) != NULL
+							   : r.why[0] == '\0')) &&
+					(!c->conf || strcmp(conf, c->conf) == 0));
 			if (!ok && c->conf && strcmp(conf, c->conf) != 0)
 				fprintf(stderr, "  \"%s\" seed %" PRIu64 ": confounders \"%s\"\n", c->name,
 					seed, conf);
@@ -500,7 +567,7 @@ static void test_engine(void)
 		}
 		CHECK_INT(same, RERUNS);
 		printf("| %s | %s | %.2f | %s, %s | %.2f | %d of %d |\n", c->name,
-			detector_verdict_name(c->verdict), c->ratio ? truth : NAN,
+			detector_verdict_name(c->verdict & ~M_THIN), c->ratio ? truth : NAN,
 			detector_verdict_name(r.verdict), detector_method_name(r.method), sum / RERUNS, same,
 			RERUNS);
 		(void)before;

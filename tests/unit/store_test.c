@@ -1254,6 +1254,41 @@ static void test_migrate_rowid(void)
 	free(p);
 }
 
+/* 012: verdicts may have method matched-rate; every column of a verdict stored before comes
+ * across, and the CHECK still refuses a method that does not exist. */
+static void test_migrate_matched(void)
+{
+	char *p = tpath("v11.db");
+	make_at(p, 11,
+		"INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'ccr', 1000);"
+		"INSERT INTO version_history (id, router_id, time_ms, kind) VALUES (7, 1, 5000, 'upgrade');"
+		"INSERT INTO verdicts VALUES (7, 'wg0', 'tx', 'regression', 'cpu-cost', 1, 3.8e8, 1.3e8,"
+		" 0.34, 0.95, 0.99, 240, 230, 1, 6000, 7000, '3', '', 'cpu clock 1400 -> 800 MHz'),"
+		" (7, 'wg0', 'rx', 'insufficient-data', 'none', 0, NULL, NULL, NULL, NULL, NULL, 240, 3,"
+		" 0, 6000, 7000, '', 'too few samples after the upgrade yet', '')");
+	store_close(open_ok(p));
+	CHECK_STR(
+		qs(p,
+			"SELECT group_concat(event_id || '/' || interface || '/' || direction || '/' || verdict"
+			" || '/' || method || '/' || hint || '/' || quote(before_bps) || '/' || quote(after_bps)"
+			" || '/' || quote(ratio) || '/' || quote(before_load) || '/' || quote(after_load) || '/'"
+			" || before_n || '/' || after_n || '/' || final || '/' || reached_ms || '/' ||"
+			" updated_ms || '/' || cores || '/' || why || '/' || confounders, ' ')"
+			" FROM (SELECT * FROM verdicts ORDER BY direction)"),
+		"7/wg0/rx/insufficient-data/none/0/NULL/NULL/NULL/NULL/NULL/240/3/0/6000/7000//too few"
+		" samples after the upgrade yet/ 7/wg0/tx/regression/cpu-cost/1/380000000.0/130000000.0/"
+		"0.34/0.95/0.99/240/230/1/6000/7000/3//cpu clock 1400 -> 800 MHz");
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "UPDATE verdicts SET method = 'matched-rate' WHERE direction = 'rx'", NULL,
+		      NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "UPDATE verdicts SET method = 'guess' WHERE direction = 'rx'", NULL, NULL,
+		      NULL) == SQLITE_CONSTRAINT);
+	sqlite3_close(db);
+	check_integrity(p);
+	free(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
@@ -1281,6 +1316,7 @@ int main(void)
 	test_profiles_missing();
 	test_migrate_probes();
 	test_migrate_rowid();
+	test_migrate_matched();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)

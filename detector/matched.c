@@ -1,0 +1,290 @@
+/* matched: the matched-rate method (docs/detector.md, "Matched rates"). Where the rates hold
+ * steady, a slope cannot be fitted, but the load of each core at the same rates before and after
+ * still says whether the work per bit changed. It must never name a core the stream's that no
+ * fit, pinned core or profile placed, and never give a ratio more alarming than the least
+ * alarming reading of the loads. Pure: no SQLite, no clock, no lock. */
+#include "config.h"
+#include "detector/detector_int.h"
+#include "detector/matched.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MATCHED_Q_LO   0.10 /* a stream's rates overlap between these quantiles of each window */
+#define MATCHED_Q_HI   0.90
+#define MATCHED_SLACK  0.02 /* ... widened by this share of its median (a steady rate's jitter) */
+#define MATCHED_RATE   0.05 /* the matched polls' mean rates may differ by this share at most */
+#define MATCHED_BLOCK  5    /* consecutive matched polls averaged into one for the noise */
+#define MATCHED_BLOCKS 8    /* blocks a window needs at least */
+#define MATCHED_FLOOR  0.03 /* a core's load changed: by this much of a core at least (whole %) ... */
+#define MATCHED_SIGMAS 4.0  /* ... and this many standard errors */
+#define MATCHED_STEADY 2.0  /* "unchanged" holds within this many standard errors */
+#define MATCHED_TOTAL  0.05 /* the busy cores in total changed: by this much of a core at least */
+#define MATCHED_TUNNEL 20.0 /* a profile puts a core on the tunnel's path: this % of its load */
+
+struct matched_core { /* a core's load on the matched polls */
+	double before, after, delta, se;
+};
+
+struct matched_set { /* the polls compared and what they show */
+	bool *keep;  /* [poll] of the frame: a matched poll */
+	size_t nb, na;
+	double xb, xa;             /* the stream's mean rate on them */
+	struct matched_core *core; /* [ncores + 1]: the last is the cores in total */
+};
+
+static double matched_rate(const struct judge_frame *f, size_t k, size_t s)
+{
+	return f->rate[k * 2 * f->nifs + s];
+}
+
+static double matched_q(const struct judge_frame *f, const struct judge_w *w, size_t s, double q)
+{
+	double *v = xcalloc(w->to - w->from + 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t k = w->from; k < w->to; k++)
+		if (isfinite(matched_rate(f, k, s)))
+			v[n++] = matched_rate(f, k, s);
+	double r = judge_quantile(v, n, q);
+	free(v);
+	return r;
+}
+
+/* Mark the polls of b and a where every stream with traffic is within the rates both windows
+ * share. False when a stream's rates do not overlap. */
+static bool matched_polls(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	const struct judge_params *p, bool *keep)
+{
+	for (size_t k = 0; k < f->npolls; k++)
+		keep[k] = k >= b->from && k < a->to;
+	for (size_t s = 0; s < 2 * f->nifs; s++) {
+		double mb = matched_q(f, b, s, 0.5), ma = matched_q(f, a, s, 0.5);
+		if (!(mb >= p->min_bps) && !(ma >= p->min_bps))
+			continue; /* no traffic to speak of on either side: it loads no core */
+		double slack = MATCHED_SLACK * fmax(mb, ma);
+		double lo = fmax(matched_q(f, b, s, MATCHED_Q_LO), matched_q(f, a, s, MATCHED_Q_LO)) - slack;
+		double hi = fmin(matched_q(f, b, s, MATCHED_Q_HI), matched_q(f, a, s, MATCHED_Q_HI)) + slack;
+		if (!(lo <= hi))
+			return false;
+		for (size_t k = 0; k < f->npolls; k++) {
+			double x = matched_rate(f, k, s);
+			keep[k] = keep[k] && x >= lo && x <= hi;
+		}
+	}
+	return true;
+}
+
+/* The mean of v over w's kept polls into *mean and its standard error by blocks of consecutive
+ * kept polls (loads of neighbouring polls are not independent). Returns the kept polls. */
+static size_t matched_mean(const struct judge_frame *f, const struct judge_w *w, const bool *keep, size_t c,
+	double *mean, double *se)
+{
+	double sum = 0, bsum = 0, bsq = 0, acc = 0;
+	size_t n = 0, in = 0, nbl = 0;
+	for (size_t k = w->from; k < w->to; k++) {
+		double l = 0;
+		if (c < f->ncores)
+			l = f->load[k * f->ncores + c];
+		else
+			for (size_t i = 0; i < f->ncores; i++)
+				l += f->load[k * f->ncores + i];
+		if (!keep[k] || !isfinite(l))
+			continue;
+		sum += l, n++, acc += l;
+		if (++in == MATCHED_BLOCK) {
+			bsum += acc / MATCHED_BLOCK, bsq += acc * acc / (MATCHED_BLOCK * MATCHED_BLOCK);
+			nbl++, in = 0, acc = 0;
+		}
+	}
+	*mean = n ? sum / (double)n : NAN;
+	double bm = nbl ? bsum / (double)nbl : NAN;
+	*se = nbl > 1 ? sqrt(fmax(bsq / (double)nbl - bm * bm, 0) / (double)(nbl - 1)) : NAN;
+	return nbl;
+}
+
+static double matched_mean_rate(
+	const struct judge_frame *f, const struct judge_w *w, const bool *keep, size_t s)
+{
+	double sum = 0;
+	size_t n = 0;
+	for (size_t k = w->from; k < w->to; k++)
+		if (keep[k] && isfinite(matched_rate(f, k, s)))
+			sum += matched_rate(f, k, s), n++;
+	return n ? sum / (double)n : NAN;
+}
+
+/* Every stream with traffic holds the same mean rate on the matched polls of both windows. */
+static bool matched_same_rates(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	const bool *keep, const struct judge_params *p)
+{
+	for (size_t s = 0; s < 2 * f->nifs; s++) {
+		double xb = matched_mean_rate(f, b, keep, s), xa = matched_mean_rate(f, a, keep, s);
+		if (!(xb >= p->min_bps) && !(xa >= p->min_bps))
+			continue;
+		if (!(fabs(xa - xb) <= MATCHED_RATE * fmax(xa, xb)))
+			return false;
+	}
+	return true;
+}
+
+static void matched_free(struct matched_set *m)
+{
+	if (m == NULL)
+		return;
+	free(m->keep);
+	free(m->core);
+	free(m);
+}
+
+/* The matched polls of the frame and every core's load on them. NULL with *why when the rates
+ * do not overlap, or too few polls do. */
+static struct matched_set *matched_build(const struct judge_frame *f, const struct judge_w *b,
+	const struct judge_w *a, size_t s, const struct judge_params *p, const char **why)
+{
+	struct matched_set *m = xcalloc(1, sizeof(*m));
+	m->keep = xcalloc(f->npolls + 1, sizeof(bool));
+	m->core = xcalloc(f->ncores + 2, sizeof(*m->core));
+	*why = "its rates before and after the upgrade do not overlap";
+	if (!matched_polls(f, b, a, p, m->keep))
+		goto fail;
+	*why = "too few polls at the same rates before and after the upgrade";
+	for (size_t c = 0; c <= f->ncores; c++) {
+		struct matched_core *mc = &m->core[c];
+		double seb, sea;
+		m->nb = matched_mean(f, b, m->keep, c, &mc->before, &seb);
+		m->na = matched_mean(f, a, m->keep, c, &mc->after, &sea);
+		if (m->nb < MATCHED_BLOCKS || m->na < MATCHED_BLOCKS ||
+			m->nb * MATCHED_BLOCK < p->min_samples || m->na * MATCHED_BLOCK < p->min_samples)
+			goto fail;
+		mc->delta = mc->after - mc->before;
+		mc->se = sqrt(seb * seb + sea * sea);
+	}
+	*why = "the rates it was compared at differ too much";
+	if (!matched_same_rates(f, b, a, m->keep, p))
+		goto fail;
+	m->xb = matched_mean_rate(f, b, m->keep, s);
+	m->xa = matched_mean_rate(f, a, m->keep, s);
+	return m;
+fail:
+	matched_free(m);
+	return NULL;
+}
+
+/* The cores judged: those of the stream (on), else every core. */
+static bool matched_counts(const bool *on, bool known, size_t c)
+{
+	return !known || on[c];
+}
+
+static void matched_fill(
+	const struct matched_set *m, size_t c, enum detector_outcome v, double ratio, struct judge_result *r)
+{
+	r->verdict = v;
+	r->method = v == DETECTOR_INSUFFICIENT ? DETECTOR_M_NONE : DETECTOR_M_MATCHED;
+	r->ratio = v == DETECTOR_INSUFFICIENT ? NAN : ratio;
+	r->before_bps = m->xb;
+	r->after_bps = m->xa;
+	r->before_load = m->core[c].before;
+	r->after_load = m->core[c].after;
+	r->rse = NAN;
+	r->why[0] = '\0';
+	if (v != DETECTOR_INSUFFICIENT)
+		snprintf(r->cores, sizeof(r->cores), "%zu", c);
+}
+
+/* The core of the stream (or of all, when its cores are not known) that is busier at the same
+ * rates by more than the noise, the most of them; SIZE_MAX when none. */
+static size_t matched_busier(
+	const struct judge_frame *f, const struct matched_set *m, const bool *on, bool known)
+{
+	size_t up = SIZE_MAX;
+	for (size_t c = 0; c < f->ncores; c++) {
+		const struct matched_core *mc = &m->core[c];
+		if (matched_counts(on, known, c) &&
+			mc->delta > fmax(MATCHED_FLOOR, MATCHED_SIGMAS * mc->se) &&
+			(up == SIZE_MAX || mc->delta > m->core[up].delta))
+			up = c;
+	}
+	return up;
+}
+
+/* Whether no core judged (nor, when they are not known, the cores in total) moved beyond the
+ * noise; *busiest the busiest of them before. */
+static bool matched_steady(
+	const struct judge_frame *f, const struct matched_set *m, const bool *on, bool known, size_t *busiest)
+{
+	bool steady = true;
+	*busiest = SIZE_MAX;
+	for (size_t c = 0; c < f->ncores; c++) {
+		const struct matched_core *mc = &m->core[c];
+		if (!matched_counts(on, known, c))
+			continue;
+		steady = steady && fabs(mc->delta) <= fmax(MATCHED_FLOOR, MATCHED_STEADY * mc->se);
+		if (*busiest == SIZE_MAX || mc->before > m->core[*busiest].before)
+			*busiest = c;
+	}
+	const struct matched_core *t = &m->core[f->ncores];
+	return steady && (known || fabs(t->delta) <= fmax(MATCHED_TOTAL, MATCHED_STEADY * t->se));
+}
+
+/* Unchanged needs the busiest core's load, at its noise's upper bound after, to leave the
+ * capacity within the threshold even when all of that load is the stream's. */
+static bool matched_tight(const struct judge_frame *f, const struct matched_set *m, const bool *on,
+	bool known, const struct judge_params *p)
+{
+	double lb = 0, la = 0;
+	for (size_t c = 0; c < f->ncores; c++)
+		if (matched_counts(on, known, c)) {
+			lb = fmax(lb, m->core[c].before);
+			la = fmax(la, m->core[c].after + MATCHED_STEADY * m->core[c].se);
+		}
+	return la > 0 && lb / la >= 1 - p->threshold;
+}
+
+static void matched_decide(const struct judge_frame *f, const struct matched_set *m, const bool *on,
+	const struct judge_params *p, struct judge_result *r)
+{
+	bool known = false;
+	for (size_t c = 0; c < f->ncores; c++)
+		known = known || on[c];
+	size_t up = matched_busier(f, m, on, known), busiest;
+	if (up != SIZE_MAX) {
+		const struct matched_core *mc = &m->core[up];
+		double ratio = 1 - mc->delta; /* the least alarming reading: docs/detector.md */
+		matched_fill(m, up, DETECTOR_INSUFFICIENT, NAN, r);
+		r->hint = true;
+		if (!known)
+			snprintf(r->why, sizeof(r->why),
+				"core %zu is %.0f points busier at the same rates; not known to be its core",
+				up, 100 * mc->delta);
+		else if (ratio < 1 - p->threshold)
+			matched_fill(m, up, DETECTOR_REGRESSION, ratio, r);
+		else
+			snprintf(r->why, sizeof(r->why),
+				"core %zu is %.0f points busier at the same rates: too little to tell", up,
+				100 * mc->delta);
+		return;
+	}
+	if (matched_steady(f, m, on, known, &busiest) && matched_tight(f, m, on, known, p)) {
+		matched_fill(
+			m, busiest, DETECTOR_UNCHANGED, m->core[busiest].before / m->core[busiest].after, r);
+		return;
+	}
+	matched_fill(m, busiest, DETECTOR_INSUFFICIENT, NAN, r);
+	snprintf(r->why, sizeof(r->why), "its cores' load at the same rates moved within the noise");
+}
+
+bool matched_judge(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a, size_t s,
+	const bool *on, const struct judge_params *p, struct judge_result *r)
+{
+	const char *why; /* when no polls match: the other methods' reason stands */
+	struct matched_set *m = matched_build(f, b, a, s, p, &why);
+	if (m == NULL)
+		return false;
+	matched_decide(f, m, on, p, r);
+	matched_free(m);
+	return true;
+}
