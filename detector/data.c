@@ -433,6 +433,9 @@ void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, doub
 	size_t ns = 2 * x->nifs, nc = x->ncores, at = x->npolls, n = 0;
 	size_t *map = xcalloc(x->npolls + 1, sizeof(*map)); /* poll -> frame row, SIZE_MAX: none */
 	*f = (struct judge_frame){ .ncores = nc, .nifs = x->nifs };
+	f->names = xcalloc(x->nifs + 1, sizeof(*f->names));
+	for (size_t i = 0; i < x->nifs; i++)
+		f->names[i] = x->ifs[i].name;
 	for (size_t k = 0; k < x->npolls; k++) {
 		map[k] = x->polls[k].t == t ? SIZE_MAX : n++;
 		if (x->polls[k].t > t && at == x->npolls)

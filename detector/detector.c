@@ -288,6 +288,7 @@ static int detector_judge(detector_t *d, const struct data_event *e, const struc
 	free(r);
 	free(rates);
 	free(loads);
+	free(f.names);
 	return rc;
 }
 

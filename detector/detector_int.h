@@ -37,6 +37,8 @@ struct judge_frame {
 	const float *load;        /* [poll * ncores + core], 0..1; NAN when not read */
 	const double *rate;       /* [poll * 2 * nifs + stream], bits/s over the poll; NAN when none */
 	const profile_t *prof[2]; /* a CPU profile taken inside the before, the after window; NULL */
+	const char **names;       /* [nifs] the interfaces' names (data_frame's, the caller frees the
+				     array, not the names); NULL: "wg0", "wg1", ... */
 };
 
 struct judge_w { /* a window: the polls [from, to) of a frame */
@@ -267,7 +269,8 @@ void data_set_free(struct data_set *x);
 /* The CPU clock and every interface's link rows of router in [from, to) into *x (always to free
  * with confound_set_free). -1: failed. */
 int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x);
-/* The frame of the version change at t (the poll at t left out): *rates and *loads to free. */
+/* The frame of the version change at t (the poll at t left out): *rates, *loads and f->names to
+ * free. */
 void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, double **rates, float **loads);
 /* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */
 int data_event_next(detector_t *d, struct data_event *e, char **cause);

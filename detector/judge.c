@@ -136,19 +136,20 @@ static double judge_corr(const struct judge_frame *f, const struct judge_w *w, s
 	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 1.0; /* flat: as good as collinear */
 }
 
-/* ---- the regressors of a window: the streams with traffic, tx and rx merged when collinear ---- */
+/* ---- the regressors of a window: the streams with traffic, grouped where they move together ---- */
 
 struct judge_cols {
 	size_t m;
-	size_t s0[JUDGE_MAX_COLS]; /* the stream of column j ... */
-	bool both[JUDGE_MAX_COLS]; /* ... or both streams of its interface (s0 its tx) */
-	double mean[JUDGE_MAX_COLS];
+	size_t n[JUDGE_MAX_COLS];                   /* streams in column j ... */
+	size_t mem[JUDGE_MAX_COLS][JUDGE_MAX_COLS]; /* ... and which: a group fitted as one */
+	double mean[JUDGE_MAX_COLS];                /* of the column's rate, its members' sum */
 };
 
-static void judge_cols_add(struct judge_cols *c, size_t s0, bool both, double mean)
+/* A new column of stream s (mean rate mean); when full, the quietest makes way. */
+static void judge_cols_add(struct judge_cols *c, size_t s, double mean)
 {
 	size_t j = c->m;
-	if (j == JUDGE_MAX_COLS) { /* full: the quietest column makes way */
+	if (j == JUDGE_MAX_COLS) {
 		size_t lo = 0;
 		for (size_t i = 1; i < JUDGE_MAX_COLS; i++)
 			lo = c->mean[i] < c->mean[lo] ? i : lo;
@@ -158,37 +159,62 @@ static void judge_cols_add(struct judge_cols *c, size_t s0, bool both, double me
 	} else {
 		c->m++;
 	}
-	c->s0[j] = s0;
-	c->both[j] = both;
+	c->n[j] = 1;
+	c->mem[j][0] = s;
 	c->mean[j] = mean;
 }
 
+/* The streams with traffic in w, busiest first, each a column of its own unless it moves with
+ * a column's first stream (correlation >= JUDGE_COLLINEAR): then the two are one group, fitted
+ * as one column, for no fit can tell apart what always moves together (tx and rx of one
+ * tunnel, or tunnels whose users share one day and no ups and downs of their own). */
 static void judge_columns(const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p,
 	struct judge_cols *c)
 {
+	size_t ns = judge_nstreams(f), *order = xcalloc(ns + 1, sizeof(size_t)), k = 0;
+	double *mean = xcalloc(ns + 1, sizeof(double));
 	memset(c, 0, sizeof(*c));
-	for (size_t i = 0; i < f->nifs; i++) {
-		double tx = judge_mean(f, w, 2 * i, NULL, NULL, NULL),
-		       rx = judge_mean(f, w, 2 * i + 1, NULL, NULL, NULL);
-		bool atx = tx >= p->min_bps, arx = rx >= p->min_bps;
-		if (atx && arx && judge_corr(f, w, 2 * i, 2 * i + 1) >= JUDGE_COLLINEAR)
-			judge_cols_add(c, 2 * i, true, tx + rx);
-		else if (atx || arx) {
-			if (atx)
-				judge_cols_add(c, 2 * i, false, tx);
-			if (arx)
-				judge_cols_add(c, 2 * i + 1, false, rx);
-		}
+	for (size_t s = 0; s < ns; s++) {
+		mean[s] = judge_mean(f, w, s, NULL, NULL, NULL);
+		if (mean[s] >= p->min_bps)
+			order[k++] = s;
 	}
+	for (size_t a = 1; a < k; a++) /* busiest first: insertion sort, k is small */
+		for (size_t b = a; b > 0 && mean[order[b]] > mean[order[b - 1]]; b--) {
+			size_t t = order[b];
+			order[b] = order[b - 1], order[b - 1] = t;
+		}
+	for (size_t i = 0; i < k; i++) {
+		size_t s = order[i], j = 0;
+		while (j < c->m &&
+			!(c->n[j] < JUDGE_MAX_COLS && judge_corr(f, w, c->mem[j][0], s) >= JUDGE_COLLINEAR))
+			j++;
+		if (j == c->m)
+			judge_cols_add(c, s, mean[s]);
+		else
+			c->mem[j][c->n[j]++] = s, c->mean[j] += mean[s];
+	}
+	free(order);
+	free(mean);
 }
 
 /* The column of stream s; -1 when it has none (too little traffic). */
 static int judge_col_of(const struct judge_cols *c, size_t s)
 {
 	for (size_t j = 0; j < c->m; j++)
-		if (c->s0[j] == s || (c->both[j] && c->s0[j] + 1 == s))
-			return (int)j;
+		for (size_t i = 0; i < c->n[j]; i++)
+			if (c->mem[j][i] == s)
+				return (int)j;
 	return -1;
+}
+
+/* Column j's rate at poll k: the sum of its streams'; NAN when one is missing. */
+static double judge_col_rate(const struct judge_frame *f, const struct judge_cols *c, size_t j, size_t k)
+{
+	double v = 0;
+	for (size_t i = 0; i < c->n[j]; i++)
+		v += judge_rate(f, k, c->mem[j][i]);
+	return v;
 }
 
 /* The n x m matrix of w's polls (caller frees); NAN where a rate is missing. */
@@ -197,12 +223,8 @@ static double *judge_matrix(const struct judge_frame *f, const struct judge_w *w
 	size_t n = judge_wn(w);
 	double *x = xcalloc(n * c->m + 1, sizeof(*x));
 	for (size_t i = 0; i < n; i++)
-		for (size_t j = 0; j < c->m; j++) {
-			double v = judge_rate(f, w->from + i, c->s0[j]);
-			if (c->both[j])
-				v += judge_rate(f, w->from + i, c->s0[j] + 1);
-			x[i * c->m + j] = v;
-		}
+		for (size_t j = 0; j < c->m; j++)
+			x[i * c->m + j] = judge_col_rate(f, c, j, w->from + i);
 	return x;
 }
 
@@ -285,9 +307,8 @@ static void judge_attribute_w(
 				o.beta[j] * o.xmean[j] >= JUDGE_ATTR_LOAD;
 			if (!follows)
 				continue;
-			carry[c.s0[j] * f->ncores + core] = true;
-			if (c.both[j])
-				carry[(c.s0[j] + 1) * f->ncores + core] = true;
+			for (size_t i = 0; i < c.n[j]; i++)
+				carry[c.mem[j][i] * f->ncores + core] = true;
 		}
 	}
 	free(y);
@@ -386,13 +407,21 @@ static void judge_attribute_copy(const struct judge_frame *f, bool *cw[2])
 
 /* ---- a stream's capacity in one window ---- */
 
+/* The cores of a stream that may fill first in a window: those whose projection held. */
+struct judge_cands {
+	size_t n;
+	size_t core[FIT_MAX];
+};
+
 struct judge_cap {
 	bool ok, pinned;
-	double cap, rse; /* bits/s; its relative standard error */
-	double load;     /* mean load of the stream's cores */
-	double total;    /* pinned: median traffic of every stream on those cores */
-	int core;        /* projected: the core that fills first; -1 */
-	const char *why; /* !ok: why not */
+	double cap, rse;          /* bits/s; its relative standard error */
+	double load;              /* mean load of the stream's cores */
+	double total;             /* pinned: median traffic of every stream on those cores */
+	int core;                 /* projected: the core that fills first; -1 */
+	const char *why;          /* !ok: why not */
+	struct judge_cands cands; /* projected: the cores that could fill first ... */
+	double capc[FIT_MAX];     /* ... and each one's capacity */
 };
 
 /* Per poll of w: the mean and the highest load of the cores in on[] (NAN if one is missing). */
@@ -462,21 +491,34 @@ static int judge_cap_pinned(const struct judge_frame *f, const struct judge_w *w
 	return pinned;
 }
 
-/* The capacity projected on w's polls where y is finite: mean rate + headroom / slope of column
- * j (*fo the fit); NAN when the fit fails or its slope is not positive. */
+/* Stream s's share of column j's traffic over w's polls where y is finite, and its mean rate. */
+static double judge_share(const struct judge_frame *f, const struct judge_w *w, size_t s,
+	const struct judge_cols *c, int j, const double *y, double *xs)
+{
+	double sx = 0, sg = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < judge_wn(w); i++) {
+		double x = judge_rate(f, w->from + i, s), g = judge_col_rate(f, c, (size_t)j, w->from + i);
+		if (!isfinite(y[i]) || !isfinite(x) || !isfinite(g))
+			continue;
+		sx += x, sg += g, k++;
+	}
+	*xs = k ? sx / (double)k : NAN;
+	return sg > 0 ? sx / sg : NAN;
+}
+
+/* The capacity projected on w's polls where y is finite (*fo the fit of column j): the
+ * column's mean rate plus the headroom left over its slope is the rate at which the core fills
+ * at the window's mix; the stream's capacity is its share of that. For a column of one stream,
+ * mean(x) + (1 - mean(load)) / beta. NAN when the fit fails or its slope is not positive. */
 static double judge_project(const struct judge_frame *f, const struct judge_w *w, size_t s,
 	const struct judge_cols *c, int j, const double *y, struct fit *fo, int *rc)
 {
-	size_t n = judge_wn(w);
-	bool *keep = xcalloc(n + 1, sizeof(bool));
-	for (size_t i = 0; i < n; i++)
-		keep[i] = isfinite(y[i]);
-	double xs = judge_mean(f, w, s, keep, NULL, NULL);
-	free(keep);
+	double xs, share = judge_share(f, w, s, c, j, y, &xs);
 	*rc = judge_fit(f, w, c, y, fo);
 	if (*rc < 0 || fo->dropped[j] || !(fo->beta[j] > 0))
 		return NAN;
-	return xs + fmax(0, 1 - fo->ymean) / fo->beta[j];
+	return xs + share * fmax(0, 1 - fo->ymean) / fo->beta[j];
 }
 
 /* Core c's load over w's polls into y; NAN where a poll of it is missing (left out). */
@@ -485,12 +527,6 @@ static void judge_core_y(const struct judge_frame *f, const struct judge_w *w, s
 	for (size_t i = 0; i < judge_wn(w); i++)
 		y[i] = judge_load(f, w->from + i, c);
 }
-
-/* The cores of a stream that may fill first in a window: those whose projection held. */
-struct judge_cands {
-	size_t n;
-	size_t core[FIT_MAX];
-};
 
 /* The smallest of the candidates' projections on w with the polls where gone[i] left out; NAN
  * when one of them fails. */
@@ -581,6 +617,7 @@ static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, 
 		worst = rc > worst ? rc : worst;
 		if (rc != 0)
 			continue;
+		o->capc[k.n] = cap;
 		k.core[k.n++] = core;
 		if (cap < best)
 			best = cap, rse = r, o->core = (int)core;
@@ -592,6 +629,7 @@ static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, 
 		return;
 	}
 	o->cap = best;
+	o->cands = k;
 	double jk = judge_jackknife(f, w, s, &c, j, &k, best);
 	if (isnan(jk)) {
 		o->why = "too few polls yet to fit its cores' load";
@@ -751,41 +789,84 @@ static void judge_cores_note(const struct judge_frame *f, size_t s, bool *const 
 	judge_text(r->why, sizeof(r->why), line);
 }
 
-/* Whether stream s carries nearly all the router's WireGuard traffic in both windows (a
- * fixed-rate test through one tunnel): then a profile's tunnel cores can only be its. */
-static bool judge_alone(
-	const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a, size_t s)
+/* "wg1 tx" for stream s into out. */
+static void judge_stream_name(const struct judge_frame *f, size_t s, char *out, size_t size)
 {
-	const struct judge_w *w[2] = { b, a };
-	for (int i = 0; i < 2; i++) {
-		double all = 0, own = judge_mean(f, w[i], s, NULL, NULL, NULL);
-		for (size_t t = 0; t < judge_nstreams(f); t++) {
-			double m = judge_mean(f, w[i], t, NULL, NULL, NULL);
-			all += isfinite(m) ? m : 0;
-		}
-		if (!(own >= JUDGE_ALONE * all))
-			return false;
-	}
-	return true;
+	const char *dir = s % 2 ? "rx" : "tx";
+	if (f->names)
+		snprintf(out, size, "%s %s", f->names[s / 2], dir);
+	else
+		snprintf(out, size, "wg%zu %s", s / 2, dir);
 }
 
-/* Where the other methods could not judge: the matched-rate method, on the stream's cores as a
- * fit, a pinned core or (for a stream alone) a profile placed them in either window. Its answer
- * replaces theirs when it judges, or when it has a sign worth a look. */
-static void judge_try_matched(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
+/* The streams fitted in one column with s in either window (s left out) into *others (the
+ * names, ", " between them); their number. */
+static size_t judge_group_of(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	size_t s, const struct judge_params *p, char *others, size_t size)
 {
-	size_t nc = f->ncores;
-	bool *on = xcalloc(nc + 1, sizeof(bool));
-	for (size_t c = 0; c < nc; c++)
-		on[c] = cw[0][s * nc + c] || cw[1][s * nc + c];
-	if (judge_alone(f, b, a, s))
-		for (int i = 0; i < 2; i++)
-			profcore_tunnel_cores(f->prof[i], nc, on);
-	struct judge_result m = *r;
-	if (matched_judge(f, b, a, s, on, p, &m) && (m.verdict != DETECTOR_INSUFFICIENT || m.hint))
-		*r = m;
-	free(on);
+	const struct judge_w *w[2] = { b, a };
+	bool *in = xcalloc(judge_nstreams(f) + 1, sizeof(bool));
+	for (int i = 0; i < 2; i++) {
+		struct judge_cols c;
+		judge_columns(f, w[i], p, &c);
+		int j = judge_col_of(&c, s);
+		for (size_t k = 0; j >= 0 && k < c.n[j]; k++)
+			in[c.mem[j][k]] = c.mem[j][k] != s;
+	}
+	size_t n = 0, o = 0;
+	others[0] = '\0';
+	for (size_t t = 0; t < judge_nstreams(f); t++) {
+		if (!in[t] || o + 2 >= size)
+			continue;
+		char name[64];
+		judge_stream_name(f, t, name, sizeof(name));
+		o += (size_t)snprintf(others + o, size - o, "%s%s", n++ ? ", " : "", name);
+		o = o < size ? o : size - 1;
+	}
+	free(in);
+	return n;
+}
+
+/* A core that could fill first in both windows and kept its capacity; -1 when none. */
+static int judge_core_held(
+	const struct judge_cap *cb, const struct judge_cap *ca, const struct judge_params *p)
+{
+	for (size_t i = 0; i < cb->cands.n; i++)
+		for (size_t k = 0; k < ca->cands.n; k++)
+			if (cb->cands.core[i] == ca->cands.core[k] &&
+				ca->capc[k] / cb->capc[i] >= 1 - p->threshold)
+				return (int)cb->cands.core[i];
+	return -1;
+}
+
+/* A stream fitted with others as one group (they move together): a verdict is the group's,
+ * and says so. A regression where one of the group's cores lost capacity and another held it
+ * cannot be put on either stream (which of them the failing core carries, no fit of streams
+ * that move together can tell): then it is a sign, insufficient-data with a hint that names the
+ * cores, never a regression of a stream whose own core held. */
+static void judge_group(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	size_t s, const struct judge_cap *cb, const struct judge_cap *ca, const struct judge_params *p,
+	struct judge_result *r)
+{
+	char others[64], line[256];
+	if (r->verdict == DETECTOR_INSUFFICIENT || (cb->pinned && ca->pinned) || /* measured, not fitted */
+		judge_group_of(f, b, a, s, p, others, sizeof(others)) == 0)
+		return;
+	int held = r->verdict == DETECTOR_REGRESSION ? judge_core_held(cb, ca, p) : -1;
+	if (held < 0) {
+		snprintf(line, sizeof(line), "moves with %s: judged as one group%s%s", others,
+			r->why[0] ? "; " : "", r->why);
+		judge_text(r->why, sizeof(r->why), line);
+		return;
+	}
+	snprintf(line, sizeof(line),
+		"moves with %s: core %d fell to %.2f, core %d held; which one carries it is unknown", others,
+		ca->core, r->ratio, held);
+	r->verdict = DETECTOR_INSUFFICIENT;
+	r->method = DETECTOR_M_NONE;
+	r->hint = true;
+	r->ratio = NAN;
+	judge_text(r->why, sizeof(r->why), line);
 }
 
 /* The methods on the stream's cores: saturation-ceiling where both windows are pinned, else
@@ -816,6 +897,47 @@ static void judge_methods(const struct judge_frame *f, const struct judge_w *b, 
 		judge_projected(&cb, &ca, p, r);
 	if (r->verdict != DETECTOR_INSUFFICIENT)
 		judge_cores_note(f, s, cw, &cb, &ca, r);
+	judge_group(f, b, a, s, &cb, &ca, p, r);
+}
+
+/* Whether stream s carries nearly all the router's WireGuard traffic in both windows (a
+ * fixed-rate test through one tunnel): then a profile's tunnel cores can only be its. */
+static bool judge_alone(
+	const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a, size_t s)
+{
+	const struct judge_w *w[2] = { b, a };
+	for (int i = 0; i < 2; i++) {
+		double all = 0, own = judge_mean(f, w[i], s, NULL, NULL, NULL);
+		for (size_t t = 0; t < judge_nstreams(f); t++) {
+			double m = judge_mean(f, w[i], t, NULL, NULL, NULL);
+			all += isfinite(m) ? m : 0;
+		}
+		if (!(own >= JUDGE_ALONE * all))
+			return false;
+	}
+	return true;
+}
+
+/* Where the other methods could not judge: the matched-rate method, on the stream's cores as a
+ * fit, a pinned core or (for a stream alone) a profile placed them in either window. Its answer
+ * replaces theirs when it judges, or when it has a sign worth a look. */
+static void judge_try_matched(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
+	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
+{
+	size_t nc = f->ncores;
+	bool *on = xcalloc(nc + 1, sizeof(bool));
+	char others[64];
+	bool grouped = judge_group_of(f, b, a, s, p, others, sizeof(others)) > 0;
+	for (size_t c = 0; c < nc && !grouped; c++) /* a group's cores are not known to be s's */
+		on[c] = cw[0][s * nc + c] || cw[1][s * nc + c];
+	if (judge_alone(f, b, a, s))
+		for (int i = 0; i < 2; i++)
+			profcore_tunnel_cores(f->prof[i], nc, on);
+	struct judge_result m = *r;
+	if (matched_judge(f, b, a, s, on, p, &m) &&
+		(m.verdict != DETECTOR_INSUFFICIENT || (m.hint && !r->hint)))
+		*r = m;
+	free(on);
 }
 
 static void judge_stream(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
