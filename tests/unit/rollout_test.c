@@ -16,7 +16,8 @@
 #define X86  "x86_64 CHR"
 
 /* One verdict a line: "ROUTER ARCH BOARD VERSION DIR VERDICT METHOD RATIO FINAL AGE_S [UPGRADED_S]",
- * VERDICT R(egression) U(nchanged) I(mprovement) N(insufficient-data), METHOD S(aturation) C(ost) -,
+ * VERDICT R(egression) U(nchanged) I(mprovement) N(insufficient-data), METHOD S(aturation) C(ost)
+ * M(atched-rate) -,
  * FINAL F or P (provisional), AGE_S seconds since the verdict was reached. */
 struct rcase {
 	const char *name;
@@ -42,6 +43,14 @@ static const struct rcase rcases[] = {
 		"xb " X86 " 7.22.3 tx U C 0.97 F 0",
 		"ta tb xa xb", NULL, 2, 1, "7.22.3", "x86_64", "CHR", ROLLOUT_GO, "CHR", 2, 2, 0,
 		"judged judged count" },
+	{ "x86 canaries with steady traffic, unchanged by matched rates: go",
+		"xa " X86 " 7.22.3 tx U M 1.0 F 0; xa " X86 " 7.22.3 rx U M 0.99 F 0;"
+		"xb " X86 " 7.22.3 tx U M 1.01 F 0",
+		"xa xb", NULL, 2, 1, "7.22.3", "x86_64", "CHR", ROLLOUT_GO, "CHR", 2, 2, 0,
+		"judged judged judged count" },
+	{ "a canary regressed by matched rates, held: hold",
+		"xa " X86 " 7.22.3 tx R M 0.66 F 0; xb " X86 " 7.22.3 tx U M 1.0 F 0", "xa xb", NULL, 2, 1,
+		"7.22.3", "x86_64", NULL, ROLLOUT_HOLD, NULL, 2, 2, 1, "regression" },
 	{ "one final, one provisional: wait",
 		"xa " X86 " 7.22.3 tx U S 1.0 F 0; xb " X86 " 7.22.3 tx U C 0.97 P 900", "xa xb", NULL, 2, 1,
 		"7.22.3", "x86_64", NULL, ROLLOUT_WAIT, NULL, 2, 1, 0, "pending count" },
@@ -133,6 +142,7 @@ static size_t rt_parse(const char *spec, struct detector_verdict **out)
 			.ratio = strtod(ratio, NULL),
 			.method = method == 'S' ? DETECTOR_M_SATURATION
 				: method == 'C' ? DETECTOR_M_COST
+				: method == 'M' ? DETECTOR_M_MATCHED
 						: DETECTOR_M_NONE };
 	}
 	free(copy);
