@@ -517,8 +517,8 @@ static int data_write_item(detector_t *d, const struct detector_item *it, int64_
 	sqlite3_bind_int64(q, 1, it->event_id);
 	sqlite3_bind_text(q, 2, v->interface, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 3, v->direction, -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 4, detector_verdict_name(v->verdict), -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 5, detector_method_name(v->method), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 4, outcome_name(v->verdict), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 5, outcome_method_name(v->method), -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 6, v->hint);
 	data_bind_double(q, 7, v->before_bps);
 	data_bind_double(q, 8, v->after_bps);
@@ -546,8 +546,8 @@ static int data_write_history(detector_t *d, const struct detector_item *it)
 	sqlite3_bind_text(q, 2, v->interface, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 3, v->direction, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 4, v->reached_ms);
-	sqlite3_bind_text(q, 5, detector_verdict_name(v->verdict), -1, SQLITE_STATIC);
-	sqlite3_bind_text(q, 6, detector_method_name(v->method), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 5, outcome_name(v->verdict), -1, SQLITE_STATIC);
+	sqlite3_bind_text(q, 6, outcome_method_name(v->method), -1, SQLITE_STATIC);
 	data_bind_double(q, 7, v->ratio);
 	sqlite3_bind_int64(q, 8, (int64_t)v->after_n);
 	int rc = sqlite3_step(q);
@@ -587,8 +587,8 @@ int data_flush(detector_t *d, int64_t now, char **cause)
 
 static void data_stored_row(sqlite3_stmt *q, struct detector_verdict *v)
 {
-	v->verdict = detector_verdict_of((const char *)sqlite3_column_text(q, 3));
-	v->method = detector_method_of((const char *)sqlite3_column_text(q, 4));
+	v->verdict = outcome_of((const char *)sqlite3_column_text(q, 3));
+	v->method = outcome_method_of((const char *)sqlite3_column_text(q, 4));
 	v->hint = sqlite3_column_int(q, 5);
 	v->before_bps = data_col(q, 6);
 	v->after_bps = data_col(q, 7);

@@ -18,60 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- names ---- */
-
-static const char *const detector_verdict_names[] = {
-	[DETECTOR_INSUFFICIENT] = "insufficient-data",
-	[DETECTOR_UNCHANGED] = "unchanged",
-	[DETECTOR_IMPROVEMENT] = "improvement",
-	[DETECTOR_REGRESSION] = "regression",
-};
-
-static const char *const detector_method_names[] = {
-	[DETECTOR_M_NONE] = "none",
-	[DETECTOR_M_SATURATION] = "saturation-ceiling",
-	[DETECTOR_M_COST] = "cpu-cost",
-	[DETECTOR_M_PEAK] = "peak",
-	[DETECTOR_M_PROBE] = "probe",
-	[DETECTOR_M_MATCHED] = "matched-rate",
-};
-
-#define DETECTOR_NMETHODS (sizeof(detector_method_names) / sizeof(detector_method_names[0]))
-
-const char *detector_verdict_name(enum detector_outcome v)
-{
-	return (unsigned)v < 4 ? detector_verdict_names[v] : "?";
-}
-
-const char *detector_method_name(enum detector_method m)
-{
-	return (unsigned)m < DETECTOR_NMETHODS ? detector_method_names[m] : "?";
-}
-
-bool detector_method_high(enum detector_method m)
-{
-	return m == DETECTOR_M_PROBE || m == DETECTOR_M_SATURATION || m == DETECTOR_M_COST ||
-		m == DETECTOR_M_MATCHED;
-}
-
-static int detector_name_index(const char *const *names, size_t n, const char *s)
-{
-	for (size_t i = 0; s != NULL && i < n; i++)
-		if (strcmp(names[i], s) == 0)
-			return (int)i;
-	return 0;
-}
-
-enum detector_outcome detector_verdict_of(const char *name)
-{
-	return detector_name_index(detector_verdict_names, 4, name);
-}
-
-enum detector_method detector_method_of(const char *name)
-{
-	return detector_name_index(detector_method_names, DETECTOR_NMETHODS, name);
-}
-
 /* ---- verdicts kept in memory ---- */
 
 static int detector_item_cmp(int64_t ev, const char *ifc, const char *dir, const struct detector_item *it)
@@ -184,9 +130,9 @@ static void detector_log_change(const struct data_event *e, const struct detecto
 	char *also = buf_steal(&b, NULL);
 	log_info("detector: router %s %s %s %s -> %s: %s (%s, ratio %.2f, cores %s%s%s%s)%s%s",
 		e->router ? e->router : "?", v->interface, v->direction, e->from ? e->from : "?",
-		e->to ? e->to : "?", detector_verdict_name(v->verdict), detector_method_name(v->method),
-		v->ratio, v->cores[0] ? v->cores : "unknown", v->hint ? ", hint" : "", v->why[0] ? ": " : "",
-		v->why, also[0] ? "; confounders: " : "", also);
+		e->to ? e->to : "?", outcome_name(v->verdict), outcome_method_name(v->method), v->ratio,
+		v->cores[0] ? v->cores : "unknown", v->hint ? ", hint" : "", v->why[0] ? ": " : "", v->why,
+		also[0] ? "; confounders: " : "", also);
 	free(also);
 }
 

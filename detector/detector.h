@@ -13,22 +13,7 @@
 #include <stdio.h>
 
 #include "daemon/conf.h"
-
-enum detector_outcome {
-	DETECTOR_INSUFFICIENT = 0, /* "insufficient-data": too few samples or too little traffic */
-	DETECTOR_UNCHANGED,
-	DETECTOR_IMPROVEMENT,
-	DETECTOR_REGRESSION,
-};
-
-enum detector_method {
-	DETECTOR_M_NONE = 0,   /* "none": no method could be applied (insufficient data) */
-	DETECTOR_M_SATURATION, /* "saturation-ceiling" */
-	DETECTOR_M_COST,       /* "cpu-cost" */
-	DETECTOR_M_PEAK,       /* "peak": low confidence, never a regression */
-	DETECTOR_M_PROBE,      /* "probe": a fixed-rate probe pair, the highest confidence */
-	DETECTOR_M_MATCHED,    /* "matched-rate": the cores' load at the same rates, where rates are steady */
-};
+#include "detector/outcome.h"
 
 /* One verdict: one version change x WireGuard interface x direction. Plain data. */
 struct detector_verdict {
@@ -112,9 +97,5 @@ const struct detector_bound *detector_view_bound(const detector_view_t *v, const
 struct rollout *detector_rollout(detector_t *d);
 /* The rollout guard's settings the view was built with (detector/rollout.h); NULL for NULL. */
 const struct rollout *detector_view_rollout(const detector_view_t *v);
-
-const char *detector_verdict_name(enum detector_outcome v); /* "regression", ... */
-const char *detector_method_name(enum detector_method m);   /* "saturation-ceiling", ... */
-bool detector_method_high(enum detector_method m); /* probe, saturation-ceiling, cpu-cost, matched-rate */
 
 #endif

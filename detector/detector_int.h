@@ -210,8 +210,6 @@ struct detector_item *detector_item_get(
 	detector_t *d, int64_t ev, const char *ifc, const char *dir, bool *created);
 void detector_mark_done(detector_t *d, int64_t ev); /* event ev is final: never judged again */
 void detector_bounds_clear(detector_t *d);
-enum detector_outcome detector_verdict_of(const char *name); /* by name; insufficient-data if unknown */
-enum detector_method detector_method_of(const char *name);   /* by name; none if unknown */
 
 /* ---- probe.c: a fixed-rate probe pair across a version change ---- */
 

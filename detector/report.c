@@ -46,7 +46,7 @@ static void report_verdict(FILE *out, const struct detector_verdict *v)
 	fprintf(out, "%-24s %-10s %-3s %-20s %-16s %8s %8s %5s %-18s %s%s%s%s%s\n", v->router, v->interface,
 		v->direction, upg, when, report_fmt_bps(b, sizeof(b), v->before_bps),
 		report_fmt_bps(a, sizeof(a), v->after_bps), report_fmt_ratio(r, sizeof(r), v->ratio),
-		detector_method_name(v->method), detector_verdict_name(v->verdict), v->hint ? " (hint)" : "",
+		outcome_method_name(v->method), outcome_name(v->verdict), v->hint ? " (hint)" : "",
 		v->final ? "" : " (after window filling)", v->why[0] ? ": " : "", v->why);
 	free(upg);
 	/* its confounders, one indented line each (docs/detector.md) */

@@ -244,8 +244,8 @@ static bool rollout_verdict(const rollout_t *r, const struct detector_verdict *v
 	struct rollout_acc *acc, struct rollout_result *res)
 {
 	bool settled = rollout_settled(r, v, now);
-	const char *method = detector_method_name(v->method);
-	if (settled && detector_method_high(v->method) && isfinite(v->ratio)) {
+	const char *method = outcome_method_name(v->method);
+	if (settled && outcome_method_high(v->method) && isfinite(v->ratio)) {
 		if (v->direction[0] == 't')
 			acc->tx[acc->ntx++] = v->ratio;
 		else
@@ -293,8 +293,8 @@ static void rollout_router(const rollout_t *r, const struct detector_verdict **g
 		if (g[i]->verdict != DETECTOR_INSUFFICIENT)
 			rollout_reason_add(res, ROLLOUT_R_JUDGED, g[i], canary,
 				"%s %s %s: %s (%s, ratio %.2f)", g[i]->router, g[i]->interface,
-				g[i]->direction, detector_verdict_name(g[i]->verdict),
-				detector_method_name(g[i]->method), g[i]->ratio);
+				g[i]->direction, outcome_name(g[i]->verdict),
+				outcome_method_name(g[i]->method), g[i]->ratio);
 }
 
 /* ---- the decision ---- */

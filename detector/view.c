@@ -85,7 +85,7 @@ static void view_cohort_fill(struct detector_cohort *c, const struct detector_ve
 		const struct detector_verdict *v = g[i];
 		reg |= v->verdict == DETECTOR_REGRESSION;
 		imp |= v->verdict == DETECTOR_IMPROVEMENT;
-		if (detector_method_high(v->method) && isfinite(v->ratio)) {
+		if (outcome_method_high(v->method) && isfinite(v->ratio)) {
 			if (v->direction[0] == 't')
 				tx[ntx++] = v->ratio;
 			else

@@ -157,7 +157,7 @@ static json_t *alert_regression(const alert_t *a, const struct detector_verdict 
 		" %s capacity of %s (tx = encrypt, rx = decrypt): ratio %.2f by %s, %s before and %s"
 		" after, busiest core %s -> %s, %zu and %zu samples.",
 		v->router, v->from_version, v->to_version, v->ratio * 100, v->direction, v->interface,
-		v->ratio, detector_method_name(v->method), alert_mbps(b, sizeof(b), v->before_bps),
+		v->ratio, outcome_method_name(v->method), alert_mbps(b, sizeof(b), v->before_bps),
 		alert_mbps(f, sizeof(f), v->after_bps), alert_pct(lb, sizeof(lb), v->before_load),
 		alert_pct(lf, sizeof(lf), v->after_load), v->before_n, v->after_n);
 	return alert_confounders(alert_build(a, labels, v->router, summary, desc), v->confounders);

@@ -149,8 +149,8 @@ json_t *api_verdict(const struct detector_verdict *v)
 	json_object_set_new(o, "before_bps", api_num(v->before_bps));
 	json_object_set_new(o, "after_bps", api_num(v->after_bps));
 	json_object_set_new(o, "ratio", api_num(v->ratio));
-	json_object_set_new(o, "method", json_string(detector_method_name(v->method)));
-	json_object_set_new(o, "verdict", json_string(detector_verdict_name(v->verdict)));
+	json_object_set_new(o, "method", json_string(outcome_method_name(v->method)));
+	json_object_set_new(o, "verdict", json_string(outcome_name(v->verdict)));
 	json_object_set_new(o, "hint", json_boolean(v->hint));
 	json_object_set_new(o, "why", v->why[0] ? json_string(v->why) : json_null());
 	json_object_set_new(o, "cores", v->cores[0] ? json_string(v->cores) : json_null());

@@ -292,8 +292,8 @@ static void report_md_verdicts(buf_t *out, const struct report *r)
 		const struct detector_verdict *v = r->v[i];
 		buf_puts(out, "| ");
 		report_md_text(out, v->interface);
-		buf_printf(out, " | %s | %s | %s | ", v->direction, detector_verdict_name(v->verdict),
-			detector_method_name(v->method));
+		buf_printf(out, " | %s | %s | %s | ", v->direction, outcome_name(v->verdict),
+			outcome_method_name(v->method));
 		report_md_mbps(out, v->before_bps);
 		buf_puts(out, " | ");
 		report_md_mbps(out, v->after_bps);

@@ -30,7 +30,7 @@ static json_t *api_rollout_reason(const struct rollout_reason *x)
 	json_object_set_new(o, "direction", api_str(x->direction));
 	json_object_set_new(o, "ratio", api_rollout_num(x->ratio));
 	json_object_set_new(
-		o, "method", x->interface ? json_string(detector_method_name(x->method)) : json_null());
+		o, "method", x->interface ? json_string(outcome_method_name(x->method)) : json_null());
 	json_object_set_new(o, "final", json_boolean(x->final));
 	json_object_set_new(o, "canary", json_boolean(x->canary));
 	json_object_set_new(o, "text", api_str(x->text));

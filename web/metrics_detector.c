@@ -100,7 +100,7 @@ void metrics_detector_cohort_ratio(
 	size_t n;
 	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
 	for (size_t k = 0; k < n; k++) {
-		if (!detector_method_high(v[k].method) || !isfinite(v[k].ratio))
+		if (!outcome_method_high(v[k].method) || !isfinite(v[k].ratio))
 			continue;
 		metrics_begin(c, fam, i);
 		metrics_label(c->out, "interface", v[k].interface);

@@ -148,7 +148,7 @@ static void page_upgrades_fig_router(struct page_upgrades_fig *f, const struct d
 		int d = v[i].direction[0] == 't' ? 0 : 1;
 		reg[d] |= v[i].verdict == DETECTOR_REGRESSION;
 		imp[d] |= v[i].verdict == DETECTOR_IMPROVEMENT;
-		if (detector_method_high(v[i].method) && isfinite(v[i].ratio) &&
+		if (outcome_method_high(v[i].method) && isfinite(v[i].ratio) &&
 			(isnan(worst[d]) || v[i].ratio < worst[d]))
 			worst[d] = v[i].ratio;
 	}
@@ -358,7 +358,7 @@ static bool page_upgrades_router_has(const struct page_upgrades_data *d, const s
 {
 	for (size_t i = 0; i < d->nv; i++)
 		if (strcmp(d->v[i].router, router) == 0 && page_upgrades_match_verdict(req, &d->v[i]) &&
-			strcmp(detector_verdict_name(d->v[i].verdict), want) == 0)
+			strcmp(outcome_name(d->v[i].verdict), want) == 0)
 			return true;
 	return false;
 }

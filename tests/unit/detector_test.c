@@ -588,16 +588,16 @@ static void test_engine(void)
 				fprintf(stderr,
 					"  \"%s\" seed %" PRIu64
 					": %s %s ratio %.3f (truth %.3f) hint %d cores %s: %s\n",
-					c->name, seed, detector_verdict_name(r.verdict),
-					detector_method_name(r.method), r.ratio, truth, r.hint, r.cores,
+					c->name, seed, outcome_name(r.verdict),
+					outcome_method_name(r.method), r.ratio, truth, r.hint, r.cores,
 					r.why);
 			if (!ok)
 				fprintf(stderr, "    rse %.3f\n", r.rse);
 		}
 		CHECK_INT(same, RERUNS);
 		printf("| %s | %s | %.2f | %s, %s | %.2f | %d of %d |\n", c->name,
-			detector_verdict_name(c->verdict & ~M_THIN), c->ratio ? truth : NAN,
-			detector_verdict_name(r.verdict), detector_method_name(r.method), sum / RERUNS, same,
+			outcome_name(c->verdict & ~M_THIN), c->ratio ? truth : NAN,
+			outcome_name(r.verdict), outcome_method_name(r.method), sum / RERUNS, same,
 			RERUNS);
 		(void)before;
 	}
@@ -814,8 +814,8 @@ static void check_item(const detector_t *d, const char *router, const char *dir,
 	CHECK(it != NULL);
 	if (it == NULL)
 		return;
-	CHECK_STR(detector_verdict_name(it->v.verdict), detector_verdict_name(want));
-	CHECK_STR(detector_method_name(it->v.method), detector_method_name(m));
+	CHECK_STR(outcome_name(it->v.verdict), outcome_name(want));
+	CHECK_STR(outcome_method_name(it->v.method), outcome_method_name(m));
 	if (!isnan(ratio))
 		CHECK_NEAR(it->v.ratio, ratio, tol);
 }
