@@ -2,11 +2,12 @@
  * drops, MTU, errors, an interface going down), compared over the same before and after windows
  * as the verdict (docs/detector.md, "Confounders"). Pure functions of loaded rows: no SQLite. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/confound.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

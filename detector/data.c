@@ -428,11 +428,11 @@ int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, str
 }
 
 /* The poll at t itself, which spans the reboot, belongs to neither window. */
-void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, double **rates, float **loads)
+void data_frame(const struct data_set *x, int64_t t, struct frame *f, double **rates, float **loads)
 {
 	size_t ns = 2 * x->nifs, nc = x->ncores, at = x->npolls, n = 0;
 	size_t *map = xcalloc(x->npolls + 1, sizeof(*map)); /* poll -> frame row, SIZE_MAX: none */
-	*f = (struct judge_frame){ .ncores = nc, .nifs = x->nifs };
+	*f = (struct frame){ .ncores = nc, .nifs = x->nifs };
 	f->names = xcalloc(x->nifs + 1, sizeof(*f->names));
 	for (size_t i = 0; i < x->nifs; i++)
 		f->names[i] = x->ifs[i].name;

@@ -137,7 +137,7 @@ static void detector_log_change(const struct data_event *e, const struct detecto
 }
 
 static void detector_record(detector_t *d, const struct data_event *e, const char *ifc, const char *dir,
-	const struct judge_result *r, const char *confounders, bool final, int64_t now)
+	const struct frame_result *r, const char *confounders, bool final, int64_t now)
 {
 	bool created;
 	struct detector_item *it = detector_item_get(d, e->id, ifc, dir, &created);
@@ -194,14 +194,14 @@ static void detector_due(detector_t *d, const struct data_event *e, int64_t now)
 /* The verdicts of e's streams recorded, each with its confounders: what the links and the CPU
  * clock show for its interface, and what the profiles show on its own cores. */
 static void detector_record_all(detector_t *d, const struct data_event *e, const struct data_set *x,
-	const struct judge_frame *f, const struct judge_result *r, const struct confound_set *cs, bool final,
+	const struct frame *f, const struct frame_result *r, const struct confound_set *cs, bool final,
 	int64_t now)
 {
 	static const char *const dirs[2] = { "tx", "rx" };
 	for (size_t i = 0; i < x->nifs; i++) {
 		char *links = confound_list(cs, e->time_ms, x->ifs[i].name);
 		for (size_t k = 0; k < 2; k++) {
-			const struct judge_result *rs = &r[2 * i + k];
+			const struct frame_result *rs = &r[2 * i + k];
 			char *conf = profcore_confounders(xstrdup(links), f->prof[0], f->prof[1], rs->cores);
 			detector_record(d, e, x->ifs[i].name, dirs[k], rs, conf, final, now);
 			free(conf);
@@ -215,13 +215,13 @@ static void detector_record_all(detector_t *d, const struct data_event *e, const
 static int detector_judge(detector_t *d, const struct data_event *e, const struct data_set *x,
 	profile_t *const *pv, size_t np, bool final, int64_t now, const char **what)
 {
-	struct judge_frame f;
+	struct frame f;
 	double *rates;
 	float *loads;
 	data_frame(x, e->time_ms, &f, &rates, &loads);
 	f.prof[0] = profdiff_pick(pv, np, e->time_ms, false); /* inside the windows: loaded so */
 	f.prof[1] = profdiff_pick(pv, np, e->time_ms, true);
-	struct judge_result *r = xcalloc(2 * x->nifs + 1, sizeof(*r));
+	struct frame_result *r = xcalloc(2 * x->nifs + 1, sizeof(*r));
 	judge_event(&f, &d->params, r);
 	int rc = probe_apply(d, e, x, r); /* a probe pair overrides its stream's verdict */
 	*what = "reading probes";
@@ -288,7 +288,7 @@ int detector_round(detector_t *d, int64_t now, char **cause)
 int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause)
 {
 	d->readonly = readonly;
-	d->params = (struct judge_params){ .min_samples = (size_t)(conf->min_samples > 0 ? conf->min_samples
+	d->params = (struct frame_params){ .min_samples = (size_t)(conf->min_samples > 0 ? conf->min_samples
 											 : 1),
 		.threshold = conf->threshold,
 		.saturated = conf->saturated,

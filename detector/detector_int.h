@@ -1,5 +1,5 @@
-/* detector_int: shared by detector/'s files (judge, profcore, data, view, report, detector); never
- * included outside. */
+/* detector_int: the detector's state and what detector.c shares with data, probe, view and
+ * report until they run one way; never included outside detector/ and its tests. */
 #ifndef WGWATCH_DETECTOR_INT_H
 #define WGWATCH_DETECTOR_INT_H
 
@@ -11,137 +11,12 @@
 #include "daemon/profile.h"
 #include "detector/detector.h"
 #include "lib/worker.h"
-
-/* ---- fit.c: least squares with an intercept ---- */
-
-#define FIT_MAX 20 /* columns at most */
-
-struct fit {
-	size_t n, m;                       /* rows used (all values finite), columns */
-	double beta[FIT_MAX], se[FIT_MAX]; /* slope and its standard error; NAN when dropped */
-	double xmean[FIT_MAX], ymean, resid_sd;
-	bool dropped[FIT_MAX]; /* no spread, or collinear with the columns kept */
-};
-
-/* y[0..n) on the columns of x (row-major, n x m) plus an intercept; rows with a NAN are left
- * out. -1 when too few rows (m + 3) or no column could be kept. */
-int fit_ols(const double *x, const double *y, size_t n, size_t m, struct fit *o);
-
-/* ---- judge.c: the verdict engine, pure functions of a version change's samples ---- */
-
-/* One router's polls around a version change: [0, split) before, [split, npolls) after (the
- * poll that spans the reboot is in neither). A stream is an interface and direction,
- * s = 2 * interface + (0 tx, 1 rx). */
-struct judge_frame {
-	size_t npolls, ncores, nifs, split;
-	const float *load;        /* [poll * ncores + core], 0..1; NAN when not read */
-	const double *rate;       /* [poll * 2 * nifs + stream], bits/s over the poll; NAN when none */
-	const profile_t *prof[2]; /* a CPU profile taken inside the before, the after window; NULL */
-	const char **names;       /* [nifs] the interfaces' names (data_frame's, the caller frees the
-				     array, not the names); NULL: "wg0", "wg1", ... */
-};
-
-struct judge_w { /* a window: the polls [from, to) of a frame */
-	size_t from, to;
-};
-
-struct judge_params {
-	size_t min_samples;
-	double threshold, saturated, min_bps;
-};
-
-struct judge_result {
-	enum detector_outcome verdict;
-	enum detector_method method;
-	bool hint;
-	double before_bps, after_bps, ratio, before_load, after_load;
-	double rse; /* relative standard error of a projected ratio; NAN */
-	size_t before_n, after_n;
-	char cores[32]; /* the cores followed, "3" or "1+2"; empty when none */
-	char why[96];   /* insufficient-data: why; empty otherwise */
-};
-
-struct judge_poll { /* one poll of the router, for the single-core bound */
-	int64_t t;
-	double busiest, others; /* busiest-core load and mean of the other cores; NAN */
-	double tx, rx;          /* WireGuard bits/s, summed over the interfaces seen */
-	size_t nrows;           /* interface samples seen at this poll */
-};
-
-/* Quantile q (0..1, linear interpolation) of v, which it sorts; NAN when n is 0. */
-double judge_quantile(double *v, size_t n, double q);
-/* The median of v[0..n), which it frees; NAN when n is 0. */
-double judge_median_take(double *v, size_t n);
-/* Mean, standard deviation and count of stream s's finite rates in w (where keep, if given). */
-double judge_mean(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep,
-	double *sd, size_t *count);
-/* Whether stream s's rate in w is as flat as a stream held at its core's ceiling. */
-bool judge_flat(const struct judge_frame *f, const struct judge_w *w, size_t s);
-/* Whether core c read at least p->saturated in most of w's polls (a pinned core). */
-bool judge_core_pinned(
-	const struct judge_frame *f, const struct judge_w *w, size_t c, const struct judge_params *p);
-/* The verdicts of every stream of f into r[0 .. 2 * f->nifs). */
-void judge_event(const struct judge_frame *f, const struct judge_params *p, struct judge_result *r);
-/* The single-core shape of polls p[0..n) into *b (all but b->router). */
-void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b);
-
-/* ---- profcore.c: what a CPU profile says of the cores (docs/detector.md, "CPU profiles") ---- */
-
-struct profcore_pick { /* where a stream's cores came from a profile */
-	int side;      /* 0 none, 1 the before window's profile, 2 the after window's */
-	int core;
-	double share; /* of the core's load on the tunnel's path, percent */
-};
-
-/* For a stream no fit and no single pinned core placed (carry, judge_attribute's): the one
- * pinned core of a window whose profile shows it doing mostly tunnel work, where that and the
- * stream are unambiguous. Marks carry; returns what it did per stream (2 * f->nifs, caller
- * frees). */
-struct profcore_pick *profcore_attribute(const struct judge_frame *f, const struct judge_w *b,
-	const struct judge_w *a, const struct judge_params *p, bool *carry);
-/* Marks on[c] for every core of p (NULL: none) with a fifth or more of its load on the tunnel's
- * path. */
-void profcore_tunnel_cores(const profile_t *p, size_t ncores, bool *on);
-/* Says in r->why that its cores came from a profile, when pick says so. */
-void profcore_note(const struct profcore_pick *pick, struct judge_result *r);
-/* The confounders the profiles before and after a change show on the cores ("3", "1+2"): other
- * work that moved by 10 points of a core or more, one line per core, appended to list (owned,
- * may be NULL) with '\n' between them; returns the new list (caller frees). */
-char *profcore_confounders(char *list, const profile_t *before, const profile_t *after, const char *cores);
-
-/* ---- confound.c: what moved across a version change besides the version ---- */
-
-struct confound_row { /* one interface at one poll */
-	int64_t t;
-	bool reset, running;
-	int64_t mtu; /* 0 unknown */
-	uint64_t rx_err, tx_err, txq;
-	uint64_t rx_pkts, tx_pkts; /* what the errors and drops are a share of */
-};
-
-struct confound_iface {
-	char *name;
-	bool wg;                   /* a WireGuard interface: counts for its own verdicts only */
-	struct confound_row *rows; /* ascending time */
-	size_t n, cap;
-};
-
-struct confound_cpu {
-	int64_t t, mhz;
-};
-
-struct confound_set { /* one router's rows over the event's windows */
-	struct confound_iface *ifs;
-	size_t nifs, capifs;
-	struct confound_cpu *cpu; /* polls that told their CPU clock */
-	size_t ncpu, capcpu;
-};
-
-/* The confounders of interface ifc's verdicts across the version change at t (rows before t
- * against rows after it): the CPU clock, every interface that is not WireGuard's, and ifc
- * itself. One line each, joined by '\n'; "" when none. Caller frees. */
-char *confound_list(const struct confound_set *x, int64_t t, const char *ifc);
-void confound_set_free(struct confound_set *x);
+#include "detector/confound.h"
+#include "detector/fit.h"
+#include "detector/frame.h"
+#include "detector/judge.h"
+#include "detector/profcore.h"
+#include "detector/stats.h"
 
 /* ---- detector.c: the detector's state, its verdicts in memory, a round ---- */
 
@@ -167,7 +42,7 @@ enum data_sq {
 };
 
 struct detector {
-	struct judge_params params;
+	struct frame_params params;
 	int64_t before_ms, after_ms, every_ms, grace_ms;
 	int64_t interval_ms; /* [daemon] interval: how soon a window gains a sample */
 	int64_t next_due_ms; /* wall ms the data next allows a new verdict (INT64_MAX: none known) */
@@ -231,7 +106,7 @@ struct probe_set {              /* a router's probes over an event's windows and
 /* Where the router of e has a probe pair (the newest probe before e, the first that started
  * after it, same direction and offered rate within 1%) through a WireGuard interface of x,
  * it replaces that stream's verdict in r (judge_event's) by one of method probe. -1: failed. */
-int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct judge_result *r);
+int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct frame_result *r);
 /* Whether address (IPv4 or IPv6) lies in one of the comma-separated prefixes of list. */
 bool probe_addr_in(const char *address, const char *list);
 void probe_set_free(struct probe_set *p);
@@ -269,7 +144,7 @@ void data_set_free(struct data_set *x);
 int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x);
 /* The frame of the version change at t (the poll at t left out): *rates, *loads and f->names to
  * free. */
-void data_frame(const struct data_set *x, int64_t t, struct judge_frame *f, double **rates, float **loads);
+void data_frame(const struct data_set *x, int64_t t, struct frame *f, double **rates, float **loads);
 /* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */
 int data_event_next(detector_t *d, struct data_event *e, char **cause);
 void data_events_end(detector_t *d);

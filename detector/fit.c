@@ -3,7 +3,7 @@
  * (collinear), is dropped (its beta NAN) rather than fitted to noise. Pure numerics on arrays in
  * memory: it must never allocate per row, touch SQLite, a clock or a lock. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/fit.h"
 
 #include <math.h>
 #include <string.h>

@@ -6,8 +6,11 @@
  * bound. It must never touch SQLite, a clock or a lock, and never claim what the data cannot
  * tell: unit tests call it on synthetic frames. docs/detector.md explains the model. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/judge.h"
+#include "detector/fit.h"
 #include "detector/matched.h"
+#include "detector/profcore.h"
+#include "detector/stats.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -17,8 +20,6 @@
 
 #define JUDGE_ATTR_T        4.0  /* a core carries a stream: slope this many std errors above 0 ... */
 #define JUDGE_ATTR_LOAD     0.03 /* ... and the stream puts at least this load on it */
-#define JUDGE_PIN_SHARE     0.80 /* a window is pinned: its cores saturated this often ... */
-#define JUDGE_PIN_CV        0.10 /* ... while the stream's rate varies less than this */
 #define JUDGE_FIT_T         3.0  /* a window's slope: this many standard errors above 0 */
 #define JUDGE_MAX_EXTRAP    8.0  /* a projection reaches at most this times the rates seen */
 #define JUDGE_MAX_RSE       0.25 /* a capacity known to this relative standard error at worst */
@@ -37,96 +38,14 @@
 
 /* ---- statistics ---- */
 
-static int judge_cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-double judge_quantile(double *v, size_t n, double q)
-{
-	if (n == 0)
-		return NAN;
-	qsort(v, n, sizeof(*v), judge_cmp_double);
-	double pos = q * (double)(n - 1);
-	size_t i = (size_t)pos;
-	if (i + 1 >= n)
-		return v[n - 1];
-	return v[i] + (pos - (double)i) * (v[i + 1] - v[i]);
-}
-
-double judge_median_take(double *v, size_t n)
-{
-	double m = judge_quantile(v, n, 0.5);
-	free(v);
-	return m;
-}
-
 /* ---- the frame ---- */
 
-static size_t judge_nstreams(const struct judge_frame *f)
+static double judge_corr(const struct frame *f, const struct frame_w *w, size_t s1, size_t s2)
 {
-	return 2 * f->nifs;
-}
-
-static double judge_rate(const struct judge_frame *f, size_t k, size_t s)
-{
-	return f->rate[k * judge_nstreams(f) + s];
-}
-
-static double judge_load(const struct judge_frame *f, size_t k, size_t c)
-{
-	return f->load[k * f->ncores + c];
-}
-
-static size_t judge_wn(const struct judge_w *w)
-{
-	return w->to - w->from;
-}
-
-double judge_mean(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep,
-	double *sd, size_t *count)
-{
-	double sum = 0, sq = 0;
-	size_t n = 0;
-	for (size_t k = w->from; k < w->to; k++) {
-		double x = judge_rate(f, k, s);
-		if (!isfinite(x) || (keep && !keep[k - w->from]))
-			continue;
-		sum += x;
-		sq += x * x;
-		n++;
-	}
-	double m = n ? sum / (double)n : NAN;
-	if (sd)
-		*sd = n > 1 ? sqrt(fmax(sq / (double)n - m * m, 0) * (double)n / (double)(n - 1)) : NAN;
-	if (count)
-		*count = n;
-	return m;
-}
-
-/* Quantile q of stream s's finite rates in w (where keep, if given). */
-static double judge_rate_q(
-	const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *keep, double q)
-{
-	double *v = xcalloc(judge_wn(w) + 1, sizeof(*v));
-	size_t n = 0;
-	for (size_t k = w->from; k < w->to; k++) {
-		double x = judge_rate(f, k, s);
-		if (isfinite(x) && (!keep || keep[k - w->from]))
-			v[n++] = x;
-	}
-	double r = judge_quantile(v, n, q);
-	free(v);
-	return r;
-}
-
-static double judge_corr(const struct judge_frame *f, const struct judge_w *w, size_t s1, size_t s2)
-{
-	double m1 = judge_mean(f, w, s1, NULL, NULL, NULL), m2 = judge_mean(f, w, s2, NULL, NULL, NULL);
+	double m1 = frame_mean(f, w, s1, NULL, NULL, NULL), m2 = frame_mean(f, w, s2, NULL, NULL, NULL);
 	double sxy = 0, sxx = 0, syy = 0;
 	for (size_t k = w->from; k < w->to; k++) {
-		double a = judge_rate(f, k, s1) - m1, b = judge_rate(f, k, s2) - m2;
+		double a = frame_rate(f, k, s1) - m1, b = frame_rate(f, k, s2) - m2;
 		if (!isfinite(a) || !isfinite(b))
 			continue;
 		sxy += a * b;
@@ -168,14 +87,14 @@ static void judge_cols_add(struct judge_cols *c, size_t s, double mean)
  * a column's first stream (correlation >= JUDGE_COLLINEAR): then the two are one group, fitted
  * as one column, for no fit can tell apart what always moves together (tx and rx of one
  * tunnel, or tunnels whose users share one day and no ups and downs of their own). */
-static void judge_columns(const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p,
-	struct judge_cols *c)
+static void judge_columns(
+	const struct frame *f, const struct frame_w *w, const struct frame_params *p, struct judge_cols *c)
 {
-	size_t ns = judge_nstreams(f), *order = xcalloc(ns + 1, sizeof(size_t)), k = 0;
+	size_t ns = frame_nstreams(f), *order = xcalloc(ns + 1, sizeof(size_t)), k = 0;
 	double *mean = xcalloc(ns + 1, sizeof(double));
 	memset(c, 0, sizeof(*c));
 	for (size_t s = 0; s < ns; s++) {
-		mean[s] = judge_mean(f, w, s, NULL, NULL, NULL);
+		mean[s] = frame_mean(f, w, s, NULL, NULL, NULL);
 		if (mean[s] >= p->min_bps)
 			order[k++] = s;
 	}
@@ -209,18 +128,18 @@ static int judge_col_of(const struct judge_cols *c, size_t s)
 }
 
 /* Column j's rate at poll k: the sum of its streams'; NAN when one is missing. */
-static double judge_col_rate(const struct judge_frame *f, const struct judge_cols *c, size_t j, size_t k)
+static double judge_col_rate(const struct frame *f, const struct judge_cols *c, size_t j, size_t k)
 {
 	double v = 0;
 	for (size_t i = 0; i < c->n[j]; i++)
-		v += judge_rate(f, k, c->mem[j][i]);
+		v += frame_rate(f, k, c->mem[j][i]);
 	return v;
 }
 
 /* The n x m matrix of w's polls (caller frees); NAN where a rate is missing. */
-static double *judge_matrix(const struct judge_frame *f, const struct judge_w *w, const struct judge_cols *c)
+static double *judge_matrix(const struct frame *f, const struct frame_w *w, const struct judge_cols *c)
 {
-	size_t n = judge_wn(w);
+	size_t n = frame_wn(w);
 	double *x = xcalloc(n * c->m + 1, sizeof(*x));
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < c->m; j++)
@@ -267,10 +186,10 @@ static size_t judge_blocks(const double *x, const double *y, size_t n, size_t m,
 }
 
 /* fit_ols of y on the columns c over w's polls, on blocks of them; -2: too few blocks yet. */
-static int judge_fit(const struct judge_frame *f, const struct judge_w *w, const struct judge_cols *c,
+static int judge_fit(const struct frame *f, const struct frame_w *w, const struct judge_cols *c,
 	const double *y, struct fit *o)
 {
-	size_t n = judge_wn(w);
+	size_t n = frame_wn(w);
 	double *x = judge_matrix(f, w, c), *bx = xcalloc(2 * n * c->m + 1, sizeof(*bx));
 	double *by = xcalloc(n + 1, sizeof(*by));
 	size_t nb = judge_blocks(x, y, n, c->m, bx, by);
@@ -287,17 +206,17 @@ static int judge_fit(const struct judge_frame *f, const struct judge_w *w, const
  * positive slope in a regression of the core's load on every busy stream (so that streams
  * sharing the daily curve are told apart by their own ups and downs). */
 static void judge_attribute_w(
-	const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p, bool *carry)
+	const struct frame *f, const struct frame_w *w, const struct frame_params *p, bool *carry)
 {
 	struct judge_cols c;
 	judge_columns(f, w, p, &c);
 	if (c.m == 0)
 		return;
-	size_t n = judge_wn(w);
+	size_t n = frame_wn(w);
 	double *y = xcalloc(n + 1, sizeof(*y));
 	for (size_t core = 0; core < f->ncores; core++) {
 		for (size_t i = 0; i < n; i++)
-			y[i] = judge_load(f, w->from + i, core);
+			y[i] = frame_load(f, w->from + i, core);
 		struct fit o;
 		if (judge_fit(f, w, &c, y, &o) < 0)
 			continue;
@@ -322,22 +241,12 @@ static bool judge_any(const bool *v, size_t n)
 	return false;
 }
 
-bool judge_core_pinned(
-	const struct judge_frame *f, const struct judge_w *w, size_t c, const struct judge_params *p)
-{
-	size_t sat = 0;
-	for (size_t k = w->from; k < w->to; k++)
-		sat += judge_load(f, k, c) >= p->saturated;
-	return judge_wn(w) > 0 && (double)sat >= JUDGE_PIN_SHARE * (double)judge_wn(w);
-}
-
 /* The one core saturated in most of w's polls; SIZE_MAX when none or several. */
-static size_t judge_pinned_core(
-	const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p)
+static size_t judge_pinned_core(const struct frame *f, const struct frame_w *w, const struct frame_params *p)
 {
 	size_t found = SIZE_MAX;
 	for (size_t c = 0; c < f->ncores; c++) {
-		if (!judge_core_pinned(f, w, c, p))
+		if (!frame_core_pinned(f, w, c, p))
 			continue;
 		if (found != SIZE_MAX)
 			return SIZE_MAX;
@@ -346,20 +255,14 @@ static size_t judge_pinned_core(
 	return found;
 }
 
-bool judge_flat(const struct judge_frame *f, const struct judge_w *w, size_t s)
-{
-	double sd, mean = judge_mean(f, w, s, NULL, &sd, NULL);
-	return mean > 0 && sd / mean <= JUDGE_PIN_CV;
-}
-
 /* Add to to[] every core of from[] that is pinned in w: a core the stream had in the other
  * window and that is full in this one is flat, so this window's fit cannot see it, yet it is
  * the first candidate to fill. */
-static void judge_add_pinned(const struct judge_frame *f, const struct judge_w *w, const bool *from, bool *to,
-	const struct judge_params *p)
+static void judge_add_pinned(const struct frame *f, const struct frame_w *w, const bool *from, bool *to,
+	const struct frame_params *p)
 {
 	for (size_t c = 0; c < f->ncores; c++)
-		if (from[c] && !to[c] && judge_core_pinned(f, w, c, p))
+		if (from[c] && !to[c] && frame_core_pinned(f, w, c, p))
 			to[c] = true;
 }
 
@@ -369,14 +272,14 @@ static void judge_add_pinned(const struct judge_frame *f, const struct judge_w *
  * one core pinned at saturation (a flat, saturated window shows no slope) carries a stream held
  * as flat as the ceiling holds it there: a stream whose rate moves while that core stays at
  * 100 % runs elsewhere. What none of these tells, profcore.c may read from a CPU profile. */
-static void judge_attribute(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	const struct judge_params *p, bool *cw[2])
+static void judge_attribute(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	const struct frame_params *p, bool *cw[2])
 {
-	size_t ns = judge_nstreams(f), nc = f->ncores;
+	size_t ns = frame_nstreams(f), nc = f->ncores;
 	bool *fb = xcalloc(ns * nc + 1, sizeof(bool)), *fa = xcalloc(ns * nc + 1, sizeof(bool));
 	judge_attribute_w(f, b, p, fb);
 	judge_attribute_w(f, a, p, fa);
-	const struct judge_w *pw = b;
+	const struct frame_w *pw = b;
 	size_t pin = judge_pinned_core(f, b, p);
 	if (pin == SIZE_MAX)
 		pin = judge_pinned_core(f, pw = a, p);
@@ -387,7 +290,7 @@ static void judge_attribute(const struct judge_frame *f, const struct judge_w *b
 		if (hb && ha) {
 			judge_add_pinned(f, b, oa, cw[0] + s * nc, p);
 			judge_add_pinned(f, a, ob, cw[1] + s * nc, p);
-		} else if (!hb && !ha && pin != SIZE_MAX && judge_flat(f, pw, s)) {
+		} else if (!hb && !ha && pin != SIZE_MAX && frame_flat(f, pw, s)) {
 			cw[0][s * nc + pin] = cw[1][s * nc + pin] = true;
 		}
 	}
@@ -397,10 +300,10 @@ static void judge_attribute(const struct judge_frame *f, const struct judge_w *b
 
 /* What profcore.c placed in the before window's cores, also in the after window's where that
  * has none. */
-static void judge_attribute_copy(const struct judge_frame *f, bool *cw[2])
+static void judge_attribute_copy(const struct frame *f, bool *cw[2])
 {
 	size_t nc = f->ncores;
-	for (size_t s = 0; s < judge_nstreams(f); s++)
+	for (size_t s = 0; s < frame_nstreams(f); s++)
 		if (!judge_any(cw[1] + s * nc, nc))
 			memcpy(cw[1] + s * nc, cw[0] + s * nc, nc * sizeof(bool));
 }
@@ -426,15 +329,15 @@ struct judge_cap {
 
 /* Per poll of w: the mean and the highest load of the cores in on[] (NAN if one is missing). */
 static void judge_core_load(
-	const struct judge_frame *f, const struct judge_w *w, const bool *on, double *mean, double *top)
+	const struct frame *f, const struct frame_w *w, const bool *on, double *mean, double *top)
 {
-	for (size_t i = 0; i < judge_wn(w); i++) {
+	for (size_t i = 0; i < frame_wn(w); i++) {
 		double sum = 0, hi = -INFINITY;
 		size_t n = 0;
 		for (size_t c = 0; c < f->ncores; c++) {
 			if (!on[c])
 				continue;
-			double l = judge_load(f, w->from + i, c);
+			double l = frame_load(f, w->from + i, c);
 			sum += l;
 			hi = fmax(hi, l);
 			n++;
@@ -445,45 +348,45 @@ static void judge_core_load(
 }
 
 /* The traffic of every stream that shares a core with on[], per poll of w. */
-static double judge_shared_total(const struct judge_frame *f, const struct judge_w *w, const bool *carry,
-	const bool *on, const bool *keep)
+static double judge_shared_total(
+	const struct frame *f, const struct frame_w *w, const bool *carry, const bool *on, const bool *keep)
 {
-	size_t n = judge_wn(w), nc = f->ncores;
+	size_t n = frame_wn(w), nc = f->ncores;
 	double *v = xcalloc(n + 1, sizeof(*v));
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!keep[i])
 			continue;
 		double sum = 0;
-		for (size_t s = 0; s < judge_nstreams(f); s++)
+		for (size_t s = 0; s < frame_nstreams(f); s++)
 			for (size_t c = 0; c < nc; c++)
 				if (on[c] && carry[s * nc + c]) {
-					double x = judge_rate(f, w->from + i, s);
+					double x = frame_rate(f, w->from + i, s);
 					sum += isfinite(x) ? x : 0;
 					break;
 				}
 		v[m++] = sum;
 	}
-	return judge_median_take(v, m);
+	return stats_median_take(v, m);
 }
 
 /* Saturated throughout: the rate it held is the capacity (1 when it is, else 0). */
-static int judge_cap_pinned(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *carry,
-	const bool *on, const double *top, const struct judge_params *p, struct judge_cap *o)
+static int judge_cap_pinned(const struct frame *f, const struct frame_w *w, size_t s, const bool *carry,
+	const bool *on, const double *top, const struct frame_params *p, struct judge_cap *o)
 {
-	size_t n = judge_wn(w), nsat = 0, nfin = 0;
+	size_t n = frame_wn(w), nsat = 0, nfin = 0;
 	bool *keep = xcalloc(n + 1, sizeof(bool));
 	for (size_t i = 0; i < n; i++) {
 		keep[i] = top[i] >= p->saturated;
 		nsat += keep[i];
 		nfin += isfinite(top[i]);
 	}
-	double sd, mean = judge_mean(f, w, s, keep, &sd, NULL);
-	int pinned = nsat > 0 && (double)nsat >= JUDGE_PIN_SHARE * (double)nfin && mean > 0 &&
-		sd / mean <= JUDGE_PIN_CV;
+	double sd, mean = frame_mean(f, w, s, keep, &sd, NULL);
+	int pinned = nsat > 0 && (double)nsat >= FRAME_PIN_SHARE * (double)nfin && mean > 0 &&
+		sd / mean <= FRAME_PIN_CV;
 	if (pinned) {
 		o->ok = o->pinned = true;
-		o->cap = judge_rate_q(f, w, s, keep, 0.5);
+		o->cap = frame_rate_q(f, w, s, keep, 0.5);
 		o->rse = fmax(sd / mean / sqrt((double)nsat), 0.005);
 		o->total = judge_shared_total(f, w, carry, on, keep);
 	}
@@ -492,13 +395,13 @@ static int judge_cap_pinned(const struct judge_frame *f, const struct judge_w *w
 }
 
 /* Stream s's share of column j's traffic over w's polls where y is finite, and its mean rate. */
-static double judge_share(const struct judge_frame *f, const struct judge_w *w, size_t s,
+static double judge_share(const struct frame *f, const struct frame_w *w, size_t s,
 	const struct judge_cols *c, int j, const double *y, double *xs)
 {
 	double sx = 0, sg = 0;
 	size_t k = 0;
-	for (size_t i = 0; i < judge_wn(w); i++) {
-		double x = judge_rate(f, w->from + i, s), g = judge_col_rate(f, c, (size_t)j, w->from + i);
+	for (size_t i = 0; i < frame_wn(w); i++) {
+		double x = frame_rate(f, w->from + i, s), g = judge_col_rate(f, c, (size_t)j, w->from + i);
 		if (!isfinite(y[i]) || !isfinite(x) || !isfinite(g))
 			continue;
 		sx += x, sg += g, k++;
@@ -511,7 +414,7 @@ static double judge_share(const struct judge_frame *f, const struct judge_w *w, 
  * column's mean rate plus the headroom left over its slope is the rate at which the core fills
  * at the window's mix; the stream's capacity is its share of that. For a column of one stream,
  * mean(x) + (1 - mean(load)) / beta. NAN when the fit fails or its slope is not positive. */
-static double judge_project(const struct judge_frame *f, const struct judge_w *w, size_t s,
+static double judge_project(const struct frame *f, const struct frame_w *w, size_t s,
 	const struct judge_cols *c, int j, const double *y, struct fit *fo, int *rc)
 {
 	double xs, share = judge_share(f, w, s, c, j, y, &xs);
@@ -522,21 +425,21 @@ static double judge_project(const struct judge_frame *f, const struct judge_w *w
 }
 
 /* Core c's load over w's polls into y; NAN where a poll of it is missing (left out). */
-static void judge_core_y(const struct judge_frame *f, const struct judge_w *w, size_t c, double *y)
+static void judge_core_y(const struct frame *f, const struct frame_w *w, size_t c, double *y)
 {
-	for (size_t i = 0; i < judge_wn(w); i++)
-		y[i] = judge_load(f, w->from + i, c);
+	for (size_t i = 0; i < frame_wn(w); i++)
+		y[i] = frame_load(f, w->from + i, c);
 }
 
 /* The smallest of the candidates' projections on w with the polls where gone[i] left out; NAN
  * when one of them fails. */
-static double judge_min_project(const struct judge_frame *f, const struct judge_w *w, size_t s,
+static double judge_min_project(const struct frame *f, const struct frame_w *w, size_t s,
 	const struct judge_cols *c, int j, const struct judge_cands *k, const bool *gone, double *y)
 {
 	double lo = INFINITY;
 	for (size_t i = 0; i < k->n; i++) {
 		judge_core_y(f, w, k->core[i], y);
-		for (size_t t = 0; t < judge_wn(w); t++)
+		for (size_t t = 0; t < frame_wn(w); t++)
 			y[t] = gone[t] ? NAN : y[t];
 		struct fit fo;
 		int rc;
@@ -552,10 +455,10 @@ static double judge_min_project(const struct judge_frame *f, const struct judge_
  * the smallest each time (the core that fills first may change between them). It holds where
  * the fit's own standard error is too kind (residuals that are not independent, a wave, noise
  * that is not normal). NAN when a projection fails. */
-static double judge_jackknife(const struct judge_frame *f, const struct judge_w *w, size_t s,
+static double judge_jackknife(const struct frame *f, const struct frame_w *w, size_t s,
 	const struct judge_cols *c, int j, const struct judge_cands *k, double cap)
 {
-	size_t n = judge_wn(w);
+	size_t n = frame_wn(w);
 	double *y = xcalloc(n + 1, sizeof(*y)), sum = 0, sq = 0, v[JUDGE_JACK];
 	bool *gone = xcalloc(n + 1, sizeof(bool));
 	for (size_t g = 0; g < JUDGE_JACK; g++) {
@@ -575,10 +478,10 @@ static double judge_jackknife(const struct judge_frame *f, const struct judge_w 
 /* One core of the stream: its projected capacity into *cap and the fit's relative standard
  * error into *rse. 0 when it is a candidate to fill first; 1 when its load does not follow the
  * stream here; 2 when too few polls yet; 3 when it would fill only far beyond the rates seen. */
-static int judge_core_cap(const struct judge_frame *f, const struct judge_w *w, size_t s,
+static int judge_core_cap(const struct frame *f, const struct frame_w *w, size_t s,
 	const struct judge_cols *c, int j, size_t core, double *cap, double *rse)
 {
-	size_t n = judge_wn(w);
+	size_t n = frame_wn(w);
 	double *y = xcalloc(n + 1, sizeof(*y));
 	judge_core_y(f, w, core, y);
 	struct fit fo;
@@ -591,7 +494,7 @@ static int judge_core_cap(const struct judge_frame *f, const struct judge_w *w, 
 		return 1;
 	double head = fmax(0, 1 - fo.ymean), beta = fo.beta[j];
 	*rse = head / beta / *cap * (fo.se[j] / beta);
-	return *cap > JUDGE_MAX_EXTRAP * judge_rate_q(f, w, s, NULL, 0.9) ? 3 : 0;
+	return *cap > JUDGE_MAX_EXTRAP * frame_rate_q(f, w, s, NULL, 0.9) ? 3 : 0;
 }
 
 /* Not saturated throughout: for each of the stream's cores, load = a + sum beta_j x_j over the
@@ -600,8 +503,8 @@ static int judge_core_cap(const struct judge_frame *f, const struct judge_w *w, 
  * mean(x) + (1 - mean(load)) / beta. The stream's capacity is the smallest: the core that
  * fills first. A core whose load does not follow the stream here, or that would fill only far
  * beyond the rates seen, cannot be the one (another fills first, or nothing can be said). */
-static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *on,
-	const struct judge_params *p, struct judge_cap *o)
+static void judge_cap_fit(const struct frame *f, const struct frame_w *w, size_t s, const bool *on,
+	const struct frame_params *p, struct judge_cap *o)
 {
 	struct judge_cols c;
 	judge_columns(f, w, p, &c);
@@ -644,10 +547,10 @@ static void judge_cap_fit(const struct judge_frame *f, const struct judge_w *w, 
 	o->why = NULL;
 }
 
-static void judge_cap(const struct judge_frame *f, const struct judge_w *w, size_t s, const bool *carry,
-	const struct judge_params *p, struct judge_cap *o)
+static void judge_cap(const struct frame *f, const struct frame_w *w, size_t s, const bool *carry,
+	const struct frame_params *p, struct judge_cap *o)
 {
-	size_t n = judge_wn(w);
+	size_t n = frame_wn(w);
 	const bool *on = carry + s * f->ncores;
 	double *mean = xcalloc(n + 1, sizeof(double)), *top = xcalloc(n + 1, sizeof(double));
 	*o = (struct judge_cap){ .cap = NAN, .rse = NAN, .load = NAN, .total = NAN, .core = -1 };
@@ -677,7 +580,7 @@ static void judge_text(char *out, size_t size, const char *text)
 	out[n] = '\0';
 }
 
-static void judge_why(struct judge_result *r, const char *when, const char *why)
+static void judge_why(struct frame_result *r, const char *when, const char *why)
 {
 	snprintf(r->why, sizeof(r->why), "%s%s", when, why);
 }
@@ -695,7 +598,7 @@ static void judge_cores_text(const bool *on, size_t nc, char *out, size_t size)
  * in the traffic of every stream on those cores too, else it is demand that moved between
  * streams on a core that stayed full. */
 static void judge_saturated(const struct judge_cap *b, const struct judge_cap *a,
-	const struct judge_params *p, struct judge_result *r)
+	const struct frame_params *p, struct frame_result *r)
 {
 	double rt = a->total / b->total, lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_SATURATION;
@@ -710,7 +613,7 @@ static void judge_saturated(const struct judge_cap *b, const struct judge_cap *a
 /* At least one window projected: the change must pass the threshold and stand out of the
  * noise (JUDGE_SIGMAS standard errors); "unchanged" needs the noise to be small enough to say so. */
 static void judge_projected(const struct judge_cap *b, const struct judge_cap *a,
-	const struct judge_params *p, struct judge_result *r)
+	const struct frame_params *p, struct frame_result *r)
 {
 	double rse = sqrt(b->rse * b->rse + a->rse * a->rse), lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_COST;
@@ -732,16 +635,16 @@ static void judge_projected(const struct judge_cap *b, const struct judge_cap *a
 }
 
 /* Samples, traffic: the checks before any method. False with r filled when they fail. */
-static bool judge_enough(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, const struct judge_params *p, struct judge_result *r)
+static bool judge_enough(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const struct frame_params *p, struct frame_result *r)
 {
 	size_t nb, na;
-	judge_mean(f, b, s, NULL, NULL, &nb);
-	judge_mean(f, a, s, NULL, NULL, &na);
+	frame_mean(f, b, s, NULL, NULL, &nb);
+	frame_mean(f, a, s, NULL, NULL, &na);
 	r->before_n = nb;
 	r->after_n = na;
-	r->before_bps = judge_rate_q(f, b, s, NULL, 0.5);
-	r->after_bps = judge_rate_q(f, a, s, NULL, 0.5);
+	r->before_bps = frame_rate_q(f, b, s, NULL, 0.5);
+	r->after_bps = frame_rate_q(f, a, s, NULL, 0.5);
 	if (nb < p->min_samples || na < p->min_samples) {
 		judge_why(r, "",
 			nb < p->min_samples ? "too few samples before the upgrade"
@@ -761,8 +664,7 @@ static bool judge_enough(const struct judge_frame *f, const struct judge_w *b, c
 }
 
 /* The cores of stream s in either window, "3" or "1+2". */
-static void judge_cores_union(
-	const struct judge_frame *f, size_t s, bool *const cw[2], char *out, size_t size)
+static void judge_cores_union(const struct frame *f, size_t s, bool *const cw[2], char *out, size_t size)
 {
 	size_t nc = f->ncores;
 	bool *on = xcalloc(nc + 1, sizeof(bool));
@@ -774,8 +676,8 @@ static void judge_cores_union(
 
 /* Says in r->why where the stream's cores moved between the windows, or which of several fills
  * first, when either is so: the operator should know which core the verdict rests on. */
-static void judge_cores_note(const struct judge_frame *f, size_t s, bool *const cw[2],
-	const struct judge_cap *cb, const struct judge_cap *ca, struct judge_result *r)
+static void judge_cores_note(const struct frame *f, size_t s, bool *const cw[2], const struct judge_cap *cb,
+	const struct judge_cap *ca, struct frame_result *r)
 {
 	size_t nc = f->ncores;
 	char tb[32], ta[32], line[160] = "";
@@ -790,7 +692,7 @@ static void judge_cores_note(const struct judge_frame *f, size_t s, bool *const 
 }
 
 /* "wg1 tx" for stream s into out. */
-static void judge_stream_name(const struct judge_frame *f, size_t s, char *out, size_t size)
+static void judge_stream_name(const struct frame *f, size_t s, char *out, size_t size)
 {
 	const char *dir = s % 2 ? "rx" : "tx";
 	if (f->names)
@@ -801,11 +703,11 @@ static void judge_stream_name(const struct judge_frame *f, size_t s, char *out, 
 
 /* The streams fitted in one column with s in either window (s left out) into *others (the
  * names, ", " between them); their number. */
-static size_t judge_group_of(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, const struct judge_params *p, char *others, size_t size)
+static size_t judge_group_of(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	size_t s, const struct frame_params *p, char *others, size_t size)
 {
-	const struct judge_w *w[2] = { b, a };
-	bool *in = xcalloc(judge_nstreams(f) + 1, sizeof(bool));
+	const struct frame_w *w[2] = { b, a };
+	bool *in = xcalloc(frame_nstreams(f) + 1, sizeof(bool));
 	for (int i = 0; i < 2; i++) {
 		struct judge_cols c;
 		judge_columns(f, w[i], p, &c);
@@ -815,7 +717,7 @@ static size_t judge_group_of(const struct judge_frame *f, const struct judge_w *
 	}
 	size_t n = 0, o = 0;
 	others[0] = '\0';
-	for (size_t t = 0; t < judge_nstreams(f); t++) {
+	for (size_t t = 0; t < frame_nstreams(f); t++) {
 		if (!in[t] || o + 2 >= size)
 			continue;
 		char name[64];
@@ -829,7 +731,7 @@ static size_t judge_group_of(const struct judge_frame *f, const struct judge_w *
 
 /* A core that could fill first in both windows and kept its capacity; -1 when none. */
 static int judge_core_held(
-	const struct judge_cap *cb, const struct judge_cap *ca, const struct judge_params *p)
+	const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p)
 {
 	for (size_t i = 0; i < cb->cands.n; i++)
 		for (size_t k = 0; k < ca->cands.n; k++)
@@ -844,9 +746,9 @@ static int judge_core_held(
  * cannot be put on either stream (which of them the failing core carries, no fit of streams
  * that move together can tell): then it is a sign, insufficient-data with a hint that names the
  * cores, never a regression of a stream whose own core held. */
-static void judge_group(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, const struct judge_cap *cb, const struct judge_cap *ca, const struct judge_params *p,
-	struct judge_result *r)
+static void judge_group(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p,
+	struct frame_result *r)
 {
 	char others[64], line[256];
 	if (r->verdict == DETECTOR_INSUFFICIENT || (cb->pinned && ca->pinned) || /* measured, not fitted */
@@ -871,8 +773,8 @@ static void judge_group(const struct judge_frame *f, const struct judge_w *b, co
 
 /* The methods on the stream's cores: saturation-ceiling where both windows are pinned, else
  * cpu-cost; insufficient-data with its why where they cannot judge. */
-static void judge_methods(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
+static void judge_methods(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	bool *const cw[2], const struct frame_params *p, struct frame_result *r)
 {
 	if (!judge_any(cw[0] + s * f->ncores, f->ncores)) {
 		judge_why(r, "", "no core's load follows its traffic");
@@ -902,14 +804,13 @@ static void judge_methods(const struct judge_frame *f, const struct judge_w *b, 
 
 /* Whether stream s carries nearly all the router's WireGuard traffic in both windows (a
  * fixed-rate test through one tunnel): then a profile's tunnel cores can only be its. */
-static bool judge_alone(
-	const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a, size_t s)
+static bool judge_alone(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s)
 {
-	const struct judge_w *w[2] = { b, a };
+	const struct frame_w *w[2] = { b, a };
 	for (int i = 0; i < 2; i++) {
-		double all = 0, own = judge_mean(f, w[i], s, NULL, NULL, NULL);
-		for (size_t t = 0; t < judge_nstreams(f); t++) {
-			double m = judge_mean(f, w[i], t, NULL, NULL, NULL);
+		double all = 0, own = frame_mean(f, w[i], s, NULL, NULL, NULL);
+		for (size_t t = 0; t < frame_nstreams(f); t++) {
+			double m = frame_mean(f, w[i], t, NULL, NULL, NULL);
 			all += isfinite(m) ? m : 0;
 		}
 		if (!(own >= JUDGE_ALONE * all))
@@ -921,8 +822,8 @@ static bool judge_alone(
 /* Where the other methods could not judge: the matched-rate method, on the stream's cores as a
  * fit, a pinned core or (for a stream alone) a profile placed them in either window. Its answer
  * replaces theirs when it judges, or when it has a sign worth a look. */
-static void judge_try_matched(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
+static void judge_try_matched(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	size_t s, bool *const cw[2], const struct frame_params *p, struct frame_result *r)
 {
 	size_t nc = f->ncores;
 	bool *on = xcalloc(nc + 1, sizeof(bool));
@@ -933,17 +834,17 @@ static void judge_try_matched(const struct judge_frame *f, const struct judge_w 
 	if (judge_alone(f, b, a, s))
 		for (int i = 0; i < 2; i++)
 			profcore_tunnel_cores(f->prof[i], nc, on);
-	struct judge_result m = *r;
+	struct frame_result m = *r;
 	if (matched_judge(f, b, a, s, on, p, &m) &&
 		(m.verdict != DETECTOR_INSUFFICIENT || (m.hint && !r->hint)))
 		*r = m;
 	free(on);
 }
 
-static void judge_stream(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	size_t s, bool *const cw[2], const struct judge_params *p, struct judge_result *r)
+static void judge_stream(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	bool *const cw[2], const struct frame_params *p, struct frame_result *r)
 {
-	*r = (struct judge_result){ .verdict = DETECTOR_INSUFFICIENT,
+	*r = (struct frame_result){ .verdict = DETECTOR_INSUFFICIENT,
 		.method = DETECTOR_M_NONE,
 		.ratio = NAN,
 		.before_load = NAN,
@@ -957,15 +858,15 @@ static void judge_stream(const struct judge_frame *f, const struct judge_w *b, c
 		judge_try_matched(f, b, a, s, cw, p, r);
 }
 
-void judge_event(const struct judge_frame *f, const struct judge_params *p, struct judge_result *r)
+void judge_event(const struct frame *f, const struct frame_params *p, struct frame_result *r)
 {
-	struct judge_w b = { 0, f->split }, a = { f->split, f->npolls };
-	size_t cells = judge_nstreams(f) * f->ncores + 1;
+	struct frame_w b = { 0, f->split }, a = { f->split, f->npolls };
+	size_t cells = frame_nstreams(f) * f->ncores + 1;
 	bool *cw[2] = { xcalloc(cells, sizeof(bool)), xcalloc(cells, sizeof(bool)) };
 	judge_attribute(f, &b, &a, p, cw);
 	struct profcore_pick *pick = profcore_attribute(f, &b, &a, p, cw[0]); /* what no fit told */
 	judge_attribute_copy(f, cw);
-	for (size_t s = 0; s < judge_nstreams(f); s++) {
+	for (size_t s = 0; s < frame_nstreams(f); s++) {
 		judge_stream(f, &b, &a, s, cw, p, &r[s]);
 		profcore_note(&pick[s], &r[s]);
 	}
@@ -994,8 +895,8 @@ void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b)
 	}
 	b->n = n;
 	b->bound = n >= JUDGE_BOUND_MIN && (double)pinned >= JUDGE_BOUND_SHARE * (double)n;
-	b->busiest = judge_median_take(busy, n);
-	b->others = judge_median_take(oth, no);
-	b->tx_bps = b->bound ? judge_median_take(tx, nq) : (free(tx), NAN);
-	b->rx_bps = b->bound ? judge_median_take(rx, nq) : (free(rx), NAN);
+	b->busiest = stats_median_take(busy, n);
+	b->others = stats_median_take(oth, no);
+	b->tx_bps = b->bound ? stats_median_take(tx, nq) : (free(tx), NAN);
+	b->rx_bps = b->bound ? stats_median_take(rx, nq) : (free(rx), NAN);
 }

@@ -4,8 +4,9 @@
  * fit, pinned core or profile placed, and never give a ratio more alarming than the least
  * alarming reading of the loads. Pure: no SQLite, no clock, no lock. */
 #include "config.h"
-#include "detector/detector_int.h"
 #include "detector/matched.h"
+#include "detector/frame.h"
+#include "detector/stats.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -36,41 +37,28 @@ struct matched_set { /* the polls compared and what they show */
 	struct matched_core *core; /* [ncores + 1]: the last is the cores in total */
 };
 
-static double matched_rate(const struct judge_frame *f, size_t k, size_t s)
-{
-	return f->rate[k * 2 * f->nifs + s];
-}
-
-static double matched_q(const struct judge_frame *f, const struct judge_w *w, size_t s, double q)
-{
-	double *v = xcalloc(w->to - w->from + 1, sizeof(*v));
-	size_t n = 0;
-	for (size_t k = w->from; k < w->to; k++)
-		if (isfinite(matched_rate(f, k, s)))
-			v[n++] = matched_rate(f, k, s);
-	double r = judge_quantile(v, n, q);
-	free(v);
-	return r;
-}
-
 /* Mark the polls of b and a where every stream with traffic is within the rates both windows
  * share. False when a stream's rates do not overlap. */
-static bool matched_polls(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	const struct judge_params *p, bool *keep)
+static bool matched_polls(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	const struct frame_params *p, bool *keep)
 {
 	for (size_t k = 0; k < f->npolls; k++)
 		keep[k] = k >= b->from && k < a->to;
 	for (size_t s = 0; s < 2 * f->nifs; s++) {
-		double mb = matched_q(f, b, s, 0.5), ma = matched_q(f, a, s, 0.5);
+		double mb = frame_rate_q(f, b, s, NULL, 0.5), ma = frame_rate_q(f, a, s, NULL, 0.5);
 		if (!(mb >= p->min_bps) && !(ma >= p->min_bps))
 			continue; /* no traffic to speak of on either side: it loads no core */
 		double slack = MATCHED_SLACK * fmax(mb, ma);
-		double lo = fmax(matched_q(f, b, s, MATCHED_Q_LO), matched_q(f, a, s, MATCHED_Q_LO)) - slack;
-		double hi = fmin(matched_q(f, b, s, MATCHED_Q_HI), matched_q(f, a, s, MATCHED_Q_HI)) + slack;
+		double lo = fmax(frame_rate_q(f, b, s, NULL, MATCHED_Q_LO),
+				    frame_rate_q(f, a, s, NULL, MATCHED_Q_LO)) -
+			slack;
+		double hi = fmin(frame_rate_q(f, b, s, NULL, MATCHED_Q_HI),
+				    frame_rate_q(f, a, s, NULL, MATCHED_Q_HI)) +
+			slack;
 		if (!(lo <= hi))
 			return false;
 		for (size_t k = 0; k < f->npolls; k++) {
-			double x = matched_rate(f, k, s);
+			double x = frame_rate(f, k, s);
 			keep[k] = keep[k] && x >= lo && x <= hi;
 		}
 	}
@@ -79,18 +67,18 @@ static bool matched_polls(const struct judge_frame *f, const struct judge_w *b, 
 
 /* The mean of v over w's kept polls into *mean and its standard error by blocks of consecutive
  * kept polls (loads of neighbouring polls are not independent). Returns the kept polls. */
-static size_t matched_mean(const struct judge_frame *f, const struct judge_w *w, const bool *keep, size_t c,
-	double *mean, double *se)
+static size_t matched_mean(
+	const struct frame *f, const struct frame_w *w, const bool *keep, size_t c, double *mean, double *se)
 {
 	double sum = 0, bsum = 0, bsq = 0, acc = 0;
 	size_t n = 0, in = 0, nbl = 0;
 	for (size_t k = w->from; k < w->to; k++) {
 		double l = 0;
 		if (c < f->ncores)
-			l = f->load[k * f->ncores + c];
+			l = frame_load(f, k, c);
 		else
 			for (size_t i = 0; i < f->ncores; i++)
-				l += f->load[k * f->ncores + i];
+				l += frame_load(f, k, i);
 		if (!keep[k] || !isfinite(l))
 			continue;
 		sum += l, n++, acc += l;
@@ -105,20 +93,19 @@ static size_t matched_mean(const struct judge_frame *f, const struct judge_w *w,
 	return nbl;
 }
 
-static double matched_mean_rate(
-	const struct judge_frame *f, const struct judge_w *w, const bool *keep, size_t s)
+static double matched_mean_rate(const struct frame *f, const struct frame_w *w, const bool *keep, size_t s)
 {
 	double sum = 0;
 	size_t n = 0;
 	for (size_t k = w->from; k < w->to; k++)
-		if (keep[k] && isfinite(matched_rate(f, k, s)))
-			sum += matched_rate(f, k, s), n++;
+		if (keep[k] && isfinite(frame_rate(f, k, s)))
+			sum += frame_rate(f, k, s), n++;
 	return n ? sum / (double)n : NAN;
 }
 
 /* Every stream with traffic holds the same mean rate on the matched polls of both windows. */
-static bool matched_same_rates(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a,
-	const bool *keep, const struct judge_params *p)
+static bool matched_same_rates(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	const bool *keep, const struct frame_params *p)
 {
 	for (size_t s = 0; s < 2 * f->nifs; s++) {
 		double xb = matched_mean_rate(f, b, keep, s), xa = matched_mean_rate(f, a, keep, s);
@@ -141,8 +128,8 @@ static void matched_free(struct matched_set *m)
 
 /* The matched polls of the frame and every core's load on them. NULL with *why when the rates
  * do not overlap, or too few polls do. */
-static struct matched_set *matched_build(const struct judge_frame *f, const struct judge_w *b,
-	const struct judge_w *a, size_t s, const struct judge_params *p, const char **why)
+static struct matched_set *matched_build(const struct frame *f, const struct frame_w *b,
+	const struct frame_w *a, size_t s, const struct frame_params *p, const char **why)
 {
 	struct matched_set *m = xcalloc(1, sizeof(*m));
 	m->keep = xcalloc(f->npolls + 1, sizeof(bool));
@@ -180,7 +167,7 @@ static bool matched_counts(const bool *on, bool known, size_t c)
 }
 
 static void matched_fill(
-	const struct matched_set *m, size_t c, enum detector_outcome v, double ratio, struct judge_result *r)
+	const struct matched_set *m, size_t c, enum detector_outcome v, double ratio, struct frame_result *r)
 {
 	r->verdict = v;
 	r->method = v == DETECTOR_INSUFFICIENT ? DETECTOR_M_NONE : DETECTOR_M_MATCHED;
@@ -197,8 +184,7 @@ static void matched_fill(
 
 /* The core of the stream (or of all, when its cores are not known) that is busier at the same
  * rates by more than the noise, the most of them; SIZE_MAX when none. */
-static size_t matched_busier(
-	const struct judge_frame *f, const struct matched_set *m, const bool *on, bool known)
+static size_t matched_busier(const struct frame *f, const struct matched_set *m, const bool *on, bool known)
 {
 	size_t up = SIZE_MAX;
 	for (size_t c = 0; c < f->ncores; c++) {
@@ -214,7 +200,7 @@ static size_t matched_busier(
 /* Whether no core judged (nor, when they are not known, the cores in total) moved beyond the
  * noise; *busiest the busiest of them before. */
 static bool matched_steady(
-	const struct judge_frame *f, const struct matched_set *m, const bool *on, bool known, size_t *busiest)
+	const struct frame *f, const struct matched_set *m, const bool *on, bool known, size_t *busiest)
 {
 	bool steady = true;
 	*busiest = SIZE_MAX;
@@ -232,8 +218,8 @@ static bool matched_steady(
 
 /* Unchanged needs the busiest core's load, at its noise's upper bound after, to leave the
  * capacity within the threshold even when all of that load is the stream's. */
-static bool matched_tight(const struct judge_frame *f, const struct matched_set *m, const bool *on,
-	bool known, const struct judge_params *p)
+static bool matched_tight(const struct frame *f, const struct matched_set *m, const bool *on, bool known,
+	const struct frame_params *p)
 {
 	double lb = 0, la = 0;
 	for (size_t c = 0; c < f->ncores; c++)
@@ -244,8 +230,8 @@ static bool matched_tight(const struct judge_frame *f, const struct matched_set 
 	return la > 0 && lb / la >= 1 - p->threshold;
 }
 
-static void matched_decide(const struct judge_frame *f, const struct matched_set *m, const bool *on,
-	const struct judge_params *p, struct judge_result *r)
+static void matched_decide(const struct frame *f, const struct matched_set *m, const bool *on,
+	const struct frame_params *p, struct frame_result *r)
 {
 	bool known = false;
 	for (size_t c = 0; c < f->ncores; c++)
@@ -277,8 +263,8 @@ static void matched_decide(const struct judge_frame *f, const struct matched_set
 	snprintf(r->why, sizeof(r->why), "its cores' load at the same rates moved within the noise");
 }
 
-bool matched_judge(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a, size_t s,
-	const bool *on, const struct judge_params *p, struct judge_result *r)
+bool matched_judge(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const bool *on, const struct frame_params *p, struct frame_result *r)
 {
 	const char *why; /* when no polls match: the other methods' reason stands */
 	struct matched_set *m = matched_build(f, b, a, s, p, &why);

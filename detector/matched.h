@@ -7,16 +7,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-struct judge_frame;
-struct judge_w;
-struct judge_params;
-struct judge_result;
+struct frame;
+struct frame_w;
+struct frame_params;
+struct frame_result;
 
 /* Judge stream s of f on the polls of b and a where every stream with traffic runs at the same
  * rates: on[ncores] are its cores as a fit, a pinned core or a profile placed them (none: not
  * known, and then only "unchanged" can be said). True with *r filled (a verdict of method
  * matched-rate, or insufficient-data with its why); false when too few polls share their rates. */
-bool matched_judge(const struct judge_frame *f, const struct judge_w *b, const struct judge_w *a, size_t s,
-	const bool *on, const struct judge_params *p, struct judge_result *r);
+bool matched_judge(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const bool *on, const struct frame_params *p, struct frame_result *r);
 
 #endif

@@ -90,8 +90,8 @@ static const struct probe_row *probe_pick(const struct probe_set *p, bool transm
 }
 
 /* The verdict of a probe pair into *r, over judge's: its sample counts and cores stay. */
-static void probe_judge(const struct probe_row *b, const struct probe_row *a, const struct judge_params *pp,
-	struct judge_result *r)
+static void probe_judge(const struct probe_row *b, const struct probe_row *a, const struct frame_params *pp,
+	struct frame_result *r)
 {
 	double ratio = a->delivered / b->delivered;
 	r->method = DETECTOR_M_PROBE;
@@ -116,7 +116,7 @@ static const char *probe_address(const detector_t *d, const char *router)
 	return NULL;
 }
 
-int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct judge_result *r)
+int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct frame_result *r)
 {
 	const char *address = probe_address(d, e->router);
 	if (address == NULL || x->nifs == 0)

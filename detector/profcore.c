@@ -3,7 +3,7 @@
  * and how much of the tunnel's own cores is other work before and after a change. Pure: no
  * SQLite, no clock. It never overrides the cores a fit found and decides nothing ambiguous. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/profcore.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
 
@@ -65,13 +65,13 @@ void profcore_tunnel_cores(const profile_t *p, size_t ncores, bool *on)
 /* The one pinned core of w that prof shows mostly on the tunnel's path; -1 when none, or when
  * several are (then the profile cannot say which carries which stream, or whether one runs on
  * both). */
-static int profcore_core(const struct judge_frame *f, const struct judge_w *w, const profile_t *prof,
-	const struct judge_params *p, double *share)
+static int profcore_core(const struct frame *f, const struct frame_w *w, const profile_t *prof,
+	const struct frame_params *p, double *share)
 {
 	int found = -1;
 	for (size_t c = 0; prof != NULL && c < f->ncores; c++) {
 		double sh = profcore_tunnel_share(prof, (int)c);
-		if (sh < PROFCORE_TUNNEL_SHARE || !judge_core_pinned(f, w, c, p))
+		if (sh < PROFCORE_TUNNEL_SHARE || !frame_core_pinned(f, w, c, p))
 			continue;
 		if (found >= 0)
 			return -1;
@@ -94,12 +94,12 @@ static bool profcore_placed(const bool *on, size_t n)
  * elsewhere, as for the single pinned core). SIZE_MAX when none, or when two or more are: then
  * which of them rides the core is a guess. */
 static size_t profcore_stream(
-	const struct judge_frame *f, const struct judge_w *w, const struct judge_params *p, const bool *carry)
+	const struct frame *f, const struct frame_w *w, const struct frame_params *p, const bool *carry)
 {
 	size_t found = SIZE_MAX, nc = f->ncores;
 	for (size_t s = 0; s < 2 * f->nifs; s++) {
 		if (profcore_placed(carry + s * nc, nc) ||
-			!(judge_mean(f, w, s, NULL, NULL, NULL) >= p->min_bps) || !judge_flat(f, w, s))
+			!(frame_mean(f, w, s, NULL, NULL, NULL) >= p->min_bps) || !frame_flat(f, w, s))
 			continue;
 		if (found != SIZE_MAX)
 			return SIZE_MAX;
@@ -110,11 +110,11 @@ static size_t profcore_stream(
 
 /* The before window's profile first, then the after window's, as judge_attribute takes its
  * windows. */
-struct profcore_pick *profcore_attribute(const struct judge_frame *f, const struct judge_w *b,
-	const struct judge_w *a, const struct judge_params *p, bool *carry)
+struct profcore_pick *profcore_attribute(const struct frame *f, const struct frame_w *b,
+	const struct frame_w *a, const struct frame_params *p, bool *carry)
 {
 	struct profcore_pick *pick = xcalloc(2 * f->nifs + 1, sizeof(*pick));
-	const struct judge_w *w[2] = { b, a };
+	const struct frame_w *w[2] = { b, a };
 	for (int side = 0; side < 2; side++) {
 		double share = 0;
 		int c = profcore_core(f, w[side], f->prof[side], p, &share);
@@ -127,7 +127,7 @@ struct profcore_pick *profcore_attribute(const struct judge_frame *f, const stru
 	return pick;
 }
 
-void profcore_note(const struct profcore_pick *pick, struct judge_result *r)
+void profcore_note(const struct profcore_pick *pick, struct frame_result *r)
 {
 	if (pick->side == 0)
 		return;

@@ -313,8 +313,8 @@ static void rollout_judge(const rollout_t *r, const struct detector_verdict **g,
 			k++;
 		rollout_router(r, g + i, k - i, now, &acc, res);
 	}
-	res->median_ratio_tx = judge_median_take(acc.tx, acc.ntx);
-	res->median_ratio_rx = judge_median_take(acc.rx, acc.nrx);
+	res->median_ratio_tx = stats_median_take(acc.tx, acc.ntx);
+	res->median_ratio_rx = stats_median_take(acc.rx, acc.nrx);
 	const double med[2] = { res->median_ratio_tx, res->median_ratio_rx };
 	bool low = false;
 	for (int d = 0; d < 2; d++) {

@@ -100,8 +100,8 @@ static void view_cohort_fill(struct detector_cohort *c, const struct detector_ve
 	}
 	c->decided_tx = ntx;
 	c->decided_rx = nrx;
-	c->median_ratio_tx = judge_median_take(tx, ntx);
-	c->median_ratio_rx = judge_median_take(rx, nrx);
+	c->median_ratio_tx = stats_median_take(tx, ntx);
+	c->median_ratio_rx = stats_median_take(rx, nrx);
 }
 
 static void view_cohorts(detector_view_t *v)

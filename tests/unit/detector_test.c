@@ -6,6 +6,7 @@
  * handle, --report, probes and profiles. */
 #include "config.h"
 #include "detector/judge.c" /* its statics too; the rest of detector/ is linked */
+#include "detector/detector_int.h"
 
 #include <stdint.h>
 
@@ -517,7 +518,7 @@ static const struct engine_case engine_cases[] = {
 
 /* One case with seed: the verdict of its stream into *r, the confounders its profiles give
  * the cores of that verdict into *conf (caller frees). */
-static void engine_run(const struct engine_case *c, uint64_t seed, struct judge_result *r, char **conf)
+static void engine_run(const struct engine_case *c, uint64_t seed, struct frame_result *r, char **conf)
 {
 	size_t n = c->b.n + c->a.n;
 	double *rate = xcalloc(n * M_NS, sizeof(double));
@@ -525,17 +526,17 @@ static void engine_run(const struct engine_case *c, uint64_t seed, struct judge_
 	m_gen(&c->b, seed, rate, load);
 	m_gen(&c->a, seed + 1000, rate + c->b.n * M_NS, load + c->b.n * M_CORES);
 	profile_t *pb = m_profile(&c->b), *pa = m_profile(&c->a);
-	struct judge_frame f = { .npolls = n,
+	struct frame f = { .npolls = n,
 		.ncores = M_CORES,
 		.nifs = 2,
 		.split = c->b.n,
 		.load = load,
 		.rate = rate,
 		.prof = { pb, pa } };
-	const struct judge_params p = {
+	const struct frame_params p = {
 		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 	};
-	struct judge_result all[M_NS];
+	struct frame_result all[M_NS];
 	judge_event(&f, &p, all);
 	*r = all[c->stream];
 	*conf = profcore_confounders(NULL, pb, pa, r->cores);
@@ -563,7 +564,7 @@ static void test_engine(void)
 		const struct engine_case *c = &engine_cases[i];
 		double truth = m_capacity(&c->a, c->stream) / m_capacity(&c->b, c->stream), sum = 0;
 		int same = 0, before = unit_failures;
-		struct judge_result r;
+		struct frame_result r;
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
 			char *conf;
 			engine_run(c, seed, &r, &conf);
@@ -588,17 +589,15 @@ static void test_engine(void)
 				fprintf(stderr,
 					"  \"%s\" seed %" PRIu64
 					": %s %s ratio %.3f (truth %.3f) hint %d cores %s: %s\n",
-					c->name, seed, outcome_name(r.verdict),
-					outcome_method_name(r.method), r.ratio, truth, r.hint, r.cores,
-					r.why);
+					c->name, seed, outcome_name(r.verdict), outcome_method_name(r.method),
+					r.ratio, truth, r.hint, r.cores, r.why);
 			if (!ok)
 				fprintf(stderr, "    rse %.3f\n", r.rse);
 		}
 		CHECK_INT(same, RERUNS);
 		printf("| %s | %s | %.2f | %s, %s | %.2f | %d of %d |\n", c->name,
-			outcome_name(c->verdict & ~M_THIN), c->ratio ? truth : NAN,
-			outcome_name(r.verdict), outcome_method_name(r.method), sum / RERUNS, same,
-			RERUNS);
+			outcome_name(c->verdict & ~M_THIN), c->ratio ? truth : NAN, outcome_name(r.verdict),
+			outcome_method_name(r.method), sum / RERUNS, same, RERUNS);
 		(void)before;
 	}
 }
@@ -606,14 +605,14 @@ static void test_engine(void)
 static void test_quantile(void)
 {
 	double v[] = { 5, 1, 4, 2, 3 };
-	CHECK_NEAR(judge_quantile(v, 5, 0.5), 3, 0);
-	CHECK_NEAR(judge_quantile(v, 5, 0.0), 1, 0);
-	CHECK_NEAR(judge_quantile(v, 5, 1.0), 5, 0);
-	CHECK_NEAR(judge_quantile(v, 4, 0.5), 2.5, 1e-12);
-	CHECK(isnan(judge_quantile(v, 0, 0.5)));
+	CHECK_NEAR(stats_quantile(v, 5, 0.5), 3, 0);
+	CHECK_NEAR(stats_quantile(v, 5, 0.0), 1, 0);
+	CHECK_NEAR(stats_quantile(v, 5, 1.0), 5, 0);
+	CHECK_NEAR(stats_quantile(v, 4, 0.5), 2.5, 1e-12);
+	CHECK(isnan(stats_quantile(v, 0, 0.5)));
 }
 
-/* judge_quantile on fresh copies: linear interpolation between the sorted neighbours. */
+/* stats_quantile on fresh copies: linear interpolation between the sorted neighbours. */
 static void test_quantile_table(void)
 {
 	static const struct {
@@ -633,12 +632,12 @@ static void test_quantile_table(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		double v[6];
 		memcpy(v, cases[i].v, sizeof(v));
-		CHECK_NEAR(judge_quantile(v, cases[i].n, cases[i].q), cases[i].want, 1e-12);
+		CHECK_NEAR(stats_quantile(v, cases[i].n, cases[i].q), cases[i].want, 1e-12);
 	}
 	double *m = xcalloc(3, sizeof(double));
 	m[0] = 9, m[1] = 1, m[2] = 4;
-	CHECK_NEAR(judge_median_take(m, 3), 4, 0);         /* frees m */
-	CHECK(isnan(judge_median_take(xcalloc(1, 8), 0))); /* frees it too */
+	CHECK_NEAR(stats_median_take(m, 3), 4, 0);         /* frees m */
+	CHECK(isnan(stats_median_take(xcalloc(1, 8), 0))); /* frees it too */
 }
 
 /* The single-core bound: the busiest core >= 95% while the others average < 50%, in at

@@ -1,0 +1,25 @@
+/* judge: the verdict engine, pure functions of a version change's samples (docs/detector.md,
+ * "The model"): which cores carry each stream, each window's capacity, the verdict; and the
+ * single-core bound. It calls fit, stats, frame, matched and profcore below it, never above. */
+#ifndef WGWATCH_JUDGE_H
+#define WGWATCH_JUDGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "detector/detector.h"
+#include "detector/frame.h"
+
+struct judge_poll { /* one poll of the router, for the single-core bound */
+	int64_t t;
+	double busiest, others; /* busiest-core load and mean of the other cores; NAN */
+	double tx, rx;          /* WireGuard bits/s, summed over the interfaces seen */
+	size_t nrows;           /* interface samples seen at this poll */
+};
+
+/* The verdicts of every stream of f into r[0 .. 2 * f->nifs). */
+void judge_event(const struct frame *f, const struct frame_params *p, struct frame_result *r);
+/* The single-core shape of polls p[0..n) into *b (all but b->router). */
+void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b);
+
+#endif
