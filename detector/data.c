@@ -3,7 +3,7 @@
  * it stores and reloads.
  * It must never write a sample, never run on the event loop, and never write when read-only. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/data.h"
 #include "lib/xmem.h"
 #include "store/history.h"
 #include "store/packed.h"
@@ -19,6 +19,40 @@
 #define DATA_BUSY_MS         5000
 #define DATA_CACHE_KB        "512"        /* the detector connection's page cache, KiB */
 #define DATA_MMAP_BYTES      "1073741824" /* a read-only run's file map, bytes */
+
+enum data_sq {
+	DATA_PROFILES, /* the optional ones first: NULL when schema 007 is missing */
+	DATA_PROBES,
+	DATA_PEERS,
+	DATA_EVENTS,
+	DATA_POLLS,
+	DATA_WG,
+	DATA_ROUTERS,
+	DATA_UPSERT,
+	DATA_HISTORY,
+	DATA_LINKS,
+	DATA_MHZ,
+	DATA_NSQL
+};
+
+/* A router's polls in its bound window, kept from round to round: a poll is read once, not once
+ * a round for as long as it is in the window (ten times at the default every = 60 s). */
+struct data_recent {
+	int64_t router;
+	int64_t next_ms; /* the polls before this are in polls (up to the router's last poll) */
+	struct frame_poll *polls;
+	size_t n, cap;
+};
+
+struct data {
+	sqlite3 *db;
+	sqlite3_stmt *sq[DATA_NSQL];
+	int64_t before_ms, after_ms; /* the windows of a version change */
+	struct data_recent *recent;  /* each router's polls in its bound window, by router id */
+	size_t nrecent;
+	struct data_router *routers; /* data_recent's answer, by name */
+	size_t nrouters;
+};
 
 static const char *const data_sql[DATA_NSQL] = {
 	[DATA_PROFILES] = "SELECT time_ms, duration_ms, rows FROM profiles WHERE router_id = ?1"
@@ -57,13 +91,13 @@ static const char *const data_sql[DATA_NSQL] = {
 		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
 };
 
-int data_fail(detector_t *d, char **cause, const char *what)
+int data_fail(data_t *d, char **cause, const char *what)
 {
 	*cause = xasprintf("%s: %s", what, sqlite3_errmsg(d->db));
 	return -1;
 }
 
-int data_open(detector_t *d, const char *path, bool readonly, char **cause)
+static int data_prepare(data_t *d, const char *path, bool readonly, char **cause)
 {
 	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (sqlite3_open_v2(path, &d->db, flags, NULL) != SQLITE_OK) {
@@ -97,11 +131,51 @@ int data_open(detector_t *d, const char *path, bool readonly, char **cause)
 	return 0;
 }
 
-void data_close(detector_t *d)
+data_t *data_open(const char *path, bool readonly, int64_t before_ms, int64_t after_ms, char **cause)
 {
+	data_t *d = xcalloc(1, sizeof(*d));
+	d->before_ms = before_ms;
+	d->after_ms = after_ms;
+	if (data_prepare(d, path, readonly, cause) < 0) {
+		data_close(d);
+		return NULL;
+	}
+	return d;
+}
+
+static void data_recent_free(data_t *d)
+{
+	for (size_t i = 0; i < d->nrecent; i++)
+		free(d->recent[i].polls);
+	free(d->recent);
+	d->recent = NULL;
+	d->nrecent = 0;
+}
+
+static void data_routers_free(data_t *d)
+{
+	for (size_t i = 0; i < d->nrouters; i++)
+		free((char *)d->routers[i].name);
+	free(d->routers);
+	d->routers = NULL;
+	d->nrouters = 0;
+}
+
+void data_close(data_t *d)
+{
+	if (d == NULL)
+		return;
 	for (int i = 0; i < DATA_NSQL; i++)
 		sqlite3_finalize(d->sq[i]);
 	store_close_connection(d->db);
+	data_recent_free(d);
+	data_routers_free(d);
+	free(d);
+}
+
+int data_load_overrides(data_t *d, struct override **v, size_t *n, char **cause)
+{
+	return overrides_load(d->db, v, n, cause);
 }
 
 /* ---- reading the samples of one router ---- */
@@ -192,7 +266,7 @@ static void data_wg_free(struct data_wg *w)
 	memset(w, 0, sizeof(*w));
 }
 
-static int data_wg_load(detector_t *d, int64_t router, struct data_wg *w)
+static int data_wg_load(data_t *d, int64_t router, struct data_wg *w)
 {
 	sqlite3_stmt *q = d->sq[DATA_WG];
 	size_t cap = 0;
@@ -278,7 +352,7 @@ static void data_poll_row(sqlite3_stmt *q, struct data_set *x, struct data_core_
 	if (ncores == 0)
 		return; /* no CPU data: neither a poll nor rates */
 	x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
-	x->polls[x->npolls++] = (struct judge_poll){
+	x->polls[x->npolls++] = (struct frame_poll){
 		.t = sqlite3_column_int64(q, 0), .busiest = NAN, .others = NAN
 	};
 	for (size_t c = 0; c < ncores; c++) {
@@ -293,7 +367,7 @@ static void data_poll_row(sqlite3_stmt *q, struct data_set *x, struct data_core_
 
 /* The polls of router in [from, to) with CPU data, and at those polls the WireGuard interfaces'
  * rates, in one pass over its polls rows. */
-int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
+int data_load(data_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
 {
 	struct data_wg w;
 	memset(x, 0, sizeof(*x));
@@ -316,16 +390,7 @@ int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct da
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-void probe_set_free(struct probe_set *p)
-{
-	for (size_t i = 0; i < 2 * p->npeers; i++)
-		free(p->peers[i]);
-	free(p->peers);
-	free(p->rows);
-	memset(p, 0, sizeof(*p));
-}
-
-static int data_load_peers(detector_t *d, int64_t router, struct probe_set *p)
+static int data_load_peers(data_t *d, int64_t router, struct probe_set *p)
 {
 	sqlite3_stmt *q = d->sq[DATA_PEERS];
 	sqlite3_bind_int64(q, 1, router);
@@ -340,7 +405,7 @@ static int data_load_peers(detector_t *d, int64_t router, struct probe_set *p)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int data_load_probes(detector_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p)
+int data_load_probes(data_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p)
 {
 	memset(p, 0, sizeof(*p));
 	sqlite3_stmt *q = d->sq[DATA_PROBES];
@@ -363,7 +428,7 @@ int data_load_probes(detector_t *d, int64_t router, int64_t from, int64_t to, st
 	return p->n > 0 ? data_load_peers(d, router, p) : 0;
 }
 
-int data_load_profiles(detector_t *d, int64_t router, int64_t from, int64_t to, profile_t ***v, size_t *n)
+int data_load_profiles(data_t *d, int64_t router, int64_t from, int64_t to, profile_t ***v, size_t *n)
 {
 	*v = NULL;
 	*n = 0;
@@ -405,7 +470,7 @@ static void data_add_link(struct confound_set *x, sqlite3_stmt *q)
 		.tx_pkts = (uint64_t)sqlite3_column_int64(q, 10) };
 }
 
-int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x)
+int data_load_links(data_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x)
 {
 	memset(x, 0, sizeof(*x));
 	sqlite3_stmt *q = d->sq[DATA_MHZ];
@@ -465,7 +530,7 @@ void data_frame(const struct data_set *x, int64_t t, struct frame *f, double **r
 
 /* ---- the version changes ---- */
 
-static void data_event_row(const detector_t *d, sqlite3_stmt *q, struct data_event *e)
+static void data_event_row(const data_t *d, sqlite3_stmt *q, struct data_event *e)
 {
 	e->id = sqlite3_column_int64(q, 0);
 	e->router = (const char *)sqlite3_column_text(q, 1);
@@ -484,7 +549,7 @@ static void data_event_row(const detector_t *d, sqlite3_stmt *q, struct data_eve
 		e->to_ms = sqlite3_column_int64(q, 9);
 }
 
-int data_event_next(detector_t *d, struct data_event *e, char **cause)
+int data_event_next(data_t *d, struct data_event *e, char **cause)
 {
 	sqlite3_stmt *q = d->sq[DATA_EVENTS];
 	int rc = sqlite3_step(q);
@@ -495,7 +560,7 @@ int data_event_next(detector_t *d, struct data_event *e, char **cause)
 	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading version history");
 }
 
-void data_events_end(detector_t *d)
+void data_events_end(data_t *d)
 {
 	sqlite3_reset(d->sq[DATA_EVENTS]);
 }
@@ -510,11 +575,10 @@ static void data_bind_double(sqlite3_stmt *q, int i, double v)
 		sqlite3_bind_null(q, i);
 }
 
-static int data_write_item(detector_t *d, const struct detector_item *it, int64_t now)
+static int data_write_item(data_t *d, int64_t event, const struct detector_verdict *v, int64_t now)
 {
-	const struct detector_verdict *v = &it->v;
 	sqlite3_stmt *q = d->sq[DATA_UPSERT];
-	sqlite3_bind_int64(q, 1, it->event_id);
+	sqlite3_bind_int64(q, 1, event);
 	sqlite3_bind_text(q, 2, v->interface, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 3, v->direction, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 4, outcome_name(v->verdict), -1, SQLITE_STATIC);
@@ -538,11 +602,10 @@ static int data_write_item(detector_t *d, const struct detector_item *it, int64_
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int data_write_history(detector_t *d, const struct detector_item *it)
+static int data_write_history(data_t *d, int64_t event, const struct detector_verdict *v)
 {
-	const struct detector_verdict *v = &it->v;
 	sqlite3_stmt *q = d->sq[DATA_HISTORY];
-	sqlite3_bind_int64(q, 1, it->event_id);
+	sqlite3_bind_int64(q, 1, event);
 	sqlite3_bind_text(q, 2, v->interface, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 3, v->direction, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 4, v->reached_ms);
@@ -555,7 +618,7 @@ static int data_write_history(detector_t *d, const struct detector_item *it)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int data_flush(detector_t *d, int64_t now, char **cause)
+int data_write_begin(data_t *d, char **cause)
 {
 	if (store_wal_index_lost()) { /* writing with a lost index could damage the database */
 		*cause = xasprintf("not writing verdicts: the database's wal-index (-shm) broke");
@@ -563,24 +626,26 @@ int data_flush(detector_t *d, int64_t now, char **cause)
 	}
 	if (sqlite3_exec(d->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
 		return data_fail(d, cause, "writing verdicts");
-	for (size_t i = 0; i < d->nitems; i++) {
-		const struct detector_item *it = &d->items[i];
-		if (!it->dirty)
-			continue;
-		if (data_write_item(d, it, now) < 0 || (it->changed && data_write_history(d, it) < 0)) {
-			data_fail(d, cause, "writing verdicts");
-			sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
-			return -1;
-		}
-	}
-	if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-		data_fail(d, cause, "writing verdicts");
-		sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
-		return -1;
-	}
-	for (size_t i = 0; i < d->nitems; i++)
-		d->items[i].dirty = d->items[i].changed = false;
 	return 0;
+}
+
+int data_write(
+	data_t *d, int64_t event, const struct detector_verdict *v, bool history, int64_t now, char **cause)
+{
+	if (data_write_item(d, event, v, now) == 0 && (!history || data_write_history(d, event, v) == 0))
+		return 0;
+	data_fail(d, cause, "writing verdicts");
+	sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+int data_write_commit(data_t *d, char **cause)
+{
+	if (sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK)
+		return 0;
+	data_fail(d, cause, "writing verdicts");
+	sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
 }
 
 /* ---- reading verdicts back ---- */
@@ -605,9 +670,21 @@ static void data_stored_row(sqlite3_stmt *q, struct detector_verdict *v)
 	v->confounders = xstrdup((const char *)sqlite3_column_text(q, 17));
 }
 
-int data_load_stored(detector_t *d, char **cause)
+void data_stored_free(struct detector_verdict *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].interface);
+		free(v[i].confounders);
+	}
+	free(v);
+}
+
+int data_load_stored(data_t *d, struct detector_verdict **out, size_t *n, char **cause)
 {
 	sqlite3_stmt *q;
+	size_t cap = 0;
+	*out = NULL;
+	*n = 0;
 	if (sqlite3_prepare_v2(d->db,
 		    "SELECT event_id, interface, direction, verdict, method, hint,"
 		    " before_bps, after_bps, ratio, before_load, after_load, before_n,"
@@ -616,37 +693,19 @@ int data_load_stored(detector_t *d, char **cause)
 		return data_fail(d, cause, "reading verdicts");
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		bool created;
-		struct detector_item *it = detector_item_get(d, sqlite3_column_int64(q, 0),
-			(const char *)sqlite3_column_text(q, 1), (const char *)sqlite3_column_text(q, 2),
-			&created);
-		data_stored_row(q, &it->v);
-		if (it->v.final)
-			detector_mark_done(d, it->event_id);
+		*out = data_grow(*out, *n, &cap, sizeof(**out));
+		struct detector_verdict *v = &(*out)[(*n)++];
+		memset(v, 0, sizeof(*v));
+		v->upgrade_id = sqlite3_column_int64(q, 0);
+		v->interface = xstrdup((const char *)sqlite3_column_text(q, 1));
+		v->direction = strcmp((const char *)sqlite3_column_text(q, 2), "tx") == 0 ? "tx" : "rx";
+		data_stored_row(q, v);
 	}
 	sqlite3_finalize(q);
 	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading verdicts");
 }
 
 /* ---- single-core bound ---- */
-
-/* A router's polls in its bound window, kept from round to round: a poll is read once, not once
- * a round for as long as it is in the window (ten times at the default every = 60 s). */
-struct data_recent {
-	int64_t router;
-	int64_t next_ms; /* the polls before this are in polls (up to the router's last poll) */
-	struct judge_poll *polls;
-	size_t n, cap;
-};
-
-void data_recent_free(detector_t *d)
-{
-	for (size_t i = 0; i < d->nrecent; i++)
-		free(d->recent[i].polls);
-	free(d->recent);
-	d->recent = NULL;
-	d->nrecent = 0;
-}
 
 static int data_recent_cmp(const void *a, const void *b)
 {
@@ -656,7 +715,7 @@ static int data_recent_cmp(const void *a, const void *b)
 
 /* The kept entry of router out of d->recent (a new one when none); what stays behind is an
  * empty husk with the same id, so that d->recent stays sorted. */
-static struct data_recent data_recent_take(detector_t *d, int64_t router)
+static struct data_recent data_recent_take(data_t *d, int64_t router)
 {
 	struct data_recent key = { .router = router }, *r = NULL;
 	if (d->nrecent > 0)
@@ -672,7 +731,7 @@ static struct data_recent data_recent_take(detector_t *d, int64_t router)
 /* Bring r to the polls in [from, last]: forget what left the window (from moves past a version
  * change at once), read what came since. A router's polls are stored in time order, so none
  * older than its last poll comes later; but if the wall clock went back, all is read again. */
-static int data_recent_update(detector_t *d, struct data_recent *r, int64_t from, int64_t last)
+static int data_recent_update(data_t *d, struct data_recent *r, int64_t from, int64_t last)
 {
 	if (r->next_ms != INT64_MIN && last < r->next_ms - 1) {
 		r->n = 0;
@@ -699,12 +758,12 @@ static int data_recent_update(detector_t *d, struct data_recent *r, int64_t from
 
 /* Every router's newest DATA_BOUND_WINDOW_MS of polls (by its own last poll, so that --report
  * on a stopped daemon's database still tells), since its last version change. */
-int data_bounds(detector_t *d, char **cause)
+int data_recent(data_t *d, const struct data_router **out, size_t *nout, char **cause)
 {
-	detector_bounds_clear(d);
+	data_routers_free(d);
 	sqlite3_stmt *q = d->sq[DATA_ROUTERS];
 	struct data_recent *now = NULL;
-	size_t nnow = 0, cap = 0, bcap = 0;
+	size_t nnow = 0, cap = 0, rcap = 0;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t last = sqlite3_column_int64(q, 2), from = last - DATA_BOUND_WINDOW_MS;
@@ -718,22 +777,26 @@ int data_bounds(detector_t *d, char **cause)
 			break;
 		}
 		if (r->n > 0) {
-			d->bounds = data_grow(d->bounds, d->nbounds, &bcap, sizeof(*d->bounds));
-			struct detector_bound *b = &d->bounds[d->nbounds++];
-			b->router = xstrdup((const char *)sqlite3_column_text(q, 1));
-			judge_bound(r->polls, r->n, b);
+			d->routers = data_grow(d->routers, d->nrouters, &rcap, sizeof(*d->routers));
+			d->routers[d->nrouters++] = (struct data_router){
+				.name = xstrdup((const char *)sqlite3_column_text(q, 1)),
+				.polls = r->polls,
+				.n = r->n
+			};
 		}
 	}
 	sqlite3_reset(q);
 	data_recent_free(d); /* the routers gone since the last round, and the husks of the taken */
 	if (nnow > 0)
 		qsort(now, nnow, sizeof(*now), data_recent_cmp);
-	d->recent = now;
+	d->recent = now; /* the polls the routers point at move with their entries, not their arrays */
 	d->nrecent = nnow;
+	*out = d->routers;
+	*nout = d->nrouters;
 	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading CPU samples");
 }
 
-int data_router_kind(detector_t *d, const char *name, char **arch, char **board, char **cause)
+int data_router_kind(data_t *d, const char *name, char **arch, char **board, char **cause)
 {
 	sqlite3_stmt *q = NULL;
 	*arch = *board = NULL;

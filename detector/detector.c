@@ -58,6 +58,7 @@ struct detector_item *detector_item_get(
 	struct detector_item *it = &d->items[lo];
 	memset(it, 0, sizeof(*it));
 	it->event_id = ev;
+	it->v.upgrade_id = ev;
 	it->v.interface = xstrdup(ifc);
 	it->v.direction = strcmp(dir, "tx") == 0 ? "tx" : "rx";
 	return it;
@@ -168,7 +169,7 @@ static void detector_record(detector_t *d, const struct data_event *e, const cha
 		detector_log_change(e, it);
 }
 
-void detector_bounds_clear(detector_t *d)
+static void detector_bounds_clear(detector_t *d)
 {
 	for (size_t i = 0; i < d->nbounds; i++)
 		free(d->bounds[i].router);
@@ -210,6 +211,30 @@ static void detector_record_all(detector_t *d, const struct data_event *e, const
 	}
 }
 
+static const char *detector_probe_address(const detector_t *d, const char *router)
+{
+	for (size_t i = 0; router != NULL && i < d->nprobe_to; i++)
+		if (strcmp(d->probe_to[2 * i], router) == 0)
+			return d->probe_to[2 * i + 1];
+	return NULL;
+}
+
+/* Where e's router has a probe address, its probes over e's windows may replace a stream's
+ * verdict in r (probe.c). -1 when they cannot be read. */
+static int detector_probe(
+	detector_t *d, const struct data_event *e, const struct frame *f, struct frame_result *r)
+{
+	const char *address = detector_probe_address(d, e->router);
+	if (address == NULL || f->nifs == 0)
+		return 0;
+	struct probe_set p;
+	int rc = data_load_probes(d->data, e->router_id, e->from_ms, e->to_ms, &p);
+	if (rc == 0)
+		probe_apply(&p, address, e->time_ms, f->names, f->nifs, &d->params, r);
+	probe_set_free(&p);
+	return rc;
+}
+
 /* Judge e on its samples x and profiles pv[0..np) (newest first) and record the verdicts. -1
  * with *what on a failed read. */
 static int detector_judge(detector_t *d, const struct data_event *e, const struct data_set *x,
@@ -223,10 +248,10 @@ static int detector_judge(detector_t *d, const struct data_event *e, const struc
 	f.prof[1] = profdiff_pick(pv, np, e->time_ms, true);
 	struct frame_result *r = xcalloc(2 * x->nifs + 1, sizeof(*r));
 	judge_event(&f, &d->params, r);
-	int rc = probe_apply(d, e, x, r); /* a probe pair overrides its stream's verdict */
+	int rc = detector_probe(d, e, &f, r); /* a probe pair overrides its stream's verdict */
 	*what = "reading probes";
 	struct confound_set cs = { 0 };
-	if (rc == 0 && (rc = data_load_links(d, e->router_id, e->from_ms, e->to_ms, &cs)) < 0)
+	if (rc == 0 && (rc = data_load_links(d->data, e->router_id, e->from_ms, e->to_ms, &cs)) < 0)
 		*what = "reading interface samples";
 	if (rc == 0)
 		detector_record_all(d, e, x, &f, r, &cs, final, now);
@@ -244,8 +269,8 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 	profile_t **pv = NULL;
 	size_t np = 0;
 	const char *what = "reading samples";
-	int rc = data_load(d, e->router_id, e->from_ms, e->to_ms, &x);
-	if (rc == 0 && (rc = data_load_profiles(d, e->router_id, e->from_ms, e->to_ms, &pv, &np)) < 0)
+	int rc = data_load(d->data, e->router_id, e->from_ms, e->to_ms, &x);
+	if (rc == 0 && (rc = data_load_profiles(d->data, e->router_id, e->from_ms, e->to_ms, &pv, &np)) < 0)
 		what = "reading profiles";
 	bool final = now >= e->to_ms + d->grace_ms;
 	if (rc == 0 && !final)
@@ -255,10 +280,66 @@ static int detector_eval(detector_t *d, const struct data_event *e, int64_t now,
 	history_profiles_free(pv, np);
 	data_set_free(&x);
 	if (rc < 0)
-		return data_fail(d, cause, what);
+		return data_fail(d->data, cause, what);
 	detector_items_mark(d, e);
 	if (final)
 		detector_mark_done(d, e->id);
+	return 0;
+}
+
+/* Write the items that changed in one short transaction; kept dirty (retried) on failure. */
+static int detector_flush(detector_t *d, int64_t now, char **cause)
+{
+	if (data_write_begin(d->data, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < d->nitems; i++) {
+		const struct detector_item *it = &d->items[i];
+		if (it->dirty && data_write(d->data, it->event_id, &it->v, it->changed, now, cause) < 0)
+			return -1;
+	}
+	if (data_write_commit(d->data, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < d->nitems; i++)
+		d->items[i].dirty = d->items[i].changed = false;
+	return 0;
+}
+
+/* Every router's recent single-core shape into d->bounds, from its recent polls. */
+static int detector_bounds(detector_t *d, char **cause)
+{
+	const struct data_router *r;
+	size_t n;
+	detector_bounds_clear(d);
+	if (data_recent(d->data, &r, &n, cause) < 0)
+		return -1;
+	d->bounds = xcalloc(n + 1, sizeof(*d->bounds));
+	for (size_t i = 0; i < n; i++) {
+		struct detector_bound *b = &d->bounds[d->nbounds++];
+		b->router = xstrdup(r[i].name);
+		judge_bound(r[i].polls, r[i].n, b);
+	}
+	return 0;
+}
+
+int detector_load_stored(detector_t *d, char **cause)
+{
+	struct detector_verdict *v;
+	size_t n;
+	if (data_load_stored(d->data, &v, &n, cause) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		bool created;
+		struct detector_item *it = detector_item_get(
+			d, v[i].upgrade_id, v[i].interface, v[i].direction, &created);
+		free(it->v.confounders);
+		char *ifc = it->v.interface;
+		it->v = v[i];
+		it->v.interface = ifc;
+		v[i].confounders = NULL; /* moved into the item */
+		if (it->v.final)
+			detector_mark_done(d, it->event_id);
+	}
+	data_stored_free(v, n);
 	return 0;
 }
 
@@ -267,20 +348,44 @@ int detector_round(detector_t *d, int64_t now, char **cause)
 	struct data_event e;
 	int rc;
 	d->next_due_ms = INT64_MAX;
-	while ((rc = data_event_next(d, &e, cause)) > 0 && !worker_stopping(d->worker)) {
+	while ((rc = data_event_next(d->data, &e, cause)) > 0 && !worker_stopping(d->worker)) {
 		if (detector_is_done(d, e.id)) {
 			detector_items_mark(d, &e);
 		} else if (detector_eval(d, &e, now, cause) < 0) {
-			data_events_end(d);
+			data_events_end(d->data);
 			return -1;
 		}
 	}
-	data_events_end(d);
+	data_events_end(d->data);
 	if (rc < 0)
 		return -1;
-	if (!d->readonly && data_flush(d, now, cause) < 0)
+	if (!d->readonly && detector_flush(d, now, cause) < 0)
 		return -1;
-	return data_bounds(d, cause);
+	return detector_bounds(d, cause);
+}
+
+/* ---- the view web/ reads ---- */
+
+detector_view_t *detector_view_build(const detector_t *d)
+{
+	const struct detector_verdict **v = xcalloc(d->nitems + 1, sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; i < d->nitems; i++)
+		if (d->items[i].v.router != NULL)
+			v[n++] = &d->items[i].v;
+	detector_view_t *view = view_build(v, n, d->bounds, d->nbounds, d->rollout);
+	free(v);
+	return view;
+}
+
+void detector_publish(detector_t *d, detector_view_t *v)
+{
+	detector_view_free(view_swap(&d->view, v));
+}
+
+detector_view_t *detector_view(detector_t *d)
+{
+	return d != NULL ? view_ref(&d->view) : NULL;
 }
 
 /* ---- lifecycle ---- */
@@ -305,11 +410,11 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 			d->probe_to[2 * d->nprobe_to] = xstrdup(conf->routers[i].name);
 			d->probe_to[2 * d->nprobe_to++ + 1] = xstrdup(conf->routers[i].probe);
 		}
-	if (data_open(d, conf->database, readonly, cause) < 0)
+	if ((d->data = data_open(conf->database, readonly, d->before_ms, d->after_ms, cause)) == NULL)
 		return -1;
 	struct override *v;
 	size_t n;
-	if (overrides_load(d->db, &v, &n, cause) < 0)
+	if (data_load_overrides(d->data, &v, &n, cause) < 0)
 		return -1;
 	rollout_set_stored(d->rollout, v, n);
 	overrides_free(v, n);
@@ -323,13 +428,12 @@ struct rollout *detector_rollout(detector_t *d)
 
 void detector_free(detector_t *d)
 {
-	data_close(d);
+	data_close(d->data);
 	for (size_t i = 0; i < d->nitems; i++)
 		view_verdict_free(&d->items[i].v);
 	free(d->items);
 	free(d->done);
 	detector_bounds_clear(d);
-	data_recent_free(d);
 	rollout_unref(d->rollout);
 	for (size_t i = 0; i < 2 * d->nprobe_to; i++)
 		free(d->probe_to[i]);
@@ -348,7 +452,7 @@ static void detector_tick(void *arg)
 			log_info("detector: evaluating works again");
 		free(d->error);
 		d->error = NULL;
-		view_publish(d, view_build(d));
+		detector_publish(d, detector_view_build(d));
 		if (d->next_due_ms != INT64_MAX)
 			worker_next(d->worker, d->next_due_ms - clock_wall_ms());
 		return;
@@ -363,7 +467,7 @@ int detector_start(const conf_t *conf, detector_t **out, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
 	*cause = NULL;
-	if (detector_open(d, conf, false, cause) < 0 || data_load_stored(d, cause) < 0) {
+	if (detector_open(d, conf, false, cause) < 0 || detector_load_stored(d, cause) < 0) {
 		detector_free(d);
 		return -1;
 	}
@@ -382,7 +486,7 @@ void detector_stop(detector_t *d)
 	if (d == NULL)
 		return;
 	worker_stop(d->worker);
-	view_publish(d, NULL);
+	detector_publish(d, NULL);
 	detector_free(d);
 }
 
@@ -400,7 +504,7 @@ int detector_report(const conf_t *conf, FILE *out, char **cause)
 	if (rc == 0)
 		rc = detector_round(d, clock_wall_ms(), cause);
 	if (rc == 0) {
-		detector_view_t *v = view_build(d);
+		detector_view_t *v = detector_view_build(d);
 		report_print(out, v);
 		view_destroy(v);
 	}
@@ -412,12 +516,14 @@ int detector_report(const conf_t *conf, FILE *out, char **cause)
 static void detector_rollout_decide(detector_t *d, const char *router, const char *version, FILE *out,
 	const char *arch, const char *board, int *decision)
 {
-	detector_view_t *v = view_build(d);
+	detector_view_t *v = detector_view_build(d);
 	struct rollout_query q = {
 		.version = version, .architecture = arch, .board = board, .now_ms = clock_wall_ms()
 	};
 	struct rollout_result res;
-	rollout_decide_view(v, &q, &res);
+	size_t n;
+	const struct detector_verdict *vs = detector_view_verdicts(v, &n);
+	rollout_decide(detector_view_rollout(v), vs, n, &q, &res);
 	report_rollout(out, router, &q, &res);
 	*decision = (int)res.decision;
 	rollout_result_free(&res);
@@ -432,7 +538,7 @@ int detector_rollout_check(
 	*cause = NULL;
 	*decision = ROLLOUT_WAIT;
 	int rc = detector_open(d, conf, true, cause);
-	int known = rc == 0 ? data_router_kind(d, router, &arch, &board, cause) : -1;
+	int known = rc == 0 ? data_router_kind(d->data, router, &arch, &board, cause) : -1;
 	if (known == 0 || (known == 1 && arch == NULL))
 		fprintf(out,
 			"rollout %s for %s: wait\n  the database does not know the router's architecture yet\n",

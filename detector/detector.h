@@ -85,12 +85,16 @@ void detector_view_free(detector_view_t *v);
 /* Verdicts sorted by router, upgrade time, interface, direction. */
 size_t detector_view_nverdicts(const detector_view_t *v);
 const struct detector_verdict *detector_view_verdict(const detector_view_t *v, size_t i);
+/* All of them, *n of them, in that order; NULL when none. */
+const struct detector_verdict *detector_view_verdicts(const detector_view_t *v, size_t *n);
 /* The verdicts of one router (all its version changes), *n of them; NULL when none. */
 const struct detector_verdict *detector_view_router(const detector_view_t *v, const char *router, size_t *n);
 size_t detector_view_ncohorts(const detector_view_t *v);
 const struct detector_cohort *detector_view_cohort(const detector_view_t *v, size_t i);
 /* The single-core state of a router (NULL when no recent data). */
 const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router);
+/* Every router's, by router name, *n of them; NULL when none. */
+const struct detector_bound *detector_view_bounds(const detector_view_t *v, size_t *n);
 
 /* The running detector's rollout guard settings, whose stored overrides the web replaces
  * (rollout_set_stored) after it changed them; NULL for NULL. */

@@ -12,6 +12,10 @@
 #include "detector/detector.h"
 #include "lib/worker.h"
 #include "detector/confound.h"
+#include "detector/data.h"
+#include "detector/probe.h"
+#include "detector/report.h"
+#include "detector/view.h"
 #include "detector/fit.h"
 #include "detector/frame.h"
 #include "detector/judge.h"
@@ -26,37 +30,19 @@ struct detector_item { /* a verdict as the detector keeps it */
 	bool dirty, changed; /* to write; verdict or method changed (history row) */
 };
 
-enum data_sq {
-	DATA_PROFILES, /* the optional ones first: NULL when schema 007 is missing */
-	DATA_PROBES,
-	DATA_PEERS,
-	DATA_EVENTS,
-	DATA_POLLS,
-	DATA_WG,
-	DATA_ROUTERS,
-	DATA_UPSERT,
-	DATA_HISTORY,
-	DATA_LINKS,
-	DATA_MHZ,
-	DATA_NSQL
-};
-
 struct detector {
 	struct frame_params params;
 	int64_t before_ms, after_ms, every_ms, grace_ms;
-	int64_t interval_ms; /* [daemon] interval: how soon a window gains a sample */
-	int64_t next_due_ms; /* wall ms the data next allows a new verdict (INT64_MAX: none known) */
-	bool readonly;       /* --report: never write */
-	struct sqlite3 *db;  /* opaque here: only data.c includes sqlite3.h */
-	struct sqlite3_stmt *sq[DATA_NSQL];
+	int64_t interval_ms;         /* [daemon] interval: how soon a window gains a sample */
+	int64_t next_due_ms;         /* wall ms the data next allows a new verdict (INT64_MAX: none known) */
+	bool readonly;               /* --report: never write */
+	data_t *data;                /* the connection, its statements and its cache */
 	struct detector_item *items; /* sorted by event, interface, direction */
 	size_t nitems, capitems;
 	int64_t *done; /* events judged final, ascending */
 	size_t ndone;
 	struct detector_bound *bounds; /* of the newest round, by router name */
 	size_t nbounds;
-	struct data_recent *recent; /* each router's polls in its bound window, by router id (data.c) */
-	size_t nrecent;
 	char *error;           /* the failure logged last, NULL while all is well */
 	detector_view_t *view; /* the newest published view (under view.c's lock); NULL: none */
 
@@ -65,13 +51,6 @@ struct detector {
 	size_t nprobe_to;
 
 	worker_t *worker; /* the thread of the rounds; NULL for --report */
-};
-
-struct data_event {
-	int64_t id, router_id, time_ms;
-	int64_t from_ms, to_ms; /* the before window's start and the after window's end */
-	const char *router, *from, *to, *arch, *board; /* into the statement's row */
-	bool latest;
 };
 
 /* Set up d from conf and open its database (read-only for --report). -1 with *cause. */
@@ -84,116 +63,11 @@ int detector_round(detector_t *d, int64_t now, char **cause);
 struct detector_item *detector_item_get(
 	detector_t *d, int64_t ev, const char *ifc, const char *dir, bool *created);
 void detector_mark_done(detector_t *d, int64_t ev); /* event ev is final: never judged again */
-void detector_bounds_clear(detector_t *d);
-
-/* ---- probe.c: a fixed-rate probe pair across a version change ---- */
-
-struct data_set;
-
-struct probe_row { /* one stored probe */
-	int64_t t, duration_ms;
-	bool transmit;                      /* else receive */
-	double offered, delivered, busiest; /* bits/s; busiest-core load 0..1 or NAN */
-};
-
-struct probe_set {              /* a router's probes over an event's windows and its peers' addresses */
-	struct probe_row *rows; /* ascending time */
-	size_t n, cap;
-	char **peers; /* [2 * i] a WireGuard interface, [2 * i + 1] its peer's allowed addresses */
-	size_t npeers, cappeers;
-};
-
-/* Where the router of e has a probe pair (the newest probe before e, the first that started
- * after it, same direction and offered rate within 1%) through a WireGuard interface of x,
- * it replaces that stream's verdict in r (judge_event's) by one of method probe. -1: failed. */
-int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct frame_result *r);
-/* Whether address (IPv4 or IPv6) lies in one of the comma-separated prefixes of list. */
-bool probe_addr_in(const char *address, const char *list);
-void probe_set_free(struct probe_set *p);
-
-/* ---- data.c: the SQL that loads what judge needs and stores verdicts ---- */
-
-struct data_row {
-	size_t poll;
-	double tx, rx;
-};
-
-struct data_iface {
-	char *name;
-	struct data_row *rows; /* ascending time */
-	size_t n, cap;
-};
-
-struct data_set {                 /* one router's samples over a time range */
-	struct judge_poll *polls; /* ascending time */
-	size_t npolls, cappolls;
-	float *loads; /* [poll * ncores + core], 0..1; NAN where not read */
-	size_t ncores;
-	struct data_iface *ifs; /* by name */
-	size_t nifs, capifs;
-};
-
-/* Open path and prepare the statements (not the writing ones when readonly). -1 with *cause. */
-int data_open(detector_t *d, const char *path, bool readonly, char **cause);
-void data_close(detector_t *d); /* finalizes and closes; fine on a half-open d */
-/* The samples of router in [from, to) into *x (always to free with data_set_free). -1: failed. */
-int data_load(detector_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x);
-void data_set_free(struct data_set *x);
-/* The CPU clock and every interface's link rows of router in [from, to) into *x (always to free
- * with confound_set_free). -1: failed. */
-int data_load_links(detector_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x);
-/* The frame of the version change at t (the poll at t left out): *rates, *loads and f->names to
- * free. */
-void data_frame(const struct data_set *x, int64_t t, struct frame *f, double **rates, float **loads);
-/* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */
-int data_event_next(detector_t *d, struct data_event *e, char **cause);
-void data_events_end(detector_t *d);
-/* Write the dirty items in one short transaction; kept dirty (retried) on failure. -1 with *cause. */
-int data_flush(detector_t *d, int64_t now, char **cause);
-/* The verdicts stored by an earlier run into d's items; final ones marked done. -1 with *cause. */
-int data_load_stored(detector_t *d, char **cause);
-/* Every router's recent single-core shape into d->bounds. Each round reads only the polls
- * stored since the last one: the rest of the window is kept in d->recent. -1 with *cause. */
-int data_bounds(detector_t *d, char **cause);
-void data_recent_free(detector_t *d); /* what data_bounds keeps between rounds */
-/* The architecture and board the database last knew of router name (either NULL when unknown):
- * 1 with them (caller frees), 0 when the router is not in the database, -1 with *cause. */
-int data_router_kind(detector_t *d, const char *name, char **arch, char **board, char **cause);
-/* The probes of router in [from, to) and its enabled peers' allowed addresses into *p (always
- * to free with probe_set_free); none when the database has no probes table. -1: failed. */
-int data_load_probes(detector_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p);
-/* The profiles of router that ended in [from, to), newest first, into *v and *n (always to free
- * with history_profiles_free); none when the database has no profiles table. -1: failed. */
-int data_load_profiles(detector_t *d, int64_t router, int64_t from, int64_t to, profile_t ***v, size_t *n);
-/* *cause = "what: <the database's last error>"; returns -1. */
-int data_fail(detector_t *d, char **cause, const char *what);
-
-/* ---- view.c: the immutable snapshot published for web/ ---- */
-
-struct detector_view {
-	int refs; /* under view.c's lock */
-	struct detector_verdict *v;
-	size_t nv;
-	struct detector_cohort *c;
-	size_t nc;
-	struct detector_bound *b;
-	size_t nb;
-	struct rollout *rollout; /* a reference to the detector's */
-};
-
-detector_view_t *view_build(const detector_t *d); /* a new view (one reference) of d's results */
-void view_destroy(detector_view_t *v);            /* frees v whatever its references */
-/* Make v (owned, may be NULL) d's newest view; the one it replaces loses d's reference. */
-void view_publish(detector_t *d, detector_view_t *v);
-void view_verdict_free(struct detector_verdict *v); /* its strings, not v */
-
-/* ---- report.c: --report ---- */
-
-void report_print(FILE *out, const detector_view_t *v); /* verdicts, cohorts, bound routers */
-struct rollout_query;
-struct rollout_result;
-/* --rollout-check: the decision on q for router, its cohort and its reasons. */
-void report_rollout(
-	FILE *out, const char *router, const struct rollout_query *q, const struct rollout_result *res);
+/* The verdicts an earlier run stored, into d's items; final ones marked done. -1 with *cause. */
+int detector_load_stored(detector_t *d, char **cause);
+/* A new view of d's verdicts (those of events seen in this database), bounds and rollout. */
+detector_view_t *detector_view_build(const detector_t *d);
+/* v (owned, may be NULL) becomes d's newest view; the one it replaces loses d's reference. */
+void detector_publish(detector_t *d, detector_view_t *v);
 
 #endif

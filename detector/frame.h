@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "daemon/profile.h"
 #include "detector/outcome.h"
@@ -44,6 +45,13 @@ struct frame_result {
 	size_t before_n, after_n;
 	char cores[32]; /* the cores followed, "3" or "1+2"; empty when none */
 	char why[96];   /* insufficient-data: why; empty otherwise */
+};
+
+struct frame_poll { /* one poll of the router, for the single-core bound */
+	int64_t t;
+	double busiest, others; /* busiest-core load and mean of the other cores; NAN */
+	double tx, rx;          /* WireGuard bits/s, summed over the interfaces seen */
+	size_t nrows;           /* interface samples seen at this poll */
 };
 
 size_t frame_nstreams(const struct frame *f);                 /* 2 * nifs */

@@ -877,7 +877,7 @@ void judge_event(const struct frame *f, const struct frame_params *p, struct fra
 
 /* ---- single-core bound ---- */
 
-void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b)
+void judge_bound(const struct frame_poll *p, size_t n, struct detector_bound *b)
 {
 	size_t no = 0, pinned = 0, nq = 0;
 	double *busy = xcalloc(n + 1, sizeof(double)), *oth = xcalloc(n + 1, sizeof(double));

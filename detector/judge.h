@@ -10,16 +10,9 @@
 #include "detector/detector.h"
 #include "detector/frame.h"
 
-struct judge_poll { /* one poll of the router, for the single-core bound */
-	int64_t t;
-	double busiest, others; /* busiest-core load and mean of the other cores; NAN */
-	double tx, rx;          /* WireGuard bits/s, summed over the interfaces seen */
-	size_t nrows;           /* interface samples seen at this poll */
-};
-
 /* The verdicts of every stream of f into r[0 .. 2 * f->nifs). */
 void judge_event(const struct frame *f, const struct frame_params *p, struct frame_result *r);
 /* The single-core shape of polls p[0..n) into *b (all but b->router). */
-void judge_bound(const struct judge_poll *p, size_t n, struct detector_bound *b);
+void judge_bound(const struct frame_poll *p, size_t n, struct detector_bound *b);
 
 #endif

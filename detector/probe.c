@@ -3,7 +3,7 @@
  * interface whose peer's allowed addresses hold the probe address. It never guesses the
  * interface when two or more could have carried the probe, and never writes. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/probe.h"
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -59,18 +59,19 @@ bool probe_addr_in(const char *address, const char *list)
 	return false;
 }
 
-/* The index in x of the interface the probe to address went through; SIZE_MAX when unknown. */
-static size_t probe_iface(const struct probe_set *p, const struct data_set *x, const char *address)
+/* The index in names of the interface the probe to address went through; SIZE_MAX when unknown. */
+static size_t probe_iface(
+	const struct probe_set *p, const char *const *names, size_t nifs, const char *address)
 {
 	for (size_t k = 0; k < p->npeers; k++) {
 		if (!probe_addr_in(address, p->peers[2 * k + 1]))
 			continue;
-		for (size_t i = 0; i < x->nifs; i++)
-			if (strcmp(x->ifs[i].name, p->peers[2 * k]) == 0)
+		for (size_t i = 0; i < nifs; i++)
+			if (strcmp(names[i], p->peers[2 * k]) == 0)
 				return i;
 		return SIZE_MAX; /* the peer's interface has no samples in the windows */
 	}
-	return x->nifs == 1 ? 0 : SIZE_MAX;
+	return nifs == 1 ? 0 : SIZE_MAX;
 }
 
 /* The newest probe of the direction that ended before t, or the first that started at t or later. */
@@ -108,32 +109,24 @@ static void probe_judge(const struct probe_row *b, const struct probe_row *a, co
 	r->why[0] = '\0';
 }
 
-static const char *probe_address(const detector_t *d, const char *router)
+void probe_apply(const struct probe_set *p, const char *address, int64_t t, const char *const *names,
+	size_t nifs, const struct frame_params *params, struct frame_result *r)
 {
-	for (size_t i = 0; router != NULL && i < d->nprobe_to; i++)
-		if (strcmp(d->probe_to[2 * i], router) == 0)
-			return d->probe_to[2 * i + 1];
-	return NULL;
-}
-
-int probe_apply(detector_t *d, const struct data_event *e, const struct data_set *x, struct frame_result *r)
-{
-	const char *address = probe_address(d, e->router);
-	if (address == NULL || x->nifs == 0)
-		return 0;
-	struct probe_set p;
-	if (data_load_probes(d, e->router_id, e->from_ms, e->to_ms, &p) < 0) {
-		probe_set_free(&p);
-		return -1;
-	}
-	size_t i = p.n > 0 ? probe_iface(&p, x, address) : SIZE_MAX;
+	size_t i = p->n > 0 && nifs > 0 ? probe_iface(p, names, nifs, address) : SIZE_MAX;
 	for (int dir = 0; i != SIZE_MAX && dir < 2; dir++) {
-		const struct probe_row *b = probe_pick(&p, dir == 0, e->time_ms, false);
-		const struct probe_row *a = probe_pick(&p, dir == 0, e->time_ms, true);
+		const struct probe_row *b = probe_pick(p, dir == 0, t, false);
+		const struct probe_row *a = probe_pick(p, dir == 0, t, true);
 		if (b != NULL && a != NULL && b->delivered > 0 &&
 			fabs(a->offered - b->offered) <= PROBE_RATE_TOLERANCE * b->offered)
-			probe_judge(b, a, &d->params, &r[2 * i + (size_t)dir]);
+			probe_judge(b, a, params, &r[2 * i + (size_t)dir]);
 	}
-	probe_set_free(&p);
-	return 0;
+}
+
+void probe_set_free(struct probe_set *p)
+{
+	for (size_t i = 0; i < 2 * p->npeers; i++)
+		free(p->peers[i]);
+	free(p->peers);
+	free(p->rows);
+	memset(p, 0, sizeof(*p));
 }

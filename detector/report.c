@@ -1,8 +1,8 @@
 /* report: wgwatchd --report's tables (verdicts, cohorts, single-core bound routers) for a
  * terminal, printed from a view. It only formats: it must never read the database itself. */
 #include "config.h"
-#include "detector/detector_int.h"
-#include "detector/rollout.h"
+#include "detector/report.h"
+#include "detector/outcome.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -83,16 +83,18 @@ void report_print(FILE *out, const detector_view_t *v)
 		"%-16s %8s %8s %5s %-18s %s\n",
 		"ROUTER", "INTERFACE", "DIR", "UPGRADE", "UPGRADED (UTC)", "BEFORE", "AFTER", "RATIO",
 		"METHOD", "VERDICT");
-	for (size_t i = 0; i < v->nv; i++)
-		report_verdict(out, &v->v[i]);
+	for (size_t i = 0; i < detector_view_nverdicts(v); i++)
+		report_verdict(out, detector_view_verdict(v, i));
 	fprintf(out, "\nCohorts\n%-20s %-8s %-20s %7s %9s %8s %8s %8s\n", "UPGRADE", "ARCH", "BOARD",
 		"ROUTERS", "REGRESSED", "IMPROVED", "TX RATIO", "RX RATIO");
-	for (size_t i = 0; i < v->nc; i++)
-		report_cohort(out, &v->c[i]);
+	for (size_t i = 0; i < detector_view_ncohorts(v); i++)
+		report_cohort(out, detector_view_cohort(v, i));
 	fprintf(out, "\nSingle-core bound (busiest core >= 95%%, others < 50%%)\n%-24s %8s %8s %8s %8s\n",
 		"ROUTER", "BUSIEST", "OTHERS", "TX", "RX");
-	for (size_t i = 0; i < v->nb; i++)
-		report_bound(out, &v->b[i]);
+	size_t nb;
+	const struct detector_bound *b = detector_view_bounds(v, &nb);
+	for (size_t i = 0; i < nb; i++)
+		report_bound(out, &b[i]);
 }
 
 void report_rollout(

@@ -3,8 +3,8 @@
  * a lock: the one part of its settings that changes); docs/detector.md, Rollout guard. Pure
  * logic over what it is handed: it must never read the database, the clock or the config file. */
 #include "config.h"
-#include "detector/detector_int.h"
 #include "detector/rollout.h"
+#include "detector/stats.h"
 #include "lib/xmem.h"
 #include "store/overrides.h"
 
@@ -377,6 +377,11 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 	const struct rollout_query *q, struct rollout_result *out)
 {
 	*out = (struct rollout_result){ .decision = ROLLOUT_WAIT, .board = q->board };
+	if (r == NULL) {
+		out->median_ratio_tx = out->median_ratio_rx = NAN;
+		rollout_reason_add(out, ROLLOUT_R_PENDING, NULL, false, "the detector has not evaluated yet");
+		return;
+	}
 	size_t ng;
 	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, &ng);
 	size_t on_board = rollout_count_routers(g, ng);
@@ -448,21 +453,6 @@ int64_t rollout_hold_since(const rollout_t *r, const struct detector_verdict *v,
 	free(t);
 	free(g);
 	return since;
-}
-
-void rollout_decide_view(const detector_view_t *v, const struct rollout_query *q, struct rollout_result *out)
-{
-	const rollout_t *r = detector_view_rollout(v);
-	if (r == NULL) {
-		*out = (struct rollout_result){ .decision = ROLLOUT_WAIT,
-			.board = q->board,
-			.median_ratio_tx = NAN,
-			.median_ratio_rx = NAN };
-		rollout_reason_add(out, ROLLOUT_R_PENDING, NULL, false, "the detector has not evaluated yet");
-		return;
-	}
-	size_t n = detector_view_nverdicts(v);
-	rollout_decide(r, n ? detector_view_verdict(v, 0) : NULL, n, q, out);
 }
 
 void rollout_result_free(struct rollout_result *res)

@@ -72,11 +72,10 @@ void rollout_override_by(const struct override *o, char *buf, size_t size);
 /* Whether router is a canary: it carries the canary label (or no router of the config does). */
 bool rollout_is_canary(const rollout_t *r, const char *router);
 
-/* Decide q over the verdicts v[0..n) (any order) into *out (rollout_result_free after). */
+/* Decide q over the verdicts v[0..n) (any order) into *out (rollout_result_free after); wait,
+ * "the detector has not evaluated yet", when r is NULL (no view yet). */
 void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t n,
 	const struct rollout_query *q, struct rollout_result *out);
-/* The same over a detector view's verdicts with the view's settings; wait when v is NULL. */
-void rollout_decide_view(const detector_view_t *v, const struct rollout_query *q, struct rollout_result *out);
 void rollout_result_free(struct rollout_result *res);
 /* Since when the cohort of q has held on regressions of routers other than except (NULL: all):
  * the time the hold_regressed-th of them counted (reached, plus [detector] hold); INT64_MAX

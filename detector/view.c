@@ -3,14 +3,27 @@
  * accessors. A view must never change once built; one lock guards every handle's published
  * view and every view's count, so a view outlives the detector that built it. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/view.h"
+#include "detector/outcome.h"
 #include "detector/rollout.h"
+#include "detector/stats.h"
 #include "lib/xmem.h"
 
 #include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct detector_view {
+	int refs; /* under view_mu */
+	struct detector_verdict *v;
+	size_t nv;
+	struct detector_cohort *c;
+	size_t nc;
+	struct detector_bound *b;
+	size_t nb;
+	struct rollout *rollout; /* a reference to the detector's */
+};
 
 static pthread_mutex_t view_mu = PTHREAD_MUTEX_INITIALIZER;
 
@@ -126,25 +139,23 @@ static void view_cohorts(detector_view_t *v)
 
 /* ---- building, publishing, freeing ---- */
 
-detector_view_t *view_build(const detector_t *d)
+detector_view_t *view_build(const struct detector_verdict *const *src, size_t n,
+	const struct detector_bound *b, size_t nb, struct rollout *rollout)
 {
 	detector_view_t *v = xcalloc(1, sizeof(*v));
 	v->refs = 1;
-	v->v = xcalloc(d->nitems + 1, sizeof(*v->v));
-	for (size_t i = 0; i < d->nitems; i++)
-		if (d->items[i].v.router != NULL) { /* an event seen in this database */
-			view_verdict_copy(&v->v[v->nv], &d->items[i].v);
-			v->v[v->nv++].upgrade_id = d->items[i].event_id;
-		}
+	v->v = xcalloc(n + 1, sizeof(*v->v));
+	for (size_t i = 0; i < n; i++)
+		view_verdict_copy(&v->v[v->nv++], src[i]);
 	qsort(v->v, v->nv, sizeof(*v->v), view_verdict_order);
 	view_cohorts(v);
-	v->b = xcalloc(d->nbounds + 1, sizeof(*v->b));
-	for (size_t i = 0; i < d->nbounds; i++) {
-		v->b[i] = d->bounds[i];
-		v->b[i].router = xstrdup(d->bounds[i].router);
+	v->b = xcalloc(nb + 1, sizeof(*v->b));
+	for (size_t i = 0; i < nb; i++) {
+		v->b[i] = b[i];
+		v->b[i].router = xstrdup(b[i].router);
 	}
-	v->nb = d->nbounds;
-	v->rollout = rollout_ref(d->rollout);
+	v->nb = nb;
+	v->rollout = rollout_ref(rollout);
 	return v;
 }
 
@@ -167,21 +178,19 @@ void view_destroy(detector_view_t *v)
 	free(v);
 }
 
-void view_publish(detector_t *d, detector_view_t *v)
+detector_view_t *view_swap(detector_view_t **slot, detector_view_t *v)
 {
 	pthread_mutex_lock(&view_mu);
-	detector_view_t *old = d->view;
-	d->view = v;
+	detector_view_t *old = *slot;
+	*slot = v;
 	pthread_mutex_unlock(&view_mu);
-	detector_view_free(old);
+	return old;
 }
 
-detector_view_t *detector_view(detector_t *d)
+detector_view_t *view_ref(detector_view_t *const *slot)
 {
-	if (d == NULL)
-		return NULL;
 	pthread_mutex_lock(&view_mu);
-	detector_view_t *v = d->view;
+	detector_view_t *v = *slot;
 	if (v != NULL)
 		v->refs++;
 	pthread_mutex_unlock(&view_mu);
@@ -211,6 +220,12 @@ const struct detector_verdict *detector_view_verdict(const detector_view_t *v, s
 	return &v->v[i];
 }
 
+const struct detector_verdict *detector_view_verdicts(const detector_view_t *v, size_t *n)
+{
+	*n = v ? v->nv : 0;
+	return v && v->nv ? v->v : NULL;
+}
+
 const struct detector_verdict *detector_view_router(const detector_view_t *v, const char *router, size_t *n)
 {
 	*n = 0;
@@ -235,6 +250,12 @@ size_t detector_view_ncohorts(const detector_view_t *v)
 const struct detector_cohort *detector_view_cohort(const detector_view_t *v, size_t i)
 {
 	return &v->c[i];
+}
+
+const struct detector_bound *detector_view_bounds(const detector_view_t *v, size_t *n)
+{
+	*n = v ? v->nb : 0;
+	return v && v->nb ? v->b : NULL;
 }
 
 const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router)

@@ -92,7 +92,9 @@ unsigned api_rollout(const struct api_rollout_req *req, buf_t *out)
 		.now_ms = req->now_ms };
 	detector_view_t *v = detector_view(req->detector);
 	struct rollout_result res;
-	rollout_decide_view(v, &q, &res);
+	size_t nv;
+	const struct detector_verdict *vs = detector_view_verdicts(v, &nv);
+	rollout_decide(detector_view_rollout(v), vs, nv, &q, &res);
 	json_t *o = json_object(), *reasons = json_array();
 	json_object_set_new(o, "decision", json_string(rollout_decision_name(res.decision)));
 	json_object_set_new(o, "cohort", api_rollout_cohort(&q, &res));

@@ -146,7 +146,9 @@ void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family
 			.board = k->board,
 			.now_ms = now };
 		struct rollout_result res;
-		rollout_decide_view(c->det, &q, &res);
+		size_t nv;
+		const struct detector_verdict *vs = detector_view_verdicts(c->det, &nv);
+		rollout_decide(detector_view_rollout(c->det), vs, nv, &q, &res);
 		metrics_puts(c->out, fam->name);
 		metrics_puts(c->out, "{to_version=\"");
 		text_put_label(c->out, k->to_version);

@@ -102,7 +102,9 @@ static void page_rollout_decision(buf_t *out, const struct page_rollout_req *req
 		.version = version, .architecture = arch, .board = board, .now_ms = req->now_ms
 	};
 	struct rollout_result res;
-	rollout_decide_view(req->dv, &q, &res);
+	size_t nv;
+	const struct detector_verdict *vs = detector_view_verdicts(req->dv, &nv);
+	rollout_decide(detector_view_rollout(req->dv), vs, nv, &q, &res);
 	const char *name = rollout_decision_name(res.decision);
 	buf_printf(out, "<a class=\"rollout-%s\" href=\"/api/v1/rollout?version=", name);
 	text_put_url(out, version);

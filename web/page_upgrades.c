@@ -245,7 +245,9 @@ static void page_upgrades_rollout_cell(
 		.board = c->board,
 		.now_ms = d->now_ms };
 	struct rollout_result res;
-	rollout_decide_view(d->dv, &q, &res);
+	size_t nv;
+	const struct detector_verdict *vs = detector_view_verdicts(d->dv, &nv);
+	rollout_decide(detector_view_rollout(d->dv), vs, nv, &q, &res);
 	const char *name = rollout_decision_name(res.decision);
 	buf_printf(out, "<a class=\"rollout-%s\" href=\"/api/v1/rollout?version=", name);
 	text_put_url(out, c->to_version);
