@@ -438,15 +438,12 @@ static enum MHD_Result http_check(
 	httpconn_began(h->conns, conn);
 	if (rq->mark == NULL && httpargs_give(rq->args, conn) < 0)
 		rq->mark = httpguard_too_long();
-	unsigned refused = httpguard_check(h->auth, conn, url, method, rq->mark);
+	const char *why;
+	unsigned refused = httpguard_check(h->auth, conn, url, method, rq->mark, &why);
 	if (refused != 0) {
 		buf_t body;
 		buf_init(&body);
-		buf_puts(&body,
-			refused == MHD_HTTP_FORBIDDEN && httpguard_probe_post(url, method)
-				? "probes on demand need web authentication: set [web] user and "
-				  "password_file\n"
-				: httpguard_refusal(refused));
+		buf_puts(&body, why);
 		return http_reply(conn, url, refused, HTTP_TEXT, &body);
 	}
 	rq->checked = true;

@@ -83,6 +83,23 @@ static bool httpguard_is_json(struct MHD_Connection *conn)
 		(ct[16] == '\0' || ct[16] == ';' || ct[16] == ' ');
 }
 
+/* A write a page of another site made the browser send: its Origin (browsers send one with
+ * every POST and DELETE, scripts and forms alike) names another host than the request's Host,
+ * an opaque one ("null": a sandboxed frame, a data: page), or the browser says so in
+ * Sec-Fetch-Site. A client that is no browser (curl, a script) sends neither and passes. */
+static bool httpguard_foreign(struct MHD_Connection *conn)
+{
+	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	const char *site = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Sec-Fetch-Site");
+	if (site != NULL && strcasecmp(site, "cross-site") == 0)
+		return true;
+	if (origin == NULL)
+		return false;
+	const char *scheme = strstr(origin, "://");
+	return scheme == NULL || host == NULL || strcasecmp(scheme + 3, host) != 0;
+}
+
 /* 0 when the client gave the right user and password, else 401, or 429 while its address has
  * used up its failed attempts (then the password is not even looked at). */
 static unsigned httpguard_auth(auth_t *auth, struct MHD_Connection *conn)
@@ -110,8 +127,18 @@ static unsigned httpguard_auth(auth_t *auth, struct MHD_Connection *conn)
 
 /* 0 when the request may go to its route, else the status to refuse it with. /healthz is
  * open to probes without credentials; it tells only whether the daemon is alive. */
-unsigned httpguard_check(
-	auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method, const void *mark)
+/* What a refusal of status says, for this request. */
+static const char *httpguard_why(unsigned status, bool probe, bool foreign)
+{
+	if (status == MHD_HTTP_FORBIDDEN && foreign)
+		return "a write from a page of another site is refused (Origin)\n";
+	if (status == MHD_HTTP_FORBIDDEN && probe)
+		return "probes on demand need web authentication: set [web] user and password_file\n";
+	return httpguard_refusal(status);
+}
+
+static unsigned httpguard_status(auth_t *auth, struct MHD_Connection *conn, const char *url,
+	const char *method, const void *mark, bool *foreign)
 {
 	bool write = httpguard_is_write(url, method), probe = httpguard_probe_post(url, method);
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !write && !probe)
@@ -127,9 +154,22 @@ unsigned httpguard_check(
 	if (write && auth == NULL)
 		return MHD_HTTP_FORBIDDEN;
 	unsigned denied = auth != NULL && strcmp(url, "/healthz") != 0 ? httpguard_auth(auth, conn) : 0;
-	if (denied == 0 && write && strcmp(method, "POST") == 0 && !httpguard_is_json(conn))
-		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE; /* after the password: no hint before it */
-	return denied;
+	if (denied != 0 || !(write || probe)) /* what follows comes after the password: no hint before it */
+		return denied;
+	if ((*foreign = httpguard_foreign(conn)))
+		return MHD_HTTP_FORBIDDEN; /* the browser's cached login came along: not the operator's will */
+	if (strcmp(method, "POST") == 0 && !httpguard_is_json(conn))
+		return MHD_HTTP_UNSUPPORTED_MEDIA_TYPE; /* what no HTML form can send */
+	return 0;
+}
+
+unsigned httpguard_check(auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method,
+	const void *mark, const char **why)
+{
+	bool foreign = false;
+	unsigned status = httpguard_status(auth, conn, url, method, mark, &foreign);
+	*why = status ? httpguard_why(status, httpguard_probe_post(url, method), foreign) : NULL;
+	return status;
 }
 
 const char *httpguard_refusal(unsigned status)

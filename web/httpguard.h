@@ -1,6 +1,6 @@
 /* httpguard: what the HTTP listener refuses before any route (web/http.c): methods, bodies,
- * long or encoded request targets, traversal, basic auth and its throttle, the JSON rule of
- * the one write. It never logs, and never keeps a password past the check. */
+ * long or encoded request targets, traversal, basic auth and its throttle, the JSON and
+ * same-origin rules of the writes. It never logs, and never keeps a password past the check. */
 #ifndef WGWATCH_HTTPGUARD_H
 #define WGWATCH_HTTPGUARD_H
 
@@ -17,10 +17,13 @@
 const void *httpguard_uri_check(const char *uri);
 /* The mark of a target too long (414), also for one whose arguments do not fit in memory. */
 const void *httpguard_too_long(void);
-/* 0 when the request may go to its route, else the status to refuse it with; auth NULL: no
- * [web] user (everyone may read, nobody may write). mark: what httpguard_uri_check gave. */
-unsigned httpguard_check(
-	auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method, const void *mark);
+/* 0 when the request may go to its route, else the status to refuse it with and in *why its
+ * body; auth NULL: no [web] user (everyone may read, nobody may write). Every write (the
+ * overrides, a probe on demand) must come with Content-Type application/json when it is a POST
+ * and from no page of another site (Origin, Sec-Fetch-Site). mark: what httpguard_uri_check
+ * gave. */
+unsigned httpguard_check(auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method,
+	const void *mark, const char **why);
 /* The body of a refusal of status. */
 const char *httpguard_refusal(unsigned status);
 /* POST /api/v1/routers/NAME/probe: a probe on demand. */

@@ -91,10 +91,18 @@ for bad in '{"version":"7.22.3"}' '{"version":"seven","cohort":"tile"}' '{"versi
 	[ "$code" = 400 ] && grep -q '"error"' "$T/post.json" || fail "POST $bad: $code $(cat "$T/post.json")"
 done
 [ "$(post $A -X PUT)" = 405 ] || fail "PUT: not 405"
-ok "POST refused: no password 401 (a form too), a form with it 415, six bad bodies 400, PUT 405"
+# A page of another site, with the browser's cached login: refused whatever it sends.
+[ "$(post $A -H 'Content-Type: application/json' -H 'Origin: http://evil.example' \
+	-d '{"version":"7.22.3","cohort":"tile"}')" = 403 ] && grep -q Origin "$T/post.json" ||
+	fail "POST from another site's page: not 403"
+[ "$(post $A -X DELETE -H 'Origin: null' -G -d version=7.22.3 -d cohort=tile)" = 403 ] ||
+	fail "DELETE from an opaque origin: not 403"
+[ "$(post $A -H 'Content-Type: application/json' -H 'Sec-Fetch-Site: cross-site' \
+	-d '{"version":"7.22.3","cohort":"tile"}')" = 403 ] || fail "a cross-site fetch: not 403"
+ok "POST refused: no password 401 (a form too), a form with it 415, six bad bodies 400, PUT 405; another site's page 403"
 
 t0=$(date +%s)
-code=$(post $A -H 'Content-Type: application/json' -d '{"version":"7.22.3","cohort":"tile"}')
+code=$(post $A -H 'Content-Type: application/json' -H "Origin: $B" -d '{"version":"7.22.3","cohort":"tile"}')
 [ "$code" = 201 ] || fail "POST allow: $code $(cat "$T/post.json")"
 json "$T/post.json" "
 import calendar, time

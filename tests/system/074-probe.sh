@@ -49,9 +49,20 @@ start_daemon
 
 # lab has a probe server but no probe_every and no upgrade: it is probed only when asked.
 post() { curl -s -o "$T/post.json" -w '%{http_code}' "$@" -X POST "http://127.0.0.1:$HTTP_PORT/api/v1/routers/$R/probe"; }
+J="Content-Type: application/json"
 R=lab; [ "$(post)" = 401 ] || fail "a probe on demand without credentials: HTTP $(post)"
-R=nosuch; [ "$(post -u "admin:$WEBPW")" = 404 ] || fail "a probe of an unknown router: $(cat "$T/post.json")"
-R=lab; [ "$(post -u "admin:$WEBPW")" = 202 ] || fail "a probe on demand: $(cat "$T/post.json")"
+# A page of another site cannot start real traffic with the browser's cached login: a form
+# (not JSON) is 415, anything with a foreign Origin or Sec-Fetch-Site cross-site is 403.
+[ "$(post -u "admin:$WEBPW")" = 415 ] || fail "a POST to probe with no content type: $(cat "$T/post.json")"
+[ "$(post -u "admin:$WEBPW" -H 'Content-Type: application/x-www-form-urlencoded')" = 415 ] ||
+	fail "a form POST to probe: $(cat "$T/post.json")"
+[ "$(post -u "admin:$WEBPW" -H "$J" -H 'Origin: http://evil.example')" = 403 ] && grep -q Origin "$T/post.json" ||
+	fail "a probe from another site's page: $(cat "$T/post.json")"
+[ "$(post -u "admin:$WEBPW" -H "$J" -H 'Sec-Fetch-Site: cross-site')" = 403 ] || fail "a cross-site probe: $(cat "$T/post.json")"
+R=nosuch; [ "$(post -u "admin:$WEBPW" -H "$J" -H "Origin: http://127.0.0.1:$HTTP_PORT")" = 404 ] ||
+	fail "the same origin is not refused: $(cat "$T/post.json")"
+R=nosuch; [ "$(post -u "admin:$WEBPW" -H "$J")" = 404 ] || fail "a probe of an unknown router: $(cat "$T/post.json")"
+R=lab; [ "$(post -u "admin:$WEBPW" -H "$J")" = 202 ] || fail "a probe on demand: $(cat "$T/post.json")"
 lab_probed() { http_get /api/v1/routers/lab/probes >"$T/lab.json" && [ "$(cat "$T/lab.json")" != "[]" ]; }
 wait_until 30 lab_probed || fail "lab not probed on demand: $(cat "$T/lab.json")"
 $PY - "$T/lab.json" <<'PY' || fail "lab's probe on demand (both): $(cat "$T/lab.json")"
@@ -69,7 +80,7 @@ for d in transmit receive; do
 	[ -n "$($EXPO "$T/metrics.txt" wgwatch_probe_delivered_bits_per_second router=lab direction=$d)" ] ||
 		fail "no wgwatch_probe_delivered_bits_per_second{router=lab,direction=$d}"
 done
-ok "POST /api/v1/routers/lab/probe (with credentials): 202, probed at the next poll (both: two rows, measured transmit and receive); 401 without, 404 unknown"
+ok "POST /api/v1/routers/lab/probe (with credentials): 202, probed at the next poll (both: two rows, measured transmit and receive); 401 without, 404 unknown; a form 415, another site's page 403"
 
 two() { http_get /api/v1/routers/ccr/probes >"$T/probes.json" &&
 	$PY -c 'import json,sys; sys.exit(len(json.load(open(sys.argv[1]))) < 2)' "$T/probes.json"; }
