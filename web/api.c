@@ -336,9 +336,18 @@ static json_t *api_profile(const profile_t *p)
 	return o;
 }
 
-unsigned api_profiles(const conf_t *conf, const char *name, buf_t *out)
+/* Whether the fleet polls a router of that name now: after every reload and shard change,
+ * not as the configuration the daemon started with said. */
+static bool api_polled(fleet_t *fleet, const char *name)
 {
-	if (conf == NULL || conf->database == NULL || conf_router_find(conf, name) == NULL)
+	fleet_view_t *v = fleet ? fleet_view_router(fleet, name) : NULL;
+	fleet_view_free(v);
+	return v != NULL;
+}
+
+unsigned api_profiles(const conf_t *conf, fleet_t *fleet, const char *name, buf_t *out)
+{
+	if (conf == NULL || conf->database == NULL || !api_polled(fleet, name))
 		return api_error(out, 404, "no such router");
 	profile_t **v = NULL;
 	size_t n = 0;
@@ -379,9 +388,9 @@ static json_t *api_probe(const probe_t *p)
 	return o;
 }
 
-unsigned api_probes(const conf_t *conf, const char *name, buf_t *out)
+unsigned api_probes(const conf_t *conf, fleet_t *fleet, const char *name, buf_t *out)
 {
-	if (conf == NULL || conf->database == NULL || conf_router_find(conf, name) == NULL)
+	if (conf == NULL || conf->database == NULL || !api_polled(fleet, name))
 		return api_error(out, 404, "no such router");
 	probe_t **v = NULL;
 	size_t n = 0;
@@ -401,10 +410,12 @@ unsigned api_probes(const conf_t *conf, const char *name, buf_t *out)
 
 /* ---- POST /api/v1/routers/NAME/probe ---- */
 
-unsigned api_probe_demand(const conf_t *conf, diag_t *diag, const char *name, buf_t *out)
+unsigned api_probe_demand(fleet_t *fleet, diag_t *diag, const char *name, buf_t *out)
 {
-	const conf_router_t *rc = conf ? conf_router_find(conf, name) : NULL;
+	fleet_view_t *v = fleet ? fleet_view_router(fleet, name) : NULL; /* the configuration now */
+	const conf_router_t *rc = v ? fleet_view_at(v, 0)->conf : NULL;
 	unsigned code = rc == NULL ? 404 : rc->probe == NULL || diag == NULL ? 409 : 202;
+	fleet_view_free(v);
 	json_t *o = json_object();
 	json_object_set_new(o, "router", api_str(name));
 	json_object_set_new(o, "queued", json_boolean(code == 202));
@@ -428,14 +439,14 @@ static bool api_suffix(const char *rest, const char *suffix, size_t *n)
 	return len > k + 1 && rest[len - k - 1] == '/' && strcmp(rest + len - k, suffix) == 0;
 }
 
-unsigned api_router_sub(const conf_t *conf, const char *rest, buf_t *out)
+unsigned api_router_sub(const conf_t *conf, fleet_t *fleet, const char *rest, buf_t *out)
 {
 	size_t n;
 	bool profiles = api_suffix(rest, "profiles", &n);
 	if (!profiles && !api_suffix(rest, "probes", &n))
 		return api_error(out, 404, "not found");
 	char *name = xstrndup(rest, n);
-	unsigned code = profiles ? api_profiles(conf, name, out) : api_probes(conf, name, out);
+	unsigned code = profiles ? api_profiles(conf, fleet, name, out) : api_probes(conf, fleet, name, out);
 	free(name);
 	return code;
 }

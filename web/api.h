@@ -51,18 +51,20 @@ unsigned api_history(const struct api_history_req *req, buf_t *out);
 
 /* GET /api/v1/routers/NAME/profiles: the router's CPU profiles, newest first (at most 100),
  * [{"time", "rows": [{"cpu": core index or null, "name", "usage": percent}]}]. The HTTP status:
- * 200; 404 for a router not in the config; 500 when the database cannot be read (logged). */
-unsigned api_profiles(const conf_t *conf, const char *name, buf_t *out);
+ * 200; 404 for a router the fleet does not poll now (after reloads and shard changes); 500 when
+ * the database cannot be read (logged). */
+unsigned api_profiles(const conf_t *conf, fleet_t *fleet, const char *name, buf_t *out);
 /* GET /api/v1/routers/NAME/probes: the router's probes, newest first (at most 100), [{"time",
  * "direction", "offered_bps", "delivered_bps", "lost_packets", "local_cpu_load",
  * "remote_cpu_load", "busiest_core_load"}], null where unknown; statuses as api_profiles. */
-unsigned api_probes(const conf_t *conf, const char *name, buf_t *out);
+unsigned api_probes(const conf_t *conf, fleet_t *fleet, const char *name, buf_t *out);
 /* GET /api/v1/routers/NAME/profiles or /probes, rest "NAME/profiles" (NAME decoded): as above;
  * 404 for another path. */
-unsigned api_router_sub(const conf_t *conf, const char *rest, buf_t *out);
+unsigned api_router_sub(const conf_t *conf, fleet_t *fleet, const char *rest, buf_t *out);
 /* POST /api/v1/routers/NAME/probe (the HTTP guard lets it through only with [web]
  * authentication on): 202 {"router", "queued": true, "why"} when diag will probe NAME after its
- * next poll; 404 for a router not in the config; 409 for one without probe = (or no diag). */
-unsigned api_probe_demand(const conf_t *conf, diag_t *diag, const char *name, buf_t *out);
+ * next poll; 404 for a router the fleet does not poll now; 409 for one without probe = (as the
+ * configuration now says), or no diag. */
+unsigned api_probe_demand(fleet_t *fleet, diag_t *diag, const char *name, buf_t *out);
 
 #endif

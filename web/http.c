@@ -203,7 +203,7 @@ static const char *http_arg(struct MHD_Connection *conn, const char *key)
 static unsigned http_probe_demand(http_t *h, const char *url, buf_t *body)
 {
 	char *name = xstrndup(url + 16, strlen(url) - 16 - 6);
-	unsigned code = api_probe_demand(h->deps.conf, h->deps.diag, name, body);
+	unsigned code = api_probe_demand(h->deps.fleet, h->deps.diag, name, body);
 	free(name);
 	return code;
 }

@@ -155,7 +155,7 @@ static unsigned httppage_router_sub(
 	const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
 {
 	*ctype = "application/json";
-	return api_router_sub(d->conf, j->rest, body);
+	return api_router_sub(d->conf, d->fleet, j->rest, body);
 }
 
 /* /api/v1/upgrades/ID/report and /report.md: what to send support about one upgrade. */

@@ -49,7 +49,13 @@ h1=$(stored hang)
 scrape
 [ "$($EXPO "$T/m.txt" wgwatch_config_last_reload_successful)" = 1 ] || fail "reload_successful after a good reload"
 good_at=$($EXPO "$T/m.txt" wgwatch_config_last_reload_success_timestamp_seconds)
-ok "SIGHUP added ok-02 and removed hang; ok-01 kept its count"
+# The API follows the fleet as it is now, not the configuration it started with.
+api_code() { curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/api/v1/routers/$1/$2"; }
+[ "$(api_code ok-02 profiles)" = 200 ] && [ "$(api_code ok-02 probes)" = 200 ] ||
+	fail "the added router's profiles and probes: HTTP $(api_code ok-02 profiles), $(api_code ok-02 probes)"
+[ "$(api_code hang profiles)" = 404 ] && [ "$(api_code hang probes)" = 404 ] ||
+	fail "the removed router's profiles and probes: HTTP $(api_code hang profiles), $(api_code hang probes)"
+ok "SIGHUP added ok-02 and removed hang; ok-01 kept its count; the API knows ok-02, not hang"
 
 # A bad config is refused with FILE:LINE; the old one keeps running.
 cp "$T/active.conf" "$T/good.conf"

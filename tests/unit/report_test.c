@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "daemon/fleet.h"
 #include "unit.h"
 
 static sample_t *report_sample(int64_t t, const char *version)
@@ -178,12 +179,16 @@ static void test_report_json(const conf_t *conf, int64_t id)
 	buf_free(&out);
 }
 
-/* /api/v1/routers/ccr/probes: all five, newest first, each with direction and measured. */
+/* /api/v1/routers/ccr/probes: all five, newest first, each with direction and measured; 404
+ * for a router the fleet does not poll (one the database knows, not the configuration). */
 static void test_probes_api(const conf_t *conf)
 {
 	buf_t out;
 	buf_init(&out);
-	CHECK_INT(api_probes(conf, "ccr", &out), 200);
+	fleet_t *fleet = fleet_create(conf);
+	CHECK_INT(api_probes(conf, fleet, "gone", &out), 404);
+	buf_reset(&out);
+	CHECK_INT(api_probes(conf, fleet, "ccr", &out), 200);
 	json_t *a = json_loadb(out.data, out.len, 0, NULL);
 	CHECK_INT(json_array_size(a), 5);
 	static const char *const want[5] = { "both", "both", "both", "both", "transmit" };
@@ -198,6 +203,7 @@ static void test_probes_api(const conf_t *conf)
 	CHECK_INT(seen_rx, 2);
 	json_decref(a);
 	buf_free(&out);
+	fleet_destroy(fleet);
 }
 
 int main(void)
