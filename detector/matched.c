@@ -10,6 +10,7 @@
 #include "lib/xmem.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,15 @@ static bool matched_counts(const bool *on, bool known, size_t c)
 	return !known || on[c];
 }
 
+/* r->why, as printf would say it, cut to fit. */
+__attribute__((format(printf, 2, 3))) static void matched_say(struct frame_result *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->why, sizeof(r->why), fmt, ap);
+	va_end(ap);
+}
+
 static void matched_fill(
 	const struct matched_set *m, size_t c, enum detector_outcome v, double ratio, struct frame_result *r)
 {
@@ -182,6 +192,12 @@ static void matched_fill(
 		snprintf(r->cores, sizeof(r->cores), "%zu", c);
 }
 
+/* Whether core c's load rose at the same rates by more than the noise. */
+static bool matched_up(const struct matched_set *m, size_t c)
+{
+	return m->core[c].delta > fmax(MATCHED_FLOOR, MATCHED_SIGMAS * m->core[c].se);
+}
+
 /* The core of the stream (or of all, when its cores are not known) that is busier at the same
  * rates by more than the noise, the most of them; SIZE_MAX when none. */
 static size_t matched_busier(const struct frame *f, const struct matched_set *m, const bool *on, bool known)
@@ -189,8 +205,7 @@ static size_t matched_busier(const struct frame *f, const struct matched_set *m,
 	size_t up = SIZE_MAX;
 	for (size_t c = 0; c < f->ncores; c++) {
 		const struct matched_core *mc = &m->core[c];
-		if (matched_counts(on, known, c) &&
-			mc->delta > fmax(MATCHED_FLOOR, MATCHED_SIGMAS * mc->se) &&
+		if (matched_counts(on, known, c) && matched_up(m, c) &&
 			(up == SIZE_MAX || mc->delta > m->core[up].delta))
 			up = c;
 	}
@@ -230,6 +245,39 @@ static bool matched_tight(const struct frame *f, const struct matched_set *m, co
 	return la > 0 && lb / la >= 1 - p->threshold;
 }
 
+/* A core of the stream rose at the same rates (up). Its capacity is the smallest over its
+ * cores, so the least alarming reading is that the core that rose least fills first: only
+ * when every one of its cores rose is there a loss, 1 - the smallest rise (docs/detector.md).
+ * A core not known to be the stream's, or one of several of which another held, is a sign. */
+static void matched_rose(const struct frame *f, const struct matched_set *m, const bool *on, bool known,
+	size_t up, const struct frame_params *p, struct frame_result *r)
+{
+	size_t least = up, held = SIZE_MAX;
+	for (size_t c = 0; known && c < f->ncores; c++) {
+		if (!on[c])
+			continue;
+		if (!matched_up(m, c))
+			held = c;
+		else if (m->core[c].delta < m->core[least].delta)
+			least = c;
+	}
+	double ratio = 1 - m->core[least].delta;
+	matched_fill(m, up, DETECTOR_INSUFFICIENT, NAN, r);
+	r->hint = true;
+	if (!known)
+		matched_say(r, "core %zu is %.0f points busier at the same rates; not known to be its core",
+			up, 100 * m->core[up].delta);
+	else if (held != SIZE_MAX)
+		matched_say(r,
+			"core %zu is %.0f points busier at the same rates, core %zu held: which fills first is unknown",
+			up, 100 * m->core[up].delta, held);
+	else if (ratio < 1 - p->threshold)
+		matched_fill(m, least, DETECTOR_REGRESSION, ratio, r);
+	else
+		matched_say(r, "core %zu is %.0f points busier at the same rates: too little to tell", least,
+			100 * m->core[least].delta);
+}
+
 static void matched_decide(const struct frame *f, const struct matched_set *m, const bool *on,
 	const struct frame_params *p, struct frame_result *r)
 {
@@ -238,20 +286,7 @@ static void matched_decide(const struct frame *f, const struct matched_set *m, c
 		known = known || on[c];
 	size_t up = matched_busier(f, m, on, known), busiest;
 	if (up != SIZE_MAX) {
-		const struct matched_core *mc = &m->core[up];
-		double ratio = 1 - mc->delta; /* the least alarming reading: docs/detector.md */
-		matched_fill(m, up, DETECTOR_INSUFFICIENT, NAN, r);
-		r->hint = true;
-		if (!known)
-			snprintf(r->why, sizeof(r->why),
-				"core %zu is %.0f points busier at the same rates; not known to be its core",
-				up, 100 * mc->delta);
-		else if (ratio < 1 - p->threshold)
-			matched_fill(m, up, DETECTOR_REGRESSION, ratio, r);
-		else
-			snprintf(r->why, sizeof(r->why),
-				"core %zu is %.0f points busier at the same rates: too little to tell", up,
-				100 * mc->delta);
+		matched_rose(f, m, on, known, up, p, r);
 		return;
 	}
 	if (matched_steady(f, m, on, known, &busiest) && matched_tight(f, m, on, known, p)) {
@@ -260,7 +295,7 @@ static void matched_decide(const struct frame *f, const struct matched_set *m, c
 		return;
 	}
 	matched_fill(m, busiest, DETECTOR_INSUFFICIENT, NAN, r);
-	snprintf(r->why, sizeof(r->why), "its cores' load at the same rates moved within the noise");
+	matched_say(r, "its cores' load at the same rates moved within the noise");
 }
 
 bool matched_judge(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,

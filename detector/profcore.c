@@ -13,7 +13,6 @@
 #include <string.h>
 
 #define PROFCORE_TUNNEL_SHARE 50.0 /* a core runs the tunnel: this % of its load on the tunnel's path */
-#define PROFCORE_TUNNEL_SOME  20.0 /* a core does tunnel work: this % of its load on the path */
 #define PROFCORE_OTHER_MOVE   10.0 /* other work on a tunnel core moved by this many points of a core */
 #define PROFCORE_NAME_MAX     32   /* of a classifier's name in a confounder */
 
@@ -59,7 +58,7 @@ static double profcore_tunnel_share(const profile_t *p, int c)
 void profcore_tunnel_cores(const profile_t *p, size_t ncores, bool *on)
 {
 	for (size_t c = 0; p != NULL && c < ncores; c++)
-		on[c] = on[c] || profcore_tunnel_share(p, (int)c) >= PROFCORE_TUNNEL_SOME;
+		on[c] = on[c] || profcore_tunnel_share(p, (int)c) >= PROFCORE_TUNNEL_SHARE;
 }
 
 /* The one pinned core of w that prof shows mostly on the tunnel's path; -1 when none, or when

@@ -21,7 +21,7 @@ struct profcore_pick { /* where a stream's cores came from a profile */
  * frees). */
 struct profcore_pick *profcore_attribute(const struct frame *f, const struct frame_w *b,
 	const struct frame_w *a, const struct frame_params *p, bool *carry);
-/* Marks on[c] for every core of p (NULL: none) with a fifth or more of its load on the tunnel's
+/* Marks on[c] for every core of p (NULL: none) with half or more of its load on the tunnel's
  * path. */
 void profcore_tunnel_cores(const profile_t *p, size_t ncores, bool *on);
 /* Says in r->why that its cores came from a profile, when pick says so. */
