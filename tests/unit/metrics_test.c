@@ -436,7 +436,17 @@ static void test_api_r0(json_t *o)
 	CHECK(json_integer_value(json_object_get(h, "memory_free_bytes")) == 3950641152);
 	CHECK(json_integer_value(json_object_get(h, "disk_free_bytes")) == 0);
 	CHECK(json_integer_value(json_object_get(h, "disk_total_bytes")) == 135266304);
-	CHECK_INT(json_object_size(o), 11);
+	json_t *menus = json_object_get(o, "menus"), *m0 = json_array_get(menus, 0),
+	       *m1 = json_array_get(menus, 1);
+	CHECK_INT(json_array_size(menus), 2);
+	CHECK_STR(json_string_value(json_object_get(m0, "menu")), "/system/routerboard");
+	CHECK(json_is_true(json_object_get(m0, "up")) && json_is_null(json_object_get(m0, "error")) &&
+		json_is_null(json_object_get(m0, "failing_since")));
+	CHECK_STR(json_string_value(json_object_get(m1, "menu")), "/system/health");
+	CHECK(json_is_false(json_object_get(m1, "up")));
+	CHECK_STR(json_string_value(json_object_get(m1, "error")), "HTTP 500 Internal Server Error");
+	CHECK_STR(json_string_value(json_object_get(m1, "failing_since")), "2023-11-14T21:56:40Z");
+	CHECK_INT(json_object_size(o), 12);
 }
 
 static void test_api_others(json_t *arr)
