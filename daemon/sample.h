@@ -119,8 +119,8 @@ typedef struct sample {
 	int64_t mem_free, mem_total;   /* bytes; -1 when unknown */
 	int64_t disk_free, disk_total; /* bytes; -1 when unknown */
 	bool packed;                   /* from sample_dup: one block, read-only (see there) */
-	/* Private to sample.c: allocated lengths of ifaces, peers and sensors (grown by doubling,
-	 * so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
+	/* Private to sample.c: allocated lengths of ifaces, peers, sensors and menus (grown by
+	 * doubling, so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
 	size_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
 	struct sample_pool *pool; /* private to sample.c: the blocks of sample_strdup */
 } sample_t;
