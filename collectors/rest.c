@@ -2,9 +2,11 @@
  * only when its answer may have changed, see restboard.h; health once a minute; with
  * check_updates, /system/package/update at most once an hour; the peers' details only every
  * peer_details_every polls, see restpeers.h; a route check of one peer's endpoint while the
- * WAN is being found, see restwan.h) on the router's keep-alive connection, driven by curl's multi socket API on the daemon loop
- * (restmulti.c); the JSON -> sample decoding is restdecode.c. It must never request private
- * or preshared keys, nor put the password in a URL, an error or a log line. The curl multi
+ * WAN is being found, see restwan.h) on the router's keep-alive connection, driven by curl's
+ * multi socket API on the daemon loop (restmulti.c); the JSON -> sample decoding is
+ * restdecode.c. Routerboard, health, update and the route check are optional: their failure
+ * leaves out their data, never the poll (restopt.h). It must never request private or
+ * preshared keys, nor put the password in a URL, an error or a log line. The curl multi
  * handles the routers are spread over, and the pool of easy handles lent to the polls in
  * flight, are restcurl.c's. */
 #include "config.h"
@@ -15,6 +17,7 @@
 #include "collectors/restdecode.h"
 #include "collectors/resthdr.h"
 #include "collectors/restmulti.h"
+#include "collectors/restopt.h"
 #include "collectors/restpeers.h"
 #include "collectors/restreq.h"
 #include "collectors/restupdate.h"
@@ -27,7 +30,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,7 @@ struct rest_conn {
 	restpeers_t *peers;    /* the peers' details, kept by .id */
 	restupdate_t *update;  /* the last /system/package/update answer (check_updates) */
 	restwan_t *wan;        /* the WAN found from the peers' endpoints */
+	restopt_t *opt;        /* the optional menus: failing or not, asked again when */
 	restreq_url_t *url;    /* the router's URL, kept parsed for curl */
 	resthdr_t *hdr;        /* its request headers, Authorization built once */
 	bool routing;          /* the request in flight is a route check of route_dst */
@@ -138,6 +141,7 @@ static void rest_finish(struct rest_conn *c)
 	c->defer = 0;
 	c->s = NULL;
 	buf_free(&c->body); /* between polls a router holds no reply: RSS follows polls in flight */
+	restopt_report(c->opt, s);
 	s->duration_ms = clock_mono_ms() - c->start_ms;
 	c->done(s, c->arg);
 }
@@ -149,22 +153,35 @@ static void rest_on_defer(void *arg)
 	rest_finish(c);
 }
 
-/* Fails the poll and delivers it from a 0 ms timer, never from the caller's stack. */
-static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char *fmt, ...)
+/* Ends the poll from a 0 ms timer, never from the caller's stack. */
+static void rest_finish_later(struct rest_conn *c)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	char *msg = xvasprintf(fmt, ap);
-	va_end(ap);
-	if (c->routing) /* the poll's sample is whole: a route check failing leaves it be */
-		restwan_done(c->wan, c->rc->name, NULL, msg, clock_mono_ms());
-	else
-		sample_fail(c->s, err, "%s", msg);
-	free(msg);
 	if (c->defer == 0)
 		c->defer = loop_after(c->r->loop, 0, rest_on_defer, c);
+}
+
+/* The request of c's step, or its route check, failed: why (printable, no secret). A required
+ * step fails the poll's sample; an optional one, the route check too, leaves out only its own
+ * data and is noted (restopt.h). True when the poll may go on. */
+static bool rest_note_failure(struct rest_conn *c, enum sample_err err, const char *why)
+{
+	int64_t now = clock_mono_ms();
+	int m = c->routing ? RESTOPT_ROUTE : restopt_of(c->step);
+	if (c->routing)
+		restwan_done(c->wan, c->rc->name, NULL, now);
+	if (m < 0) {
+		sample_fail(c->s, err, "%s: %s", rest_what(c), why);
+		return false;
+	}
+	restopt_failed(c->opt, (enum restopt_menu)m, c->rc->name, why, c->s, now);
+	return !c->routing;
+}
+
+/* The request could not even start: noted as any failure, and the poll ends. */
+static void rest_fail_later(struct rest_conn *c, enum sample_err err, const char *why)
+{
+	rest_note_failure(c, err, why);
+	rest_finish_later(c);
 }
 
 /* The request of c's step (or route check), its URL and headers kept by c (restreq.h,
@@ -194,8 +211,7 @@ static void rest_start_step(struct rest_conn *c)
 {
 	int64_t left = c->deadline_ms - clock_mono_ms();
 	if (left <= 0) {
-		rest_fail_later(
-			c, SAMPLE_ERR_TIMEOUT, "%s: poll timeout reached before the request", rest_what(c));
+		rest_fail_later(c, SAMPLE_ERR_TIMEOUT, "poll timeout reached before the request");
 		return;
 	}
 	buf_reset(&c->body);
@@ -207,44 +223,38 @@ static void rest_start_step(struct rest_conn *c)
 	if (c->step == RESTDECODE_IFACES)
 		c->s->time_ms = clock_wall_ms();
 	if (rest_set_request(c, left) < 0) {
-		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot set up the request", rest_what(c));
+		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "cannot set up the request");
 		return;
 	}
 	if (curl_multi_add_handle(restmulti_curl(c->m), c->easy) != CURLM_OK) {
-		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "%s: cannot start the request", rest_what(c));
+		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "cannot start the request");
 		return;
 	}
 	c->in_multi = true;
 }
 
-static void rest_fail_curl(struct rest_conn *c, CURLcode res)
+/* Why a transfer failed in curl (malloc'd), and its kind. */
+static char *rest_curl_reason(const struct rest_conn *c, CURLcode res, enum sample_err *err)
 {
-	if (c->head_too_big) {
-		sample_fail(c->s, SAMPLE_ERR_SIZE, "%s: headers and trailers larger than %d bytes",
-			rest_what(c), REST_MAX_HEAD);
-		return;
-	}
-	if (c->too_big) {
-		sample_fail(c->s, SAMPLE_ERR_SIZE, "%s: reply larger than %zu bytes", rest_what(c),
-			c->r->max_body);
-		return;
-	}
-	char *why = restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
-	sample_fail(c->s, restcurl_kind(res), "%s: %s", rest_what(c), why);
-	free(why);
+	*err = SAMPLE_ERR_SIZE;
+	if (c->head_too_big)
+		return xasprintf("headers and trailers larger than %d bytes", REST_MAX_HEAD);
+	if (c->too_big)
+		return xasprintf("reply larger than %zu bytes", c->r->max_body);
+	*err = restcurl_kind(res);
+	return restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
 }
 
-static void rest_fail_http(struct rest_conn *c, long code)
+/* Why a reply's status is not 2xx (malloc'd), and its kind. */
+static char *rest_http_reason(const struct rest_conn *c, long code, enum sample_err *err)
 {
-	char *why = restdecode_http_reason(code, c->body.data ? c->body.data : "", c->body.len);
-	enum sample_err err = code == 401 || code == 403 ? SAMPLE_ERR_AUTH : SAMPLE_ERR_HTTP;
-	sample_fail(c->s, err, "%s: %s", rest_what(c), why);
-	free(why);
+	*err = code == 401 || code == 403 ? SAMPLE_ERR_AUTH : SAMPLE_ERR_HTTP;
+	return restdecode_http_reason(code, c->body.data ? c->body.data : "", c->body.len);
 }
 
-/* After step c->step was decoded: on to the next request, past routerboard, health and update
- * when their kept answers stand. */
-static void rest_next_step(struct rest_conn *c)
+/* Step c->step answered well: the kept answers keep it (restboard.h, healthkeep.h,
+ * restupdate.h), and an optional menu that was failing is good again. */
+static void rest_step_good(struct rest_conn *c)
 {
 	if (c->step == RESTDECODE_BOARD)
 		restboard_keep(c->board, c->s, c->rc->rest);
@@ -252,14 +262,37 @@ static void rest_next_step(struct rest_conn *c)
 		healthkeep_save(c->health, c->s, c->rc->rest);
 	if (c->step == RESTDECODE_UPDATE)
 		restupdate_keep(c->update, c->s);
-	if (++c->step == RESTDECODE_BOARD && restboard_fresh(c->board, c->s, c->rc->rest)) {
+	int m = restopt_of(c->step);
+	if (m >= 0)
+		restopt_good(c->opt, (enum restopt_menu)m, c->rc->name);
+}
+
+/* Whether this poll goes without step c->step: its kept answer stands (copied into the
+ * sample), it is not due, or it failed and waits (restopt.h). */
+static bool rest_step_skipped(struct rest_conn *c)
+{
+	int64_t now = clock_mono_ms();
+	switch (c->step) {
+	case RESTDECODE_BOARD:
+		if (!restboard_fresh(c->board, c->s, c->rc->rest))
+			return restopt_waiting(c->opt, RESTOPT_BOARD, now);
 		restboard_use(c->board, c->s);
-		c->step++;
+		return true;
+	case RESTDECODE_HEALTH: /* the kept answer stands (healthkeep.h) */
+		return healthkeep_use(c->health, c->s, c->rc->rest) ||
+			restopt_waiting(c->opt, RESTOPT_HEALTH, now);
+	case RESTDECODE_UPDATE:
+		return restopt_waiting(c->opt, RESTOPT_UPDATE, now) ||
+			restupdate_use(c->update, c->rc, c->s, now);
+	default: return false;
 	}
-	if (c->step == RESTDECODE_HEALTH && healthkeep_use(c->health, c->s, c->rc->rest))
-		c->step++; /* the kept answer stands (healthkeep.h) */
-	if (c->step == RESTDECODE_UPDATE && restupdate_use(c->update, c->rc, c->s, clock_mono_ms()))
-		c->step++;
+}
+
+/* On to the next request that this poll makes. */
+static void rest_next_step(struct rest_conn *c)
+{
+	while (++c->step < RESTDECODE_NSTEPS && rest_step_skipped(c))
+		;
 	if (c->step == RESTDECODE_PEERS)
 		restpeers_plan(c->peers, c->rc, c->s);
 }
@@ -282,18 +315,58 @@ static void rest_route_done(struct rest_conn *c, CURLcode res, long code)
 {
 	char *iface = NULL, *why = NULL;
 	const char *body = c->body.data ? c->body.data : "";
-	if (c->too_big || c->head_too_big)
-		why = xstrdup("reply too big");
-	else if (res != CURLE_OK)
-		why = restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
+	enum sample_err err = SAMPLE_ERR_PARSE;
+	if (res != CURLE_OK)
+		why = rest_curl_reason(c, res, &err);
 	else if (code < 200 || code > 299)
-		why = restdecode_http_reason(code, body, c->body.len);
+		why = rest_http_reason(c, code, &err);
 	else
 		restdecode_route(body, c->body.len, &iface, &why);
-	restwan_done(c->wan, c->rc->name, iface, why, clock_mono_ms());
+	if (iface != NULL) {
+		restwan_done(c->wan, c->rc->name, iface, clock_mono_ms());
+		restopt_good(c->opt, RESTOPT_ROUTE, c->rc->name);
+	} else {
+		rest_note_failure(c, err, why);
+	}
 	free(iface);
 	free(why);
 	rest_finish(c);
+}
+
+/* Whether every step after c->step is optional: a poll out of time may end whole there. */
+static bool rest_only_optional_left(const struct rest_conn *c)
+{
+	for (int k = (int)c->step + 1; k < RESTDECODE_NSTEPS; k++)
+		if (restopt_of((enum restdecode_step)k) < 0)
+			return false;
+	return true;
+}
+
+/* Step c->step is over (answered, or failed and optional): on to the next request, the route
+ * check or the end. Out of time, only a required step is still tried (and fails the poll); the
+ * optional ones are left for the next poll, neither failed nor noted as asked. */
+static void rest_continue(struct rest_conn *c)
+{
+	if (clock_mono_ms() >= c->deadline_ms && rest_only_optional_left(c)) {
+		rest_finish(c);
+		return;
+	}
+	rest_next_step(c);
+	if (c->step < RESTDECODE_NSTEPS)
+		rest_start_step(c);
+	else if (!rest_route_start(c))
+		rest_finish(c);
+}
+
+/* Step c->step failed, why (taken): the poll goes on when the step is optional, else ends. */
+static void rest_step_failed(struct rest_conn *c, enum sample_err err, char *why)
+{
+	bool go_on = rest_note_failure(c, err, why);
+	free(why);
+	if (go_on)
+		rest_continue(c);
+	else
+		rest_finish(c);
 }
 
 /* Step c->step's reply was decoded (rc 0) or refused (-1, cause): on to the next request, or
@@ -305,18 +378,11 @@ static void rest_decoded(struct rest_conn *c, int rc, char *cause)
 		return;
 	}
 	if (rc < 0) {
-		sample_fail(c->s, SAMPLE_ERR_PARSE, "%s: %s", rest_what(c), cause);
-		free(cause);
-	} else {
-		rest_next_step(c);
-		if (c->step < RESTDECODE_NSTEPS) {
-			rest_start_step(c);
-			return;
-		}
-		if (rest_route_start(c))
-			return;
+		rest_step_failed(c, SAMPLE_ERR_PARSE, cause);
+		return;
 	}
-	rest_finish(c);
+	rest_step_good(c);
+	rest_continue(c);
 }
 
 static void rest_conn_abandon(struct rest_conn *c);
@@ -329,6 +395,7 @@ static void rest_conn_free(struct rest_conn *c)
 	restpeers_destroy(c->peers);
 	restupdate_destroy(c->update);
 	restwan_destroy(c->wan);
+	restopt_destroy(c->opt);
 	restreq_url_destroy(c->url);
 	resthdr_destroy(c->hdr);
 	free(c);
@@ -370,7 +437,8 @@ static void rest_decode_done(void *arg)
 static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 {
 	long code = 0;
-	char *cause = NULL;
+	char *cause = NULL, *why = NULL;
+	enum sample_err err = SAMPLE_OK;
 	curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
 	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &code);
@@ -378,26 +446,19 @@ static void rest_transfer_done(struct rest_conn *c, CURLcode res)
 		rest_route_done(c, res, code);
 		return;
 	}
-	if (res != CURLE_OK) {
-		rest_fail_curl(c, res);
-	} else if (code == 400 && (c->step == RESTDECODE_HEALTH || c->step == RESTDECODE_UPDATE)) {
-		/* "no such command": a build without health (no sensors) or without the package
-		 * menu (nothing offered; asked again in an hour) */
-		c->s->health_fresh |= c->step == RESTDECODE_HEALTH;
-		rest_decoded(c, 0, NULL);
-		return;
-	} else if (code < 200 || code > 299) {
-		rest_fail_http(c, code);
+	if (res != CURLE_OK)
+		why = rest_curl_reason(c, res, &err);
+	else if (code < 200 || code > 299)
+		why = rest_http_reason(c, code, &err);
+	if (why != NULL) {
+		rest_step_failed(c, err, why);
 	} else if (c->r->off != NULL && c->body.len >= REST_OFFLOAD_MIN) {
 		c->decoding = true; /* a big reply must not hold up the other routers' polls */
 		offload_run(c->r->off, rest_decode_work, rest_decode_done, c);
-		return;
 	} else {
 		int rc = rest_decode_body(c, &cause);
 		rest_decoded(c, rc, cause);
-		return;
 	}
-	rest_finish(c);
 }
 
 /* A transfer of one of r's multis ended (restmulti_done_fn). */
@@ -436,6 +497,7 @@ static void *rest_attach(void *ctx, const conf_router_t *rc)
 	c->board = restboard_create();
 	c->update = restupdate_create();
 	c->wan = restwan_create();
+	c->opt = restopt_create();
 	c->url = restreq_url_create();
 	c->hdr = resthdr_create();
 	c->next = r->conns;
@@ -539,10 +601,12 @@ static int rest_poll(void *ctx, void *handle, const conf_router_t *rc, collector
 		return -1;
 	rest_conn_begin(c, rc, done, arg);
 	if (restcurl_take(r->curl, c, c->errbuf, &c->easy) < 0 ||
-		restcurl_configure(c->easy, rc, &c->own_ca) < 0)
-		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "cannot configure the HTTP client");
-	else
+		restcurl_configure(c->easy, rc, &c->own_ca) < 0) {
+		sample_fail(c->s, SAMPLE_ERR_INTERNAL, "cannot configure the HTTP client");
+		rest_finish_later(c);
+	} else {
 		rest_start_step(c);
+	}
 	return 0;
 }
 

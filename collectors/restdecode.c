@@ -578,10 +578,28 @@ static const restjson_node_t *restdecode_parse(const char *body, size_t len, cha
 	return j;
 }
 
+static char *restdecode_error_text(const restjson_node_t *j, const char *fallback);
+
+/* A RouterOS error object ({"error":N,"message":...}, routeros.md §1) where a 2xx reply should
+ * hold data, as some builds and proxies answer: -1 with *cause naming it, rather than a cause
+ * about a field that is no string. 0 for anything else. */
+static int restdecode_error_object(const restjson_node_t *j, char **cause)
+{
+	const restjson_node_t *e = restjson_get(j, "error");
+	if (e == NULL || restjson_is_string(e) || restjson_str(restjson_get(j, "message")) == NULL)
+		return 0;
+	char *text = restdecode_error_text(j, "");
+	*cause = xasprintf("a RouterOS error in a 2xx reply: %s", text);
+	free(text);
+	return -1;
+}
+
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
 {
 	const restjson_node_t *j = restdecode_parse(body, len, cause);
-	return j == NULL ? -1 : restdecode_table[step](j, s, cause);
+	if (j == NULL || restdecode_error_object(j, cause) < 0)
+		return -1;
+	return restdecode_table[step](j, s, cause);
 }
 
 int restdecode_peers_keyed(
@@ -589,7 +607,9 @@ int restdecode_peers_keyed(
 {
 	const struct restdecode_keyed k = { .full = full, .fn = fn, .arg = arg };
 	const restjson_node_t *j = restdecode_parse(body, len, cause);
-	return j == NULL ? -1 : restdecode_peers_with(j, s, &k, cause);
+	if (j == NULL || restdecode_error_object(j, cause) < 0)
+		return -1;
+	return restdecode_peers_with(j, s, &k, cause);
 }
 
 /* The interface of a /ip/route/check reply: a one-element array (a command bounded by once) or
@@ -601,6 +621,8 @@ int restdecode_route(const char *body, size_t len, char **iface, char **cause)
 	const restjson_node_t *o = restjson_is_array(j) ? restjson_at(j, 0) : j;
 	const char *name = NULL, *status = NULL;
 	*iface = NULL;
+	if (j != NULL && restdecode_error_object(j, cause) < 0)
+		return -1;
 	if (j == NULL)
 		*cause = xstrdup("reply is not JSON");
 	else if (!restjson_is_object(o) || (restjson_is_array(j) && restjson_size(j) != 1))
@@ -637,16 +659,24 @@ static const char *restdecode_phrase(long code)
 	}
 }
 
-char *restdecode_http_reason(long code, const char *body, size_t len)
+/* "message[: detail]" of a RouterOS error object, fallback for a missing message (malloc'd). */
+static char *restdecode_error_text(const restjson_node_t *j, const char *fallback)
 {
-	restjson_t *doc = restdecode_doc();
-	const restjson_node_t *j = restjson_parse(doc, body, len);
 	const char *msg = restjson_str(restjson_get(j, "message"));
 	const char *detail = restjson_str(restjson_get(j, "detail"));
-	char *m = restdecode_clean(msg != NULL ? msg : restdecode_phrase(code), 40);
+	char *m = restdecode_clean(msg != NULL ? msg : fallback, 40);
 	char *d = detail != NULL && detail[0] != '\0' ? restdecode_clean(detail, 120) : NULL;
-	char *out = xasprintf("HTTP %ld%s%s%s%s", code, m[0] ? " " : "", m, d ? ": " : "", d ? d : "");
+	char *out = xasprintf("%s%s%s", m, d ? ": " : "", d ? d : "");
 	free(m);
 	free(d);
+	return out;
+}
+
+char *restdecode_http_reason(long code, const char *body, size_t len)
+{
+	const restjson_node_t *j = restjson_parse(restdecode_doc(), body, len);
+	char *text = restdecode_error_text(j, restdecode_phrase(code));
+	char *out = xasprintf("HTTP %ld%s%s", code, text[0] && text[0] != ':' ? " " : "", text);
+	free(text);
 	return out;
 }

@@ -20,7 +20,6 @@ struct restwan {
 	char **round; /* found by this round so far */
 	size_t nround;
 	int64_t round_ms; /* when the round started; 0: never */
-	bool warned;      /* a refusal was logged and no check succeeded since */
 	bool settled;     /* a whole round ended: later rounds replace the set at their end */
 };
 
@@ -146,17 +145,11 @@ static void restwan_settle(restwan_t *w, const char *router)
 	w->nround = 0;
 }
 
-void restwan_done(restwan_t *w, const char *router, const char *iface, const char *why, int64_t now_ms)
+void restwan_done(restwan_t *w, const char *router, const char *iface, int64_t now_ms)
 {
 	if (w->next >= w->ntodo)
 		return;
 	if (iface == NULL) { /* the round ends as if not begun; the next starts in an hour */
-		if (!w->warned)
-			log_warn("rest: router %s: /ip/route/check of a peer's endpoint failed (%s): its WAN "
-				 "is not found from the peers' endpoints (asked again in an hour; `wan =` "
-				 "names it)",
-				router, why);
-		w->warned = true;
 		w->next = w->ntodo;
 		w->round_ms = now_ms;
 		restwan_names_free(w->round, w->nround);
@@ -164,7 +157,6 @@ void restwan_done(restwan_t *w, const char *router, const char *iface, const cha
 		w->nround = 0;
 		return;
 	}
-	w->warned = false;
 	restwan_add(&w->round, &w->nround, iface);
 	if (!w->settled && !restwan_has(w->found, w->nfound, iface)) { /* the first round: at once */
 		restwan_add(&w->found, &w->nfound, iface);

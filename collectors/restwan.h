@@ -23,9 +23,9 @@ void restwan_destroy(restwan_t *w);
 /* The endpoint (dotted IPv4) to check at the end of this poll, whose peers s holds, or NULL:
  * none due, `wan` set, or wan_from_peers = no. Valid until the next call. */
 const char *restwan_due(restwan_t *w, const conf_router_t *rc, const sample_t *s, int64_t now_ms);
-/* The check of the endpoint restwan_due gave ended: iface found, or NULL and why (printable).
- * A refusal ends the round; it is logged once until a check succeeds again. */
-void restwan_done(restwan_t *w, const char *router, const char *iface, const char *why, int64_t now_ms);
+/* The check of the endpoint restwan_due gave ended: iface found, or NULL when it failed. A
+ * failure ends the round (collectors/restopt.h logs it). */
+void restwan_done(restwan_t *w, const char *router, const char *iface, int64_t now_ms);
 /* The interfaces found, to poll besides `interfaces` (none when `wan` is set or
  * wan_from_peers = no); *n gets their count. */
 char *const *restwan_names(const restwan_t *w, const conf_router_t *rc, size_t *n);

@@ -44,6 +44,7 @@ static const char *const conflabel_reserved[] = {
 	"sensor",
 	"endpoint",
 	"allowed_address",
+	"menu",
 	"cpu",
 	"name",
 	"job",

@@ -125,8 +125,11 @@ void sample_free(sample_t *s)
 	}
 	for (size_t i = 0; i < s->nsensors; i++)
 		sample_free_str(s, s->sensors[i].name);
+	for (size_t i = 0; i < s->nmenus; i++)
+		sample_free_str(s, s->menus[i].why);
 	sample_free_pool(s);
 	free(s->sensors);
+	free(s->menus);
 	free(s->ifaces);
 	free(s->peers);
 	free(s->cores);
@@ -153,7 +156,8 @@ static size_t sample_slen(const char *str)
 static size_t sample_packed_size(const sample_t *s)
 {
 	size_t n = sizeof(*s) + s->ncores * sizeof(*s->cores) + s->nifaces * sizeof(*s->ifaces) +
-		s->npeers * sizeof(*s->peers) + s->nsensors * sizeof(*s->sensors);
+		s->npeers * sizeof(*s->peers) + s->nsensors * sizeof(*s->sensors) +
+		s->nmenus * sizeof(*s->menus);
 	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware, s->upgrade_firmware,
 		s->board, s->architecture, s->cpu_model, s->offered_version, s->update_status };
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
@@ -166,6 +170,8 @@ static size_t sample_packed_size(const sample_t *s)
 			sample_slen(s->peers[i].allowed);
 	for (size_t i = 0; i < s->nsensors; i++)
 		n += sample_slen(s->sensors[i].name);
+	for (size_t i = 0; i < s->nmenus; i++)
+		n += sample_slen(s->menus[i].why);
 	return n;
 }
 
@@ -186,7 +192,7 @@ sample_t *sample_dup(const sample_t *s)
 	sample_t *d = xmalloc(sample_packed_size(s));
 	*d = *s;
 	d->packed = true;
-	d->cap_ifaces = d->cap_peers = d->cap_sensors = 0;
+	d->cap_ifaces = d->cap_peers = d->cap_sensors = d->cap_menus = 0;
 	d->pool = NULL;
 	char *at = (char *)(d + 1);
 	d->cores = memcpy(at, s->cores ? (const void *)s->cores : "", s->ncores * sizeof(*d->cores));
@@ -198,6 +204,8 @@ sample_t *sample_dup(const sample_t *s)
 	d->sensors = memcpy(
 		at, s->sensors ? (const void *)s->sensors : "", s->nsensors * sizeof(*d->sensors));
 	at += s->nsensors * sizeof(*d->sensors);
+	d->menus = memcpy(at, s->menus ? (const void *)s->menus : "", s->nmenus * sizeof(*d->menus));
+	at += s->nmenus * sizeof(*d->menus);
 	d->router = sample_pack(&at, s->router), d->error = sample_pack(&at, s->error);
 	d->version = sample_pack(&at, s->version), d->channel = sample_pack(&at, s->channel);
 	d->firmware = sample_pack(&at, s->firmware);
@@ -219,6 +227,8 @@ sample_t *sample_dup(const sample_t *s)
 	}
 	for (size_t i = 0; i < s->nsensors; i++)
 		d->sensors[i].name = sample_pack(&at, s->sensors[i].name);
+	for (size_t i = 0; i < s->nmenus; i++)
+		d->menus[i].why = sample_pack(&at, s->menus[i].why);
 	return d;
 }
 
@@ -318,4 +328,12 @@ const char *sample_unit_name(enum sample_unit u)
 		[SAMPLE_UNIT_STATE] = "state",
 	};
 	return (unsigned)u < SAMPLE_UNIT_COUNT ? names[u] : "state";
+}
+
+void sample_add_menu(sample_t *s, const char *path, const char *why, int64_t since_ms)
+{
+	s->menus = sample_grow(s->menus, s->nmenus, &s->cap_menus, sizeof(*s->menus));
+	s->menus[s->nmenus++] = (struct sample_menu){
+		.path = path, .why = sample_strdup(s, why), .since_ms = why != NULL ? since_ms : 0
+	};
 }

@@ -71,6 +71,14 @@ struct sample_sensor { /* one row of /system/health or mtxrGaugeTable */
 	double value; /* in unit */
 };
 
+/* An optional menu of the poll (/system/health, ...: docs/routeros.md §2.3) as its collector
+ * last asked it. While it fails its data is left out of the sample, and the poll stands. */
+struct sample_menu {
+	const char *path; /* "/system/health": a static string */
+	char *why;        /* NULL when its newest answer was good; else why it failed (printable) */
+	int64_t since_ms; /* failing: wall clock of its first failure in a row; else 0 */
+};
+
 typedef struct sample {
 	char *router;        /* config name of the router */
 	int64_t time_ms;     /* wall clock when the poll asked for the counters */
@@ -106,12 +114,14 @@ typedef struct sample {
 	bool health_fresh;
 	size_t nsensors;
 	struct sample_sensor *sensors;
+	size_t nmenus; /* the optional menus asked so far, failing or not */
+	struct sample_menu *menus;
 	int64_t mem_free, mem_total;   /* bytes; -1 when unknown */
 	int64_t disk_free, disk_total; /* bytes; -1 when unknown */
 	bool packed;                   /* from sample_dup: one block, read-only (see there) */
-	/* Private to sample.c: allocated lengths of ifaces, peers and sensors (grown by doubling,
-	 * so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
-	size_t cap_ifaces, cap_peers, cap_sensors;
+	/* Private to sample.c: allocated lengths of ifaces, peers, sensors and menus (grown by
+	 * doubling, so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
+	size_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
 	struct sample_pool *pool; /* private to sample.c: the blocks of sample_strdup */
 } sample_t;
 
@@ -149,5 +159,7 @@ void sample_add_sensor(sample_t *s, const char *name, enum sample_unit unit, dou
 /* Replaces dst's sensors with copies of src's (src may be packed). */
 void sample_copy_sensors(sample_t *dst, const sample_t *src);
 const char *sample_unit_name(enum sample_unit u); /* "celsius", "volts", ..., "state" */
+/* Appends the state of an optional menu: path static, why (NULL: good) copied. */
+void sample_add_menu(sample_t *s, const char *path, const char *why, int64_t since_ms);
 
 #endif

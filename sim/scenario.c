@@ -50,6 +50,15 @@ static const char *const fault_names[] = {
 	[SC_FAULT_RESET] = "reset",
 };
 
+const struct sc_menu_fault *scenario_menu_fault(const struct sc_state *st, const char *path)
+{
+	size_t n = strcspn(path, "?");
+	for (int i = 0; i < st->nmenu_faults; i++)
+		if (strlen(st->menu_faults[i].path) == n && strncmp(st->menu_faults[i].path, path, n) == 0)
+			return &st->menu_faults[i];
+	return NULL;
+}
+
 const char *scenario_fault_name(enum sc_fault f)
 {
 	return fault_names[f];
@@ -246,6 +255,8 @@ static int scenario_state_set(struct sc_state *st, const char *k, const char *v)
 	if (strcmp(k, "uptime_shift") == 0)
 		return scenario_parse_signed_duration(v, &st->uptime_shift) == 0 ? 1 : -1;
 	int rc = scdiag_state_set(st, k, v);
+	if (rc == 0)
+		rc = scfault_state_set(st, k, v);
 	return rc ? rc : scenario_link_set(st, k, v);
 }
 

@@ -74,6 +74,23 @@ enum sc_diag_shape {
 	SC_DIAG_TX_LOSS = 1 << 6,       /* bandwidth-test direction=transmit has lost-packets too */
 };
 
+/* How one REST menu answers badly while the rest of the router is fine (`menu_fault`,
+ * docs/sim.md): the failures of an optional menu that wgwatch must ride out. */
+enum sc_menu_fault_kind {
+	SC_MENU_500 = 1,  /* 500 with RouterOS's internal-failure body */
+	SC_MENU_ERROR200, /* 200 with a RouterOS error object, {"error":400,...} */
+	SC_MENU_EMPTY,    /* 200 [] */
+	SC_MENU_NULL,     /* 200, the usual reply with every value but .id and name null */
+	SC_MENU_HANG,     /* never answered (the connection stays open) */
+	SC_MENU_KINDS
+};
+#define SC_MENU_FAULTS   4  /* menus one phase may spoil */
+#define SC_MENU_PATH_LEN 40 /* "/system/package/update" */
+struct sc_menu_fault {
+	char path[SC_MENU_PATH_LEN]; /* the menu's path after /rest, "/system/health" */
+	enum sc_menu_fault_kind kind;
+};
+
 /* Everything the timeline can change. */
 struct sc_state {
 	char version[SC_VER_LEN];          /* "7.22.3", no channel */
@@ -94,6 +111,8 @@ struct sc_state {
 	struct sc_cpu cpu;
 	struct sc_prof prof[SC_PROF_PARTS]; /* profile_rx, profile_tx, profile_work */
 	enum sc_refuse refuse;              /* diag_refuse */
+	struct sc_menu_fault menu_faults[SC_MENU_FAULTS];
+	int nmenu_faults;
 };
 
 /* A stretch of simulated time with one state; phases[0].start is -INFINITY. */
@@ -179,5 +198,7 @@ void scenario_free(scenario_t *sc);
 /* "1w2d3h4m5s", "90s", "2h", a bare number of seconds; into seconds. 0 or -1. */
 int scenario_parse_duration(const char *s, double *sec);
 const char *scenario_fault_name(enum sc_fault f);
+/* The menu fault of path ("/system/health", a query after '?' ignored) in st, or NULL. */
+const struct sc_menu_fault *scenario_menu_fault(const struct sc_state *st, const char *path);
 
 #endif

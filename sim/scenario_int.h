@@ -33,4 +33,7 @@ int scdiag_group_set(struct sc_group *g, const char *k, const char *v);
 /* The default classifier shares (docs/sim.md "Diagnostics"). */
 void scdiag_defaults(struct sc_state *st);
 
+/* The menu_fault key (scfault.c): 1 handled, 0 another key, -1 bad value. */
+int scfault_state_set(struct sc_state *st, const char *k, const char *v);
+
 #endif

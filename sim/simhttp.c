@@ -270,7 +270,7 @@ static enum MHD_Result simhttp_answer(struct req *r, const char *method)
 		buf_free(&r->held.body);
 		return ok;
 	}
-	if (f == SC_FAULT_HANG) {
+	if (f == SC_FAULT_HANG || simrest_hangs(r->ho->r, simhttp_sim_time(h), r->target)) {
 		const union MHD_ConnectionInfo *ci = MHD_get_connection_info(
 			r->c, MHD_CONNECTION_INFO_CONNECTION_FD);
 		r->fd = ci ? ci->connect_fd : -1;

@@ -507,6 +507,60 @@ static bool simrest_content_fault(enum sc_fault f, struct simresp *out)
 	}
 }
 
+/* ---- one menu's faults (menu_fault) ---- */
+
+/* Every value of the records of out's 200 reply, but .id and name, made null. */
+static void simrest_nulls(struct simresp *out)
+{
+	json_error_t err;
+	json_t *j = json_loadb(out->body.data ? out->body.data : "", out->body.len, 0, &err);
+	size_t n = json_is_array(j) ? json_array_size(j) : 1;
+	for (size_t i = 0; out->status == 200 && j != NULL && i < n; i++) {
+		json_t *o = json_is_array(j) ? json_array_get(j, i) : j, *v;
+		const char *k;
+		json_object_foreach(o, k, v)
+		{
+			if (strcmp(k, ".id") != 0 && strcmp(k, "name") != 0)
+				json_object_set_new(o, k, json_null());
+		}
+	}
+	char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+	if (text != NULL)
+		simrest_reply(out, out->status, text);
+	free(text);
+	json_decref(j);
+}
+
+bool simrest_hangs(const simrouter_t *r, double t, const char *target)
+{
+	const struct sc_menu_fault *f = strncmp(target, "/rest/", 6) == 0
+		? scenario_menu_fault(simrouter_state(r, t), target + 5)
+		: NULL;
+	return f != NULL && f->kind == SC_MENU_HANG;
+}
+
+/* The reply of q's menu, as its menu_fault (docs/sim.md) spoils it, if it has one. */
+static void simrest_serve_menu_fault(
+	const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
+{
+	const struct sc_menu_fault *f = scenario_menu_fault(simrouter_state(r, t), q->path + 5);
+	if (f == NULL || f->kind == SC_MENU_HANG || f->kind == SC_MENU_NULL) {
+		simrest_serve_rest(r, t, q, out);
+		if (f != NULL && f->kind == SC_MENU_NULL)
+			simrest_nulls(out);
+	} else if (f->kind == SC_MENU_500) {
+		simrest_reply(out, 500,
+			"{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
+			"\"message\":\"Internal Server Error\"}");
+	} else if (f->kind == SC_MENU_ERROR200) {
+		simrest_error_400(
+			out, xasprintf("no such command or directory (%s)", strrchr(q->path, '/') + 1));
+		out->status = 200;
+	} else {
+		simrest_reply(out, 200, "[]");
+	}
+}
+
 void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
 {
 	enum sc_fault f = simrouter_fault(r, t);
@@ -537,6 +591,6 @@ void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, stru
 		(!q->content_type || strncasecmp(q->content_type, "application/json", 16) != 0)) {
 		simrest_reply(out, 415, "{\"error\":415,\"message\":\"Unsupported Media Type\"}");
 	} else {
-		simrest_serve_rest(r, t, q, out);
+		simrest_serve_menu_fault(r, t, q, out);
 	}
 }

@@ -1,12 +1,14 @@
 /* simrest: the RouterOS REST surface of one simulated router: auth, the content faults (401,
- * malformed, html, big), routing, records, .proplist, GET filters and POST print .query. It
- * sees a parsed request and fills a reply; it never touches sockets. */
+ * malformed, html, big) and those of one menu (menu_fault), routing, records, .proplist, GET
+ * filters and POST print .query. It sees a parsed request and fills a reply; it never touches
+ * sockets. */
 #ifndef WGWATCH_SIMREST_H
 #define WGWATCH_SIMREST_H
 
 #include "lib/buf.h"
 #include "sim/simrouter.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -39,6 +41,9 @@ void simrest_set_epoch(time_t epoch);
 int simrest_user(const scenario_t *sc, const char *hdr);
 /* Answer q for router r at simulated time t. out->body must be initialised by the caller. */
 void simrest_handle(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out);
+/* Whether the request for target ("/rest/system/health?...") goes unanswered at simulated time
+ * t: its menu has the hang menu_fault (simhttp parks it like the hang fault). */
+bool simrest_hangs(const simrouter_t *r, double t, const char *target);
 /* Format seconds as a RouterOS duration ("40w6d5h1m24s", "0s"). */
 void simrest_duration(double sec, char *out, size_t size);
 

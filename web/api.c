@@ -80,6 +80,23 @@ static json_t *api_health(const sample_t *s)
 	return o;
 }
 
+/* The optional REST menus asked so far (docs/routeros.md §2.3): up, and while failing since
+ * when and why; [] before any data. */
+static json_t *api_menus(const sample_t *s)
+{
+	json_t *arr = json_array();
+	for (size_t k = 0; s != NULL && k < s->nmenus; k++) {
+		const struct sample_menu *m = &s->menus[k];
+		json_t *x = json_object();
+		json_object_set_new(x, "menu", json_string(m->path));
+		json_object_set_new(x, "up", json_boolean(m->why == NULL));
+		json_object_set_new(x, "error", api_str(m->why));
+		json_object_set_new(x, "failing_since", api_time(m->since_ms));
+		json_array_append_new(arr, x);
+	}
+	return arr;
+}
+
 static json_t *api_router(const fleet_router_t *r)
 {
 	const sample_t *s = r->last;
@@ -95,6 +112,7 @@ static json_t *api_router(const fleet_router_t *r)
 	json_object_set_new(o, "last_error", api_str(r->last_error));
 	json_object_set_new(o, "labels", api_labels(r->conf));
 	json_object_set_new(o, "health", api_health(s));
+	json_object_set_new(o, "menus", api_menus(s));
 	return o;
 }
 

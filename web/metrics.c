@@ -255,6 +255,11 @@ static const struct metrics_family metrics_families[] = {
 		.per_router = metrics_info },
 	{ "wgwatch_router_uptime_seconds", "gauge", "Router uptime at the newest poll.",
 		.per_router = metrics_uptime },
+	{ "wgwatch_router_menu_up", "gauge",
+		"1 when the router's newest answer from an optional REST menu (label menu: "
+		"/system/routerboard, /system/health, /system/package/update, /ip/route/check) was "
+		"good, 0 while it fails: its data is left out and the router stays up.",
+		.per_router = metrics_health_menu },
 	{ "wgwatch_router_firmware_upgrade_available", "gauge",
 		"1 when the RouterBOOT upgrade firmware differs from the current one, else 0.",
 		.per_router = metrics_fw_upgrade },

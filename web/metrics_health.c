@@ -1,6 +1,6 @@
-/* metrics_health: the /metrics families of a router's health (sensors, memory, disk), of its
- * peers' detail (endpoint, allowed addresses, disabled, handshake time), from the newest sample,
- * and of its newest CPU profile and probes.
+/* metrics_health: the /metrics families of a router's health (sensors, memory, disk, the
+ * optional REST menus failing or not), of its peers' detail (endpoint, allowed addresses,
+ * disabled, handshake time), from the newest sample, and of its newest CPU profile and probes.
  * Like metrics.c it reads only samples: never a key, never I/O; router text is escaped. */
 #include "config.h"
 #include "web/metrics_int.h"
@@ -33,6 +33,17 @@ void metrics_health_bytes(
 		return;
 	metrics_begin(c, fam, i);
 	metrics_end_u64(c, i, (uint64_t)v);
+}
+
+void metrics_health_menu(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	const sample_t *s = metrics_current(r);
+	for (size_t k = 0; s != NULL && k < s->nmenus; k++) {
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "menu", s->menus[k].path);
+		metrics_end_u64(c, i, s->menus[k].why == NULL ? 1 : 0);
+	}
 }
 
 /* "198.51.100.7:51209", "[2001:db8::1]:51209", or "" when the peer has none. */

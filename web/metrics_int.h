@@ -144,6 +144,9 @@ void metrics_health_sensor(
 /* The int64_t of sample_t at fam->off (mem_free...), in bytes; absent when unknown (-1). */
 void metrics_health_bytes(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
+/* Per optional REST menu asked (label menu): 1 while it answers, 0 while it fails. */
+void metrics_health_menu(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 /* Per peer: endpoint and allowed addresses as labels, value 1. */
 void metrics_health_peer_info(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);

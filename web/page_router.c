@@ -160,6 +160,25 @@ static bool page_router_stale(const fleet_router_t *live)
 	return live != NULL && !live->up;
 }
 
+/* The optional menus failing while the router is up (docs/routeros.md §2.3), one line each:
+ * what they would have told is missing from the page. */
+static void page_router_menus(buf_t *out, const fleet_router_t *live)
+{
+	const sample_t *s = live != NULL && live->up ? live->last : NULL;
+	for (size_t k = 0; s != NULL && k < s->nmenus; k++) {
+		const struct sample_menu *m = &s->menus[k];
+		if (m->why == NULL)
+			continue;
+		buf_puts(out, "<br><small class=\"why menu\">");
+		text_put_html(out, m->path);
+		buf_puts(out, ": failing since ");
+		page_time(out, m->since_ms, "?");
+		buf_puts(out, " (");
+		text_put_html(out, m->why);
+		buf_puts(out, ")</small>");
+	}
+}
+
 static void page_router_state(buf_t *out, const fleet_router_t *live, const history_t *h, int64_t now)
 {
 	buf_puts(out, "<dt>State</dt><dd>");
@@ -175,6 +194,7 @@ static void page_router_state(buf_t *out, const fleet_router_t *live, const hist
 		text_put_html(out, live->last_error);
 		buf_puts(out, "</span>");
 	}
+	page_router_menus(out, live);
 	if (page_router_stale(live) && h->last_ok_ms > 0) {
 		buf_puts(out, "<br><small class=\"seen\">last seen ");
 		page_age(out, now - h->last_ok_ms);

@@ -520,7 +520,7 @@ static void check_errors_routers(const char *e, const char *p, const char *dir)
 	CHECK_ERR(e,
 		"%s:27: labels = router=x: label name 'router' is wgwatch's own (router, core, interface, "
 		"type, peer, board, architecture, version, firmware, kind, le, direction, from_version, "
-		"to_version, upgraded, sensor, endpoint, allowed_address, cpu, name, job, instance): choose another",
+		"to_version, upgraded, sensor, endpoint, allowed_address, menu, cpu, name, job, instance): choose another",
 		p);
 	CHECK_ERR(e,
 		"%s:30: password_file = open.pass: %s/open.pass has mode 0644, readable by group "

@@ -123,6 +123,8 @@ static sample_t *sample_r0(void)
 	sample_add_sensor(s, "sfp\"temp\ntemperature", SAMPLE_UNIT_CELSIUS, -5);
 	s->mem_free = 3950641152, s->mem_total = 4227858432;
 	s->disk_free = 0, s->disk_total = 135266304;
+	sample_add_menu(s, "/system/routerboard", NULL, 0);
+	sample_add_menu(s, "/system/health", "HTTP 500 Internal Server Error", 1699999000000);
 	return s;
 }
 
@@ -292,6 +294,8 @@ static void test_render_lines(const char *m)
 		"wgwatch_router_info{" R0 ",board=\"RB5009UG+S+\",architecture=\"arm64\","
 		"version=\"7.22.3\",firmware=\"7.20\"" SITE "} 1",
 		"wgwatch_router_uptime_seconds{" R0 SITE "} 3600.5",
+		"wgwatch_router_menu_up{" R0 ",menu=\"/system/routerboard\"" SITE "} 1",
+		"wgwatch_router_menu_up{" R0 ",menu=\"/system/health\"" SITE "} 0",
 		"wgwatch_router_firmware_upgrade_available{" R0 SITE "} 1",
 		"wgwatch_cpu_core_load_ratio{" R0 ",core=\"0\"" SITE "} 0.25",
 		"wgwatch_cpu_core_load_ratio{" R0 ",core=\"1\"" SITE "} 0.07",
@@ -375,7 +379,8 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 64 && count(m, "# TYPE ") == 64);
+	CHECK(count(m, "# HELP ") == 65 && count(m, "# TYPE ") == 65);
+	CHECK(count(m, "wgwatch_router_menu_up{") == 2); /* r0's; none for the others */
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
 	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */
 	CHECK(count(m, "wgwatch_health_temperature_celsius{") == 2);
@@ -431,7 +436,17 @@ static void test_api_r0(json_t *o)
 	CHECK(json_integer_value(json_object_get(h, "memory_free_bytes")) == 3950641152);
 	CHECK(json_integer_value(json_object_get(h, "disk_free_bytes")) == 0);
 	CHECK(json_integer_value(json_object_get(h, "disk_total_bytes")) == 135266304);
-	CHECK_INT(json_object_size(o), 11);
+	json_t *menus = json_object_get(o, "menus"), *m0 = json_array_get(menus, 0),
+	       *m1 = json_array_get(menus, 1);
+	CHECK_INT(json_array_size(menus), 2);
+	CHECK_STR(json_string_value(json_object_get(m0, "menu")), "/system/routerboard");
+	CHECK(json_is_true(json_object_get(m0, "up")) && json_is_null(json_object_get(m0, "error")) &&
+		json_is_null(json_object_get(m0, "failing_since")));
+	CHECK_STR(json_string_value(json_object_get(m1, "menu")), "/system/health");
+	CHECK(json_is_false(json_object_get(m1, "up")));
+	CHECK_STR(json_string_value(json_object_get(m1, "error")), "HTTP 500 Internal Server Error");
+	CHECK_STR(json_string_value(json_object_get(m1, "failing_since")), "2023-11-14T21:56:40Z");
+	CHECK_INT(json_object_size(o), 12);
 }
 
 static void test_api_others(json_t *arr)

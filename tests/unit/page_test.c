@@ -294,6 +294,28 @@ static void test_router_page(const conf_t *conf)
 	buf_free(&b);
 }
 
+/* A failing optional menu of a router that is up: one line in its state, since when and why,
+ * the router's text escaped; none for a good menu, none while the router is down. */
+static void test_router_menus(void)
+{
+	sample_t *s = sample_new("r1", T0, "rest");
+	sample_add_menu(s, "/system/routerboard", NULL, 0);
+	sample_add_menu(s, "/system/health", "HTTP 500 <b>Internal</b>", 1700000000000);
+	fleet_router_t live = { .up = true, .polled = true, .last = s };
+	buf_t b;
+	buf_init(&b);
+	page_router_menus(&b, &live);
+	CHECK_STR(b.data,
+		"<br><small class=\"why menu\">/system/health: failing since 2023-11-14 22:13:20Z "
+		"(HTTP 500 &lt;b&gt;Internal&lt;/b&gt;)</small>");
+	buf_reset(&b);
+	live.up = false;
+	page_router_menus(&b, &live);
+	CHECK(b.len == 0);
+	buf_free(&b);
+	sample_free(s);
+}
+
 /* After test_history_rollup: a 30-day page reads the roll-ups. */
 static void test_router_page_rolled(const conf_t *conf)
 {
@@ -624,6 +646,7 @@ int main(void)
 	test_scatter();
 	test_natcmp();
 	test_peer_order();
+	test_router_menus();
 	char dir[] = "/tmp/page_test.XXXXXX";
 	CHECK(mkdtemp(dir) != NULL);
 	conf_t conf = {

@@ -580,7 +580,7 @@ static void test_restwan(void)
 	w = restwan_create();
 	const char *d = restwan_due(w, &rc, s, 1000);
 	CHECK_STR(d, "198.51.100.0");
-	restwan_done(w, "r1", "ether1", NULL, 1000);
+	restwan_done(w, "r1", "ether1", 1000);
 	char *const *names = restwan_names(w, &rc, &n); /* the first round counts at once */
 	CHECK(n == 1 && strcmp(names[0], "ether1") == 0);
 	for (int i = 1; i < RESTWAN_ENDPOINTS; i++) {
@@ -588,24 +588,24 @@ static void test_restwan(void)
 		char want[32];
 		snprintf(want, sizeof(want), "198.51.100.%d", i);
 		CHECK_STR(d, want);
-		restwan_done(w, "r1", i == 5 ? "ether2" : "ether1", NULL, 1000 + i);
+		restwan_done(w, "r1", i == 5 ? "ether2" : "ether1", 1000 + i);
 	}
 	names = restwan_names(w, &rc, &n);
 	CHECK(n == 2 && strcmp(names[1], "ether2") == 0);
 	CHECK(restwan_due(w, &rc, s, 2000) == NULL); /* the round is over; the next in an hour */
 	d = restwan_due(w, &rc, s, 1000 + RESTWAN_EVERY_MS);
 	CHECK_STR(d, "198.51.100.0");
-	restwan_done(w, "r1", "sfp1", NULL, 1000 + RESTWAN_EVERY_MS);
+	restwan_done(w, "r1", "sfp1", 1000 + RESTWAN_EVERY_MS);
 	names = restwan_names(w, &rc, &n); /* later rounds replace the set at their end */
 	CHECK(n == 2);
 	restwan_due(w, &rc, s, 1001 + RESTWAN_EVERY_MS);
-	restwan_done(w, "r1", NULL, "HTTP 400 Bad Request", 1001 + RESTWAN_EVERY_MS);
+	restwan_done(w, "r1", NULL, 1001 + RESTWAN_EVERY_MS);
 	names = restwan_names(w, &rc, &n); /* a refusal ends the round and keeps the set */
 	CHECK(n == 2 && strcmp(names[0], "ether1") == 0);
 	CHECK(restwan_due(w, &rc, s, 2000 + RESTWAN_EVERY_MS) == NULL);
 	for (int i = 0; i < RESTWAN_ENDPOINTS; i++) {
 		CHECK(restwan_due(w, &rc, s, 1001 + 2 * RESTWAN_EVERY_MS + i) != NULL);
-		restwan_done(w, "r1", "sfp1", NULL, 1001 + 2 * RESTWAN_EVERY_MS + i);
+		restwan_done(w, "r1", "sfp1", 1001 + 2 * RESTWAN_EVERY_MS + i);
 	}
 	names = restwan_names(w, &rc, &n);
 	CHECK(n == 1 && strcmp(names[0], "sfp1") == 0);
@@ -727,9 +727,137 @@ static void test_http_reason(void)
 	free(r);
 }
 
+/* Lines of f (stderr caught by opt_catch) holding needle. */
+static int opt_lines(FILE *f, const char *needle)
+{
+	char line[1024];
+	int n = 0;
+	rewind(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, needle) != NULL;
+	return n;
+}
+
+/* stderr into a temporary file until opt_release: the log lines of a run. */
+static FILE *opt_catch(int *saved)
+{
+	FILE *f = tmpfile();
+	fflush(stderr);
+	*saved = dup(2);
+	if (f != NULL)
+		dup2(fileno(f), 2);
+	return f;
+}
+
+static void opt_release(int saved)
+{
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+}
+
+/* A RouterOS error object in a 2xx reply is named as such, whatever the step. */
+static void test_error_object(void)
+{
+	static const char body[] =
+		"{\"detail\":\"Session closed\",\"error\":400,\"message\":\"Bad Request\"}";
+	static const char want[] = "a RouterOS error in a 2xx reply: Bad Request: Session closed";
+	for (int step = 0; step < RESTDECODE_NSTEPS; step++)
+		dec_bad((enum restdecode_step)step, body, want);
+	sample_t *s = sample_new("r1", 0, "rest");
+	char *cause = NULL;
+	CHECK_INT(restdecode_peers_keyed(body, strlen(body), false, s, NULL, NULL, &cause), -1);
+	CHECK_STR(cause, want);
+	free(cause);
+	sample_free(s);
+	char *iface = NULL;
+	cause = NULL;
+	CHECK_INT(restdecode_route(body, strlen(body), &iface, &cause), -1);
+	CHECK(iface == NULL);
+	CHECK_STR(cause, want);
+	free(cause);
+	/* a record that merely has a field named error, a string, is data */
+	s = dec(RESTDECODE_UPDATE, "{\"error\":\"x\",\"message\":\"y\"}", 0, NULL);
+	sample_free(s);
+}
+
+/* restopt: a failing menu waits its time, drops its data from the sample, is logged once (then
+ * every 60th failure, with the count), its recovery once; only menus asked are reported. */
+static void test_restopt(void)
+{
+	restopt_t *o = restopt_create();
+	sample_t *s = sample_new("r1", 0, "rest");
+	CHECK_INT(restopt_of(RESTDECODE_HEALTH), RESTOPT_HEALTH);
+	CHECK_INT(restopt_of(RESTDECODE_BOARD), RESTOPT_BOARD);
+	CHECK_INT(restopt_of(RESTDECODE_UPDATE), RESTOPT_UPDATE);
+	CHECK(restopt_of(RESTDECODE_RESOURCE) < 0 && restopt_of(RESTDECODE_CPU) < 0 &&
+		restopt_of(RESTDECODE_IFACES) < 0 && restopt_of(RESTDECODE_PEERS) < 0);
+	restopt_report(o, s);
+	CHECK_INT(s->nmenus, 0); /* nothing asked yet */
+	sample_add_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	s->health_fresh = true;
+	s->firmware = xstrdup("7.19.2");
+	int saved;
+	FILE *f = opt_catch(&saved);
+	for (int i = 0; i < 61; i++)
+		restopt_failed(o, RESTOPT_HEALTH, "r1", i < 60 ? "HTTP 500" : "timed out", s, 1000 + i);
+	restopt_good(o, RESTOPT_BOARD, "r1"); /* good from the start: no line */
+	restopt_good(o, RESTOPT_HEALTH, "r1");
+	restopt_good(o, RESTOPT_HEALTH, "r1");
+	opt_release(saved);
+	CHECK(s->nsensors == 0 && !s->health_fresh);
+	CHECK_STR(s->firmware, "7.19.2"); /* only the failing menu's data goes */
+	if (f != NULL) {
+		CHECK_INT(opt_lines(f, "rest: router r1: /system/health failed ("), 2);
+		CHECK_INT(opt_lines(f,
+				  "failed (timed out): no health readings; the router stays up, the menu is "
+				  "asked again in a minute (59 more failures not logged)"),
+			1);
+		CHECK_INT(opt_lines(f,
+				  "rest: router r1: /system/health answers again, after 61 failed requests"),
+			1);
+		CHECK_INT(opt_lines(f, "routerboard"), 0);
+		fclose(f);
+	}
+	sample_free(s);
+	s = sample_new("r1", 0, "rest");
+	restopt_failed(o, RESTOPT_HEALTH, "r1", "HTTP 500", s, 5000);
+	CHECK(restopt_waiting(o, RESTOPT_HEALTH, 5000 + HEALTHKEEP_EVERY_MS - 1));
+	CHECK(!restopt_waiting(o, RESTOPT_HEALTH, 5000 + HEALTHKEEP_EVERY_MS));
+	CHECK(!restopt_waiting(o, RESTOPT_BOARD, 5000));
+	restopt_failed(o, RESTOPT_UPDATE, "r1", "expected one object", NULL, 5000);
+	CHECK(restopt_waiting(o, RESTOPT_UPDATE, 5000 + RESTUPDATE_EVERY_MS - 1));
+	restopt_report(o, s);
+	CHECK_INT(s->nmenus, 3);
+	if (s->nmenus == 3) {
+		CHECK(strcmp(s->menus[0].path, "/system/routerboard") == 0 && s->menus[0].why == NULL &&
+			s->menus[0].since_ms == 0);
+		CHECK(strcmp(s->menus[1].path, "/system/health") == 0 && s->menus[1].since_ms > 0);
+		CHECK_STR(s->menus[1].why, "HTTP 500");
+		CHECK_STR(s->menus[2].path, "/system/package/update");
+	}
+	sample_t *d = sample_dup(s); /* the fleet's packed copy keeps them */
+	CHECK(d->nmenus == 3 && strcmp(d->menus[1].why, "HTTP 500") == 0 && d->menus[0].why == NULL);
+	sample_free(d);
+	sample_free(s);
+	restopt_destroy(o);
+}
+
 /* ---- transport against a stand-in router ---- */
 
-enum srv_mode { SRV_OK, SRV_OLD, SRV_401, SRV_PEERS_500, SRV_HTML, SRV_REBOOT };
+enum srv_mode { SRV_OK, SRV_OLD, SRV_401, SRV_PEERS_500, SRV_HTML, SRV_REBOOT, SRV_OPT };
+
+/* SRV_OPT: one optional menu answers badly (issue 39), the others as SRV_OK. */
+struct opt_case {
+	const char *path; /* "/rest/system/health" */
+	unsigned status;
+	const char *body;
+	int delay_ms;    /* the answer comes this late: past the poll's timeout */
+	const char *why; /* the start of the reason kept */
+};
+static const struct opt_case *srv_opt;
+static const char UPDATE[] = "{\"channel\":\"stable\",\"installed-version\":\"7.19.2\","
+			     "\"latest-version\":\"7.19.4\",\"status\":\"New version is available\"}";
 
 static _Atomic int srv_mode;
 static _Atomic int srv_conns;
@@ -761,6 +889,14 @@ static const char *srv_body(const char *url, int mode, unsigned *status)
 		*status = 401;
 		return "{\"error\":401,\"message\":\"Unauthorized\"}";
 	}
+	if (mode == SRV_OPT && strcmp(url, srv_opt->path) == 0) {
+		*status = srv_opt->status;
+		if (srv_opt->delay_ms > 0)
+			usleep((useconds_t)srv_opt->delay_ms * 1000); /* the router is slow, not a wait */
+		return srv_opt->body;
+	}
+	if (strcmp(url, "/rest/system/package/update") == 0 && mode == SRV_OPT)
+		return UPDATE;
 	if (strcmp(url, "/rest/system/resource") == 0) {
 		if (mode == SRV_REBOOT && ++srv_resources >= 3) /* restarted before the 3rd poll */
 			return "{\"board-name\":\"CCR2004-16G-2S+\",\"uptime\":\"5s\","
@@ -783,9 +919,13 @@ static const char *srv_body(const char *url, int mode, unsigned *status)
 		return PEERS;
 	if (strcmp(url, "/rest/system/health") == 0 && mode != SRV_OLD)
 		return HEALTH7; /* SRV_OLD: "no such command", as a build without health */
-	*status = mode == SRV_PEERS_500 ? 500 : 400;
-	return "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
-	       "\"message\":\"Internal Server Error\"}";
+	if (mode == SRV_PEERS_500) {
+		*status = 500;
+		return "{\"detail\":\"std failure: not allowed (9)\",\"error\":500,"
+		       "\"message\":\"Internal Server Error\"}";
+	}
+	*status = 400; /* what RouterOS answers for a menu it does not have */
+	return "{\"detail\":\"no such command or directory (x)\",\"error\":400,\"message\":\"Bad Request\"}";
 }
 
 static void srv_check_auth(struct MHD_Connection *conn)
@@ -844,7 +984,9 @@ static void srv_notify(
 static struct MHD_Daemon *srv_start(int *port)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	struct MHD_Daemon *d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, srv_handler,
+	/* a thread per connection: a slow answer (opt_cases) holds up only its own */
+	struct MHD_Daemon *d = MHD_start_daemon(
+		MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL, srv_handler,
 		NULL, MHD_OPTION_SOCK_ADDR, &sa, MHD_OPTION_NOTIFY_COMPLETED, srv_done, NULL,
 		MHD_OPTION_NOTIFY_CONNECTION, srv_notify, NULL, MHD_OPTION_END);
 	if (d == NULL)
@@ -1039,7 +1181,9 @@ static void test_transport_post(int port)
 	srv_reset(SRV_OLD);
 	sample_t *s = run_one(&rc, 1 << 20);
 	CHECK_INT(s->err, SAMPLE_OK); /* its /system/health is a 400: no sensors, not a failure */
-	CHECK(s->health_fresh && s->nsensors == 0);
+	CHECK(!s->health_fresh && s->nsensors == 0);
+	CHECK(s->nmenus == 2 && strcmp(s->menus[1].path, "/system/health") == 0 && s->menus[1].why != NULL &&
+		strcmp(s->menus[1].why, "HTTP 400 Bad Request: no such command or directory (x)") == 0);
 	CHECK(strstr(srv_log.data ? srv_log.data : "", "GET /rest/system/health") != NULL);
 	CHECK_INT(s->nifaces, 2);
 	if (s->nifaces == 2)
@@ -1108,6 +1252,115 @@ static void test_transport_errors(int port)
 	CHECK(s->error != NULL && strncmp(s->error, "GET /rest/system/resource: ", 27) == 0);
 	sample_free(s);
 	free(rc.rest);
+}
+
+/* The RouterOS error bodies (routeros.md §1) an optional menu may answer with. */
+#define ERR500                                                        \
+	"{\"detail\":\"std failure: not allowed (9)\",\"error\":500," \
+	"\"message\":\"Internal Server Error\"}"
+#define ERR400_HEALTH                                                          \
+	"{\"detail\":\"no such command or directory (health)\",\"error\":400," \
+	"\"message\":\"Bad Request\"}"
+
+static const struct opt_case opt_cases[] = {
+	{ "/rest/system/health", 500, ERR500, 0,
+		"HTTP 500 Internal Server Error: std failure: not allowed (9)" },
+	{ "/rest/system/health", 200, ERR400_HEALTH, 0,
+		"a RouterOS error in a 2xx reply: Bad Request: no such command or directory (health)" },
+	{ "/rest/system/health", 200, "[{\"name\":\"temperature\",\"value\":", 0, "reply is not JSON" },
+	{ "/rest/system/health", 200, "[{\".id\":\"*1\",\"name\":\"temperature\",\"value\":null}]", 0,
+		"value of \"value\" is not a string" },
+	{ "/rest/system/health", 200, HEALTH7, 900, "Operation timed out" },
+	{ "/rest/system/package/update", 200, "[]", 0, "expected one object" },
+	{ "/rest/system/package/update", 200, "{\"channel\":\"stable\",\"status\":null}", 0,
+		"value of \"status\" is not a string" },
+	{ "/rest/system/package/update", 500, ERR500, 0, "HTTP 500 " },
+	{ "/rest/system/routerboard", 500, ERR500, 0, "HTTP 500 " },
+	{ "/rest/system/routerboard", 200, ERR400_HEALTH, 0, "a RouterOS error in a 2xx reply: " },
+};
+
+/* The state s reports of the menu path ("/system/health"), or NULL. */
+static const struct sample_menu *opt_menu(const sample_t *s, const char *path)
+{
+	for (size_t i = 0; i < s->nmenus; i++)
+		if (strcmp(s->menus[i].path, path) == 0)
+			return &s->menus[i];
+	return NULL;
+}
+
+/* Whether the sample carries what the menu of path gives. */
+static bool opt_has(const sample_t *s, const char *path)
+{
+	if (strstr(path, "health") != NULL)
+		return s->health_fresh && s->nsensors == 9;
+	if (strstr(path, "update") != NULL)
+		return s->offered_version != NULL && strcmp(s->offered_version, "7.19.4") == 0;
+	return s->firmware != NULL && strcmp(s->firmware, "7.19.2") == 0;
+}
+
+/* Issue 39: an optional menu that fails in any way (an HTTP error, a RouterOS error object in a
+ * 200, malformed JSON, [] for an object, a null, a timeout of its request) keeps the poll whole:
+ * its own data is absent, everything else is there, the failure is logged once, and the menu is
+ * not asked again at the next poll. */
+static void test_transport_optional(int port)
+{
+	char *url = xasprintf("http://127.0.0.1:%d", port);
+	for (size_t k = 0; k < sizeof(opt_cases) / sizeof(opt_cases[0]); k++) {
+		const struct opt_case *oc = &opt_cases[k];
+		conf_router_t rc = { .name = s_r1,
+			.rest = url,
+			.user = s_mon,
+			.password = s_pass,
+			.check_updates = true,
+			.timeout_ms = oc->delay_ms > 0 ? 400 : 5000 };
+		srv_opt = oc;
+		srv_reset(SRV_OPT);
+		struct run run;
+		int saved;
+		FILE *f = opt_catch(&saved);
+		run_polls(&rc, 1 << 20, 2, &run);
+		opt_release(saved);
+		const char *menu = oc->path + 5; /* "/system/health" */
+		char *want = xasprintf("rest: router r1: %s failed (", menu);
+		int logged = f != NULL ? opt_lines(f, want) : -1;
+		if (f != NULL)
+			fclose(f);
+		if (logged != 1)
+			fprintf(stderr, "case %zu (%s %u): %d log lines \"%s\"\n", k, menu, oc->status,
+				logged, want);
+		CHECK_INT(logged, 1);
+		free(want);
+		for (int i = 0; i < 2 && run.s[i] != NULL; i++) {
+			const sample_t *s = run.s[i];
+			if (s->err != SAMPLE_OK)
+				fprintf(stderr, "case %zu poll %d: %s\n", k, i, s->error);
+			CHECK_INT(s->err, SAMPLE_OK);
+			CHECK(s->ncores == 4 && s->nifaces == 1 && s->npeers == 3);
+			CHECK(!opt_has(s, oc->path)); /* absent, not zero */
+			const struct sample_menu *sm = opt_menu(s, menu);
+			CHECK(sm != NULL && sm->why != NULL &&
+				strncmp(sm->why, oc->why, strlen(oc->why)) == 0);
+			CHECK(sm != NULL && sm->since_ms > 0 && sm->since_ms <= run.s[0]->time_ms + 1000);
+			if (sm != NULL && sm->why != NULL && strncmp(sm->why, oc->why, strlen(oc->why)) != 0)
+				fprintf(stderr, "case %zu: why \"%s\", want \"%s...\"\n", k, sm->why,
+					oc->why);
+			for (size_t m = 0; m < 3; m++) {
+				const char *other = (const char *[]){ "/rest/system/health",
+					"/rest/system/package/update", "/rest/system/routerboard" }[m];
+				bool late = oc->delay_ms > 0 && m == 1; /* the poll's time is up */
+				const struct sample_menu *om = opt_menu(s, other + 5);
+				if (strcmp(other, oc->path) != 0 && !late && i == 0)
+					CHECK(opt_has(s, other) && om != NULL && om->why == NULL);
+			}
+		}
+		const char *log = srv_log.data ? srv_log.data : "";
+		char *get = xasprintf("GET %s", oc->path);
+		CHECK_INT(count_str(log, get), 1); /* not asked again at the next poll */
+		free(get);
+		for (int i = 0; i < 2; i++)
+			sample_free(run.s[i]);
+	}
+	free(url);
 }
 
 /* A proxy in the environment is still used (rest_create reads it once; without one curl is
@@ -1328,6 +1581,8 @@ int main(void)
 	test_http_reason();
 	test_route_decode();
 	test_restwan();
+	test_error_object();
+	test_restopt();
 	test_restjson();
 	test_iface_query();
 	test_url_point();
@@ -1341,6 +1596,7 @@ int main(void)
 		test_transport_board_reboot(port);
 		test_transport_post(port);
 		test_transport_errors(port);
+		test_transport_optional(port);
 		test_transport_proxy(port);
 		MHD_stop_daemon(d);
 	}

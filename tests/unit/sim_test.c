@@ -5,6 +5,7 @@
 #include "sim/simroute.h"
 #include "sim/simrouter.h"
 #include "sim/simsnmp_int.h"
+#include "lib/xmem.h"
 #include "unit.h"
 
 #include <jansson.h>
@@ -255,6 +256,75 @@ static void test_shapes(void)
 	free(errs);
 }
 
+static const char menus[] = "[global]\nuser = u\npassword = p\n"
+			    "[group r]\nboard = RB5009UG+S+\narchitecture = arm64\nlatest_version = 7.22.3\n"
+			    "menu_fault = /system/health 500, /system/package/update null\n"
+			    "at 1h: menu_fault /system/health error200 /system/package/update empty\n"
+			    "at 2h: menu_fault /system/health hang\n"
+			    "at 3h: menu_fault none\n";
+
+/* menu_fault (docs/sim.md): one menu answers badly, RouterOS's bodies exactly, the others and
+ * the rest of the router as usual; bad values refused. */
+static void test_menu_faults(void)
+{
+	char *path = write_tmp(menus), *errs = NULL;
+	scenario_t *sc = NULL;
+	CHECK(scenario_load(path, &sc, &errs) == 0);
+	if (!sc) {
+		fprintf(stderr, "%s", errs);
+		return;
+	}
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	struct simresp rs;
+	buf_init(&rs.body);
+	const char *auth = "Basic dTpw";
+	get(r, 0, "GET", "/rest/system/health", "", "", auth, &rs);
+	CHECK_INT(rs.status, 500);
+	CHECK_STR(rs.body.data,
+		"{\"detail\":\"std failure: not allowed (9)\",\"error\":500,\"message\":\"Internal Server Error\"}");
+	get(r, 0, "GET", "/rest/system/package/update", "", "", auth, &rs);
+	CHECK_INT(rs.status, 200);
+	CHECK_STR(rs.body.data,
+		"{\"channel\":null,\"installed-version\":null,\"latest-version\":null,\"status\":null}");
+	get(r, 0, "GET", "/rest/system/resource", ".proplist=board-name", "", auth, &rs);
+	CHECK_STR(rs.body.data, "{\"board-name\":\"RB5009UG+S+\"}");
+	CHECK(!simrest_hangs(r, 0, "/rest/system/health?.proplist=name"));
+	get(r, 3600, "GET", "/rest/system/health", "", "", auth, &rs);
+	CHECK_INT(rs.status, 200);
+	CHECK_STR(rs.body.data,
+		"{\"detail\":\"no such command or directory (health)\",\"error\":400,\"message\":\"Bad "
+		"Request\"}");
+	get(r, 3600, "GET", "/rest/system/package/update", "", "", auth, &rs);
+	CHECK(rs.status == 200 && strcmp(rs.body.data, "[]") == 0);
+	CHECK(simrest_hangs(r, 7200, "/rest/system/health?.proplist=name"));
+	CHECK(!simrest_hangs(r, 7200, "/rest/system/healthx") &&
+		!simrest_hangs(r, 7200, "/rest/system/resource"));
+	get(r, 7200, "GET", "/rest/system/package/update", "", "", auth, &rs);
+	CHECK(rs.status == 200 && strstr(rs.body.data, "\"latest-version\":\"7.22.3\"") != NULL);
+	get(r, 10800, "GET", "/rest/system/health", "", "", auth, &rs);
+	CHECK(rs.status == 200 && rs.body.data[0] == '[' && strstr(rs.body.data, "temperature") != NULL);
+	CHECK(!simrest_hangs(r, 10800, "/rest/system/health"));
+	buf_free(&rs.body);
+	simrouter_destroy(r);
+	scenario_free(sc);
+	unlink(path);
+	free(path);
+	free(errs);
+	static const char *const bad[] = { "/system/health", "system/health 500", "/system/health nope",
+		"/a 500 /b 500 /c 500 /d 500 /e 500", "" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *text = xasprintf("[group a]\nmenu_fault = %s\n", bad[i]);
+		path = write_tmp(text);
+		sc = NULL, errs = NULL;
+		CHECK(scenario_load(path, &sc, &errs) == -1);
+		CHECK(errs != NULL && strstr(errs, ":2: ") != NULL && strstr(errs, "menu_fault") != NULL);
+		free(errs);
+		unlink(path);
+		free(path);
+		free(text);
+	}
+}
+
 /* routes: longest prefix wins, the implicit default is ether1, bad tables are refused. */
 static void test_routes(void)
 {
@@ -284,5 +354,6 @@ int main(void)
 	test_errors();
 	test_model_and_rest();
 	test_shapes();
+	test_menu_faults();
 	return unit_done("sim");
 }
