@@ -538,6 +538,28 @@ static void test_steady(void)
 	scenario_free(sc);
 }
 
+/* A tunnel that changes core at the upgrade's reboot: its load leaves core 3 for core 5, the
+ * counters restart, the rate holds. */
+static void test_moved(void)
+{
+	scenario_t *sc = load("[group a]\ncores = 8\nwg = wg0:2\nversion = 7.21.5\n"
+			      "demand = wg0 tx 150\ncost = wg0 tx 0.2 core 3\n"
+			      "at 70s: version 7.22.3, cost wg0 tx 0.2 core 5\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_INT(simrouter_core_load(r, 60, 3), 30);
+	CHECK(simrouter_core_load(r, 60, 5) <= 2);
+	CHECK_INT(simrouter_core_load(r, 80, 5), 30);
+	CHECK(simrouter_core_load(r, 80, 3) <= 2);
+	CHECK_NEAR(rate(r, 0, 1, 71, 81), 150, 1e-6);
+	CHECK_NEAR(simrouter_total_bytes(r, 71, 1), 150 * MBIT, 1e-3); /* a second since the reboot */
+	CHECK_STR(simrouter_state(r, 80)->version, "7.22.3");
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
 int main(void)
 {
 	test_ceiling();
@@ -553,5 +575,6 @@ int main(void)
 	test_follow_timeline();
 	test_shared_noise();
 	test_steady();
+	test_moved();
 	return unit_done("simcpu");
 }
