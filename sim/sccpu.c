@@ -1,7 +1,8 @@
-/* sccpu: the values of the CPU model's scenario keys (demand, cost, work, noise, work_noise,
- * burst; docs/sim.md "CPU model") into a struct sc_cpu. Interface names are resolved against
- * the group's final wg list, so scenario.c calls this at the end of the group. Never logs:
- * a bad value is -1 and a message that scenario.c prefixes with FILE:LINE. */
+/* sccpu: the values of the CPU model's scenario keys (demand, cost, follow, work, noise,
+ * shared_noise, work_noise, burst; docs/sim.md "CPU model") into a struct sc_cpu. Interface
+ * names are resolved against the group's final wg list, so scenario.c calls this at the end of
+ * the group. Never logs: a bad value is -1 and a message that scenario.c prefixes with
+ * FILE:LINE. */
 #include "config.h"
 #include "sim/scenario.h"
 #include "sim/scenario_int.h"
@@ -71,9 +72,29 @@ static int sccpu_cores(const struct sc_group *g, char *w, unsigned char *core, i
 	return *n ? 0 : -1;
 }
 
-/* "core A[+B]" of a cost: for the directions named since the last core (both if none). */
-static int sccpu_cost_core(const struct sc_group *g, char **item, struct sc_cpu *c, int f, unsigned *pending,
-	char *why, size_t wl)
+/* The list a demand, cost or follow line fills: a value per interface and direction, and for
+ * cost and follow the cores it is spread over (core NULL for demand). */
+struct sccpu_list {
+	const char *key;
+	double (*val)[2];
+	double max;
+	int (*ncores)[2];
+	unsigned char (*core)[2][SC_CPU_SPREAD];
+};
+
+static struct sccpu_list sccpu_list_of(struct sc_cpu *c, const char *key)
+{
+	if (strcmp(key, "cost") == 0)
+		return (struct sccpu_list){ key, c->cost, 100, c->ncores, c->core };
+	if (strcmp(key, "follow") == 0)
+		return (struct sccpu_list){ key, c->follow, 100, c->nfcores, c->fcore };
+	return (struct sccpu_list){ key, c->demand, 400000, NULL, NULL };
+}
+
+/* "core A[+B]" of a cost or follow: for the directions named since the last core (both if
+ * none). */
+static int sccpu_item_core(const struct sc_group *g, char **item, const struct sccpu_list *l, int f,
+	unsigned *pending, char *why, size_t wl)
 {
 	unsigned char core[SC_CPU_SPREAD];
 	int n = 0;
@@ -81,17 +102,17 @@ static int sccpu_cost_core(const struct sc_group *g, char **item, struct sc_cpu 
 		return -1;
 	for (int d = 0; d < 2; d++)
 		if (*pending == 0 || (*pending & (1u << d))) {
-			memcpy(c->core[f][d], core, sizeof(core));
-			c->ncores[f][d] = n;
+			memcpy(l->core[f][d], core, sizeof(core));
+			l->ncores[f][d] = n;
 		}
 	*pending = 0;
 	return 0;
 }
 
 /* "wg0 tx 380 rx 220" (demand), "wg0 tx 0.2 rx 0.1 core 3" or "wg0 tx 0.2 core 3 rx 0.1 core 5"
- * (cost; a core list is for the directions named before it): one interface. */
+ * (cost, follow; a core list is for the directions named before it): one interface. */
 static int sccpu_iface_item(
-	const struct sc_group *g, char *item, bool cost, struct sc_cpu *c, char *why, size_t wl)
+	const struct sc_group *g, char *item, const struct sccpu_list *l, char *why, size_t wl)
 {
 	char *name = sccpu_word(&item), *w;
 	int f = name ? sccpu_iface(g, name) : -1;
@@ -99,49 +120,46 @@ static int sccpu_iface_item(
 		snprintf(why, wl, "unknown wg interface \"%s\"", name ? name : "");
 		return -1;
 	}
-	double(*val)[2] = cost ? c->cost : c->demand, max = cost ? 100 : 400000;
 	unsigned seen = 0, pending = 0;
 	while ((w = sccpu_word(&item)) != NULL) {
 		int d = strcmp(w, "rx") == 0 ? 0 : strcmp(w, "tx") == 0 ? 1 : -1;
 		if (d >= 0) {
 			char *n = sccpu_word(&item);
-			if (sccpu_num(n, max, &val[f][d]) < 0) {
+			if (sccpu_num(n, l->max, &l->val[f][d]) < 0) {
 				snprintf(why, wl, "%s: bad %s value \"%s\" (want 0..%g)", name, w, n ? n : "",
-					max);
+					l->max);
 				return -1;
 			}
 			seen |= 1u << d;
 			pending |= 1u << d;
-		} else if (cost && strcmp(w, "core") == 0) {
-			if (sccpu_cost_core(g, &item, c, f, &pending, why, wl) < 0)
+		} else if (l->core && strcmp(w, "core") == 0) {
+			if (sccpu_item_core(g, &item, l, f, &pending, why, wl) < 0)
 				return -1;
 		} else {
 			snprintf(why, wl, "%s: unexpected \"%s\" (want tx N, rx N%s)", name, w,
-				cost ? ", core N[+M]" : "");
+				l->core ? ", core N[+M]" : "");
 			return -1;
 		}
 	}
-	for (int d = 0; d < 2 && cost; d++)
-		if ((seen & (1u << d)) && c->ncores[f][d] == 0)
-			snprintf(why, wl, "%s: a cost needs core N", name);
+	for (int d = 0; d < 2 && l->core; d++)
+		if ((seen & (1u << d)) && l->ncores[f][d] == 0)
+			snprintf(why, wl, "%s: a %s needs core N", name, l->key);
 	if (!seen)
 		snprintf(why, wl, "%s: expected tx N and/or rx N", name);
 	return why[0] ? -1 : 0;
 }
 
-/* demand or cost: a comma-separated list of interfaces; the whole table is replaced. */
+/* demand, cost or follow: a comma-separated list of interfaces; the whole table is replaced. */
 static int sccpu_iface_list(
-	const struct sc_group *g, const char *v, bool cost, struct sc_cpu *c, char *why, size_t wl)
+	const struct sc_group *g, const char *v, const struct sccpu_list *l, char *why, size_t wl)
 {
 	char *copy = xstrdup(v), *rest = copy, *t;
 	int rc = 0;
-	if (cost) {
-		memset(c->cost, 0, sizeof(c->cost));
-		memset(c->ncores, 0, sizeof(c->ncores));
-	} else
-		memset(c->demand, 0, sizeof(c->demand));
+	memset(l->val, 0, sizeof(double[SC_CPU_MAX_WG][2]));
+	if (l->core)
+		memset(l->ncores, 0, sizeof(int[SC_CPU_MAX_WG][2]));
 	while (rc == 0 && (t = scenario_split_next(&rest, ',')) != NULL)
-		rc = sccpu_iface_item(g, t, cost, c, why, wl);
+		rc = sccpu_iface_item(g, t, l, why, wl);
 	free(copy);
 	return rc;
 }
@@ -199,7 +217,8 @@ static int sccpu_burst(const char *v, struct sc_cpu *c, char *why, size_t wl)
 
 bool sccpu_is_key(const char *k)
 {
-	static const char *const keys[] = { "demand", "cost", "work", "noise", "work_noise", "burst" };
+	static const char *const keys[] = { "demand", "cost", "follow", "work", "noise", "work_noise",
+		"shared_noise", "burst" };
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strcmp(k, keys[i]) == 0)
 			return true;
@@ -213,21 +232,22 @@ int sccpu_set(const struct sc_group *g, struct sc_cpu *c, const char *k, const c
 	if (!sccpu_is_key(k))
 		return 0;
 	c->used = true;
-	if (strcmp(k, "demand") == 0 || strcmp(k, "cost") == 0) {
-		bool cost = k[0] == 'c';
-		rc = sccpu_iface_list(g, v, cost, c, why, wl);
-		*(cost ? &c->has_cost : &c->has_demand) = true;
+	if (strcmp(k, "demand") == 0 || strcmp(k, "cost") == 0 || strcmp(k, "follow") == 0) {
+		struct sccpu_list l = sccpu_list_of(c, k);
+		rc = sccpu_iface_list(g, v, &l, why, wl);
+		if (k[0] != 'f')
+			*(k[0] == 'c' ? &c->has_cost : &c->has_demand) = true;
 	} else if (strcmp(k, "work") == 0)
 		rc = sccpu_work(g, v, c, why, wl);
 	else if (strcmp(k, "burst") == 0)
 		rc = sccpu_burst(v, c, why, wl);
 	else {
-		double *dst = k[0] == 'n' ? &c->noise : &c->work_noise, pct;
+		double *dst = k[0] == 'n' ? &c->noise : k[0] == 's' ? &c->shared_noise : &c->work_noise, pct;
 		rc = sccpu_num(v, 100, &pct);
 		if (rc == 0)
 			*dst = pct / 100;
 		else
-			snprintf(why, wl, "expected a percent 0..100");
+			snprintf(why, wl, "expected a percent 0..100, not \"%s\"", v);
 	}
 	return rc < 0 ? -1 : 1;
 }

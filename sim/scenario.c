@@ -414,12 +414,13 @@ static void scenario_apply_change(struct parser *p, int line, struct sc_phase *p
 }
 
 /* Does piece t continue the list of change cur? A number continues cpu_load and work, a wg
- * interface's name continues demand and cost. */
+ * interface's name continues demand, cost and follow. */
 static bool scenario_continues(const struct parser *p, const char *cur, const char *t)
 {
 	if (isdigit((unsigned char)*t))
 		return strncmp(cur, "cpu_load", 8) == 0 || strncmp(cur, "work ", 5) == 0;
-	if (strncmp(cur, "demand ", 7) != 0 && strncmp(cur, "cost ", 5) != 0)
+	if (strncmp(cur, "demand ", 7) != 0 && strncmp(cur, "cost ", 5) != 0 &&
+		strncmp(cur, "follow ", 7) != 0)
 		return false;
 	size_t n = strcspn(t, " \t");
 	for (size_t i = 0; i < p->g->nwg; i++)
@@ -494,7 +495,7 @@ static void scenario_cpu_mode(struct parser *p, struct sc_group *g)
 	}
 	if (used && !g->cpu_sim)
 		scenario_perr(p, g->line,
-			"group %s: demand, work, noise, work_noise and burst need a cost (the CPU model)",
+			"group %s: demand, follow, work, noise, shared_noise, work_noise and burst need a cost (the CPU model)",
 			g->name);
 	if (g->cpu_sim && g->nwg > SC_CPU_MAX_WG)
 		scenario_perr(p, g->line, "group %s: the CPU model takes at most %d wg interfaces", g->name,

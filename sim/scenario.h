@@ -37,8 +37,13 @@ struct sc_cpu {
 	double cost[SC_CPU_MAX_WG][2];   /* percent of one core per Mbit/s */
 	int ncores[SC_CPU_MAX_WG][2];    /* cores each direction's cost is spread over; 0: none */
 	unsigned char core[SC_CPU_MAX_WG][2][SC_CPU_SPREAD];
+	double follow[SC_CPU_MAX_WG][2]; /* other work (firewall) per Mbit/s carried, percent of one
+					    core: it handles the same packets */
+	int nfcores[SC_CPU_MAX_WG][2];   /* cores the follow work is spread over; 0: none */
+	unsigned char fcore[SC_CPU_MAX_WG][2][SC_CPU_SPREAD];
 	double work[SC_MAX_CORES];      /* percent of other load per core */
 	double noise, work_noise;       /* uniform multiplicative noise, a fraction (0.25: +-25%) */
+	double shared_noise;            /* the same, one draw per cell common to every stream */
 	double burst_share, burst_mult; /* a slot bursts with probability share, demand x mult */
 };
 

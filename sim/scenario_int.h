@@ -19,7 +19,8 @@ int scgroup_set_str(char **dst, const char *v);
 /* "wg0:24, wg1:6" or "none": the group's WireGuard interfaces and their peers. 0 or -1. */
 int scgroup_parse_wg(struct sc_group *g, const char *v);
 
-/* True for the CPU model's keys (sccpu.c): demand, cost, work, noise, work_noise, burst. */
+/* True for the CPU model's keys (sccpu.c): demand, cost, follow, work, noise, shared_noise,
+ * work_noise, burst. */
 bool sccpu_is_key(const char *k);
 /* Key k of the CPU model into c, interface names and cores checked against g: 1 done, 0 not a
  * CPU model key, -1 bad value with the reason in why (wl bytes). */

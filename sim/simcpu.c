@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIMCPU_CHECKPOINT 128      /* slots between cached sums */
-#define BYTES_PER_MBIT    125000.0 /* 1e6 / 8 */
-#define IDLE_NOISE        3        /* an idle core reads 0..2 % */
+#define SIMCPU_CHECKPOINT 128                 /* slots between cached sums */
+#define BYTES_PER_MBIT    125000.0            /* 1e6 / 8 */
+#define IDLE_NOISE        3                   /* an idle core reads 0..2 % */
+#define SIMCPU_USES       (2 * SC_CPU_SPREAD) /* cores one stream may load: its cost's, its follow's */
 
 struct simcpu {
 	const struct sc_group *g;
@@ -83,6 +84,7 @@ static void simcpu_demand(
 	int64_t cell = (int64_t)floor(tm / g->noise_every);
 	double wave = steady ? 1 : 1 + st->swing * sin(2 * M_PI * (tm + m->phase) / g->wave_period);
 	double mean_burst = 1 + c->burst_share * (c->burst_mult - 1);
+	double shared = steady ? 1 : simcpu_noise(m, c->shared_noise, 0x180, cell); /* one curve */
 	for (int f = 0; f < m->nwg; f++)
 		for (int dir = 0; dir < 2; dir++) {
 			uint64_t what = (uint64_t)(f * 2 + dir);
@@ -92,7 +94,8 @@ static void simcpu_demand(
 				v *= mean_burst;
 			else if (c->burst_share > 0 && simcpu_unit(m, 0x200 + what, k) < c->burst_share)
 				v *= c->burst_mult;
-			d[f][dir] = v * wave * (steady ? 1 : simcpu_noise(m, c->noise, 0x100 + what, cell));
+			d[f][dir] = v * wave * shared *
+				(steady ? 1 : simcpu_noise(m, c->noise, 0x100 + what, cell));
 		}
 }
 
@@ -109,18 +112,40 @@ static void simcpu_work(const simcpu_t *m, const struct sc_state *st, int64_t k,
 	}
 }
 
-/* Throttle the demand by the cores: throughput and loads into out. */
+/* One core a stream loads, in percent of it per Mbit/s carried: WireGuard's own work (its cost)
+ * or other work that handles the same packets (its follow, e.g. a firewall's). */
+struct simcpu_use {
+	int core;
+	double pct;
+	bool wg;
+};
+
+/* The cores stream f, d loads (at most SIMCPU_USES): its cost spread evenly over its cost
+ * cores, its follow work over its follow cores; every cost scaled by the clock. */
+static int simcpu_uses(const struct sc_cpu *c, double scale, int f, int d, struct simcpu_use *u)
+{
+	int n = 0;
+	for (int i = 0; i < c->ncores[f][d]; i++)
+		u[n++] = (struct simcpu_use){ c->core[f][d][i], scale * c->cost[f][d] / c->ncores[f][d],
+			true };
+	for (int i = 0; i < c->nfcores[f][d]; i++)
+		u[n++] = (struct simcpu_use){ c->fcore[f][d][i], scale * c->follow[f][d] / c->nfcores[f][d],
+			false };
+	return n;
+}
+
+/* Throttle the demand by the cores: each stream by the fullest of the cores it loads, cost and
+ * follow alike; throughput and loads into out. */
 static void simcpu_throttle(
 	const simcpu_t *m, const struct sc_cpu *c, double scale, const double *work, struct simcpu_slot *out)
 {
-	int cores = m->g->cores;
 	double want[SC_MAX_CORES] = { 0 }, factor[SC_MAX_CORES];
+	struct simcpu_use u[SIMCPU_USES];
 	for (int f = 0; f < m->nwg; f++)
 		for (int d = 0; d < 2; d++)
-			for (int i = 0; i < c->ncores[f][d]; i++)
-				want[c->core[f][d][i]] += scale * c->cost[f][d] * out->demand[f][d] /
-					c->ncores[f][d];
-	for (int k = 0; k < cores; k++) {
+			for (int i = 0, n = simcpu_uses(c, scale, f, d, u); i < n; i++)
+				want[u[i].core] += u[i].pct * out->demand[f][d];
+	for (int k = 0; k < m->g->cores; k++) {
 		double avail = fmax(0, 100 - work[k]);
 		factor[k] = want[k] > avail ? avail / want[k] : 1;
 		out->load[k] = work[k];
@@ -128,18 +153,26 @@ static void simcpu_throttle(
 	}
 	for (int f = 0; f < m->nwg; f++)
 		for (int d = 0; d < 2; d++) {
+			int n = simcpu_uses(c, scale, f, d, u);
 			double fac = 1;
-			for (int i = 0; i < c->ncores[f][d]; i++)
-				fac = fmin(fac, factor[c->core[f][d][i]]);
+			for (int i = 0; i < n; i++)
+				fac = fmin(fac, factor[u[i].core]);
 			out->tput[f][d] = out->demand[f][d] * fac;
-			for (int i = 0; i < c->ncores[f][d]; i++) {
-				double part = scale * c->cost[f][d] * out->tput[f][d] / c->ncores[f][d];
-				out->load[c->core[f][d][i]] += part;
-				out->wg[c->core[f][d][i]][d] += part;
+			for (int i = 0; i < n; i++) {
+				double part = u[i].pct * out->tput[f][d];
+				out->load[u[i].core] += part;
+				out->wg[u[i].core][d] += u[i].wg ? part : 0;
 			}
 		}
-	for (int k = 0; k < cores; k++)
+	for (int k = 0; k < m->g->cores; k++)
 		out->load[k] = fmin(out->load[k], 100);
+}
+
+/* A bit costs clock cycles: at a lower clock every cost takes more of the core. */
+static double simcpu_scale(const simcpu_t *m, const struct sc_state *st)
+{
+	int mhz0 = m->g->phases[0].st.cpu_mhz;
+	return mhz0 > 0 && st->cpu_mhz > 0 ? (double)mhz0 / st->cpu_mhz : 1;
 }
 
 static void simcpu_eval(
@@ -148,9 +181,7 @@ static void simcpu_eval(
 	double work[SC_MAX_CORES];
 	simcpu_demand(m, st, k, steady, out->demand);
 	simcpu_work(m, st, k, steady, work);
-	/* a bit costs clock cycles: at a lower clock a cost takes more of the core */
-	int mhz0 = m->g->phases[0].st.cpu_mhz;
-	double scale = mhz0 > 0 && st->cpu_mhz > 0 ? (double)mhz0 / st->cpu_mhz : 1;
+	double scale = simcpu_scale(m, st);
 	simcpu_throttle(m, &st->cpu, scale, work, out);
 }
 
@@ -169,7 +200,7 @@ void simcpu_slot_at(const simcpu_t *m, double t, struct simcpu_slot *out)
 	simcpu_slot_k(m, simcpu_slot_index(m, t), out);
 }
 
-/* True if nothing runs on core: no work in st and no interface's cost. */
+/* True if nothing runs on core: no work in st and no interface's cost or follow work. */
 static bool simcpu_idle_core(const simcpu_t *m, const struct sc_cpu *c, int core)
 {
 	if (c->work[core] > 0)
@@ -178,6 +209,11 @@ static bool simcpu_idle_core(const simcpu_t *m, const struct sc_cpu *c, int core
 		for (int d = 0; d < 2; d++)
 			for (int i = 0; i < c->ncores[f][d]; i++)
 				if (c->core[f][d][i] == core && c->cost[f][d] > 0)
+					return false;
+	for (int f = 0; f < m->nwg; f++)
+		for (int d = 0; d < 2; d++)
+			for (int i = 0; i < c->nfcores[f][d]; i++)
+				if (c->fcore[f][d][i] == core && c->follow[f][d] > 0)
 					return false;
 	return true;
 }
@@ -238,16 +274,20 @@ double simcpu_capacity(const simcpu_t *m, double t, int f, int d)
 {
 	int64_t k = simcpu_slot_index(m, t);
 	const struct sc_state *st = simcpu_state(m->g, (double)k * m->g->slot);
-	const struct sc_cpu *c = &st->cpu;
 	double work[SC_MAX_CORES], cap = INFINITY;
-	if (f < 0 || f >= m->nwg || c->cost[f][d] <= 0 || c->ncores[f][d] == 0)
+	struct simcpu_use u[SIMCPU_USES];
+	if (f < 0 || f >= m->nwg)
 		return INFINITY;
 	simcpu_work(m, st, k, false, work);
-	int mhz0 = m->g->phases[0].st.cpu_mhz;
-	double scale = mhz0 > 0 && st->cpu_mhz > 0 ? (double)mhz0 / st->cpu_mhz : 1;
-	double per_core = scale * c->cost[f][d] / c->ncores[f][d]; /* percent per Mbit/s */
-	for (int i = 0; i < c->ncores[f][d]; i++)
-		cap = fmin(cap, fmax(0, 100 - work[c->core[f][d][i]]) / per_core);
+	double scale = simcpu_scale(m, st);
+	int n = simcpu_uses(&st->cpu, scale, f, d, u);
+	for (int i = 0; i < n; i++) {
+		double per_mbit = 0; /* all f, d puts on this core: cost and follow may share it */
+		for (int j = 0; j < n; j++)
+			per_mbit += u[j].core == u[i].core ? u[j].pct : 0;
+		if (per_mbit > 0)
+			cap = fmin(cap, fmax(0, 100 - work[u[i].core]) / per_mbit);
+	}
 	return cap;
 }
 

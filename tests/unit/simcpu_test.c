@@ -1,5 +1,6 @@
 /* simcpu_test: wgwatch-sim's CPU model (docs/sim.md "CPU model"): the ceiling and throttling,
- * per-core loads, bursts, counters that are pure functions of t from any order or thread, the
+ * per-core loads, bursts, other work that follows the traffic, one noise curve shared by every
+ * stream, steady rates, counters that are pure functions of t from any order or thread, the
  * REST interface bytes against their peers, and the new keys' FILE:LINE errors. */
 #include "config.h"
 #include "sim/scenario.h"
@@ -266,7 +267,20 @@ static void test_errors(void)
 		"5: bad value for cost: core 9 is beyond the last core");
 	ERR("cost = wg0 tx 0.1 core 1\nat 1m: demand wg0 tx 1 rx\n",
 		"5: bad value for demand: wg0: bad rx value \"\"");
-	ERR("demand = wg0 tx 5\n", "1: group a: demand, work, noise, work_noise and burst need a cost");
+	ERR("cost = wg0 tx 0.1 core 1\nfollow = wg0 tx 0.08\n",
+		"5: bad value for follow: wg0: a follow needs core N");
+	ERR("cost = wg0 tx 0.1 core 1\nfollow = wg0 tx 0.08 core 2, wg1 rx many core 2\n",
+		"5: bad value for follow: wg1: bad rx value \"many\" (want 0..100)");
+	ERR("cost = wg0 tx 0.1 core 1\nfollow = wg0 tx 0.08 core 2 on 3\n",
+		"5: bad value for follow: wg0: unexpected \"on\" (want tx N, rx N, core N[+M])");
+	ERR("cost = wg0 tx 0.1 core 1\nat 50s: follow wg0 tx 0.12 core 2, wg0 rx 0.05 core 4\n",
+		"5: bad value for follow: core 4 is beyond the last core (cores = 4, numbered from 0)");
+	ERR("cost = wg0 tx 0.1 core 1\nshared_noise = 120\n",
+		"5: bad value for shared_noise: expected a percent 0..100, not \"120\"");
+	ERR("follow = wg0 tx 0.1 core 1\n",
+		"1: group a: demand, follow, work, noise, shared_noise, work_noise and burst need a cost");
+	ERR("demand = wg0 tx 5\n",
+		"1: group a: demand, follow, work, noise, shared_noise, work_noise and burst need a cost");
 	ERR("wg_mtu = 100\n", "4: bad value for wg_mtu: 100");
 	ERR("cpu_frequency = fast\n", "4: bad value for cpu_frequency: fast");
 	ERR("at 1m: wan_queue_drops -3\n", "4: bad value for wan_queue_drops: -3");
@@ -394,6 +408,158 @@ static void test_confounders(void)
 	scenario_free(sc);
 }
 
+/* A firewall core that handles wg0's packets: core 2 carries 10 % of work of its own plus
+ * 0.3 %/Mbit/s of tx and 0.2 of rx, as other work (not WireGuard's), proportional to what the
+ * tunnel carries; when it fills, it throttles the tunnel whose own core 0 has room. */
+static void test_follow(void)
+{
+	scenario_t *sc = load("[group hub]\ncores = 3\nwg = wg0:2\nuptime = 0\n"
+			      "demand = wg0 tx 100 rx 50\ncost = wg0 tx 0.2 rx 0.1 core 0\n"
+			      "follow = wg0 tx 0.3 core 2, wg0 rx 0.2 core 2\nwork = 10 core 2\n"
+			      "at 100s: demand wg0 tx 200 rx 50\n"
+			      "at 200s: follow wg0 tx 0.8 core 2\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_NEAR(rate(r, 0, 1, 10, 20), 100, 1e-6);
+	CHECK_INT(simrouter_core_load(r, 15, 2), 50); /* 10 + 0.3 x 100 + 0.2 x 50 */
+	CHECK_INT(simrouter_core_load(r, 15, 0), 25);
+	CHECK(simrouter_core_load(r, 15, 1) <= 2); /* idle */
+	double parts[SC_PROF_PARTS];
+	simrouter_core_parts(r, 15, 2, parts);
+	CHECK_NEAR(parts[SC_PROF_WORK], 50, 1e-9); /* firewall, not WireGuard */
+	CHECK_NEAR(parts[SC_PROF_TX] + parts[SC_PROF_RX], 0, 1e-12);
+	simrouter_core_parts(r, 15, 0, parts);
+	CHECK_NEAR(parts[SC_PROF_TX], 20, 1e-9);
+	CHECK_NEAR(parts[SC_PROF_RX], 5, 1e-9);
+	CHECK_INT(simrouter_core_load(r, 115, 2), 80); /* twice the tx: 10 + 60 + 10 */
+	CHECK_INT(simrouter_core_load(r, 115, 0), 45);
+	/* core 2 wants 10 + 0.8 x 200 = 170 > 100: tx carries 200 x 90 / 160 = 112.5, its core 0
+	 * reads 0.2 x 112.5 + 0.1 x 50; rx has no follow work now and is not throttled */
+	CHECK_NEAR(rate(r, 0, 1, 210, 220), 112.5, 1e-6);
+	CHECK_NEAR(rate(r, 0, 0, 210, 220), 50, 1e-6);
+	CHECK_INT(simrouter_core_load(r, 215, 2), 100);
+	CHECK_INT(simrouter_core_load(r, 215, 0), 28); /* 27.5, rounded */
+	/* a clean tunnel's capacity: the first of its cores to fill */
+	CHECK_NEAR(simrouter_capacity(r, 15, 0, 1), fmin(100 / 0.2, 90 / 0.3), 1e-9);
+	CHECK_NEAR(simrouter_capacity(r, 215, 0, 1), 90 / 0.8, 1e-9);
+	CHECK_NEAR(simrouter_capacity(r, 215, 0, 0), 100 / 0.1, 1e-9);
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
+/* follow on the timeline: a list that continues over commas and replaces the whole table. */
+static void test_follow_timeline(void)
+{
+	scenario_t *sc = load("[group a]\ncores = 4\nwg = wg0:2, wg1:1\ncost = wg0 tx 0.2 core 0\n"
+			      "follow = wg0 tx 0.08 rx 0.03 core 2\n"
+			      "at 50s: version 7.22.3, follow wg0 tx 0.12 core 2, wg1 rx 0.05 core 1+3, "
+			      "shared_noise 25\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	const struct sc_cpu *c0 = &sc->groups[0].phases[0].st.cpu, *c1 = &sc->groups[0].phases[1].st.cpu;
+	CHECK_NEAR(c0->follow[0][1], 0.08, 1e-12);
+	CHECK_NEAR(c0->follow[0][0], 0.03, 1e-12);
+	CHECK(c0->nfcores[0][0] == 1 && c0->fcore[0][0][0] == 2);
+	CHECK_NEAR(c0->shared_noise, 0, 1e-12);
+	CHECK_NEAR(c1->follow[0][1], 0.12, 1e-12);
+	CHECK_NEAR(c1->follow[0][0], 0, 1e-12); /* replaced: wg0 rx follows nothing now */
+	CHECK_INT(c1->nfcores[0][0], 0);
+	CHECK(c1->nfcores[1][0] == 2 && c1->fcore[1][0][1] == 3);
+	CHECK_NEAR(c1->shared_noise, 0.25, 1e-12);
+	CHECK(sc->groups[0].phases[1].reboot);
+	scenario_free(sc);
+}
+
+/* shared_noise: one factor per noise cell for every interface and direction, on top of each
+ * stream's own noise: with no noise of their own, the three streams' demands keep their ratio
+ * in every slot while the factor moves from cell to cell within +-25 %. */
+static void test_shared_noise(void)
+{
+	scenario_t *sc = load("[group a]\ncores = 2\nwg = wg0:1, wg1:1\n"
+			      "demand = wg0 tx 100 rx 50, wg1 tx 40\n"
+			      "cost = wg0 tx 0.01 rx 0.01 core 0, wg1 tx 0.01 core 1\n"
+			      "shared_noise = 25\nnoise_every = 250ms\n"
+			      "at 100s: noise 2\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simcpu_t *m = simcpu_create(&sc->groups[0], 42, 0);
+	struct simcpu_slot s;
+	double lo = 2, hi = 0;
+	int same = 0, n = 0, close = 0;
+	for (double t = 0.01; t < 50; t += 0.13, n++) {
+		simcpu_slot_at(m, t, &s);
+		double x = s.demand[0][1] / 100;
+		same += fabs(s.demand[0][0] / 50 - x) < 1e-12 && fabs(s.demand[1][1] / 40 - x) < 1e-12;
+		lo = fmin(lo, x), hi = fmax(hi, x);
+	}
+	CHECK_INT(same, n);
+	CHECK(lo >= 0.75 && lo < 0.8 && hi < 1.25 && hi > 1.2);
+	/* with noise 2 of their own they move together, apart by at most the 2 % each */
+	for (double t = 100.01; t < 150; t += 0.13) {
+		simcpu_slot_at(m, t, &s);
+		double r = (s.demand[1][1] / 40) / (s.demand[0][1] / 100);
+		close += r > 0.98 / 1.02 && r < 1.02 / 0.98 && fabs(r - 1) > 1e-9;
+	}
+	CHECK_INT(close, n);
+	simcpu_destroy(m);
+	scenario_free(sc);
+}
+
+/* noise = 0 and no swing: a fixed rate, as a bandwidth test offers. Demand and throughput are
+ * the same in every slot, the counters grow by the same bytes each second, and the loads are
+ * constant except for work_noise on the work (core 0's WireGuard part holds still). */
+static void test_steady(void)
+{
+	scenario_t *sc = load("[group chr]\ncores = 4\nwg = wg0:4\nslot = 50ms\nnoise_every = 250ms\n"
+			      "demand = wg0 tx 300 rx 200\ncost = wg0 tx 0.15 core 0+1 rx 0.15 core 2+3\n"
+			      "work = 10\nwork_noise = 50\nnoise = 0\nswing = 0\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	int steady = 0, n = 0, load_moves = 0;
+	double parts[SC_PROF_PARTS], tx0 = -1;
+	for (double t = 1; t < 60; t += 0.25, n++) {
+		steady += fabs(rate(r, 0, 1, t - 0.25, t) - 300) < 1e-6 &&
+			fabs(rate(r, 0, 0, t - 0.25, t) - 200) < 1e-6;
+		simrouter_core_parts(r, t, 0, parts);
+		tx0 = tx0 < 0 ? parts[SC_PROF_TX] : tx0;
+		steady -= fabs(parts[SC_PROF_TX] - 22.5) > 1e-9 ||
+			parts[SC_PROF_TX] != tx0; /* 0.15 / 2 x 300 */
+		load_moves += simrouter_core_load(r, t, 0) != simrouter_core_load(r, t - 0.25, 0);
+	}
+	CHECK_INT(steady, n);
+	CHECK(load_moves > n / 2); /* work_noise 50 on 10 % of work: 5..15 */
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
+/* A tunnel that changes core at the upgrade's reboot: its load leaves core 3 for core 5, the
+ * counters restart, the rate holds. */
+static void test_moved(void)
+{
+	scenario_t *sc = load("[group a]\ncores = 8\nwg = wg0:2\nversion = 7.21.5\n"
+			      "demand = wg0 tx 150\ncost = wg0 tx 0.2 core 3\n"
+			      "at 70s: version 7.22.3, cost wg0 tx 0.2 core 5\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_INT(simrouter_core_load(r, 60, 3), 30);
+	CHECK(simrouter_core_load(r, 60, 5) <= 2);
+	CHECK_INT(simrouter_core_load(r, 80, 5), 30);
+	CHECK(simrouter_core_load(r, 80, 3) <= 2);
+	CHECK_NEAR(rate(r, 0, 1, 71, 81), 150, 1e-6);
+	CHECK_NEAR(simrouter_total_bytes(r, 71, 1), 150 * MBIT, 1e-3); /* a second since the reboot */
+	CHECK_STR(simrouter_state(r, 80)->version, "7.22.3");
+	simrouter_destroy(r);
+	scenario_free(sc);
+}
+
 int main(void)
 {
 	test_ceiling();
@@ -405,5 +571,10 @@ int main(void)
 	test_errors();
 	test_timeline_lists();
 	test_load_window();
+	test_follow();
+	test_follow_timeline();
+	test_shared_noise();
+	test_steady();
+	test_moved();
 	return unit_done("simcpu");
 }

@@ -1,0 +1,103 @@
+#!/bin/sh
+# 073-detector-round3: the shapes of issue 37 through the whole daemon (tests/system/
+# detector3.scenario, whose header computes each truth): a firewall core that follows the tunnel
+# and stays behind WireGuard's or fills first, a tunnel split over two cores one of which gets
+# busier, a tunnel that moves to another core at the reboot, steady rates on a CHR over REST and
+# over SNMP only (matched-rate), and two tunnels on one curve. Short windows, as a tester's
+# (45 s before, 30 s after, 250 ms polls): one sim, every router at once, ~95 s. Then the rollout
+# guard lets the steady CHRs' cohort go.
+. "$top_srcdir/tests/system/lib.sh"
+COMMUNITY=det3-c0mm-$$
+
+start_sim "$top_srcdir/tests/system/detector3.scenario" --snmp --snmp-community "$COMMUNITY"
+# steady-chr-snmp is polled over SNMP alone, every other router over REST alone.
+awk '/^\[router / { snmp_only = ($0 == "[router steady-chr-snmp]") }
+	snmp_only && /^(rest|user|password) = / { next }
+	!snmp_only && /^snmp(_community)? = / { next }
+	{ print }' "$T/routers.conf" >"$T/r.tmp" && mv "$T/r.tmp" "$T/routers.conf"
+grep -A4 '^\[router steady-chr-snmp\]' "$T/routers.conf" | grep -q '^snmp = ' &&
+	! grep -A4 '^\[router steady-chr-snmp\]' "$T/routers.conf" | grep -q '^rest = ' ||
+	{ cat "$T/routers.conf"; fail "steady-chr-snmp is not SNMP-only"; }
+write_conf 250ms 200ms "[detector]" "before = 45s" "after = 30s" "min_samples = 40" "every = 2s" \
+	"[rollout]" "go_min = 1"
+start_daemon
+
+# 9 routers, 22 streams (together-* have wg0 and wg1); final at 50 s + 30 s + grace.
+wait_final 150 22
+ok "22 verdicts final (9 routers upgraded at 50 s)"
+
+$PY - "$T/reg.json" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
+import json, sys
+vs = json.load(open(sys.argv[1]))
+v = {(x["router"], x["interface"], x["direction"]): x for x in vs}
+print("%-16s %-4s %-3s %-18s %-12s %-6s %-5s %s" % ("router", "if", "dir", "verdict", "method", "ratio", "cores", "why"))
+for k in sorted(v):
+    x = v[k]
+    print("%-16s %-4s %-3s %-18s %-12s %-6s %-5s %s" % (k[0], k[1], k[2], x["verdict"], x["method"],
+          "-" if x["ratio"] is None else "%.3f" % x["ratio"], x["cores"] or "-", x["why"] or ""))
+def want(router, d, verdict=None, method=None, ratio=None, iface="wg0", not_verdict=None, hint=None,
+         why=None, tol=0.15):
+    x = v.get((router, iface, d))
+    assert x is not None, (router, iface, d, "missing")
+    assert x["final"] and x["from_version"] == "7.21.5" and x["to_version"] == "7.22.3", x
+    if verdict: assert x["verdict"] == verdict, x
+    if not_verdict: assert x["verdict"] not in not_verdict, x
+    if method: assert x["method"] == method, x
+    if ratio is not None: assert abs(x["ratio"] - ratio) <= tol, x
+    if hint is not None: assert x["hint"] == hint, x
+    if why: assert x["why"] and why in x["why"], x
+    return x
+# where the truth is unchanged: never a regression nor an improvement; unchanged or, at worst,
+# insufficient-data (45 s and 30 s of polls may be too few to claim it)
+def calm(router, d, iface="wg0"):
+    x = want(router, d, iface=iface, not_verdict=("regression", "improvement"))
+    if x["verdict"] == "unchanged": assert abs(x["ratio"] - 1) <= 0.15, x
+    return x
+# 1. a firewall core follows the tunnel; dearer after, WireGuard's core 0 still fills first
+calm("fw-follows", "tx")
+calm("fw-follows", "rx")
+# ... and fills first: 400 -> 267 for tx; rx's own core 0 still fills first
+want("fw-fills-first", "tx", "regression", "cpu-cost", 267 / 400)
+calm("fw-fills-first", "rx")
+# 2. a tunnel split over cores 1+2, core 2's other work 10 -> 45 %: 1200 -> 733
+want("split-busier", "tx", "regression", "cpu-cost", 733 / 1200)
+calm("split-busier", "rx")
+# 3. a tunnel that changes core at the reboot is judged on each window's cores
+want("moved", "tx", "unchanged", ratio=1)
+calm("moved", "rx")
+want("moved-dearer", "tx", "regression", "cpu-cost", 2 / 3)
+calm("moved-dearer", "rx")
+# 4. steady rates: no slope, but the cores' load at the same rates held (REST and SNMP only)
+for r in ("steady-chr", "steady-chr-snmp"):
+    for d in ("tx", "rx"):
+        want(r, d, "unchanged", "matched-rate", 1)
+# 5. two tunnels on one curve: judged as one group; both dearer is a regression of each ...
+for i, o in (("wg0", "wg1"), ("wg1", "wg0")):
+    want("together-both", "tx", "regression", "cpu-cost", 0.5, iface=i,
+         why="moves with %s tx: judged as one group" % o)
+# ... only wg1 dearer cannot be pinned on either: a sign naming the cores, never a regression
+for i in ("wg0", "wg1"):
+    want("together-one", "tx", "insufficient-data", "none", iface=i, hint=True, why="core")
+regs = sorted((x["router"], x["interface"], x["direction"]) for x in vs if x["verdict"] == "regression")
+assert regs == [("fw-fills-first", "wg0", "tx"), ("moved-dearer", "wg0", "tx"), ("split-busier", "wg0", "tx"),
+                ("together-both", "wg0", "tx"), ("together-both", "wg1", "tx")], regs
+PY
+ok "every shape: verdicts, methods and ratios from /api/v1/regressions; no regression where the truth is unchanged"
+
+# steady-chr is the canary of 7.22.3 on x86_64/CHR (go_min = 1: SNMP tells no architecture, so
+# steady-chr-snmp is a cohort of its own): judged, no regression: go.
+http_get "/api/v1/rollout?version=7.22.3&architecture=x86_64&board=CHR" >"$T/rollout.json"
+$PY - "$T/rollout.json" <<'PY' || { cat "$T/rollout.json"; fail "rollout"; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["decision"] == "go", d
+c = d["cohort"]
+assert c["scope"] == "board" and c["canaries"] == 1 and c["judged"] == 1 and c["regressed"] == 0, c
+PY
+rc=0
+"$DAEMON" -c "$T/wgwatch.conf" --rollout-check steady-chr 7.22.3 >"$T/check.out" 2>"$T/check.err" || rc=$?
+[ "$rc" = 0 ] && grep -q '^rollout 7.22.3 for steady-chr (x86_64, CHR): go' "$T/check.out" ||
+	{ cat "$T/check.out" "$T/check.err"; fail "--rollout-check steady-chr: exit $rc, want 0 (go)"; }
+ok "rollout guard: steady-chr's cohort goes (/api/v1/rollout and --rollout-check exit 0)"
+
+check_log_clean
