@@ -157,9 +157,8 @@ void page_verdict_cells(buf_t *out, const struct detector_verdict *v)
 	buf_printf(out,
 		"<td class=\"v-dir\">%s</td><td class=\"v-verdict\"><span class=\"%s\">%s</span>%s</td>"
 		"<td>%s</td><td class=\"n\">",
-		v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "",
-		outcome_name(v->verdict), v->final ? "" : " <small>(provisional)</small>",
-		outcome_method_name(v->method));
+		v->direction, v->verdict == DETECTOR_REGRESSION ? "flag" : "", outcome_name(v->verdict),
+		v->final ? "" : " <small>(provisional)</small>", outcome_method_name(v->method));
 	page_chart_rate(out, v->before_bps);
 	buf_puts(out, " &rarr; ");
 	page_chart_rate(out, v->after_bps);
