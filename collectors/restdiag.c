@@ -22,6 +22,9 @@
 #define RESTDIAG_MAX_ROWS 4096  /* rows of one reply; more is not a router's answer */
 #define RESTDIAG_SLACK_MS 15000 /* beyond the profile's duration, for the answer to come */
 #define RESTDIAG_REST_CUT 60000 /* the REST server ends every request after this */
+#define RESTDIAG_MAX_PCT  100.5 /* a share of a core (or a CPU load) past 100 %, rounding kept */
+#define RESTDIAG_OVERRUN  1.05  /* a test delivers at most its offered rate, framing kept */
+#define RESTDIAG_MIN_PKT  512.0 /* bits in the smallest packet a test sends (64 bytes) */
 
 struct rdreq {
 	restdiag_t *rd;
@@ -138,6 +141,24 @@ static void restdiag_average(struct restdiag_frames *fr, profile_t *p)
 	profile_sort(p);
 }
 
+/* A row no router can report: a classifier taking more than a whole core (500 %, 1e308 %). */
+static bool restdiag_impossible(const struct restdiag_frames *fr, char **cause)
+{
+	for (size_t i = 0; i < fr->n; i++)
+		for (size_t k = 0; k < fr->f[i]->nrows; k++) {
+			const struct profile_row *r = &fr->f[i]->rows[k];
+			if (r->usage <= RESTDIAG_MAX_PCT)
+				continue;
+			char *name = restdecode_clean(r->name, 40);
+			*cause = xasprintf(
+				"profile row %s of cpu %d: usage %.3g %% is more than a whole core", name,
+				r->cpu, r->usage);
+			free(name);
+			return true;
+		}
+	return false;
+}
+
 static int restdiag_walk(const json_t *arr, profile_t *p, char **cause)
 {
 	struct restdiag_frames fr = { 0 };
@@ -157,6 +178,8 @@ static int restdiag_walk(const json_t *arr, profile_t *p, char **cause)
 	int rc = 0;
 	if (rows > RESTDIAG_MAX_ROWS) {
 		*cause = xasprintf("more than %d profile rows", RESTDIAG_MAX_ROWS);
+		rc = -1;
+	} else if (restdiag_impossible(&fr, cause)) {
 		rc = -1;
 	} else if (rows == 0) {
 		*cause = xstrdup("no profile rows (records with name and usage)");
@@ -216,6 +239,24 @@ static const json_t *restdiag_verdict(const json_t *arr)
 	return last;
 }
 
+/* A figure no test can produce: more delivered than offered (1e308 bit/s of a 300 Mbit/s
+ * test), more packets lost in a second than the offered rate can carry, a CPU above 100 %. */
+static bool restdiag_probe_impossible(const probe_t *p, double lost, double l, double r, char **cause)
+{
+	double offered = p->offered_bps > 0 ? p->offered_bps : INFINITY;
+	if (p->delivered_bps > offered * RESTDIAG_OVERRUN)
+		*cause = xasprintf(
+			"bandwidth-test: %.3g bit/s delivered of %.3g offered", p->delivered_bps, offered);
+	else if (lost > fmax(offered, 1e6) / RESTDIAG_MIN_PKT * 2)
+		*cause = xasprintf(
+			"bandwidth-test: %.3g packets lost in a second of %.3g bit/s", lost, offered);
+	else if (l > RESTDIAG_MAX_PCT || r > RESTDIAG_MAX_PCT)
+		*cause = xasprintf("bandwidth-test: a CPU load of %.3g %%", fmax(l, r));
+	else
+		return false;
+	return true;
+}
+
 /* p's figures from the verdict record: its direction's total average, loss, CPU loads. */
 static int restdiag_probe_fill(const json_t *o, probe_t *p, bool only, char **cause)
 {
@@ -228,8 +269,10 @@ static int restdiag_probe_fill(const json_t *o, probe_t *p, bool only, char **ca
 	}
 	/* RouterOS counts loss of what the client receives; a transmit-only test may still say */
 	double lost = !tx || only ? restdiag_num(o, "lost-packets") : -1;
-	p->lost_packets = lost >= 0 ? (int64_t)lost : -1;
 	double l = restdiag_num(o, "local-cpu-load"), r = restdiag_num(o, "remote-cpu-load");
+	if (restdiag_probe_impossible(p, lost, l, r, cause))
+		return -1;
+	p->lost_packets = lost >= 0 ? (int64_t)lost : -1; /* bounded above: no overflow */
 	p->local_cpu_load = l >= 0 ? l / 100 : -1;
 	p->remote_cpu_load = r >= 0 ? r / 100 : -1;
 	return 0;

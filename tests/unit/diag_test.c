@@ -94,6 +94,11 @@ static void test_decode_bad(void)
 		"{\"error\":400,\"message\":\"Bad Request\"}",
 		"[]",
 		"[{\"name\":\"x\",\"usage\":\"lots\"},{\"usage\":\"3\"}]",
+		/* more than a whole core: no router says so (issue 39, item 7) */
+		"[{\"cpu\":\"0\",\"name\":\"firewall\",\"usage\":\"500%\"}]",
+		"[{\"cpu\":\"0\",\"name\":\"firewall\",\"usage\":\"1e308\"},"
+		"{\"cpu\":\"0\",\"name\":\"dns\",\"usage\":\"1e308\"}]",
+		"[{\"cpu\":\"1\",\"name\":\"idle\",\"usage\":9.2e18}]",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		profile_t *p = profile_new("r", 1);
@@ -147,9 +152,19 @@ static void test_decode_probe(void)
 		{ "[{\"status\":\"done testing\"}]", -1,
 			"bandwidth-test: no tx-total-average in the last record" },
 		{ "{}", -1, "bandwidth-test: not an array of records with a status" },
+		/* figures no 300 Mbit/s test can produce (issue 39, item 7) */
+		{ "[{\"status\":\"done testing\",\"tx-total-average\":\"1e308\"}]", -1,
+			"bandwidth-test: 1e+308 bit/s delivered of 3e+08 offered" },
+		{ "[{\"status\":\"done testing\",\"tx-total-average\":\"300000000\",\"lost-packets\":\"1e30\"}]",
+			-1, "bandwidth-test: 1e+30 packets lost in a second of 3e+08 bit/s" },
+		{ "[{\"status\":\"done testing\",\"tx-total-average\":\"300000000\",\"local-cpu-load\":\"1e306\"}]",
+			-1, "bandwidth-test: a CPU load of 1e+306 %" },
+		{ "[{\"status\":\"done testing\",\"tx-total-average\":\"300000000\",\"remote-cpu-load\":\"500%\"}]",
+			-1, "bandwidth-test: a CPU load of 500 %" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		p[0] = probe_new("r", 1, "transmit");
+		p[0]->offered_bps = 300e6;
 		p[1] = NULL;
 		cause = NULL;
 		CHECK_INT(restdiag_decode_probe(bad[i].body, strlen(bad[i].body), p, &cause), bad[i].rc);
