@@ -5,6 +5,7 @@
 #include "collectors/restdecode.h"
 #include "collectors/restjson.h"
 #include "daemon/ros.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #include <ctype.h>
@@ -28,10 +29,13 @@ char *restdecode_clean(const char *s, size_t max)
 	return d;
 }
 
+/* What the router says of itself (version, board, architecture, CPU, firmware), cut to
+ * TEXT_IDENTITY_MAX: it goes into every router_info label and log line, and no router's is
+ * longer (a 10 KB board name is not one). */
 static void restdecode_set(char **dst, const char *v)
 {
 	free(*dst);
-	*dst = xstrdup(v);
+	*dst = text_cap(v, TEXT_IDENTITY_MAX);
 }
 
 /* Every value of a record must be a JSON string (routeros.md §1.3; restjson refuses NULs). */

@@ -9,6 +9,7 @@
 #include "collectors/snmphealth.h"
 #include "lib/buf.h"
 #include "daemon/ros.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #include <fnmatch.h>
@@ -154,6 +155,17 @@ static int snmpdecode_var_text(const netsnmp_variable_list *v, char **out, char 
 	return 0;
 }
 
+/* What the router says of itself (board, firmware), cut as restdecode cuts it. */
+static int snmpdecode_var_ident(const netsnmp_variable_list *v, char **out, char **cause)
+{
+	if (snmpdecode_var_text(v, out, cause) < 0)
+		return -1;
+	char *cut = text_cap(*out, TEXT_IDENTITY_MAX);
+	free(*out);
+	*out = cut;
+	return 0;
+}
+
 /* Counter32/64, Gauge32, TimeTicks or a non-negative INTEGER as an unsigned number. */
 static int snmpdecode_var_u64(const netsnmp_variable_list *v, uint64_t *out, char **cause)
 {
@@ -209,13 +221,13 @@ static void snmpdecode_ros_descr(const char *text, sample_t *s)
 	const char *rest = text + 9, *on = strstr(rest, " on ");
 	if (on == NULL) {
 		if (s->board == NULL)
-			s->board = xstrdup(rest);
+			s->board = text_cap(rest, TEXT_IDENTITY_MAX);
 		return;
 	}
 	if (s->board == NULL && on[4] != '\0')
-		s->board = xstrdup(on + 4);
+		s->board = text_cap(on + 4, TEXT_IDENTITY_MAX);
 	size_t vlen = strcspn(rest, " ");
-	if (s->version == NULL && vlen > 0 && rest + vlen <= on)
+	if (s->version == NULL && vlen > 0 && vlen <= TEXT_IDENTITY_MAX && rest + vlen <= on)
 		s->version = xstrndup(rest, vlen);
 	const char *lp = rest + vlen, *rp = strchr(lp, ')');
 	bool same = s->version != NULL && strlen(s->version) == vlen && strncmp(rest, s->version, vlen) == 0;
@@ -249,12 +261,12 @@ static int snmpdecode_decode_scalar(int which, const netsnmp_variable_list *v, s
 	case SC_UPTIME: return snmpdecode_ticks(v, "sysUpTime", &s->uptime_ms, cause);
 	case SC_HRUPTIME: return snmpdecode_ticks(v, "hrSystemUptime", &s->uptime_ms, cause);
 	case SC_VERSION: return snmpdecode_var_text(v, &s->version, cause);
-	case SC_FIRMWARE: return snmpdecode_var_text(v, &s->firmware, cause);
-	case SC_UPGRADE: return snmpdecode_var_text(v, &s->upgrade_firmware, cause);
+	case SC_FIRMWARE: return snmpdecode_var_ident(v, &s->firmware, cause);
+	case SC_UPGRADE: return snmpdecode_var_ident(v, &s->upgrade_firmware, cause);
 	case SC_BOARD: /* mtxrBoardName: over what sysDescr said */
 		free(s->board);
 		s->board = NULL;
-		return snmpdecode_var_text(v, &s->board, cause);
+		return snmpdecode_var_ident(v, &s->board, cause);
 	case SC_MHZ: snmpdecode_mhz(v, s); return 0;
 	default: /* sysDescr, entPhysicalDescr */
 		if (snmpdecode_var_text(v, &text, cause) < 0)

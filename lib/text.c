@@ -2,6 +2,7 @@
  * Knows nothing of where the text came from; never allocates but through buf. */
 #include "config.h"
 #include "lib/text.h"
+#include "lib/xmem.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -115,21 +116,56 @@ char *text_trim(char *s)
 	return s;
 }
 
+/* The length of the bidirectional control at s (U+061C, U+200E-F, U+202A-E, U+2066-9: text
+ * that reads in another order than it is stored, to hide what a line says); 0 if none. */
+static size_t text_bidi(const unsigned char *s)
+{
+	if (s[0] == 0xd8 && s[1] == 0x9c)
+		return 2;
+	if (s[0] != 0xe2 || s[1] == '\0')
+		return 0;
+	bool lrm = s[1] == 0x80 && (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae));
+	bool iso = s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9;
+	return lrm || iso ? 3 : 0;
+}
+
 void text_put_oneline(buf_t *out, const char *str)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *s = (const unsigned char *)(str ? str : ""), *run = s;
-	for (; *s; s++) {
-		if (*s >= 0x20 && *s != 0x7f)
-			continue;
-		buf_add(out, run, (size_t)(s - run));
-		run = s + 1;
-		if (*s == '\n' || *s == '\r' || *s == '\t') {
-			buf_add(out, *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : "\\t", 2);
+	while (*s) {
+		size_t bidi = *s >= 0x80 ? text_bidi(s) : 0;
+		if (bidi == 0 && *s >= 0x20 && *s != 0x7f) {
+			s++;
 			continue;
 		}
-		char esc[4] = { '\\', 'x', hex[*s >> 4], hex[*s & 15] };
-		buf_add(out, esc, sizeof(esc));
+		buf_add(out, run, (size_t)(s - run));
+		if (bidi > 0) { /* \u202e: the code point, decoded from its 2 or 3 bytes */
+			unsigned cp = bidi == 2
+				? ((s[0] & 0x1fu) << 6) | (s[1] & 0x3fu)
+				: ((s[0] & 0x0fu) << 12) | ((s[1] & 0x3fu) << 6) | (s[2] & 0x3fu);
+			char esc[6] = { '\\', 'u', hex[cp >> 12], hex[(cp >> 8) & 15], hex[(cp >> 4) & 15],
+				hex[cp & 15] };
+			buf_add(out, esc, sizeof(esc));
+		} else if (*s == '\n' || *s == '\r' || *s == '\t') {
+			buf_add(out, *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : "\\t", 2);
+		} else {
+			char esc[4] = { '\\', 'x', hex[*s >> 4], hex[*s & 15] };
+			buf_add(out, esc, sizeof(esc));
+		}
+		s += bidi > 0 ? bidi : 1;
+		run = s;
 	}
 	buf_add(out, run, (size_t)(s - run));
+}
+
+char *text_cap(const char *s, size_t max)
+{
+	if (s == NULL)
+		return NULL;
+	size_t n = strnlen(s, max + 1);
+	if (n > max) /* cut at a character's first byte, not inside it */
+		for (n = max; n > 0 && ((unsigned char)s[n] & 0xc0) == 0x80; n--)
+			;
+	return xstrndup(s, n);
 }

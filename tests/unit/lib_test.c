@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 static void test_hash(void)
 {
@@ -71,6 +72,10 @@ static void test_oneline(void)
 		{ "a\r\nb\tc", "a\\r\\nb\\tc" },
 		{ "\x1b[2J\x7f\x01", "\\x1b[2J\\x7f\\x01" },
 		{ "caf\xc3\xa9 \\n", "caf\xc3\xa9 \\n" },
+		/* bidirectional controls, which make a log line read otherwise than it is (issue 39) */
+		{ "CCR\xe2\x80\xae" "exe.txt", "CCR\\u202e" "exe.txt" },
+		{ "\xe2\x81\xa6x\xe2\x81\xa9\xd8\x9c\xe2\x80\x8f", "\\u2066x\\u2069\\u061c\\u200f" },
+		{ "\xe2\x80\x94 \xe2", "\xe2\x80\x94 \xe2" }, /* an em dash; a cut sequence */
 		{ NULL, "" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -81,6 +86,23 @@ static void test_oneline(void)
 		CHECK_STR(b.data, cases[i].out);
 		buf_free(&b);
 	}
+}
+
+/* Identity strings are cut at a character, never inside one. */
+static void test_cap(void)
+{
+	char *a = text_cap("CCR2004-16G-2S+", TEXT_IDENTITY_MAX), *b = text_cap("caf\xc3\xa9", 4);
+	char *c = text_cap("caf\xc3\xa9", 5);
+	CHECK_STR(a, "CCR2004-16G-2S+");
+	CHECK_STR(b, "caf");
+	CHECK_STR(c, "caf\xc3\xa9");
+	CHECK(text_cap(NULL, 4) == NULL);
+	char big[10001];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	char *d = text_cap(big, TEXT_IDENTITY_MAX);
+	CHECK_INT(strlen(d), TEXT_IDENTITY_MAX);
+	free(a), free(b), free(c), free(d);
 }
 
 static void test_trim(void)
@@ -187,6 +209,7 @@ int main(void)
 	test_hash();
 	test_text();
 	test_oneline();
+	test_cap();
 	test_trim();
 	test_clock();
 	test_worker();

@@ -3,6 +3,7 @@
  * keep-alive reuse, POST print, auth/HTTP/parse/size/timeout/connect/TLS failures, cancel. */
 #include "collectors/rest.c"
 #include "collectors/restjson.h"
+#include "lib/text.h"
 #include "unit.h"
 
 #include <arpa/inet.h>
@@ -103,6 +104,22 @@ static void test_resource(void)
 	CHECK_INT(s->cpu_freq_mhz, 0); /* absent on some boards: unknown */
 	CHECK_INT(s->uptime_ms, 12000);
 	sample_free(s);
+	/* A board name of 10 KB: cut to what a label and a log line take (issue 39, item 8). */
+	buf_t big;
+	buf_init(&big);
+	buf_puts(&big, "{\"board-name\":\"");
+	for (int i = 0; i < 10000; i++)
+		buf_putc(&big, 'B');
+	buf_puts(&big, "\",\"uptime\":\"1s\",\"version\":\"7.8\",\"architecture-name\":\"\xc3\xa9");
+	for (int i = 0; i < 200; i++)
+		buf_puts(&big, "\xc3\xa9");
+	buf_puts(&big, "\"}");
+	buf_putc(&big, '\0');
+	s = dec(RESTDECODE_RESOURCE, big.data, 0, NULL);
+	CHECK_INT(strlen(s->board), TEXT_IDENTITY_MAX);
+	CHECK_INT(strlen(s->architecture), TEXT_IDENTITY_MAX); /* 64 whole characters of two bytes */
+	sample_free(s);
+	buf_free(&big);
 
 	dec_bad(RESTDECODE_RESOURCE,
 		"{\"board-name\":\"a\",\"uptime\":\"1s\",\"version\":\"7.8\",\"cpu-frequency\":\"1.2GHz\"}",
