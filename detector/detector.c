@@ -539,9 +539,9 @@ int detector_rollout_check(
 	*decision = ROLLOUT_WAIT;
 	int rc = detector_open(d, conf, true, cause);
 	int known = rc == 0 ? data_router_kind(d->data, router, &arch, &board, cause) : -1;
-	if (known == 0 || (known == 1 && arch == NULL))
+	if (known == 0 || (known == 1 && arch == NULL && board == NULL))
 		fprintf(out,
-			"rollout %s for %s: wait\n  the database does not know the router's architecture yet\n",
+			"rollout %s for %s: wait\n  the database knows neither the router's architecture nor its board yet\n",
 			version, router);
 	else if (known == 1 && (rc = detector_round(d, clock_wall_ms(), cause)) == 0)
 		detector_rollout_decide(d, router, version, out, arch, board, decision);

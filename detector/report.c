@@ -101,14 +101,15 @@ void report_rollout(
 	FILE *out, const char *router, const struct rollout_query *q, const struct rollout_result *res)
 {
 	char tx[16], rx[16];
-	fprintf(out, "rollout %s for %s (%s, %s): %s\n", q->version, router, q->architecture,
+	const char *arch = q->architecture ? q->architecture : "architecture unknown";
+	fprintf(out, "rollout %s for %s (%s, %s): %s\n", q->version, router, arch,
 		q->board ? q->board : "board unknown", rollout_decision_name(res->decision));
 	fprintf(out,
 		"cohort %s x %s x %s: %zu routers took it, %zu canaries, %zu judged final, %zu regressed; "
 		"median ratio tx %s rx %s\n",
-		q->version, q->architecture, res->board ? res->board : "(any board)", res->routers,
-		res->canaries, res->judged, res->regressed,
-		report_fmt_ratio(tx, sizeof(tx), res->median_ratio_tx),
+		q->version, q->architecture ? q->architecture : "(any architecture)",
+		res->board ? res->board : "(any board)", res->routers, res->canaries, res->judged,
+		res->regressed, report_fmt_ratio(tx, sizeof(tx), res->median_ratio_tx),
 		report_fmt_ratio(rx, sizeof(rx), res->median_ratio_rx));
 	for (size_t i = 0; i < res->nreasons; i++)
 		fprintf(out, "  %-12s %s\n", rollout_kind_name(res->reasons[i].kind), res->reasons[i].text);

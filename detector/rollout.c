@@ -190,7 +190,8 @@ static bool rollout_eq(const char *a, const char *b)
 
 static bool rollout_match(const struct detector_verdict *v, const struct rollout_query *q, const char *board)
 {
-	return rollout_eq(v->to_version, q->version) && rollout_eq(v->architecture, q->architecture) &&
+	return rollout_eq(v->to_version, q->version) &&
+		(q->architecture == NULL || rollout_eq(v->architecture, q->architecture)) &&
 		(board == NULL || rollout_eq(v->board, board));
 }
 
@@ -382,10 +383,21 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 		rollout_reason_add(out, ROLLOUT_R_PENDING, NULL, false, "the detector has not evaluated yet");
 		return;
 	}
+	if (q->architecture == NULL && q->board == NULL) { /* no cohort to speak of */
+		out->median_ratio_tx = out->median_ratio_rx = NAN;
+		rollout_reason_add(out, ROLLOUT_R_COHORT, NULL, false,
+			"neither the architecture nor the board is known");
+		return;
+	}
 	size_t ng;
 	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, &ng);
 	size_t on_board = rollout_count_routers(g, ng);
-	if (q->board != NULL && on_board < r->go_min) {
+	if (q->architecture ==
+		NULL) /* SNMP tells no architecture: a board implies one, but a CHR's may be either */
+		rollout_reason_add(out, ROLLOUT_R_COHORT, NULL, false,
+			"architecture unknown (SNMP tells none): the board %s decides, whatever its routers' architecture",
+			q->board);
+	else if (q->board != NULL && on_board < r->go_min) {
 		free(g);
 		g = rollout_gather(v, n, q, NULL, &ng);
 		out->board = NULL;

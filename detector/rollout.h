@@ -36,9 +36,10 @@ struct rollout_reason {
 };
 
 struct rollout_query {
-	const char *version, *architecture; /* required */
-	const char *board;                  /* NULL: the architecture cohort */
-	int64_t now_ms;                     /* wall clock, for [detector] hold */
+	const char *version;      /* required */
+	const char *architecture; /* NULL: unknown (an SNMP-only router): the board cohort decides */
+	const char *board;        /* NULL: the architecture cohort (one of the two is required) */
+	int64_t now_ms;           /* wall clock, for [detector] hold */
 };
 
 struct rollout_result {

@@ -85,7 +85,7 @@ PY
 ok "every shape: verdicts, methods and ratios from /api/v1/regressions; no regression where the truth is unchanged"
 
 # steady-chr is the canary of 7.22.3 on x86_64/CHR (go_min = 1: SNMP tells no architecture, so
-# steady-chr-snmp is a cohort of its own): judged, no regression: go.
+# steady-chr-snmp is not in the x86_64 cohort): judged, no regression: go.
 http_get "/api/v1/rollout?version=7.22.3&architecture=x86_64&board=CHR" >"$T/rollout.json"
 $PY - "$T/rollout.json" <<'PY' || { cat "$T/rollout.json"; fail "rollout"; }
 import json, sys
@@ -98,6 +98,12 @@ rc=0
 "$DAEMON" -c "$T/wgwatch.conf" --rollout-check steady-chr 7.22.3 >"$T/check.out" 2>"$T/check.err" || rc=$?
 [ "$rc" = 0 ] && grep -q '^rollout 7.22.3 for steady-chr (x86_64, CHR): go' "$T/check.out" ||
 	{ cat "$T/check.out" "$T/check.err"; fail "--rollout-check steady-chr: exit $rc, want 0 (go)"; }
-ok "rollout guard: steady-chr's cohort goes (/api/v1/rollout and --rollout-check exit 0)"
+# SNMP tells no architecture: the SNMP-only CHR's board decides for it, across architectures.
+rc=0
+"$DAEMON" -c "$T/wgwatch.conf" --rollout-check steady-chr-snmp 7.22.3 >"$T/check.out" 2>"$T/check.err" || rc=$?
+[ "$rc" = 0 ] && grep -q '^rollout 7.22.3 for steady-chr-snmp (architecture unknown, CHR): go' "$T/check.out" &&
+	grep -q 'architecture unknown (SNMP tells none): the board CHR decides' "$T/check.out" ||
+	{ cat "$T/check.out" "$T/check.err"; fail "--rollout-check steady-chr-snmp: exit $rc, want 0 (go)"; }
+ok "rollout guard: steady-chr's cohort goes (/api/v1/rollout and --rollout-check exit 0), and for the SNMP-only CHR its board's"
 
 check_log_clean
