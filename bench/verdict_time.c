@@ -52,7 +52,7 @@ struct vt_stream {
 	size_t from;  /* every verdict correct from here on */
 	size_t alarm; /* the first regression the model does not have: a false alarm */
 	size_t off;   /* the first regression it has, at a ratio off by more than VT_RATIO_OK */
-	struct judge_result at_alarm, at_off, last;
+	struct judge_result at_first, at_alarm, at_off, last;
 	size_t njudged, nwrong; /* verdicts looked at, wrong ones (insufficient-data is not) */
 };
 
@@ -191,8 +191,10 @@ static void vt_note(struct vt_stream *o, size_t n, const struct judge_result *r)
 	bool ok = vt_correct(o, r);
 	o->njudged++;
 	o->nwrong += !ok && r->verdict != DETECTOR_INSUFFICIENT;
-	if (ok && o->first == 0)
+	if (ok && o->first == 0) {
 		o->first = n;
+		o->at_first = *r;
+	}
 	if (ok && o->from == 0)
 		o->from = n;
 	else if (!ok)
@@ -226,7 +228,7 @@ static void vt_trace(FILE *out, const struct vt_run *v, size_t s, size_t n, cons
 {
 	char name[96];
 	vt_stream_name(v, s, name, sizeof(name));
-	fprintf(out, "  %-26s %6zu polls %6.1f h: %s %s %.2f%s%s\n", name, n, (double)n * VT_INTERVAL / 3600,
+	fprintf(out, "  %-24s %6zu polls %6.1f h: %s %s %.2f%s%s\n", name, n, (double)n * VT_INTERVAL / 3600,
 		detector_verdict_name(r->verdict), detector_method_name(r->method), r->ratio,
 		r->why[0] ? ": " : "", r->why);
 }
@@ -260,17 +262,19 @@ static const char *vt_when(size_t n, char *buf, size_t size)
 
 static void vt_print_stream(FILE *out, const struct vt_run *v, size_t s, const struct vt_stream *o)
 {
-	char name[96], exp[384], first[384], from[384], fin[384], wrong[64];
+	char name[96], exp[384], first[384], from[384], fin[384], wrong[64], how[32] = "";
 	vt_stream_name(v, s, name, sizeof(name));
 	snprintf(exp, sizeof(exp), "%s %.2f", detector_verdict_name(o->expect), o->ratio);
+	if (o->first > 0)
+		snprintf(how, sizeof(how), "%s", detector_method_name(o->at_first.method));
 	snprintf(fin, sizeof(fin), "%s %s %.2f", detector_verdict_name(o->last.verdict),
 		detector_method_name(o->last.method), o->last.ratio);
 	snprintf(wrong, sizeof(wrong), "%zu/%zu", o->nwrong, o->njudged);
-	fprintf(out, "%-26s %-18s %-15s %-15s %-36s %-5s %s\n", name, exp,
-		vt_when(o->first, first, sizeof(first)), vt_when(o->from, from, sizeof(from)), fin,
+	fprintf(out, "%-24s %-17s %-14s %-18s %-14s %-36s %-5s %s\n", name, exp,
+		vt_when(o->first, first, sizeof(first)), how, vt_when(o->from, from, sizeof(from)), fin,
 		vt_correct(o, &o->last) ? "ok" : "WRONG", wrong);
 	if (!vt_correct(o, &o->last) && o->last.why[0])
-		fprintf(out, "%-26s why: %s\n", "", o->last.why);
+		fprintf(out, "%-24s why: %s\n", "", o->last.why);
 }
 
 /* Loud, on a line of its own: a regression the model does not have must never be claimed. A
@@ -285,7 +289,7 @@ static void vt_print_alarm(FILE *out, const struct vt_run *v, size_t s, const st
 			name, detector_method_name(o->at_alarm.method), o->at_alarm.ratio,
 			vt_when(o->alarm, when, sizeof(when)), detector_verdict_name(o->expect), o->ratio);
 	if (o->off > 0)
-		fprintf(out, "%-26s off: regression at ratio %.2f (%s) after %s polls, the model's is %.2f\n",
+		fprintf(out, "%-24s off: regression at ratio %.2f (%s) after %s polls, the model's is %.2f\n",
 			"", o->at_off.ratio, detector_method_name(o->at_off.method),
 			vt_when(o->off, when, sizeof(when)), o->ratio);
 }
@@ -306,8 +310,9 @@ static void vt_header(void)
 	printf("first correct: the first verdict judged that was; correct from: every one from then on "
 	       "was; wrong: verdicts other than the model's (insufficient-data is silence, not wrong) "
 	       "of those judged\n\n");
-	printf("%-26s %-18s %-15s %-15s %-36s %-5s %s\n", "case stream", "expected (model)", "first correct",
-		"correct from", "final (7d): verdict method ratio", "final", "wrong");
+	printf("%-24s %-17s %-14s %-18s %-14s %-36s %-5s %s\n", "case stream", "expected (model)",
+		"first correct", "its method", "correct from", "final (7d): verdict method ratio", "final",
+		"wrong");
 }
 
 /* ---- one case ---- */
