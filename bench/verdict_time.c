@@ -228,8 +228,9 @@ static void vt_trace(FILE *out, const struct vt_run *v, size_t s, size_t n, cons
 {
 	char name[96];
 	vt_stream_name(v, s, name, sizeof(name));
-	fprintf(out, "  %-24s %6zu polls %6.1f h: %s %s %.2f%s%s\n", name, n, (double)n * VT_INTERVAL / 3600,
-		detector_verdict_name(r->verdict), detector_method_name(r->method), r->ratio,
+	fprintf(out, "  %-24s %6zu polls %6.1f h: %s %s %.2f, cores %s%s%s\n", name, n,
+		(double)n * VT_INTERVAL / 3600, detector_verdict_name(r->verdict),
+		detector_method_name(r->method), r->ratio, r->cores[0] ? r->cores : "-",
 		r->why[0] ? ": " : "", r->why);
 }
 
