@@ -438,6 +438,8 @@ static int vt_run_all(const scenario_t *sc, const struct vt_opts *o, size_t *ala
 	pthread_cond_destroy(&p.done);
 	pthread_mutex_destroy(&p.lock);
 	free(p.jobs);
+	if (p.njobs == 0)
+		fprintf(stderr, "verdict_time: no group %s in the scenario\n", o->only ? o->only : "");
 	return p.njobs ? rc : -1;
 }
 
