@@ -2,11 +2,11 @@
  * scenario is one router on wgwatch-sim's CPU model, polled every 30 s in simulated time around
  * its upgrade; judge_event, the daemon's own maths, judges it as the after window fills, and the
  * bench prints per stream after how many polls the first correct provisional verdict came, and
- * the final one. It reaches into detector/detector_int.h as the detector's unit test does. It
+ * the final one. It calls judge.h as the detector does. It
  * must never write a file or open a socket, and never call a verdict correct that the model's
  * own capacities do not give. */
 #include "config.h"
-#include "detector/detector_int.h"
+#include "detector/judge.h"
 #include "lib/hash.h"
 #include "lib/xmem.h"
 #include "sim/scenario.h"
@@ -31,7 +31,7 @@
 
 /* The [detector] defaults (daemon/confkeys.c): min_samples 30, threshold 0.20, saturated 0.90,
  * min_mbps 1. */
-static const struct judge_params vt_params = {
+static const struct frame_params vt_params = {
 	.min_samples = 30, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 };
 
@@ -52,7 +52,7 @@ struct vt_stream {
 	size_t from;  /* every verdict correct from here on */
 	size_t alarm; /* the first regression the model does not have: a false alarm */
 	size_t off;   /* the first regression it has, at a ratio off by more than VT_RATIO_OK */
-	struct judge_result at_first, at_alarm, at_off, last;
+	struct frame_result at_first, at_alarm, at_off, last;
 	size_t njudged, nwrong; /* verdicts looked at, wrong ones (insufficient-data is not) */
 };
 
@@ -167,9 +167,9 @@ static void vt_stream_name(const struct vt_run *v, size_t s, char *buf, size_t s
 }
 
 /* The verdicts of every stream with the first n polls of the after window. */
-static void vt_judge(const struct vt_run *v, size_t n, struct judge_result *r)
+static void vt_judge(const struct vt_run *v, size_t n, struct frame_result *r)
 {
-	struct judge_frame f = { .npolls = v->nb + n,
+	struct frame f = { .npolls = v->nb + n,
 		.ncores = v->ncores,
 		.nifs = v->nifs,
 		.split = v->nb,
@@ -178,7 +178,7 @@ static void vt_judge(const struct vt_run *v, size_t n, struct judge_result *r)
 	judge_event(&f, &vt_params, r);
 }
 
-static bool vt_correct(const struct vt_stream *o, const struct judge_result *r)
+static bool vt_correct(const struct vt_stream *o, const struct frame_result *r)
 {
 	if (r->verdict != o->expect)
 		return false;
@@ -186,7 +186,7 @@ static bool vt_correct(const struct vt_stream *o, const struct judge_result *r)
 }
 
 /* What the verdict r after n polls tells of stream o. */
-static void vt_note(struct vt_stream *o, size_t n, const struct judge_result *r)
+static void vt_note(struct vt_stream *o, size_t n, const struct frame_result *r)
 {
 	bool ok = vt_correct(o, r);
 	o->njudged++;
@@ -224,13 +224,13 @@ static size_t vt_next(size_t n, size_t na)
 }
 
 /* One line of -v: what stream s was told after n polls. */
-static void vt_trace(FILE *out, const struct vt_run *v, size_t s, size_t n, const struct judge_result *r)
+static void vt_trace(FILE *out, const struct vt_run *v, size_t s, size_t n, const struct frame_result *r)
 {
 	char name[96];
 	vt_stream_name(v, s, name, sizeof(name));
 	fprintf(out, "  %-24s %6zu polls %6.1f h: %s %s %.2f, cores %s%s%s\n", name, n,
-		(double)n * VT_INTERVAL / 3600, detector_verdict_name(r->verdict),
-		detector_method_name(r->method), r->ratio, r->cores[0] ? r->cores : "-",
+		(double)n * VT_INTERVAL / 3600, outcome_name(r->verdict),
+		outcome_method_name(r->method), r->ratio, r->cores[0] ? r->cores : "-",
 		r->why[0] ? ": " : "", r->why);
 }
 
@@ -238,7 +238,7 @@ static void vt_trace(FILE *out, const struct vt_run *v, size_t s, size_t n, cons
 static void vt_follow(const struct vt_run *v, struct vt_stream *o, FILE *trace)
 {
 	size_t ns = 2 * v->nifs;
-	struct judge_result *r = xcalloc(ns, sizeof(*r));
+	struct frame_result *r = xcalloc(ns, sizeof(*r));
 	for (size_t n = vt_next(0, v->na); n > 0; n = vt_next(n, v->na)) {
 		vt_judge(v, n, r);
 		for (size_t s = 0; s < ns; s++) {
@@ -265,11 +265,11 @@ static void vt_print_stream(FILE *out, const struct vt_run *v, size_t s, const s
 {
 	char name[96], exp[384], first[384], from[384], fin[384], wrong[64], how[32] = "";
 	vt_stream_name(v, s, name, sizeof(name));
-	snprintf(exp, sizeof(exp), "%s %.2f", detector_verdict_name(o->expect), o->ratio);
+	snprintf(exp, sizeof(exp), "%s %.2f", outcome_name(o->expect), o->ratio);
 	if (o->first > 0)
-		snprintf(how, sizeof(how), "%s", detector_method_name(o->at_first.method));
-	snprintf(fin, sizeof(fin), "%s %s %.2f", detector_verdict_name(o->last.verdict),
-		detector_method_name(o->last.method), o->last.ratio);
+		snprintf(how, sizeof(how), "%s", outcome_method_name(o->at_first.method));
+	snprintf(fin, sizeof(fin), "%s %s %.2f", outcome_name(o->last.verdict),
+		outcome_method_name(o->last.method), o->last.ratio);
 	snprintf(wrong, sizeof(wrong), "%zu/%zu", o->nwrong, o->njudged);
 	fprintf(out, "%-24s %-17s %-14s %-18s %-14s %-36s %-5s %s\n", name, exp,
 		vt_when(o->first, first, sizeof(first)), how, vt_when(o->from, from, sizeof(from)), fin,
@@ -287,11 +287,11 @@ static void vt_print_alarm(FILE *out, const struct vt_run *v, size_t s, const st
 	if (o->alarm > 0)
 		fprintf(out,
 			"!!! FALSE ALARM !!! %s: regression (%s, ratio %.2f) after %s polls; the model says %s %.2f\n",
-			name, detector_method_name(o->at_alarm.method), o->at_alarm.ratio,
-			vt_when(o->alarm, when, sizeof(when)), detector_verdict_name(o->expect), o->ratio);
+			name, outcome_method_name(o->at_alarm.method), o->at_alarm.ratio,
+			vt_when(o->alarm, when, sizeof(when)), outcome_name(o->expect), o->ratio);
 	if (o->off > 0)
 		fprintf(out, "%-24s off: regression at ratio %.2f (%s) after %s polls, the model's is %.2f\n",
-			"", o->at_off.ratio, detector_method_name(o->at_off.method),
+			"", o->at_off.ratio, outcome_method_name(o->at_off.method),
 			vt_when(o->off, when, sizeof(when)), o->ratio);
 }
 

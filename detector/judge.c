@@ -84,7 +84,8 @@ static void judge_cols_add(struct judge_cols *c, size_t s, double mean)
 }
 
 /* The streams with traffic in w, busiest first, each a column of its own unless it moves with
- * a column's first stream (correlation >= JUDGE_COLLINEAR): then the two are one group, fitted
+ * a column's first stream (correlation >= JUDGE_COLLINEAR over both windows, so that both are
+ * judged on the same columns): then the two are one group, fitted
  * as one column, for no fit can tell apart what always moves together (tx and rx of one
  * tunnel, or tunnels whose users share one day and no ups and downs of their own). */
 static void judge_columns(
@@ -103,10 +104,13 @@ static void judge_columns(
 			size_t t = order[b];
 			order[b] = order[b - 1], order[b - 1] = t;
 		}
+	const struct frame_w all = { 0, f->npolls }; /* one grouping for both windows: a stream judged
+							  with others before is judged with them after */
 	for (size_t i = 0; i < k; i++) {
 		size_t s = order[i], j = 0;
 		while (j < c->m &&
-			!(c->n[j] < JUDGE_MAX_COLS && judge_corr(f, w, c->mem[j][0], s) >= JUDGE_COLLINEAR))
+			!(c->n[j] < JUDGE_MAX_COLS &&
+				judge_corr(f, &all, c->mem[j][0], s) >= JUDGE_COLLINEAR))
 			j++;
 		if (j == c->m)
 			judge_cols_add(c, s, mean[s]);
@@ -324,7 +328,10 @@ struct judge_cap {
 	int core;                 /* projected: the core that fills first; -1 */
 	const char *why;          /* !ok: why not */
 	struct judge_cands cands; /* projected: the cores that could fill first ... */
-	double capc[FIT_MAX];     /* ... and each one's capacity */
+	double capc[FIT_MAX];     /* ... each one's capacity ... */
+	double rsec[FIT_MAX];     /* ... and its relative standard error */
+	struct judge_cands far;   /* cores that follow the stream but fill only far beyond the
+				     rates seen: not the first to fill */
 };
 
 /* Per poll of w: the mean and the highest load of the cores in on[] (NAN if one is missing). */
@@ -518,8 +525,11 @@ static void judge_cap_fit(const struct frame *f, const struct frame_w *w, size_t
 		double cap = NAN, r = NAN;
 		int rc = on[core] ? judge_core_cap(f, w, s, &c, j, core, &cap, &r) : 1;
 		worst = rc > worst ? rc : worst;
+		if (rc == 3 && o->far.n < FIT_MAX)
+			o->far.core[o->far.n++] = core;
 		if (rc != 0)
 			continue;
+		o->rsec[k.n] = r;
 		o->capc[k.n] = cap;
 		k.core[k.n++] = core;
 		if (cap < best)
@@ -729,41 +739,82 @@ static size_t judge_group_of(const struct frame *f, const struct frame_w *b, con
 	return n;
 }
 
-/* A core that could fill first in both windows and kept its capacity; -1 when none. */
-static int judge_core_held(
-	const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p)
+/* What one core of a group did across the change: it held (kept its capacity, or has room far
+ * beyond the rates seen after it), fell (lost capacity beyond the threshold and the noise), or
+ * neither can be said (it followed the group in one window only, or within the noise). */
+enum judge_core_fate { JUDGE_CORE_UNCLEAR, JUDGE_CORE_HELD, JUDGE_CORE_FELL };
+
+/* The index of core in k; -1 when it is not there. */
+static int judge_cand_of(const struct judge_cands *k, size_t core)
 {
-	for (size_t i = 0; i < cb->cands.n; i++)
-		for (size_t k = 0; k < ca->cands.n; k++)
-			if (cb->cands.core[i] == ca->cands.core[k] &&
-				ca->capc[k] / cb->capc[i] >= 1 - p->threshold)
-				return (int)cb->cands.core[i];
+	for (size_t i = 0; i < k->n; i++)
+		if (k->core[i] == core)
+			return (int)i;
 	return -1;
 }
 
+static enum judge_core_fate judge_core_fate(const struct judge_cap *cb, const struct judge_cap *ca,
+	size_t core, const struct frame_params *p, double *ratio)
+{
+	int i = judge_cand_of(&cb->cands, core), k = judge_cand_of(&ca->cands, core);
+	bool far_b = judge_cand_of(&cb->far, core) >= 0, far_a = judge_cand_of(&ca->far, core) >= 0;
+	if ((far_b || i >= 0) && far_a)
+		return JUDGE_CORE_HELD; /* room far beyond the rates seen after the change */
+	if (i < 0 || k < 0)
+		return JUDGE_CORE_UNCLEAR;
+	*ratio = ca->capc[k] / cb->capc[i];
+	double rse = sqrt(cb->rsec[i] * cb->rsec[i] + ca->rsec[k] * ca->rsec[k]);
+	if (*ratio >= 1 - p->threshold)
+		return JUDGE_CORE_HELD;
+	return *ratio * (1 + JUDGE_SIGMAS * rse) < 1 ? JUDGE_CORE_FELL : JUDGE_CORE_UNCLEAR;
+}
+
+/* Of the cores of a group (on either window's list, on0 and on1), the one that fell most
+ * (*fell, its ratio *ratio) and one that did not, held or not known (*other); -1 where none. */
+static void judge_core_fates(const struct frame *f, const bool *on0, const bool *on1,
+	const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p, int *fell,
+	int *other, double *ratio)
+{
+	*fell = *other = -1;
+	for (size_t core = 0; core < f->ncores; core++) {
+		if (!on0[core] && !on1[core])
+			continue;
+		double r = NAN;
+		if (judge_core_fate(cb, ca, core, p, &r) != JUDGE_CORE_FELL)
+			*other = *other < 0 ? (int)core : *other;
+		else if (*fell < 0 || r < *ratio)
+			*fell = (int)core, *ratio = r;
+	}
+}
+
 /* A stream fitted with others as one group (they move together): a verdict is the group's,
- * and says so. A regression where one of the group's cores lost capacity and another held it
- * cannot be put on either stream (which of them the failing core carries, no fit of streams
- * that move together can tell): then it is a sign, insufficient-data with a hint that names the
- * cores, never a regression of a stream whose own core held. */
+ * and says so. Which of the streams a core of the group carries no fit of streams that move
+ * together can tell: calling every member a regression would be false for one whose own core
+ * held, calling every one unchanged false for one whose core fell. So a group's regression
+ * stands only when every core of the group fell (as one core's does: it is the truth of a
+ * shared core), its unchanged only when none did; else it is a sign, insufficient-data with a
+ * hint that names the cores. */
 static void judge_group(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
-	const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p,
-	struct frame_result *r)
+	bool *const cw[2], const struct judge_cap *cb, const struct judge_cap *ca,
+	const struct frame_params *p, struct frame_result *r)
 {
 	char others[64], line[256];
 	if (r->verdict == DETECTOR_INSUFFICIENT || (cb->pinned && ca->pinned) || /* measured, not fitted */
 		judge_group_of(f, b, a, s, p, others, sizeof(others)) == 0)
 		return;
-	int held = r->verdict == DETECTOR_REGRESSION ? judge_core_held(cb, ca, p) : -1;
-	if (held < 0) {
+	int fell, other;
+	double ratio = NAN;
+	size_t nc = f->ncores;
+	judge_core_fates(f, cw[0] + s * nc, cw[1] + s * nc, cb, ca, p, &fell, &other, &ratio);
+	if (fell < 0 || other < 0) {
 		snprintf(line, sizeof(line), "moves with %s: judged as one group%s%s", others,
 			r->why[0] ? "; " : "", r->why);
 		judge_text(r->why, sizeof(r->why), line);
 		return;
 	}
 	snprintf(line, sizeof(line),
-		"moves with %s: core %d fell to %.2f, core %d held; which one carries it is unknown", others,
-		ca->core, r->ratio, held);
+		"moves with %s: core %d fell to %.2f, core %d did not; which one carries it is unknown",
+		others, fell, ratio, other);
 	r->verdict = DETECTOR_INSUFFICIENT;
 	r->method = DETECTOR_M_NONE;
 	r->hint = true;
@@ -799,7 +850,7 @@ static void judge_methods(const struct frame *f, const struct frame_w *b, const 
 		judge_projected(&cb, &ca, p, r);
 	if (r->verdict != DETECTOR_INSUFFICIENT)
 		judge_cores_note(f, s, cw, &cb, &ca, r);
-	judge_group(f, b, a, s, &cb, &ca, p, r);
+	judge_group(f, b, a, s, cw, &cb, &ca, p, r);
 }
 
 /* Whether stream s carries nearly all the router's WireGuard traffic in both windows (a

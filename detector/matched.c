@@ -20,7 +20,7 @@
 #define MATCHED_SLACK  0.02 /* ... widened by this share of its median (a steady rate's jitter) */
 #define MATCHED_RATE   0.05 /* the matched polls' mean rates may differ by this share at most */
 #define MATCHED_BLOCK  5    /* consecutive matched polls averaged into one for the noise */
-#define MATCHED_BLOCKS 8    /* blocks a window needs at least */
+#define MATCHED_BLOCKS 20   /* blocks a window needs at least: 100 polls, as a fit */
 #define MATCHED_FLOOR  0.03 /* a core's load changed: by this much of a core at least (whole %) ... */
 #define MATCHED_SIGMAS 4.0  /* ... and this many standard errors */
 #define MATCHED_STEADY 2.0  /* "unchanged" holds within this many standard errors */
