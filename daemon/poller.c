@@ -434,7 +434,8 @@ static void poller_start_poll(struct prouter *r)
 	collector_done_fn done = r->second ? poller_done_first : poller_done;
 	if (r->collector && r->collector->poll(r->collector->ctx, r->handle, r->conf, done, r) == 0)
 		return;
-	sample_t *s = sample_new(r->conf->name, clock_wall_ms(), r->collector ? r->collector->name : "none");
+	sample_t *s = sample_new(r->conf->name, 0, r->collector ? r->collector->name : "none");
+	sample_stamp(s);
 	sample_fail(s, r->collector ? SAMPLE_ERR_INTERNAL : SAMPLE_ERR_UNSUPPORTED,
 		r->collector ? "could not start the poll" : "no collector in this build polls this router");
 	r->failed = s;
