@@ -370,6 +370,13 @@ void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late)
 	pthread_mutex_unlock(&f->mutex);
 }
 
+void fleet_note_clock_step(fleet_t *f)
+{
+	pthread_mutex_lock(&f->mutex);
+	f->stats.clock_steps++;
+	pthread_mutex_unlock(&f->mutex);
+}
+
 /* Entry e into slot i of v: the state copied, the sample shared. Under the mutex. */
 static void fleet_view_put(fleet_view_t *v, size_t i, const struct fleet_entry *e)
 {

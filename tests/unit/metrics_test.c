@@ -353,6 +353,7 @@ static void test_render_lines(const char *m)
 		"wgwatch_poll_start_delay_seconds_sum 45.002",
 		"wgwatch_poll_start_delay_seconds_count 2",
 		"wgwatch_polls_late_total 1",
+		"wgwatch_clock_steps_total 0",
 		"wgwatch_store_queue_length 0",
 		"# HELP wgwatch_router_up 1 when the newest poll of the router succeeded, else 0.",
 		"# TYPE wgwatch_poll_duration_seconds histogram",
@@ -375,7 +376,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 64 && count(m, "# TYPE ") == 64);
+	CHECK(count(m, "# HELP ") == 65 && count(m, "# TYPE ") == 65);
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
 	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */
 	CHECK(count(m, "wgwatch_health_temperature_celsius{") == 2);
