@@ -186,7 +186,9 @@ static int64_t ingest_clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* Increase since the series' previous sample; remembers this one as the previous. */
+/* Increase since the series' previous sample; remembers this one as the previous. None when a
+ * counter went down with no restart known: that is a reset with no rate (issue 39), not the
+ * counter counted from zero. */
 static void ingest_delta(
 	struct store_series *x, int64_t t, uint64_t rx, uint64_t tx, bool restarted, struct ingest_delta *d)
 {
@@ -194,8 +196,10 @@ static void ingest_delta(
 	if (x->have_prev && t <= x->prev_ms)
 		return; /* older or repeated poll: no delta, keep the newer as prev */
 	if (x->have_prev) {
-		d->valid = true;
-		d->reset = restarted || rx < x->prev_rx || tx < x->prev_tx;
+		bool back = rate_went_back(x->prev_rx, rx, 64, restarted) ||
+			rate_went_back(x->prev_tx, tx, 64, restarted);
+		d->valid = !back;
+		d->reset = restarted || back || rx < x->prev_rx || tx < x->prev_tx;
 		d->dt_ms = t - x->prev_ms;
 		d->rx = ingest_clamp(rate_delta(x->prev_rx, rx, 64, restarted));
 		d->tx = ingest_clamp(rate_delta(x->prev_tx, tx, 64, restarted));

@@ -250,18 +250,20 @@ static void test_rates(void)
 	char *sql = xasprintf("SELECT group_concat(d) FROM (SELECT rx_delta || '/' || tx_delta"
 			      " || '/' || reset AS d %s ORDER BY time_ms)",
 		wg0);
-	CHECK_STR(qs(p, sql), "10000/1000/0,500/100/1,100/100/1,1000/100/0,1000/100/0");
+	/* reset-counters (rx down, no reboot): a reset with no delta, not 100 counted from 0 */
+	CHECK_STR(qs(p, sql), "10000/1000/0,500/100/1,1000/100/0,1000/100/0");
 	free(sql);
 	sql = xasprintf("SELECT count(*) %s AND (rx_delta < 0 OR tx_delta < 0"
 			" OR rx_delta > 1000000 OR tx_delta > 1000000)",
 		wg0);
 	CHECK_INT(qi(p, sql), 0);
 	free(sql);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 2);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 3);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL AND reset"), 1);
 	CHECK_STR(qs(p,
 			  "SELECT group_concat(rx_delta) FROM (SELECT rx_delta FROM peer_samples"
 			  " ORDER BY time_ms)"),
-		"5000,250,50,500,500");
+		"5000,250,500,500");
 	CHECK_INT(qi(p, "SELECT count(*) FROM peers"), 1);
 	/* counters over 2^63 read back intact */
 	CHECK(qi(p,
@@ -535,21 +537,22 @@ static void test_rollup_views(void)
 	free(p);
 }
 
-/* A counter that goes back to values past 2^63 poll after poll: each delta is clamped to
- * INT64_MAX, and a bucket's sum of them overflows 64 bits. The SQL's sum() failed there, every
- * retry, so roll-ups (and the raw purge behind them) stopped for good; now the bucket is written. */
+/* A counter past 2^63 counted from zero poll after poll (a reboot each time; a counter that
+ * only goes back has no delta since issue 39): each delta is clamped to INT64_MAX, and a bucket's
+ * sum of them overflows 64 bits. The SQL's sum() failed there, every retry, so roll-ups (and the
+ * raw purge behind them) stopped for good; now the bucket is written. */
 static void test_rollup_wide(void)
 {
 	char *p = tpath("rollup-wide.db");
 	atomic_store(&fake_now, T0);
 	store_t *st = open_ok(p);
 	for (int k = 0; k < 60; k++) {
-		sample_t *s = mk("w", T0 + k * 10000, "7.22.3", "7.22.3", 1000 + k * 10000);
+		sample_t *s = mk("w", T0 + k * 10000, "7.22.3", "7.22.3", 1000); /* up 1 s: rebooted */
 		struct sample_iface *f = sample_add_iface(s);
 		f->name = xstrdup("wg0");
 		f->type = xstrdup("wg");
 		f->rx_bytes = UINT64_MAX - (uint64_t)k;
-		f->tx_bytes = (uint64_t)k * 1000;
+		f->tx_bytes = 1000; /* since each reboot: 100 B/s */
 		store_submit(st, s);
 	}
 	store_flush(st);
@@ -1202,6 +1205,88 @@ static void test_migrate_probes(void)
 	free(p);
 }
 
+/* A poll of router cs: 1000 B/s on wg0 since mono 0, uptime 10 days and mono, one core. */
+static sample_t *mk_step(int64_t wall, int64_t mono)
+{
+	sample_t *s = mk("cs", wall, "7.16", "7.16", 864000000 + mono);
+	s->mono_ms = mono;
+	sample_set_cores(s, 1);
+	s->cores[0].load = 0.25;
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup("wg0");
+	f->type = xstrdup("wg");
+	f->rx_bytes = (uint64_t)mono;
+	f->tx_bytes = (uint64_t)mono / 2;
+	struct sample_peer *pe = sample_add_peer(s);
+	pe->interface = xstrdup("wg0");
+	pe->peer = xstrdup("laptop");
+	pe->public_key = xstrdup("KEY+cs=");
+	pe->rx_bytes = (uint64_t)mono;
+	pe->last_handshake_ms = 5000;
+	s->have_peers = true;
+	return s;
+}
+
+#define WG0_CS \
+	"FROM iface_samples WHERE iface_id = (SELECT id FROM interfaces WHERE name = 'wg0' AND router_id = (SELECT id FROM routers WHERE name = 'cs'))"
+
+/* How many buckets from T0 + from_s on show a wg0 rate in the history API's series; *peer_ms
+ * (unless NULL): the time of the peer's newest sample there. */
+static int history_rated(const char *p, int64_t from_s, int64_t to_s, int64_t *peer_ms)
+{
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p, .router = "cs", .from_ms = T0, .to_ms = T0 + to_s * 1000 };
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	free(cause);
+	if (peer_ms != NULL)
+		*peer_ms = h != NULL && h->npeers == 1 ? h->peers[0].time_ms : -1;
+	int n = 0;
+	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++)
+		n += h->from_ms + (int64_t)b * h->bucket_ms >= T0 + from_s * 1000 &&
+			!isnan(h->ifaces[0].rx_bps[b]);
+	history_free(h);
+	return n;
+}
+
+/* Issue 39 item 6: a counter that goes back without a reboot (uptime grew) is a reset with no
+ * rate, live and stored: not 14.39 TB counted from zero in 10 s, in the poll, its roll-up
+ * (kept 400 days) and the history. */
+static void test_counter_back(void)
+{
+	char *p = tpath("counterback.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	static const uint64_t rx[] = { 14400000000000ull, 14400000010000ull, 14390000000000ull,
+		14390000010000ull };
+	for (int k = 0; k < 4; k++) {
+		sample_t *s = mk_step(T0 + k * 10000, k * 10000);
+		s->ifaces[0].rx_bytes = rx[k];
+		store_submit(st, s);
+	}
+	store_flush(st);
+	CHECK_STR(
+		qs(p,
+			"SELECT group_concat(d) FROM (SELECT coalesce(rx_delta, 'none') || '/' || reset AS d " WG0_CS
+			" ORDER BY time_ms)"),
+		"none/0,10000/0,none/1,10000/0");
+	atomic_store(&fake_now, T0 + 600000);
+	maintain(st);
+	CHECK_STR(qs(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"),
+		"4 1000 1000");
+	CHECK(history_rated(p, 0, 40, NULL) >= 2);
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p, .router = "cs", .from_ms = T0, .to_ms = T0 + 40000 };
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	free(cause);
+	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++)
+		CHECK(isnan(h->ifaces[0].rx_bps[b]) || h->ifaces[0].rx_bps[b] <= 8000);
+	history_free(h);
+	store_close(st);
+	free(p);
+}
+
 static void count_progress(void *arg)
 {
 	(*(int *)arg)++;
@@ -1281,6 +1366,7 @@ int main(void)
 	test_profiles_missing();
 	test_migrate_probes();
 	test_migrate_rowid();
+	test_counter_back();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)
