@@ -313,13 +313,17 @@ static void test_rollup(void)
 		"5 1500 3000 360000 375");
 	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1700000100000"), 1000);
 	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 4);
-	/* a bucket is rolled up once: a late sample does not redo it */
+	/* a late sample (stamped behind the roll-up mark) has its bucket rolled up again, with it;
+	 * its counter went back with no reboot known: no delta, the bucket's rate stands */
 	sample_t *late = mk_load(T0 + 30000, 0, 1.0, 30000);
 	late->uptime_ms = -1;
 	store_submit(st, late);
 	store_flush(st);
 	maintain(st);
-	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 5);
+	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 6);
+	CHECK_INT(
+		qi(p, "SELECT load_max FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 1000);
+	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"), 1500);
 	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 22);
 
 	/* after the raw retention (1 day) the raw rows are gone, the roll-ups stay */
@@ -1227,6 +1231,7 @@ static sample_t *mk_step(int64_t wall, int64_t mono)
 	return s;
 }
 
+#define STEP_MS (6 * 3600000LL)
 #define WG0_CS \
 	"FROM iface_samples WHERE iface_id = (SELECT id FROM interfaces WHERE name = 'wg0' AND router_id = (SELECT id FROM routers WHERE name = 'cs'))"
 
@@ -1247,6 +1252,63 @@ static int history_rated(const char *p, int64_t from_s, int64_t to_s, int64_t *p
 			!isnan(h->ifaces[0].rx_bps[b]);
 	history_free(h);
 	return n;
+}
+
+/* Issue 39 item 1: the wall clock steps 6 h forward for a minute, and back 6 h and 80 s, over
+ * polls stored before. Polls come every 10 s of monotonic time. Every poll after the first has
+ * its delta over those 10 s, the polls stamped where older ones lie are all kept, the history
+ * shows the rates after the step, the roll-ups reach the polls stored behind the mark the
+ * forward minute left, retention deletes none before, and after a restart the deltas go on
+ * from the last poll, not from the newest time. */
+static void test_clock_step(void)
+{
+	char *p = tpath("clockstep.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	int k = 0;
+	for (; k < 6; k++) /* T0 .. T0 + 50 s */
+		store_submit(st, mk_step(T0 + k * 10000, k * 10000));
+	for (; k < 12; k++) /* 6 h ahead */
+		store_submit(st, mk_step(T0 + STEP_MS + k * 10000, k * 10000));
+	store_flush(st);
+	atomic_store(&fake_now, T0 + STEP_MS + 120000 + STORE_GRACE_MS);
+	maintain(st);       /* the roll-up mark runs 6 h ahead */
+	for (; k < 42; k++) /* back: T0 + 30 s .. T0 + 320 s, over the polls at 30, 40 and 50 s */
+		store_submit(st, mk_step(T0 + 30000 + (k - 12) * 10000, k * 10000));
+	store_flush(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 42);
+	CHECK_INT(qi(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830000"), 30000);
+	CHECK_INT(qi(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830001"), 120000);
+	CHECK_INT(
+		qi(p, "SELECT count(*) " WG0_CS " AND dt_ms = 10000 AND rx_delta = 10000 AND NOT reset"), 41);
+	int64_t peer_ms;
+	CHECK_INT(history_rated(p, 60, 330, &peer_ms), 27); /* the polls at 60 .. 320 s, after the step */
+	CHECK_INT(peer_ms, T0 + 320000); /* the last poll's, not the newest time's (6 h ahead) */
+
+	atomic_store(&fake_now, T0 + 420000 + STORE_GRACE_MS);
+	maintain(st); /* [T0, T0 + 5 min) again: 6 polls before the step, 27 after */
+	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE bucket_ms = 1699999800000"), 33);
+	CHECK_STR(qs(p,
+			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"
+			  " WHERE bucket_ms = 1699999800000"),
+		"33 1000 1000");
+	store_close(st);
+
+	st = open_ok(p); /* a restart: no monotonic time to go on with, the wall clock's 10 s */
+	sample_t *s = mk_step(T0 + 330000, 420000);
+	s->mono_ms = -1;
+	store_submit(st, s);
+	store_flush(st);
+	CHECK_INT(qi(p, "SELECT rx_delta " WG0_CS " AND time_ms = 1700000130000 AND dt_ms = 10000"), 10000);
+
+	atomic_store(&fake_now, T0 + STEP_MS + STORE_DAY_MS + 2 * 3600000);
+	maintain(st); /* raw retention (1 day): every poll went into a roll-up first */
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 0);
+	CHECK_INT(qi(p, "SELECT sum(n) FROM cpu_rollup"), 43);
+	CHECK_INT(qi(p, "SELECT max(rx_rate_max) FROM iface_rollup"), 1000);
+	store_close(st);
+	check_integrity(p);
+	free(p);
 }
 
 /* Issue 39 item 6: a counter that goes back without a reboot (uptime grew) is a reset with no
@@ -1294,7 +1356,8 @@ static void count_progress(void *arg)
 
 /* 011: polls, WITHOUT ROWID before, becomes a rowid table with a unique (router_id, time_ms)
  * index: every row and value comes across, queries by router and time use the index, and a poll
- * stored again at the same time still replaces the old row. The progress hook is called. */
+ * stored again at the same time goes to the next free millisecond: it never replaces the old
+ * row (issue 39). The progress hook is called. */
 static void test_migrate_rowid(void)
 {
 	char *p = tpath("v10.db");
@@ -1330,11 +1393,13 @@ static void test_migrate_rowid(void)
 			" pragma_index_info(l.name) i WHERE l.name = 'polls_key' AND l.\"unique\" ORDER BY i.seqno)"),
 		"router_id,time_ms");
 	st = open_ok(p);
-	store_submit(st, mk("a", 3000, "7.16", "7.16", 1000000)); /* the same poll again */
+	store_submit(st, mk("a", 3000, "7.16", "7.16", 1000000)); /* at the same time again */
 	store_flush(st);
 	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 3);
-	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3000"), 12);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4);
+	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3000"), 7);
+	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3001"), 12);
+	CHECK_INT(qi(p, "SELECT last_poll_ms FROM routers WHERE id = 1"), 3001);
 	check_integrity(p);
 	free(p);
 }
@@ -1366,6 +1431,7 @@ int main(void)
 	test_profiles_missing();
 	test_migrate_probes();
 	test_migrate_rowid();
+	test_clock_step();
 	test_counter_back();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
