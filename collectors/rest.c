@@ -221,7 +221,7 @@ static void rest_start_step(struct rest_conn *c)
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started three requests earlier. */
 	if (c->step == RESTDECODE_IFACES)
-		c->s->time_ms = clock_wall_ms();
+		sample_stamp(c->s);
 	if (rest_set_request(c, left) < 0) {
 		rest_fail_later(c, SAMPLE_ERR_INTERNAL, "cannot set up the request");
 		return;
@@ -569,7 +569,8 @@ static void rest_conn_begin(struct rest_conn *c, const conf_router_t *rc, collec
 	c->step = RESTDECODE_RESOURCE;
 	c->done = done;
 	c->arg = arg;
-	c->s = sample_new(rc->name, clock_wall_ms(), "rest");
+	c->s = sample_new(rc->name, 0, "rest");
+	sample_stamp(c->s);
 	c->start_ms = clock_mono_ms();
 	c->deadline_ms = c->start_ms + (rc->timeout_ms > 0 ? rc->timeout_ms : REST_DEFAULT_TIMEOUT_MS);
 }

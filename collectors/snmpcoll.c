@@ -316,7 +316,7 @@ static void snmpcoll_send_step(struct snmpcoll_conn *c)
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started some requests earlier. */
 	if (c->step == SNMPCOLL_COUNTERS)
-		c->s->time_ms = clock_wall_ms();
+		sample_stamp(c->s);
 	switch (c->step) {
 	case SNMPCOLL_PROBE: snmpcoll_xmit(c, snmpsess_probe(&c->idstate)); break;
 	default: snmpcoll_xmit(c, snmpcoll_req(c)); break;
@@ -503,7 +503,8 @@ static void snmpcoll_conn_begin(
 	c->done = done;
 	c->arg = arg;
 	c->step = SNMPCOLL_PROBE;
-	c->s = sample_new(rc->name, clock_wall_ms(), "snmp");
+	c->s = sample_new(rc->name, 0, "snmp");
+	sample_stamp(c->s);
 	c->s->have_peers = false;  /* SNMP has no WireGuard peer objects */
 	sample_set_cores(c->s, 0); /* an empty array, not NULL, until hrProcessorLoad rows come */
 	snmpdecode_begin(c->dec, rc, c->s);

@@ -205,10 +205,11 @@ static const struct sample_iface *fleet_find_iface(const sample_t *s, const char
 	return NULL;
 }
 
-/* Bits per second of each interface of cur against prev (NAN when no previous reading). */
+/* Bits per second of each interface of cur against prev (NAN when no previous reading), over
+ * the monotonic time between them: a step of the wall clock is no interval. */
 static void fleet_rates(const sample_t *prev, const sample_t *cur, double *rx, double *tx)
 {
-	int64_t dt = prev ? cur->time_ms - prev->time_ms : 0;
+	int64_t dt = prev ? rate_elapsed_ms(prev->time_ms, prev->mono_ms, cur->time_ms, cur->mono_ms) : 0;
 	bool restarted = prev && rate_restarted(prev->uptime_ms, cur->uptime_ms, dt);
 	for (size_t i = 0; i < cur->nifaces; i++) {
 		const struct sample_iface *c = &cur->ifaces[i];
@@ -366,6 +367,13 @@ void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late)
 	fleet_observe(&f->stats.start_delay, delay_ms < 0 ? 0 : delay_ms);
 	if (late)
 		f->stats.polls_late++;
+	pthread_mutex_unlock(&f->mutex);
+}
+
+void fleet_note_clock_step(fleet_t *f)
+{
+	pthread_mutex_lock(&f->mutex);
+	f->stats.clock_steps++;
 	pthread_mutex_unlock(&f->mutex);
 }
 

@@ -45,6 +45,7 @@ struct fleet_stats {
 	struct fleet_hist duration;    /* of every finished poll */
 	struct fleet_hist start_delay; /* from due to started, of every started poll */
 	uint64_t polls_late;           /* polls started later than one interval after due */
+	uint64_t clock_steps;          /* steps of the wall clock seen between polls (poller.c) */
 	int shard_index, shard_count;  /* the followed conf's [daemon] shard = K/N (1/1 unset) */
 };
 
@@ -60,6 +61,8 @@ void fleet_set_profile(fleet_t *f, profile_t *p);
 void fleet_set_probe(fleet_t *f, probe_t *p);
 /* Loop thread: a poll started delay_ms after it was due; late when over one interval. */
 void fleet_note_start(fleet_t *f, int64_t delay_ms, bool late);
+/* Loop thread: the wall clock stepped (the poller logged it). */
+void fleet_note_clock_step(fleet_t *f);
 
 /* Loop thread: follow a reloaded config (which must outlive the fleet or the next reload).
  * Routers are matched by name: a kept one keeps its state and newest sample, a new one starts

@@ -17,11 +17,12 @@
 #include <string.h>
 
 #define POLLER_MAX_COLLECTORS 4
-#define POLLER_MAX_BACKOFF    8   /* intervals skipped at most while a router is down */
-#define POLLER_LATE_EVERY     10  /* a router's late starts: the first warned of, then every 10th */
-#define POLLER_GRID_MS        8   /* polls start on a grid at least this wide (see poller_arm) */
-#define POLLER_GRID_SHARE     300 /* ... and as wide as this share of the interval */
-#define POLLER_GRID_POLLS     16  /* ... and as wide as it takes for this many polls to share a slot */
+#define POLLER_MAX_BACKOFF    8    /* intervals skipped at most while a router is down */
+#define POLLER_LATE_EVERY     10   /* a router's late starts: the first warned of, then every 10th */
+#define POLLER_GRID_MS        8    /* polls start on a grid at least this wide (see poller_arm) */
+#define POLLER_GRID_SHARE     300  /* ... and as wide as this share of the interval */
+#define POLLER_GRID_POLLS     16   /* ... and as wide as it takes for this many polls to share a slot */
+#define POLLER_STEP_MS        5000 /* the wall clock moved this much against the monotonic: a step */
 
 struct prouter {
 	poller_t *p;
@@ -56,6 +57,7 @@ struct poller {
 	struct prouter *queue_head, *queue_tail;
 	FILE *once_out; /* non-NULL in --once mode */
 	size_t once_left, once_failed;
+	int64_t clock_wall_ms, clock_mono_ms; /* the stamps of the newest sample; mono -1 none */
 };
 
 static void poller_start_poll(struct prouter *r);
@@ -78,6 +80,7 @@ poller_t *poller_create(loop_t *loop, const conf_t *conf, fleet_t *fleet, sample
 	p->conf = conf;
 	p->fleet = fleet;
 	p->sink = sink;
+	p->clock_mono_ms = -1;
 	p->n = conf->nrouters;
 	p->routers = xcalloc(p->n, sizeof(*p->routers));
 	for (size_t i = 0; i < p->n; i++) {
@@ -208,6 +211,29 @@ static void poller_print_once(poller_t *p, const sample_t *s)
 	buf_free(&b);
 }
 
+/* Log and count a step of the wall clock (NTP, a restored snapshot, a wrong RTC at boot), once
+ * for all routers. Between two samples stamped in turn (sample_stamp) the wall clock moves as
+ * the monotonic one does, but for slewing: at most 0.5 ms a second, under 2 s across an hour
+ * without a poll, so POLLER_STEP_MS is a step. Smaller ones harm nothing: rates use monotonic
+ * time, and the roll-ups wait a minute. A sample stamped before the newest one seen (a poll
+ * begun before the step and ended after it) is left out. */
+static void poller_clock_check(poller_t *p, const sample_t *s)
+{
+	if (s->mono_ms < 0 || s->mono_ms < p->clock_mono_ms)
+		return;
+	int64_t step = p->clock_mono_ms < 0
+		? 0
+		: (s->time_ms - p->clock_wall_ms) - (s->mono_ms - p->clock_mono_ms);
+	p->clock_wall_ms = s->time_ms;
+	p->clock_mono_ms = s->mono_ms;
+	if (step > -POLLER_STEP_MS && step < POLLER_STEP_MS)
+		return;
+	log_warn("the wall clock stepped %s by %.3f s: polls keep its time stamps, rates the"
+		 " monotonic clock's intervals",
+		step > 0 ? "forward" : "back", (double)llabs(step) / 1000.0);
+	fleet_note_clock_step(p->fleet);
+}
+
 static void poller_done(sample_t *s, void *arg)
 {
 	struct prouter *r = arg;
@@ -216,6 +242,7 @@ static void poller_done(sample_t *s, void *arg)
 	p->in_flight--;
 	s->duration_ms = clock_mono_ms() - r->started_ms;
 	r->fails = s->err == SAMPLE_OK ? 0 : r->fails + 1;
+	poller_clock_check(p, s);
 	if (fleet_update(p->fleet, s) && p->once_out == NULL)
 		poller_log_change(r, s);
 	if (p->once_out) {
@@ -434,7 +461,8 @@ static void poller_start_poll(struct prouter *r)
 	collector_done_fn done = r->second ? poller_done_first : poller_done;
 	if (r->collector && r->collector->poll(r->collector->ctx, r->handle, r->conf, done, r) == 0)
 		return;
-	sample_t *s = sample_new(r->conf->name, clock_wall_ms(), r->collector ? r->collector->name : "none");
+	sample_t *s = sample_new(r->conf->name, 0, r->collector ? r->collector->name : "none");
+	sample_stamp(s);
 	sample_fail(s, r->collector ? SAMPLE_ERR_INTERNAL : SAMPLE_ERR_UNSUPPORTED,
 		r->collector ? "could not start the poll" : "no collector in this build polls this router");
 	r->failed = s;

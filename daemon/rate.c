@@ -4,25 +4,39 @@
 
 #include <math.h>
 
+/* Whether a 32-bit counter that went down from prev to cur wrapped: an increase under 2^31. */
+static bool rate_wrapped(uint64_t prev, uint64_t cur, int bits)
+{
+	return bits == 32 && prev <= UINT32_MAX && cur <= UINT32_MAX &&
+		((uint64_t)1 << 32) - prev + cur < ((uint64_t)1 << 31);
+}
+
 uint64_t rate_delta(uint64_t prev, uint64_t cur, int bits, bool reset)
 {
 	if (reset)
 		return cur;
 	if (cur >= prev)
 		return cur - prev;
-	if (bits == 32 && prev <= UINT32_MAX && cur <= UINT32_MAX) {
-		uint64_t wrapped = ((uint64_t)1 << 32) - prev + cur;
-		if (wrapped < ((uint64_t)1 << 31))
-			return wrapped;
-	}
+	if (rate_wrapped(prev, cur, bits))
+		return ((uint64_t)1 << 32) - prev + cur;
 	return cur;
+}
+
+bool rate_went_back(uint64_t prev, uint64_t cur, int bits, bool reset)
+{
+	return !reset && cur < prev && !rate_wrapped(prev, cur, bits);
 }
 
 double rate_per_second(uint64_t prev, uint64_t cur, int bits, bool reset, int64_t dt_ms)
 {
-	if (dt_ms <= 0)
+	if (dt_ms <= 0 || rate_went_back(prev, cur, bits, reset))
 		return NAN;
 	return (double)rate_delta(prev, cur, bits, reset) * 1000.0 / (double)dt_ms;
+}
+
+int64_t rate_elapsed_ms(int64_t prev_wall, int64_t prev_mono, int64_t cur_wall, int64_t cur_mono)
+{
+	return prev_mono >= 0 && cur_mono >= 0 ? cur_mono - prev_mono : cur_wall - prev_wall;
 }
 
 bool rate_restarted(int64_t prev_uptime_ms, int64_t cur_uptime_ms, int64_t elapsed_ms)

@@ -1,6 +1,7 @@
 /* sample: construction, copy and release of poll results. No I/O here. */
 #include "config.h"
 #include "daemon/sample.h"
+#include "lib/clock.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -98,10 +99,17 @@ sample_t *sample_new(const char *router, int64_t time_ms, const char *source)
 	sample_t *s = xcalloc(1, sizeof(*s));
 	s->router = xstrdup(router);
 	s->time_ms = time_ms;
+	s->mono_ms = -1;
 	s->source = source;
 	s->uptime_ms = -1;
 	s->mem_free = s->mem_total = s->disk_free = s->disk_total = -1;
 	return s;
+}
+
+void sample_stamp(sample_t *s)
+{
+	s->time_ms = clock_wall_ms();
+	s->mono_ms = clock_mono_ms();
 }
 
 void sample_free(sample_t *s)

@@ -82,6 +82,7 @@ struct sample_menu {
 typedef struct sample {
 	char *router;        /* config name of the router */
 	int64_t time_ms;     /* wall clock when the poll asked for the counters */
+	int64_t mono_ms;     /* the monotonic clock at that instant (sample_stamp); -1 unknown */
 	int64_t duration_ms; /* how long the poll took */
 	const char *source;  /* "rest" or "snmp" (static string) */
 
@@ -131,7 +132,11 @@ typedef struct sample_sink {
 	void *ctx;
 } sample_sink_t;
 
+/* A sample stamped time_ms with no monotonic time (mono_ms -1: a made-up one, a test's). */
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source);
+/* Stamp s now: time_ms from the wall clock and mono_ms from the monotonic one, read together,
+ * so that the time between two polls is measured on the clock that never steps. */
+void sample_stamp(sample_t *s);
 void sample_free(sample_t *s);
 /* A copy in one allocation: arrays and strings packed after the struct, so that a reader
  * walking many routers' samples (/metrics) touches a few cache lines per router, not some 70

@@ -1,5 +1,6 @@
-/* cache: the writer's memory of routers, interfaces and peers (ids, last versions, the newest
- * stored counters), loaded from the database at open and after a rollback. Writer thread only;
+/* cache: the writer's memory of routers, interfaces and peers (ids, last versions, the counters
+ * of the last poll) and of the maintenance marks (maint_load), loaded from the database at open
+ * and after a rollback. Writer thread only;
  * it must never write the database: ingest.c inserts, then records here what it inserted. */
 #include "config.h"
 #include "store/store_int.h"
@@ -81,7 +82,7 @@ struct store_router *cache_router_add(store_t *st, const char *name, int64_t id)
 	struct store_router *r = xcalloc(1, sizeof(*r));
 	r->name = xstrdup(name);
 	r->id = id;
-	r->uptime_ms = r->info_ms = -1;
+	r->uptime_ms = r->info_ms = r->info_mono = -1;
 	st->routers = cache_grow(st->routers, st->nrouters, sizeof(*st->routers));
 	memmove(&st->routers[i + 1], &st->routers[i], (st->nrouters - i) * sizeof(*st->routers));
 	st->routers[i] = r;
@@ -109,6 +110,7 @@ struct store_series *cache_series_add(
 	x->name = xstrdup(name);
 	x->key = xstrdup(key);
 	x->id = id;
+	x->prev_mono = -1;
 	x->disabled = -1;
 	return x;
 }
@@ -191,7 +193,7 @@ static size_t cache_prev_from(
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].id != e.id || v[i].have_prev)
 				continue;
-			v[i].have_prev = true, v[i].prev_ms = t;
+			v[i].have_prev = true, v[i].prev_ms = t, v[i].prev_mono = -1;
 			v[i].prev_rx = e.c[0], v[i].prev_tx = e.c[1];
 			got++;
 		}
@@ -199,7 +201,7 @@ static size_t cache_prev_from(
 	return got;
 }
 
-/* The newest stored counters of each series of r, so that deltas go on after a restart. Looks
+/* The counters of each series of r in its last poll, so that deltas go on after a restart. Looks
  * back over at most CACHE_PREV_POLLS polls: a series silent for longer starts afresh. */
 static int cache_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r)
 {
@@ -217,11 +219,16 @@ static int cache_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* The last poll is the newest in poll order, not in time: after the wall clock went back, polls
+ * stamped ahead of it lie in the future. routers.last_ok_ms is the time of the router's last
+ * good poll as written, in poll order: that row first (one seek), then older ones by time for
+ * series it lacks. */
 static int cache_load_prevs(store_t *st)
 {
 	sqlite3_stmt *q = store_stmt(st,
 		"SELECT time_ms, ifaces, peers FROM polls WHERE router_id = ?1"
-		" AND (ifaces IS NOT NULL OR peers IS NOT NULL) ORDER BY time_ms DESC"
+		" AND (ifaces IS NOT NULL OR peers IS NOT NULL) AND time_ms <= coalesce((SELECT"
+		" last_ok_ms FROM routers WHERE id = ?1), 9223372036854775807) ORDER BY time_ms DESC"
 		" LIMIT " CACHE_PREV_POLLS);
 	if (q == NULL)
 		return -1;
@@ -239,7 +246,7 @@ int cache_load(store_t *st)
 	st->cache_stale = true;
 	if (cache_load_routers(st) < 0 || cache_load_series(st, CACHE_IFACES) < 0 ||
 		cache_load_series(st, CACHE_PEERS) < 0 || cache_load_series(st, CACHE_SENSORS) < 0 ||
-		cache_load_prevs(st) < 0)
+		cache_load_prevs(st) < 0 || maint_load(st) < 0)
 		return -1;
 	st->cache_stale = false;
 	return 0;

@@ -19,9 +19,13 @@
 static const char history_peers_sql_list[] =
 	"SELECT id, interface, name, endpoint, allowed_address, disabled FROM peers"
 	" WHERE router_id = ?1 ORDER BY interface, name";
+/* Not past the router's last poll in poll order (routers.last_poll_ms): polls stamped by a wall
+ * clock that went back since lie ahead of it, and are not the newest. */
 static const char history_peers_sql_polls[] =
-	"SELECT time_ms, peers FROM polls WHERE router_id = ?1 AND peers IS NOT NULL AND time_ms >="
-	" (SELECT max(time_ms) - 3600000 FROM polls WHERE router_id = ?1 AND peers IS NOT NULL)"
+	"SELECT time_ms, peers FROM polls WHERE router_id = ?1 AND peers IS NOT NULL"
+	" AND time_ms <= (SELECT last_poll_ms FROM routers WHERE id = ?1) AND time_ms >="
+	" (SELECT max(time_ms) - 3600000 FROM polls WHERE router_id = ?1 AND peers IS NOT NULL"
+	"  AND time_ms <= (SELECT last_poll_ms FROM routers WHERE id = ?1))"
 	" ORDER BY time_ms DESC";
 
 struct history_peers_slot { /* one of the router's peers, by id */

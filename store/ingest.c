@@ -29,9 +29,9 @@ const char *const ingest_sql[SQ_COUNT] = {
 	[SQ_INS_IFACE] = "INSERT INTO interfaces (router_id, name, type) VALUES (?1, ?2, ?3)",
 	[SQ_INS_PEER] = "INSERT INTO peers (router_id, interface, pkey, name) VALUES (?1, ?2, ?3, ?4)",
 	[SQ_INS_POLL] =
-		"INSERT OR REPLACE INTO polls (router_id, time_ms, duration_ms, source, err,"
+		"INSERT INTO polls (router_id, time_ms, duration_ms, source, err,"
 		" error, cpu, ifaces, peers, health, cpu_mhz) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
-		" ?11)",
+		" ?11) ON CONFLICT (router_id, time_ms) DO NOTHING",
 	[SQ_INS_SENSOR] = "INSERT INTO sensors (router_id, name, unit) VALUES (?1, ?2, ?3)",
 	[SQ_UPD_PEER] = "UPDATE peers SET endpoint = ?2, allowed_address = ?3, disabled = ?4 WHERE id = ?1",
 	[SQ_INS_HIST] =
@@ -186,22 +186,27 @@ static int64_t ingest_clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
-/* Increase since the series' previous sample; remembers this one as the previous. */
-static void ingest_delta(
-	struct store_series *x, int64_t t, uint64_t rx, uint64_t tx, bool restarted, struct ingest_delta *d)
+/* Increase since the series' previous sample, the poll before in poll order whatever the wall
+ * clock says, over the monotonic time between the two (rate_elapsed_ms); remembers this one as
+ * the previous. None when no time elapsed (wall times after a restart, the clock gone back), or
+ * when a counter went down with no restart known: that is a reset with no rate (issue 39), not
+ * the counter counted from zero. */
+static void ingest_delta(struct store_series *x, const sample_t *s, uint64_t rx, uint64_t tx, bool restarted,
+	struct ingest_delta *d)
 {
 	memset(d, 0, sizeof(*d));
-	if (x->have_prev && t <= x->prev_ms)
-		return; /* older or repeated poll: no delta, keep the newer as prev */
 	if (x->have_prev) {
-		d->valid = true;
-		d->reset = restarted || rx < x->prev_rx || tx < x->prev_tx;
-		d->dt_ms = t - x->prev_ms;
+		bool back = rate_went_back(x->prev_rx, rx, 64, restarted) ||
+			rate_went_back(x->prev_tx, tx, 64, restarted);
+		d->dt_ms = rate_elapsed_ms(x->prev_ms, x->prev_mono, s->time_ms, s->mono_ms);
+		d->valid = d->dt_ms > 0 && !back;
+		d->reset = restarted || back || rx < x->prev_rx || tx < x->prev_tx;
 		d->rx = ingest_clamp(rate_delta(x->prev_rx, rx, 64, restarted));
 		d->tx = ingest_clamp(rate_delta(x->prev_tx, tx, 64, restarted));
 	}
 	x->have_prev = true;
-	x->prev_ms = t;
+	x->prev_ms = s->time_ms;
+	x->prev_mono = s->mono_ms;
 	x->prev_rx = rx;
 	x->prev_tx = tx;
 }
@@ -225,7 +230,7 @@ static int ingest_pack_ifaces(
 		if (x == NULL)
 			return -1;
 		struct ingest_delta d;
-		ingest_delta(x, s->time_ms, f->rx_bytes, f->tx_bytes, restarted, &d);
+		ingest_delta(x, s, f->rx_bytes, f->tx_bytes, restarted, &d);
 		struct store_val v = { .id = x->id,
 			.c = { f->rx_bytes, f->tx_bytes, f->rx_packets, f->tx_packets, f->rx_drops,
 				f->tx_drops },
@@ -254,7 +259,7 @@ static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t
 		if (x == NULL)
 			return -1;
 		struct ingest_delta d;
-		ingest_delta(x, s->time_ms, p->rx_bytes, p->tx_bytes, restarted, &d);
+		ingest_delta(x, s, p->rx_bytes, p->tx_bytes, restarted, &d);
 		struct store_val v = { .id = x->id,
 			.c = { p->rx_bytes, p->tx_bytes },
 			.handshake_ms = p->last_handshake_ms,
@@ -346,11 +351,13 @@ static int ingest_write_history(store_t *st, const struct store_router *r, const
 	return 0;
 }
 
-static int ingest_update_router(store_t *st, struct store_router *r, const sample_t *s)
+/* t: the time the poll was stored at (ingest_write_poll): last_poll_ms and last_ok_ms name the
+ * router's last poll in poll order, which a restart takes its counters from (cache.c). */
+static int ingest_update_router(store_t *st, struct store_router *r, const sample_t *s, int64_t t)
 {
 	sqlite3_stmt *q = st->sq[SQ_UPD_ROUTER];
 	sqlite3_bind_int64(q, 1, r->id);
-	sqlite3_bind_int64(q, 2, s->time_ms);
+	sqlite3_bind_int64(q, 2, t);
 	sqlite3_bind_int(q, 3, s->err == SAMPLE_OK);
 	const char *text[] = { s->version, s->channel, s->firmware, s->upgrade_firmware, s->board,
 		s->architecture, s->cpu_model };
@@ -364,24 +371,33 @@ static int ingest_update_router(store_t *st, struct store_router *r, const sampl
 	ingest_set_str(&r->board, s->board);
 	if (s->uptime_ms >= 0) {
 		r->uptime_ms = s->uptime_ms;
-		r->info_ms = s->time_ms;
+		r->info_ms = t;
+		r->info_mono = s->mono_ms;
 	}
 	return 0;
 }
 
-static int ingest_write_poll(store_t *st, const struct store_router *r, const sample_t *s)
+/* One polls row at the poll's time, or, when the router has a row there already (the wall
+ * clock went back over its own polls), at the first free millisecond after it: never in place
+ * of another poll (INSERT OR REPLACE lost the older one). *t: the time stored. */
+static int ingest_write_poll(store_t *st, const struct store_router *r, const sample_t *s, int64_t *t)
 {
 	sqlite3_stmt *q = st->sq[SQ_INS_POLL];
-	sqlite3_bind_int64(q, 1, r->id);
-	sqlite3_bind_int64(q, 2, s->time_ms);
-	sqlite3_bind_int64(q, 3, s->duration_ms);
-	db_bind_text(q, 4, s->source);
-	db_bind_text(q, 5, s->err == SAMPLE_OK ? NULL : sample_err_name(s->err));
-	db_bind_text(q, 6, s->err == SAMPLE_OK ? NULL : s->error);
-	for (int i = 0; i < 4; i++)
-		db_bind_blob(q, 7 + i, st->pk[i].data, st->pk[i].len);
-	db_bind_opt(q, 11, s->cpu_freq_mhz, s->cpu_freq_mhz > 0);
-	return store_step(st, q);
+	for (*t = s->time_ms;; (*t)++) { /* ends: the router has finitely many rows */
+		sqlite3_bind_int64(q, 1, r->id);
+		sqlite3_bind_int64(q, 2, *t);
+		sqlite3_bind_int64(q, 3, s->duration_ms);
+		db_bind_text(q, 4, s->source);
+		db_bind_text(q, 5, s->err == SAMPLE_OK ? NULL : sample_err_name(s->err));
+		db_bind_text(q, 6, s->err == SAMPLE_OK ? NULL : s->error);
+		for (int i = 0; i < 4; i++)
+			db_bind_blob(q, 7 + i, st->pk[i].data, st->pk[i].len);
+		db_bind_opt(q, 11, s->cpu_freq_mhz, s->cpu_freq_mhz > 0);
+		if (store_step(st, q) < 0) /* which clears the bindings */
+			return -1;
+		if (sqlite3_changes(st->db) > 0)
+			return 0;
+	}
 }
 
 static bool ingest_has_data(const sample_t *s)
@@ -400,17 +416,20 @@ static int ingest_write_sample(store_t *st, const sample_t *s, size_t *rows)
 		return -1;
 	for (int i = 0; i < 4; i++)
 		buf_reset(&st->pk[i]);
+	int64_t t;
 	if (!ingest_has_data(s))
-		return ingest_write_poll(st, r, s) < 0 ? -1 : ingest_update_router(st, r, s);
-	bool restarted = rate_restarted(r->uptime_ms, s->uptime_ms, s->time_ms - r->info_ms);
+		return ingest_write_poll(st, r, s, &t) < 0 ? -1 : ingest_update_router(st, r, s, t);
+	bool restarted = rate_restarted(r->uptime_ms, s->uptime_ms,
+		rate_elapsed_ms(r->info_ms, r->info_mono, s->time_ms, s->mono_ms));
 	ingest_pack_cpu(s, &st->pk[0]);
 	if (ingest_write_history(st, r, s, restarted) < 0 ||
 		ingest_pack_ifaces(st, r, s, restarted, &st->pk[1]) < 0 ||
 		ingest_pack_peers(st, r, s, restarted, &st->pk[2]) < 0 ||
-		ingest_pack_health(st, r, s, &st->pk[3]) < 0 || ingest_write_poll(st, r, s) < 0)
+		ingest_pack_health(st, r, s, &st->pk[3]) < 0 || ingest_write_poll(st, r, s, &t) < 0 ||
+		maint_rollup_back(st, t) < 0)
 		return -1;
 	*rows += s->ncores + s->nifaces + s->npeers;
-	return ingest_update_router(st, r, s);
+	return ingest_update_router(st, r, s, t);
 }
 
 /* The whole batch in one transaction. On failure everything is rolled back, the writer's

@@ -14,6 +14,11 @@ static int64_t maint_floor_bucket(int64_t ms)
 	return ms - (r < 0 ? r + MAINT_BUCKET_MS : r);
 }
 
+static int64_t maint_max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
 /* Every id of the parent table: lets SQLite seek (id, time) keys instead of scanning. */
 #define MAINT_IDS(table, col) " " col " IN (SELECT id FROM " table ")"
 
@@ -39,6 +44,12 @@ static const struct {
 	[JOB_PURGE_ROLLUP] = { "rollup_purged_ms", maint_purge_rollup_sql },
 };
 
+/* The writer's copy of a job's mark (rollup_ms, raw_purged_ms), or NULL for the other job. */
+static int64_t *maint_mark(store_t *st, enum maint_job j)
+{
+	return j == JOB_ROLLUP ? &st->rollup_ms : j == JOB_PURGE_RAW ? &st->raw_purged_ms : NULL;
+}
+
 /* Where the jobs start on a database that never ran them: the oldest raw sample. */
 static int maint_first_time(store_t *st, int64_t now, int64_t *out)
 {
@@ -54,6 +65,15 @@ static int maint_first_time(store_t *st, int64_t now, int64_t *out)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+static int maint_state_set(store_t *st, const char *key, int64_t v)
+{
+	sqlite3_stmt *q = st->sq[SQ_SET_STATE];
+	db_bind_text(q, 1, key);
+	sqlite3_bind_int64(q, 2, v);
+	return store_step(st, q);
+}
+
+/* The job's mark into *out; a database that never ran it gets one (now: INT64_MIN instead). */
 static int maint_state_get(store_t *st, const char *key, int64_t now, int64_t *out)
 {
 	sqlite3_stmt *q = st->sq[SQ_GET_STATE];
@@ -67,12 +87,13 @@ static int maint_state_get(store_t *st, const char *key, int64_t now, int64_t *o
 	sqlite3_clear_bindings(q);
 	if (rc != SQLITE_DONE)
 		return rc == SQLITE_ROW ? 0 : -1;
+	if (now == INT64_MIN) { /* maint_load: none yet */
+		*out = INT64_MIN;
+		return 0;
+	}
 	if (maint_first_time(st, now, out) < 0) /* once: it scans the raw tables */
 		return -1;
-	q = st->sq[SQ_SET_STATE];
-	db_bind_text(q, 1, key);
-	sqlite3_bind_int64(q, 2, *out);
-	return store_step(st, q);
+	return maint_state_set(st, key, *out);
 }
 
 /* How far job j may go at time now. */
@@ -103,11 +124,11 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 		if (rc < 0)
 			goto fail;
 	}
-	sqlite3_stmt *q = st->sq[SQ_SET_STATE];
-	db_bind_text(q, 1, maint_jobs[j].key);
-	sqlite3_bind_int64(q, 2, to);
-	if (store_step(st, q) == 0 && store_exec(st, "COMMIT") == 0)
+	if (maint_state_set(st, maint_jobs[j].key, to) == 0 && store_exec(st, "COMMIT") == 0) {
+		if (maint_mark(st, j) != NULL)
+			*maint_mark(st, j) = to;
 		return 0;
+	}
 fail:
 	db_rollback(st->db);
 	return -1;
@@ -122,6 +143,8 @@ int maint_step(store_t *st, int64_t now)
 		int64_t done;
 		if (maint_state_get(st, maint_jobs[j].key, now, &done) < 0)
 			return -1;
+		if (maint_mark(st, j) != NULL)
+			*maint_mark(st, j) = done;
 		if (j == JOB_ROLLUP)
 			rolled = done;
 		int64_t limit = maint_job_limit(st, j, now, rolled);
@@ -130,5 +153,32 @@ int maint_step(store_t *st, int64_t now)
 		int64_t to = store_min64(limit, done + MAINT_CHUNK_MS);
 		return maint_job_run(st, j, done, to) < 0 ? -1 : 1;
 	}
+	return 0;
+}
+
+int maint_load(store_t *st)
+{
+	for (int j = JOB_ROLLUP; j <= JOB_PURGE_RAW; j++)
+		if (maint_state_get(st, maint_jobs[j].key, INT64_MIN, maint_mark(st, j)) < 0)
+			return -1;
+	return 0;
+}
+
+/* Not below the raw purge's mark: the bucket it lies in, and those before, lost polls to it,
+ * and a roll-up of what is left would replace a whole one. A poll stamped there (a clock more
+ * than `retention` behind) stays raw until the purge. */
+int maint_rollup_back(store_t *st, int64_t t)
+{
+	if (t >= st->rollup_ms)
+		return 0;
+	int64_t floor = st->raw_purged_ms == INT64_MIN
+		? INT64_MIN
+		: maint_floor_bucket(st->raw_purged_ms + MAINT_BUCKET_MS - 1);
+	int64_t mark = maint_max64(maint_floor_bucket(t), floor);
+	if (mark >= st->rollup_ms)
+		return 0;
+	if (maint_state_set(st, maint_jobs[JOB_ROLLUP].key, mark) < 0)
+		return -1;
+	st->rollup_ms = mark; /* a rollback of the batch reloads it (maint_load) */
 	return 0;
 }

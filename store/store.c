@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define STORE_MAINT_EVERY_MS 300000 /* maintenance period (store clock) */
+#define STORE_MAINT_EVERY_MS 300000 /* maintenance period (monotonic clock) */
 #define STORE_MAINT_FIRST_MS 60000  /* first maintenance after open */
 #define STORE_BEAT_MS        500    /* longest writer wait between heartbeats */
 #define STORE_BACKOFF_MIN_MS 100    /* retry delay after a failed commit, doubling ... */
@@ -204,7 +204,7 @@ static void store_maint_round(store_t *st)
 	st->maint_active = rc > 0;
 	if (rc > 0)
 		return;
-	st->next_maint_ms = now + STORE_MAINT_EVERY_MS;
+	st->next_maint_ms = clock_mono_ms() + STORE_MAINT_EVERY_MS;
 	if (st->maint_forced) {
 		st->maint_forced = false;
 		st->maint_gen++;
@@ -244,7 +244,7 @@ static void *store_writer(void *arg)
 		if (st->nbatch > 0)
 			store_commit_round(st, &backoff, &failures);
 		else if (!st->stopping &&
-			(st->maint_active || st->maint_forced || store_clock_ms() >= st->next_maint_ms))
+			(st->maint_active || st->maint_forced || clock_mono_ms() >= st->next_maint_ms))
 			store_maint_round(st);
 		else if (st->stopping)
 			break;
@@ -260,7 +260,7 @@ static void *store_writer(void *arg)
 static int store_start(store_t *st, char **cause)
 {
 	st->heartbeat_ms = clock_mono_ms();
-	st->next_maint_ms = store_clock_ms() + STORE_MAINT_FIRST_MS;
+	st->next_maint_ms = clock_mono_ms() + STORE_MAINT_FIRST_MS;
 	int err = pthread_create(&st->thread, NULL, store_writer, st);
 	if (err == 0)
 		return 0;

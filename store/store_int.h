@@ -40,8 +40,9 @@ struct store_series { /* an interface, or a peer, of one router */
 	char *name;   /* interface name; for a peer its interface */
 	char *key;    /* peer: public key, else label; NULL for interfaces */
 	int64_t id;
-	bool have_prev; /* prev_* hold the newest stored counters */
-	int64_t prev_ms;
+	bool have_prev;    /* prev_* hold the counters of the poll before, in poll order */
+	int64_t prev_ms;   /* its wall time */
+	int64_t prev_mono; /* its monotonic time; -1 when read back from the database */
 	uint64_t prev_rx, prev_tx;
 	/* a peer's details as stored in peers (written when they change) */
 	char *endpoint, *allowed;
@@ -53,6 +54,7 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 	int64_t id;
 	char *version, *firmware, *board;
 	int64_t uptime_ms, info_ms; /* last known uptime and the poll time it was read; -1 */
+	int64_t info_mono;          /* the monotonic time it was read; -1 unknown */
 	struct store_series *ifaces, *peers;
 	size_t nifaces, npeers;
 	struct store_series *sensors; /* name: the sensor's, key: its unit's (sample_unit_name) */
@@ -85,7 +87,9 @@ struct store {
 	bool cache_stale; /* reload the routers from the db before writing */
 	struct store_item *batch;
 	size_t nbatch;
-	int64_t next_maint_ms;
+	int64_t next_maint_ms; /* monotonic: a step of the wall clock neither stops nor hurries it */
+	int64_t rollup_ms;     /* store_state's rollup_ms as committed; INT64_MIN none yet (maint.c) */
+	int64_t raw_purged_ms; /* store_state's raw_purged_ms likewise */
 	bool maint_active;
 	bool batch_versions; /* the batch being written stores a version change */
 	void (*on_version)(void *arg);
@@ -197,6 +201,12 @@ int ingest_write_probe(store_t *st, const probe_t *p); /* one probes row; 0 or -
 /* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
  * -1 on error (st->errmsg). */
 int maint_step(store_t *st, int64_t now);
+/* st->rollup_ms and st->raw_purged_ms from the database (at open, after a rollback); 0 or -1. */
+int maint_load(store_t *st);
+/* A poll with values was just stored at time t, in the writer's open transaction: when t lies
+ * behind the roll-up mark (the wall clock went back), move the mark back to t's bucket, so that
+ * the bucket is rolled up again with it and the raw purge keeps it until then. 0 or -1. */
+int maint_rollup_back(store_t *st, int64_t t);
 /* rollup.c: the roll-ups of the raw polls in [from, to), whole buckets, in the caller's
  * transaction; -1 with st->errmsg. */
 int rollup_span(store_t *st, int64_t from, int64_t to);

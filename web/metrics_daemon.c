@@ -77,6 +77,11 @@ void metrics_daemon_polls_late(struct metrics_ctx *c, const struct metrics_famil
 	metrics_daemon_u64(c->out, fam, fleet_view_stats(c->view)->polls_late);
 }
 
+void metrics_daemon_clock_steps(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	metrics_daemon_u64(c->out, fam, fleet_view_stats(c->view)->clock_steps);
+}
+
 void metrics_daemon_store_samples(struct metrics_ctx *c, const struct metrics_family *fam)
 {
 	metrics_daemon_u64(c->out, fam, c->store->samples_stored);

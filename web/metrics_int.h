@@ -106,6 +106,7 @@ void metrics_daemon_poll_duration(struct metrics_ctx *c, const struct metrics_fa
 void metrics_daemon_poll_start_delay(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_daemon_polls_late(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_daemon_store_samples(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_daemon_clock_steps(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_daemon_store_write_errors(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_daemon_store_queue(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_daemon_store_sqlite_bytes(struct metrics_ctx *c, const struct metrics_family *fam);

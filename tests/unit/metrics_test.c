@@ -357,6 +357,7 @@ static void test_render_lines(const char *m)
 		"wgwatch_poll_start_delay_seconds_sum 45.002",
 		"wgwatch_poll_start_delay_seconds_count 2",
 		"wgwatch_polls_late_total 1",
+		"wgwatch_clock_steps_total 0",
 		"wgwatch_store_queue_length 0",
 		"# HELP wgwatch_router_up 1 when the newest poll of the router succeeded, else 0.",
 		"# TYPE wgwatch_poll_duration_seconds histogram",

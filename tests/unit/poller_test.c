@@ -2,7 +2,8 @@
  * then a real loop with 100 routers at 500 ms and a collector that answers at once: every poll
  * starts on its router's schedule (due, or at most one slot early, never late), each router's
  * polls stay one interval apart, and the polls of an interval start at a handful of instants
- * (the grid's slots), not one instant per router. */
+ * (the grid's slots), not one instant per router. With the wall clock stepped 6 h forward and
+ * back through the clock seam, the poller counts two steps, not one per router or poll. */
 #include "config.h"
 #include "daemon/poller.h"
 #include "lib/clock.h"
@@ -60,7 +61,9 @@ static struct seen *seen_of(const char *name)
 static void answer(void *arg)
 {
 	struct answer *a = arg;
-	a->done(sample_new(a->name, clock_wall_ms(), "fake"), a->arg);
+	sample_t *s = sample_new(a->name, 0, "fake");
+	sample_stamp(s);
+	a->done(s, a->arg);
 	free(a);
 }
 
@@ -128,6 +131,36 @@ static conf_t *fleet_conf(void)
 	return c;
 }
 
+static int64_t wall_offset; /* what the fake wall clock adds to the real one */
+
+static int64_t fake_wall(void)
+{
+	clock_set_wall(NULL);
+	int64_t now = clock_wall_ms() + wall_offset;
+	clock_set_wall(fake_wall);
+	return now;
+}
+
+static void step_forward(void *arg)
+{
+	(void)arg;
+	wall_offset = 6 * 3600000LL;
+}
+
+static void step_back(void *arg)
+{
+	(void)arg;
+	wall_offset = 0;
+}
+
+static uint64_t clock_steps(fleet_t *fleet)
+{
+	fleet_view_t *v = fleet_view(fleet);
+	uint64_t n = fleet_view_stats(v)->clock_steps;
+	fleet_view_free(v);
+	return n;
+}
+
 /* Start instants of the first interval's polls, told apart when more than 2 ms apart. */
 static int distinct_first_starts(void)
 {
@@ -175,6 +208,7 @@ static void test_schedule(void)
 	}
 	CHECK_INT(bad_start, 0);
 	CHECK_INT(bad_gap, 0);
+	CHECK_INT(clock_steps(fleet), 0);
 	int distinct = distinct_first_starts();
 	CHECK(distinct <= IV_MS / grid + 1);
 	if (distinct > IV_MS / grid + 1)
@@ -187,9 +221,38 @@ static void test_schedule(void)
 	conf_free(c);
 }
 
+/* Issue 39: a step of the wall clock is counted once, whatever the number of routers polled
+ * across it. */
+static void test_clock_step(void)
+{
+	conf_t *c = fleet_conf();
+	R.loop = loop_create();
+	fleet_t *fleet = fleet_create(c);
+	poller_t *p = poller_create(R.loop, c, fleet, (sample_sink_t){ sink_free, NULL });
+	poller_add_collector(p,
+		(collector_t){
+			"fake", NULL, fake_handles, fake_attach, fake_detach, fake_poll, fake_cancel });
+	for (int i = 0; i < NR; i++)
+		R.routers[i] = (struct seen){ .name = c->routers[i].name };
+	clock_set_wall(fake_wall);
+	R.t0 = clock_mono_ms();
+	poller_start(p);
+	loop_at(R.loop, R.t0 + IV_MS + IV_MS / 2, step_forward, NULL);
+	loop_at(R.loop, R.t0 + 3 * IV_MS + IV_MS / 2, step_back, NULL);
+	loop_at(R.loop, R.t0 + 5 * IV_MS, stop, R.loop);
+	loop_run(R.loop);
+	clock_set_wall(NULL);
+	CHECK_INT(clock_steps(fleet), 2);
+	poller_destroy(p);
+	fleet_destroy(fleet);
+	loop_destroy(R.loop);
+	conf_free(c);
+}
+
 int main(void)
 {
 	test_widths();
 	test_schedule();
+	test_clock_step();
 	return unit_done("poller_test");
 }

@@ -32,9 +32,32 @@ static void test_rate(void)
 	CHECK_NEAR(rate_per_second(0, 1000, 64, false, 2000), 500.0, 1e-9);
 	CHECK(isnan(rate_per_second(0, 1000, 64, false, 0)));
 	CHECK(isnan(rate_per_second(0, 1000, 64, false, -5)));
-	/* a reboot between two polls 30 s apart: 3e6 bytes since boot -> 1e5 B/s, not negative */
-	double r = rate_per_second(9000000000ull, 3000000, 64, false, 30000);
-	CHECK(r >= 0 && r < 1e6);
+	/* a reboot between two polls 30 s apart, known from uptime: 3e6 bytes since boot -> 1e5 B/s */
+	CHECK_NEAR(rate_per_second(9000000000ull, 3000000, 64, true, 30000), 1e5, 1e-9);
+	/* a counter that went down with no restart known (issue 39 item 6): no rate, not the
+	 * 3.8 Tbit/s of 14.4 TB counted from zero over 30 s */
+	CHECK(isnan(rate_per_second(14400000000000ull, 14399999000000ull, 64, false, 30000)));
+	CHECK(isnan(rate_per_second(9000000000ull, 3000000, 64, false, 30000)));
+	CHECK_NEAR(rate_per_second(4294967000ull, 704, 32, false, 1000), 1000.0, 1e-9); /* a wrap */
+}
+
+static void test_went_back(void)
+{
+	CHECK(rate_went_back(1000, 999, 64, false));
+	CHECK(!rate_went_back(1000, 999, 64, true)); /* a restart explains it */
+	CHECK(!rate_went_back(1000, 1000, 64, false));
+	CHECK(!rate_went_back(4294967000ull, 704, 32, false)); /* wrapped */
+	CHECK(rate_went_back(1000000000ull, 10, 32, false));   /* not a plausible wrap */
+	CHECK(rate_went_back(UINT64_MAX - 5, 10, 64, false));  /* 64 bits never wrap */
+}
+
+static void test_elapsed(void)
+{
+	/* the monotonic clock when both readings have it: a wall step of +6 h is not 6 h */
+	CHECK_INT(rate_elapsed_ms(1000, 500000, 1000 + 21600000 + 10000, 510000), 10000);
+	CHECK_INT(rate_elapsed_ms(1000 + 21600000, 500000, 11000, 510000), 10000); /* and back */
+	CHECK_INT(rate_elapsed_ms(1000, -1, 11000, 510000), 10000);                /* else the wall clock */
+	CHECK_INT(rate_elapsed_ms(11000, 500000, 1000, -1), -10000);
 }
 
 static void test_restarted(void)
@@ -56,6 +79,8 @@ int main(void)
 {
 	test_delta();
 	test_rate();
+	test_went_back();
+	test_elapsed();
 	test_restarted();
 	return unit_done("rate_test");
 }

@@ -250,18 +250,20 @@ static void test_rates(void)
 	char *sql = xasprintf("SELECT group_concat(d) FROM (SELECT rx_delta || '/' || tx_delta"
 			      " || '/' || reset AS d %s ORDER BY time_ms)",
 		wg0);
-	CHECK_STR(qs(p, sql), "10000/1000/0,500/100/1,100/100/1,1000/100/0,1000/100/0");
+	/* reset-counters (rx down, no reboot): a reset with no delta, not 100 counted from 0 */
+	CHECK_STR(qs(p, sql), "10000/1000/0,500/100/1,1000/100/0,1000/100/0");
 	free(sql);
 	sql = xasprintf("SELECT count(*) %s AND (rx_delta < 0 OR tx_delta < 0"
 			" OR rx_delta > 1000000 OR tx_delta > 1000000)",
 		wg0);
 	CHECK_INT(qi(p, sql), 0);
 	free(sql);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 2);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 3);
+	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL AND reset"), 1);
 	CHECK_STR(qs(p,
 			  "SELECT group_concat(rx_delta) FROM (SELECT rx_delta FROM peer_samples"
 			  " ORDER BY time_ms)"),
-		"5000,250,50,500,500");
+		"5000,250,500,500");
 	CHECK_INT(qi(p, "SELECT count(*) FROM peers"), 1);
 	/* counters over 2^63 read back intact */
 	CHECK(qi(p,
@@ -311,13 +313,17 @@ static void test_rollup(void)
 		"5 1500 3000 360000 375");
 	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1700000100000"), 1000);
 	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 4);
-	/* a bucket is rolled up once: a late sample does not redo it */
+	/* a late sample (stamped behind the roll-up mark) has its bucket rolled up again, with it;
+	 * its counter went back with no reboot known: no delta, the bucket's rate stands */
 	sample_t *late = mk_load(T0 + 30000, 0, 1.0, 30000);
 	late->uptime_ms = -1;
 	store_submit(st, late);
 	store_flush(st);
 	maintain(st);
-	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 5);
+	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 6);
+	CHECK_INT(
+		qi(p, "SELECT load_max FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 1000);
+	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"), 1500);
 	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 22);
 
 	/* after the raw retention (1 day) the raw rows are gone, the roll-ups stay */
@@ -535,21 +541,22 @@ static void test_rollup_views(void)
 	free(p);
 }
 
-/* A counter that goes back to values past 2^63 poll after poll: each delta is clamped to
- * INT64_MAX, and a bucket's sum of them overflows 64 bits. The SQL's sum() failed there, every
- * retry, so roll-ups (and the raw purge behind them) stopped for good; now the bucket is written. */
+/* A counter past 2^63 counted from zero poll after poll (a reboot each time; a counter that
+ * only goes back has no delta since issue 39): each delta is clamped to INT64_MAX, and a bucket's
+ * sum of them overflows 64 bits. The SQL's sum() failed there, every retry, so roll-ups (and the
+ * raw purge behind them) stopped for good; now the bucket is written. */
 static void test_rollup_wide(void)
 {
 	char *p = tpath("rollup-wide.db");
 	atomic_store(&fake_now, T0);
 	store_t *st = open_ok(p);
 	for (int k = 0; k < 60; k++) {
-		sample_t *s = mk("w", T0 + k * 10000, "7.22.3", "7.22.3", 1000 + k * 10000);
+		sample_t *s = mk("w", T0 + k * 10000, "7.22.3", "7.22.3", 1000); /* up 1 s: rebooted */
 		struct sample_iface *f = sample_add_iface(s);
 		f->name = xstrdup("wg0");
 		f->type = xstrdup("wg");
 		f->rx_bytes = UINT64_MAX - (uint64_t)k;
-		f->tx_bytes = (uint64_t)k * 1000;
+		f->tx_bytes = 1000; /* since each reboot: 100 B/s */
 		store_submit(st, s);
 	}
 	store_flush(st);
@@ -1202,6 +1209,146 @@ static void test_migrate_probes(void)
 	free(p);
 }
 
+/* A poll of router cs: 1000 B/s on wg0 since mono 0, uptime 10 days and mono, one core. */
+static sample_t *mk_step(int64_t wall, int64_t mono)
+{
+	sample_t *s = mk("cs", wall, "7.16", "7.16", 864000000 + mono);
+	s->mono_ms = mono;
+	sample_set_cores(s, 1);
+	s->cores[0].load = 0.25;
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup("wg0");
+	f->type = xstrdup("wg");
+	f->rx_bytes = (uint64_t)mono;
+	f->tx_bytes = (uint64_t)mono / 2;
+	struct sample_peer *pe = sample_add_peer(s);
+	pe->interface = xstrdup("wg0");
+	pe->peer = xstrdup("laptop");
+	pe->public_key = xstrdup("KEY+cs=");
+	pe->rx_bytes = (uint64_t)mono;
+	pe->last_handshake_ms = 5000;
+	s->have_peers = true;
+	return s;
+}
+
+#define STEP_MS (6 * 3600000LL)
+#define WG0_CS \
+	"FROM iface_samples WHERE iface_id = (SELECT id FROM interfaces WHERE name = 'wg0' AND router_id = (SELECT id FROM routers WHERE name = 'cs'))"
+
+/* How many buckets from T0 + from_s on show a wg0 rate in the history API's series; *peer_ms
+ * (unless NULL): the time of the peer's newest sample there. */
+static int history_rated(const char *p, int64_t from_s, int64_t to_s, int64_t *peer_ms)
+{
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p, .router = "cs", .from_ms = T0, .to_ms = T0 + to_s * 1000 };
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	free(cause);
+	if (peer_ms != NULL)
+		*peer_ms = h != NULL && h->npeers == 1 ? h->peers[0].time_ms : -1;
+	int n = 0;
+	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++)
+		n += h->from_ms + (int64_t)b * h->bucket_ms >= T0 + from_s * 1000 &&
+			!isnan(h->ifaces[0].rx_bps[b]);
+	history_free(h);
+	return n;
+}
+
+/* Issue 39 item 1: the wall clock steps 6 h forward for a minute, and back 6 h and 80 s, over
+ * polls stored before. Polls come every 10 s of monotonic time. Every poll after the first has
+ * its delta over those 10 s, the polls stamped where older ones lie are all kept, the history
+ * shows the rates after the step, the roll-ups reach the polls stored behind the mark the
+ * forward minute left, retention deletes none before, and after a restart the deltas go on
+ * from the last poll, not from the newest time. */
+static void test_clock_step(void)
+{
+	char *p = tpath("clockstep.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	int k = 0;
+	for (; k < 6; k++) /* T0 .. T0 + 50 s */
+		store_submit(st, mk_step(T0 + k * 10000, k * 10000));
+	for (; k < 12; k++) /* 6 h ahead */
+		store_submit(st, mk_step(T0 + STEP_MS + k * 10000, k * 10000));
+	store_flush(st);
+	atomic_store(&fake_now, T0 + STEP_MS + 120000 + STORE_GRACE_MS);
+	maintain(st);       /* the roll-up mark runs 6 h ahead */
+	for (; k < 42; k++) /* back: T0 + 30 s .. T0 + 320 s, over the polls at 30, 40 and 50 s */
+		store_submit(st, mk_step(T0 + 30000 + (k - 12) * 10000, k * 10000));
+	store_flush(st);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 42);
+	CHECK_INT(qi(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830000"), 30000);
+	CHECK_INT(qi(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830001"), 120000);
+	CHECK_INT(
+		qi(p, "SELECT count(*) " WG0_CS " AND dt_ms = 10000 AND rx_delta = 10000 AND NOT reset"), 41);
+	int64_t peer_ms;
+	CHECK_INT(history_rated(p, 60, 330, &peer_ms), 27); /* the polls at 60 .. 320 s, after the step */
+	CHECK_INT(peer_ms, T0 + 320000); /* the last poll's, not the newest time's (6 h ahead) */
+
+	atomic_store(&fake_now, T0 + 420000 + STORE_GRACE_MS);
+	maintain(st); /* [T0, T0 + 5 min) again: 6 polls before the step, 27 after */
+	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE bucket_ms = 1699999800000"), 33);
+	CHECK_STR(qs(p,
+			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"
+			  " WHERE bucket_ms = 1699999800000"),
+		"33 1000 1000");
+	store_close(st);
+
+	st = open_ok(p); /* a restart: no monotonic time to go on with, the wall clock's 10 s */
+	sample_t *s = mk_step(T0 + 330000, 420000);
+	s->mono_ms = -1;
+	store_submit(st, s);
+	store_flush(st);
+	CHECK_INT(qi(p, "SELECT rx_delta " WG0_CS " AND time_ms = 1700000130000 AND dt_ms = 10000"), 10000);
+
+	atomic_store(&fake_now, T0 + STEP_MS + STORE_DAY_MS + 2 * 3600000);
+	maintain(st); /* raw retention (1 day): every poll went into a roll-up first */
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 0);
+	CHECK_INT(qi(p, "SELECT sum(n) FROM cpu_rollup"), 43);
+	CHECK_INT(qi(p, "SELECT max(rx_rate_max) FROM iface_rollup"), 1000);
+	store_close(st);
+	check_integrity(p);
+	free(p);
+}
+
+/* Issue 39 item 6: a counter that goes back without a reboot (uptime grew) is a reset with no
+ * rate, live and stored: not 14.39 TB counted from zero in 10 s, in the poll, its roll-up
+ * (kept 400 days) and the history. */
+static void test_counter_back(void)
+{
+	char *p = tpath("counterback.db");
+	atomic_store(&fake_now, T0);
+	store_t *st = open_ok(p);
+	static const uint64_t rx[] = { 14400000000000ull, 14400000010000ull, 14390000000000ull,
+		14390000010000ull };
+	for (int k = 0; k < 4; k++) {
+		sample_t *s = mk_step(T0 + k * 10000, k * 10000);
+		s->ifaces[0].rx_bytes = rx[k];
+		store_submit(st, s);
+	}
+	store_flush(st);
+	CHECK_STR(
+		qs(p,
+			"SELECT group_concat(d) FROM (SELECT coalesce(rx_delta, 'none') || '/' || reset AS d " WG0_CS
+			" ORDER BY time_ms)"),
+		"none/0,10000/0,none/1,10000/0");
+	atomic_store(&fake_now, T0 + 600000);
+	maintain(st);
+	CHECK_STR(qs(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"),
+		"4 1000 1000");
+	CHECK(history_rated(p, 0, 40, NULL) >= 2);
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p, .router = "cs", .from_ms = T0, .to_ms = T0 + 40000 };
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	free(cause);
+	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++)
+		CHECK(isnan(h->ifaces[0].rx_bps[b]) || h->ifaces[0].rx_bps[b] <= 8000);
+	history_free(h);
+	store_close(st);
+	free(p);
+}
+
 static void count_progress(void *arg)
 {
 	(*(int *)arg)++;
@@ -1209,7 +1356,8 @@ static void count_progress(void *arg)
 
 /* 011: polls, WITHOUT ROWID before, becomes a rowid table with a unique (router_id, time_ms)
  * index: every row and value comes across, queries by router and time use the index, and a poll
- * stored again at the same time still replaces the old row. The progress hook is called. */
+ * stored again at the same time goes to the next free millisecond: it never replaces the old
+ * row (issue 39). The progress hook is called. */
 static void test_migrate_rowid(void)
 {
 	char *p = tpath("v10.db");
@@ -1245,11 +1393,13 @@ static void test_migrate_rowid(void)
 			" pragma_index_info(l.name) i WHERE l.name = 'polls_key' AND l.\"unique\" ORDER BY i.seqno)"),
 		"router_id,time_ms");
 	st = open_ok(p);
-	store_submit(st, mk("a", 3000, "7.16", "7.16", 1000000)); /* the same poll again */
+	store_submit(st, mk("a", 3000, "7.16", "7.16", 1000000)); /* at the same time again */
 	store_flush(st);
 	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 3);
-	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3000"), 12);
+	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4);
+	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3000"), 7);
+	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3001"), 12);
+	CHECK_INT(qi(p, "SELECT last_poll_ms FROM routers WHERE id = 1"), 3001);
 	check_integrity(p);
 	free(p);
 }
@@ -1317,6 +1467,8 @@ int main(void)
 	test_migrate_probes();
 	test_migrate_rowid();
 	test_migrate_matched();
+	test_clock_step();
+	test_counter_back();
 	test_bench();
 	char *cmd = xasprintf("rm -rf '%s'", dir);
 	if (unit_failures == 0 && system(cmd) != 0)
