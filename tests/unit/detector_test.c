@@ -505,13 +505,13 @@ static const struct engine_case engine_cases[] = {
 			.swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.004, 5), S0 }, .shared = 0.25, .noise = 0.02,
 			.swing = 0.3 },
-		2, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, 0, 1, NULL, "core 2 held", NULL },
+		2, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, 0, 1, NULL, "core 2 did not", NULL },
 	{ "r3.2 two tunnels on one curve, wg1 twice as dear: never a regression of wg0",
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.002, 5), S0 }, .shared = 0.25, .noise = 0.02,
 			.swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.004, 5), S0 }, .shared = 0.25, .noise = 0.02,
 			.swing = 0.3 },
-		0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, 0, 1, NULL, "core 2 held", NULL },
+		0, DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, 0, 1, NULL, "core 2 did not", NULL },
 };
 
 #define RERUNS 5
