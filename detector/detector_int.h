@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* detector_int: shared by detector/'s files (judge, profcore, data, view, report, detector); never
  * included outside. */
 #ifndef WGWATCH_DETECTOR_INT_H

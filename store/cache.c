@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cache: the writer's memory of routers, interfaces and peers (ids, last versions, the newest
  * stored counters), loaded from the database at open and after a rollback. Writer thread only;
  * it must never write the database: ingest.c inserts, then records here what it inserted. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpguard: what the HTTP listener refuses before any route (web/http.c): methods, bodies,
  * long or encoded request targets, traversal, basic auth and its throttle, the JSON rule of
  * the one write. It never logs, and never keeps a password past the check. */

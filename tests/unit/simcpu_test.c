@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simcpu_test: wgwatch-sim's CPU model (docs/sim.md "CPU model"): the ceiling and throttling,
  * per-core loads, bursts, counters that are pure functions of t from any order or thread, the
  * REST interface bytes against their peers, and the new keys' FILE:LINE errors. */
