@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """benchlib.py: the measuring half of bench/run. Scrapes wgwatchd's /metrics, reads
 /proc/PID/stat and /proc/PID/status, and turns pairs of snapshots into figures. It only reads
 (loopback HTTP, /proc, the database file); it starts a process only in `timed` (the command

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """collectdbench.py: wgwatchd against collectd (Debian collectd-core, curl_json and snmp
 plugins) on the same wgwatch-sim routers, at the same interval, side by side. REST: collectd's
 curl_json reads the four URLs wgwatchd asks for in a steady poll (resource, resource/cpu,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* curl_floor: the least a libcurl-multi poller can spend on wgwatchd's steady REST poll, for
  * bench/run's comparisons (bench/README.md). It polls the routers of a wgwatch-sim config with
  * the daemon's four requests a poll on one keep-alive connection each, started on the daemon's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_bench: CPU time of one /metrics render, alone (bench/README.md). A fleet shaped like
  * bench/fleet.scenario (R routers, 9 cores, 4 wg interfaces, 20 peers, two config labels) is
  * fed into fleet_update once; then a thread renders the exposition K times, each into a fresh

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pages.py: the page-latency half of bench/run (section 7, bench/README.md).
 
 gen:     writes a 30-day database for N routers shaped like bench/fleet.scenario (9 cores, 4 wg

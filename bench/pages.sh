@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # pages.sh: section 7 of bench/run (sourced by it; uses its helpers and variables): latency of
 # the fleet page and of router pages for 6h, 24h, 7d and 30d on a generated 30-day database of
 # 1,000 routers (bench/pages.py gen), while wgwatchd polls the same 1,000 routers from the sim

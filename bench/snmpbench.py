@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """snmpbench.py: the SNMP part of bench/run. wgwatchd polling N routers of wgwatch-sim's SNMP
 face, against Debian's prometheus-snmp-exporter scraping the same agents with a generated
 `mikrotik` module (the same objects: system and MIKROTIK-MIB scalars by GET, hrProcessorLoad and

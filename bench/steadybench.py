@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """steadybench.py: wgwatchd's CPU per router poll minute by minute over a long run, thread by
 thread, for what a short window cannot show: work that grows with the data kept (the detector's
 rounds) or comes every few minutes (the store's roll-ups). It starts wgwatch-sim and wgwatchd

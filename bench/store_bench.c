@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* store_bench: ingest, size and roll-up figures of the SQLite store alone (bench/README.md).
  * A fake fleet of R routers (C cores, I wg interfaces, P peers each) polled every 30 s for
  * H hours is pushed through store_submit as fast as the writer takes it; then the roll-ups of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* healthkeep: the kept health answer of one router (collectors/healthkeep.h): a sample holding
  * only sensors, where it came from and when. No I/O; the monotonic clock is lib/clock.h's. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* healthkeep: a router's last health answer, kept by a collector between polls. Sensors move
  * slowly and each read costs the router a request, so both collectors read them at most once
  * every HEALTHKEEP_EVERY_MS and let the polls in between carry the kept answer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* netsnmp: net-snmp's headers, included once for every file that speaks SNMP. net-snmp's own
  * config header defines PACKAGE_* too, so ours are dropped first: a file that includes this
  * must not use PACKAGE_NAME and friends (include it after "config.h"). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest: the RouterOS REST collector. One poll is up to seven sequential requests (routerboard
  * only when its answer may have changed, see restboard.h; health once a minute; with
  * check_updates, /system/package/update at most once an hour; the peers' details only every

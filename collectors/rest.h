@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest: the RouterOS REST collector. Polls routers with libcurl's multi socket API joined to the
  * daemon's loop: GET system/resource, system/resource/cpu, system/routerboard, interface
  * (type=wg plus configured names), interface/wireguard/peers, each with .proplist, over one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restboard: the kept routerboard answer of one router (collectors/restboard.h): firmware, and
  * what resource said when it was asked. No I/O; the monotonic clock is lib/clock.h's. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restboard: a router's last /system/routerboard answer (firmware), kept by the REST collector
  * between polls. Firmware changes only when the router restarts, so the request is made again
  * only when the resource answer shows a restart, another version or board, or it is old. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restcurl: the libcurl handles of collectors/rest.c (collectors/restcurl.h). Routers are
  * spread over several curl multi handles of at most RESTCURL_PER_MULTI each: libcurl (7.88)
  * walks a multi's whole DNS cache and connection cache at the end of every transfer, so one

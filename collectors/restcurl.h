@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restcurl: the libcurl handles of collectors/rest.c: the multi handles its routers are spread
  * over, a pool of easy handles with the settings every one gets, a router's TLS settings and a
  * request's, and what a curl result means as a sample error. Knows nothing of polls. */

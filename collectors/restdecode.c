@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restdecode: RouterOS REST JSON replies -> sample, and error bodies -> a reason; collectors/rest.c
  * does the I/O. Pure parsing of untrusted input: it must never touch curl, the loop or the log,
  * and every cause or reason it returns is printable ASCII. */

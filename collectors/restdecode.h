@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restdecode: the RouterOS REST replies of collectors/rest.c decoded into a sample, and its
  * error bodies into a reason. No I/O: what collectors/rest.c and the fuzz harness share. */
 #ifndef WGWATCH_RESTDECODE_H

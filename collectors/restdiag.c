@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restdiag: profiles over REST. Each request has an easy handle of its own in a multi of its
  * own, with a fresh connection that is closed after it: a profile blocks its connection for
  * its whole duration, and must never be the connection a poll waits for. Decoding takes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restdiag: RouterOS diagnostics over REST: POST /rest/tool/profile {"cpu":"all","duration":D}
  * and POST /rest/tool/bandwidth-test (a fixed-rate probe) on a curl multi and a connection of
  * their own (never a poll's keep-alive connection, which they must never hold up), under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resthdr: a router's request headers, built when its credentials change (resthdr.h). It must
  * never log a header or keep a credential it no longer uses unwiped. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resthdr: the headers of a router's REST requests, built once per router and not once per
  * request: the User-Agent, "Authorization: Basic ..." from its user and password (libcurl 7.88
  * formats both anew for every request it is given them as options), and for POST queries the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restjson: RouterOS REST replies parsed by simdjson's DOM parser, then laid out as a flat tree.
  * yajl's byte-at-a-time lexer and the callbacks that built the tree from its events were a
  * quarter of a poll's instructions; simdjson validates and indexes the reply with vector

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restjson: a RouterOS REST reply parsed (by simdjson, from C++: restjson.cc) into a read-only tree whose nodes and strings
  * live in one reusable document, so a steady poll allocates nothing to decode. Only what
  * restdecode needs: objects, arrays, strings, and "something else" for the other values. */

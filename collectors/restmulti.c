@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restmulti: a curl multi handle on the daemon's loop (curl docs/examples/ephiperfifo.c): the
  * sockets curl asks for are watched by the loop, curl's timeout is a loop timer, and finished
  * transfers are handed to the owner. It must never block, nor touch a transfer's easy handle. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restmulti: one curl multi handle joined to the daemon's loop through curl's socket and timer
  * callbacks; collectors/rest.c spreads its routers over several. Knows nothing of routers. */
 #ifndef WGWATCH_RESTMULTI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restpeers: the kept peer details of one router (collectors/restpeers.h), an array in the
  * order the router lists its peers. No I/O; it decodes through restdecode.h and owns every
  * string it keeps. It must never keep or ask for private or preshared keys. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restpeers: a router's WireGuard peer details (interface, label, key, endpoint, allowed
  * addresses, disabled), kept between REST polls by `.id`. They rarely change, and they are most
  * of the peers' reply: a poll asks them only every peer_details_every polls, or when the cache

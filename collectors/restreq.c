@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restreq: what each request of a REST poll asks (collectors/restreq.h): the URL with its
  * .proplist, and the POST query when interfaces are named. It must never ask for private or
  * preshared keys, nor put the password in a URL. */

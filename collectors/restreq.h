@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restreq: the requests of a RouterOS REST poll (collectors/rest.c does the I/O): each step's
  * URL, POST body and the name it goes by in errors. */
 #ifndef WGWATCH_RESTREQ_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restupdate: the kept /system/package/update answer (restupdate.h). It never asks anything
  * itself and never starts a check with MikroTik's servers: it only says when to read. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restupdate: a router's last /system/package/update answer (check_updates), kept by the REST
  * collector between polls: the version offered moves rarely, and each read costs the router a
  * request, so it is asked at most once every RESTUPDATE_EVERY_MS, a failing router included. */

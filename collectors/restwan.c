@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restwan: the WAN of a REST router from its peers' endpoints (restwan.h). It picks what to ask
  * and keeps what was answered; it must never ask about an IPv6 or malformed endpoint, more than
  * one endpoint per poll, or anything at all when the operator named the WAN. */

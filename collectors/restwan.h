@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restwan: a REST router's WAN (the interfaces its tunnels' outer packets leave by), found from
  * its peers' endpoints with /ip/route/check when `wan =` does not name it. A round checks the
  * endpoints of up to RESTWAN_ENDPOINTS busiest peers, one at the end of each poll, and starts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpcoll: the SNMP collector. One net-snmp single session per router, kept between polls, its UDP
  * socket watched by the daemon loop and its retries driven by a loop timer; a poll is a short
  * chain of requests (v3 engine probe, scalars, two walks, counter GETs, and once a minute a walk

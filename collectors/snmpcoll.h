@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpcoll: the SNMP collector (v1, v2c, v3 USM) on net-snmp's single-session async API, joined to
  * the daemon's loop: one UDP session per router; a GET of the scalars (sysDescr, sysUpTime,
  * MIKROTIK-MIB version, firmware, board), GETBULK walks of hrProcessorLoad and ifName, GETs of the

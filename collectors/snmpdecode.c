@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpdecode: the OIDs an SNMP poll asks for and the decoding of the varbinds that come back
  * (scalars, walk rows, counters) into a sample. Agents are untrusted: every value is checked
  * for type and range, every OID against what was asked. It must never do I/O or log; a bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpdecode: what one SNMP poll asks for and how the answers become a sample: the varbinds of
  * the requests (system scalars, walked columns, counter GETs) and the decoding of the varbinds
  * of replies. No I/O and no logging (a decoder fills a cause); the transport is snmpcoll.c, and

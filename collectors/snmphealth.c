@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmphealth: the varbinds of a walk of MIKROTIK-MIB's mtxrHealth made sensors: mtxrGaugeTable
  * (RouterOS 7: name, value, unit per row), else the legacy mtxrHl* scalars (docs/routeros.md).
  * Agents are untrusted: a cell of a type it cannot have is passed over, names are cleaned. */

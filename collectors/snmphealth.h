@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmphealth: MIKROTIK-MIB's health subtree (mtxrHealth, 1.3.6.1.4.1.14988.1.1.3) as walked by an
  * SNMP poll: the rows of mtxrGaugeTable, else the legacy mtxrHl* scalars, made sensors of a
  * sample. No I/O, no logging; snmpdecode.c feeds it the walk's varbinds. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpsess: the net-snmp side of collectors/snmpcoll.c's sessions (collectors/snmpsess.h). It
  * must never put a community or passphrase in a cause, and wipes the session settings that held
  * key material once the session is open. */

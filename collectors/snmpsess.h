@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpsess: net-snmp for collectors/snmpcoll.c: the library's set-up, a router's session opened
  * from its config with its socket tied to the agent, the PDUs with request IDs of a session's
  * own, and the v3 user net-snmp keeps per engine. Knows nothing of polls nor of the loop. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpusm: the SNMPv3 USM settings of a router's session, from its config: user, security
  * level, protocols and the keys derived from the passphrases. It must never log, nor put a
  * passphrase or key in a cause; the caller wipes the session after opening it. */

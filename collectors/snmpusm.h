@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmpusm: SNMPv3 USM settings for collectors/snmpcoll.c's sessions (no I/O, no logging). */
 #ifndef WGWATCH_SNMPUSM_H
 #define WGWATCH_SNMPUSM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* collector: the interface every data source (collectors/rest.c, collectors/snmpcoll.c)
  * implements and registers with the poller. The core knows nothing of HTTP or SNMP; it owns
  * each router's collector state as an opaque handle (collectd's plugin user_data). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conf: loads wgwatch.conf and everything it includes (inih, with our own line reader) into a
  * conf_t, and frees it. Every key is declared once in confkeys_table[]; parsing, defaults,
  * freeing and conf_help() all walk that table. It never logs and never puts a secret value into

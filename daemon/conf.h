@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conf: the wgwatch.conf INI file (inih): [daemon], [detector], [web], [alert], [rollout], [defaults],
  * [router NAME], include = GLOB. Every key is declared once in a table in confkeys.c. Parsing never
  * logs: errors come back as "FILE:LINE: message" lines. Secrets (passwords, communities, keys)

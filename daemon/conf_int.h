@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conf_int.h: what the files of the conf module (conf, confkeys, confval, confread, confrules) share. */
 #ifndef WGWATCH_CONF_INT_H
 #define WGWATCH_CONF_INT_H

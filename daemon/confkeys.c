@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* confkeys: every configuration key, declared once in confkeys_table[] (section, name, type,
  * field, default, range, help), and the look-ups on it. The parser, the defaults, freeing and
  * conf_help() all walk this table; it holds no state and never parses a value. */

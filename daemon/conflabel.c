@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conflabel: names and values that become Prometheus labels or select cohorts in the config:
  * a router's labels (names checked, wgwatch's own refused), [rollout] canary and allow. It
  * never logs; a cause names the label, never a secret. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* confread: reads wgwatch.conf and the files it includes through inih, with our own line
  * reader so that every message has its FILE:LINE, and hands each key = value to the typed
  * parsers. It never logs, and wipes every buffer that held a line: lines hold secrets. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* confrules: the second pass, after the last file is read: defaults (from [defaults], the key
  * table or [daemon]) and the rules across keys, such as a router needing rest or snmp. It never
  * logs and never reads a file; problems become messages at the line of the section or key. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* confval: the typed value parsers of the config (durations, sizes, addresses, URLs, labels,
  * secret files...) and the copy and free of each type of field. A parser fills *cause and
  * never logs; a cause never holds the value, which may be a secret. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag: the profile scheduler. Per router it counts polls answered and polls with a saturated
  * core in a row, notes version changes, and starts a profile when one is due (daemon/diag.h).
  * Without diag_user a profile runs under the poll's user, whom RouterOS serves one request at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag: when to take a CPU profile of a router (docs/diagnostics.md): when its busiest core has
  * been saturated for 3 polls in a row and its newest profile is older than profile_every, and
  * after each upgrade once it has answered 3 polls in a row; and when to probe one that has a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fleet: the newest state of every configured router, written by the loop thread and read by
  * the HTTP threads through views. Heavy work (copying a sample, computing rates, rendering)
  * happens outside the mutex; inside it only pointer swaps, counters and reference counts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fleet: the latest known state of every router, shared between the loop thread (writer)
  * and the HTTP threads (readers, through views). Holds the newest complete sample, rates derived
  * from the two newest, up/down with the reason, error counts, and the daemon's own poll

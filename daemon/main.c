@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wgwatchd: the modes of its command line (parsed by daemon/opts.c), start-up in dependency
  * order, signals, shutdown in reverse order. Owns no data of its own; never prints a secret
  * from the config. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* opts: wgwatchd's command line (daemon/opts.h), by getopt_long. It must never read the
  * configuration nor start anything: daemon/main.c does, once the options are known. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* opts: wgwatchd's command line (wgwatchd(8)): the configuration file, the one-shot modes
  * (--check, --once, --report, --targets, --rollout-check) and the log level. Parses only: what
  * a mode does is daemon/main.c's. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poller: when each router is polled and what happens to the result. Runs on the loop
  * thread; never blocks (the sink, the store, queues; the fleet copies). Routers waiting for a free slot
  * wait in a FIFO so a fleet of hanging routers delays nobody beyond the in-flight cap.

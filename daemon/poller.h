@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poller: the scheduler of router polls. Spreads first polls over one interval, keeps each
  * router on its own `next += interval` grid, caps polls in flight, backs off from routers that
  * are down, hands every finished sample to the fleet view and a sink (the store), and logs each change

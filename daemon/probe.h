@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* probe: the result of one fixed-rate probe of a router (RouterOS /tool/bandwidth-test through
  * a tunnel): per direction measured, the rate offered and delivered, the loss and the CPU loads.
  * Plain data like a sample, owned by whoever holds the pointer. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profile: the plain data of one CPU profile, and of a probe (daemon/probe.h), and the few
  * questions asked of a profile (a row, the busiest core). No I/O, no parsing of router text:
  * collectors/restdiag.c fills them. */

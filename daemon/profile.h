@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profile: one CPU profile of one router (RouterOS /tool/profile cpu=all), averaged over its
  * frames: per core and classifier, the share of that core in percent. Plain data like a
  * sample, owned by whoever holds the pointer; names come from routers: untrusted text. */

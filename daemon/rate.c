@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rate: counter arithmetic. Pure functions; unit-tested in tests/unit/rate_test.c. */
 #include "config.h"
 #include "daemon/rate.h"

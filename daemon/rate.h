@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rate: increases and per-second rates of router counters across wraps and resets, and the
  * time between two readings. A reboot or /interface reset-counters makes a counter go down:
  * never a negative or huge rate. */

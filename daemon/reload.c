@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reload: one load of the configuration at a time, on a thread started for it; the loop learns
  * of its end through a pipe it watches, joins the thread and calls back. It must never read a
  * file on the loop thread, nor touch anything but the conf it builds on the load thread. */

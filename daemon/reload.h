@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reload: reads the configuration again, when asked (SIGHUP), on a thread of its own, and hands
  * the result to the loop thread, the only one that may swap it in. The loop never waits on a
  * file: a slow disk, a hung NFS mount or a huge include tree delays the reload, not the polls. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reloadlog: the log lines of a reload (daemon/reloadlog.h), for daemon/main.c. It compares
  * and logs only: it must never change a configuration, nor log a value of one (only key names
  * and counts). */

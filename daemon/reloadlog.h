@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reloadlog: what wgwatchd logs of a reload (SIGHUP): a refused configuration's errors, how
  * many routers came and went, and the changed settings that wait for a restart. Reads the
  * configurations only; never logs a secret from them. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ros: strict parsers of RouterOS value strings (routeros.md §5). Every input comes from a
  * router and is untrusted: parse it whole or reject it. Never logs, never allocates, never
  * accepts a half-parsed value (no sign, no spaces, no trailing bytes, no overflow). */

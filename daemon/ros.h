@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ros: strict parsers for RouterOS value strings (every REST value is a JSON string):
  * numbers, booleans, durations ("40w6d5h1m24s", "1m5s", "250ms", "1w2d03:04:05"), versions
  * ("7.22.3 (stable)", "7.1beta4 (development)"). Input is untrusted; parsers never log and

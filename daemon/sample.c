@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sample: construction, copy and release of poll results. No I/O here. */
 #include "config.h"
 #include "daemon/sample.h"

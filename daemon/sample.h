@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sample: what one poll of one router yielded, whatever the source (REST or SNMP).
  * A sample is plain data, owned by whoever holds the pointer; collectors fill it, the poller
  * hands it to the fleet view and the store. Strings in it come from routers: untrusted text. */

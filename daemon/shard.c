@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shard: the router-to-shard mapping of [daemon] shard = K/N, applied to a loaded config in one
  * place (wgwatchd's start, --check, --once, --report and every reload), so that the poller,
  * fleet, store, detector, metrics and API of a shard only ever see its own routers. It must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shard: which routers of a fleet configuration this daemon owns under [daemon] shard = K/N,
  * so that N daemons can share one configuration. A router belongs to shard
  * fnv1a32(name) % N + 1. Operators size and route by this: the hash must never change

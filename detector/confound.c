@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* confound: what changes WireGuard throughput without a version change (CPU clock, WAN queue
  * drops, MTU, errors, an interface going down), compared over the same before and after windows
  * as the verdict (docs/detector.md, "Confounders"). Pure functions of loaded rows: no SQLite. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* data: the detector's SQL, on its own connection: the version changes, the CPU and interface
  * samples judge needs, the CPU profiles and probes, the routers' recent polls, and the verdicts
  * it stores and reloads.

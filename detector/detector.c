@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* detector: judges each version change per WireGuard interface and direction on CAPACITY, not
  * demand (docs/detector.md), in rounds on its own thread: it keeps the verdicts in memory, has
  * data.c load and store them, judge.c decide them, view.c publish them. It must never run on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* detector: the upgrade detector. For each RouterOS version change, each WireGuard interface and
  * each direction (tx = encrypt, rx = decrypt) it judges CAPACITY, not demand: before/after
  * windows of the stored samples, compared by saturation ceiling, CPU cost at comparable rates,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* detector_int: the detector's state and what detector.c shares with data, probe, view and
  * report until they run one way; never included outside detector/ and its tests. */
 #ifndef WGWATCH_DETECTOR_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fit: ordinary least squares with an intercept, for the detector's model of a core's load,
  * load = a + sum_j beta_j * rate_j. A column with no spread, or one the others already explain
  * (collinear), is dropped (its beta NAN) rather than fitted to noise. Pure numerics on arrays in

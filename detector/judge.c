@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* judge: the maths of a verdict on one version change, on samples already in memory. For each
  * WireGuard stream (interface x direction) it finds the core(s) whose load follows the stream's
  * traffic, then the stream's capacity in each window: measured where those cores stayed

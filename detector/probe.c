@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* probe: the detector's highest-confidence method, a fixed-rate probe pair across a version
  * change (docs/detector.md): the same offered rate before and after, through the WireGuard
  * interface whose peer's allowed addresses hold the probe address. It never guesses the

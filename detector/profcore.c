@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profcore: what a router's CPU profile says that its load alone cannot (docs/detector.md, "CPU
  * profiles"): which pinned core runs the tunnel when two cores sit at 100 % and no fit can tell,
  * and how much of the tunnel's own cores is other work before and after a change. Pure: no

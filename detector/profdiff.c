@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profdiff: a profile pair's change on the busiest core, the biggest moves first. idle and the
  * core's total are left out: they say how full the core is, not what fills it. */
 #include "config.h"

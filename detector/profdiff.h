@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profdiff: what changed in a router's CPU profile across an upgrade, in words the router page
  * shows: per classifier, its share of the busiest core before and after, then its mean share
  * across cores ("networking 38 % → 91 % on cpu4, encrypting 9 % → 10 %; across cores:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report: wgwatchd --report's tables (verdicts, cohorts, single-core bound routers) for a
  * terminal, printed from a view. It only formats: it must never read the database itself. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rollout: the rollout guard's decisions (go, hold, wait) per cohort, from the detector's
  * verdicts and [rollout], and the overrides stored through the API (which it is handed, under
  * a lock: the one part of its settings that changes); docs/detector.md, Rollout guard. Pure

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rollout: the rollout guard (issue 19). For a version and a cohort (to_version x architecture x
  * board, or to_version x architecture), whether the rest of the fleet may take the version:
  * go, hold or wait, with the reasons, decided from the detector's verdicts and [rollout]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* view: the immutable, reference-counted snapshot of a detector's results (verdicts, cohorts,
  * single-core bounds) that the detector publishes on its handle for the web threads, and its
  * accessors. A view must never change once built; one lock guards every handle's published

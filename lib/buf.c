@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* buf: growable buffer, doubling capacity. */
 #include "config.h"
 #include "lib/buf.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* buf: a growable byte buffer for rendering replies (/metrics, JSON, HTML). Aborts on OOM. */
 #ifndef WGWATCH_BUF_H
 #define WGWATCH_BUF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clock: millisecond clocks and the wall-time seam for tests. Never sleeps, never allocates. */
 #include "config.h"
 #include "lib/clock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* clock: the milliseconds every module reads, and the one seam through which a test drives
  * wall time. Monotonic time is never faked: it orders timers and deadlines. */
 #ifndef WGWATCH_CLOCK_H

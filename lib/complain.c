@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* complain: counts the occurrences of a repeating condition and says which to report, so that a
  * condition that lasts writes a few lines, not one per occurrence. It never logs by itself. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* complain: throttled reports of a condition that repeats (collectd's c_complain/c_release).
  * The first occurrence is reported, then every Nth with the number held back, and the end of
  * the condition once. Counters only: the caller words and logs the lines. */

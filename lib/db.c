@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* db: thin helpers around SQLite calls that every user of a connection repeats. It must never
  * know a table, a schema or a router, and never log: errors go back to the caller as text. */
 #include "config.h"

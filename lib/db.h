@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* db: small helpers around one SQLite connection: open with a busy timeout, WAL, prepare, step,
  * bind and read values where NULL means "unknown", and error texts. Knows no schema. */
 #ifndef WGWATCH_DB_H

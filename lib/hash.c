@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hash: FNV-1a (http://www.isthe.com/chongo/tech/comp/fnv/), 32 and 64 bits. Pure functions. */
 #include "config.h"
 #include "lib/hash.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hash: FNV-1a over strings and bytes, for tables and stable per-name phases, and a 64-bit
  * integer mix for deterministic pseudo-random draws (the sim). Not for secrets
  * or anything an attacker chooses to collide (use it where a collision costs only speed). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* listen: parse "A.B.C.D:PORT" and "[IPV6]:PORT" (numeric only) and try the address on a port
  * of the kernel's choice. It must never resolve a name, nor leave a socket behind. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* listen: the listener's address as the config gives it, "A.B.C.D:PORT" or "[IPV6]:PORT" with
  * a numeric address (no name is looked up: the start never waits on DNS), and whether this
  * host has that address. One parser for the config check and the listener, so that --check

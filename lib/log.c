@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log: one line per message on stderr with a syslog-style "<N>" prefix that journald reads
  * as the priority, followed by the level word for humans reading a terminal. Thread-safe.
  * A message never becomes two lines: its control characters are escaped here, once for every

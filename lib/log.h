@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log: leveled messages to stderr (journald keeps them). Never given secrets: callers pass
  * router names and reasons, never passwords, communities or keys. */
 #ifndef WGWATCH_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loop: epoll + a binary min-heap of timers + a quit flag, in the manner of redis' ae.c and
  * chrony's sched.c. Single-threaded: only loop_stop and loop_heartbeat_ms may be called from
  * other threads or signal handlers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loop: the daemon's single event loop (epoll for fds, a binary heap for timers, a quit flag).
  * Collectors join it with their sockets and timeouts. Callbacks run on the loop thread only;
  * no callback may block (no disk, no DNS without a resolver thread, no sleeping). */

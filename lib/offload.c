@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* offload: one worker thread with a queue in, and a queue out that a pipe tells the loop
  * about. It must never call done off the loop thread, nor lose a piece: every piece given is
  * run and delivered, at the latest by offload_destroy. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* offload: work the loop thread must not do itself (a big reply to decode), done on a thread
  * of its own, in the order given, with a callback back on the loop thread when each piece is
  * done. The loop never waits for the work; the work never touches the loop. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text: UTF-8 repair (RFC 3629) and escaping for the outputs. NULL is the empty string.
  * Knows nothing of where the text came from; never allocates but through buf. */
 #include "config.h"

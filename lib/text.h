@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* text: what every output needs of untrusted text (router names, labels, error bodies): valid
  * UTF-8, escaping for Prometheus label values, HTML and URLs, and the parsers' trim. Never fails. */
 #ifndef WGWATCH_TEXT_H

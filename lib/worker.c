@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* worker: one thread per background job (see worker.h). Knows nothing of what a tick does;
  * never calls tick after worker_stop has begun. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* worker: a thread that runs one tick function now and then every so often until stopped, the
  * shape of the detector and the Alertmanager push. Ticks never overlap; stop wakes a sleeping
  * worker at once and joins it, so a tick in progress finishes first. */

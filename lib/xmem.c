@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* xmem: allocation wrappers. Out of memory is not recoverable for a daemon: log and abort. */
 #include "config.h"
 #include "lib/xmem.h"

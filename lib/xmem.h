@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* xmem: allocation wrappers that abort on out-of-memory, and small string helpers.
  * Never returns NULL from an allocation; never used for data from outside without a length. */
 #ifndef WGWATCH_XMEM_H

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 001-initial: routers, version history, raw samples and 5-minute roll-ups.
 -- Times are Unix epoch milliseconds. Loads are per mille (0..1000). Router counters are
 -- unsigned 64-bit values kept in SQLite's signed INTEGER: read them back as uint64.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 002-verdicts: the upgrade detector's verdicts (detector/detector.c, docs/detector.md).
 -- One row per version change (a version_history row of kind 'upgrade' or 'downgrade') x
 -- WireGuard interface x direction, updated while the after window fills; final = 1 once the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 003-packed: one polls row holds every value of its poll, packed, instead of one row per core,
 -- interface and peer in cpu_samples, iface_samples and peer_samples (docs/storage.md). The
 -- BLOBs are written and read by store/store.c: store_values(blob) turns one into rows, and

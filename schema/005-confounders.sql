@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 005-confounders: what changes WireGuard throughput without a version change, recorded with
 -- each poll and named in each verdict (docs/detector.md, "Confounders").
 -- polls.cpu_mhz: /system/resource cpu-frequency in MHz (NULL when the router does not tell).

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 006-health: the routers' health sensors, memory and disk, and the peers' endpoint, allowed
 -- addresses and disabled flag (docs/storage.md). Health is read about once a minute, so a
 -- polls row carries a health BLOB only when its poll read health; the peer details change

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 007-diag: the routers' CPU profiles (/tool/profile cpu=all over REST) and fixed-rate probes
 -- (/tool/bandwidth-test), docs/diagnostics.md. A few a day per router at most, so the rows of one
 -- profile are kept as JSON text, as the API serves them; both are kept as long as the roll-ups.

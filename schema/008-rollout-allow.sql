@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 008-rollout-allow: the rollout guard's overrides made through POST /api/v1/rollout/allow
 -- (docs/detector.md, Rollout guard): which version may go to which cohort (an architecture or
 -- a board), who allowed it and when, and who revoked it and when. A revoked row is kept, so

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 009-probe-method: verdicts may have method 'probe', a fixed-rate probe pair across the version
 -- change (docs/detector.md). SQLite cannot change a CHECK, so the table is copied into a new one
 -- with the same columns in the same order (002, 004, 005) and the wider CHECK.

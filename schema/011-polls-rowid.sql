@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 011-polls-rowid: polls becomes a rowid table with a unique index on (router_id, time_ms).
 -- WITHOUT ROWID keeps whole rows in the interior pages of its B-tree. A packed polls row is
 -- some 750 bytes (far past the 1/20 of a page SQLite advises for WITHOUT ROWID), so interior

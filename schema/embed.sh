@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # embed.sh FILE...: print the C source that compiles the SQL migrations into the daemon
 # (store/schema_sql.h). Each FILE is schema/NNN-name.sql; NNN is the PRAGMA user_version the
 # migration brings the database to. Give them in order. POSIX sh and sed only.

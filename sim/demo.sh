@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # demo.sh: run wgwatchd on the simulated demo fleet (sim/demo.scenario), from a build directory.
 # The sim's simulated second 0 lies $days days back (--epoch); wgwatch-fill writes those days into
 # the database through the store's own writer before the daemon starts, so the first page shows

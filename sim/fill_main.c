@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wgwatch-fill: the past of a simulated fleet, written into wgwatchd's database before the
  * daemon starts, so that the demo opens on weeks of history already judged. Each poll is what
  * wgwatch-sim answers at that simulated second (simrest_handle), decoded by the REST collector's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sccpu: the values of the CPU model's scenario keys (demand, cost, follow, work, noise,
  * shared_noise, work_noise, burst; docs/sim.md "CPU model") into a struct sc_cpu. Interface
  * names are resolved against the group's final wg list, so scenario.c calls this at the end of

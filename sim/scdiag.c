@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scdiag: the scenario keys of the diagnostic commands (/tool/profile, /tool/bandwidth-test;
  * docs/sim.md "Diagnostics"): classifier shares, refusals, reply shape variants, the test
  * servers' credentials. Never logs: a bad value is a return code scenario.c reports. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scenario: reads a scenario file into groups of identical routers, each with a timeline
  * compiled into phases (the keys only a group has: scgroup.c). Collects every error with
  * FILE:LINE; never logs, never exits. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scenario: the wgwatch-sim scenario file ([global] and [group NAME] sections, "at T:" timeline
  * lines), compiled into per-group phases. Parsing never logs: errors come back as
  * "FILE:LINE: message" lines. The format is documented in docs/sim.md. */

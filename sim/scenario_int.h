@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scenario_int: what scenario.c and scgroup.c share while reading a scenario file; for those
  * two files only. */
 #ifndef WGWATCH_SCENARIO_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scgroup: the keys only a [group] of a scenario has (count, board, wg, labels...) and their
  * values; the keys the timeline may change too are scenario.c's. Never logs: a bad value is
  * a return code that scenario.c turns into a FILE:LINE message. */

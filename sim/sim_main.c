@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wgwatch-sim: a simulated fleet of RouterOS routers for demos, tests and benchmarks. Parses
  * the command line and the scenario, writes the config fragment and the ready file, serves.
  * Listens on 127.0.0.0/8 only; never on any other address. */

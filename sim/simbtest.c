@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simbtest: the records of /tool/bandwidth-test as RouterOS's REST server returns them (one
  * JSON array at the end, a record a second, the last "done testing"). The test server sits
  * behind a WireGuard peer whose allowed-address holds the address; what the tunnel delivers

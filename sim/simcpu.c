@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simcpu: the CPU model of one router. Slot k covers [k slot, (k+1) slot); its state is the
  * phase in force at its start, its values are hashes of the router's key and indexes, so every
  * slot is a pure function of k. The one mutable thing is the cache of cumulative bytes at every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simcpu: the CPU model of one simulated router (docs/sim.md "CPU model"): per slot of time,
  * the offered WireGuard demand, throttled by the cores it loads (its own and those of the other
  * work that follows it), gives each interface's throughput and each core's load; bytes are

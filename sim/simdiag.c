@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simdiag: the arguments of /tool/profile and /tool/bandwidth-test as RouterOS's console reads
  * them (JSON strings; unknown parameter, invalid value), the refusals a scenario asks for
  * (diag_refuse), and the REST server's 60 s cut; the replies are simprof.c's and simbtest.c's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simdiag: the diagnostic commands of a simulated router, POST /rest/tool/profile and
  * POST /rest/tool/bandwidth-test (docs/sim.md "Diagnostics"): their arguments, refusals and
  * the 60 s cut, and how long the reply is held. Pure: the caller holds the reply. */

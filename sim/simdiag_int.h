@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simdiag_int: what simdiag.c (the commands' arguments, refusals and limits), simprof.c
  * (/tool/profile frames) and simbtest.c (/tool/bandwidth-test records) share; for those only. */
 #ifndef WGWATCH_SIMDIAG_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simfault: how the network faults shape a reply of wgwatch-sim's HTTP side: cut short
  * (truncate), dripped (slow, slowloris) or reset half way, from MHD content callbacks. It
  * never blocks and never sleeps: a drip not yet due parks the connection through simhttp. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simhold: the requests a simulated router holds or makes wait: RouterOS's REST server runs one
  * user's requests one at a time, in the order they arrive (simq keeps the order), and answers a
  * command with a duration when it is over. Parks and resumes through simhttp; never blocks,

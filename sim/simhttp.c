@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simhttp: the HTTP side of wgwatch-sim on libmicrohttpd: one MHD daemon per router (its own
  * loopback address, no thread of its own), all driven from one thread by a master epoll over
  * the daemons' epoll fds, plus the network faults (their replies: simfault.c). It must never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simhttp: the HTTP/1.1 side of wgwatch-sim on libmicrohttpd: one MHD daemon per router (its
  * own loopback address, a common port, no thread of its own), all run from one thread by one
  * epoll over the daemons' epoll fds. Applies the network faults (hang, refuse, truncate, slow,

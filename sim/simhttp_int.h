@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simhttp_int: what simhttp.c, simfault.c and simhold.c share (a router's daemon, one
  * request); for those files only. */
 #ifndef WGWATCH_SIMHTTP_INT_H

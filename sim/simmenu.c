@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simmenu: builds the records of each served RouterOS menu, every value a string as on the wire
  * (routeros.md §1.3, §2). Records are flat and rebuilt per request; nothing here is cached. */
 #include "config.h"

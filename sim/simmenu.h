@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simmenu: the RouterOS menus wgwatch-sim serves (/system/resource, /interface, ...), each as a
  * flat record of string fields built from a simrouter at one simulated time. */
 #ifndef WGWATCH_SIMMENU_H

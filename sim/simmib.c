@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simmib: the objects every simulated router's SNMP agent serves (HOST-RESOURCES, IF-MIB,
  * ENTITY-MIB, MIKROTIK-MIB of routeros.md §4), found in simmenu's records (the REST values)
  * through a sorted table, and GET, GETNEXT, GETBULK and SET answered from it. It only finds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simprof: the frames of /tool/profile as RouterOS's REST server returns them (one JSON array,
  * .section per frame), from the router's CPU model: each core's load split into what decrypts,
  * encrypts and the rest, each part over the classifiers of its share list (profile_rx,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simq: per user, the item that runs and a FIFO of those that wait. Small lists: a router sees
  * a few requests at once. Never logs, never touches the items. */
 #include "config.h"

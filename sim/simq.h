@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simq: RouterOS's REST rule that one user's requests run one at a time, in the order they
  * arrive, while other users' run at once (docs/sim.md "Diagnostics"), for one router. It only
  * keeps the order; the caller parks and resumes the requests (opaque items). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simrest: answers one REST request of one simulated router as RouterOS 7 would: Basic auth,
  * 400 for unknown paths, .proplist, GET equality filters, POST print with API .query words.
  * Also the content faults (401, malformed, html, big). Never logs, never does I/O. */

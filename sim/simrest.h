@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simrest: the RouterOS REST surface of one simulated router: auth, the content faults (401,
  * malformed, html, big) and those of one menu (menu_fault), routing, records, .proplist, GET
  * filters and POST print .query. It sees a parsed request and fills a reply; it never touches

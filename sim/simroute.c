@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simroute: longest-prefix match over a scenario's `routes`, for wgwatch-sim's answer to
  * `POST /rest/ip/route/check`. It must never allocate per entry nor keep state: the table is
  * parsed from the scenario's string at each check (a handful of entries). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simroute: a simulated router's routing table and `/ip/route/check` (docs/sim.md): which
  * interface and next hop a destination leaves by. Pure functions of the scenario's `routes`. */
 #ifndef WGWATCH_SIMROUTE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simrouter: the state of one simulated router at a simulated time, computed, not stepped:
  * counters are closed-form integrals of the (swinging) rates over the phases since the last
  * boot or, for a group of the CPU model, sums of its slots (simcpu.c), so any t gives the same

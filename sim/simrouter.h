@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simrouter: one simulated router as a pure function of simulated time: state, uptime, per-core
  * loads, WireGuard counters (integrals of the rates since the last boot, or of the CPU model's
  * throughput), keys. Safe to read from several threads at once. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simsnmp: the SNMP v1/v2c agent of every simulated router, the wire side: one UDP socket
  * each, all in one epoll, served by a thread of its own; simmib.c finds the values. It never
  * blocks, never answers a wrong community or a router that refuses or hangs. */

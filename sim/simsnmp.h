@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simsnmp: the SNMP v1/v2c face of wgwatch-sim: every router also answers GET, GETNEXT and
  * GETBULK on a UDP socket at its own loopback address, from the same state its REST face
  * serves (HOST-RESOURCES, IF-MIB, MIKROTIK-MIB objects of routeros.md §4). */

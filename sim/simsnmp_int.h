@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simsnmp_int: the MIB side of the SNMP agent (simmib.c) as simsnmp.c, the wire side, uses
  * it; for those two files only. */
 #ifndef WGWATCH_SIMSNMP_INT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cache: the writer's memory of routers, interfaces and peers (ids, last versions, the counters
  * of the last poll) and of the maintenance marks (maint_load), loaded from the database at open
  * and after a rollback. Writer thread only;

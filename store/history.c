@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history: what the router page shows, read from the store with a read-only connection opened
  * per call on the caller's thread (WAL lets it read beside the writer). Series are bucketed in
  * SQL (GROUP BY time bucket) so a 30-day page reads at most a few thousand rows per series.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history: read-only queries over the SQLite store for the web pages, run on the caller's
  * thread (an HTTP thread) with a read-only connection of its own per call, beside the store's
  * writer (WAL). Series come downsampled in SQL to a common time axis of at most ~600 buckets,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_health: the health part of what the router page shows: the newest health reading of
  * a router (sensors, memory, disk) and each sensor's lowest and highest value over the page's
  * range, decoded from the polls rows' health BLOBs (pack.c). Read-only, like history.c. */

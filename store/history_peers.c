@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_peers: each peer's newest sample among the router's polls of the hour before its
  * newest poll with peers, for the router page and the history API. One pass, newest poll
  * first, over the packed blobs, that stops once every peer the router has is found (in the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ingest: writing a batch of polls in one transaction: one polls row per poll with its values
  * packed, the routers, interfaces and peers it names, its version history and counter deltas.
  * Writer thread only; it must never commit part of a batch, nor keep a cache a rollback undid. */

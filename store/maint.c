@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c) and retention of both,
  * each chunk of work its own short transaction, progress kept in store_state. Writer thread
  * only; it must never delete raw samples that are not rolled up yet. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* migrate: opening the database file for the writer: lock it, check it is SQLite and sound, bring
  * its schema up to date from schema_sql.h, prepare the writer's statements and cache. It must
  * never put a new database in place of a bad one, nor touch a file that is not SQLite. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* overrides: the rows of rollout_allows (schema/008-rollout-allow.sql). Writes happen in one
  * short IMMEDIATE transaction on a connection of their own, so the writer thread's batches and
  * the detector's reads go on; a revoked row stays, with who revoked it and when. It never

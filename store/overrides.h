@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* overrides: the rollout guard's overrides stored through POST /api/v1/rollout/allow (schema
  * 008): add, revoke and list them, each with who allowed it and when. Each call that writes
  * opens its own short-lived connection, off the store's writer and off the event loop. */

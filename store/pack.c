@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pack: the packed samples of a polls row (format in store/store_int.h), encoded and decoded.
  * Pure byte work: it must never touch SQLite, and never read past the end of a blob. */
 #include "config.h"

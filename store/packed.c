@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* packed: the cpu and ifaces BLOBs of a polls row decoded in C (packed.h), on pack.c's decoder.
  * It must never touch SQLite, and never yield a value of a malformed entry. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* packed: the cpu and ifaces values of a polls row read straight from their BLOBs, for a reader
  * that needs a few values of many polls (the detector) and cannot afford the store_values()
  * virtual table's row per value. Read-only byte work: it never touches SQLite and never reads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profiles: the CPU profiles and probes in the database (schema 007): the writer's insert of
  * one, and the read of a router's for the API and the pages on a read-only connection of the
  * caller's. A profile's rows are JSON text, [{"cpu", "name", "usage"}], as the API serves them. */

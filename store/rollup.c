@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rollup: the 5-minute roll-ups of a span of raw polls (maint.c's first job) in one pass over
  * each router's polls rows, their BLOBs decoded in C. Writer thread only, inside the caller's
  * transaction; the span is whole buckets, and it must never write a bucket from part of it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* schema_sql: the SQL migrations of schema/NNN-name.sql, compiled into the daemon by
  * schema/embed.sh (generated store/schema_sql.c). Entry i brings a database to version i + 1. */
 #ifndef WGWATCH_SCHEMA_SQL_H

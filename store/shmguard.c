@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shmguard: lets the daemon outlive its database's wal-index (DB-shm) being truncated or made
  * unwritable while it runs. SQLite maps that file shared; an access the kernel can no longer back
  * raises SIGBUS, which kills the process. The handler puts anonymous memory (zeros: SQLite rebuilds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sqlfn: the SQL side of the packed samples, registered on each connection that reads them:
  * store_values(blob), an eponymous table-valued function, the store_pack_* aggregates that build
  * blobs (migration 003), and the temp views cpu_samples, iface_samples and peer_samples. They read

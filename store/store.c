@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* store: the public API and the writer thread. store_open has migrate.c lock, check and migrate
  * the database; then one writer thread owns the connection: it commits queued polls in batched
  * transactions (ingest.c) and runs roll-ups and retention (maint.c). It must never block a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* store: the SQLite database (WAL). Migrations from schema/ at open (PRAGMA user_version),
  * a writer thread that commits queued samples in batched transactions off the event loop,
  * version history (upgrades, firmware, board changes, reboots), retention and 5-minute

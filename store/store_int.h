@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* store_int: what the files of store/ share, and its unit test and bench reach; no other folder. */
 #ifndef WGWATCH_STORE_INT_H
 #define WGWATCH_STORE_INT_H

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # wgwatchd@.sed: makes the template unit wgwatchd@.service from wgwatchd.service.in (Makefile.am,
 # tests/system/088-systemd.sh), so that both units share one sandbox. Instance K (a shard, see
 # docs/scaling.md) reads /etc/wgwatch/shard-K.conf and keeps its state in /var/lib/wgwatch/K.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* alert: pushes the detector's regressions (once final or held for [detector] hold) and
  * single-core-bound routers to Alertmanager (POST URL/api/v2/alerts) from a thread of its own,
  * with libcurl's easy API and a short timeout, labelled as the shipped Prometheus rules label

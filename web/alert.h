@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* alert: the optional direct push of the detector's findings to Alertmanager's v2 API
  * ([alert] alertmanager = URL). A thread of its own turns each new detector view into alerts
  * (WgwatchUpgradeRegression, WgwatchSingleCoreBound) labelled as the shipped Prometheus rules

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api: the JSON API (jansson). Builds documents from the fleet view under its lock.
  * Only public fields go out: names, labels, what routers reported and our own reasons;
  * never a password, community or key from the config. Router text is made valid UTF-8. */

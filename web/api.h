@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api: the JSON API (jansson). GET /api/v1/routers: name, up, version, firmware, board,
  * architecture, cores, last_poll, last_error per router. Never includes config secrets. */
 #ifndef WGWATCH_API_H

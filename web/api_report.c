@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_report: one upgrade's report, gathered once (store history, detector view) and written
  * as JSON or as Markdown from the same data. Probes and profiles are paired around the upgrade:
  * the newest that ended before it, the first that started after it. Router text is escaped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_report: GET /api/v1/upgrades/ID/report (JSON) and /report.md (Markdown): what the
  * operator of a regressed router sends support, from data alone: the router and the versions,
  * the detector's verdicts, the fixed-rate probes before and after, the CPU profiles before and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_rollout: the rollout guard's decision as JSON (jansson), from a detector view, and its
  * overrides: listed, and stored or revoked for the authenticated web user. Only what the
  * verdicts, [rollout] and the stored overrides say goes out; router text is made valid UTF-8.

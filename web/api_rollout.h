@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* api_rollout: GET /api/v1/rollout?version=V&architecture=A[&board=B], the rollout guard's
  * decision for a cohort as JSON (detector/rollout.h): for a script or an Ansible task to ask
  * before it upgrades a router; and /api/v1/rollout/allow, its overrides: listed (GET), stored

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* auth: the web listener's basic-auth credentials and a throttle on failed attempts (a GCRA
  * deadline per client address, IPv4 whole, IPv6 by /64, in a bounded table that keeps each
  * address's own entry: no client is ever throttled for another's failures). It must never log,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* auth: HTTP basic authentication for the web listener: the one configured user, a
  * constant-time password comparison, and a throttle on failed attempts per client address.
  * It holds the password and never logs it, returns it or keeps a copy after auth_destroy. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* http: the HTTP listener (libmicrohttpd, its own small thread pool) and the route table.
  * Handlers only read: the fleet under its lock, store stats, two heartbeats; they never touch
  * the loop's data and never block on the database, but for the one write, a rollout override

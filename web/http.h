@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* http: wgwatchd's HTTP listener (libmicrohttpd, its own threads): /metrics, /api/v1/...,
  * /healthz. Handlers read the fleet under its lock and never touch the loop's data otherwise.
  * [web] user/password_file turn on basic auth, cert/key HTTPS (read once, at start; httppem.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpargs: a request target's query arguments, taken from libmicrohttpd before it parses them
  * (see the header for why), decoded as it would (x-www-form-urlencoded: '+' and %XX). */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpargs: a request target's query arguments, parsed here rather than by libmicrohttpd.
  * libmicrohttpd 0.9.75 stores them in the connection's fixed memory right after the request
  * line; when they do not fit it queues a 431 that it never sends, and the connection hangs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpconn: deadlines for request heads and a reserve of free connection slots (see the
  * header). libmicrohttpd's own timeout is one of inactivity, which a byte every few seconds
  * defeats; this one counts from when the connection began to wait. A connection is closed

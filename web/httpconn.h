@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpconn: the HTTP listener's guard against clients that hold connections without asking
  * anything (slowloris). It follows every connection libmicrohttpd has open: one waiting for a
  * request head must complete it by a deadline, and when too many wait at once the one that

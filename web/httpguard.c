@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpguard: the checks made before any route (httpguard.h). Pure functions of the request
  * but for the login throttle (auth.c); it must never log nor keep a password. */
 #include "config.h"

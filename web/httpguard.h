@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpguard: what the HTTP listener refuses before any route (web/http.c): methods, bodies,
  * long or encoded request targets, traversal, basic auth and its throttle, the JSON and
  * same-origin rules of the writes. It never logs, and never keeps a password past the check. */

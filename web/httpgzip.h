@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpgzip: gzip content coding for the listener's replies (RFC 9110 8.4.1, RFC 1952): whether a
  * request's Accept-Encoding takes gzip, and the compression itself, with zlib. It never
  * compresses a reply the client did not ask to have compressed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httppage: the page routes and the pool that renders them for suspended connections (see
  * httppage.h). A job copies what it needs of its request (the rest of the path, the query)
  * before the suspension, so the pool never reads a connection; its only call on one is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httppage: the routes that may read the database (the HTML pages, the history and rollout
  * API), answered off libmicrohttpd's threads: the request's connection is suspended, a thread
  * of a small pool of its own renders the page, and the connection is resumed to send it. So

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httppem: the listener's TLS certificate and key files ([web] cert, key), read whole and
  * checked to hold what their key names before GnuTLS sees them. The key's text is wiped before
  * it is freed; no content of either file is ever put into a message. */

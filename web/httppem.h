@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httppem: the PEM files of [web] cert and key, read and checked for the TLS listener. */
 #ifndef WGWATCH_HTTPPEM_H
 #define WGWATCH_HTTPPEM_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics: the Prometheus text exposition (format 0.0.4) of the fleet and of the daemon itself,
  * whole, of one router, or of the daemon alone, into a buffer or streamed out in pieces.
  * Every family is declared once in metrics_families[], which drives # HELP, # TYPE and the order.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics: renders the Prometheus text exposition of the fleet and the daemon itself.
  * Every family is declared once in a table (name, type, help). Label values are escaped per the
  * exposition format. Secrets never reach it: it reads only samples and public config fields. */

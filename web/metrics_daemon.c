@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_daemon: the /metrics families of the daemon's own work, once per exposition: shard,
  * poll duration and start-delay histograms, late polls, the store's counters, the HTTP
  * listener's refusals and its late pages. Reads only the fleet view's stats and counters copied

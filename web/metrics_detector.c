@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_detector: the /metrics families of the upgrade detector (detector/detector.h): the
  * verdicts of each router's newest version change, its cohorts, single-core saturation, and the
  * rollout guard's decision per cohort. Reads only the detector's view: never the database. */

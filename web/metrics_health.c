@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_health: the /metrics families of a router's health (sensors, memory, disk, the
  * optional REST menus failing or not), of its peers' detail (endpoint, allowed addresses,
  * disabled, handshake time), from the newest sample, and of its newest CPU profile and probes.

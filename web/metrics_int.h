@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_int: what the files of the /metrics exposition share (metrics.c the table and the
  * render, metrics_health.c the health and peer-detail families, metrics_detector.c the
  * detector's, metrics_daemon.c and metrics_self.c the daemon's own); nothing outside them. */

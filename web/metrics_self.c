@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_self: the families about wgwatchd itself that a Prometheus user expects of any
  * daemon: build info, the process_* families of the client libraries (CPU, memory, fds, start
  * time, read from /proc/self), the outcome of the last configuration reload, and per router

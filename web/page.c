@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page: the fleet page. Rows are summarised from a fleet view and the detector's view, sorted
  * by what needs attention (regressed, single-core bound, down, then the busiest core) and
  * rendered as escaped HTML; also the one stylesheet. It must never show a down router's last

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page: the server-rendered HTML pages (no JavaScript needed): the fleet page at "/",
  * every router one row, worst first. Everything a router says is escaped for HTML text or
  * attributes; nothing from the config but names and labels is shown. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_chart: inline SVG for the router and upgrades pages, drawn on the server from plain
  * arrays. The time charts share one horizontal layout so the heatmap lines up under the
  * throughput chart; the before/after bars and the ratio strips are small figures of their own.

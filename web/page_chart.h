@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_chart: server-rendered inline SVG charts on a shared time axis: lines with event
  * markers, a per-core heatmap, and a scatter coloured by category. Inputs are plain arrays;
  * every text that reaches the SVG (labels, titles) is escaped. No script, no inline style. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_health: the health section of the router page and the peer detail cells, rendered from
  * the history the page already loaded. Sensor names, endpoints and addresses come from routers:
  * every one is escaped for HTML text; nothing here reads the fleet or the database itself. */

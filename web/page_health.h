@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_health: the router page's health section (sensors, memory, disk: the newest reading and
  * each sensor's range over the page's time range) and the peer detail cells (endpoint, allowed
  * addresses, disabled) of its peer table. From the database (store/history.h), escaped HTML. */

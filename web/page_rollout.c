@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_rollout: the Rollout section of the Upgrades page, from a detector view and a fleet
  * view (no lock held while rendering): the overrides in force with who and when, and per
  * version the fleet is moving to, the routers still waiting for it with their cohort's

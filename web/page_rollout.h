@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_rollout: the Rollout section of /upgrades: the rollout guard's overrides with who and
  * when, and per version the fleet moves to, the routers still waiting for it (with their
  * cohort's decision) and those that took it despite a hold; the versions routers are offered

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_router: one router's page, rendered on an HTTP thread from a fleet view (live state)
  * and a history query (the database, read-only). Every string a router or a URL gave is
  * escaped for where it lands (HTML text, attribute, URL, SVG); it must never emit script or

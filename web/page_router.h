@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_router: the router page at /router/NAME: throughput per WireGuard interface with upgrade
  * and reboot markers, a per-core heatmap on the same time axis, busiest core against
  * throughput coloured by version, peers, and version/firmware history. Server-rendered HTML

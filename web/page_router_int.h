@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_router_int: what web/page_router.c and web/page_router_verdicts.c share; nothing outside
  * them includes it. */
 #ifndef WGWATCH_PAGE_ROUTER_INT_H

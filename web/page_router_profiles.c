@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_router_profiles: the router page's CPU profiles section: per version change, what moved
  * on the busiest core between the newest profile before it and the first after it
  * (detector/profdiff.c), and the newest profile's busiest core. Reads the profiles from the

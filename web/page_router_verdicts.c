@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_router_verdicts: the router page's section of upgrade verdicts (a table with each
  * verdict's why and confounders, and a before/after figure per version change), from the
  * detector's view. Everything from routers is escaped; it must never block on the detector. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_upgrades: the Upgrades page, rendered on an HTTP thread from the upgrade detector's
  * published view (plain data; the detector thread is never waited on). Versions, boards,
  * architectures, router and interface names come from routers: every one is escaped for where

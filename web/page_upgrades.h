@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_upgrades: the Upgrades page at /upgrades. Without a cohort in the query: the upgrade
  * detector's cohorts table (from -> to x architecture x board: routers, regressed, improved,
  * median capacity ratio per direction), every cell linking to the routers behind it. With one:

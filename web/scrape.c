@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scrape: /metrics as Prometheus reads it (whole, or one router's), gzip-streamed so that the
  * text of a 10,000-router fleet is never held whole, and the per-router targets as http_sd /
  * file_sd JSON (https://prometheus.io/docs/prometheus/latest/http_sd/). It reads through fleet

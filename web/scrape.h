@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scrape: what Prometheus reads of wgwatchd. GET /metrics, whole or of one router
  * (?router=NAME), streamed through gzip when the client takes it; and the targets to scrape one
  * router at a time, as Prometheus http_sd / file_sd JSON (GET /api/v1/targets,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_conf: libFuzzer harness for the config loader (daemon/conf.c). The input is written to
  * one file in a private directory under $TMPDIR (default /tmp) and loaded; includes may glob
  * that directory only (inputs whose include lines name a path are refused). Errors must all be

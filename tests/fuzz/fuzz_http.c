@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_http: libFuzzer harness for what web/http.c (included to reach its statics) and
  * web/metrics.c do with outside text: the request target (sent as "METHOD <input> HTTP/1.1" to
  * a real listener on 127.0.0.1, one connection per input), the listen address parser, and label

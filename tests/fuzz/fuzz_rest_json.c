@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_rest_json: libFuzzer harness for the RouterOS REST reply decoders (collectors/restdecode.c,
  * linked from the library). The input is fed as the 2xx body of every endpoint (route checks
  * included), as an error body, and as a peers reply with and without the details restpeers

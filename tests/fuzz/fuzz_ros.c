@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_ros: libFuzzer harness for the RouterOS value parsers (collectors/ros.c). The input is
  * one value string as a router would send it; every parser must accept it whole or reject it
  * with a cause, and what it accepts must satisfy the documented ranges. Never touches files. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_snmp: libFuzzer harness for the SNMP varbind decoders (collectors/snmpdecode.c). The
  * input drives one whole poll: an SNMP version, then for each step (scalars, the hrProcessorLoad,
  * ifName and ifDescr walks, the counter GETs) the reply PDUs, built with snmp_pdu_add_variable

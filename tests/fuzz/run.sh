@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # run.sh SECONDS: runs every built libFuzzer harness (./configure --enable-fuzzing) for SECONDS
 # on a copy of its seed corpus; builds nothing. Exits non-zero on a crash, a leak or a hang,
 # naming the reproducer (re-run it with: tests/fuzz/fuzz_NAME FILE).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 001-layers: every #include of the project's own headers names its folder, and no file includes
 # a layer above its own (docs/architecture.md). daemon/main.c and sim/fill_main.c, which wire the
 # layers (the daemon; the demo's past through the sim, the REST decoder and the store), are exempt.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 002-format: every C and C++ file is as the checked-in .clang-format makes it (run `make format`).
 set -u
 cd "${top_srcdir:-.}" || exit 1

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 003-docs: every file, systemd unit, metric family, recorded series, alert and config key that
 # README.md, docs/*.md, the man pages and bench/README.md name exists (tests/system/docscheck.py
 # says what it recognises). Then the checker itself: a copy of a doc with one broken name of each

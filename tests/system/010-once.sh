@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 010-once: --check accepts the generated config and names FILE:LINE of a bad one; --once polls
 # every simulated router once, prints one line each, exits 1 while some fail and 0 when all
 # answer, and what it polled is in the database.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 011-check: --check means the start will work (issue 17). For each config the start would
 # refuse, --check refuses it too, exit 1, naming FILE:LINE and the key; and the start refuses
 # it with the same line, before it listens or opens anything. A config --check accepts starts.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 020-metrics: wgwatchd polling the simulated fleet serves on /metrics what the routers served:
 # per-core loads exactly, identity, counters between two readings of the sim taken around a
 # poll, peers by name; fault routers are down with their kind; the exposition passes promtool;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 030-faults: every kind of broken router is marked down with the right kind and reason while
 # the healthy ones keep being polled on their schedule; a router that recovers comes back up,
 # and each change of state is logged once.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 031-tls-dns: TLS and DNS failures mark a router down with kind tls / dns, never crash the
 # daemon, and leave the healthy router up. Routers, all on wgwatch-sim:
 #   https-to-http  rest = https:// at a router that speaks plain HTTP: the handshake fails

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 032-clock: a router whose uptime jumps back (2 h) and then forward (30 d) without a reboot
 # (clock.scenario) is not recorded as rebooted, gets no negative or huge stored
 # rate (read back through /api/v1/history), and stays up and polled; a router that really

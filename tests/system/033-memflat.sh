@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 033-memflat: the daemon's memory stays flat over many faulty polls. 100 routers poll every
 # 200 ms while each cycles through every fault (0.8 s of one fault, then 0.4 s healthy so the
 # back-off does not thin the polls out). VmRSS is read after 1/10, 1/2 and all of the polls;

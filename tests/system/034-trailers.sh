@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 034-trailers: routers that send endless HTTP trailers (or endless headers) are cut off at the
 # reply-size cap, marked down with kind "size", and cost the daemon no more memory than a
 # healthy poll; the healthy routers beside them keep their schedule (issue 21, item 1).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 035-log-forge: a router whose board and architecture names hold newlines, carriage returns
 # and syslog priorities ("CCR\n<0>emerg: ...") forges no line of the journal and no line of
 # --once: every control character reaches them escaped, one line a message (issue 21, item 8).

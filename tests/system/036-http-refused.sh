@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 036-http-refused: refused HTTP connections cannot flood the log. One address holds its 32
 # connections and tries 150 more: the log says so on the first refusal and then once in each
 # hundred with the count held back; wgwatch_http_refused_connections_total counts every one;

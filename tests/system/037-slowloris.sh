@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 037-slowloris: clients that hold connections without ever finishing a request cannot starve
 # the listener (issue 21, item 3). Ten addresses open 30 connections each (under the 32 one
 # address may hold) and send a request head a byte every 2 s, never ending it. While they do,

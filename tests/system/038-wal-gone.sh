@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 038-wal-gone: the database's write-ahead log deleted under the running daemon (issue 21 item
 # 7). Before, the writer went on "healthy" while readers saw another file, and a later stop
 # left a malformed database. Now the writer stops writing and says why: in the log, in

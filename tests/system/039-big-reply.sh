@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 039-big-reply: two routers with 30,000 WireGuard peers each (about 6 MB of JSON a poll,
 # max_body raised to let it in), polled every 4 s beside the healthy routers of basic.scenario,
 # polled every second. Their replies are decoded off the loop thread, so the healthy routers'

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 040-prometheus: a real Prometheus server scrapes wgwatchd's /metrics, and PromQL returns the
 # per-core series of the simulated routers: 9 cores for the tile router, its pinned core at 1.
 . "$top_srcdir/tests/system/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 041-router-scrape: a real Prometheus finds one target per router through http_sd_configs on
 # /api/v1/targets and scrapes each as /metrics?router=NAME: every router gets its own `up`, its
 # series carry its labels, and the daemon's own families stay on plain /metrics. Also:

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 042-page-starve: slow pages must not starve /healthz and /metrics (issue 21 item 4). Pages
 # that read the database (here made slow by the test hook WGWATCH_TEST_PAGE_DELAY_MS: since
 # the router page is linear in the peers, no real page is slow enough on a database this test

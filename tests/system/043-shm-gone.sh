@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 043-shm-gone: the database's wal-index (-shm) truncated under the running daemon (issue 21
 # item 6; chattr +i needs root and a file system that has it, truncation needs neither and
 # breaks the shared mapping the same way). Before, the next access to the mapping raised

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 044-big-head: a request head too big for a connection's memory (16 KiB) is refused at once.
 # libmicrohttpd 0.9.75 parses a target's query arguments into that memory after reading the
 # request line; when they do not fit it queues a 431 but goes on waiting for headers, and never

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 045-page-resume: a connection suspended for a page is always resumed. libmicrohttpd neither
 # times out nor watches a suspended connection, so a page that never renders (or waits in the
 # pool's queue behind such pages) used to hold its client for ever; fuzz_http once waited 35 s

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 050-restart: SIGTERM writes everything and exits promptly; a restart keeps all history and
 # adds no false 'first' or 'upgrade' events; after SIGKILL the database is consistent and
 # opens again; a second daemon on the same database is refused with a clear message.

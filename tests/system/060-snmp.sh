@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 060-snmp: wgwatchd polls a real Net-SNMP agent (Debian's snmpd, on a loopback port with a
 # generated config) over SNMPv1, v2c and v3 authPriv: this machine's cores as in /proc/stat
 # (hrProcessorLoad shows up ~60 s after snmpd starts, so this test takes that long), the `lo`

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 061-snmpsim: wgwatchd polls a MikroTik-shaped SNMP agent (Debian's snmpsim serving
 # tests/system/snmpsim/mikrotik.snmprec: 9 cores, WireGuard interfaces of ifType 1 picked by
 # name, ifHC counters growing at fixed rates) and, in the same run, its REST twin in wgwatch-sim

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 062-snmp-fleet: 2,000 routers of wgwatch-sim's SNMP face (one UDP socket each, v2c) polled by
 # wgwatchd at a short interval, so the daemon holds more sockets than FD_SETSIZE (1024): every
 # router comes up with the sim's 4 cores and loads and its wg0/wg1 counters; the counters grow

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 063-cpu-model: the real wgwatch-sim serves tests/system/cpu-model.scenario (docs/sim.md "CPU
 # model") at 10x: wg0's core reads near 100 % and carries ~380 Mbit/s tx, other cores their
 # work, idle ones 0..2 %; after the 7.22.3 upgrade at 60 s (6 s real) the tripled tx cost

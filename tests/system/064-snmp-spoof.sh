@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 064-snmp-spoof: SNMP replies are taken only from the router's agent, only as Responses, and
 # only for a request ID nobody could guess (issue 21, item 2). Two routers of wgwatch-sim's SNMP
 # face sit behind snmpspoof.py, which sees each request and forges an answer to the scalar GET

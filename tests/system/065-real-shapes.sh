@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 065-real-shapes: wgwatchd polls routers shaped as real ones are (tests/system/shapes.scenario),
 # over REST and over SNMP, and a recorded RouterOS 6 agent (snmpsim serving
 # snmpsim/routeros6.snmprec, written from the facts of docs/routeros.md §3), and stores and

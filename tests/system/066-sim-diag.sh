@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 066-sim-diag: the real wgwatch-sim's diagnostic commands (docs/sim.md "Diagnostics") over HTTP
 # on tests/system/diag.scenario: a 3 s /tool/profile answers after 3 s with every frame and
 # the pinned core's shares, while the same user's GET waits for it and the other user's is

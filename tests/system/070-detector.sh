@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 070-detector: the upgrade detector on the cases of issues 4 and 14 (tests/system/detector.scenario,
 # on the sim's CPU model), all routers of one simulated fleet in one run of ~3 minutes: verdict, method, cores and ratio from
 # /api/v1/regressions and /metrics, cohorts, the single-core bound, --report, verdicts kept

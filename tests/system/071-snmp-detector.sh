@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 071-snmp-detector: hubs polled over SNMP only are judged like REST ones. Their WireGuard
 # interfaces (ifType 1, told by name: wg_names, default wg* and wireguard*) are stored with
 # type wg, so the CCR1009's tx regression gets its verdict, the CHR's unchanged upgrade its

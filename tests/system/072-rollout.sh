@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 072-rollout: the rollout guard on a canary wave (tests/system/rollout.scenario, issue 19): two
 # tile canaries regress on 7.22.3, so tile holds (the API, wgwatch_rollout_decision and
 # --rollout-check exit 4); the x86 canaries are unchanged, so x86_64 waits (exit 5) until go_min

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 073-rollout-allow: the rollout guard's stored overrides and its alert, on the canary wave at
 # half the time (tests/system/rollout-fast.scenario) with web authentication on. A real
 # Prometheus evaluates the shipped WgwatchRolloutHold (its for: shortened) against the daemon's

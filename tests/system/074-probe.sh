@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 074-probe: wgwatchd probes a router's tunnel at a fixed rate (POST /rest/tool/bandwidth-test to
 # wgwatch-sim, whose tunnel delivers what its CPU model allows), once its polls answer and again
 # after its upgrade at 10 s makes encryption on the pinned core 3x dearer: 300 Mbit/s offered,

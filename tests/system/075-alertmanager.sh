@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 075-alertmanager: [alert] alertmanager = URL against Debian's real prometheus-alertmanager on
 # loopback. The CCR1009 regression (tests/system/alert.scenario) is not listed by Alertmanager's
 # /api/v2/alerts while it has held less than [detector] hold, then is, with the router's labels;

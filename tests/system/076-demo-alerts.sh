@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 076-demo-alerts: the shipped demo (sim/demo.scenario, its 14 days of past written by
 # wgwatch-fill as sim/demo.sh does) with the push to a real Alertmanager and hold = 0, so that
 # even a provisional verdict would alert; a webhook receiver records every notification

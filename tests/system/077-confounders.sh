@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 077-confounders: upgrades that coincide with a CPU clock drop, with rising WAN tx-queue drops,
 # with an MTU change, and a clean one (tests/system/confounders.scenario): each verdict names
 # what else moved across the upgrade in /api/v1/regressions, on the router page and in

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 078-profile: wgwatchd profiles a router whose core saturates (POST /rest/tool/profile to
 # wgwatch-sim, which holds the reply for the profile's 5 s and runs one user's requests one at a
 # time, as RouterOS does). The profile is stored and served by /api/v1/routers/NAME/profiles and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 079-early-hup: SIGHUPs from the start (ExecReload=kill -HUP can come at any time) never kill
 # wgwatchd: from the moment it has its database open, through the migration and the rest of the
 # start, a SIGHUP arrives every millisecond until /healthz answers. It lives, serves, and the

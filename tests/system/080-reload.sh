@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 080-reload: SIGHUP reloads the configuration. Routers added start polling, removed ones stop,
 # an untouched router keeps its schedule, its state and every sample (no gap, no duplicate);
 # a bad new config is refused with its FILE:LINE and the old one keeps running; reloads while

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 081-kill: SIGKILL during heavy ingest (300 routers every second), 20 times in a row. After
 # each kill the database passes PRAGMA integrity_check, every poll committed before the kill
 # is still there, every poll the daemon had made before its last two commits was stored, and

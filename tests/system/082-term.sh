@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 082-term: SIGTERM with a large queue. Another process holds the database's write lock while
 # 300 routers are polled every second, so thousands of polls queue up; the lock goes, SIGTERM
 # comes at once: wgwatchd must write every queued poll and exit 0 within a bound.

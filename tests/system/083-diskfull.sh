@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 083-diskfull: the database on a small tmpfs that a filler file fills up. Polling and /metrics
 # go on, the error is logged and exported (wgwatch_store_failing 1, write errors counted);
 # when the filler goes, writes resume by themselves, the polls queued meanwhile are written and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 084-baddb: a database that is corrupt, truncated, not SQLite at all or in use by another
 # daemon stops wgwatchd at start with a clear message and exit status 3 (a bad config is 1,
 # bad usage 2), and the file is left exactly as it was: never a silent new database.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 085-tls-secret: `tls_verify = no` is logged once as a warning per router (not per poll, not
 # again on reload); a password_file readable by others is refused with its FILE:LINE, at start
 # (exit 1) and on SIGHUP (the running config stays); at mode 0600 it is used.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 086-web-auth: wgwatchd with [web] user, password_file, cert and key. Every route but /healthz
 # wants the password (401 with realm "wgwatch"), only HTTPS is spoken, only GET and HEAD, no body,
 # URLs are capped (414), traversal gets 404, failed logins are throttled per address (429), half a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 087-valgrind: one integration run of wgwatchd under valgrind memcheck: REST routers of the sim
 # (healthy, 401, invalid JSON), SNMP v2c and v3 routers against a real snmpd (and one with a
 # wrong community), three poll rounds, every page, API and /metrics served, a reload, SIGTERM.

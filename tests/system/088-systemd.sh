@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 088-systemd: the unit made from systemd/wgwatchd.service.in passes `systemd-analyze verify`
 # (ExecStart pointing at the built daemon, the man pages of Documentation= on a MANPATH), and
 # `systemd-analyze security --offline=yes` rates it OK or better (exposure < 5.0); so does an

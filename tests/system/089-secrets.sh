@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 089-secrets: no secret leaves the daemon. wgwatchd runs with distinctive secrets -- REST
 # password (inline and password_file), SNMP community (inline and snmp_community_file), SNMPv3
 # auth and priv passphrases, the [web] password -- against routers that fail in every way

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 090-browser: headless Chromium loads the fleet page and router pages served by wgwatchd
 # polling the sim (browser.scenario: an upgrade that halves tx on a pinned core, a reboot,
 # a router whose every text is hostile). The DOM has the rows, links, chart points, the upgrade

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 091-upgrades: headless Chromium loads the Upgrades page served by wgwatchd running the
 # upgrade detector on tests/system/detector.scenario (the config of 070-detector.sh). The tile
 # CCR1009 cohort shows 2 of 2 regressed with a tx ratio of about 0.33, the x86_64 CHR cohort 0

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 092-demo: the README's demo as a user runs it: sim/demo.sh from the build directory, with its
 # state in $T and the dashboard on a free port. wgwatch-fill writes 14 days of the demo fleet's
 # past before the daemon starts, so the upgrades are judged within a minute: every verdict the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 093-pages: the pages an operator reads at a glance (issue 15), in headless Chromium over
 # tests/system/pages.scenario with short detector windows: the fleet page leads with the
 # regressed, bound and down routers and filters them (show=); the regression badge says which

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 094-ccr1009-report: the demo's CCR1009 (sim/demo.scenario itself, at 10x, simulated second 0 set
 # so that its 7.21.5 -> 7.22.3 upgrade at day 6 comes 20 s after the start) is profiled and probed
 # by wgwatchd on each side of the upgrade, and the upgrade's report reads like what its operator

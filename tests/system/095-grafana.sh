@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 095-grafana: web/grafana/wgwatch.json against Grafana's own dashboard schema, and every query
 # of it against a real Prometheus scraping wgwatchd on a demo-like fleet (grafana.scenario).
 # No Grafana server can be had from Debian or npm; the schema comes from the npm package

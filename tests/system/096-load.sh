@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 096-load: wgwatchd polls a 1,000-router sim fleet (REST) every 10 s while wrk holds 200
 # connections for 20 s on the dashboard (/) and /metrics (180 and 20: one /metrics of 1,000
 # routers is ~2.6 MB). Every request must be answered 2xx, with no socket error (connect, read,

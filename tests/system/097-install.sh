@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 097-install: `make install DESTDIR=...` gives a unit whose paths agree with the installed man
 # pages and with the daemon's compiled-in default database (LOCALSTATEDIR/lib/wgwatch/wgwatch.db),
 # for this build's prefix (CI's: the default, /usr/local) and for a Debian one (--prefix=/usr

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 098-deb: `dpkg-buildpackage -us -uc -b` builds wgwatch_*.deb from a copy of the source tree;
 # lintian finds no error and no warning but those docs/packaging.md accepts; the package holds
 # exactly the FHS paths docs/packaging.md lists, /etc/wgwatch/wgwatch.conf as a conffile. Unpacked

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 100-shard: one simulated fleet (tests/system/shard.scenario, 13 routers, upgrades and
 # regressions on four boards), three daemons on one shared fleet config: shard 1/2, shard 2/2
 # and 1/1 (the whole fleet). The shards' router sets are disjoint and cover the fleet; a real

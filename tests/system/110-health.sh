@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 110-health: wgwatchd polls the three shapes of /system/health in wgwatch-sim (RouterOS 7 rows,
 # the flat record of older builds, CHR's empty list) over REST, and the same routers over SNMP
 # (mtxrGaugeTable; the mtxrHl* scalars of the flat one; nothing), and /metrics, the API and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """docscheck: every name the documentation gives must exist (run by tests/system/003-docs.sh).
 
 usage: docscheck.py SRCDIR [DOC...]   (DOC defaults to README.md, docs/*.md, docs/*.5, docs/*.8,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """expo.py: read a Prometheus text exposition and print what a test asks for.
 
   expo.py FILE NAME [label=value ...]      values of the series of NAME whose labels include these

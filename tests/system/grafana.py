@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """grafana.py: checks of the Grafana dashboard web/grafana/wgwatch.json for 095-grafana.sh.
 
   grafana.py check DASHBOARD METRICS   the dashboard is well-formed and every metric name in its

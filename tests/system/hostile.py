@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """hostile.py ADDR PORT READY_FILE MODE: a hostile "router" on loopback for the reliability
 tests. It answers every HTTP request on a new thread and never ends on its own.
 

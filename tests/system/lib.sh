@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # lib.sh: shared helpers for the system tests. Each test sources this, gets a private temp dir,
 # starts its own wgwatch-sim / wgwatchd / prometheus on free loopback ports, and everything it
 # started is stopped by pid on exit. Nothing here talks to anything but 127.0.0.0/8.

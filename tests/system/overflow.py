@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """overflow.py: does a page scroll sideways at a given viewport width? For the system tests.
 
 Usage: overflow.py CHROMIUM PROFILE_DIR WIDTH URL...

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """snmpspoof.py LISTEN_ADDR UPSTREAM_ADDR:PORT PORTFILE MODE: a UDP forwarder in front of an SNMP
 agent (v1/v2c) that forges an answer to wgwatchd's scalar GET before forwarding it (issue 21,
 item 2). It sees each request, so it knows the request ID and the objects asked: the worst

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* srcbind: an LD_PRELOAD shim for load clients (tests/system/096-load.sh). Each unbound IPv4
  * socket connecting to 127.0.0.0/8 is first bound to the next of SRCBIND_COUNT loopback source
  * addresses from SRCBIND_BASE (e.g. 127.3.4.1), so that hundreds of connections come from several

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """webhook.py ADDR PORT OUT_FILE READY_FILE: an Alertmanager webhook receiver on loopback for
 the alert tests. Every POST body (Alertmanager's JSON notification) is appended to OUT_FILE as
 one line, flushed at once; READY_FILE is written once it listens. Runs until killed."""

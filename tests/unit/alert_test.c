@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* alert_test: the Alertmanager push's decisions without a network: when a regression is due
  * (final, or held for [detector] hold), that a held one is not wanted and is rechecked when it
  * becomes due, that a firing one survives a restart of reached_ms, and that the pushed labels

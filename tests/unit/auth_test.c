@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* auth_test: the web listener's credential check (right, wrong, missing, prefixes) and its
  * failed-attempt throttle (burst, refill, IPv4 and IPv4-mapped alike, IPv6 by /64, other
  * addresses untouched). Includes auth.c to reach auth_equal. */

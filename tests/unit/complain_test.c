@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* complain_test: lib/complain.c. Each case is a run of occurrences ('x') and recoveries ('.')
  * with the reports it must give: 'r' an occurrence reported, '-' one held back, 'R' a recovery
  * reported, '_' a recovery with nothing to say; and the held counts of the reports in order. */

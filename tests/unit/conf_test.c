@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* conf_test: the config loader against fixture and generated files: a full round trip,
  * [defaults] inheritance, every error form with its FILE:LINE, includes, long lines,
  * durations, and a 10,000-router fleet. Links the library; conf_int.h gives it the key table

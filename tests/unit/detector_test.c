@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* detector_test: judge.c's maths on synthetic windows (table-driven: quantiles, the bound,
  * each method, the six cases of issue 4, noise, daily swings, shifts between directions, too
  * little data, CPU profiles that name the tunnel's core or other work on it), then the whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* diag_test: the /tool/profile decoder on both documented reply shapes and the guessed
  * variants (docs/diagnostics.md), and the profile scheduler with a runner that records its
  * calls: saturation runs, profile_every, upgrades, refusals, diag = no, and the fit between

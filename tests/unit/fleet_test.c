@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fleet_test: fleet_reconfigure keeps kept routers' state, drops removed ones, starts new ones
  * empty, and releases the old conf only once the last view taken before the swap is freed. */
 #include "config.h"

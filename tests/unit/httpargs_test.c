@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpargs_test: web/httpargs.c. A query is copied and decoded as libmicrohttpd would have
  * ('+', %XX, no '=', empty pieces), and libmicrohttpd's copy of the target is left ending
  * right after the '?', the rest of it untouched. */

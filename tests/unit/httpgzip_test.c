@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* httpgzip_test: web/httpgzip.c. Accept-Encoding values as browsers, Prometheus and curl send
  * them, and the edge cases of RFC 9110's grammar (q=0, "*", case, x-gzip); the compression
  * round-trips through zlib's own inflate and is much smaller on an exposition. */

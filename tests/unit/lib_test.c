@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lib_test: lib/hash against FNV's published vectors, lib/text's repair and escaping, lib/clock's
  * seam, and lib/worker's tick, wake and stop (synchronised on a condition, never on a sleep). */
 #include "config.h"

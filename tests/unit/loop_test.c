@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loop_test: timers fire in order, cancel works, fd readiness is delivered (to the parking
  * callback while parked), stop ends the run. */
 #include "config.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_test: /metrics exposition (exact lines, escaping, invalid UTF-8, promtool), the JSON
  * API (parses back, no secrets) and the HTTP listener on 127.0.0.1:0 fetched with libcurl.
  * Includes metrics.c and http.c to reach their number format, parser and health check. */

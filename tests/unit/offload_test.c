@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* offload_test: lib/offload.c. Pieces run off the loop thread in order and come back on it in
  * order; the loop turns while a piece works; destroy runs and delivers what is still queued. */
 #include "config.h"

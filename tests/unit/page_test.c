@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* page_test: the router page and its parts. URL and HTML escaping; SVG lines, heatmap (runs
  * merged, the pinned core darkest) and scatter with hostile text; history queries over a real
  * store (raw samples, then hand-written roll-ups for a long range); the whole router page with

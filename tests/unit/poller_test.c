@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* poller_test: daemon/poller.c's start grid. The grid's width for a fleet size and interval;
  * then a real loop with 100 routers at 500 ms and a collector that answers at once: every poll
  * starts on its router's schedule (due, or at most one slot early, never late), each router's

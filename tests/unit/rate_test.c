@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rate_test: counter increases across 64-bit resets, 32-bit wraps and reboots; restart detection. */
 #include "config.h"
 #include "daemon/rate.h"

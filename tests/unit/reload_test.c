@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* reload_test: daemon/reload.c (included, to put a slow load in its seam). The loop goes on
  * turning while a load is held back; loads asked for during one run once after it, never two
  * at once; a bad file ends in errors and no conf; destroy waits for a load in progress. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_test: probes and profiles through the store into the upgrade report (JSON and
  * Markdown) and /api/v1/routers/NAME/probes: a probe_direction = both probe is two rows of one
  * time, each served with "direction" as configured ("both") and "measured" for its figures,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rest_test: the REST collector. Decoders against canned RouterOS replies (good and every bad
  * form), then the transport against a libmicrohttpd stand-in router on 127.0.0.1: a full poll,
  * keep-alive reuse, POST print, auth/HTTP/parse/size/timeout/connect/TLS failures, cancel. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restpeers_test: the peers' details asked every peer_details_every polls (collectors/restpeers.c)
  * against a stand-in router over HTTP that, like RouterOS, answers only the .proplist asked.
  * Each sample is compared with one of a router polled with every poll full. */

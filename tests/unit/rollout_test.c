@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* rollout_test: the rollout guard's decisions (detector/rollout.c), table-driven: each case a
  * small fleet of verdicts, the [rollout] settings, a query, and the decision, cohort, counts and
  * reasons it must give. */

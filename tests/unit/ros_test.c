@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ros_test: table-driven cases for the RouterOS value parsers, good and bad forms. */
 #include "config.h"
 #include "daemon/ros.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scrape_test: web/scrape.c and the per-router side of web/metrics.c. A router's scrape holds
  * its per-router families and no other router's or the daemon's; an unknown router is a 404;
  * the gzip stream inflates to what the plain render gives, over many flushed pieces;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* shard_test: the router-to-shard hash is a contract (operators split one fleet config over N
  * daemons by it), so fixed vectors pin it; 10,000 names spread evenly over 2..8 shards; and
  * shard_apply keeps exactly the owned routers, in order, freeing the rest (ASan checks). */

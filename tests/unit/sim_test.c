@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sim_test: wgwatch-sim's scenario parser, counter model and REST answers (no sockets). */
 #include "config.h"
 #include "sim/scenario.h"

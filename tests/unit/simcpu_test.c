@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simcpu_test: wgwatch-sim's CPU model (docs/sim.md "CPU model"): the ceiling and throttling,
  * per-core loads, bursts, other work that follows the traffic, one noise curve shared by every
  * stream, steady rates, counters that are pure functions of t from any order or thread, the

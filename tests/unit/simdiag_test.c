@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* simdiag_test: wgwatch-sim's /tool/profile and /tool/bandwidth-test replies (frames, records,
  * shape variants, refusals), their scenario keys and the one-request-per-user rule (no sockets). */
 #include "config.h"

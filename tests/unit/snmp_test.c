@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* snmp_test: the SNMP varbind decoding (collectors/snmpdecode.c: scalars, walks, counters,
  * 32-bit wraps, picking by name) on hand-built PDUs, and polls of a silent UDP agent that must
  * end in one timeout through the loop after snmp_retries + 1 tries, also with the session's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* store_test: the SQLite store on temp files: migrations, refusal of bad or busy databases,
  * version history, counter deltas across reboots and resets, roll-ups and retention driven by
  * a fake clock, a failing commit that is kept and written later, and ingest figures. It links

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* unit.h: the smallest test harness. CHECK records a failure and goes on; unit_done() prints a
  * summary and returns the exit status automake expects (0 pass, 1 fail). */
 #ifndef WGWATCH_UNIT_H

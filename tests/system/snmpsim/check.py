@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """check.py SNMPREC METRICS_A METRICS_B: the assertions of 061-snmpsim.sh in one process (a
 Python start costs a lot on a loaded CI machine). A and B are two /metrics scrapes at least a
 few polls apart. Routers: hub (SNMP, the .snmprec), twin (REST, wgwatch-sim), retries0/1.

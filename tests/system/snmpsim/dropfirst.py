@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """dropfirst.py LISTEN_ADDR UPSTREAM_ADDR:PORT PORTFILE: a UDP forwarder in front of an SNMP
 agent that drops the first datagram it receives and forwards every other one (replies go back
 to the sender). Binds a free port on LISTEN_ADDR, writes it to PORTFILE (tmp + rename) when
