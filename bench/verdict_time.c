@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* verdict_time: how long an operator waits for a verdict (bench/README.md). Each group of a
  * scenario is one router on wgwatch-sim's CPU model, polled every 30 s in simulated time around
  * its upgrade; judge_event, the daemon's own maths, judges it as the after window fills, and the

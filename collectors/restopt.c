@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restopt: the state of a router's optional REST menus (restopt.h): good or failing since when
  * and why, when each may be asked again, and their log lines. It decides nothing about the
  * required menus and must never fail a poll; the reasons it keeps and logs are the callers',

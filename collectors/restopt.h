@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* restopt: the optional menus of a REST poll (docs/routeros.md §2.3): /system/routerboard,
  * /system/health, /system/package/update and /ip/route/check. A failure of one, of any kind,
  * leaves its data out of the sample and the poll standing; it is logged once (then every so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* confound: what moved across a version change besides the version (docs/detector.md,
  * "Confounders"). Pure: rows in, lines out; it calls nothing of the detector. */
 #ifndef WGWATCH_CONFOUND_H

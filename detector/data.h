@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* data: the detector's reader and writer, on a SQLite connection of its own: the version
  * changes, the samples, profiles, probes and links of a router, each router's recent polls, and
  * the verdicts it stores and reads back. An opaque handle that owns its connection, statements

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fit: ordinary least squares with an intercept, for the detector's model of a core's load. A
  * leaf of detector/: pure numerics, it calls nothing above it. */
 #ifndef WGWATCH_FIT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* frame: one router's polls around a version change as the detector's maths reads them, rates
  * per stream and loads per core, with the windows' plain statistics. Pure: it never touches
  * SQLite, a clock or a lock, and calls nothing above it (judge, matched and profcore call it). */

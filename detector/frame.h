@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* frame: one router's polls around a version change (rates per stream, loads per core, the CPU
  * profiles inside its windows), what the detector is asked of them and what it answers, and
  * their plain statistics. A leaf of detector/: judge, matched and profcore read it; it calls

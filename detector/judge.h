@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* judge: the verdict engine, pure functions of a version change's samples (docs/detector.md,
  * "The model"): which cores carry each stream, each window's capacity, the verdict; and the
  * single-core bound. It calls fit, stats, frame, matched and profcore below it, never above. */

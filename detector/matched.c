@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* matched: the matched-rate method (docs/detector.md, "Matched rates"). Where the rates hold
  * steady, a slope cannot be fitted, but the load of each core at the same rates before and after
  * still says whether the work per bit changed. It must never name a core the stream's that no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* matched: the matched-rate method, a stream's cores' load at the same rates before and after a
  * version change (docs/detector.md, "Matched rates"). Internal to detector/; it calls nothing
  * above it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outcome: the names of verdicts and methods, one table each. Pure: no state, no allocation. */
 #include "config.h"
 #include "detector/outcome.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* outcome: what a verdict can say and by which method, and their names as the API, the metrics,
  * the pages and the database spell them. A leaf: it calls nothing of the detector. */
 #ifndef WGWATCH_OUTCOME_H

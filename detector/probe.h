@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* probe: the detector's highest-confidence method, a fixed-rate probe pair across a version
  * change (docs/detector.md). Pure: the caller loads the probes (data.c) and hands them in; it
  * calls nothing above it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* profcore: what a CPU profile says of the cores that the load alone cannot (docs/detector.md,
  * "CPU profiles"). Below judge: it reads the frame, never calls judge. */
 #ifndef WGWATCH_PROFCORE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report: wgwatchd --report's and --rollout-check's text for a terminal, from a view and a
  * decision. It only formats: it never reads the database, and calls nothing above it. */
 #ifndef WGWATCH_REPORT_H

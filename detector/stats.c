@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats: order statistics of a sample in memory, for the detector's windows, cohorts and rollout
  * medians. A leaf: pure, it calls nothing of the detector and keeps no state. */
 #include "config.h"

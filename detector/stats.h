@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stats: order statistics of a sample in memory. A leaf of detector/: it calls nothing above. */
 #ifndef WGWATCH_STATS_H
 #define WGWATCH_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* view: the immutable, reference-counted snapshot of a detector's results that web/ reads
  * (verdicts, cohorts, single-core bounds, the rollout settings), built from arrays the caller
  * hands in. Below detector.c: it never reads the detector's state, and the one lock it keeps

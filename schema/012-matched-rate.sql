@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- 012-matched-rate: verdicts may have method 'matched-rate', the cores' load at the same rates
 -- before and after (docs/detector.md). As 009: SQLite cannot change a CHECK, so the table is
 -- copied into a new one with the same columns in the same order and the wider CHECK.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scfault: the scenario key menu_fault (docs/sim.md): which REST menus of a router answer badly,
  * and how, while the rest of it is fine. Never logs: a bad value is a return code scenario.c
  * reports. */

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 046-clockstep: issue 39. wgwatchd runs under Debian's faketime with the wall clock stepped 6 h
 # forward until a roll-up ran, then back to a second after its first poll, over the polls it
 # stored first (monotonic time untouched, as NTP leaves it). Both steps are logged once and

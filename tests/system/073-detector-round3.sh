@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 073-detector-round3: the shapes of issue 37 through the whole daemon (tests/system/
 # detector3.scenario, whose header computes each truth): a firewall core that follows the tunnel
 # and stays behind WireGuard's or fills first, a tunnel split over two cores one of which gets

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # 111-optional-menus: routers whose optional REST menus answer badly (tests/system/
 # optional.scenario: /system/health with HTTP 500, with 200 {"error":400,...} or never;
 # /system/package/update with [] or nulls; /system/routerboard with HTTP 500) stay up and are
