@@ -74,7 +74,10 @@ static void test_oneline(void)
 		{ "\x1b[2J\x7f\x01", "\\x1b[2J\\x7f\\x01" },
 		{ "caf\xc3\xa9 \\n", "caf\xc3\xa9 \\n" },
 		/* bidirectional controls, which make a log line read otherwise than it is (issue 39) */
-		{ "CCR\xe2\x80\xae" "exe.txt", "CCR\\u202e" "exe.txt" },
+		{ "CCR\xe2\x80\xae"
+		  "exe.txt",
+			"CCR\\u202e"
+			"exe.txt" },
 		{ "\xe2\x81\xa6x\xe2\x81\xa9\xd8\x9c\xe2\x80\x8f", "\\u2066x\\u2069\\u061c\\u200f" },
 		{ "\xe2\x80\x94 \xe2", "\xe2\x80\x94 \xe2" }, /* an em dash; a cut sequence */
 		{ NULL, "" },
