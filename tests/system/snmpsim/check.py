@@ -11,7 +11,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import expo  # noqa: E402
 
 REST_ONLY = ('wgwatch_wireguard_peer_', 'wgwatch_cpu_core_irq_ratio', 'wgwatch_memory_', 'wgwatch_disk_',
-             'wgwatch_health_')  # health: the twin's sensors are the sim's own; see check_health
+             'wgwatch_health_',  # health: the twin's sensors are the sim's own; see check_health
+             'wgwatch_router_menu_up')  # the optional REST menus (docs/routeros.md 2.3)
 IFACES = {'ether1': 1, 'wg0': 9, 'wg1': 10, 'wg2': 11}   # name: ifIndex in the .snmprec
 IFHC = {'receive': 6, 'transmit': 10}                    # ifHCIn/OutOctets columns
 
