@@ -519,6 +519,19 @@ static void http_refused(http_t *h, int kind, const char *msg)
 		log_warn("http: %s", msg);
 }
 
+/* MHD_OPTION_ACCEPT_POLICY: one address holds at most HTTP_MAX_PER_IP connections (httpconn.h
+ * says why the count is not libmicrohttpd's); a refusal counted and logged as its own were. */
+static enum MHD_Result http_accept(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	http_t *h = cls;
+	(void)addrlen;
+	if (httpconn_admit(h->conns, addr))
+		return MHD_YES;
+	http_refused(
+		h, METRICS_REFUSED_LIMIT, "Server reached connection limit. Closing inbound connection.");
+	return MHD_NO;
+}
+
 static void http_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 static void http_log(void *cls, const char *fmt, va_list ap)
@@ -569,14 +582,14 @@ static struct MHD_Daemon *http_mhd_start(http_t *h, int fd, const char *cert, co
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
 		MHD_ALLOW_SUSPEND_RESUME | (cert != NULL ? MHD_USE_TLS : 0);
 	h->starting = true;
-	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, NULL, NULL, http_handler, h,
+	struct MHD_Daemon *mhd = MHD_start_daemon(flags, 0, http_accept, h, http_handler, h,
 		MHD_OPTION_EXTERNAL_LOGGER, http_log, h, MHD_OPTION_URI_LOG_CALLBACK, http_uri, h,
 		MHD_OPTION_UNESCAPE_CALLBACK, httpargs_unescape, NULL, MHD_OPTION_LISTEN_SOCKET, fd,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)HTTP_THREADS, MHD_OPTION_CONNECTION_LIMIT,
-		(unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)HTTP_MAX_PER_IP,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-		(size_t)HTTP_CONN_MEMORY, MHD_OPTION_NOTIFY_CONNECTION, httpconn_notify, h->conns,
-		MHD_OPTION_NOTIFY_COMPLETED, http_completed, h, MHD_OPTION_ARRAY, tls, MHD_OPTION_END);
+		(unsigned)HTTP_MAX_CONNECTIONS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)HTTP_TIMEOUT_S,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_CONN_MEMORY, MHD_OPTION_NOTIFY_CONNECTION,
+		httpconn_notify, h->conns, MHD_OPTION_NOTIFY_COMPLETED, http_completed, h, MHD_OPTION_ARRAY,
+		tls, MHD_OPTION_END);
 	h->starting = false;
 	return mhd;
 }
@@ -638,7 +651,7 @@ int http_start(const char *spec, const struct http_deps *deps, http_t **out, cha
 	const conf_t *c = deps->conf;
 	if (c != NULL && c->web_user != NULL && c->web_password != NULL)
 		h->auth = auth_create(c->web_user, c->web_password);
-	h->conns = httpconn_create(HTTP_HEAD_MS, HTTP_TIMEOUT_S * 1000, HTTP_MAX_WAITING);
+	h->conns = httpconn_create(HTTP_HEAD_MS, HTTP_TIMEOUT_S * 1000, HTTP_MAX_WAITING, HTTP_MAX_PER_IP);
 	h->pages = httppage_create(deps, HTTP_PAGE_THREADS, HTTP_PAGE_LATE_MS);
 	if (http_serve(h, spec, fd, c, cause) < 0) {
 		/* fd is left open: MHD may have closed it already, and this error ends startup */

@@ -14,6 +14,8 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <netinet/in.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 
@@ -27,21 +29,84 @@
 
 struct httpconn_entry {
 	int fd;
-	bool first;                         /* no request yet: head_ms applies, else idle_ms */
-	int64_t since_ms;                   /* waiting since (monotonic); meaningful while waiting */
+	unsigned char addr[16]; /* the client's address (4 or 16 bytes), for the per-address count */
+	size_t addrlen;         /* 0: unknown, not counted */
+	bool first;             /* no request yet: head_ms applies, else idle_ms */
+	int64_t since_ms;       /* waiting since (monotonic); meaningful while waiting */
 	struct httpconn_entry *prev, *next; /* in the waiting list; both NULL when not in it */
 	bool waiting;
 };
 
+struct httpconn_peer { /* a client address with connections open */
+	unsigned char addr[16];
+	size_t addrlen, n;
+};
+
 struct httpconn {
 	int64_t head_ms, idle_ms;
-	size_t max_waiting;
+	size_t max_waiting, max_per_ip;
+	struct httpconn_peer *peers; /* under mu */
+	size_t npeers, cappeers;
 	pthread_mutex_t mu;
 	struct httpconn_entry *head, *tail; /* waiting, longest first */
 	size_t open, waiting;
 	uint64_t closed[HTTPCONN_NREASONS];
 	worker_t *sweeper;
 };
+
+/* The bytes of sa's address into key; their number, 0 when sa is no IP address. */
+static size_t httpconn_key(const struct sockaddr *sa, unsigned char key[16])
+{
+	if (sa != NULL && sa->sa_family == AF_INET) {
+		memcpy(key, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, 4);
+		return 4;
+	}
+	if (sa != NULL && sa->sa_family == AF_INET6) {
+		memcpy(key, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, 16);
+		return 16;
+	}
+	return 0;
+}
+
+/* Under the mutex: the peer of key, NULL when it has no connection open. */
+static struct httpconn_peer *httpconn_peer(httpconn_t *g, const unsigned char *key, size_t len)
+{
+	for (size_t i = 0; len > 0 && i < g->npeers; i++)
+		if (g->peers[i].addrlen == len && memcmp(g->peers[i].addr, key, len) == 0)
+			return &g->peers[i];
+	return NULL;
+}
+
+/* Under the mutex: one connection more (d 1) or less (d -1) from e's address. */
+static void httpconn_count(httpconn_t *g, const struct httpconn_entry *e, int d)
+{
+	struct httpconn_peer *p = httpconn_peer(g, e->addr, e->addrlen);
+	if (p == NULL && d > 0 && e->addrlen > 0) {
+		if (g->npeers == g->cappeers) {
+			g->cappeers = g->cappeers ? 2 * g->cappeers : 16;
+			g->peers = xreallocarray(g->peers, g->cappeers, sizeof(*g->peers));
+		}
+		p = &g->peers[g->npeers++];
+		*p = (struct httpconn_peer){ .addrlen = e->addrlen };
+		memcpy(p->addr, e->addr, e->addrlen);
+	}
+	if (p == NULL)
+		return;
+	p->n = d > 0 ? p->n + 1 : p->n - (p->n > 0);
+	if (p->n == 0)
+		*p = g->peers[--g->npeers];
+}
+
+bool httpconn_admit(httpconn_t *g, const struct sockaddr *sa)
+{
+	unsigned char key[16];
+	size_t len = httpconn_key(sa, key);
+	pthread_mutex_lock(&g->mu);
+	const struct httpconn_peer *p = httpconn_peer(g, key, len);
+	bool ok = p == NULL || p->n < g->max_per_ip;
+	pthread_mutex_unlock(&g->mu);
+	return ok;
+}
 
 static void httpconn_unwait(httpconn_t *g, struct httpconn_entry *e)
 {
@@ -109,9 +174,13 @@ static void httpconn_started(httpconn_t *g, struct MHD_Connection *conn, void **
 	struct httpconn_entry *e = xcalloc(1, sizeof(*e));
 	e->fd = ci != NULL ? ci->connect_fd : -1;
 	e->first = true;
+	const union MHD_ConnectionInfo *ca = MHD_get_connection_info(
+		conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	e->addrlen = httpconn_key(ca != NULL ? ca->client_addr : NULL, e->addr);
 	*ctx = e;
 	pthread_mutex_lock(&g->mu);
 	g->open++;
+	httpconn_count(g, e, 1);
 	int64_t now = clock_mono_ms();
 	if (e->fd >= 0)
 		httpconn_wait(g, e, now);
@@ -132,6 +201,7 @@ void httpconn_notify(void *cls, struct MHD_Connection *conn, void **socket_conte
 		return;
 	pthread_mutex_lock(&g->mu);
 	httpconn_unwait(g, e);
+	httpconn_count(g, e, -1);
 	g->open--;
 	pthread_mutex_unlock(&g->mu);
 	*socket_context = NULL;
@@ -194,12 +264,13 @@ static void httpconn_tick(void *arg)
 		log_debug("http: closed %zu connections that sent no complete request in time", n);
 }
 
-httpconn_t *httpconn_create(int64_t head_ms, int64_t idle_ms, size_t max_waiting)
+httpconn_t *httpconn_create(int64_t head_ms, int64_t idle_ms, size_t max_waiting, size_t max_per_ip)
 {
 	httpconn_t *g = xcalloc(1, sizeof(*g));
 	g->head_ms = head_ms;
 	g->idle_ms = idle_ms;
 	g->max_waiting = max_waiting;
+	g->max_per_ip = max_per_ip;
 	pthread_mutex_init(&g->mu, NULL);
 	if (worker_start("wg-httpsweep", HTTPCONN_SWEEP_MS, httpconn_tick, g, &g->sweeper) != 0)
 		log_warn("http: cannot start the connection sweeper: slow clients are closed only "
@@ -213,6 +284,7 @@ void httpconn_destroy(httpconn_t *g)
 		return;
 	worker_stop(g->sweeper);
 	pthread_mutex_destroy(&g->mu);
+	free(g->peers);
 	free(g);
 }
 

@@ -7,8 +7,10 @@
 #ifndef WGWATCH_HTTPCONN_H
 #define WGWATCH_HTTPCONN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include <microhttpd.h>
 
@@ -19,8 +21,14 @@ enum httpconn_reason { HTTPCONN_DEADLINE, HTTPCONN_RESERVE, HTTPCONN_NREASONS };
 
 /* head_ms: the time a new connection has to send its first request head; idle_ms: the time a
  * kept-alive connection has for its next one; max_waiting: connections waiting for a head at
- * once, beyond which the longest waiting is closed. */
-httpconn_t *httpconn_create(int64_t head_ms, int64_t idle_ms, size_t max_waiting);
+ * once, beyond which the longest waiting is closed; max_per_ip: connections one client address
+ * may hold (httpconn_admit). */
+httpconn_t *httpconn_create(int64_t head_ms, int64_t idle_ms, size_t max_waiting, size_t max_per_ip);
+/* For MHD_OPTION_ACCEPT_POLICY: whether the client at sa may open one more connection. The
+ * count is kept here, not by libmicrohttpd's per-IP limit: its refusal sets ENFILE, and a
+ * worker that sees it stops accepting until one of its own connections closes (036 saw both
+ * workers stall after one refusal each); a refusal by the accept policy does not. */
+bool httpconn_admit(httpconn_t *g, const struct sockaddr *sa);
 void httpconn_destroy(httpconn_t *g); /* after MHD_stop_daemon; NULL is fine */
 
 /* MHD_OPTION_NOTIFY_CONNECTION's callback (cls: the guard). */
