@@ -178,15 +178,23 @@ static int distinct_first_starts(void)
 	return distinct;
 }
 
-static void test_schedule(void)
+/* A loop, fleet and poller of c with the fake collector (R.loop set); *fleet for the caller. */
+static poller_t *fake_poller(const conf_t *c, fleet_t **fleet)
 {
-	conf_t *c = fleet_conf();
 	R.loop = loop_create();
-	fleet_t *fleet = fleet_create(c);
-	poller_t *p = poller_create(R.loop, c, fleet, (sample_sink_t){ sink_free, NULL });
+	*fleet = fleet_create(c);
+	poller_t *p = poller_create(R.loop, c, *fleet, (sample_sink_t){ sink_free, NULL });
 	poller_add_collector(p,
 		(collector_t){
 			"fake", NULL, fake_handles, fake_attach, fake_detach, fake_poll, fake_cancel });
+	return p;
+}
+
+static void test_schedule(void)
+{
+	conf_t *c = fleet_conf();
+	fleet_t *fleet;
+	poller_t *p = fake_poller(c, &fleet);
 	for (int i = 0; i < NR; i++)
 		R.routers[i].name = c->routers[i].name;
 	int64_t grid = poller_grid_ms(IV_MS, NR);
@@ -227,12 +235,8 @@ static void test_schedule(void)
 static void test_clock_step(void)
 {
 	conf_t *c = fleet_conf();
-	R.loop = loop_create();
-	fleet_t *fleet = fleet_create(c);
-	poller_t *p = poller_create(R.loop, c, fleet, (sample_sink_t){ sink_free, NULL });
-	poller_add_collector(p,
-		(collector_t){
-			"fake", NULL, fake_handles, fake_attach, fake_detach, fake_poll, fake_cancel });
+	fleet_t *fleet;
+	poller_t *p = fake_poller(c, &fleet);
 	for (int i = 0; i < NR; i++)
 		R.routers[i] = (struct seen){ .name = c->routers[i].name };
 	clock_set_wall(fake_wall);
