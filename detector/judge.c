@@ -10,6 +10,7 @@
 #include "detector/judge.h"
 #include "detector/fit.h"
 #include "detector/matched.h"
+#include "detector/own.h"
 #include "detector/profcore.h"
 #include "detector/stats.h"
 #include "lib/xmem.h"
@@ -20,6 +21,8 @@
 #include <string.h>
 
 #define JUDGE_ATTR_T        4.0  /* a core carries a stream: slope this many std errors above 0 ... */
+#define JUDGE_OWN_YES       3.0  /* a core carries a group member: its own t this high in both windows */
+#define JUDGE_OWN_NOT       2.0  /* ... does not: below this, while another member's is that high */
 #define JUDGE_ATTR_LOAD     0.03 /* ... and the stream puts at least this load on it */
 #define JUDGE_FIT_T         3.0  /* a window's slope: this many standard errors above 0 */
 #define JUDGE_MAX_EXTRAP    8.0  /* a projection reaches at most this times the rates seen */
@@ -332,7 +335,9 @@ struct judge_cap {
 	double capc[FIT_MAX];     /* ... each one's capacity ... */
 	double rsec[FIT_MAX];     /* ... and its relative standard error */
 	struct judge_cands far;   /* cores that follow the stream but fill only far beyond the
-				     rates seen: not the first to fill */
+				     rates seen: not the first to fill ... */
+	double capf[FIT_MAX];     /* ... each one's capacity ... */
+	double rsef[FIT_MAX];     /* ... and its relative standard error */
 };
 
 /* Per poll of w: the mean and the highest load of the cores in on[] (NAN if one is missing). */
@@ -526,8 +531,10 @@ static void judge_cap_fit(const struct frame *f, const struct frame_w *w, size_t
 		double cap = NAN, r = NAN;
 		int rc = on[core] ? judge_core_cap(f, w, s, &c, j, core, &cap, &r) : 1;
 		worst = rc > worst ? rc : worst;
-		if (rc == 3 && o->far.n < FIT_MAX)
+		if (rc == 3 && o->far.n < FIT_MAX) {
+			o->capf[o->far.n] = cap, o->rsef[o->far.n] = r;
 			o->far.core[o->far.n++] = core;
+		}
 		if (rc != 0)
 			continue;
 		o->rsec[k.n] = r;
@@ -714,18 +721,24 @@ static void judge_stream_name(const struct frame *f, size_t s, char *out, size_t
 
 /* The streams fitted in one column with s in either window (s left out) into *others (the
  * names, ", " between them); their number. */
-static size_t judge_group_of(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
-	size_t s, const struct frame_params *p, char *others, size_t size)
+static void judge_group_in(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const struct frame_params *p, bool *in)
 {
 	const struct frame_w *w[2] = { b, a };
-	bool *in = xcalloc(frame_nstreams(f) + 1, sizeof(bool));
 	for (int i = 0; i < 2; i++) {
 		struct judge_cols c;
 		judge_columns(f, w[i], p, &c);
 		int j = judge_col_of(&c, s);
 		for (size_t k = 0; j >= 0 && k < c.n[j]; k++)
-			in[c.mem[j][k]] = c.mem[j][k] != s;
+			in[c.mem[j][k]] = in[c.mem[j][k]] || c.mem[j][k] != s;
 	}
+}
+
+static size_t judge_group_of(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	size_t s, const struct frame_params *p, char *others, size_t size)
+{
+	bool *in = xcalloc(frame_nstreams(f) + 1, sizeof(bool));
+	judge_group_in(f, b, a, s, p, in);
 	size_t n = 0, o = 0;
 	others[0] = '\0';
 	for (size_t t = 0; t < frame_nstreams(f); t++) {
@@ -788,6 +801,99 @@ static void judge_core_fates(const struct frame *f, const bool *on0, const bool 
 	}
 }
 
+/* ---- a group told apart by its members' own ups and downs ---- */
+
+enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO };
+
+/* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
+ * load clearly (JUDGE_ATTR_T standard errors), or clearly not while another member's do. */
+static enum judge_mine judge_mine_w(
+	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t si, size_t core)
+{
+	double t[OWN_MAX];
+	if (own_effects(f, w, mem, n, core, t) < 0)
+		return JUDGE_MINE_UNKNOWN;
+	if (t[si] >= JUDGE_OWN_YES)
+		return JUDGE_MINE_YES;
+	for (size_t i = 0; i < n && t[si] < JUDGE_OWN_NOT; i++)
+		if (i != si && t[i] >= JUDGE_OWN_YES)
+			return JUDGE_MINE_NO;
+	return JUDGE_MINE_UNKNOWN;
+}
+
+/* mine[core] for the group's cores on[]: which of them carry stream s, the same in both windows.
+ * False when a core cannot be told, or is s's in one window only, or s has none. */
+static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const bool *on, const struct frame_params *p, bool *mine)
+{
+	size_t ns = frame_nstreams(f), mem[OWN_MAX], n = 0, si = 0;
+	bool *in = xcalloc(ns + 1, sizeof(bool)), any = false;
+	judge_group_in(f, b, a, s, p, in);
+	in[s] = true;
+	for (size_t t = 0; t < ns; t++)
+		if (in[t] && n < OWN_MAX)
+			si = t == s ? n : si, mem[n++] = t;
+	free(in);
+	for (size_t core = 0; core < f->ncores; core++) {
+		if (!on[core])
+			continue;
+		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core);
+		if (mb == JUDGE_MINE_UNKNOWN || mb != judge_mine_w(f, a, mem, n, si, core))
+			return false;
+		mine[core] = mb == JUDGE_MINE_YES;
+		any = any || mine[core];
+	}
+	return any;
+}
+
+/* The smallest capacity over the cores of cp on mine[], candidates to fill first or cores with
+ * room far beyond the rates seen (*rse its error); NAN when none. */
+static double judge_mine_cap(const struct judge_cap *cp, const bool *mine, double *rse)
+{
+	double lo = INFINITY;
+	for (size_t i = 0; i < cp->cands.n; i++)
+		if (mine[cp->cands.core[i]] && cp->capc[i] < lo)
+			lo = cp->capc[i], *rse = cp->rsec[i];
+	for (size_t i = 0; i < cp->far.n; i++)
+		if (mine[cp->far.core[i]] && cp->capf[i] < lo)
+			lo = cp->capf[i], *rse = cp->rsef[i];
+	return isfinite(lo) ? lo : NAN;
+}
+
+/* A group whose cores disagree (one fell, one did not): judged on stream s's own cores alone,
+ * where its own ups and downs tell them (judge_mine); every one of them must have held or
+ * fallen clearly. True with r filled. */
+static bool judge_split(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const bool *on, const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p,
+	const char *others, struct frame_result *r)
+{
+	bool *mine = xcalloc(f->ncores + 1, sizeof(bool)), ok = judge_mine(f, b, a, s, on, p, mine);
+	for (size_t core = 0; core < f->ncores && ok; core++) {
+		double ratio;
+		ok = !mine[core] || judge_core_fate(cb, ca, core, p, &ratio) != JUDGE_CORE_UNCLEAR;
+	}
+	struct judge_cap mb = *cb, ma = *ca;
+	mb.cap = judge_mine_cap(cb, mine, &mb.rse);
+	ma.cap = judge_mine_cap(ca, mine, &ma.rse);
+	ok = ok && isfinite(mb.cap) && isfinite(ma.cap);
+	if (ok) {
+		struct frame_result o = *r;
+		o.verdict = DETECTOR_INSUFFICIENT; /* judge_projected sets only what it finds */
+		o.before_bps = mb.cap, o.after_bps = ma.cap, o.ratio = ma.cap / mb.cap;
+		judge_projected(&mb, &ma, p, &o);
+		char cores[32], line[256];
+		judge_cores_text(mine, f->ncores, cores, sizeof(cores));
+		snprintf(line, sizeof(line), "moves with %s: told apart by its own ups and downs, on core %s",
+			others, cores);
+		judge_text(o.why, sizeof(o.why), line);
+		ok = o.verdict != DETECTOR_INSUFFICIENT;
+		if (ok)
+			*r = o;
+	}
+	free(mine);
+	return ok;
+}
+
 /* A stream fitted with others as one group (they move together): a verdict is the group's,
  * and says so. Which of the streams a core of the group carries no fit of streams that move
  * together can tell: calling every member a regression would be false for one whose own core
@@ -813,6 +919,13 @@ static void judge_group(const struct frame *f, const struct frame_w *b, const st
 		judge_text(r->why, sizeof(r->why), line);
 		return;
 	}
+	bool *on = xcalloc(nc + 1, sizeof(bool));
+	for (size_t c = 0; c < nc; c++)
+		on[c] = cw[0][s * nc + c] || cw[1][s * nc + c];
+	bool split = judge_split(f, b, a, s, on, cb, ca, p, others, r);
+	free(on);
+	if (split)
+		return;
 	snprintf(line, sizeof(line),
 		"moves with %s: core %d fell to %.2f, core %d did not; which one carries it is unknown",
 		others, fell, ratio, other);

@@ -76,12 +76,15 @@ for r in ("steady-chr", "steady-chr-snmp"):
 for i, o in (("wg0", "wg1"), ("wg1", "wg0")):
     want("together-both", "tx", "regression", "cpu-cost", 0.5, iface=i,
          why="moves with %s tx: judged as one group" % o)
-# ... only wg1 dearer cannot be pinned on either: a sign naming the cores, never a regression
-for i in ("wg0", "wg1"):
-    want("together-one", "tx", "insufficient-data", "none", iface=i, hint=True, why="core")
+# ... only wg1 dearer: told apart by each tunnel's own ups and downs, each on its own core
+want("together-one", "tx", "regression", "cpu-cost", 0.5, iface="wg1",
+     why="moves with wg0 tx: told apart by its own ups and downs, on core 5")
+want("together-one", "tx", "unchanged", "cpu-cost", 1, iface="wg0",
+     why="moves with wg1 tx: told apart by its own ups and downs, on core 2")
 regs = sorted((x["router"], x["interface"], x["direction"]) for x in vs if x["verdict"] == "regression")
 assert regs == [("fw-fills-first", "wg0", "tx"), ("moved-dearer", "wg0", "tx"), ("split-busier", "wg0", "tx"),
-                ("together-both", "wg0", "tx"), ("together-both", "wg1", "tx")], regs
+                ("together-both", "wg0", "tx"), ("together-both", "wg1", "tx"),
+                ("together-one", "wg1", "tx")], regs
 PY
 ok "every shape: verdicts, methods and ratios from /api/v1/regressions; no regression where the truth is unchanged"
 

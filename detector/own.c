@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* own: a group's members told apart on one core. Streams that move together (one daily curve)
+ * cannot be told apart by their means or their slow swings, but each has small ups and downs of
+ * its own, poll by poll, and a core's load follows those of the streams it carries and no
+ * others. So the core's load is fitted, poll by poll (no blocks: they would average the own
+ * ups and downs away), on every member's rate; a member's slope many standard errors above
+ * nought is carried there. The load is read at an instant near a poll's end, while a rate
+ * covers its poll, so the instant's moment may lie partly in the next poll: each member's
+ * column is the sum of its rate over the poll and the next, which holds that moment whatever
+ * the polls' phase (the slope is then smaller than the cost, but only its sign and its
+ * standard errors are used). It must never judge a verdict: judge.c does, on what it says. */
+#include "config.h"
+#include "detector/own.h"
+#include "detector/fit.h"
+#include "detector/frame.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define OWN_MIN_POLLS 40 /* fewer polls tell nothing worth a verdict */
+
+int own_effects(
+	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, double *t)
+{
+	size_t np = frame_wn(w);
+	if (n == 0 || n > OWN_MAX || np < OWN_MIN_POLLS + 1)
+		return -1;
+	size_t m = 2 * n;
+	double *x = xcalloc((np - 1) * m + 1, sizeof(*x)), *y = xcalloc(np, sizeof(*y));
+	for (size_t k = 0; k + 1 < np; k++) {
+		size_t p = w->from + k;
+		y[k] = frame_load(f, p, c);
+		for (size_t i = 0; i < n; i++) {
+			double now = frame_rate(f, p, mem[i]), next = frame_rate(f, p + 1, mem[i]);
+			x[k * m + i] = now + next;
+			x[k * m + n + i] = next - now;
+		}
+	}
+	struct fit o;
+	int rc = fit_ols(x, y, np - 1, m, &o) < 0 || o.n < OWN_MIN_POLLS ? -1 : 0;
+	for (size_t i = 0; i < m && rc == 0; i++) /* one dropped: the rest took its share */
+		rc = o.dropped[i] || !(o.se[i] > 0) ? -1 : 0;
+	for (size_t i = 0; i < n; i++)
+		t[i] = rc < 0 ? NAN : o.beta[i] / o.se[i];
+	free(x);
+	free(y);
+	return rc;
+}

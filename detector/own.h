@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* own: which streams of a group that moves together a core carries, told by the streams' own
+ * ups and downs around the shared curve (docs/detector.md, "Groups"). A leaf of detector/: it
+ * reads a frame and fits, and calls nothing above it. */
+#ifndef WGWATCH_DETECTOR_OWN_H
+#define WGWATCH_DETECTOR_OWN_H
+
+#include <stddef.h>
+
+struct frame;
+struct frame_w;
+
+#define OWN_MAX 8 /* members of a group told apart at most */
+
+/* For core c over window w: t[i], how many standard errors member mem[i]'s own ups and downs
+ * move the core's load (its slope over its standard error; NAN when the fit cannot say), for
+ * the n members. -1 when too few polls, or when one member has no ups and downs of its own (a
+ * column the others explain): then nothing can be said. */
+int own_effects(
+	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, double *t);
+
+#endif
