@@ -21,6 +21,7 @@
 #include "web/alert.h"
 #include "daemon/conf.h"
 #include "detector/detector.h"
+#include "detector/evidread.h"
 #include "detector/rollout.h"
 #include "daemon/fleet.h"
 #include "daemon/opts.h"
@@ -494,6 +495,70 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	return rc != 0 ? MAIN_EXIT_DATABASE : codes[decision];
 }
 
+/* path's text (at most max bytes: one more says it is too long) into *len; NULL with *why. */
+static char *main_read_file(const char *path, size_t max, size_t *len, char **why)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		*why = xasprintf("%s", strerror(errno));
+		return NULL;
+	}
+	char *text = xmalloc(max + 2);
+	*len = fread(text, 1, max + 1, f);
+	bool bad = ferror(f) != 0;
+	fclose(f);
+	if (bad || *len > max) {
+		*why = bad ? xstrdup("read error")
+			   : xasprintf("more than the %zu bytes an evidence file may have", max);
+		free(text);
+		return NULL;
+	}
+	text[*len] = '\0';
+	return text;
+}
+
+/* --merge-evidence: the files as one document on stdout; 1 when one was refused (its reason on
+ * stderr, the others merged all the same), 0 else. */
+static int main_merge_evidence(const struct opts *o)
+{
+	evidread_t **docs = xcalloc((size_t)o->nmerge + 1, sizeof(*docs));
+	size_t n = 0;
+	int rc = 0;
+	for (int i = 0; i < o->nmerge; i++) {
+		size_t len;
+		char *why = NULL, *text = main_read_file(o->merge[i], EVIDREAD_MAX_BYTES, &len, &why);
+		if (text != NULL && (docs[n] = evidread_parse(text, len, &why)) != NULL)
+			n++;
+		else {
+			log_error("merge-evidence: %s: refused: %s", o->merge[i], why);
+			rc = 1;
+		}
+		free(text);
+		free(why);
+	}
+	if (n > 0) {
+		char *all = evidread_merge(docs, n);
+		printf("%s\n", all);
+		free(all);
+	}
+	for (size_t i = 0; i < n; i++)
+		evidread_free(docs[i]);
+	free(docs);
+	return n == 0 ? 1 : rc;
+}
+
+/* --export-evidence: the fleet's evidence document on stdout. */
+static int main_export_evidence(const struct opts *o, conf_t *conf)
+{
+	char *cause = NULL;
+	int rc = detector_export_evidence(conf, o->since_ms, stdout, &cause);
+	if (rc != 0)
+		log_error("export-evidence: %s", cause);
+	free(cause);
+	conf_free(conf);
+	return rc == 0 ? 0 : MAIN_EXIT_DATABASE;
+}
+
 /* --targets: this shard's routers as file_sd JSON, on the configured listen address. */
 static int main_targets(conf_t *conf)
 {
@@ -526,8 +591,12 @@ int main(int argc, char **argv)
 	if (opts_parse(argc, argv, &o) != 0)
 		return 2;
 	log_set_level(o.verbosity < 0 ? LOG_LVL_ERROR : o.verbosity == 0 ? LOG_LVL_INFO : LOG_LVL_DEBUG);
+	if (o.nmerge > 0)
+		return main_merge_evidence(&o);
 	if (main_load_conf(o.conf_path, &d.conf) != 0)
 		return 1;
+	if (o.export_evidence) /* before sharding: the fleet's evidence is every shard's */
+		return main_export_evidence(&o, d.conf);
 	if (o.rollout_router != NULL) /* before sharding: the canaries of every shard count */
 		return main_rollout_check(&o, d.conf);
 	size_t total = o.check ? shard_apply(d.conf) : main_shard(d.conf, "");

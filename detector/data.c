@@ -816,3 +816,23 @@ int data_router_kind(data_t *d, const char *name, char **arch, char **board, cha
 	sqlite3_finalize(q);
 	return ret;
 }
+
+int data_fleet_id(data_t *d, char out[33], char **cause)
+{
+	sqlite3_stmt *q = NULL;
+	out[0] = '\0';
+	if (sqlite3_prepare_v2(d->db, "SELECT id FROM evidence_fleet LIMIT 1", -1, &q, NULL) != SQLITE_OK)
+		return data_fail(d, cause, "reading the fleet's evidence id");
+	int rc = sqlite3_step(q);
+	const char *id = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(q, 0) : NULL;
+	if (id && strlen(id) == 32)
+		memcpy(out, id, 33);
+	int ret = out[0] ? 0
+		: rc == SQLITE_ROW || rc == SQLITE_DONE
+		? -1
+		: data_fail(d, cause, "reading the fleet's evidence id");
+	if (ret < 0 && *cause == NULL)
+		*cause = xstrdup("the database holds no fleet evidence id (migration 014)");
+	sqlite3_finalize(q);
+	return ret;
+}

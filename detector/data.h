@@ -80,6 +80,8 @@ int data_load_overrides(data_t *db, struct override **v, size_t *n, char **cause
 /* The architecture and board the database last knew of router name (either NULL when unknown):
  * 1 with them (caller frees), 0 when the router is not in the database, -1 with *cause. */
 int data_router_kind(data_t *db, const char *name, char **arch, char **board, char **cause);
+/* The fleet's evidence id (32 hex digits, schema/014) into out. -1 with *cause. */
+int data_fleet_id(data_t *db, char out[33], char **cause);
 
 /* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */
 int data_event_next(data_t *db, struct data_event *e, char **cause);

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "detector/detector_int.h"
 #include "lib/buf.h"
+#include "detector/evidence.h"
 #include "detector/profdiff.h"
 #include "detector/rollout.h"
 #include "lib/clock.h"
@@ -415,7 +416,7 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 		return -1;
 	struct override *v;
 	size_t n;
-	if (data_load_overrides(d->data, &v, &n, cause) < 0)
+	if (data_fleet_id(d->data, d->fleet, cause) < 0 || data_load_overrides(d->data, &v, &n, cause) < 0)
 		return -1;
 	rollout_set_stored(d->rollout, v, n);
 	overrides_free(v, n);
@@ -550,4 +551,36 @@ int detector_rollout_check(
 	free(board);
 	detector_free(d);
 	return known < 0 ? -1 : rc;
+}
+
+char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms)
+{
+	detector_view_t *v = detector_view(d);
+	if (v == NULL)
+		return NULL;
+	size_t n;
+	const struct detector_verdict *vs = detector_view_verdicts(v, &n);
+	char *doc = evidence_export(vs, n, d->fleet, since_ms, now_ms);
+	detector_view_free(v);
+	return doc;
+}
+
+int detector_export_evidence(const conf_t *conf, int64_t since_ms, FILE *out, char **cause)
+{
+	detector_t *d = xcalloc(1, sizeof(*d));
+	*cause = NULL;
+	int rc = detector_open(d, conf, true, cause);
+	if (rc == 0)
+		rc = detector_round(d, clock_wall_ms(), cause);
+	if (rc == 0) {
+		detector_view_t *v = detector_view_build(d);
+		size_t n;
+		const struct detector_verdict *vs = detector_view_verdicts(v, &n);
+		char *doc = evidence_export(vs, n, d->fleet, since_ms, clock_wall_ms());
+		fprintf(out, "%s\n", doc);
+		free(doc);
+		view_destroy(v);
+	}
+	detector_free(d);
+	return rc;
 }

@@ -76,6 +76,10 @@ int detector_report(const conf_t *conf, FILE *out, char **cause);
 int detector_rollout_check(
 	const conf_t *conf, const char *router, const char *version, FILE *out, int *decision, char **cause);
 
+/* --export-evidence: evaluate everything once, read-only, and print the evidence document
+ * (docs/evidence.md) of the final verdicts upgraded at or after since_ms (0: all). -1 with *cause. */
+int detector_export_evidence(const conf_t *conf, int64_t since_ms, FILE *out, char **cause);
+
 typedef struct detector_view detector_view_t;
 
 /* Any thread: the newest results of detector d, unchanged until freed (even after
@@ -96,6 +100,10 @@ const struct detector_cohort *detector_view_cohort(const detector_view_t *v, siz
 const struct detector_bound *detector_view_bound(const detector_view_t *v, const char *router);
 /* Every router's, by router name, *n of them; NULL when none. */
 const struct detector_bound *detector_view_bounds(const detector_view_t *v, size_t *n);
+
+/* Any thread: the evidence document of d's newest view (as detector_export_evidence), made at
+ * now_ms; NULL when d is NULL or has no view yet. Caller frees. */
+char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms);
 
 /* The running detector's rollout guard settings, whose stored overrides the web replaces
  * (rollout_set_stored) after it changed them; NULL for NULL. */

@@ -52,6 +52,7 @@ struct detector {
 	size_t nprobe_to;
 
 	worker_t *worker; /* the thread of the rounds; NULL for --report */
+	char fleet[33];   /* the fleet's evidence id, read at open and never changed */
 };
 
 /* Set up d from conf and open its database (read-only for --report). -1 with *cause. */

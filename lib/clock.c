@@ -46,3 +46,13 @@ int clock_cond_init(pthread_cond_t *cond)
 	pthread_condattr_destroy(&ca);
 	return err;
 }
+
+int64_t clock_parse_day(const char *s)
+{
+	struct tm tm = { 0 };
+	const char *end = s ? strptime(s, "%Y-%m-%d", &tm) : NULL;
+	if (end == NULL || *end != '\0' || tm.tm_year < 70)
+		return -1;
+	time_t t = timegm(&tm);
+	return t > 0 ? (int64_t)t * 1000 : -1;
+}

@@ -10,6 +10,9 @@
 int64_t clock_mono_ms(void); /* CLOCK_MONOTONIC, ms */
 int64_t clock_wall_ms(void); /* CLOCK_REALTIME, ms, or what clock_set_wall's function says */
 
+/* "YYYY-MM-DD" as wall ms at that day's UTC midnight; -1 when s is not such a day (1970 on). */
+int64_t clock_parse_day(const char *s);
+
 /* Tests: make clock_wall_ms() return now() (NULL restores the real clock). Not thread-safe:
  * call before starting the threads that read it. */
 void clock_set_wall(int64_t (*now)(void));

@@ -4,6 +4,7 @@
  * never a password, community or key from the config. Router text is made valid UTF-8. */
 #include "config.h"
 #include "web/api.h"
+#include "lib/clock.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -468,4 +469,18 @@ unsigned api_router_sub(const conf_t *conf, fleet_t *fleet, const char *rest, bu
 	unsigned code = profiles ? api_profiles(conf, fleet, name, out) : api_probes(conf, fleet, name, out);
 	free(name);
 	return code;
+}
+
+unsigned api_evidence(detector_t *detector, const char *since, int64_t now_ms, buf_t *out)
+{
+	int64_t since_ms = since ? clock_parse_day(since) : 0;
+	if (since_ms < 0)
+		return api_error(out, 400, "since: a day (YYYY-MM-DD) expected");
+	char *doc = detector_evidence(detector, since_ms, now_ms);
+	if (doc == NULL)
+		return api_error(out, 503, "the detector has no results yet");
+	buf_puts(out, doc);
+	buf_putc(out, '\n');
+	free(doc);
+	return 200;
 }

@@ -222,6 +222,15 @@ static unsigned http_api_targets(
 	return 200;
 }
 
+/* /api/v1/evidence: the fleet's evidence, anonymous (docs/evidence.md). */
+static unsigned http_api_evidence(
+	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
+{
+	(void)rest;
+	*ctype = "application/json";
+	return api_evidence(h->deps.detector, http_arg(conn, "since"), clock_wall_ms(), body);
+}
+
 /* /api/v1/rollout/allow: the overrides; POST and DELETE come with the request's body (up). */
 static unsigned http_api_allow(
 	http_t *h, struct MHD_Connection *conn, const char *method, const struct http_req *up, buf_t *body)
@@ -244,6 +253,7 @@ static const struct http_page {
 	http_page_fn fn;
 } http_pages[] = {
 	{ "/api/v1/targets", http_api_targets },
+	{ "/api/v1/evidence", http_api_evidence },
 };
 
 /* The page for url and where its rest begins; NULL when none. */

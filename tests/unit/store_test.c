@@ -151,8 +151,12 @@ static void test_fresh(void)
 	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
 	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1,
-	 * 007-diag: 2, 008-rollout-allow: 1 */
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 15);
+	 * 007-diag: 2, 008-rollout-allow: 1, 014-evidence-fleet: 1 */
+	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 16);
+	/* 014: one fleet evidence id of 32 hex digits, made once */
+	CHECK_INT(
+		qi(p, "SELECT count(*) FROM evidence_fleet WHERE length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'"),
+		1);
 	check_integrity(p);
 	free(p);
 }

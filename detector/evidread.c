@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* evidread: an evidence document checked whole before anything of it is used: its size, its
+ * schema version (a newer one is refused, not guessed at), every key (none unknown), every
+ * type, every count (whole, bounded, adding up), every ratio (finite, 0..100, quartiles in
+ * order), every string (bounded, printable ASCII) and each fleet id once. The first fault is
+ * named with its path. It must never use a document that failed, nor read past len. */
+#include "config.h"
+#include "detector/evidread.h"
+#include "detector/evidence.h"
+#include "lib/xmem.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EVIDREAD_MAX_COUNT 1000000 /* routers of one cohort at most */
+#define EVIDREAD_MAX_RATIO 100.0
+#define EVIDREAD_MAX_STR   64
+
+struct evidread {
+	json_t *root;
+};
+
+/* The first fault, with its path. */
+struct evidread_err {
+	char path[96];
+	char *why;
+};
+
+static bool evidread_fail(struct evidread_err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool evidread_fail(struct evidread_err *e, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (e->why == NULL)
+		e->why = xasprintf("%s%s%s", e->path, e->path[0] ? ": " : "", msg);
+	return false;
+}
+
+/* Only the keys of allowed (NULL-terminated) in o. */
+static bool evidread_keys(const json_t *o, const char *const *allowed, struct evidread_err *e)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach((json_t *)o, k, v)
+	{
+		size_t i = 0;
+		while (allowed[i] && strcmp(allowed[i], k) != 0)
+			i++;
+		if (allowed[i] == NULL)
+			return evidread_fail(e, "unknown key \"%.32s\"", k);
+	}
+	return true;
+}
+
+static bool evidread_text(const json_t *v, bool nullable, struct evidread_err *e)
+{
+	if (nullable && json_is_null(v))
+		return true;
+	if (!json_is_string(v))
+		return evidread_fail(e, "not a string%s", nullable ? " or null" : "");
+	const char *s = json_string_value(v);
+	size_t n = json_string_length(v);
+	if (n == 0 || n > EVIDREAD_MAX_STR)
+		return evidread_fail(e, "a string of 1 to %d characters expected", EVIDREAD_MAX_STR);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] > 0x7e)
+			return evidread_fail(e, "a character that is not printable ASCII");
+	return true;
+}
+
+static bool evidread_day(const json_t *v, bool nullable, struct evidread_err *e)
+{
+	if (nullable && json_is_null(v))
+		return true;
+	int y, m, d, n = 0;
+	const char *s = json_string_value(v);
+	if (s == NULL || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10 ||
+		y < 2000 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31)
+		return evidread_fail(e, "a day (YYYY-MM-DD) expected");
+	return true;
+}
+
+/* o[key] a whole count 0..EVIDREAD_MAX_COUNT into *n. */
+static bool evidread_count(const json_t *o, const char *key, json_int_t *n, struct evidread_err *e)
+{
+	const json_t *v = json_object_get(o, key);
+	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > EVIDREAD_MAX_COUNT)
+		return evidread_fail(e, "%s: not a count (a whole number 0 to %d)", key, EVIDREAD_MAX_COUNT);
+	*n = json_integer_value(v);
+	return true;
+}
+
+static bool evidread_ratio(const json_t *r, struct evidread_err *e)
+{
+	static const char *const keys[] = { "q1", "median", "q3", NULL };
+	double q[3];
+	if (json_is_null(r))
+		return true;
+	if (!json_is_object(r) || !evidread_keys(r, keys, e))
+		return evidread_fail(e, "ratio: an object of q1, median, q3 or null expected");
+	for (int i = 0; i < 3; i++) {
+		const json_t *v = json_object_get(r, keys[i]);
+		q[i] = json_is_number(v) ? json_number_value(v) : NAN;
+		if (!(q[i] >= 0 && q[i] <= EVIDREAD_MAX_RATIO))
+			return evidread_fail(
+				e, "ratio.%s: a number from 0 to %g expected", keys[i], EVIDREAD_MAX_RATIO);
+	}
+	if (!(q[0] <= q[1] && q[1] <= q[2]))
+		return evidread_fail(e, "ratio: q1 <= median <= q3 expected");
+	return true;
+}
+
+static bool evidread_methods(const json_t *m, json_int_t judged, struct evidread_err *e)
+{
+	const char *k;
+	json_t *v;
+	json_int_t sum = 0;
+	if (!json_is_object(m))
+		return evidread_fail(e, "methods: an object expected");
+	json_object_foreach((json_t *)m, k, v)
+	{
+		if (outcome_method_of(k) == DETECTOR_M_NONE || !json_is_integer(v) ||
+			json_integer_value(v) < 0 || json_integer_value(v) > EVIDREAD_MAX_COUNT)
+			return evidread_fail(e, "methods: \"%.32s\" is not a method with a count", k);
+		sum += json_integer_value(v);
+	}
+	return sum <= judged || evidread_fail(e, "methods: more than the routers judged");
+}
+
+static bool evidread_tally(const json_t *t, struct evidread_err *e)
+{
+	static const char *const keys[] = { "routers", "judged", "regressed", "improved", "unchanged",
+		"insufficient", "ratio", "methods", NULL };
+	json_int_t n[6];
+	if (!json_is_object(t) || !evidread_keys(t, keys, e))
+		return evidread_fail(e, "an object of counts expected");
+	for (int i = 0; i < 6; i++)
+		if (!evidread_count(t, keys[i], &n[i], e))
+			return false;
+	if (n[1] != n[2] + n[3] + n[4] || n[0] != n[1] + n[5])
+		return evidread_fail(e,
+			"the counts do not add up (judged = regressed + improved + unchanged, "
+			"routers = judged + insufficient)");
+	return evidread_ratio(json_object_get(t, "ratio"), e) &&
+		evidread_methods(json_object_get(t, "methods"), n[1], e);
+}
+
+/* Checks o[key] with f, the key added to e's path while it does. */
+static bool evidread_at(const json_t *o, const char *key, struct evidread_err *e,
+	bool (*f)(const json_t *, bool, struct evidread_err *), bool nullable)
+{
+	size_t len = strlen(e->path);
+	snprintf(e->path + len, sizeof(e->path) - len, "%s%s", len ? "." : "", key);
+	const json_t *v = json_object_get(o, key);
+	bool ok = v != NULL ? f(v, nullable, e) : evidread_fail(e, "missing");
+	e->path[len] = '\0';
+	return ok;
+}
+
+static bool evidread_tally_at(const json_t *t, bool nullable, struct evidread_err *e)
+{
+	(void)nullable;
+	return evidread_tally(t, e);
+}
+
+static bool evidread_cohort(const json_t *c, struct evidread_err *e)
+{
+	static const char *const keys[] = { "from_version", "to_version", "architecture", "board",
+		"first_day", "last_day", "tx", "rx", NULL };
+	if (!json_is_object(c) || !evidread_keys(c, keys, e))
+		return evidread_fail(e, "a cohort object expected");
+	return evidread_at(c, "from_version", e, evidread_text, false) &&
+		evidread_at(c, "to_version", e, evidread_text, false) &&
+		evidread_at(c, "architecture", e, evidread_text, true) &&
+		evidread_at(c, "board", e, evidread_text, true) &&
+		evidread_at(c, "first_day", e, evidread_day, false) &&
+		evidread_at(c, "last_day", e, evidread_day, false) &&
+		evidread_at(c, "tx", e, evidread_tally_at, false) &&
+		evidread_at(c, "rx", e, evidread_tally_at, false);
+}
+
+static bool evidread_fleet_id(const json_t *v, bool nullable, struct evidread_err *e)
+{
+	(void)nullable;
+	const char *s = json_string_value(v);
+	if (s == NULL || strlen(s) != EVIDENCE_FLEET_LEN ||
+		strspn(s, "0123456789abcdef") != EVIDENCE_FLEET_LEN)
+		return evidread_fail(e, "a fleet id of %d lowercase hex digits expected", EVIDENCE_FLEET_LEN);
+	return true;
+}
+
+static bool evidread_fleet(const json_t *f, struct evidread_err *e)
+{
+	static const char *const keys[] = { "fleet", "generated", "since", "cohorts", NULL };
+	if (!json_is_object(f) || !evidread_keys(f, keys, e))
+		return evidread_fail(e, "a fleet object expected");
+	if (!evidread_at(f, "fleet", e, evidread_fleet_id, false) ||
+		!evidread_at(f, "generated", e, evidread_day, false) ||
+		!evidread_at(f, "since", e, evidread_day, true))
+		return false;
+	const json_t *cs = json_object_get(f, "cohorts");
+	if (!json_is_array(cs) || json_array_size(cs) > EVIDREAD_MAX_COHORT)
+		return evidread_fail(e, "cohorts: an array of at most %d expected", EVIDREAD_MAX_COHORT);
+	size_t len = strlen(e->path);
+	for (size_t i = 0; i < json_array_size(cs); i++) {
+		snprintf(e->path + len, sizeof(e->path) - len, ".cohorts[%zu]", i);
+		if (!evidread_cohort(json_array_get(cs, i), e))
+			return false;
+	}
+	e->path[len] = '\0';
+	return true;
+}
+
+/* The schema string: this one, or a newer one (refused by name), or none of ours. */
+static bool evidread_schema(const json_t *root, struct evidread_err *e)
+{
+	const char *s = json_string_value(json_object_get(root, "schema"));
+	unsigned v;
+	int n = 0;
+	if (s && strcmp(s, EVIDENCE_SCHEMA) == 0)
+		return true;
+	if (s && sscanf(s, "wgwatch-evidence/%u%n", &v, &n) == 1 && s[n] == '\0' && v > 1)
+		return evidread_fail(e,
+			"schema \"%.40s\" is newer than this wgwatchd reads (%s): upgrade wgwatch", s,
+			EVIDENCE_SCHEMA);
+	return evidread_fail(e, "not a wgwatch evidence document (schema \"%s\" expected)", EVIDENCE_SCHEMA);
+}
+
+static bool evidread_root(const json_t *root, struct evidread_err *e)
+{
+	static const char *const keys[] = { "schema", "fleets", NULL };
+	if (!json_is_object(root))
+		return evidread_fail(e, "a JSON object expected");
+	if (!evidread_schema(root, e) || !evidread_keys(root, keys, e))
+		return false;
+	const json_t *fs = json_object_get(root, "fleets");
+	if (!json_is_array(fs) || json_array_size(fs) == 0 || json_array_size(fs) > EVIDREAD_MAX_FLEETS)
+		return evidread_fail(e, "fleets: an array of 1 to %d expected", EVIDREAD_MAX_FLEETS);
+	for (size_t i = 0; i < json_array_size(fs); i++) {
+		snprintf(e->path, sizeof(e->path), "fleets[%zu]", i);
+		if (!evidread_fleet(json_array_get(fs, i), e))
+			return false;
+		const char *id = json_string_value(json_object_get(json_array_get(fs, i), "fleet"));
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(id, json_string_value(json_object_get(json_array_get(fs, j), "fleet"))) ==
+				0)
+				return evidread_fail(e, "fleet %s is in the document twice", id);
+	}
+	e->path[0] = '\0';
+	return true;
+}
+
+evidread_t *evidread_parse(const char *text, size_t len, char **why)
+{
+	struct evidread_err e = { .path = "" };
+	json_error_t err;
+	*why = NULL;
+	if (len > EVIDREAD_MAX_BYTES) {
+		*why = xasprintf("%zu bytes: more than the %u an evidence document may have", len,
+			(unsigned)EVIDREAD_MAX_BYTES);
+		return NULL;
+	}
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	if (root == NULL) {
+		*why = xasprintf("not JSON: line %d column %d: %s", err.line, err.column, err.text);
+		return NULL;
+	}
+	if (!evidread_root(root, &e)) {
+		json_decref(root);
+		*why = e.why;
+		return NULL;
+	}
+	evidread_t *d = xcalloc(1, sizeof(*d));
+	d->root = root;
+	return d;
+}
+
+void evidread_free(evidread_t *e)
+{
+	if (e) {
+		json_decref(e->root);
+		free(e);
+	}
+}
+
+size_t evidread_nfleets(const evidread_t *e)
+{
+	return json_array_size(json_object_get(e->root, "fleets"));
+}
+
+/* The index in out of the fleet with id, or -1. */
+static long evidread_find(const json_t *out, const char *id)
+{
+	for (size_t i = 0; i < json_array_size(out); i++)
+		if (strcmp(json_string_value(json_object_get(json_array_get(out, i), "fleet")), id) == 0)
+			return (long)i;
+	return -1;
+}
+
+char *evidread_merge(evidread_t *const *docs, size_t n)
+{
+	json_t *out = json_array(), *doc = json_object();
+	for (size_t d = 0; d < n; d++) {
+		const json_t *fs = json_object_get(docs[d]->root, "fleets");
+		for (size_t i = 0; i < json_array_size(fs); i++) {
+			json_t *f = json_array_get(fs, i);
+			const char *id = json_string_value(json_object_get(f, "fleet"));
+			long at = evidread_find(out, id);
+			if (at < 0)
+				json_array_append_new(out, json_deep_copy(f));
+			else if (strcmp(json_string_value(json_object_get(f, "generated")),
+					 json_string_value(json_object_get(
+						 json_array_get(out, (size_t)at), "generated"))) >= 0)
+				json_array_set_new(out, (size_t)at, json_deep_copy(f));
+		}
+	}
+	json_object_set_new(doc, "schema", json_string(EVIDENCE_SCHEMA));
+	json_object_set_new(doc, "fleets", out);
+	char *s = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	return s;
+}

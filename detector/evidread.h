@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* evidread: evidence documents (docs/evidence.md) from other fleets read back, checked against
+ * the schema and merged. Pure: text in, a checked document or a reason out. It must never
+ * accept a document it has not checked whole, and never touch a file, SQLite or a clock. */
+#ifndef WGWATCH_DETECTOR_EVIDREAD_H
+#define WGWATCH_DETECTOR_EVIDREAD_H
+
+#include <stddef.h>
+
+#define EVIDREAD_MAX_BYTES  (8u << 20) /* a document's size at most */
+#define EVIDREAD_MAX_FLEETS 10000      /* fleets in one document at most ... */
+#define EVIDREAD_MAX_COHORT 10000      /* ... and cohorts of one fleet */
+
+typedef struct evidread evidread_t;
+
+/* text[len] read as an evidence document and checked against the schema; NULL with *why (caller
+ * frees: what is wrong and where, "fleets[0].cohorts[3].tx.regressed: not a count"). */
+evidread_t *evidread_parse(const char *text, size_t len, char **why);
+void evidread_free(evidread_t *e);
+size_t evidread_nfleets(const evidread_t *e);
+
+/* Documents docs[n] as one, each fleet once: of one fleet id the newest `generated` wins (on a
+ * tie, the later document's). Caller frees the text. */
+char *evidread_merge(evidread_t *const *docs, size_t n);
+
+#endif

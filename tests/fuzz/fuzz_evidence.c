@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fuzz_evidence: libFuzzer harness for the evidence reader (detector/evidread.c, linked from the
+ * library): any bytes as an evidence document from another fleet. A refusal must say why in
+ * printable text; a document accepted must merge with itself into a document the reader
+ * accepts again, with the same fleets, each once. Never touches a file. */
+#undef NDEBUG
+#include "detector/evidread.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *why = NULL;
+	evidread_t *e = evidread_parse((const char *)data, size, &why);
+	if (e == NULL) {
+		assert(why != NULL && why[0] != '\0');
+		free(why);
+		return 0;
+	}
+	assert(why == NULL);
+	evidread_t *two[2] = { e, e };
+	char *merged = evidread_merge(two, 2), *why2 = NULL;
+	assert(merged != NULL);
+	evidread_t *again = evidread_parse(merged, strlen(merged), &why2);
+	assert(again != NULL && why2 == NULL);
+	assert(evidread_nfleets(again) == evidread_nfleets(e));
+	evidread_free(again);
+	evidread_free(e);
+	free(merged);
+	return 0;
+}
