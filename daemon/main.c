@@ -378,8 +378,8 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	struct daemon *d = arg;
 	conf_t *old = d->conf;
 	size_t added, removed;
-	metrics_note_reload(next != NULL, clock_wall_ms());
 	if (next == NULL) {
+		metrics_note_reload(false, clock_wall_ms());
 		reloadlog_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",
 			old->nrouters);
@@ -388,6 +388,13 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	}
 	main_shard(next, "reload: ");
 	reloadlog_diff(old, next, &added, &removed);
+	bool go = reloadlog_guard(old, next, removed) == 0; /* a file cut short drops no fleet */
+	metrics_note_reload(go, clock_wall_ms());
+	free(errors);
+	if (!go) {
+		conf_free(next);
+		return;
+	}
 	reloadlog_warn(d->boot_conf, next);
 	d->conf = next;
 	d->poller = poller_reload(d->poller, next); /* before the old conf may be freed */
@@ -396,7 +403,6 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
-	free(errors);
 }
 
 static void main_on_hup_fd(int fd, int events, void *arg)
