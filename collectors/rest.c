@@ -69,6 +69,7 @@ struct rest_conn {
 	restreq_url_t *url;    /* the router's URL, kept parsed for curl */
 	resthdr_t *hdr;        /* its request headers, Authorization built once */
 	bool routing;          /* the request in flight is a route check of route_dst */
+	bool nofd;             /* the request found no descriptor for its connection */
 	const char *route_dst; /* restwan's, valid until the poll ends */
 };
 
@@ -219,6 +220,7 @@ static void rest_start_step(struct rest_conn *c)
 	c->head_len = 0;
 	c->too_big = c->head_too_big = false;
 	c->errbuf[0] = '\0';
+	c->nofd = false;
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started three requests earlier. */
 	if (c->step == RESTDECODE_IFACES)
@@ -242,6 +244,9 @@ static char *rest_curl_reason(const struct rest_conn *c, CURLcode res, enum samp
 		return xasprintf("headers and trailers larger than %d bytes", REST_MAX_HEAD);
 	if (c->too_big)
 		return xasprintf("reply larger than %zu bytes", c->r->max_body);
+	*err = SAMPLE_ERR_INTERNAL; /* resource exhaustion, not the router's doing */
+	if (c->nofd && res == CURLE_COULDNT_CONNECT)
+		return restcurl_nofd_reason();
 	*err = restcurl_kind(res);
 	return restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
 }
@@ -602,7 +607,7 @@ static int rest_poll(void *ctx, void *handle, const conf_router_t *rc, collector
 	if (c->busy)
 		return -1;
 	rest_conn_begin(c, rc, done, arg);
-	if (restcurl_take(r->curl, c, c->errbuf, &c->easy) < 0 ||
+	if (restcurl_take(r->curl, c, c->errbuf, &c->nofd, &c->easy) < 0 ||
 		restcurl_configure(c->easy, rc, &c->own_ca) < 0) {
 		sample_fail(c->s, SAMPLE_ERR_INTERNAL, "cannot configure the HTTP client");
 		rest_finish_later(c);

@@ -8,9 +8,13 @@
  * router's credentials or CA file, which would stay for the next router. */
 #include "config.h"
 #include "collectors/restcurl.h"
+#include "lib/fdreserve.h"
+#include "lib/log.h"
 #include "lib/xmem.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 
 #define RESTCURL_PER_MULTI 64 /* routers per curl multi handle (see the top) */
 
@@ -92,6 +96,7 @@ static int restcurl_setup(CURL *e, const restcurl_t *rc)
 	int bad = curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, restmulti_close) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, loop) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, restcurl_open) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, rc->write) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, rc->header) != CURLE_OK;
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -108,7 +113,7 @@ static int restcurl_setup(CURL *e, const restcurl_t *rc)
 /* A pooled handle keeps the settings of restcurl_setup; restcurl_configure sets every
  * per-router one, and a handle that was given a router's own CA file is never pooled (see
  * restcurl_give). */
-int restcurl_take(restcurl_t *rc, void *owner, char *errbuf, CURL **easy)
+int restcurl_take(restcurl_t *rc, void *owner, char *errbuf, bool *nofd, CURL **easy)
 {
 	if (rc->nidle > 0) {
 		*easy = rc->idle[--rc->nidle];
@@ -122,6 +127,7 @@ int restcurl_take(restcurl_t *rc, void *owner, char *errbuf, CURL **easy)
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, owner) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HEADERDATA, owner) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, nofd) != CURLE_OK;
 	return bad ? -1 : 0;
 }
 
@@ -196,4 +202,31 @@ enum sample_err restcurl_kind(CURLcode res)
 	case CURLE_UNSUPPORTED_PROTOCOL: return SAMPLE_ERR_INTERNAL;
 	default: return SAMPLE_ERR_CONNECT; /* refused, reset, empty reply, unreachable */
 	}
+}
+
+/* The first refusal is logged here, once for the process: each router that cannot connect says
+ * so once more, when it goes down (the poller). Refused on the loop thread only. */
+static bool restcurl_nofd_logged;
+
+curl_socket_t restcurl_open(void *nofd, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+	int fd = fdreserve_check(socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol));
+	if (fd >= 0 || !fdreserve_exhausted(errno))
+		return fd >= 0 ? fd : CURL_SOCKET_BAD;
+	if (nofd != NULL)
+		*(bool *)nofd = true;
+	if (!restcurl_nofd_logged) {
+		restcurl_nofd_logged = true;
+		char *why = restcurl_nofd_reason();
+		log_warn("rest: %s: routers that cannot connect are down until descriptors are free", why);
+		free(why);
+	}
+	return CURL_SOCKET_BAD;
+}
+
+char *restcurl_nofd_reason(void)
+{
+	return xasprintf("out of file descriptors (open-files limit %llu, the last %u kept for the "
+			 "HTTP listener and the database); raise LimitNOFILE",
+		(unsigned long long)fdreserve_limit(), fdreserve_kept());
 }

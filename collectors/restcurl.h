@@ -27,9 +27,9 @@ void restcurl_destroy(restcurl_t *rc); /* the idle easy handles, then the multis
 restmulti_t *restcurl_multi(restcurl_t *rc);
 /* Lends *easy to owner, a pooled handle or a new one with the settings of every handle: owner
  * is its CURLINFO_PRIVATE and the data of the write and header callbacks, errbuf (of
- * CURL_ERROR_SIZE) its error buffer. -1 when curl refuses a setting, or cannot make a handle
- * (*easy NULL). */
-int restcurl_take(restcurl_t *rc, void *owner, char *errbuf, CURL **easy);
+ * CURL_ERROR_SIZE) its error buffer, *nofd set when a connection of its found no descriptor
+ * (restcurl_open). -1 when curl refuses a setting, or cannot make a handle (*easy NULL). */
+int restcurl_take(restcurl_t *rc, void *owner, char *errbuf, bool *nofd, CURL **easy);
 /* Back to the pool, or cleaned up when it was given a router's own CA file (own_ca). */
 void restcurl_give(restcurl_t *rc, CURL *e, bool own_ca);
 /* The per-router settings (TLS) of e for a poll of r; sets *own_ca when e gets r's CA file.
@@ -41,5 +41,12 @@ int restcurl_configure(CURL *e, const conf_router_t *r, bool *own_ca);
 int restcurl_request(
 	CURL *e, const char *base, CURLU *url, long left_ms, struct curl_slist *hdr, const char *post);
 enum sample_err restcurl_kind(CURLcode res); /* the sample error of a failed transfer */
+/* CURLOPT_OPENSOCKETFUNCTION of every handle that connects to a router (CURLOPT_OPENSOCKETDATA:
+ * a bool, or NULL): a socket that is refused because the process is out of descriptors, or
+ * because it would take one of those kept in reserve (lib/fdreserve.h), sets the bool; curl then
+ * fails the transfer as if it could not connect. */
+curl_socket_t restcurl_open(void *nofd, curlsocktype purpose, struct curl_sockaddr *addr);
+/* Why such a transfer failed, for the sample (malloc'd): "out of file descriptors (...)". */
+char *restcurl_nofd_reason(void);
 
 #endif

@@ -6,6 +6,7 @@
  * the first two. It must never log: the scheduler (daemon/diag.c) logs once per router. */
 #include "config.h"
 #include "collectors/restdiag.h"
+#include "collectors/restcurl.h"
 #include "collectors/restdecode.h"
 #include "collectors/restmulti.h"
 #include "lib/buf.h"
@@ -459,6 +460,7 @@ static int restdiag_setup(struct rdreq *q, const conf_router_t *rc)
 	int bad = curl_easy_setopt(e, CURLOPT_URL, url) != CURLE_OK;
 	free(url);
 	bad |= curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, restcurl_open) != CURLE_OK; /* the reserve */
 	bad |= curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)q) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, restdiag_write) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, q) != CURLE_OK;

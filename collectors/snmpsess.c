@@ -7,6 +7,7 @@
 
 #include "collectors/snmpsess.h"
 #include "collectors/snmpusm.h"
+#include "lib/fdreserve.h"
 #include "lib/xmem.h"
 
 #include <errno.h>
@@ -121,8 +122,20 @@ void *snmpsess_open(const conf_router_t *rc, snmpsess_callback cb, void *magic, 
 	char *peer = xasprintf("%s:%s", rc->snmp[0] == '[' ? "udp6" : "udp", rc->snmp);
 	int rc_setup = snmpsess_setup(&ss, rc, cb, magic, cause);
 	ss.peername = peer;
+	errno = 0;
 	void *sess = rc_setup < 0 ? NULL : snmp_sess_open(&ss);
-	if (rc_setup == 0 && sess == NULL)
+	bool nofd = sess == NULL && fdreserve_exhausted(errno);
+	if (sess != NULL && !fdreserve_allows(snmp_sess_transport(sess)->sock)) {
+		nofd = true; /* the session's socket lies in the reserve */
+		snmp_sess_close(sess);
+		sess = NULL;
+	}
+	if (nofd)
+		*cause = xasprintf("cannot open a session to %s: out of file descriptors (open-files "
+				   "limit %llu, the last %u kept for the HTTP listener and the database); "
+				   "raise LimitNOFILE",
+			rc->snmp, (unsigned long long)fdreserve_limit(), fdreserve_kept());
+	else if (rc_setup == 0 && sess == NULL)
 		*cause = xasprintf(
 			"cannot open a session to %s: %s", rc->snmp, snmp_api_errstring(ss.s_snmp_errno));
 	explicit_bzero(&ss, sizeof(ss)); /* held key material */

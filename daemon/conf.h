@@ -92,6 +92,7 @@ typedef struct conf {
 	int64_t rollup_retention_ms; /* 5-minute roll-ups; default 400d */
 	size_t max_body_bytes;       /* REST reply cap; default 4 MiB */
 	struct conf_shard shard;     /* [daemon] shard = K/N; default 1/1 */
+	int reload_max_removed;      /* percent of the routers a reload may remove; default 50 */
 
 	/* [detector] */
 	int64_t before_ms; /* default 7d */

@@ -40,6 +40,8 @@ const struct conf_key confkeys_table[] = {
 		.max = 10 * CONF_YEAR, .help = "how long 5-minute roll-ups are kept" },
 	{ DKEY("shard", T_SHARD, shard), .def = "1/1",
 		.help = "poll only routers whose name hashes to shard K of N (see README, Sharding)" },
+	{ DKEY("reload_max_removed", T_INT, reload_max_removed), .def = "50", .min = 0, .max = 100,
+		.help = "percent of the routers a reload (SIGHUP) may remove; more is refused; 100: any" },
 	{ DKEY("max_body", T_SIZE, max_body_bytes), .def = "4M", .min = 1024, .max = 1024.0 * 1024 * 1024,
 		.help = "largest REST reply accepted (headers, body and trailers), in bytes" },
 	{ XKEY("before", T_DURATION, before_ms), .def = "7d", .min = CONF_SEC, .max = CONF_YEAR,

@@ -27,6 +27,7 @@
 #include "daemon/opts.h"
 #include "web/http.h"
 #include "lib/clock.h"
+#include "lib/fdreserve.h"
 #include "lib/listen.h"
 #include "web/scrape.h"
 #include "lib/log.h"
@@ -73,27 +74,40 @@ static void main_hold_hup(int how)
 	pthread_sigmask(how, &hup, NULL);
 }
 
+/* Descriptors the daemon needs besides its routers' sockets: the database's files (each
+ * connection), pipes, the listener and its connections, the logs. */
+#define MAIN_OWN_FDS 64
+
 /* Each collector of a router holds one socket (REST a keep-alive connection, SNMP a session);
- * thousands of routers need more than the usual 1024. */
+ * thousands of routers need more than the usual 1024. The soft limit is raised to the hard
+ * one; when even that is too low for the fleet it says so, soft equal to hard or not, and the
+ * last FDRESERVE_DEFAULT descriptors stay kept from the routers (lib/fdreserve.h), so that
+ * /healthz and /metrics answer whatever the fleet. */
 static void main_raise_nofile(const conf_t *conf)
 {
-	size_t want_fds = 64;
+	size_t want = MAIN_OWN_FDS;
 	for (size_t i = 0; i < conf->nrouters; i++)
-		want_fds += (conf->routers[i].rest != NULL) + (conf->routers[i].snmp != NULL);
+		want += (conf->routers[i].rest != NULL) + (conf->routers[i].snmp != NULL);
 	struct rlimit rl;
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
 		return;
-	rlim_t want = rl.rlim_max;
-	if (rl.rlim_cur >= want)
-		return;
-	rl.rlim_cur = want;
-	if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
-		log_warn("could not raise the open-files limit to %llu: %s", (unsigned long long)want,
-			strerror(errno));
-	if (rl.rlim_cur < want_fds)
-		log_warn("open-files limit %llu is low for %zu routers (about %zu sockets); raise "
-			 "LimitNOFILE",
-			(unsigned long long)rl.rlim_cur, conf->nrouters, want_fds);
+	if (rl.rlim_cur < rl.rlim_max) {
+		rlim_t soft = rl.rlim_cur;
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+			log_warn("could not raise the open-files limit to %llu: %s",
+				(unsigned long long)rl.rlim_max, strerror(errno));
+			rl.rlim_cur = soft;
+		}
+	}
+	fdreserve_set(rl.rlim_cur == RLIM_INFINITY ? 0 : (uint64_t)rl.rlim_cur, FDRESERVE_DEFAULT);
+	if (rl.rlim_cur < want)
+		log_warn("open-files limit %llu (hard limit %llu) is too low for %zu routers, which need "
+			 "about %zu descriptors: routers that find none fail with \"out of file "
+			 "descriptors\" (the last %u are kept for the HTTP listener and the database); "
+			 "raise LimitNOFILE (ulimit -n) to %zu or more",
+			(unsigned long long)rl.rlim_cur, (unsigned long long)rl.rlim_max, conf->nrouters,
+			want, FDRESERVE_DEFAULT, want);
 }
 
 /* [daemon] shard = K/N: the one place where a loaded config loses the routers of other shards,
@@ -365,8 +379,8 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	struct daemon *d = arg;
 	conf_t *old = d->conf;
 	size_t added, removed;
-	metrics_note_reload(next != NULL, clock_wall_ms());
 	if (next == NULL) {
+		metrics_note_reload(false, clock_wall_ms());
 		reloadlog_errors(errors ? errors : "configuration error");
 		log_error("reload refused: still polling the %zu routers of the running configuration",
 			old->nrouters);
@@ -375,6 +389,13 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	}
 	main_shard(next, "reload: ");
 	reloadlog_diff(old, next, &added, &removed);
+	bool go = reloadlog_guard(old, next, removed) == 0; /* a file cut short drops no fleet */
+	metrics_note_reload(go, clock_wall_ms());
+	free(errors);
+	if (!go) {
+		conf_free(next);
+		return;
+	}
 	reloadlog_warn(d->boot_conf, next);
 	d->conf = next;
 	d->poller = poller_reload(d->poller, next); /* before the old conf may be freed */
@@ -383,7 +404,6 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
-	free(errors);
 }
 
 static void main_on_hup_fd(int fd, int events, void *arg)

@@ -50,6 +50,64 @@ void reloadlog_diff(const conf_t *cur, const conf_t *next, size_t *added, size_t
 	free(b);
 }
 
+/* c's routers' files, sorted: each file's routers are a run. */
+static const char **reloadlog_sorted_files(const conf_t *c)
+{
+	const char **v = xcalloc(c->nrouters + 1, sizeof(*v));
+	for (size_t i = 0; i < c->nrouters; i++)
+		v[i] = c->routers[i].file;
+	qsort(v, c->nrouters, sizeof(*v), reloadlog_cmp_name);
+	return v;
+}
+
+/* The length of the run of file at v[*i] (n entries), *i moved past it. */
+static size_t reloadlog_run(const char **v, size_t n, size_t *i, const char *file)
+{
+	size_t start = *i;
+	while (*i < n && strcmp(v[*i], file) == 0)
+		(*i)++;
+	return *i - start;
+}
+
+#define RELOADLOG_MAX_FILES 10 /* files named in a refusal; the rest are counted */
+
+/* Each file of cur's routers that has fewer in next: a file cut short while being written. */
+static void reloadlog_shrunk_files(const conf_t *cur, const conf_t *next)
+{
+	const char **a = reloadlog_sorted_files(cur), **b = reloadlog_sorted_files(next);
+	size_t i = 0, k = 0, named = 0, more = 0;
+	while (i < cur->nrouters) {
+		const char *file = a[i];
+		while (k < next->nrouters && strcmp(b[k], file) < 0)
+			k++;
+		size_t was = reloadlog_run(a, cur->nrouters, &i, file);
+		size_t now = reloadlog_run(b, next->nrouters, &k, file);
+		if (now < was && named++ < RELOADLOG_MAX_FILES)
+			log_error("reload: %s: %zu routers, %zu before", file, now, was);
+		else if (now < was)
+			more++;
+	}
+	if (more > 0)
+		log_error("reload: and %zu more files with fewer routers", more);
+	free(a);
+	free(b);
+}
+
+int reloadlog_guard(const conf_t *cur, const conf_t *next, size_t removed)
+{
+	if (removed * 100 <= (size_t)next->reload_max_removed * cur->nrouters)
+		return 0;
+	log_error("reload refused: %s would remove %zu of the %zu routers, more than [daemon] "
+		  "reload_max_removed = %d%%; still polling the %zu of the running configuration",
+		next->path, removed, cur->nrouters, next->reload_max_removed, cur->nrouters);
+	reloadlog_shrunk_files(cur, next);
+	log_error("reload: a file read while it was being rewritten looks cut short: write "
+		  "configuration files by rename (a new file, then mv over the old); to remove that "
+		  "many routers on purpose, set [daemon] reload_max_removed = 100 in the new "
+		  "configuration");
+	return -1;
+}
+
 static bool reloadlog_str_same(const char *a, const char *b)
 {
 	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;

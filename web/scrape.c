@@ -41,6 +41,13 @@ static int scrape_gzip(const struct metrics_req *mr, buf_t *body)
 
 unsigned scrape_metrics(const struct scrape_req *req, buf_t *body, bool *gzipped)
 {
+	if (req->router != NULL && req->daemon_only) { /* disjoint: an empty 200 would look up */
+		buf_puts(body,
+			"?router=NAME and ?routers=no exclude each other: one router's series "
+			"(?router=NAME) or the daemon's own (?routers=no), not both\n");
+		*gzipped = false;
+		return 400;
+	}
 	struct metrics_req mr = { .fleet = req->fleet,
 		.store = req->store,
 		.detector = req->detector,

@@ -26,7 +26,8 @@ struct scrape_req {
 };
 
 /* 200 with the exposition in body, gzipped (and *gzipped set) when req->gzip; 404 with a line
- * of text when req->router is not a router of the fleet. */
+ * of text when req->router is not a router of the fleet; 400 with one when both req->router and
+ * req->daemon_only are set (they exclude each other). */
 unsigned scrape_metrics(const struct scrape_req *req, buf_t *body, bool *gzipped);
 
 /* The address Prometheus should scrape, "HOST:PORT": the listen address with port (the bound

@@ -4,7 +4,7 @@
 # /api/v1/targets and scrapes each as /metrics?router=NAME: every router gets its own `up`, its
 # series carry its labels, and the daemon's own families stay on plain /metrics. Also:
 # `wgwatchd --targets` prints the same targets, an unknown router is a 404, ?routers=no gives the
-# daemon's own families alone (a job of their own), and
+# daemon's own families alone (a job of their own) and with ?router=NAME a 400, and
 # peer_metrics = no ([defaults] here, yes again for one router) drops the per-peer series, and
 # a reload that removes a router removes its target.
 . "$top_srcdir/tests/system/lib.sh"
@@ -52,7 +52,9 @@ grep -q '^wgwatch_build_info{' "$T/self.txt" && ! grep -q 'router=' "$T/self.txt
 	fail "/metrics?routers=no is not the daemon's families alone: $(grep router= "$T/self.txt" | head -3)"
 code=$(curl -sS -o "$T/404.txt" -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/metrics?router=nope")
 [ "$code" = 404 ] && grep -q "no router of that name" "$T/404.txt" || fail "unknown router: $code $(cat "$T/404.txt")"
-ok "/metrics?router=NAME: that router's series only; unknown name 404"
+code=$(curl -sS -o "$T/400.txt" -w '%{http_code}' "http://127.0.0.1:$HTTP_PORT/metrics?routers=no&router=tile-a")
+[ "$code" = 400 ] && grep -q "exclude each other" "$T/400.txt" || fail "?routers=no&router=: $code $(cat "$T/400.txt")"
+ok "/metrics?router=NAME: that router's series only; unknown name 404; with ?routers=no 400"
 
 # ---- peer_metrics ----
 has_peers() { http_get "/metrics?router=$1" | grep -q "^wgwatch_wireguard_peer_receive_bytes_total{router=\"$1\""; }

@@ -1,16 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* lib_test: lib/hash against FNV's published vectors, lib/text's repair and escaping, lib/clock's
- * seam, and lib/worker's tick, wake and stop (synchronised on a condition, never on a sleep). */
+ * seam, lib/worker's tick, wake and stop (synchronised on a condition, never on a sleep), and
+ * lib/fdreserve's refusal of descriptors in the reserve. */
 #include "config.h"
 #include "lib/clock.h"
+#include "lib/fdreserve.h"
 #include "lib/hash.h"
 #include "lib/text.h"
 #include "lib/worker.h"
 #include "unit.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static void test_hash(void)
 {
@@ -208,6 +213,30 @@ static void test_worker(void)
 	pthread_mutex_destroy(&c.mu);
 }
 
+/* A descriptor is refused when fewer than the reserve lie above it; none without a limit. */
+static void test_fdreserve(void)
+{
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	fdreserve_set(0, FDRESERVE_DEFAULT); /* no limit known: nothing refused */
+	CHECK_INT(fdreserve_check(fd), fd);
+	fdreserve_set((uint64_t)fd + 4, 3); /* the reserve is fd + 1 .. fd + 3 */
+	CHECK_INT(fdreserve_check(fd), fd);
+	CHECK(fdreserve_allows(fd));
+	fdreserve_set((uint64_t)fd + 3, 3); /* fd .. fd + 2: fd is in it */
+	CHECK(!fdreserve_allows(fd) && !fdreserve_allows(-1));
+	errno = 0;
+	CHECK_INT(fdreserve_check(fd), -1);
+	CHECK(errno == EMFILE && fdreserve_exhausted(errno) && fdreserve_exhausted(ENFILE));
+	CHECK(fcntl(fd, F_GETFD) == -1); /* it was closed */
+	CHECK(!fdreserve_exhausted(ECONNREFUSED));
+	errno = EAGAIN;
+	CHECK_INT(fdreserve_check(-1), -1); /* a failed open passes through */
+	CHECK(errno == EAGAIN);
+	CHECK(fdreserve_limit() == (uint64_t)fd + 3 && fdreserve_kept() == 3);
+	fdreserve_set(0, 0);
+}
+
 int main(void)
 {
 	test_hash();
@@ -217,5 +246,6 @@ int main(void)
 	test_trim();
 	test_clock();
 	test_worker();
+	test_fdreserve();
 	return unit_done("lib_test");
 }

@@ -103,6 +103,10 @@ static void test_router(fleet_t *f)
 	struct scrape_req sr = { .fleet = f, .router = "nope" };
 	CHECK_INT(scrape_metrics(&sr, &b, &gz), 404);
 	CHECK(!gz && strstr(b.data, "no router of that name") != NULL);
+	buf_reset(&b);
+	sr = (struct scrape_req){ .fleet = f, .router = "hub-0002", .daemon_only = true, .gzip = true };
+	CHECK_INT(scrape_metrics(&sr, &b, &gz), 400); /* the two exclude each other */
+	CHECK(!gz && strstr(b.data, "exclude each other") != NULL);
 	buf_free(&b);
 }
 
