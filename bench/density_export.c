@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* density_export: every value a wgwatch database holds in its polls rows, written as OpenMetrics
+ * (one sample per value, at the poll's time) for `promtool tsdb create-blocks-from openmetrics`,
+ * and where the bytes of the packed BLOBs go, as JSON on stdout (bench/density). Derived values
+ * (deltas, dt_ms, reset flags) are not exported: Prometheus derives them from the counters.
+ * Opens the database read-only and never writes it. Includes store_int.h to decode the BLOBs
+ * with the store's own pack_next. */
+#include "config.h"
+#include "store/store_int.h"
+#include "lib/xmem.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum de_fam {
+	DE_DURATION,
+	DE_CPU_MHZ,
+	DE_LOAD,
+	DE_IRQ,
+	DE_IF_C0,                   /* 6 interface counters, in store_val.c's order */
+	DE_IF_LINK0 = DE_IF_C0 + 6, /* mtu, rx/tx errors, tx-queue-drop */
+	DE_IF_RUNNING = DE_IF_LINK0 + 4,
+	DE_PEER_RX,
+	DE_PEER_TX,
+	DE_PEER_HANDSHAKE,
+	DE_SIZE0, /* memory free/total, disk free/total */
+	DE_SENSOR = DE_SIZE0 + 4,
+	DE_NFAM
+};
+
+static const char *const de_names[DE_NFAM] = {
+	"wgwatch_poll_duration_ms",
+	"wgwatch_cpu_mhz",
+	"wgwatch_cpu_load_permille",
+	"wgwatch_cpu_irq_permille",
+	"wgwatch_iface_rx_bytes",
+	"wgwatch_iface_tx_bytes",
+	"wgwatch_iface_rx_packets",
+	"wgwatch_iface_tx_packets",
+	"wgwatch_iface_rx_drops",
+	"wgwatch_iface_tx_drops",
+	"wgwatch_iface_mtu",
+	"wgwatch_iface_rx_errors",
+	"wgwatch_iface_tx_errors",
+	"wgwatch_iface_tx_queue_drops",
+	"wgwatch_iface_running",
+	"wgwatch_peer_rx_bytes",
+	"wgwatch_peer_tx_bytes",
+	"wgwatch_peer_handshake_age_ms",
+	"wgwatch_memory_free_bytes",
+	"wgwatch_memory_total_bytes",
+	"wgwatch_disk_free_bytes",
+	"wgwatch_disk_total_bytes",
+	"wgwatch_sensor_milli",
+};
+
+/* Bytes of the packed BLOBs by what they hold, and what two other encodings would take. */
+enum de_part {
+	DE_B_HEAD,    /* kind bytes, entry ids and flags */
+	DE_B_CPU,     /* loads and irqs */
+	DE_B_DELTA,   /* dt_ms, rx_delta, tx_delta: derived */
+	DE_B_IFCOUNT, /* interface counters as read */
+	DE_B_IFLINK,  /* mtu, errors, tx-queue-drop */
+	DE_B_PEERCNT, /* peer counters as read */
+	DE_B_HANDSHAKE,
+	DE_B_HEALTH,
+	DE_B_IFCOUNT_D, /* projection: interface counters as zigzag deltas from the series' last */
+	DE_B_PEERCNT_D, /* projection: peer counters likewise */
+	DE_B_IFLINK_D,  /* projection: link values likewise */
+	DE_NPART
+};
+
+static const char *const de_parts[DE_NPART] = { "head", "cpu", "deltas", "iface_counters", "iface_link",
+	"peer_counters", "handshake", "health", "iface_counters_as_deltas", "peer_counters_as_deltas",
+	"iface_link_as_deltas" };
+
+struct de_prev { /* the last counters of one interface or peer, for the projections */
+	bool seen;
+	uint64_t c[6], link[4];
+};
+
+struct de {
+	sqlite3 *db;
+	FILE *fam[DE_NFAM];
+	uint64_t count[DE_NFAM];
+	uint64_t bytes[DE_NPART];
+	uint64_t blob_bytes[4], polls;
+	char **router, **iface, **peer, **sensor; /* label sets by id, escaped */
+	int64_t nrouter, niface, npeer, nsensor;
+	struct de_prev *iprev, *pprev;
+};
+
+static size_t de_vlen(uint64_t v)
+{
+	size_t n = 1;
+	for (; v >= 0x80; v >>= 7)
+		n++;
+	return n;
+}
+
+static size_t de_zlen(int64_t v)
+{
+	return de_vlen(((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+/* s with OpenMetrics label escapes, freshly allocated. */
+static char *de_escape(const char *s)
+{
+	size_t n = strlen(s);
+	char *o = xmalloc(2 * n + 1), *q = o;
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\' || *s == '\n')
+			*q++ = '\\';
+		*q++ = *s == '\n' ? 'n' : *s;
+	}
+	*q = '\0';
+	return o;
+}
+
+/* Label sets by id from sql: id, then ncols pairs of label value and label name. */
+static char **de_labels(sqlite3 *db, const char *sql, int ncols, int64_t *n)
+{
+	sqlite3_stmt *q;
+	char **v = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+		fprintf(stderr, "density_export: %s: %s\n", sql, sqlite3_errmsg(db));
+		exit(1);
+	}
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(q, 0);
+		char buf[1024];
+		size_t len = 0;
+		if (id < 0 || id > 10000000)
+			continue;
+		if (id >= *n) {
+			v = xreallocarray(v, (size_t)id + 1, sizeof(*v));
+			memset(v + *n, 0, (size_t)(id + 1 - *n) * sizeof(*v));
+			*n = id + 1;
+		}
+		for (int i = 1; i <= ncols; i++) {
+			const char *val = (const char *)sqlite3_column_text(q, 2 * i - 1);
+			char *e = de_escape(val ? val : "");
+			const char *name = (const char *)sqlite3_column_text(q, 2 * i);
+			len += (size_t)snprintf(
+				buf + len, sizeof(buf) - len, "%s%s=\"%s\"", len ? "," : "", name, e);
+			free(e);
+			if (len >= sizeof(buf))
+				len = sizeof(buf) - 1;
+		}
+		free(v[id]);
+		v[id] = xstrdup(buf);
+	}
+	sqlite3_finalize(q);
+	return v;
+}
+
+static const char *de_label(char **v, int64_t n, int64_t id)
+{
+	return id >= 0 && id < n && v[id] ? v[id] : "id=\"unknown\"";
+}
+
+static void de_emit(struct de *d, enum de_fam f, const char *r, const char *l, int64_t t, uint64_t v)
+{
+	fprintf(d->fam[f], "%s{%s%s%s} %" PRIu64 " %" PRId64 ".%03" PRId64 "\n", de_names[f], r, l ? "," : "",
+		l ? l : "", v, t / 1000, t % 1000);
+	d->count[f]++;
+}
+
+static void de_cpu(struct de *d, const char *r, int64_t t, const uint8_t *p, const uint8_t *end)
+{
+	int64_t prev = 0;
+	struct store_val v;
+	char l[32];
+	d->bytes[DE_B_HEAD]++;
+	for (p++; p < end;) {
+		const uint8_t *s = p;
+		if (!pack_next(&p, end, STORE_CPU, &prev, &v))
+			break;
+		d->bytes[DE_B_CPU] += (size_t)(p - s);
+		snprintf(l, sizeof(l), "core=\"%" PRId64 "\"", v.id);
+		de_emit(d, DE_LOAD, r, l, t, (uint64_t)v.load);
+		if (v.irq >= 0)
+			de_emit(d, DE_IRQ, r, l, t, (uint64_t)v.irq);
+	}
+}
+
+/* The bytes of n values as zigzag deltas from *last (all of them whole when !*seen). */
+static size_t de_proj(bool seen, uint64_t *last, const uint64_t *now, int n)
+{
+	size_t b = 0;
+	for (int i = 0; i < n; i++) {
+		b += seen ? de_zlen((int64_t)(now[i] - last[i])) : de_vlen(now[i]);
+		last[i] = now[i];
+	}
+	return b;
+}
+
+static void de_iface(struct de *d, const char *r, int64_t t, const struct store_val *v)
+{
+	const char *l = de_label(d->iface, d->niface, v->id);
+	d->bytes[DE_B_HEAD] += de_vlen((uint64_t)v->flags);
+	if (v->flags & STORE_F_DELTA)
+		d->bytes[DE_B_DELTA] += de_vlen((uint64_t)v->dt_ms) + de_vlen((uint64_t)v->rx_delta) +
+			de_vlen((uint64_t)v->tx_delta);
+	for (int i = 0; i < 6; i++) {
+		d->bytes[DE_B_IFCOUNT] += de_vlen(v->c[i]);
+		de_emit(d, DE_IF_C0 + i, r, l, t, v->c[i]);
+	}
+	struct de_prev *pv = v->id >= 0 && v->id < d->niface ? &d->iprev[v->id] : NULL;
+	if (pv) {
+		d->bytes[DE_B_IFCOUNT_D] += de_proj(pv->seen, pv->c, v->c, 6);
+		if (v->flags & STORE_F_LINK)
+			d->bytes[DE_B_IFLINK_D] += de_proj(pv->seen, pv->link, v->link, 4);
+		pv->seen = true;
+	}
+	if (!(v->flags & STORE_F_LINK))
+		return;
+	for (int i = 0; i < 4; i++) {
+		d->bytes[DE_B_IFLINK] += de_vlen(v->link[i]);
+		if (i > 0 || v->link[0] > 0)
+			de_emit(d, DE_IF_LINK0 + i, r, l, t, v->link[i]);
+	}
+	de_emit(d, DE_IF_RUNNING, r, l, t, (v->flags & STORE_F_RUNNING) ? 1 : 0);
+}
+
+static void de_peer(struct de *d, const char *r, int64_t t, const struct store_val *v)
+{
+	const char *l = de_label(d->peer, d->npeer, v->id);
+	d->bytes[DE_B_HEAD] += de_vlen((uint64_t)v->flags);
+	if (v->flags & STORE_F_DELTA)
+		d->bytes[DE_B_DELTA] += de_vlen((uint64_t)v->dt_ms) + de_vlen((uint64_t)v->rx_delta) +
+			de_vlen((uint64_t)v->tx_delta);
+	d->bytes[DE_B_PEERCNT] += de_vlen(v->c[0]) + de_vlen(v->c[1]);
+	de_emit(d, DE_PEER_RX, r, l, t, v->c[0]);
+	de_emit(d, DE_PEER_TX, r, l, t, v->c[1]);
+	struct de_prev *pv = v->id >= 0 && v->id < d->npeer ? &d->pprev[v->id] : NULL;
+	if (pv) {
+		d->bytes[DE_B_PEERCNT_D] += de_proj(pv->seen, pv->c, v->c, 2);
+		pv->seen = true;
+	}
+	if (v->flags & STORE_F_HANDSHAKE) {
+		d->bytes[DE_B_HANDSHAKE] += de_vlen((uint64_t)v->handshake_ms);
+		de_emit(d, DE_PEER_HANDSHAKE, r, l, t, (uint64_t)v->handshake_ms);
+	}
+}
+
+/* An ifaces or peers BLOB. */
+static void de_entries(
+	struct de *d, enum store_kind kind, const char *r, int64_t t, const uint8_t *p, const uint8_t *end)
+{
+	int64_t prev = 0;
+	struct store_val v;
+	d->bytes[DE_B_HEAD]++;
+	for (p++; p < end;) {
+		int64_t before = prev;
+		if (!pack_next(&p, end, kind, &prev, &v))
+			break;
+		d->bytes[DE_B_HEAD] += de_zlen(v.id - before);
+		if (kind == STORE_IFACE)
+			de_iface(d, r, t, &v);
+		else
+			de_peer(d, r, t, &v);
+	}
+}
+
+static void de_health(struct de *d, const char *r, int64_t t, const uint8_t *p, const uint8_t *end)
+{
+	int64_t sizes[4], prev = 0;
+	struct store_val v;
+	d->bytes[DE_B_HEALTH] += (size_t)(end - p);
+	if (!pack_health_head_get(&p, end, sizes))
+		return;
+	for (int i = 0; i < 4; i++)
+		if (sizes[i] >= 0)
+			de_emit(d, DE_SIZE0 + i, r, NULL, t, (uint64_t)sizes[i]);
+	while (p < end && pack_next(&p, end, STORE_HEALTH, &prev, &v)) {
+		const char *l = de_label(d->sensor, d->nsensor, v.id);
+		/* the value x 1000 as stored (signed) */
+		fprintf(d->fam[DE_SENSOR], "%s{%s,%s} %" PRId64 " %" PRId64 ".%03" PRId64 "\n",
+			de_names[DE_SENSOR], r, l, v.value, t / 1000, t % 1000);
+		d->count[DE_SENSOR]++;
+	}
+}
+
+static void de_row(struct de *d, sqlite3_stmt *q)
+{
+	const char *r = de_label(d->router, d->nrouter, sqlite3_column_int64(q, 0));
+	int64_t t = sqlite3_column_int64(q, 1);
+	d->polls++;
+	de_emit(d, DE_DURATION, r, NULL, t, (uint64_t)sqlite3_column_int64(q, 2));
+	if (sqlite3_column_type(q, 3) != SQLITE_NULL)
+		de_emit(d, DE_CPU_MHZ, r, NULL, t, (uint64_t)sqlite3_column_int64(q, 3));
+	for (int c = 0; c < 4; c++) {
+		const uint8_t *p = sqlite3_column_blob(q, 4 + c);
+		int n = sqlite3_column_bytes(q, 4 + c);
+		if (p == NULL || n < 1)
+			continue;
+		d->blob_bytes[c] += (uint64_t)n;
+		if (c == 0 && p[0] == STORE_CPU)
+			de_cpu(d, r, t, p, p + n);
+		else if ((c == 1 && p[0] == STORE_IFACE) || (c == 2 && p[0] == STORE_PEER))
+			de_entries(d, (enum store_kind)p[0], r, t, p, p + n);
+		else if (c == 3)
+			de_health(d, r, t, p, p + n);
+	}
+}
+
+static void de_names_load(struct de *d)
+{
+	d->router = de_labels(d->db, "SELECT id, name, 'router' FROM routers", 1, &d->nrouter);
+	d->iface = de_labels(d->db, "SELECT id, name, 'interface' FROM interfaces", 1, &d->niface);
+	/* peer: its label, or its key where two peers of an interface share a label */
+	d->peer = de_labels(d->db,
+		"SELECT id, interface, 'interface', CASE WHEN count(*) OVER (PARTITION BY router_id,"
+		" interface, name) > 1 THEN pkey ELSE name END, 'peer' FROM peers",
+		2, &d->npeer);
+	d->sensor = de_labels(d->db, "SELECT id, name, 'sensor', unit, 'unit' FROM sensors", 2, &d->nsensor);
+	d->iprev = xcalloc((size_t)d->niface + 1, sizeof(*d->iprev));
+	d->pprev = xcalloc((size_t)d->npeer + 1, sizeof(*d->pprev));
+}
+
+static void de_copy(FILE *from, FILE *to)
+{
+	char buf[65536];
+	size_t n;
+	rewind(from);
+	while ((n = fread(buf, 1, sizeof(buf), from)) > 0)
+		fwrite(buf, 1, n, to);
+}
+
+static void de_report(const struct de *d)
+{
+	uint64_t total = 0;
+	printf("{\"polls\": %" PRIu64 ", \"families\": {", d->polls);
+	for (int f = 0; f < DE_NFAM; f++) {
+		printf("%s\"%s\": %" PRIu64, f ? ", " : "", de_names[f], d->count[f]);
+		total += d->count[f];
+	}
+	printf("}, \"values\": %" PRIu64 ", \"blob_bytes\": {\"cpu\": %" PRIu64 ", \"ifaces\": %" PRIu64
+	       ", \"peers\": %" PRIu64 ", \"health\": %" PRIu64 "}, \"parts\": {",
+		total, d->blob_bytes[0], d->blob_bytes[1], d->blob_bytes[2], d->blob_bytes[3]);
+	for (int i = 0; i < DE_NPART; i++)
+		printf("%s\"%s\": %" PRIu64, i ? ", " : "", de_parts[i], d->bytes[i]);
+	printf("}}\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct de d = { 0 };
+	sqlite3_stmt *q;
+	if (argc != 3) {
+		fputs("usage: density_export DATABASE OUT.om  (figures as JSON on stdout)\n", stderr);
+		return 2;
+	}
+	FILE *out = fopen(argv[2], "w");
+	if (sqlite3_open_v2(argv[1], &d.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK || out == NULL) {
+		fprintf(stderr, "density_export: cannot open %s or %s\n", argv[1], argv[2]);
+		return 1;
+	}
+	de_names_load(&d);
+	for (int f = 0; f < DE_NFAM; f++)
+		if ((d.fam[f] = tmpfile()) == NULL) {
+			perror("density_export: tmpfile");
+			return 1;
+		}
+	if (sqlite3_prepare_v2(d.db,
+		    "SELECT router_id, time_ms, duration_ms, cpu_mhz, cpu, ifaces, peers, health FROM polls"
+		    " ORDER BY router_id, time_ms",
+		    -1, &q, NULL) != SQLITE_OK) {
+		fprintf(stderr, "density_export: %s\n", sqlite3_errmsg(d.db));
+		return 1;
+	}
+	while (sqlite3_step(q) == SQLITE_ROW)
+		de_row(&d, q);
+	sqlite3_finalize(q);
+	for (int f = 0; f < DE_NFAM; f++) {
+		if (d.count[f] == 0)
+			continue;
+		fprintf(out, "# TYPE %s gauge\n", de_names[f]);
+		de_copy(d.fam[f], out);
+	}
+	fputs("# EOF\n", out);
+	if (fclose(out) != 0) {
+		perror("density_export: write");
+		return 1;
+	}
+	de_report(&d);
+	sqlite3_close(d.db);
+	return 0;
+}
