@@ -498,20 +498,30 @@ void detector_wake(detector_t *d)
 		worker_wake(d->worker);
 }
 
-int detector_report(const conf_t *conf, FILE *out, char **cause)
+/* A detector opened read-only on conf's database and evaluated once, with its view; NULL with
+ * *cause. For the one-shot modes (--report, --export-evidence). */
+static detector_t *detector_once(const conf_t *conf, detector_view_t **view, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
 	*cause = NULL;
-	int rc = detector_open(d, conf, true, cause);
-	if (rc == 0)
-		rc = detector_round(d, clock_wall_ms(), cause);
-	if (rc == 0) {
-		detector_view_t *v = detector_view_build(d);
-		report_print(out, v);
-		view_destroy(v);
+	if (detector_open(d, conf, true, cause) != 0 || detector_round(d, clock_wall_ms(), cause) != 0) {
+		detector_free(d);
+		return NULL;
 	}
+	*view = detector_view_build(d);
+	return d;
+}
+
+int detector_report(const conf_t *conf, FILE *out, char **cause)
+{
+	detector_view_t *v;
+	detector_t *d = detector_once(conf, &v, cause);
+	if (d == NULL)
+		return -1;
+	report_print(out, v);
+	view_destroy(v);
 	detector_free(d);
-	return rc;
+	return 0;
 }
 
 /* The decision for version on router's cohort, from d's verdicts as of now. */
@@ -567,20 +577,16 @@ char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms)
 
 int detector_export_evidence(const conf_t *conf, int64_t since_ms, FILE *out, char **cause)
 {
-	detector_t *d = xcalloc(1, sizeof(*d));
-	*cause = NULL;
-	int rc = detector_open(d, conf, true, cause);
-	if (rc == 0)
-		rc = detector_round(d, clock_wall_ms(), cause);
-	if (rc == 0) {
-		detector_view_t *v = detector_view_build(d);
-		size_t n;
-		const struct detector_verdict *vs = detector_view_verdicts(v, &n);
-		char *doc = evidence_export(vs, n, d->fleet, since_ms, clock_wall_ms());
-		fprintf(out, "%s\n", doc);
-		free(doc);
-		view_destroy(v);
-	}
+	detector_view_t *v;
+	detector_t *d = detector_once(conf, &v, cause);
+	if (d == NULL)
+		return -1;
+	size_t n;
+	const struct detector_verdict *vs = detector_view_verdicts(v, &n);
+	char *doc = evidence_export(vs, n, d->fleet, since_ms, clock_wall_ms());
+	fprintf(out, "%s\n", doc);
+	free(doc);
+	view_destroy(v);
 	detector_free(d);
-	return rc;
+	return 0;
 }
