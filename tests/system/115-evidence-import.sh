@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0
 # 115-evidence-import: other fleets' evidence imported ([evidence] files, docs/evidence.md,
 # issue 40). A first fleet (tests/system/rollout-fast.scenario: two tile canaries regress on
-# 7.22.3) exports its evidence; a second daemon, whose own routers (tile-next, x86-next) have
-# not upgraded, imports it with [rollout] evidence = hold. The export twice and a copy under the
-# second fleet's own id count as one fleet, so tile is not held on one fleet's two routers
-# (evidence_fleets = 2, evidence_routers = 3); a second fleet's export added and SIGHUP, tile
-# holds on evidence alone (API, --rollout-check exit 4) naming it, /api/v1/cohorts shows it as
-# "elsewhere" and /metrics as wgwatch_evidence_*. Hostile files are refused with their reasons,
-# once each, while the good ones are used.
+# 7.22.3) exports its evidence; a second daemon on its own fleet (tests/system/evidence-b.scenario:
+# its tile canaries take 7.22.3 only at 18 s, unchanged) imports it with [rollout] evidence = hold.
+# The export twice and a copy under the second fleet's own id count as one fleet, so tile is not
+# held on one fleet's two routers (evidence_fleets = 2, evidence_routers = 3); a second fleet's
+# export added and SIGHUP, tile holds on evidence alone (API, --rollout-check exit 4) naming it;
+# once its own canaries are judged unchanged it goes: its own verdicts outweigh the evidence.
+# /api/v1/cohorts shows the evidence as "elsewhere", /metrics as wgwatch_evidence_*, the upgrades
+# page beside the cohort. Hostile files are refused with their reasons, once each.
 . "$top_srcdir/tests/system/lib.sh"
 
 start_sim "$top_srcdir/tests/system/rollout-fast.scenario"
@@ -17,13 +18,15 @@ start_daemon
 wait_final 60 8
 stop_daemon
 "$DAEMON" -c "$T/wgwatch.conf" --export-evidence >"$T/a.json" 2>"$T/export.err" || fail "--export-evidence: $(cat "$T/export.err")"
+kill "$SIM_PID"
 ok "the first fleet's evidence exported"
 
-# The second fleet: tile-next and x86-next only (still on 7.21.5), its own database.
+# The second fleet: its own sim (its clock starts now: the canaries upgrade at 18 s), database.
 mkdir "$T/b" "$T/ev"
-awk '/^\[router /{ keep = ($2 == "tile-next]" || $2 == "x86-next]") } keep' "$T/routers.conf" >"$T/b/routers.conf"
-grep -q 'tile-next' "$T/b/routers.conf" && ! grep -q 'tile-01' "$T/b/routers.conf" ||
-	fail "the second fleet's routers: $(cat "$T/b/routers.conf")"
+"$SIM" -a "$(sim_base)" -p "$(free_port)" -c "$T/b/routers.conf" -r "$T/b/sim.ready" \
+	"$top_srcdir/tests/system/evidence-b.scenario" 2>"$T/sim-b.log" &
+PIDS="$PIDS $!"
+wait_until 30 test -e "$T/b/sim.ready" || fail "the second wgwatch-sim did not become ready"
 B_PORT=$(free_port)
 cat >"$T/b/wgwatch.conf" <<CONF
 [daemon]
@@ -34,7 +37,9 @@ timeout = 140ms
 [detector]
 before = 6s
 after = 6s
+min_samples = 30
 every = 1s
+hold = 1s
 [rollout]
 evidence = hold
 evidence_fleets = 2
@@ -103,7 +108,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 ev = [r for r in d["reasons"] if r["kind"] == "evidence"]
 assert ev and ev[0]["direction"] == "tx" and "4 of 4 routers of other fleets regressed on tx" in ev[0]["text"], d
-assert "2 fleet(s)" in ev[0]["text"] and d["cohort"]["routers"] == 0, d
+assert "2 fleet(s)" in ev[0]["text"] and d["cohort"]["judged"] == 0, d
 PY
 rc=0
 "$DAEMON" -c "$T/b/wgwatch.conf" --rollout-check tile-next 7.22.3 >"$T/check.out" 2>"$T/check.err" || rc=$?
@@ -114,24 +119,42 @@ rc=0
 [ "$rc" = 5 ] || fail "--rollout-check x86-next (unchanged elsewhere): exit $rc, want 5: $(cat "$T/check.out")"
 ok "a second fleet's evidence, read on SIGHUP: tile holds on it alone (API, --rollout-check exit 4), x86_64 waits"
 
-bget /api/v1/cohorts >"$T/cohorts.json"
-$PY - "$T/cohorts.json" <<'PY' || fail "/api/v1/cohorts: $(cat "$T/cohorts.json")"
+cohorts() {
+	bget /api/v1/cohorts >"$T/cohorts.json"
+	$PY - "$T/cohorts.json" "$1" <<'PY' || fail "/api/v1/cohorts: $(cat "$T/cohorts.json")"
 import json, sys
 cs = json.load(open(sys.argv[1]))
 t = [c for c in cs if c["architecture"] == "tile" and c["to_version"] == "7.22.3"]
-assert len(t) == 1 and t[0]["routers"] == 0, t
+assert len(t) == 1 and (sys.argv[2] == "any" or t[0]["routers"] == int(sys.argv[2])), t
 e = t[0]["elsewhere"]
 assert e["fleets"] == 2 and e["tx"]["regressed"] == 4 and e["tx"]["judged"] == 4, e
 assert 0.25 < e["tx"]["median_ratio"] < 0.42, e
 PY
+}
+cohorts any
 bget /metrics >"$T/m2.txt"
 grep -q '^wgwatch_evidence_regressed_routers{from_version="7.21.5",to_version="7.22.3",architecture="tile",board="CCR1009-7G-1C-1S+",direction="tx"} 4$' "$T/m2.txt" ||
 	fail "wgwatch_evidence_regressed_routers: $(grep evidence "$T/m2.txt")"
 ! grep -q "ffffffff\|$OWN" "$T/m2.txt" || fail "a fleet id in /metrics"
-ok "/api/v1/cohorts: tile known only from evidence, elsewhere 2 fleets, 4 of 4 regressed; wgwatch_evidence_* without fleet ids"
+ok "/api/v1/cohorts: tile with elsewhere 2 fleets, 4 of 4 regressed; wgwatch_evidence_* without fleet ids"
+
+# Its own canaries take 7.22.3 at 18 s, unchanged: once judged (final), they decide: go.
+goes() { rollout && grep -q '"decision":"go"' "$T/rollout.json"; }
+wait_until 60 goes || fail "tile did not go once its own canaries were judged: $(cat "$T/rollout.json")"
+! grep -q '"kind":"evidence"' "$T/rollout.json" || fail "an evidence reason in a go: $(cat "$T/rollout.json")"
+rc=0
+"$DAEMON" -c "$T/b/wgwatch.conf" --rollout-check tile-next 7.22.3 >"$T/check.out" 2>"$T/check.err" || rc=$?
+[ "$rc" = 0 ] || fail "--rollout-check tile-next after its own canaries: exit $rc, want 0: $(cat "$T/check.out")"
+cohorts 2
+bget /upgrades >"$T/upgrades.html"
+grep -q 'elsewhere: 2 fleets, 4 routers, tx median .*0\.3[0-9]*.*, 4 of 4 regressed' "$T/upgrades.html" ||
+	fail "the upgrades page: no elsewhere line: $(grep -o 'elsewhere[^<]*' "$T/upgrades.html")"
+ok "own canaries judged unchanged outweigh the evidence: go (API, --rollout-check exit 0); the upgrades page shows it beside the cohort"
 
 for f in bad-future bad-types bad-json bad-huge; do
 	n=$(grep -c "evidence: .*/$f.json: refused" "$T/daemon-b.log")
 	[ "$n" = 1 ] || fail "$f.json refused $n times in the log, not once (unchanged across SIGHUP)"
 done
 ok "each hostile file logged once, not again on SIGHUP while unchanged"
+check_log_clean
+! grep -E '^<3>' "$T/daemon-b.log" | grep -q . || fail "error lines in the second daemon's log: $(grep -E '^<3>' "$T/daemon-b.log" | head -3)"
