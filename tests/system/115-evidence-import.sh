@@ -6,7 +6,7 @@
 # its tile canaries take 7.22.3 only at 18 s, unchanged) imports it with [rollout] evidence = hold.
 # The export twice and a copy under the second fleet's own id count as one fleet, so tile is not
 # held on one fleet's two routers (evidence_fleets = 2, evidence_routers = 3); a second fleet's
-# export added and SIGHUP, tile holds on evidence alone (API, --rollout-check exit 4) naming it;
+# export added and SIGHUP, tile holds on evidence alone (API, wgwatch_rollout_decision, --rollout-check exit 4) naming it;
 # once its own canaries are judged unchanged it goes: its own verdicts outweigh the evidence.
 # /api/v1/cohorts shows the evidence as "elsewhere", /metrics as wgwatch_evidence_*, the upgrades
 # page beside the cohort. Hostile files are refused with their reasons, once each.
@@ -103,6 +103,9 @@ mv "$T/other.json" "$T/ev/other.json"
 kill -HUP "$B_PID"
 held() { rollout && grep -q '"decision":"hold"' "$T/rollout.json"; }
 wait_until 20 held || fail "tile not held after the second fleet's evidence: $(cat "$T/rollout.json")"
+bget /metrics >"$T/m-hold.txt"
+grep -q '^wgwatch_rollout_decision{to_version="7.22.3",architecture="tile",board="CCR1009-7G-1C-1S+",decision="hold"} 1$' "$T/m-hold.txt" ||
+	fail "wgwatch_rollout_decision for tile not hold: $(grep rollout_decision "$T/m-hold.txt")"
 $PY - "$T/rollout.json" <<'PY' || fail "the hold's reasons: $(cat "$T/rollout.json")"
 import json, sys
 d = json.load(open(sys.argv[1]))
