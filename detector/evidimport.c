@@ -108,7 +108,8 @@ static char *evidimport_slurp(int fd, const struct stat *st, char **text, size_t
 }
 
 /* One file read and checked: the document, or NULL with the refusal logged once. */
-static evidread_t *evidimport_read(const evidimport_t *im, const char *path, struct evidimport_file *rec)
+static evidread_t *evidimport_read(
+	const evidimport_t *im, const char *path, struct evidimport_file *rec, size_t *total)
 {
 	char *text = NULL, *why = NULL;
 	size_t len = 0;
@@ -117,8 +118,12 @@ static evidread_t *evidimport_read(const evidimport_t *im, const char *path, str
 	memset(&rec->st, 0, sizeof(rec->st));
 	if (fd < 0 || fstat(fd, &rec->st) != 0)
 		why = xasprintf("cannot open: %s", strerror(errno));
+	else if (*total + (size_t)rec->st.st_size > EVIDIMPORT_MAX_TOTAL)
+		why = xasprintf("the files before it hold %zu bytes: with it, more than the %u all may have",
+			*total, (unsigned)EVIDIMPORT_MAX_TOTAL);
 	else if ((why = evidimport_slurp(fd, &rec->st, &text, &len)) == NULL)
 		doc = evidread_parse(text, len, &why);
+	*total += doc != NULL ? len : 0;
 	if (fd >= 0)
 		close(fd);
 	free(text);
@@ -270,8 +275,9 @@ evidimport_set_t *evidimport_load(evidimport_t *im, const char *pattern, const c
 		log_warn("evidence: %s: cannot list the files", pattern);
 	evidread_t **docs = xcalloc(n + 1, sizeof(*docs));
 	struct evidimport_file *recs = xcalloc(n + 1, sizeof(*recs));
+	size_t total = 0;
 	for (size_t i = 0; i < n; i++) {
-		docs[i] = evidimport_read(im, g.gl_pathv[i], &recs[i]);
+		docs[i] = evidimport_read(im, g.gl_pathv[i], &recs[i], &total);
 		used += docs[i] != NULL;
 	}
 	evidimport_set_t *s = evidimport_sum(docs, n, own);
