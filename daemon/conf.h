@@ -125,7 +125,13 @@ typedef struct conf {
 	int rollout_go_min;         /* routers (canaries) judged final before go; default 2 */
 	char **rollout_allow;       /* overrides, "VERSION/ARCHITECTURE" or "VERSION/BOARD" */
 	size_t nrollout_allow;
-	char **rollout_allow_at; /* "FILE:LINE" of each rollout_allow item, as many */
+	char **rollout_allow_at;      /* "FILE:LINE" of each rollout_allow item, as many */
+	char *rollout_evidence;       /* hold|show: whether imported evidence may hold; default show */
+	int rollout_evidence_fleets;  /* other fleets with a regression that hold; default 2 */
+	int rollout_evidence_routers; /* or their routers with a regression; default 3 */
+
+	/* [evidence]: other fleets' documents (detector/evidimport.h) */
+	char *evidence_files; /* a glob, absolute; NULL: none */
 } conf_t;
 
 /* Load path and everything it includes. On success returns 0 and *out. On failure returns -1

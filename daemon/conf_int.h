@@ -13,7 +13,7 @@
 
 #define CONF_MAX_DEPTH 16   /* include nesting */
 #define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
-#define CONF_NKEYS     74   /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     78   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
@@ -22,6 +22,7 @@ enum conf_sect {
 	SECT_WEB,
 	SECT_ALERT,
 	SECT_ROLLOUT,
+	SECT_EVIDENCE,
 	SECT_DEFAULTS,
 	SECT_ROUTER,
 	SECT_BAD

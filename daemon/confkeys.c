@@ -19,6 +19,7 @@
 #define WKEY(n, t, f) .sect = SECT_WEB, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define AKEY(n, t, f) .sect = SECT_ALERT, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define OKEY(n, t, f) .sect = SECT_ROLLOUT, .name = (n), .type = (t), .off = offsetof(conf_t, f)
+#define EKEY(n, t, f) .sect = SECT_EVIDENCE, .name = (n), .type = (t), .off = offsetof(conf_t, f)
 #define RKEY(n, t, f) .sect = SECT_ROUTER, .name = (n), .type = (t), .off = offsetof(conf_router_t, f)
 
 const struct conf_key confkeys_table[] = {
@@ -81,6 +82,14 @@ const struct conf_key confkeys_table[] = {
 	{ OKEY("allow", T_LIST, rollout_allow), .noff = offsetof(conf_t, nrollout_allow),
 		.check = conflabel_check_allow,
 		.help = "overrides to go, VERSION/ARCHITECTURE or VERSION/BOARD; may be repeated" },
+	{ OKEY("evidence", T_ENUM, rollout_evidence), .choices = "hold|show", .def = "show",
+		.help = "hold: other fleets' evidence of a regression holds a cohort until its own canaries are judged" },
+	{ OKEY("evidence_fleets", T_INT, rollout_evidence_fleets), .def = "2", .min = 1, .max = 1000000,
+		.help = "other fleets with a regression in a cohort that hold it (evidence = hold)" },
+	{ OKEY("evidence_routers", T_INT, rollout_evidence_routers), .def = "3", .min = 1, .max = 1000000,
+		.help = "or other fleets' routers with a regression in a cohort that hold it (evidence = hold)" },
+	{ EKEY("files", T_PATH, evidence_files),
+		.help = "other fleets' evidence documents, a glob (e.g. /etc/wgwatch/evidence.d/*.json); read at start and on SIGHUP" },
 	{ RKEY("rest", T_URL, rest), .help = "REST base URL, e.g. https://192.0.2.1" },
 	{ RKEY("user", T_STR, user), .help = "RouterOS user for REST" },
 	{ RKEY("password", T_SECRET, password), .help = "RouterOS password for REST" },
@@ -170,6 +179,7 @@ const char *confkeys_sect_name(enum conf_sect s)
 		: s == SECT_WEB      ? "web"
 		: s == SECT_ALERT    ? "alert"
 		: s == SECT_ROLLOUT  ? "rollout"
+		: s == SECT_EVIDENCE ? "evidence"
 				     : "router NAME";
 }
 

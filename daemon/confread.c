@@ -37,6 +37,7 @@ static void confread_section(struct conf_file *f, char *name)
 		{ "web", SECT_WEB },
 		{ "alert", SECT_ALERT },
 		{ "rollout", SECT_ROLLOUT },
+		{ "evidence", SECT_EVIDENCE },
 		{ "defaults", SECT_DEFAULTS },
 	};
 	f->rs = NULL;

@@ -401,6 +401,7 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	d->poller = poller_reload(d->poller, next); /* before the old conf may be freed */
 	if (d->diag != NULL)
 		diag_reconfigure(d->diag, next);
+	detector_reload_evidence(d->detector, next);
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);

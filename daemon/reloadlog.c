@@ -119,6 +119,9 @@ static bool reloadlog_rollout_changed(const conf_t *a, const conf_t *b)
 	bool same = reloadlog_str_same(a->rollout_canary, b->rollout_canary) &&
 		a->rollout_hold_regressed == b->rollout_hold_regressed &&
 		a->rollout_hold_ratio == b->rollout_hold_ratio && a->rollout_go_min == b->rollout_go_min &&
+		reloadlog_str_same(a->rollout_evidence, b->rollout_evidence) &&
+		a->rollout_evidence_fleets == b->rollout_evidence_fleets &&
+		a->rollout_evidence_routers == b->rollout_evidence_routers &&
 		a->nrollout_allow == b->nrollout_allow;
 	for (size_t i = 0; same && i < a->nrollout_allow; i++)
 		same = strcmp(a->rollout_allow[i], b->rollout_allow[i]) == 0;

@@ -390,6 +390,21 @@ detector_view_t *detector_view(detector_t *d)
 	return d != NULL ? view_ref(&d->view) : NULL;
 }
 
+/* ---- other fleets' evidence ---- */
+
+/* Read [evidence] files (as last set) and hand the set to the rollout guard and the views. */
+static void detector_evidence_load(detector_t *d)
+{
+	pthread_mutex_lock(&d->evidence_mu);
+	char *glob = d->evidence_glob ? xstrdup(d->evidence_glob) : NULL;
+	d->evidence_again = false;
+	pthread_mutex_unlock(&d->evidence_mu);
+	evidimport_set_t *s = evidimport_load(d->evidence, glob, d->fleet);
+	rollout_set_evidence(d->rollout, s);
+	evidimport_unref(s);
+	free(glob);
+}
+
 /* ---- lifecycle ---- */
 
 int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause)
@@ -420,7 +435,23 @@ int detector_open(detector_t *d, const conf_t *conf, bool readonly, char **cause
 		return -1;
 	rollout_set_stored(d->rollout, v, n);
 	overrides_free(v, n);
+	d->evidence = evidimport_create();
+	pthread_mutex_init(&d->evidence_mu, NULL);
+	d->evidence_glob = conf->evidence_files ? xstrdup(conf->evidence_files) : NULL;
+	detector_evidence_load(d);
 	return 0;
+}
+
+void detector_reload_evidence(detector_t *d, const conf_t *conf)
+{
+	if (d == NULL)
+		return;
+	pthread_mutex_lock(&d->evidence_mu);
+	free(d->evidence_glob);
+	d->evidence_glob = conf->evidence_files ? xstrdup(conf->evidence_files) : NULL;
+	d->evidence_again = true;
+	pthread_mutex_unlock(&d->evidence_mu);
+	detector_wake(d);
 }
 
 struct rollout *detector_rollout(detector_t *d)
@@ -437,6 +468,11 @@ void detector_free(detector_t *d)
 	free(d->done);
 	detector_bounds_clear(d);
 	rollout_unref(d->rollout);
+	if (d->evidence != NULL) { /* opened that far */
+		evidimport_free(d->evidence);
+		pthread_mutex_destroy(&d->evidence_mu);
+		free(d->evidence_glob);
+	}
 	for (size_t i = 0; i < 2 * d->nprobe_to; i++)
 		free(d->probe_to[i]);
 	free(d->probe_to);
@@ -449,6 +485,11 @@ static void detector_tick(void *arg)
 {
 	detector_t *d = arg;
 	char *cause = NULL;
+	pthread_mutex_lock(&d->evidence_mu);
+	bool again = d->evidence_again;
+	pthread_mutex_unlock(&d->evidence_mu);
+	if (again)
+		detector_evidence_load(d);
 	if (detector_round(d, clock_wall_ms(), &cause) == 0) {
 		if (d->error != NULL)
 			log_info("detector: evaluating works again");

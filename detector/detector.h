@@ -105,6 +105,10 @@ const struct detector_bound *detector_view_bounds(const detector_view_t *v, size
  * now_ms; NULL when d is NULL or has no view yet. Caller frees. */
 char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms);
 
+/* Any thread (SIGHUP): read conf's [evidence] files again at the detector's next round, on its
+ * thread; NULL d is fine. */
+void detector_reload_evidence(detector_t *d, const conf_t *conf);
+
 /* The running detector's rollout guard settings, whose stored overrides the web replaces
  * (rollout_set_stored) after it changed them; NULL for NULL. */
 struct rollout *detector_rollout(detector_t *d);

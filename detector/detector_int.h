@@ -4,6 +4,7 @@
 #ifndef WGWATCH_DETECTOR_INT_H
 #define WGWATCH_DETECTOR_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -11,6 +12,7 @@
 
 #include "daemon/profile.h"
 #include "detector/detector.h"
+#include "detector/evidimport.h"
 #include "lib/worker.h"
 #include "detector/confound.h"
 #include "detector/data.h"
@@ -53,6 +55,11 @@ struct detector {
 
 	worker_t *worker; /* the thread of the rounds; NULL for --report */
 	char fleet[33];   /* the fleet's evidence id, read at open and never changed */
+
+	evidimport_t *evidence;      /* other fleets' files as last read (detector thread only) */
+	pthread_mutex_t evidence_mu; /* guards the two below, set by detector_reload_evidence */
+	char *evidence_glob;         /* [evidence] files now in force; NULL: none */
+	bool evidence_again;         /* read them again at the next round */
 };
 
 /* Set up d from conf and open its database (read-only for --report). -1 with *cause. */

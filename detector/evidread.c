@@ -295,6 +295,13 @@ size_t evidread_nfleets(const evidread_t *e)
 	return json_array_size(json_object_get(e->root, "fleets"));
 }
 
+const char *evidread_fleet_at(const evidread_t *e, size_t i, const char **generated)
+{
+	const json_t *f = json_array_get(json_object_get(e->root, "fleets"), i);
+	*generated = json_string_value(json_object_get(f, "generated"));
+	return json_string_value(json_object_get(f, "fleet"));
+}
+
 /* The index in out of the fleet with id, or -1. */
 static long evidread_find(const json_t *out, const char *id)
 {
@@ -326,4 +333,44 @@ char *evidread_merge(evidread_t *const *docs, size_t n)
 	char *s = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	return s;
+}
+
+static const char *evidread_str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key)); /* NULL for null */
+}
+
+static void evidread_tally_of(const json_t *t, struct evidread_tally *out)
+{
+	const json_t *r = json_object_get(t, "ratio");
+	*out = (struct evidread_tally){
+		.routers = (long)json_integer_value(json_object_get(t, "routers")),
+		.judged = (long)json_integer_value(json_object_get(t, "judged")),
+		.regressed = (long)json_integer_value(json_object_get(t, "regressed")),
+		.improved = (long)json_integer_value(json_object_get(t, "improved")),
+		.unchanged = (long)json_integer_value(json_object_get(t, "unchanged")),
+		.insufficient = (long)json_integer_value(json_object_get(t, "insufficient")),
+		.median = json_is_object(r) ? json_number_value(json_object_get(r, "median")) : NAN,
+	};
+}
+
+bool evidread_next(const evidread_t *e, struct evidread_at *at, struct evidread_cohort *out)
+{
+	const json_t *fs = json_object_get(e->root, "fleets");
+	for (; at->fleet < json_array_size(fs); at->fleet++, at->cohort = 0) {
+		const json_t *f = json_array_get(fs, at->fleet), *cs = json_object_get(f, "cohorts");
+		if (at->cohort >= json_array_size(cs))
+			continue;
+		const json_t *c = json_array_get(cs, at->cohort++);
+		*out = (struct evidread_cohort){ .fleet = evidread_str(f, "fleet"),
+			.generated = evidread_str(f, "generated"),
+			.from_version = evidread_str(c, "from_version"),
+			.to_version = evidread_str(c, "to_version"),
+			.architecture = evidread_str(c, "architecture"),
+			.board = evidread_str(c, "board") };
+		evidread_tally_of(json_object_get(c, "tx"), &out->tx);
+		evidread_tally_of(json_object_get(c, "rx"), &out->rx);
+		return true;
+	}
+	return false;
 }

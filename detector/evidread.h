@@ -5,6 +5,7 @@
 #ifndef WGWATCH_DETECTOR_EVIDREAD_H
 #define WGWATCH_DETECTOR_EVIDREAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define EVIDREAD_MAX_BYTES  (8u << 20) /* a document's size at most */
@@ -18,6 +19,30 @@ typedef struct evidread evidread_t;
 evidread_t *evidread_parse(const char *text, size_t len, char **why);
 void evidread_free(evidread_t *e);
 size_t evidread_nfleets(const evidread_t *e);
+/* The id of fleet i (< evidread_nfleets) and the day it was generated into *generated. */
+const char *evidread_fleet_at(const evidread_t *e, size_t i, const char **generated);
+
+/* One direction of a cohort as a document states it (the ratio's median NAN when null). */
+struct evidread_tally {
+	long routers, judged, regressed, improved, unchanged, insufficient;
+	double median;
+};
+
+/* One cohort of one fleet; the strings point into the document (architecture, board NULL when
+ * unknown) and live as long as it. */
+struct evidread_cohort {
+	const char *fleet, *generated;
+	const char *from_version, *to_version, *architecture, *board;
+	struct evidread_tally tx, rx;
+};
+
+/* Where a walk over a document's cohorts is: start with { 0 }. */
+struct evidread_at {
+	size_t fleet, cohort;
+};
+
+/* The cohort at *at into *out, *at advanced to the next; false after the last. */
+bool evidread_next(const evidread_t *e, struct evidread_at *at, struct evidread_cohort *out);
 
 /* Documents docs[n] as one, each fleet once: of one fleet id the newest `generated` wins (on a
  * tie, the later document's). Caller frees the text. */

@@ -28,13 +28,16 @@ struct rollout {
 	int64_t hold_ms;        /* [detector] hold */
 	struct override *allow; /* [rollout] allow, who "config FILE:LINE" */
 	size_t nallow;
-	struct rollout_stored *stored; /* those of the API: the one part that changes */
+	bool evidence_hold; /* [rollout] evidence = hold */
+	size_t evidence_fleets, evidence_routers;
+	struct rollout_stored *stored; /* those of the API, and the evidence: the parts that change */
 };
 
 struct rollout_stored {
 	pthread_mutex_t mu;
 	struct override *v;
 	size_t n;
+	evidimport_set_t *evidence; /* other fleets' ([evidence] files); NULL: none */
 };
 
 /* ---- settings ---- */
@@ -81,6 +84,9 @@ rollout_t *rollout_create(const conf_t *conf)
 	r->go_min = conf->rollout_go_min > 0 ? (size_t)conf->rollout_go_min : 1;
 	r->hold_ratio = conf->rollout_hold_ratio;
 	r->hold_ms = conf->hold_ms;
+	r->evidence_hold = conf->rollout_evidence != NULL && strcmp(conf->rollout_evidence, "hold") == 0;
+	r->evidence_fleets = conf->rollout_evidence_fleets > 0 ? (size_t)conf->rollout_evidence_fleets : 2;
+	r->evidence_routers = conf->rollout_evidence_routers > 0 ? (size_t)conf->rollout_evidence_routers : 3;
 	r->allow = xcalloc(conf->nrollout_allow + 1, sizeof(*r->allow));
 	for (size_t i = 0; i < conf->nrollout_allow; i++)
 		rollout_allow_conf(&r->allow[r->nallow++], conf->rollout_allow[i],
@@ -105,6 +111,7 @@ void rollout_unref(rollout_t *r)
 		free(r->canaries[i]);
 	overrides_free(r->allow, r->nallow);
 	overrides_free(r->stored->v, r->stored->n);
+	evidimport_unref(r->stored->evidence);
 	pthread_mutex_destroy(&r->stored->mu);
 	free(r->stored);
 	free(r->canaries);
@@ -136,8 +143,9 @@ const char *rollout_kind_name(enum rollout_kind k)
 		[ROLLOUT_R_COUNT] = "count",
 		[ROLLOUT_R_COHORT] = "cohort",
 		[ROLLOUT_R_OVERRIDE] = "override",
+		[ROLLOUT_R_EVIDENCE] = "evidence",
 	};
-	return (unsigned)k <= ROLLOUT_R_OVERRIDE ? names[k] : "?";
+	return (unsigned)k <= ROLLOUT_R_EVIDENCE ? names[k] : "?";
 }
 
 /* ---- reasons ---- */
@@ -170,8 +178,8 @@ static struct rollout_reason *rollout_reason_add(struct rollout_result *res, enu
 /* The reasons the guard's own decision d shows (an override shows them too, after its own). */
 static void rollout_reasons_keep(struct rollout_result *res, enum rollout_decision d)
 {
-	unsigned keep = d == ROLLOUT_HOLD
-		? 1u << ROLLOUT_R_REGRESSION | 1u << ROLLOUT_R_RATIO | 1u << ROLLOUT_R_COHORT
+	unsigned keep = d == ROLLOUT_HOLD ? 1u << ROLLOUT_R_REGRESSION | 1u << ROLLOUT_R_RATIO |
+			1u << ROLLOUT_R_COHORT | 1u << ROLLOUT_R_EVIDENCE
 		: d == ROLLOUT_GO ? 1u << ROLLOUT_R_JUDGED | 1u << ROLLOUT_R_COUNT | 1u << ROLLOUT_R_COHORT
 				  : ~(1u << ROLLOUT_R_JUDGED);
 	keep |= 1u << ROLLOUT_R_OVERRIDE;
@@ -337,6 +345,78 @@ static void rollout_judge(const rollout_t *r, const struct detector_verdict **g,
 								   : ROLLOUT_WAIT;
 }
 
+/* ---- other fleets' evidence ---- */
+
+void rollout_set_evidence(rollout_t *r, evidimport_set_t *s)
+{
+	evidimport_ref(s);
+	pthread_mutex_lock(&r->stored->mu);
+	evidimport_set_t *old = r->stored->evidence;
+	r->stored->evidence = s;
+	pthread_mutex_unlock(&r->stored->mu);
+	evidimport_unref(old);
+}
+
+evidimport_set_t *rollout_evidence(const rollout_t *r)
+{
+	if (r == NULL)
+		return NULL;
+	pthread_mutex_lock(&r->stored->mu);
+	evidimport_set_t *s = evidimport_ref(r->stored->evidence);
+	pthread_mutex_unlock(&r->stored->mu);
+	return s;
+}
+
+/* Whether imported cohort c is of the cohort decided: the version, the query's architecture
+ * (when known) and the deciding board (when the board decides). */
+static bool rollout_evidence_match(
+	const struct evidimport_cohort *c, const struct rollout_query *q, const char *board)
+{
+	return rollout_eq(c->to_version, q->version) &&
+		(q->architecture == NULL || rollout_eq(c->architecture, q->architecture)) &&
+		(board == NULL || rollout_eq(c->board, board));
+}
+
+/* A hold reason when other fleets' evidence says the cohort regressed in a direction: at
+ * least evidence_fleets fleets of one imported cohort, or evidence_routers routers over all
+ * of them. Only while no canary of ours is judged final: our own verdicts outweigh it. */
+static bool rollout_evidence_hold(
+	const rollout_t *r, const struct rollout_query *q, struct rollout_result *res)
+{
+	if (!r->evidence_hold || res->judged > 0)
+		return false;
+	evidimport_set_t *s = rollout_evidence(r);
+	bool hold = false;
+	for (int d = 0; d < 2 && !hold; d++) {
+		size_t fleets = 0, regressed = 0, judged = 0;
+		const struct evidimport_cohort *most = NULL;
+		for (size_t i = 0; i < evidimport_ncohorts(s); i++) {
+			const struct evidimport_cohort *c = evidimport_cohort(s, i);
+			const struct evidimport_dir *x = d == 0 ? &c->tx : &c->rx;
+			if (!rollout_evidence_match(c, q, res->board) || x->regressed == 0)
+				continue;
+			regressed += x->regressed;
+			judged += x->judged;
+			if (most == NULL || x->fleets_regressed > fleets)
+				most = c, fleets = x->fleets_regressed;
+		}
+		if (fleets < r->evidence_fleets && regressed < r->evidence_routers)
+			continue;
+		hold = true;
+		const struct evidimport_dir *x = d == 0 ? &most->tx : &most->rx;
+		rollout_reason_add(res, ROLLOUT_R_EVIDENCE, NULL, false,
+			"evidence: %zu of %zu routers of other fleets regressed on %s taking %s "
+			"(%zu fleet(s) on %s %s from %s, median ratio %.2f), no canary of ours judged yet",
+			regressed, judged, d == 0 ? "tx" : "rx", q->version, fleets,
+			most->architecture ? most->architecture : "?", most->board ? most->board : "?",
+			most->from_version, x->median);
+		res->reasons[res->nreasons - 1].direction = d == 0 ? "tx" : "rx";
+		res->reasons[res->nreasons - 1].ratio = x->median;
+	}
+	evidimport_unref(s);
+	return hold;
+}
+
 static bool rollout_allow_match(const struct override *o, const struct rollout_query *q)
 {
 	return rollout_eq(o->version, q->version) &&
@@ -408,6 +488,8 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 	}
 	rollout_judge(r, g, ng, q->now_ms, out);
 	free(g);
+	if (rollout_evidence_hold(r, q, out))
+		out->decision = ROLLOUT_HOLD;
 	out->allow = rollout_allowed(r, q);
 	enum rollout_decision was = out->decision;
 	if (out->allow != NULL) {

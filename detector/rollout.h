@@ -12,6 +12,7 @@
 
 #include "daemon/conf.h"
 #include "detector/detector.h"
+#include "detector/evidimport.h"
 #include "store/overrides.h"
 
 enum rollout_decision { ROLLOUT_WAIT = 0, ROLLOUT_GO, ROLLOUT_HOLD };
@@ -24,6 +25,7 @@ enum rollout_kind {
 	ROLLOUT_R_COUNT,      /* how many routers (canaries) are judged, of how many needed */
 	ROLLOUT_R_COHORT,     /* the board had too few routers: the architecture decided */
 	ROLLOUT_R_OVERRIDE,   /* an override ([rollout] allow, or stored) turned it into go */
+	ROLLOUT_R_EVIDENCE,   /* other fleets' evidence of a regression ([rollout] evidence = hold) */
 };
 
 /* One reason. Strings point into the verdicts and the settings it was decided from. */
@@ -71,6 +73,11 @@ void rollout_set_stored(rollout_t *r, const struct override *v, size_t n);
 size_t rollout_overrides(const rollout_t *r, struct override **out);
 /* "by WHO[ at 2026-12-02T08:00:00Z]" for o into buf[size] (the time in UTC). */
 void rollout_override_by(const struct override *o, char *buf, size_t size);
+/* Replace the other fleets' evidence the guard weighs with s (a reference is taken; NULL:
+ * none); any thread. */
+void rollout_set_evidence(rollout_t *r, evidimport_set_t *s);
+/* A reference to the evidence in force (evidimport_unref after); NULL when none or r is NULL. */
+evidimport_set_t *rollout_evidence(const rollout_t *r);
 /* Whether router is a canary: it carries the canary label (or no router of the config does). */
 bool rollout_is_canary(const rollout_t *r, const char *router);
 

@@ -13,6 +13,8 @@
 #include <time.h>
 
 #include "detector/detector.h"
+#include "detector/evidimport.h"
+#include "detector/rollout.h"
 #include "store/history.h"
 #include "lib/text.h"
 #include "lib/log.h"
@@ -220,12 +222,80 @@ void api_regressions(detector_t *detector, buf_t *out)
 	api_dump(arr, out);
 }
 
+static json_t *api_elsewhere_dir(const struct evidimport_dir *d)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "fleets", json_integer((json_int_t)d->fleets));
+	json_object_set_new(o, "fleets_regressed", json_integer((json_int_t)d->fleets_regressed));
+	json_object_set_new(o, "routers", json_integer((json_int_t)d->routers));
+	json_object_set_new(o, "judged", json_integer((json_int_t)d->judged));
+	json_object_set_new(o, "regressed", json_integer((json_int_t)d->regressed));
+	json_object_set_new(o, "improved", json_integer((json_int_t)d->improved));
+	json_object_set_new(o, "unchanged", json_integer((json_int_t)d->unchanged));
+	json_object_set_new(o, "median_ratio", api_num(d->median));
+	return o;
+}
+
+/* Other fleets' evidence on a cohort, apart from the fleet's own figures. */
+static json_t *api_elsewhere(const struct evidimport_cohort *k)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "fleets", json_integer((json_int_t)k->fleets));
+	json_object_set_new(o, "tx", api_elsewhere_dir(&k->tx));
+	json_object_set_new(o, "rx", api_elsewhere_dir(&k->rx));
+	return o;
+}
+
+static bool api_same(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+/* The index in s of the imported cohort of c, or -1. */
+static long api_elsewhere_find(const evidimport_set_t *s, const struct detector_cohort *c)
+{
+	for (size_t i = 0; i < evidimport_ncohorts(s); i++) {
+		const struct evidimport_cohort *k = evidimport_cohort(s, i);
+		if (api_same(k->from_version, c->from_version) && api_same(k->to_version, c->to_version) &&
+			api_same(k->architecture, c->architecture) && api_same(k->board, c->board))
+			return (long)i;
+	}
+	return -1;
+}
+
+/* The fleet's own cohorts, each with what other fleets' evidence says of it ("elsewhere", null
+ * when nothing), then the cohorts known only from evidence (routers 0). */
 void api_cohorts(detector_t *detector, buf_t *out)
 {
 	json_t *arr = json_array();
 	detector_view_t *v = detector_view(detector);
-	for (size_t i = 0; i < detector_view_ncohorts(v); i++)
-		json_array_append_new(arr, api_cohort(detector_view_cohort(v, i)));
+	evidimport_set_t *s = rollout_evidence(detector_view_rollout(v));
+	bool *used = xcalloc(evidimport_ncohorts(s) + 1, sizeof(*used));
+	for (size_t i = 0; i < detector_view_ncohorts(v); i++) {
+		json_t *o = api_cohort(detector_view_cohort(v, i));
+		long at = api_elsewhere_find(s, detector_view_cohort(v, i));
+		json_object_set_new(o, "elsewhere",
+			at < 0 ? json_null() : api_elsewhere(evidimport_cohort(s, (size_t)at)));
+		if (at >= 0)
+			used[at] = true;
+		json_array_append_new(arr, o);
+	}
+	for (size_t i = 0; i < evidimport_ncohorts(s); i++) {
+		if (used[i])
+			continue;
+		const struct evidimport_cohort *k = evidimport_cohort(s, i);
+		struct detector_cohort c = { .from_version = k->from_version,
+			.to_version = k->to_version,
+			.architecture = k->architecture,
+			.board = k->board,
+			.median_ratio_tx = NAN,
+			.median_ratio_rx = NAN };
+		json_t *o = api_cohort(&c);
+		json_object_set_new(o, "elsewhere", api_elsewhere(k));
+		json_array_append_new(arr, o);
+	}
+	free(used);
+	evidimport_unref(s);
 	detector_view_free(v);
 	api_dump(arr, out);
 }

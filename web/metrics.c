@@ -357,6 +357,20 @@ static const struct metrics_family metrics_families[] = {
 		"The rollout guard's decision on the cohort (to_version, architecture, board): go, hold or "
 		"wait in label decision; always 1, one series per cohort.",
 		.daemon = metrics_detector_rollout },
+	{ "wgwatch_evidence_fleets", "gauge",
+		"Other fleets whose imported evidence ([evidence] files) reports the cohort (from_version, "
+		"to_version, architecture, board); each fleet once, the fleet's own never.",
+		.daemon = metrics_evidence_cohort, .off = 0 },
+	{ "wgwatch_evidence_judged_routers", "gauge",
+		"Routers of other fleets judged (regressed, improved or unchanged) on the cohort, per direction.",
+		.daemon = metrics_evidence_cohort, .off = 1 },
+	{ "wgwatch_evidence_regressed_routers", "gauge",
+		"Routers of other fleets that regressed on the cohort, per direction.",
+		.daemon = metrics_evidence_cohort, .off = 2 },
+	{ "wgwatch_evidence_capacity_ratio_median", "gauge",
+		"The median of other fleets' median capacity ratios (after / before) on the cohort, per "
+		"direction; absent when none judged one.",
+		.daemon = metrics_evidence_cohort, .off = 3 },
 	{ "wgwatch_poll_duration_seconds", "histogram", "Duration of router polls.",
 		.daemon = metrics_daemon_poll_duration },
 	{ "wgwatch_poll_start_delay_seconds", "histogram",

@@ -7,12 +7,14 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "detector/detector.h"
 #include "detector/rollout.h"
 #include "lib/clock.h"
 #include "lib/text.h"
+#include "lib/xmem.h"
 
 /* Lines of a verdict's confounders list (docs/detector.md): what else moved across the change. */
 static uint64_t metrics_count_lines(const char *s)
@@ -124,40 +126,58 @@ void metrics_detector_core_saturated(
 	metrics_end_u64(c, i, b->bound);
 }
 
-/* One series per cohort (to_version, architecture, board) the detector has verdicts on, for the
- * rollout guard's decision on it now (docs/detector.md, Rollout guard); board "" when unknown. */
+/* Whether (to, arch, board) is one of the keys[0..n) seen already (keys by three). */
+static bool metrics_rollout_seen(
+	const char *const *keys, size_t n, const char *to, const char *arch, const char *board)
+{
+	for (size_t j = 0; j < n; j++)
+		if (strcmp(keys[3 * j], to) == 0 && strcmp(keys[3 * j + 1], arch) == 0 &&
+			(keys[3 * j + 2] && board ? strcmp(keys[3 * j + 2], board) == 0
+						  : keys[3 * j + 2] == board))
+			return true;
+	return false;
+}
+
+static void metrics_rollout_series(
+	struct metrics_ctx *c, const struct metrics_family *fam, const struct rollout_query *q)
+{
+	struct rollout_result res;
+	size_t nv;
+	const struct detector_verdict *vs = detector_view_verdicts(c->det, &nv);
+	rollout_decide(detector_view_rollout(c->det), vs, nv, q, &res);
+	metrics_puts(c->out, fam->name);
+	metrics_puts(c->out, "{to_version=\"");
+	text_put_label(c->out, q->version);
+	metrics_putc(c->out, '"');
+	metrics_label(c->out, "architecture", q->architecture);
+	metrics_label(c->out, "board", q->board ? q->board : "");
+	metrics_label(c->out, "decision", rollout_decision_name(res.decision));
+	metrics_puts(c->out, "} 1\n");
+	rollout_result_free(&res);
+}
+
+/* One series per cohort (to_version, architecture, board) the detector has verdicts on, then
+ * per one known only from other fleets' evidence, for the rollout guard's decision on it now
+ * (docs/detector.md, Rollout guard); board "" when unknown. */
 void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family *fam)
 {
-	int64_t now = clock_wall_ms();
-	for (size_t i = 0; i < detector_view_ncohorts(c->det); i++) {
-		const struct detector_cohort *k = detector_view_cohort(c->det, i);
-		bool seen = k->to_version == NULL || k->architecture == NULL;
-		for (size_t j = 0; j < i && !seen; j++) { /* the same cohort from another version */
-			const struct detector_cohort *o = detector_view_cohort(c->det, j);
-			seen = o->to_version && o->architecture &&
-				strcmp(o->to_version, k->to_version) == 0 &&
-				strcmp(o->architecture, k->architecture) == 0 &&
-				(o->board && k->board ? strcmp(o->board, k->board) == 0
-						      : o->board == k->board);
-		}
-		if (seen)
-			continue;
-		struct rollout_query q = { .version = k->to_version,
-			.architecture = k->architecture,
-			.board = k->board,
-			.now_ms = now };
-		struct rollout_result res;
-		size_t nv;
-		const struct detector_verdict *vs = detector_view_verdicts(c->det, &nv);
-		rollout_decide(detector_view_rollout(c->det), vs, nv, &q, &res);
-		metrics_puts(c->out, fam->name);
-		metrics_puts(c->out, "{to_version=\"");
-		text_put_label(c->out, k->to_version);
-		metrics_putc(c->out, '"');
-		metrics_label(c->out, "architecture", k->architecture);
-		metrics_label(c->out, "board", k->board ? k->board : "");
-		metrics_label(c->out, "decision", rollout_decision_name(res.decision));
-		metrics_puts(c->out, "} 1\n");
-		rollout_result_free(&res);
+	evidimport_set_t *ev = rollout_evidence(detector_view_rollout(c->det));
+	size_t nc = detector_view_ncohorts(c->det), ne = evidimport_ncohorts(ev), n = 0;
+	const char **keys = xcalloc(3 * (nc + ne) + 1, sizeof(*keys));
+	for (size_t i = 0; i < nc + ne; i++) {
+		const struct detector_cohort *k = i < nc ? detector_view_cohort(c->det, i) : NULL;
+		const struct evidimport_cohort *e = i < nc ? NULL : evidimport_cohort(ev, i - nc);
+		struct rollout_query q = { .version = k ? k->to_version : e->to_version,
+			.architecture = k ? k->architecture : e->architecture,
+			.board = k ? k->board : e->board,
+			.now_ms = clock_wall_ms() };
+		if (q.version == NULL || q.architecture == NULL ||
+			metrics_rollout_seen(keys, n, q.version, q.architecture, q.board))
+			continue; /* the same cohort from another version */
+		keys[3 * n] = q.version, keys[3 * n + 1] = q.architecture, keys[3 * n + 2] = q.board;
+		n++;
+		metrics_rollout_series(c, fam, &q);
 	}
+	free(keys);
+	evidimport_unref(ev);
 }

@@ -128,6 +128,8 @@ void metrics_detector_cohort_ratio(
 void metrics_detector_core_saturated(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family *fam);
+/* metrics_evidence.c: other fleets' evidence per imported cohort (fam->off picks the figure) */
+void metrics_evidence_cohort(struct metrics_ctx *c, const struct metrics_family *fam);
 
 /* metrics_self.c: the daemon's own families (metrics_daemon_fn) and two per router. */
 void metrics_self_build_info(struct metrics_ctx *c, const struct metrics_family *fam);

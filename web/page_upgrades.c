@@ -32,6 +32,7 @@ struct page_upgrades_data {
 	size_t nv;
 	const detector_view_t *dv; /* for the rollout guard's decisions */
 	fleet_view_t *fv;          /* the routers' versions now; NULL without a fleet */
+	evidimport_set_t *ev;      /* other fleets' evidence ([evidence] files); NULL: none */
 	int64_t now_ms;
 };
 
@@ -264,6 +265,31 @@ static void page_upgrades_rollout_cell(
 	rollout_result_free(&res);
 }
 
+/* What other fleets' evidence says of the cohort, under its upgrade: the direction with more
+ * routers regressed (tx on a tie); nothing when no imported document has the cohort. */
+static void page_upgrades_elsewhere(
+	buf_t *out, const struct page_upgrades_data *d, const struct detector_cohort *c)
+{
+	for (size_t i = 0; i < evidimport_ncohorts(d->ev); i++) {
+		const struct evidimport_cohort *k = evidimport_cohort(d->ev, i);
+		if (!page_upgrades_eq(k->from_version, c->from_version) ||
+			!page_upgrades_eq(k->to_version, c->to_version) ||
+			!page_upgrades_eq(k->architecture, c->architecture) ||
+			!page_upgrades_eq(k->board, c->board))
+			continue;
+		bool rx = k->rx.regressed > k->tx.regressed;
+		const struct evidimport_dir *x = rx ? &k->rx : &k->tx;
+		buf_printf(out,
+			"<div class=\"elsewhere\" title=\"other fleets' evidence ([evidence] files); not in this "
+			"fleet's figures\">elsewhere: %zu fleet%s, %zu router%s, %s median ",
+			k->fleets, k->fleets == 1 ? "" : "s", x->routers, x->routers == 1 ? "" : "s",
+			rx ? "rx" : "tx");
+		page_upgrades_ratio(out, x->median);
+		buf_printf(out, ", %zu of %zu regressed</div>", x->regressed, x->judged);
+		return;
+	}
+}
+
 static void page_upgrades_cohort_row(
 	buf_t *out, const struct page_upgrades_data *d, const struct detector_cohort *c)
 {
@@ -274,7 +300,9 @@ static void page_upgrades_cohort_row(
 	page_upgrades_text(out, c->from_version);
 	buf_puts(out, " &rarr; ");
 	page_upgrades_text(out, c->to_version);
-	buf_puts(out, "</a></td>");
+	buf_puts(out, "</a>");
+	page_upgrades_elsewhere(out, d, c);
+	buf_puts(out, "</td>");
 	page_upgrades_cell_open(out, "c-arch", c, NULL);
 	page_upgrades_text(out, c->architecture);
 	buf_puts(out, "</a></td><td class=\"c-board\"><a href=\"/?board=");
@@ -431,10 +459,12 @@ unsigned page_upgrades(const struct page_upgrades_req *req, buf_t *out)
 	d.c = c, d.v = v;
 	d.dv = dv;
 	d.fv = req && req->fleet ? fleet_view(req->fleet) : NULL;
+	d.ev = rollout_evidence(detector_view_rollout(dv));
 	d.now_ms = clock_wall_ms();
 	unsigned status = page_upgrades_render(&d, req ? req : &none, out);
 	free(c);
 	free(v);
+	evidimport_unref(d.ev);
 	if (d.fv != NULL)
 		fleet_view_free(d.fv);
 	detector_view_free(dv);

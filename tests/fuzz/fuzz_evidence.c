@@ -2,7 +2,8 @@
 /* fuzz_evidence: libFuzzer harness for the evidence reader (detector/evidread.c, linked from the
  * library): any bytes as an evidence document from another fleet. A refusal must say why in
  * printable text; a document accepted must merge with itself into a document the reader
- * accepts again, with the same fleets, each once. Never touches a file. */
+ * accepts again, with the same fleets, each once; its cohorts walked (evidread_next) give
+ * counts that add up as the schema says. Never touches a file. */
 #undef NDEBUG
 #include "detector/evidread.h"
 
@@ -23,6 +24,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	assert(why == NULL);
+	struct evidread_at at = { 0 };
+	struct evidread_cohort c;
+	while (evidread_next(e, &at, &c)) {
+		assert(c.fleet != NULL && c.generated != NULL && c.from_version && c.to_version);
+		assert(c.tx.judged == c.tx.regressed + c.tx.improved + c.tx.unchanged);
+		assert(c.rx.routers == c.rx.judged + c.rx.insufficient);
+	}
 	evidread_t *two[2] = { e, e };
 	char *merged = evidread_merge(two, 2), *why2 = NULL;
 	assert(merged != NULL);

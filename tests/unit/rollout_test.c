@@ -7,8 +7,10 @@
 #include "lib/xmem.h"
 #include "tests/unit/unit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define NOW  10000000 /* ms */
 #define HOLD 300000   /* [detector] hold, 5m */
@@ -367,8 +369,111 @@ static void test_hold_since(void)
 	rt_free(v, n);
 }
 
+/* ---- other fleets' evidence ([evidence] files, [rollout] evidence = hold) ---- */
+
+/* A document of one fleet id (its letter 32 times) generated on day, tile 7.21.5 -> 7.22.3 with
+ * reg of judged routers regressed on tx. */
+static void rt_evidence_file(const char *dir, const char *name, char id, const char *day, int judged, int reg)
+{
+	char path[512], fleet[33];
+	memset(fleet, id, 32);
+	fleet[32] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL);
+	fprintf(f,
+		"{\"schema\": \"wgwatch-evidence/1\", \"fleets\": [{\"fleet\": \"%s\", \"generated\": \"%s\", "
+		"\"since\": null, \"cohorts\": [{\"from_version\": \"7.21.5\", \"to_version\": \"7.22.3\", "
+		"\"architecture\": \"tile\", \"board\": \"CCR1009\", \"first_day\": \"%s\", \"last_day\": \"%s\", "
+		"\"tx\": {\"routers\": %d, \"judged\": %d, \"regressed\": %d, \"improved\": 0, \"unchanged\": %d, "
+		"\"insufficient\": 0, \"ratio\": {\"q1\": 0.3, \"median\": 0.35, \"q3\": 0.4}, \"methods\": {}}, "
+		"\"rx\": {\"routers\": %d, \"judged\": 0, \"regressed\": 0, \"improved\": 0, \"unchanged\": 0, "
+		"\"insufficient\": %d, \"ratio\": null, \"methods\": {}}}]}]}\n",
+		fleet, day, day, day, judged, judged, reg, judged - reg, judged, judged);
+	fclose(f);
+}
+
+/* The decision on tile 7.22.3 with the evidence of dir's files (own: the fleet's id) over the
+ * verdicts spec, hold or show; its reasons' kinds into kinds. */
+static enum rollout_decision rt_evidence_decide(const char *dir, const char *own, const char *spec, bool hold,
+	char *kinds, size_t size, size_t *fleets)
+{
+	char glob[512];
+	snprintf(glob, sizeof(glob), "%s/*.json", dir);
+	struct rcase c = { .canaries = "ta tb", .go_min = 1, .hold_regressed = 1 };
+	conf_t *conf = rt_conf(&c);
+	conf->rollout_evidence = (char *)(hold ? "hold" : "show");
+	conf->rollout_evidence_fleets = 2;
+	conf->rollout_evidence_routers = 3;
+	rollout_t *r = rollout_create(conf);
+	rt_conf_free(conf);
+	evidimport_t *im = evidimport_create();
+	evidimport_set_t *s = evidimport_load(im, glob, own);
+	*fleets = evidimport_nfleets(s);
+	rollout_set_evidence(r, s);
+	evidimport_unref(s);
+	struct detector_verdict *v;
+	size_t n = rt_parse(spec, &v);
+	struct rollout_query q = {
+		.version = "7.22.3", .architecture = "tile", .board = "CCR1009", .now_ms = NOW
+	};
+	struct rollout_result res;
+	rollout_decide(r, v, n, &q, &res);
+	kinds[0] = '\0';
+	for (size_t i = 0; i < res.nreasons; i++)
+		snprintf(kinds + strlen(kinds), size - strlen(kinds), "%s%s", i ? " " : "",
+			rollout_kind_name(res.reasons[i].kind));
+	enum rollout_decision d = res.decision;
+	rollout_result_free(&res);
+	rt_free(v, n);
+	rollout_unref(r);
+	evidimport_free(im);
+	return d;
+}
+
+static void test_evidence(void)
+{
+	char dir[] = "/tmp/rollout_test.XXXXXX", kinds[256], path[600];
+	size_t fleets;
+	CHECK(mkdtemp(dir) != NULL);
+	rt_evidence_file(dir, "a.json", 'a', "2026-12-01", 2, 2);
+	rt_evidence_file(dir, "a-old.json", 'a', "2026-11-01", 2, 0); /* older: a's newer one wins */
+	rt_evidence_file(dir, "b.json", 'b', "2026-12-02", 2, 1);
+	snprintf(path, sizeof(path), "%s/bad.json", dir);
+	FILE *f = fopen(path, "w");
+	fputs("{\"schema\": \"wgwatch-evidence/2\"}", f);
+	fclose(f);
+	const char *none = "", *own_unchanged = "ta tile CCR1009 7.22.3 tx U S 1.0 F 0";
+	const char *own_pending = "ta tile CCR1009 7.22.3 tx U S 1.0 P 0";
+	char own_b[33];
+	memset(own_b, 'b', 32);
+	own_b[32] = '\0';
+	/* two fleets, three routers regressed on tx: hold on evidence alone, with hold */
+	CHECK(rt_evidence_decide(dir, NULL, none, true, kinds, sizeof(kinds), &fleets) == ROLLOUT_HOLD);
+	CHECK_INT(fleets, 2);
+	CHECK_STR(kinds, "cohort evidence"); /* the board has no router on it: tile decides */
+	/* with show, only shown */
+	CHECK(rt_evidence_decide(dir, NULL, none, false, kinds, sizeof(kinds), &fleets) == ROLLOUT_WAIT);
+	/* b is our own fleet: one fleet, two routers: not enough */
+	CHECK(rt_evidence_decide(dir, own_b, none, true, kinds, sizeof(kinds), &fleets) == ROLLOUT_WAIT);
+	CHECK_INT(fleets, 1);
+	/* an own canary not judged yet: still held; judged unchanged, final: ours decides, go */
+	CHECK(rt_evidence_decide(dir, NULL, own_pending, true, kinds, sizeof(kinds), &fleets) ==
+		ROLLOUT_HOLD);
+	CHECK(rt_evidence_decide(dir, NULL, own_unchanged, true, kinds, sizeof(kinds), &fleets) ==
+		ROLLOUT_GO);
+	CHECK(strstr(kinds, "evidence") == NULL);
+	const char *names[] = { "a.json", "a-old.json", "b.json", "bad.json" };
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
+	test_evidence();
 	test_cases();
 	test_reason_fields();
 	test_overrides();
