@@ -171,7 +171,7 @@ static bool evidimport_eq(const char *a, const char *b)
 }
 
 /* The cohort of c in s, added when new; its accumulator index is the same. */
-static size_t evidimport_find(
+static size_t evidimport_find_add(
 	evidimport_set_t *s, struct evidimport_acc **acc, const struct evidread_cohort *c)
 {
 	for (size_t i = 0; i < s->ncohorts; i++) {
@@ -208,7 +208,7 @@ static void evidimport_add_dir(
 /* One fleet's cohort c into s. */
 static void evidimport_add(evidimport_set_t *s, struct evidimport_acc **accs, const struct evidread_cohort *c)
 {
-	size_t i = evidimport_find(s, accs, c);
+	size_t i = evidimport_find_add(s, accs, c);
 	struct evidimport_acc *a = &(*accs)[i];
 	if (a->ntx == a->cap || a->nrx == a->cap) {
 		a->cap = a->cap ? 2 * a->cap : 4;
@@ -322,6 +322,18 @@ size_t evidimport_ncohorts(const evidimport_set_t *s)
 const struct evidimport_cohort *evidimport_cohort(const evidimport_set_t *s, size_t i)
 {
 	return &s->cohorts[i];
+}
+
+const struct evidimport_cohort *evidimport_find(
+	const evidimport_set_t *s, const char *from, const char *to, const char *arch, const char *board)
+{
+	for (size_t i = 0; i < evidimport_ncohorts(s); i++) {
+		const struct evidimport_cohort *k = &s->cohorts[i];
+		if (evidimport_eq(k->from_version, from) && evidimport_eq(k->to_version, to) &&
+			evidimport_eq(k->architecture, arch) && evidimport_eq(k->board, board))
+			return k;
+	}
+	return NULL;
 }
 
 size_t evidimport_nfleets(const evidimport_set_t *s)

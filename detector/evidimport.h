@@ -43,6 +43,9 @@ void evidimport_unref(evidimport_set_t *s);            /* NULL is fine */
 size_t evidimport_ncohorts(const evidimport_set_t *s); /* 0 for NULL */
 /* Cohorts sorted by to_version, architecture, board, from_version. */
 const struct evidimport_cohort *evidimport_cohort(const evidimport_set_t *s, size_t i);
+/* The cohort (from, to, architecture, board; NULL matches only NULL) in s; NULL when none. */
+const struct evidimport_cohort *evidimport_find(
+	const evidimport_set_t *s, const char *from, const char *to, const char *arch, const char *board);
 size_t evidimport_nfleets(const evidimport_set_t *s); /* fleets used; 0 for NULL */
 size_t evidimport_nfiles(const evidimport_set_t *s);  /* files used; 0 for NULL */
 

@@ -246,23 +246,6 @@ static json_t *api_elsewhere(const struct evidimport_cohort *k)
 	return o;
 }
 
-static bool api_same(const char *a, const char *b)
-{
-	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
-}
-
-/* The index in s of the imported cohort of c, or -1. */
-static long api_elsewhere_find(const evidimport_set_t *s, const struct detector_cohort *c)
-{
-	for (size_t i = 0; i < evidimport_ncohorts(s); i++) {
-		const struct evidimport_cohort *k = evidimport_cohort(s, i);
-		if (api_same(k->from_version, c->from_version) && api_same(k->to_version, c->to_version) &&
-			api_same(k->architecture, c->architecture) && api_same(k->board, c->board))
-			return (long)i;
-	}
-	return -1;
-}
-
 /* The fleet's own cohorts, each with what other fleets' evidence says of it ("elsewhere", null
  * when nothing), then the cohorts known only from evidence (routers 0). */
 void api_cohorts(detector_t *detector, buf_t *out)
@@ -272,12 +255,13 @@ void api_cohorts(detector_t *detector, buf_t *out)
 	evidimport_set_t *s = rollout_evidence(detector_view_rollout(v));
 	bool *used = xcalloc(evidimport_ncohorts(s) + 1, sizeof(*used));
 	for (size_t i = 0; i < detector_view_ncohorts(v); i++) {
-		json_t *o = api_cohort(detector_view_cohort(v, i));
-		long at = api_elsewhere_find(s, detector_view_cohort(v, i));
-		json_object_set_new(o, "elsewhere",
-			at < 0 ? json_null() : api_elsewhere(evidimport_cohort(s, (size_t)at)));
-		if (at >= 0)
-			used[at] = true;
+		const struct detector_cohort *c = detector_view_cohort(v, i);
+		json_t *o = api_cohort(c);
+		const struct evidimport_cohort *k = evidimport_find(
+			s, c->from_version, c->to_version, c->architecture, c->board);
+		json_object_set_new(o, "elsewhere", k == NULL ? json_null() : api_elsewhere(k));
+		if (k != NULL)
+			used[k - evidimport_cohort(s, 0)] = true;
 		json_array_append_new(arr, o);
 	}
 	for (size_t i = 0; i < evidimport_ncohorts(s); i++) {

@@ -5,6 +5,7 @@
  * values as current, nor emit script or inline style. */
 #include "config.h"
 #include "web/page.h"
+#include "detector/evidimport.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -186,6 +187,25 @@ void page_ratio_change(buf_t *out, double ratio)
 		buf_puts(out, "&ndash;");
 	else
 		buf_printf(out, "%s%ld&nbsp;%%", pct < 0 ? "&minus;" : "+", pct < 0 ? -pct : pct);
+}
+
+void page_elsewhere(buf_t *out, const struct evidimport_cohort *k)
+{
+	if (k == NULL)
+		return;
+	bool rx = k->rx.regressed > k->tx.regressed;
+	const struct evidimport_dir *x = rx ? &k->rx : &k->tx;
+	buf_printf(out,
+		"<div class=\"elsewhere\" title=\"other fleets' evidence ([evidence] files); not in this "
+		"fleet's figures\">elsewhere: %zu fleet%s, %zu router%s, %s median ",
+		k->fleets, k->fleets == 1 ? "" : "s", x->routers, x->routers == 1 ? "" : "s",
+		rx ? "rx" : "tx");
+	if (isnan(x->median))
+		buf_puts(out, "&ndash;");
+	else
+		buf_printf(out, x->median < PAGE_RATIO_BAD ? "<span class=\"hot\">%.2f</span>" : "%.2f",
+			x->median);
+	buf_printf(out, ", %zu of %zu regressed</div>", x->regressed, x->judged);
 }
 
 void page_time(buf_t *out, int64_t ms, const char *none)

@@ -18,7 +18,13 @@ void page_time(buf_t *out, int64_t ms, const char *none);
 /* Append an age "40 s", "5 min", "3 h", "2 d" (ms >= 0). */
 void page_age(buf_t *out, int64_t ms);
 /* Append a capacity ratio as a change: 0.34 -> "&minus;66&nbsp;%", 1.5 -> "+50&nbsp;%". */
+#define PAGE_RATIO_BAD 0.9 /* a capacity ratio below this is shown as a loss */
 void page_ratio_change(buf_t *out, double ratio);
+/* What other fleets' evidence says of an upgrade's cohort, as a line (the direction with more
+ * routers regressed, tx on a tie): "elsewhere: 2 fleets, 4 routers, tx median 0.34, 4 of 4
+ * regressed". Nothing for NULL. */
+struct evidimport_cohort;
+void page_elsewhere(buf_t *out, const struct evidimport_cohort *k);
 /* Append a verdict's direction, verdict (provisional or not), method and capacity before ->
  * after as four <td> cells, the same on every page that lists verdicts. */
 void page_verdict_cells(buf_t *out, const struct detector_verdict *v);

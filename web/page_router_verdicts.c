@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detector/evidimport.h"
+#include "detector/rollout.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 #include "web/page.h"
@@ -70,7 +72,8 @@ static void page_router_verdicts_row(buf_t *out, const struct detector_verdict *
 
 /* One version change's verdicts v[0..n) as one figure: capacity before and after, per
  * interface and direction, all on one axis. */
-static void page_router_verdicts_before_after(buf_t *out, const struct detector_verdict *v, size_t n)
+static void page_router_verdicts_before_after(
+	buf_t *out, const struct detector_verdict *v, size_t n, const evidimport_set_t *ev)
 {
 	struct page_bar *bars = xcalloc(n, sizeof(*bars));
 	char **labels = xcalloc(n, sizeof(*labels));
@@ -89,6 +92,8 @@ static void page_router_verdicts_before_after(buf_t *out, const struct detector_
 		": WireGuard capacity before and after (<a class=\"report\" "
 		"href=\"/api/v1/upgrades/%lld/report.md\">report for support</a>)</figcaption>",
 		(long long)v[0].upgrade_id);
+	page_elsewhere(
+		out, evidimport_find(ev, v[0].from_version, v[0].to_version, v[0].architecture, v[0].board));
 	page_chart_pairs(out, bars, n, "capacity before and after the upgrade, per interface and direction");
 	buf_puts(out, "</figure>\n");
 	for (size_t i = 0; i < n; i++)
@@ -117,11 +122,13 @@ void page_router_verdicts(buf_t *out, detector_t *detector, const char *name)
 	for (size_t i = 0; i < n; i++)
 		page_router_verdicts_row(out, &v[i]);
 	buf_puts(out, "</tbody></table></div>");
+	evidimport_set_t *ev = rollout_evidence(detector_view_rollout(dv));
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && v[j].upgraded_ms == v[i].upgraded_ms; j++)
 			;
-		page_router_verdicts_before_after(out, v + i, j - i);
+		page_router_verdicts_before_after(out, v + i, j - i, ev);
 	}
+	evidimport_unref(ev);
 	buf_puts(out,
 		"<p class=\"note\">Capacity, not demand: see "
 		"<a href=\"/api/v1/regressions\">/api/v1/regressions</a>.</p></section>\n");

@@ -21,8 +21,6 @@
 #include "lib/text.h"
 #include "lib/xmem.h"
 
-#define PAGE_UPGRADES_RATIO_BAD 0.9 /* a median ratio below this is shown as a loss */
-
 /* What a page is rendered from: shallow copies, the strings belong to the detector view. */
 struct page_upgrades_data {
 	bool running; /* a detector view exists */
@@ -78,7 +76,7 @@ static void page_upgrades_ratio(buf_t *out, double r)
 	if (isnan(r))
 		buf_puts(out, "&ndash;");
 	else
-		buf_printf(out, r < PAGE_UPGRADES_RATIO_BAD ? "<span class=\"hot\">%.2f</span>" : "%.2f", r);
+		buf_printf(out, r < PAGE_RATIO_BAD ? "<span class=\"hot\">%.2f</span>" : "%.2f", r);
 }
 
 /* href value of the cohort's router list, verdict NULL for all (needs no further escaping). */
@@ -265,31 +263,6 @@ static void page_upgrades_rollout_cell(
 	rollout_result_free(&res);
 }
 
-/* What other fleets' evidence says of the cohort, under its upgrade: the direction with more
- * routers regressed (tx on a tie); nothing when no imported document has the cohort. */
-static void page_upgrades_elsewhere(
-	buf_t *out, const struct page_upgrades_data *d, const struct detector_cohort *c)
-{
-	for (size_t i = 0; i < evidimport_ncohorts(d->ev); i++) {
-		const struct evidimport_cohort *k = evidimport_cohort(d->ev, i);
-		if (!page_upgrades_eq(k->from_version, c->from_version) ||
-			!page_upgrades_eq(k->to_version, c->to_version) ||
-			!page_upgrades_eq(k->architecture, c->architecture) ||
-			!page_upgrades_eq(k->board, c->board))
-			continue;
-		bool rx = k->rx.regressed > k->tx.regressed;
-		const struct evidimport_dir *x = rx ? &k->rx : &k->tx;
-		buf_printf(out,
-			"<div class=\"elsewhere\" title=\"other fleets' evidence ([evidence] files); not in this "
-			"fleet's figures\">elsewhere: %zu fleet%s, %zu router%s, %s median ",
-			k->fleets, k->fleets == 1 ? "" : "s", x->routers, x->routers == 1 ? "" : "s",
-			rx ? "rx" : "tx");
-		page_upgrades_ratio(out, x->median);
-		buf_printf(out, ", %zu of %zu regressed</div>", x->regressed, x->judged);
-		return;
-	}
-}
-
 static void page_upgrades_cohort_row(
 	buf_t *out, const struct page_upgrades_data *d, const struct detector_cohort *c)
 {
@@ -301,7 +274,8 @@ static void page_upgrades_cohort_row(
 	buf_puts(out, " &rarr; ");
 	page_upgrades_text(out, c->to_version);
 	buf_puts(out, "</a>");
-	page_upgrades_elsewhere(out, d, c);
+	page_elsewhere(
+		out, evidimport_find(d->ev, c->from_version, c->to_version, c->architecture, c->board));
 	buf_puts(out, "</td>");
 	page_upgrades_cell_open(out, "c-arch", c, NULL);
 	page_upgrades_text(out, c->architecture);

@@ -152,7 +152,10 @@ cohorts 2
 bget /upgrades >"$T/upgrades.html"
 grep -q 'elsewhere: 2 fleets, 4 routers, tx median .*0\.3[0-9]*.*, 4 of 4 regressed' "$T/upgrades.html" ||
 	fail "the upgrades page: no elsewhere line: $(grep -o 'elsewhere[^<]*' "$T/upgrades.html")"
-ok "own canaries judged unchanged outweigh the evidence: go (API, --rollout-check exit 0); the upgrades page shows it beside the cohort"
+bget /router/tile-01 >"$T/router.html"
+grep -q 'elsewhere: 2 fleets, 4 routers, tx median .*0\.3[0-9]*.*, 4 of 4 regressed' "$T/router.html" ||
+	fail "the router page: no elsewhere line: $(grep -o 'elsewhere[^<]*' "$T/router.html")"
+ok "own canaries judged unchanged outweigh the evidence: go (API, --rollout-check exit 0); the upgrades and router pages show it beside the cohort"
 
 for f in bad-future bad-types bad-json bad-huge; do
 	n=$(grep -c "evidence: .*/$f.json: refused" "$T/daemon-b.log")
