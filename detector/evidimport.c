@@ -256,7 +256,8 @@ static evidimport_set_t *evidimport_sum(evidread_t *const *docs, size_t n, const
 		s->cohorts[i].rx.median = stats_median_take(accs[i].rx, accs[i].nrx);
 	}
 	free(accs);
-	qsort(s->cohorts, s->ncohorts, sizeof(*s->cohorts), evidimport_cohort_cmp);
+	if (s->ncohorts > 1) /* qsort's array may not be NULL, even for none */
+		qsort(s->cohorts, s->ncohorts, sizeof(*s->cohorts), evidimport_cohort_cmp);
 	s->nfleets = nw;
 	free(w);
 	return s;
