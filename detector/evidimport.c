@@ -43,7 +43,7 @@ struct evidimport_set {
 /* A fleet's winning export: the document it is taken from. */
 struct evidimport_win {
 	const char *id, *generated;
-	size_t doc;
+	size_t doc, seq; /* the document, and the order the fleet was read in */
 };
 
 /* The ratios behind each cohort's medians while they are summed. */
@@ -139,35 +139,56 @@ static evidread_t *evidimport_read(
 	return doc;
 }
 
-/* Each fleet id's newest export across docs[0..n) (later wins a tie), own left out; *nw. */
+/* Fleet id, then generated, then the order read: the last of an id's run is its winner. */
+static int evidimport_win_cmp(const void *x, const void *y)
+{
+	const struct evidimport_win *a = x, *b = y;
+	int c = strcmp(a->id, b->id);
+	c = c ? c : strcmp(a->generated, b->generated);
+	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int evidimport_win_id_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct evidimport_win *)x)->id, ((const struct evidimport_win *)y)->id);
+}
+
+/* Each fleet id's newest export across docs[0..n) (later wins a tie), own left out, sorted by
+ * id; *nw. By
+ * sorting, not by a search per fleet: hostile files of many fleets must not take the detector's
+ * thread quadratic time. */
 static struct evidimport_win *evidimport_winners(
 	evidread_t *const *docs, size_t n, const char *own, size_t *nw)
 {
-	size_t cap = 0;
+	size_t cap = 0, k = 0;
 	for (size_t d = 0; d < n; d++)
 		cap += docs[d] ? evidread_nfleets(docs[d]) : 0;
 	struct evidimport_win *w = xcalloc(cap + 1, sizeof(*w));
-	*nw = 0;
 	for (size_t d = 0; d < n; d++)
 		for (size_t i = 0; docs[d] && i < evidread_nfleets(docs[d]); i++) {
-			struct evidimport_win x = { .doc = d };
+			struct evidimport_win x = { .doc = d, .seq = k };
 			x.id = evidread_fleet_at(docs[d], i, &x.generated);
-			if (own != NULL && strcmp(x.id, own) == 0)
-				continue;
-			size_t j = 0;
-			while (j < *nw && strcmp(w[j].id, x.id) != 0)
-				j++;
-			if (j == *nw)
-				w[(*nw)++] = x;
-			else if (strcmp(x.generated, w[j].generated) >= 0)
-				w[j] = x;
+			if (own == NULL || strcmp(x.id, own) != 0)
+				w[k++] = x;
 		}
+	if (k > 1)
+		qsort(w, k, sizeof(*w), evidimport_win_cmp);
+	*nw = 0;
+	for (size_t i = 0; i < k; i++)
+		if (i + 1 == k || strcmp(w[i].id, w[i + 1].id) != 0)
+			w[(*nw)++] = w[i];
 	return w;
 }
 
 static bool evidimport_eq(const char *a, const char *b)
 {
 	return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+/* Whether c's cohort is in s already. */
+static bool evidimport_has(const evidimport_set_t *s, const struct evidread_cohort *c)
+{
+	return evidimport_find(s, c->from_version, c->to_version, c->architecture, c->board) != NULL;
 }
 
 /* The cohort of c in s, added when new; its accumulator index is the same. */
@@ -244,13 +265,25 @@ static evidimport_set_t *evidimport_sum(evidread_t *const *docs, size_t n, const
 	size_t nw;
 	struct evidimport_win *w = evidimport_winners(docs, n, own, &nw);
 	struct evidimport_acc *accs = NULL;
-	for (size_t k = 0; k < nw; k++) {
+	bool capped = false;
+	for (size_t d = 0; d < n; d++) { /* each document walked once */
 		struct evidread_at at = { 0 };
 		struct evidread_cohort c;
-		while (evidread_next(docs[w[k].doc], &at, &c))
-			if (strcmp(c.fleet, w[k].id) == 0)
+		while (docs[d] && evidread_next(docs[d], &at, &c)) {
+			struct evidimport_win key = { .id = c.fleet };
+			const struct evidimport_win *win = bsearch(
+				&key, w, nw, sizeof(*w), evidimport_win_id_cmp);
+			if (win == NULL || win->doc != d)
+				continue; /* our own, or a fleet whose newer export is elsewhere */
+			if (s->ncohorts < EVIDIMPORT_MAX_COHORTS || evidimport_has(s, &c))
 				evidimport_add(s, &accs, &c);
+			else
+				capped = true;
+		}
 	}
+	if (capped)
+		log_warn("evidence: more than %d cohorts in the files: the rest left out",
+			EVIDIMPORT_MAX_COHORTS);
 	for (size_t i = 0; i < s->ncohorts; i++) {
 		s->cohorts[i].tx.median = stats_median_take(accs[i].tx, accs[i].ntx);
 		s->cohorts[i].rx.median = stats_median_take(accs[i].rx, accs[i].nrx);

@@ -8,8 +8,9 @@
 
 #include <stddef.h>
 
-#define EVIDIMPORT_MAX_FILES 1000        /* files of one glob read at most */
-#define EVIDIMPORT_MAX_TOTAL (64u << 20) /* bytes of the documents used, all together */
+#define EVIDIMPORT_MAX_FILES   1000        /* files of one glob read at most */
+#define EVIDIMPORT_MAX_TOTAL   (64u << 20) /* bytes of the documents used, all together */
+#define EVIDIMPORT_MAX_COHORTS 4096        /* distinct cohorts summed at most (each is searched) */
 
 /* One direction of a cohort, over the fleets imported. */
 struct evidimport_dir {

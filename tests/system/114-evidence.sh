@@ -124,7 +124,7 @@ rc=0
 [ "$rc" = 1 ] || fail "--merge-evidence with bad files: exit $rc, not 1"
 for w in "bad-future.json: refused: schema \"wgwatch-evidence/2\" is newer" \
 	"bad-types.json: refused: fleets\[0\].cohorts\[0\].tx: regressed: not a count" \
-	"bad-twice.json: refused: fleets\[1\]: fleet [0-9a-f]* is in the document twice" \
+	"bad-twice.json: refused: fleets: fleet [0-9a-f]* is in the document twice" \
 	"bad-addup.json: refused: .*the counts do not add up" "bad-nan.json: refused: not JSON" \
 	"bad-deep.json: refused: not JSON" "bad-huge.json: refused: more than the"; do
 	grep -q "$w" "$T/merge.err" || fail "merge: no \"$w\" in: $(cat "$T/merge.err")"
