@@ -37,9 +37,10 @@ struct httpconn_entry {
 	bool waiting;
 };
 
-struct httpconn_peer { /* a client address with connections open */
+struct httpconn_peer { /* a client address with connections open or admitted */
 	unsigned char addr[16];
 	size_t addrlen, n;
+	size_t pending; /* admitted by httpconn_admit, not yet started: counted against the limit */
 };
 
 struct httpconn {
@@ -77,33 +78,55 @@ static struct httpconn_peer *httpconn_peer(httpconn_t *g, const unsigned char *k
 	return NULL;
 }
 
-/* Under the mutex: one connection more (d 1) or less (d -1) from e's address. */
+/* Under the mutex: the peer of key, made when it has none. */
+static struct httpconn_peer *httpconn_peer_add(httpconn_t *g, const unsigned char *key, size_t len)
+{
+	struct httpconn_peer *p = httpconn_peer(g, key, len);
+	if (p != NULL)
+		return p;
+	if (g->npeers == g->cappeers) {
+		g->cappeers = g->cappeers ? 2 * g->cappeers : 16;
+		g->peers = xreallocarray(g->peers, g->cappeers, sizeof(*g->peers));
+	}
+	p = &g->peers[g->npeers++];
+	*p = (struct httpconn_peer){ .addrlen = len };
+	memcpy(p->addr, key, len);
+	return p;
+}
+
+/* Under the mutex: one connection more (d 1: it started, taking its admission's slot when it
+ * had one) or less (d -1) from e's address. */
 static void httpconn_count(httpconn_t *g, const struct httpconn_entry *e, int d)
 {
-	struct httpconn_peer *p = httpconn_peer(g, e->addr, e->addrlen);
-	if (p == NULL && d > 0 && e->addrlen > 0) {
-		if (g->npeers == g->cappeers) {
-			g->cappeers = g->cappeers ? 2 * g->cappeers : 16;
-			g->peers = xreallocarray(g->peers, g->cappeers, sizeof(*g->peers));
-		}
-		p = &g->peers[g->npeers++];
-		*p = (struct httpconn_peer){ .addrlen = e->addrlen };
-		memcpy(p->addr, e->addr, e->addrlen);
-	}
+	if (e->addrlen == 0)
+		return;
+	struct httpconn_peer *p = d > 0 ? httpconn_peer_add(g, e->addr, e->addrlen)
+					: httpconn_peer(g, e->addr, e->addrlen);
 	if (p == NULL)
 		return;
-	p->n = d > 0 ? p->n + 1 : p->n - (p->n > 0);
-	if (p->n == 0)
+	if (d > 0)
+		p->pending -= p->pending > 0, p->n++;
+	else
+		p->n -= p->n > 0;
+	if (p->n == 0 && p->pending == 0)
 		*p = g->peers[--g->npeers];
 }
 
+/* The slot is taken here, not when the connection starts: the two workers of libmicrohttpd
+ * admit at once, and a count taken later let both pass at the limit (036 saw a 33rd
+ * connection admitted, then the flood wait on it). */
 bool httpconn_admit(httpconn_t *g, const struct sockaddr *sa)
 {
 	unsigned char key[16];
 	size_t len = httpconn_key(sa, key);
+	if (len == 0)
+		return true;
 	pthread_mutex_lock(&g->mu);
-	const struct httpconn_peer *p = httpconn_peer(g, key, len);
-	bool ok = p == NULL || p->n < g->max_per_ip;
+	struct httpconn_peer *p = httpconn_peer_add(g, key, len);
+	bool ok = p->n + p->pending < g->max_per_ip;
+	p->pending += ok;
+	if (p->n == 0 && p->pending == 0)
+		*p = g->peers[--g->npeers];
 	pthread_mutex_unlock(&g->mu);
 	return ok;
 }

@@ -24,10 +24,10 @@ enum httpconn_reason { HTTPCONN_DEADLINE, HTTPCONN_RESERVE, HTTPCONN_NREASONS };
  * once, beyond which the longest waiting is closed; max_per_ip: connections one client address
  * may hold (httpconn_admit). */
 httpconn_t *httpconn_create(int64_t head_ms, int64_t idle_ms, size_t max_waiting, size_t max_per_ip);
-/* For MHD_OPTION_ACCEPT_POLICY: whether the client at sa may open one more connection. The
- * count is kept here, not by libmicrohttpd's per-IP limit: its refusal sets ENFILE, and a
- * worker that sees it stops accepting until one of its own connections closes (036 saw both
- * workers stall after one refusal each); a refusal by the accept policy does not. */
+/* For MHD_OPTION_ACCEPT_POLICY: whether the client at sa may open one more connection; when it
+ * may, its slot is taken at once (the connection's start then fills it), so that libmicrohttpd's
+ * workers, admitting at the same time, cannot both pass at the limit. A connection admitted that
+ * libmicrohttpd then fails to set up (out of memory) keeps its slot. */
 bool httpconn_admit(httpconn_t *g, const struct sockaddr *sa);
 void httpconn_destroy(httpconn_t *g); /* after MHD_stop_daemon; NULL is fine */
 
