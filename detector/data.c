@@ -63,14 +63,21 @@ static const char *const data_sql[DATA_NSQL] = {
 			" AND time_ms < ?3 ORDER BY time_ms",
 	[DATA_PEERS] = "SELECT interface, allowed_address FROM peers WHERE router_id = ?1"
 		       " AND allowed_address IS NOT NULL AND coalesce(disabled, 0) = 0 ORDER BY interface",
-	[DATA_EVENTS] = "SELECT h.id, r.name, h.time_ms, h.old_version, h.new_version,"
+	/* The firmware before is the upgrade poll's old one; after, the newest the router ran
+	 * before the after window ends (?1 its length): RouterBOOT is upgraded after RouterOS. */
+	[DATA_EVENTS] = "SELECT e.*, coalesce((SELECT f.new_firmware FROM version_history f"
+			"  WHERE f.router_id = e.router_id AND f.kind = 'firmware' AND f.time_ms > e.time_ms"
+			"  AND f.time_ms < min(e.time_ms + ?1, coalesce(e.next_ms, e.time_ms + ?1))"
+			"  ORDER BY f.time_ms DESC LIMIT 1), e.new_firmware) FROM ("
+			"SELECT h.id, r.name, h.time_ms, h.old_version, h.new_version,"
 			" coalesce(h.architecture, r.architecture), r.board, h.router_id,"
 			" (SELECT max(p.time_ms) FROM version_history p WHERE p.router_id = h.router_id"
 			"  AND p.kind IN ('upgrade', 'downgrade') AND p.time_ms < h.time_ms),"
 			" (SELECT min(n.time_ms) FROM version_history n WHERE n.router_id = h.router_id"
-			"  AND n.kind IN ('upgrade', 'downgrade') AND n.time_ms > h.time_ms)"
+			"  AND n.kind IN ('upgrade', 'downgrade') AND n.time_ms > h.time_ms) AS next_ms,"
+			" h.old_firmware, h.new_firmware"
 			" FROM version_history h JOIN routers r ON r.id = h.router_id"
-			" WHERE h.kind IN ('upgrade', 'downgrade') ORDER BY h.id",
+			" WHERE h.kind IN ('upgrade', 'downgrade')) e ORDER BY e.id",
 	/* The packed values are decoded in C (store/packed.h): the views' row per value cost more
 	 * than all else a round does (see data_load). */
 	[DATA_POLLS] = "SELECT time_ms, cpu, ifaces FROM polls WHERE router_id = ?1 AND time_ms >= ?2"
@@ -141,6 +148,7 @@ data_t *data_open(const char *path, bool readonly, int64_t before_ms, int64_t af
 		data_close(d);
 		return NULL;
 	}
+	sqlite3_bind_int64(d->sq[DATA_EVENTS], 1, after_ms);
 	return d;
 }
 
@@ -544,6 +552,8 @@ static void data_event_row(const data_t *d, sqlite3_stmt *q, struct data_event *
 	e->from_ms = e->time_ms - d->before_ms;
 	if (sqlite3_column_type(q, 8) != SQLITE_NULL && sqlite3_column_int64(q, 8) > e->from_ms)
 		e->from_ms = sqlite3_column_int64(q, 8);
+	e->fw_from = (const char *)sqlite3_column_text(q, 10);
+	e->fw_to = (const char *)sqlite3_column_text(q, 12);
 	e->to_ms = e->time_ms + d->after_ms + 1;
 	e->latest = sqlite3_column_type(q, 9) == SQLITE_NULL;
 	if (!e->latest && sqlite3_column_int64(q, 9) < e->to_ms)

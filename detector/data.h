@@ -24,6 +24,7 @@ struct data_event {
 	int64_t id, router_id, time_ms;
 	int64_t from_ms, to_ms; /* the before window's start and the after window's end */
 	const char *router, *from, *to, *arch, *board; /* into the statement's row */
+	const char *fw_from, *fw_to; /* RouterBOOT firmware before and in the after window; NULL */
 	bool latest;
 };
 

@@ -85,6 +85,8 @@ static void detector_items_mark(detector_t *d, const struct data_event *e)
 		detector_set(&v->to_version, e->to);
 		detector_set(&v->architecture, e->arch);
 		detector_set(&v->board, e->board);
+		detector_set(&v->firmware_from, e->fw_from);
+		detector_set(&v->firmware_to, e->fw_to);
 		v->upgraded_ms = e->time_ms;
 		v->latest = e->latest;
 	}

@@ -22,11 +22,12 @@ struct detector_verdict {
 	char *router, *interface;
 	const char *direction; /* "tx" or "rx" (static) */
 	char *from_version, *to_version;
-	char *architecture, *board; /* NULL when unknown */
-	int64_t upgraded_ms;        /* wall clock of the first poll on the new version */
-	int64_t reached_ms;         /* when the current verdict (and method) was first reached */
-	bool final;                 /* the after window is complete: no more re-evaluation */
-	bool latest;                /* of the router's newest version change */
+	char *architecture, *board;        /* NULL when unknown */
+	char *firmware_from, *firmware_to; /* RouterBOOT before, and in the after window; NULL */
+	int64_t upgraded_ms;               /* wall clock of the first poll on the new version */
+	int64_t reached_ms;                /* when the current verdict (and method) was first reached */
+	bool final;                        /* the after window is complete: no more re-evaluation */
+	bool latest;                       /* of the router's newest version change */
 	enum detector_outcome verdict;
 	enum detector_method method;
 	bool hint;                      /* low-confidence sign of a loss (peak drop, traffic stopped) */

@@ -106,6 +106,47 @@ static json_t *evidence_tally_json(struct evidence_tally *t)
 	return o;
 }
 
+static int evidence_fw_cmp(const void *x, const void *y) /* router, then its firmware */
+{
+	const struct detector_verdict *a = *(const struct detector_verdict *const *)x;
+	const struct detector_verdict *b = *(const struct detector_verdict *const *)y;
+	int c = strcmp(a->router, b->router);
+	c = c ? c : evidence_strcmp(a->firmware_from, b->firmware_from);
+	return c ? c : evidence_strcmp(a->firmware_to, b->firmware_to);
+}
+
+static int evidence_fw_pair_cmp(const void *x, const void *y) /* firmware only */
+{
+	const struct detector_verdict *a = *(const struct detector_verdict *const *)x;
+	const struct detector_verdict *b = *(const struct detector_verdict *const *)y;
+	int c = evidence_strcmp(a->firmware_from, b->firmware_from);
+	return c ? c : evidence_strcmp(a->firmware_to, b->firmware_to);
+}
+
+/* The cohort's routers by RouterBOOT firmware before and after: [{before, after, routers}],
+ * each router once (its interfaces and directions share one version change). */
+static json_t *evidence_firmware(const struct detector_verdict *const *v, size_t n)
+{
+	const struct detector_verdict **r = xcalloc(n + 1, sizeof(*r));
+	size_t k = 0;
+	memcpy(r, v, n * sizeof(*r));
+	qsort(r, n, sizeof(*r), evidence_fw_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (k == 0 || strcmp(r[k - 1]->router, r[i]->router) != 0)
+			r[k++] = r[i];
+	qsort(r, k, sizeof(*r), evidence_fw_pair_cmp);
+	json_t *a = json_array();
+	for (size_t i = 0, j; i < k; i = j) {
+		for (j = i + 1; j < k && evidence_fw_pair_cmp(&r[j], &r[i]) == 0; j++)
+			;
+		json_array_append_new(a,
+			json_pack("{s:o, s:o, s:I}", "before", evidence_str(r[i]->firmware_from), "after",
+				evidence_str(r[i]->firmware_to), "routers", (json_int_t)(j - i)));
+	}
+	free(r);
+	return a;
+}
+
 /* The cohort of v[0..n) (sorted: direction, router), as a JSON object. */
 static json_t *evidence_cohort(const struct detector_verdict *const *v, size_t n)
 {
@@ -130,6 +171,7 @@ static json_t *evidence_cohort(const struct detector_verdict *const *v, size_t n
 	json_object_set_new(o, "board", evidence_str(v[0]->board));
 	json_object_set_new(o, "first_day", evidence_day(first));
 	json_object_set_new(o, "last_day", evidence_day(last));
+	json_object_set_new(o, "firmware", evidence_firmware(v, n));
 	json_object_set_new(o, "tx", evidence_tally_json(&t[0]));
 	json_object_set_new(o, "rx", evidence_tally_json(&t[1]));
 	free(t[0].ratio);

@@ -16,9 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define EVIDREAD_MAX_COUNT 1000000 /* routers of one cohort at most */
-#define EVIDREAD_MAX_RATIO 100.0
-#define EVIDREAD_MAX_STR   64
+#define EVIDREAD_MAX_COUNT    1000000 /* routers of one cohort at most */
+#define EVIDREAD_MAX_RATIO    100.0
+#define EVIDREAD_MAX_STR      64
+#define EVIDREAD_MAX_FIRMWARE 1000 /* firmware pairs of one cohort */
 
 struct evidread {
 	json_t *root;
@@ -170,10 +171,33 @@ static bool evidread_tally_at(const json_t *t, bool nullable, struct evidread_er
 	return evidread_tally(t, e);
 }
 
+/* [{before, after, routers}]: RouterBOOT firmware (text or null) and a count of at least 1. */
+static bool evidread_firmware(const json_t *a, bool nullable, struct evidread_err *e)
+{
+	static const char *const keys[] = { "before", "after", "routers", NULL };
+	(void)nullable;
+	if (!json_is_array(a) || json_array_size(a) > EVIDREAD_MAX_FIRMWARE)
+		return evidread_fail(
+			e, "an array of at most %d firmware pairs expected", EVIDREAD_MAX_FIRMWARE);
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		const json_t *f = json_array_get(a, i);
+		json_int_t n;
+		if (!json_is_object(f) || !evidread_keys(f, keys, e))
+			return evidread_fail(e, "[%zu]: an object of before, after, routers expected", i);
+		if (!evidread_at(f, "before", e, evidread_text, true) ||
+			!evidread_at(f, "after", e, evidread_text, true) ||
+			!evidread_count(f, "routers", &n, e))
+			return false;
+		if (n < 1)
+			return evidread_fail(e, "[%zu]: routers: at least 1 expected", i);
+	}
+	return true;
+}
+
 static bool evidread_cohort(const json_t *c, struct evidread_err *e)
 {
 	static const char *const keys[] = { "from_version", "to_version", "architecture", "board",
-		"first_day", "last_day", "tx", "rx", NULL };
+		"first_day", "last_day", "firmware", "tx", "rx", NULL };
 	if (!json_is_object(c) || !evidread_keys(c, keys, e))
 		return evidread_fail(e, "a cohort object expected");
 	return evidread_at(c, "from_version", e, evidread_text, false) &&
@@ -182,6 +206,8 @@ static bool evidread_cohort(const json_t *c, struct evidread_err *e)
 		evidread_at(c, "board", e, evidread_text, true) &&
 		evidread_at(c, "first_day", e, evidread_day, false) &&
 		evidread_at(c, "last_day", e, evidread_day, false) &&
+		(json_object_get(c, "firmware") == NULL ||
+			evidread_at(c, "firmware", e, evidread_firmware, false)) &&
 		evidread_at(c, "tx", e, evidread_tally_at, false) &&
 		evidread_at(c, "rx", e, evidread_tally_at, false);
 }

@@ -36,6 +36,8 @@ void view_verdict_free(struct detector_verdict *v)
 	free(v->to_version);
 	free(v->architecture);
 	free(v->board);
+	free(v->firmware_from);
+	free(v->firmware_to);
 	free(v->confounders);
 }
 
@@ -66,6 +68,8 @@ static void view_verdict_copy(struct detector_verdict *dst, const struct detecto
 	dst->to_version = xstrdup(src->to_version);
 	dst->architecture = xstrdup(src->architecture);
 	dst->board = xstrdup(src->board);
+	dst->firmware_from = xstrdup(src->firmware_from);
+	dst->firmware_to = xstrdup(src->firmware_to);
 	dst->confounders = xstrdup(src->confounders ? src->confounders : "");
 }
 

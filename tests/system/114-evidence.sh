@@ -65,6 +65,9 @@ for d in (api, cli):
     x = cs[("x86_64", "CHR")]["tx"]
     assert x["regressed"] == 0 and x["judged"] >= 1 and x["routers"] == 2, x
     assert tile["first_day"] == tile["last_day"] and len(tile["first_day"]) == 10, tile
+    # RouterBOOT: the scenario upgrades RouterOS only, so the canaries keep 7.21.5; a CHR has none.
+    assert tile["firmware"] == [{"before": "7.21.5", "after": "7.21.5", "routers": 2}], tile
+    assert cs[("x86_64", "CHR")]["firmware"] == [{"before": None, "after": None, "routers": 2}], cs
 print("tile tx median %.3f, x86 tx %s" % (api["fleets"][0]["cohorts"][0]["tx"]["ratio"]["median"], x))
 PY
 ok "evidence from the API and --export-evidence: schema-valid, one fleet id, tile tx 2 of 2 regressed at the verdicts' median"

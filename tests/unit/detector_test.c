@@ -766,6 +766,10 @@ static sample_t *sim_poll(struct sim *s, int64_t k)
 	x->version = xstrdup(after ? s->v2 : s->v1);
 	x->architecture = xstrdup(s->arch);
 	x->board = xstrdup(s->board);
+	/* RouterBOOT on tile: upgraded at 100 s, inside the after window (60 to 110 s), and again at
+	 * 115 s, after it; the other routers tell none. */
+	if (strcmp(s->name, "tile") == 0)
+		x->firmware = xstrdup(k < 100 ? "7.21.5" : k < 115 ? "7.22.3" : "7.22.4");
 	x->uptime_ms = (k - s->boot + 3600) * 1000;
 	sample_set_cores(x, s->ncores);
 	for (size_t c = 0; c < s->ncores; c++)
@@ -1074,6 +1078,12 @@ static void test_database(void)
 	CHECK(detector_round(d, T0 + 200000, &cause) == 0);
 	check_round(d, db);
 	int64_t reached = find_item(d, "tile", "tx") ? find_item(d, "tile", "tx")->v.reached_ms : 0;
+	const struct detector_verdict *fw = find_item(d, "tile", "rx") ? &find_item(d, "tile", "rx")->v
+								       : NULL;
+	CHECK(fw && fw->firmware_from && strcmp(fw->firmware_from, "7.21.5") == 0);
+	CHECK(fw && fw->firmware_to && strcmp(fw->firmware_to, "7.22.3") == 0); /* not 115 s's 7.22.4 */
+	fw = find_item(d, "early", "tx") ? &find_item(d, "early", "tx")->v : NULL;
+	CHECK(fw && fw->firmware_from == NULL && fw->firmware_to == NULL);
 	CHECK(detector_round(d, T0 + 300000, &cause) == 0); /* final: nothing re-evaluated */
 	CHECK_INT(count_rows(db, "SELECT count(*) FROM verdict_history"), 4);
 	detector_free(d);
