@@ -67,9 +67,9 @@ void metrics_put_double(buf_t *out, double v)
 		return;
 	}
 	char tmp[32];
-	snprintf(tmp, sizeof(tmp), "%.15g", v);
-	if (strtod(tmp, NULL) != v)
-		snprintf(tmp, sizeof(tmp), "%.17g", v);
+	for (int prec = 15; prec <= 17; prec++) /* the shortest that reads back as v */
+		if (snprintf(tmp, sizeof(tmp), "%.*g", prec, v) > 0 && strtod(tmp, NULL) == v)
+			break;
 	metrics_puts(out, tmp);
 }
 
@@ -292,12 +292,12 @@ static const struct metrics_family metrics_families[] = {
 		"handshook.",
 		.per_router = metrics_health_handshake_time, .peer = true },
 	{ "wgwatch_profile_usage_ratio", "gauge",
-		"Share of one CPU core (label cpu) a classifier (label name: networking, wireguard, "
+		"Share of one CPU core (label core) a classifier (label name: networking, wireguard, "
 		"encrypting, idle, total, ...) took in the router's newest CPU profile, 0 to 1.",
 		.per_router = metrics_profile_usage },
-	{ "wgwatch_probe_delivered_bits_per_second", "gauge",
+	{ "wgwatch_probe_delivered_bytes_per_second", "gauge",
 		"What the tunnel delivered in the router's newest fixed-rate probe (bandwidth-test) of "
-		"each direction, bits/s.",
+		"each direction, bytes/s (Prometheus's base unit: bits/s over 8).",
 		.per_router = metrics_probe_delivered },
 	{ "wgwatch_wireguard_peer_info", "gauge",
 		"The peer's current endpoint (address:port, \"\" before a handshake) and allowed "

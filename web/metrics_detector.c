@@ -95,25 +95,54 @@ void metrics_detector_cohort(
 	}
 }
 
-/* The ratio of every high-confidence verdict, the input of the cohort medians: `upgraded`
- * (unix seconds) tells apart two version changes with the same from and to. */
+static int metrics_strcmp(const char *a, const char *b) /* NULL (unknown) first */
+{
+	return a == NULL || b == NULL ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}
+
+/* The labels of a wgwatch_upgrade_cohort_ratio series. */
+static int metrics_series_cmp(const struct detector_verdict *a, const struct detector_verdict *b)
+{
+	int c = strcmp(a->interface, b->interface);
+	c = c ? c : strcmp(a->direction, b->direction);
+	c = c ? c : metrics_strcmp(a->from_version, b->from_version);
+	c = c ? c : metrics_strcmp(a->to_version, b->to_version);
+	c = c ? c : metrics_strcmp(a->architecture, b->architecture);
+	return c ? c : metrics_strcmp(a->board, b->board);
+}
+
+/* A series' labels, then the newest version change first. */
+static int metrics_ratio_cmp(const void *x, const void *y)
+{
+	const struct detector_verdict *a = *(const struct detector_verdict *const *)x;
+	const struct detector_verdict *b = *(const struct detector_verdict *const *)y;
+	int c = metrics_series_cmp(a, b);
+	return c ? c : (a->upgraded_ms < b->upgraded_ms) - (a->upgraded_ms > b->upgraded_ms);
+}
+
+/* The ratio of every high-confidence verdict, the input of the cohort medians. Of two version
+ * changes with the same labels (from, to again after a downgrade) the newer: a label of the
+ * change's time would make a new series of every upgrade. */
 void metrics_detector_cohort_ratio(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
-	size_t n;
+	size_t n, k = 0;
 	const struct detector_verdict *v = detector_view_router(c->det, r->conf->name, &n);
-	for (size_t k = 0; k < n; k++) {
-		if (!outcome_method_high(v[k].method) || !isfinite(v[k].ratio))
+	const struct detector_verdict **p = xcalloc(n + 1, sizeof(*p));
+	for (size_t j = 0; j < n; j++)
+		if (outcome_method_high(v[j].method) && isfinite(v[j].ratio))
+			p[k++] = &v[j];
+	qsort(p, k, sizeof(*p), metrics_ratio_cmp);
+	for (size_t j = 0; j < k; j++) {
+		if (j > 0 && metrics_series_cmp(p[j - 1], p[j]) == 0)
 			continue;
 		metrics_begin(c, fam, i);
-		metrics_label(c->out, "interface", v[k].interface);
-		metrics_label(c->out, "direction", v[k].direction);
-		metrics_cohort_labels(c->out, &v[k]);
-		metrics_put(c->out, ",upgraded=\"", 11);
-		metrics_put_u64(c->out, (uint64_t)(v[k].upgraded_ms > 0 ? v[k].upgraded_ms / 1000 : 0));
-		metrics_putc(c->out, '"');
-		metrics_end_double(c, i, v[k].ratio);
+		metrics_label(c->out, "interface", p[j]->interface);
+		metrics_label(c->out, "direction", p[j]->direction);
+		metrics_cohort_labels(c->out, p[j]);
+		metrics_end_double(c, i, p[j]->ratio);
 	}
+	free(p);
 }
 
 void metrics_detector_core_saturated(

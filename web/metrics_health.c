@@ -99,18 +99,18 @@ void metrics_profile_usage(
 {
 	const profile_t *p = r->profile;
 	for (size_t k = 0; p != NULL && k < p->nrows; k++) {
-		char cpu[16];
+		char core[16];
 		if (p->rows[k].cpu < 0)
 			continue;
-		snprintf(cpu, sizeof(cpu), "%d", p->rows[k].cpu);
+		snprintf(core, sizeof(core), "%d", p->rows[k].cpu);
 		metrics_begin(c, fam, i);
-		metrics_label(c->out, "cpu", cpu);
+		metrics_label(c->out, "core", core); /* as wgwatch_cpu_core_load_ratio's */
 		metrics_label(c->out, "name", p->rows[k].name);
 		metrics_end_double(c, i, p->rows[k].usage / 100.0);
 	}
 }
 
-/* The newest probe of each direction: what the tunnel delivered, bits/s. */
+/* The newest probe of each direction: what the tunnel delivered, bytes/s (the base unit). */
 void metrics_probe_delivered(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
@@ -119,6 +119,6 @@ void metrics_probe_delivered(
 			continue;
 		metrics_begin(c, fam, i);
 		metrics_label(c->out, "direction", r->probe[k]->direction);
-		metrics_end_double(c, i, r->probe[k]->delivered_bps);
+		metrics_end_double(c, i, r->probe[k]->delivered_bps / 8);
 	}
 }

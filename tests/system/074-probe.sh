@@ -4,7 +4,7 @@
 # wgwatch-sim, whose tunnel delivers what its CPU model allows), once its polls answer and again
 # after its upgrade at 10 s makes encryption on the pinned core 3x dearer: 300 Mbit/s offered,
 # about 300 delivered before and far less after. Both probes are stored, served by
-# /api/v1/routers/NAME/probes and wgwatch_probe_delivered_bits_per_second; the 1 s polls go on
+# /api/v1/routers/NAME/probes and wgwatch_probe_delivered_bytes_per_second; the 1 s polls go on
 # during the probes; a probe with the wrong server password is logged once, and polls go on.
 # A third router is probed only on demand (POST /api/v1/routers/NAME/probe, [web] auth on),
 # with probe_direction = both: two rows, each "direction" "both" and "measured" its own.
@@ -78,8 +78,8 @@ assert m["transmit"]["lost_packets"] is None and isinstance(m["receive"]["lost_p
 PY
 http_get /metrics >"$T/metrics.txt"
 for d in transmit receive; do
-	[ -n "$($EXPO "$T/metrics.txt" wgwatch_probe_delivered_bits_per_second router=lab direction=$d)" ] ||
-		fail "no wgwatch_probe_delivered_bits_per_second{router=lab,direction=$d}"
+	[ -n "$($EXPO "$T/metrics.txt" wgwatch_probe_delivered_bytes_per_second router=lab direction=$d)" ] ||
+		fail "no wgwatch_probe_delivered_bytes_per_second{router=lab,direction=$d}"
 done
 ok "POST /api/v1/routers/lab/probe (with credentials): 202, probed at the next poll (both: two rows, measured transmit and receive); 401 without, 404 unknown; a form 415, another site's page 403"
 
@@ -99,10 +99,10 @@ assert abs(before["delivered_bps"] - 300e6) < 3e6, before
 assert after["delivered_bps"] < 0.6 * before["delivered_bps"], (before, after)
 PY
 http_get /metrics >"$T/metrics.txt"
-v=$($EXPO "$T/metrics.txt" wgwatch_probe_delivered_bits_per_second router=ccr direction=transmit)
+v=$($EXPO "$T/metrics.txt" wgwatch_probe_delivered_bytes_per_second router=ccr direction=transmit)
 want=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))[0]["delivered_bps"])' "$T/probes.json")
-$PY -c "import sys; sys.exit(not abs(float('$v') - $want) < 1)" ||
-	fail "wgwatch_probe_delivered_bits_per_second{router=ccr} is '$v', want $want"
+$PY -c "import sys; sys.exit(not abs(float('$v') * 8 - $want) < 1)" ||
+	fail "wgwatch_probe_delivered_bytes_per_second{router=ccr} is '$v', want $want / 8"
 ok "ccr probed before and after its upgrade: $(grep -o 'probe transmit: [0-9]* of' "$T/daemon.log" | tr '\n' ' ')"
 
 # No poll of ccr late or failed while its probes ran.

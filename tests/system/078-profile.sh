@@ -56,9 +56,9 @@ assert abs(by[(1, "total")] - 20) < 1.5, by
 assert by[(0, "networking")] > by[(0, "firewall")] > by[(0, "encrypting")] > 0, by
 PY
 http_get /metrics >"$T/metrics.txt"
-v=$($EXPO "$T/metrics.txt" wgwatch_profile_usage_ratio router=hot cpu=0 name=total)
+v=$($EXPO "$T/metrics.txt" wgwatch_profile_usage_ratio router=hot core=0 name=total)
 $PY -c "import sys; sys.exit(not abs(float('$v') - 0.97) < 0.015)" ||
-	fail "wgwatch_profile_usage_ratio{router=hot,cpu=0,name=total} is '$v', want 0.97"
+	fail "wgwatch_profile_usage_ratio{router=hot,core=0,name=total} is '$v', want 0.97"
 ok "the API and wgwatch_profile_usage_ratio show it: cpu0 total $v"
 
 # The polls of hot while the 5 s profile was outstanding: from the database, every poll's time.
@@ -185,6 +185,6 @@ ok "the daemon log has no error"
 stop_daemon
 start_daemon
 http_get /metrics >"$T/metrics-restart.txt"
-v=$($EXPO "$T/metrics-restart.txt" wgwatch_profile_usage_ratio router=upg cpu=0 name=networking)
+v=$($EXPO "$T/metrics-restart.txt" wgwatch_profile_usage_ratio router=upg core=0 name=networking)
 [ -n "$v" ] || fail "after a restart upg's newest profile is not on /metrics"
 ok "after a restart /metrics has upg's newest profile at once (cpu0 networking $v)"
