@@ -14,6 +14,7 @@
 command -v prometheus >/dev/null || fail "prometheus not installed (apt-get install prometheus)"
 start_sim "$top_srcdir/tests/system/rollout-fast.scenario" -v
 PW="wg-$(od -An -tx1 -N9 /dev/urandom | tr -d ' \n')"
+METRICS_AUTH="admin:$PW"
 printf '%s\n' "$PW" >"$T/web.pass"
 chmod 600 "$T/web.pass"
 write_conf 150ms 140ms "[detector]" "before = 6s" "after = 6s" "min_samples = 30" "every = 1s" \

@@ -13,6 +13,7 @@
 . "$top_srcdir/tests/system/lib.sh"
 # [web] authentication is on (probes on demand need it): every request of the test carries it.
 WEBPW=web-secret-074
+METRICS_AUTH="admin:$WEBPW"
 http_get() { curl -fsS --max-time 10 -u "admin:$WEBPW" "http://127.0.0.1:$HTTP_PORT$1"; }
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 SC="$top_srcdir/tests/system/probe.scenario"

@@ -17,6 +17,7 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -su
 	fail "openssl req: $(cat "$T/openssl.log")"
 chmod 600 "$T/tls/key.pem"
 PW="wg-$(od -An -tx1 -N9 /dev/urandom | tr -d ' \n')"
+METRICS_AUTH="admin:$PW"
 printf '%s\n' "$PW" >"$T/web.pass"
 chmod 600 "$T/web.pass"
 cp "$T/wgwatch.conf" "$T/base.conf"

@@ -32,6 +32,7 @@ V3AUTH="V3Auth+$S/ok"           # v3 user alice
 V3PRIV="V3Priv+$S/ok"
 V3BAD="V3Bad+$S/no"             # wrong v3 auth passphrase for bob (auth error)
 WEB_PW="WebPw+$S/ok@x"          # [web] password_file
+METRICS_AUTH="admin:$WEB_PW"
 WEB_BAD="WebBad+$S/no@x"        # a wrong web password a client tries
 TYPO="Typo+$S/reload"           # reload: a misspelt key's value
 PASTE="Paste+$S/reload"         # reload: a pasted line with no key

@@ -14,6 +14,7 @@ start_sim "$top_srcdir/tests/system/rollout-fast.scenario"
 SIM_USER=$(routers_conf_value tile-01 user)
 SIM_PASSWORD=$(routers_conf_value tile-01 password)
 PW="wg-$(od -An -tx1 -N9 /dev/urandom | tr -d ' \n')"
+METRICS_AUTH="admin:$PW"
 printf '%s\n' "$PW" >"$T/web.pass"
 chmod 600 "$T/web.pass"
 write_conf 150ms 140ms "[detector]" "before = 6s" "after = 6s" "min_samples = 30" "every = 1s" \

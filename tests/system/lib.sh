@@ -17,6 +17,7 @@ PIDS=""
 
 cleanup() {
 	rc=$?
+	if [ "$rc" -eq 0 ] && [ -n "${DAEMON_PID:-}" ]; then (lint_metrics) || rc=1; fi
 	for pid in $PIDS; do kill "$pid" 2>/dev/null || true; done
 	for pid in $PIDS; do wait "$pid" 2>/dev/null || true; done
 	if [ "$rc" -ne 0 ] && [ -z "${KEEP_TMP:-}" ]; then
@@ -155,7 +156,21 @@ start_daemon() {
 	wait_until 20 curl -fsS "http://127.0.0.1:$HTTP_PORT/healthz" || fail "wgwatchd /healthz never answered"
 }
 
+# lint_metrics: the daemon's /metrics must pass `promtool check metrics` (issue 41: every
+# scenario's page, whatever it holds by then); once per test, from stop_daemon while the daemon
+# runs. A test with web authentication sets METRICS_AUTH to curl's -u argument.
+lint_metrics() {
+	[ -z "${METRICS_LINTED:-}" ] && kill -0 "$DAEMON_PID" 2>/dev/null || return 0
+	METRICS_LINTED=1
+	code=$(curl -s --max-time 10 ${METRICS_AUTH:+-u "$METRICS_AUTH"} -o "$T/lint-metrics.txt" -w '%{http_code}' \
+		"http://127.0.0.1:$HTTP_PORT/metrics") || return 0   # no answer: the test's own business
+	[ "$code" = 200 ] || fail "GET /metrics for promtool: HTTP $code (METRICS_AUTH for a test with a password)"
+	promtool check metrics <"$T/lint-metrics.txt" >"$T/lint-metrics.log" 2>&1 ||
+		fail "promtool check metrics: $(head -5 "$T/lint-metrics.log")"
+}
+
 stop_daemon() {
+	lint_metrics
 	kill "${1:--TERM}" "$DAEMON_PID" 2>/dev/null || true
 	wait "$DAEMON_PID" 2>/dev/null || true
 }
