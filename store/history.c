@@ -170,9 +170,32 @@ static int64_t history_ceil(int64_t v, int64_t unit)
 	return (v + unit - 1) / unit * unit;
 }
 
-/* Choose the buckets: at most max_points (a few more after alignment), whole seconds, whole
- * 5-minute roll-up buckets when roll-ups are read. Returns where the raw part begins. */
-static int64_t history_axis(history_t *h, const struct history_req *req, int64_t rollup_done)
+/* The mean spacing of the router's stored polls in [from, to) (polls_key: an index count), or
+ * 0 when fewer than two: history drawn finer than it was stored is a barcode of gaps (a
+ * backfill of 10-minute polls in 2-minute buckets). */
+static int64_t history_spacing(sqlite3 *db, int64_t rid, int64_t from, int64_t to)
+{
+	sqlite3_stmt *q = NULL;
+	int64_t v = 0;
+	if (sqlite3_prepare_v2(db,
+		    "SELECT count(*), min(time_ms), max(time_ms) FROM polls WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3",
+		    -1, &q, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_int64(q, 1, rid);
+	sqlite3_bind_int64(q, 2, from);
+	sqlite3_bind_int64(q, 3, to);
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int64(q, 0) >= 2)
+		v = (sqlite3_column_int64(q, 2) - sqlite3_column_int64(q, 1)) /
+			(sqlite3_column_int64(q, 0) - 1);
+	sqlite3_finalize(q);
+	return v;
+}
+
+/* Choose the buckets: at most max_points (a few more after alignment), whole seconds, no
+ * narrower than two stored polls (stored_ms their spacing) nor req's floor, whole 5-minute
+ * roll-up buckets when roll-ups are read. Returns where the raw part begins. */
+static int64_t history_axis(
+	history_t *h, const struct history_req *req, int64_t rollup_done, int64_t stored_ms)
 {
 	int64_t to = req->to_ms, from = req->from_ms;
 	int64_t keep = req->raw_retention_ms > 0 ? req->raw_retention_ms : 35 * HISTORY_DAY_MS;
@@ -184,6 +207,8 @@ static int64_t history_axis(history_t *h, const struct history_req *req, int64_t
 	int64_t w = history_ceil((to - from + (int64_t)maxp - 1) / (int64_t)maxp, 1000);
 	if (w < req->min_bucket_ms)
 		w = history_ceil(req->min_bucket_ms, 1000);
+	if (w < 2 * stored_ms)
+		w = history_ceil(2 * stored_ms, 1000);
 	h->rolled = w >= HISTORY_ROLLUP_MS || from < to - keep;
 	if (h->rolled)
 		w = history_ceil(w, HISTORY_ROLLUP_MS);
@@ -351,7 +376,9 @@ static int history_read(sqlite3 *db, const struct history_req *req, history_t *h
 	int rc = history_router(db, req->router, h, &rid, cause);
 	if (rc != 0)
 		return rc;
-	int64_t split = history_axis(h, req, history_rollup_done(db));
+	int64_t from = req->from_ms > 0 ? req->from_ms : h->first_seen_ms;
+	int64_t split = history_axis(
+		h, req, history_rollup_done(db), history_spacing(db, rid, from, req->to_ms));
 	int64_t args[5] = { rid, h->from_ms, h->bucket_ms, split, h->to_ms };
 	if (history_ifaces(db, h, args, cause) < 0 || history_cpu(db, h, args, cause) < 0 ||
 		history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0 ||

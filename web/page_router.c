@@ -22,6 +22,7 @@
 #include "lib/xmem.h"
 
 #define PAGE_ROUTER_DEFAULT_RANGE "24h"
+#define PAGE_ROUTER_UPGRADE_DAYS  90               /* an upgrade older: the page opens on 24h */
 #define PAGE_ROUTER_WINDOW_MS     (7 * 86400000LL) /* detector windows when the config gives none */
 #define PAGE_ROUTER_MAX_CATS      64
 
@@ -607,9 +608,26 @@ static int page_router_load(const struct page_router_req *req, const char *range
 	return history_load(&hq, h, cause);
 }
 
+/* Without a range asked for: the narrowest that holds the newest version change's before and
+ * after windows, so the page opens on the upgrade; 24h when there is none, or when only "all"
+ * would hold one older than PAGE_ROUTER_UPGRADE_DAYS (a year of history to show one change). */
+static const char *page_router_default_range(const struct page_router_req *req)
+{
+	static const char *const fit[] = { "24h", "7d", "30d" };
+	int64_t up = page_router_latest_upgrade(req->detector, req->name);
+	int64_t before = req->conf ? req->conf->before_ms : 0;
+	if (up <= 0 || up > req->now_ms)
+		return PAGE_ROUTER_DEFAULT_RANGE;
+	int64_t need = req->now_ms - (up - before);
+	for (size_t i = 0; i < sizeof(fit) / sizeof(fit[0]); i++)
+		if (history_range_ms(fit[i]) >= need)
+			return fit[i];
+	return need <= PAGE_ROUTER_UPGRADE_DAYS * 86400000LL ? "all" : PAGE_ROUTER_DEFAULT_RANGE;
+}
+
 unsigned page_router(const struct page_router_req *req, buf_t *out)
 {
-	const char *range = history_range_ms(req->range) >= 0 ? req->range : PAGE_ROUTER_DEFAULT_RANGE;
+	const char *range = history_range_ms(req->range) >= 0 ? req->range : page_router_default_range(req);
 	fleet_view_t *v = req->fleet ? fleet_view(req->fleet) : NULL;
 	const fleet_router_t *live = page_router_find(v, req->name);
 	history_t *h = NULL;

@@ -17,7 +17,7 @@ struct page_router_req {
 	const conf_t *conf; /* database path, retention, detector windows; may be NULL */
 	fleet_t *fleet;     /* the live state; may be NULL */
 	const char *name;   /* the router name, URL-decoded */
-	const char *range;  /* "6h", "24h", "7d", "30d", "all"; NULL or unknown: 24h */
+	const char *range;  /* "6h", "24h", "7d", "30d", "all"; NULL or unknown: see page_router.c */
 	int64_t now_ms;     /* wall clock */
 	/* the running detector; NULL: no verdicts section */
 	detector_t *detector;

@@ -102,6 +102,19 @@ static void page_router_verdicts_before_after(
 	free(bars);
 }
 
+int64_t page_router_latest_upgrade(detector_t *detector, const char *name)
+{
+	detector_view_t *dv = detector ? detector_view(detector) : NULL;
+	size_t n = 0;
+	const struct detector_verdict *v = dv ? detector_view_router(dv, name, &n) : NULL;
+	int64_t t = 0;
+	for (size_t i = 0; v != NULL && i < n; i++)
+		t = v[i].upgraded_ms > t ? v[i].upgraded_ms : t;
+	if (dv)
+		detector_view_free(dv);
+	return t;
+}
+
 void page_router_verdicts(buf_t *out, detector_t *detector, const char *name)
 {
 	detector_view_t *dv = detector_view(detector);

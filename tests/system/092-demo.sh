@@ -169,6 +169,30 @@ assert 'id="verdict-table"' in d and 'regression' in d
 PY
 ok "router page: two weeks of chart points, nine cores, the upgrade marker, the verdicts"
 
+# Opened without a range, the page holds the upgrade's windows (the demo's [detector] before is
+# the default 7 days): the narrowest of 24h, 7d, 30d from now back to before the upgrade's before
+# window. The 24h range draws the fill's 10-minute polls in buckets of at least two polls: one
+# unbroken line per series, not a barcode of gaps.
+dump "$BASE/router/$CCR" "$T/ccr-default.html"
+dump "$BASE/router/$CCR?range=24h" "$T/ccr-24h.html"
+$PY - "$DEMO/demo.db" "$T/ccr-default.html" "$T/ccr-24h.html" <<'PY' || fail "router page's default range"
+import re, sqlite3, sys, time
+db = sqlite3.connect("file:%s?mode=ro" % sys.argv[1], uri=True)
+up = db.execute("SELECT max(h.time_ms) FROM version_history h JOIN routers r ON r.id = h.router_id"
+                " WHERE r.name = 'ljubljana-ccr1009' AND h.kind IN ('upgrade', 'downgrade')").fetchone()[0]
+need = time.time() * 1000 - (up - 7 * 86400000)
+want = next((n for n, d in (("24h", 1), ("7d", 7), ("30d", 30)) if d * 86400000 >= need + 600000), "all")
+d = open(sys.argv[2], encoding="utf-8").read()
+nav = re.search(r'<nav class="range">(.*?)</nav>', d, re.S).group(1)
+assert "<b>%s</b>" % want in nav, (want, nav)
+assert re.search(r'<g class="mk upgrade"><title>upgrade 7\.22\.3</title>', d), "no upgrade marker"
+h = open(sys.argv[3], encoding="utf-8").read()
+lines = re.findall(r'<polyline class="tx"[^>]*points="([^"]*)"', h)
+assert 1 <= len(lines) <= 2 and max(len(p.split()) for p in lines) >= 40, [len(p.split()) for p in lines]
+print("opens on %s (upgrade %.1f days ago); 24h: %d tx lines" % (want, (time.time() * 1000 - up) / 86400000, len(lines)))
+PY
+ok "router page: opens on the range that holds the upgrade; 24h drawn at the stored resolution"
+
 dump "$BASE/upgrades" "$T/upgrades.html"
 $PY - "$T/upgrades.html" <<'PY' || fail "upgrades page DOM"
 import html, re, sys

@@ -188,6 +188,12 @@ static void test_history_raw(const conf_t *conf)
 	CHECK_INT(h->from_ms, T0); /* clamped to the first sample */
 	CHECK(h->nbuckets <= HISTORY_MAX_POINTS + 1);
 	CHECK_INT(h->bucket_ms, 4000);
+	history_t *fine = NULL; /* an interval now of 0.5 s: still two stored (2 s) polls a bucket */
+	rq.min_bucket_ms = 1000;
+	CHECK_INT(history_load(&rq, &fine, &cause), 0);
+	CHECK_INT(fine ? fine->bucket_ms : 0, 4000);
+	history_free(fine);
+	rq.min_bucket_ms = 2 * STEP;
 	CHECK_INT(h->nifaces, 1);
 	CHECK_INT(h->ncores, 4);
 	CHECK_NEAR(history_load_at(h, 2, 10), 1.0, 1e-9);
