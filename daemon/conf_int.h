@@ -34,6 +34,7 @@ enum conf_type {
 	T_SECRET_FILE, /* path of a mode 0600 file whose content (less trailing newlines) is the secret */
 	T_PATH,        /* path, relative to the file it appears in */
 	T_FILE,        /* like T_PATH, and must be readable */
+	T_PEM_CERT,    /* like T_FILE, and must hold a PEM certificate */
 	T_URL,         /* http:// or https://, trailing '/' stripped */
 	T_LISTEN,      /* host:port */
 	T_HOSTPORT,    /* host[:port] */

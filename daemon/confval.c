@@ -471,6 +471,31 @@ static void confval_v_list(const char *v, char ***out, size_t *nout)
 	*nout = n;
 }
 
+#define CONFVAL_PEM_MAX (8 << 20) /* a CA bundle (Debian's: 220 KB) is read this far at most */
+
+/* Whether path holds a PEM certificate block: a file curl or the TLS listener would refuse
+ * (DER, a key, junk) is refused at --check, not at the first poll. -1 with *cause. */
+static int confval_pem_cert(const char *path, char **cause)
+{
+	static const char begin[] = "-----BEGIN CERTIFICATE-----";
+	FILE *f = fopen(path, "r");
+	if (f == NULL) {
+		*cause = xasprintf("cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *buf = xmalloc(CONFVAL_PEM_MAX + 1);
+	size_t n = fread(buf, 1, CONFVAL_PEM_MAX, f);
+	int err = ferror(f);
+	fclose(f);
+	buf[n] = '\0';
+	bool found = !err && memmem(buf, n, begin, sizeof(begin) - 1) != NULL;
+	free(buf);
+	if (!found)
+		*cause = err ? xasprintf("cannot read %s", path)
+			     : xasprintf("%s holds no PEM certificate (%s)", path, begin);
+	return found ? 0 : -1;
+}
+
 static int confval_v_path(const struct conf_key *k, const char *v, const char *dir, void *field, char **cause)
 {
 	if (*v == '\0') {
@@ -478,8 +503,12 @@ static int confval_v_path(const struct conf_key *k, const char *v, const char *d
 		return -1;
 	}
 	char *path = confval_join(dir, v);
-	if (k->type == T_FILE && access(path, R_OK) < 0) {
+	if ((k->type == T_FILE || k->type == T_PEM_CERT) && access(path, R_OK) < 0) {
 		*cause = xasprintf("cannot read %s: %s", path, strerror(errno));
+		free(path);
+		return -1;
+	}
+	if (k->type == T_PEM_CERT && confval_pem_cert(path, cause) < 0) {
 		free(path);
 		return -1;
 	}
@@ -537,7 +566,8 @@ int confval_value(const struct conf_key *k, const char *v, void *base, const cha
 	case T_SECRET: confval_set_str(k, field, xstrdup(v)); return 0;
 	case T_SECRET_FILE: return confval_v_secret_file(k, v, dir, field, cause);
 	case T_PATH:
-	case T_FILE: return confval_v_path(k, v, dir, field, cause);
+	case T_FILE:
+	case T_PEM_CERT: return confval_v_path(k, v, dir, field, cause);
 	case T_URL: return confval_v_url(k, v, field, cause);
 	case T_LISTEN: return confval_v_listen(k, v, field, cause);
 	case T_HOSTPORT: return confval_v_hostport(k, v, field, cause);

@@ -162,6 +162,31 @@ static int main_check_host(const conf_t *c, bool check_only, bool with_listen)
 	return rc;
 }
 
+/* A timeout longer than the interval is allowed (the poller skips the grid slots a slow reply
+ * overlaps, poller.c) but never silent: --check prints it, the start logs it. */
+static void main_timeout_notes(const conf_t *c, bool check)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->nrouters; i++) {
+		const conf_router_t *r = &c->routers[i];
+		if (r->timeout_ms <= r->interval_ms || ++n > 3)
+			continue;
+		if (check)
+			fprintf(stderr,
+				"%s: note: router %s: timeout %" PRId64 " ms is longer than interval %" PRId64
+				" ms: a reply that slow makes the poller skip the polls due meanwhile\n",
+				c->path, r->name, r->timeout_ms, r->interval_ms);
+		else
+			log_warn("router %s: timeout %" PRId64 " ms is longer than interval %" PRId64
+				 " ms: a reply that slow makes the poller skip the polls due meanwhile",
+				r->name, r->timeout_ms, r->interval_ms);
+	}
+	if (n > 3 && check)
+		fprintf(stderr, "%s: note: and %zu more routers so\n", c->path, n - 3);
+	else if (n > 3)
+		log_warn("and %zu more routers with a timeout longer than their interval", n - 3);
+}
+
 struct daemon {
 	conf_t *conf;
 	conf_t *boot_conf; /* the one started with: HTTP holds it, it lives until exit */
@@ -621,7 +646,9 @@ int main(int argc, char **argv)
 	if (o.rollout_router != NULL) /* before sharding: the canaries of every shard count */
 		return main_rollout_check(&o, d.conf);
 	size_t total = o.check ? shard_apply(d.conf) : main_shard(d.conf, "");
-	if (o.check && main_check_host(d.conf, true, true) != 0) {
+	if (!o.targets && !o.report)
+		main_timeout_notes(d.conf, o.check);
+	if (o.check && !o.offline && main_check_host(d.conf, true, true) != 0) {
 		conf_free(d.conf);
 		return 1;
 	}

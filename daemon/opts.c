@@ -13,11 +13,14 @@
 static void opts_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: wgwatchd -c FILE [--check | --once | --report | --targets |\n"
+		"usage: wgwatchd -c FILE [--check [--offline] | --once | --report | --targets |\n"
 		"                --rollout-check ROUTER VERSION | --export-evidence] [-v] [-q]\n"
 		"       wgwatchd --merge-evidence FILE...\n"
 		"  -c, --config FILE  configuration file (wgwatch.conf(5))\n"
 		"      --check        validate the configuration and exit 0 (valid) or 1\n"
+		"      --offline      with --check: the file alone, not this host (the listen\n"
+		"                     address, the database's directory): a config for another\n"
+		"                     host, checked on a CI box\n"
 		"      --once         poll every router once, store, print a line per router, exit\n"
 		"                     (0 when every router answered)\n"
 		"      --report       print the upgrade detector's verdicts, cohorts and single-core\n"
@@ -47,7 +50,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		OPT_TARGETS,
 		OPT_EXPORT,
 		OPT_SINCE,
-		OPT_MERGE
+		OPT_MERGE,
+		OPT_OFFLINE
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -63,6 +67,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "export-evidence", no_argument, NULL, OPT_EXPORT },
 		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "merge-evidence", no_argument, NULL, OPT_MERGE },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -83,6 +88,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case OPT_MERGE: o->nmerge = -1; break;
+		case OPT_OFFLINE: o->offline = true; break;
 		case 'v': o->verbosity++; break;
 		case 'q': o->verbosity = -1; break;
 		case 'V': printf("wgwatchd %s\n", PACKAGE_VERSION); exit(0);
@@ -106,7 +112,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		o->check + o->once + o->report + o->targets + o->export_evidence +
 				(o->rollout_router != NULL) >
 			1 ||
-		(o->since_ms > 0 && !o->export_evidence) ||
+		(o->since_ms > 0 && !o->export_evidence) || (o->offline && !o->check) ||
 		(o->rollout_router != NULL && o->rollout_version == NULL)) {
 		opts_usage(stderr);
 		return -1;

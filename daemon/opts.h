@@ -12,6 +12,7 @@
 struct opts {
 	const char *conf_path;
 	bool check, once, report, targets;
+	bool offline;                                 /* --check --offline: the file alone, not this host */
 	const char *rollout_router, *rollout_version; /* --rollout-check ROUTER VERSION */
 	bool export_evidence;                         /* --export-evidence ... */
 	int64_t since_ms;                             /* ... --since DAY (UTC midnight); 0: all */

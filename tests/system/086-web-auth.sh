@@ -38,7 +38,7 @@ web_conf "user = admin" "password_file = web.pass" "cert = tls/cert.pem"
 refused "^$T/wgwatch.conf:[0-9]*: \[web\] cert needs key: set both or neither"
 echo "not a certificate" >"$T/tls/junk.pem"
 web_conf "cert = tls/junk.pem" "key = tls/key.pem"
-refused "\[web\] cert $T/tls/junk.pem holds no PEM certificate"
+refused "^$T/wgwatch.conf:[0-9]*: cert = tls/junk.pem: $T/tls/junk.pem holds no PEM certificate"
 openssl genpkey -algorithm ec -pkeyopt ec_paramgen_curve:P-256 -out "$T/tls/other.pem" 2>/dev/null
 web_conf "cert = tls/cert.pem" "key = tls/other.pem"
 refused "cannot start HTTPS on .* with \[web\] cert $T/tls/cert.pem and key $T/tls/other.pem: "

@@ -374,6 +374,8 @@ static void test_defaults(void)
 	char *dir = new_dir();
 	char *sdir = xasprintf("%s/secrets", dir);
 	free(put(sdir, "mon.pass", 0600, "s3cret-from-file\n\n"));
+	free(put(sdir, "ca.pem", 0644,
+		"# a bundle\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"));
 	char *path = put(dir, "main.conf", 0644,
 		"[daemon]\n"
 		"interval = 20s\n"
@@ -384,7 +386,7 @@ static void test_defaults(void)
 		"password_file = secrets/mon.pass\n"
 		"labels = site=x\n"
 		"timeout = 3s\n"
-		"ca_file = secrets/mon.pass\n"
+		"ca_file = secrets/ca.pem\n"
 		"[router late]\n"
 		"rest = https://10.0.0.2\n"
 		"user = other\n"
@@ -399,7 +401,7 @@ static void test_defaults(void)
 	const conf_router_t *l = c ? conf_router_find(c, "late") : NULL;
 	CHECK(e != NULL && l != NULL);
 	if (e != NULL && l != NULL) {
-		char *ca = xasprintf("%s/secrets/mon.pass", dir);
+		char *ca = xasprintf("%s/secrets/ca.pem", dir);
 		CHECK_STR(e->user, "mon");
 		CHECK_STR(e->password, "s3cret-from-file");
 		CHECK_INT(e->nlabels, 1);
@@ -594,7 +596,7 @@ static void test_web(void)
 	};
 	char *dir = new_dir();
 	free(put(dir, "w.pass", 0600, "w3b-secret\n"));
-	free(put(dir, "c.pem", 0644, "-\n"));
+	free(put(dir, "c.pem", 0644, "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"));
 	const char *good = "[web]\nuser = admin\npassword_file = w.pass\ncert = c.pem\nkey = c.pem\n";
 	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *text = i == 0 ? good : bad[i - 1].text;
@@ -613,6 +615,39 @@ static void test_web(void)
 		free(p);
 		free(all);
 	}
+	free(dir);
+}
+
+/* What --check used to pass: a CA file that is no PEM certificate (a key, junk, empty), each
+ * refused at its line with the reason. */
+static void test_ca_file(void)
+{
+	char *dir = new_dir();
+	free(put(dir, "junk.pem", 0644, "not a certificate\n"));
+	free(put(dir, "key.pem", 0644, "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"));
+	free(put(dir, "empty.pem", 0644, ""));
+	char *p = put(dir, "t.conf", 0644,
+		"[daemon]\ninterval = 30s\ntimeout = 1m\n"      /* 1-3 */
+		"[router a]\nsnmp = 127.0.0.1\n"                /* 4-5: 1m > 30s */
+		"[router b]\nsnmp = 127.0.0.1\ntimeout = 30s\n" /* 6-8: equal: fine */
+		"[router c]\nrest = https://127.0.0.1\ntimeout = 5s\nca_file = junk.pem\n" /* 9-12 */
+		"[router d]\nrest = https://127.0.0.1\ntimeout = 5s\nca_file = key.pem\n"  /* 13-16 */
+		"[router e]\nrest = https://127.0.0.1\ntimeout = 5s\ninterval = 2s\nca_file = empty.pem\n");
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), -1);
+	CHECK(e == NULL || strstr(e, "router a") == NULL);
+	CHECK_ERR(e,
+		"%s:12: ca_file = junk.pem: %s/junk.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+		p, dir);
+	CHECK_ERR(e,
+		"%s:16: ca_file = key.pem: %s/key.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+		p, dir);
+	CHECK_ERR(e,
+		"%s:21: ca_file = empty.pem: %s/empty.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
+		p, dir);
+	free(e);
+	free(p);
 	free(dir);
 }
 
@@ -1174,6 +1209,7 @@ int main(void)
 	test_errors();
 	test_shard();
 	test_web();
+	test_ca_file();
 	test_missing_file();
 	test_includes();
 	test_special_files();
