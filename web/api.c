@@ -107,6 +107,7 @@ static json_t *api_router(const fleet_router_t *r)
 	json_t *o = json_object();
 	json_object_set_new(o, "name", api_str(r->conf->name));
 	json_object_set_new(o, "up", json_boolean(r->up));
+	json_object_set_new(o, "state", json_string(r->up ? "up" : r->polled ? "down" : "pending"));
 	json_object_set_new(o, "version", api_str(s ? s->version : NULL));
 	json_object_set_new(o, "firmware", api_str(s ? s->firmware : NULL));
 	json_object_set_new(o, "board", api_str(s ? s->board : NULL));

@@ -131,6 +131,8 @@ static uint64_t metrics_field(const void *base, size_t off)
 static void metrics_up(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
+	if (!r->polled) /* pending: a 0 never measured would fire RouterDown at every start */
+		return;
 	metrics_begin(c, fam, i);
 	metrics_end_u64(c, i, r->up ? 1 : 0);
 }
@@ -249,7 +251,9 @@ static void metrics_polls(
 #define BYTES(field) .per_router = metrics_health_bytes, .off = offsetof(sample_t, field)
 
 static const struct metrics_family metrics_families[] = {
-	{ "wgwatch_router_up", "gauge", "1 when the newest poll of the router succeeded, else 0.",
+	{ "wgwatch_router_up", "gauge",
+		"1 when the newest poll of the router succeeded, else 0; absent until the first poll "
+		"since the start has ended (pending).",
 		.per_router = metrics_up },
 	{ "wgwatch_router_info", "gauge",
 		"Board, architecture, RouterOS version and firmware of the router; always 1.",

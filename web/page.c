@@ -50,7 +50,7 @@ static const char page_style[] =
 	"#fleet td:first-child,#fleet td:nth-child(4),#fleet td:nth-child(8){white-space:nowrap}"
 	"#fleet td:nth-child(2){max-width:22em}#fleet td:first-child small{white-space:normal}"
 	"small.since{color:#666}"
-	".down{color:#b00020;font-weight:600}.up{color:#1b7f3b}.why{color:#b00020;font-size:.9em}"
+	".down{color:#b00020;font-weight:600}.pending{color:#666;font-weight:600}.up{color:#1b7f3b}.why{color:#b00020;font-size:.9em}"
 	".hot{color:#b00020;font-weight:600}.flag{background:#fde7e9;color:#b00020;border-radius:3px;"
 	"padding:0 .3em;font-size:.85em}"
 	"a{color:#0b5cad;text-decoration:none}a:hover{text-decoration:underline}"
@@ -247,20 +247,35 @@ static void page_cell(buf_t *out, const char *s)
 	buf_puts(out, "</td>");
 }
 
+/* Down: its newest poll since the start failed. Pending (not polled since the start) is not. */
+static bool page_down(const fleet_router_t *r)
+{
+	return r->polled && !r->up;
+}
+
 static void page_state(buf_t *out, const fleet_router_t *r, int64_t now_ms)
 {
 	if (r->up) {
 		buf_puts(out, "<td class=\"up\">up</td>");
 		return;
 	}
-	buf_puts(out, "<td><span class=\"down\">down</span>");
-	if (r->polled) {
-		buf_printf(out, " <span class=\"why\">%s: ", sample_err_name(r->last_err));
-		text_put_html(out, r->last_error);
-		buf_puts(out, "</span>");
-	} else {
-		buf_puts(out, " <span class=\"why\">not polled yet</span>");
+	if (!r->polled && r->last == NULL) {
+		buf_puts(out,
+			"<td><span class=\"pending\">pending</span> <span class=\"note\">not polled yet</span></td>");
+		return;
 	}
+	if (!r->polled) {
+		buf_puts(out,
+			"<td><span class=\"pending\">pending</span> <span class=\"note\">not polled since the "
+			"start</span><br><small class=\"seen\">last seen ");
+		page_age(out, now_ms - r->last->time_ms);
+		buf_puts(out, " ago</small></td>");
+		return;
+	}
+	buf_printf(out, "<td><span class=\"down\">down</span> <span class=\"why\">%s: ",
+		sample_err_name(r->last_err));
+	text_put_html(out, r->last_error);
+	buf_puts(out, "</span>");
 	if (r->last) {
 		buf_puts(out, "<br><small class=\"seen\">last seen ");
 		page_age(out, now_ms - r->last->time_ms);
@@ -425,7 +440,7 @@ static bool page_match_row(const struct page_row *row, const struct page_filter 
 	if (strcmp(f->show, "bound") == 0)
 		return row->bound;
 	if (strcmp(f->show, "down") == 0)
-		return !row->r->up;
+		return page_down(row->r);
 	return true;
 }
 
@@ -571,7 +586,7 @@ static void page_marks(const detector_view_t *dv, struct page_row *row)
 	row->bound = row->r->up && ((b && b->bound) || page_pinned(row));
 	row->group = row->regressed ? PAGE_G_REGRESSED
 		: row->bound        ? PAGE_G_BOUND
-		: !row->r->up       ? PAGE_G_DOWN
+		: page_down(row->r) ? PAGE_G_DOWN
 				    : PAGE_G_REST;
 }
 
@@ -627,7 +642,7 @@ void page_fleet_render(const struct page_fleet_req *req, buf_t *out)
 		shown += page_match_row(&rows[i], filter);
 		count[PAGE_G_REGRESSED] += rows[i].regressed;
 		count[PAGE_G_BOUND] += rows[i].bound;
-		count[PAGE_G_DOWN] += !rows[i].r->up;
+		count[PAGE_G_DOWN] += page_down(rows[i].r);
 	}
 	qsort(rows, n, sizeof(*rows), page_cmp);
 	page_head(out, n, up, shown);

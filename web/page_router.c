@@ -189,7 +189,8 @@ static void page_router_state(buf_t *out, const fleet_router_t *live, const hist
 	else if (live->up)
 		buf_puts(out, "<span class=\"up\">up</span>");
 	else if (!live->polled)
-		buf_puts(out, "<span class=\"down\">down</span> <span class=\"why\">not polled yet</span>");
+		buf_puts(out,
+			"<span class=\"pending\">pending</span> <span class=\"note\">not polled since the start</span>");
 	else {
 		buf_printf(out, "<span class=\"down\">down</span> <span class=\"why\">%s: ",
 			sample_err_name(live->last_err));

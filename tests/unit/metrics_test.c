@@ -344,8 +344,7 @@ static void test_render_lines(const char *m)
 		"wgwatch_poll_errors_total{router=\"bad" FFFD FFFD
 		"<script>alert(1)</script>\",kind=\"connect\"} 1",
 		"wgwatch_polls_total{router=\"bad" FFFD FFFD "<script>alert(1)</script>\"} 2",
-		"wgwatch_router_up{router=\"r3\"} 0",
-		"wgwatch_polls_total{router=\"r3\"} 0",
+		"wgwatch_polls_total{router=\"r3\"} 0", /* r3 pending: no wgwatch_router_up */
 		"wgwatch_poll_duration_seconds_bucket{le=\"0.005\"} 0",
 		"wgwatch_poll_duration_seconds_bucket{le=\"0.25\"} 1",
 		"wgwatch_poll_duration_seconds_bucket{le=\"5\"} 2",
@@ -362,7 +361,8 @@ static void test_render_lines(const char *m)
 		"wgwatch_polls_late_total 1",
 		"wgwatch_clock_steps_total 0",
 		"wgwatch_store_queue_length 0",
-		"# HELP wgwatch_router_up 1 when the newest poll of the router succeeded, else 0.",
+		"# HELP wgwatch_router_up 1 when the newest poll of the router succeeded, else 0; absent until "
+		"the first poll since the start has ended (pending).",
 		"# TYPE wgwatch_poll_duration_seconds histogram",
 		"# TYPE wgwatch_store_failing gauge",
 	};
@@ -383,6 +383,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
+	CHECK(strstr(m, "wgwatch_router_up{router=\"r3\"") == NULL); /* never measured: not a 0 */
 	CHECK(count(m, "# HELP ") == 70 && count(m, "# TYPE ") == 70);
 	CHECK(count(m, "wgwatch_router_menu_up{") == 2); /* r0's; none for the others */
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
@@ -422,6 +423,7 @@ static void test_api_r0(json_t *o)
 {
 	CHECK_STR(json_string_value(json_object_get(o, "name")), "r0");
 	CHECK(json_is_true(json_object_get(o, "up")));
+	CHECK_STR(json_string_value(json_object_get(o, "state")), "up");
 	CHECK_STR(json_string_value(json_object_get(o, "version")), "7.22.3");
 	CHECK_STR(json_string_value(json_object_get(o, "firmware")), "7.20");
 	CHECK_STR(json_string_value(json_object_get(o, "board")), "RB5009UG+S+");
@@ -450,7 +452,7 @@ static void test_api_r0(json_t *o)
 	CHECK(json_is_false(json_object_get(m1, "up")));
 	CHECK_STR(json_string_value(json_object_get(m1, "error")), "HTTP 500 Internal Server Error");
 	CHECK_STR(json_string_value(json_object_get(m1, "failing_since")), "2023-11-14T21:56:40Z");
-	CHECK_INT(json_object_size(o), 12);
+	CHECK_INT(json_object_size(o), 13);
 }
 
 static void test_api_others(json_t *arr)
@@ -461,11 +463,13 @@ static void test_api_others(json_t *arr)
 	CHECK_STR(
 		json_string_value(json_object_get(bad, "name")), "bad" FFFD FFFD "<script>alert(1)</script>");
 	CHECK(json_is_false(json_object_get(bad, "up")));
+	CHECK_STR(json_string_value(json_object_get(bad, "state")), "down");
 	CHECK(json_is_null(json_object_get(bad, "version")));
 	CHECK_INT(json_integer_value(json_object_get(bad, "cores")), 0);
 	CHECK_STR(json_string_value(json_object_get(bad, "last_poll")), "2023-11-14T22:13:21Z");
 	CHECK_STR(json_string_value(json_object_get(bad, "last_error")), "failed " FFFD "1");
 	CHECK(json_is_false(json_object_get(never, "up")));
+	CHECK_STR(json_string_value(json_object_get(never, "state")), "pending");
 	CHECK(json_is_null(json_object_get(never, "last_poll")));
 	CHECK(json_is_null(json_object_get(never, "health")));
 	CHECK(json_is_null(json_object_get(json_object_get(evil, "health"), "memory_free_bytes")));
@@ -864,11 +868,13 @@ static void test_page(fleet_t *f)
 	CHECK(strstr(h, "site=hq &quot;main&quot;") != NULL);
 	CHECK(strstr(h, "hunter2") == NULL && strstr(h, "c0mmunity") == NULL);
 	CHECK(strstr(h, "style=") == NULL && strstr(h, "<style") == NULL); /* CSP: no inline style */
-	/* down routers first: r2 (failed) and r3 (never polled) come before r0 */
+	/* down routers first: r2 (failed) before r0; r3 (never polled) is pending, not down */
 	const char *down = strstr(h, "bad" FFFD), *never = strstr(h, "<td>r3</td>");
 	const char *r0 = strstr(h, "<td>r0<br>");
-	CHECK(down && never && r0 && down < r0 && never < r0);
-	CHECK(strstr(h, "not polled yet") != NULL);
+	CHECK(down && never && r0 && down < r0 && down < never);
+	CHECK(strstr(h,
+		      "<span class=\"pending\">pending</span> <span class=\"note\">not polled yet</span>") !=
+		NULL);
 	CHECK(strstr(h, "connect: failed " FFFD "1") != NULL);
 	CHECK(strstr(h, "25% core 0, others 7%") != NULL ||
 		strstr(h, ">25%</span> core 0, others 7%") != NULL);
