@@ -36,6 +36,7 @@
 #include "daemon/poller.h"
 #include "daemon/reload.h"
 #include "daemon/reloadlog.h"
+#include "daemon/reloadstate.h"
 #include "collectors/rest.h"
 #include "collectors/restdiag.h"
 #include "daemon/diag.h"
@@ -187,6 +188,39 @@ static void main_timeout_notes(const conf_t *c, bool check)
 		log_warn("and %zu more routers with a timeout longer than their interval", n - 3);
 }
 
+#define MAIN_RELOAD_WAIT_MS 30000 /* systemd's own reload timeout is longer (TimeoutSec) */
+
+/* --reload PID (systemd's ExecReload): the configuration is valid (else its errors, exit 1 and
+ * no signal), PID is asked to reload (SIGHUP), and the answer is its outcome: exit 0 when the
+ * daemon took the new configuration, 1 when it refused it (a guard: its log says why) or did
+ * not answer within MAIN_RELOAD_WAIT_MS. So `systemctl reload` fails when the reload did. */
+static int main_reload_client(const struct opts *o, conf_t *c)
+{
+	unsigned long gen0 = 0, gen = 0;
+	bool ok = false, had = reloadstate_read(c->database, &gen0, &ok) == 0;
+	int rc = 1;
+	if (kill((pid_t)o->reload_pid, SIGHUP) < 0) {
+		fprintf(stderr, "wgwatchd: --reload %ld: %s\n", o->reload_pid, strerror(errno));
+		conf_free(c);
+		return 1;
+	}
+	for (int64_t waited = 0; waited < MAIN_RELOAD_WAIT_MS; waited += 50) {
+		if (reloadstate_read(c->database, &gen, &ok) == 0 && (!had || gen != gen0)) {
+			rc = ok ? 0 : 1;
+			break;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	}
+	if (rc != 0)
+		fprintf(stderr,
+			"wgwatchd: reload of %ld %s: it keeps the running configuration; its log says why\n",
+			o->reload_pid, gen != gen0 || !had ? "refused" : "not answered in 30 s");
+	else
+		printf("%s: reloaded, %zu routers\n", o->conf_path, c->nrouters);
+	conf_free(c);
+	return rc;
+}
+
 struct daemon {
 	conf_t *conf;
 	conf_t *boot_conf; /* the one started with: HTTP holds it, it lives until exit */
@@ -200,8 +234,9 @@ struct daemon {
 	poller_t *poller;
 	http_t *http;
 	detector_t *detector;
-	alert_t *alert;   /* NULL without [alert] alertmanager */
-	reload_t *reload; /* NULL for --once, or when SIGHUP cannot reload */
+	alert_t *alert;           /* NULL without [alert] alertmanager */
+	reload_t *reload;         /* NULL for --once, or when SIGHUP cannot reload */
+	unsigned long reload_gen; /* loads of the configuration since the start (reloadstate.h) */
 	int64_t watchdog_ms;
 	int64_t migrate_note_ms; /* when systemd was last asked for more start time */
 };
@@ -399,6 +434,16 @@ static void main_conf_release(void *conf)
 	conf_free(conf);
 }
 
+/* The load's outcome where `wgwatchd --reload` looks for it; a failure is logged, the daemon
+ * goes on (its reloads work, only that client cannot tell). */
+static void main_reload_state(struct daemon *d, bool ok)
+{
+	char *cause = NULL;
+	if (reloadstate_write(d->boot_conf->database, d->reload_gen++, ok, &cause) < 0)
+		log_warn("reload: cannot record its outcome for wgwatchd --reload: %s", cause);
+	free(cause);
+}
+
 static void main_reload(conf_t *next, char *errors, void *arg)
 {
 	struct daemon *d = arg;
@@ -410,6 +455,7 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 		log_error("reload refused: still polling the %zu routers of the running configuration",
 			old->nrouters);
 		free(errors);
+		main_reload_state(d, false);
 		return;
 	}
 	main_shard(next, "reload: ");
@@ -417,6 +463,7 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	bool go = reloadlog_guard(old, next, removed) == 0; /* a file cut short drops no fleet */
 	metrics_note_reload(go, clock_wall_ms());
 	free(errors);
+	main_reload_state(d, go);
 	if (!go) {
 		conf_free(next);
 		return;
@@ -458,6 +505,7 @@ static void main_reload_setup(struct daemon *d)
 	struct sigaction sa = { .sa_handler = main_on_hup, .sa_flags = SA_RESTART };
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
+	main_reload_state(d, true); /* the start's load: a --reload client's "before" */
 	main_hold_hup(SIG_UNBLOCK); /* a SIGHUP of the start is delivered now */
 }
 
@@ -641,6 +689,8 @@ int main(int argc, char **argv)
 		return main_merge_evidence(&o);
 	if (main_load_conf(o.conf_path, &d.conf) != 0)
 		return 1;
+	if (o.reload_pid > 0)
+		return main_reload_client(&o, d.conf);
 	if (o.export_evidence) /* before sharding: the fleet's evidence is every shard's */
 		return main_export_evidence(&o, d.conf);
 	if (o.rollout_router != NULL) /* before sharding: the canaries of every shard count */

@@ -13,7 +13,7 @@
 static void opts_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: wgwatchd -c FILE [--check [--offline] | --once | --report | --targets |\n"
+		"usage: wgwatchd -c FILE [--check [--offline] | --reload PID | --once | --report | --targets |\n"
 		"                --rollout-check ROUTER VERSION | --export-evidence] [-v] [-q]\n"
 		"       wgwatchd --merge-evidence FILE...\n"
 		"  -c, --config FILE  configuration file (wgwatch.conf(5))\n"
@@ -21,6 +21,9 @@ static void opts_usage(FILE *out)
 		"      --offline      with --check: the file alone, not this host (the listen\n"
 		"                     address, the database's directory): a config for another\n"
 		"                     host, checked on a CI box\n"
+		"      --reload PID   validate the configuration, ask the daemon PID to reload it\n"
+		"                     (SIGHUP) and wait for its answer: exit 0 taken, 1 refused\n"
+		"                     (systemd's ExecReload, so that systemctl reload tells)\n"
 		"      --once         poll every router once, store, print a line per router, exit\n"
 		"                     (0 when every router answered)\n"
 		"      --report       print the upgrade detector's verdicts, cohorts and single-core\n"
@@ -51,7 +54,8 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		OPT_EXPORT,
 		OPT_SINCE,
 		OPT_MERGE,
-		OPT_OFFLINE
+		OPT_OFFLINE,
+		OPT_RELOAD
 	};
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -68,6 +72,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		{ "since", required_argument, NULL, OPT_SINCE },
 		{ "merge-evidence", no_argument, NULL, OPT_MERGE },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "reload", required_argument, NULL, OPT_RELOAD },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -89,6 +94,12 @@ int opts_parse(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_MERGE: o->nmerge = -1; break;
 		case OPT_OFFLINE: o->offline = true; break;
+		case OPT_RELOAD:
+			if ((o->reload_pid = strtol(optarg, NULL, 10)) <= 0) {
+				fprintf(stderr, "wgwatchd: --reload %s: a process id expected\n", optarg);
+				return -1;
+			}
+			break;
 		case 'v': o->verbosity++; break;
 		case 'q': o->verbosity = -1; break;
 		case 'V': printf("wgwatchd %s\n", PACKAGE_VERSION); exit(0);
@@ -109,7 +120,7 @@ int opts_parse(int argc, char **argv, struct opts *o)
 		return 0;
 	}
 	if (o->conf_path == NULL || optind != argc ||
-		o->check + o->once + o->report + o->targets + o->export_evidence +
+		o->check + o->once + o->report + o->targets + o->export_evidence + (o->reload_pid > 0) +
 				(o->rollout_router != NULL) >
 			1 ||
 		(o->since_ms > 0 && !o->export_evidence) || (o->offline && !o->check) ||

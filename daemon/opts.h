@@ -12,7 +12,8 @@
 struct opts {
 	const char *conf_path;
 	bool check, once, report, targets;
-	bool offline;                                 /* --check --offline: the file alone, not this host */
+	bool offline;    /* --check --offline: the file alone, not this host */
+	long reload_pid; /* --reload PID: ask the daemon PID to reload and wait for its answer */
 	const char *rollout_router, *rollout_version; /* --rollout-check ROUTER VERSION */
 	bool export_evidence;                         /* --export-evidence ... */
 	int64_t since_ms;                             /* ... --since DAY (UTC midnight); 0: all */

@@ -98,6 +98,30 @@ known hang && fail "hang exported after its last removal"
 wait_until 10 ge ok-02 $(( $(polls ok-02) + 2 )) || fail "ok-02 not polled after the reloads"
 ok "8 reloads under scraping, hanging polls cancelled"
 
+# --reload PID, systemd's ExecReload: exit 0 only when the daemon took the configuration. A bad
+# file is refused before any signal (FILE:LINE on stderr); a file the daemon's guard refuses
+# (it would remove every router) is signalled, and the daemon's answer makes it exit 1.
+reload_cmd() { rc=0; "$DAEMON" -c "$T/wgwatch.conf" --reload "$DAEMON_PID" >"$T/reload.out" 2>&1 || rc=$?; }
+use ok-01 ok-02 slow
+reload_cmd
+[ "$rc" = 0 ] && grep -q "reloaded, 3 routers" "$T/reload.out" || fail "--reload of a good file: exit $rc: $(cat "$T/reload.out")"
+wait_until 10 known slow || fail "--reload said reloaded, but slow is not polled"
+n=$(reloads)
+printf 'interval = soon\n' >>"$T/active.conf"
+reload_cmd
+[ "$rc" = 1 ] && grep -q "active.conf:[0-9]*: interval = soon" "$T/reload.out" ||
+	fail "--reload of a bad file: exit $rc: $(cat "$T/reload.out")"
+[ "$(reloads)" = "$n" ] || fail "--reload of a bad file signalled the daemon"
+: >"$T/active.conf"
+reload_cmd
+[ "$rc" = 1 ] && grep -q "reload of $DAEMON_PID refused" "$T/reload.out" ||
+	fail "--reload of a file the guard refuses: exit $rc: $(cat "$T/reload.out")"
+grep -q "reload refused\|refused: it would remove" "$T/daemon.log" || fail "the daemon logged no refusal"
+use ok-01 ok-02
+reload_cmd
+[ "$rc" = 0 ] || fail "--reload back to two routers: exit $rc: $(cat "$T/reload.out")"
+ok "--reload: taken (exit 0), a bad file refused unsent (exit 1), the guard's refusal told (exit 1)"
+
 h2=$(stored hang)
 stop_daemon -TERM
 h3=$(stored hang)

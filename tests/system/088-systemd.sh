@@ -48,7 +48,9 @@ sed -e "s|@sbindir[@]|$top_builddir|g" -e "s|@sysconfdir[@]|$T|g" -f "$top_srcdi
 grep -q "^ExecStart=$top_builddir/wgwatchd -c $T/wgwatch/shard-%i.conf$" "$INST" ||
 	fail "template ExecStart: $(grep ^ExecStart= "$INST")"
 grep -qx 'StateDirectory=wgwatch/%i' "$INST" || fail "template StateDirectory: $(grep ^StateDirectory= "$INST")"
-[ "$(diff "$UNIT" "$INST" | grep -c '^>')" = 5 ] || fail "the template differs in more than 5 lines: $(diff "$UNIT" "$INST")"
+grep -q "^ExecReload=$top_builddir/wgwatchd -c $T/wgwatch/shard-%i.conf --reload "'\$MAINPID$' "$INST" ||
+	fail "template ExecReload: $(grep ^ExecReload= "$INST")"
+[ "$(diff "$UNIT" "$INST" | grep -c '^>')" = 6 ] || fail "the template differs in more than 6 lines: $(diff "$UNIT" "$INST")"
 rc=0
 (cd "$T" && MANPATH="$T/man" SYSTEMD_LOG_LEVEL=notice systemd-analyze verify ./wgwatchd@2.service) \
 	>"$T/verify-inst.log" 2>&1 || rc=$?
