@@ -23,6 +23,7 @@
 #include "detector/detector.h"
 #include "detector/evidread.h"
 #include "detector/rollout.h"
+#include "web/shardpeer.h"
 #include "daemon/fleet.h"
 #include "daemon/opts.h"
 #include "web/http.h"
@@ -175,8 +176,9 @@ struct daemon {
 	poller_t *poller;
 	http_t *http;
 	detector_t *detector;
-	alert_t *alert;   /* NULL without [alert] alertmanager */
-	reload_t *reload; /* NULL for --once, or when SIGHUP cannot reload */
+	alert_t *alert;         /* NULL without [alert] alertmanager */
+	shardpeer_t *shardpeer; /* NULL without [rollout] shards */
+	reload_t *reload;       /* NULL for --once, or when SIGHUP cannot reload */
 	int64_t watchdog_ms;
 	int64_t migrate_note_ms; /* when systemd was last asked for more start time */
 };
@@ -345,6 +347,11 @@ static int main_start(struct daemon *d, bool once)
 		free(cause);
 		return -1;
 	}
+	if (shardpeer_start(d->boot_conf, d->detector, &d->shardpeer, &cause) != 0) {
+		log_error("rollout: %s", cause);
+		free(cause);
+		return -1;
+	}
 	log_info("wgwatchd %s: %zu routers, every %lld ms, %s://%s/", PACKAGE_VERSION, d->conf->nrouters,
 		(long long)d->conf->interval_ms, d->conf->web_cert != NULL ? "https" : "http",
 		d->conf->listen);
@@ -449,6 +456,7 @@ static void main_reload_teardown(void)
 
 static void main_stop(struct daemon *d)
 {
+	shardpeer_stop(d->shardpeer);
 	alert_stop(d->alert);
 	http_stop(d->http); /* before the detector: its handlers read the detector's handle */
 	if (d->store != NULL)
@@ -507,8 +515,11 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	}
 	char *cause = NULL;
 	int decision = ROLLOUT_WAIT;
+	struct rollout_fleet fleet; /* the other shards' canaries count as this shard's */
+	shardpeer_ask(conf, &fleet);
 	int rc = detector_rollout_check(
-		conf, o->rollout_router, o->rollout_version, stdout, &decision, &cause);
+		conf, o->rollout_router, o->rollout_version, &fleet, stdout, &decision, &cause);
+	shardpeer_clear(&fleet);
 	if (rc != 0)
 		log_error("rollout-check: %s", cause);
 	free(cause);

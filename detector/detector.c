@@ -583,14 +583,16 @@ static void detector_rollout_decide(detector_t *d, const char *router, const cha
 	view_destroy(v);
 }
 
-int detector_rollout_check(
-	const conf_t *conf, const char *router, const char *version, FILE *out, int *decision, char **cause)
+int detector_rollout_check(const conf_t *conf, const char *router, const char *version,
+	const struct rollout_fleet *fleet, FILE *out, int *decision, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
 	char *arch = NULL, *board = NULL;
 	*cause = NULL;
 	*decision = ROLLOUT_WAIT;
 	int rc = detector_open(d, conf, true, cause);
+	if (rc == 0 && fleet != NULL)
+		rollout_set_shards(d->rollout, fleet);
 	int known = rc == 0 ? data_router_kind(d->data, router, &arch, &board, cause) : -1;
 	if (known == 0 || (known == 1 && arch == NULL && board == NULL))
 		fprintf(out,
@@ -604,14 +606,18 @@ int detector_rollout_check(
 	return known < 0 ? -1 : rc;
 }
 
-char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms)
+char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms, bool rollout)
 {
 	detector_view_t *v = detector_view(d);
 	if (v == NULL)
 		return NULL;
-	size_t n;
+	size_t n, nro = 0;
+	struct evidread_rollout *ro = NULL;
 	const struct detector_verdict *vs = detector_view_verdicts(v, &n);
-	char *doc = evidence_export(vs, n, d->fleet, since_ms, now_ms);
+	if (rollout)
+		nro = rollout_tally(detector_view_rollout(v), vs, n, now_ms, &ro);
+	char *doc = evidence_export(vs, n, d->fleet, since_ms, now_ms, ro, nro);
+	free(ro);
 	detector_view_free(v);
 	return doc;
 }
@@ -624,7 +630,7 @@ int detector_export_evidence(const conf_t *conf, int64_t since_ms, FILE *out, ch
 		return -1;
 	size_t n;
 	const struct detector_verdict *vs = detector_view_verdicts(v, &n);
-	char *doc = evidence_export(vs, n, d->fleet, since_ms, clock_wall_ms());
+	char *doc = evidence_export(vs, n, d->fleet, since_ms, clock_wall_ms(), NULL, 0);
 	fprintf(out, "%s\n", doc);
 	free(doc);
 	view_destroy(v);

@@ -20,9 +20,10 @@
 
 struct rollout {
 	atomic_int refs;
-	char *canary;     /* "name=value" */
-	char **canaries;  /* names of the routers that carry it, sorted */
-	size_t ncanaries; /* 0: no router is labelled, every router counts as one */
+	char *canary;      /* "name=value" */
+	char **canaries;   /* names of the routers that carry it, sorted */
+	size_t ncanaries;  /* 0: no router is labelled, every router counts as one */
+	bool fleet_canary; /* a router of another shard is labelled: only those labelled count */
 	size_t hold_regressed, go_min;
 	double hold_ratio;
 	int64_t hold_ms;        /* [detector] hold */
@@ -37,7 +38,11 @@ struct rollout_stored {
 	pthread_mutex_t mu;
 	struct override *v;
 	size_t n;
-	evidimport_set_t *evidence; /* other fleets' ([evidence] files); NULL: none */
+	evidimport_set_t *evidence;   /* other fleets' ([evidence] files); NULL: none */
+	struct rollout_shard *shards; /* the other shards of the fleet ([rollout] shards) */
+	size_t nshards;
+	struct evidread_rollout *rows; /* what those up said, strings owned */
+	size_t nrows;
 };
 
 /* ---- settings ---- */
@@ -63,6 +68,28 @@ static void rollout_allow_conf(struct override *o, const char *item, const char 
 	*o = (struct override){ .version = xstrndup(item, vl),
 		.cohort = xstrdup(slash ? slash + 1 : ""),
 		.who = at ? xasprintf("config %s", at) : xstrdup("config") };
+}
+
+/* The other shards of [rollout] shards, not asked yet: until they are, the guard never says go. */
+static void rollout_shards_init(rollout_t *r, const conf_t *conf)
+{
+	if (conf->nrollout_shards < 2)
+		return;
+	r->stored->shards = xcalloc(conf->nrollout_shards, sizeof(*r->stored->shards));
+	for (size_t k = 1; k <= conf->nrollout_shards; k++)
+		if ((int)k != conf->shard.index)
+			r->stored->shards[r->stored->nshards++] = (struct rollout_shard){ .index = (int)k,
+				.cause = "not asked yet" };
+}
+
+static void rollout_rows_free(struct evidread_rollout *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)rows[i].to_version);
+		free((char *)rows[i].architecture);
+		free((char *)rows[i].board);
+	}
+	free(rows);
 }
 
 rollout_t *rollout_create(const conf_t *conf)
@@ -91,8 +118,10 @@ rollout_t *rollout_create(const conf_t *conf)
 	for (size_t i = 0; i < conf->nrollout_allow; i++)
 		rollout_allow_conf(&r->allow[r->nallow++], conf->rollout_allow[i],
 			conf->rollout_allow_at ? conf->rollout_allow_at[i] : NULL);
+	r->fleet_canary = conf->rollout_fleet_canary;
 	r->stored = xcalloc(1, sizeof(*r->stored));
 	pthread_mutex_init(&r->stored->mu, NULL);
+	rollout_shards_init(r, conf);
 	return r;
 }
 
@@ -112,6 +141,8 @@ void rollout_unref(rollout_t *r)
 	overrides_free(r->allow, r->nallow);
 	overrides_free(r->stored->v, r->stored->n);
 	evidimport_unref(r->stored->evidence);
+	free(r->stored->shards);
+	rollout_rows_free(r->stored->rows, r->stored->nrows);
 	pthread_mutex_destroy(&r->stored->mu);
 	free(r->stored);
 	free(r->canaries);
@@ -121,7 +152,7 @@ void rollout_unref(rollout_t *r)
 
 bool rollout_is_canary(const rollout_t *r, const char *router)
 {
-	if (r->ncanaries == 0)
+	if (r->ncanaries == 0 && !r->fleet_canary)
 		return true;
 	return bsearch(&router, r->canaries, r->ncanaries, sizeof(*r->canaries), rollout_strp_cmp) != NULL;
 }
@@ -144,8 +175,9 @@ const char *rollout_kind_name(enum rollout_kind k)
 		[ROLLOUT_R_COHORT] = "cohort",
 		[ROLLOUT_R_OVERRIDE] = "override",
 		[ROLLOUT_R_EVIDENCE] = "evidence",
+		[ROLLOUT_R_SHARD] = "shard",
 	};
-	return (unsigned)k <= ROLLOUT_R_EVIDENCE ? names[k] : "?";
+	return (unsigned)k <= ROLLOUT_R_SHARD ? names[k] : "?";
 }
 
 /* ---- reasons ---- */
@@ -179,8 +211,9 @@ static struct rollout_reason *rollout_reason_add(struct rollout_result *res, enu
 static void rollout_reasons_keep(struct rollout_result *res, enum rollout_decision d)
 {
 	unsigned keep = d == ROLLOUT_HOLD ? 1u << ROLLOUT_R_REGRESSION | 1u << ROLLOUT_R_RATIO |
-			1u << ROLLOUT_R_COHORT | 1u << ROLLOUT_R_EVIDENCE
-		: d == ROLLOUT_GO ? 1u << ROLLOUT_R_JUDGED | 1u << ROLLOUT_R_COUNT | 1u << ROLLOUT_R_COHORT
+			1u << ROLLOUT_R_COHORT | 1u << ROLLOUT_R_EVIDENCE | 1u << ROLLOUT_R_SHARD
+		: d == ROLLOUT_GO ? 1u << ROLLOUT_R_JUDGED | 1u << ROLLOUT_R_COUNT | 1u << ROLLOUT_R_COHORT |
+			1u << ROLLOUT_R_SHARD
 				  : ~(1u << ROLLOUT_R_JUDGED);
 	keep |= 1u << ROLLOUT_R_OVERRIDE;
 	size_t n = 0;
@@ -240,8 +273,13 @@ static size_t rollout_count_routers(const struct detector_verdict **g, size_t n)
 struct rollout_acc { /* what the routers add up to */
 	double *tx, *rx;
 	size_t ntx, nrx;
-	bool any_regression; /* a regression verdict, counted or not: never go */
 };
+
+/* Whether canaries are told apart by their label (some router of the fleet carries it). */
+static bool rollout_labelled(const rollout_t *r)
+{
+	return r->ncanaries > 0 || r->fleet_canary;
+}
 
 static bool rollout_settled(const rollout_t *r, const struct detector_verdict *v, int64_t now)
 {
@@ -263,7 +301,6 @@ static bool rollout_verdict(const rollout_t *r, const struct detector_verdict *v
 	}
 	if (v->verdict != DETECTOR_REGRESSION)
 		return false;
-	acc->any_regression = true;
 	if (!settled) {
 		rollout_reason_add(res, ROLLOUT_R_PENDING, v, canary,
 			"%s %s %s: regression (%s, ratio %.2f) not held for [detector] hold yet", v->router,
@@ -280,17 +317,20 @@ static void rollout_router(const rollout_t *r, const struct detector_verdict **g
 	struct rollout_acc *acc, struct rollout_result *res)
 {
 	bool canary = rollout_is_canary(r, g[0]->router), regressed = false, final = true, judged = false;
+	bool any = false; /* a regression verdict, counted or not */
 	for (size_t i = 0; i < n; i++) {
 		regressed |= rollout_verdict(r, g[i], canary, now, acc, res);
+		any |= g[i]->verdict == DETECTOR_REGRESSION;
 		final &= g[i]->final;
 		judged |= g[i]->verdict != DETECTOR_INSUFFICIENT;
 	}
 	res->routers++;
 	res->canaries += canary;
 	res->regressed += regressed;
+	res->pending += any && !regressed;
 	if (!final || !judged) {
 		rollout_reason_add(res, ROLLOUT_R_PENDING, NULL, canary, "%s%s: %s", g[0]->router,
-			canary && r->ncanaries ? " (canary)" : "",
+			canary && rollout_labelled(r) ? " (canary)" : "",
 			!final ? "after window still filling"
 			       : "final, but insufficient-data in every direction");
 		res->reasons[res->nreasons - 1].router = g[0]->router;
@@ -309,8 +349,8 @@ static void rollout_router(const rollout_t *r, const struct detector_verdict **g
 
 /* ---- the decision ---- */
 
-/* The routers of the cohort g[0..n) (sorted) into res, and the decision before overrides. */
-static void rollout_judge(const rollout_t *r, const struct detector_verdict **g, size_t n, int64_t now,
+/* The routers of the cohort g[0..n) (sorted) into res; returns whether a median ratio is low. */
+static bool rollout_judge(const rollout_t *r, const struct detector_verdict **g, size_t n, int64_t now,
 	struct rollout_result *res)
 {
 	struct rollout_acc acc = { .tx = xcalloc(n + 1, sizeof(double)),
@@ -337,12 +377,115 @@ static void rollout_judge(const rollout_t *r, const struct detector_verdict **g,
 		res->reasons[res->nreasons - 1].direction = d == 0 ? "tx" : "rx";
 		res->reasons[res->nreasons - 1].ratio = med[d];
 	}
+	return low;
+}
+
+/* The decision before evidence and overrides, over the fleet's routers (every shard's). Go
+ * needs every other shard read: never on part of the fleet. */
+static void rollout_conclude(const rollout_t *r, bool low, struct rollout_result *res)
+{
 	rollout_reason_add(res, ROLLOUT_R_COUNT, NULL, false,
 		"%zu of %zu %s judged with final verdicts; go needs %zu", res->judged, res->canaries,
-		r->ncanaries ? "canaries" : "routers", r->go_min);
+		rollout_labelled(r) ? "canaries" : "routers", r->go_min);
 	res->decision = res->regressed >= r->hold_regressed || low ? ROLLOUT_HOLD
-		: res->judged >= r->go_min && !acc.any_regression  ? ROLLOUT_GO
-								   : ROLLOUT_WAIT;
+		: res->judged >= r->go_min && res->regressed + res->pending == 0 && res->shards_down == 0
+		? ROLLOUT_GO
+		: ROLLOUT_WAIT;
+}
+
+/* ---- the other shards of the fleet ---- */
+
+void rollout_set_shards(rollout_t *r, const struct rollout_fleet *f)
+{
+	const struct rollout_shard *s = f->shards;
+	const struct evidread_rollout *rows = f->rows;
+	size_t ns = f->nshards, nr = f->nrows;
+	struct rollout_shard *sc = xcalloc(ns + 1, sizeof(*sc));
+	struct evidread_rollout *rc = xcalloc(nr + 1, sizeof(*rc));
+	memcpy(sc, s, ns * sizeof(*s));
+	for (size_t i = 0; i < nr; i++) {
+		rc[i] = rows[i];
+		rc[i].to_version = xstrdup(rows[i].to_version);
+		rc[i].architecture = rows[i].architecture ? xstrdup(rows[i].architecture) : NULL;
+		rc[i].board = rows[i].board ? xstrdup(rows[i].board) : NULL;
+	}
+	pthread_mutex_lock(&r->stored->mu);
+	struct rollout_shard *olds = r->stored->shards;
+	struct evidread_rollout *oldr = r->stored->rows;
+	size_t noldr = r->stored->nrows;
+	r->stored->shards = sc;
+	r->stored->nshards = ns;
+	r->stored->rows = rc;
+	r->stored->nrows = nr;
+	pthread_mutex_unlock(&r->stored->mu);
+	free(olds);
+	rollout_rows_free(oldr, noldr);
+}
+
+size_t rollout_shards(const rollout_t *r, struct rollout_shard **out)
+{
+	*out = NULL;
+	if (r == NULL)
+		return 0;
+	pthread_mutex_lock(&r->stored->mu);
+	size_t n = r->stored->nshards;
+	*out = xcalloc(n + 1, sizeof(**out));
+	memcpy(*out, r->stored->shards, n * sizeof(**out));
+	pthread_mutex_unlock(&r->stored->mu);
+	return n;
+}
+
+static bool rollout_row_match(
+	const struct evidread_rollout *w, const struct rollout_query *q, const char *board)
+{
+	return rollout_eq(w->to_version, q->version) &&
+		(q->architecture == NULL || rollout_eq(w->architecture, q->architecture)) &&
+		(board == NULL || rollout_eq(w->board, board));
+}
+
+/* The other shards' routers of the cohort (the board's, or the architecture's: board NULL). */
+static size_t rollout_shard_routers(const rollout_t *r, const struct rollout_query *q, const char *board)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&r->stored->mu);
+	for (size_t i = 0; i < r->stored->nrows; i++)
+		if (rollout_row_match(&r->stored->rows[i], q, board))
+			n += r->stored->rows[i].routers;
+	pthread_mutex_unlock(&r->stored->mu);
+	return n;
+}
+
+/* The other shards' counts of the cohort added to res as the fleet's own, with a reason for
+ * them and one for each shard not read. */
+static void rollout_shards_add(const rollout_t *r, const struct rollout_query *q, struct rollout_result *res)
+{
+	struct evidread_rollout sum = { 0 };
+	pthread_mutex_lock(&r->stored->mu);
+	for (size_t i = 0; i < r->stored->nrows; i++) {
+		const struct evidread_rollout *w = &r->stored->rows[i];
+		if (!rollout_row_match(w, q, res->board))
+			continue;
+		sum.routers += w->routers, sum.canaries += w->canaries, sum.judged += w->judged;
+		sum.regressed += w->regressed, sum.pending += w->pending;
+	}
+	for (size_t i = 0; i < r->stored->nshards; i++) {
+		const struct rollout_shard *sh = &r->stored->shards[i];
+		if (sh->up)
+			continue;
+		res->shards_down++;
+		rollout_reason_add(res, ROLLOUT_R_SHARD, NULL, false,
+			"shard %d of the fleet cannot be read (%s): no go on part of the fleet's canaries",
+			sh->index, sh->cause);
+	}
+	size_t nshards = r->stored->nshards;
+	pthread_mutex_unlock(&r->stored->mu);
+	res->routers += sum.routers, res->canaries += sum.canaries, res->judged += sum.judged;
+	res->regressed += sum.regressed, res->pending += sum.pending;
+	if (nshards > res->shards_down && sum.routers > 0)
+		rollout_reason_add(res, ROLLOUT_R_SHARD, NULL, false,
+			"other shards: %zu router(s) took %s, %zu canaries of them, %zu judged, %zu regressed, "
+			"%zu regression(s) not held yet",
+			sum.routers, q->version, sum.canaries, sum.judged, sum.regressed, sum.pending);
 }
 
 /* ---- other fleets' evidence ---- */
@@ -472,7 +615,8 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 	}
 	size_t ng;
 	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, &ng);
-	size_t on_board = rollout_count_routers(g, ng);
+	size_t on_board = rollout_count_routers(g, ng) +
+		(q->board ? rollout_shard_routers(r, q, q->board) : 0);
 	if (q->architecture ==
 		NULL) /* SNMP tells no architecture: a board implies one, but a CHR's may be either */
 		rollout_reason_add(out, ROLLOUT_R_COHORT, NULL, false,
@@ -486,8 +630,10 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 			"board %s: %zu router(s) took %s, fewer than go_min %zu: the %s cohort decides",
 			q->board, on_board, q->version, r->go_min, q->architecture);
 	}
-	rollout_judge(r, g, ng, q->now_ms, out);
+	bool low = rollout_judge(r, g, ng, q->now_ms, out);
 	free(g);
+	rollout_shards_add(r, q, out);
+	rollout_conclude(r, low, out);
 	if (rollout_evidence_hold(r, q, out))
 		out->decision = ROLLOUT_HOLD;
 	out->allow = rollout_allowed(r, q);
@@ -518,7 +664,8 @@ static const struct detector_verdict **rollout_cohort(const rollout_t *r, const 
 	size_t n, const struct rollout_query *q, size_t *ng)
 {
 	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, ng);
-	if (q->board != NULL && rollout_count_routers(g, *ng) < r->go_min) {
+	if (q->board != NULL &&
+		rollout_count_routers(g, *ng) + rollout_shard_routers(r, q, q->board) < r->go_min) {
 		free(g);
 		g = rollout_gather(v, n, q, NULL, ng);
 	}
@@ -548,6 +695,57 @@ int64_t rollout_hold_since(const rollout_t *r, const struct detector_verdict *v,
 	free(t);
 	free(g);
 	return since;
+}
+
+/* ---- this shard's counts, for the others ---- */
+
+static int rollout_nullcmp(const char *a, const char *b) /* NULL (unknown) first */
+{
+	return a == NULL || b == NULL ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}
+
+static int rollout_row_cmp(const struct detector_verdict *a, const struct detector_verdict *b)
+{
+	int c = rollout_nullcmp(a->to_version, b->to_version);
+	c = c ? c : rollout_nullcmp(a->architecture, b->architecture);
+	return c ? c : rollout_nullcmp(a->board, b->board);
+}
+
+/* Rollout cohort, then as rollout_verdict_order. */
+static int rollout_tally_order(const void *pa, const void *pb)
+{
+	int c = rollout_row_cmp(
+		*(const struct detector_verdict *const *)pa, *(const struct detector_verdict *const *)pb);
+	return c ? c : rollout_verdict_order(pa, pb);
+}
+
+size_t rollout_tally(const rollout_t *r, const struct detector_verdict *v, size_t n, int64_t now_ms,
+	struct evidread_rollout **out)
+{
+	const struct detector_verdict **g = xcalloc(n + 1, sizeof(*g));
+	size_t ng = 0, nout = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].router != NULL && v[i].to_version != NULL)
+			g[ng++] = &v[i];
+	qsort(g, ng, sizeof(*g), rollout_tally_order);
+	*out = xcalloc(ng + 1, sizeof(**out));
+	for (size_t i = 0, j; i < ng; i = j) {
+		for (j = i + 1; j < ng && rollout_row_cmp(g[j], g[i]) == 0; j++)
+			;
+		struct rollout_result res = { 0 };
+		rollout_judge(r, g + i, j - i, now_ms, &res);
+		(*out)[nout++] = (struct evidread_rollout){ .to_version = g[i]->to_version,
+			.architecture = g[i]->architecture,
+			.board = g[i]->board,
+			.routers = res.routers,
+			.canaries = res.canaries,
+			.judged = res.judged,
+			.regressed = res.regressed,
+			.pending = res.pending };
+		rollout_result_free(&res);
+	}
+	free(g);
+	return nout;
 }
 
 void rollout_result_free(struct rollout_result *res)
