@@ -519,7 +519,7 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	shardpeer_ask(conf, &fleet);
 	int rc = detector_rollout_check(
 		conf, o->rollout_router, o->rollout_version, &fleet, stdout, &decision, &cause);
-	shardpeer_clear(&fleet);
+	rollout_fleet_clear(&fleet);
 	if (rc != 0)
 		log_error("rollout-check: %s", cause);
 	free(cause);

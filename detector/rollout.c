@@ -38,11 +38,8 @@ struct rollout_stored {
 	pthread_mutex_t mu;
 	struct override *v;
 	size_t n;
-	evidimport_set_t *evidence;   /* other fleets' ([evidence] files); NULL: none */
-	struct rollout_shard *shards; /* the other shards of the fleet ([rollout] shards) */
-	size_t nshards;
-	struct evidread_rollout *rows; /* what those up said, strings owned */
-	size_t nrows;
+	evidimport_set_t *evidence; /* other fleets' ([evidence] files); NULL: none */
+	struct rollout_fleet fleet; /* the other shards of the fleet ([rollout] shards), owned */
 };
 
 /* ---- settings ---- */
@@ -75,10 +72,11 @@ static void rollout_shards_init(rollout_t *r, const conf_t *conf)
 {
 	if (conf->nrollout_shards < 2)
 		return;
-	r->stored->shards = xcalloc(conf->nrollout_shards, sizeof(*r->stored->shards));
+	struct rollout_fleet *f = &r->stored->fleet;
+	f->shards = xcalloc(conf->nrollout_shards, sizeof(*f->shards));
 	for (size_t k = 1; k <= conf->nrollout_shards; k++)
 		if ((int)k != conf->shard.index)
-			r->stored->shards[r->stored->nshards++] = (struct rollout_shard){ .index = (int)k,
+			f->shards[f->nshards++] = (struct rollout_shard){ .index = (int)k,
 				.cause = "not asked yet" };
 }
 
@@ -141,8 +139,7 @@ void rollout_unref(rollout_t *r)
 	overrides_free(r->allow, r->nallow);
 	overrides_free(r->stored->v, r->stored->n);
 	evidimport_unref(r->stored->evidence);
-	free(r->stored->shards);
-	rollout_rows_free(r->stored->rows, r->stored->nrows);
+	rollout_fleet_clear(&r->stored->fleet);
 	pthread_mutex_destroy(&r->stored->mu);
 	free(r->stored);
 	free(r->canaries);
@@ -395,44 +392,49 @@ static void rollout_conclude(const rollout_t *r, bool low, struct rollout_result
 
 /* ---- the other shards of the fleet ---- */
 
-void rollout_set_shards(rollout_t *r, const struct rollout_fleet *f)
+/* f's rows and shards copied into *out, strings too. */
+static void rollout_fleet_dup(const struct rollout_fleet *f, struct rollout_fleet *out)
 {
-	const struct rollout_shard *s = f->shards;
-	const struct evidread_rollout *rows = f->rows;
-	size_t ns = f->nshards, nr = f->nrows;
-	struct rollout_shard *sc = xcalloc(ns + 1, sizeof(*sc));
-	struct evidread_rollout *rc = xcalloc(nr + 1, sizeof(*rc));
-	memcpy(sc, s, ns * sizeof(*s));
-	for (size_t i = 0; i < nr; i++) {
-		rc[i] = rows[i];
-		rc[i].to_version = xstrdup(rows[i].to_version);
-		rc[i].architecture = rows[i].architecture ? xstrdup(rows[i].architecture) : NULL;
-		rc[i].board = rows[i].board ? xstrdup(rows[i].board) : NULL;
+	out->shards = xcalloc(f->nshards + 1, sizeof(*out->shards));
+	out->rows = xcalloc(f->nrows + 1, sizeof(*out->rows));
+	if (f->nshards > 0)
+		memcpy(out->shards, f->shards, f->nshards * sizeof(*f->shards));
+	for (size_t i = 0; i < f->nrows; i++) {
+		out->rows[i] = f->rows[i];
+		out->rows[i].to_version = xstrdup(f->rows[i].to_version);
+		out->rows[i].architecture = f->rows[i].architecture ? xstrdup(f->rows[i].architecture) : NULL;
+		out->rows[i].board = f->rows[i].board ? xstrdup(f->rows[i].board) : NULL;
 	}
-	pthread_mutex_lock(&r->stored->mu);
-	struct rollout_shard *olds = r->stored->shards;
-	struct evidread_rollout *oldr = r->stored->rows;
-	size_t noldr = r->stored->nrows;
-	r->stored->shards = sc;
-	r->stored->nshards = ns;
-	r->stored->rows = rc;
-	r->stored->nrows = nr;
-	pthread_mutex_unlock(&r->stored->mu);
-	free(olds);
-	rollout_rows_free(oldr, noldr);
+	out->nshards = f->nshards;
+	out->nrows = f->nrows;
 }
 
-size_t rollout_shards(const rollout_t *r, struct rollout_shard **out)
+void rollout_fleet_clear(struct rollout_fleet *f)
 {
-	*out = NULL;
-	if (r == NULL)
-		return 0;
+	rollout_rows_free(f->rows, f->nrows);
+	free(f->shards);
+	*f = (struct rollout_fleet){ 0 };
+}
+
+void rollout_set_shards(rollout_t *r, const struct rollout_fleet *f)
+{
+	struct rollout_fleet copy, old;
+	rollout_fleet_dup(f, &copy);
 	pthread_mutex_lock(&r->stored->mu);
-	size_t n = r->stored->nshards;
-	*out = xcalloc(n + 1, sizeof(**out));
-	memcpy(*out, r->stored->shards, n * sizeof(**out));
+	old = r->stored->fleet;
+	r->stored->fleet = copy;
 	pthread_mutex_unlock(&r->stored->mu);
-	return n;
+	rollout_fleet_clear(&old);
+}
+
+void rollout_fleet_copy(const rollout_t *r, struct rollout_fleet *out)
+{
+	*out = (struct rollout_fleet){ 0 };
+	if (r == NULL)
+		return;
+	pthread_mutex_lock(&r->stored->mu);
+	rollout_fleet_dup(&r->stored->fleet, out);
+	pthread_mutex_unlock(&r->stored->mu);
 }
 
 static bool rollout_row_match(
@@ -448,9 +450,9 @@ static size_t rollout_shard_routers(const rollout_t *r, const struct rollout_que
 {
 	size_t n = 0;
 	pthread_mutex_lock(&r->stored->mu);
-	for (size_t i = 0; i < r->stored->nrows; i++)
-		if (rollout_row_match(&r->stored->rows[i], q, board))
-			n += r->stored->rows[i].routers;
+	for (size_t i = 0; i < r->stored->fleet.nrows; i++)
+		if (rollout_row_match(&r->stored->fleet.rows[i], q, board))
+			n += r->stored->fleet.rows[i].routers;
 	pthread_mutex_unlock(&r->stored->mu);
 	return n;
 }
@@ -461,15 +463,15 @@ static void rollout_shards_add(const rollout_t *r, const struct rollout_query *q
 {
 	struct evidread_rollout sum = { 0 };
 	pthread_mutex_lock(&r->stored->mu);
-	for (size_t i = 0; i < r->stored->nrows; i++) {
-		const struct evidread_rollout *w = &r->stored->rows[i];
+	for (size_t i = 0; i < r->stored->fleet.nrows; i++) {
+		const struct evidread_rollout *w = &r->stored->fleet.rows[i];
 		if (!rollout_row_match(w, q, res->board))
 			continue;
 		sum.routers += w->routers, sum.canaries += w->canaries, sum.judged += w->judged;
 		sum.regressed += w->regressed, sum.pending += w->pending;
 	}
-	for (size_t i = 0; i < r->stored->nshards; i++) {
-		const struct rollout_shard *sh = &r->stored->shards[i];
+	for (size_t i = 0; i < r->stored->fleet.nshards; i++) {
+		const struct rollout_shard *sh = &r->stored->fleet.shards[i];
 		if (sh->up)
 			continue;
 		res->shards_down++;
@@ -477,7 +479,7 @@ static void rollout_shards_add(const rollout_t *r, const struct rollout_query *q
 			"shard %d of the fleet cannot be read (%s): no go on part of the fleet's canaries",
 			sh->index, sh->cause);
 	}
-	size_t nshards = r->stored->nshards;
+	size_t nshards = r->stored->fleet.nshards;
 	pthread_mutex_unlock(&r->stored->mu);
 	res->routers += sum.routers, res->canaries += sum.canaries, res->judged += sum.judged;
 	res->regressed += sum.regressed, res->pending += sum.pending;

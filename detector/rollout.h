@@ -97,8 +97,9 @@ struct rollout_fleet {
 };
 /* Replace what the other shards said with copies of f's; any thread. */
 void rollout_set_shards(rollout_t *r, const struct rollout_fleet *f);
-/* Copies of the other shards' states into *out (caller frees); returns how many, 0 for none. */
-size_t rollout_shards(const rollout_t *r, struct rollout_shard **out);
+/* A copy of what the other shards said last into *out (rollout_fleet_clear after); none for NULL r. */
+void rollout_fleet_copy(const rollout_t *r, struct rollout_fleet *out);
+void rollout_fleet_clear(struct rollout_fleet *f); /* frees what f holds, strings too */
 /* This fleet's own rollout cohorts (to_version x architecture x board) counted over v[0..n) as
  * rollout_decide counts them at now_ms, for the evidence export; *out (caller frees; strings
  * point into v); returns how many. */

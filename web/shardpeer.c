@@ -19,8 +19,8 @@
 #include "lib/worker.h"
 #include "lib/xmem.h"
 
-#define SHARDPEER_EVERY_MS   15000 /* how often the other shards are asked */
-#define SHARDPEER_TIMEOUT_MS 5000  /* one ask at most */
+#define SHARDPEER_EVERY_MS   1000 /* the other shards are asked every [detector] every, at least this */
+#define SHARDPEER_TIMEOUT_MS 5000 /* one ask at most */
 
 struct shardpeer {
 	const conf_t *conf;
@@ -38,8 +38,15 @@ static size_t shardpeer_on_data(char *p, size_t size, size_t n, void *arg)
 	return size * n;
 }
 
-/* GET base's export into *body; 0, or -1 with cause[size] (no URL in it). */
-static int shardpeer_get(const conf_t *conf, const char *base, buf_t *body, char *cause, size_t size)
+static int shardpeer_on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	return worker_stopping(arg) ? 1 : 0; /* non-zero aborts the transfer */
+}
+
+/* GET base's export into *body, aborted when w (NULL: none) stops; 0, or -1 with cause[size]
+ * (no URL in it). */
+static int shardpeer_get(
+	const conf_t *conf, worker_t *w, const char *base, buf_t *body, char *cause, size_t size)
 {
 	CURL *c = curl_easy_init();
 	if (c == NULL) {
@@ -57,6 +64,9 @@ static int shardpeer_get(const conf_t *conf, const char *base, buf_t *body, char
 	curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, shardpeer_on_data);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, shardpeer_on_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, w);
 	if (conf->web_user != NULL && conf->web_password != NULL) {
 		curl_easy_setopt(c, CURLOPT_USERNAME, conf->web_user);
 		curl_easy_setopt(c, CURLOPT_PASSWORD, conf->web_password);
@@ -90,12 +100,13 @@ static void shardpeer_rows(const evidread_t *doc, struct rollout_fleet *out)
 }
 
 /* Shard k (1-based) asked: its state into *sh, its rows into out. */
-static void shardpeer_one(const conf_t *conf, int k, struct rollout_shard *sh, struct rollout_fleet *out)
+static void shardpeer_one(
+	const conf_t *conf, worker_t *w, int k, struct rollout_shard *sh, struct rollout_fleet *out)
 {
 	buf_t body;
 	buf_init(&body);
 	*sh = (struct rollout_shard){ .index = k };
-	if (shardpeer_get(conf, conf->rollout_shards[k - 1], &body, sh->cause, sizeof(sh->cause)) == 0) {
+	if (shardpeer_get(conf, w, conf->rollout_shards[k - 1], &body, sh->cause, sizeof(sh->cause)) == 0) {
 		char *why = NULL;
 		evidread_t *doc = evidread_parse(body.data ? body.data : "", body.len, &why);
 		if (doc == NULL)
@@ -112,7 +123,8 @@ static void shardpeer_one(const conf_t *conf, int k, struct rollout_shard *sh, s
 	buf_free(&body);
 }
 
-void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out)
+/* Every other shard asked into *out; w (NULL: none) aborts an ask when it stops. */
+static void shardpeer_ask_all(const conf_t *conf, worker_t *w, struct rollout_fleet *out)
 {
 	*out = (struct rollout_fleet){ 0 };
 	if (conf->nrollout_shards < 2)
@@ -120,19 +132,12 @@ void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out)
 	out->shards = xcalloc(conf->nrollout_shards, sizeof(*out->shards));
 	for (int k = 1; k <= (int)conf->nrollout_shards; k++)
 		if (k != conf->shard.index)
-			shardpeer_one(conf, k, &out->shards[out->nshards++], out);
+			shardpeer_one(conf, w, k, &out->shards[out->nshards++], out);
 }
 
-void shardpeer_clear(struct rollout_fleet *f)
+void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out)
 {
-	for (size_t i = 0; i < f->nrows; i++) {
-		free((char *)f->rows[i].to_version);
-		free((char *)f->rows[i].architecture);
-		free((char *)f->rows[i].board);
-	}
-	free(f->rows);
-	free(f->shards);
-	*f = (struct rollout_fleet){ 0 };
+	shardpeer_ask_all(conf, NULL, out);
 }
 
 /* A shard's change of state logged once: down with its cause, then up again. */
@@ -152,13 +157,13 @@ static void shardpeer_cycle(void *arg)
 {
 	shardpeer_t *p = arg;
 	struct rollout_fleet f;
-	shardpeer_ask(p->conf, &f);
+	shardpeer_ask_all(p->conf, p->worker, &f);
 	if (!worker_stopping(p->worker)) {
 		for (size_t i = 0; i < f.nshards; i++)
 			shardpeer_log(p, &f.shards[i]);
 		rollout_set_shards(detector_rollout(p->detector), &f);
 	}
-	shardpeer_clear(&f);
+	rollout_fleet_clear(&f);
 }
 
 int shardpeer_start(const conf_t *conf, detector_t *detector, shardpeer_t **out, char **cause)
@@ -171,7 +176,8 @@ int shardpeer_start(const conf_t *conf, detector_t *detector, shardpeer_t **out,
 	p->conf = conf;
 	p->detector = detector;
 	p->down = xcalloc(conf->nrollout_shards, sizeof(*p->down));
-	int err = worker_start("wg-shardpeer", SHARDPEER_EVERY_MS, shardpeer_cycle, p, &p->worker);
+	int64_t every = conf->every_ms > SHARDPEER_EVERY_MS ? conf->every_ms : SHARDPEER_EVERY_MS;
+	int err = worker_start("wg-shardpeer", every, shardpeer_cycle, p, &p->worker);
 	if (err != 0) {
 		*cause = xasprintf("cannot start the shards' reader: %s", strerror(err));
 		free(p->down);

@@ -14,10 +14,9 @@
 
 typedef struct shardpeer shardpeer_t;
 
-/* Ask every other shard of conf once, with a timeout each, into *out (shardpeer_clear after);
+/* Ask every other shard of conf once, with a timeout each, into *out (rollout_fleet_clear after);
  * nothing when conf has no [rollout] shards. Any thread; blocks up to the timeouts. */
 void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out);
-void shardpeer_clear(struct rollout_fleet *f);
 
 /* Start the thread that asks again every so often when conf has [rollout] shards; *out NULL
  * (and 0) when not. conf and detector must outlive it. -1 with *cause (caller frees). */
