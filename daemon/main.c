@@ -517,9 +517,19 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	int decision = ROLLOUT_WAIT;
 	struct rollout_fleet fleet; /* the other shards' canaries count as this shard's */
 	shardpeer_ask(conf, &fleet);
-	int rc = detector_rollout_check(
-		conf, o->rollout_router, o->rollout_version, &fleet, stdout, &decision, &cause);
+	struct detector_check c = {
+		.router = o->rollout_router, .version = o->rollout_version, .fleet = &fleet
+	};
+	char *arch = NULL, *board = NULL; /* a router of another shard: as that shard knows it */
+	if (shardpeer_router_kind(conf, c.router, &arch, &board, &cause) != 0)
+		log_warn("rollout-check: cannot ask %s", cause);
+	free(cause);
+	cause = NULL;
+	c.architecture = arch, c.board = board;
+	int rc = detector_rollout_check(conf, &c, stdout, &decision, &cause);
 	rollout_fleet_clear(&fleet);
+	free(arch);
+	free(board);
 	if (rc != 0)
 		log_error("rollout-check: %s", cause);
 	free(cause);

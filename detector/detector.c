@@ -583,23 +583,28 @@ static void detector_rollout_decide(detector_t *d, const char *router, const cha
 	view_destroy(v);
 }
 
-int detector_rollout_check(const conf_t *conf, const char *router, const char *version,
-	const struct rollout_fleet *fleet, FILE *out, int *decision, char **cause)
+int detector_rollout_check(
+	const conf_t *conf, const struct detector_check *c, FILE *out, int *decision, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
 	char *arch = NULL, *board = NULL;
 	*cause = NULL;
 	*decision = ROLLOUT_WAIT;
 	int rc = detector_open(d, conf, true, cause);
-	if (rc == 0 && fleet != NULL)
-		rollout_set_shards(d->rollout, fleet);
-	int known = rc == 0 ? data_router_kind(d->data, router, &arch, &board, cause) : -1;
+	if (rc == 0 && c->fleet != NULL)
+		rollout_set_shards(d->rollout, c->fleet);
+	int known = rc == 0 ? data_router_kind(d->data, c->router, &arch, &board, cause) : -1;
+	if (known == 0 && (c->architecture != NULL || c->board != NULL)) { /* another shard's router */
+		arch = c->architecture ? xstrdup(c->architecture) : NULL;
+		board = c->board ? xstrdup(c->board) : NULL;
+		known = 1;
+	}
 	if (known == 0 || (known == 1 && arch == NULL && board == NULL))
 		fprintf(out,
 			"rollout %s for %s: wait\n  the database knows neither the router's architecture nor its board yet\n",
-			version, router);
+			c->version, c->router);
 	else if (known == 1 && (rc = detector_round(d, clock_wall_ms(), cause)) == 0)
-		detector_rollout_decide(d, router, version, out, arch, board, decision);
+		detector_rollout_decide(d, c->router, c->version, out, arch, board, decision);
 	free(arch);
 	free(board);
 	detector_free(d);

@@ -71,12 +71,18 @@ int detector_report(const conf_t *conf, FILE *out, char **cause);
 
 /* --rollout-check: evaluate everything once, read-only, like detector_report, and print the
  * rollout guard's decision on version for router's cohort (its architecture and board as the
- * database knows them) with the reasons. 0 with *decision (enum rollout_decision, rollout.h;
+ * database knows them, else as c says) with the reasons. 0 with *decision (enum rollout_decision, rollout.h;
  * wait when the database does not know the router yet), -1 with *cause. */
-/* fleet (NULL: none) is what the other shards said ([rollout] shards), counted as the fleet's own. */
 struct rollout_fleet;
-int detector_rollout_check(const conf_t *conf, const char *router, const char *version,
-	const struct rollout_fleet *fleet, FILE *out, int *decision, char **cause);
+struct detector_check {
+	const char *router, *version;
+	const struct rollout_fleet *fleet; /* the other shards' counts ([rollout] shards); NULL: none */
+	/* The router's, as its own shard tells them, for a router this database does not know;
+	 * NULL: unknown. */
+	const char *architecture, *board;
+};
+int detector_rollout_check(
+	const conf_t *conf, const struct detector_check *c, FILE *out, int *decision, char **cause);
 
 /* --export-evidence: evaluate everything once, read-only, and print the evidence document
  * (docs/evidence.md) of the final verdicts upgraded at or after since_ms (0: all). -1 with *cause. */

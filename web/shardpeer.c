@@ -9,10 +9,12 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon/shard.h"
 #include "detector/evidread.h"
 #include "lib/buf.h"
 #include "lib/log.h"
@@ -43,10 +45,10 @@ static int shardpeer_on_progress(void *arg, curl_off_t dt, curl_off_t dn, curl_o
 	return worker_stopping(arg) ? 1 : 0; /* non-zero aborts the transfer */
 }
 
-/* GET base's export into *body, aborted when w (NULL: none) stops; 0, or -1 with cause[size]
+/* GET base's path into *body, aborted when w (NULL: none) stops; 0, or -1 with cause[size]
  * (no URL in it). */
-static int shardpeer_get(
-	const conf_t *conf, worker_t *w, const char *base, buf_t *body, char *cause, size_t size)
+static int shardpeer_get(const conf_t *conf, worker_t *w, const char *base, const char *path, buf_t *body,
+	char *cause, size_t size)
 {
 	CURL *c = curl_easy_init();
 	if (c == NULL) {
@@ -56,7 +58,7 @@ static int shardpeer_get(
 	size_t bl = strlen(base);
 	while (bl > 0 && base[bl - 1] == '/')
 		bl--;
-	char *url = xasprintf("%.*s/api/v1/evidence?rollout=yes", (int)bl, base);
+	char *url = xasprintf("%.*s%s", (int)bl, base, path);
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)SHARDPEER_TIMEOUT_MS);
@@ -106,7 +108,8 @@ static void shardpeer_one(
 	buf_t body;
 	buf_init(&body);
 	*sh = (struct rollout_shard){ .index = k };
-	if (shardpeer_get(conf, w, conf->rollout_shards[k - 1], &body, sh->cause, sizeof(sh->cause)) == 0) {
+	if (shardpeer_get(conf, w, conf->rollout_shards[k - 1], "/api/v1/evidence?rollout=yes", &body,
+		    sh->cause, sizeof(sh->cause)) == 0) {
 		char *why = NULL;
 		evidread_t *doc = evidread_parse(body.data ? body.data : "", body.len, &why);
 		if (doc == NULL)
@@ -138,6 +141,56 @@ static void shardpeer_ask_all(const conf_t *conf, worker_t *w, struct rollout_fl
 void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out)
 {
 	shardpeer_ask_all(conf, NULL, out);
+}
+
+/* The string s or NULL (JSON null, absent) copied. */
+static char *shardpeer_str(const json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+	return s ? xstrdup(s) : NULL;
+}
+
+/* router's architecture and board in the /api/v1/routers answer body[len]; 0, or -1 with cause. */
+static int shardpeer_kind_of(
+	const buf_t *body, const char *router, char **arch, char **board, char *cause, size_t size)
+{
+	json_t *a = json_loadb(body->data ? body->data : "", body->len, 0, NULL);
+	const json_t *hit = NULL;
+	for (size_t i = 0; i < json_array_size(a) && hit == NULL; i++) {
+		const json_t *r = json_array_get(a, i);
+		const char *name = json_string_value(json_object_get(r, "name"));
+		hit = name && strcmp(name, router) == 0 ? r : NULL;
+	}
+	if (hit != NULL) {
+		*arch = shardpeer_str(hit, "architecture");
+		*board = shardpeer_str(hit, "board");
+	} else {
+		snprintf(cause, size, "%s",
+			json_is_array(a) ? "it does not poll the router" : "not a list of routers");
+	}
+	json_decref(a);
+	return hit != NULL ? 0 : -1;
+}
+
+int shardpeer_router_kind(const conf_t *conf, const char *router, char **arch, char **board, char **cause)
+{
+	*arch = *board = NULL;
+	*cause = NULL;
+	int n = conf->shard.count > 1 ? conf->shard.count : 1;
+	int k = (int)(shard_hash(router) % (uint32_t)n) + 1;
+	if (conf->nrollout_shards < 2 || k == conf->shard.index)
+		return 0;
+	char why[160] = "";
+	buf_t body;
+	buf_init(&body);
+	int rc = shardpeer_get(
+		conf, NULL, conf->rollout_shards[k - 1], "/api/v1/routers", &body, why, sizeof(why));
+	if (rc == 0)
+		rc = shardpeer_kind_of(&body, router, arch, board, why, sizeof(why));
+	buf_free(&body);
+	if (rc != 0)
+		*cause = xasprintf("shard %d, which polls %s: %s", k, router, why);
+	return rc;
 }
 
 /* A shard's change of state logged once: down with its cause, then up again. */

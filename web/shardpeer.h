@@ -18,6 +18,11 @@ typedef struct shardpeer shardpeer_t;
  * nothing when conf has no [rollout] shards. Any thread; blocks up to the timeouts. */
 void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out);
 
+/* For a router another shard of conf polls: its architecture and board (each NULL when unknown)
+ * as that shard's /api/v1/routers says, into *arch and *board (caller frees). 0 (both NULL for
+ * a router of this shard, or without [rollout] shards), or -1 with *cause (caller frees). */
+int shardpeer_router_kind(const conf_t *conf, const char *router, char **arch, char **board, char **cause);
+
 /* Start the thread that asks again every so often when conf has [rollout] shards; *out NULL
  * (and 0) when not. conf and detector must outlive it. -1 with *cause (caller frees). */
 int shardpeer_start(const conf_t *conf, detector_t *detector, shardpeer_t **out, char **cause);

@@ -4,7 +4,8 @@
 # tests/system/shard-rollout.scenario). The tile canaries, both on shard 1, regress on 7.22.3;
 # the x86 canaries, both on shard 2, are unchanged. With [rollout] shards, shard 2 holds tile for
 # tile-next (API, wgwatch_rollout_decision, --rollout-check exit 4) and shard 1 lets x86-later go
-# (exit 0), each counting the other's canaries as its own; the export's rollout counts validate
+# (exit 0), each counting the other's canaries as its own, and --rollout-check answers the same
+# on the other shard for either router; the export's rollout counts validate
 # against docs/evidence.schema.json. Shard 1 stopped: shard 2 says wait with a reason naming
 # shard 1, wgwatch_rollout_shard_up{shard="1"} 0, --rollout-check exit 5. ~40 s.
 . "$top_srcdir/tests/system/lib.sh"
@@ -94,6 +95,14 @@ assert c["judged"] == 2 and c["canaries"] == 2 and c["regressed"] == 0, c
 rc=$(check 1 x86-later)
 [ "$rc" = 0 ] || { cat "$T/check.out" "$T/check.err"; fail "--rollout-check x86-later on shard 1: exit $rc, want 0"; }
 ok "shard 1 lets x86_64 go on shard 2's unchanged canaries: API, --rollout-check exit 0"
+
+# Any router on any shard: the other shard's router's architecture and board come from it.
+rc=$(check 1 tile-next)
+[ "$rc" = 4 ] && grep -q '^rollout 7.22.3 for tile-next (tile, CCR1009-7G-1C-1S+): hold' "$T/check.out" ||
+	{ cat "$T/check.out" "$T/check.err"; fail "--rollout-check tile-next (shard 2's) on shard 1: exit $rc, want 4"; }
+rc=$(check 2 x86-later)
+[ "$rc" = 0 ] || { cat "$T/check.out" "$T/check.err"; fail "--rollout-check x86-later (shard 1's) on shard 2: exit $rc, want 0"; }
+ok "--rollout-check answers the same for a router of the other shard: tile-next 4 on shard 1, x86-later 0 on shard 2"
 
 get "$P1" '/api/v1/evidence?rollout=yes' >"$T/ev1.json"
 get "$P1" '/api/v1/evidence' >"$T/ev1-plain.json"
