@@ -515,7 +515,7 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	}
 	char *cause = NULL;
 	int decision = ROLLOUT_WAIT;
-	struct rollout_fleet fleet; /* the other shards' canaries count as this shard's */
+	struct rollfleet_said fleet; /* the other shards' canaries count as this shard's */
 	shardpeer_ask(conf, &fleet);
 	struct detector_check c = {
 		.router = o->rollout_router, .version = o->rollout_version, .fleet = &fleet
@@ -527,7 +527,7 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	cause = NULL;
 	c.architecture = arch, c.board = board;
 	int rc = detector_rollout_check(conf, &c, stdout, &decision, &cause);
-	rollout_fleet_clear(&fleet);
+	rollfleet_said_clear(&fleet);
 	free(arch);
 	free(board);
 	if (rc != 0)

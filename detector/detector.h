@@ -73,10 +73,10 @@ int detector_report(const conf_t *conf, FILE *out, char **cause);
  * rollout guard's decision on version for router's cohort (its architecture and board as the
  * database knows them, else as c says) with the reasons. 0 with *decision (enum rollout_decision, rollout.h;
  * wait when the database does not know the router yet), -1 with *cause. */
-struct rollout_fleet;
+struct rollfleet_said;
 struct detector_check {
 	const char *router, *version;
-	const struct rollout_fleet *fleet; /* the other shards' counts ([rollout] shards); NULL: none */
+	const struct rollfleet_said *fleet; /* the other shards' counts ([rollout] shards); NULL: none */
 	/* The router's, as its own shard tells them, for a router this database does not know;
 	 * NULL: unknown. */
 	const char *architecture, *board;

@@ -32,6 +32,7 @@ struct rollout {
 	bool evidence_hold; /* [rollout] evidence = hold */
 	size_t evidence_fleets, evidence_routers;
 	struct rollout_stored *stored; /* those of the API, and the evidence: the parts that change */
+	rollfleet_t *shards;           /* the other shards' counts ([rollout] shards) */
 };
 
 struct rollout_stored {
@@ -39,7 +40,6 @@ struct rollout_stored {
 	struct override *v;
 	size_t n;
 	evidimport_set_t *evidence; /* other fleets' ([evidence] files); NULL: none */
-	struct rollout_fleet fleet; /* the other shards of the fleet ([rollout] shards), owned */
 };
 
 /* ---- settings ---- */
@@ -65,29 +65,6 @@ static void rollout_allow_conf(struct override *o, const char *item, const char 
 	*o = (struct override){ .version = xstrndup(item, vl),
 		.cohort = xstrdup(slash ? slash + 1 : ""),
 		.who = at ? xasprintf("config %s", at) : xstrdup("config") };
-}
-
-/* The other shards of [rollout] shards, not asked yet: until they are, the guard never says go. */
-static void rollout_shards_init(rollout_t *r, const conf_t *conf)
-{
-	if (conf->nrollout_shards < 2)
-		return;
-	struct rollout_fleet *f = &r->stored->fleet;
-	f->shards = xcalloc(conf->nrollout_shards, sizeof(*f->shards));
-	for (size_t k = 1; k <= conf->nrollout_shards; k++)
-		if ((int)k != conf->shard.index)
-			f->shards[f->nshards++] = (struct rollout_shard){ .index = (int)k,
-				.cause = "not asked yet" };
-}
-
-static void rollout_rows_free(struct evidread_rollout *rows, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		free((char *)rows[i].to_version);
-		free((char *)rows[i].architecture);
-		free((char *)rows[i].board);
-	}
-	free(rows);
 }
 
 rollout_t *rollout_create(const conf_t *conf)
@@ -119,7 +96,7 @@ rollout_t *rollout_create(const conf_t *conf)
 	r->fleet_canary = conf->rollout_fleet_canary;
 	r->stored = xcalloc(1, sizeof(*r->stored));
 	pthread_mutex_init(&r->stored->mu, NULL);
-	rollout_shards_init(r, conf);
+	r->shards = rollfleet_create(conf);
 	return r;
 }
 
@@ -139,7 +116,7 @@ void rollout_unref(rollout_t *r)
 	overrides_free(r->allow, r->nallow);
 	overrides_free(r->stored->v, r->stored->n);
 	evidimport_unref(r->stored->evidence);
-	rollout_fleet_clear(&r->stored->fleet);
+	rollfleet_free(r->shards);
 	pthread_mutex_destroy(&r->stored->mu);
 	free(r->stored);
 	free(r->canaries);
@@ -392,102 +369,51 @@ static void rollout_conclude(const rollout_t *r, bool low, struct rollout_result
 
 /* ---- the other shards of the fleet ---- */
 
-/* f's rows and shards copied into *out, strings too. */
-static void rollout_fleet_dup(const struct rollout_fleet *f, struct rollout_fleet *out)
+void rollout_set_shards(rollout_t *r, const struct rollfleet_said *s)
 {
-	out->shards = xcalloc(f->nshards + 1, sizeof(*out->shards));
-	out->rows = xcalloc(f->nrows + 1, sizeof(*out->rows));
-	if (f->nshards > 0)
-		memcpy(out->shards, f->shards, f->nshards * sizeof(*f->shards));
-	for (size_t i = 0; i < f->nrows; i++) {
-		out->rows[i] = f->rows[i];
-		out->rows[i].to_version = xstrdup(f->rows[i].to_version);
-		out->rows[i].architecture = f->rows[i].architecture ? xstrdup(f->rows[i].architecture) : NULL;
-		out->rows[i].board = f->rows[i].board ? xstrdup(f->rows[i].board) : NULL;
-	}
-	out->nshards = f->nshards;
-	out->nrows = f->nrows;
+	rollfleet_set(r->shards, s);
 }
 
-void rollout_fleet_clear(struct rollout_fleet *f)
+void rollout_shards_said(const rollout_t *r, struct rollfleet_said *out)
 {
-	rollout_rows_free(f->rows, f->nrows);
-	free(f->shards);
-	*f = (struct rollout_fleet){ 0 };
-}
-
-void rollout_set_shards(rollout_t *r, const struct rollout_fleet *f)
-{
-	struct rollout_fleet copy, old;
-	rollout_fleet_dup(f, &copy);
-	pthread_mutex_lock(&r->stored->mu);
-	old = r->stored->fleet;
-	r->stored->fleet = copy;
-	pthread_mutex_unlock(&r->stored->mu);
-	rollout_fleet_clear(&old);
-}
-
-void rollout_fleet_copy(const rollout_t *r, struct rollout_fleet *out)
-{
-	*out = (struct rollout_fleet){ 0 };
-	if (r == NULL)
-		return;
-	pthread_mutex_lock(&r->stored->mu);
-	rollout_fleet_dup(&r->stored->fleet, out);
-	pthread_mutex_unlock(&r->stored->mu);
-}
-
-static bool rollout_row_match(
-	const struct evidread_rollout *w, const struct rollout_query *q, const char *board)
-{
-	return rollout_eq(w->to_version, q->version) &&
-		(q->architecture == NULL || rollout_eq(w->architecture, q->architecture)) &&
-		(board == NULL || rollout_eq(w->board, board));
+	rollfleet_copy(r ? r->shards : NULL, out);
 }
 
 /* The other shards' routers of the cohort (the board's, or the architecture's: board NULL). */
 static size_t rollout_shard_routers(const rollout_t *r, const struct rollout_query *q, const char *board)
 {
-	size_t n = 0;
-	pthread_mutex_lock(&r->stored->mu);
-	for (size_t i = 0; i < r->stored->fleet.nrows; i++)
-		if (rollout_row_match(&r->stored->fleet.rows[i], q, board))
-			n += r->stored->fleet.rows[i].routers;
-	pthread_mutex_unlock(&r->stored->mu);
-	return n;
+	struct rollfleet_said said;
+	struct evidread_rollout sum;
+	rollfleet_copy(r->shards, &said);
+	rollfleet_sum(&said, q->version, q->architecture, board, &sum);
+	rollfleet_said_clear(&said);
+	return sum.routers;
 }
 
 /* The other shards' counts of the cohort added to res as the fleet's own, with a reason for
  * them and one for each shard not read. */
 static void rollout_shards_add(const rollout_t *r, const struct rollout_query *q, struct rollout_result *res)
 {
-	struct evidread_rollout sum = { 0 };
-	pthread_mutex_lock(&r->stored->mu);
-	for (size_t i = 0; i < r->stored->fleet.nrows; i++) {
-		const struct evidread_rollout *w = &r->stored->fleet.rows[i];
-		if (!rollout_row_match(w, q, res->board))
-			continue;
-		sum.routers += w->routers, sum.canaries += w->canaries, sum.judged += w->judged;
-		sum.regressed += w->regressed, sum.pending += w->pending;
-	}
-	for (size_t i = 0; i < r->stored->fleet.nshards; i++) {
-		const struct rollout_shard *sh = &r->stored->fleet.shards[i];
-		if (sh->up)
+	struct rollfleet_said said;
+	struct evidread_rollout sum;
+	rollfleet_copy(r->shards, &said);
+	rollfleet_sum(&said, q->version, q->architecture, res->board, &sum);
+	for (size_t i = 0; i < said.nshards; i++) {
+		if (said.shards[i].up)
 			continue;
 		res->shards_down++;
 		rollout_reason_add(res, ROLLOUT_R_SHARD, NULL, false,
 			"shard %d of the fleet cannot be read (%s): no go on part of the fleet's canaries",
-			sh->index, sh->cause);
+			said.shards[i].index, said.shards[i].cause);
 	}
-	size_t nshards = r->stored->fleet.nshards;
-	pthread_mutex_unlock(&r->stored->mu);
 	res->routers += sum.routers, res->canaries += sum.canaries, res->judged += sum.judged;
 	res->regressed += sum.regressed, res->pending += sum.pending;
-	if (nshards > res->shards_down && sum.routers > 0)
+	if (said.nshards > res->shards_down && sum.routers > 0)
 		rollout_reason_add(res, ROLLOUT_R_SHARD, NULL, false,
 			"other shards: %zu router(s) took %s, %zu canaries of them, %zu judged, %zu regressed, "
 			"%zu regression(s) not held yet",
 			sum.routers, q->version, sum.canaries, sum.judged, sum.regressed, sum.pending);
+	rollfleet_said_clear(&said);
 }
 
 /* ---- other fleets' evidence ---- */

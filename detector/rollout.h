@@ -14,6 +14,7 @@
 #include "detector/detector.h"
 #include "detector/evidimport.h"
 #include "detector/evidread.h"
+#include "detector/rollfleet.h"
 #include "store/overrides.h"
 
 enum rollout_decision { ROLLOUT_WAIT = 0, ROLLOUT_GO, ROLLOUT_HOLD };
@@ -82,24 +83,10 @@ void rollout_override_by(const struct override *o, char *buf, size_t size);
 void rollout_set_evidence(rollout_t *r, evidimport_set_t *s);
 /* A reference to the evidence in force (evidimport_unref after); NULL when none or r is NULL. */
 evidimport_set_t *rollout_evidence(const rollout_t *r);
-/* One other shard of the fleet ([rollout] shards), as last asked. */
-struct rollout_shard {
-	int index;       /* K of K/N */
-	bool up;         /* its evidence was read at the last ask */
-	char cause[160]; /* why not, when !up; never a URL or a credential */
-};
-/* What the other shards said at one ask: their states, and the rollout rows of those up. */
-struct rollout_fleet {
-	struct rollout_shard *shards;
-	size_t nshards;
-	struct evidread_rollout *rows;
-	size_t nrows;
-};
-/* Replace what the other shards said with copies of f's; any thread. */
-void rollout_set_shards(rollout_t *r, const struct rollout_fleet *f);
-/* A copy of what the other shards said last into *out (rollout_fleet_clear after); none for NULL r. */
-void rollout_fleet_copy(const rollout_t *r, struct rollout_fleet *out);
-void rollout_fleet_clear(struct rollout_fleet *f); /* frees what f holds, strings too */
+/* Replace what the other shards of the fleet ([rollout] shards) said with a copy of s; any thread. */
+void rollout_set_shards(rollout_t *r, const struct rollfleet_said *s);
+/* A copy of what they said last into *out (rollfleet_said_clear after); none for NULL r. */
+void rollout_shards_said(const rollout_t *r, struct rollfleet_said *out);
 /* This fleet's own rollout cohorts (to_version x architecture x board) counted over v[0..n) as
  * rollout_decide counts them at now_ms, for the evidence export; *out (caller frees; strings
  * point into v); returns how many. */

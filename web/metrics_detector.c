@@ -162,7 +162,7 @@ static void metrics_rollout_series(
 /* Cohort i of the detector's (i < nc), of the imported evidence's (then ne), or of the other
  * shards' rows, as a query. */
 static struct rollout_query metrics_rollout_query(const struct metrics_ctx *c, size_t i, size_t nc,
-	const evidimport_set_t *ev, size_t ne, const struct rollout_fleet *f)
+	const evidimport_set_t *ev, size_t ne, const struct rollfleet_said *f)
 {
 	struct rollout_query q = { .now_ms = clock_wall_ms() };
 	if (i < nc) {
@@ -181,8 +181,8 @@ static struct rollout_query metrics_rollout_query(const struct metrics_ctx *c, s
 void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family *fam)
 {
 	evidimport_set_t *ev = rollout_evidence(detector_view_rollout(c->det));
-	struct rollout_fleet f;
-	rollout_fleet_copy(detector_view_rollout(c->det), &f);
+	struct rollfleet_said f;
+	rollout_shards_said(detector_view_rollout(c->det), &f);
 	size_t nc = detector_view_ncohorts(c->det), ne = evidimport_ncohorts(ev), n = 0;
 	const char **keys = xcalloc(3 * (nc + ne + f.nrows) + 1, sizeof(*keys));
 	for (size_t i = 0; i < nc + ne + f.nrows; i++) {
@@ -195,7 +195,7 @@ void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family
 		metrics_rollout_series(c, fam, &q);
 	}
 	free(keys);
-	rollout_fleet_clear(&f);
+	rollfleet_said_clear(&f);
 	evidimport_unref(ev);
 }
 
@@ -203,8 +203,8 @@ void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family
  * last ask, else 0. */
 void metrics_detector_shard_up(struct metrics_ctx *c, const struct metrics_family *fam)
 {
-	struct rollout_fleet f;
-	rollout_fleet_copy(detector_view_rollout(c->det), &f);
+	struct rollfleet_said f;
+	rollout_shards_said(detector_view_rollout(c->det), &f);
 	for (size_t i = 0; i < f.nshards; i++) {
 		char v[16];
 		metrics_puts(c->out, fam->name);
@@ -213,5 +213,5 @@ void metrics_detector_shard_up(struct metrics_ctx *c, const struct metrics_famil
 		metrics_puts(c->out, v);
 		metrics_puts(c->out, f.shards[i].up ? "\"} 1\n" : "\"} 0\n");
 	}
-	rollout_fleet_clear(&f);
+	rollfleet_said_clear(&f);
 }

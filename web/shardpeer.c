@@ -86,7 +86,7 @@ static int shardpeer_get(const conf_t *conf, worker_t *w, const char *base, cons
 }
 
 /* The rows of doc's one fleet appended to out, strings copied. */
-static void shardpeer_rows(const evidread_t *doc, struct rollout_fleet *out)
+static void shardpeer_rows(const evidread_t *doc, struct rollfleet_said *out)
 {
 	struct evidread_rollout *rows;
 	size_t n = evidread_rollout_rows(doc, 0, &rows);
@@ -103,11 +103,11 @@ static void shardpeer_rows(const evidread_t *doc, struct rollout_fleet *out)
 
 /* Shard k (1-based) asked: its state into *sh, its rows into out. */
 static void shardpeer_one(
-	const conf_t *conf, worker_t *w, int k, struct rollout_shard *sh, struct rollout_fleet *out)
+	const conf_t *conf, worker_t *w, int k, struct rollfleet_shard *sh, struct rollfleet_said *out)
 {
 	buf_t body;
 	buf_init(&body);
-	*sh = (struct rollout_shard){ .index = k };
+	*sh = (struct rollfleet_shard){ .index = k };
 	if (shardpeer_get(conf, w, conf->rollout_shards[k - 1], "/api/v1/evidence?rollout=yes", &body,
 		    sh->cause, sizeof(sh->cause)) == 0) {
 		char *why = NULL;
@@ -127,9 +127,9 @@ static void shardpeer_one(
 }
 
 /* Every other shard asked into *out; w (NULL: none) aborts an ask when it stops. */
-static void shardpeer_ask_all(const conf_t *conf, worker_t *w, struct rollout_fleet *out)
+static void shardpeer_ask_all(const conf_t *conf, worker_t *w, struct rollfleet_said *out)
 {
-	*out = (struct rollout_fleet){ 0 };
+	*out = (struct rollfleet_said){ 0 };
 	if (conf->nrollout_shards < 2)
 		return;
 	out->shards = xcalloc(conf->nrollout_shards, sizeof(*out->shards));
@@ -138,7 +138,7 @@ static void shardpeer_ask_all(const conf_t *conf, worker_t *w, struct rollout_fl
 			shardpeer_one(conf, w, k, &out->shards[out->nshards++], out);
 }
 
-void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out)
+void shardpeer_ask(const conf_t *conf, struct rollfleet_said *out)
 {
 	shardpeer_ask_all(conf, NULL, out);
 }
@@ -194,7 +194,7 @@ int shardpeer_router_kind(const conf_t *conf, const char *router, char **arch, c
 }
 
 /* A shard's change of state logged once: down with its cause, then up again. */
-static void shardpeer_log(shardpeer_t *p, const struct rollout_shard *sh)
+static void shardpeer_log(shardpeer_t *p, const struct rollfleet_shard *sh)
 {
 	bool *down = &p->down[sh->index - 1];
 	if (!sh->up && !*down)
@@ -209,14 +209,14 @@ static void shardpeer_log(shardpeer_t *p, const struct rollout_shard *sh)
 static void shardpeer_cycle(void *arg)
 {
 	shardpeer_t *p = arg;
-	struct rollout_fleet f;
+	struct rollfleet_said f;
 	shardpeer_ask_all(p->conf, p->worker, &f);
 	if (!worker_stopping(p->worker)) {
 		for (size_t i = 0; i < f.nshards; i++)
 			shardpeer_log(p, &f.shards[i]);
 		rollout_set_shards(detector_rollout(p->detector), &f);
 	}
-	rollout_fleet_clear(&f);
+	rollfleet_said_clear(&f);
 }
 
 int shardpeer_start(const conf_t *conf, detector_t *detector, shardpeer_t **out, char **cause)

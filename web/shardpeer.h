@@ -14,9 +14,9 @@
 
 typedef struct shardpeer shardpeer_t;
 
-/* Ask every other shard of conf once, with a timeout each, into *out (rollout_fleet_clear after);
+/* Ask every other shard of conf once, with a timeout each, into *out (rollfleet_said_clear after);
  * nothing when conf has no [rollout] shards. Any thread; blocks up to the timeouts. */
-void shardpeer_ask(const conf_t *conf, struct rollout_fleet *out);
+void shardpeer_ask(const conf_t *conf, struct rollfleet_said *out);
 
 /* For a router another shard of conf polls: its architecture and board (each NULL when unknown)
  * as that shard's /api/v1/routers says, into *arch and *board (caller frees). 0 (both NULL for

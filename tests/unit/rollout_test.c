@@ -536,11 +536,11 @@ static void test_shards(void)
 	for (size_t i = 0; i < sizeof(scases) / sizeof(scases[0]); i++) {
 		const struct scase *c = &scases[i];
 		rollout_t *r = rt_shard_guard();
-		struct rollout_shard sh = { .index = 2, .up = c->up };
+		struct rollfleet_shard sh = { .index = 2, .up = c->up };
 		if (!c->up)
 			snprintf(sh.cause, sizeof(sh.cause), "Could not connect to server");
 		struct evidread_rollout row = c->row;
-		struct rollout_fleet f = {
+		struct rollfleet_said f = {
 			.shards = &sh, .nshards = 1, .rows = &row, .nrows = row.to_version != NULL
 		};
 		rollout_set_shards(r, &f);
@@ -586,12 +586,12 @@ static void test_shards_unasked(void)
 	CHECK(res.decision == ROLLOUT_WAIT && res.shards_down == 1);
 	CHECK(res.nreasons >= 1 && strstr(res.reasons[0].text, "not asked yet") != NULL);
 	rollout_result_free(&res);
-	struct rollout_fleet f;
-	rollout_fleet_copy(r, &f);
+	struct rollfleet_said f;
+	rollout_shards_said(r, &f);
 	CHECK_INT(f.nshards, 1);
 	CHECK(f.nshards == 1 && f.shards[0].index == 2 && !f.shards[0].up);
-	rollout_fleet_clear(&f);
-	rollout_fleet_copy(NULL, &f);
+	rollfleet_said_clear(&f);
+	rollout_shards_said(NULL, &f);
 	CHECK(f.nshards == 0 && f.nrows == 0);
 	rt_free(v, n);
 	rollout_unref(r);
