@@ -282,6 +282,23 @@ static void main_detector_wake(void *detector)
 	detector_wake(detector);
 }
 
+/* The threads that call out over HTTP: the Alertmanager push and the other shards' reader. */
+static int main_start_clients(struct daemon *d)
+{
+	char *cause = NULL;
+	if (alert_start(d->boot_conf, d->detector, &d->alert, &cause) != 0) {
+		log_error("alert: %s", cause);
+		free(cause);
+		return -1;
+	}
+	if (shardpeer_start(d->boot_conf, d->detector, &d->shardpeer, &cause) != 0) {
+		log_error("rollout: %s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
 static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
@@ -342,16 +359,8 @@ static int main_start(struct daemon *d, bool once)
 		free(cause);
 		return -1;
 	}
-	if (alert_start(d->boot_conf, d->detector, &d->alert, &cause) != 0) {
-		log_error("alert: %s", cause);
-		free(cause);
+	if (main_start_clients(d) != 0)
 		return -1;
-	}
-	if (shardpeer_start(d->boot_conf, d->detector, &d->shardpeer, &cause) != 0) {
-		log_error("rollout: %s", cause);
-		free(cause);
-		return -1;
-	}
 	log_info("wgwatchd %s: %zu routers, every %lld ms, %s://%s/", PACKAGE_VERSION, d->conf->nrouters,
 		(long long)d->conf->interval_ms, d->conf->web_cert != NULL ? "https" : "http",
 		d->conf->listen);
