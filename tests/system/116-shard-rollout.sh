@@ -21,11 +21,11 @@ chmod 600 "$T/web.pass"
 cat >"$T/fleet.conf" <<EOF
 [daemon]
 interval = 150ms
-timeout = 100ms
+timeout = 140ms
 [detector]
 before = 6s
 after = 6s
-min_samples = 30
+min_samples = 25
 every = 1s
 hold = 1s
 [rollout]
