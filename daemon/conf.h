@@ -129,6 +129,9 @@ typedef struct conf {
 	char *rollout_evidence;       /* hold|show: whether imported evidence may hold; default show */
 	int rollout_evidence_fleets;  /* other fleets with a regression that hold; default 2 */
 	int rollout_evidence_routers; /* or their routers with a regression; default 3 */
+	char **rollout_shards;        /* every shard's base URL, in shard order; NULL: none */
+	size_t nrollout_shards;
+	bool rollout_fleet_canary; /* a router of another shard carries the canary label (shard_apply) */
 
 	/* [evidence]: other fleets' documents (detector/evidimport.h) */
 	char *evidence_files; /* a glob, absolute; NULL: none */

@@ -13,7 +13,7 @@
 
 #define CONF_MAX_DEPTH 16   /* include nesting */
 #define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
-#define CONF_NKEYS     78   /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     79   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
@@ -157,6 +157,8 @@ char *confval_range_text(const struct conf_key *k);
 int conflabel_check_canary(const char *v, char **cause);
 /* [rollout] allow: items "VERSION/ARCHITECTURE" or "VERSION/BOARD", VERSION a RouterOS version. */
 int conflabel_check_allow(const char *v, char **cause);
+/* [rollout] shards: each item an http:// or https:// base URL with a host, no credentials. */
+int conflabel_check_shards(const char *v, char **cause);
 /* name=value,name=value added to the n labels of *out (a key repeated adds up; names checked,
  * wgwatch's own refused); on failure *out and *nout are left as they were and *cause says why. */
 int conflabel_parse(const char *v, struct conf_label **out, size_t *nout, char **cause);

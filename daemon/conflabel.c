@@ -177,3 +177,25 @@ int conflabel_check_allow(const char *v, char **cause)
 		*cause = xstrdup("each item must be VERSION/ARCHITECTURE or VERSION/BOARD, e.g. 7.22.3/tile");
 	return ok ? 0 : -1;
 }
+
+/* One base URL of [rollout] shards: http:// or https://, a host, no credentials, no spaces. */
+static bool conflabel_shard_ok(const char *item)
+{
+	size_t pre = strncmp(item, "http://", 7) == 0 ? 7 : strncmp(item, "https://", 8) == 0 ? 8 : 0;
+	return pre != 0 && item[pre] != '\0' && item[pre] != '/' && strpbrk(item, "@ \t") == NULL;
+}
+
+int conflabel_check_shards(const char *v, char **cause)
+{
+	char *copy = xstrdup(v), *save = copy, *item;
+	bool ok = true;
+	while (ok && (item = strsep(&save, ",")) != NULL) {
+		item = text_trim(item);
+		ok = *item == '\0' || conflabel_shard_ok(item);
+	}
+	free(copy);
+	if (!ok)
+		*cause = xstrdup("each item must be a shard's base URL without credentials, e.g. "
+				 "http://wg-1:9477 ([web] user and password_file are used)");
+	return ok ? 0 : -1;
+}

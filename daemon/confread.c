@@ -104,7 +104,8 @@ static void confread_set(struct conf_file *f, const struct conf_key *k, const ch
 		confread_allow_at(f, allows);
 		return;
 	}
-	if (k->type == T_SECRET || (k->type == T_URL && strchr(value, '@') != NULL))
+	/* a URL (or a list of them, [rollout] shards) with credentials in it is not echoed */
+	if (k->type == T_SECRET || ((k->type == T_URL || k->type == T_LIST) && strchr(value, '@') != NULL))
 		conf_ferr(f, "%s: %s", k->name, cause);
 	else
 		conf_ferr(f, "%s = %s: %s", k->name, value, cause);

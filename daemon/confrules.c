@@ -111,6 +111,18 @@ static void confrules_web_check(struct conf_loader *ld)
 	confrules_web_pair(ld, "cert", "key");
 }
 
+/* [rollout] shards: one URL per shard of [daemon] shard = K/N, so URL K is this daemon. */
+static void confrules_rollout_check(struct conf_loader *ld)
+{
+	struct conf_src at = ld->at[confkeys_find(SECT_ROLLOUT, "shards") - confkeys_table];
+	const conf_t *c = ld->c;
+	if (c->nrollout_shards > 0 && c->nrollout_shards != (size_t)(c->shard.count > 0 ? c->shard.count : 1))
+		conf_err(ld, at,
+			"[rollout] shards lists %zu URLs, but [daemon] shard has %d shards: "
+			"list every shard's, in shard order",
+			c->nrollout_shards, c->shard.count > 0 ? c->shard.count : 1);
+}
+
 /* Where a [daemon] key was set, for the checks made outside the loader (wgwatchd --check). */
 static char *confrules_where(const struct conf_loader *ld, const char *key, bool *unset)
 {
@@ -127,6 +139,7 @@ void confrules_finish(struct conf_loader *ld)
 	char *dir = confval_dirname(c->path);
 	confrules_global_defaults(ld, dir ? dir : ".");
 	free(dir);
+	confrules_rollout_check(ld);
 	c->listen_at = confrules_where(ld, "listen", NULL);
 	c->database_at = confrules_where(ld, "database", &c->database_default);
 	if (c->every_ms ==

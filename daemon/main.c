@@ -23,6 +23,7 @@
 #include "detector/detector.h"
 #include "detector/evidread.h"
 #include "detector/rollout.h"
+#include "web/shardpeer.h"
 #include "daemon/fleet.h"
 #include "daemon/opts.h"
 #include "web/http.h"
@@ -235,6 +236,7 @@ struct daemon {
 	http_t *http;
 	detector_t *detector;
 	alert_t *alert;           /* NULL without [alert] alertmanager */
+	shardpeer_t *shardpeer;   /* NULL without [rollout] shards */
 	reload_t *reload;         /* NULL for --once, or when SIGHUP cannot reload */
 	unsigned long reload_gen; /* loads of the configuration since the start (reloadstate.h) */
 	int64_t watchdog_ms;
@@ -340,6 +342,23 @@ static void main_detector_wake(void *detector)
 	detector_wake(detector);
 }
 
+/* The threads that call out over HTTP: the Alertmanager push and the other shards' reader. */
+static int main_start_clients(struct daemon *d)
+{
+	char *cause = NULL;
+	if (alert_start(d->boot_conf, d->detector, &d->alert, &cause) != 0) {
+		log_error("alert: %s", cause);
+		free(cause);
+		return -1;
+	}
+	if (shardpeer_start(d->boot_conf, d->detector, &d->shardpeer, &cause) != 0) {
+		log_error("rollout: %s", cause);
+		free(cause);
+		return -1;
+	}
+	return 0;
+}
+
 static int main_start(struct daemon *d, bool once)
 {
 	char *cause = NULL;
@@ -400,11 +419,8 @@ static int main_start(struct daemon *d, bool once)
 		free(cause);
 		return -1;
 	}
-	if (alert_start(d->boot_conf, d->detector, &d->alert, &cause) != 0) {
-		log_error("alert: %s", cause);
-		free(cause);
+	if (main_start_clients(d) != 0)
 		return -1;
-	}
 	log_info("wgwatchd %s: %zu routers, every %lld ms, %s://%s/", PACKAGE_VERSION, d->conf->nrouters,
 		(long long)d->conf->interval_ms, d->conf->web_cert != NULL ? "https" : "http",
 		d->conf->listen);
@@ -522,6 +538,7 @@ static void main_reload_teardown(void)
 
 static void main_stop(struct daemon *d)
 {
+	shardpeer_stop(d->shardpeer);
 	alert_stop(d->alert);
 	http_stop(d->http); /* before the detector: its handlers read the detector's handle */
 	if (d->store != NULL)
@@ -580,8 +597,21 @@ static int main_rollout_check(const struct opts *o, conf_t *conf)
 	}
 	char *cause = NULL;
 	int decision = ROLLOUT_WAIT;
-	int rc = detector_rollout_check(
-		conf, o->rollout_router, o->rollout_version, stdout, &decision, &cause);
+	struct rollfleet_said fleet; /* the other shards' canaries count as this shard's */
+	shardpeer_ask(conf, &fleet);
+	struct detector_check c = {
+		.router = o->rollout_router, .version = o->rollout_version, .fleet = &fleet
+	};
+	char *arch = NULL, *board = NULL; /* a router of another shard: as that shard knows it */
+	if (shardpeer_router_kind(conf, c.router, &arch, &board, &cause) != 0)
+		log_warn("rollout-check: cannot ask %s", cause);
+	free(cause);
+	cause = NULL;
+	c.architecture = arch, c.board = board;
+	int rc = detector_rollout_check(conf, &c, stdout, &decision, &cause);
+	rollfleet_said_clear(&fleet);
+	free(arch);
+	free(board);
 	if (rc != 0)
 		log_error("rollout-check: %s", cause);
 	free(cause);

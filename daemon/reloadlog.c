@@ -122,9 +122,11 @@ static bool reloadlog_rollout_changed(const conf_t *a, const conf_t *b)
 		reloadlog_str_same(a->rollout_evidence, b->rollout_evidence) &&
 		a->rollout_evidence_fleets == b->rollout_evidence_fleets &&
 		a->rollout_evidence_routers == b->rollout_evidence_routers &&
-		a->nrollout_allow == b->nrollout_allow;
+		a->nrollout_allow == b->nrollout_allow && a->nrollout_shards == b->nrollout_shards;
 	for (size_t i = 0; same && i < a->nrollout_allow; i++)
 		same = strcmp(a->rollout_allow[i], b->rollout_allow[i]) == 0;
+	for (size_t i = 0; same && i < a->nrollout_shards; i++)
+		same = strcmp(a->rollout_shards[i], b->rollout_shards[i]) == 0;
 	return !same;
 }
 

@@ -7,6 +7,7 @@
 #include "daemon/shard.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "lib/hash.h"
 #include "lib/xmem.h"
@@ -24,6 +25,18 @@ bool shard_owns(const struct conf_shard *sh, const char *name)
 	return (int)(shard_hash(name) % (uint32_t)sh->count) + 1 == sh->index;
 }
 
+/* Whether router r carries the canary label of [rollout] canary ("name=value"). */
+static bool shard_canary(const conf_t *c, const conf_router_t *r)
+{
+	const char *want = c->rollout_canary ? c->rollout_canary : "role=canary";
+	size_t kl = strcspn(want, "=");
+	for (size_t k = 0; k < r->nlabels; k++)
+		if (strlen(r->labels[k].key) == kl && strncmp(r->labels[k].key, want, kl) == 0 &&
+			want[kl] == '=' && strcmp(r->labels[k].value, want + kl + 1) == 0)
+			return true;
+	return false;
+}
+
 size_t shard_apply(conf_t *c)
 {
 	size_t total = c->nrouters, keep = 0;
@@ -35,8 +48,10 @@ size_t shard_apply(conf_t *c)
 	for (size_t i = 0; i < total; i++) {
 		if (shard_owns(&c->shard, c->routers[i].name))
 			c->routers[keep++] = c->routers[i];
-		else
+		else {
+			c->rollout_fleet_canary |= shard_canary(c, &c->routers[i]);
 			drop->routers[drop->nrouters++] = c->routers[i];
+		}
 	}
 	c->nrouters = keep;
 	conf_free(drop);

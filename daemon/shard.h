@@ -18,8 +18,8 @@ uint32_t shard_hash(const char *name);
 /* Whether shard sh (K/N) owns the router called name; 1/1 owns every name. */
 bool shard_owns(const struct conf_shard *sh, const char *name);
 
-/* Keep only the routers of c that c->shard owns, in config order, and free the others.
- * Returns how many routers c had before (c->nrouters is how many it keeps). */
+/* Keep only the routers of c that c->shard owns, in config order, and free the others,
+ * noting in c->rollout_fleet_canary whether one of those carried the canary label. Returns how many routers c had before (c->nrouters is how many it keeps). */
 size_t shard_apply(conf_t *c);
 
 #endif

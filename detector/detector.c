@@ -586,34 +586,45 @@ static void detector_rollout_decide(detector_t *d, const char *router, const cha
 }
 
 int detector_rollout_check(
-	const conf_t *conf, const char *router, const char *version, FILE *out, int *decision, char **cause)
+	const conf_t *conf, const struct detector_check *c, FILE *out, int *decision, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
 	char *arch = NULL, *board = NULL;
 	*cause = NULL;
 	*decision = ROLLOUT_WAIT;
 	int rc = detector_open(d, conf, true, cause);
-	int known = rc == 0 ? data_router_kind(d->data, router, &arch, &board, cause) : -1;
+	if (rc == 0 && c->fleet != NULL)
+		rollout_set_shards(d->rollout, c->fleet);
+	int known = rc == 0 ? data_router_kind(d->data, c->router, &arch, &board, cause) : -1;
+	if (known == 0 && (c->architecture != NULL || c->board != NULL)) { /* another shard's router */
+		arch = c->architecture ? xstrdup(c->architecture) : NULL;
+		board = c->board ? xstrdup(c->board) : NULL;
+		known = 1;
+	}
 	if (known == 0 || (known == 1 && arch == NULL && board == NULL))
 		fprintf(out,
 			"rollout %s for %s: wait\n  the database knows neither the router's architecture nor its board yet\n",
-			version, router);
+			c->version, c->router);
 	else if (known == 1 && (rc = detector_round(d, clock_wall_ms(), cause)) == 0)
-		detector_rollout_decide(d, router, version, out, arch, board, decision);
+		detector_rollout_decide(d, c->router, c->version, out, arch, board, decision);
 	free(arch);
 	free(board);
 	detector_free(d);
 	return known < 0 ? -1 : rc;
 }
 
-char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms)
+char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms, bool rollout)
 {
 	detector_view_t *v = detector_view(d);
 	if (v == NULL)
 		return NULL;
-	size_t n;
+	size_t n, nro = 0;
+	struct evidread_rollout *ro = NULL;
 	const struct detector_verdict *vs = detector_view_verdicts(v, &n);
-	char *doc = evidence_export(vs, n, d->fleet, since_ms, now_ms);
+	if (rollout)
+		nro = rollout_tally(detector_view_rollout(v), vs, n, now_ms, &ro);
+	char *doc = evidence_export(vs, n, d->fleet, since_ms, now_ms, ro, nro);
+	free(ro);
 	detector_view_free(v);
 	return doc;
 }
@@ -626,7 +637,7 @@ int detector_export_evidence(const conf_t *conf, int64_t since_ms, FILE *out, ch
 		return -1;
 	size_t n;
 	const struct detector_verdict *vs = detector_view_verdicts(v, &n);
-	char *doc = evidence_export(vs, n, d->fleet, since_ms, clock_wall_ms());
+	char *doc = evidence_export(vs, n, d->fleet, since_ms, clock_wall_ms(), NULL, 0);
 	fprintf(out, "%s\n", doc);
 	free(doc);
 	view_destroy(v);

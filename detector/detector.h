@@ -72,10 +72,18 @@ int detector_report(const conf_t *conf, FILE *out, char **cause);
 
 /* --rollout-check: evaluate everything once, read-only, like detector_report, and print the
  * rollout guard's decision on version for router's cohort (its architecture and board as the
- * database knows them) with the reasons. 0 with *decision (enum rollout_decision, rollout.h;
+ * database knows them, else as c says) with the reasons. 0 with *decision (enum rollout_decision, rollout.h;
  * wait when the database does not know the router yet), -1 with *cause. */
+struct rollfleet_said;
+struct detector_check {
+	const char *router, *version;
+	const struct rollfleet_said *fleet; /* the other shards' counts ([rollout] shards); NULL: none */
+	/* The router's, as its own shard tells them, for a router this database does not know;
+	 * NULL: unknown. */
+	const char *architecture, *board;
+};
 int detector_rollout_check(
-	const conf_t *conf, const char *router, const char *version, FILE *out, int *decision, char **cause);
+	const conf_t *conf, const struct detector_check *c, FILE *out, int *decision, char **cause);
 
 /* --export-evidence: evaluate everything once, read-only, and print the evidence document
  * (docs/evidence.md) of the final verdicts upgraded at or after since_ms (0: all). -1 with *cause. */
@@ -104,7 +112,8 @@ const struct detector_bound *detector_view_bounds(const detector_view_t *v, size
 
 /* Any thread: the evidence document of d's newest view (as detector_export_evidence), made at
  * now_ms; NULL when d is NULL or has no view yet. Caller frees. */
-char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms);
+char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms, bool rollout);
+/* rollout: with the guard's counts per rollout cohort (the "rollout" list, for other shards). */
 
 /* Any thread (SIGHUP): read conf's [evidence] files again at the detector's next round, on its
  * thread; NULL d is fine. */

@@ -192,8 +192,27 @@ static const struct detector_verdict **evidence_pick(
 	return p;
 }
 
-char *evidence_export(
-	const struct detector_verdict *vs, size_t n, const char *fleet, int64_t since_ms, int64_t now_ms)
+/* The guard's counts per rollout cohort: counts only, no router. */
+static json_t *evidence_rollout(const struct evidread_rollout *ro, size_t nro)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < nro; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "to_version", json_string(ro[i].to_version));
+		json_object_set_new(o, "architecture", evidence_str(ro[i].architecture));
+		json_object_set_new(o, "board", evidence_str(ro[i].board));
+		json_object_set_new(o, "routers", json_integer((json_int_t)ro[i].routers));
+		json_object_set_new(o, "canaries", json_integer((json_int_t)ro[i].canaries));
+		json_object_set_new(o, "judged", json_integer((json_int_t)ro[i].judged));
+		json_object_set_new(o, "regressed", json_integer((json_int_t)ro[i].regressed));
+		json_object_set_new(o, "pending", json_integer((json_int_t)ro[i].pending));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+char *evidence_export(const struct detector_verdict *vs, size_t n, const char *fleet, int64_t since_ms,
+	int64_t now_ms, const struct evidread_rollout *ro, size_t nro)
 {
 	size_t k;
 	const struct detector_verdict **p = evidence_pick(vs, n, since_ms, &k);
@@ -208,6 +227,8 @@ char *evidence_export(
 	json_object_set_new(f, "generated", evidence_day(now_ms));
 	json_object_set_new(f, "since", since_ms > 0 ? evidence_day(since_ms) : json_null());
 	json_object_set_new(f, "cohorts", cohorts);
+	if (ro != NULL)
+		json_object_set_new(f, "rollout", evidence_rollout(ro, nro));
 	json_object_set_new(doc, "schema", json_string(EVIDENCE_SCHEMA));
 	json_object_set_new(doc, "fleets", json_pack("[o]", f));
 	char *s = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6) | JSON_PRESERVE_ORDER);

@@ -10,13 +10,15 @@
 #include <stdint.h>
 
 #include "detector/detector.h"
+#include "detector/evidread.h"
 
 #define EVIDENCE_SCHEMA    "wgwatch-evidence/1"
 #define EVIDENCE_FLEET_LEN 32 /* a fleet id: this many lowercase hex digits */
 
 /* The document of fleet's final verdicts vs[n] whose upgrade came at or after since_ms (0: all),
- * made at now_ms: one fleet, its cohorts. Caller frees. */
-char *evidence_export(
-	const struct detector_verdict *vs, size_t n, const char *fleet, int64_t since_ms, int64_t now_ms);
+ * made at now_ms: one fleet, its cohorts, and when ro is not NULL its rollout list ro[0..nro)
+ * (the guard's counts, for the other shards of a fleet). Caller frees. */
+char *evidence_export(const struct detector_verdict *vs, size_t n, const char *fleet, int64_t since_ms,
+	int64_t now_ms, const struct evidread_rollout *ro, size_t nro);
 
 #endif

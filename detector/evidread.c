@@ -212,6 +212,46 @@ static bool evidread_cohort(const json_t *c, struct evidread_err *e)
 		evidread_at(c, "rx", e, evidread_tally_at, false);
 }
 
+/* A row of a fleet's "rollout" list: the guard's cohort and its counts, which nest. */
+static bool evidread_rollout_row(const json_t *c, struct evidread_err *e)
+{
+	static const char *const keys[] = { "to_version", "architecture", "board", "routers", "canaries",
+		"judged", "regressed", "pending", NULL };
+	json_int_t n[5];
+	if (!json_is_object(c) || !evidread_keys(c, keys, e))
+		return evidread_fail(e, "a rollout object expected");
+	if (!evidread_at(c, "to_version", e, evidread_text, false) ||
+		!evidread_at(c, "architecture", e, evidread_text, true) ||
+		!evidread_at(c, "board", e, evidread_text, true))
+		return false;
+	for (int i = 0; i < 5; i++)
+		if (!evidread_count(c, keys[3 + i], &n[i], e))
+			return false;
+	if (n[1] > n[0] || n[2] > n[1] || n[3] + n[4] > n[0])
+		return evidread_fail(e,
+			"the counts do not nest (judged <= canaries <= routers, "
+			"regressed + pending <= routers)");
+	return true;
+}
+
+/* A fleet's optional "rollout" list (absent in exports not asked for it). */
+static bool evidread_rollout(const json_t *f, struct evidread_err *e)
+{
+	const json_t *rs = json_object_get(f, "rollout");
+	if (rs == NULL)
+		return true;
+	if (!json_is_array(rs) || json_array_size(rs) > EVIDREAD_MAX_COHORT)
+		return evidread_fail(e, "rollout: an array of at most %d expected", EVIDREAD_MAX_COHORT);
+	size_t len = strlen(e->path);
+	for (size_t i = 0; i < json_array_size(rs); i++) {
+		snprintf(e->path + len, sizeof(e->path) - len, ".rollout[%zu]", i);
+		if (!evidread_rollout_row(json_array_get(rs, i), e))
+			return false;
+	}
+	e->path[len] = '\0';
+	return true;
+}
+
 static bool evidread_fleet_id(const json_t *v, bool nullable, struct evidread_err *e)
 {
 	(void)nullable;
@@ -224,7 +264,7 @@ static bool evidread_fleet_id(const json_t *v, bool nullable, struct evidread_er
 
 static bool evidread_fleet(const json_t *f, struct evidread_err *e)
 {
-	static const char *const keys[] = { "fleet", "generated", "since", "cohorts", NULL };
+	static const char *const keys[] = { "fleet", "generated", "since", "cohorts", "rollout", NULL };
 	if (!json_is_object(f) || !evidread_keys(f, keys, e))
 		return evidread_fail(e, "a fleet object expected");
 	if (!evidread_at(f, "fleet", e, evidread_fleet_id, false) ||
@@ -241,7 +281,7 @@ static bool evidread_fleet(const json_t *f, struct evidread_err *e)
 			return false;
 	}
 	e->path[len] = '\0';
-	return true;
+	return evidread_rollout(f, e);
 }
 
 /* The schema string: this one, or a newer one (refused by name), or none of ours. */
@@ -434,4 +474,34 @@ bool evidread_next(const evidread_t *e, struct evidread_at *at, struct evidread_
 		return true;
 	}
 	return false;
+}
+
+static size_t evidread_size(const json_t *o, const char *key)
+{
+	return (size_t)json_integer_value(json_object_get(o, key));
+}
+
+size_t evidread_rollout_rows(const evidread_t *e, size_t i, struct evidread_rollout **out)
+{
+	const json_t *f = json_array_get(json_object_get(e->root, "fleets"), i);
+	const json_t *rs = json_object_get(f, "rollout");
+	size_t n = json_array_size(rs);
+	*out = xcalloc(n + 1, sizeof(**out));
+	for (size_t k = 0; k < n; k++) {
+		const json_t *c = json_array_get(rs, k);
+		(*out)[k] = (struct evidread_rollout){ .to_version = evidread_str(c, "to_version"),
+			.architecture = evidread_str(c, "architecture"),
+			.board = evidread_str(c, "board"),
+			.routers = evidread_size(c, "routers"),
+			.canaries = evidread_size(c, "canaries"),
+			.judged = evidread_size(c, "judged"),
+			.regressed = evidread_size(c, "regressed"),
+			.pending = evidread_size(c, "pending") };
+	}
+	return n;
+}
+
+bool evidread_has_rollout(const evidread_t *e, size_t i)
+{
+	return json_object_get(json_array_get(json_object_get(e->root, "fleets"), i), "rollout") != NULL;
 }

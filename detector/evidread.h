@@ -44,6 +44,21 @@ struct evidread_at {
 /* The cohort at *at into *out, *at advanced to the next; false after the last. */
 bool evidread_next(const evidread_t *e, struct evidread_at *at, struct evidread_cohort *out);
 
+/* A rollout cohort (to_version x architecture x board) as the exporting shard's guard counts it,
+ * the optional "rollout" list of a fleet (docs/evidence.md): routers whose newest version change
+ * went to the version, canaries among them, canaries judged with final verdicts, routers with a
+ * regression that counts, and routers whose regressions do not count yet. Strings as above. */
+struct evidread_rollout {
+	const char *to_version, *architecture, *board;
+	size_t routers, canaries, judged, regressed, pending;
+};
+
+/* The rollout rows of fleet i (< evidread_nfleets) into *out (caller frees the array, not the
+ * strings); returns how many, 0 when the fleet has none. */
+size_t evidread_rollout_rows(const evidread_t *e, size_t i, struct evidread_rollout **out);
+/* Whether fleet i has a rollout list at all (an export asked with rollout=yes). */
+bool evidread_has_rollout(const evidread_t *e, size_t i);
+
 /* Documents docs[n] as one, each fleet once: of one fleet id the newest `generated` wins (on a
  * tie, the later document's). Caller frees the text. */
 char *evidread_merge(evidread_t *const *docs, size_t n);

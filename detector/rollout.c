@@ -20,9 +20,10 @@
 
 struct rollout {
 	atomic_int refs;
-	char *canary;     /* "name=value" */
-	char **canaries;  /* names of the routers that carry it, sorted */
-	size_t ncanaries; /* 0: no router is labelled, every router counts as one */
+	char *canary;      /* "name=value" */
+	char **canaries;   /* names of the routers that carry it, sorted */
+	size_t ncanaries;  /* 0: no router is labelled, every router counts as one */
+	bool fleet_canary; /* a router of another shard is labelled: only those labelled count */
 	size_t hold_regressed, go_min;
 	double hold_ratio;
 	int64_t hold_ms;        /* [detector] hold */
@@ -31,6 +32,7 @@ struct rollout {
 	bool evidence_hold; /* [rollout] evidence = hold */
 	size_t evidence_fleets, evidence_routers;
 	struct rollout_stored *stored; /* those of the API, and the evidence: the parts that change */
+	rollfleet_t *shards;           /* the other shards' counts ([rollout] shards) */
 };
 
 struct rollout_stored {
@@ -91,8 +93,10 @@ rollout_t *rollout_create(const conf_t *conf)
 	for (size_t i = 0; i < conf->nrollout_allow; i++)
 		rollout_allow_conf(&r->allow[r->nallow++], conf->rollout_allow[i],
 			conf->rollout_allow_at ? conf->rollout_allow_at[i] : NULL);
+	r->fleet_canary = conf->rollout_fleet_canary;
 	r->stored = xcalloc(1, sizeof(*r->stored));
 	pthread_mutex_init(&r->stored->mu, NULL);
+	r->shards = rollfleet_create(conf);
 	return r;
 }
 
@@ -112,6 +116,7 @@ void rollout_unref(rollout_t *r)
 	overrides_free(r->allow, r->nallow);
 	overrides_free(r->stored->v, r->stored->n);
 	evidimport_unref(r->stored->evidence);
+	rollfleet_free(r->shards);
 	pthread_mutex_destroy(&r->stored->mu);
 	free(r->stored);
 	free(r->canaries);
@@ -121,7 +126,7 @@ void rollout_unref(rollout_t *r)
 
 bool rollout_is_canary(const rollout_t *r, const char *router)
 {
-	if (r->ncanaries == 0)
+	if (r->ncanaries == 0 && !r->fleet_canary)
 		return true;
 	return bsearch(&router, r->canaries, r->ncanaries, sizeof(*r->canaries), rollout_strp_cmp) != NULL;
 }
@@ -144,8 +149,9 @@ const char *rollout_kind_name(enum rollout_kind k)
 		[ROLLOUT_R_COHORT] = "cohort",
 		[ROLLOUT_R_OVERRIDE] = "override",
 		[ROLLOUT_R_EVIDENCE] = "evidence",
+		[ROLLOUT_R_SHARD] = "shard",
 	};
-	return (unsigned)k <= ROLLOUT_R_EVIDENCE ? names[k] : "?";
+	return (unsigned)k <= ROLLOUT_R_SHARD ? names[k] : "?";
 }
 
 /* ---- reasons ---- */
@@ -179,8 +185,9 @@ static struct rollout_reason *rollout_reason_add(struct rollout_result *res, enu
 static void rollout_reasons_keep(struct rollout_result *res, enum rollout_decision d)
 {
 	unsigned keep = d == ROLLOUT_HOLD ? 1u << ROLLOUT_R_REGRESSION | 1u << ROLLOUT_R_RATIO |
-			1u << ROLLOUT_R_COHORT | 1u << ROLLOUT_R_EVIDENCE
-		: d == ROLLOUT_GO ? 1u << ROLLOUT_R_JUDGED | 1u << ROLLOUT_R_COUNT | 1u << ROLLOUT_R_COHORT
+			1u << ROLLOUT_R_COHORT | 1u << ROLLOUT_R_EVIDENCE | 1u << ROLLOUT_R_SHARD
+		: d == ROLLOUT_GO ? 1u << ROLLOUT_R_JUDGED | 1u << ROLLOUT_R_COUNT | 1u << ROLLOUT_R_COHORT |
+			1u << ROLLOUT_R_SHARD
 				  : ~(1u << ROLLOUT_R_JUDGED);
 	keep |= 1u << ROLLOUT_R_OVERRIDE;
 	size_t n = 0;
@@ -240,8 +247,13 @@ static size_t rollout_count_routers(const struct detector_verdict **g, size_t n)
 struct rollout_acc { /* what the routers add up to */
 	double *tx, *rx;
 	size_t ntx, nrx;
-	bool any_regression; /* a regression verdict, counted or not: never go */
 };
+
+/* Whether canaries are told apart by their label (some router of the fleet carries it). */
+static bool rollout_labelled(const rollout_t *r)
+{
+	return r->ncanaries > 0 || r->fleet_canary;
+}
 
 static bool rollout_settled(const rollout_t *r, const struct detector_verdict *v, int64_t now)
 {
@@ -263,7 +275,6 @@ static bool rollout_verdict(const rollout_t *r, const struct detector_verdict *v
 	}
 	if (v->verdict != DETECTOR_REGRESSION)
 		return false;
-	acc->any_regression = true;
 	if (!settled) {
 		rollout_reason_add(res, ROLLOUT_R_PENDING, v, canary,
 			"%s %s %s: regression (%s, ratio %.2f) not held for [detector] hold yet", v->router,
@@ -280,17 +291,20 @@ static void rollout_router(const rollout_t *r, const struct detector_verdict **g
 	struct rollout_acc *acc, struct rollout_result *res)
 {
 	bool canary = rollout_is_canary(r, g[0]->router), regressed = false, final = true, judged = false;
+	bool any = false; /* a regression verdict, counted or not */
 	for (size_t i = 0; i < n; i++) {
 		regressed |= rollout_verdict(r, g[i], canary, now, acc, res);
+		any |= g[i]->verdict == DETECTOR_REGRESSION;
 		final &= g[i]->final;
 		judged |= g[i]->verdict != DETECTOR_INSUFFICIENT;
 	}
 	res->routers++;
 	res->canaries += canary;
 	res->regressed += regressed;
+	res->pending += any && !regressed;
 	if (!final || !judged) {
 		rollout_reason_add(res, ROLLOUT_R_PENDING, NULL, canary, "%s%s: %s", g[0]->router,
-			canary && r->ncanaries ? " (canary)" : "",
+			canary && rollout_labelled(r) ? " (canary)" : "",
 			!final ? "after window still filling"
 			       : "final, but insufficient-data in every direction");
 		res->reasons[res->nreasons - 1].router = g[0]->router;
@@ -309,8 +323,8 @@ static void rollout_router(const rollout_t *r, const struct detector_verdict **g
 
 /* ---- the decision ---- */
 
-/* The routers of the cohort g[0..n) (sorted) into res, and the decision before overrides. */
-static void rollout_judge(const rollout_t *r, const struct detector_verdict **g, size_t n, int64_t now,
+/* The routers of the cohort g[0..n) (sorted) into res; returns whether a median ratio is low. */
+static bool rollout_judge(const rollout_t *r, const struct detector_verdict **g, size_t n, int64_t now,
 	struct rollout_result *res)
 {
 	struct rollout_acc acc = { .tx = xcalloc(n + 1, sizeof(double)),
@@ -337,12 +351,69 @@ static void rollout_judge(const rollout_t *r, const struct detector_verdict **g,
 		res->reasons[res->nreasons - 1].direction = d == 0 ? "tx" : "rx";
 		res->reasons[res->nreasons - 1].ratio = med[d];
 	}
+	return low;
+}
+
+/* The decision before evidence and overrides, over the fleet's routers (every shard's). Go
+ * needs every other shard read: never on part of the fleet. */
+static void rollout_conclude(const rollout_t *r, bool low, struct rollout_result *res)
+{
 	rollout_reason_add(res, ROLLOUT_R_COUNT, NULL, false,
 		"%zu of %zu %s judged with final verdicts; go needs %zu", res->judged, res->canaries,
-		r->ncanaries ? "canaries" : "routers", r->go_min);
+		rollout_labelled(r) ? "canaries" : "routers", r->go_min);
 	res->decision = res->regressed >= r->hold_regressed || low ? ROLLOUT_HOLD
-		: res->judged >= r->go_min && !acc.any_regression  ? ROLLOUT_GO
-								   : ROLLOUT_WAIT;
+		: res->judged >= r->go_min && res->regressed + res->pending == 0 && res->shards_down == 0
+		? ROLLOUT_GO
+		: ROLLOUT_WAIT;
+}
+
+/* ---- the other shards of the fleet ---- */
+
+void rollout_set_shards(rollout_t *r, const struct rollfleet_said *s)
+{
+	rollfleet_set(r->shards, s);
+}
+
+void rollout_shards_said(const rollout_t *r, struct rollfleet_said *out)
+{
+	rollfleet_copy(r ? r->shards : NULL, out);
+}
+
+/* The other shards' routers of the cohort (the board's, or the architecture's: board NULL). */
+static size_t rollout_shard_routers(const rollout_t *r, const struct rollout_query *q, const char *board)
+{
+	struct rollfleet_said said;
+	struct evidread_rollout sum;
+	rollfleet_copy(r->shards, &said);
+	rollfleet_sum(&said, q->version, q->architecture, board, &sum);
+	rollfleet_said_clear(&said);
+	return sum.routers;
+}
+
+/* The other shards' counts of the cohort added to res as the fleet's own, with a reason for
+ * them and one for each shard not read. */
+static void rollout_shards_add(const rollout_t *r, const struct rollout_query *q, struct rollout_result *res)
+{
+	struct rollfleet_said said;
+	struct evidread_rollout sum;
+	rollfleet_copy(r->shards, &said);
+	rollfleet_sum(&said, q->version, q->architecture, res->board, &sum);
+	for (size_t i = 0; i < said.nshards; i++) {
+		if (said.shards[i].up)
+			continue;
+		res->shards_down++;
+		rollout_reason_add(res, ROLLOUT_R_SHARD, NULL, false,
+			"shard %d of the fleet cannot be read (%s): no go on part of the fleet's canaries",
+			said.shards[i].index, said.shards[i].cause);
+	}
+	res->routers += sum.routers, res->canaries += sum.canaries, res->judged += sum.judged;
+	res->regressed += sum.regressed, res->pending += sum.pending;
+	if (said.nshards > res->shards_down && sum.routers > 0)
+		rollout_reason_add(res, ROLLOUT_R_SHARD, NULL, false,
+			"other shards: %zu router(s) took %s, %zu canaries of them, %zu judged, %zu regressed, "
+			"%zu regression(s) not held yet",
+			sum.routers, q->version, sum.canaries, sum.judged, sum.regressed, sum.pending);
+	rollfleet_said_clear(&said);
 }
 
 /* ---- other fleets' evidence ---- */
@@ -472,7 +543,8 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 	}
 	size_t ng;
 	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, &ng);
-	size_t on_board = rollout_count_routers(g, ng);
+	size_t on_board = rollout_count_routers(g, ng) +
+		(q->board ? rollout_shard_routers(r, q, q->board) : 0);
 	if (q->architecture ==
 		NULL) /* SNMP tells no architecture: a board implies one, but a CHR's may be either */
 		rollout_reason_add(out, ROLLOUT_R_COHORT, NULL, false,
@@ -486,8 +558,10 @@ void rollout_decide(const rollout_t *r, const struct detector_verdict *v, size_t
 			"board %s: %zu router(s) took %s, fewer than go_min %zu: the %s cohort decides",
 			q->board, on_board, q->version, r->go_min, q->architecture);
 	}
-	rollout_judge(r, g, ng, q->now_ms, out);
+	bool low = rollout_judge(r, g, ng, q->now_ms, out);
 	free(g);
+	rollout_shards_add(r, q, out);
+	rollout_conclude(r, low, out);
 	if (rollout_evidence_hold(r, q, out))
 		out->decision = ROLLOUT_HOLD;
 	out->allow = rollout_allowed(r, q);
@@ -518,7 +592,8 @@ static const struct detector_verdict **rollout_cohort(const rollout_t *r, const 
 	size_t n, const struct rollout_query *q, size_t *ng)
 {
 	const struct detector_verdict **g = rollout_gather(v, n, q, q->board, ng);
-	if (q->board != NULL && rollout_count_routers(g, *ng) < r->go_min) {
+	if (q->board != NULL &&
+		rollout_count_routers(g, *ng) + rollout_shard_routers(r, q, q->board) < r->go_min) {
 		free(g);
 		g = rollout_gather(v, n, q, NULL, ng);
 	}
@@ -548,6 +623,57 @@ int64_t rollout_hold_since(const rollout_t *r, const struct detector_verdict *v,
 	free(t);
 	free(g);
 	return since;
+}
+
+/* ---- this shard's counts, for the others ---- */
+
+static int rollout_nullcmp(const char *a, const char *b) /* NULL (unknown) first */
+{
+	return a == NULL || b == NULL ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}
+
+static int rollout_row_cmp(const struct detector_verdict *a, const struct detector_verdict *b)
+{
+	int c = rollout_nullcmp(a->to_version, b->to_version);
+	c = c ? c : rollout_nullcmp(a->architecture, b->architecture);
+	return c ? c : rollout_nullcmp(a->board, b->board);
+}
+
+/* Rollout cohort, then as rollout_verdict_order. */
+static int rollout_tally_order(const void *pa, const void *pb)
+{
+	int c = rollout_row_cmp(
+		*(const struct detector_verdict *const *)pa, *(const struct detector_verdict *const *)pb);
+	return c ? c : rollout_verdict_order(pa, pb);
+}
+
+size_t rollout_tally(const rollout_t *r, const struct detector_verdict *v, size_t n, int64_t now_ms,
+	struct evidread_rollout **out)
+{
+	const struct detector_verdict **g = xcalloc(n + 1, sizeof(*g));
+	size_t ng = 0, nout = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].router != NULL && v[i].to_version != NULL)
+			g[ng++] = &v[i];
+	qsort(g, ng, sizeof(*g), rollout_tally_order);
+	*out = xcalloc(ng + 1, sizeof(**out));
+	for (size_t i = 0, j; i < ng; i = j) {
+		for (j = i + 1; j < ng && rollout_row_cmp(g[j], g[i]) == 0; j++)
+			;
+		struct rollout_result res = { 0 };
+		rollout_judge(r, g + i, j - i, now_ms, &res);
+		(*out)[nout++] = (struct evidread_rollout){ .to_version = g[i]->to_version,
+			.architecture = g[i]->architecture,
+			.board = g[i]->board,
+			.routers = res.routers,
+			.canaries = res.canaries,
+			.judged = res.judged,
+			.regressed = res.regressed,
+			.pending = res.pending };
+		rollout_result_free(&res);
+	}
+	free(g);
+	return nout;
 }
 
 void rollout_result_free(struct rollout_result *res)

@@ -13,6 +13,8 @@
 #include "daemon/conf.h"
 #include "detector/detector.h"
 #include "detector/evidimport.h"
+#include "detector/evidread.h"
+#include "detector/rollfleet.h"
 #include "store/overrides.h"
 
 enum rollout_decision { ROLLOUT_WAIT = 0, ROLLOUT_GO, ROLLOUT_HOLD };
@@ -26,6 +28,7 @@ enum rollout_kind {
 	ROLLOUT_R_COHORT,     /* the board had too few routers: the architecture decided */
 	ROLLOUT_R_OVERRIDE,   /* an override ([rollout] allow, or stored) turned it into go */
 	ROLLOUT_R_EVIDENCE,   /* other fleets' evidence of a regression ([rollout] evidence = hold) */
+	ROLLOUT_R_SHARD,      /* another shard of the fleet ([rollout] shards): its counts, or unreachable */
 };
 
 /* One reason. Strings point into the verdicts and the settings it was decided from. */
@@ -47,11 +50,13 @@ struct rollout_query {
 
 struct rollout_result {
 	enum rollout_decision decision;
-	const char *board; /* the cohort's board (the query's); NULL when the architecture decided */
-	size_t routers;    /* routers of the cohort that took the version */
-	size_t canaries;   /* of them canaries (all of them when no router is labelled canary) */
-	size_t judged;     /* canaries judged with final verdicts */
-	size_t regressed;  /* routers with a regression that counts */
+	const char *board;  /* the cohort's board (the query's); NULL when the architecture decided */
+	size_t routers;     /* routers of the cohort that took the version */
+	size_t canaries;    /* of them canaries (all of them when no router is labelled canary) */
+	size_t judged;      /* canaries judged with final verdicts */
+	size_t regressed;   /* routers with a regression that counts */
+	size_t pending;     /* routers with a regression verdict, none of which counts yet */
+	size_t shards_down; /* other shards ([rollout] shards) not read: never go */
 	double median_ratio_tx, median_ratio_rx; /* over the settled high-confidence verdicts; NAN */
 	struct override *allow;                  /* owned: the override applied, or NULL */
 	struct rollout_reason *reasons;          /* owned: rollout_result_free */
@@ -78,6 +83,16 @@ void rollout_override_by(const struct override *o, char *buf, size_t size);
 void rollout_set_evidence(rollout_t *r, evidimport_set_t *s);
 /* A reference to the evidence in force (evidimport_unref after); NULL when none or r is NULL. */
 evidimport_set_t *rollout_evidence(const rollout_t *r);
+/* Replace what the other shards of the fleet ([rollout] shards) said with a copy of s; any thread. */
+void rollout_set_shards(rollout_t *r, const struct rollfleet_said *s);
+/* A copy of what they said last into *out (rollfleet_said_clear after); none for NULL r. */
+void rollout_shards_said(const rollout_t *r, struct rollfleet_said *out);
+/* This fleet's own rollout cohorts (to_version x architecture x board) counted over v[0..n) as
+ * rollout_decide counts them at now_ms, for the evidence export; *out (caller frees; strings
+ * point into v); returns how many. */
+size_t rollout_tally(const rollout_t *r, const struct detector_verdict *v, size_t n, int64_t now_ms,
+	struct evidread_rollout **out);
+
 /* Whether router is a canary: it carries the canary label (or no router of the config does). */
 bool rollout_is_canary(const rollout_t *r, const char *router);
 

@@ -526,12 +526,15 @@ unsigned api_router_sub(const conf_t *conf, fleet_t *fleet, const char *rest, bu
 	return code;
 }
 
-unsigned api_evidence(detector_t *detector, const char *since, int64_t now_ms, buf_t *out)
+unsigned api_evidence(
+	detector_t *detector, const char *since, const char *rollout, int64_t now_ms, buf_t *out)
 {
 	int64_t since_ms = since ? clock_parse_day(since) : 0;
 	if (since_ms < 0)
 		return api_error(out, 400, "since: a day (YYYY-MM-DD) expected");
-	char *doc = detector_evidence(detector, since_ms, now_ms);
+	if (rollout != NULL && strcmp(rollout, "yes") != 0 && strcmp(rollout, "no") != 0)
+		return api_error(out, 400, "rollout: yes or no expected");
+	char *doc = detector_evidence(detector, since_ms, now_ms, rollout && strcmp(rollout, "yes") == 0);
 	if (doc == NULL)
 		return api_error(out, 503, "the detector has no results yet");
 	buf_puts(out, doc);

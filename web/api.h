@@ -36,7 +36,8 @@ void api_regressions(detector_t *detector, buf_t *out);
 void api_cohorts(detector_t *detector, buf_t *out);
 /* /api/v1/evidence[?since=YYYY-MM-DD]: the fleet's evidence document (docs/evidence.md); 400 for
  * a bad since, 503 before the detector's first results. */
-unsigned api_evidence(detector_t *detector, const char *since, int64_t now_ms, buf_t *out);
+unsigned api_evidence(
+	detector_t *detector, const char *since, const char *rollout, int64_t now_ms, buf_t *out);
 
 /* GET /api/v1/history/NAME?range=R: what the router page draws, as JSON (RANGE 6h, 24h, 7d,
  * 30d or all; default 24h): {router, range, from, to, bucket_seconds, rolled_up, interfaces:

@@ -228,7 +228,8 @@ static unsigned http_api_evidence(
 {
 	(void)rest;
 	*ctype = "application/json";
-	return api_evidence(h->deps.detector, http_arg(conn, "since"), clock_wall_ms(), body);
+	return api_evidence(
+		h->deps.detector, http_arg(conn, "since"), http_arg(conn, "rollout"), clock_wall_ms(), body);
 }
 
 /* /api/v1/rollout/allow: the overrides; POST and DELETE come with the request's body (up). */

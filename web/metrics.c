@@ -361,6 +361,10 @@ static const struct metrics_family metrics_families[] = {
 		"The rollout guard's decision on the cohort (to_version, architecture, board): go, hold or "
 		"wait in label decision; always 1, one series per cohort.",
 		.daemon = metrics_detector_rollout },
+	{ "wgwatch_rollout_shard_up", "gauge",
+		"Whether the rollout guard read the rollout counts of the other shard (label shard) of "
+		"[rollout] shards at its last ask: 1 yes, 0 no (then it says wait, never go).",
+		.daemon = metrics_detector_shard_up },
 	{ "wgwatch_evidence_fleets", "gauge",
 		"Other fleets whose imported evidence ([evidence] files) reports the cohort (from_version, "
 		"to_version, architecture, board); each fleet once, the fleet's own never.",

@@ -188,18 +188,34 @@ static void metrics_rollout_series(
 /* One series per cohort (to_version, architecture, board) the detector has verdicts on, then
  * per one known only from other fleets' evidence, for the rollout guard's decision on it now
  * (docs/detector.md, Rollout guard); board "" when unknown. */
+/* Cohort i of the detector's (i < nc), of the imported evidence's (then ne), or of the other
+ * shards' rows, as a query. */
+static struct rollout_query metrics_rollout_query(const struct metrics_ctx *c, size_t i, size_t nc,
+	const evidimport_set_t *ev, size_t ne, const struct rollfleet_said *f)
+{
+	struct rollout_query q = { .now_ms = clock_wall_ms() };
+	if (i < nc) {
+		const struct detector_cohort *k = detector_view_cohort(c->det, i);
+		q.version = k->to_version, q.architecture = k->architecture, q.board = k->board;
+	} else if (i < nc + ne) {
+		const struct evidimport_cohort *e = evidimport_cohort(ev, i - nc);
+		q.version = e->to_version, q.architecture = e->architecture, q.board = e->board;
+	} else {
+		const struct evidread_rollout *w = &f->rows[i - nc - ne];
+		q.version = w->to_version, q.architecture = w->architecture, q.board = w->board;
+	}
+	return q;
+}
+
 void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family *fam)
 {
 	evidimport_set_t *ev = rollout_evidence(detector_view_rollout(c->det));
+	struct rollfleet_said f;
+	rollout_shards_said(detector_view_rollout(c->det), &f);
 	size_t nc = detector_view_ncohorts(c->det), ne = evidimport_ncohorts(ev), n = 0;
-	const char **keys = xcalloc(3 * (nc + ne) + 1, sizeof(*keys));
-	for (size_t i = 0; i < nc + ne; i++) {
-		const struct detector_cohort *k = i < nc ? detector_view_cohort(c->det, i) : NULL;
-		const struct evidimport_cohort *e = i < nc ? NULL : evidimport_cohort(ev, i - nc);
-		struct rollout_query q = { .version = k ? k->to_version : e->to_version,
-			.architecture = k ? k->architecture : e->architecture,
-			.board = k ? k->board : e->board,
-			.now_ms = clock_wall_ms() };
+	const char **keys = xcalloc(3 * (nc + ne + f.nrows) + 1, sizeof(*keys));
+	for (size_t i = 0; i < nc + ne + f.nrows; i++) {
+		struct rollout_query q = metrics_rollout_query(c, i, nc, ev, ne, &f);
 		if (q.version == NULL || q.architecture == NULL ||
 			metrics_rollout_seen(keys, n, q.version, q.architecture, q.board))
 			continue; /* the same cohort from another version */
@@ -208,5 +224,23 @@ void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family
 		metrics_rollout_series(c, fam, &q);
 	}
 	free(keys);
+	rollfleet_said_clear(&f);
 	evidimport_unref(ev);
+}
+
+/* One series per other shard of [rollout] shards: 1 when its rollout counts were read at the
+ * last ask, else 0. */
+void metrics_detector_shard_up(struct metrics_ctx *c, const struct metrics_family *fam)
+{
+	struct rollfleet_said f;
+	rollout_shards_said(detector_view_rollout(c->det), &f);
+	for (size_t i = 0; i < f.nshards; i++) {
+		char v[16];
+		metrics_puts(c->out, fam->name);
+		snprintf(v, sizeof(v), "%d", f.shards[i].index);
+		metrics_puts(c->out, "{shard=\"");
+		metrics_puts(c->out, v);
+		metrics_puts(c->out, f.shards[i].up ? "\"} 1\n" : "\"} 0\n");
+	}
+	rollfleet_said_clear(&f);
 }

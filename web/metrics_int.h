@@ -128,6 +128,7 @@ void metrics_detector_cohort_ratio(
 void metrics_detector_core_saturated(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family *fam);
+void metrics_detector_shard_up(struct metrics_ctx *c, const struct metrics_family *fam);
 /* metrics_evidence.c: other fleets' evidence per imported cohort (fam->off picks the figure) */
 void metrics_evidence_cohort(struct metrics_ctx *c, const struct metrics_family *fam);
 

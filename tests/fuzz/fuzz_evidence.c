@@ -3,7 +3,8 @@
  * library): any bytes as an evidence document from another fleet. A refusal must say why in
  * printable text; a document accepted must merge with itself into a document the reader
  * accepts again, with the same fleets, each once; its cohorts walked (evidread_next) give
- * counts that add up as the schema says. Never touches a file. */
+ * counts that add up as the schema says, and its rollout rows counts that nest. Never touches
+ * a file. */
 #undef NDEBUG
 #include "detector/evidread.h"
 
@@ -30,6 +31,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(c.fleet != NULL && c.generated != NULL && c.from_version && c.to_version);
 		assert(c.tx.judged == c.tx.regressed + c.tx.improved + c.tx.unchanged);
 		assert(c.rx.routers == c.rx.judged + c.rx.insufficient);
+	}
+	for (size_t i = 0; i < evidread_nfleets(e); i++) {
+		struct evidread_rollout *rows;
+		size_t n = evidread_rollout_rows(e, i, &rows);
+		assert(n == 0 || evidread_has_rollout(e, i));
+		for (size_t k = 0; k < n; k++)
+			assert(rows[k].to_version != NULL && rows[k].judged <= rows[k].canaries &&
+				rows[k].canaries <= rows[k].routers &&
+				rows[k].regressed + rows[k].pending <= rows[k].routers);
+		free(rows);
 	}
 	evidread_t *two[2] = { e, e };
 	char *merged = evidread_merge(two, 2), *why2 = NULL;

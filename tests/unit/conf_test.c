@@ -310,6 +310,43 @@ static void test_hold(void)
 
 static int load_text(const char *dir, const char *name, const char *text, conf_t **c, char **e);
 
+/* [rollout] shards: one base URL per shard of [daemon] shard, no credentials. */
+static void test_rollout_shards(const char *dir)
+{
+	conf_t *c;
+	char *e;
+	CHECK_INT(load_text(dir, "s1.conf",
+			  "[daemon]\nshard = 2/2\n[rollout]\nshards = http://wg-1:9477, https://wg-2:9477/\n"
+			  "[router r]\nrest = https://10.0.0.1\n",
+			  &c, &e),
+		0);
+	CHECK_INT(c ? c->nrollout_shards : 0, 2);
+	CHECK_STR(c && c->nrollout_shards == 2 ? c->rollout_shards[1] : NULL, "https://wg-2:9477/");
+	conf_free(c);
+	CHECK_INT(load_text(dir, "s2.conf",
+			  "[daemon]\nshard = 1/3\n[rollout]\nshards = http://wg-1:9477, http://wg-2:9477\n"
+			  "[router r]\nrest = https://10.0.0.1\n",
+			  &c, &e),
+		-1);
+	char *p = xasprintf("%s/s2.conf", dir);
+	CHECK_ERR(e,
+		"%s:4: [rollout] shards lists 2 URLs, but [daemon] shard has 3 shards: list every shard's, "
+		"in shard order",
+		p);
+	free(p);
+	free(e);
+	CHECK_INT(load_text(dir, "s3.conf",
+			  "[daemon]\nshard = 1/2\n[rollout]\nshards = http://admin:pw@wg-1:9477, wg-2:9477\n"
+			  "[router r]\nrest = https://10.0.0.1\n",
+			  &c, &e),
+		-1);
+	CHECK(e != NULL &&
+		strstr(e, "s3.conf:4: shards: each item must be a shard's base URL without credentials") !=
+			NULL);
+	CHECK(e != NULL && strstr(e, "admin:pw") == NULL); /* credentials are not echoed */
+	free(e);
+}
+
 /* [rollout]: defaults, a repeated allow adding up, and FILE:LINE for each bad value. */
 static void test_rollout(void)
 {
@@ -366,6 +403,7 @@ static void test_rollout(void)
 	CHECK(e != NULL && strstr(e, ":8: hold_regressed = x") != NULL);
 	free(p);
 	free(e);
+	test_rollout_shards(dir);
 	free(dir);
 }
 

@@ -3,6 +3,8 @@
  * small fleet of verdicts, the [rollout] settings, a query, and the decision, cohort, counts and
  * reasons it must give. */
 #include "config.h"
+#include "detector/evidence.h"
+#include "detector/evidread.h"
 #include "detector/rollout.h"
 #include "lib/xmem.h"
 #include "tests/unit/unit.h"
@@ -12,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define NOW  10000000 /* ms */
-#define HOLD 300000   /* [detector] hold, 5m */
+#define NOW            10000000        /* ms */
+#define HOLD           300000          /* [detector] hold, 5m */
+#define DAY_2025_12_01 1764547200000LL /* ms: a day an evidence document may carry */
 
 #define TILE "tile CCR1009"
 #define X86  "x86_64 CHR"
@@ -471,8 +474,204 @@ static void test_evidence(void)
 	rmdir(dir);
 }
 
+/* ---- the other shards of the fleet ([rollout] shards) ---- */
+
+/* One case: this shard's verdicts, what the other shard (2 of 2) said, the query, the answer. */
+struct scase {
+	const char *name;
+	const char *verdicts;        /* this shard's, as rcases */
+	bool up;                     /* shard 2 was read */
+	struct evidread_rollout row; /* shard 2's counts (to_version NULL: none) */
+	const char *arch, *board;    /* the query, on 7.22.3 */
+	enum rollout_decision want;
+	const char *want_board;
+	size_t routers, judged, regressed;
+	const char *want_kinds;
+};
+
+static const struct scase scases[] = {
+	{ "the tile canaries on the other shard regressed, none here: hold", "", true,
+		{ "7.22.3", "tile", "CCR1009", 2, 2, 2, 2, 0 }, "tile", "CCR1009", ROLLOUT_HOLD, "CCR1009", 2,
+		2, 2, "shard" },
+	{ "the x86 canaries on the other shard unchanged: go", "", true,
+		{ "7.22.3", "x86_64", "CHR", 2, 2, 2, 0, 0 }, "x86_64", "CHR", ROLLOUT_GO, "CHR", 2, 2, 0,
+		"shard count" },
+	{ "one canary here, one there, both judged: go", "xa " X86 " 7.22.3 tx U S 1.0 F 0", true,
+		{ "7.22.3", "x86_64", "CHR", 1, 1, 1, 0, 0 }, "x86_64", "CHR", ROLLOUT_GO, "CHR", 2, 2, 0,
+		"judged shard count" },
+	{ "the other shard cannot be read: go turns into wait",
+		"xa " X86 " 7.22.3 tx U S 1.0 F 0; xb " X86 " 7.22.3 tx U S 1.0 F 0", false, { NULL },
+		"x86_64", "CHR", ROLLOUT_WAIT, "CHR", 2, 2, 0, "shard count" },
+	{ "a regression there not held yet: never go",
+		"xa " X86 " 7.22.3 tx U S 1.0 F 0; xb " X86 " 7.22.3 tx U S 1.0 F 0", true,
+		{ "7.22.3", "x86_64", "CHR", 1, 1, 0, 0, 1 }, "x86_64", "CHR", ROLLOUT_WAIT, "CHR", 3, 2, 0,
+		"shard count" },
+	{ "a regression here holds whatever the other shard says", "ta " TILE " 7.22.3 tx R S 0.3 F 0", false,
+		{ NULL }, "tile", "CCR1009", ROLLOUT_HOLD, NULL, 1, 1, 1,
+		"cohort regression median-ratio shard" },
+	{ "the other shard's routers on the board keep the board's cohort",
+		"ta " TILE " 7.22.3 tx U S 1.0 F 0", true, { "7.22.3", "tile", "CCR1009", 1, 1, 1, 0, 0 },
+		"tile", "CCR1009", ROLLOUT_GO, "CCR1009", 2, 2, 0, NULL },
+	{ "another version or board there does not count", "", true,
+		{ "7.22.2", "x86_64", "CHR", 2, 2, 2, 2, 0 }, "x86_64", "CHR", ROLLOUT_WAIT, NULL, 0, 0, 0,
+		"cohort count" },
+};
+
+/* A guard of shard 1 of 2 with [rollout] shards, canaries ta tb xa xb. */
+static rollout_t *rt_shard_guard(void)
+{
+	static char *urls[] = { (char *)"http://wg-1:9477", (char *)"http://wg-2:9477" };
+	struct rcase c = { .canaries = "ta tb xa xb", .go_min = 2, .hold_regressed = 1 };
+	conf_t *conf = rt_conf(&c);
+	conf->shard = (struct conf_shard){ .index = 1, .count = 2 };
+	conf->rollout_shards = urls;
+	conf->nrollout_shards = 2;
+	rollout_t *r = rollout_create(conf);
+	rt_conf_free(conf);
+	return r;
+}
+
+static void test_shards(void)
+{
+	for (size_t i = 0; i < sizeof(scases) / sizeof(scases[0]); i++) {
+		const struct scase *c = &scases[i];
+		rollout_t *r = rt_shard_guard();
+		struct rollfleet_shard sh = { .index = 2, .up = c->up };
+		if (!c->up)
+			snprintf(sh.cause, sizeof(sh.cause), "Could not connect to server");
+		struct evidread_rollout row = c->row;
+		struct rollfleet_said f = {
+			.shards = &sh, .nshards = 1, .rows = &row, .nrows = row.to_version != NULL
+		};
+		rollout_set_shards(r, &f);
+		struct detector_verdict *v;
+		size_t n = rt_parse(c->verdicts, &v);
+		struct rollout_query q = {
+			.version = "7.22.3", .architecture = c->arch, .board = c->board, .now_ms = NOW
+		};
+		struct rollout_result res;
+		rollout_decide(r, v, n, &q, &res);
+		int before = unit_failures;
+		CHECK_STR(rollout_decision_name(res.decision), rollout_decision_name(c->want));
+		CHECK_STR(res.board, c->want_board);
+		CHECK_INT(res.routers, c->routers);
+		CHECK_INT(res.judged, c->judged);
+		CHECK_INT(res.regressed, c->regressed);
+		CHECK_INT(res.shards_down, !c->up);
+		rt_check_kinds(&(struct rcase){ .name = c->name, .want_kinds = c->want_kinds }, &res);
+		for (size_t k = 0; !c->up && k < res.nreasons; k++)
+			if (res.reasons[k].kind == ROLLOUT_R_SHARD)
+				CHECK(strstr(res.reasons[k].text,
+					      "shard 2 of the fleet cannot be read (Could not connect") !=
+					NULL);
+		if (unit_failures != before)
+			fprintf(stderr, "  in case: %s\n", c->name);
+		rollout_result_free(&res);
+		rt_free(v, n);
+		rollout_unref(r);
+	}
+}
+
+/* Until the other shards are asked, the guard never says go; their states can be read back. */
+static void test_shards_unasked(void)
+{
+	rollout_t *r = rt_shard_guard();
+	struct detector_verdict *v;
+	size_t n = rt_parse("xa " X86 " 7.22.3 tx U S 1.0 F 0; xb " X86 " 7.22.3 tx U S 1.0 F 0", &v);
+	struct rollout_query q = {
+		.version = "7.22.3", .architecture = "x86_64", .board = "CHR", .now_ms = NOW
+	};
+	struct rollout_result res;
+	rollout_decide(r, v, n, &q, &res);
+	CHECK(res.decision == ROLLOUT_WAIT && res.shards_down == 1);
+	CHECK(res.nreasons >= 1 && strstr(res.reasons[0].text, "not asked yet") != NULL);
+	rollout_result_free(&res);
+	struct rollfleet_said f;
+	rollout_shards_said(r, &f);
+	CHECK_INT(f.nshards, 1);
+	CHECK(f.nshards == 1 && f.shards[0].index == 2 && !f.shards[0].up);
+	rollfleet_said_clear(&f);
+	rollout_shards_said(NULL, &f);
+	CHECK(f.nshards == 0 && f.nrows == 0);
+	rt_free(v, n);
+	rollout_unref(r);
+}
+
+/* A shard's counts go out in its export (?rollout=yes) and come back as they were: the tally
+ * counts as rollout_decide does, the reader refuses counts that do not nest. */
+static void test_shard_export(void)
+{
+	rollout_t *r = rt_shard_guard();
+	struct detector_verdict *v;
+	size_t n = rt_parse("ta " TILE " 7.22.3 tx R S 0.3 F 0; ta " TILE " 7.22.3 rx U S 1.0 F 0;"
+			    "tb " TILE " 7.22.3 tx U S 1.0 P 900; tc " TILE " 7.22.3 tx R S 0.4 P 10;"
+			    "xa " X86 " 7.22.3 tx U S 1.0 F 0",
+		&v);
+	for (size_t i = 0; i < n; i++)
+		v[i].upgraded_ms += DAY_2025_12_01; /* the document's days from 2000 on */
+	struct evidread_rollout *ro;
+	size_t nro = rollout_tally(r, v, n, NOW, &ro);
+	CHECK_INT(nro, 2);
+	char fleet[33];
+	memset(fleet, 'c', 32);
+	fleet[32] = '\0';
+	char *doc = evidence_export(v, n, fleet, 0, DAY_2025_12_01, ro, nro), *why = NULL;
+	free(ro);
+	evidread_t *e = evidread_parse(doc, strlen(doc), &why);
+	CHECK(e != NULL && why == NULL);
+	CHECK(e != NULL && evidread_has_rollout(e, 0));
+	struct evidread_rollout *back = NULL;
+	size_t nb = e ? evidread_rollout_rows(e, 0, &back) : 0;
+	CHECK_INT(nb, 2);
+	/* sorted by version, architecture, board: tile first; ta, tb canaries, tc not */
+	CHECK(nb == 2 && strcmp(back[0].architecture, "tile") == 0 && back[0].routers == 3 &&
+		back[0].canaries == 2 && back[0].judged == 1 && back[0].regressed == 1 &&
+		back[0].pending == 1);
+	CHECK(nb == 2 && strcmp(back[1].board, "CHR") == 0 && back[1].routers == 1 && back[1].judged == 1);
+	free(back);
+	evidread_free(e);
+	free(doc);
+	doc = evidence_export(v, n, fleet, 0, DAY_2025_12_01, NULL, 0); /* not asked: no rollout key */
+	e = evidread_parse(doc, strlen(doc), &why);
+	CHECK(e != NULL && !evidread_has_rollout(e, 0) && strstr(doc, "rollout") == NULL);
+	evidread_free(e);
+	free(doc);
+	const char *bad =
+		"{\"schema\": \"wgwatch-evidence/1\", \"fleets\": [{\"fleet\": "
+		"\"cccccccccccccccccccccccccccccccc\", \"generated\": \"2026-12-01\", \"since\": null, "
+		"\"cohorts\": [], \"rollout\": [{\"to_version\": \"7.22.3\", \"architecture\": null, "
+		"\"board\": \"CHR\", \"routers\": 1, \"canaries\": 2, \"judged\": 0, \"regressed\": 0, "
+		"\"pending\": 0}]}]}";
+	e = evidread_parse(bad, strlen(bad), &why);
+	CHECK(e == NULL && why != NULL &&
+		strstr(why, "fleets[0].rollout[0]: the counts do not nest") != NULL);
+	free(why);
+	rt_free(v, n);
+	rollout_unref(r);
+}
+
+/* A shard whose own routers carry no canary label, in a fleet where another shard's do: its
+ * routers are not canaries (every router counts only when no router of the fleet is labelled). */
+static void test_fleet_canary(void)
+{
+	struct rcase c = { .canaries = "", .go_min = 1, .hold_regressed = 1 };
+	conf_t *conf = rt_conf(&c);
+	rollout_t *r = rollout_create(conf);
+	CHECK(rollout_is_canary(r, "zz-hub"));
+	rollout_unref(r);
+	conf->rollout_fleet_canary = true;
+	r = rollout_create(conf);
+	rt_conf_free(conf);
+	CHECK(!rollout_is_canary(r, "zz-hub"));
+	rollout_unref(r);
+}
+
 int main(void)
 {
+	test_shards();
+	test_shards_unasked();
+	test_shard_export();
+	test_fleet_canary();
 	test_evidence();
 	test_cases();
 	test_reason_fields();
