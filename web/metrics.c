@@ -205,7 +205,7 @@ static void metrics_iface(
 	}
 }
 
-/* Error and queue-drop counters: REST tells them, SNMP alone does not (IF-MIB's are not read),
+/* Error, queue-drop and link-down counters: REST tells them, SNMP alone does not (IF-MIB's are not read),
  * and a 0 that means "not told" must not pass for "no errors". */
 static void metrics_iface_rest(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
@@ -342,6 +342,10 @@ static const struct metrics_family metrics_families[] = {
 		"Packets dropped by the interface's transmit queue (tx-queue-drop); absent when the source "
 		"does not tell (SNMP alone).",
 		IFACE_REST(tx_queue_drops) },
+	{ "wgwatch_interface_link_downs_total", "counter",
+		"Times the interface's link went down (link-downs); absent when the source does not tell "
+		"(SNMP alone).",
+		IFACE_REST(link_downs) },
 	{ "wgwatch_interface_running", "gauge", "1 while the interface is running (link up), else 0.",
 		.per_router = metrics_iface_running },
 	{ "wgwatch_interface_mtu_bytes", "gauge",

@@ -108,4 +108,11 @@ peers=$(query 'count(mktxp_peer_rx_total{routerboard_name="arm64-a"})' | $PY -c 
 want=$(query 'count(wgwatch_wireguard_peer_receive_bytes_total{router="arm64-a"})' | $PY -c 'import json,sys; r=json.load(sys.stdin); print(r[0]["value"][1] if r else 0)')
 [ "$peers" = "$want" ] && [ "$peers" -gt 0 ] || fail "mktxp_peer_rx_total: $peers series of arm64-a, wgwatch has $want"
 ok "one mktxp_peer_rx_total per peer of arm64-a ($peers)"
+
+# The sim's links never went down: 0, but there, as wgwatch's.
+zero() { [ "$(query "$1" | $PY -c 'import json,sys; r=json.load(sys.stdin); print(len(r), r[0]["value"][1] if r else "")')" = "1 0" ]; }
+wait_until 30 zero 'mktxp_link_downs_total{routerboard_name="arm64-a",name="wg0",site="lab",role="hub"}' ||
+	fail "mktxp_link_downs_total of arm64-a wg0: $(query 'mktxp_link_downs_total{routerboard_name="arm64-a"}')"
+zero 'wgwatch_interface_link_downs_total{router="arm64-a",interface="wg0"}' || fail "wgwatch's link downs of wg0 are not 0"
+ok "mktxp_link_downs_total of wg0 is there, 0 as wgwatch's"
 check_log_clean

@@ -80,7 +80,7 @@ static void add_iface(sample_t *s, const char *name, const char *type, uint64_t 
 	f->rx_packets = base + 3, f->tx_packets = base + 4;
 	f->rx_drops = base + 5, f->tx_drops = base + 6;
 	f->rx_errors = base + 7, f->tx_errors = base + 8;
-	f->tx_queue_drops = base + 9;
+	f->tx_queue_drops = base + 9, f->link_downs = base + 10;
 }
 
 static void add_peer(sample_t *s, const char *iface, const char *name, int64_t hs_ms)
@@ -315,6 +315,7 @@ static void test_render_lines(const char *m)
 		"wgwatch_interface_transmit_errors_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1008",
 		"wgwatch_interface_transmit_queue_drops_total{" R0
 		",interface=\"ether\\\"1\",type=\"ether\"" SITE "} 18446744073709551009",
+		"wgwatch_interface_link_downs_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1010",
 		"wgwatch_interface_running{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1",
 		"wgwatch_interface_running{" R0 ",interface=\"ether\\\"1\",type=\"ether\"" SITE "} 0",
 		"wgwatch_interface_mtu_bytes{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1420",
@@ -397,11 +398,12 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 76 && count(m, "# TYPE ") == 76);
-	/* SNMP alone (r1) tells no errors, queue drops, MTU or clock: absent, not 0; nor r0's
+	CHECK(count(m, "# HELP ") == 77 && count(m, "# TYPE ") == 77);
+	/* SNMP alone (r1) tells no errors, queue drops, link downs, MTU or clock: absent, not 0; nor r0's
 	 * unknown MTU. Running and the byte counters it tells. */
 	CHECK(count(m, "wgwatch_interface_receive_errors_total{") == 2);
 	CHECK(count(m, "wgwatch_interface_transmit_queue_drops_total{") == 2);
+	CHECK(count(m, "wgwatch_interface_link_downs_total{") == 2);
 	CHECK(count(m, "wgwatch_interface_mtu_bytes{") == 1);
 	CHECK(count(m, "wgwatch_cpu_frequency_hertz{") == 1);
 	CHECK(count(m, "wgwatch_interface_running{") == 3);
