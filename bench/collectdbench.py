@@ -46,9 +46,11 @@ REST_URLS = [
      ["cpu-frequency", "free-memory", "free-hdd-space", "total-hdd-space"], "total-memory"),
     ("cpu", "/rest/system/resource/cpu?.proplist=.id,cpu,load,irq", ["*/load", "*/irq"], "0/load"),
     ("if", "/rest/interface?type=wg&.proplist=.id,name,type,running,disabled,rx-byte,tx-byte,"
-     "rx-packet,tx-packet,rx-drop,tx-drop,tx-queue-drop,rx-error,tx-error,mtu,actual-mtu",
+     "rx-packet,tx-packet,rx-drop,tx-drop,tx-queue-drop,rx-error,tx-error,mtu,actual-mtu,"
+     "link-downs",
      ["*/" + k for k in ("rx-byte", "tx-byte", "rx-packet", "tx-packet", "rx-drop", "tx-drop",
-                         "tx-queue-drop", "rx-error", "tx-error", "mtu", "actual-mtu")], "0/rx-byte"),
+                         "tx-queue-drop", "rx-error", "tx-error", "mtu", "actual-mtu",
+                         "link-downs")], "0/rx-byte"),
     # wgwatchd reads the peers' details every 10th poll (peer_details_every) and their counters
     # in between; collectd needs only the counters.
     ("peer", "/rest/interface/wireguard/peers?.proplist=.id,rx,tx,last-handshake",

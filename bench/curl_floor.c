@@ -34,7 +34,7 @@ static const char *const floor_paths[FLOOR_STEPS] = {
 	"cpu-frequency,free-memory,total-memory,free-hdd-space,total-hdd-space",
 	"/rest/system/resource/cpu?.proplist=.id,cpu,load,irq",
 	"/rest/interface?type=wg&.proplist=.id,name,type,running,disabled,rx-byte,tx-byte,rx-packet,"
-	"tx-packet,rx-drop,tx-drop,tx-queue-drop,rx-error,tx-error,mtu,actual-mtu",
+	"tx-packet,rx-drop,tx-drop,tx-queue-drop,rx-error,tx-error,mtu,actual-mtu,link-downs",
 	"/rest/interface/wireguard/peers?.proplist=.id,rx,tx,last-handshake",
 };
 

@@ -316,6 +316,7 @@ static int restdecode_iface_row(
 		restdecode_u64(o, "tx-queue-drop", false, &f->tx_queue_drops, cause) < 0 ||
 		restdecode_u64(o, "rx-error", false, &f->rx_errors, cause) < 0 ||
 		restdecode_u64(o, "tx-error", false, &f->tx_errors, cause) < 0 ||
+		restdecode_u64(o, "link-downs", false, &f->link_downs, cause) < 0 ||
 		restdecode_bool(o, "running", &f->running, cause) < 0)
 		return -1;
 	return restdecode_mtu(o, f, cause);

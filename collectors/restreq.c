@@ -30,6 +30,7 @@ static const char *const restreq_iface_props[] = {
 	"tx-error",
 	"mtu",
 	"actual-mtu",
+	"link-downs",
 };
 
 const char *restreq_what(enum restdecode_step step, const conf_router_t *rc, size_t nfound)

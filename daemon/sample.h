@@ -40,6 +40,7 @@ struct sample_iface {
 	uint64_t rx_drops, tx_drops;
 	uint64_t rx_errors, tx_errors; /* 0 when the source does not tell */
 	uint64_t tx_queue_drops;       /* REST tx-queue-drop; 0 when not told */
+	uint64_t link_downs;           /* REST link-downs: times the link went down; 0 when not told */
 	uint32_t mtu;                  /* actual-mtu, else mtu; 0 when unknown */
 };
 

@@ -207,6 +207,53 @@ static void metrics_iface(
 	}
 }
 
+/* Error, queue-drop and link-down counters: REST tells them, SNMP alone does not (IF-MIB's are not read),
+ * and a 0 that means "not told" must not pass for "no errors". */
+static void metrics_iface_rest(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	const sample_t *s = metrics_current(r);
+	if (s != NULL && s->source != NULL && strcmp(s->source, "snmp") == 0)
+		return;
+	metrics_iface(c, fam, i, r);
+}
+
+static void metrics_iface_running(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	(void)fam;
+	const sample_t *s = metrics_current(r);
+	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
+		metrics_begin_seg(c, i, false, k);
+		metrics_end_u64(c, i, s->ifaces[k].running ? 1 : 0);
+	}
+}
+
+/* The MTU in use; absent when unknown (0: SNMP, or "auto"). */
+static void metrics_iface_mtu(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	(void)fam;
+	const sample_t *s = metrics_current(r);
+	for (size_t k = 0; s != NULL && k < s->nifaces; k++) {
+		if (s->ifaces[k].mtu == 0)
+			continue;
+		metrics_begin_seg(c, i, false, k);
+		metrics_end_u64(c, i, s->ifaces[k].mtu);
+	}
+}
+
+/* cpu-frequency in hertz (Prometheus's base unit; RouterOS says MHz); absent when unknown. */
+static void metrics_cpu_frequency(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	const sample_t *s = metrics_current(r);
+	if (s == NULL || s->cpu_freq_mhz == 0)
+		return;
+	metrics_begin(c, fam, i);
+	metrics_end_u64(c, i, (uint64_t)s->cpu_freq_mhz * 1000000u);
+}
+
 static void metrics_peer(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
 {
@@ -245,10 +292,11 @@ static void metrics_polls(
 
 /* ---- the table: every family once; docs/metrics.md describes the same list ---- */
 
-#define IFACE(field) .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
-#define PEER(field)  .per_router = metrics_peer, .off = offsetof(struct sample_peer, field), .peer = true
-#define HEALTH(unit) .per_router = metrics_health_sensor, .off = (size_t)(unit)
-#define BYTES(field) .per_router = metrics_health_bytes, .off = offsetof(sample_t, field)
+#define IFACE(field)      .per_router = metrics_iface, .off = offsetof(struct sample_iface, field)
+#define IFACE_REST(field) .per_router = metrics_iface_rest, .off = offsetof(struct sample_iface, field)
+#define PEER(field)       .per_router = metrics_peer, .off = offsetof(struct sample_peer, field), .peer = true
+#define HEALTH(unit)      .per_router = metrics_health_sensor, .off = (size_t)(unit)
+#define BYTES(field)      .per_router = metrics_health_bytes, .off = offsetof(sample_t, field)
 
 static const struct metrics_family metrics_families[] = {
 	{ "wgwatch_router_up", "gauge",
@@ -272,6 +320,9 @@ static const struct metrics_family metrics_families[] = {
 		.off = offsetof(struct sample_core, load) },
 	{ "wgwatch_cpu_core_irq_ratio", "gauge", "Interrupt share of one CPU core, 0 to 1.",
 		.per_router = metrics_core, .off = offsetof(struct sample_core, irq) },
+	{ "wgwatch_cpu_frequency_hertz", "gauge",
+		"CPU clock of the router (cpu-frequency); absent when the board does not tell.",
+		.per_router = metrics_cpu_frequency },
 	{ "wgwatch_interface_receive_bytes_total", "counter", "Bytes received on the interface.",
 		IFACE(rx_bytes) },
 	{ "wgwatch_interface_transmit_bytes_total", "counter", "Bytes transmitted on the interface.",
@@ -284,6 +335,26 @@ static const struct metrics_family metrics_families[] = {
 		IFACE(rx_drops) },
 	{ "wgwatch_interface_transmit_drops_total", "counter",
 		"Transmitted packets dropped on the interface.", IFACE(tx_drops) },
+	{ "wgwatch_interface_receive_errors_total", "counter",
+		"Packets received with an error on the interface; absent when the source does not tell "
+		"(SNMP alone).",
+		IFACE_REST(rx_errors) },
+	{ "wgwatch_interface_transmit_errors_total", "counter",
+		"Packets the interface failed to transmit; absent when the source does not tell (SNMP alone).",
+		IFACE_REST(tx_errors) },
+	{ "wgwatch_interface_transmit_queue_drops_total", "counter",
+		"Packets dropped by the interface's transmit queue (tx-queue-drop); absent when the source "
+		"does not tell (SNMP alone).",
+		IFACE_REST(tx_queue_drops) },
+	{ "wgwatch_interface_link_downs_total", "counter",
+		"Times the interface's link went down (link-downs); absent when the source does not tell "
+		"(SNMP alone).",
+		IFACE_REST(link_downs) },
+	{ "wgwatch_interface_running", "gauge", "1 while the interface is running (link up), else 0.",
+		.per_router = metrics_iface_running },
+	{ "wgwatch_interface_mtu_bytes", "gauge",
+		"MTU the interface uses (actual-mtu, else mtu); absent when unknown.",
+		.per_router = metrics_iface_mtu },
 	{ "wgwatch_wireguard_peer_receive_bytes_total", "counter", "Bytes received from the WireGuard peer.",
 		PEER(rx_bytes) },
 	{ "wgwatch_wireguard_peer_transmit_bytes_total", "counter",

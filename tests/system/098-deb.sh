@@ -56,7 +56,8 @@ schema=$(cd "$top_srcdir/schema" && ls ./*.sql | sed 's|^\./|/usr/share/wgwatch/
 for f in /usr/sbin/wgwatchd /etc/wgwatch/wgwatch.conf /lib/systemd/system/wgwatchd.service \
 	/lib/systemd/system/wgwatchd@.service /usr/share/man/man8/wgwatchd.8.gz \
 	/usr/share/man/man5/wgwatch.conf.5.gz /usr/share/wgwatch/wgwatch-rules.yml \
-	/usr/share/wgwatch/wgwatch-shard-rules.yml /usr/share/wgwatch/grafana/wgwatch.json $schema \
+	/usr/share/wgwatch/wgwatch-shard-rules.yml /usr/share/wgwatch/wgwatch-mktxp-rules.yml \
+	/usr/share/wgwatch/grafana/wgwatch.json $schema \
 	/usr/share/doc/wgwatch/copyright /usr/share/doc/wgwatch/changelog.gz \
 	/usr/share/doc/wgwatch/wgwatch.conf.example /usr/share/doc/wgwatch/README.md.gz; do
 	grep -qx "$f" "$T/files" || fail "$f is not in the package: $(cat "$T/files")"

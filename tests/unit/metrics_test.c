@@ -79,6 +79,8 @@ static void add_iface(sample_t *s, const char *name, const char *type, uint64_t 
 	f->rx_bytes = base + 1, f->tx_bytes = base + 2;
 	f->rx_packets = base + 3, f->tx_packets = base + 4;
 	f->rx_drops = base + 5, f->tx_drops = base + 6;
+	f->rx_errors = base + 7, f->tx_errors = base + 8;
+	f->tx_queue_drops = base + 9, f->link_downs = base + 10;
 }
 
 static void add_peer(sample_t *s, const char *iface, const char *name, int64_t hs_ms)
@@ -106,6 +108,9 @@ static sample_t *sample_r0(void)
 	s->cores[1].load = 0.07;
 	add_iface(s, "wg0", "wg", 1000);
 	add_iface(s, "ether\"1", "ether", 18446744073709551000u);
+	s->ifaces[0].mtu = 1420; /* ether"1's stays unknown: absent */
+	s->ifaces[1].running = false;
+	s->cpu_freq_mhz = 1400;
 	s->have_peers = true;
 	add_peer(s, "wg0", "alice", 42500);
 	add_peer(s, "wg0", "bob\\", -1);
@@ -144,7 +149,7 @@ static fleet_t *test_fleet(conf_t *c)
 	sample_t *s = sample_r0();
 	fleet_update(f, s);
 	sample_free(s);
-	s = sample_new(EVIL_NAME, 1700000000000, "rest");
+	s = sample_new(EVIL_NAME, 1700000000000, "snmp"); /* no errors, MTU or clock told */
 	s->board = xstrdup("CHR");
 	s->version = xstrdup("7.22\n<b>");
 	s->duration_ms = 3000;
@@ -306,6 +311,16 @@ static void test_render_lines(const char *m)
 		"wgwatch_interface_receive_bytes_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1001",
 		"wgwatch_interface_transmit_drops_total{" R0 ",interface=\"ether\\\"1\",type=\"ether\"" SITE
 		"} 18446744073709551006",
+		"wgwatch_interface_receive_errors_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1007",
+		"wgwatch_interface_transmit_errors_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1008",
+		"wgwatch_interface_transmit_queue_drops_total{" R0
+		",interface=\"ether\\\"1\",type=\"ether\"" SITE "} 18446744073709551009",
+		"wgwatch_interface_link_downs_total{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1010",
+		"wgwatch_interface_running{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1",
+		"wgwatch_interface_running{" R0 ",interface=\"ether\\\"1\",type=\"ether\"" SITE "} 0",
+		"wgwatch_interface_mtu_bytes{" R0 ",interface=\"wg0\",type=\"wg\"" SITE "} 1420",
+		"wgwatch_cpu_frequency_hertz{" R0 SITE "} 1400000000",
+		"wgwatch_interface_running{router=\"evil\\\"name\\\\x\\ny\",interface=\"wg\\n1\",type=\"wg\"} 1",
 		"wgwatch_wireguard_peer_receive_bytes_total{" R0 ",interface=\"wg0\",peer=\"alice\"" SITE
 		"} 10",
 		"wgwatch_wireguard_peer_transmit_bytes_total{" R0 ",interface=\"wg0\",peer=\"bob\\\\\"" SITE
@@ -384,7 +399,15 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
 	CHECK(strstr(m, "wgwatch_router_up{router=\"r3\"") == NULL); /* never measured: not a 0 */
-	CHECK(count(m, "# HELP ") == 71 && count(m, "# TYPE ") == 71);
+	CHECK(count(m, "# HELP ") == 78 && count(m, "# TYPE ") == 78);
+	/* SNMP alone (r1) tells no errors, queue drops, link downs, MTU or clock: absent, not 0; nor r0's
+	 * unknown MTU. Running and the byte counters it tells. */
+	CHECK(count(m, "wgwatch_interface_receive_errors_total{") == 2);
+	CHECK(count(m, "wgwatch_interface_transmit_queue_drops_total{") == 2);
+	CHECK(count(m, "wgwatch_interface_link_downs_total{") == 2);
+	CHECK(count(m, "wgwatch_interface_mtu_bytes{") == 1);
+	CHECK(count(m, "wgwatch_cpu_frequency_hertz{") == 1);
+	CHECK(count(m, "wgwatch_interface_running{") == 3);
 	CHECK(count(m, "wgwatch_router_menu_up{") == 2); /* r0's; none for the others */
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
 	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */

@@ -235,7 +235,7 @@ static void test_ifaces(void)
 	s = dec(RESTDECODE_IFACES,
 		"[{\"name\":\"ether1\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"1500\","
 		"\"actual-mtu\":\"1480\",\"tx-queue-drop\":\"12345678901\",\"rx-error\":\"3\","
-		"\"tx-error\":\"12\"},{\"name\":\"wg0\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"1420\"},"
+		"\"tx-error\":\"12\",\"link-downs\":\"4\"},{\"name\":\"wg0\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"1420\"},"
 		"{\"name\":\"lo\",\"rx-byte\":\"0\",\"tx-byte\":\"0\",\"mtu\":\"auto\"}]",
 		0, NULL);
 	CHECK_INT(s->nifaces, 3);
@@ -243,6 +243,7 @@ static void test_ifaces(void)
 		CHECK_INT(s->ifaces[0].mtu, 1480);
 		CHECK(s->ifaces[0].tx_queue_drops == UINT64_C(12345678901));
 		CHECK(s->ifaces[0].rx_errors == 3 && s->ifaces[0].tx_errors == 12);
+		CHECK(s->ifaces[0].link_downs == 4 && s->ifaces[1].link_downs == 0);
 		CHECK_INT(s->ifaces[1].mtu, 1420);
 		CHECK(s->ifaces[1].tx_queue_drops == 0 && s->ifaces[1].tx_errors == 0);
 		CHECK_INT(s->ifaces[2].mtu, 0);
@@ -1549,7 +1550,7 @@ static void test_iface_query(void)
 		strcmp(q.post,
 			"{\".proplist\":[\".id\",\"name\",\"type\",\"running\",\"disabled\","
 			"\"rx-byte\",\"tx-byte\",\"rx-packet\",\"tx-packet\",\"rx-drop\",\"tx-drop\","
-			"\"tx-queue-drop\",\"rx-error\",\"tx-error\",\"mtu\",\"actual-mtu\"],"
+			"\"tx-queue-drop\",\"rx-error\",\"tx-error\",\"mtu\",\"actual-mtu\",\"link-downs\"],"
 			"\".query\":[\"type=wg\",\"name=ether1\",\"name=we\\\"ird\\\\\","
 			"\"name=caf\xc3\xa9\",\"name=sfp1\",\"name=lte1\",\"#|\",\"#|\",\"#|\",\"#|\","
 			"\"#|\"]}") == 0);
