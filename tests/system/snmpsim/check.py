@@ -12,7 +12,12 @@ import expo  # noqa: E402
 
 REST_ONLY = ('wgwatch_wireguard_peer_', 'wgwatch_cpu_core_irq_ratio', 'wgwatch_memory_', 'wgwatch_disk_',
              'wgwatch_health_',  # health: the twin's sensors are the sim's own; see check_health
-             'wgwatch_router_menu_up')  # the optional REST menus (docs/routeros.md 2.3)
+             'wgwatch_router_menu_up',  # the optional REST menus (docs/routeros.md 2.3)
+             # what the SNMP poll does not read (docs/snmp.md): errors, queue drops, link downs,
+             # MTU and the CPU clock; left out for an SNMP router, not exported as 0
+             'wgwatch_interface_receive_errors_total', 'wgwatch_interface_transmit_errors_total',
+             'wgwatch_interface_transmit_queue_drops_total', 'wgwatch_interface_link_downs_total',
+             'wgwatch_interface_mtu_bytes', 'wgwatch_cpu_frequency_hertz')
 IFACES = {'ether1': 1, 'wg0': 9, 'wg1': 10, 'wg2': 11}   # name: ifIndex in the .snmprec
 IFHC = {'receive': 6, 'transmit': 10}                    # ifHCIn/OutOctets columns
 
