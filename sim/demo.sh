@@ -21,7 +21,7 @@ for p in wgwatchd wgwatch-sim wgwatch-fill; do
 done
 mkdir -p "$dir"
 rm -f "$dir/sim.ready" "$dir/routers.conf" "$dir/wgwatch.conf" "$dir/demo.db" "$dir/demo.db-wal" \
-	"$dir/demo.db-shm" "$dir/sim.log" "$dir/fill.log" "$dir/btest.pass" "$dir/routers.tmp"
+	"$dir/demo.db-shm" "$dir/sim.log" "$dir/fill.log" "$dir/btest.pass" "$dir/routers.tmp" "$dir/wgwatchd.log"
 sim='' daemon=''
 stop() {
 	for p in $daemon $sim; do kill "$p" 2>/dev/null || :; done
@@ -63,19 +63,28 @@ echo "wgwatch demo: filling in the past $days days of $(grep -c '^\[router ' "$d
 "$build/wgwatch-fill" -c "$dir/wgwatch.conf" -e "$epoch" -i 10m "$src/sim/demo.scenario" 2>"$dir/fill.log" &
 daemon=$!
 wait $daemon || { cat "$dir/fill.log" >&2; exit 1; }
-"$build/wgwatchd" -c "$dir/wgwatch.conf" &
+# The daemon logs to its file, so that the URLs below stay the last lines on the terminal.
+"$build/wgwatchd" -c "$dir/wgwatch.conf" 2>"$dir/wgwatchd.log" &
 daemon=$!
+i=0
+until /usr/bin/python3 -c 'import sys, urllib.request; urllib.request.urlopen("http://%s/healthz" % sys.argv[1], timeout=1)' \
+	"$listen" 2>/dev/null; do
+	kill -0 $daemon 2>/dev/null || { cat "$dir/wgwatchd.log" >&2; exit 1; }
+	i=$((i + 1)); [ $i -lt 300 ] || { echo "demo.sh: wgwatchd did not answer /healthz" >&2; exit 1; }
+	sleep 0.1
+done
 cat <<MSG
 
 wgwatch demo: $(grep -c '^\[router ' "$dir/routers.conf") simulated routers, $days days of history, polled live from now
-  dashboard:  http://$listen/
-  metrics:    http://$listen/metrics
-  API:        http://$listen/api/v1/routers
 Look first at ljubljana-ccr1009 at the top of the fleet: RouterOS 7.22.3 cut its encrypt (tx)
 capacity by about two thirds on a core that was pinned before and after; its decrypt did not move.
 Then /upgrades: every TileGX cohort fell on 7.21.5 -> 7.22.3, the ARM64 and x86 ones did not; and
 frankfurt-ccr2116, single-core bound at 1.6 Gbit/s with 15 cores idle.
-Rates are true (time runs at 1x). State in $dir (started afresh each run); Ctrl-C to stop.
+Rates are true (time runs at 1x). State and logs in $dir (wgwatchd.log; started afresh each
+run); Ctrl-C to stop.
 
+  dashboard:  http://$listen/
+  metrics:    http://$listen/metrics
+  API:        http://$listen/api/v1/routers
 MSG
 wait $daemon

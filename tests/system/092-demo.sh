@@ -54,6 +54,9 @@ wait_until 60 rates_shown || fail "the fleet page shows no rates within 60 s"
 wait_until 240 all_final || { tail -5 "$T/demo1.log"; fail "the demo's verdicts not final within 240 s"; }
 ok "demo: every upgrade judged, final, $(grep -o '[0-9]* polls of [0-9]* routers over [0-9.]* days in [0-9.]* s' "$DEMO/fill.log")"
 grep -q 'Look first at ljubljana-ccr1009' "$T/demo1.log" || fail "the demo does not say what to look at first"
+# The daemon logs to its file, so the URLs stay the last lines on the terminal (issue 41).
+tail -3 "$T/demo1.log" | grep -q "^  dashboard:  $BASE/\$" && tail -1 "$T/demo1.log" | grep -q "API:" ||
+	fail "the demo's URLs are not its last lines: $(tail -5 "$T/demo1.log")"
 
 # ---- the demo's claims, on its own database ----
 $PY - "$DEMO/demo.db" <<'PY' || fail "demo verdicts"
@@ -216,6 +219,7 @@ ok "screenshots in $T and $top_builddir/screenshots"
 kill -TERM "$DEMO_PID"
 wait "$DEMO_PID" 2>/dev/null || true
 wait_until 10 no_demo_procs || fail "left running after the demo stopped: $(demo_procs)"
+cp "$DEMO/wgwatchd.log" "$T/demo1-daemon.log"
 ok "stopping demo.sh stopped the sim and the daemon"
 run_demo 2
 wait_until 60 grep -q 'applied schema migration 001-initial' "$DEMO/fill.log" ||
@@ -224,5 +228,5 @@ kill -TERM "$DEMO_PID"
 wait "$DEMO_PID" 2>/dev/null || true
 wait_until 10 no_demo_procs || fail "left running after the second demo stopped: $(demo_procs)"
 ok "a second run starts from an empty database, and stops clean mid-fill"
-! grep -E '^<3>' "$T/demo1.log" | grep -q . || fail "error lines in the demo's daemon log"
+! grep -E '^<3>' "$T/demo1-daemon.log" | grep -q . || fail "error lines in the demo's daemon log"
 ok "no error in the demo's log"
