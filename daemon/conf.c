@@ -132,9 +132,12 @@ int conf_load(const char *path, conf_t **out, char **errors)
 	ld.c->path = xstrdup(path);
 	confread_file(&ld, path, NULL);
 	confrules_finish(&ld);
-	for (size_t i = 0; i < CONF_NKEYS; i++)
+	for (size_t i = 0; i < CONF_NKEYS; i++) {
 		if (confkeys_table[i].sect == SECT_ROUTER)
 			confval_field_free(&confkeys_table[i], &ld.defaults.r);
+		free(ld.pattern[i]);
+		free(ld.pattern_dir[i]);
+	}
 	for (size_t i = 0; i < ld.nfiles; i++)
 		free(ld.files[i]);
 	free(ld.files);

@@ -84,6 +84,8 @@ struct conf_error {
 	char *msg;  /* "FILE:LINE: message" */
 };
 
+#define CONF_ROUTER_VAR "%{router}" /* in a secret file's path: the router's name */
+
 struct conf_loader {
 	conf_t *c;
 	struct conf_error *errs; /* sorted by file and line at the end */
@@ -94,6 +96,9 @@ struct conf_loader {
 	int depth;
 	struct conf_src at[CONF_NKEYS]; /* [daemon], [detector], [web] keys */
 	struct conf_rsec defaults;
+	/* [defaults] *_file values with %{router} (CONF_ROUTER_VAR), read per router once its
+	 * name is known: the value as written and the directory it is relative to */
+	char *pattern[CONF_NKEYS], *pattern_dir[CONF_NKEYS];
 	struct conf_rsec **rs;
 	size_t nrs, caprs;
 	uint32_t *hash; /* router index + 1, open addressing; 0: empty */
@@ -148,6 +153,8 @@ bool confval_router_name_ok(const char *s);
 /* s without leading and trailing blanks (cut in place). */
 /* rel made relative to dir unless it is absolute (caller frees). */
 char *confval_join(const char *dir, const char *rel);
+/* value with each CONF_ROUTER_VAR replaced by name (a new string). */
+char *confval_router_var(const char *value, const char *name);
 /* The directory of path, made absolute; NULL if it does not exist (caller frees). */
 char *confval_dirname(const char *path);
 /* k's allowed range in words, e.g. "100ms to 1d" (caller frees). */

@@ -98,9 +98,19 @@ static void confread_set(struct conf_file *f, const struct conf_key *k, const ch
 	}
 	if (!adds) /* a list keeps its first line, for the messages of the rules */
 		at[k - confkeys_table] = (struct conf_src){ .file = f->fidx, .line = f->line };
-	char *cause = NULL;
+	char *cause = NULL, *own = NULL;
 	size_t allows = ld->c->nrollout_allow;
-	if (confval_value(k, value, base, f->dir, &cause) == 0) {
+	if (k->type == T_SECRET_FILE && f->rs != NULL && strstr(value, CONF_ROUTER_VAR) != NULL) {
+		if (f->rs == &ld->defaults) { /* read for each router, by confrules */
+			ld->pattern[k - confkeys_table] = xstrdup(value);
+			ld->pattern_dir[k - confkeys_table] = xstrdup(f->dir);
+			return;
+		}
+		value = own = confval_router_var(value, f->rs->r.name);
+	}
+	int rc = confval_value(k, value, base, f->dir, &cause);
+	if (rc == 0) {
+		free(own);
 		confread_allow_at(f, allows);
 		return;
 	}
@@ -110,6 +120,7 @@ static void confread_set(struct conf_file *f, const struct conf_key *k, const ch
 	else
 		conf_ferr(f, "%s = %s: %s", k->name, value, cause);
 	free(cause);
+	free(own);
 }
 
 /* ---- includes ---- */

@@ -28,6 +28,31 @@ static void confrules_global_defaults(struct conf_loader *ld, const char *dir)
 	}
 }
 
+/* Whether the router uses the secret of key name: a pattern's file is looked for only where it
+ * is needed (an SNMP-only router has no REST password file, and needs none). */
+static bool confrules_router_uses(const conf_router_t *r, const char *name)
+{
+	if (strncmp(name, "snmp_", 5) == 0)
+		return r->snmp != NULL;
+	if (strcmp(name, "diag_password_file") == 0)
+		return r->diag_user != NULL;
+	if (strcmp(name, "probe_password_file") == 0)
+		return r->probe != NULL;
+	return r->rest != NULL; /* password_file: REST's */
+}
+
+/* A [defaults] secret file with %{router} in its path: this router's file, read now; a problem
+ * is said at the [defaults] line, with the router's name and the path (never the secret). */
+static void confrules_router_pattern(struct conf_loader *ld, struct conf_rsec *rs, const struct conf_key *k)
+{
+	size_t i = (size_t)(k - confkeys_table);
+	char *value = confval_router_var(ld->pattern[i], rs->r.name), *cause = NULL;
+	if (confval_value(k, value, &rs->r, ld->pattern_dir[i], &cause) < 0)
+		conf_err(ld, ld->defaults.at[i], "router %s: %s = %s: %s", rs->r.name, k->name, value, cause);
+	free(cause);
+	free(value);
+}
+
 /* Keys the router does not set come from [defaults], else from the table, else [daemon]. */
 static void confrules_router_defaults(struct conf_loader *ld, struct conf_rsec *rs)
 {
@@ -37,11 +62,17 @@ static void confrules_router_defaults(struct conf_loader *ld, struct conf_rsec *
 		if (k->sect != SECT_ROUTER || confkeys_clash(k, rs->at) != NULL)
 			continue;
 		const struct conf_key *dk = confkeys_clash(k, d->at);
-		if (dk == k)
+		if (dk == k && ld->pattern[i] != NULL)
+			continue; /* below, once the router's other keys are known */
+		else if (dk == k)
 			confval_field_copy(k, &rs->r, &d->r);
 		else if (dk == NULL && k->def != NULL)
 			confrules_default(k, &rs->r, "/");
 	}
+	for (size_t i = 0; i < CONF_NKEYS; i++)
+		if (ld->pattern[i] != NULL && confkeys_clash(&confkeys_table[i], rs->at) == NULL &&
+			confrules_router_uses(&rs->r, confkeys_table[i].name))
+			confrules_router_pattern(ld, rs, &confkeys_table[i]);
 	if (rs->r.interval_ms == 0)
 		rs->r.interval_ms = ld->c->interval_ms;
 	if (rs->r.timeout_ms == 0)

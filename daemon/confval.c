@@ -152,6 +152,20 @@ bool confval_router_name_ok(const char *s)
 	return true;
 }
 
+char *confval_router_var(const char *value, const char *name)
+{
+	buf_t b;
+	buf_init(&b);
+	const char *at;
+	while ((at = strstr(value, CONF_ROUTER_VAR)) != NULL) {
+		buf_append(&b, value, (size_t)(at - value));
+		buf_puts(&b, name);
+		value = at + strlen(CONF_ROUTER_VAR);
+	}
+	buf_puts(&b, value);
+	return buf_steal(&b, NULL);
+}
+
 char *confval_join(const char *dir, const char *rel)
 {
 	return rel[0] == '/' ? xstrdup(rel) : xasprintf("%s/%s", dir, rel);

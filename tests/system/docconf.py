@@ -90,7 +90,9 @@ def write_example(n, body, tmp):
             # keeps its text, the path only moved, so a comment the daemon would read as part
             # of the value still makes it refuse the example.
             meant = re.split(r"\s[;#]", m.group(2))[0].strip()
-            make_file(root + meant if meant.startswith("/") else os.path.join(d, meant), m.group(1))
+            routers = [h[8:-1] for h in (x.strip() for x in body) if h.startswith("[router ")]
+            for one in ([meant.replace("%{router}", r) for r in routers] if "%{router}" in meant else [meant]):
+                make_file(root + one if one.startswith("/") else os.path.join(d, one), m.group(1))
             if m.group(2).startswith("/"):
                 l = "%s = %s%s" % (m.group(1), root, m.group(2))
         out.append(l)

@@ -689,6 +689,58 @@ static void test_ca_file(void)
 	free(dir);
 }
 
+/* password_file = .../%{router}: one pattern for a fleet's secrets (issue 41: 300 routers under
+ * DynamicUser need no 300 credential lines), read per router; a router without its file is
+ * named at the [defaults] line, never with a secret. */
+static void test_router_pattern(void)
+{
+	char *dir = new_dir(), *sdir = xasprintf("%s/creds", dir);
+	free(put(sdir, "router_a", 0600, "pw-of-a\n"));
+	free(put(sdir, "router_b", 0600, "pw-of-b\n"));
+	free(put(sdir, "e.snmp", 0600, "comm-of-e\n"));
+	char *p = put(dir, "p.conf", 0644,
+		"[defaults]\n"                                                                 /* 1 */
+		"user = mon\n"                                                                 /* 2 */
+		"password_file = creds/router_%{router}\n"                                     /* 3 */
+		"[router a]\nrest = https://192.0.2.1\n"                                       /* 4-5 */
+		"[router b]\nrest = https://192.0.2.2\n"                                       /* 6-7 */
+		"[router own]\nrest = https://192.0.2.3\npassword = mine\n"                    /* 8-10 */
+		"[router e]\nsnmp = 192.0.2.5\nsnmp_community_file = creds/%{router}.snmp\n"); /* 11-13 */
+	conf_t *c = NULL;
+	char *e = NULL;
+	CHECK_INT(conf_load(p, &c, &e), 0);
+	CHECK_STR(e, NULL);
+	CHECK_STR(c && conf_router_find(c, "a") ? conf_router_find(c, "a")->password : NULL, "pw-of-a");
+	CHECK_STR(c && conf_router_find(c, "b") ? conf_router_find(c, "b")->password : NULL, "pw-of-b");
+	CHECK_STR(c && conf_router_find(c, "own") ? conf_router_find(c, "own")->password : NULL, "mine");
+	CHECK_STR(
+		c && conf_router_find(c, "e") ? conf_router_find(c, "e")->snmp_community : NULL, "comm-of-e");
+	conf_free(c);
+	free(e);
+	char *q = put(dir, "q.conf", 0644,
+		"[defaults]\npassword_file = creds/router_%{router}\nuser = mon\n"
+		"[router a]\nrest = https://192.0.2.1\n[router lost]\nrest = https://192.0.2.9\n");
+	c = NULL;
+	e = NULL;
+	CHECK_INT(conf_load(q, &c, &e), -1);
+	CHECK_ERR(e,
+		"%s:2: router lost: password_file = creds/router_lost: cannot read %s/router_lost: No such file or directory",
+		q, sdir);
+	CHECK(e == NULL || (strstr(e, "pw-of-a") == NULL && strstr(e, "router a:") == NULL));
+	free(e);
+	char *w = put(dir, "w.conf", 0644,
+		"[web]\nuser = admin\npassword_file = creds/%{router}\n"); /* no router */
+	e = NULL;
+	CHECK_INT(conf_load(w, &c, &e), -1);
+	CHECK(e != NULL && strstr(e, "w.conf:3: password_file = creds/%{router}: cannot read") != NULL);
+	free(e);
+	free(w);
+	free(q);
+	free(p);
+	free(sdir);
+	free(dir);
+}
+
 static void test_shard(void)
 {
 	static const struct {
@@ -1248,6 +1300,7 @@ int main(void)
 	test_shard();
 	test_web();
 	test_ca_file();
+	test_router_pattern();
 	test_missing_file();
 	test_includes();
 	test_special_files();
