@@ -25,7 +25,9 @@ static void conf_verr(struct conf_loader *ld, uint32_t fidx, int line, const cha
 	ld->errs[ld->nerrs] = (struct conf_error){ .file = fidx,
 		.line = line,
 		.seq = ld->nerrs,
-		.msg = fidx == UINT32_MAX ? msg : xasprintf("%s:%d: %s", ld->files[fidx], line, msg) };
+		.msg = fidx == UINT32_MAX ? msg
+			: line > 0        ? xasprintf("%s:%d: %s", ld->files[fidx], line, msg)
+					  : xasprintf("%s: %s", ld->files[fidx], msg) };
 	ld->nerrs++;
 	if (fidx != UINT32_MAX)
 		free(msg);
@@ -131,6 +133,7 @@ int conf_load(const char *path, conf_t **out, char **errors)
 	struct conf_loader ld = { .c = xcalloc(1, sizeof(conf_t)) };
 	ld.c->path = xstrdup(path);
 	confread_file(&ld, path, NULL);
+	confinv_read(&ld);
 	confrules_finish(&ld);
 	for (size_t i = 0; i < CONF_NKEYS; i++) {
 		if (confkeys_table[i].sect == SECT_ROUTER)

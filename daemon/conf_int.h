@@ -13,7 +13,7 @@
 
 #define CONF_MAX_DEPTH 16   /* include nesting */
 #define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
-#define CONF_NKEYS     79   /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     80   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
@@ -186,6 +186,16 @@ void confval_router_fields_free(conf_router_t *r);
 /* Read path (included from from, or the main file when from is NULL) in from's section,
  * and the files it includes; every problem becomes a message in ld. */
 void confread_file(struct conf_loader *ld, const char *path, struct conf_file *from);
+/* A file that is not wgwatch.conf text (confinv.c's target files): its index for messages. */
+uint32_t confread_add_file(struct conf_loader *ld, const char *path);
+/* key = value in f's section, as if read from f: the same checks, the same messages. */
+void confread_set_key(struct conf_file *f, const char *key, const char *value);
+
+/* confinv.c: routers from Prometheus file_sd target files ([daemon] targets) */
+
+/* Each target of ld->c->targets' files as a [router NAME] of its own; problems become
+ * messages in ld at the file (and line, for JSON that does not parse). */
+void confinv_read(struct conf_loader *ld);
 
 /* confrules.c: the second pass */
 

@@ -123,6 +123,13 @@ static void confread_set(struct conf_file *f, const struct conf_key *k, const ch
 	free(own);
 }
 
+void confread_set_key(struct conf_file *f, const char *key, const char *value)
+{
+	const struct conf_key *k = confkeys_find(f->sect, key);
+	if (k != NULL)
+		confread_set(f, k, value);
+}
+
 /* ---- includes ---- */
 
 static bool confread_has_glob(const char *s)
@@ -305,7 +312,7 @@ static char *confread_reader(char *str, int num, void *stream)
 	return str;
 }
 
-static uint32_t confread_add_file(struct conf_loader *ld, const char *path)
+uint32_t confread_add_file(struct conf_loader *ld, const char *path)
 {
 	ld->files = xreallocarray(ld->files, ld->nfiles + 1, sizeof(*ld->files));
 	ld->files[ld->nfiles] = xstrdup(path);

@@ -38,6 +38,7 @@
 #include "daemon/reload.h"
 #include "daemon/reloadlog.h"
 #include "daemon/reloadstate.h"
+#include "daemon/invwatch.h"
 #include "collectors/rest.h"
 #include "collectors/restdiag.h"
 #include "daemon/diag.h"
@@ -239,6 +240,7 @@ struct daemon {
 	shardpeer_t *shardpeer;   /* NULL without [rollout] shards */
 	reload_t *reload;         /* NULL for --once, or when SIGHUP cannot reload */
 	unsigned long reload_gen; /* loads of the configuration since the start (reloadstate.h) */
+	invwatch_t *invwatch;     /* NULL without [daemon] targets */
 	int64_t watchdog_ms;
 	int64_t migrate_note_ms; /* when systemd was last asked for more start time */
 };
@@ -490,6 +492,7 @@ static void main_reload(conf_t *next, char *errors, void *arg)
 	if (d->diag != NULL)
 		diag_reconfigure(d->diag, next);
 	detector_reload_evidence(d->detector, next);
+	invwatch_set(d->invwatch, next->targets);
 	fleet_reconfigure(d->fleet, next, old == d->boot_conf ? NULL : main_conf_release, old);
 	main_raise_nofile(next);
 	log_info("reload: %zu routers (%zu added, %zu removed)", next->nrouters, added, removed);
@@ -501,6 +504,14 @@ static void main_on_hup_fd(int fd, int events, void *arg)
 	char buf[64];
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
+	reload_request(d->reload);
+}
+
+/* The file_sd target files changed: load the configuration again, as SIGHUP does. */
+static void main_on_targets(void *arg)
+{
+	struct daemon *d = arg;
+	log_info("targets: %s changed: reloading", d->conf->targets);
 	reload_request(d->reload);
 }
 
@@ -522,6 +533,9 @@ static void main_reload_setup(struct daemon *d)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGHUP, &sa, NULL);
 	main_reload_state(d, true); /* the start's load: a --reload client's "before" */
+	if (d->conf->targets != NULL &&
+		(d->invwatch = invwatch_start(d->loop, d->conf->targets, main_on_targets, d)) == NULL)
+		log_warn("targets: changes are read at reloads only: %s", strerror(errno));
 	main_hold_hup(SIG_UNBLOCK); /* a SIGHUP of the start is delivered now */
 }
 
@@ -552,6 +566,7 @@ static void main_stop(struct daemon *d)
 	store_close(d->store); /* writes everything queued */
 	fleet_destroy(d->fleet);
 	main_reload_teardown();
+	invwatch_stop(d->invwatch);
 	reload_destroy(d->reload); /* a load in progress ends first; its conf is dropped */
 	loop_destroy(d->loop);
 	if (d->boot_conf != d->conf)
