@@ -1040,6 +1040,44 @@ void judge_event(const struct frame *f, const struct frame_params *p, struct fra
 	free(cw[1]);
 }
 
+/* ---- a capacity now, from one window ---- */
+
+/* Stream s's capacity in w with the cores carry[] gives it, or why it has none. */
+static void judge_window_stream(const struct frame *f, const struct frame_w *w, const struct frame_params *p,
+	const bool *carry, size_t s, struct judge_wcap *r)
+{
+	const bool *on = carry + s * f->ncores;
+	*r = (struct judge_wcap){ .cap = NAN, .rse = NAN };
+	if (frame_wn(w) < p->min_samples) {
+		r->why = "too few polls yet";
+	} else if (!(frame_rate_q(f, w, s, NULL, 0.5) >= p->min_bps)) {
+		r->why = "its traffic is too low to measure its capacity";
+	} else if (!judge_any(on, f->ncores)) {
+		r->why = frame_flat(f, w, s) ? "its rates held too steady to project its capacity"
+					     : "no core's load follows its traffic";
+	} else {
+		struct judge_cap c;
+		judge_cap(f, w, s, carry, p, &c);
+		r->ok = c.ok, r->pinned = c.pinned, r->cap = c.cap, r->rse = c.rse, r->why = c.why;
+		judge_cores_text(on, f->ncores, r->cores, sizeof(r->cores));
+	}
+}
+
+void judge_window(const struct frame *f, const struct frame_params *p, struct judge_wcap *r)
+{
+	const struct frame_w w = { 0, f->npolls };
+	size_t ns = frame_nstreams(f), nc = f->ncores;
+	bool *carry = xcalloc(ns * nc + 1, sizeof(bool));
+	judge_attribute_w(f, &w, p, carry);
+	size_t pin = judge_pinned_core(f, &w, p);
+	for (size_t s = 0; s < ns; s++)
+		if (!judge_any(carry + s * nc, nc) && pin != SIZE_MAX && frame_flat(f, &w, s))
+			carry[s * nc + pin] = true; /* flat at a full core: no slope, but its ceiling */
+	for (size_t s = 0; s < ns; s++)
+		judge_window_stream(f, &w, p, carry, s, &r[s]);
+	free(carry);
+}
+
 /* ---- single-core bound ---- */
 
 void judge_bound(const struct frame_poll *p, size_t n, struct detector_bound *b)
