@@ -33,6 +33,7 @@ enum data_sq {
 	DATA_HISTORY,
 	DATA_LINKS,
 	DATA_MHZ,
+	DATA_DEMAND,
 	DATA_NSQL
 };
 
@@ -90,6 +91,9 @@ static const char *const data_sql[DATA_NSQL] = {
 		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
 	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM polls WHERE router_id = ?1 AND time_ms >= ?2"
 		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
+	[DATA_DEMAND] = "SELECT i.name, r.bucket_ms, r.tx_rate_avg, r.rx_rate_avg FROM interfaces i"
+			" JOIN iface_rollup r ON r.iface_id = i.id WHERE i.router_id = ?1 AND i.type = 'wg'"
+			" AND r.bucket_ms >= ?2 AND r.bucket_ms < ?3 ORDER BY i.name, r.bucket_ms",
 };
 
 int data_fail(data_t *d, char **cause, const char *what)
@@ -835,4 +839,77 @@ int data_fleet_id(data_t *d, char out[33], char **cause)
 		*cause = xstrdup("the database holds no fleet evidence id (migration 014)");
 	sqlite3_finalize(q);
 	return ret;
+}
+
+/* ---- capacity ---- */
+
+void data_routers_list_free(struct data_rid *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+int data_routers_list(data_t *d, struct data_rid **out, size_t *nout, char **cause)
+{
+	sqlite3_stmt *q = d->sq[DATA_ROUTERS];
+	size_t n = 0, cap = 0;
+	struct data_rid *v = NULL;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		v = data_grow(v, n, &cap, sizeof(*v));
+		v[n++] = (struct data_rid){ .id = sqlite3_column_int64(q, 0),
+			.name = xstrdup((const char *)sqlite3_column_text(q, 1)),
+			.last_ms = sqlite3_column_int64(q, 2),
+			.changed_ms = sqlite3_column_type(q, 3) == SQLITE_NULL ? INT64_MIN
+									       : sqlite3_column_int64(q, 3) };
+	}
+	sqlite3_reset(q);
+	*out = v;
+	*nout = n;
+	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading routers");
+}
+
+void data_demand_free(struct data_demand *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->s[i].name);
+		free(x->s[i].t);
+		free(x->s[i].tx);
+		free(x->s[i].rx);
+	}
+	free(x->s);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The series of interface name in x, a new one when it is not the last. */
+static struct data_series *data_series_of(struct data_demand *x, const char *name)
+{
+	if (x->n > 0 && strcmp(x->s[x->n - 1].name, name) == 0)
+		return &x->s[x->n - 1];
+	x->s = data_grow(x->s, x->n, &x->cap, sizeof(*x->s));
+	x->s[x->n] = (struct data_series){ .name = xstrdup(name) };
+	return &x->s[x->n++];
+}
+
+int data_load_demand(data_t *d, int64_t router, int64_t from, int64_t to, struct data_demand *x)
+{
+	sqlite3_stmt *q = d->sq[DATA_DEMAND];
+	int rc;
+	memset(x, 0, sizeof(*x));
+	data_bind_range(q, router, from, to);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct data_series *s = data_series_of(x, (const char *)sqlite3_column_text(q, 0));
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 256;
+			s->t = xreallocarray(s->t, s->cap, sizeof(*s->t));
+			s->tx = xreallocarray(s->tx, s->cap, sizeof(*s->tx));
+			s->rx = xreallocarray(s->rx, s->cap, sizeof(*s->rx));
+		}
+		s->t[s->n] = sqlite3_column_int64(q, 1);
+		s->tx[s->n] = 8 * data_col(q, 2); /* bytes/s in the roll-ups */
+		s->rx[s->n++] = 8 * data_col(q, 3);
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? 0 : -1;
 }

@@ -381,7 +381,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "wgwatch_router_uptime_seconds{router=\"evil") == NULL); /* unknown */
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
-	CHECK(count(m, "# HELP ") == 70 && count(m, "# TYPE ") == 70);
+	CHECK(count(m, "# HELP ") == 73 && count(m, "# TYPE ") == 73);
 	CHECK(count(m, "wgwatch_router_menu_up{") == 2); /* r0's; none for the others */
 	CHECK(count(m, "wgwatch_wireguard_peer_last_handshake_timestamp_seconds{") == 1); /* bob never */
 	CHECK(count(m, "wgwatch_memory_free_bytes{") == 1); /* unknown on the CHR: absent */
