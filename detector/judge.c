@@ -1044,7 +1044,7 @@ void judge_event(const struct frame *f, const struct frame_params *p, struct fra
 
 /* Stream s's capacity in w with the cores carry[] gives it, or why it has none. */
 static void judge_window_stream(const struct frame *f, const struct frame_w *w, const struct frame_params *p,
-	const bool *carry, size_t s, struct judge_wcap *r)
+	const bool *carry, size_t s, size_t group, struct judge_wcap *r)
 {
 	const bool *on = carry + s * f->ncores;
 	*r = (struct judge_wcap){ .cap = NAN, .rse = NAN };
@@ -1060,6 +1060,10 @@ static void judge_window_stream(const struct frame *f, const struct frame_w *w, 
 		judge_cap(f, w, s, carry, p, &c);
 		r->ok = c.ok, r->pinned = c.pinned, r->cap = c.cap, r->rse = c.rse, r->why = c.why;
 		judge_cores_text(on, f->ncores, r->cores, sizeof(r->cores));
+		if (r->ok && !r->pinned && group > 1) { /* a core of one member follows them all */
+			*r = (struct judge_wcap){ .cap = NAN, .rse = NAN };
+			r->why = "it moves with other streams: which core fills first for it cannot be told";
+		}
 	}
 }
 
@@ -1073,8 +1077,12 @@ void judge_window(const struct frame *f, const struct frame_params *p, struct ju
 	for (size_t s = 0; s < ns; s++)
 		if (!judge_any(carry + s * nc, nc) && pin != SIZE_MAX && frame_flat(f, &w, s))
 			carry[s * nc + pin] = true; /* flat at a full core: no slope, but its ceiling */
-	for (size_t s = 0; s < ns; s++)
-		judge_window_stream(f, &w, p, carry, s, &r[s]);
+	struct judge_cols c;
+	judge_columns(f, &w, p, &c);
+	for (size_t s = 0; s < ns; s++) {
+		int j = judge_col_of(&c, s);
+		judge_window_stream(f, &w, p, carry, s, j < 0 ? 1 : c.n[j], &r[s]);
+	}
 	free(carry);
 }
 
