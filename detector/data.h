@@ -106,8 +106,9 @@ struct data_demand { /* a router's, by interface name */
 	struct data_series *s;
 	size_t n, cap;
 };
-/* The WireGuard interfaces' roll-ups of router with buckets in [from, to) into *x (always to
- * free with data_demand_free). -1: failed. */
+/* The WireGuard interfaces' 5-minute averages of router in [from, to) into *x (always to free
+ * with data_demand_free): the roll-ups, and after the roll-ups' mark the raw polls averaged into
+ * the same buckets. -1: failed. */
 int data_load_demand(data_t *db, int64_t router, int64_t from, int64_t to, struct data_demand *x);
 void data_demand_free(struct data_demand *x);
 
