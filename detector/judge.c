@@ -1073,10 +1073,14 @@ void judge_window(const struct frame *f, const struct frame_params *p, struct ju
 	size_t ns = frame_nstreams(f), nc = f->ncores;
 	bool *carry = xcalloc(ns * nc + 1, sizeof(bool));
 	judge_attribute_w(f, &w, p, carry);
-	size_t pin = judge_pinned_core(f, &w, p);
+	size_t pin = judge_pinned_core(f, &w, p), flat = SIZE_MAX, nflat = 0;
 	for (size_t s = 0; s < ns; s++)
-		if (!judge_any(carry + s * nc, nc) && pin != SIZE_MAX && frame_flat(f, &w, s))
-			carry[s * nc + pin] = true; /* flat at a full core: no slope, but its ceiling */
+		if (!judge_any(carry + s * nc, nc) && frame_flat(f, &w, s) &&
+			frame_rate_q(f, &w, s, NULL, 0.5) >= p->min_bps)
+			flat = s, nflat++;
+	if (pin != SIZE_MAX && nflat == 1)
+		carry[flat * nc + pin] = true; /* flat at a full core: no slope, but its ceiling; with two
+						 flat streams, which rides it cannot be told */
 	struct judge_cols c;
 	judge_columns(f, &w, p, &c);
 	for (size_t s = 0; s < ns; s++) {

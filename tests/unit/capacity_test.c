@@ -133,6 +133,17 @@ static void test_group(void)
 	CHECK_STR(c[1].why, "it moves with other streams: which core fills first for it cannot be told");
 }
 
+/* tx pinned at 128 Mbit/s on core 1, rx steady at 64 on core 2, neither moving: the loads
+ * cannot tell which of the two flat streams fills core 1, so neither is "at its limit". */
+static void test_two_flat(void)
+{
+	struct capacity c[2];
+	window(&(struct model){ 600, 0.0, 1.0 / 128, 200, 0, 0, 0.5 }, c);
+	CHECK_INT(c[0].method, CAPACITY_UNKNOWN);
+	CHECK_INT(c[1].method, CAPACITY_UNKNOWN);
+	CHECK_STR(c[1].why, "its rates held too steady to project its capacity");
+}
+
 /* Unknown, never a guess: a quiet hub, a steady stream no slope can tell (its core at 45 %,
  * not full), a window of 20 polls. */
 static void test_unknown(void)
@@ -276,6 +287,7 @@ int main(void)
 	test_projected();
 	test_unknown();
 	test_group();
+	test_two_flat();
 	test_trend();
 	test_theil_sen();
 	return unit_done("capacity_test");
