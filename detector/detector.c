@@ -385,11 +385,11 @@ static int detector_capacity_router(detector_t *d, const struct data_rid *r)
 }
 
 /* Every router's capacities afresh, when the last pass is old enough: a tenth of before, at
- * least every, at most an hour. */
+ * least every, at most an hour; never in a read-only run. */
 static int detector_capacity(detector_t *d, int64_t now, char **cause)
 {
-	if (now < d->caps_next_ms)
-		return 0;
+	if (d->readonly || now < d->caps_next_ms)
+		return 0; /* --report and the like print no capacity: spare them the reads */
 	struct data_rid *r;
 	size_t n;
 	if (data_routers_list(d->data, &r, &n, cause) < 0)
