@@ -26,6 +26,7 @@ struct capacity {                 /* one router x interface x direction; plain d
 	int64_t exhausted_ms;     /* when the daily peaks' trend reaches bps; CAPACITY_NEVER */
 	double slope_bps_day;     /* the daily peaks' Theil-Sen slope, bits/s a day; NAN: none */
 	size_t days;              /* daily peaks the trend had */
+	int64_t from_ms;          /* the first poll of the window the capacity is of; 0 */
 	char cores[32];           /* the cores that carry it, "3" or "1+2"; "" */
 	char why[96];             /* unknown: why; pinned: "at its limit"; else "" */
 	char trend_why[80];       /* why there is no date; "" when there is one */

@@ -338,8 +338,8 @@ static void detector_caps_clear(detector_t *d)
 }
 
 /* The streams of frame f of router r, with their demand from dm, appended to d->caps. */
-static void detector_caps_add(
-	detector_t *d, const struct data_rid *r, const struct frame *f, const struct data_demand *dm)
+static void detector_caps_add(detector_t *d, const struct data_rid *r, const struct frame *f,
+	const struct data_demand *dm, int64_t from_ms)
 {
 	struct capacity *c = xcalloc(2 * f->nifs + 1, sizeof(*c));
 	capacity_window(f, &d->params, c);
@@ -350,6 +350,7 @@ static void detector_caps_add(
 			ds = strcmp(dm->s[i].name, f->names[s / 2]) == 0 ? &dm->s[i] : NULL;
 		capacity_demand(&c[s], ds ? ds->t : NULL, ds ? (s % 2 ? ds->rx : ds->tx) : NULL,
 			ds ? ds->n : 0, r->last_ms);
+		c[s].from_ms = from_ms;
 		c[s].router = xstrdup(r->name);
 		c[s].interface = xstrdup(f->names[s / 2]);
 		d->caps[d->ncaps++] = c[s];
@@ -374,7 +375,7 @@ static int detector_capacity_router(detector_t *d, const struct data_rid *r)
 		double *rates;
 		float *loads;
 		data_frame(&x, INT64_MIN, &f, &rates, &loads);
-		detector_caps_add(d, r, &f, &dm);
+		detector_caps_add(d, r, &f, &dm, x.polls[0].t);
 		free(rates);
 		free(loads);
 		free(f.names);

@@ -85,6 +85,25 @@ grep -q '^wgwatch_capacity_exhausted_timestamp_seconds{router="growing-hub",inte
 ! grep -q '^wgwatch_capacity_exhausted_timestamp_seconds{router="frankfurt-ccr2116"' "$T/metrics.txt" ||
 	fail "a pinned hub has an exhaustion date"
 ok "/metrics: the capacity families, absent where unknown"
+
+# The pages: the growing hub's capacity as a dashed line over its throughput, none for the quiet
+# hub; the fleet page sorted by headroom, the pinned hubs first ("at its limit"), and the table
+# of the streams closest to their limit.
+http_get /router/growing-hub >"$T/growing.html"
+grep -q '<polyline class="tx cap"' "$T/growing.html" || fail "no capacity line on the growing hub's page"
+http_get /router/quiet-hub >"$T/quiet.html"
+! grep -q 'class="[tr]x cap"' "$T/quiet.html" || fail "a capacity line on the quiet hub's page"
+http_get '/?sort=headroom' >"$T/fleet.html"
+$PY - "$T/fleet.html" <<'PY' || fail "fleet page headroom"
+import re, sys
+h = open(sys.argv[1]).read()
+rows = re.findall(r'<tr><td>([a-z0-9-]+)(?:<br>.*?)?</td>', h.split('id="fleet"')[1].split('</table>')[0])
+print("by headroom:", rows)
+assert rows[:2] == sorted(["frankfurt-ccr2116", "ljubljana-ccr1009"]) and rows[2] == "growing-hub" and rows[-1] == "quiet-hub", rows
+top = h.split('id="capacity"')[1]
+assert "at its limit" in top and "growing-hub" in top and "quiet-hub" not in top, top[:500]
+PY
+ok "pages: the capacity line on the router page, the fleet page by headroom, the closest to their limit"
 check_log_clean
 
 # Over SNMP only, live: the same hubs with no daily swing and their noise drawn each second (a
