@@ -48,7 +48,7 @@ static int page_capacity_cmp(const void *a, const void *b)
 
 static void page_capacity_row(buf_t *out, const struct capacity *c)
 {
-	buf_puts(out, "<tr><td><a href=\"/router/");
+	buf_puts(out, "<tr class=\"cap\"><td><a href=\"/router/");
 	text_put_url(out, c->router);
 	buf_puts(out, "\">");
 	text_put_html(out, c->router);
