@@ -33,6 +33,8 @@ enum data_sq {
 	DATA_HISTORY,
 	DATA_LINKS,
 	DATA_MHZ,
+	DATA_DEMAND,
+	DATA_ROLLED,
 	DATA_NSQL
 };
 
@@ -97,6 +99,10 @@ static const char *const data_sql[DATA_NSQL] = {
 		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
 	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM polls WHERE router_id = ?1 AND time_ms >= ?2"
 		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
+	[DATA_DEMAND] = "SELECT i.name, r.bucket_ms, r.tx_rate_avg, r.rx_rate_avg FROM interfaces i"
+			" JOIN iface_rollup r ON r.iface_id = i.id WHERE i.router_id = ?1 AND i.type = 'wg'"
+			" AND r.bucket_ms >= ?2 AND r.bucket_ms < ?3 ORDER BY i.name, r.bucket_ms",
+	[DATA_ROLLED] = "SELECT coalesce((SELECT value FROM store_state WHERE key = 'rollup_ms'), 0)",
 };
 
 int data_fail(data_t *d, char **cause, const char *what)
@@ -845,4 +851,133 @@ int data_fleet_id(data_t *d, char out[33], char **cause)
 		*cause = xstrdup("the database holds no fleet evidence id (migration 014)");
 	sqlite3_finalize(q);
 	return ret;
+}
+
+/* ---- capacity ---- */
+
+void data_routers_list_free(struct data_rid *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+int data_routers_list(data_t *d, struct data_rid **out, size_t *nout, char **cause)
+{
+	sqlite3_stmt *q = d->sq[DATA_ROUTERS];
+	size_t n = 0, cap = 0;
+	struct data_rid *v = NULL;
+	int rc;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		v = data_grow(v, n, &cap, sizeof(*v));
+		v[n++] = (struct data_rid){ .id = sqlite3_column_int64(q, 0),
+			.name = xstrdup((const char *)sqlite3_column_text(q, 1)),
+			.last_ms = sqlite3_column_int64(q, 2),
+			.changed_ms = sqlite3_column_type(q, 3) == SQLITE_NULL ? INT64_MIN
+									       : sqlite3_column_int64(q, 3) };
+	}
+	sqlite3_reset(q);
+	*out = v;
+	*nout = n;
+	return rc == SQLITE_DONE ? 0 : data_fail(d, cause, "reading routers");
+}
+
+void data_demand_free(struct data_demand *x)
+{
+	for (size_t i = 0; i < x->n; i++) {
+		free(x->s[i].name);
+		free(x->s[i].t);
+		free(x->s[i].tx);
+		free(x->s[i].rx);
+	}
+	free(x->s);
+	memset(x, 0, sizeof(*x));
+}
+
+/* The series of interface name in x, a new one when it is not the last. */
+static struct data_series *data_series_of(struct data_demand *x, const char *name)
+{
+	if (x->n > 0 && strcmp(x->s[x->n - 1].name, name) == 0)
+		return &x->s[x->n - 1];
+	x->s = data_grow(x->s, x->n, &x->cap, sizeof(*x->s));
+	x->s[x->n] = (struct data_series){ .name = xstrdup(name) };
+	return &x->s[x->n++];
+}
+
+/* The series of interface name in x, wherever it is; a new one when none. */
+static struct data_series *data_series_find(struct data_demand *x, const char *name)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (strcmp(x->s[i].name, name) == 0)
+			return &x->s[i];
+	return data_series_of(x, name);
+}
+
+static void data_series_add(struct data_series *s, int64_t t, double tx, double rx)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->t = xreallocarray(s->t, s->cap, sizeof(*s->t));
+		s->tx = xreallocarray(s->tx, s->cap, sizeof(*s->tx));
+		s->rx = xreallocarray(s->rx, s->cap, sizeof(*s->rx));
+	}
+	s->t[s->n] = t;
+	s->tx[s->n] = tx;
+	s->rx[s->n++] = rx;
+}
+
+/* How far the roll-ups have got (store_state's rollup_ms); 0 when not known. */
+static int64_t data_rolled(data_t *d)
+{
+	sqlite3_stmt *q = d->sq[DATA_ROLLED];
+	int64_t v = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+	sqlite3_reset(q);
+	return v;
+}
+
+#define DATA_BUCKET_MS 300000 /* the roll-ups' 5 minutes */
+
+/* Interface f's raw polls of x averaged into 5-minute buckets, as the roll-up will. */
+static void data_bucket_raw(const struct data_set *x, const struct data_iface *f, struct data_series *s)
+{
+	double tx = 0, rx = 0;
+	size_t n = 0;
+	int64_t at = INT64_MIN;
+	for (size_t k = 0; k <= f->n; k++) {
+		int64_t b = k < f->n ? x->polls[f->rows[k].poll].t / DATA_BUCKET_MS * DATA_BUCKET_MS
+				     : INT64_MAX;
+		if (b != at && n > 0)
+			data_series_add(s, at, tx / (double)n, rx / (double)n);
+		if (b != at)
+			tx = rx = 0, n = 0, at = b;
+		if (k < f->n && isfinite(f->rows[k].tx) && isfinite(f->rows[k].rx))
+			tx += f->rows[k].tx, rx += f->rows[k].rx, n++;
+	}
+}
+
+/* The raw polls after the roll-ups' mark, bucketed, after each interface's roll-ups. */
+static int data_demand_raw(data_t *d, int64_t router, int64_t from, int64_t to, struct data_demand *dm)
+{
+	struct data_set x;
+	int rc = data_load(d, router, from, to, &x);
+	for (size_t i = 0; rc == 0 && i < x.nifs; i++)
+		data_bucket_raw(&x, &x.ifs[i], data_series_find(dm, x.ifs[i].name));
+	data_set_free(&x);
+	return rc;
+}
+
+int data_load_demand(data_t *d, int64_t router, int64_t from, int64_t to, struct data_demand *x)
+{
+	sqlite3_stmt *q = d->sq[DATA_DEMAND];
+	int64_t rolled = data_rolled(d);
+	int rc;
+	memset(x, 0, sizeof(*x));
+	data_bind_range(q, router, from, rolled < to ? rolled : to);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		data_series_add(data_series_of(x, (const char *)sqlite3_column_text(q, 0)),
+			sqlite3_column_int64(q, 1), 8 * data_col(q, 2), 8 * data_col(q, 3)); /* bytes/s */
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return -1;
+	return rolled < to ? data_demand_raw(d, router, rolled > from ? rolled : from, to, x) : 0;
 }

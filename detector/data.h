@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* data: the detector's reader and writer, on a SQLite connection of its own: the version
- * changes, the samples, profiles, probes and links of a router, each router's recent polls, and
+ * changes, the samples, profiles, probes and links of a router, each router's recent polls and
+ * the WireGuard roll-ups (the capacity's demand), and
  * the verdicts it stores and reads back. An opaque handle that owns its connection, statements
  * and cache; it returns rows and never changes the detector's state, never writes a sample,
  * never writes when read-only. Below detector.c: it calls nothing above it. */
@@ -83,6 +84,34 @@ int data_load_overrides(data_t *db, struct override **v, size_t *n, char **cause
 int data_router_kind(data_t *db, const char *name, char **arch, char **board, char **cause);
 /* The fleet's evidence id (32 hex digits, schema/014) into out. -1 with *cause. */
 int data_fleet_id(data_t *db, char out[33], char **cause);
+
+/* A router as the capacity round reads it. */
+struct data_rid {
+	int64_t id;
+	char *name;
+	int64_t last_ms;    /* its last poll */
+	int64_t changed_ms; /* its last version change; INT64_MIN: none */
+};
+/* Every router that was polled, by name, into *v and *n (free with data_routers_list_free). -1
+ * with *cause. */
+int data_routers_list(data_t *db, struct data_rid **v, size_t *n, char **cause);
+void data_routers_list_free(struct data_rid *v, size_t n);
+
+struct data_series { /* one WireGuard interface's 5-minute averages, ascending */
+	char *name;
+	int64_t *t;      /* the buckets' start, ms */
+	double *tx, *rx; /* bits/s; NAN when not known */
+	size_t n, cap;
+};
+struct data_demand { /* a router's, by interface name */
+	struct data_series *s;
+	size_t n, cap;
+};
+/* The WireGuard interfaces' 5-minute averages of router in [from, to) into *x (always to free
+ * with data_demand_free): the roll-ups, and after the roll-ups' mark the raw polls averaged into
+ * the same buckets. -1: failed. */
+int data_load_demand(data_t *db, int64_t router, int64_t from, int64_t to, struct data_demand *x);
+void data_demand_free(struct data_demand *x);
 
 /* The next version change: 1 with *e, 0 after the last, -1 with *cause; then data_events_end. */
 int data_event_next(data_t *db, struct data_event *e, char **cause);

@@ -110,6 +110,11 @@ const struct detector_bound *detector_view_bound(const detector_view_t *v, const
 /* Every router's, by router name, *n of them; NULL when none. */
 const struct detector_bound *detector_view_bounds(const detector_view_t *v, size_t *n);
 
+struct capacity; /* detector/capacity.h */
+/* Every router's WireGuard streams' capacity headroom, by router as the database lists them,
+ * *n of them; NULL when none or v is NULL (docs/detector.md, Capacity headroom). */
+const struct capacity *detector_view_capacity(const detector_view_t *v, size_t *n);
+
 /* Any thread: the evidence document of d's newest view (as detector_export_evidence), made at
  * now_ms; NULL when d is NULL or has no view yet. Caller frees. */
 char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms, bool rollout);

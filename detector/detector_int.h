@@ -14,6 +14,7 @@
 #include "detector/detector.h"
 #include "detector/evidimport.h"
 #include "lib/worker.h"
+#include "detector/capacity.h"
 #include "detector/confound.h"
 #include "detector/data.h"
 #include "detector/probe.h"
@@ -60,6 +61,10 @@ struct detector {
 	pthread_mutex_t evidence_mu; /* guards the two below, set by detector_reload_evidence */
 	char *evidence_glob;         /* [evidence] files now in force; NULL: none */
 	bool evidence_again;         /* read them again at the next round */
+
+	struct capacity *caps; /* every router's streams' capacity headroom, by router, as read */
+	size_t ncaps;
+	int64_t caps_next_ms; /* wall ms of the next capacity pass (0: at the next round) */
 };
 
 /* Set up d from conf and open its database (read-only for --report). -1 with *cause. */

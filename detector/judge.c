@@ -1040,6 +1040,56 @@ void judge_event(const struct frame *f, const struct frame_params *p, struct fra
 	free(cw[1]);
 }
 
+/* ---- a capacity now, from one window ---- */
+
+/* Stream s's capacity in w with the cores carry[] gives it, or why it has none. */
+static void judge_window_stream(const struct frame *f, const struct frame_w *w, const struct frame_params *p,
+	const bool *carry, size_t s, size_t group, struct judge_wcap *r)
+{
+	const bool *on = carry + s * f->ncores;
+	*r = (struct judge_wcap){ .cap = NAN, .rse = NAN };
+	if (frame_wn(w) < p->min_samples) {
+		r->why = "too few polls yet";
+	} else if (!(frame_rate_q(f, w, s, NULL, 0.5) >= p->min_bps)) {
+		r->why = "its traffic is too low to measure its capacity";
+	} else if (!judge_any(on, f->ncores)) {
+		r->why = frame_flat(f, w, s) ? "its rates held too steady to project its capacity"
+					     : "no core's load follows its traffic";
+	} else {
+		struct judge_cap c;
+		judge_cap(f, w, s, carry, p, &c);
+		r->ok = c.ok, r->pinned = c.pinned, r->cap = c.cap, r->rse = c.rse, r->why = c.why;
+		judge_cores_text(on, f->ncores, r->cores, sizeof(r->cores));
+		if (r->ok && !r->pinned && group > 1) { /* a core of one member follows them all */
+			*r = (struct judge_wcap){ .cap = NAN, .rse = NAN };
+			r->why = "it moves with other streams: which core fills first for it cannot be told";
+		}
+	}
+}
+
+void judge_window(const struct frame *f, const struct frame_params *p, struct judge_wcap *r)
+{
+	const struct frame_w w = { 0, f->npolls };
+	size_t ns = frame_nstreams(f), nc = f->ncores;
+	bool *carry = xcalloc(ns * nc + 1, sizeof(bool));
+	judge_attribute_w(f, &w, p, carry);
+	size_t pin = judge_pinned_core(f, &w, p), flat = SIZE_MAX, nflat = 0;
+	for (size_t s = 0; s < ns; s++)
+		if (!judge_any(carry + s * nc, nc) && frame_flat(f, &w, s) &&
+			frame_rate_q(f, &w, s, NULL, 0.5) >= p->min_bps)
+			flat = s, nflat++;
+	if (pin != SIZE_MAX && nflat == 1)
+		carry[flat * nc + pin] = true; /* flat at a full core: no slope, but its ceiling; with two
+						 flat streams, which rides it cannot be told */
+	struct judge_cols c;
+	judge_columns(f, &w, p, &c);
+	for (size_t s = 0; s < ns; s++) {
+		int j = judge_col_of(&c, s);
+		judge_window_stream(f, &w, p, carry, s, j < 0 ? 1 : c.n[j], &r[s]);
+	}
+	free(carry);
+}
+
 /* ---- single-core bound ---- */
 
 void judge_bound(const struct frame_poll *p, size_t n, struct detector_bound *b)

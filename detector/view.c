@@ -5,6 +5,7 @@
  * view and every view's count, so a view outlives the detector that built it. */
 #include "config.h"
 #include "detector/view.h"
+#include "detector/capacity.h"
 #include "detector/outcome.h"
 #include "detector/rollout.h"
 #include "detector/stats.h"
@@ -24,6 +25,8 @@ struct detector_view {
 	struct detector_bound *b;
 	size_t nb;
 	struct rollout *rollout; /* a reference to the detector's */
+	struct capacity *cap;    /* by router, as the detector read them */
+	size_t ncap;
 };
 
 static pthread_mutex_t view_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -176,11 +179,25 @@ void view_destroy(detector_view_t *v)
 	}
 	for (size_t i = 0; i < v->nb; i++)
 		free(v->b[i].router);
+	for (size_t i = 0; i < v->ncap; i++)
+		capacity_clear(&v->cap[i]);
+	free(v->cap);
 	free(v->v);
 	free(v->c);
 	free(v->b);
 	rollout_unref(v->rollout);
 	free(v);
+}
+
+void view_set_capacity(detector_view_t *v, const struct capacity *c, size_t n)
+{
+	v->cap = xcalloc(n + 1, sizeof(*v->cap));
+	for (size_t i = 0; i < n; i++) {
+		v->cap[i] = c[i];
+		v->cap[i].router = xstrdup(c[i].router);
+		v->cap[i].interface = xstrdup(c[i].interface);
+	}
+	v->ncap = n;
 }
 
 detector_view_t *view_swap(detector_view_t **slot, detector_view_t *v)
@@ -282,4 +299,10 @@ const struct detector_bound *detector_view_bound(const detector_view_t *v, const
 const struct rollout *detector_view_rollout(const detector_view_t *v)
 {
 	return v ? v->rollout : NULL;
+}
+
+const struct capacity *detector_view_capacity(const detector_view_t *v, size_t *n)
+{
+	*n = v != NULL ? v->ncap : 0;
+	return *n ? v->cap : NULL;
 }

@@ -494,9 +494,9 @@ static void scenario_cpu_mode(struct parser *p, struct sc_group *g)
 		g->cpu_sim = g->cpu_sim || g->phases[i].st.cpu.has_cost;
 		used = used || g->phases[i].st.cpu.used;
 	}
-	if (used && !g->cpu_sim)
+	if ((used || g->growth > 0) && !g->cpu_sim)
 		scenario_perr(p, g->line,
-			"group %s: demand, follow, work, noise, shared_noise, work_noise and burst need a cost (the CPU model)",
+			"group %s: demand, follow, work, noise, shared_noise, work_noise, burst and growth need a cost (the CPU model)",
 			g->name);
 	if (g->cpu_sim && g->nwg > SC_CPU_MAX_WG)
 		scenario_perr(p, g->line, "group %s: the CPU model takes at most %d wg interfaces", g->name,

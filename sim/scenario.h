@@ -174,6 +174,7 @@ struct sc_group {
 	double snmp_restart_every; /* the SNMP agent restarts this often (s); 0: never */
 	bool cpu_sim;              /* some phase has a cost: loads and counters come from the CPU model */
 	double wave_period;        /* period of the swing (s) [1 d] */
+	double growth;             /* the CPU model's demand grows by this share a week, compound [0] */
 	double slot;               /* the CPU model's time step (s) [0.1] */
 	double noise_every;        /* length of a noise cell (s) [1] */
 	double load_window;        /* a load served is the mean over this span before it (s); 0: instant */

@@ -57,6 +57,20 @@ static int scgroup_duration(const char *v, double min, double max, double *out)
 	return 0;
 }
 
+/* growth: percent a week, 0..100, compound ("2" or "2%"). */
+static int scgroup_growth(const char *v, double *out)
+{
+	char *end;
+	double x = strtod(v, &end);
+	if (end == v)
+		return -1;
+	end += *end == '%';
+	if (*end != '\0' || !(x >= 0 && x <= 100))
+		return -1;
+	*out = x / 100;
+	return 0;
+}
+
 int scgroup_parse_wg(struct sc_group *g, const char *v)
 {
 	char *copy = xstrdup(v), *rest = copy, *t;
@@ -218,6 +232,8 @@ int scgroup_set(struct sc_group *g, const char *k, const char *v)
 			: 0;
 	if (strcmp(k, "wave_period") == 0)
 		return scgroup_duration(v, 1, 1e9, &g->wave_period);
+	if (strcmp(k, "growth") == 0)
+		return scgroup_growth(v, &g->growth);
 	if (strcmp(k, "slot") == 0)
 		return scgroup_duration(v, 0.001, 60, &g->slot);
 	if (strcmp(k, "noise_every") == 0)

@@ -75,7 +75,9 @@ static double simcpu_noise(const simcpu_t *m, double x, uint64_t what, int64_t c
 	return x > 0 ? 1 + x * (2 * simcpu_unit(m, what, cell) - 1) : 1;
 }
 
-/* Offered demand of slot k (steady: no wave, no noise, bursts at their mean). */
+#define SIMCPU_WEEK 604800.0 /* s: growth is a share a week */
+
+/* Offered demand of slot k (steady: no wave, no noise, bursts at their mean; growth still). */
 static void simcpu_demand(
 	const simcpu_t *m, const struct sc_state *st, int64_t k, bool steady, double d[SC_CPU_MAX_WG][2])
 {
@@ -86,6 +88,7 @@ static void simcpu_demand(
 	double wave = steady ? 1 : 1 + st->swing * sin(2 * M_PI * (tm + m->phase) / g->wave_period);
 	double mean_burst = 1 + c->burst_share * (c->burst_mult - 1);
 	double shared = steady ? 1 : simcpu_noise(m, c->shared_noise, 0x180, cell); /* one curve */
+	wave *= g->growth > 0 ? pow(1 + g->growth, tm / SIMCPU_WEEK) : 1; /* from simulated second 0 */
 	for (int f = 0; f < m->nwg; f++)
 		for (int dir = 0; dir < 2; dir++) {
 			uint64_t what = (uint64_t)(f * 2 + dir);

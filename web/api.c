@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "detector/capacity.h"
 #include "detector/detector.h"
 #include "detector/evidimport.h"
 #include "detector/rollout.h"
@@ -219,6 +220,42 @@ void api_regressions(detector_t *detector, buf_t *out)
 	detector_view_t *v = detector_view(detector);
 	for (size_t i = 0; i < detector_view_nverdicts(v); i++)
 		json_array_append_new(arr, api_verdict(detector_view_verdict(v, i)));
+	detector_view_free(v);
+	api_dump(arr, out);
+}
+
+/* One stream's capacity headroom (docs/detector.md, Capacity headroom). */
+static json_t *api_capacity_one(const struct capacity *c)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "router", api_str(c->router));
+	json_object_set_new(o, "interface", api_str(c->interface));
+	json_object_set_new(o, "direction", json_string(c->direction));
+	json_object_set_new(o, "capacity_bps", api_num(c->bps));
+	json_object_set_new(o, "capacity_rse", api_num(c->rse));
+	json_object_set_new(o, "method", api_str(capacity_method_name(c->method)));
+	json_object_set_new(o, "cores", c->cores[0] ? json_string(c->cores) : json_null());
+	json_object_set_new(o, "demand_p95_day_bps", api_num(c->p95_day));
+	json_object_set_new(o, "demand_p95_week_bps", api_num(c->p95_week));
+	json_object_set_new(o, "headroom", api_num(c->headroom));
+	json_object_set_new(o, "exhausted_at",
+		c->exhausted_ms != CAPACITY_NEVER ? api_time(c->exhausted_ms) : json_null());
+	json_object_set_new(o, "trend", json_string("theil-sen"));
+	json_object_set_new(o, "trend_days", json_integer((json_int_t)c->days));
+	json_object_set_new(o, "trend_bps_per_day", api_num(c->slope_bps_day));
+	json_object_set_new(o, "why", c->why[0] ? api_str(c->why) : json_null());
+	json_object_set_new(o, "exhausted_why", c->trend_why[0] ? api_str(c->trend_why) : json_null());
+	return o;
+}
+
+void api_capacity(detector_t *detector, buf_t *out)
+{
+	json_t *arr = json_array();
+	detector_view_t *v = detector_view(detector);
+	size_t n = 0;
+	const struct capacity *c = v ? detector_view_capacity(v, &n) : NULL;
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(arr, api_capacity_one(&c[i]));
 	detector_view_free(v);
 	api_dump(arr, out);
 }

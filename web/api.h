@@ -34,6 +34,10 @@ json_t *api_profile_rows(const profile_t *p);
  * ratio, method, verdict, ...}), and one row per cohort (upgrade x architecture x board). */
 void api_regressions(detector_t *detector, buf_t *out);
 void api_cohorts(detector_t *detector, buf_t *out);
+/* /api/v1/capacity: every WireGuard stream's capacity headroom ({router, interface, direction,
+ * capacity_bps, capacity_rse, method, demand_p95_day_bps, demand_p95_week_bps, headroom,
+ * exhausted_at, why, ...}); [] before the detector's first evaluation. */
+void api_capacity(detector_t *detector, buf_t *out);
 /* /api/v1/evidence[?since=YYYY-MM-DD]: the fleet's evidence document (docs/evidence.md); 400 for
  * a bad since, 503 before the detector's first results. */
 unsigned api_evidence(

@@ -145,6 +145,13 @@ static unsigned http_api_cohorts(http_t *h, buf_t *body, const char **ctype)
 	return 200;
 }
 
+static unsigned http_api_capacity(http_t *h, buf_t *body, const char **ctype)
+{
+	api_capacity(h->deps.detector, body);
+	*ctype = "application/json";
+	return 200;
+}
+
 /* 200 "ok" when both heartbeat ages (ms) are within bound, else 503 naming the stale ones. */
 static unsigned http_health_text(buf_t *body, int64_t loop_age, int64_t store_age, int64_t bound)
 {
@@ -185,6 +192,7 @@ static const struct http_route {
 	{ "/api/v1/routers", http_api_routers },
 	{ "/api/v1/regressions", http_api_regressions },
 	{ "/api/v1/cohorts", http_api_cohorts },
+	{ "/api/v1/capacity", http_api_capacity },
 	{ "/healthz", http_healthz },
 };
 

@@ -89,7 +89,8 @@ static unsigned httppage_fleet(const struct http_deps *d, httppage_job_t *j, buf
 		.label = httppage_arg(j, "label"),
 		.board = httppage_arg(j, "board"),
 		.version = httppage_arg(j, "version"),
-		.show = httppage_arg(j, "show") };
+		.show = httppage_arg(j, "show"),
+		.sort = httppage_arg(j, "sort") };
 	struct page_fleet_req req = { .fleet = d->fleet,
 		.filter = &f,
 		.database = d->conf ? d->conf->database : NULL,

@@ -428,6 +428,19 @@ static const struct metrics_family metrics_families[] = {
 		"1 while the router is bound by one core: busiest core at 95% or more, the others mostly "
 		"idle, over the last 10 minutes; else 0.",
 		.per_router = metrics_detector_core_saturated },
+	{ "wgwatch_capacity_bytes_per_second", "gauge",
+		"WireGuard capacity of the interface in that direction now, bytes/s (bits/s over 8): the "
+		"rate at its core's ceiling (pinned) or where its busiest core fills (projected); absent "
+		"while unknown.",
+		.per_router = metrics_detector_capacity, .off = METRICS_CAP_BPS },
+	{ "wgwatch_capacity_headroom_ratio", "gauge",
+		"1 - p95 of the last 7 days' 5-minute rates / capacity; 0 at its limit (pinned); absent "
+		"while the capacity is unknown.",
+		.per_router = metrics_detector_capacity, .off = METRICS_CAP_HEADROOM },
+	{ "wgwatch_capacity_exhausted_timestamp_seconds", "gauge",
+		"Unix time at which the Theil-Sen trend of the daily peaks reaches the capacity; absent "
+		"when none within a year, the trend is flat or falling, or the capacity is unknown.",
+		.per_router = metrics_detector_capacity, .off = METRICS_CAP_EXHAUSTED },
 	{ "wgwatch_rollout_decision", "gauge",
 		"The rollout guard's decision on the cohort (to_version, architecture, board): go, hold or "
 		"wait in label decision; always 1, one series per cohort.",

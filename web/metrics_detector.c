@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_detector: the /metrics families of the upgrade detector (detector/detector.h): the
- * verdicts of each router's newest version change, its cohorts, single-core saturation, and the
- * rollout guard's decision per cohort. Reads only the detector's view: never the database. */
+ * verdicts of each router's newest version change, its cohorts, single-core saturation, the
+ * capacity headroom of its streams, and the rollout guard's decision per cohort. Reads only the detector's view: never the database. */
 #include "config.h"
 #include "web/metrics_int.h"
 
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "detector/capacity.h"
 #include "detector/detector.h"
 #include "detector/rollout.h"
 #include "lib/clock.h"
@@ -153,6 +154,27 @@ void metrics_detector_core_saturated(
 		return;
 	metrics_begin(c, fam, i);
 	metrics_end_u64(c, i, b->bound);
+}
+
+/* The capacity headroom of the router's WireGuard streams (docs/detector.md, Capacity headroom):
+ * fam->off picks the capacity, the headroom or the date; a series is absent while unknown. */
+void metrics_detector_capacity(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r)
+{
+	size_t n;
+	const struct capacity *k = detector_view_capacity(c->det, &n);
+	for (size_t j = 0; j < n; j++) {
+		double v = fam->off == METRICS_CAP_BPS        ? k[j].bps / 8 /* bytes: the base unit */
+			: fam->off == METRICS_CAP_HEADROOM    ? k[j].headroom
+			: k[j].exhausted_ms != CAPACITY_NEVER ? (double)k[j].exhausted_ms / 1000
+							      : NAN;
+		if (strcmp(k[j].router, r->conf->name) != 0 || !isfinite(v))
+			continue;
+		metrics_begin(c, fam, i);
+		metrics_label(c->out, "interface", k[j].interface);
+		metrics_label(c->out, "direction", k[j].direction);
+		metrics_end_double(c, i, v);
+	}
 }
 
 /* Whether (to, arch, board) is one of the keys[0..n) seen already (keys by three). */

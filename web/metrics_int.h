@@ -129,6 +129,10 @@ void metrics_detector_core_saturated(
 	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 void metrics_detector_rollout(struct metrics_ctx *c, const struct metrics_family *fam);
 void metrics_detector_shard_up(struct metrics_ctx *c, const struct metrics_family *fam);
+/* fam->off of the capacity families picks one: */
+enum { METRICS_CAP_BPS, METRICS_CAP_HEADROOM, METRICS_CAP_EXHAUSTED };
+void metrics_detector_capacity(
+	struct metrics_ctx *c, const struct metrics_family *fam, size_t i, const fleet_router_t *r);
 /* metrics_evidence.c: other fleets' evidence per imported cohort (fam->off picks the figure) */
 void metrics_evidence_cohort(struct metrics_ctx *c, const struct metrics_family *fam);
 

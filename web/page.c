@@ -18,6 +18,7 @@
 #include "lib/text.h"
 #include "lib/log.h"
 #include "web/metrics.h"
+#include "web/page_capacity.h"
 #include "web/page_chart.h"
 #include "lib/xmem.h"
 
@@ -30,10 +31,11 @@ struct page_row {
 	const struct history_change *change; /* the newest upgrade or downgrade; NULL: none */
 	/* the detector's regressions on the newest version change: worst ratio per direction */
 	bool regressed;
-	double reg_tx, reg_rx; /* NAN: no regression that way */
-	const char *reg_to;    /* the version it came with (the detector view's string) */
-	bool bound;            /* up, and one core saturated while the others idle */
-	int group;             /* enum page_group */
+	double reg_tx, reg_rx;      /* NAN: no regression that way */
+	const char *reg_to;         /* the version it came with (the detector view's string) */
+	bool bound;                 /* up, and one core saturated while the others idle */
+	const struct capacity *cap; /* its stream with the least known headroom; NULL: none */
+	int group;                  /* enum page_group */
 };
 
 /* What needs attention, in the order the page shows it. */
@@ -47,7 +49,7 @@ static const char page_style[] =
 	"border-bottom:1px solid #ddd;vertical-align:top}th{background:#f4f4f4}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}td.n,td.t,th{white-space:nowrap}"
 	"td.cores{white-space:normal;min-width:8em}"
-	"#fleet td:first-child,#fleet td:nth-child(4),#fleet td:nth-child(8){white-space:nowrap}"
+	"#fleet td:first-child,#fleet td:nth-child(4),#fleet td:nth-child(9){white-space:nowrap}"
 	"#fleet td:nth-child(2){max-width:22em}#fleet td:first-child small{white-space:normal}"
 	"small.since{color:#666}"
 	".down{color:#b00020;font-weight:600}.pending{color:#666;font-weight:600}.up{color:#1b7f3b}.why{color:#b00020;font-size:.9em}"
@@ -70,7 +72,7 @@ static const char page_style[] =
 	"svg .grid line{stroke:#e6e6e6;stroke-width:1}svg text{fill:#555}svg text.yl{text-anchor:end}"
 	"svg text.tl{text-anchor:middle}svg polyline{fill:none;stroke-width:1.6;stroke-linejoin:round}"
 	"svg .tx{stroke:#1f77b4;fill:#1f77b4}svg polyline.tx,svg polyline.rx{fill:none}"
-	"svg .rx{stroke:#ff7f0e;fill:#ff7f0e}"
+	"svg .rx{stroke:#ff7f0e;fill:#ff7f0e}svg polyline.cap{stroke-dasharray:6 4;stroke-width:1.2}"
 	"svg .mk line{stroke:#6a3d9a;stroke-width:1.5;stroke-dasharray:4 3}svg .mk text{fill:#6a3d9a}"
 	"svg .mk.reboot line{stroke:#888}svg .mk.reboot text{fill:#888}"
 	"svg .mk.firmware line{stroke:#2ca02c}svg .mk.firmware text{fill:#2ca02c}"
@@ -78,7 +80,7 @@ static const char page_style[] =
 	"svg circle.pt{fill-opacity:.75;stroke:#fff;stroke-width:.5}"
 	".legend{font-size:.9em;color:#444;margin:.2em 0}.key{display:inline-block;width:.9em;"
 	"height:.9em;vertical-align:-.1em;margin:0 .3em 0 .8em;border-radius:2px}"
-	".key.tx{background:#1f77b4}.key.rx{background:#ff7f0e}.key.mk{background:#6a3d9a}"
+	".key.tx{background:#1f77b4}.key.rx{background:#ff7f0e}.key.cap{background:#999}.key.mk{background:#6a3d9a}"
 	".key.reboot{background:#888}.key.k0{background:#eef3f8}.key.k5{background:#f2c14e}"
 	".key.k10{background:#b00020}"
 	".c0{background:#1f77b4}.c1{background:#d62728}.c2{background:#2ca02c}.c3{background:#9467bd}"
@@ -152,6 +154,21 @@ static int page_cmp(const void *a, const void *b)
 	if (bx != by)
 		return bx < by ? 1 : -1;
 	return strcmp(x->r->conf->name, y->r->conf->name);
+}
+
+/* ?sort=headroom: the least known headroom first, the unknown last, then by name. */
+static int page_cmp_headroom(const void *a, const void *b)
+{
+	const struct page_row *x = a, *y = b;
+	double hx = x->cap ? x->cap->headroom : INFINITY, hy = y->cap ? y->cap->headroom : INFINITY;
+	if (hx != hy)
+		return hx < hy ? -1 : 1;
+	return strcmp(x->r->conf->name, y->r->conf->name);
+}
+
+static bool page_by_headroom(const struct page_filter *f)
+{
+	return f != NULL && f->sort != NULL && strcmp(f->sort, "headroom") == 0;
 }
 
 void page_verdict_cells(buf_t *out, const struct detector_verdict *v)
@@ -368,6 +385,7 @@ static void page_row(buf_t *out, const struct page_row *row, int64_t now_ms)
 	buf_puts(out, n);
 	page_chart_rate(out, row->rx_bps);
 	buf_puts(out, "</td>");
+	page_capacity_cell(out, row->cap);
 	page_cell(out, s ? s->board : NULL);
 	page_cell(out, s ? s->architecture : NULL);
 	if (s && s->ncores)
@@ -561,7 +579,7 @@ static void page_table_head(buf_t *out)
 	buf_puts(out,
 		"<div class=\"wrap\"><table id=\"fleet\"><thead><tr><th>Router</th><th>State</th>"
 		"<th>Attention</th><th>Version</th><th>Busiest core</th><th>WG tx</th><th>WG rx</th>"
-		"<th>Board</th><th>Architecture</th><th>Cores</th><th>Last poll (UTC)</th><th></th>"
+		"<th><a href=\"/?sort=headroom\" title=\"least first\">Headroom</a></th><th>Board</th><th>Architecture</th><th>Cores</th><th>Last poll (UTC)</th><th></th>"
 		"</tr></thead><tbody>\n");
 }
 
@@ -583,6 +601,7 @@ static void page_marks(const detector_view_t *dv, struct page_row *row)
 		row->reg_to = v[i].to_version;
 	}
 	const struct detector_bound *b = dv ? detector_view_bound(dv, name) : NULL;
+	row->cap = dv ? page_capacity_least(dv, name) : NULL;
 	row->bound = row->r->up && ((b && b->bound) || page_pinned(row));
 	row->group = row->regressed ? PAGE_G_REGRESSED
 		: row->bound        ? PAGE_G_BOUND
@@ -614,15 +633,16 @@ static size_t page_rows(
 	for (size_t i = 0; i < n; i++) {
 		if (!page_match_row(&rows[i], f))
 			continue;
-		if (rows[i].group != last && (rows[i].group != PAGE_G_REST || last >= 0))
-			buf_printf(out, "<tr class=\"group\"><th colspan=\"12\">%s</th></tr>\n",
+		if (!page_by_headroom(f) && rows[i].group != last &&
+			(rows[i].group != PAGE_G_REST || last >= 0))
+			buf_printf(out, "<tr class=\"group\"><th colspan=\"13\">%s</th></tr>\n",
 				head[rows[i].group]);
 		last = rows[i].group;
 		page_row(out, &rows[i], now_ms);
 		shown++;
 	}
 	if (shown == 0)
-		buf_puts(out, "<tr><td colspan=\"12\" class=\"empty\">no router matches</td></tr>\n");
+		buf_puts(out, "<tr><td colspan=\"13\" class=\"empty\">no router matches</td></tr>\n");
 	return shown;
 }
 
@@ -644,13 +664,16 @@ void page_fleet_render(const struct page_fleet_req *req, buf_t *out)
 		count[PAGE_G_BOUND] += rows[i].bound;
 		count[PAGE_G_DOWN] += page_down(rows[i].r);
 	}
-	qsort(rows, n, sizeof(*rows), page_cmp);
+	qsort(rows, n, sizeof(*rows), page_by_headroom(filter) ? page_cmp_headroom : page_cmp);
 	page_head(out, n, up, shown);
 	page_show_nav(out, count, filter);
 	page_filter_form(out, rows, n, filter);
 	page_table_head(out);
 	page_rows(out, rows, n, filter, req->now_ms > 0 ? req->now_ms : clock_wall_ms());
-	buf_puts(out, "</tbody></table></div>\n</body></html>\n");
+	buf_puts(out, "</tbody></table></div>\n");
+	if (dv)
+		page_capacity_table(out, dv);
+	buf_puts(out, "</body></html>\n");
 	fleet_view_free(v);
 	if (dv)
 		detector_view_free(dv);

@@ -35,6 +35,7 @@ void page_verdict_cells(buf_t *out, const struct detector_verdict *v);
  * needs attention: a regression on the newest upgrade, single-core bound, not answering). */
 struct page_filter {
 	const char *q, *label, *board, *version, *show;
+	const char *sort; /* "headroom": the least capacity headroom first, no groups; else NULL */
 };
 void page_fleet_filtered(fleet_t *fleet, const struct page_filter *filter, buf_t *out);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "detector/capacity.h"
 #include "detector/detector.h"
 #include "store/history.h"
 #include "lib/text.h"
@@ -329,26 +330,55 @@ static void page_router_markers_free(struct page_marker *m, size_t n)
 	free(m);
 }
 
-static void page_router_throughput(
-	buf_t *out, const history_t *h, const struct page_axis *ax, const struct page_marker *m, size_t nm)
+/* The capacity of interface ifc's direction dir (0 tx, 1 rx) of router in v as a line, from its
+ * window's first poll on (NAN before: an older version's capacity is not this one); 0 when
+ * unknown. */
+static int page_router_cap_line(const detector_view_t *v, const char *router, const char *ifc, int dir,
+	const struct page_axis *ax, double *out)
+{
+	size_t n;
+	const struct capacity *c = detector_view_capacity(v, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(c[i].router, router) != 0 || strcmp(c[i].interface, ifc) != 0 ||
+			c[i].direction[0] != (dir ? 'r' : 't') || !isfinite(c[i].bps))
+			continue;
+		for (size_t b = 0; b < ax->nbuckets; b++)
+			out[b] = ax->from_ms + (int64_t)(b + 1) * ax->bucket_ms > c[i].from_ms ? c[i].bps
+											       : NAN;
+		return 1;
+	}
+	return 0;
+}
+
+static void page_router_throughput(buf_t *out, const history_t *h, const struct page_axis *ax,
+	const struct page_marker *m, size_t nm, const detector_view_t *v, const char *router)
 {
 	buf_puts(out,
 		"<section id=\"throughput\"><h2>WireGuard throughput</h2>"
 		"<p class=\"legend\"><span class=\"key tx\"></span>tx (encrypt, router &rarr; tunnel)"
 		"<span class=\"key rx\"></span>rx (decrypt)<span class=\"key mk\"></span>upgrade, "
-		"shaded: the windows before and after<span class=\"key reboot\"></span>reboot</p>\n");
+		"shaded: the windows before and after<span class=\"key reboot\"></span>reboot"
+		"<span class=\"key cap\"></span>capacity now, dashed (docs/detector.md)</p>\n");
 	if (h->nifaces == 0)
 		buf_puts(out, "<p class=\"empty\">No WireGuard interface data in this range.</p>");
 	for (size_t i = 0; i < h->nifaces; i++) {
 		const struct history_iface *f = &h->ifaces[i];
-		struct page_line lines[2] = {
+		struct page_line lines[4] = {
 			{ .cls = "tx", .label = "tx", .v = f->tx_bps },
 			{ .cls = "rx", .label = "rx", .v = f->rx_bps },
 		};
+		double *cap = xcalloc(2 * ax->nbuckets + 1, sizeof(*cap));
+		size_t nl = 2;
+		for (int dir = 0; dir < 2; dir++)
+			if (v && page_router_cap_line(v, router, f->name, dir, ax, cap + dir * ax->nbuckets))
+				lines[nl++] = (struct page_line){ .cls = dir ? "rx cap" : "tx cap",
+					.label = dir ? "rx capacity" : "tx capacity",
+					.v = cap + dir * ax->nbuckets };
 		buf_puts(out, "<h3 class=\"iface\">");
 		text_put_html(out, f->name);
 		buf_puts(out, "</h3>\n");
-		page_chart_lines(out, ax, lines, 2, m, nm);
+		page_chart_lines(out, ax, lines, nl, m, nm);
+		free(cap);
 	}
 	buf_puts(out, "</section>\n");
 }
@@ -562,7 +592,9 @@ static void page_router_render(buf_t *out, const struct page_router_req *req, co
 	page_router_head(out, req->name);
 	page_router_facts(out, live, h, req->now_ms);
 	page_router_range_nav(out, range, h);
-	page_router_throughput(out, h, &ax, m, nm);
+	detector_view_t *v = detector_view(req->detector);
+	page_router_throughput(out, h, &ax, m, nm, v, req->name);
+	detector_view_free(v);
 	page_router_heatmap(out, h, &ax, m, nm);
 	page_router_scatter(out, h);
 	page_router_verdicts(out, req->detector, req->name);

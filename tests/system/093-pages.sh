@@ -39,7 +39,7 @@ assert sorted(names[:3]) == ["tile-01", "tile-02", "tile-03"], names     # regre
 assert names[3] == "bound", names                                      # single-core bound
 assert sorted(names[4:6]) == ["gone", "offline"], names               # down
 assert sorted(names[6:]) == ["chr-01", "chr-02", "chr-03"], names        # the rest
-heads = re.findall(r'<tr class="group"><th colspan="12">([^<]*)</th>', d)
+heads = re.findall(r'<tr class="group"><th colspan="13">([^<]*)</th>', d)
 assert heads == ["Regressed after an upgrade", "Single-core bound", "Down", "Every other router"], heads
 for r in rows[:3]:
     m = re.search(r'<span class="flag regression"[^>]*>tx (?:\u2212|&minus;)(\d+)(?:\u00a0|&nbsp;)% '

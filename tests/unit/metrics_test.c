@@ -399,7 +399,7 @@ static void test_render_absent(const char *m)
 	CHECK(strstr(m, "router=\"clash\"") == NULL && strstr(m, "job=\"clash\"") == NULL);
 	CHECK(count(m, "# TYPE wgwatch_router_up ") == 1);
 	CHECK(strstr(m, "wgwatch_router_up{router=\"r3\"") == NULL); /* never measured: not a 0 */
-	CHECK(count(m, "# HELP ") == 78 && count(m, "# TYPE ") == 78);
+	CHECK(count(m, "# HELP ") == 81 && count(m, "# TYPE ") == 81);
 	/* SNMP alone (r1) tells no errors, queue drops, link downs, MTU or clock: absent, not 0; nor r0's
 	 * unknown MTU. Running and the byte counters it tells. */
 	CHECK(count(m, "wgwatch_interface_receive_errors_total{") == 2);

@@ -12,7 +12,9 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include "detector/view.h"
 #include "store/store.h"
+#include "web/page_capacity.h"
 
 #define T0            1700000100000LL /* a 5-minute bucket start */
 #define STEP          2000LL
@@ -643,8 +645,68 @@ static void test_peer_order(void)
 	buf_free(&b);
 }
 
+/* The fleet page's headroom: the least known per router, the table least first, unknown left
+ * out, a pinned stream "at its limit", hostile names escaped. */
+static void test_capacity_table(void)
+{
+	char hostile[] = HOSTILE_NAME, wg0[] = "wg0", wgh[] = HOSTILE_IFACE, ccr[] = "ccr1009",
+	     quiet[] = "quiet";
+	struct capacity c[4] = {
+		{ .router = hostile,
+			.interface = wg0,
+			.direction = "tx",
+			.method = CAPACITY_PROJECTED,
+			.bps = 400e6,
+			.headroom = 0.3,
+			.p95_week = 280e6,
+			.exhausted_ms = CAPACITY_NEVER },
+		{ .router = hostile,
+			.interface = wgh,
+			.direction = "rx",
+			.method = CAPACITY_PROJECTED,
+			.bps = 300e6,
+			.headroom = 0.08,
+			.p95_week = 276e6,
+			.exhausted_ms = 1800000000000LL },
+		{ .router = ccr,
+			.interface = wg0,
+			.direction = "tx",
+			.method = CAPACITY_PINNED,
+			.bps = 128e6,
+			.headroom = 0,
+			.p95_week = 128e6,
+			.exhausted_ms = CAPACITY_NEVER },
+		{ .router = quiet,
+			.interface = wg0,
+			.direction = "tx",
+			.bps = NAN,
+			.headroom = NAN,
+			.exhausted_ms = CAPACITY_NEVER },
+	};
+	detector_view_t *v = view_build(NULL, 0, NULL, 0, NULL);
+	view_set_capacity(v, c, 4);
+	CHECK(page_capacity_least(v, HOSTILE_NAME) != NULL &&
+		page_capacity_least(v, HOSTILE_NAME)->headroom == 0.08);
+	CHECK(page_capacity_least(v, "quiet") == NULL);
+	buf_t b;
+	buf_init(&b);
+	page_capacity_table(&b, v);
+	const char *h = b.data, *a = strstr(h, "ccr1009"), *r = strstr(h, "wg&lt;0&gt; rx");
+	CHECK(a != NULL && r != NULL && a < r && strstr(h, "quiet") == NULL);
+	CHECK(strstr(h, "0&nbsp;% at its limit") != NULL && strstr(h, "8&nbsp;%") != NULL);
+	CHECK(strstr(h, "2027-01-15 08:00:00Z") != NULL && strstr(h, "<script") == NULL);
+	CHECK(strstr(h, HOSTILE_NAME) == NULL && strstr(h, HOSTILE_IFACE) == NULL);
+	buf_free(&b);
+	buf_init(&b);
+	page_capacity_cell(&b, NULL);
+	CHECK_STR(b.data, "<td class=\"n\">&ndash;</td>");
+	buf_free(&b);
+	detector_view_free(v);
+}
+
 int main(void)
 {
+	test_capacity_table();
 	test_upgrades_table();
 	test_upgrades_cohort();
 	test_url_escape();

@@ -279,9 +279,9 @@ static void test_errors(void)
 	ERR("cost = wg0 tx 0.1 core 1\nshared_noise = 120\n",
 		"5: bad value for shared_noise: expected a percent 0..100, not \"120\"");
 	ERR("follow = wg0 tx 0.1 core 1\n",
-		"1: group a: demand, follow, work, noise, shared_noise, work_noise and burst need a cost");
+		"1: group a: demand, follow, work, noise, shared_noise, work_noise, burst and growth need a cost");
 	ERR("demand = wg0 tx 5\n",
-		"1: group a: demand, follow, work, noise, shared_noise, work_noise and burst need a cost");
+		"1: group a: demand, follow, work, noise, shared_noise, work_noise, burst and growth need a cost");
 	ERR("wg_mtu = 100\n", "4: bad value for wg_mtu: 100");
 	ERR("cpu_frequency = fast\n", "4: bad value for cpu_frequency: fast");
 	ERR("at 1m: wan_queue_drops -3\n", "4: bad value for wan_queue_drops: -3");
@@ -561,8 +561,31 @@ static void test_moved(void)
 	scenario_free(sc);
 }
 
+/* growth 2: the demand grows 2 % a week, compound, from simulated second 0: 100 Mbit/s is 102
+ * a week on and 100 x 1.02^4 = 108.243 four weeks on. */
+static void test_growth(void)
+{
+	scenario_t *sc = load("[group hub]\ncores = 2\nwg = wg0:1\nuptime = 1h\n"
+			      "demand = wg0 tx 100\ncost = wg0 tx 0.1 core 1\ngrowth = 2%\n");
+	CHECK(sc != NULL);
+	if (!sc)
+		return;
+	simrouter_t *r = simrouter_create(sc, &sc->groups[0], 0, 0);
+	CHECK_NEAR(rate(r, 0, 1, 0, 10), 100, 0.001);
+	CHECK_NEAR(rate(r, 0, 1, 604795, 604805), 102, 0.001);
+	CHECK_NEAR(rate(r, 0, 1, 4 * 604800 - 5, 4 * 604800 + 5), 108.243216, 0.001);
+	simrouter_destroy(r);
+	scenario_free(sc);
+	want_error("[group a]\nwg = wg0:1\ngrowth = 2\n",
+		"1: group a: demand, follow, work, noise, "
+		"shared_noise, work_noise, burst and growth need a cost (the CPU model)");
+	want_error(
+		"[group a]\nwg = wg0:1\ncost = wg0 tx 0.1 core 0\ngrowth = 200\n", "4: bad value for growth");
+}
+
 int main(void)
 {
+	test_growth();
 	test_ceiling();
 	test_confounders();
 	test_two_cores();

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* capacity: a stream's capacity now, its demand, its headroom and the date its daily peaks
+ * reach the capacity (docs/detector.md, "Capacity headroom"), on samples already in memory.
+ * It must never touch SQLite, a clock or a lock, and never guess: a capacity the data cannot
+ * measure or project is unknown with its reason, and a trend it cannot tell from flat has no
+ * date. */
+#include "config.h"
+#include "detector/capacity.h"
+#include "detector/judge.h"
+#include "detector/stats.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CAPACITY_DAY_MS    86400000LL
+#define CAPACITY_WEEK_MS   (7 * CAPACITY_DAY_MS)
+#define CAPACITY_DAYS      56   /* the trend looks back this many days at most */
+#define CAPACITY_MIN_DAYS  7    /* ... and needs this many daily peaks */
+#define CAPACITY_DAY_SHARE 0.5  /* a day counts with this share of its 5-minute buckets */
+#define CAPACITY_BUCKETS   288  /* 5-minute buckets in a day */
+#define CAPACITY_HORIZON   365  /* a date further out than this many days is none */
+#define CAPACITY_PEAK_Q    0.95 /* a day's peak, the demand: this quantile */
+
+const char *capacity_method_name(enum capacity_method m)
+{
+	return m == CAPACITY_PINNED ? "pinned" : m == CAPACITY_PROJECTED ? "projected" : NULL;
+}
+
+void capacity_clear(struct capacity *c)
+{
+	free(c->router);
+	free(c->interface);
+	c->router = c->interface = NULL;
+}
+
+static void capacity_text(char *out, size_t size, const char *text)
+{
+	snprintf(out, size, "%s", text);
+}
+
+void capacity_window(const struct frame *f, const struct frame_params *p, struct capacity *c)
+{
+	size_t ns = frame_nstreams(f);
+	struct judge_wcap *w = xcalloc(ns + 1, sizeof(*w));
+	judge_window(f, p, w);
+	for (size_t s = 0; s < ns; s++) {
+		struct capacity *o = &c[s];
+		*o = (struct capacity){ .direction = s % 2 ? "rx" : "tx",
+			.bps = NAN,
+			.rse = NAN,
+			.p95_day = NAN,
+			.p95_week = NAN,
+			.headroom = NAN,
+			.exhausted_ms = CAPACITY_NEVER,
+			.slope_bps_day = NAN };
+		capacity_text(o->cores, sizeof(o->cores), w[s].cores);
+		if (!w[s].ok) {
+			capacity_text(
+				o->why, sizeof(o->why), w[s].why ? w[s].why : "its capacity cannot be told");
+			continue;
+		}
+		o->method = w[s].pinned ? CAPACITY_PINNED : CAPACITY_PROJECTED;
+		o->bps = w[s].cap;
+		o->rse = w[s].rse;
+		if (w[s].pinned)
+			capacity_text(o->why, sizeof(o->why), "at its limit");
+	}
+	free(w);
+}
+
+/* The quantile q of the values bps[i] with t[i] in [from, to); NAN when none. */
+static double capacity_q(
+	const int64_t *t, const double *bps, size_t n, int64_t from, int64_t to, double q, size_t *count)
+{
+	double *v = xcalloc(n + 1, sizeof(*v));
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (t[i] >= from && t[i] < to && isfinite(bps[i]))
+			v[m++] = bps[i];
+	double r = stats_quantile(v, m, q);
+	free(v);
+	if (count != NULL)
+		*count = m;
+	return r;
+}
+
+/* The daily peaks of the UTC days that are over, back CAPACITY_DAYS from now_ms, each with
+ * enough buckets: x the day's middle in days since the epoch, y its peak. Their count. */
+static size_t capacity_peaks(
+	const int64_t *t, const double *bps, size_t n, int64_t now_ms, double *x, double *y)
+{
+	int64_t today = now_ms / CAPACITY_DAY_MS; /* the day still running does not count */
+	size_t k = 0;
+	for (int64_t d = today - CAPACITY_DAYS; d < today; d++) {
+		size_t count;
+		double peak = capacity_q(
+			t, bps, n, d * CAPACITY_DAY_MS, (d + 1) * CAPACITY_DAY_MS, CAPACITY_PEAK_Q, &count);
+		if ((double)count < CAPACITY_DAY_SHARE * CAPACITY_BUCKETS)
+			continue;
+		x[k] = (double)d + 0.5;
+		y[k++] = peak;
+	}
+	return k;
+}
+
+/* The date the daily peaks' trend reaches c->bps into c->exhausted_ms; NULL, or why none. */
+static const char *capacity_trend(
+	struct capacity *c, const int64_t *t, const double *bps, size_t n, int64_t now_ms)
+{
+	double x[CAPACITY_DAYS], y[CAPACITY_DAYS];
+	struct stats_trend tr;
+	c->exhausted_ms = CAPACITY_NEVER;
+	c->slope_bps_day = NAN;
+	c->days = capacity_peaks(t, bps, n, now_ms, x, y);
+	if (c->method == CAPACITY_PINNED)
+		return "already at its limit";
+	if (c->days < CAPACITY_MIN_DAYS || stats_theil_sen(x, y, c->days, &tr) < 0)
+		return "fewer than 7 days of peaks";
+	c->slope_bps_day = tr.slope;
+	if (!(tr.lo > 0) || !(tr.slope > 0))
+		return "its daily peaks are flat or falling";
+	double day = (c->bps - tr.intercept) / tr.slope; /* days since the epoch */
+	if (day > (double)now_ms / CAPACITY_DAY_MS + CAPACITY_HORIZON)
+		return "not within a year";
+	c->exhausted_ms = (int64_t)llround(day * CAPACITY_DAY_MS);
+	return NULL;
+}
+
+void capacity_demand(struct capacity *c, const int64_t *t, const double *bps, size_t n, int64_t now_ms)
+{
+	c->p95_day = capacity_q(t, bps, n, now_ms - CAPACITY_DAY_MS, INT64_MAX, CAPACITY_PEAK_Q, NULL);
+	c->p95_week = capacity_q(t, bps, n, now_ms - CAPACITY_WEEK_MS, INT64_MAX, CAPACITY_PEAK_Q, NULL);
+	if (c->method == CAPACITY_UNKNOWN)
+		return;
+	if (c->method == CAPACITY_PINNED)
+		c->headroom = 0; /* the core holds it at its ceiling: the rest is not seen */
+	else if (isfinite(c->p95_week))
+		c->headroom = fmax(0, 1 - c->p95_week / c->bps);
+	const char *why = capacity_trend(c, t, bps, n, now_ms);
+	capacity_text(c->trend_why, sizeof(c->trend_why), why ? why : "");
+}
