@@ -23,6 +23,7 @@
 #define CAPACITY_BUCKETS   288  /* 5-minute buckets in a day */
 #define CAPACITY_HORIZON   365  /* a date further out than this many days is none */
 #define CAPACITY_PEAK_Q    0.95 /* a day's peak, the demand: this quantile */
+#define CAPACITY_HALF_TOL  0.15 /* a projection's halves agree within this share */
 
 const char *capacity_method_name(enum capacity_method m)
 {
@@ -41,11 +42,32 @@ static void capacity_text(char *out, size_t size, const char *text)
 	snprintf(out, size, "%s", text);
 }
 
+/* A projection w of stream s that each half of the window gives again: the same cores, a
+ * capacity within CAPACITY_HALF_TOL (or 3 relative errors). A core that carries a stream keeps
+ * carrying it; a chance likeness of a core's load to a stream's rate does not persist, and
+ * samples that are not independent (several polls within one change of the load) make such a
+ * likeness look significant in the whole window alone. */
+static bool capacity_steady(
+	const struct judge_wcap *w, const struct judge_wcap *h1, const struct judge_wcap *h2)
+{
+	double tol = fmax(CAPACITY_HALF_TOL, 3 * w->rse);
+	for (int k = 0; k < 2; k++) {
+		const struct judge_wcap *h = k ? h2 : h1;
+		if (!h->ok || h->pinned || strcmp(h->cores, w->cores) != 0 ||
+			!(fabs(h->cap / w->cap - 1) <= tol))
+			return false;
+	}
+	return true;
+}
+
 void capacity_window(const struct frame *f, const struct frame_params *p, struct capacity *c)
 {
-	size_t ns = frame_nstreams(f);
+	size_t ns = frame_nstreams(f), half = f->npolls / 2;
 	struct judge_wcap *w = xcalloc(ns + 1, sizeof(*w));
+	struct judge_wcap *h1 = xcalloc(ns + 1, sizeof(*h1)), *h2 = xcalloc(ns + 1, sizeof(*h2));
 	judge_window(f, p, w);
+	judge_window_part(f, p, 0, half, h1);
+	judge_window_part(f, p, half, f->npolls, h2);
 	for (size_t s = 0; s < ns; s++) {
 		struct capacity *o = &c[s];
 		*o = (struct capacity){ .direction = s % 2 ? "rx" : "tx",
@@ -62,6 +84,11 @@ void capacity_window(const struct frame *f, const struct frame_params *p, struct
 				o->why, sizeof(o->why), w[s].why ? w[s].why : "its capacity cannot be told");
 			continue;
 		}
+		if (!w[s].pinned && !capacity_steady(&w[s], &h1[s], &h2[s])) {
+			capacity_text(o->why, sizeof(o->why),
+				"its cores could not be told steadily: the halves of its window disagree");
+			continue;
+		}
 		o->method = w[s].pinned ? CAPACITY_PINNED : CAPACITY_PROJECTED;
 		o->bps = w[s].cap;
 		o->rse = w[s].rse;
@@ -69,6 +96,8 @@ void capacity_window(const struct frame *f, const struct frame_params *p, struct
 			capacity_text(o->why, sizeof(o->why), "at its limit");
 	}
 	free(w);
+	free(h1);
+	free(h2);
 }
 
 /* The quantile q of the values bps[i] with t[i] in [from, to); NAN when none. */

@@ -1069,7 +1069,13 @@ static void judge_window_stream(const struct frame *f, const struct frame_w *w, 
 
 void judge_window(const struct frame *f, const struct frame_params *p, struct judge_wcap *r)
 {
-	const struct frame_w w = { 0, f->npolls };
+	judge_window_part(f, p, 0, f->npolls, r);
+}
+
+void judge_window_part(
+	const struct frame *f, const struct frame_params *p, size_t from, size_t to, struct judge_wcap *r)
+{
+	const struct frame_w w = { from, to };
 	size_t ns = frame_nstreams(f), nc = f->ncores;
 	bool *carry = xcalloc(ns * nc + 1, sizeof(bool));
 	judge_attribute_w(f, &w, p, carry);

@@ -23,6 +23,9 @@ struct judge_wcap {
 };
 /* The capacity of every stream of f over all its polls (f->split unused) into r[0 .. 2 * f->nifs). */
 void judge_window(const struct frame *f, const struct frame_params *p, struct judge_wcap *r);
+/* The same over polls [from, to) of f only. */
+void judge_window_part(
+	const struct frame *f, const struct frame_params *p, size_t from, size_t to, struct judge_wcap *r);
 /* The single-core shape of polls p[0..n) into *b (all but b->router). */
 void judge_bound(const struct frame_poll *p, size_t n, struct detector_bound *b);
 
