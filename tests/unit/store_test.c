@@ -1242,7 +1242,11 @@ static sample_t *mk_step(int64_t wall, int64_t mono)
 
 /* How many buckets from T0 + from_s on show a wg0 rate in the history API's series; *peer_ms
  * (unless NULL): the time of the peer's newest sample there. */
-static int history_rated(const char *p, int64_t from_s, int64_t to_s, int64_t *peer_ms)
+/* Buckets of the history [T0, T0 + to_s) starting at from_s or later: how many have a rate
+ * (the return), how many of them start at or before the last poll, to_s - 10 (*all), and their
+ * width (*bucket_ms). */
+static int history_rated(
+	const char *p, int64_t from_s, int64_t to_s, int64_t *peer_ms, int *all, int64_t *bucket_ms)
 {
 	history_t *h = NULL;
 	char *cause = NULL;
@@ -1252,9 +1256,14 @@ static int history_rated(const char *p, int64_t from_s, int64_t to_s, int64_t *p
 	if (peer_ms != NULL)
 		*peer_ms = h != NULL && h->npeers == 1 ? h->peers[0].time_ms : -1;
 	int n = 0;
-	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++)
-		n += h->from_ms + (int64_t)b * h->bucket_ms >= T0 + from_s * 1000 &&
-			!isnan(h->ifaces[0].rx_bps[b]);
+	*all = 0;
+	*bucket_ms = h != NULL ? h->bucket_ms : 0;
+	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++) {
+		int64_t start = h->from_ms + (int64_t)b * h->bucket_ms;
+		bool in = start >= T0 + from_s * 1000;
+		*all += in && start <= T0 + (to_s - 10) * 1000;
+		n += in && !isnan(h->ifaces[0].rx_bps[b]);
+	}
 	history_free(h);
 	return n;
 }
@@ -1286,8 +1295,17 @@ static void test_clock_step(void)
 	CHECK_INT(qi(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830001"), 120000);
 	CHECK_INT(
 		qi(p, "SELECT count(*) " WG0_CS " AND dt_ms = 10000 AND rx_delta = 10000 AND NOT reset"), 41);
-	int64_t peer_ms;
-	CHECK_INT(history_rated(p, 60, 330, &peer_ms), 27); /* the polls at 60 .. 320 s, after the step */
+	int64_t peer_ms, width;
+	int all;
+	/* The polls at 60 .. 320 s, after the step, in buckets of two stored polls (10 s apart):
+	 * every one rated, none lost to the 6 h ahead. */
+	int rated = history_rated(p, 60, 330, &peer_ms, &all, &width);
+	int64_t sp = qi(p,
+		"SELECT (max(time_ms) - min(time_ms)) / (count(*) - 1) FROM polls"
+		" WHERE time_ms >= 1699999800000 AND time_ms < 1700000130000"); /* T0 .. T0 + 330 s */
+	CHECK(sp > 0 && width >= 2 * sp && width < 2 * sp + 1000); /* two stored polls, whole seconds */
+	CHECK_INT(rated, all);
+	CHECK(rated >= 13);
 	CHECK_INT(peer_ms, T0 + 320000); /* the last poll's, not the newest time's (6 h ahead) */
 
 	atomic_store(&fake_now, T0 + 420000 + STORE_GRACE_MS);
@@ -1341,7 +1359,9 @@ static void test_counter_back(void)
 	maintain(st);
 	CHECK_STR(qs(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"),
 		"4 1000 1000");
-	CHECK(history_rated(p, 0, 40, NULL) >= 2);
+	int all2;
+	int64_t width2;
+	CHECK(history_rated(p, 0, 40, NULL, &all2, &width2) >= 2);
 	history_t *h = NULL;
 	char *cause = NULL;
 	struct history_req hq = { .db_path = p, .router = "cs", .from_ms = T0, .to_ms = T0 + 40000 };
