@@ -32,6 +32,26 @@ static char *confinv_name(const char *t)
 	return name;
 }
 
+/* Whether s holds no control character: what an error line may echo (a newline in a target or
+ * label would start a message of its own, or forge a log line). */
+static bool confinv_printable(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+/* At most n bytes of s with each control character as '?': what an error may echo of a file. */
+static char *confinv_echo(const char *s, size_t n)
+{
+	char *e = xstrndup(s, n);
+	for (char *p = e; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return e;
+}
+
 /* The group's labels (NULL: none) as a labels = value, and its scheme; NULL with *why when
  * unusable. */
 static char *confinv_labels(const json_t *labels, const char **scheme, char **why)
@@ -44,8 +64,11 @@ static char *confinv_labels(const json_t *labels, const char **scheme, char **wh
 	json_object_foreach((json_t *)labels, k, v)
 	{
 		const char *s = json_string_value(v);
-		if (s == NULL || strpbrk(s, ",=") != NULL) {
-			*why = xasprintf("label %.64s: a string without ',' or '=' expected", k);
+		if (s == NULL || strpbrk(s, ",=") != NULL || !confinv_printable(s) || !confinv_printable(k)) {
+			char *e = confinv_echo(k, 64);
+			*why = xasprintf(
+				"label %s: a string without ',', '=' or a control character expected", e);
+			free(e);
 			buf_free(&b);
 			return NULL;
 		}
@@ -101,8 +124,11 @@ static void confinv_group(struct conf_file *f, const json_t *g, size_t i, const 
 	json_t *v;
 	json_object_foreach((json_t *)g, k, v)
 	{
-		if (why == NULL && strcmp(k, "targets") != 0 && strcmp(k, "labels") != 0)
-			why = xasprintf("unknown key \"%.32s\" (a group has targets and labels)", k);
+		if (why == NULL && strcmp(k, "targets") != 0 && strcmp(k, "labels") != 0) {
+			char *e = confinv_echo(k, 32);
+			why = xasprintf("unknown key \"%s\" (a group has targets and labels)", e);
+			free(e);
+		}
 	}
 	if (why == NULL && !json_is_array(targets))
 		why = xstrdup("targets: an array of \"host[:port]\" strings expected");
@@ -114,7 +140,7 @@ static void confinv_group(struct conf_file *f, const json_t *g, size_t i, const 
 		const char *s = json_string_value(json_array_get(targets, t));
 		if (s != NULL)
 			confinv_line(f, text, pos, s);
-		if (s == NULL || s[0] == '\0' || strpbrk(s, "/@ ") != NULL)
+		if (s == NULL || s[0] == '\0' || strpbrk(s, "/@ ") != NULL || !confinv_printable(s))
 			conf_ferr(
 				f, "group %zu, target %zu: a \"host[:port]\" string expected", i + 1, t + 1);
 		else
@@ -167,7 +193,9 @@ static void confinv_file(struct conf_loader *ld, const char *path)
 		conf_ferr(&f, "cannot read %s: %s", path, why);
 	else if (doc == NULL) {
 		f.line = err.line > 0 ? err.line : 1;
-		conf_ferr(&f, "not file_sd JSON: %s", err.text);
+		char *e = confinv_echo(err.text, sizeof(err.text));
+		conf_ferr(&f, "not file_sd JSON: %s", e);
+		free(e);
 	} else if (!json_is_array(doc))
 		conf_ferr(
 			&f, "not file_sd JSON: an array of {\"targets\": [...], \"labels\": {...}} expected");
