@@ -161,6 +161,20 @@ assert down == [lead, lead + 1, lead + 2], (names, down, lead)
 assert set(names[:4]) == flagged, names[:4]
 PY
 ok "fleet page: 40 rows, TileGX regressions flagged, CCR2116 bound at ~1.6 Gbit/s, CCR1009 at ~200 Mbit/s"
+# The growing old CHRs (sim/demo.scenario): encrypt capacity (100 - 16) / 0.3 = 280 Mbit/s,
+# projected; demand growing 2 % a week runs out some weeks ahead: at least one of the pair has
+# that date, and none is dated sooner than a week or later than a year.
+http_get /api/v1/capacity >"$T/capacity.json"
+$PY - "$T/capacity.json" <<'PY' || fail "the demo's growing hub: $(grep -o '"router":"chr-old[^}]*' "$T/capacity.json")"
+import json, sys, time
+cs = [c for c in json.load(open(sys.argv[1])) if c["router"].startswith("chr-old") and c["direction"] == "tx"]
+assert len(cs) == 2 and all(c["method"] == "projected" and abs(c["capacity_bps"] / 280e6 - 1) <= 0.05 for c in cs), cs
+days = [(time.mktime(time.strptime(c["exhausted_at"], "%Y-%m-%dT%H:%M:%SZ")) - time.time() + time.timezone) / 86400
+        for c in cs if c["exhausted_at"]]
+assert days and all(7 <= d <= 365 for d in days), (days, cs)
+print("chr-old tx: %s Mbit/s, runs out in %s days" % ([round(c["capacity_bps"] / 1e6, 1) for c in cs], [round(d) for d in days]))
+PY
+ok "the demo's growing hub: capacity 280 Mbit/s projected, running out some weeks ahead"
 
 dump "$BASE/router/$CCR?range=all" "$T/ccr.html"
 $PY - "$T/ccr.html" <<'PY' || fail "router page DOM"
