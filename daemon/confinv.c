@@ -7,6 +7,7 @@
 #include "config.h"
 #include "daemon/conf_int.h"
 #include "lib/buf.h"
+#include "lib/text.h"
 #include "lib/xmem.h"
 
 #include <errno.h>
@@ -42,14 +43,16 @@ static bool confinv_printable(const char *s)
 	return true;
 }
 
-/* At most n bytes of s with each control character as '?': what an error may echo of a file. */
+/* At most n bytes of s on one line, as lib/text.h escapes control and bidirectional
+ * characters: what an error may echo of a file. */
 static char *confinv_echo(const char *s, size_t n)
 {
-	char *e = xstrndup(s, n);
-	for (char *p = e; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return e;
+	buf_t b;
+	buf_init(&b);
+	char *cut = text_cap(s, n);
+	text_put_oneline(&b, cut);
+	free(cut);
+	return buf_steal(&b, NULL);
 }
 
 /* The group's labels (NULL: none) as a labels = value, and its scheme; NULL with *why when
