@@ -7,6 +7,7 @@
 #include "config.h"
 #include "detector/matched.h"
 #include "detector/frame.h"
+#include "detector/profcore.h"
 #include "detector/stats.h"
 #include "lib/xmem.h"
 
@@ -16,17 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MATCHED_Q_LO   0.10 /* a stream's rates overlap between these quantiles of each window */
-#define MATCHED_Q_HI   0.90
-#define MATCHED_SLACK  0.02 /* ... widened by this share of its median (a steady rate's jitter) */
-#define MATCHED_RATE   0.05 /* the matched polls' mean rates may differ by this share at most */
-#define MATCHED_BLOCK  5    /* consecutive matched polls averaged into one for the noise */
-#define MATCHED_BLOCKS 20   /* blocks a window needs at least: 100 polls, as a fit */
-#define MATCHED_FLOOR  0.03 /* a core's load changed: by this much of a core at least (whole %) ... */
-#define MATCHED_SIGMAS 4.0  /* ... and this many standard errors */
-#define MATCHED_STEADY 2.0  /* "unchanged" holds within this many standard errors */
-#define MATCHED_TOTAL  0.05 /* the busy cores in total changed: by this much of a core at least */
-#define MATCHED_TUNNEL 20.0 /* a profile puts a core on the tunnel's path: this % of its load */
+#define MATCHED_Q_LO     0.10 /* a stream's rates overlap between these quantiles of each window */
+#define MATCHED_Q_HI     0.90
+#define MATCHED_SLACK    0.02 /* ... widened by this share of its median (a steady rate's jitter) */
+#define MATCHED_RATE     0.05 /* the matched polls' mean rates may differ by this share at most */
+#define MATCHED_BLOCK    5    /* consecutive matched polls averaged into one for the noise */
+#define MATCHED_BLOCKS   20   /* blocks a window needs at least: 100 polls, as a fit */
+#define MATCHED_FLOOR    0.03 /* a core's load changed: by this much of a core at least (whole %) ... */
+#define MATCHED_SIGMAS   4.0  /* ... and this many standard errors */
+#define MATCHED_STEADY   2.0  /* "unchanged" holds within this many standard errors */
+#define MATCHED_TOTAL    0.05 /* the busy cores in total changed: by this much of a core at least */
+#define MATCHED_PROF_ABS 0.05 /* a profile's load on a core agrees with the matched polls' within */
+#define MATCHED_PROF_REL 0.20 /* ... this much of a core, or this share of the load */
+#define MATCHED_TUNNEL   20.0 /* a profile puts a core on the tunnel's path: this % of its load */
 
 struct matched_core { /* a core's load on the matched polls */
 	double before, after, delta, se;
@@ -246,9 +249,44 @@ static bool matched_tight(const struct frame *f, const struct matched_set *m, co
 	return la > 0 && lb / la >= 1 - p->threshold;
 }
 
+/* The capacity of the stream's cores in window side (0 before, 1 after) where that window's
+ * profile splits each of them into other work a and the stream's part L - a: the smallest
+ * x (1 - a) / (L - a), the rate at which the first fills. Unclassified work is read as the
+ * stream's before and as other work after, the reading that alarms least. NAN when a core is
+ * not split so, or the profile saw another load on it than the matched polls (it was taken at
+ * another operating point: its split is not this one's). */
+static double matched_profile_cap(
+	const struct frame *f, const struct matched_set *m, const bool *on, int side)
+{
+	double cap = INFINITY;
+	for (size_t c = 0; c < f->ncores; c++) {
+		if (!on[c])
+			continue;
+		double a, l = side ? m->core[c].after : m->core[c].before;
+		if (!profcore_other(f->prof[side], (int)c, side == 1, &a) || !(l - a >= MATCHED_FLOOR) ||
+			!(fabs(profile_core_load(f->prof[side], (int)c) / 100 - l) <=
+				fmax(MATCHED_PROF_ABS, MATCHED_PROF_REL * l)))
+			return NAN;
+		cap = fmin(cap, (side ? m->xa : m->xb) * (1 - a) / (l - a));
+	}
+	return isfinite(cap) ? cap : NAN;
+}
+
+/* The capacity ratio of a stream every core of which rose by at least least_d at the same
+ * rates: the profiles' split where both windows have one for each core, else 1 - least_d,
+ * the least alarming reading of the loads (docs/detector.md); never above that. */
+static double matched_ratio(
+	const struct frame *f, const struct matched_set *m, const bool *on, double least_d)
+{
+	double bound = 1 - least_d;
+	double cb = matched_profile_cap(f, m, on, 0), ca = matched_profile_cap(f, m, on, 1);
+	return isfinite(cb) && isfinite(ca) && cb > 0 ? fmin(ca / cb, bound) : bound;
+}
+
 /* A core of the stream rose at the same rates (up). Its capacity is the smallest over its
  * cores, so the least alarming reading is that the core that rose least fills first: only
- * when every one of its cores rose is there a loss, 1 - the smallest rise (docs/detector.md).
+ * when every one of its cores rose is there a loss, 1 - the smallest rise, or less where the
+ * profiles of both windows split the cores' load (matched_ratio; docs/detector.md).
  * A core not known to be the stream's, or one of several of which another held, is a sign. */
 static void matched_rose(const struct frame *f, const struct matched_set *m, const bool *on, bool known,
 	size_t up, const struct frame_params *p, struct frame_result *r)
@@ -262,7 +300,7 @@ static void matched_rose(const struct frame *f, const struct matched_set *m, con
 		else if (m->core[c].delta < m->core[least].delta)
 			least = c;
 	}
-	double ratio = 1 - m->core[least].delta;
+	double ratio = known && held == SIZE_MAX ? matched_ratio(f, m, on, m->core[least].delta) : NAN;
 	matched_fill(m, up, DETECTOR_INSUFFICIENT, NAN, r);
 	r->hint = true;
 	if (!known)

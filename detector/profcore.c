@@ -14,6 +14,7 @@
 #include <string.h>
 
 #define PROFCORE_TUNNEL_SHARE 50.0 /* a core runs the tunnel: this % of its load on the tunnel's path */
+#define PROFCORE_TUNNEL_MIN   5.0  /* ... and this % of the core at least (idle cores do some networking) */
 #define PROFCORE_OTHER_MOVE   10.0 /* other work on a tunnel core moved by this many points of a core */
 #define PROFCORE_NAME_MAX     32   /* of a classifier's name in a confounder */
 
@@ -56,10 +57,23 @@ static double profcore_tunnel_share(const profile_t *p, int c)
 	return load > 0 ? fmin(100, 100 * profcore_sum(p, c, PROFCORE_TUNNEL) / load) : -1;
 }
 
+bool profcore_other(const profile_t *p, int c, bool unclear_is_other, double *other)
+{
+	if (p == NULL || !(profile_core_load(p, c) > 0))
+		return false;
+	double o = profcore_sum(p, c, PROFCORE_OTHER);
+	if (unclear_is_other)
+		o += profcore_sum(p, c, PROFCORE_NEUTRAL);
+	*other = fmin(o, profile_core_load(p, c)) / 100;
+	return true;
+}
+
 void profcore_tunnel_cores(const profile_t *p, size_t ncores, bool *on)
 {
 	for (size_t c = 0; p != NULL && c < ncores; c++)
-		on[c] = on[c] || profcore_tunnel_share(p, (int)c) >= PROFCORE_TUNNEL_SHARE;
+		on[c] = on[c] ||
+			(profcore_tunnel_share(p, (int)c) >= PROFCORE_TUNNEL_SHARE &&
+				profcore_sum(p, (int)c, PROFCORE_TUNNEL) >= PROFCORE_TUNNEL_MIN);
 }
 
 /* The one pinned core of w that prof shows mostly on the tunnel's path; -1 when none, or when

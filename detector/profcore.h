@@ -22,9 +22,14 @@ struct profcore_pick { /* where a stream's cores came from a profile */
  * frees). */
 struct profcore_pick *profcore_attribute(const struct frame *f, const struct frame_w *b,
 	const struct frame_w *a, const struct frame_params *p, bool *carry);
-/* Marks on[c] for every core of p (NULL: none) with half or more of its load on the tunnel's
- * path. */
+/* Marks on[c] for every core of p (NULL: none) with half or more of its load, and 5 % of the
+ * core at least, on the tunnel's path. */
 void profcore_tunnel_cores(const profile_t *p, size_t ncores, bool *on);
+/* The other work on core c of p as a share of a core (0..1), the tunnel's path left out: its
+ * rows of other work, plus its unclassified rows when unclear_is_other (they hold the tunnel's
+ * crypto on some builds, other work on others: the caller takes the reading that alarms
+ * least). False when p has no load on c. */
+bool profcore_other(const profile_t *p, int c, bool unclear_is_other, double *other);
 /* Says in r->why that its cores came from a profile, when pick says so. */
 void profcore_note(const struct profcore_pick *pick, struct frame_result *r);
 /* The confounders the profiles before and after a change show on the cores ("3", "1+2"): other

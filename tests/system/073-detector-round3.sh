@@ -4,7 +4,8 @@
 # detector3.scenario, whose header computes each truth): a firewall core that follows the tunnel
 # and stays behind WireGuard's or fills first, a tunnel split over two cores one of which gets
 # busier, a tunnel that moves to another core at the reboot, steady rates on a CHR over REST and
-# over SNMP only (matched-rate), and two tunnels on one curve. Short windows, as a tester's
+# over SNMP only (matched-rate), a fixed-rate test on a CCR1009 whose profiles split its tunnel's
+# core (matched-rate at the physics' ratio), and two tunnels on one curve. Short windows, as a tester's
 # (45 s before, 30 s after, 250 ms polls): one sim, every router at once, ~95 s. Then the rollout
 # guard lets the steady CHRs' cohort go.
 . "$top_srcdir/tests/system/lib.sh"
@@ -19,18 +20,23 @@ awk '/^\[router / { snmp_only = ($0 == "[router steady-chr-snmp]") }
 grep -A4 '^\[router steady-chr-snmp\]' "$T/routers.conf" | grep -q '^snmp = ' &&
 	! grep -A4 '^\[router steady-chr-snmp\]' "$T/routers.conf" | grep -q '^rest = ' ||
 	{ cat "$T/routers.conf"; fail "steady-chr-snmp is not SNMP-only"; }
+# fixed-tile alone is profiled (after each upgrade), under the scenario's diagnostic user.
+sed -n 's/^diag_password = //p' "$top_srcdir/tests/system/detector3.scenario" >"$T/diag.pass"
+chmod 600 "$T/diag.pass"
+sed -i "/^\[router fixed-tile\]\$/a diag_user = $(sed -n 's/^diag_user = //p' "$top_srcdir/tests/system/detector3.scenario")\ndiag_password_file = $T/diag.pass" "$T/routers.conf"
 write_conf 250ms 200ms "[detector]" "before = 45s" "after = 30s" "min_samples = 40" "every = 2s" \
 	"[rollout]" "go_min = 1"
 start_daemon
 
-# 9 routers, 22 streams (together-* have wg0 and wg1); final at 50 s + 30 s + grace.
-wait_final 150 22
-ok "22 verdicts final (9 routers upgraded at 50 s)"
+# 10 routers, 24 streams (together-* have wg0 and wg1); final at 50 s + 30 s + grace; and
+# fixed-tile's 7.21.5 at 6 s, 2 more.
+wait_final 150 26
+ok "26 verdicts final (10 routers upgraded at 50 s, one also at 6 s)"
 
 $PY - "$T/reg.json" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
 import json, sys
 vs = json.load(open(sys.argv[1]))
-v = {(x["router"], x["interface"], x["direction"]): x for x in vs}
+v = {(x["router"], x["interface"], x["direction"]): x for x in vs if x["to_version"] == "7.22.3"}
 print("%-16s %-4s %-3s %-18s %-12s %-6s %-5s %s" % ("router", "if", "dir", "verdict", "method", "ratio", "cores", "why"))
 for k in sorted(v):
     x = v[k]
@@ -72,6 +78,11 @@ calm("moved-dearer", "rx")
 for r in ("steady-chr", "steady-chr-snmp"):
     for d in ("tx", "rx"):
         want(r, d, "unchanged", "matched-rate", 1)
+# ... a fixed rate whose tunnel got twice as dear, the profiles before and after splitting its
+# core: the physics' 0.50, not the bound 0.66
+x = want("fixed-tile", "tx", "regression", "matched-rate", 0.5, tol=0.08)
+assert x["cores"] == "3", x
+calm("fixed-tile", "rx")
 # 5. two tunnels on one curve: judged as one group; both dearer is a regression of each ...
 for i, o in (("wg0", "wg1"), ("wg1", "wg0")):
     want("together-both", "tx", "regression", "cpu-cost", 0.5, iface=i,
@@ -81,8 +92,8 @@ want("together-one", "tx", "regression", "cpu-cost", 0.5, iface="wg1",
      why="moves with wg0 tx: told apart by its own ups and downs, on core 5")
 want("together-one", "tx", "unchanged", "cpu-cost", 1, iface="wg0",
      why="moves with wg1 tx: told apart by its own ups and downs, on core 2")
-regs = sorted((x["router"], x["interface"], x["direction"]) for x in vs if x["verdict"] == "regression")
-assert regs == [("fw-fills-first", "wg0", "tx"), ("moved-dearer", "wg0", "tx"), ("split-busier", "wg0", "tx"),
+regs = sorted(k for k, x in v.items() if x["verdict"] == "regression")
+assert regs == [("fixed-tile", "wg0", "tx"), ("fw-fills-first", "wg0", "tx"), ("moved-dearer", "wg0", "tx"), ("split-busier", "wg0", "tx"),
                 ("together-both", "wg0", "tx"), ("together-both", "wg1", "tx"),
                 ("together-one", "wg1", "tx")], regs
 PY
