@@ -936,6 +936,56 @@ static void judge_group(const struct frame *f, const struct frame_w *b, const st
 	judge_text(r->why, sizeof(r->why), line);
 }
 
+/* A window whose cores all fill only far beyond the rates seen (a decrypt at a tenth of its
+ * core): the smallest of their projections, its error the larger of the fit's and the
+ * jackknife's, into *cap and *rse. False when it has no such cores. */
+static bool judge_far_cap(const struct frame *f, const struct frame_w *w, size_t s,
+	const struct judge_cap *cp, const struct frame_params *p, double *cap, double *rse)
+{
+	if (cp->ok || cp->cands.n > 0 || cp->far.n == 0)
+		return false;
+	struct judge_cols c;
+	judge_columns(f, w, p, &c);
+	int j = judge_col_of(&c, s);
+	if (j < 0)
+		return false;
+	*cap = INFINITY, *rse = 0;
+	for (size_t i = 0; i < cp->far.n; i++)
+		if (cp->capf[i] < *cap)
+			*cap = cp->capf[i], *rse = cp->rsef[i];
+	*rse = fmax(*rse, judge_jackknife(f, w, s, &c, j, &cp->far, *cap));
+	return isfinite(*rse);
+}
+
+/* Neither window has a core that could fill within the projection's reach, but both have cores
+ * that follow the stream and would fill far beyond it. Their capacities are not claimed (a
+ * lull is not extrapolated to one), but their ratio still says whether the cost per Mbit/s
+ * and the room held: "unchanged" when it is within the threshold and the noise small enough
+ * to say so. A fall there is a sign, never a regression: the loads are too far from full to
+ * rest a loss on. True with r filled when it judged. */
+static bool judge_far(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p,
+	struct frame_result *r)
+{
+	double capb, capa, rseb, rsea;
+	char others[64];
+	if (judge_group_of(f, b, a, s, p, others, sizeof(others)) > 0 ||
+		!judge_far_cap(f, b, s, cb, p, &capb, &rseb) || !judge_far_cap(f, a, s, ca, p, &capa, &rsea))
+		return false;
+	double ratio = capa / capb, rse = sqrt(rseb * rseb + rsea * rsea);
+	if (ratio < 1 - p->threshold)
+		r->hint = true;
+	if (!(ratio >= 1 - p->threshold && ratio <= 1 + p->threshold && 2 * rse <= p->threshold))
+		return false;
+	r->verdict = DETECTOR_UNCHANGED;
+	r->method = DETECTOR_M_COST;
+	r->ratio = ratio;
+	r->rse = rse;
+	r->before_bps = capb;
+	r->after_bps = capa;
+	return true;
+}
+
 /* The methods on the stream's cores: saturation-ceiling where both windows are pinned, else
  * cpu-cost; insufficient-data with its why where they cannot judge. */
 static void judge_methods(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
@@ -953,6 +1003,14 @@ static void judge_methods(const struct frame *f, const struct frame_w *b, const 
 	if (!cb.ok || !ca.ok) {
 		r->hint = !ca.ok && cb.ok; /* the after window cannot be compared: worth a look */
 		judge_why(r, cb.ok ? "after the upgrade " : "before the upgrade ", cb.ok ? ca.why : cb.why);
+		if (judge_far(f, b, a, s, &cb, &ca, p, r)) {
+			char line[sizeof(r->why) + 64];
+			judge_cores_note(f, s, cw, &cb, &ca, r);
+			snprintf(line, sizeof(line),
+				"its cores stay far from full: their cost and room held%s%s",
+				r->why[0] ? "; " : "", r->why);
+			judge_text(r->why, sizeof(r->why), line);
+		}
 		return;
 	}
 	r->before_bps = cb.cap;
