@@ -63,7 +63,7 @@ JSON
 (cd "$T/ts" && tsc -p .) >"$T/tsc.out" 2>&1 || true
 ! grep -q '^dashboard.ts(' "$T/tsc.out" || { grep -A1 '^dashboard.ts(' "$T/tsc.out" | head -20; fail "the dashboard does not fit Grafana's schema"; }
 npanels=$(grep -c '^export const options_' "$T/ts/dashboard.ts")
-[ "$npanels" -ge 16 ] || fail "only $npanels panels typed"
+[ "$npanels" -ge 40 ] || fail "only $npanels panels typed"
 ok "the dashboard fits @grafana/schema $SCHEMA_VERSION: dashboard, variables, annotations, $npanels panels' options"
 for f in "$T"/bad*.sed; do
 	n=$(basename "$f" .sed)
@@ -98,7 +98,7 @@ for r in d["data"]["result"]: print(json.dumps(r["metric"], sort_keys=True))'
 nresults() { query "$1" | wc -l; }
 $CHECK exprs "$DASH" >"$T/exprs.txt" || fail "exprs"
 n=$(wc -l <"$T/exprs.txt")
-[ "$n" -ge 30 ] || fail "only $n expressions"
+[ "$n" -ge 65 ] || fail "only $n expressions"
 # all_data: every expression returns a series; the empty ones in $T/empty.txt.
 all_data() {
 	: >"$T/empty.txt"
@@ -135,6 +135,22 @@ panel_query 'rate(wgwatch_poll_errors_total' errors
 grep -qx broken "$T/errors.txt" || fail "Failed polls: no broken: $(routers errors)"
 ok "on the panels: the regression (ljubljana-ccr1009 alone), 3 upgrades (reboots, versions), 33 cores, broken's failed polls"
 
+# The new rows show the fleet's: fans and PSUs of the one router that has them, both cohorts.
+panel_query 'wgwatch_health_fan_speed_rpm' fans
+[ "$(routers fans)" = frankfurt-ccr2116 ] || fail "Fan speed: $(routers fans)"
+panel_query 'min by (router, sensor) (wgwatch_health_state_ok' psus
+[ "$(routers psus)" = frankfurt-ccr2116 ] || fail "PSU and fan states: $(routers psus)"
+cohorts=$(query "$(grep -F 'count by (from_version, to_version, architecture, board) (max by (router' "$T/exprs.txt")" |
+	$PY -c 'import json,sys
+print(" ".join(sorted("%s>%s/%s" % (m["from_version"], m["to_version"], m["architecture"]) for m in map(json.loads, sys.stdin))))')
+[ "$cohorts" = "7.21.5>7.22.3/tile 7.21.5>7.22.3/x86_64" ] || fail "Cohorts table: $cohorts"
+cap=$(curl -sS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
+	--data-urlencode "query=$(grep -F 'wgwatch_capacity_bytes_per_second' "$T/exprs.txt")" | $PY -c 'import json,sys
+print(" ".join("%s %s %.0f" % (r["metric"]["router"], r["metric"]["direction"], float(r["value"][1]) / 1e6)
+               for r in json.load(sys.stdin)["data"]["result"]))')
+case "$cap" in "frankfurt-ccr2116 tx 15"[4-9]?) ;; *) fail "Capacity now: not frankfurt's tx at ~1568 Mbit/s: $cap" ;; esac
+ok "on the new rows: frankfurt-ccr2116's fans and PSUs and its capacity ($cap Mbit/s), the two cohorts of the upgrade"
+
 # The variables narrow by job and by the site: a config label whose name the variable site_label
 # holds, site by default, or the operator's own (grafana.scenario's routers have role too).
 # var_values NAME [VAR=VALUE...]: the values Prometheus's label API offers for the dashboard's
@@ -166,5 +182,7 @@ panel_query 'topk(10, max by (router) (wgwatch_cpu_core_load_ratio' busiest-lj "
 [ "$(routers busiest-lj)" = "chr-01 chr-02 ljubljana-ccr1009" ] || fail "Busiest core at ljubljana: $(routers busiest-lj)"
 panel_query 'topk(10, max by (router) (wgwatch_cpu_core_load_ratio' busiest-edge "$T/exprs-edge.txt"
 [ "$(routers busiest-edge)" = "chr-01 chr-02" ] || fail "Busiest core at role edge: $(routers busiest-edge)"
-ok "with Router at All the panels keep to the site: busiest cores at ljubljana and at role edge"
+panel_query 'wgwatch_health_temperature_celsius' temp-edge "$T/exprs-edge.txt"
+[ ! -s "$T/temp-edge.txt" ] || fail "Temperature at role edge (CHRs have no sensors): $(routers temp-edge)"
+ok "with Router at All the panels keep to the site: busiest cores at ljubljana and at role edge, no sensors at edge"
 check_log_clean
