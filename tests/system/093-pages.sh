@@ -6,7 +6,8 @@
 # direction and how much; /upgrades counts routers and draws one dot per router; the router
 # page adds a before/after figure per upgrade; a down router's values are greyed with their
 # age and its sample families leave /metrics; no page scrolls sideways at 400 px (measured
-# through the DevTools protocol, tests/system/overflow.py); print rules exist. Screenshots of
+# through the DevTools protocol, tests/system/overflow.py); at 400 px Attention, Regressed and
+# Rollout are on screen, at 1400 px every column (tests/system/columns.py); print rules exist. Screenshots of
 # every page, wide and at 400 px, go to $top_builddir/screenshots/.
 . "$top_srcdir/tests/system/lib.sh"
 
@@ -168,6 +169,26 @@ awk '$1 ~ /^http/ && ($2 > 400 || $3 != 400) { bad = 1; print "too wide: " $0 } 
 	"$T/overflow.txt" || fail "a page scrolls sideways at 400 px"
 [ "$(grep -c '^http.* 400 400$' "$T/overflow.txt")" -eq 4 ] || fail "not every page measured at 400 px"
 ok "no page scrolls sideways at 400 px (tables scroll in their box); print and narrow rules in the CSS"
+
+# ---- the columns that say what to do are on screen: at 400 px and at 1400 px (issue 41) ----
+# At 400 px the fleet and the cohorts are cards: Attention, Regressed and Rollout within the
+# viewport as the page opens, not in a box scrolled out of sight. At 1400 px every column of
+# both tables is on screen, their boxes do not scroll, no cell's text is cut (Last poll was).
+columns() { rm -rf "$T/cdp"; $PY "$top_srcdir/tests/system/columns.py" "$CHROME" "$T/cdp" "$@" >>"$T/columns.txt" 2>&1; }
+: >"$T/columns.txt"
+rc=0
+columns 400 "$BASE/" fleet Attention || rc=1
+columns 400 "$BASE/upgrades" cohort-table Regressed Rollout || rc=1
+columns 1400 "$BASE/" fleet || rc=1
+columns 1400 "$BASE/upgrades" cohort-table || rc=1
+cat "$T/columns.txt"
+[ "$rc" -eq 0 ] || fail "columns off screen or cut (above): $(grep -v '^ok' "$T/columns.txt" | tr '\n' ';')"
+grep -q '^ok 1400px Last poll (UTC): 10 cells on screen' "$T/columns.txt" || fail "Last poll not measured on 10 rows"
+# The check sees a column off screen: a table wider than 400 px, its last column in a box.
+rc=0
+columns 400 'data:text/html,<div style="overflow-x:auto"><table id="t"><thead><tr><th style="white-space:nowrap;padding-right:500px">A</th><th>C</th></tr></thead><tbody><tr><td>1</td><td>2</td></tr></tbody></table></div>' t C || rc=$?
+[ "$rc" -eq 1 ] && grep -q '^bad 400px C: 2 of 2 cells off screen' "$T/columns.txt" || fail "columns.py missed the control's column C: $(tail -2 "$T/columns.txt")"
+ok "on screen at 400 px: Attention, Regressed, Rollout; at 1400 px: every column, Last poll uncut"
 
 shot "$BASE/" pages-fleet 1400,1000
 shot "$BASE/?show=regressed" pages-fleet-regressed 1400,600

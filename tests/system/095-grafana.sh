@@ -7,7 +7,8 @@
 # a cache outside the tree, and Debian's tsc checks the dashboard, each panel's options and
 # field config against its panel plugin's schema (tests/system/grafana.py ts), and must refuse a
 # broken copy. Every metric name in the PromQL must be on /metrics, and every expression of
-# every panel, annotation and variable (variables at All, top 10) must return data.
+# every panel, annotation and variable (variables at All, top 10) must return data; the site
+# variable and the panels must narrow by a site label of the operator's own name (site_label).
 . "$top_srcdir/tests/system/lib.sh"
 DASH="$top_srcdir/web/grafana/wgwatch.json"
 CHECK="$PY $top_srcdir/tests/system/grafana.py"
@@ -62,7 +63,7 @@ JSON
 (cd "$T/ts" && tsc -p .) >"$T/tsc.out" 2>&1 || true
 ! grep -q '^dashboard.ts(' "$T/tsc.out" || { grep -A1 '^dashboard.ts(' "$T/tsc.out" | head -20; fail "the dashboard does not fit Grafana's schema"; }
 npanels=$(grep -c '^export const options_' "$T/ts/dashboard.ts")
-[ "$npanels" -ge 16 ] || fail "only $npanels panels typed"
+[ "$npanels" -ge 40 ] || fail "only $npanels panels typed"
 ok "the dashboard fits @grafana/schema $SCHEMA_VERSION: dashboard, variables, annotations, $npanels panels' options"
 for f in "$T"/bad*.sed; do
 	n=$(basename "$f" .sed)
@@ -97,7 +98,7 @@ for r in d["data"]["result"]: print(json.dumps(r["metric"], sort_keys=True))'
 nresults() { query "$1" | wc -l; }
 $CHECK exprs "$DASH" >"$T/exprs.txt" || fail "exprs"
 n=$(wc -l <"$T/exprs.txt")
-[ "$n" -ge 30 ] || fail "only $n expressions"
+[ "$n" -ge 65 ] || fail "only $n expressions"
 # all_data: every expression returns a series; the empty ones in $T/empty.txt.
 all_data() {
 	: >"$T/empty.txt"
@@ -113,10 +114,10 @@ wait_until 45 all_data ||
 ok "all $n expressions (panels, annotations, variables) return data ($(($(date +%s) - t0)) s of waiting)"
 
 # What they return is the fleet's: the regression, the upgrades, the reboots, the cores, the sites.
-# panel_query FIXED-STRING NAME: the routers that the dashboard's expression containing
-# FIXED-STRING returns, one a line, in $T/NAME.txt.
+# panel_query FIXED-STRING NAME [EXPRS]: the routers that the dashboard's expression containing
+# FIXED-STRING (in EXPRS, $T/exprs.txt unless given) returns, one a line, in $T/NAME.txt.
 panel_query() {
-	e=$(grep -F "$1" "$T/exprs.txt")
+	e=$(grep -F "$1" "${3:-$T/exprs.txt}")
 	[ "$(echo "$e" | wc -l)" = 1 ] || fail "not one expression with $1: $e"
 	query "$e" | $PY -c 'import json,sys
 for l in sys.stdin: print(json.loads(l).get("router", "-"))' | sort -u >"$T/$2.txt"
@@ -134,10 +135,54 @@ panel_query 'rate(wgwatch_poll_errors_total' errors
 grep -qx broken "$T/errors.txt" || fail "Failed polls: no broken: $(routers errors)"
 ok "on the panels: the regression (ljubljana-ccr1009 alone), 3 upgrades (reboots, versions), 33 cores, broken's failed polls"
 
-# The variables narrow by job and site: the scrape job's name, and a site label of the config.
-site() { nresults "wgwatch_router_info{job=~\"$1\",site=~\"$2\"}"; }
-[ "$(site wgwatch ljubljana)" = 3 ] || fail "not 3 routers of job wgwatch at site ljubljana"
-[ "$(site wgwatch frankfurt)" = 1 ] || fail "not 1 router (broken never answered) at site frankfurt"
-[ "$(site nojob '.*')" = 0 ] || fail "the job variable does not narrow"
-ok "the job, instance and site variables narrow the routers"
+# The new rows show the fleet's: fans and PSUs of the one router that has them, both cohorts.
+panel_query 'wgwatch_health_fan_speed_rpm' fans
+[ "$(routers fans)" = frankfurt-ccr2116 ] || fail "Fan speed: $(routers fans)"
+panel_query 'min by (router, sensor) (wgwatch_health_state_ok' psus
+[ "$(routers psus)" = frankfurt-ccr2116 ] || fail "PSU and fan states: $(routers psus)"
+cohorts=$(query "$(grep -F 'count by (from_version, to_version, architecture, board) (max by (router' "$T/exprs.txt")" |
+	$PY -c 'import json,sys
+print(" ".join(sorted("%s>%s/%s" % (m["from_version"], m["to_version"], m["architecture"]) for m in map(json.loads, sys.stdin))))')
+[ "$cohorts" = "7.21.5>7.22.3/tile 7.21.5>7.22.3/x86_64" ] || fail "Cohorts table: $cohorts"
+cap=$(curl -sS --max-time 5 "http://127.0.0.1:$PROM_PORT/api/v1/query" \
+	--data-urlencode "query=$(grep -F 'wgwatch_capacity_bytes_per_second' "$T/exprs.txt")" | $PY -c 'import json,sys
+print(" ".join("%s %s %.0f" % (r["metric"]["router"], r["metric"]["direction"], float(r["value"][1]) / 1e6)
+               for r in json.load(sys.stdin)["data"]["result"]))')
+case "$cap" in "frankfurt-ccr2116 tx 15"[4-9]?) ;; *) fail "Capacity now: not frankfurt's tx at ~1568 Mbit/s: $cap" ;; esac
+ok "on the new rows: frankfurt-ccr2116's fans and PSUs and its capacity ($cap Mbit/s), the two cohorts of the upgrade"
+
+# The variables narrow by job and by the site: a config label whose name the variable site_label
+# holds, site by default, or the operator's own (grafana.scenario's routers have role too).
+# var_values NAME [VAR=VALUE...]: the values Prometheus's label API offers for the dashboard's
+# variable NAME (label_values(SELECTOR, LABEL), the other variables at VAR=VALUE), space-separated.
+var_values() {
+	vname=$1; shift
+	line=$($CHECK vars "$DASH" "$@" | grep "^$vname ") || fail "no variable $vname"
+	vlabel=$(echo "$line" | cut -d' ' -f2) vsel=$(echo "$line" | cut -d' ' -f3-)
+	curl -sS --max-time 5 -G "http://127.0.0.1:$PROM_PORT/api/v1/label/$vlabel/values" \
+		--data-urlencode "match[]=$vsel" | $PY -c 'import json,sys
+d=json.load(sys.stdin); assert d["status"]=="success", d; print(" ".join(sorted(d["data"])))'
+}
+[ "$(var_values site)" = "frankfurt ljubljana" ] || fail "site offers $(var_values site)"
+[ "$(var_values router site=ljubljana)" = "chr-01 chr-02 ljubljana-ccr1009" ] ||
+	fail "router at site ljubljana offers $(var_values router site=ljubljana)"
+[ "$(var_values router site=frankfurt)" = frankfurt-ccr2116 ] ||
+	fail "router at site frankfurt (broken never answered) offers $(var_values router site=frankfurt)"
+[ -z "$(var_values router job=nojob)" ] || fail "the job variable does not narrow"
+[ "$(var_values site site_label=role)" = "edge hub" ] ||
+	fail "with site_label=role, site offers $(var_values site site_label=role)"
+[ "$(var_values router site_label=role site=hub)" = "frankfurt-ccr2116 ljubljana-ccr1009" ] ||
+	fail "with site_label=role, router at hub offers $(var_values router site_label=role site=hub)"
+ok "the job, instance and site variables narrow the routers, the site by site or by role (site_label)"
+
+# With Router at All, a panel still narrows to the site chosen, under either label name.
+$CHECK exprs "$DASH" site=ljubljana >"$T/exprs-lj.txt"
+$CHECK exprs "$DASH" site_label=role site=edge >"$T/exprs-edge.txt"
+panel_query 'topk(10, max by (router) (wgwatch_cpu_core_load_ratio' busiest-lj "$T/exprs-lj.txt"
+[ "$(routers busiest-lj)" = "chr-01 chr-02 ljubljana-ccr1009" ] || fail "Busiest core at ljubljana: $(routers busiest-lj)"
+panel_query 'topk(10, max by (router) (wgwatch_cpu_core_load_ratio' busiest-edge "$T/exprs-edge.txt"
+[ "$(routers busiest-edge)" = "chr-01 chr-02" ] || fail "Busiest core at role edge: $(routers busiest-edge)"
+panel_query 'wgwatch_health_temperature_celsius' temp-edge "$T/exprs-edge.txt"
+[ ! -s "$T/temp-edge.txt" ] || fail "Temperature at role edge (CHRs have no sensors): $(routers temp-edge)"
+ok "with Router at All the panels keep to the site: busiest cores at ljubljana and at role edge, no sensors at edge"
 check_log_clean

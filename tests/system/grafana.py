@@ -5,8 +5,14 @@
   grafana.py check DASHBOARD METRICS   the dashboard is well-formed and every metric name in its
                                        PromQL (panels, annotations, variables) is in METRICS, a
                                        real /metrics exposition of wgwatchd; exit 1 naming the rest
-  grafana.py exprs DASHBOARD           each PromQL expression, one a line, with the Grafana
+  grafana.py exprs DASHBOARD [VAR=VALUE...]
+                                       each PromQL expression, one a line, with the Grafana
                                        variables replaced so that Prometheus can evaluate it
+                                       (All, top 10, site_label site, unless VAR=VALUE says)
+  grafana.py vars DASHBOARD [VAR=VALUE...]
+                                       each query variable as NAME LABEL SELECTOR, one a line,
+                                       its label_values(SELECTOR, LABEL) with the variables
+                                       replaced: what Grafana asks Prometheus's label API
   grafana.py ts DASHBOARD              a TypeScript module that types the dashboard with Grafana's
                                        own dashboard schema (@grafana/schema, the types Grafana
                                        generates from its CUE kinds), each panel's options and
@@ -19,8 +25,31 @@ import sys
 KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "offset", "bool",
             "and", "or", "unless", "inf", "nan", "atan2", "start", "end"}
 NAME = re.compile(r'(?<![\w$.:])[a-zA-Z_:][a-zA-Z0-9_:]*')
-VARS = {"$__rate_interval": "1m", "$__interval": "15s", "$__range": "1h", "${router}": ".*",
-        "$router": ".*", "$job": ".*", "$instance": ".*", "$site": ".*", "$top": "10"}
+VARS = {"__rate_interval": "1m", "__interval": "15s", "__range": "1h", "router": ".*", "job": ".*",
+        "instance": ".*", "site_label": "site", "site": ".*", "top": "10"}
+# $name or ${name}: a name is the longest run of word characters, as Grafana reads it, so $site
+# is not the start of $site_label.
+VAR_REF = re.compile(r'\$\{(\w+)\}|\$(\w+)')
+LABEL_VALUES = re.compile(r'\s*label_values\(\s*(.*?)\s*,\s*(\$?\w+)\s*\)\s*')
+
+
+def substitute(expr, values):
+    """expr with each Grafana variable replaced by its value in values; asserts none is left."""
+    out = VAR_REF.sub(lambda m: values[m.group(1) or m.group(2)], expr)
+    assert "$" not in out, "a Grafana variable left in %r" % out
+    return out
+
+
+def query_vars(dash):
+    """(name, label, selector) of each query variable: label_values(SELECTOR, LABEL)."""
+    out = []
+    for v in dash["templating"]["list"]:
+        if v["type"] == "query" and v["name"] != "datasource":
+            q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
+            m = LABEL_VALUES.fullmatch(q)
+            assert m, "variable %s: only label_values(SELECTOR, LABEL) is checked: %r" % (v["name"], q)
+            out.append((v["name"], m.group(2), m.group(1)))
+    return out
 
 
 def exprs(dash):
@@ -36,12 +65,8 @@ def exprs(dash):
     for a in dash["annotations"]["list"]:
         if "expr" in a:
             out.append(("annotation %r" % a["name"], a["expr"]))
-    for v in dash["templating"]["list"]:
-        if v["type"] == "query" and v["name"] != "datasource":
-            q = v["query"]["query"] if isinstance(v["query"], dict) else v["query"]
-            m = re.fullmatch(r'\s*label_values\(\s*(.*?)\s*,\s*\w+\s*\)\s*', q)
-            assert m, "variable %s: only label_values(SELECTOR, LABEL) is checked: %r" % (v["name"], q)
-            out.append(("variable %s" % v["name"], m.group(1)))
+    for name, _, selector in query_vars(dash):
+        out.append(("variable %s" % name, selector))
     return out
 
 
@@ -76,6 +101,11 @@ def exposed(path):
     return names
 
 
+# Every router's selector narrows by all four variables: with Router at All (.*), the site
+# filter must still hold.
+SELECTOR = 'job=~"$job",instance=~"$instance",$site_label=~"$site",router=~"$router"'
+
+
 def check_shape(dash):
     ids = []
 
@@ -98,6 +128,12 @@ def check_shape(dash):
     # panel repeated per router sits in a collapsed row, drawn only when opened.
     for name in ("job", "instance", "site"):
         assert var[name]["type"] == "query" and var[name]["includeAll"], name
+    # The site is a config label whose name the operator chose: site_label names it, and the
+    # site variable lists its values.
+    assert var["site_label"]["type"] == "textbox" and var["site_label"]["query"] == "site"
+    assert [v["name"] for v in dash["templating"]["list"]].index("site_label") < \
+        [v["name"] for v in dash["templating"]["list"]].index("site"), "site_label after site"
+    assert dict((n, lab) for n, lab, _ in query_vars(dash))["site"] == "$site_label"
     assert var["top"]["type"] == "custom", "no top-N variable"
     every = [p for r in dash["panels"] for p in [r] + r.get("panels", [])]
     assert sum("topk($top," in t["expr"] for p in every for t in p.get("targets", [])) >= 4, "top-N"
@@ -107,7 +143,9 @@ def check_shape(dash):
     for p in every:
         for t in p.get("targets", []):
             if "router=~" in t["expr"]:
-                assert 'job=~"$job",instance=~"$instance",router=~"$router"' in t["expr"], t["expr"]
+                assert SELECTOR in t["expr"], t["expr"]
+    for a in dash["annotations"]["list"]:
+        assert "router=~" not in a.get("expr", "") or SELECTOR in a["expr"], a["name"]
     assert any("wgwatch_router_info" in a.get("expr", "") for a in dash["annotations"]["list"])
 
 
@@ -163,12 +201,14 @@ def main(argv):
     if argv[1] == "ts":
         sys.stdout.write(ts_module(argv[2], dash))
         return 0
-    if argv[1] == "exprs":
-        for _, e in exprs(dash):
-            for k, v in VARS.items():
-                e = e.replace(k, v)
-            assert "$" not in e, "a Grafana variable left in %r" % e
-            print(e)
+    if argv[1] in ("exprs", "vars"):
+        values = dict(VARS, **dict(a.split("=", 1) for a in argv[3:]))
+        if argv[1] == "exprs":
+            for _, e in exprs(dash):
+                print(substitute(e, values))
+        else:
+            for name, label, selector in query_vars(dash):
+                print(name, substitute(label, values), substitute(selector, values))
         return 0
     check_shape(dash)
     have = exposed(argv[3])
