@@ -11,6 +11,7 @@
 #include "lib/xmem.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,23 +136,64 @@ static size_t capacity_peaks(
 	return k;
 }
 
+/* The trend's value at day x: a line, or a compound growth (exp of a line through the logs). */
+static double capacity_at(const struct stats_trend *tr, bool compound, double x)
+{
+	double v = tr->intercept + tr->slope * x;
+	return compound ? exp(v) : v;
+}
+
+/* The median distance of the peaks from the trend, in bits/s. */
+static double capacity_spread(
+	const double *x, const double *y, size_t n, const struct stats_trend *tr, bool compound)
+{
+	double d[CAPACITY_DAYS];
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(y[i] - capacity_at(tr, compound, x[i]));
+	return stats_quantile(d, n, 0.5);
+}
+
+/* The Theil-Sen trend of the peaks that lies closer to them: a straight line, or a line
+ * through their logarithms (growth in percent a day, as traffic grows when users do). -1
+ * when too few peaks. */
+static int capacity_fit(const double *x, const double *y, size_t n, struct stats_trend *tr, bool *compound)
+{
+	double ly[CAPACITY_DAYS];
+	struct stats_trend tl;
+	bool positive = true;
+	*compound = false;
+	if (n < CAPACITY_MIN_DAYS || stats_theil_sen(x, y, n, tr) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		positive = positive && y[i] > 0;
+		ly[i] = positive ? log(y[i]) : 0;
+	}
+	if (positive && stats_theil_sen(x, ly, n, &tl) == 0 &&
+		capacity_spread(x, y, n, &tl, true) < capacity_spread(x, y, n, tr, false))
+		*tr = tl, *compound = true;
+	return 0;
+}
+
 /* The date the daily peaks' trend reaches c->bps into c->exhausted_ms; NULL, or why none. */
 static const char *capacity_trend(
 	struct capacity *c, const int64_t *t, const double *bps, size_t n, int64_t now_ms)
 {
 	double x[CAPACITY_DAYS], y[CAPACITY_DAYS];
 	struct stats_trend tr;
+	bool compound;
 	c->exhausted_ms = CAPACITY_NEVER;
 	c->slope_bps_day = NAN;
 	c->days = capacity_peaks(t, bps, n, now_ms, x, y);
 	if (c->method == CAPACITY_PINNED)
 		return "already at its limit";
-	if (c->days < CAPACITY_MIN_DAYS || stats_theil_sen(x, y, c->days, &tr) < 0)
+	if (capacity_fit(x, y, c->days, &tr, &compound) < 0)
 		return "fewer than 7 days of peaks";
-	c->slope_bps_day = tr.slope;
+	c->compound = compound;
+	/* bits/s a day at the last peak: a compound trend's slope is a rate of the value */
+	c->slope_bps_day = compound ? tr.slope * capacity_at(&tr, true, x[c->days - 1]) : tr.slope;
 	if (!(tr.lo > 0) || !(tr.slope > 0))
 		return "its daily peaks are flat or falling";
-	double day = (c->bps - tr.intercept) / tr.slope; /* days since the epoch */
+	double day = ((compound ? log(c->bps) : c->bps) - tr.intercept) / tr.slope; /* since the epoch */
 	if (day > (double)now_ms / CAPACITY_DAY_MS + CAPACITY_HORIZON)
 		return "not within a year";
 	c->exhausted_ms = (int64_t)llround(day * CAPACITY_DAY_MS);

@@ -24,7 +24,8 @@ struct capacity {                 /* one router x interface x direction; plain d
 	double p95_day, p95_week; /* demand: p95 of the 5-minute averages, bits/s; NAN: none */
 	double headroom;          /* 1 - p95_week / bps, 0 at its limit; NAN when unknown */
 	int64_t exhausted_ms;     /* when the daily peaks' trend reaches bps; CAPACITY_NEVER */
-	double slope_bps_day;     /* the daily peaks' Theil-Sen slope, bits/s a day; NAN: none */
+	double slope_bps_day;     /* the daily peaks' Theil-Sen growth at the last, bits/s a day; NAN */
+	bool compound;            /* the trend is a line through the peaks' logarithms */
 	size_t days;              /* daily peaks the trend had */
 	int64_t from_ms;          /* the first poll of the window the capacity is of; 0 */
 	char cores[32];           /* the cores that carry it, "3" or "1+2"; "" */

@@ -242,6 +242,8 @@ static json_t *api_capacity_one(const struct capacity *c)
 		c->exhausted_ms != CAPACITY_NEVER ? api_time(c->exhausted_ms) : json_null());
 	json_object_set_new(o, "trend", json_string("theil-sen"));
 	json_object_set_new(o, "trend_days", json_integer((json_int_t)c->days));
+	json_object_set_new(o, "trend_growth",
+		isfinite(c->slope_bps_day) ? json_string(c->compound ? "compound" : "linear") : json_null());
 	json_object_set_new(o, "trend_bps_per_day", api_num(c->slope_bps_day));
 	json_object_set_new(o, "why", c->why[0] ? api_str(c->why) : json_null());
 	json_object_set_new(o, "exhausted_why", c->trend_why[0] ? api_str(c->trend_why) : json_null());
