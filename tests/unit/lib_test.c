@@ -130,6 +130,11 @@ static void test_trim(void)
 		snprintf(buf, sizeof(buf), "%s", cases[i].in);
 		CHECK_STR(text_trim(buf), cases[i].want);
 	}
+	/* text_cmp: NULL (not known) before every string, even "", and equal to NULL */
+	CHECK_INT(text_cmp(NULL, NULL), 0);
+	CHECK(text_cmp(NULL, "") < 0 && text_cmp("", NULL) > 0);
+	CHECK(text_cmp("arm64", "tile") < 0 && text_cmp("tile", "arm64") > 0);
+	CHECK_INT(text_cmp("tile", "tile"), 0);
 }
 
 static int64_t test_fixed_wall(void)
