@@ -144,10 +144,6 @@ const char *confkeys_type_name(const struct conf_key *k);
 
 /* confval.c: typed values; they fill *cause (NULL on entry, caller frees) and never log */
 
-/* A duration such as "1h30m" into ms; *cause is a static string. */
-int confval_duration(const char *s, int64_t *ms, const char **cause);
-/* ms as "1d", "1h30m", "250ms": the largest units first, weeks left as days. */
-void confval_fmt_duration(buf_t *b, int64_t ms);
 /* Whether s is a valid router name: letters, digits, '_', '.' and '-'. */
 bool confval_router_name_ok(const char *s);
 /* s without leading and trailing blanks (cut in place). */

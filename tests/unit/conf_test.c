@@ -7,6 +7,7 @@
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
 #include "lib/buf.h"
+#include "lib/duration.h"
 #include "lib/xmem.h"
 
 #include <stdio.h>
@@ -119,11 +120,11 @@ static void test_durations(void)
 	CHECK_INT(conf_parse_duration(NULL, &(int64_t){ 0 }), -1);
 	const char *cause = NULL;
 	int64_t ms;
-	CHECK_INT(confval_duration("30", &ms, &cause), -1);
+	CHECK_INT(duration_parse("30", 0, &ms, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "needs a unit") != NULL);
 	buf_t b;
 	buf_init(&b);
-	confval_fmt_duration(&b, 5400250);
+	duration_fmt(&b, 5400250);
 	CHECK_STR(b.data, "1h30m250ms");
 	buf_free(&b);
 }
