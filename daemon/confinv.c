@@ -35,12 +35,25 @@ static char *confinv_name(const char *t)
 	return name;
 }
 
-/* Whether s holds no control character: what an error line may echo (a newline in a target or
- * label would start a message of its own, or forge a log line). */
+/* Whether lib/text's one-line escaper leaves s as it is: no control character, no
+ * bidirectional control. What an error line may echo: a newline in a target or label would
+ * start a message of its own, or forge a log line; U+202E would turn one around. */
 static bool confinv_printable(const char *s)
 {
+	buf_t b;
+	buf_init(&b);
+	text_put_oneline(&b, s);
+	bool same = b.len == strlen(s); /* an escape only ever lengthens */
+	buf_free(&b);
+	return same;
+}
+
+/* Whether s is a word of printable ASCII, as a host[:port] and a label name are: no blank, no
+ * control and no other script (a bidirectional control would turn a message around). */
+static bool confinv_ascii(const char *s)
+{
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
 			return false;
 	return true;
 }
@@ -65,10 +78,11 @@ static char *confinv_labels(const struct invlist_group *g, const char **scheme, 
 	*scheme = "https";
 	for (size_t i = 0; i < g->nlabels; i++) {
 		const char *k = g->labels[i].name, *s = g->labels[i].value;
-		if (s == NULL || strpbrk(s, ",=") != NULL || !confinv_printable(s) || !confinv_printable(k)) {
+		if (s == NULL || strpbrk(s, ",=") != NULL || !confinv_printable(s) || !confinv_ascii(k)) {
 			char *e = confinv_echo(k, 64);
 			*why = xasprintf(
-				"label %s: a string without ',', '=' or a control character expected", e);
+				"label %s: an ASCII name and a string without ',', '=' or a control character expected",
+				e);
 			free(e);
 			buf_free(&b);
 			return NULL;
@@ -86,8 +100,10 @@ static void confinv_target(struct conf_file *f, const char *target, const char *
 {
 	char *name = confinv_name(target);
 	if (!confval_router_name_ok(name)) {
-		conf_ferr(f, "target %.64s: %s is no router name (letters, digits, '_', '.' and '-')", target,
-			name);
+		char *et = confinv_echo(target, 64), *en = confinv_echo(name, 64);
+		conf_ferr(f, "target %s: %s is no router name (letters, digits, '_', '.' and '-')", et, en);
+		free(et);
+		free(en);
 		free(name);
 		return;
 	}
@@ -129,7 +145,7 @@ static void confinv_group(struct conf_file *f, const struct invlist_group *g, si
 	for (size_t t = 0; why == NULL && t < g->ntargets; t++) {
 		const char *s = g->targets[t].s;
 		f->line = g->targets[t].line;
-		if (s == NULL || s[0] == '\0' || strpbrk(s, "/@ ") != NULL || !confinv_printable(s))
+		if (s == NULL || s[0] == '\0' || strpbrk(s, "/@") != NULL || !confinv_ascii(s))
 			conf_ferr(
 				f, "group %zu, target %zu: a \"host[:port]\" string expected", i + 1, t + 1);
 		else
