@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* confinv: routers from Prometheus file_sd target files ([daemon] targets = GLOB, the JSON a
- * NetBox or Ansible export writes for Prometheus). invjson reads a file into a list of groups;
- * here each target of each group becomes a [router NAME] with rest = SCHEME://TARGET
+/* confinv: routers from Prometheus file_sd target files ([daemon] targets = GLOB, the JSON or
+ * YAML a NetBox or Ansible export writes for Prometheus). invjson and invyaml read a file into
+ * one list; here each target of each group becomes a [router NAME] with rest = SCHEME://TARGET
  * and the group's labels, set through the same key checks as a written section, so [defaults]
  * (a %{router} secret file too) applies. It must never poll or resolve a name, and a file that
  * fails adds none of its routers. */
@@ -9,6 +9,7 @@
 #include "daemon/conf_int.h"
 #include "daemon/invjson.h"
 #include "daemon/invlist.h"
+#include "daemon/invyaml.h"
 #include "lib/buf.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
@@ -18,11 +19,22 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define CONFINV_FILE_MAX  (16 << 20) /* bytes of one target file */
 #define CONFINV_MAX_FILES 1000
+
+/* What a file's name ends in says how it is read (Prometheus's file_sd_configs: any case). */
+static const struct confinv_format {
+	const char *ext, *name;
+	int (*read)(const char *text, size_t len, invlist_t *out, int *line, char **why);
+} confinv_formats[] = {
+	{ ".json", "JSON", invjson_read },
+	{ ".yml", "YAML", invyaml_read },
+	{ ".yaml", "YAML", invyaml_read },
+};
 
 /* The name of target t ("host[:port]", "[v6]:port"): its host, ':' as '-' (a v6 address). */
 static char *confinv_name(const char *t)
@@ -159,7 +171,7 @@ static void confinv_group(struct conf_file *f, const struct invlist_group *g, si
 	free(ls);
 }
 
-/* The routers of list l, read from file f: the one way a file's groups become routers. */
+/* The routers of list l, read from file f: the one way JSON's and YAML's groups become routers. */
 static void confinv_list(struct conf_file *f, const invlist_t *l)
 {
 	for (size_t i = 0; i < l->ngroups; i++)
@@ -193,19 +205,34 @@ static char *confinv_slurp(const char *path, size_t *len, char **why)
 	return text;
 }
 
+/* The reader of path by its name's end, as Prometheus chooses it; NULL: none. */
+static const struct confinv_format *confinv_format(const char *path)
+{
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(confinv_formats) / sizeof(confinv_formats[0]); i++) {
+		size_t e = strlen(confinv_formats[i].ext);
+		if (n > e && strcasecmp(path + n - e, confinv_formats[i].ext) == 0)
+			return &confinv_formats[i];
+	}
+	return NULL;
+}
+
 static void confinv_file(struct conf_loader *ld, const char *path)
 {
 	struct conf_file f = {
 		.ld = ld, .fidx = confread_add_file(ld, path), .dir = confval_dirname(path), .line = 1
 	};
+	const struct confinv_format *fmt = confinv_format(path);
 	invlist_t l = { 0 };
 	size_t len = 0;
-	char *why = NULL, *text = confinv_slurp(path, &len, &why);
-	if (text == NULL)
+	char *why = NULL, *text = fmt ? confinv_slurp(path, &len, &why) : NULL;
+	if (fmt == NULL)
+		conf_ferr(&f, "not a file_sd file: a name ending in .json, .yml or .yaml expected");
+	else if (text == NULL)
 		conf_ferr(&f, "cannot read %s: %s", path, why);
-	else if (invjson_read(text, len, &l, &f.line, &why) != 0) {
+	else if (fmt->read(text, len, &l, &f.line, &why) != 0) {
 		char *e = confinv_echo(why, 160);
-		conf_ferr(&f, "not file_sd JSON: %s", e);
+		conf_ferr(&f, "not file_sd %s: %s", fmt->name, e);
 		free(e);
 	} else
 		confinv_list(&f, &l);
