@@ -81,7 +81,7 @@ typedef struct conf {
 	/* [daemon] */
 	char *listen;                /* "127.0.0.1:9477" */
 	char *database;              /* absolute path */
-	char *targets;               /* [daemon] targets: a glob of file_sd JSON files, absolute; NULL */
+	char *targets;               /* [daemon] targets: file_sd JSON/YAML glob, absolute; NULL */
 	char *listen_at;             /* "FILE:LINE" of listen =, or the main file when not set */
 	char *database_at;           /* the same for database = */
 	bool database_default;       /* database = not set: the compiled-in path under /var/lib */

@@ -189,8 +189,8 @@ void confread_set_key(struct conf_file *f, const char *key, const char *value);
 
 /* confinv.c: routers from Prometheus file_sd target files ([daemon] targets) */
 
-/* Each target of ld->c->targets' files as a [router NAME] of its own; problems become
- * messages in ld at the file (and line, for JSON that does not parse). */
+/* Each target of ld->c->targets' files (JSON or YAML by the name's end) as a [router NAME] of
+ * its own; problems become messages in ld at the file and line. */
 void confinv_read(struct conf_loader *ld);
 
 /* confrules.c: the second pass */

@@ -28,7 +28,7 @@ const struct conf_key confkeys_table[] = {
 	{ DKEY("database", T_PATH, database), .def = WG_LOCALSTATEDIR "/lib/wgwatch/wgwatch.db",
 		.help = "SQLite database file" },
 	{ DKEY("targets", T_PATH, targets),
-		.help = "Prometheus file_sd JSON files (a glob): each target a router (docs/inventory.md)" },
+		.help = "Prometheus file_sd JSON or YAML files (a glob): each target a router (docs/inventory.md)" },
 	{ DKEY("interval", T_DURATION, interval_ms), .def = "30s", .min = 100, .max = CONF_DAY,
 		.help = "how often each router is polled" },
 	{ DKEY("timeout", T_DURATION, timeout_ms), .def = "10s", .min = 100, .max = 10 * CONF_MIN,
