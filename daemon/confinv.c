@@ -25,6 +25,8 @@
 
 #define CONFINV_FILE_MAX  (16 << 20) /* bytes of one target file */
 #define CONFINV_MAX_FILES 1000
+#define CONFINV_MAX_ROUTERS \
+	100000 /* routers in all: 10x the largest shard the docs size (1 KiB each to load) */
 
 /* What a file's name ends in says how it is read (Prometheus's file_sd_configs: any case). */
 static const struct confinv_format {
@@ -171,9 +173,20 @@ static void confinv_group(struct conf_file *f, const struct invlist_group *g, si
 	free(ls);
 }
 
-/* The routers of list l, read from file f: the one way JSON's and YAML's groups become routers. */
+/* The routers of list l, read from file f: the one way JSON's and YAML's groups become routers.
+ * A file whose targets would make more than CONFINV_MAX_ROUTERS routers is refused whole, before
+ * any is made: 16 MiB of short targets would take gigabytes to load. */
 static void confinv_list(struct conf_file *f, const invlist_t *l)
 {
+	size_t n = 0;
+	for (size_t i = 0; i < l->ngroups; i++)
+		n += l->groups[i].ntargets;
+	if (n > CONFINV_MAX_ROUTERS - f->ld->nrs) {
+		conf_ferr(f,
+			"%zu targets, more than the %d routers one wgwatchd takes in all (%zu before this file)",
+			n, CONFINV_MAX_ROUTERS, f->ld->nrs);
+		return;
+	}
 	for (size_t i = 0; i < l->ngroups; i++)
 		confinv_group(f, &l->groups[i], i);
 }

@@ -303,6 +303,26 @@ static void test_deep(void)
 	free(flow);
 }
 
+/* A file of more targets than one wgwatchd takes (100,000 routers in all) is refused whole, at
+ * its first line, before a router is made of it. */
+static void test_too_many(void)
+{
+	buf_t b;
+	buf_init(&b);
+	buf_puts(&b, "[{\"targets\": [");
+	for (int i = 0; i <= 100000; i++)
+		buf_printf(&b, "%s\"r%d\"", i ? "," : "", i);
+	buf_puts(&b, "]}]\n");
+	char *path, *errs;
+	conf_t *c = load("many.json", b.data, b.len, &path, &errs);
+	CHECK(c == NULL);
+	CHECK(has_error(errs, path,
+		"1: 100001 targets, more than the 100000 routers one wgwatchd takes in all (0 before this file)"));
+	buf_free(&b);
+	free(errs);
+	free(path);
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/inventory_test.XXXXXX";
@@ -316,6 +336,7 @@ int main(void)
 	test_refused();
 	test_alias_bomb();
 	test_deep();
+	test_too_many();
 	char *rm = xasprintf("rm -rf '%s'", tmp_root);
 	if (system(rm) != 0)
 		fprintf(stderr, "inventory_test: could not remove %s\n", tmp_root);
