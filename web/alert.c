@@ -7,6 +7,7 @@
 #include "config.h"
 #include "web/alert.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -30,6 +31,7 @@
 #define ALERT_ENDS_RESENDS    4    /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
 #define ALERT_ERRBODY         160  /* bytes of an error reply kept for the log */
 #define ALERT_BOUND_MIN_POLLS 3    /* the detector's minimum to judge a bound (docs/detector.md) */
+#define ALERT_RUNBOOK         "https://github.com/wgwatch/wgwatch/blob/main/docs/alerts.md#"
 
 struct alert_item {
 	char *key;         /* alertname and identifying labels: the alert's identity */
@@ -75,13 +77,24 @@ static char *alert_generator(const alert_t *a, const char *router)
 	return url;
 }
 
+/* The rule's runbook_url: its section of docs/alerts.md, the alertname in lower case. */
+static char *alert_runbook(const json_t *labels)
+{
+	const char *name = json_string_value(json_object_get(labels, "alertname"));
+	char *url = xasprintf("%s%s", ALERT_RUNBOOK, name ? name : "");
+	for (char *p = url + strlen(ALERT_RUNBOOK); *p != '\0'; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return url;
+}
+
 static json_t *alert_build(
 	const alert_t *a, json_t *labels, const char *router, char *summary, char *description)
 {
-	char *gen = alert_generator(a, router);
-	json_t *j = json_pack("{s:o, s:{s:s, s:s}, s:s}", "labels", labels, "annotations", "summary", summary,
-		"description", description, "generatorURL", gen);
+	char *gen = alert_generator(a, router), *runbook = alert_runbook(labels);
+	json_t *j = json_pack("{s:o, s:{s:s, s:s, s:s}, s:s}", "labels", labels, "annotations", "summary",
+		summary, "description", description, "runbook_url", runbook, "generatorURL", gen);
 	free(gen);
+	free(runbook);
 	free(summary);
 	free(description);
 	return j;

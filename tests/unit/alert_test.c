@@ -183,6 +183,8 @@ static void test_confounders(void)
 	CHECK_STR(json_string_value(json_object_get(ann, "confounders")),
 		"cpu frequency 1400 → 800 MHz across the upgrade; ether1 tx-queue-drop rose from 0 to 12/s");
 	CHECK(json_object_get(ann, "summary") != NULL);
+	CHECK_STR(json_string_value(json_object_get(ann, "runbook_url")),
+		"https://github.com/wgwatch/wgwatch/blob/main/docs/alerts.md#wgwatchupgraderegression");
 	v.confounders = list + sizeof(list) - 1; /* "": a clean regression */
 	test_round(a, &v, T0 + 1000);
 	CHECK_INT(a->n, 1);
