@@ -15,6 +15,7 @@
 #include "detector/evidimport.h"
 #include "lib/worker.h"
 #include "detector/capacity.h"
+#include "detector/capread.h"
 #include "detector/confound.h"
 #include "detector/data.h"
 #include "detector/probe.h"
