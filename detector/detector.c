@@ -337,11 +337,11 @@ static void detector_caps_clear(detector_t *d)
 }
 
 /* Every router's capacities afresh, when the last pass is old enough: a tenth of before, at
- * least every, at most an hour; never in a read-only run. */
+ * least every, at most an hour; in a read-only run only for --report (d->capacity). */
 static int detector_capacity(detector_t *d, int64_t now, char **cause)
 {
-	if (d->readonly || now < d->caps_next_ms)
-		return 0; /* --report and the like print no capacity: spare them the reads */
+	if ((d->readonly && !d->capacity) || now < d->caps_next_ms)
+		return 0; /* --rollout-check and --export-evidence print no capacity: spare them the reads */
 	struct capacity *c;
 	size_t n;
 	if (capread_all(d->data, &d->params, d->before_ms, d->worker, &c, &n, cause) < 0)
@@ -574,12 +574,14 @@ void detector_wake(detector_t *d)
 		worker_wake(d->worker);
 }
 
-/* A detector opened read-only on conf's database and evaluated once, with its view; NULL with
- * *cause. For the one-shot modes (--report, --export-evidence). */
-static detector_t *detector_once(const conf_t *conf, detector_view_t **view, char **cause)
+/* A detector opened read-only on conf's database and evaluated once, with its view (with the
+ * capacities when capacity); NULL with *cause. For the one-shot modes (--report,
+ * --export-evidence). */
+static detector_t *detector_once(const conf_t *conf, bool capacity, detector_view_t **view, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
 	*cause = NULL;
+	d->capacity = capacity;
 	if (detector_open(d, conf, true, cause) != 0 || detector_round(d, clock_wall_ms(), cause) != 0) {
 		detector_free(d);
 		return NULL;
@@ -591,7 +593,7 @@ static detector_t *detector_once(const conf_t *conf, detector_view_t **view, cha
 int detector_report(const conf_t *conf, FILE *out, char **cause)
 {
 	detector_view_t *v;
-	detector_t *d = detector_once(conf, &v, cause);
+	detector_t *d = detector_once(conf, true, &v, cause);
 	if (d == NULL)
 		return -1;
 	report_print(out, v);
@@ -665,7 +667,7 @@ char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms, bool ro
 int detector_export_evidence(const conf_t *conf, int64_t since_ms, FILE *out, char **cause)
 {
 	detector_view_t *v;
-	detector_t *d = detector_once(conf, &v, cause);
+	detector_t *d = detector_once(conf, false, &v, cause);
 	if (d == NULL)
 		return -1;
 	size_t n;

@@ -67,7 +67,7 @@ void detector_stop(detector_t *d); /* stops and joins the thread; NULL is fine *
 void detector_wake(detector_t *d); /* any thread: evaluate now (a version change was stored) */
 
 /* Evaluate everything once, read-only (never writes the database), and print the verdicts,
- * cohorts and single-core-bound routers as tables for a terminal. -1 with *cause. */
+ * cohorts, single-core-bound routers and capacities as tables for a terminal. -1 with *cause. */
 int detector_report(const conf_t *conf, FILE *out, char **cause);
 
 /* --rollout-check: evaluate everything once, read-only, like detector_report, and print the
