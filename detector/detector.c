@@ -602,6 +602,18 @@ int detector_report(const conf_t *conf, FILE *out, char **cause)
 	return 0;
 }
 
+detector_view_t *detector_capacity_once(const conf_t *conf, char **cause)
+{
+	detector_t *d = xcalloc(1, sizeof(*d));
+	detector_view_t *v = NULL;
+	*cause = NULL;
+	d->capacity = true;
+	if (detector_open(d, conf, true, cause) == 0 && detector_capacity(d, clock_wall_ms(), cause) == 0)
+		v = detector_view_build(d);
+	detector_free(d);
+	return v;
+}
+
 /* The decision for version on router's cohort, from d's verdicts as of now. */
 static void detector_rollout_decide(detector_t *d, const char *router, const char *version, FILE *out,
 	const char *arch, const char *board, int *decision)
