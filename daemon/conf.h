@@ -115,9 +115,10 @@ typedef struct conf {
 	char *web_key;      /* absolute path of the TLS private key (PEM) */
 
 	/* [alert]: the direct push of verdicts to Alertmanager (web/alert.c) */
-	char *alert_url;          /* Alertmanager base URL, no trailing '/'; NULL: no push */
-	int64_t alert_resend_ms;  /* firing alerts are sent again this often; default 1m */
-	int64_t alert_timeout_ms; /* one push may take this long; default 5s */
+	char *alert_url;               /* Alertmanager base URL, no trailing '/'; NULL: no push */
+	int64_t alert_resend_ms;       /* firing alerts are sent again this often; default 1m */
+	int64_t alert_timeout_ms;      /* one push may take this long; default 5s */
+	int64_t alert_capacity_for_ms; /* a capacity alert's condition holds this long first; 1h */
 
 	/* [rollout]: the rollout guard (detector/rollout.h) */
 	char *rollout_canary;       /* "name=value": the label of canary routers; role=canary */

@@ -73,6 +73,8 @@ const struct conf_key confkeys_table[] = {
 		.help = "how often firing alerts are sent again to Alertmanager" },
 	{ AKEY("timeout", T_DURATION, alert_timeout_ms), .def = "5s", .min = 100, .max = CONF_MIN,
 		.help = "how long one push to Alertmanager may take" },
+	{ AKEY("capacity_for", T_DURATION, alert_capacity_for_ms), .def = "1h", .min = 0, .max = CONF_DAY,
+		.help = "how long a capacity alert's condition must hold before it is pushed (the rules' for); 0: at once" },
 	{ OKEY("canary", T_STR, rollout_canary), .def = "role=canary", .check = conflabel_check_canary,
 		.help = "the label (labels =) that marks a canary router, name=value" },
 	{ OKEY("hold_regressed", T_INT, rollout_hold_regressed), .def = "1", .min = 1, .max = 1000000,
