@@ -406,7 +406,7 @@ int data_load(data_t *d, int64_t router, int64_t from, int64_t to, struct data_s
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int data_load_peers(data_t *d, int64_t router, struct probe_set *p)
+static int data_load_peers(data_t *d, int64_t router, struct probepair_set *p)
 {
 	sqlite3_stmt *q = d->sq[DATA_PEERS];
 	sqlite3_bind_int64(q, 1, router);
@@ -421,7 +421,7 @@ static int data_load_peers(data_t *d, int64_t router, struct probe_set *p)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int data_load_probes(data_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p)
+int data_load_probes(data_t *d, int64_t router, int64_t from, int64_t to, struct probepair_set *p)
 {
 	memset(p, 0, sizeof(*p));
 	sqlite3_stmt *q = d->sq[DATA_PROBES];
@@ -431,7 +431,7 @@ int data_load_probes(data_t *d, int64_t router, int64_t from, int64_t to, struct
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		p->rows = data_grow(p->rows, p->n, &p->cap, sizeof(*p->rows));
-		p->rows[p->n++] = (struct probe_row){ .t = sqlite3_column_int64(q, 0),
+		p->rows[p->n++] = (struct probepair_row){ .t = sqlite3_column_int64(q, 0),
 			.duration_ms = sqlite3_column_int64(q, 1),
 			.transmit = sqlite3_column_int(q, 2) != 0,
 			.offered = data_col(q, 3),

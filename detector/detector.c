@@ -231,11 +231,11 @@ static int detector_probe(
 	const char *address = detector_probe_address(d, e->router);
 	if (address == NULL || f->nifs == 0)
 		return 0;
-	struct probe_set p;
+	struct probepair_set p;
 	int rc = data_load_probes(d->data, e->router_id, e->from_ms, e->to_ms, &p);
 	if (rc == 0)
-		probe_apply(&p, address, e->time_ms, f->names, f->nifs, &d->params, r);
-	probe_set_free(&p);
+		probepair_apply(&p, address, e->time_ms, f->names, f->nifs, &d->params, r);
+	probepair_set_free(&p);
 	return rc;
 }
 

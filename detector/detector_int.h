@@ -18,7 +18,7 @@
 #include "detector/capread.h"
 #include "detector/confound.h"
 #include "detector/data.h"
-#include "detector/probe.h"
+#include "detector/probepair.h"
 #include "detector/report.h"
 #include "detector/view.h"
 #include "detector/fit.h"

@@ -1367,7 +1367,7 @@ static void test_probe_addr(void)
 		{ "10.64.0.3", NULL, false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK_INT(probe_addr_in(cases[i].addr, cases[i].list), cases[i].in);
+		CHECK_INT(probepair_addr_in(cases[i].addr, cases[i].list), cases[i].in);
 }
 
 static void probe_sql(sqlite3 *db, const char *sql)
