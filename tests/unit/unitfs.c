@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* unitfs: the unit tests' temp files (tests/unit/unitfs.h), one mkdtemp root a run. It must
- * never write outside that root. */
+/* unitfs: the unit tests' temp files (tests/unit/unitfs.h), one mkdtemp root a run, and
+ * stderr caught in a temporary file. It must never write outside that root or tmpfile(). */
 #include "config.h"
 #include "unitfs.h"
 #include "lib/xmem.h"
@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static char *unitfs_top; /* the real path of the run's mkdtemp directory */
 static int unitfs_seq;
@@ -45,6 +46,33 @@ char *unitfs_put(const char *dir, const char *name, mode_t mode, const char *con
 	}
 	chmod(path, mode);
 	return path;
+}
+
+FILE *unitfs_catch_stderr(int *saved)
+{
+	FILE *f = tmpfile();
+	fflush(stderr);
+	*saved = dup(2);
+	if (f != NULL)
+		dup2(fileno(f), 2);
+	return f;
+}
+
+void unitfs_release_stderr(int saved)
+{
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+}
+
+int unitfs_lines(FILE *f, const char *needle)
+{
+	char line[1024];
+	int n = 0;
+	rewind(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		n += strstr(line, needle) != NULL;
+	return n;
 }
 
 void unitfs_remove(void)

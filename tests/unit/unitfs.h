@@ -5,6 +5,7 @@
 #define WGWATCH_TESTS_UNITFS_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Makes /tmp/NAME.XXXXXX and returns its real path (kept here; freed by unitfs_remove), or
@@ -15,6 +16,12 @@ char *unitfs_dir(void);
 /* Writes content to dir/name (making dir) with mode, and returns the path (caller frees);
  * aborts on a write error. */
 char *unitfs_put(const char *dir, const char *name, mode_t mode, const char *content);
+/* stderr into a temporary file until unitfs_release_stderr(*saved): the log lines of a run.
+ * NULL (stderr left as it is) when no temporary file can be made. */
+FILE *unitfs_catch_stderr(int *saved);
+void unitfs_release_stderr(int saved);
+/* The lines of f (stderr caught by unitfs_catch_stderr) holding needle. */
+int unitfs_lines(FILE *f, const char *needle);
 /* Removes the root and all below it. */
 void unitfs_remove(void);
 
