@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* store_test: the SQLite store on temp files: migrations, refusal of bad or busy databases,
- * version history, counter deltas across reboots and resets, roll-ups and retention driven by
- * a fake clock, a failing commit that is kept and written later, and ingest figures. It links
- * the store; store_int.h gives it the writer's fields and the clock seam. */
+/* store_test: the SQLite store on temp files: a fresh database, refusal of bad or busy ones,
+ * version history, counter deltas across reboots, resets and clock steps, roll-ups and
+ * retention driven by a fake clock, a failing commit that is kept and written later, and ingest
+ * figures. Migrations are storemigrate_test's, the readers storehistory_test's. It links the
+ * store; store_int.h gives it the writer's fields and the clock seam. */
 #include "config.h"
 #include "store/store_int.h"
 #include "store/history.h"
@@ -11,7 +12,6 @@
 #include "lib/db.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
-#include "unit.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -21,125 +21,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-static _Atomic int64_t fake_now;
-static int64_t fake_clock(void)
-{
-	return atomic_load(&fake_now);
-}
-
-#define T0 1699999800000LL /* a bucket start */
-
-static char dir[64];
-
-static char *tpath(const char *name)
-{
-	return xasprintf("%s/%s", dir, name);
-}
-
-static store_t *open_ok(const char *path)
-{
-	conf_t conf = { .retention_ms = STORE_DAY_MS, .rollup_retention_ms = 3 * STORE_DAY_MS };
-	store_t *st = NULL;
-	char *cause = NULL;
-	CHECK(store_open(path, &conf, &st, &cause) == 0);
-	if (cause)
-		fprintf(stderr, "store_open: %s\n", cause);
-	free(cause);
-	return st;
-}
-
-/* store_open must fail with a cause containing want; returns nothing. */
-static void open_fails(const char *path, const char *want)
-{
-	store_t *st = NULL;
-	char *cause = NULL;
-	CHECK(store_open(path, NULL, &st, &cause) == -1);
-	CHECK(cause != NULL && strstr(cause, want) != NULL);
-	if (cause)
-		printf("  refused as expected: %s\n", cause);
-	free(cause);
-}
-
-static int qi_raw; /* 1: open without the sample views (a database before migration 003) */
-
-static sqlite3 *ro(const char *path)
-{
-	sqlite3 *db = NULL;
-	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) == SQLITE_OK);
-	sqlite3_busy_timeout(db, 5000);
-	char *cause = NULL;
-	if (qi_raw == 0 && store_sql_attach(db, &cause) < 0) { /* the sample views */
-		fprintf(stderr, "%s\n", cause);
-		free(cause);
-	}
-	return db;
-}
-
-static int64_t qi(const char *path, const char *sql)
-{
-	sqlite3 *db = ro(path);
-	sqlite3_stmt *q = NULL;
-	int64_t v = -999;
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-		v = sqlite3_column_type(q, 0) == SQLITE_NULL ? -998 : sqlite3_column_int64(q, 0);
-	else
-		fprintf(stderr, "query failed: %s: %s\n", sql, sqlite3_errmsg(db));
-	sqlite3_finalize(q);
-	sqlite3_close(db);
-	return v;
-}
-
-static char qsbuf[4096];
-static const char *qs(const char *path, const char *sql)
-{
-	sqlite3 *db = ro(path);
-	sqlite3_stmt *q = NULL;
-	snprintf(qsbuf, sizeof(qsbuf), "(query failed)");
-	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
-		snprintf(qsbuf, sizeof(qsbuf), "%s",
-			sqlite3_column_text(q, 0) ? (const char *)sqlite3_column_text(q, 0) : "(null)");
-	sqlite3_finalize(q);
-	sqlite3_close(db);
-	return qsbuf;
-}
-
-static void check_integrity(const char *path)
-{
-	CHECK_STR(qs(path, "PRAGMA integrity_check"), "ok");
-	CHECK_INT(qi(path, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
-}
-
-/* Run roll-up and retention to completion at the fake clock's time. */
-static void maintain(store_t *st)
-{
-	store_maintain(st);
-}
-
-static void wait_write_error(store_t *st)
-{
-	pthread_mutex_lock(&st->mu);
-	while (st->stats.write_errors == 0)
-		pthread_cond_wait(&st->progress, &st->mu);
-	pthread_mutex_unlock(&st->mu);
-}
-
-static sample_t *mk(const char *router, int64_t t, const char *ver, const char *fw, int64_t up)
-{
-	sample_t *s = sample_new(router, t, "rest");
-	s->duration_ms = 12;
-	s->version = xstrdup(ver);
-	s->channel = xstrdup("stable");
-	s->firmware = xstrdup(fw);
-	s->board = xstrdup("RB5009UG+S+");
-	s->architecture = xstrdup("arm64");
-	s->uptime_ms = up;
-	return s;
-}
+#include "storefix.h"
+#include "unit.h"
 
 static void test_fresh(void)
 {
-	char *p = tpath("fresh.db");
-	store_t *st = open_ok(p);
+	char *p = storefix_path("fresh.db");
+	store_t *st = storefix_open(p);
 	CHECK(st != NULL);
 	CHECK(store_heartbeat_ms(st) > 0);
 	int cache = 0; /* the writer's: a commit of 100 routers' polls must not spill */
@@ -148,28 +36,30 @@ static void test_fresh(void)
 	store_get_stats(st, &ss);
 	CHECK(!ss.failing && ss.queued == 0 && ss.polls_stored == 0);
 	store_close(st);
-	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
-	CHECK_STR(qs(p, "PRAGMA journal_mode"), "wal");
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"),
+		(int64_t)schema_migrations[schema_nmigrations - 1].version);
+	CHECK_STR(storefix_text(p, "PRAGMA journal_mode"), "wal");
 	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1,
 	 * 007-diag: 2, 008-rollout-allow: 1, 014-evidence-fleet: 1 */
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 16);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 16);
 	/* 014: one fleet evidence id of 32 hex digits, made once */
 	CHECK_INT(
-		qi(p, "SELECT count(*) FROM evidence_fleet WHERE length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'"),
+		storefix_int(p,
+			"SELECT count(*) FROM evidence_fleet WHERE length(id) = 32 AND id NOT GLOB '*[^0-9a-f]*'"),
 		1);
-	check_integrity(p);
+	storefix_integrity(p);
 	free(p);
 }
 
 static void submit_history(store_t *st)
 {
-	store_submit(st, mk("r1", T0, "7.15.3", "7.15.3", 100000));
-	store_submit(st, mk("r1", T0 + 30000, "7.15.3", "7.15.3", 130000));
-	store_submit(st, mk("r1", T0 + 60000, "7.16", "7.15.3", 5000)); /* upgrade */
-	store_submit(st, mk("r1", T0 + 90000, "7.16", "7.16", 35000));  /* firmware */
-	store_submit(st, mk("r1", T0 + 120000, "7.16", "7.16", 3000));  /* reboot */
-	store_submit(st, mk("r1", T0 + 150000, "7.9", "7.16", 4000));   /* downgrade */
-	sample_t *f = sample_new("r1", T0 + 180000, "rest");
+	store_submit(st, storefix_sample("r1", STOREFIX_T0, "7.15.3", "7.15.3", 100000));
+	store_submit(st, storefix_sample("r1", STOREFIX_T0 + 30000, "7.15.3", "7.15.3", 130000));
+	store_submit(st, storefix_sample("r1", STOREFIX_T0 + 60000, "7.16", "7.15.3", 5000)); /* upgrade */
+	store_submit(st, storefix_sample("r1", STOREFIX_T0 + 90000, "7.16", "7.16", 35000));  /* firmware */
+	store_submit(st, storefix_sample("r1", STOREFIX_T0 + 120000, "7.16", "7.16", 3000));  /* reboot */
+	store_submit(st, storefix_sample("r1", STOREFIX_T0 + 150000, "7.9", "7.16", 4000));   /* downgrade */
+	sample_t *f = sample_new("r1", STOREFIX_T0 + 180000, "rest");
 	sample_fail(f, SAMPLE_ERR_TIMEOUT, "no answer within %ds", 10);
 	store_submit(st, f);
 }
@@ -180,8 +70,8 @@ static void submit_history(store_t *st)
 
 static void test_history(void)
 {
-	char *p = tpath("hist.db");
-	store_t *st = open_ok(p);
+	char *p = storefix_path("hist.db");
+	store_t *st = storefix_open(p);
 	submit_history(st);
 	store_flush(st);
 	struct store_stats ss;
@@ -189,35 +79,35 @@ static void test_history(void)
 	CHECK_INT(ss.polls_stored, 7);
 	CHECK(ss.last_commit_ms > 0);
 	store_close(st);
-	CHECK_STR(qs(p, KINDS), "first,upgrade,firmware,reboot,downgrade");
-	CHECK_STR(qs(p,
+	CHECK_STR(storefix_text(p, KINDS), "first,upgrade,firmware,reboot,downgrade");
+	CHECK_STR(storefix_text(p,
 			  "SELECT old_version || '>' || new_version FROM version_history"
 			  " WHERE kind = 'upgrade'"),
 		"7.15.3>7.16");
-	CHECK_STR(qs(p,
+	CHECK_STR(storefix_text(p,
 			  "SELECT old_firmware || '>' || new_firmware FROM version_history"
 			  " WHERE kind = 'firmware'"),
 		"7.15.3>7.16");
-	CHECK_STR(qs(p, "SELECT version || ' ' || board || ' ' || architecture FROM routers"),
+	CHECK_STR(storefix_text(p, "SELECT version || ' ' || board || ' ' || architecture FROM routers"),
 		"7.9 RB5009UG+S+ arm64");
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls WHERE err = 'timeout'"), 1);
-	CHECK_INT(qi(p, "SELECT last_poll_ms - last_ok_ms FROM routers"), 30000);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls WHERE err = 'timeout'"), 1);
+	CHECK_INT(storefix_int(p, "SELECT last_poll_ms - last_ok_ms FROM routers"), 30000);
 
 	/* Reopen: everything is kept and a continuing router makes no false event. */
-	st = open_ok(p);
-	store_submit(st, mk("r1", T0 + 210000, "7.9", "7.16", 64000));
-	store_submit(st, mk("r2", T0 + 210000, "7.22.3", NULL, 1000));
+	st = storefix_open(p);
+	store_submit(st, storefix_sample("r1", STOREFIX_T0 + 210000, "7.9", "7.16", 64000));
+	store_submit(st, storefix_sample("r2", STOREFIX_T0 + 210000, "7.22.3", NULL, 1000));
 	store_close(st);
-	CHECK_STR(qs(p, KINDS), "first,upgrade,firmware,reboot,downgrade");
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 9);
-	CHECK_INT(qi(p, "SELECT count(*) FROM version_history WHERE kind = 'first'"), 2);
-	check_integrity(p);
+	CHECK_STR(storefix_text(p, KINDS), "first,upgrade,firmware,reboot,downgrade");
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 9);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM version_history WHERE kind = 'first'"), 2);
+	storefix_integrity(p);
 	free(p);
 }
 
 static sample_t *mk_counters(int64_t t, int64_t up, uint64_t rx, uint64_t tx)
 {
-	sample_t *s = mk("r1", t, "7.16", "7.16", up);
+	sample_t *s = storefix_sample("r1", t, "7.16", "7.16", up);
 	struct sample_iface *f = sample_add_iface(s);
 	f->name = xstrdup("wg0");
 	f->type = xstrdup("wg");
@@ -232,23 +122,23 @@ static sample_t *mk_counters(int64_t t, int64_t up, uint64_t rx, uint64_t tx)
 	pe->last_handshake_ms = 5000;
 	f = sample_add_iface(s);
 	f->name = xstrdup("big");
-	f->rx_bytes = UINT64_MAX - 1000 + (uint64_t)(t - T0) / 10000;
+	f->rx_bytes = UINT64_MAX - 1000 + (uint64_t)(t - STOREFIX_T0) / 10000;
 	s->have_peers = true;
 	return s;
 }
 
 static void test_rates(void)
 {
-	char *p = tpath("rates.db");
-	store_t *st = open_ok(p);
-	store_submit(st, mk_counters(T0, 1000000, 1000, 500));
-	store_submit(st, mk_counters(T0 + 10000, 1010000, 11000, 1500));
-	store_submit(st, mk_counters(T0 + 20000, 2000, 500, 100));  /* reboot */
-	store_submit(st, mk_counters(T0 + 30000, 12000, 100, 200)); /* reset-counters */
-	store_submit(st, mk_counters(T0 + 40000, 22000, 1100, 300));
+	char *p = storefix_path("rates.db");
+	store_t *st = storefix_open(p);
+	store_submit(st, mk_counters(STOREFIX_T0, 1000000, 1000, 500));
+	store_submit(st, mk_counters(STOREFIX_T0 + 10000, 1010000, 11000, 1500));
+	store_submit(st, mk_counters(STOREFIX_T0 + 20000, 2000, 500, 100));  /* reboot */
+	store_submit(st, mk_counters(STOREFIX_T0 + 30000, 12000, 100, 200)); /* reset-counters */
+	store_submit(st, mk_counters(STOREFIX_T0 + 40000, 22000, 1100, 300));
 	store_close(st);
-	st = open_ok(p); /* deltas go on */
-	store_submit(st, mk_counters(T0 + 50000, 32000, 2100, 400));
+	st = storefix_open(p); /* deltas go on */
+	store_submit(st, mk_counters(STOREFIX_T0 + 50000, 32000, 2100, 400));
 	store_close(st);
 	const char *wg0 = "FROM iface_samples WHERE iface_id = (SELECT id FROM interfaces"
 			  " WHERE name = 'wg0')";
@@ -256,33 +146,33 @@ static void test_rates(void)
 			      " || '/' || reset AS d %s ORDER BY time_ms)",
 		wg0);
 	/* reset-counters (rx down, no reboot): a reset with no delta, not 100 counted from 0 */
-	CHECK_STR(qs(p, sql), "10000/1000/0,500/100/1,1000/100/0,1000/100/0");
+	CHECK_STR(storefix_text(p, sql), "10000/1000/0,500/100/1,1000/100/0,1000/100/0");
 	free(sql);
 	sql = xasprintf("SELECT count(*) %s AND (rx_delta < 0 OR tx_delta < 0"
 			" OR rx_delta > 1000000 OR tx_delta > 1000000)",
 		wg0);
-	CHECK_INT(qi(p, sql), 0);
+	CHECK_INT(storefix_int(p, sql), 0);
 	free(sql);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 3);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL AND reset"), 1);
-	CHECK_STR(qs(p,
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL"), 3);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_samples WHERE dt_ms IS NULL AND reset"), 1);
+	CHECK_STR(storefix_text(p,
 			  "SELECT group_concat(rx_delta) FROM (SELECT rx_delta FROM peer_samples"
 			  " ORDER BY time_ms)"),
 		"5000,250,500,500");
-	CHECK_INT(qi(p, "SELECT count(*) FROM peers"), 1);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM peers"), 1);
 	/* counters over 2^63 read back intact */
-	CHECK(qi(p,
+	CHECK(storefix_int(p,
 		      "SELECT rx_bytes FROM iface_samples WHERE time_ms = 1699999850000 AND"
 		      " iface_id = (SELECT id FROM interfaces WHERE name = 'big')") ==
 		(int64_t)(UINT64_MAX - 1000 + 5));
-	CHECK_INT(qi(p, "SELECT count(*) FROM version_history WHERE kind = 'reboot'"), 1);
-	check_integrity(p);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM version_history WHERE kind = 'reboot'"), 1);
+	storefix_integrity(p);
 	free(p);
 }
 
 static sample_t *mk_load(int64_t t, int k, double load0, uint64_t rx)
 {
-	sample_t *s = mk("r1", t, "7.16", "7.16", 1000000 + (int64_t)k * 60000);
+	sample_t *s = storefix_sample("r1", t, "7.16", "7.16", 1000000 + (int64_t)k * 60000);
 	sample_set_cores(s, 2);
 	s->cores[0].load = load0;
 	s->cores[1].load = 0.5;
@@ -296,57 +186,65 @@ static sample_t *mk_load(int64_t t, int k, double load0, uint64_t rx)
 
 static void test_rollup(void)
 {
-	char *p = tpath("rollup.db");
-	atomic_store(&fake_now, T0);
-	store_t *st = open_ok(p);
+	char *p = storefix_path("rollup.db");
+	atomic_store(&storefix_now, STOREFIX_T0);
+	store_t *st = storefix_open(p);
 	static const uint64_t rx[10] = { 0, 60000, 120000, 300000, 360000, 420000, 480000, 540000, 600000,
 		660000 };
 	for (int k = 0; k < 10; k++)
-		store_submit(st, mk_load(T0 + k * 60000, k, k < 5 ? (k + 1) * 0.1 : 0.9, rx[k]));
+		store_submit(st, mk_load(STOREFIX_T0 + k * 60000, k, k < 5 ? (k + 1) * 0.1 : 0.9, rx[k]));
 	store_flush(st);
-	atomic_store(&fake_now, T0 + 600000 + STORE_GRACE_MS);
-	maintain(st);
+	atomic_store(&storefix_now, STOREFIX_T0 + 600000 + STORE_GRACE_MS);
+	storefix_maintain(st);
 	const char *c0 = "FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000";
 	char *sql = xasprintf("SELECT n || ' ' || load_min || ' ' || load_avg || ' ' || load_max %s", c0);
-	CHECK_STR(qs(p, sql), "5 100 300 500");
+	CHECK_STR(storefix_text(p, sql), "5 100 300 500");
 	free(sql);
-	CHECK_INT(qi(p, "SELECT load_avg FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1700000100000"), 900);
-	CHECK_INT(qi(p, "SELECT load_avg FROM cpu_rollup WHERE core = 1 AND bucket_ms = 1700000100000"), 500);
-	CHECK_STR(qs(p,
+	CHECK_INT(storefix_int(
+			  p, "SELECT load_avg FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1700000100000"),
+		900);
+	CHECK_INT(storefix_int(
+			  p, "SELECT load_avg FROM cpu_rollup WHERE core = 1 AND bucket_ms = 1700000100000"),
+		500);
+	CHECK_STR(storefix_text(p,
 			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max || ' ' || rx_bytes_end"
 			  " || ' ' || tx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"),
 		"5 1500 3000 360000 375");
-	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1700000100000"), 1000);
-	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 4);
+	CHECK_INT(storefix_int(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1700000100000"),
+		1000);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 4);
 	/* a late sample (stamped behind the roll-up mark) has its bucket rolled up again, with it;
 	 * its counter went back with no reboot known: no delta, the bucket's rate stands */
-	sample_t *late = mk_load(T0 + 30000, 0, 1.0, 30000);
+	sample_t *late = mk_load(STOREFIX_T0 + 30000, 0, 1.0, 30000);
 	late->uptime_ms = -1;
 	store_submit(st, late);
 	store_flush(st);
-	maintain(st);
-	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 6);
+	storefix_maintain(st);
 	CHECK_INT(
-		qi(p, "SELECT load_max FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 1000);
-	CHECK_INT(qi(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"), 1500);
-	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 22);
+		storefix_int(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 6);
+	CHECK_INT(storefix_int(
+			  p, "SELECT load_max FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"),
+		1000);
+	CHECK_INT(storefix_int(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"),
+		1500);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_samples"), 22);
 
 	/* after the raw retention (1 day) the raw rows are gone, the roll-ups stay */
-	atomic_store(&fake_now, T0 + STORE_DAY_MS + 2 * 3600000);
-	maintain(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples"), 0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 4);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_rollup"), 2);
+	atomic_store(&storefix_now, STOREFIX_T0 + STORE_DAY_MS + 2 * 3600000);
+	storefix_maintain(st);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_samples"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_samples"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 4);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_rollup"), 2);
 	/* after the roll-up retention (3 days) they go too; history stays */
-	atomic_store(&fake_now, T0 + 3 * STORE_DAY_MS + 2 * 3600000);
-	maintain(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_rollup"), 0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM version_history"), 1);
+	atomic_store(&storefix_now, STOREFIX_T0 + 3 * STORE_DAY_MS + 2 * 3600000);
+	storefix_maintain(st);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_rollup"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM version_history"), 1);
 	store_close(st);
-	check_integrity(p);
+	storefix_integrity(p);
 	free(p);
 }
 
@@ -365,11 +263,11 @@ static void test_refusals(void)
 	char garbage[8192];
 	for (size_t i = 0; i < sizeof(garbage); i++)
 		garbage[i] = (char)('a' + i % 26);
-	char *p = tpath("garbage.db");
+	char *p = storefix_path("garbage.db");
 	FILE *f = fopen(p, "wb");
 	CHECK(f != NULL && fwrite(garbage, 1, sizeof(garbage), f) == sizeof(garbage));
 	fclose(f);
-	open_fails(p, "not a SQLite database");
+	storefix_open_fails(p, "not a SQLite database");
 	CHECK(same_file(p, garbage, sizeof(garbage)));
 	char *wal = xasprintf("%s-wal", p);
 	CHECK(access(wal, F_OK) != 0);
@@ -377,31 +275,31 @@ static void test_refusals(void)
 	free(p);
 
 	/* a newer schema than we know */
-	p = tpath("newer.db");
-	store_close(open_ok(p));
-	sqlite3 *db = ro(p);
+	p = storefix_path("newer.db");
+	store_close(storefix_open(p));
+	sqlite3 *db = storefix_db(p);
 	CHECK(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
-	open_fails(p, "newer than this wgwatchd");
-	CHECK_INT(qi(p, "PRAGMA user_version"), 99);
+	storefix_open_fails(p, "newer than this wgwatchd");
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 99);
 	free(p);
 
 	/* a second open of the same database */
-	p = tpath("locked.db");
-	store_t *st = open_ok(p);
+	p = storefix_path("locked.db");
+	store_t *st = storefix_open(p);
 	char *want = xasprintf("is in use by another process (pid %ld)", (long)getpid());
-	open_fails(p, want);
+	storefix_open_fails(p, want);
 	free(want);
 	/* the same file under another name (issue 21 item 12): a hard link is the same database */
-	char *link2 = tpath("locked-link.db");
+	char *link2 = storefix_path("locked-link.db");
 	CHECK(link(p, link2) == 0);
-	open_fails(link2, "in use by another process, under another name");
+	storefix_open_fails(link2, "in use by another process, under another name");
 	store_close(st);
-	st = open_ok(link2);
-	open_fails(p, "in use by another process, under another name");
+	st = storefix_open(link2);
+	storefix_open_fails(p, "in use by another process, under another name");
 	store_close(st);
 	free(link2);
-	st = open_ok(p);
+	st = storefix_open(p);
 	CHECK(st != NULL);
 	store_close(st);
 	free(p);
@@ -410,8 +308,8 @@ static void test_refusals(void)
 /* A valid header with a damaged page in the middle is refused, not replaced. */
 static void test_corrupt(void)
 {
-	char *p = tpath("corrupt.db");
-	sqlite3 *db = ro(p);
+	char *p = storefix_path("corrupt.db");
+	sqlite3 *db = storefix_db(p);
 	CHECK(sqlite3_exec(db,
 		      "CREATE TABLE t (a INTEGER PRIMARY KEY, b TEXT);"
 		      "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000)"
@@ -423,7 +321,7 @@ static void test_corrupt(void)
 	memset(junk, 0x5a, sizeof(junk));
 	CHECK(fd >= 0 && pwrite(fd, junk, sizeof(junk), 4096 * 5) == (ssize_t)sizeof(junk));
 	close(fd);
-	open_fails(p, p);
+	storefix_open_fails(p, p);
 	struct stat sb;
 	CHECK(stat(p, &sb) == 0 && sb.st_size > 100000);
 	free(p);
@@ -460,8 +358,9 @@ static const char *const ru_views_sql[] = {
 static sample_t *ru_poll(const char *router, int64_t k, int64_t t)
 {
 	bool a = router[0] == 'a';
-	int64_t min = (t - T0) / 60000, since = a && min >= 80 ? t - (T0 + 80 * 60000) : t - T0;
-	sample_t *s = mk(router, t, "7.22.3", "7.22.3", 1000 + since);
+	int64_t min = (t - STOREFIX_T0) / 60000,
+		since = a && min >= 80 ? t - (STOREFIX_T0 + 80 * 60000) : t - STOREFIX_T0;
+	sample_t *s = storefix_sample(router, t, "7.22.3", "7.22.3", 1000 + since);
 	if (a && k % 23 == 7) {
 		sample_fail(s, SAMPLE_ERR_TIMEOUT, "timed out");
 		return s;
@@ -498,29 +397,29 @@ static int64_t ru_differ(const char *p, const char *table)
 	char *sql = xasprintf("SELECT (SELECT count(*) FROM (SELECT * FROM c_%s EXCEPT SELECT * FROM %s))"
 			      " + (SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM c_%s))",
 		table, table, table, table);
-	int64_t n = qi(p, sql);
+	int64_t n = storefix_int(p, sql);
 	free(sql);
 	return n;
 }
 
 static void test_rollup_views(void)
 {
-	char *p = tpath("rollup-views.db");
-	atomic_store(&fake_now, T0);
-	store_t *st = open_ok(p);
-	int64_t end = T0 + 140 * 60000, ka = 0, kb = 0;
-	for (int64_t t = T0 + 3000; t < end; t += 1000) {
-		if ((t - T0) % 9000 == 3000)
+	char *p = storefix_path("rollup-views.db");
+	atomic_store(&storefix_now, STOREFIX_T0);
+	store_t *st = storefix_open(p);
+	int64_t end = STOREFIX_T0 + 140 * 60000, ka = 0, kb = 0;
+	for (int64_t t = STOREFIX_T0 + 3000; t < end; t += 1000) {
+		if ((t - STOREFIX_T0) % 9000 == 3000)
 			store_submit(st, ru_poll("a", ka++, t));
-		if ((t - T0) % 30000 == 4000)
+		if ((t - STOREFIX_T0) % 30000 == 4000)
 			store_submit(st, ru_poll("b", kb++, t));
 	}
 	store_flush(st);
-	atomic_store(&fake_now, end + STORE_GRACE_MS + 300000);
-	maintain(st);
+	atomic_store(&storefix_now, end + STORE_GRACE_MS + 300000);
+	storefix_maintain(st);
 	store_close(st);
 	static const char *const tables[] = { "cpu_rollup", "iface_rollup", "peer_rollup" };
-	sqlite3 *db = ro(p);
+	sqlite3 *db = storefix_db(p);
 	for (size_t i = 0; i < 3; i++) {
 		char *sql = xasprintf("CREATE TABLE c_%s AS SELECT * FROM %s; DELETE FROM %s", tables[i],
 			tables[i], tables[i]);
@@ -530,7 +429,7 @@ static void test_rollup_views(void)
 	for (size_t i = 0; i < 3; i++) {
 		sqlite3_stmt *q = NULL;
 		CHECK(sqlite3_prepare_v2(db, ru_views_sql[i], -1, &q, NULL) == SQLITE_OK);
-		sqlite3_bind_int64(q, 1, T0);
+		sqlite3_bind_int64(q, 1, STOREFIX_T0);
 		sqlite3_bind_int64(q, 2, end - end % 300000);
 		CHECK(sqlite3_step(q) == SQLITE_DONE);
 		sqlite3_finalize(q);
@@ -539,10 +438,10 @@ static void test_rollup_views(void)
 	for (size_t i = 0; i < 3; i++)
 		CHECK_INT(ru_differ(p, tables[i]), 0);
 	/* and the case is not empty: 28 buckets of a (4, then 6 cores) and of b (1) */
-	CHECK_INT(qi(p, "SELECT count(*) FROM c_cpu_rollup"), 12 * 4 + 16 * 6 + 28);
-	CHECK_INT(qi(p, "SELECT count(*) FROM c_peer_rollup WHERE rx_rate_avg IS NULL"), 0);
-	CHECK(qi(p, "SELECT count(*) FROM c_iface_rollup") > 28 * 3);
-	check_integrity(p);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM c_cpu_rollup"), 12 * 4 + 16 * 6 + 28);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM c_peer_rollup WHERE rx_rate_avg IS NULL"), 0);
+	CHECK(storefix_int(p, "SELECT count(*) FROM c_iface_rollup") > 28 * 3);
+	storefix_integrity(p);
 	free(p);
 }
 
@@ -552,11 +451,12 @@ static void test_rollup_views(void)
  * raw purge behind them) stopped for good; now the bucket is written. */
 static void test_rollup_wide(void)
 {
-	char *p = tpath("rollup-wide.db");
-	atomic_store(&fake_now, T0);
-	store_t *st = open_ok(p);
+	char *p = storefix_path("rollup-wide.db");
+	atomic_store(&storefix_now, STOREFIX_T0);
+	store_t *st = storefix_open(p);
 	for (int k = 0; k < 60; k++) {
-		sample_t *s = mk("w", T0 + k * 10000, "7.22.3", "7.22.3", 1000); /* up 1 s: rebooted */
+		sample_t *s = storefix_sample(
+			"w", STOREFIX_T0 + k * 10000, "7.22.3", "7.22.3", 1000); /* up 1 s: rebooted */
 		struct sample_iface *f = sample_add_iface(s);
 		f->name = xstrdup("wg0");
 		f->type = xstrdup("wg");
@@ -565,18 +465,20 @@ static void test_rollup_wide(void)
 		store_submit(st, s);
 	}
 	store_flush(st);
-	atomic_store(&fake_now, T0 + 600000 + STORE_GRACE_MS);
-	maintain(st);
+	atomic_store(&storefix_now, STOREFIX_T0 + 600000 + STORE_GRACE_MS);
+	storefix_maintain(st);
 	store_close(st);
-	CHECK_INT(qi(p, "SELECT value FROM store_state WHERE key = 'rollup_ms'"), T0 + 600000);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_rollup"), 2);
-	CHECK_INT(
-		qi(p, "SELECT count(*) FROM iface_rollup WHERE rx_rate_avg > 1e17 AND tx_rate_avg = 100"), 2);
-	sqlite3 *db = ro(p); /* what the views' SQL made of it */
+	CHECK_INT(storefix_int(p, "SELECT value FROM store_state WHERE key = 'rollup_ms'"),
+		STOREFIX_T0 + 600000);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_rollup"), 2);
+	CHECK_INT(storefix_int(p,
+			  "SELECT count(*) FROM iface_rollup WHERE rx_rate_avg > 1e17 AND tx_rate_avg = 100"),
+		2);
+	sqlite3 *db = storefix_db(p); /* what the views' SQL made of it */
 	sqlite3_stmt *q = NULL;
 	CHECK(sqlite3_prepare_v2(db, ru_views_sql[1], -1, &q, NULL) == SQLITE_OK);
-	sqlite3_bind_int64(q, 1, T0);
-	sqlite3_bind_int64(q, 2, T0 + 600000);
+	sqlite3_bind_int64(q, 1, STOREFIX_T0);
+	sqlite3_bind_int64(q, 2, STOREFIX_T0 + 600000);
 	CHECK(sqlite3_step(q) == SQLITE_ERROR && strcmp(sqlite3_errmsg(db), "integer overflow") == 0);
 	sqlite3_finalize(q);
 	sqlite3_close(db);
@@ -585,51 +487,24 @@ static void test_rollup_wide(void)
 
 static sample_t *mk_wide(const char *router, int64_t t, int nifaces)
 {
-	sample_t *s = mk(router, t, "7.16", "7.16", 1000 + t - T0);
+	sample_t *s = storefix_sample(router, t, "7.16", "7.16", 1000 + t - STOREFIX_T0);
 	for (int i = 0; i < nifaces; i++) {
 		struct sample_iface *f = sample_add_iface(s);
 		f->name = xasprintf("wireguard-tunnel-to-branch-office-%04d", i);
 		f->type = xstrdup("wg");
-		f->rx_bytes = (uint64_t)(t - T0) * 1000 + (uint64_t)i;
+		f->rx_bytes = (uint64_t)(t - STOREFIX_T0) * 1000 + (uint64_t)i;
 	}
 	return s;
-}
-
-/* A database of the release before 003 (schema 2, one row per core, interface and peer)
- * is migrated: every old sample reads back through the views, the old tables are gone, and
- * the deltas of the next poll go on from the migrated counters. */
-static const char v2_rows[] =
-	"INSERT INTO routers (id, name, first_seen_ms, last_poll_ms, uptime_ms, info_ms, version)"
-	" VALUES (1, 'old', 1000, 61000, 500000, 61000, '7.15');"
-	"INSERT INTO interfaces VALUES (5, 1, 'wg0', 'wg'), (9, 1, 'ether1', 'ether');"
-	"INSERT INTO peers VALUES (3, 1, 'wg0', 'KEY=', 'site');"
-	"INSERT INTO polls VALUES (1, 1000, 10, 'rest', NULL, NULL), (1, 31000, 10, 'rest', NULL,"
-	" NULL), (1, 61000, 9, 'snmp', 'timeout', 'no answer');"
-	"INSERT INTO cpu_samples VALUES (1, 1000, 0, 120, NULL), (1, 1000, 1, 1000, 15),"
-	" (1, 31000, 0, 0, 0), (1, 31000, 1, 999, NULL), (1, 91000, 0, 7, NULL);"
-	"INSERT INTO iface_samples VALUES (5, 1000, -9, 100, 5, 6, 0, 1, NULL, NULL, NULL, 0),"
-	" (5, 31000, 2000, 400, 7, 8, 2, 3, 30000, 2009, 300, 1),"
-	" (9, 31000, 40000000000, 1, 1, 1, 1, 1, NULL, NULL, NULL, 0);"
-	"INSERT INTO peer_samples VALUES (3, 1000, 50, 60, NULL, NULL, NULL, NULL, 0),"
-	" (3, 31000, 150, 260, 4000, 30000, 100, 200, 0);";
-
-static void make_v2(const char *p)
-{
-	sqlite3 *db = ro(p);
-	for (size_t i = 0; i < 2; i++)
-		CHECK(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, "PRAGMA user_version = 2", NULL, NULL, NULL) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, v2_rows, NULL, NULL, NULL) == SQLITE_OK);
-	sqlite3_close(db);
 }
 
 /* 005: the CPU clock per poll and each interface's MTU, errors, tx-queue-drop and running. */
 static void test_links(void)
 {
-	char *p = tpath("links.db");
-	store_t *st = open_ok(p);
+	char *p = storefix_path("links.db");
+	store_t *st = storefix_open(p);
 	for (int k = 0; k < 2; k++) {
-		sample_t *s = mk("r1", T0 + k * 10000, "7.16", "7.16", 1000000 + k * 10000);
+		sample_t *s = storefix_sample(
+			"r1", STOREFIX_T0 + k * 10000, "7.16", "7.16", 1000000 + k * 10000);
 		s->cpu_freq_mhz = k ? 800 : 0; /* 0: the board did not tell */
 		struct sample_iface *f = sample_add_iface(s);
 		f->name = xstrdup("ether1");
@@ -646,67 +521,16 @@ static void test_links(void)
 	}
 	store_close(st);
 	CHECK_STR(
-		qs(p, "SELECT group_concat(coalesce(cpu_mhz, '-')) FROM (SELECT cpu_mhz FROM polls ORDER BY time_ms)"),
+		storefix_text(p,
+			"SELECT group_concat(coalesce(cpu_mhz, '-')) FROM (SELECT cpu_mhz FROM polls ORDER BY time_ms)"),
 		"-,800");
 	CHECK_STR(
-		qs(p,
+		storefix_text(p,
 			"SELECT group_concat(i.name || '/' || coalesce(s.mtu, '-') || '/' || s.running || '/' ||"
 			" s.rx_errors || '/' || s.tx_errors || '/' || s.tx_queue_drops, ' ') FROM (SELECT * FROM"
 			" iface_samples ORDER BY time_ms, iface_id) s JOIN interfaces i ON i.id = s.iface_id"),
 		"ether1/1500/1/3/12/1099511627776 wg0/-/0/0/0/0 ether1/1500/1/3/13/1099511627896 wg0/-/0/0/0/0");
-	check_integrity(p);
-	free(p);
-}
-
-static void test_migrate_v2(void)
-{
-	char *p = tpath("v2.db");
-	qi_raw = 1;
-	make_v2(p);
-	qi_raw = 0;
-	store_t *st = open_ok(p);
-	store_close(st);
-	CHECK_INT(qi(p, "PRAGMA user_version"), (int64_t)schema_migrations[schema_nmigrations - 1].version);
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_master WHERE name LIKE '%samples'"), 0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4); /* + the lone cpu sample's */
-	CHECK_STR(qs(p,
-			  "SELECT group_concat(router_id || '/' || time_ms || '/' || core || '/' ||"
-			  " load || '/' || coalesce(irq, '-'), ' ') FROM cpu_samples"),
-		"1/1000/0/120/- 1/1000/1/1000/15 1/31000/0/0/0 1/31000/1/999/- 1/91000/0/7/-");
-	CHECK_STR(qs(p,
-			  "SELECT group_concat(iface_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
-			  " tx_bytes || '/' || rx_packets || '/' || tx_packets || '/' || rx_drops || '/' ||"
-			  " tx_drops || '/' || coalesce(dt_ms, '-') || '/' || coalesce(rx_delta, '-') ||"
-			  " '/' || coalesce(tx_delta, '-') || '/' || reset, ' ') FROM iface_samples"),
-		"5/1000/-9/100/5/6/0/1/-/-/-/0 5/31000/2000/400/7/8/2/3/30000/2009/300/1"
-		" 9/31000/40000000000/1/1/1/1/1/-/-/-/0");
-	/* 005: rows packed before it have no link values: unknown, never zero */
-	CHECK_INT(qi(p,
-			  "SELECT count(*) FROM iface_samples WHERE mtu IS NULL AND running IS NULL AND"
-			  " rx_errors IS NULL AND tx_errors IS NULL AND tx_queue_drops IS NULL"),
-		3);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls WHERE cpu_mhz IS NOT NULL"), 0);
-	CHECK_STR(qs(p,
-			  "SELECT group_concat(peer_id || '/' || time_ms || '/' || rx_bytes || '/' ||"
-			  " tx_bytes || '/' || coalesce(handshake_age_ms, '-') || '/' || coalesce(dt_ms, '-')"
-			  " || '/' || coalesce(rx_delta, '-') || '/' || reset, ' ') FROM peer_samples"),
-		"3/1000/50/60/-/-/-/0 3/31000/150/260/4000/30000/100/0");
-	CHECK_STR(qs(p, "SELECT err || ' ' || error FROM polls WHERE time_ms = 61000"), "timeout no answer");
-	/* The next poll's deltas count from the migrated counters. */
-	st = open_ok(p);
-	sample_t *s = mk("old", 121000, "7.15", NULL, 500000 + 60000);
-	struct sample_iface *f = sample_add_iface(s);
-	f->name = xstrdup("wg0");
-	f->type = xstrdup("wg");
-	f->rx_bytes = 2500;
-	f->tx_bytes = 1400;
-	store_submit(st, s);
-	store_close(st);
-	CHECK_STR(qs(p,
-			  "SELECT dt_ms || ' ' || rx_delta || ' ' || tx_delta || ' ' || reset"
-			  " FROM iface_samples WHERE time_ms = 121000"),
-		"90000 500 1000 0");
-	check_integrity(p);
+	storefix_integrity(p);
 	free(p);
 }
 
@@ -717,9 +541,9 @@ static void test_files_gone(void)
 {
 	const char *what[] = { "wal", "db" };
 	for (int i = 0; i < 2; i++) {
-		char *p = tpath(i == 0 ? "gone-wal.db" : "gone-db.db");
-		store_t *st = open_ok(p);
-		store_submit(st, mk_wide("r0", T0, 1));
+		char *p = storefix_path(i == 0 ? "gone-wal.db" : "gone-db.db");
+		store_t *st = storefix_open(p);
+		store_submit(st, mk_wide("r0", STOREFIX_T0, 1));
 		store_flush(st);
 		struct store_stats ss;
 		store_get_stats(st, &ss);
@@ -731,8 +555,8 @@ static void test_files_gone(void)
 			int fd = open(victim, O_CREAT | O_WRONLY, 0644);
 			CHECK(fd >= 0 && close(fd) == 0);
 		}
-		store_submit(st, mk_wide("r0", T0 + 30000, 1));
-		wait_write_error(st);
+		store_submit(st, mk_wide("r0", STOREFIX_T0 + 30000, 1));
+		storefix_wait_write_error(st);
 		store_get_stats(st, &ss);
 		CHECK(ss.failing && ss.files_gone);
 		CHECK(strstr(ss.last_error,
@@ -748,17 +572,17 @@ static void test_files_gone(void)
 
 static void test_fault(void)
 {
-	char *p = tpath("fault.db");
-	atomic_store(&fake_now, T0);
-	store_t *st = open_ok(p);
-	store_submit(st, mk_wide("r0", T0, 1));
+	char *p = storefix_path("fault.db");
+	atomic_store(&storefix_now, STOREFIX_T0);
+	store_t *st = storefix_open(p);
+	store_submit(st, mk_wide("r0", STOREFIX_T0, 1));
 	store_flush(st);
 	CHECK(sqlite3_exec(st->db, "PRAGMA max_page_count = 1", NULL, NULL, NULL) == SQLITE_OK);
-	store_submit(st, mk_wide("big", T0, 300));
-	wait_write_error(st);
+	store_submit(st, mk_wide("big", STOREFIX_T0, 300));
+	storefix_wait_write_error(st);
 	store_queue_max = 5;
 	for (int k = 1; k <= 20; k++)
-		store_submit(st, mk_wide("r0", T0 + k * 30000, 1));
+		store_submit(st, mk_wide("r0", STOREFIX_T0 + k * 30000, 1));
 	struct store_stats ss;
 	store_get_stats(st, &ss);
 	CHECK(ss.failing);
@@ -775,27 +599,20 @@ static void test_fault(void)
 	CHECK_INT(ss.queued, 0);
 	store_queue_max = 100000;
 	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 7);
-	CHECK_INT(qi(p, "SELECT count(*) FROM interfaces"), 301);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples"), 306);
-	CHECK_INT(qi(p, "SELECT max(time_ms) FROM polls"), T0 + 20 * 30000);
-	check_integrity(p);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 7);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM interfaces"), 301);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_samples"), 306);
+	CHECK_INT(storefix_int(p, "SELECT max(time_ms) FROM polls"), STOREFIX_T0 + 20 * 30000);
+	storefix_integrity(p);
 	free(p);
-}
-
-static double now_s(void)
-{
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 static sample_t *mk_bench(int kind, int k)
 {
-	int64_t t = T0 + (int64_t)k * 30000;
-	sample_t *s = mk(kind == 0  ? "ifaces"
-			: kind == 1 ? "cores"
-				    : "peers",
+	int64_t t = STOREFIX_T0 + (int64_t)k * 30000;
+	sample_t *s = storefix_sample(kind == 0 ? "ifaces"
+			: kind == 1             ? "cores"
+						: "peers",
 		t, "7.16", "7.16", 86400000 + (int64_t)k * 30000);
 	if (kind == 1) {
 		sample_set_cores(s, 8);
@@ -831,7 +648,7 @@ static void bench_size(const char *p, const char *table)
 	char *sql = xasprintf("SELECT (SELECT sum(pgsize) FROM dbstat WHERE name = '%s'),"
 			      " (SELECT count(*) FROM %s)",
 		table, table);
-	sqlite3 *db = ro(p);
+	sqlite3 *db = storefix_db(p);
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
 		int64_t bytes = sqlite3_column_int64(q, 0), rows = sqlite3_column_int64(q, 1);
@@ -845,379 +662,44 @@ static void bench_size(const char *p, const char *table)
 
 static void test_bench(void)
 {
-	char *p = tpath("bench.db");
+	char *p = storefix_path("bench.db");
 	static const int polls[3] = { 1000, 12500, 1000 }; /* 100k rows each */
 	static const char *const what[3] = { "interface", "cpu", "peer" };
-	atomic_store(&fake_now, T0);
-	store_t *st = open_ok(p);
-	st->retention_ms = 35 * STORE_DAY_MS; /* read by the writer after maintain() locks */
+	atomic_store(&storefix_now, STOREFIX_T0);
+	store_t *st = storefix_open(p);
+	st->retention_ms = 35 * STORE_DAY_MS; /* read by the writer after storefix_maintain() locks */
 	st->rollup_retention_ms = 400 * STORE_DAY_MS;
 	for (int kind = 0; kind < 3; kind++) {
-		double t0 = now_s();
+		double t0 = storefix_seconds();
 		for (int k = 0; k < polls[kind]; k++)
 			store_submit(st, mk_bench(kind, k));
 		store_flush(st);
-		double dt = now_s() - t0;
+		double dt = storefix_seconds() - t0;
 		printf("  ingest: 100000 %s rows (%d polls) in %.2f s: %.0f rows/s\n", what[kind],
 			polls[kind], dt, 100000 / dt);
 	}
-	atomic_store(&fake_now, T0 + 12500LL * 30000 + 600000);
-	double t0 = now_s();
-	maintain(st);
-	printf("  roll-up of %.0f h of raw samples: %.2f s\n", 12500 * 30 / 3600.0, now_s() - t0);
+	atomic_store(&storefix_now, STOREFIX_T0 + 12500LL * 30000 + 600000);
+	double t0 = storefix_seconds();
+	storefix_maintain(st);
+	printf("  roll-up of %.0f h of raw samples: %.2f s\n", 12500 * 30 / 3600.0, storefix_seconds() - t0);
 	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM iface_samples"), 100000);
-	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_samples"), 100000);
-	CHECK_INT(qi(p, "SELECT count(*) FROM peer_samples"), 100000);
-	CHECK_INT(qi(p, "SELECT count(*) FROM cpu_rollup"), 12500 / 10 * 8);
-	CHECK_INT(qi(p, "SELECT max(rx_rate_max) FROM iface_rollup"), (2000 + 99 * 37));
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_samples"), 100000);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_samples"), 100000);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM peer_samples"), 100000);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 12500 / 10 * 8);
+	CHECK_INT(storefix_int(p, "SELECT max(rx_rate_max) FROM iface_rollup"), (2000 + 99 * 37));
 	static const char *const tables[] = { "polls", "cpu_samples", "iface_samples", "peer_samples",
 		"cpu_rollup", "iface_rollup", "peer_rollup" };
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
 		bench_size(p, tables[i]);
-	check_integrity(p);
-	free(p);
-}
-
-static sample_t *mk_health(int64_t t, bool fresh, double temp, const char *endpoint, bool disabled)
-{
-	sample_t *s = mk("h1", t, "7.22.3", "7.22.3", 100000 + (t - T0));
-	s->health_fresh = fresh;
-	sample_add_sensor(s, "cpu-temperature", SAMPLE_UNIT_CELSIUS, temp);
-	sample_add_sensor(s, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
-	sample_add_sensor(s, "psu2-state", SAMPLE_UNIT_STATE, 0);
-	s->mem_free = 3950641152, s->mem_total = 4227858432, s->disk_free = 0;
-	s->have_peers = true;
-	struct sample_peer *p = sample_add_peer(s);
-	p->interface = xstrdup("wg0");
-	p->peer = xstrdup("alice");
-	p->public_key = xstrdup("k1");
-	p->endpoint = endpoint ? xstrdup(endpoint) : NULL;
-	p->endpoint_port = 51209;
-	p->allowed = xstrdup("10.0.0.2/32,10.1.0.0/24");
-	p->disabled = disabled;
-	return s;
-}
-
-/* Health goes into a polls row only when the poll read it; the peer details into peers when
- * they change; the page's history reads the newest reading and each sensor's range, also
- * after a restart of the store. */
-static void test_health(void)
-{
-	char *p = tpath("health.db");
-	store_t *st = open_ok(p);
-	store_submit(st, mk_health(T0, true, 50, "198.51.100.7", false));
-	store_submit(st, mk_health(T0 + 30000, false, 99, "198.51.100.7", false)); /* kept, not read */
-	store_submit(st, mk_health(T0 + 60000, true, 58.5, "2001:db8::7", false));
-	store_flush(st);
-	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls WHERE health IS NOT NULL"), 2);
-	CHECK_INT(qi(p, "SELECT count(*) FROM sensors"), 3);
-	CHECK_STR(qs(p, "SELECT unit FROM sensors WHERE name = 'voltage'"), "volts");
-	CHECK_STR(qs(p, "SELECT endpoint FROM peers"), "[2001:db8::7]:51209");
-	CHECK_STR(qs(p, "SELECT allowed_address FROM peers"), "10.0.0.2/32,10.1.0.0/24");
-	CHECK_INT(qi(p, "SELECT disabled FROM peers"), 0);
-
-	st = open_ok(p); /* the cache knows the sensors and the peer's details again */
-	store_submit(st, mk_health(T0 + 90000, true, 40, "2001:db8::7", true));
-	store_flush(st);
-	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM sensors"), 3);
-	CHECK_INT(qi(p, "SELECT disabled FROM peers"), 1);
-
-	history_t *h = NULL;
-	char *cause = NULL;
-	struct history_req hq = { .db_path = p, .router = "h1", .from_ms = T0, .to_ms = T0 + 120000 };
-	CHECK_INT(history_load(&hq, &h, &cause), 0);
-	free(cause);
-	CHECK(h != NULL && h->nsensors == 3 && h->health_ms == T0 + 90000);
-	for (size_t i = 0; h != NULL && i < h->nsensors; i++) {
-		const struct history_sensor *x = &h->sensors[i];
-		if (strcmp(x->name, "cpu-temperature") == 0) {
-			CHECK_STR(x->unit, "celsius");
-			CHECK(x->value == 40 && x->min == 40 && x->max == 58.5); /* not the 99 never stored */
-		}
-		if (strcmp(x->name, "psu2-state") == 0)
-			CHECK(x->value == 0);
-	}
-	CHECK(h != NULL && h->mem_free == 3950641152 && h->mem_total == 4227858432);
-	CHECK(h != NULL && h->disk_free == 0 && h->disk_total == -1);
-	CHECK(h != NULL && h->npeers == 1 && h->peers[0].disabled == 1);
-	CHECK(h != NULL && h->npeers == 1 && strcmp(h->peers[0].endpoint, "[2001:db8::7]:51209") == 0);
-	history_free(h);
-
-	st = open_ok(p); /* a new port alone is a new endpoint; the same one again no change */
-	sample_t *s = mk_health(T0 + 120000, true, 40, "2001:db8::7", true);
-	s->peers[0].endpoint_port = 51210;
-	store_submit(st, s);
-	store_submit(st, mk_health(T0 + 150000, true, 40, "198.51.100.7", true));
-	store_flush(st);
-	store_close(st);
-	CHECK_STR(qs(p, "SELECT endpoint FROM peers"), "198.51.100.7:51209");
-	st = open_ok(p);
-	store_submit(st, mk_health(T0 + 180000, true, 40, "2001:db8::7", true));
-	s = mk_health(T0 + 210000, true, 40, "2001:db8::7", true);
-	s->peers[0].endpoint_port = 1;
-	store_submit(st, s);
-	store_flush(st);
-	store_close(st);
-	CHECK_STR(qs(p, "SELECT endpoint FROM peers"), "[2001:db8::7]:1");
-	st = open_ok(p);
-	store_submit(st, mk_health(T0 + 240000, true, 40, NULL, true));
-	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM peers WHERE endpoint IS NULL"), 1);
-	check_integrity(p);
-	free(p);
-}
-
-/* A poll of router "pp" at t with peers first..last (inclusive) of wg0, counters from t. */
-static sample_t *mk_peers(int64_t t, int first, int last)
-{
-	sample_t *s = mk("pp", t, "7.22.3", NULL, 1000 + t - T0);
-	s->have_peers = true;
-	for (int i = first; i <= last; i++) {
-		struct sample_peer *pe = sample_add_peer(s);
-		pe->interface = xstrdup("wg0");
-		pe->peer = xasprintf("peer%05d", i);
-		pe->public_key = xasprintf("%042dA=", i);
-		pe->rx_bytes = (uint64_t)(t - T0) + (uint64_t)i;
-		pe->tx_bytes = 2 * pe->rx_bytes;
-		pe->last_handshake_ms = i % 7 == 0 ? -1 : 1000 * i;
-	}
-	return s;
-}
-
-/* The router page's peers (issue 21 item 4: the query was quadratic in peers): each peer's
- * newest sample of the hour before the newest poll with peers. 3,000 peers; peers 2,900 and
- * on stopped answering 30 s before the newest poll and show their older sample; peer 2,999
- * was last seen more than an hour before it and is left out. */
-static void test_history_peers(void)
-{
-	char *p = tpath("peers.db");
-	store_t *st = open_ok(p);
-	store_submit(st, mk_peers(T0, 0, 2999));
-	store_submit(st, mk_peers(T0 + 3700000, 0, 2998));
-	store_submit(st, mk_peers(T0 + 3730000, 0, 2998));
-	store_submit(st, mk_peers(T0 + 3760000, 0, 2899));
-	store_flush(st);
-	store_close(st);
-	history_t *h = NULL;
-	char *cause = NULL;
-	struct history_req hq = { .db_path = p, .router = "pp", .from_ms = T0, .to_ms = T0 + 3800000 };
-	double t0 = now_s();
-	CHECK_INT(history_load(&hq, &h, &cause), 0);
-	printf("  history with 3,000 peers: %.1f ms\n", (now_s() - t0) * 1e3);
-	free(cause);
-	CHECK(h != NULL && h->npeers == 2999);
-	for (size_t i = 0; h != NULL && i < h->npeers; i++) {
-		const struct history_peer *x = &h->peers[i];
-		int64_t t = i < 2900 ? T0 + 3760000 : T0 + 3730000;
-		int bad = strcmp(x->interface, "wg0") != 0 || x->time_ms != t ||
-			x->rx_bytes != (uint64_t)(t - T0) + i || x->tx_bytes != 2 * x->rx_bytes ||
-			x->handshake_age_ms != (i % 7 == 0 ? -1 : 1000 * (int64_t)i);
-		char want[32];
-		snprintf(want, sizeof(want), "peer%05zu", i);
-		bad |= strcmp(x->name, want) != 0;
-		if (bad)
-			fprintf(stderr, "  peer row %zu: %s %s t=%lld rx=%llu\n", i, x->interface, x->name,
-				(long long)x->time_ms, (unsigned long long)x->rx_bytes);
-		CHECK_INT(bad, 0);
-		if (bad)
-			break;
-	}
-	CHECK(h != NULL && h->npeers > 1 && h->peers[1].rx_bps > 0); /* deltas: 30 s apart */
-	history_free(h);
-	free(p);
-}
-
-/* Rollout overrides (store/overrides.c): stored once with who and when, a second add finds
- * the same row, a revoke keeps the row but ends it, and a database before 008 has none. */
-static void test_overrides(void)
-{
-	char *p = tpath("overrides.db"), *cause = NULL;
-	store_close(open_ok(p));
-	struct override want = { .version = (char *)"7.22.3",
-		.cohort = (char *)"tile",
-		.who = (char *)"admin",
-		.at_ms = T0 },
-			got;
-	CHECK_INT(overrides_add(p, &want, &got, &cause), 1);
-	CHECK(got.id > 0 && got.at_ms == T0);
-	CHECK_STR(got.who, "admin");
-	overrides_clear(&got);
-	want.who = (char *)"other";
-	want.at_ms = T0 + 1000;
-	CHECK_INT(overrides_add(p, &want, &got, &cause), 0); /* already: the first one stays */
-	CHECK_STR(got.who, "admin");
-	CHECK(got.at_ms == T0);
-	overrides_clear(&got);
-	struct override *v = NULL;
-	size_t n = 9;
-	CHECK_INT(overrides_list(p, &v, &n, &cause), 0);
-	CHECK_INT(n, 1);
-	CHECK_STR(n == 1 ? v[0].cohort : NULL, "tile");
-	overrides_free(v, n);
-	CHECK_INT(overrides_revoke(p, "7.22.3", "tile", "root", T0 + 2000, &got, &cause), 1);
-	CHECK_STR(got.who, "admin");
-	overrides_clear(&got);
-	CHECK_INT(overrides_revoke(p, "7.22.3", "tile", "root", T0 + 3000, &got, &cause), 0);
-	CHECK_INT(overrides_list(p, &v, &n, &cause), 0);
-	CHECK_INT(n, 0);
-	overrides_free(v, n);
-	CHECK_STR(qs(p, "SELECT who || ' ' || revoked_by || ' ' || (revoked_ms - at_ms) FROM rollout_allows"),
-		"admin root 2000");
-	CHECK(cause == NULL);
-	free(cause);
-	free(p);
-	p = tpath("old.db"); /* a database of schema 6: no table, no overrides, a clear error */
-	sqlite3 *db = NULL;
-	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
-	sqlite3_close(db);
-	CHECK_INT(overrides_list(p, &v, &n, &cause), 0);
-	CHECK_INT(n, 0);
-	CHECK_INT(overrides_add(p, &want, &got, &cause), -1);
-	CHECK(cause != NULL && strstr(cause, "schema 008") != NULL);
-	free(cause);
-	free(p);
-}
-
-/* Profiles and probes (schema 007): written through the queue, read back newest first, and
- * purged with the roll-ups' retention. */
-static void test_profiles(void)
-{
-	char *p = tpath("profiles.db");
-	store_t *st = open_ok(p);
-	int64_t now = atomic_load(&fake_now);
-	store_submit(st, mk("ccr", now - 600000, "7.21.5", "7.21.5", 1000)); /* where maint starts */
-	for (int i = 0; i < 3; i++) {
-		profile_t *pr = profile_new("ccr", now - (2 - i) * 2 * STORE_DAY_MS);
-		pr->duration_ms = 5000;
-		profile_add(pr, 4, "networking", 38 + i);
-		profile_add(pr, -1, "total", 12.5);
-		store_submit_profile(st, pr);
-	}
-	probe_t *pb = probe_new("ccr", now, "transmit");
-	pb->offered_bps = 3e8;
-	pb->delivered_bps = 1.39e8;
-	pb->busiest_core_load = 1;
-	store_submit_probe(st, probe_new("ccr", now - 2 * STORE_DAY_MS, "receive")); /* purged below */
-	store_submit_probe(st, pb);
-	store_flush(st);
-	probe_t **pv = NULL;
-	size_t pn = 0;
-	char *pcause = NULL;
-	CHECK_INT(history_probes(p, "ccr", 10, &pv, &pn, &pcause), 0);
-	CHECK_INT(pn, 2);
-	if (pn == 2) {
-		CHECK_STR(pv[0]->direction, "transmit");
-		CHECK(pv[0]->offered_bps == 3e8 && pv[0]->delivered_bps == 1.39e8);
-		CHECK(pv[0]->lost_packets == -1 && pv[0]->local_cpu_load == -1 &&
-			pv[0]->busiest_core_load == 1);
-	}
-	history_probes_free(pv, pn);
-	profile_t **v = NULL;
-	size_t n = 0;
-	char *cause = NULL;
-	CHECK_INT(history_profiles(p, "ccr", 10, &v, &n, &cause), 0);
-	CHECK_INT(n, 3);
-	if (n == 3) {
-		CHECK_INT(v[0]->time_ms, now);
-		CHECK_INT(v[0]->nrows, 2);
-		CHECK(profile_find(v[0], 4, "networking") &&
-			profile_find(v[0], 4, "networking")->usage == 40);
-		CHECK(profile_find(v[2], -1, "total") && profile_find(v[2], -1, "total")->usage == 12.5);
-	}
-	history_profiles_free(v, n);
-	maintain(st); /* retention starts where the data starts */
-	atomic_store(&fake_now, now + 3 * STORE_DAY_MS);
-	maintain(st); /* rollup_retention 3 days: the two older than `now` go */
-	atomic_store(&fake_now, now);
-	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM profiles"), 1);
-	CHECK_INT(qi(p, "SELECT count(*) FROM probes"), 1); /* the old probe went with them */
-	CHECK_INT(history_profiles(p, "nosuch", 10, &v, &n, &cause), 0);
-	CHECK_INT(n, 0);
-	check_integrity(p);
-	free(p);
-}
-
-/* A database without the profiles table (one that skipped 007) drops profiles, never polls. */
-static void test_profiles_missing(void)
-{
-	char *p = tpath("noprofiles.db");
-	store_t *st = open_ok(p);
-	sqlite3 *db = NULL;
-	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, "DROP TABLE profiles", NULL, NULL, NULL) == SQLITE_OK);
-	sqlite3_close(db);
-	int64_t now = atomic_load(&fake_now);
-	profile_t *pr = profile_new("r", now);
-	profile_add(pr, 0, "networking", 50);
-	store_submit_profile(st, pr);
-	store_submit(st, mk("r", now, "7.21.5", "7.21.5", 1000));
-	store_flush(st);
-	struct store_stats ss;
-	store_get_stats(st, &ss);
-	CHECK(!ss.failing && ss.write_errors == 0);
-	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 1);
-	free(p);
-}
-
-/* A database at schema version (every migration up to it) holding rows (SQL), closed. */
-static void make_at(const char *p, int version, const char *rows)
-{
-	qi_raw = 1;
-	sqlite3 *db = ro(p);
-	qi_raw = 0;
-	CHECK(sqlfn_register(db) == SQLITE_OK); /* 003's store_pack_* aggregates */
-	for (size_t i = 0; i < schema_nmigrations && schema_migrations[i].version <= version; i++)
-		CHECK(sqlite3_exec(db, schema_migrations[i].sql, NULL, NULL, NULL) == SQLITE_OK);
-	char *sql = xasprintf("PRAGMA user_version = %d; %s", version, rows);
-	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
-	free(sql);
-	sqlite3_close(db);
-}
-
-/* 010: probes stored before it were configured as they measured; new rows keep both names. */
-static void test_migrate_probes(void)
-{
-	char *p = tpath("v9.db");
-	make_at(p, 9,
-		"INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'ccr', 1000);"
-		"INSERT INTO probes (router_id, time_ms, duration_ms, direction, offered_bps,"
-		" delivered_bps) VALUES (1, 2000, 3000, 'transmit', 3e8, 3e8),"
-		" (1, 3000, 3000, 'receive', 3e8, 2e8)");
-	store_t *st = open_ok(p);
-	probe_t *pb = probe_new("ccr", 4000, "receive");
-	pb->configured = "both";
-	store_submit_probe(st, pb);
-	store_flush(st);
-	store_close(st);
-	CHECK_STR(qs(p,
-			  "SELECT group_concat(direction || '/' || configured, ' ') FROM"
-			  " (SELECT * FROM probes ORDER BY time_ms)"),
-		"transmit/transmit receive/receive receive/both");
-	probe_t **v = NULL;
-	size_t n = 0;
-	char *cause = NULL;
-	CHECK_INT(history_probes(p, "ccr", 10, &v, &n, &cause), 0);
-	CHECK_INT(n, 3);
-	if (n == 3) {
-		CHECK_STR(v[0]->configured, "both");
-		CHECK_STR(v[0]->direction, "receive");
-		CHECK_STR(v[1]->configured, "receive");
-		CHECK_STR(v[2]->configured, "transmit");
-	}
-	history_probes_free(v, n);
-	check_integrity(p);
+	storefix_integrity(p);
 	free(p);
 }
 
 /* A poll of router cs: 1000 B/s on wg0 since mono 0, uptime 10 days and mono, one core. */
 static sample_t *mk_step(int64_t wall, int64_t mono)
 {
-	sample_t *s = mk("cs", wall, "7.16", "7.16", 864000000 + mono);
+	sample_t *s = storefix_sample("cs", wall, "7.16", "7.16", 864000000 + mono);
 	s->mono_ms = mono;
 	sample_set_cores(s, 1);
 	s->cores[0].load = 0.25;
@@ -1237,12 +719,13 @@ static sample_t *mk_step(int64_t wall, int64_t mono)
 }
 
 #define STEP_MS (6 * 3600000LL)
+
 #define WG0_CS \
 	"FROM iface_samples WHERE iface_id = (SELECT id FROM interfaces WHERE name = 'wg0' AND router_id = (SELECT id FROM routers WHERE name = 'cs'))"
 
-/* How many buckets from T0 + from_s on show a wg0 rate in the history API's series; *peer_ms
+/* How many buckets from STOREFIX_T0 + from_s on show a wg0 rate in the history API's series; *peer_ms
  * (unless NULL): the time of the peer's newest sample there. */
-/* Buckets of the history [T0, T0 + to_s) starting at from_s or later: how many have a rate
+/* Buckets of the history [STOREFIX_T0, STOREFIX_T0 + to_s) starting at from_s or later: how many have a rate
  * (the return), how many of them start at or before the last poll, to_s - 10 (*all), and their
  * width (*bucket_ms). */
 static int history_rated(
@@ -1250,7 +733,9 @@ static int history_rated(
 {
 	history_t *h = NULL;
 	char *cause = NULL;
-	struct history_req hq = { .db_path = p, .router = "cs", .from_ms = T0, .to_ms = T0 + to_s * 1000 };
+	struct history_req hq = {
+		.db_path = p, .router = "cs", .from_ms = STOREFIX_T0, .to_ms = STOREFIX_T0 + to_s * 1000
+	};
 	CHECK_INT(history_load(&hq, &h, &cause), 0);
 	free(cause);
 	if (peer_ms != NULL)
@@ -1260,8 +745,8 @@ static int history_rated(
 	*bucket_ms = h != NULL ? h->bucket_ms : 0;
 	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++) {
 		int64_t start = h->from_ms + (int64_t)b * h->bucket_ms;
-		bool in = start >= T0 + from_s * 1000;
-		*all += in && start <= T0 + (to_s - 10) * 1000;
+		bool in = start >= STOREFIX_T0 + from_s * 1000;
+		*all += in && start <= STOREFIX_T0 + (to_s - 10) * 1000;
 		n += in && !isnan(h->ifaces[0].rx_bps[b]);
 	}
 	history_free(h);
@@ -1276,61 +761,65 @@ static int history_rated(
  * from the last poll, not from the newest time. */
 static void test_clock_step(void)
 {
-	char *p = tpath("clockstep.db");
-	atomic_store(&fake_now, T0);
-	store_t *st = open_ok(p);
+	char *p = storefix_path("clockstep.db");
+	atomic_store(&storefix_now, STOREFIX_T0);
+	store_t *st = storefix_open(p);
 	int k = 0;
-	for (; k < 6; k++) /* T0 .. T0 + 50 s */
-		store_submit(st, mk_step(T0 + k * 10000, k * 10000));
+	for (; k < 6; k++) /* STOREFIX_T0 .. STOREFIX_T0 + 50 s */
+		store_submit(st, mk_step(STOREFIX_T0 + k * 10000, k * 10000));
 	for (; k < 12; k++) /* 6 h ahead */
-		store_submit(st, mk_step(T0 + STEP_MS + k * 10000, k * 10000));
+		store_submit(st, mk_step(STOREFIX_T0 + STEP_MS + k * 10000, k * 10000));
 	store_flush(st);
-	atomic_store(&fake_now, T0 + STEP_MS + 120000 + STORE_GRACE_MS);
-	maintain(st);       /* the roll-up mark runs 6 h ahead */
-	for (; k < 42; k++) /* back: T0 + 30 s .. T0 + 320 s, over the polls at 30, 40 and 50 s */
-		store_submit(st, mk_step(T0 + 30000 + (k - 12) * 10000, k * 10000));
+	atomic_store(&storefix_now, STOREFIX_T0 + STEP_MS + 120000 + STORE_GRACE_MS);
+	storefix_maintain(st); /* the roll-up mark runs 6 h ahead */
+	for (; k < 42;
+		k++) /* back: STOREFIX_T0 + 30 s .. STOREFIX_T0 + 320 s, over the polls at 30, 40 and 50 s */
+		store_submit(st, mk_step(STOREFIX_T0 + 30000 + (k - 12) * 10000, k * 10000));
 	store_flush(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 42);
-	CHECK_INT(qi(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830000"), 30000);
-	CHECK_INT(qi(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830001"), 120000);
-	CHECK_INT(
-		qi(p, "SELECT count(*) " WG0_CS " AND dt_ms = 10000 AND rx_delta = 10000 AND NOT reset"), 41);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 42);
+	CHECK_INT(storefix_int(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830000"), 30000);
+	CHECK_INT(storefix_int(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830001"), 120000);
+	CHECK_INT(storefix_int(p,
+			  "SELECT count(*) " WG0_CS " AND dt_ms = 10000 AND rx_delta = 10000 AND NOT reset"),
+		41);
 	int64_t peer_ms, width;
 	int all;
 	/* The polls at 60 .. 320 s, after the step, in buckets of two stored polls (10 s apart):
 	 * every one rated, none lost to the 6 h ahead. */
 	int rated = history_rated(p, 60, 330, &peer_ms, &all, &width);
-	int64_t sp = qi(p,
+	int64_t sp = storefix_int(p,
 		"SELECT (max(time_ms) - min(time_ms)) / (count(*) - 1) FROM polls"
-		" WHERE time_ms >= 1699999800000 AND time_ms < 1700000130000"); /* T0 .. T0 + 330 s */
+		" WHERE time_ms >= 1699999800000 AND time_ms < 1700000130000"); /* STOREFIX_T0 .. STOREFIX_T0 + 330 s */
 	CHECK(sp > 0 && width >= 2 * sp && width < 2 * sp + 1000); /* two stored polls, whole seconds */
 	CHECK_INT(rated, all);
 	CHECK(rated >= 13);
-	CHECK_INT(peer_ms, T0 + 320000); /* the last poll's, not the newest time's (6 h ahead) */
+	CHECK_INT(peer_ms, STOREFIX_T0 + 320000); /* the last poll's, not the newest time's (6 h ahead) */
 
-	atomic_store(&fake_now, T0 + 420000 + STORE_GRACE_MS);
-	maintain(st); /* [T0, T0 + 5 min) again: 6 polls before the step, 27 after */
-	CHECK_INT(qi(p, "SELECT n FROM cpu_rollup WHERE bucket_ms = 1699999800000"), 33);
-	CHECK_STR(qs(p,
+	atomic_store(&storefix_now, STOREFIX_T0 + 420000 + STORE_GRACE_MS);
+	storefix_maintain(
+		st); /* [STOREFIX_T0, STOREFIX_T0 + 5 min) again: 6 polls before the step, 27 after */
+	CHECK_INT(storefix_int(p, "SELECT n FROM cpu_rollup WHERE bucket_ms = 1699999800000"), 33);
+	CHECK_STR(storefix_text(p,
 			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"
 			  " WHERE bucket_ms = 1699999800000"),
 		"33 1000 1000");
 	store_close(st);
 
-	st = open_ok(p); /* a restart: no monotonic time to go on with, the wall clock's 10 s */
-	sample_t *s = mk_step(T0 + 330000, 420000);
+	st = storefix_open(p); /* a restart: no monotonic time to go on with, the wall clock's 10 s */
+	sample_t *s = mk_step(STOREFIX_T0 + 330000, 420000);
 	s->mono_ms = -1;
 	store_submit(st, s);
 	store_flush(st);
-	CHECK_INT(qi(p, "SELECT rx_delta " WG0_CS " AND time_ms = 1700000130000 AND dt_ms = 10000"), 10000);
+	CHECK_INT(storefix_int(p, "SELECT rx_delta " WG0_CS " AND time_ms = 1700000130000 AND dt_ms = 10000"),
+		10000);
 
-	atomic_store(&fake_now, T0 + STEP_MS + STORE_DAY_MS + 2 * 3600000);
-	maintain(st); /* raw retention (1 day): every poll went into a roll-up first */
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 0);
-	CHECK_INT(qi(p, "SELECT sum(n) FROM cpu_rollup"), 43);
-	CHECK_INT(qi(p, "SELECT max(rx_rate_max) FROM iface_rollup"), 1000);
+	atomic_store(&storefix_now, STOREFIX_T0 + STEP_MS + STORE_DAY_MS + 2 * 3600000);
+	storefix_maintain(st); /* raw retention (1 day): every poll went into a roll-up first */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 0);
+	CHECK_INT(storefix_int(p, "SELECT sum(n) FROM cpu_rollup"), 43);
+	CHECK_INT(storefix_int(p, "SELECT max(rx_rate_max) FROM iface_rollup"), 1000);
 	store_close(st);
-	check_integrity(p);
+	storefix_integrity(p);
 	free(p);
 }
 
@@ -1339,32 +828,34 @@ static void test_clock_step(void)
  * (kept 400 days) and the history. */
 static void test_counter_back(void)
 {
-	char *p = tpath("counterback.db");
-	atomic_store(&fake_now, T0);
-	store_t *st = open_ok(p);
+	char *p = storefix_path("counterback.db");
+	atomic_store(&storefix_now, STOREFIX_T0);
+	store_t *st = storefix_open(p);
 	static const uint64_t rx[] = { 14400000000000ull, 14400000010000ull, 14390000000000ull,
 		14390000010000ull };
 	for (int k = 0; k < 4; k++) {
-		sample_t *s = mk_step(T0 + k * 10000, k * 10000);
+		sample_t *s = mk_step(STOREFIX_T0 + k * 10000, k * 10000);
 		s->ifaces[0].rx_bytes = rx[k];
 		store_submit(st, s);
 	}
 	store_flush(st);
 	CHECK_STR(
-		qs(p,
+		storefix_text(p,
 			"SELECT group_concat(d) FROM (SELECT coalesce(rx_delta, 'none') || '/' || reset AS d " WG0_CS
 			" ORDER BY time_ms)"),
 		"none/0,10000/0,none/1,10000/0");
-	atomic_store(&fake_now, T0 + 600000);
-	maintain(st);
-	CHECK_STR(qs(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"),
+	atomic_store(&storefix_now, STOREFIX_T0 + 600000);
+	storefix_maintain(st);
+	CHECK_STR(storefix_text(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"),
 		"4 1000 1000");
 	int all2;
 	int64_t width2;
 	CHECK(history_rated(p, 0, 40, NULL, &all2, &width2) >= 2);
 	history_t *h = NULL;
 	char *cause = NULL;
-	struct history_req hq = { .db_path = p, .router = "cs", .from_ms = T0, .to_ms = T0 + 40000 };
+	struct history_req hq = {
+		.db_path = p, .router = "cs", .from_ms = STOREFIX_T0, .to_ms = STOREFIX_T0 + 40000
+	};
 	CHECK_INT(history_load(&hq, &h, &cause), 0);
 	free(cause);
 	for (size_t b = 0; h != NULL && h->nifaces == 1 && b < h->nbuckets; b++)
@@ -1374,104 +865,10 @@ static void test_counter_back(void)
 	free(p);
 }
 
-static void count_progress(void *arg)
-{
-	(*(int *)arg)++;
-}
-
-/* 011: polls, WITHOUT ROWID before, becomes a rowid table with a unique (router_id, time_ms)
- * index: every row and value comes across, queries by router and time use the index, and a poll
- * stored again at the same time goes to the next free millisecond: it never replaces the old
- * row (issue 39). The progress hook is called. */
-static void test_migrate_rowid(void)
-{
-	char *p = tpath("v10.db");
-	make_at(p, 10,
-		"INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'a', 1000), (2, 'b', 1000);"
-		"INSERT INTO polls VALUES (2, 2000, 5, 'snmp', 'timeout', 'no answer', NULL, NULL,"
-		" NULL, NULL, NULL), (1, 3000, 7, 'rest', NULL, NULL, x'0105', x'02', x'03', 800,"
-		" x'04'), (1, 2000, 6, 'rest', NULL, NULL, x'0102', NULL, NULL, NULL, NULL)");
-	CHECK_INT(
-		qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls' AND sql LIKE '%WITHOUT ROWID%'"),
-		1);
-	int progress = 0;
-	store_on_migrate_progress(count_progress, &progress);
-	store_t *st = open_ok(p);
-	store_close(st);
-	store_on_migrate_progress(NULL, NULL);
-	CHECK(progress >= 1); /* told when 011 started */
-	CHECK_INT(
-		qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls' AND sql LIKE '%WITHOUT ROWID%'"),
-		0);
-	CHECK_INT(qi(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'polls_new'"), 0);
-	CHECK_STR(qs(p,
-			  "SELECT group_concat(router_id || '/' || time_ms || '/' || duration_ms || '/' ||"
-			  " quote(source) || '/' || quote(err) || '/' || quote(error) || '/' || quote(cpu) ||"
-			  " '/' || quote(ifaces) || '/' || quote(peers) || '/' || quote(cpu_mhz) || '/' ||"
-			  " quote(health), ' ') FROM (SELECT * FROM polls ORDER BY rowid)"),
-		"1/2000/6/'rest'/NULL/NULL/X'0102'/NULL/NULL/NULL/NULL"
-		" 1/3000/7/'rest'/NULL/NULL/X'0105'/X'02'/X'03'/800/X'04'"
-		" 2/2000/5/'snmp'/'timeout'/'no answer'/NULL/NULL/NULL/NULL/NULL");
-	CHECK_STR(
-		qs(p,
-			"SELECT group_concat(name, ',') FROM (SELECT i.name FROM pragma_index_list('polls') l,"
-			" pragma_index_info(l.name) i WHERE l.name = 'polls_key' AND l.\"unique\" ORDER BY i.seqno)"),
-		"router_id,time_ms");
-	st = open_ok(p);
-	store_submit(st, mk("a", 3000, "7.16", "7.16", 1000000)); /* at the same time again */
-	store_flush(st);
-	store_close(st);
-	CHECK_INT(qi(p, "SELECT count(*) FROM polls"), 4);
-	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3000"), 7);
-	CHECK_INT(qi(p, "SELECT duration_ms FROM polls WHERE router_id = 1 AND time_ms = 3001"), 12);
-	CHECK_INT(qi(p, "SELECT last_poll_ms FROM routers WHERE id = 1"), 3001);
-	check_integrity(p);
-	free(p);
-}
-
-/* 012: verdicts may have method matched-rate; every column of a verdict stored before comes
- * across, and the CHECK still refuses a method that does not exist. */
-static void test_migrate_matched(void)
-{
-	char *p = tpath("v11.db");
-	make_at(p, 11,
-		"INSERT INTO routers (id, name, first_seen_ms) VALUES (1, 'ccr', 1000);"
-		"INSERT INTO version_history (id, router_id, time_ms, kind) VALUES (7, 1, 5000, 'upgrade');"
-		"INSERT INTO verdicts VALUES (7, 'wg0', 'tx', 'regression', 'cpu-cost', 1, 3.8e8, 1.3e8,"
-		" 0.34, 0.95, 0.99, 240, 230, 1, 6000, 7000, '3', '', 'cpu clock 1400 -> 800 MHz'),"
-		" (7, 'wg0', 'rx', 'insufficient-data', 'none', 0, NULL, NULL, NULL, NULL, NULL, 240, 3,"
-		" 0, 6000, 7000, '', 'too few samples after the upgrade yet', '')");
-	store_close(open_ok(p));
-	CHECK_STR(
-		qs(p,
-			"SELECT group_concat(event_id || '/' || interface || '/' || direction || '/' || verdict"
-			" || '/' || method || '/' || hint || '/' || quote(before_bps) || '/' || quote(after_bps)"
-			" || '/' || quote(ratio) || '/' || quote(before_load) || '/' || quote(after_load) || '/'"
-			" || before_n || '/' || after_n || '/' || final || '/' || reached_ms || '/' ||"
-			" updated_ms || '/' || cores || '/' || why || '/' || confounders, ' ')"
-			" FROM (SELECT * FROM verdicts ORDER BY direction)"),
-		"7/wg0/rx/insufficient-data/none/0/NULL/NULL/NULL/NULL/NULL/240/3/0/6000/7000//too few"
-		" samples after the upgrade yet/ 7/wg0/tx/regression/cpu-cost/1/380000000.0/130000000.0/"
-		"0.34/0.95/0.99/240/230/1/6000/7000/3//cpu clock 1400 -> 800 MHz");
-	sqlite3 *db = NULL;
-	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, "UPDATE verdicts SET method = 'matched-rate' WHERE direction = 'rx'", NULL,
-		      NULL, NULL) == SQLITE_OK);
-	CHECK(sqlite3_exec(db, "UPDATE verdicts SET method = 'guess' WHERE direction = 'rx'", NULL, NULL,
-		      NULL) == SQLITE_CONSTRAINT);
-	sqlite3_close(db);
-	check_integrity(p);
-	free(p);
-}
-
 int main(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/store_test.XXXXXX");
-	if (mkdtemp(dir) == NULL)
+	if (storefix_begin("store_test") < 0)
 		return 99;
-	store_clock_ms = fake_clock;
-	atomic_store(&fake_now, T0);
-	log_set_level(LOG_LVL_WARN);
 	test_fresh();
 	test_history();
 	test_rates();
@@ -1482,22 +879,9 @@ int main(void)
 	test_corrupt();
 	test_fault();
 	test_files_gone();
-	test_migrate_v2();
 	test_links();
-	test_health();
-	test_history_peers();
-	test_overrides();
-	test_profiles();
-	test_profiles_missing();
-	test_migrate_probes();
-	test_migrate_rowid();
-	test_migrate_matched();
 	test_clock_step();
 	test_counter_back();
 	test_bench();
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	if (unit_failures == 0 && system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-	free(cmd);
-	return unit_done("store_test");
+	return storefix_end("store_test");
 }
