@@ -331,7 +331,8 @@ static void floor_json(struct floor *f, int rounds)
 	size_t bytes = 0;
 	for (int k = 0; k < FLOOR_STEPS; k++) {
 		if (f->rec[k].len == 0) {
-			fprintf(stderr, "curl_floor -j: the first router answered no poll: nothing to parse\n");
+			fprintf(stderr,
+				"curl_floor -j: the first router answered no poll: nothing to parse\n");
 			return;
 		}
 		bytes += f->rec[k].len;
