@@ -24,6 +24,7 @@
 
 #define RESTDIAG_MAX_BODY (4 << 20)
 #define RESTDIAG_MAX_ROWS 4096  /* rows of one reply; more is not a router's answer */
+#define RESTDIAG_MAX_CORE 4096  /* a core number this or above is none */
 #define RESTDIAG_SLACK_MS 15000 /* beyond the profile's duration, for the answer to come */
 #define RESTDIAG_REST_CUT 60000 /* the REST server ends every request after this */
 #define RESTDIAG_MAX_PCT  100.5 /* a share of a core (or a CPU load) past 100 %, rounding kept */
@@ -88,7 +89,7 @@ static int restdiag_core(const char *s)
 		return -1;
 	char *end;
 	long n = strtol(s, &end, 10);
-	return *end == '\0' && n >= 0 && n < 4096 ? (int)n : -1;
+	return *end == '\0' && n >= 0 && n < RESTDIAG_MAX_CORE ? (int)n : -1;
 }
 
 /* One record: its core and classifier, with a cpuN summary row as N's "total". */
@@ -99,11 +100,11 @@ static bool restdiag_row(const restjson_node_t *o, int *cpu, const char **name, 
 	if (*name == NULL || **name == '\0' || *usage < 0)
 		return false;
 	const restjson_node_t *c = restjson_get(o, "cpu");
-	char num[32];
-	double x = -1;
-	if (restjson_is_integer(c) && restjson_num(c, &x))
-		snprintf(num, sizeof(num), "%.0f", x >= 0 && x < 1e9 ? x : -1);
-	*cpu = restdiag_core(restjson_is_integer(c) ? num : restjson_str(c));
+	double x;
+	if (restjson_is_integer(c) && restjson_num(c, &x)) /* as restdiag_core reads "3" */
+		*cpu = x >= 0 && x < RESTDIAG_MAX_CORE ? (int)x : -1;
+	else
+		*cpu = restdiag_core(restjson_str(c));
 	if (*cpu < 0 && strncmp(*name, "cpu", 3) == 0 && restdiag_core(*name) >= 0) {
 		*cpu = restdiag_core(*name);
 		*name = "total";
