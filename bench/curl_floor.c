@@ -6,13 +6,15 @@
  * once), and drops the replies (or, with -p, only parses them as wgwatchd's restjson does): no
  * decoding, no store, no web server. It prints CPU per poll; it must never be read as what
  * wgwatchd could do with less code, only as the part of a poll that libcurl and the kernel take
- * in any such poller. */
+ * in any such poller. With -j ROUNDS it then parses the first router's last four replies, as
+ * recorded, with restjson and with jansson alone, in interleaved rounds (issue 42). */
 #include "config.h"
 #include "collectors/resthdr.h"
 #include "collectors/restjson.h"
 #include "lib/buf.h"
 
 #include <curl/curl.h>
+#include <jansson.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -58,6 +60,9 @@ struct floor {
 	long polls;
 	bool parse;
 	restjson_t *doc;
+	int json_rounds;        /* -j: rounds of the parse comparison, 0 none */
+	int json_n;             /* -n: polls' replies parsed a round */
+	buf_t rec[FLOOR_STEPS]; /* -j: the first router's last reply of each step */
 };
 
 static volatile sig_atomic_t floor_asked; /* SIGUSR1: print the polls done so far */
@@ -119,7 +124,7 @@ static int floor_timer(CURLM *m, long ms, void *arg)
 static int floor_request(struct floor *f, struct floor_router *r)
 {
 	curl_easy_setopt(r->easy, CURLOPT_CURLU, r->url[r->step]);
-	r->parse = f->parse;
+	r->parse = f->parse || f->json_rounds > 0;
 	buf_reset(&r->body);
 	return curl_multi_add_handle(f->multi, r->easy) == CURLM_OK ? 0 : -1;
 }
@@ -139,6 +144,10 @@ static void floor_done(struct floor *f)
 				curl_easy_strerror(msg->data.result));
 			r->step = 0;
 			continue;
+		}
+		if (f->json_rounds > 0 && r == f->r) {
+			buf_reset(&f->rec[r->step]);
+			buf_append(&f->rec[r->step], r->body.data, r->body.len);
 		}
 		if (f->parse && restjson_parse(f->doc, r->body.data, r->body.len) == NULL)
 			fprintf(stderr, "curl_floor: %s: a reply that is not JSON\n", r->base);
@@ -278,26 +287,99 @@ static void floor_run(struct floor *f, int64_t iv, int64_t until_ms)
 	}
 }
 
+/* One poll's four recorded replies parsed n times; ns a poll. json: jansson alone (its tree
+ * built and freed), else restjson (the daemon's parser and its tree). */
+static double floor_json_time(struct floor *f, bool json, int n)
+{
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < FLOOR_STEPS; k++) {
+			const buf_t *b = &f->rec[k];
+			if (!json) {
+				if (restjson_parse(f->doc, b->data, b->len) == NULL)
+					abort();
+				continue;
+			}
+			json_t *j = json_loadb(
+				b->data, b->len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
+			if (j == NULL)
+				abort();
+			json_decref(j);
+		}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n;
+}
+
+static int floor_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void floor_json_print(const char *what, double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), floor_cmp_double);
+	printf("  %-40s median %.2f us a poll (%.2f to %.2f)\n", what, v[n / 2] / 1000, v[0] / 1000,
+		v[n - 1] / 1000);
+}
+
+/* -j: restjson and jansson over the same recorded replies, in turn, each round's order the
+ * other's reverse; medians and ranges of the rounds. */
+static void floor_json(struct floor *f, int rounds)
+{
+	size_t bytes = 0;
+	for (int k = 0; k < FLOOR_STEPS; k++) {
+		if (f->rec[k].len == 0) {
+			fprintf(stderr,
+				"curl_floor -j: the first router answered no poll: nothing to parse\n");
+			return;
+		}
+		bytes += f->rec[k].len;
+	}
+	if (f->doc == NULL)
+		f->doc = restjson_create();
+	double *rj = calloc((size_t)rounds, sizeof(*rj)), *ja = calloc((size_t)rounds, sizeof(*ja));
+	floor_json_time(f, false, 1 + f->json_n / 20); /* warm both */
+	floor_json_time(f, true, 1 + f->json_n / 20);
+	for (int i = 0; i < rounds; i++) {
+		bool jfirst = i % 2;
+		double a = floor_json_time(f, jfirst, f->json_n);
+		double b = floor_json_time(f, !jfirst, f->json_n);
+		rj[i] = jfirst ? b : a;
+		ja[i] = jfirst ? a : b;
+	}
+	printf("curl_floor -j: one poll's four replies (%zu bytes), %d times a round, %d rounds:\n", bytes,
+		f->json_n, rounds);
+	floor_json_print("restjson_parse (the daemon's)", rj, rounds);
+	floor_json_print("jansson json_loadb + json_decref", ja, rounds);
+	free(rj);
+	free(ja);
+}
+
 int main(int argc, char **argv)
 {
-	struct floor f = { .timer_ms = -1 };
+	struct floor f = { .timer_ms = -1, .json_n = 5000 };
 	int64_t iv = 1000, warm = 5, window = 20;
 	int opt;
-	while ((opt = getopt(argc, argv, "i:w:W:p")) != -1) {
+	while ((opt = getopt(argc, argv, "i:w:W:pj:n:")) != -1) {
 		switch (opt) {
 		case 'i': iv = strtoll(optarg, NULL, 10); break;
 		case 'w': warm = strtoll(optarg, NULL, 10); break;
 		case 'W': window = strtoll(optarg, NULL, 10); break;
 		case 'p': f.parse = true; break;
+		case 'j': f.json_rounds = atoi(optarg); break;
+		case 'n': f.json_n = atoi(optarg); break;
 		default: goto usage;
 		}
 	}
 	if (f.parse)
 		f.doc = restjson_create();
-	if (optind != argc - 1 || iv < 10) {
+	if (optind != argc - 1 || iv < 10 || f.json_n < 1) {
 usage:
 		fprintf(stderr,
-			"usage: curl_floor [-i INTERVAL_MS] [-w WARMUP_S] [-W WINDOW_S|0] [-p] ROUTERS.CONF\n");
+			"usage: curl_floor [-i INTERVAL_MS] [-w WARMUP_S] [-W WINDOW_S|0] [-p] [-j ROUNDS [-n N]] "
+			"ROUTERS.CONF\n");
 		return 2;
 	}
 	if (floor_read(&f, argv[optind]) < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
@@ -327,5 +409,7 @@ usage:
 	       "%.0f us of CPU a poll\n",
 		f.parse ? " -p" : "", f.n, iv, p, (t1 - t0) / 1000.0,
 		100.0 * p * iv / ((double)(t1 - t0) * (double)f.n), p ? (double)(c1 - c0) / p : 0.0);
+	if (f.json_rounds > 0)
+		floor_json(&f, f.json_rounds);
 	return 0;
 }

@@ -571,8 +571,7 @@ static restjson_t *restdecode_doc(void)
 	return d;
 }
 
-/* body parsed into this thread's document, or NULL with *cause. */
-static const restjson_node_t *restdecode_parse(const char *body, size_t len, char **cause)
+const restjson_node_t *restdecode_json(const char *body, size_t len, char **cause)
 {
 	const restjson_node_t *j = restjson_parse(restdecode_doc(), body, len);
 	if (j == NULL) {
@@ -602,7 +601,7 @@ static int restdecode_error_object(const restjson_node_t *j, char **cause)
 
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
 {
-	const restjson_node_t *j = restdecode_parse(body, len, cause);
+	const restjson_node_t *j = restdecode_json(body, len, cause);
 	if (j == NULL || restdecode_error_object(j, cause) < 0)
 		return -1;
 	return restdecode_table[step](j, s, cause);
@@ -612,7 +611,7 @@ int restdecode_peers_keyed(
 	const char *body, size_t len, bool full, sample_t *s, restdecode_peer_fn *fn, void *arg, char **cause)
 {
 	const struct restdecode_keyed k = { .full = full, .fn = fn, .arg = arg };
-	const restjson_node_t *j = restdecode_parse(body, len, cause);
+	const restjson_node_t *j = restdecode_json(body, len, cause);
 	if (j == NULL || restdecode_error_object(j, cause) < 0)
 		return -1;
 	return restdecode_peers_with(j, s, &k, cause);

@@ -8,20 +8,23 @@
 #include "collectors/restdiag.h"
 #include "collectors/restcurl.h"
 #include "collectors/restdecode.h"
+#include "collectors/restjson.h"
 #include "collectors/restmulti.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
+#include "lib/jsonw.h"
 #include "lib/xmem.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
-#include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define RESTDIAG_MAX_BODY (4 << 20)
 #define RESTDIAG_MAX_ROWS 4096  /* rows of one reply; more is not a router's answer */
+#define RESTDIAG_MAX_CORE 4096  /* a core number this or above is none */
 #define RESTDIAG_SLACK_MS 15000 /* beyond the profile's duration, for the answer to come */
 #define RESTDIAG_REST_CUT 60000 /* the REST server ends every request after this */
 #define RESTDIAG_MAX_PCT  100.5 /* a share of a core (or a CPU load) past 100 %, rounding kept */
@@ -58,15 +61,16 @@ struct restdiag {
 /* ---- decoding ---- */
 
 /* "12.5" or "12.5%" (or a JSON number); -1 when it is neither. */
-static double restdiag_usage(const json_t *v)
+static double restdiag_usage(const restjson_node_t *v)
 {
-	if (json_is_number(v))
-		return json_number_value(v);
-	const char *s = json_string_value(v);
+	double x;
+	if (restjson_num(v, &x))
+		return x;
+	const char *s = restjson_str(v);
 	if (s == NULL || !(isdigit((unsigned char)*s) || *s == '.'))
 		return -1;
 	char *end;
-	double x = strtod(s, &end);
+	x = strtod(s, &end);
 	while (*end == ' ')
 		end++;
 	if (*end == '%')
@@ -85,21 +89,22 @@ static int restdiag_core(const char *s)
 		return -1;
 	char *end;
 	long n = strtol(s, &end, 10);
-	return *end == '\0' && n >= 0 && n < 4096 ? (int)n : -1;
+	return *end == '\0' && n >= 0 && n < RESTDIAG_MAX_CORE ? (int)n : -1;
 }
 
 /* One record: its core and classifier, with a cpuN summary row as N's "total". */
-static bool restdiag_row(const json_t *o, int *cpu, const char **name, double *usage)
+static bool restdiag_row(const restjson_node_t *o, int *cpu, const char **name, double *usage)
 {
-	*name = json_string_value(json_object_get(o, "name"));
-	*usage = restdiag_usage(json_object_get(o, "usage"));
+	*name = restjson_str(restjson_get(o, "name"));
+	*usage = restdiag_usage(restjson_get(o, "usage"));
 	if (*name == NULL || **name == '\0' || *usage < 0)
 		return false;
-	const json_t *c = json_object_get(o, "cpu");
-	char num[32];
-	if (json_is_integer(c))
-		snprintf(num, sizeof(num), "%lld", (long long)json_integer_value(c));
-	*cpu = restdiag_core(json_is_integer(c) ? num : json_string_value(c));
+	const restjson_node_t *c = restjson_get(o, "cpu");
+	double x;
+	if (restjson_is_integer(c) && restjson_num(c, &x)) /* as restdiag_core reads "3" */
+		*cpu = x >= 0 && x < RESTDIAG_MAX_CORE ? (int)x : -1;
+	else
+		*cpu = restdiag_core(restjson_str(c));
 	if (*cpu < 0 && strncmp(*name, "cpu", 3) == 0 && restdiag_core(*name) >= 0) {
 		*cpu = restdiag_core(*name);
 		*name = "total";
@@ -115,9 +120,10 @@ struct restdiag_frames {
 
 /* The frame a row goes to: a new one when .section changes, or (without .section) when the
  * newest frame has this core and classifier already. */
-static profile_t *restdiag_frame(struct restdiag_frames *fr, const json_t *o, int cpu, const char *name)
+static profile_t *restdiag_frame(
+	struct restdiag_frames *fr, const restjson_node_t *o, int cpu, const char *name)
 {
-	const char *sec = json_string_value(json_object_get(o, ".section"));
+	const char *sec = restjson_str(restjson_get(o, ".section"));
 	bool fresh = fr->n == 0 ||
 		(sec != NULL ? fr->section == NULL || strcmp(sec, fr->section) != 0
 			     : profile_find(fr->f[fr->n - 1], cpu, name) != NULL);
@@ -161,17 +167,16 @@ static bool restdiag_impossible(const struct restdiag_frames *fr, char **cause)
 	return false;
 }
 
-static int restdiag_walk(const json_t *arr, profile_t *p, char **cause)
+static int restdiag_walk(const restjson_node_t *arr, profile_t *p, char **cause)
 {
 	struct restdiag_frames fr = { 0 };
-	size_t i, rows = 0;
-	const json_t *o;
-	json_array_foreach(arr, i, o)
-	{
+	size_t rows = 0;
+	for (size_t i = 0; i < restjson_size(arr); i++) {
+		const restjson_node_t *o = restjson_at(arr, i);
 		int cpu;
 		const char *name;
 		double usage;
-		if (!json_is_object(o) || !restdiag_row(o, &cpu, &name, &usage))
+		if (!restjson_is_object(o) || !restdiag_row(o, &cpu, &name, &usage))
 			continue;
 		if (++rows > RESTDIAG_MAX_ROWS)
 			break;
@@ -198,43 +203,34 @@ static int restdiag_walk(const json_t *arr, profile_t *p, char **cause)
 
 int restdiag_decode_profile(const char *body, size_t len, profile_t *p, char **cause)
 {
-	json_error_t err;
-	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &err);
-	if (root == NULL) {
-		char *why = restdecode_clean(err.text, 120);
-		*cause = xasprintf("not JSON: %s", why);
-		free(why);
+	const restjson_node_t *root = restdecode_json(body, len, cause);
+	if (root == NULL)
+		return -1;
+	if (!restjson_is_array(root)) {
+		*cause = xstrdup("not a JSON array of records");
 		return -1;
 	}
-	int rc = -1;
-	if (!json_is_array(root))
-		*cause = xstrdup("not a JSON array of records");
-	else
-		rc = restdiag_walk(root, p, cause);
-	json_decref(root);
-	return rc;
+	return restdiag_walk(root, p, cause);
 }
 
 /* ---- decoding a bandwidth-test ---- */
 
 /* A RouterOS number in a string ("854372352", "45%"), or -1 when absent or not a number. */
-static double restdiag_num(const json_t *o, const char *key)
+static double restdiag_num(const restjson_node_t *o, const char *key)
 {
-	return restdiag_usage(json_object_get(o, key));
+	return restdiag_usage(restjson_get(o, key));
 }
 
 /* The verdict record: the last "done testing", else the last record; NULL when none. */
-static const json_t *restdiag_verdict(const json_t *arr)
+static const restjson_node_t *restdiag_verdict(const restjson_node_t *arr)
 {
-	const json_t *last = NULL, *o;
-	size_t i;
-	json_array_foreach(arr, i, o)
-	{
-		const char *st = json_string_value(json_object_get(o, "status"));
-		if (!json_is_object(o) || st == NULL)
+	const restjson_node_t *last = NULL;
+	for (size_t i = 0; i < restjson_size(arr); i++) {
+		const restjson_node_t *o = restjson_at(arr, i);
+		const char *st = restjson_str(restjson_get(o, "status"));
+		if (!restjson_is_object(o) || st == NULL)
 			continue;
-		if (last == NULL ||
-			strcmp(json_string_value(json_object_get(last, "status")), "done testing") != 0 ||
+		if (last == NULL || strcmp(restjson_str(restjson_get(last, "status")), "done testing") != 0 ||
 			strcmp(st, "done testing") == 0)
 			last = o;
 	}
@@ -260,7 +256,7 @@ static bool restdiag_probe_impossible(const probe_t *p, double lost, double l, d
 }
 
 /* p's figures from the verdict record: its direction's total average, loss, CPU loads. */
-static int restdiag_probe_fill(const json_t *o, probe_t *p, bool only, char **cause)
+static int restdiag_probe_fill(const restjson_node_t *o, probe_t *p, bool only, char **cause)
 {
 	bool tx = strcmp(p->direction, "transmit") == 0;
 	const char *key = tx ? "tx-total-average" : "rx-total-average";
@@ -282,10 +278,12 @@ static int restdiag_probe_fill(const json_t *o, probe_t *p, bool only, char **ca
 
 int restdiag_decode_probe(const char *body, size_t len, probe_t *p[2], char **cause)
 {
-	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, NULL);
-	const json_t *v = json_is_array(root) ? restdiag_verdict(root) : NULL;
+	char *notjson = NULL;
+	const restjson_node_t *root = restdecode_json(body, len, &notjson);
+	free(notjson); /* named below, as no array of records */
+	const restjson_node_t *v = restjson_is_array(root) ? restdiag_verdict(root) : NULL;
 	int rc = -1;
-	const char *st = v ? json_string_value(json_object_get(v, "status")) : NULL;
+	const char *st = v ? restjson_str(restjson_get(v, "status")) : NULL;
 	if (v == NULL) {
 		*cause = xstrdup("bandwidth-test: not an array of records with a status");
 	} else if (strcmp(st, "done testing") != 0) {
@@ -297,7 +295,6 @@ int restdiag_decode_probe(const char *body, size_t len, probe_t *p[2], char **ca
 		(p[1] == NULL || restdiag_probe_fill(v, p[1], false, cause) == 0)) {
 		rc = 0;
 	}
-	json_decref(root);
 	return rc;
 }
 
@@ -523,12 +520,31 @@ static int restdiag_profile(void *ctx, const conf_router_t *rc, diag_done_fn don
 
 char *restdiag_profile_body(int64_t duration_ms)
 {
-	return xasprintf("{\"cpu\":\"all\",\"duration\":\"%llds\"}", (long long)(duration_ms / 1000));
+	char dur[32];
+	snprintf(dur, sizeof(dur), "%llds", (long long)(duration_ms / 1000));
+	buf_t b;
+	buf_init(&b);
+	buf_putc(&b, '{');
+	jsonw_add(&b, "cpu", "all");
+	jsonw_add(&b, "duration", dur);
+	buf_putc(&b, '}');
+	return buf_steal(&b, NULL);
+}
+
+/* Room for the whole probe body at once (every byte of the free text escaped as \u00XX), so
+ * that the password is never left behind in a buffer given up as it grew. */
+static size_t restdiag_probe_room(const conf_router_t *rc)
+{
+	size_t n = strlen(rc->probe);
+	n += rc->probe_user != NULL ? strlen(rc->probe_user) : 0;
+	n += rc->probe_password != NULL ? strlen(rc->probe_password) : 0;
+	return 6 * n + 512;
 }
 
 /* {"address","protocol","direction","duration","connection-count":"1", the rate as
  * local-tx-speed (transmit) and remote-tx-speed (receive), UDP packets that fit WireGuard's
- * default MTU, and the test server's user and password}. */
+ * default MTU, and the test server's user and password}. NULL when the address is not UTF-8;
+ * a user or password that is not is left out. */
 char *restdiag_probe_body(const conf_router_t *rc, int64_t duration_ms)
 {
 	char dur[32], rate[32];
@@ -537,25 +553,31 @@ char *restdiag_probe_body(const conf_router_t *rc, int64_t duration_ms)
 	bool udp = strcmp(rc->probe_protocol, "udp") == 0;
 	snprintf(dur, sizeof(dur), "%llds", (long long)(duration_ms / 1000));
 	snprintf(rate, sizeof(rate), "%lld", (long long)rc->probe_rate_bps);
-	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s}", "address", rc->probe, "protocol", rc->probe_protocol,
-		"direction", rc->probe_direction, "duration", dur, "connection-count", "1");
-	if (o == NULL) /* a probe address that is not UTF-8 */
+	buf_t b;
+	buf_init(&b);
+	buf_reserve(&b, restdiag_probe_room(rc));
+	buf_putc(&b, '{');
+	if (jsonw_add(&b, "address", rc->probe) < 0 || jsonw_add(&b, "protocol", rc->probe_protocol) < 0 ||
+		jsonw_add(&b, "direction", rc->probe_direction) < 0) {
+		buf_free(&b);
 		return NULL;
+	}
+	jsonw_add(&b, "duration", dur);
+	jsonw_add(&b, "connection-count", "1");
 	if (tx)
-		json_object_set_new(o, "local-tx-speed", json_string(rate));
+		jsonw_add(&b, "local-tx-speed", rate);
 	if (rx)
-		json_object_set_new(o, "remote-tx-speed", json_string(rate));
+		jsonw_add(&b, "remote-tx-speed", rate);
 	if (udp && tx)
-		json_object_set_new(o, "local-udp-tx-size", json_string("1420"));
+		jsonw_add(&b, "local-udp-tx-size", "1420");
 	if (udp && rx)
-		json_object_set_new(o, "remote-udp-tx-size", json_string("1420"));
+		jsonw_add(&b, "remote-udp-tx-size", "1420");
 	if (rc->probe_user != NULL)
-		json_object_set_new(o, "user", json_string(rc->probe_user));
+		jsonw_add(&b, "user", rc->probe_user);
 	if (rc->probe_password != NULL)
-		json_object_set_new(o, "password", json_string(rc->probe_password));
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o); /* the password's copy in o is freed unwiped: jansson offers no wipe */
-	return text;
+		jsonw_add(&b, "password", rc->probe_password);
+	buf_putc(&b, '}');
+	return buf_steal(&b, NULL);
 }
 
 static int restdiag_probe(void *ctx, const conf_router_t *rc, diag_probe_fn done, void *arg)

@@ -24,13 +24,16 @@ extern "C" {
 #define RESTJSON_MAX_DEPTH 64
 #define RESTJSON_KEEP      (256 * 1024) /* bytes of reply a document keeps room for */
 
-enum restjson_type { RJ_OTHER, RJ_STRING, RJ_ARRAY, RJ_OBJECT };
+enum restjson_type { RJ_OTHER, RJ_STRING, RJ_ARRAY, RJ_OBJECT, RJ_INTEGER, RJ_REAL };
 
 struct restjson_node {
 	const restjson_t *doc;
 	enum restjson_type type;
 	uint32_t first, n; /* container: children at doc->nodes[first..first+n) */
-	const char *s;     /* string: simdjson's NUL-terminated copy */
+	union {
+		const char *s; /* string: simdjson's NUL-terminated copy */
+		double num;    /* number: its value */
+	};
 	uint32_t len;
 	uint32_t klen; /* member of an object: its key, also NUL-terminated */
 	const char *key;
@@ -171,6 +174,12 @@ static bool restjson_fill(restjson_t *d, simdjson::dom::element e, uint32_t at)
 		d->nodes[at].s = s.data();
 		d->nodes[at].len = static_cast<uint32_t>(s.size());
 		return true;
+	case simdjson::dom::element_type::INT64:
+	case simdjson::dom::element_type::UINT64:
+	case simdjson::dom::element_type::DOUBLE:
+		d->nodes[at].type = e.type() == simdjson::dom::element_type::DOUBLE ? RJ_REAL : RJ_INTEGER;
+		d->nodes[at].num = e.get_double().value_unsafe(); /* any number converts */
+		return true;
 	default: return true;
 	}
 }
@@ -261,6 +270,19 @@ extern "C" const restjson_node_t *restjson_get(const restjson_node_t *n, const c
 		}
 	}
 	return NULL;
+}
+
+extern "C" bool restjson_num(const restjson_node_t *n, double *v)
+{
+	if (n == NULL || (n->type != RJ_INTEGER && n->type != RJ_REAL))
+		return false;
+	*v = n->num;
+	return true;
+}
+
+extern "C" bool restjson_is_integer(const restjson_node_t *n)
+{
+	return n != NULL && n->type == RJ_INTEGER;
 }
 
 extern "C" const char *restjson_str(const restjson_node_t *n)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* restjson: a RouterOS REST reply parsed (by simdjson, from C++: restjson.cc) into a read-only tree whose nodes and strings
  * live in one reusable document, so a steady poll allocates nothing to decode. Only what
- * restdecode needs: objects, arrays, strings, and "something else" for the other values. */
+ * restdecode and restdiag need: objects, arrays, strings, numbers, and "something else" for the
+ * other values. */
 #ifndef WGWATCH_RESTJSON_H
 #define WGWATCH_RESTJSON_H
 
@@ -32,6 +33,10 @@ const char *restjson_key(const restjson_node_t *n, size_t i);
 /* The member of an object named key, or NULL. It moves a lookup cursor kept in the document:
  * one document is read by one thread at a time (restdecode keeps one per thread). */
 const restjson_node_t *restjson_get(const restjson_node_t *n, const char *key);
+/* A number's value into *v (true), else false. */
+bool restjson_num(const restjson_node_t *n, double *v);
+/* Whether n is a number written without fraction or exponent. */
+bool restjson_is_integer(const restjson_node_t *n);
 /* A string's text (NUL-terminated), else NULL. */
 const char *restjson_str(const restjson_node_t *n);
 

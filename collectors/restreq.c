@@ -7,9 +7,9 @@
 #include "collectors/restwan.h"
 #include "daemon/ros.h"
 #include "lib/buf.h"
+#include "lib/jsonw.h"
 #include "lib/xmem.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,56 +49,35 @@ const char *restreq_what(enum restdecode_step step, const conf_router_t *rc, siz
 	return what[step];
 }
 
-/* ",\"name=X\"" for each of names onto b, as JSON; how many went on. A name that is not plain
- * ASCII goes through jansson, which refuses one that is not UTF-8: it is skipped. */
+/* "name=X" for each of names onto the array being written to b, as JSON; how many went on. A
+ * name that is not UTF-8 is skipped. */
 static size_t restreq_query_names(buf_t *b, char *const *names, size_t nnames)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < nnames; i++) {
-		const char *p = names[i];
-		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
-			p++;
-		if (*p == '\0') {
-			buf_puts(b, ",\"name=");
-			buf_puts(b, names[i]);
-			buf_puts(b, "\"");
-			n++;
-			continue;
-		}
 		char *w = xasprintf("name=%s", names[i]);
-		json_t *j = json_string(w);
-		char *text = j != NULL ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-		if (text != NULL) {
-			buf_puts(b, ",");
-			buf_puts(b, text);
-			n++;
-		}
-		free(text);
-		json_decref(j);
+		n += jsonw_add(b, NULL, w) == 0;
 		free(w);
 	}
 	return n;
 }
 
 /* {".proplist":[...],".query":["type=wg","name=A","name=B","#|","#|"]}: wg or any named in
- * interfaces or wan, or found to be the WAN. Written directly: jansson's tree and printer cost
- * some 40 k instructions a poll for this. */
+ * interfaces or wan, or found to be the WAN. */
 static char *restreq_iface_query(const conf_router_t *rc, char *const *found, size_t nfound)
 {
 	buf_t b;
 	buf_init(&b);
 	buf_puts(&b, "{\".proplist\":[");
-	for (size_t i = 0; i < sizeof(restreq_iface_props) / sizeof(restreq_iface_props[0]); i++) {
-		buf_puts(&b, i ? ",\"" : "\"");
-		buf_puts(&b, restreq_iface_props[i]);
-		buf_puts(&b, "\"");
-	}
-	buf_puts(&b, "],\".query\":[\"type=wg\"");
+	for (size_t i = 0; i < sizeof(restreq_iface_props) / sizeof(restreq_iface_props[0]); i++)
+		jsonw_add(&b, NULL, restreq_iface_props[i]);
+	buf_puts(&b, "],\".query\":[");
+	jsonw_add(&b, NULL, "type=wg");
 	size_t n = restreq_query_names(&b, rc->interfaces, rc->ninterfaces);
 	n += restreq_query_names(&b, rc->wan, rc->nwan);
 	n += restreq_query_names(&b, found, nfound);
 	while (n-- > 0)
-		buf_puts(&b, ",\"#|\"");
+		jsonw_add(&b, NULL, "#|");
 	buf_puts(&b, "]}");
 	return buf_steal(&b, NULL);
 }

@@ -4,12 +4,14 @@
  * one endpoint per poll, or anything at all when the operator named the WAN. */
 #include "config.h"
 #include "collectors/restwan.h"
+#include "lib/buf.h"
+#include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
 #include <arpa/inet.h>
-#include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -178,8 +180,14 @@ char *const *restwan_names(const restwan_t *w, const conf_router_t *rc, size_t *
 
 char *restwan_body(const char *dst)
 {
-	json_t *o = json_pack("{s:s,s:s}", "dst-ip", dst, "once", "");
-	char *text = json_dumps(o, JSON_COMPACT);
-	json_decref(o);
-	return text;
+	buf_t b;
+	buf_init(&b);
+	buf_putc(&b, '{');
+	if (jsonw_add(&b, "dst-ip", dst) < 0) {
+		buf_free(&b);
+		return NULL;
+	}
+	jsonw_add(&b, "once", "");
+	buf_putc(&b, '}');
+	return buf_steal(&b, NULL);
 }

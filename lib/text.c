@@ -35,6 +35,18 @@ static size_t text_utf8_len(const unsigned char *s)
 	return n;
 }
 
+bool text_is_utf8(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	while (*s) {
+		size_t n = *s < 0x80 ? 1 : text_utf8_len(s);
+		if (n == 0)
+			return false;
+		s += n;
+	}
+	return true;
+}
+
 /* Append s as valid UTF-8 (U+FFFD for each bad byte), escaping \ " and newline if asked. */
 static void text_put(buf_t *out, const char *str, bool escape)
 {

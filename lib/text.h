@@ -6,6 +6,8 @@
 
 #include "lib/buf.h"
 
+#include <stdbool.h>
+bool text_is_utf8(const char *s);               /* whether s (NULL: "") is valid UTF-8 (RFC 3629) */
 void text_put_utf8(buf_t *out, const char *s);  /* s as valid UTF-8: U+FFFD for each bad byte */
 void text_put_label(buf_t *out, const char *s); /* as text_put_utf8, and \ " newline escaped */
 void text_put_html(buf_t *out, const char *s);  /* valid UTF-8 with & < > " ' as entities */

@@ -2,10 +2,12 @@
 /* fuzz_rest_json: libFuzzer harness for the RouterOS REST reply decoders (collectors/restdecode.c,
  * linked from the library). The input is fed as the 2xx body of every endpoint (route checks
  * included), as an error body, and as a peers reply with and without the details restpeers
- * keeps; an error text must stay printable ASCII, a decoded sample within its ranges.
+ * keeps, and as a /tool/profile and a /tool/bandwidth-test reply (restdiag.c, on the same
+ * parser); an error text must stay printable ASCII, a decoded sample within its ranges.
  * Never opens a socket: restdecode has no transport. */
 #undef NDEBUG
 #include "collectors/restdecode.h"
+#include "collectors/restdiag.h"
 #include "collectors/restpeers.h"
 #include "lib/xmem.h"
 
@@ -86,6 +88,25 @@ static void fuzz_peers_kept(const char *body, size_t len)
 	restpeers_destroy(k);
 }
 
+/* body as a profile reply and as a bandwidth-test reply of each direction. */
+static void fuzz_diag(const char *body, size_t len)
+{
+	profile_t *pf = profile_new("fuzz", 0);
+	char *cause = NULL;
+	if (restdiag_decode_profile(body, len, pf, &cause) < 0)
+		fuzz_printable(cause);
+	free(cause);
+	profile_free(pf);
+	probe_t *p[2] = { probe_new("fuzz", 0, "transmit"),
+		len % 2 ? probe_new("fuzz", 0, "receive") : NULL };
+	cause = NULL;
+	if (restdiag_decode_probe(body, len, p, &cause) != 0)
+		fuzz_printable(cause);
+	free(cause);
+	probe_free(p[0]);
+	probe_free(p[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* The transport hands over a NUL-terminated buf_t with its length. */
@@ -95,6 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int step = 0; step < RESTDECODE_NSTEPS; step++)
 		fuzz_step((enum restdecode_step)step, body, size);
 	fuzz_peers_kept(body, size);
+	fuzz_diag(body, size);
 	char *why = restdecode_http_reason(size % 2 ? 401 : 500, body, size);
 	fuzz_printable(why);
 	free(why);

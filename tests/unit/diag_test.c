@@ -3,13 +3,14 @@
  * variants (docs/diagnostics.md), and the profile scheduler with a runner that records its
  * calls: saturation runs, profile_every, upgrades, refusals, diag = no, and the fit between
  * polls under the poll's user; probes, and [daemon] max_probes across routers and over a
- * reload. Includes daemon/diag.c to reach a router's clock marks. */
+ * reload; the POST bodies. Includes daemon/diag.c to reach a router's clock marks. */
 #include "config.h"
 #include "collectors/restdiag.h"
 #include "detector/profdiff.h"
 #include "daemon/diag.c"
 #include "lib/xmem.h"
 
+#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -547,8 +548,45 @@ static void test_probe_cap_three(void)
 	probe_handed = NULL;
 }
 
+/* The POST bodies, written with lib/jsonw: the JSON jansson's compact printer wrote before, odd
+ * text escaped, a user or password that is not UTF-8 left out, an address that is not refused. */
+static void test_bodies(void)
+{
+	char *b = restdiag_profile_body(7500);
+	CHECK_STR(b, "{\"cpu\":\"all\",\"duration\":\"7s\"}");
+	free(b);
+	conf_router_t rc = { .name = (char *)"r",
+		.probe = (char *)"192.0.2.9",
+		.probe_protocol = (char *)"udp",
+		.probe_direction = (char *)"both",
+		.probe_rate_bps = 300000000,
+		.probe_user = (char *)"bt\"u\\",
+		.probe_password = (char *)"p\x01\xc3\xa9" };
+	json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "address", "192.0.2.9",
+		"protocol", "udp", "direction", "both", "duration", "10s", "connection-count", "1",
+		"local-tx-speed", "300000000", "remote-tx-speed", "300000000", "local-udp-tx-size", "1420",
+		"remote-udp-tx-size", "1420", "user", "bt\"u\\", "password", "p\x01\xc3\xa9");
+	char *want = json_dumps(o, JSON_COMPACT);
+	b = restdiag_probe_body(&rc, 10000);
+	CHECK_STR(b, want);
+	free(b);
+	free(want);
+	json_decref(o);
+	rc.probe_protocol = (char *)"tcp";
+	rc.probe_direction = (char *)"transmit";
+	rc.probe_password = (char *)"\xff";
+	b = restdiag_probe_body(&rc, 10000);
+	CHECK_STR(b,
+		"{\"address\":\"192.0.2.9\",\"protocol\":\"tcp\",\"direction\":\"transmit\",\"duration\":\"10s\","
+		"\"connection-count\":\"1\",\"local-tx-speed\":\"300000000\",\"user\":\"bt\\\"u\\\\\"}");
+	free(b);
+	rc.probe = (char *)"\xc0\x80";
+	CHECK(restdiag_probe_body(&rc, 10000) == NULL);
+}
+
 int main(void)
 {
+	test_bodies();
 	test_decode_probe();
 	test_profdiff();
 	test_decode_sections();

@@ -7,12 +7,14 @@
 #include "lib/duration.h"
 #include "lib/fdreserve.h"
 #include "lib/hash.h"
+#include "lib/jsonw.h"
 #include "lib/text.h"
 #include "lib/worker.h"
 #include "unit.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -284,8 +286,47 @@ static void test_fdreserve(void)
 	fdreserve_set(0, 0);
 }
 
+/* jsonw writes the bytes jansson's compact printer writes, and refuses what json_string does. */
+static void test_jsonw(void)
+{
+	static const char *const same[] = { "", "plain", "q\"b\\s/", "\b\f\n\r\t\x01\x1f\x7f",
+		"caf\xc3\xa9 \xf0\x9f\x98\x80", "\xe2\x80\xae" };
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		buf_t b;
+		buf_init(&b);
+		CHECK_INT(jsonw_str(&b, same[i]), 0);
+		json_t *j = json_string(same[i]);
+		char *want = json_dumps(j, JSON_ENCODE_ANY);
+		CHECK_STR(b.data, want);
+		free(want);
+		json_decref(j);
+		buf_free(&b);
+	}
+	static const char *const bad[] = { "\xff", "a\xc3", "\xed\xa0\x80", "\xc0\xaf", "\xf4\x90\x80\x80" };
+	buf_t b;
+	buf_init(&b);
+	buf_puts(&b, "{");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(json_string(bad[i]) == NULL && !text_is_utf8(bad[i]));
+		CHECK_INT(jsonw_str(&b, bad[i]), -1);
+		CHECK_INT(jsonw_add(&b, "k", bad[i]), -1);
+		CHECK_INT(jsonw_add(&b, bad[i], "v"), -1);
+	}
+	CHECK_STR(b.data, "{"); /* a refusal leaves b as it was */
+	CHECK_INT(jsonw_add(&b, "a", "1"), 0);
+	CHECK_INT(jsonw_add(&b, "b", ""), 0);
+	buf_puts(&b, ",\"l\":[");
+	CHECK_INT(jsonw_add(&b, NULL, "x"), 0);
+	CHECK_INT(jsonw_add(&b, NULL, "y"), 0);
+	buf_puts(&b, "]}");
+	CHECK_STR(b.data, "{\"a\":\"1\",\"b\":\"\",\"l\":[\"x\",\"y\"]}");
+	CHECK(text_is_utf8(NULL) && text_is_utf8(""));
+	buf_free(&b);
+}
+
 int main(void)
 {
+	test_jsonw();
 	test_hash();
 	test_text();
 	test_duration();

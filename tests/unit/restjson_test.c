@@ -58,6 +58,14 @@ static void test_restjson(void)
 	j = rj(d, "[-0.5,1e3,18446744073709551615,true,false,null]");
 	CHECK(restjson_is_array(j) && restjson_size(j) == 6 && !restjson_is_string(restjson_at(j, 2)));
 	CHECK(rj(d, "[1e400]") == NULL && rj(d, "[123456789012345678901234567890]") == NULL);
+	/* restdiag reads numbers: their value, and whether written as an integer */
+	double v = 0;
+	j = rj(d, "[-0.5,7,\"7\",18446744073709551615]");
+	CHECK(restjson_num(restjson_at(j, 0), &v) && v == -0.5 && !restjson_is_integer(restjson_at(j, 0)));
+	CHECK(restjson_num(restjson_at(j, 1), &v) && v == 7 && restjson_is_integer(restjson_at(j, 1)));
+	CHECK(!restjson_num(restjson_at(j, 2), &v) && !restjson_is_integer(restjson_at(j, 2)));
+	CHECK(restjson_num(restjson_at(j, 3), &v) && v > 1.8e19 && restjson_is_integer(restjson_at(j, 3)));
+	CHECK(!restjson_num(NULL, &v) && !restjson_is_integer(NULL));
 	/* a reply beyond the room kept (256 KiB): parsed, then the next small one from fresh room,
 	 * with the depth limit kept after the parser grew */
 	buf_reset(&b);
