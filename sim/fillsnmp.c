@@ -65,18 +65,26 @@ void fillsnmp_router_destroy(fillsnmp_router_t *fr)
 	free(fr);
 }
 
+/* One poll in hand: the thread's agent, the router's kept state, its simulated second. */
+struct fillsnmp_call {
+	fillsnmp_t *f;
+	fillsnmp_router_t *fr;
+	const simrouter_t *r;
+	double t;
+	struct snmpstep_poll p;
+};
+
 /* The agent's answer to step's request, in place of a UDP exchange; NULL: none came. */
-static netsnmp_pdu *fillsnmp_exchange(fillsnmp_t *f, fillsnmp_router_t *fr, const struct snmpstep_poll *p,
-	enum snmpstep step, double t, const simrouter_t *r)
+static netsnmp_pdu *fillsnmp_exchange(struct fillsnmp_call *c, enum snmpstep step)
 {
-	enum sc_fault fault = simrouter_fault(r, t);
+	enum sc_fault fault = simrouter_fault(c->r, c->t);
 	if (step == SNMPSTEP_PROBE || fault == SC_FAULT_REFUSE || fault == SC_FAULT_HANG)
 		return NULL; /* wgwatch-sim's agent: v1/v2c only, silent while booting or hung */
-	netsnmp_pdu *pdu = snmpstep_request(p, step, &fr->idstate);
+	netsnmp_pdu *pdu = snmpstep_request(&c->p, step, &c->fr->idstate);
 	if (pdu == NULL)
 		return NULL;
-	pdu->version = p->rc->snmp_version == 1 ? SNMP_VERSION_1 : SNMP_VERSION_2c;
-	if (simmib_respond(&f->mib, r, pdu, t) < 0) {
+	pdu->version = c->p.rc->snmp_version == 1 ? SNMP_VERSION_1 : SNMP_VERSION_2c;
+	if (simmib_respond(&c->f->mib, c->r, pdu, c->t) < 0) {
 		snmp_free_pdu(pdu);
 		return NULL;
 	}
@@ -84,21 +92,20 @@ static netsnmp_pdu *fillsnmp_exchange(fillsnmp_t *f, fillsnmp_router_t *fr, cons
 }
 
 /* One step asked until done: 0, or -1 with the sample failed as snmpcoll fails it. */
-static int fillsnmp_step(fillsnmp_t *f, fillsnmp_router_t *fr, struct snmpstep_poll *p, enum snmpstep step,
-	double t, const simrouter_t *r)
+static int fillsnmp_step(struct fillsnmp_call *c, enum snmpstep step)
 {
 	for (int more = 1; more > 0;) {
-		netsnmp_pdu *pdu = fillsnmp_exchange(f, fr, p, step, t, r);
+		netsnmp_pdu *pdu = fillsnmp_exchange(c, step);
 		char *cause = NULL;
 		if (pdu == NULL) {
-			sample_fail(p->s, SAMPLE_ERR_TIMEOUT, "%s: no answer after %d tries",
-				snmpstep_name(step), snmpsess_retries(p->rc) + 1);
+			sample_fail(c->p.s, SAMPLE_ERR_TIMEOUT, "%s: no answer after %d tries",
+				snmpstep_name(step), snmpsess_retries(c->p.rc) + 1);
 			return -1;
 		}
-		more = snmpstep_reply(p, step, pdu, &cause);
+		more = snmpstep_reply(&c->p, step, pdu, &cause);
 		snmp_free_pdu(pdu);
 		if (more < 0) {
-			sample_fail(p->s, SAMPLE_ERR_SNMP, "%s: %s", snmpstep_name(step), cause);
+			sample_fail(c->p.s, SAMPLE_ERR_SNMP, "%s: %s", snmpstep_name(step), cause);
 			free(cause);
 			return -1;
 		}
@@ -109,16 +116,18 @@ static int fillsnmp_step(fillsnmp_t *f, fillsnmp_router_t *fr, struct snmpstep_p
 sample_t *fillsnmp_poll(fillsnmp_t *f, fillsnmp_router_t *fr, const simrouter_t *r, const conf_router_t *rc,
 	int64_t ms, double t)
 {
-	struct snmpstep_poll p = { .rc = rc, .dec = fr->dec, .health = fr->health };
-	p.s = snmpstep_begin(fr->dec, rc, ms);
-	p.s->mono_ms = ms; /* the past's one clock: its health is kept a minute of it */
-	p.s->duration_ms = 20;
-	enum snmpstep step = snmpstep_first(&p);
-	for (; step < SNMPSTEP_N; step = snmpstep_next(&p, step))
-		if (fillsnmp_step(f, fr, &p, step, t, r) < 0)
+	struct fillsnmp_call c = {
+		.f = f, .fr = fr, .r = r, .t = t, .p = { .rc = rc, .dec = fr->dec, .health = fr->health }
+	};
+	c.p.s = snmpstep_begin(fr->dec, rc, ms);
+	c.p.s->mono_ms = ms; /* the past's one clock: its health is kept a minute of it */
+	c.p.s->duration_ms = 20;
+	enum snmpstep step = snmpstep_first(&c.p);
+	for (; step < SNMPSTEP_N; step = snmpstep_next(&c.p, step))
+		if (fillsnmp_step(&c, step) < 0)
 			break;
 	if (step == SNMPSTEP_N)
-		snmpstep_end(&p);
+		snmpstep_end(&c.p);
 	snmpdecode_end(fr->dec);
-	return p.s;
+	return c.p.s;
 }
