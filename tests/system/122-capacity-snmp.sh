@@ -8,7 +8,7 @@
 # of the scenario's CPU model as 120-capacity.sh's REST part: the CCR2116's encrypt pinned at
 # 1568 Mbit/s with no headroom, the CCR1009's after 7.22.3 at 128.2, the projections, the
 # growing hub's date within 15 % of when its demand reaches 400 Mbit/s, the quiet hub unknown
-# with its reason. The figures are printed side by side.
+# with its reason; and each stream alike on both sides. The figures are printed side by side.
 . "$top_srcdir/tests/system/lib.sh"
 SC="$top_srcdir/tests/system/capacity.scenario"
 EPOCH=$(($(date +%s) - 14 * 86400))
@@ -80,6 +80,13 @@ for k in sorted(sides["REST"]):
     print("%-30s | %-44s | %s" % (" ".join(k), row[0], row[1]))
 print("growing-hub wg0 tx: truth runs out in %.1f days" % ((truth_at - now) / 86400))
 assert sides["REST"].keys() == sides["SNMP"].keys(), (sorted(sides["REST"]), sorted(sides["SNMP"]))
+for k, r in sides["REST"].items():   # alike, stream by stream: the same loads and octets went in
+    s = sides["SNMP"][k]
+    assert (r["method"], r["why"], r["exhausted_why"]) == (s["method"], s["why"], s["exhausted_why"]), (k, r, s)
+    if r["method"]:
+        assert abs(s["capacity_bps"] / r["capacity_bps"] - 1) <= 0.02 and abs(s["headroom"] - r["headroom"]) <= 0.02, (k, r, s)
+    assert (r["exhausted_at"] is None) == (s["exhausted_at"] is None), (k, r, s)
+    assert r["exhausted_at"] is None or abs(at(r["exhausted_at"]) - at(s["exhausted_at"])) <= 86400, (k, r, s)
 for label, cs in sides.items():
     def check(k, cond, c=None):
         assert cond, (label, k, cs[k])
