@@ -474,7 +474,11 @@ int main(int argc, char **argv)
 	o.saturated = conf->saturated;
 	size_t n;
 	struct fill_router *f = fill_match(sc, conf, &o, &n);
-	fillsnmp_lib_init();
+	for (size_t i = 0; i < n; i++)
+		if (f[i].snmp != NULL) { /* net-snmp set up as the daemon does, once, if polled */
+			fillsnmp_lib_init();
+			break;
+		}
 	char *auth = resthdr_basic(sc->user, sc->password);
 	int64_t start = clock_mono_ms(), polls = fill_run(st, f, n, &o, auth);
 	store_close(st);
