@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* healthkeep: the kept health answer of one router (collectors/healthkeep.h): a sample holding
- * only sensors, where it came from and when. No I/O; the monotonic clock is lib/clock.h's. */
+ * only sensors, where it came from and when. No I/O; its time is the samples' own monotonic
+ * stamps, never the process's clock, so a poll of the past (wgwatch-fill) keeps it alike. */
 #include "config.h"
 #include "collectors/healthkeep.h"
-#include "lib/clock.h"
 #include "lib/xmem.h"
 
 #include <stdlib.h>
@@ -12,7 +12,7 @@
 struct healthkeep {
 	sample_t *kept; /* sensors only; NULL until a first read */
 	char *source;
-	int64_t mono_ms;
+	int64_t mono_ms; /* the kept sample's mono_ms */
 };
 
 healthkeep_t *healthkeep_create(void)
@@ -31,7 +31,7 @@ void healthkeep_destroy(healthkeep_t *k)
 
 bool healthkeep_use(healthkeep_t *k, sample_t *s, const char *source)
 {
-	if (k->kept == NULL || clock_mono_ms() - k->mono_ms >= HEALTHKEEP_EVERY_MS ||
+	if (k->kept == NULL || s->mono_ms - k->mono_ms >= HEALTHKEEP_EVERY_MS ||
 		strcmp(k->source, source ? source : "") != 0)
 		return false;
 	sample_copy_sensors(s, k->kept);
@@ -47,5 +47,5 @@ void healthkeep_save(healthkeep_t *k, const sample_t *s, const char *source)
 	k->kept = sample_new("", 0, s->source);
 	sample_copy_sensors(k->kept, s);
 	k->source = xstrdup(source ? source : "");
-	k->mono_ms = clock_mono_ms();
+	k->mono_ms = s->mono_ms;
 }

@@ -15,8 +15,9 @@ typedef struct healthkeep healthkeep_t;
 
 healthkeep_t *healthkeep_create(void);
 void healthkeep_destroy(healthkeep_t *k);
-/* When the kept answer is younger than HEALTHKEEP_EVERY_MS and came from source (a URL, an
- * address), copies its sensors into s (health_fresh stays false) and returns true. */
+/* When the kept answer is younger than HEALTHKEEP_EVERY_MS at s's instant (mono_ms: both
+ * stamped by one clock) and came from source (a URL, an address), copies its sensors into s
+ * (health_fresh stays false) and returns true. */
 bool healthkeep_use(healthkeep_t *k, sample_t *s, const char *source);
 /* Keeps s's sensors, read now from source, when s read them (health_fresh). */
 void healthkeep_save(healthkeep_t *k, const sample_t *s, const char *source);

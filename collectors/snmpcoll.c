@@ -13,6 +13,7 @@
 #include "collectors/healthkeep.h"
 #include "collectors/snmpdecode.h"
 #include "collectors/snmpsess.h"
+#include "collectors/snmpstep.h"
 #include "lib/clock.h"
 #include "lib/xmem.h"
 
@@ -20,17 +21,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/random.h>
-
-enum snmpcoll_step {
-	SNMPCOLL_PROBE,
-	SNMPCOLL_SCALARS,
-	SNMPCOLL_CPU,
-	SNMPCOLL_NAMES,
-	SNMPCOLL_DESCRS,
-	SNMPCOLL_COUNTERS,
-	SNMPCOLL_HEALTH,
-	SNMPCOLL_NSTEPS
-};
 
 struct snmpcoll_conn {
 	snmpcoll_t *m;
@@ -41,7 +31,7 @@ struct snmpcoll_conn {
 	int fd;
 	netsnmp_large_fd_set fds;
 	bool busy, engine_known;
-	enum snmpcoll_step step;
+	enum snmpstep step;
 	long reqid;       /* the request we wait for; 0: none */
 	uint64_t idstate; /* request IDs of this session: random, not net-snmp's global counter */
 	sample_t *s;
@@ -118,20 +108,6 @@ static void snmpcoll_finish_later(struct snmpcoll_conn *c)
 	c->defer = loop_after(c->m->loop, 0, snmpcoll_on_defer_finish, c);
 }
 
-static const char *snmpcoll_step_name(enum snmpcoll_step step)
-{
-	static const char *const names[SNMPCOLL_NSTEPS] = {
-		[SNMPCOLL_PROBE] = "engine ID probe",
-		[SNMPCOLL_SCALARS] = "GET system scalars",
-		[SNMPCOLL_CPU] = "walk hrProcessorLoad",
-		[SNMPCOLL_NAMES] = "walk ifName",
-		[SNMPCOLL_DESCRS] = "walk ifDescr",
-		[SNMPCOLL_COUNTERS] = "GET interface counters",
-		[SNMPCOLL_HEALTH] = "walk mtxrHealth",
-	};
-	return names[step];
-}
-
 /* Fails the poll (the first reason is kept) and finishes it from a 0 ms timer. */
 static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -141,7 +117,7 @@ static void snmpcoll_fail(struct snmpcoll_conn *c, enum sample_err err, const ch
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	sample_fail(c->s, err, "%s: %s", snmpcoll_step_name(c->step), msg);
+	sample_fail(c->s, err, "%s: %s", snmpstep_name(c->step), msg);
 	free(msg);
 	snmpcoll_finish_later(c);
 }
@@ -168,22 +144,12 @@ static void snmpcoll_xmit(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 	snmpcoll_arm(c);
 }
 
-/* A GET, GETNEXT or GETBULK with the varbinds snmpdecode asks for at this step. */
-static netsnmp_pdu *snmpcoll_req(struct snmpcoll_conn *c)
+/* The poll as snmpstep sees it. */
+static struct snmpstep_poll snmpcoll_steps(const struct snmpcoll_conn *c)
 {
-	bool walk = c->step == SNMPCOLL_CPU || c->step == SNMPCOLL_NAMES || c->step == SNMPCOLL_DESCRS ||
-		c->step == SNMPCOLL_HEALTH;
-	int cmd = !walk ? SNMP_MSG_GET : c->rc->snmp_version == 1 ? SNMP_MSG_GETNEXT : SNMP_MSG_GETBULK;
-	netsnmp_pdu *pdu = snmpsess_pdu(&c->idstate, cmd);
-	if (pdu == NULL)
-		return NULL;
-	if (c->step == SNMPCOLL_SCALARS)
-		snmpdecode_ask_scalars(c->dec, pdu);
-	else if (c->step == SNMPCOLL_COUNTERS)
-		snmpdecode_ask_counters(c->dec, pdu);
-	else
-		snmpdecode_ask_walk(c->dec, pdu);
-	return pdu;
+	return (struct snmpstep_poll){
+		.rc = c->rc, .dec = c->dec, .health = c->health, .s = c->s, .engine_known = c->engine_known
+	};
 }
 
 /* ---- replies ---- */
@@ -221,26 +187,12 @@ static void snmpcoll_on_defer_probe(void *arg)
 	snmpcoll_next_step(c);
 }
 
-/* Step replies: 1 send the same step again, 0 step done, -1 failed (*cause). */
-static int snmpcoll_on_step_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu, char **cause)
-{
-	switch (c->step) {
-	case SNMPCOLL_SCALARS: return snmpdecode_scalars(c->dec, pdu, cause);
-	case SNMPCOLL_CPU:
-	case SNMPCOLL_NAMES:
-	case SNMPCOLL_DESCRS:
-	case SNMPCOLL_HEALTH: return snmpdecode_walk(c->dec, pdu, cause);
-	case SNMPCOLL_COUNTERS: return snmpdecode_counters(c->dec, pdu, cause);
-	default: *cause = xstrdup("unexpected answer"); return -1;
-	}
-}
-
 static void snmpcoll_send_step(struct snmpcoll_conn *c);
 
 static void snmpcoll_on_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 {
 	char *cause = NULL;
-	if (pdu->command == SNMP_MSG_REPORT && c->step == SNMPCOLL_PROBE) {
+	if (pdu->command == SNMP_MSG_REPORT && c->step == SNMPSTEP_PROBE) {
 		c->defer = loop_after(c->m->loop, 0, snmpcoll_on_defer_probe, c);
 		return;
 	}
@@ -248,13 +200,8 @@ static void snmpcoll_on_reply(struct snmpcoll_conn *c, netsnmp_pdu *pdu)
 		snmpcoll_on_report(c, pdu);
 		return;
 	}
-	if (pdu->errstat != SNMP_ERR_NOERROR &&
-		!(pdu->errstat == SNMP_ERR_NOSUCHNAME && c->rc->snmp_version == 1)) {
-		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "error-status %s (index %ld)", snmp_errstring(pdu->errstat),
-			pdu->errindex);
-		return;
-	}
-	int r = snmpcoll_on_step_reply(c, pdu, &cause);
+	struct snmpstep_poll p = snmpcoll_steps(c);
+	int r = snmpstep_reply(&p, c->step, pdu, &cause);
 	if (r < 0) {
 		snmpcoll_fail(c, SAMPLE_ERR_SNMP, "%s", cause);
 		free(cause);
@@ -290,7 +237,7 @@ static int snmpcoll_on_pdu(int op, netsnmp_session *sp, int reqid, netsnmp_pdu *
 		return 1;
 	if (op == NETSNMP_CALLBACK_OP_RESEND)
 		return 1;
-	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMPCOLL_PROBE)
+	if (report && snmpv3_get_report_type(pdu) == SNMPERR_NOT_IN_TIME_WINDOW && c->step != SNMPSTEP_PROBE)
 		return 1; /* net-snmp learnt the engine's time and sends the request again */
 	c->reqid = 0;
 	/* A report comes as SEC_ERROR, RECEIVED_MESSAGE or both, in either order (versions differ). */
@@ -316,52 +263,21 @@ static void snmpcoll_send_step(struct snmpcoll_conn *c)
 {
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started some requests earlier. */
-	if (c->step == SNMPCOLL_COUNTERS)
+	struct snmpstep_poll p = snmpcoll_steps(c);
+	if (c->step == SNMPSTEP_COUNTERS)
 		sample_stamp(c->s);
-	switch (c->step) {
-	case SNMPCOLL_PROBE: snmpcoll_xmit(c, snmpsess_probe(&c->idstate)); break;
-	default: snmpcoll_xmit(c, snmpcoll_req(c)); break;
-	}
-}
-
-/* Sensors change slowly: within HEALTHKEEP_EVERY_MS of the last walk the poll carries its
- * sensors (health_fresh false) and the walk is not made. Else the walk cursor is set up. */
-static bool snmpcoll_health_kept(struct snmpcoll_conn *c)
-{
-	if (c->rc->rest != NULL && c->rc->rest[0] != '\0')
-		return true; /* REST + SNMP: the REST half reads /system/health, the merge keeps it */
-	if (healthkeep_use(c->health, c->s, c->rc->snmp))
-		return true;
-	snmpdecode_walk_start(c->dec, SNMPDECODE_HEALTH);
-	return false;
-}
-
-/* Whether step has something to ask. Sets up the walk cursor for walks. */
-static bool snmpcoll_step_wanted(struct snmpcoll_conn *c, enum snmpcoll_step step)
-{
-	switch (step) {
-	case SNMPCOLL_PROBE: return c->rc->snmp_version == 3 && !c->engine_known;
-	case SNMPCOLL_DESCRS:
-		if (snmpdecode_walked(c->dec) > 0)
-			return false; /* ifName answered */
-		snmpdecode_walk_start(c->dec, SNMPDECODE_DESCRS);
-		return true;
-	case SNMPCOLL_CPU: snmpdecode_walk_start(c->dec, SNMPDECODE_CPU); return true;
-	case SNMPCOLL_NAMES: snmpdecode_walk_start(c->dec, SNMPDECODE_NAMES); return true;
-	case SNMPCOLL_COUNTERS: return snmpdecode_nrows(c->dec) > 0;
-	case SNMPCOLL_HEALTH: return !snmpcoll_health_kept(c);
-	default: return true;
-	}
+	if (c->step == SNMPSTEP_PROBE)
+		snmpcoll_xmit(c, snmpsess_probe(&c->idstate));
+	else
+		snmpcoll_xmit(c, snmpstep_request(&p, c->step, &c->idstate));
 }
 
 static void snmpcoll_next_step(struct snmpcoll_conn *c)
 {
-	enum snmpcoll_step step = c->step + 1;
-	while (step < SNMPCOLL_NSTEPS && !snmpcoll_step_wanted(c, step))
-		step++;
-	if (step == SNMPCOLL_NSTEPS) {
-		snmpdecode_emit(c->dec);
-		healthkeep_save(c->health, c->s, c->rc->snmp);
+	struct snmpstep_poll p = snmpcoll_steps(c);
+	enum snmpstep step = snmpstep_next(&p, c->step);
+	if (step == SNMPSTEP_N) {
+		snmpstep_end(&p);
 		snmpcoll_finish_later(c);
 		return;
 	}
@@ -503,12 +419,9 @@ static void snmpcoll_conn_begin(
 	c->busy = true;
 	c->done = done;
 	c->arg = arg;
-	c->step = SNMPCOLL_PROBE;
-	c->s = sample_new(rc->name, 0, "snmp");
+	c->step = SNMPSTEP_PROBE;
+	c->s = snmpstep_begin(c->dec, rc, 0);
 	sample_stamp(c->s);
-	c->s->have_peers = false;  /* SNMP has no WireGuard peer objects */
-	sample_set_cores(c->s, 0); /* an empty array, not NULL, until hrProcessorLoad rows come */
-	snmpdecode_begin(c->dec, rc, c->s);
 	c->start_ms = clock_mono_ms();
 	c->deadline_timer = loop_after(c->m->loop, timeout, snmpcoll_on_deadline, c);
 }
@@ -527,10 +440,10 @@ static int snmpcoll_poll(void *ctx, void *handle, const conf_router_t *rc, colle
 	if (c->sess == NULL && snmpcoll_connect(c, rc, &cause) < 0) {
 		snmpcoll_fail(c, SAMPLE_ERR_INTERNAL, "%s", cause);
 		free(cause);
-	} else if (snmpcoll_step_wanted(c, SNMPCOLL_PROBE)) {
-		snmpcoll_send_step(c);
 	} else {
-		snmpcoll_next_step(c);
+		struct snmpstep_poll p = snmpcoll_steps(c);
+		c->step = snmpstep_first(&p);
+		snmpcoll_send_step(c);
 	}
 	return 0;
 }

@@ -3,6 +3,8 @@
  * daemon starts, so that the demo opens on weeks of history already judged. Each poll is what
  * wgwatch-sim answers at that simulated second (simrest_handle), decoded by the REST collector's
  * own decoder (restdecode) and committed by the store's own writer: nothing here makes up a row.
+ * A router the config reads over SNMP alone (snmp = and no rest =) is polled as the SNMP
+ * collector polls it, its requests answered by the simulated agent (fillsnmp.c).
  * Simulated second 0 is the wall time --epoch, and one simulated second is one real second, so
  * every rate stays true. It never opens a socket and writes only the database of the config.
  * Profiles and probes of the past likewise, by the daemon's rules. It wires sim, collectors
@@ -19,6 +21,7 @@
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
+#include "sim/fillsnmp.h"
 #include "sim/scenario.h"
 #include "sim/simrest.h"
 #include "sim/simrouter.h"
@@ -46,8 +49,9 @@ struct fill_opts {
 struct fill_router {
 	simrouter_t *r;
 	const conf_router_t *rc;
-	int64_t offset_ms;     /* its polls' phase within the interval, as the daemon spreads them */
-	struct filldiag *diag; /* its profiles and probes */
+	int64_t offset_ms;       /* its polls' phase within the interval, as the daemon spreads them */
+	struct filldiag *diag;   /* its profiles and probes */
+	fillsnmp_router_t *snmp; /* SNMP-only in the config: what its SNMP collector keeps; else NULL */
 };
 
 static void fill_usage(FILE *f)
@@ -55,7 +59,9 @@ static void fill_usage(FILE *f)
 	fputs("usage: wgwatch-fill -c WGWATCH_CONF -e EPOCH [-i INTERVAL] [-u UNTIL] SCENARIO_FILE\n"
 	      "  Writes the polls wgwatch-sim would have answered from EPOCH (Unix time of simulated\n"
 	      "  second 0) to UNTIL (default: now), one every INTERVAL (default 1m), into the\n"
-	      "  database of WGWATCH_CONF, for the routers of SCENARIO_FILE that it names.\n",
+	      "  database of WGWATCH_CONF, for the routers of SCENARIO_FILE that it names: over\n"
+	      "  REST, or over SNMP for a router with snmp = and no rest = (as wgwatch-sim\n"
+	      "  --snmp-only writes them), as wgwatchd would poll it.\n",
 		f);
 }
 
@@ -159,11 +165,14 @@ static int fill_step(const simrouter_t *r, const conf_router_t *rc, double t, co
 	return ret;
 }
 
-/* The poll of router f at wall time ms: what the daemon's REST collector would have stored. */
-static sample_t *fill_poll(
-	const struct fill_router *f, const struct fill_opts *o, const char *auth, int64_t ms)
+/* The poll of router f at wall time ms: what the daemon's REST collector would have stored,
+ * or its SNMP collector's (through agent, the thread's) for an SNMP-only router. */
+static sample_t *fill_poll(const struct fill_router *f, const struct fill_opts *o, const char *auth,
+	fillsnmp_t *agent, int64_t ms)
 {
 	double t = (double)ms / 1000.0 - o->epoch;
+	if (f->snmp != NULL)
+		return fillsnmp_poll(agent, f->snmp, f->r, f->rc, ms, t);
 	sample_t *s = sample_new(f->rc->name, ms, "rest");
 	s->duration_ms = 20;
 	const char *why;
@@ -340,6 +349,12 @@ static void filldiag_note(struct filldiag *fd, const sample_t *s, double t, doub
 		filldiag_profile(fd, now, t, st);
 }
 
+/* Whether the daemon reads rc over SNMP alone. */
+static bool fill_snmp_only(const conf_router_t *rc)
+{
+	return rc->snmp != NULL && rc->snmp[0] != '\0' && (rc->rest == NULL || rc->rest[0] == '\0');
+}
+
 /* The scenario's routers that the config names, each with its polling phase. */
 static struct fill_router *fill_match(
 	const scenario_t *sc, const conf_t *conf, const struct fill_opts *o, size_t *n)
@@ -359,7 +374,8 @@ static struct fill_router *fill_match(
 			char *auth = resthdr_basic(rc->diag_user ? rc->diag_user : rc->user,
 				rc->diag_user ? rc->diag_password : rc->password);
 			f[k++] = (struct fill_router){ r, rc, (int64_t)(h % (uint64_t)o->step_ms),
-				filldiag_create(rc, r, auth) };
+				filldiag_create(rc, r, auth),
+				fill_snmp_only(rc) ? fillsnmp_router_create() : NULL };
 			free(auth);
 		}
 	*n = k;
@@ -386,12 +402,13 @@ static void *fill_thread(void *arg)
 	const struct fill_opts *o = j->o;
 	int64_t step = o->step_ms, t0 = (int64_t)(o->epoch * 1000.0);
 	int64_t end = o->until > 0 ? (int64_t)(o->until * 1000.0) : clock_wall_ms();
+	fillsnmp_t *agent = fillsnmp_create();
 	for (int64_t base = t0; base < end; base += step) {
 		for (size_t i = j->w; i < j->n; i += j->nw) {
 			int64_t ms = base + j->f[i].offset_ms;
 			if (ms >= end)
 				continue;
-			sample_t *s = fill_poll(&j->f[i], o, j->auth, ms);
+			sample_t *s = fill_poll(&j->f[i], o, j->auth, agent, ms);
 			filldiag_note(j->f[i].diag, s, (double)ms / 1000.0 - o->epoch, o->saturated, j->st);
 			store_submit(j->st, s);
 			if (++j->polls % 4096 == 0)
@@ -400,6 +417,7 @@ static void *fill_thread(void *arg)
 		if (o->until <= 0) /* follow the clock: the past ends when the fill has caught up */
 			end = clock_wall_ms();
 	}
+	fillsnmp_destroy(agent);
 	return NULL;
 }
 
@@ -456,6 +474,11 @@ int main(int argc, char **argv)
 	o.saturated = conf->saturated;
 	size_t n;
 	struct fill_router *f = fill_match(sc, conf, &o, &n);
+	for (size_t i = 0; i < n; i++)
+		if (f[i].snmp != NULL) { /* net-snmp set up as the daemon does, once, if polled */
+			fillsnmp_lib_init();
+			break;
+		}
 	char *auth = resthdr_basic(sc->user, sc->password);
 	int64_t start = clock_mono_ms(), polls = fill_run(st, f, n, &o, auth);
 	store_close(st);
@@ -464,6 +487,7 @@ int main(int argc, char **argv)
 		(double)(clock_mono_ms() - start) / 1000.0);
 	for (size_t i = 0; i < n; i++) {
 		filldiag_destroy(f[i].diag);
+		fillsnmp_router_destroy(f[i].snmp);
 		simrouter_destroy(f[i].r);
 	}
 	free(f);

@@ -6,7 +6,8 @@
 # 7.22.3 pinned at their ceilings with no headroom, the CCR2116's decrypt projected, the growing
 # hub's date within 15 % of when its demand reaches its capacity, the quiet hub unknown with its
 # reason; the same in /metrics, and the shipped alerts' promtool tests. Then over SNMP only,
-# live polls in a short window: the pinned ceilings alike.
+# live polls in a short window through the SNMP collector's UDP transport: the pinned ceilings
+# alike. The same weeks filled over SNMP and judged alike are 122-capacity-snmp.sh's.
 . "$top_srcdir/tests/system/lib.sh"
 SC="$top_srcdir/tests/system/capacity.scenario"
 

@@ -402,6 +402,10 @@ static void test_healthkeep(void)
 	CHECK(healthkeep_use(k, t, "http://a"));
 	CHECK(!t->health_fresh && t->nsensors == 1);
 	check_sensor(t, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	t->mono_ms = s->mono_ms + HEALTHKEEP_EVERY_MS; /* the samples' clock, not the process's */
+	CHECK(!healthkeep_use(k, t, "http://a"));
+	t->mono_ms = s->mono_ms + HEALTHKEEP_EVERY_MS - 1;
+	CHECK(healthkeep_use(k, t, "http://a"));
 	sample_free(s);
 	sample_free(t);
 	healthkeep_destroy(k);

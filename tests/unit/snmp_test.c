@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* snmp_test: the SNMP varbind decoding (collectors/snmpdecode.c: scalars, walks, counters,
- * 32-bit wraps, picking by name) on hand-built PDUs, and polls of a silent UDP agent that must
+ * 32-bit wraps, picking by name) on hand-built PDUs, the order of a poll's steps
+ * (collectors/snmpstep.c), and polls of a silent UDP agent that must
  * end in one timeout through the loop after snmp_retries + 1 tries, also with the session's
  * socket above FD_SETSIZE. Real agents: tests/system/060 and 061. */
 #include "collectors/snmpcoll.c"
@@ -333,6 +334,83 @@ static void test_extend_and_pick(void)
 	CHECK(!snmpdecode_is_wg(&rc, "wg0") && !snmpdecode_pick(&rc, "wg0"));
 }
 
+/* The walk of ifName answered with one row named ifname (none: an empty view), from the CPU
+ * step on; the step that comes after it. */
+static enum snmpstep steps_after_names(struct snmpstep_poll *p, const char *ifname)
+{
+	const struct snmpdecode_oid *col = &snmpdecode_walk_cols[SNMPDECODE_NAMES];
+	oid o[16];
+	char *cause = NULL;
+	CHECK_INT(snmpstep_next(p, SNMPSTEP_CPU), SNMPSTEP_NAMES);
+	if (ifname != NULL) {
+		netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
+		pdu->errstat = SNMP_ERR_NOERROR; /* as parsed; created, it is SNMP_DEFAULT_ERRSTAT */
+		memcpy(o, col->o, col->len * sizeof(oid));
+		o[col->len] = 7;
+		var(pdu, o, col->len + 1, ASN_OCTET_STR, ifname, strlen(ifname));
+		CHECK_INT(snmpstep_reply(p, SNMPSTEP_NAMES, pdu, &cause), 1);
+		snmp_free_pdu(pdu);
+	}
+	return snmpstep_next(p, SNMPSTEP_NAMES);
+}
+
+/* A new poll of p's router at the samples' clock ms. */
+static void steps_poll(struct snmpstep_poll *p, int64_t ms)
+{
+	snmpdecode_end(p->dec);
+	sample_free(p->s);
+	p->s = snmpstep_begin(p->dec, p->rc, ms);
+	p->s->mono_ms = ms;
+}
+
+/* The order of a poll's steps (snmpstep.c), which the collector and wgwatch-fill share: the
+ * probe over v3 only until the engine is known, ifDescr only when ifName gave nothing, counters
+ * only for picked rows, mtxrHealth once a minute of the samples' clock and never beside REST;
+ * an error-status fails a step except SNMPv1's noSuchName. */
+static void test_steps(void)
+{
+	char *wg[] = { (char *)"wg*" };
+	conf_router_t rc = { .name = (char *)"r",
+		.snmp = (char *)"192.0.2.1",
+		.snmp_version = 2,
+		.wg_names = wg,
+		.nwg_names = 1 };
+	struct snmpstep_poll p = { .rc = &rc, .dec = snmpdecode_create(), .health = healthkeep_create() };
+	steps_poll(&p, 1000);
+	CHECK(p.s->cores != NULL && p.s->ncores == 0 && !p.s->have_peers && p.s->time_ms == 1000);
+	CHECK_INT(snmpstep_first(&p), SNMPSTEP_SCALARS);
+	rc.snmp_version = 3;
+	CHECK_INT(snmpstep_first(&p), SNMPSTEP_PROBE);
+	p.engine_known = true;
+	CHECK_INT(snmpstep_first(&p), SNMPSTEP_SCALARS);
+	CHECK_INT(snmpstep_next(&p, SNMPSTEP_SCALARS), SNMPSTEP_CPU);
+	CHECK_INT(steps_after_names(&p, NULL), SNMPSTEP_DESCRS);     /* ifName empty: ifDescr */
+	CHECK_INT(steps_after_names(&p, "ether9"), SNMPSTEP_HEALTH); /* nothing picked: no GET */
+	CHECK_INT(steps_after_names(&p, "wg0"), SNMPSTEP_COUNTERS);
+	CHECK_INT(snmpstep_next(&p, SNMPSTEP_COUNTERS), SNMPSTEP_HEALTH);
+	snmpstep_end(&p); /* the walk's sensors kept at 1000 */
+	CHECK(p.s->nifaces == 1 && p.s->health_fresh);
+	steps_poll(&p, 1000 + HEALTHKEEP_EVERY_MS - 1);
+	CHECK_INT(snmpstep_next(&p, SNMPSTEP_COUNTERS), SNMPSTEP_N);
+	steps_poll(&p, 1000 + HEALTHKEEP_EVERY_MS);
+	CHECK_INT(snmpstep_next(&p, SNMPSTEP_COUNTERS), SNMPSTEP_HEALTH);
+	rc.rest = (char *)"https://192.0.2.1"; /* the REST half reads /system/health */
+	CHECK_INT(snmpstep_next(&p, SNMPSTEP_COUNTERS), SNMPSTEP_N);
+	netsnmp_pdu *pdu = snmp_pdu_create(SNMP_MSG_RESPONSE);
+	char *cause = NULL;
+	pdu->errstat = SNMP_ERR_NOSUCHNAME;
+	CHECK_INT(snmpstep_reply(&p, SNMPSTEP_CPU, pdu, &cause), -1);
+	CHECK(cause != NULL && strstr(cause, "error-status") != NULL);
+	free(cause);
+	rc.snmp_version = 1; /* v1's end of the MIB view */
+	CHECK_INT(snmpstep_reply(&p, SNMPSTEP_CPU, pdu, &cause), 0);
+	snmp_free_pdu(pdu);
+	snmpdecode_end(p.dec);
+	sample_free(p.s);
+	snmpdecode_destroy(p.dec);
+	healthkeep_destroy(p.health);
+}
+
 /* A GET of counters: HC where the agent has them, 32-bit otherwise; row order checked. */
 static void test_counters(void)
 {
@@ -632,6 +710,7 @@ int main(void)
 	test_cores();
 	test_extend_and_pick();
 	test_counters();
+	test_steps();
 	test_agent_shapes();
 	test_agent_restart();
 	snmpcoll_destroy(m);
