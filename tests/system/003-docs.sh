@@ -4,7 +4,7 @@
 # README.md, docs/*.md, the man pages and bench/README.md name exists (tests/system/docscheck.py
 # says what it recognises). Then the checker itself: a copy of a doc with one broken name of each
 # kind, and a copy of wgwatch.conf.5 that lost a key's entry, must each fail, naming the culprit.
-# And docs/architecture.md's module list names every source file of the layer folders and sim/,
+# And docs/architecture.md's module list names every source file of the layer folders, sim/ and tools/,
 # and no file that is gone.
 . "$top_srcdir/tests/system/lib.sh"
 CHECK="$PY $top_srcdir/tests/system/docscheck.py $top_srcdir"
@@ -62,7 +62,7 @@ top, doc = sys.argv[1], open(sys.argv[2]).read()
 mods = doc[doc.index("## Modules"):doc.index("## House rules")]
 named = set(re.findall(r"[`/]([A-Za-z0-9_]+\.(?:c|h|cc))\b", mods))
 tree = []   # (folder, file): daemon/probe.h and detector/probe.h are two
-for d in ("lib", "daemon", "collectors", "store", "detector", "web", "sim"):
+for d in ("lib", "daemon", "collectors", "store", "detector", "web", "sim", "tools"):
     for f in sorted(os.listdir(os.path.join(top, d))):
         if re.fullmatch(r"[A-Za-z0-9_]+\.(c|h|cc)", f) and not f.endswith("schema_sql.c"):
             tree.append((d, f))

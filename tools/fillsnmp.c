@@ -7,7 +7,7 @@
 #include "config.h"
 #include "collectors/netsnmp.h"
 
-#include "sim/fillsnmp.h"
+#include "tools/fillsnmp.h"
 #include "collectors/healthkeep.h"
 #include "collectors/snmpdecode.h"
 #include "collectors/snmpsess.h"

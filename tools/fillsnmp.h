@@ -2,9 +2,9 @@
 /* fillsnmp: wgwatch-fill's polls of a router that the config reads over SNMP alone: each
  * request the daemon's SNMP collector would send (collectors/snmpstep), answered by the
  * simulated agent (simmib) in memory, decoded by the collector's own decoder. Part of
- * wgwatch-fill, which wires sim and collectors and so is exempt from the layer rule. */
-#ifndef WGWATCH_FILLSNMP_H
-#define WGWATCH_FILLSNMP_H
+ * wgwatch-fill, a tool above every layer (tools/): no layer includes it. */
+#ifndef WGWATCH_TOOLS_FILLSNMP_H
+#define WGWATCH_TOOLS_FILLSNMP_H
 
 #include <stdint.h>
 

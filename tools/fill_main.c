@@ -8,7 +8,7 @@
  * Simulated second 0 is the wall time --epoch, and one simulated second is one real second, so
  * every rate stays true. It never opens a socket and writes only the database of the config.
  * Profiles and probes of the past likewise, by the daemon's rules. It wires sim, collectors
- * and store, so like daemon/main.c it is exempt from the layer rule. */
+ * and store, a tool above every layer (tools/): no layer includes it. */
 #include "config.h"
 #include "collectors/restdecode.h"
 #include "collectors/restdiag.h"
@@ -21,7 +21,7 @@
 #include "lib/hash.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
-#include "sim/fillsnmp.h"
+#include "tools/fillsnmp.h"
 #include "sim/scenario.h"
 #include "sim/simrest.h"
 #include "sim/simrouter.h"
