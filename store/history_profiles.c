@@ -105,7 +105,7 @@ static const char *history_profiles_direction(const char *text, const char *meas
 	return measured;
 }
 
-static int probes_query(
+static int history_profiles_probes_query(
 	sqlite3 *db, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause)
 {
 	sqlite3_stmt *q = NULL;
@@ -152,7 +152,7 @@ int history_probes(
 	sqlite3 *db = NULL;
 	if (history_profiles_open(db_path, &db, cause) < 0)
 		return -1;
-	int rc = probes_query(db, router, limit, out, n, cause);
+	int rc = history_profiles_probes_query(db, router, limit, out, n, cause);
 	sqlite3_close(db);
 	if (rc < 0) {
 		history_probes_free(*out, *n);
