@@ -49,7 +49,9 @@ def unchanged(router, d, iface="wg0", cores=None):
     assert x["verdict"] in ("unchanged", "insufficient-data"), x
     if cores: assert x["cores"] == cores, x
     if x["verdict"] == "unchanged":
-        assert x["method"] == "cpu-cost" and abs(x["ratio"] - 1) <= 0.15, x
+        # cpu-cost, or matched-rate where the rates in the windows held steady (a loaded host
+        # polls late and evens them out): both judge "unchanged" from the same physics
+        assert x["method"] in ("cpu-cost", "matched-rate") and abs(x["ratio"] - 1) <= 0.15, x
     calm.append(x["verdict"] == "unchanged")
 # the CCR1009 case: encrypt pinned on core 3 before and after, 3x dearer; decrypt on core 5
 x = want("ccr1009", "tx", "regression", "saturation-ceiling", 1 / 3, tol=0.03)
