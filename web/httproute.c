@@ -274,8 +274,10 @@ static unsigned httproute_report(const struct httproute_req *r, struct httproute
 
 /* Every URL the listener answers; the first route that matches the method and the path wins
  * (none overlap). Before any of them the guard (httpguard.c) refuses what it must: a method no
- * route takes (405), a body where none is taken, a bad target, a missing password; /healthz
- * alone is open without one. Then a GET or HEAD no route takes is a 404 "not found". */
+ * route takes (405, Allow from httproute_allow), a body where none is taken, a bad target, a
+ * missing password (/healthz alone is open without one), a write without auth on or from
+ * another site. Then the listener answers a write's body grown past HTTPGUARD_BODY_MAX with a
+ * 413, and a GET or HEAD no route takes with a 404 "not found". */
 static const struct httproute httproute_table[] = {
 	/* the daemon's own */
 	{ GET, "/metrics", EXACT, INLINE, READ, httproute_metrics },

@@ -39,7 +39,7 @@ enum httproute_access {
 /* A request as its handler sees it. */
 struct httproute_req {
 	const struct http_deps *deps;
-	const char *method; /* as sent: HEAD stays HEAD */
+	const char *method; /* as sent, HEAD stays HEAD; NULL on the pool (GET or HEAD) */
 	const char *rest;   /* see enum httproute_match; decoded, any characters */
 	size_t rest_len;    /* rest may go on past it (a named route's B) */
 	/* The query: the connection's (inline), or a copy of it (on the pool, conn NULL). */
