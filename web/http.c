@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* http: the HTTP listener (libmicrohttpd, its own small thread pool) and the route table.
- * Handlers only read: the fleet under its lock, store stats, two heartbeats; they never touch
- * the loop's data and never block on the database, but for the one write, a rollout override
+/* http: the HTTP listener (libmicrohttpd, its own small thread pool): the guard, then the route
+ * of httproute.c's table, run here (INLINE) or on httppage.c's pool (POOL). Handlers only
+ * read: the fleet under its lock, store stats, two heartbeats; they never touch the loop's
+ * data and never block on the database, but for the one write, a rollout override
  * (POST/DELETE /api/v1/rollout/allow, a short transaction). Every reply carries the security
- * headers. Before any route: GET/HEAD only (and that write, only with basic auth on, JSON, at
- * most 4 KiB), no other body, bounded URL and query, no traversal, basic auth when [web] user
- * is set, TLS when [web] cert and key are. It never logs a password or key material, and
- * never a line per refused connection: those are counted, and their warnings throttled. */
+ * headers. Before any route: GET/HEAD only but where a route takes more (that write and a
+ * probe on demand, only with basic auth on; the write's JSON body at most 4 KiB), no other
+ * body, bounded URL and query, no traversal, basic auth when [web] user is set, TLS when [web]
+ * cert and key are. It never logs a password or key material, and never a line per refused
+ * connection: those are counted, and their warnings throttled. */
 #include "config.h"
 #include "web/http.h"
 
@@ -22,26 +24,20 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "web/api.h"
 #include "web/auth.h"
 #include "web/httpargs.h"
 #include "web/httpconn.h"
 #include "web/httpguard.h"
 #include "web/httpgzip.h"
 #include "web/httppem.h"
+#include "web/httproute.h"
+#include "web/metrics.h"
 #include "lib/clock.h"
 #include "lib/listen.h"
 #include "lib/buf.h"
 #include "lib/complain.h"
 #include "lib/log.h"
-#include "web/metrics.h"
 #include "web/httppage.h"
-#include "web/page.h"
-#include "web/page_router.h"
-#include "web/page_upgrades.h"
-#include "web/scrape.h"
-#include "web/api_rollout.h"
-#include "web/api_report.h"
 #include "lib/xmem.h"
 
 #define HTTP_THREADS         2
@@ -78,16 +74,17 @@ struct http {
 	int64_t refused_last_ms[HTTP_COMPLAINTS];
 };
 
-typedef unsigned (*http_route_fn)(http_t *h, buf_t *body, const char **ctype);
-
 /* A request's own state, made by the URI callback (http_uri) and freed when the request
  * completes (http_completed); *req_cls points to it. */
 struct http_req {
-	const void *mark; /* httpguard_uri_check's verdict on the raw target */
-	httpargs_t *args; /* the target's query arguments (libmicrohttpd points into them) */
-	bool checked;     /* the guard let it pass; the next calls route it */
-	bool write;       /* a POST or DELETE to HTTPGUARD_ALLOW_PATH: it has a body */
-	buf_t body;       /* that body, gathered over the handler's calls */
+	const void *mark;              /* httpguard_uri_check's verdict on the raw target */
+	httpargs_t *args;              /* the target's query arguments (libmicrohttpd points into them) */
+	const struct httproute *route; /* NULL: none (a 404 once the guard let it pass) */
+	const char *rest;              /* the route's rest (httproute.h), in libmicrohttpd's URL */
+	size_t rest_len;
+	bool checked; /* the guard let it pass; the next calls route it */
+	bool write;   /* a HTTPROUTE_WRITE route: it has a body */
+	buf_t body;   /* that body, gathered over the handler's calls */
 	bool too_big;
 	httppage_job_t *job; /* a page rendered on httppage.c's pool (then no body) */
 };
@@ -115,171 +112,6 @@ static int http_socket(
 	return fd;
 }
 
-/* ---- routes ---- */
-
-static unsigned http_css(http_t *h, buf_t *body, const char **ctype)
-{
-	page_css(body);
-	*ctype = "text/css; charset=utf-8";
-	return 200;
-}
-
-static unsigned http_api_routers(http_t *h, buf_t *body, const char **ctype)
-{
-	api_routers(h->deps.fleet, body);
-	*ctype = "application/json";
-	return 200;
-}
-
-static unsigned http_api_regressions(http_t *h, buf_t *body, const char **ctype)
-{
-	api_regressions(h->deps.detector, body);
-	*ctype = "application/json";
-	return 200;
-}
-
-static unsigned http_api_cohorts(http_t *h, buf_t *body, const char **ctype)
-{
-	api_cohorts(h->deps.detector, body);
-	*ctype = "application/json";
-	return 200;
-}
-
-static unsigned http_api_capacity(http_t *h, buf_t *body, const char **ctype)
-{
-	api_capacity(h->deps.detector, body);
-	*ctype = "application/json";
-	return 200;
-}
-
-/* 200 "ok" when both heartbeat ages (ms) are within bound, else 503 naming the stale ones. */
-static unsigned http_health_text(buf_t *body, int64_t loop_age, int64_t store_age, int64_t bound)
-{
-	if (loop_age <= bound && store_age <= bound) {
-		buf_puts(body, "ok\n");
-		return 200;
-	}
-	if (loop_age > bound)
-		buf_printf(body, "stale: event loop silent for %lld ms (limit %lld ms)\n",
-			(long long)loop_age, (long long)bound);
-	if (store_age > bound)
-		buf_printf(body, "stale: store writer silent for %lld ms (limit %lld ms)\n",
-			(long long)store_age, (long long)bound);
-	return 503;
-}
-
-static unsigned http_healthz(http_t *h, buf_t *body, const char **ctype)
-{
-	int64_t now = clock_mono_ms();
-	int64_t loop_age = h->deps.loop ? now - loop_heartbeat_ms(h->deps.loop) : 0;
-	int64_t store_age = h->deps.store ? now - store_heartbeat_ms(h->deps.store) : 0;
-	*ctype = HTTP_TEXT;
-	struct store_stats st = { 0 };
-	if (h->deps.store != NULL)
-		store_get_stats(h->deps.store, &st);
-	if (st.files_gone) { /* the writer stopped for good: someone must look */
-		buf_printf(body, "failed: store: %s\n", st.last_error);
-		return 503;
-	}
-	return http_health_text(body, loop_age, store_age, h->stale_ms);
-}
-
-static const struct http_route {
-	const char *path;
-	http_route_fn fn;
-} http_routes[] = {
-	{ "/static/wgwatch.css", http_css },
-	{ "/api/v1/routers", http_api_routers },
-	{ "/api/v1/regressions", http_api_regressions },
-	{ "/api/v1/cohorts", http_api_cohorts },
-	{ "/api/v1/capacity", http_api_capacity },
-	{ "/healthz", http_healthz },
-};
-
-/* ---- routes that read the request (query string, the rest of a prefix) but not the database;
- * those that read it are httppage.c's ---- */
-
-typedef unsigned (*http_page_fn)(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype);
-
-/* A query argument, already percent-decoded by libmicrohttpd; NULL when absent. */
-static const char *http_arg(struct MHD_Connection *conn, const char *key)
-{
-	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, key);
-}
-
-/* POST /api/v1/routers/NAME/probe (web/api.c says what it answers). */
-static unsigned http_probe_demand(http_t *h, const char *url, buf_t *body)
-{
-	char *name = xstrndup(url + 16, strlen(url) - 16 - 6);
-	unsigned code = api_probe_demand(h->deps.fleet, h->deps.diag, name, body);
-	free(name);
-	return code;
-}
-
-/* /api/v1/targets: one Prometheus http_sd target per router, each scraped on this listener. */
-static unsigned http_api_targets(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	char *addr = scrape_address(h->deps.conf ? h->deps.conf->listen : "127.0.0.1:0", h->port,
-		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST));
-	bool tls = h->deps.conf && h->deps.conf->web_cert && h->deps.conf->web_key;
-	scrape_targets_fleet(h->deps.fleet, addr, tls, body);
-	free(addr);
-	*ctype = "application/json";
-	return 200;
-}
-
-/* /api/v1/evidence: the fleet's evidence, anonymous (docs/evidence.md). */
-static unsigned http_api_evidence(
-	http_t *h, struct MHD_Connection *conn, const char *rest, buf_t *body, const char **ctype)
-{
-	(void)rest;
-	*ctype = "application/json";
-	return api_evidence(
-		h->deps.detector, http_arg(conn, "since"), http_arg(conn, "rollout"), clock_wall_ms(), body);
-}
-
-/* /api/v1/rollout/allow: the overrides; POST and DELETE come with the request's body (up). */
-static unsigned http_api_allow(
-	http_t *h, struct MHD_Connection *conn, const char *method, const struct http_req *up, buf_t *body)
-{
-	struct api_allow_req req = { .detector = h->deps.detector,
-		.database = h->deps.conf ? h->deps.conf->database : NULL,
-		.user = h->auth != NULL ? h->deps.conf->web_user : NULL,
-		.method = method,
-		.body = up ? up->body.data : NULL,
-		.body_len = up ? up->body.len : 0,
-		.version = http_arg(conn, "version"),
-		.cohort = http_arg(conn, "cohort"),
-		.now_ms = clock_wall_ms() };
-	return api_rollout_allow(&req, body);
-}
-
-/* A path ending in '/' matches as a prefix; any other path exactly. */
-static const struct http_page {
-	const char *path;
-	http_page_fn fn;
-} http_pages[] = {
-	{ "/api/v1/targets", http_api_targets },
-	{ "/api/v1/evidence", http_api_evidence },
-};
-
-/* The page for url and where its rest begins; NULL when none. */
-static const struct http_page *http_page_find(const char *url, const char **rest)
-{
-	for (size_t i = 0; i < sizeof(http_pages) / sizeof(http_pages[0]); i++) {
-		const char *p = http_pages[i].path;
-		size_t n = strlen(p);
-		bool prefix = n > 1 && p[n - 1] == '/';
-		if (prefix ? strncmp(url, p, n) == 0 : strcmp(url, p) == 0) {
-			*rest = url + (prefix ? n : strlen(url));
-			return &http_pages[i];
-		}
-	}
-	return NULL;
-}
-
 /* ---- replies ---- */
 
 static bool http_gzip_ok(struct MHD_Connection *conn)
@@ -292,7 +124,6 @@ static bool http_gzip_ok(struct MHD_Connection *conn)
 static enum MHD_Result http_reply_gz(struct MHD_Connection *conn, const char *url, unsigned status,
 	const char *ctype, buf_t *body, bool gz)
 {
-	const char *allow = strcmp(url, HTTPGUARD_ALLOW_PATH) == 0 ? "GET, HEAD, POST, DELETE" : "GET, HEAD";
 	if (!gz && status == MHD_HTTP_OK && body->len >= HTTPGZIP_MIN && http_gzip_ok(conn)) {
 		buf_t z;
 		buf_init(&z);
@@ -320,7 +151,7 @@ static enum MHD_Result http_reply_gz(struct MHD_Connection *conn, const char *ur
 	if (gz)
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
 	if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, allow);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, httproute_allow(url));
 	if (status == MHD_HTTP_UNAUTHORIZED)
 		MHD_add_response_header(
 			resp, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Basic realm=\"wgwatch\", charset=\"UTF-8\"");
@@ -335,28 +166,6 @@ static enum MHD_Result http_reply(
 	struct MHD_Connection *conn, const char *url, unsigned status, const char *ctype, buf_t *body)
 {
 	return http_reply_gz(conn, url, status, ctype, body, false);
-}
-
-/* /metrics[?router=NAME|?routers=no]: rendered straight into a gzip stream when the client takes it. */
-static enum MHD_Result http_metrics(http_t *h, struct MHD_Connection *conn, const char *url, buf_t *body)
-{
-	pthread_mutex_lock(&h->refused_mu);
-	struct metrics_http counters = h->counters;
-	pthread_mutex_unlock(&h->refused_mu);
-	size_t open, waiting;
-	httpconn_counts(h->conns, counters.slow_closed, &open, &waiting);
-	counters.pages_late = httppage_late_count(h->pages);
-	struct scrape_req req = { .fleet = h->deps.fleet,
-		.store = h->deps.store,
-		.detector = h->deps.detector,
-		.http = &counters,
-		.router = http_arg(conn, "router"),
-		.daemon_only = http_arg(conn, "routers") && strcmp(http_arg(conn, "routers"), "no") == 0,
-		.gzip = http_gzip_ok(conn) };
-	bool gz;
-	unsigned status = scrape_metrics(&req, body, &gz);
-	return http_reply_gz(conn, url, status,
-		status == 200 ? "text/plain; version=0.0.4; charset=utf-8" : HTTP_TEXT, body, gz);
 }
 
 /* Gather a write's body (POST, DELETE) until libmicrohttpd's last call; MHD_YES meanwhile. */
@@ -381,56 +190,63 @@ static enum MHD_Result http_page_reply(struct MHD_Connection *conn, const char *
 	return http_reply(conn, url, status, ctype, &body);
 }
 
-/* A page that reads the database: queued on the pool, its connection suspended meanwhile (the
- * job is kept in rq, freed by http_completed). False when url is none. */
-static bool http_page(
-	http_t *h, struct MHD_Connection *conn, const char *url, struct http_req *rq, enum MHD_Result *ret)
+/* The listener's counters as they are now, for /metrics. */
+static void http_counters(http_t *h, struct metrics_http *out)
 {
-	bool suspended;
-	rq->job = httppage_begin(h->pages, conn, url, &suspended);
-	if (rq->job == NULL)
-		return false;
-	*ret = suspended ? MHD_YES : http_page_reply(conn, url, rq->job);
-	return true;
+	size_t open, waiting;
+	pthread_mutex_lock(&h->refused_mu);
+	*out = h->counters;
+	pthread_mutex_unlock(&h->refused_mu);
+	httpconn_counts(h->conns, out->slow_closed, &open, &waiting);
+	out->pages_late = httppage_late_count(h->pages);
 }
 
-/* The routes, once the request passed the guard (and its body, if any, is in up). */
+/* An INLINE route, run here on libmicrohttpd's thread. */
+static enum MHD_Result http_inline(
+	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, struct http_req *rq)
+{
+	struct metrics_http counters;
+	http_counters(h, &counters);
+	struct httproute_req r = { .deps = &h->deps,
+		.method = method,
+		.rest = rq->rest,
+		.rest_len = rq->rest_len,
+		.conn = conn,
+		.port = h->port,
+		.stale_ms = h->stale_ms,
+		.user = h->auth != NULL ? h->deps.conf->web_user : NULL,
+		.body = rq->write ? rq->body.data : NULL,
+		.body_len = rq->write ? rq->body.len : 0,
+		.counters = &counters };
+	struct httproute_reply out = { .ctype = HTTP_TEXT };
+	buf_init(&out.body);
+	unsigned status = rq->route->fn(&r, &out);
+	return http_reply_gz(conn, url, status, out.ctype, &out.body, out.gzipped);
+}
+
+/* A POOL route: queued on the page pool, its connection suspended meanwhile (the job is kept
+ * in rq, freed by http_completed). */
+static enum MHD_Result http_pool(http_t *h, struct MHD_Connection *conn, const char *url, struct http_req *rq)
+{
+	bool suspended;
+	rq->job = httppage_begin(h->pages, conn, rq->route, rq->rest, rq->rest_len, &suspended);
+	return suspended ? MHD_YES : http_page_reply(conn, url, rq->job);
+}
+
+/* Once the request passed the guard (and its body, if any, was gathered): its route. */
 static enum MHD_Result http_route(
 	http_t *h, struct MHD_Connection *conn, const char *url, const char *method, struct http_req *rq)
 {
-	const struct http_req *up = rq->write ? rq : NULL;
 	buf_t body;
 	buf_init(&body);
-	const char *ctype = HTTP_TEXT;
-	if (up != NULL && up->too_big) {
+	if (rq->write && rq->too_big) {
 		buf_puts(&body, httpguard_refusal(MHD_HTTP_CONTENT_TOO_LARGE));
-		return http_reply(conn, url, MHD_HTTP_CONTENT_TOO_LARGE, ctype, &body);
+		return http_reply(conn, url, MHD_HTTP_CONTENT_TOO_LARGE, HTTP_TEXT, &body);
 	}
-	if (strcmp(url, HTTPGUARD_ALLOW_PATH) == 0) {
-		unsigned status = http_api_allow(h, conn, method, up, &body);
-		return http_reply(conn, url, status, "application/json", &body);
-	}
-	if (httpguard_probe_post(url, method))
-		return http_reply(conn, url, http_probe_demand(h, url, &body), "application/json", &body);
-	if (strcmp(url, "/metrics") == 0)
-		return http_metrics(h, conn, url, &body);
-	for (size_t i = 0; i < sizeof(http_routes) / sizeof(http_routes[0]); i++) {
-		if (strcmp(url, http_routes[i].path) != 0)
-			continue;
-		unsigned status = http_routes[i].fn(h, &body, &ctype);
-		return http_reply(conn, url, status, ctype, &body);
-	}
-	const char *rest;
-	const struct http_page *page = http_page_find(url, &rest);
-	if (page != NULL) {
-		unsigned status = page->fn(h, conn, rest, &body, &ctype);
-		return http_reply(conn, url, status, ctype, &body);
-	}
-	enum MHD_Result ret;
-	if (up == NULL && http_page(h, conn, url, rq, &ret)) {
-		buf_free(&body);
-		return ret;
-	}
+	if (rq->route != NULL && rq->route->run == HTTPROUTE_POOL)
+		return http_pool(h, conn, url, rq);
+	if (rq->route != NULL)
+		return http_inline(h, conn, url, method, rq);
 	buf_puts(&body, "not found\n");
 	return http_reply(conn, url, MHD_HTTP_NOT_FOUND, HTTP_TEXT, &body);
 }
@@ -458,8 +274,9 @@ static enum MHD_Result http_check(
 	httpconn_began(h->conns, conn);
 	if (rq->mark == NULL && httpargs_give(rq->args, conn) < 0)
 		rq->mark = httpguard_too_long();
+	rq->route = httproute_find(method, url, &rq->rest, &rq->rest_len);
 	const char *why;
-	unsigned refused = httpguard_check(h->auth, conn, url, method, rq->mark, &why);
+	unsigned refused = httpguard_check(h->auth, conn, url, method, rq->route, rq->mark, &why);
 	if (refused != 0) {
 		buf_t body;
 		buf_init(&body);
@@ -467,7 +284,7 @@ static enum MHD_Result http_check(
 		return http_reply(conn, url, refused, HTTP_TEXT, &body);
 	}
 	rq->checked = true;
-	rq->write = httpguard_is_write(url, method);
+	rq->write = rq->route != NULL && rq->route->access == HTTPROUTE_WRITE;
 	return MHD_YES;
 }
 

@@ -54,21 +54,6 @@ static bool httpguard_has_body(struct MHD_Connection *conn)
 		MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING) != NULL;
 }
 
-/* POST /api/v1/routers/NAME/probe: a probe on demand, with no body (real traffic). */
-bool httpguard_probe_post(const char *url, const char *method)
-{
-	size_t n = strlen(url);
-	return strcmp(method, "POST") == 0 && strncmp(url, "/api/v1/routers/", 16) == 0 && n > 22 &&
-		strcmp(url + n - 6, "/probe") == 0;
-}
-
-/* A change of the rollout overrides: POST or DELETE to HTTPGUARD_ALLOW_PATH. */
-bool httpguard_is_write(const char *url, const char *method)
-{
-	return strcmp(url, HTTPGUARD_ALLOW_PATH) == 0 &&
-		(strcmp(method, "POST") == 0 || strcmp(method, "DELETE") == 0);
-}
-
 /* A declared body longer than HTTPGUARD_BODY_MAX (a chunked one is counted as it comes). */
 static bool httpguard_body_too_big(struct MHD_Connection *conn)
 {
@@ -139,10 +124,11 @@ static const char *httpguard_why(unsigned status, bool probe, bool foreign)
 }
 
 static unsigned httpguard_status(auth_t *auth, struct MHD_Connection *conn, const char *url,
-	const char *method, const void *mark, bool *foreign)
+	const char *method, const struct httproute *route, const void *mark, bool *foreign)
 {
-	bool write = httpguard_is_write(url, method), probe = httpguard_probe_post(url, method);
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && !write && !probe)
+	bool write = route && route->access == HTTPROUTE_WRITE;
+	bool probe = route && route->access == HTTPROUTE_ACTION;
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0 && route == NULL)
 		return MHD_HTTP_METHOD_NOT_ALLOWED;
 	if (probe && auth == NULL) /* a probe is real traffic: only with authentication on */
 		return MHD_HTTP_FORBIDDEN;
@@ -165,11 +151,12 @@ static unsigned httpguard_status(auth_t *auth, struct MHD_Connection *conn, cons
 }
 
 unsigned httpguard_check(auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method,
-	const void *mark, const char **why)
+	const struct httproute *route, const void *mark, const char **why)
 {
 	bool foreign = false;
-	unsigned status = httpguard_status(auth, conn, url, method, mark, &foreign);
-	*why = status ? httpguard_why(status, httpguard_probe_post(url, method), foreign) : NULL;
+	unsigned status = httpguard_status(auth, conn, url, method, route, mark, &foreign);
+	bool probe = route && route->access == HTTPROUTE_ACTION;
+	*why = status ? httpguard_why(status, probe, foreign) : NULL;
 	return status;
 }
 

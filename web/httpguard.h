@@ -9,9 +9,9 @@
 #include <stdbool.h>
 
 #include "web/auth.h"
+#include "web/httproute.h"
 
-#define HTTPGUARD_ALLOW_PATH "/api/v1/rollout/allow" /* the one route that takes POST and DELETE */
-#define HTTPGUARD_BODY_MAX   4096                    /* its largest request body */
+#define HTTPGUARD_BODY_MAX 4096 /* the largest body of a HTTPROUTE_WRITE route */
 
 /* For libmicrohttpd's URI log callback: a mark for httpguard_check when the raw target is too
  * long or holds an encoded NUL or slash, else NULL. */
@@ -19,17 +19,14 @@ const void *httpguard_uri_check(const char *uri);
 /* The mark of a target too long (414), also for one whose arguments do not fit in memory. */
 const void *httpguard_too_long(void);
 /* 0 when the request may go to its route, else the status to refuse it with and in *why its
- * body; auth NULL: no [web] user (everyone may read, nobody may write). Every write (the
- * overrides, a probe on demand) must come with Content-Type application/json when it is a POST
- * and from no page of another site (Origin, Sec-Fetch-Site). mark: what httpguard_uri_check
- * gave. */
+ * body; auth NULL: no [web] user (everyone may read, nobody may write). route: what
+ * httproute_find gave for method and url (NULL: a 405 unless GET or HEAD). Every write (a
+ * HTTPROUTE_WRITE or HTTPROUTE_ACTION route) must come with Content-Type application/json when
+ * it is a POST and from no page of another site (Origin, Sec-Fetch-Site). mark: what
+ * httpguard_uri_check gave. */
 unsigned httpguard_check(auth_t *auth, struct MHD_Connection *conn, const char *url, const char *method,
-	const void *mark, const char **why);
+	const struct httproute *route, const void *mark, const char **why);
 /* The body of a refusal of status. */
 const char *httpguard_refusal(unsigned status);
-/* POST /api/v1/routers/NAME/probe: a probe on demand. */
-bool httpguard_probe_post(const char *url, const char *method);
-/* POST or DELETE to HTTPGUARD_ALLOW_PATH. */
-bool httpguard_is_write(const char *url, const char *method);
 
 #endif

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* httppage: the page routes and the pool that renders them for suspended connections (see
- * httppage.h). A job copies what it needs of its request (the rest of the path, the query)
- * before the suspension, so the pool never reads a connection; its only call on one is the
- * resume, made once, under the decision of whoever (the renderer or the watchdog) took the job
- * off the in-flight list. A connection must never stay suspended past the deadline:
- * libmicrohttpd neither times out nor watches a suspended connection, so the watchdog answers
- * 503 in the page's place; a renderer still at work then frees the job, if the connection let
- * go of it first. */
+/* httppage: the pool that renders the routes that may read the database (httproute.c's POOL
+ * ones) for suspended connections (see httppage.h). A job copies what it needs of its request
+ * (the rest of the path, the query) before the suspension, so the pool never reads a
+ * connection; its only call on one is the resume, made once, under the decision of whoever
+ * (the renderer or the watchdog) took the job off the in-flight list. A connection must never
+ * stay suspended past the deadline: libmicrohttpd neither times out nor watches a suspended
+ * connection, so the watchdog answers 503 in the page's place; a renderer still at work then
+ * frees the job, if the connection let go of it first. */
 #include "config.h"
 #include "web/httppage.h"
 
@@ -22,12 +22,7 @@
 #include "lib/log.h"
 #include "lib/worker.h"
 #include "lib/xmem.h"
-#include "web/api.h"
-#include "web/api_report.h"
-#include "web/api_rollout.h"
-#include "web/page.h"
-#include "web/page_router.h"
-#include "web/page_upgrades.h"
+#include "web/httproute.h"
 
 #define HTTPPAGE_MAX_ARGS     16  /* query arguments kept; pages read at most five */
 #define HTTPPAGE_WATCH_MS     250 /* how often the watchdog looks */
@@ -38,14 +33,13 @@ enum httppage_state { HTTPPAGE_QUEUED, HTTPPAGE_RENDERING, HTTPPAGE_DONE };
 
 struct httppage_job {
 	httppage_t *pool; /* NULL when rendered inline */
-	const struct httppage_route *route;
-	char *rest; /* the path past the route's prefix, decoded */
+	const struct httproute *route;
+	char *rest; /* the route's rest (httproute.h), decoded */
 	char *keys[HTTPPAGE_MAX_ARGS], *values[HTTPPAGE_MAX_ARGS];
 	size_t nargs;
 	struct MHD_Connection *conn;
 	unsigned status;
-	const char *ctype;
-	buf_t body;
+	struct httproute_reply out;
 	/* Under the pool's mutex: */
 	enum httppage_state state;
 	bool late;                   /* the watchdog resumed it: the reply is a 503, not body */
@@ -69,135 +63,7 @@ struct httppage {
 	int64_t test_delay_ms; /* WGWATCH_TEST_PAGE_DELAY_MS: a slow page, for tests only */
 };
 
-/* ---- the pages ---- */
-
-typedef unsigned (*httppage_fn)(
-	const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype);
-
-/* A query argument, percent-decoded; NULL when absent. */
-static const char *httppage_arg(const httppage_job_t *j, const char *key)
-{
-	for (size_t i = 0; i < j->nargs; i++)
-		if (strcmp(j->keys[i], key) == 0)
-			return j->values[i];
-	return NULL;
-}
-
-static unsigned httppage_fleet(const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
-{
-	struct page_filter f = { .q = httppage_arg(j, "q"),
-		.label = httppage_arg(j, "label"),
-		.board = httppage_arg(j, "board"),
-		.version = httppage_arg(j, "version"),
-		.show = httppage_arg(j, "show"),
-		.sort = httppage_arg(j, "sort") };
-	struct page_fleet_req req = { .fleet = d->fleet,
-		.filter = &f,
-		.database = d->conf ? d->conf->database : NULL,
-		.detector = d->detector };
-	page_fleet_render(&req, body);
-	*ctype = "text/html; charset=utf-8";
-	return 200;
-}
-
-/* /router/NAME: rest is the decoded name, whatever characters it holds. */
-static unsigned httppage_router(const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
-{
-	struct page_router_req req = { .conf = d->conf,
-		.fleet = d->fleet,
-		.name = j->rest,
-		.range = httppage_arg(j, "range"),
-		.now_ms = clock_wall_ms(),
-		.detector = d->detector };
-	*ctype = "text/html; charset=utf-8";
-	return page_router(&req, body);
-}
-
-/* /api/v1/history/NAME: the router page's series as JSON. */
-static unsigned httppage_history(
-	const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
-{
-	struct api_history_req req = {
-		.conf = d->conf, .name = j->rest, .range = httppage_arg(j, "range"), .now_ms = clock_wall_ms()
-	};
-	*ctype = "application/json";
-	return api_history(&req, body);
-}
-
-/* /upgrades: the cohorts table, or with from and to the routers of one cohort. */
-static unsigned httppage_upgrades(
-	const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
-{
-	struct page_upgrades_req req = { .from = httppage_arg(j, "from"),
-		.to = httppage_arg(j, "to"),
-		.arch = httppage_arg(j, "arch"),
-		.board = httppage_arg(j, "board"),
-		.verdict = httppage_arg(j, "verdict"),
-		.detector = d->detector,
-		.fleet = d->fleet };
-	*ctype = "text/html; charset=utf-8";
-	return page_upgrades(&req, body);
-}
-
-/* /api/v1/rollout?version=V&architecture=A[&board=B]: the rollout guard's decision. */
-static unsigned httppage_rollout(
-	const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
-{
-	struct api_rollout_req req = { .detector = d->detector,
-		.version = httppage_arg(j, "version"),
-		.architecture = httppage_arg(j, "architecture"),
-		.board = httppage_arg(j, "board"),
-		.now_ms = clock_wall_ms() };
-	*ctype = "application/json";
-	return api_rollout(&req, body);
-}
-
-/* /api/v1/routers/NAME/profiles and /probes. */
-static unsigned httppage_router_sub(
-	const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
-{
-	*ctype = "application/json";
-	return api_router_sub(d->conf, d->fleet, j->rest, body);
-}
-
-/* /api/v1/upgrades/ID/report and /report.md: what to send support about one upgrade. */
-static unsigned httppage_report(const struct http_deps *d, httppage_job_t *j, buf_t *body, const char **ctype)
-{
-	struct api_report_req req = { .conf = d->conf, .detector = d->detector, .rest = j->rest };
-	bool md = false;
-	unsigned code = api_report(&req, body, &md);
-	*ctype = md ? "text/markdown; charset=utf-8" : "application/json";
-	return code;
-}
-
-/* A path ending in '/' matches as a prefix; any other path exactly. */
-static const struct httppage_route {
-	const char *path;
-	httppage_fn fn;
-} httppage_routes[] = {
-	{ "/", httppage_fleet },
-	{ "/router/", httppage_router },
-	{ "/upgrades", httppage_upgrades },
-	{ "/api/v1/history/", httppage_history },
-	{ "/api/v1/rollout", httppage_rollout },
-	{ "/api/v1/routers/", httppage_router_sub },
-	{ "/api/v1/upgrades/", httppage_report },
-};
-
-/* The page for url and where its rest begins; NULL when none. */
-static const struct httppage_route *httppage_find(const char *url, const char **rest)
-{
-	for (size_t i = 0; i < sizeof(httppage_routes) / sizeof(httppage_routes[0]); i++) {
-		const char *p = httppage_routes[i].path;
-		size_t n = strlen(p);
-		bool prefix = n > 1 && p[n - 1] == '/';
-		if (prefix ? strncmp(url, p, n) == 0 : strcmp(url, p) == 0) {
-			*rest = url + (prefix ? n : strlen(url));
-			return &httppage_routes[i];
-		}
-	}
-	return NULL;
-}
+/* ---- rendering ---- */
 
 static void httppage_render(httppage_t *p, httppage_job_t *j)
 {
@@ -205,8 +71,13 @@ static void httppage_render(httppage_t *p, httppage_job_t *j)
 		struct timespec ts = { p->test_delay_ms / 1000, (long)(p->test_delay_ms % 1000) * 1000000 };
 		nanosleep(&ts, NULL);
 	}
-	j->ctype = "text/plain; charset=utf-8";
-	j->status = j->route->fn(&p->deps, j, &j->body, &j->ctype);
+	struct httproute_req r = { .deps = &p->deps,
+		.rest = j->rest,
+		.rest_len = strlen(j->rest),
+		.keys = j->keys,
+		.values = j->values,
+		.nargs = j->nargs };
+	j->status = j->route->fn(&r, &j->out);
 }
 
 /* ---- the in-flight list (under the mutex) ---- */
@@ -422,18 +293,16 @@ static bool httppage_queue(httppage_t *p, httppage_job_t *j)
 	return queued;
 }
 
-httppage_job_t *httppage_begin(httppage_t *p, struct MHD_Connection *conn, const char *url, bool *suspended)
+httppage_job_t *httppage_begin(httppage_t *p, struct MHD_Connection *conn, const struct httproute *route,
+	const char *rest, size_t rest_len, bool *suspended)
 {
-	const char *rest;
-	const struct httppage_route *route = httppage_find(url, &rest);
-	if (route == NULL)
-		return NULL;
 	httppage_job_t *j = xcalloc(1, sizeof(*j));
 	j->route = route;
-	j->rest = xstrdup(rest);
+	j->rest = xstrndup(rest, rest_len);
 	j->conn = conn;
 	j->state = HTTPPAGE_DONE;
-	buf_init(&j->body);
+	buf_init(&j->out.body);
+	j->out.ctype = "text/plain; charset=utf-8";
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, httppage_copy_arg, j);
 	*suspended = httppage_queue(p, j); /* from here j is the pool's until the resume */
 	if (!*suspended)
@@ -450,15 +319,15 @@ unsigned httppage_reply(httppage_job_t *j, buf_t *body, const char **ctype)
 		pthread_mutex_unlock(&j->pool->mu);
 	}
 	buf_init(body);
-	if (late) { /* the renderer may still write j->body */
+	if (late) { /* the renderer may still write j->out */
 		buf_printf(body, "this page was not ready within %lld ms; try again later\n",
 			(long long)j->pool->deadline_ms);
 		*ctype = "text/plain; charset=utf-8";
 		return 503;
 	}
-	*body = j->body;
-	buf_init(&j->body);
-	*ctype = j->ctype;
+	*body = j->out.body;
+	buf_init(&j->out.body);
+	*ctype = j->out.ctype;
 	return j->status;
 }
 
@@ -469,7 +338,7 @@ static void httppage_job_destroy(httppage_job_t *j)
 		free(j->values[i]);
 	}
 	free(j->rest);
-	buf_free(&j->body);
+	buf_free(&j->out.body);
 	free(j);
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* httppage: the routes that may read the database (the HTML pages, the history and rollout
- * API), answered off libmicrohttpd's threads: the request's connection is suspended, a thread
- * of a small pool of its own renders the page, and the connection is resumed to send it. So
- * a slow page never holds a listener thread, and /healthz and /metrics always find one. */
+/* httppage: the routes that may read the database (httproute.c's POOL routes: the HTML pages,
+ * the history, rollout and report API), answered off libmicrohttpd's threads: the request's
+ * connection is suspended, a thread of a small pool of its own renders the page, and the
+ * connection is resumed to send it. So a slow page never holds a listener thread, and
+ * /healthz and /metrics always find one. */
 #ifndef WGWATCH_HTTPPAGE_H
 #define WGWATCH_HTTPPAGE_H
 
@@ -12,6 +13,7 @@
 
 #include "lib/buf.h"
 #include "web/http.h"
+#include "web/httproute.h"
 
 typedef struct httppage httppage_t;
 typedef struct httppage_job httppage_job_t; /* one page request, from its start to its reply */
@@ -30,10 +32,12 @@ void httppage_destroy(httppage_t *p); /* after httppage_stop and MHD_stop_daemon
  * a client that saw its 503 finds it counted. Any thread. */
 uint64_t httppage_late_count(httppage_t *p);
 
-/* From the access handler, for a request that passed the guard: NULL when url is no page;
- * else the job (keep it in *req_cls). With *suspended, its connection is suspended and the
- * page queued: reply when the handler is called again; else the page is rendered already. */
-httppage_job_t *httppage_begin(httppage_t *p, struct MHD_Connection *conn, const char *url, bool *suspended);
+/* From the access handler, for a request that passed the guard to a POOL route (rest and
+ * rest_len as httproute_find gave them; they are copied, with the query): the job (keep it in
+ * *req_cls). With *suspended, its connection is suspended and the page queued: reply when the
+ * handler is called again; else the page is rendered already. */
+httppage_job_t *httppage_begin(httppage_t *p, struct MHD_Connection *conn, const struct httproute *route,
+	const char *rest, size_t rest_len, bool *suspended);
 /* The rendered page: its status, content type and body (moved into body); a 503 when the
  * watchdog resumed the connection before the page was rendered. */
 unsigned httppage_reply(httppage_job_t *j, buf_t *body, const char **ctype);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* page: the fleet page. Rows are summarised from a fleet view and the detector's view, sorted
  * by what needs attention (regressed, single-core bound, down, then the busiest core) and
- * rendered as escaped HTML; also the one stylesheet. It must never show a down router's last
- * values as current, nor emit script or inline style. */
+ * rendered as escaped HTML; also the one stylesheet and the one head every page opens with
+ * (page_open). It must never show a down router's last values as current, nor emit script or
+ * inline style. */
 #include "config.h"
 #include "web/page.h"
 #include "detector/evidimport.h"
@@ -565,14 +566,21 @@ static void page_filter_form(buf_t *out, const struct page_row *rows, size_t n, 
 	buf_puts(out, "</select><button type=\"submit\">Filter</button> <a href=\"/\">clear</a></form>\n");
 }
 
-static void page_head(buf_t *out, size_t n, size_t up, size_t shown)
+void page_open(buf_t *out, const char *title, unsigned refresh_s)
 {
-	buf_puts(out,
+	buf_printf(out,
 		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
 		"<meta name=\"viewport\" content=\"width=device-width\">"
-		"<meta http-equiv=\"refresh\" content=\"30\">"
-		"<title>wgwatch: fleet</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\">"
-		"</head><body>\n<h1>wgwatch</h1>\n");
+		"<meta http-equiv=\"refresh\" content=\"%u\"><title>wgwatch: ",
+		refresh_s);
+	text_put_html(out, title);
+	buf_puts(out, "</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n");
+}
+
+static void page_head(buf_t *out, size_t n, size_t up, size_t shown)
+{
+	page_open(out, "fleet", PAGE_REFRESH_FLEET_S);
+	buf_puts(out, "<h1>wgwatch</h1>\n");
 	buf_printf(out, "<p class=\"sum\">%zu routers: %zu up, %zu down", n, up, n - up);
 	if (shown != n)
 		buf_printf(out, "; <b>%zu shown</b> by the filter", shown);

@@ -13,6 +13,11 @@
 
 void page_fleet(fleet_t *fleet, buf_t *out); /* reads through a fleet view */
 void page_css(buf_t *out);                   /* the stylesheet served at /static/wgwatch.css */
+/* The head every page opens with, through "<body>\n": doctype, charset, viewport, a refresh
+ * every refresh_s seconds, the title "wgwatch: " and title (escaped here), the stylesheet. */
+#define PAGE_REFRESH_S       60 /* a router's page and the upgrades: charts that move slowly */
+#define PAGE_REFRESH_FLEET_S 30 /* the fleet page: who is up and down */
+void page_open(buf_t *out, const char *title, unsigned refresh_s);
 /* Append wall clock ms as "YYYY-MM-DD HH:MM:SSZ" (UTC), or `none` (HTML) when ms <= 0. */
 void page_time(buf_t *out, int64_t ms, const char *none);
 /* Append an age "40 s", "5 min", "3 h", "2 d" (ms >= 0). */

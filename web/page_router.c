@@ -137,13 +137,8 @@ void page_router_change(buf_t *out, const char *old, const char *new)
 
 static void page_router_head(buf_t *out, const char *name)
 {
+	page_open(out, name, PAGE_REFRESH_S);
 	buf_puts(out,
-		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<meta name=\"viewport\" content=\"width=device-width\">"
-		"<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: ");
-	text_put_html(out, name);
-	buf_puts(out,
-		"</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
 		"<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; router</nav>\n"
 		"<h1 id=\"router-name\">");
 	text_put_html(out, name);

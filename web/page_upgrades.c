@@ -192,12 +192,8 @@ static void page_upgrades_fig_free(struct page_upgrades_fig *f)
 
 static void page_upgrades_head(buf_t *out, const struct page_upgrades_req *req)
 {
-	buf_puts(out,
-		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-		"<meta name=\"viewport\" content=\"width=device-width\">"
-		"<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: upgrades</title>"
-		"<link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n"
-		"<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; ");
+	page_open(out, "upgrades", PAGE_REFRESH_S);
+	buf_puts(out, "<nav class=\"crumb\"><a href=\"/\">wgwatch fleet</a> &rsaquo; ");
 	if (!page_upgrades_selected(req)) {
 		buf_puts(out, "upgrades</nav>\n<h1>Upgrades</h1>\n");
 		return;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* metrics_test: /metrics exposition (exact lines, escaping, invalid UTF-8, promtool), the JSON
  * API (parses back, no secrets) and the HTTP listener on 127.0.0.1:0 fetched with libcurl.
- * Includes metrics.c and http.c to reach their number format, parser and health check. */
+ * Includes metrics.c, http.c and httproute.c to reach their number format, parser and health check. */
 #include "config.h"
 #include "web/metrics.c"
 #include "web/http.c"
+#include "web/httproute.c"
 #include "lib/listen.h"
 
 #include <curl/curl.h>
@@ -558,13 +559,13 @@ static void test_health(void)
 {
 	buf_t b;
 	buf_init(&b);
-	CHECK_INT(http_health_text(&b, 900, 2999, 3000), 200);
+	CHECK_INT(httproute_health_text(&b, 900, 2999, 3000), 200);
 	CHECK_STR(b.data, "ok\n");
 	buf_reset(&b);
-	CHECK_INT(http_health_text(&b, 3001, 0, 3000), 503);
+	CHECK_INT(httproute_health_text(&b, 3001, 0, 3000), 503);
 	CHECK(strstr(b.data, "event loop") != NULL && strstr(b.data, "store") == NULL);
 	buf_reset(&b);
-	CHECK_INT(http_health_text(&b, 0, 60000, 3000), 503);
+	CHECK_INT(httproute_health_text(&b, 0, 60000, 3000), 503);
 	CHECK(strstr(b.data, "store writer silent for 60000 ms") != NULL);
 	buf_free(&b);
 	conf_t *c = test_conf(2);

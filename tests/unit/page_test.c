@@ -42,6 +42,31 @@ static void test_url_escape(void)
 	buf_free(&b);
 }
 
+/* The one head of every page, byte for byte what the fleet, router and upgrades pages each
+ * wrote before page_open (the title escaped, as the router page's was). */
+static void test_page_open(void)
+{
+	static const char fleet[] =
+		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"viewport\" content=\"width=device-width\">"
+		"<meta http-equiv=\"refresh\" content=\"30\">"
+		"<title>wgwatch: fleet</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\">"
+		"</head><body>\n";
+	static const char router[] =
+		"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+		"<meta name=\"viewport\" content=\"width=device-width\">"
+		"<meta http-equiv=\"refresh\" content=\"60\"><title>wgwatch: r&quot;&lt;1&gt;&amp;&#39;x"
+		"</title><link rel=\"stylesheet\" href=\"/static/wgwatch.css\"></head><body>\n";
+	buf_t b;
+	buf_init(&b);
+	page_open(&b, "fleet", PAGE_REFRESH_FLEET_S);
+	CHECK_STR(b.data, fleet);
+	buf_reset(&b);
+	page_open(&b, HOSTILE_NAME, PAGE_REFRESH_S);
+	CHECK_STR(b.data, router);
+	buf_free(&b);
+}
+
 static void test_lines(void)
 {
 	double tx[6] = { 1e6, 2e6, NAN, 3e6, NAN, NAN }, rx[6] = { NAN, NAN, NAN, NAN, 5e5, NAN };
@@ -710,6 +735,7 @@ int main(void)
 	test_upgrades_table();
 	test_upgrades_cohort();
 	test_url_escape();
+	test_page_open();
 	test_lines();
 	test_heatmap();
 	test_scatter();
