@@ -15,6 +15,7 @@
 #include "collectors/snmpsess.h"
 #include "collectors/snmpstep.h"
 #include "lib/clock.h"
+#include "lib/log.h"
 #include "lib/xmem.h"
 
 #include <stdarg.h>
@@ -359,6 +360,20 @@ static int snmpcoll_connect(struct snmpcoll_conn *c, const conf_router_t *rc, ch
 
 /* ---- per-router connections and the collector interface ---- */
 
+/* SNMPv1 has only the 32-bit octet counters, which wrap every 2^35 bits: at interval_ms, rates
+ * above 2^35 bits / interval wrap more than once between polls and cannot be told from a lower
+ * one. Said once a router, where that is below 1 Gbit/s (polls more than 34 s apart). */
+static void snmpcoll_warn_wrap(const conf_router_t *rc)
+{
+	double bits = 34359738368.0, most = bits / ((double)rc->interval_ms / 1000);
+	if (rc->snmp_version != 1 || rc->interval_ms <= 0 || most >= 1e9)
+		return;
+	log_warn("snmp: router %s: SNMPv1 counts octets in 32 bits, which wrap every %.0f s at 1 Gbit/s: "
+		 "polled every %.0f s, a rate above %.1f Mbit/s reads as a lower one; poll it over "
+		 "snmp_version = 2c (64-bit counters) or every 30 s",
+		rc->name, bits / 1e9, (double)rc->interval_ms / 1000, most / 1e6);
+}
+
 /* A router's handle, attached by the poller; its session opens at its first poll. */
 static void *snmpcoll_attach(void *ctx, const conf_router_t *rc)
 {
@@ -375,6 +390,7 @@ static void *snmpcoll_attach(void *ctx, const conf_router_t *rc)
 		m->conns->prev = c;
 	m->conns = c;
 	m->nconns++;
+	snmpcoll_warn_wrap(rc);
 	return c;
 }
 

@@ -5,7 +5,8 @@
 # (hrProcessorLoad shows up ~60 s after snmpd starts, so this test takes that long), the `lo`
 # counters between two readings of /proc/net/dev, MikroTik scalars served by `override`; a wrong
 # v3 passphrase is an auth error, a wrong community a timeout; a router with both REST (the sim)
-# and SNMP takes its cores from SNMP and its identity and peers from REST.
+# and SNMP takes its cores from SNMP and its identity and peers from REST. A v1 router polled every 5
+# minutes gets a warning that its 32-bit counters cannot measure rates above 114.5 Mbit/s.
 . "$top_srcdir/tests/system/lib.sh"
 EXPO="python3 $top_srcdir/tests/system/expo.py"
 command -v snmpd >/dev/null || command -v /usr/sbin/snmpd >/dev/null ||
@@ -41,6 +42,7 @@ snmp_router() {   # snmp_router NAME [extra lines]
 {
 	snmp_router v2 "snmp_community = $COMMUNITY" "interfaces = lo"
 	snmp_router v1 "snmp_version = 1" "snmp_community = $COMMUNITY" "interfaces = lo"
+	snmp_router v1-slow "snmp_version = 1" "snmp_community = $COMMUNITY" "interfaces = lo" "interval = 5m"
 	snmp_router v3 "snmp_version = 3" "snmp_user = alice" "snmp_auth_password = $V3PASS" \
 		"snmp_priv_password = $V3PRIV" "interfaces = lo"
 	snmp_router v3-badpass "snmp_version = 3" "snmp_user = bob" "snmp_auth_protocol = SHA-256" \
@@ -61,6 +63,14 @@ for r in v2 v1 v3 both; do
 	wait_until 30 is_up "$r" || fail "$r never up: $(grep "router $r" "$T/daemon.log" | tail -1)"
 done
 ok "SNMPv1, v2c and v3 authPriv routers are up"
+
+# SNMPv1's 32-bit octet counters wrap every 34 s at 1 Gbit/s: a v1 router polled every 5 minutes
+# cannot tell a rate above 114.5 Mbit/s from a lower one, and the log says so once; every second
+# is fine.
+grep -q '^<4>warning: snmp: router v1-slow: SNMPv1 counts octets in 32 bits, which wrap every 34 s at 1 Gbit/s: polled every 300 s, a rate above 114.5 Mbit/s reads as a lower one; poll it over snmp_version = 2c (64-bit counters) or every 30 s$' "$T/daemon.log" ||
+	fail "no wrap warning for v1-slow: $(grep 'v1-slow' "$T/daemon.log" | head -3)"
+[ "$(grep -c 'SNMPv1 counts octets' "$T/daemon.log")" = 1 ] || fail "the wrap warning for other routers too, or twice"
+ok "a v1 router polled every 5 minutes: the log says its counters wrap above 114.5 Mbit/s; v1 every second: nothing"
 
 # lo counters: snmpd caches IF-MIB for a few seconds, so read /proc, let 7 polls pass (more
 # than the cache lifetime), scrape, and read /proc again.
