@@ -3,7 +3,8 @@
  * order the router lists its peers. No I/O; it decodes through restdecode.h and owns every
  * string it keeps. It must never keep or ask for private or preshared keys.
  * Kept for every router between polls, so kept compactly: the strings in one block, each once
- * per peer (a label that is the key, an interface like the peer before), entries as offsets. */
+ * per peer (a label that is the key, an interface like the peer before), entries as offsets.
+ * The polls' samples share that block (sample_hold) rather than copy its strings. */
 #include "config.h"
 #include "collectors/restpeers.h"
 #include "collectors/restdecode.h"
@@ -17,7 +18,7 @@
 
 #define RESTPEERS_NULL UINT32_MAX /* an offset standing for a NULL string */
 
-struct restpeers_entry { /* offsets into restpeers.str, or RESTPEERS_NULL */
+struct restpeers_entry { /* offsets into the strings, or RESTPEERS_NULL */
 	uint32_t id, interface, peer, public_key, endpoint, allowed;
 	int32_t endpoint_port;
 	bool disabled;
@@ -27,7 +28,8 @@ struct restpeers_entry { /* offsets into restpeers.str, or RESTPEERS_NULL */
 struct restpeers {
 	struct restpeers_entry *e; /* valid: the last full reply, every row with an .id */
 	size_t n, cap;
-	char *str; /* the entries' strings, each with its NUL */
+	sample_strs_t *strs; /* the entries' strings, each with its NUL, once built; else NULL */
+	char *str;           /* while a full reply is kept: strs being built */
 	size_t len, cap_str;
 	bool valid;
 	bool pending;   /* a peers request was planned and no reply decoded since */
@@ -52,12 +54,15 @@ static void restpeers_clear(restpeers_t *k)
 	k->n = 0;
 	k->len = 0;
 	k->valid = false;
+	sample_strs_unref(k->strs);
+	k->strs = NULL;
 }
 
 void restpeers_destroy(restpeers_t *k)
 {
 	if (k == NULL)
 		return;
+	restpeers_clear(k);
 	free(k->e);
 	free(k->str);
 	free(k->version);
@@ -89,10 +94,12 @@ bool restpeers_full(const restpeers_t *k)
 	return k->full;
 }
 
-/* The kept string at off, NULL for RESTPEERS_NULL. */
+/* The kept string at off, NULL for RESTPEERS_NULL: in strs, else in the one being built. */
 static const char *restpeers_str(const restpeers_t *k, uint32_t off)
 {
-	return off == RESTPEERS_NULL ? NULL : k->str + off;
+	if (off == RESTPEERS_NULL)
+		return NULL;
+	return (k->strs != NULL ? sample_strs_data(k->strs) : k->str) + off;
 }
 
 /* str's offset in k->str: that of one of the nsame kept strings equal to it, else a new copy's;
@@ -155,12 +162,25 @@ static void restpeers_keep(void *arg, sample_t *s, struct sample_peer *p, const 
  * its peers in the same order; NULL when none. */
 static struct restpeers_entry *restpeers_find(restpeers_t *k, size_t at, const char *id)
 {
-	if (at < k->n && !k->e[at].seen && strcmp(k->str + k->e[at].id, id) == 0)
+	if (at < k->n && !k->e[at].seen && strcmp(restpeers_str(k, k->e[at].id), id) == 0)
 		return &k->e[at];
 	for (size_t i = 0; i < k->n; i++)
-		if (!k->e[i].seen && strcmp(k->str + k->e[i].id, id) == 0)
+		if (!k->e[i].seen && strcmp(restpeers_str(k, k->e[i].id), id) == 0)
 			return &k->e[i];
 	return NULL;
+}
+
+/* p's details from e; s holds the block, so they are not copied. */
+static void restpeers_set(
+	const restpeers_t *k, const struct restpeers_entry *e, sample_t *s, struct sample_peer *p)
+{
+	p->interface = sample_strdup(s, restpeers_str(k, e->interface));
+	p->public_key = sample_strdup(s, restpeers_str(k, e->public_key));
+	p->peer = sample_strdup(s, restpeers_str(k, e->peer));
+	p->endpoint = sample_strdup(s, restpeers_str(k, e->endpoint));
+	p->endpoint_port = e->endpoint_port;
+	p->allowed = sample_strdup(s, restpeers_str(k, e->allowed));
+	p->disabled = e->disabled;
 }
 
 /* restdecode_peer_fn of a counters-only reply: p's details from the kept ones. */
@@ -174,26 +194,28 @@ static void restpeers_fill(void *arg, sample_t *s, struct sample_peer *p, const 
 	}
 	e->seen = true;
 	k->matched++;
-	p->interface = sample_strdup(s, restpeers_str(k, e->interface));
-	p->public_key = sample_strdup(s, restpeers_str(k, e->public_key));
-	p->peer = sample_strdup(s, restpeers_str(k, e->peer));
-	p->endpoint = sample_strdup(s, restpeers_str(k, e->endpoint));
-	p->endpoint_port = e->endpoint_port;
-	p->allowed = sample_strdup(s, restpeers_str(k, e->allowed));
-	p->disabled = e->disabled;
+	restpeers_set(k, e, s, p);
 }
 
-/* Kept until the next full reply: give back what doubling left over. */
-static void restpeers_trim(restpeers_t *k)
+/* Kept until the next full reply: the strings made a block, and the array no longer than
+ * needed. s's peers from the first on, the ones kept, take their strings from the block, so
+ * that the fleet's copy of s shares them too. */
+static void restpeers_finish(restpeers_t *k, sample_t *s, size_t first)
 {
-	if (k->n == 0) {
-		free(k->e), free(k->str);
-		k->e = NULL, k->str = NULL;
-		k->cap = k->cap_str = 0;
-		return;
+	if (k->n > 0) {
+		k->strs = sample_strs_new(k->str, k->len);
+		k->e = xreallocarray(k->e, k->cap = k->n, sizeof(*k->e));
+		if (sample_hold(s, k->strs))
+			for (size_t i = 0; i < k->n; i++)
+				restpeers_set(k, &k->e[i], s, &s->peers[first + i]);
+	} else {
+		free(k->e);
+		k->e = NULL;
+		k->cap = 0;
 	}
-	k->e = xreallocarray(k->e, k->cap = k->n, sizeof(*k->e));
-	k->str = xreallocarray(k->str, k->cap_str = k->len, 1);
+	free(k->str);
+	k->str = NULL;
+	k->cap_str = 0;
 }
 
 static int restpeers_decode_full(restpeers_t *k, const char *body, size_t len, sample_t *s, char **cause)
@@ -207,7 +229,7 @@ static int restpeers_decode_full(restpeers_t *k, const char *body, size_t len, s
 	}
 	if (k->keep && (!k->valid || k->n != s->npeers - first))
 		restpeers_clear(k);
-	restpeers_trim(k);
+	restpeers_finish(k, s, first);
 	k->pending = false;
 	return 0;
 }
@@ -220,6 +242,8 @@ int restpeers_decode(restpeers_t *k, const char *body, size_t len, sample_t *s, 
 		k->e[i].seen = false;
 	k->miss = false;
 	k->matched = 0;
+	if (k->strs != NULL)
+		sample_hold(s, k->strs); /* else (no slot) the strings are copied */
 	int rc = restdecode_peers_keyed(body, len, false, s, restpeers_fill, k, cause);
 	if (rc < 0) {
 		s->npeers = 0; /* rows missing details must not go on, even in a failed sample */

@@ -125,7 +125,8 @@ typedef struct sample {
 	/* Private to sample.c: allocated lengths of ifaces, peers, sensors and menus (grown by
 	 * doubling, so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
 	size_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
-	struct sample_pool *pool; /* private to sample.c: the blocks of sample_strdup */
+	struct sample_pool *pool;    /* private to sample.c: the blocks of sample_strdup */
+	struct sample_strs *held[2]; /* private to sample.c: shared blocks (sample_hold), or NULL */
 } sample_t;
 
 /* Where finished samples go (the store, in the daemon): submit takes ownership of s. */
@@ -133,6 +134,20 @@ typedef struct sample_sink {
 	void (*submit)(void *ctx, sample_t *s);
 	void *ctx;
 } sample_sink_t;
+
+/* A block of strings that samples share rather than copy: a router's peer details or health
+ * names, the same from poll to poll. Immutable once made; reference-counted, atomically, as
+ * samples go to the store's and the web's threads; freed with the last reference. */
+typedef struct sample_strs sample_strs_t;
+/* A block holding a copy of the len bytes at data (strings with their NULs), one reference. */
+sample_strs_t *sample_strs_new(const char *data, size_t len);
+const char *sample_strs_data(const sample_strs_t *b);
+sample_strs_t *sample_strs_ref(sample_strs_t *b); /* b; NULL stays NULL */
+void sample_strs_unref(sample_strs_t *b);         /* NULL is a no-op */
+/* s keeps a reference to b until it is freed, so that sample_strdup of a string of b gives that
+ * string itself (and sample_dup does not copy it). False when s holds as many blocks as it can:
+ * sample_strdup then copies, as without. */
+bool sample_hold(sample_t *s, sample_strs_t *b);
 
 /* A sample stamped time_ms with no monotonic time (mono_ms -1: a made-up one, a test's). */
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source);
@@ -156,7 +171,8 @@ void sample_take_ifaces(sample_t *into, sample_t *from);
 /* A copy of str (NULL stays NULL) owned by s: for the strings of s's interfaces, peers and
  * sensors, which may also be plain malloc'd copies (sample_free frees those). It lives in a
  * block of s shared with other such strings (a poll of 20 peers costs four allocations, not
- * 100): never free it, and never hand it to another sample (sample_take_ifaces copies it). */
+ * 100): never free it, and never hand it to another sample (sample_take_ifaces copies it).
+ * A string of a block s holds (sample_hold) is not copied: str itself comes back. */
 char *sample_strdup(sample_t *s, const char *str);
 void sample_set_cores(sample_t *s, size_t n); /* allocates n zeroed cores, irq = NAN */
 #define SAMPLE_MAX_SENSORS 64
