@@ -103,9 +103,12 @@ struct store_series *cache_series_find(
 }
 
 struct store_series *cache_series_add(
-	struct store_series **v, size_t *n, const char *name, const char *key, int64_t id)
+	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id)
 {
-	*v = cache_grow(*v, *n, sizeof(**v));
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 4;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
 	struct store_series *x = &(*v)[(*n)++];
 	memset(x, 0, sizeof(*x));
 	x->name = xstrdup(name);
@@ -154,11 +157,15 @@ static void cache_series_row(struct store_router *r, enum cache_what what, sqlit
 		: what == CACHE_SENSORS               ? &r->sensors
 						      : &r->ifaces;
 	size_t *n = what == CACHE_PEERS ? &r->npeers : what == CACHE_SENSORS ? &r->nsensors : &r->nifaces;
-	struct store_series *x = cache_series_add(v, n, (const char *)sqlite3_column_text(q, 2),
+	size_t *cap = what == CACHE_PEERS ? &r->cap_peers
+		: what == CACHE_SENSORS   ? &r->cap_sensors
+					  : &r->cap_ifaces;
+	struct store_series *x = cache_series_add(v, n, cap, (const char *)sqlite3_column_text(q, 2),
 		(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
 	x->endpoint = db_col_str(q, 4);
 	x->allowed = db_col_str(q, 5);
-	x->disabled = (int)db_col_int64(q, 6, -1);
+	int64_t disabled = db_col_int64(q, 6, -1);
+	x->disabled = (int8_t)(disabled < 0 ? -1 : disabled != 0);
 }
 
 static int cache_load_series(store_t *st, enum cache_what what)
@@ -240,6 +247,26 @@ static int cache_load_prevs(store_t *st)
 	return rc;
 }
 
+static void cache_trim(struct store_series **v, size_t n, size_t *cap)
+{
+	if (*cap == n)
+		return;
+	if (n == 0) {
+		free(*v);
+		*v = NULL;
+	} else {
+		*v = xreallocarray(*v, n, sizeof(**v));
+	}
+	*cap = n;
+}
+
+void cache_router_trim(struct store_router *r)
+{
+	cache_trim(&r->ifaces, r->nifaces, &r->cap_ifaces);
+	cache_trim(&r->peers, r->npeers, &r->cap_peers);
+	cache_trim(&r->sensors, r->nsensors, &r->cap_sensors);
+}
+
 /* (Re)build the writer's memory from the database: at open, and after a rollback. */
 int cache_load(store_t *st)
 {
@@ -249,6 +276,8 @@ int cache_load(store_t *st)
 		cache_load_series(st, CACHE_PEERS) < 0 || cache_load_series(st, CACHE_SENSORS) < 0 ||
 		cache_load_prevs(st) < 0 || maint_load(st) < 0)
 		return -1;
+	for (size_t i = 0; i < st->nrouters; i++)
+		cache_router_trim(st->routers[i]);
 	st->cache_stale = false;
 	return 0;
 }

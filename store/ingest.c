@@ -86,7 +86,8 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 		db_bind_text(q, 4, label);
 	if (store_step(st, q) < 0)
 		return NULL;
-	return cache_series_add(v, n, name, key, sqlite3_last_insert_rowid(st->db));
+	return cache_series_add(
+		v, n, peer ? &r->cap_peers : &r->cap_ifaces, name, key, sqlite3_last_insert_rowid(st->db));
 }
 
 static struct store_series *ingest_sensor_get(
@@ -102,7 +103,8 @@ static struct store_series *ingest_sensor_get(
 	db_bind_text(q, 3, unit);
 	if (store_step(st, q) < 0)
 		return NULL;
-	return cache_series_add(&r->sensors, &r->nsensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
+	return cache_series_add(
+		&r->sensors, &r->nsensors, &r->cap_sensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
 }
 
 /* "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or NULL when the peer has none. */
@@ -172,7 +174,7 @@ static int ingest_peer_detail(store_t *st, struct store_series *x, const struct 
 	free(x->allowed);
 	x->endpoint = ep;
 	x->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
-	x->disabled = p->disabled;
+	x->disabled = (int8_t)p->disabled;
 	return rc;
 }
 
@@ -429,6 +431,7 @@ static int ingest_write_sample(store_t *st, const sample_t *s, size_t *rows)
 		ingest_pack_health(st, r, s, &st->pk[3]) < 0 || ingest_write_poll(st, r, s, &t) < 0 ||
 		maint_rollup_back(st, t) < 0)
 		return -1;
+	cache_router_trim(r); /* a no-op unless this poll added series */
 	*rows += s->ncores + s->nifaces + s->npeers;
 	return ingest_update_router(st, r, s, t);
 }

@@ -37,17 +37,17 @@ enum store_sq { /* the writer's prepared statements (ingest_sql) */
 	SQ_COUNT
 };
 
-struct store_series { /* an interface, or a peer, of one router */
+struct store_series { /* an interface, or a peer, of one router; one per router's series kept */
 	char *name;   /* interface name; for a peer its interface */
 	char *key;    /* peer: public key, else label; NULL for interfaces */
 	int64_t id;
-	bool have_prev;    /* prev_* hold the counters of the poll before, in poll order */
 	int64_t prev_ms;   /* its wall time */
 	int64_t prev_mono; /* its monotonic time; -1 when read back from the database */
 	uint64_t prev_rx, prev_tx;
 	/* a peer's details as stored in peers (written when they change) */
 	char *endpoint, *allowed;
-	int disabled; /* -1 unknown */
+	int8_t disabled; /* -1 unknown, else 0 or 1 */
+	bool have_prev;  /* prev_* hold the counters of the poll before, in poll order */
 };
 
 struct store_router { /* what the writer remembers of a router (from the db) */
@@ -60,6 +60,7 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 	size_t nifaces, npeers;
 	struct store_series *sensors; /* name: the sensor's, key: its unit's (sample_unit_name) */
 	size_t nsensors;
+	size_t cap_ifaces, cap_peers, cap_sensors; /* allocated; cache_router_trim: no more than n */
 };
 
 struct store_item {
@@ -187,7 +188,9 @@ struct store_series *cache_series_find(
 	struct store_series *v, size_t n, size_t hint, const char *name, const char *key);
 /* Remember a series just inserted with this id, without previous counters; never NULL. */
 struct store_series *cache_series_add(
-	struct store_series **v, size_t *n, const char *name, const char *key, int64_t id);
+	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id);
+/* r's series arrays no longer than their series, as they are kept for good: after adding some. */
+void cache_router_trim(struct store_router *r);
 
 /* ingest.c: writing polls. */
 extern const char *const ingest_sql[SQ_COUNT]; /* the statements of enum store_sq */
