@@ -108,13 +108,18 @@ static bool sample_in(const sample_strs_t *b, const char *str)
 	return p >= (uintptr_t)b->data && p < (uintptr_t)b->data + b->len;
 }
 
-/* Whether str lies in a block s holds. */
-static bool sample_shared(const sample_t *s, const char *str)
+sample_strs_t *sample_holder(const sample_t *s, const char *str)
 {
 	for (size_t i = 0; i < SAMPLE_NHELD; i++)
 		if (s->held[i] != NULL && sample_in(s->held[i], str))
-			return true;
-	return false;
+			return s->held[i];
+	return NULL;
+}
+
+/* Whether str lies in a block s holds. */
+static bool sample_shared(const sample_t *s, const char *str)
+{
+	return sample_holder(s, str) != NULL;
 }
 
 static void sample_release(sample_t *s)

@@ -148,6 +148,8 @@ void sample_strs_unref(sample_strs_t *b);         /* NULL is a no-op */
  * string itself (and sample_dup does not copy it). False when s holds as many blocks as it can:
  * sample_strdup then copies, as without. */
 bool sample_hold(sample_t *s, sample_strs_t *b);
+/* The block s holds that str lies in (a keeper may take its own reference), or NULL. */
+sample_strs_t *sample_holder(const sample_t *s, const char *str);
 
 /* A sample stamped time_ms with no monotonic time (mono_ms -1: a made-up one, a test's). */
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source);

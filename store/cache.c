@@ -24,10 +24,13 @@ static void *cache_grow(void *p, size_t n, size_t size)
 static void cache_series_free(struct store_series *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].key);
+		if (!(v[i].shared & CACHE_SHARED_NAME))
+			free(v[i].name);
+		if (!(v[i].shared & CACHE_SHARED_KEY))
+			free(v[i].key);
+		if (!(v[i].shared & CACHE_SHARED_ALLOWED))
+			free(v[i].allowed);
 		free(v[i].endpoint);
-		free(v[i].allowed);
 	}
 	free(v);
 }
@@ -39,6 +42,7 @@ void cache_clear(store_t *st)
 		cache_series_free(r->ifaces, r->nifaces);
 		cache_series_free(r->peers, r->npeers);
 		cache_series_free(r->sensors, r->nsensors);
+		sample_strs_unref(r->strs);
 		free(r->name);
 		free(r->version);
 		free(r->firmware);
@@ -265,6 +269,34 @@ void cache_router_trim(struct store_router *r)
 	cache_trim(&r->ifaces, r->nifaces, &r->cap_ifaces);
 	cache_trim(&r->peers, r->npeers, &r->cap_peers);
 	cache_trim(&r->sensors, r->nsensors, &r->cap_sensors);
+}
+
+void cache_peers_block(struct store_router *r, sample_strs_t *b)
+{
+	if (b == r->strs)
+		return;
+	for (size_t i = 0; i < r->npeers; i++) { /* rare: a full peers reply made a new block */
+		struct store_series *x = &r->peers[i];
+		if (x->shared & CACHE_SHARED_NAME)
+			x->name = xstrdup(x->name);
+		if (x->shared & CACHE_SHARED_KEY)
+			x->key = xstrdup(x->key);
+		if (x->shared & CACHE_SHARED_ALLOWED)
+			x->allowed = xstrdup(x->allowed);
+		x->shared = 0;
+	}
+	sample_strs_unref(r->strs);
+	r->strs = sample_strs_ref(b);
+}
+
+void cache_series_share(const struct store_router *r, const sample_t *s, struct store_series *x, char **field,
+	const char *str, uint8_t bit)
+{
+	if ((x->shared & bit) || str == NULL || r->strs == NULL || sample_holder(s, str) != r->strs)
+		return;
+	free(*field);
+	*field = (char *)str; /* never written: the block is immutable */
+	x->shared |= bit;
 }
 
 /* (Re)build the writer's memory from the database: at open, and after a rollback. */

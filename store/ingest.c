@@ -158,11 +158,14 @@ static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p
 }
 
 /* The peer's endpoint, allowed addresses and disabled flag into peers when they changed. */
-static int ingest_peer_detail(store_t *st, struct store_series *x, const struct sample_peer *p)
+static int ingest_peer_detail(store_t *st, const struct store_router *r, const sample_t *s,
+	struct store_series *x, const struct sample_peer *p)
 {
 	if (ingest_endpoint_same(x->endpoint, p) && ingest_same(p->allowed, x->allowed) &&
-		x->disabled == p->disabled)
+		x->disabled == p->disabled) {
+		cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
 		return 0;
+	}
 	char *ep = ingest_endpoint(p);
 	sqlite3_stmt *q = st->sq[SQ_UPD_PEER];
 	sqlite3_bind_int64(q, 1, x->id);
@@ -171,9 +174,12 @@ static int ingest_peer_detail(store_t *st, struct store_series *x, const struct 
 	sqlite3_bind_int(q, 4, p->disabled);
 	int rc = store_step(st, q);
 	free(x->endpoint);
-	free(x->allowed);
+	if (!(x->shared & CACHE_SHARED_ALLOWED))
+		free(x->allowed);
+	x->shared &= (uint8_t)~CACHE_SHARED_ALLOWED;
 	x->endpoint = ep;
 	x->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
+	cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
 	x->disabled = (int8_t)p->disabled;
 	return rc;
 }
@@ -255,12 +261,19 @@ static const char *ingest_peer_key(const struct sample_peer *p)
 static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t *s, bool restarted, buf_t *b)
 {
 	int64_t prev_id = 0;
+	sample_strs_t *strs = NULL; /* the block the poll's peer strings lie in, if any */
+	for (size_t i = 0; strs == NULL && i < s->npeers; i++)
+		strs = sample_holder(s, s->peers[i].public_key);
+	if (s->npeers > 0)
+		cache_peers_block(r, strs);
 	for (size_t i = 0; i < s->npeers; i++) {
 		const struct sample_peer *p = &s->peers[i];
 		struct store_series *x = ingest_series_get(st, r, true, i, p->interface ? p->interface : "",
 			ingest_peer_key(p), p->peer ? p->peer : "");
 		if (x == NULL)
 			return -1;
+		cache_series_share(r, s, x, &x->name, p->interface, CACHE_SHARED_NAME);
+		cache_series_share(r, s, x, &x->key, ingest_peer_key(p), CACHE_SHARED_KEY);
 		struct ingest_delta d;
 		ingest_delta(x, s, p->rx_bytes, p->tx_bytes, restarted, &d);
 		struct store_val v = { .id = x->id,
@@ -269,7 +282,7 @@ static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t
 			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
 		ingest_delta_flags(&v, &d);
 		pack_append(b, STORE_PEER, &prev_id, &v);
-		if (ingest_peer_detail(st, x, p) < 0)
+		if (ingest_peer_detail(st, r, s, x, p) < 0)
 			return -1;
 	}
 	return 0;
