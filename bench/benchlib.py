@@ -472,6 +472,35 @@ def report_memory(rows, base):
         ("sims", "nsims", "d"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f")])
 
 
+def load_sized(d, prefix):
+    """The figures of $T/PREFIX-N.json for every N, by N."""
+    return [json.load(open(f)) for f in sorted(glob.glob(os.path.join(d, prefix + "-*.json")),
+                                               key=lambda f: int(f.split("-")[-1][:-5]))]
+
+
+def report_memory_summary(rows, base, beside, beside_base, beside_label):
+    """The figure to watch for growth, first: wgwatchd's memory per router above its baseline,
+    and the --beside build's measured the same way on the same sims."""
+    if base is None or not [r for r in rows if r["n"] > base["n"]]:
+        return
+    print("Memory per router: (VmRSS - VmRSS polling 1 router) / (routers - 1), KiB; in brackets")
+    print("with SQLite's heap (wgwatch_store_sqlite_memory_bytes) taken out of both")
+    old = {r["n"]: r for r in beside}
+    for r in rows:
+        if r["n"] <= base["n"]:
+            continue
+        line = "  %6d routers: wgwatchd %s KiB (%s)" % (
+            r["n"], fmt(above_base(r, base, False), ".1f"), fmt(above_base(r, base, True), ".1f"))
+        if r["n"] in old and beside_base is not None:
+            o = old[r["n"]]
+            line += "; beside: %s KiB (%s)" % (fmt(above_base(o, beside_base, False), ".1f"),
+                                               fmt(above_base(o, beside_base, True), ".1f"))
+        print(line)
+    if beside:
+        print("  beside: %s, the same window after ours" % beside_label)
+    print()
+
+
 def print_table(table):
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     for row in table:
@@ -480,10 +509,12 @@ def print_table(table):
 
 
 def cmd_report(a):
-    rows = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "poll-*.json")),
-                                               key=lambda f: int(f.split("-")[-1][:-5]))]
+    rows = load_sized(a.dir, "poll")
     base_f = os.path.join(a.dir, "base-1.json")
     base = json.load(open(base_f)) if os.path.exists(base_f) else None
+    beside_f = os.path.join(a.dir, "beside-base-1.json")
+    beside_base = json.load(open(beside_f)) if os.path.exists(beside_f) else None
+    report_memory_summary(rows, base, load_sized(a.dir, "beside-poll"), beside_base, a.beside)
     if rows:
         report_polling(rows, base)
     slow = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "slow-*.json")),
@@ -561,6 +592,7 @@ def main():
     s.add_argument("window")
     s = sub.add_parser("report")
     s.add_argument("--wrk-args", default="")
+    s.add_argument("--beside", default="", help="what the beside-*.json figures measured")
     s.add_argument("dir")
     a = p.parse_args()
     return globals()["cmd_" + a.cmd](a)
