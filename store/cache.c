@@ -30,7 +30,8 @@ static void cache_series_free(struct store_series *v, size_t n)
 			free(v[i].key);
 		if (!(v[i].shared & CACHE_SHARED_ALLOWED))
 			free(v[i].allowed);
-		free(v[i].endpoint);
+		if (!(v[i].shared & CACHE_SHARED_ENDPOINT))
+			free(v[i].endpoint);
 	}
 	free(v);
 }
@@ -283,6 +284,8 @@ void cache_peers_block(struct store_router *r, sample_strs_t *b)
 			x->key = xstrdup(x->key);
 		if (x->shared & CACHE_SHARED_ALLOWED)
 			x->allowed = xstrdup(x->allowed);
+		if (x->shared & CACHE_SHARED_ENDPOINT)
+			x->endpoint = cache_endpoint(x->endpoint, x->endpoint_port);
 		x->shared = 0;
 	}
 	sample_strs_unref(r->strs);
@@ -297,6 +300,26 @@ void cache_series_share(const struct store_router *r, const sample_t *s, struct 
 	free(*field);
 	*field = (char *)str; /* never written: the block is immutable */
 	x->shared |= bit;
+}
+
+void cache_series_share_endpoint(
+	const struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port)
+{
+	if ((x->shared & CACHE_SHARED_ENDPOINT) || addr == NULL || addr[0] == '\0' || port < 0 ||
+		r->strs == NULL || sample_holder(s, addr) != r->strs)
+		return;
+	free(x->endpoint);
+	x->endpoint = (char *)addr; /* never written: the block is immutable */
+	x->endpoint_port = port;
+	x->shared |= CACHE_SHARED_ENDPOINT;
+}
+
+char *cache_endpoint(const char *addr, int port)
+{
+	if (addr == NULL || addr[0] == '\0')
+		return NULL;
+	bool v6 = strchr(addr, ':') != NULL;
+	return xasprintf("%s%s%s:%d", v6 ? "[" : "", addr, v6 ? "]" : "", port);
 }
 
 /* (Re)build the writer's memory from the database: at open, and after a rollback. */

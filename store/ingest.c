@@ -107,15 +107,6 @@ static struct store_series *ingest_sensor_get(
 		&r->sensors, &r->nsensors, &r->cap_sensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
 }
 
-/* "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or NULL when the peer has none. */
-static char *ingest_endpoint(const struct sample_peer *p)
-{
-	if (p->endpoint == NULL || p->endpoint[0] == '\0')
-		return NULL;
-	bool v6 = strchr(p->endpoint, ':') != NULL;
-	return xasprintf("%s%s%s:%d", v6 ? "[" : "", p->endpoint, v6 ? "]" : "", p->endpoint_port);
-}
-
 static bool ingest_same(const char *a, const char *b)
 {
 	return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
@@ -137,10 +128,14 @@ static bool ingest_port_is(const char *s, int port)
 	return *s == '\0';
 }
 
-/* Whether stored (NULL or ingest_endpoint's form) is p's endpoint, without building that: the
- * endpoint rarely changes, and this runs for every peer of every poll. */
-static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p)
+/* Whether x's endpoint is p's, without building cache_endpoint's form: the endpoint rarely
+ * changes, and this runs for every peer of every poll. */
+static bool ingest_endpoint_same(const struct store_series *x, const struct sample_peer *p)
 {
+	const char *stored = x->endpoint;
+	if (x->shared & CACHE_SHARED_ENDPOINT) /* a bare address and its port */
+		return p->endpoint != NULL && p->endpoint_port >= 0 && p->endpoint_port == x->endpoint_port &&
+			strcmp(stored, p->endpoint) == 0;
 	if (p->endpoint == NULL || p->endpoint[0] == '\0')
 		return stored == NULL;
 	if (stored == NULL)
@@ -161,25 +156,27 @@ static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p
 static int ingest_peer_detail(store_t *st, const struct store_router *r, const sample_t *s,
 	struct store_series *x, const struct sample_peer *p)
 {
-	if (ingest_endpoint_same(x->endpoint, p) && ingest_same(p->allowed, x->allowed) &&
-		x->disabled == p->disabled) {
+	if (ingest_endpoint_same(x, p) && ingest_same(p->allowed, x->allowed) && x->disabled == p->disabled) {
 		cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
+		cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
 		return 0;
 	}
-	char *ep = ingest_endpoint(p);
+	char *ep = cache_endpoint(p->endpoint, p->endpoint_port);
 	sqlite3_stmt *q = st->sq[SQ_UPD_PEER];
 	sqlite3_bind_int64(q, 1, x->id);
 	db_bind_text(q, 2, ep);
 	db_bind_text(q, 3, p->allowed);
 	sqlite3_bind_int(q, 4, p->disabled);
 	int rc = store_step(st, q);
-	free(x->endpoint);
+	if (!(x->shared & CACHE_SHARED_ENDPOINT))
+		free(x->endpoint);
 	if (!(x->shared & CACHE_SHARED_ALLOWED))
 		free(x->allowed);
-	x->shared &= (uint8_t)~CACHE_SHARED_ALLOWED;
+	x->shared &= (uint8_t) ~(CACHE_SHARED_ALLOWED | CACHE_SHARED_ENDPOINT);
 	x->endpoint = ep;
 	x->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
 	cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
+	cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
 	x->disabled = (int8_t)p->disabled;
 	return rc;
 }

@@ -46,15 +46,17 @@ struct store_series { /* an interface, or a peer, of one router; one per router'
 	uint64_t prev_rx, prev_tx;
 	/* a peer's details as stored in peers (written when they change) */
 	char *endpoint, *allowed;
-	int8_t disabled; /* -1 unknown, else 0 or 1 */
-	bool have_prev;  /* prev_* hold the counters of the poll before, in poll order */
-	uint8_t shared;  /* CACHE_SHARED_*: which of name, key, allowed lie in the router's strs */
+	int8_t disabled;       /* -1 unknown, else 0 or 1 */
+	bool have_prev;        /* prev_* hold the counters of the poll before, in poll order */
+	uint8_t shared;        /* CACHE_SHARED_*: which strings lie in the router's strs */
+	int32_t endpoint_port; /* with CACHE_SHARED_ENDPOINT: endpoint is the bare address, this its port */
 };
 
 /* A peer series' strings that lie in its router's strs (the polls' block, not a copy of ours). */
-#define CACHE_SHARED_NAME    1
-#define CACHE_SHARED_KEY     2
-#define CACHE_SHARED_ALLOWED 4
+#define CACHE_SHARED_NAME     1
+#define CACHE_SHARED_KEY      2
+#define CACHE_SHARED_ALLOWED  4
+#define CACHE_SHARED_ENDPOINT 8 /* else endpoint is as stored in peers: cache_endpoint's form */
 
 struct store_router { /* what the writer remembers of a router (from the db) */
 	char *name;
@@ -207,6 +209,12 @@ void cache_peers_block(struct store_router *r, sample_strs_t *b);
  * r->strs; its own copy goes. s is the poll. */
 void cache_series_share(const struct store_router *r, const sample_t *s, struct store_series *x, char **field,
 	const char *str, uint8_t bit);
+/* The same for x's endpoint: addr (the poll's, bare) and port stand for the stored form. */
+void cache_series_share_endpoint(
+	const struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port);
+/* An endpoint as peers stores it: "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or
+ * NULL for no address. */
+char *cache_endpoint(const char *addr, int port);
 
 /* ingest.c: writing polls. */
 extern const char *const ingest_sql[SQ_COUNT]; /* the statements of enum store_sq */

@@ -1030,8 +1030,8 @@ static void test_history_peers(void)
 	free(p);
 }
 
-/* A poll of two peers whose strings lie in block b (as restpeers.c makes them): the interface,
- * then per peer its key and allowed addresses; endpoint 198.51.100.7:51820. */
+/* A poll of npeers peers whose strings lie in block b (as restpeers.c makes them): the
+ * interface, then per peer its key, allowed addresses and endpoint address (port 51820 + i). */
 static sample_t *mk_shared(int64_t t, sample_strs_t *b, int npeers)
 {
 	sample_t *s = mk("sh", t, "7.22.3", NULL, 1000 + t - T0);
@@ -1047,8 +1047,9 @@ static sample_t *mk_shared(int64_t t, sample_strs_t *b, int npeers)
 		at += strlen(at) + 1;
 		pe->allowed = sample_strdup(s, at);
 		at += strlen(at) + 1;
-		pe->endpoint = xstrdup("198.51.100.7");
-		pe->endpoint_port = 51820;
+		pe->endpoint = sample_strdup(s, at);
+		at += strlen(at) + 1;
+		pe->endpoint_port = 51820 + i;
 		pe->rx_bytes = pe->tx_bytes = (uint64_t)(t - T0);
 	}
 	return s;
@@ -1060,10 +1061,13 @@ static sample_t *mk_shared(int64_t t, sample_strs_t *b, int npeers)
 static void test_shared_peers(void)
 {
 	static const char one[] = "wg0\0KEY1=\0"
-				  "10.0.0.1/32\0KEY2=\0"
-				  "10.0.0.2/32";
+				  "10.0.0.1/32\0"
+				  "198.51.100.7\0KEY2=\0"
+				  "10.0.0.2/32\0"
+				  "2001:db8::7";
 	static const char two[] = "wg0\0KEY1=\0"
-				  "10.0.0.1/32,10.9.0.0/16";
+				  "10.0.0.1/32,10.9.0.0/16\0"
+				  "198.51.100.8";
 	char *p = tpath("shared.db");
 	store_t *st = open_ok(p);
 	sample_strs_t *b1 = sample_strs_new(one, sizeof(one)), *b2 = sample_strs_new(two, sizeof(two));
@@ -1073,20 +1077,26 @@ static void test_shared_peers(void)
 	struct store_router *r = cache_router_find(st, "sh"); /* the writer waits: flushed */
 	CHECK(r != NULL && r->npeers == 2 && r->strs == b1);
 	CHECK(r != NULL && r->npeers == 2 &&
-		r->peers[1].shared == (CACHE_SHARED_NAME | CACHE_SHARED_KEY | CACHE_SHARED_ALLOWED) &&
+		r->peers[1].shared ==
+			(CACHE_SHARED_NAME | CACHE_SHARED_KEY | CACHE_SHARED_ALLOWED |
+				CACHE_SHARED_ENDPOINT) &&
 		strcmp(r->peers[1].key, "KEY2=") == 0);
 	sample_strs_unref(b1); /* the writer's reference keeps it */
 	store_submit(st, mk_shared(T0 + 60000, b2, 1));
 	store_submit(st, mk_shared(T0 + 90000, b2, 1));
 	store_flush(st);
 	CHECK(r != NULL && r->strs == b2 && r->peers[1].shared == 0 && strcmp(r->peers[1].key, "KEY2=") == 0);
+	CHECK(r != NULL && strcmp(r->peers[1].endpoint, "[2001:db8::7]:51821") == 0);
+	CHECK(r != NULL && (r->peers[0].shared & CACHE_SHARED_ENDPOINT) &&
+		strcmp(r->peers[0].endpoint, "198.51.100.8") == 0 && r->peers[0].endpoint_port == 51820);
 	CHECK(r != NULL && strcmp(r->peers[0].allowed, "10.0.0.1/32,10.9.0.0/16") == 0 && r->peers[0].shared);
 	sample_strs_unref(b2);
 	store_close(st);
 	CHECK(strcmp(qs(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY1='"),
 		      "10.0.0.1/32,10.9.0.0/16") == 0);
 	CHECK(strcmp(qs(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY2='"), "10.0.0.2/32") == 0);
-	CHECK(strcmp(qs(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY2='"), "198.51.100.7:51820") == 0);
+	CHECK(strcmp(qs(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY1='"), "198.51.100.8:51820") == 0);
+	CHECK(strcmp(qs(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY2='"), "[2001:db8::7]:51821") == 0);
 	CHECK_INT(qi(p, "SELECT count(*) FROM peers"), 2);
 	free(p);
 }
