@@ -31,10 +31,11 @@ struct sample_core {
 	double irq;  /* 0..1, NAN when the source does not tell */
 };
 
+/* The fields of these are ordered by size (no padding): the fleet keeps every router's newest
+ * sample, interfaces and peers included. */
 struct sample_iface {
 	char *name;
 	char *type; /* "wg", "ether", ...; "" when unknown (SNMP) */
-	bool running;
 	uint64_t rx_bytes, tx_bytes;
 	uint64_t rx_packets, tx_packets;
 	uint64_t rx_drops, tx_drops;
@@ -42,6 +43,7 @@ struct sample_iface {
 	uint64_t tx_queue_drops;       /* REST tx-queue-drop; 0 when not told */
 	uint64_t link_downs;           /* REST link-downs: times the link went down; 0 when not told */
 	uint32_t mtu;                  /* actual-mtu, else mtu; 0 when unknown */
+	bool running;
 };
 
 struct sample_peer {
@@ -51,8 +53,8 @@ struct sample_peer {
 	uint64_t rx_bytes, tx_bytes;
 	int64_t last_handshake_ms; /* age of the last handshake; -1 when never */
 	char *endpoint;            /* current-endpoint-address; NULL when unknown or none */
-	int endpoint_port;         /* current-endpoint-port; 0 when unknown or none */
 	char *allowed;             /* allowed-address as sent ("10.0.0.2/32,10.1.0.0/24"); NULL */
+	int endpoint_port;         /* current-endpoint-port; 0 when unknown or none */
 	bool disabled;
 };
 
