@@ -224,6 +224,9 @@ def cmd_window(a):
     # The CPU span (between the /proc reads, inside the scrapes) is shorter than the polls'
     # span by a render: count the polls of the CPU span at the window's rate.
     cpu_polls = max(polls * cpu_wall / wall, 1)
+    # VmRSS: the median of the window's once-a-second readings (--rss), else the end's
+    samples = [int(x) for x in open(a.rss).read().split()] if a.rss else []
+    rss = statistics.median(samples) if samples else B["daemon_rss"]
     r = {"n": a.n, "interval": a.interval, "wall_s": wall, "polls": polls,
          "polls_per_s": polls / wall,
          "late": B["late"] - A["late"],
@@ -236,8 +239,10 @@ def cmd_window(a):
          "box_cpus": os.cpu_count(), "loadavg": B["loadavg"],
          "daemon_us_per_poll": 1e6 * (B["daemon_cpu"] - A["daemon_cpu"]) / cpu_polls,
          "sim_us_per_poll": 1e6 * (B["sim_cpu"] - A["sim_cpu"]) / cpu_polls,
-         "daemon_rss_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
-         "rss_kib_per_router": B["daemon_rss"] / a.n,
+         "daemon_rss_kib": rss, "daemon_rss_end_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
+         "daemon_rss_min_kib": min(samples) if samples else rss,
+         "daemon_rss_max_kib": max(samples) if samples else rss,
+         "rss_kib_per_router": rss / a.n,
          "sqlite_mem_kib": B["sqlite_mem"] / 1024 if B.get("sqlite_mem") is not None else None,
          "daemon_fds": B["daemon_fds"], "fd_limit": B["fd_limit"], "nsims": B["nsims"],
          "samples_per_s": (B["samples"] - A["samples"]) / wall,
@@ -464,6 +469,8 @@ def report_memory(rows, base):
                  "" if sq is None else ", SQLite heap %.2f MiB" % (sq / 1024)))
     table_of(rows, [
         ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
+        ("min-max", lambda r: "%.1f-%.1f" % (r.get("daemon_rss_min_kib", r["daemon_rss_kib"]) / 1024,
+                                             r.get("daemon_rss_max_kib", r["daemon_rss_kib"]) / 1024), "s"),
         ("KiB/router", "rss_kib_per_router", ".1f"),
         ("-base KiB/router", lambda r: above_base(r, base, False), ".1f"),
         ("SQLite MiB", lambda r: r["sqlite_mem_kib"] / 1024 if r.get("sqlite_mem_kib") is not None else None, ".1f"),
@@ -483,8 +490,9 @@ def report_memory_summary(rows, base, beside, beside_base, beside_label):
     and the --beside build's measured the same way on the same sims."""
     if base is None or not [r for r in rows if r["n"] > base["n"]]:
         return
-    print("Memory per router: (VmRSS - VmRSS polling 1 router) / (routers - 1), KiB; in brackets")
-    print("with SQLite's heap (wgwatch_store_sqlite_memory_bytes) taken out of both")
+    print("Memory per router: (VmRSS - VmRSS polling 1 router) / (routers - 1), KiB, VmRSS the median")
+    print("of a reading a second over the window; in brackets with SQLite's heap")
+    print("(wgwatch_store_sqlite_memory_bytes) taken out of both")
     old = {r["n"]: r for r in beside}
     for r in rows:
         if r["n"] <= base["n"]:
@@ -564,6 +572,7 @@ def main():
     s = sub.add_parser("window")
     s.add_argument("--n", type=int, required=True)
     s.add_argument("--interval", type=float, required=True)
+    s.add_argument("--rss", help="wgwatchd's VmRSS readings of the window, KiB, one a line")
     s.add_argument("a")
     s.add_argument("b")
     s.add_argument("-o", "--out", required=True)
