@@ -3,8 +3,9 @@
  * (one sample per value, at the poll's time) for `promtool tsdb create-blocks-from openmetrics`,
  * and where the bytes of the packed BLOBs go, as JSON on stdout (bench/density). Derived values
  * (deltas, dt_ms, reset flags) are not exported: Prometheus derives them from the counters.
- * Opens the database read-only and never writes it. Includes store_int.h to decode the BLOBs
- * with the store's own pack_next. */
+ * --only FAMILY,... writes those families alone (bench/capacitybench.py: the WireGuard byte
+ * counters). Opens the database read-only and never writes it. Includes store_int.h to decode
+ * the BLOBs with the store's own pack_next. */
 #include "config.h"
 #include "store/store_int.h"
 #include "lib/xmem.h"
@@ -84,6 +85,7 @@ struct de_prev { /* the last counters of one interface or peer, for the projecti
 struct de {
 	sqlite3 *db;
 	FILE *fam[DE_NFAM];
+	bool skip[DE_NFAM]; /* not asked for (--only) */
 	uint64_t count[DE_NFAM];
 	uint64_t bytes[DE_NPART];
 	uint64_t blob_bytes[4], polls;
@@ -164,6 +166,8 @@ static const char *de_label(char **v, int64_t n, int64_t id)
 
 static void de_emit(struct de *d, enum de_fam f, const char *r, const char *l, int64_t t, uint64_t v)
 {
+	if (d->skip[f])
+		return;
 	fprintf(d->fam[f], "%s{%s%s%s} %" PRIu64 " %" PRId64 ".%03" PRId64 "\n", de_names[f], r, l ? "," : "",
 		l ? l : "", v, t / 1000, t % 1000);
 	d->count[f]++;
@@ -276,7 +280,7 @@ static void de_health(struct de *d, const char *r, int64_t t, const uint8_t *p, 
 	for (int i = 0; i < 4; i++)
 		if (sizes[i] >= 0)
 			de_emit(d, DE_SIZE0 + i, r, NULL, t, (uint64_t)sizes[i]);
-	while (p < end && pack_next(&p, end, STORE_HEALTH, &prev, &v)) {
+	while (p < end && pack_next(&p, end, STORE_HEALTH, &prev, &v) && !d->skip[DE_SENSOR]) {
 		const char *l = de_label(d->sensor, d->nsensor, v.id);
 		/* the value x 1000 as stored (signed) */
 		fprintf(d->fam[DE_SENSOR], "%s{%s,%s} %" PRId64 " %" PRId64 ".%03" PRId64 "\n",
@@ -347,12 +351,36 @@ static void de_report(const struct de *d)
 	printf("}}\n");
 }
 
+/* --only's comma-separated family names into d->skip; -1 when one is not ours. */
+static int de_only(struct de *d, const char *list)
+{
+	for (int f = 0; f < DE_NFAM; f++)
+		d->skip[f] = true;
+	for (const char *p = list; *p != '\0';) {
+		size_t n = strcspn(p, ",");
+		int f = 0;
+		while (f < DE_NFAM && !(strlen(de_names[f]) == n && strncmp(de_names[f], p, n) == 0))
+			f++;
+		if (f == DE_NFAM) {
+			fprintf(stderr, "density_export: no family %.*s\n", (int)n, p);
+			return -1;
+		}
+		d->skip[f] = false;
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct de d = { 0 };
 	sqlite3_stmt *q;
+	if (argc == 5 && strcmp(argv[1], "--only") == 0 && de_only(&d, argv[2]) == 0)
+		argv += 2, argc -= 2;
 	if (argc != 3) {
-		fputs("usage: density_export DATABASE OUT.om  (figures as JSON on stdout)\n", stderr);
+		fputs("usage: density_export [--only FAMILY,...] DATABASE OUT.om  (figures as JSON on"
+		      " stdout)\n",
+			stderr);
 		return 2;
 	}
 	FILE *out = fopen(argv[2], "w");

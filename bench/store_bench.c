@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* store_bench: ingest, size and roll-up figures of the SQLite store alone (bench/README.md).
- * A fake fleet of R routers (C cores, I wg interfaces, P peers each) polled every 30 s for
- * H hours is pushed through store_submit as fast as the writer takes it; then the roll-ups of
+ * A fake fleet of R routers (C cores, I wg interfaces, P peers each) polled every 30 s (or -I)
+ * for H hours is pushed through store_submit as fast as the writer takes it; then the roll-ups of
  * all of it are forced. With -u it is instead a fleet upgraded midway, shaped so the detector
- * reaches verdicts (bench/run's detector section). Prints figures only; writes nothing but
+ * reaches verdicts (bench/run's detector section); with -C a fleet whose streams each load a
+ * core of their own, shaped for the capacity pass (bench/capacitybench.py). Prints figures only; writes nothing but
  * the database it is given. Includes store_int.h to reach the clock seam. */
 #include "config.h"
 #include "store/store_int.h"
@@ -38,8 +39,10 @@ struct bench_opt {
 	int routers, cores, ifaces, peers;
 	int sensors; /* health sensors; read (stored) every other poll, as REST reads them */
 	double hours;
+	int step_s;        /* seconds between a router's polls (-I), 30 by default */
 	double upgrade_at; /* hours; < 0: no upgrade (the ingest benchmark's fleet) */
 	bool rollup;       /* force and time the roll-ups after ingesting */
+	bool capacity;     /* -C: the capacity fleet */
 	const char *path;
 };
 
@@ -52,9 +55,9 @@ static void bench_peers(const struct bench_opt *o, sample_t *s, int r, int64_t k
 		p->interface = xasprintf("wg%d", o->ifaces ? i % o->ifaces : 0);
 		p->peer = xasprintf("site-%d", i);
 		p->public_key = xasprintf("%043dab=", r * 1000 + i);
-		p->rx_bytes = 1000000000ULL + (uint64_t)k * (5000 + h % 3000) * 30;
+		p->rx_bytes = 1000000000ULL + (uint64_t)k * (5000 + h % 3000) * (uint64_t)o->step_s;
 		p->tx_bytes = p->rx_bytes / 2;
-		p->last_handshake_ms = (k * 30000 + i * 1000) % 120000;
+		p->last_handshake_ms = (k * o->step_s * 1000 + i * 1000) % 120000;
 	}
 }
 
@@ -152,13 +155,14 @@ static sample_t *bench_upgraded(const struct bench_opt *o, uint64_t *ctr, int r,
 {
 	char name[32];
 	snprintf(name, sizeof(name), "r%05d", r);
-	sample_t *s = sample_new(name, t0 + k * 30000, "rest");
-	int64_t ku = (int64_t)(o->upgrade_at * 120);
+	int64_t step = o->step_s * 1000LL;
+	sample_t *s = sample_new(name, t0 + k * step, "rest");
+	int64_t ku = (int64_t)(o->upgrade_at * 3600 / o->step_s);
 	bool after = k >= ku;
 	double tx[BENCH_MAX_IFACES], rx[BENCH_MAX_IFACES];
 	double busiest = bench_traffic(o, r, k, after, tx, rx);
 	s->duration_ms = 40;
-	s->uptime_ms = after ? 60000 + (k - ku) * 30000 : 86400000 + k * 30000;
+	s->uptime_ms = after ? 60000 + (k - ku) * step : 86400000 + k * step;
 	bench_identity(s, r, after);
 	sample_set_cores(s, (size_t)o->cores);
 	for (int i = 0; i < o->cores; i++)
@@ -168,8 +172,8 @@ static sample_t *bench_upgraded(const struct bench_opt *o, uint64_t *ctr, int r,
 		uint64_t *c = &ctr[2 * i];
 		if (k == ku)
 			c[0] = c[1] = 0;
-		c[0] += (uint64_t)(rx[i] * 1e6 / 8 * 30);
-		c[1] += (uint64_t)(tx[i] * 1e6 / 8 * 30);
+		c[0] += (uint64_t)(rx[i] * 1e6 / 8 * o->step_s);
+		c[1] += (uint64_t)(tx[i] * 1e6 / 8 * o->step_s);
 		f->name = xasprintf("wg%d", i);
 		f->type = xstrdup("wg");
 		f->running = true;
@@ -182,15 +186,69 @@ static sample_t *bench_upgraded(const struct bench_opt *o, uint64_t *ctr, int r,
 	return s;
 }
 
+/* ---- the capacity fleet (-C): each stream on a core of its own, with its own ups and downs ---- */
+
+/* Mbit/s stream s (interface s / 2, tx when odd) of router r offers at poll k, t s after the
+ * start and end_s before the last poll's time: a daily swing of +-20 %, its own +-25 % each
+ * poll, and a growth of 0 to 4 % a week that ends at half its capacity cap at the daily peak;
+ * every tenth router's wg0 tx is offered 1.3 x its capacity all along (its core pinned). */
+static double bench_cap_offer(int r, int s, int64_t k, double t, double end_s, double cap)
+{
+	double grow = pow(1 + (r % 5) * 0.01, (t - end_s) / (7 * 86400.0));
+	double swing = 1 + 0.2 * sin(2 * M_PI * t / 86400);
+	double noise = 0.75 + 0.5 * bench_unit(r, k, 10 + (uint64_t)s);
+	if (s == 1 && r % 10 == 0)
+		return 1.3 * cap * noise;
+	return 0.5 / 1.2 * cap * grow * swing * noise;
+}
+
+/* Poll k of router r of the capacity fleet: stream s costs core 1 + s % (cores - 1), whose load
+ * is 5 % plus 95 % x throughput / capacity; a stream offered more than its capacity carries it. */
+static sample_t *bench_capacity(
+	const struct bench_opt *o, uint64_t *ctr, int r, int64_t k, int64_t t0, int64_t rounds)
+{
+	char name[32];
+	snprintf(name, sizeof(name), "r%05d", r);
+	sample_t *s = sample_new(name, t0 + k * o->step_s * 1000LL, "rest");
+	s->duration_ms = 40;
+	s->uptime_ms = 86400000 + k * o->step_s * 1000LL;
+	bench_identity(s, r, true);
+	sample_set_cores(s, (size_t)o->cores);
+	for (int i = 0; i < o->cores; i++)
+		s->cores[i].load = 0.05;
+	for (int i = 0; i < o->ifaces; i++) {
+		struct sample_iface *f = sample_add_iface(s);
+		for (int d = 0; d < 2; d++) { /* rx, then tx */
+			int st = 2 * i + d;
+			double cap = 100 + 20 * ((r + st) % 5); /* Mbit/s */
+			double t = (double)k * o->step_s, end_s = (double)(rounds - 1) * o->step_s;
+			double got = fmin(bench_cap_offer(r, st, k, t, end_s, cap), cap);
+			ctr[st] += (uint64_t)(got * 1e6 / 8 * o->step_s);
+			if (o->cores > 1)
+				s->cores[1 + st % (o->cores - 1)].load += 0.95 * got / cap;
+		}
+		f->name = xasprintf("wg%d", i);
+		f->type = xstrdup("wg");
+		f->running = true;
+		f->rx_bytes = ctr[2 * i];
+		f->tx_bytes = ctr[2 * i + 1];
+		f->rx_packets = f->rx_bytes / 900;
+		f->tx_packets = f->tx_bytes / 900;
+	}
+	for (int i = 0; i < o->cores; i++)
+		s->cores[i].load = fmin(s->cores[i].load, 1);
+	return s;
+}
+
 /* Poll k of router r: loads that move, counters that grow at a few Mbit/s. */
 static sample_t *bench_sample(const struct bench_opt *o, int r, int64_t k, int64_t t0)
 {
 	char name[32];
 	snprintf(name, sizeof(name), "r%05d", r);
-	sample_t *s = sample_new(name, t0 + k * 30000, "rest");
+	sample_t *s = sample_new(name, t0 + k * o->step_s * 1000LL, "rest");
 	s->duration_ms = 40;
 	s->version = xstrdup("7.16.2");
-	s->uptime_ms = 86400000 + k * 30000;
+	s->uptime_ms = 86400000 + k * o->step_s * 1000LL;
 	sample_set_cores(s, (size_t)o->cores);
 	uint64_t h = (uint64_t)(r * 7919 + k * 104729);
 	for (int i = 0; i < o->cores; i++)
@@ -200,7 +258,7 @@ static sample_t *bench_sample(const struct bench_opt *o, int r, int64_t k, int64
 		uint64_t rate = 100000 + (uint64_t)((r + i) % 50) * 20000 + h % 50000;
 		f->name = xasprintf("wg%d", i);
 		f->type = xstrdup("wg");
-		f->rx_bytes = 40000000000ULL + (uint64_t)k * rate * 30;
+		f->rx_bytes = 40000000000ULL + (uint64_t)k * rate * (uint64_t)o->step_s;
 		f->tx_bytes = f->rx_bytes / 3;
 		f->rx_packets = f->rx_bytes / 900;
 		f->tx_packets = f->tx_bytes / 800;
@@ -267,7 +325,7 @@ static void bench_rollup(store_t *st, const struct bench_opt *o)
 
 static void bench_run(const struct bench_opt *o)
 {
-	int64_t rounds = (int64_t)(o->hours * 120), t0 = 1700000000000LL;
+	int64_t rounds = (int64_t)(o->hours * 3600 / o->step_s), t0 = 1700000000000LL;
 	bench_now = t0;
 	store_clock_ms = bench_clock;
 	store_t *st = NULL;
@@ -283,16 +341,19 @@ static void bench_run(const struct bench_opt *o)
 	int64_t per_flush = 50000 / o->routers > 0 ? 50000 / o->routers : 1; /* rounds */
 	double start = bench_secs(), last = start;
 	for (int64_t k = 0; k < rounds; k++) {
-		for (int r = 0; r < o->routers; r++)
+		for (int r = 0; r < o->routers; r++) {
+			uint64_t *c = &ctr[(size_t)r * (size_t)o->ifaces * 2];
 			store_submit(st,
-				o->upgrade_at < 0 ? bench_sample(o, r, k, t0)
-						  : bench_upgraded(o, &ctr[(size_t)r * (size_t)o->ifaces * 2],
-							    r, k, t0));
+				o->capacity                 ? bench_capacity(o, c, r, k, t0, rounds)
+					: o->upgrade_at < 0 ? bench_sample(o, r, k, t0)
+							    : bench_upgraded(o, c, r, k, t0));
+		}
 		if ((k + 1) % per_flush == 0 || k + 1 == rounds)
 			store_flush(st); /* keep the queue under its bound */
 		if (bench_secs() - last >= 10 || k + 1 == rounds) {
 			last = bench_secs();
-			printf("  %6.1f h of polls: %.0f values/s so far\n", (k + 1) / 120.0,
+			printf("  %6.1f h of polls: %.0f values/s so far\n",
+				(double)(k + 1) * o->step_s / 3600,
 				(double)(k + 1) * o->routers * per_poll / (last - start));
 			fflush(stdout);
 		}
@@ -307,7 +368,7 @@ static void bench_run(const struct bench_opt *o)
 	       " polls/s (dropped %" PRIu64 ")\n",
 		polls, values, took, values / took, polls / took, ss.dropped);
 	printf("writer thread: %.1f CPU s = %.0f values per writer CPU second\n", cpu, values / cpu);
-	bench_now = t0 + rounds * 30000 + 600000;
+	bench_now = t0 + rounds * o->step_s * 1000LL + 600000;
 	if (o->rollup)
 		bench_rollup(st, o);
 	store_close(st);
@@ -318,16 +379,17 @@ static void bench_usage(void)
 {
 	fprintf(stderr,
 		"usage: store_bench [-r routers] [-c cores] [-i ifaces] [-p peers] [-s sensors]"
-		" [-H hours] [-u|--upgrade-at hours]\n"
-		"                   [-n|--no-rollup] [-o new.db]\n");
+		" [-H hours] [-I|--interval seconds]\n"
+		"                   [-u|--upgrade-at hours | -C|--capacity] [-n|--no-rollup] [-o new.db]\n");
 }
 
 static int bench_args(int argc, char **argv, struct bench_opt *o)
 {
 	static const struct option lo[] = { { "upgrade-at", required_argument, NULL, 'u' },
-		{ "no-rollup", no_argument, NULL, 'n' }, { NULL, 0, NULL, 0 } };
+		{ "no-rollup", no_argument, NULL, 'n' }, { "interval", required_argument, NULL, 'I' },
+		{ "capacity", no_argument, NULL, 'C' }, { NULL, 0, NULL, 0 } };
 	int c;
-	while ((c = getopt_long(argc, argv, "r:c:i:p:s:H:u:no:", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "r:c:i:p:s:H:I:u:Cno:", lo, NULL)) != -1) {
 		switch (c) {
 		case 'r': o->routers = atoi(optarg); break;
 		case 'c': o->cores = atoi(optarg); break;
@@ -335,17 +397,21 @@ static int bench_args(int argc, char **argv, struct bench_opt *o)
 		case 'p': o->peers = atoi(optarg); break;
 		case 's': o->sensors = atoi(optarg); break;
 		case 'H': o->hours = atof(optarg); break;
+		case 'I': o->step_s = atoi(optarg); break;
 		case 'u': o->upgrade_at = atof(optarg); break;
 		case 'n': o->rollup = false; break;
+		case 'C': o->capacity = true; break;
 		case 'o': o->path = optarg; break;
 		default: bench_usage(); return -1;
 		}
 	}
 	if (optind != argc || o->routers < 1 || o->cores < 1 || o->ifaces < 0 ||
-		o->ifaces > BENCH_MAX_IFACES || o->peers < 0 || !(o->hours > 0) ||
-		(o->upgrade_at >= 0 && o->upgrade_at >= o->hours)) {
+		o->ifaces > BENCH_MAX_IFACES || o->peers < 0 || !(o->hours > 0) || o->step_s < 1 ||
+		(o->upgrade_at >= 0 && (o->upgrade_at >= o->hours || o->capacity))) {
 		bench_usage();
-		fprintf(stderr, "  (1 <= cores, 0 <= ifaces <= %d, hours > 0, upgrade-at < hours)\n",
+		fprintf(stderr,
+			"  (1 <= cores, 0 <= ifaces <= %d, hours > 0, interval >= 1, upgrade-at < hours,"
+			" not with -C)\n",
 			BENCH_MAX_IFACES);
 		return -1;
 	}
@@ -358,15 +424,17 @@ int main(int argc, char **argv)
 		.cores = 9,
 		.ifaces = 4,
 		.hours = 24,
+		.step_s = 30,
 		.upgrade_at = -1,
 		.rollup = true,
 		.path = "store_bench.db" };
 	if (bench_args(argc, argv, &o) < 0)
 		return 2;
 	log_set_level(LOG_LVL_WARN);
-	printf("store_bench: %d routers x (%d cores, %d interfaces, %d peers, %d sensors), %.1f h of 30 s"
+	printf("store_bench: %d routers x (%d cores, %d interfaces, %d peers, %d sensors), %.1f h of %d s"
 	       " polls, into %s (SQLite %s)\n",
-		o.routers, o.cores, o.ifaces, o.peers, o.sensors, o.hours, o.path, sqlite3_libversion());
+		o.routers, o.cores, o.ifaces, o.peers, o.sensors, o.hours, o.step_s, o.path,
+		sqlite3_libversion());
 	if (o.upgrade_at >= 0)
 		printf("upgraded fleet: 7.21.5 -> 7.22.3 at %.2f h; by router %% 10: 0-5 same cost,"
 		       " 6-7 cost x1.6, 8 saturated with tx capacity halved, 9 cost x0.6; even"

@@ -7,6 +7,7 @@
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
 #include "lib/hash.h"
+#include "lib/duration.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
 
@@ -219,5 +220,5 @@ bool conf_allow_ok(const char *version, const char *cohort)
 int conf_parse_duration(const char *s, int64_t *ms)
 {
 	const char *cause;
-	return s == NULL ? -1 : confval_duration(s, ms, &cause);
+	return s == NULL ? -1 : duration_parse(s, 0, ms, &cause);
 }

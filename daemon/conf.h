@@ -81,7 +81,7 @@ typedef struct conf {
 	/* [daemon] */
 	char *listen;                /* "127.0.0.1:9477" */
 	char *database;              /* absolute path */
-	char *targets;               /* [daemon] targets: a glob of file_sd JSON files, absolute; NULL */
+	char *targets;               /* [daemon] targets: file_sd JSON/YAML glob, absolute; NULL */
 	char *listen_at;             /* "FILE:LINE" of listen =, or the main file when not set */
 	char *database_at;           /* the same for database = */
 	bool database_default;       /* database = not set: the compiled-in path under /var/lib */
@@ -115,9 +115,10 @@ typedef struct conf {
 	char *web_key;      /* absolute path of the TLS private key (PEM) */
 
 	/* [alert]: the direct push of verdicts to Alertmanager (web/alert.c) */
-	char *alert_url;          /* Alertmanager base URL, no trailing '/'; NULL: no push */
-	int64_t alert_resend_ms;  /* firing alerts are sent again this often; default 1m */
-	int64_t alert_timeout_ms; /* one push may take this long; default 5s */
+	char *alert_url;               /* Alertmanager base URL, no trailing '/'; NULL: no push */
+	int64_t alert_resend_ms;       /* firing alerts are sent again this often; default 1m */
+	int64_t alert_timeout_ms;      /* one push may take this long; default 5s */
+	int64_t alert_capacity_for_ms; /* a capacity alert's condition holds this long first; 1h */
 
 	/* [rollout]: the rollout guard (detector/rollout.h) */
 	char *rollout_canary;       /* "name=value": the label of canary routers; role=canary */

@@ -13,7 +13,7 @@
 
 #define CONF_MAX_DEPTH 16   /* include nesting */
 #define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
-#define CONF_NKEYS     80   /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     81   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,
@@ -144,10 +144,6 @@ const char *confkeys_type_name(const struct conf_key *k);
 
 /* confval.c: typed values; they fill *cause (NULL on entry, caller frees) and never log */
 
-/* A duration such as "1h30m" into ms; *cause is a static string. */
-int confval_duration(const char *s, int64_t *ms, const char **cause);
-/* ms as "1d", "1h30m", "250ms": the largest units first, weeks left as days. */
-void confval_fmt_duration(buf_t *b, int64_t ms);
 /* Whether s is a valid router name: letters, digits, '_', '.' and '-'. */
 bool confval_router_name_ok(const char *s);
 /* s without leading and trailing blanks (cut in place). */
@@ -193,8 +189,8 @@ void confread_set_key(struct conf_file *f, const char *key, const char *value);
 
 /* confinv.c: routers from Prometheus file_sd target files ([daemon] targets) */
 
-/* Each target of ld->c->targets' files as a [router NAME] of its own; problems become
- * messages in ld at the file (and line, for JSON that does not parse). */
+/* Each target of ld->c->targets' files (JSON or YAML by the name's end) as a [router NAME] of
+ * its own; problems become messages in ld at the file and line. */
 void confinv_read(struct conf_loader *ld);
 
 /* confrules.c: the second pass */

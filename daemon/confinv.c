@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* confinv: routers from Prometheus file_sd target files ([daemon] targets = GLOB, the JSON a
- * NetBox or Ansible export writes for Prometheus): each target of each group becomes a
- * [router NAME] with rest = SCHEME://TARGET and the group's labels, set through the same key
- * checks as a written section, so [defaults] (a %{router} secret file too) applies. It must
- * never poll or resolve a name, and a file that fails adds none of its routers. */
+/* confinv: routers from Prometheus file_sd target files ([daemon] targets = GLOB, the JSON or
+ * YAML a NetBox or Ansible export writes for Prometheus). invjson and invyaml read a file into
+ * one list; here each target of each group becomes a [router NAME] with rest = SCHEME://TARGET
+ * and the group's labels, set through the same key checks as a written section, so [defaults]
+ * (a %{router} secret file too) applies. It must never poll or resolve a name, and a file that
+ * fails adds none of its routers. */
 #include "config.h"
 #include "daemon/conf_int.h"
+#include "daemon/invjson.h"
+#include "daemon/invlist.h"
+#include "daemon/invyaml.h"
 #include "lib/buf.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
@@ -13,14 +17,26 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define CONFINV_FILE_MAX  (16 << 20) /* bytes of one target file */
 #define CONFINV_MAX_FILES 1000
+#define CONFINV_MAX_ROUTERS \
+	100000 /* routers in all: 10x the largest shard the docs size (1 KiB each to load) */
+
+/* What a file's name ends in says how it is read (Prometheus's file_sd_configs: any case). */
+static const struct confinv_format {
+	const char *ext, *name;
+	int (*read)(const char *text, size_t len, invlist_t *out, int *line, char **why);
+} confinv_formats[] = {
+	{ ".json", "JSON", invjson_read },
+	{ ".yml", "YAML", invyaml_read },
+	{ ".yaml", "YAML", invyaml_read },
+};
 
 /* The name of target t ("host[:port]", "[v6]:port"): its host, ':' as '-' (a v6 address). */
 static char *confinv_name(const char *t)
@@ -33,12 +49,25 @@ static char *confinv_name(const char *t)
 	return name;
 }
 
-/* Whether s holds no control character: what an error line may echo (a newline in a target or
- * label would start a message of its own, or forge a log line). */
+/* Whether lib/text's one-line escaper leaves s as it is: no control character, no
+ * bidirectional control. What an error line may echo: a newline in a target or label would
+ * start a message of its own, or forge a log line; U+202E would turn one around. */
 static bool confinv_printable(const char *s)
 {
+	buf_t b;
+	buf_init(&b);
+	text_put_oneline(&b, s);
+	bool same = b.len == strlen(s); /* an escape only ever lengthens */
+	buf_free(&b);
+	return same;
+}
+
+/* Whether s is a word of printable ASCII, as a host[:port] and a label name are: no blank, no
+ * control and no other script (a bidirectional control would turn a message around). */
+static bool confinv_ascii(const char *s)
+{
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if ((unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
 			return false;
 	return true;
 }
@@ -55,22 +84,19 @@ static char *confinv_echo(const char *s, size_t n)
 	return buf_steal(&b, NULL);
 }
 
-/* The group's labels (NULL: none) as a labels = value, and its scheme; NULL with *why when
- * unusable. */
-static char *confinv_labels(const json_t *labels, const char **scheme, char **why)
+/* The group's labels as a labels = value, and its scheme; NULL with *why when unusable. */
+static char *confinv_labels(const struct invlist_group *g, const char **scheme, char **why)
 {
 	buf_t b;
 	buf_init(&b);
-	const char *k;
-	json_t *v;
 	*scheme = "https";
-	json_object_foreach((json_t *)labels, k, v)
-	{
-		const char *s = json_string_value(v);
-		if (s == NULL || strpbrk(s, ",=") != NULL || !confinv_printable(s) || !confinv_printable(k)) {
+	for (size_t i = 0; i < g->nlabels; i++) {
+		const char *k = g->labels[i].name, *s = g->labels[i].value;
+		if (s == NULL || strpbrk(s, ",=") != NULL || !confinv_printable(s) || !confinv_ascii(k)) {
 			char *e = confinv_echo(k, 64);
 			*why = xasprintf(
-				"label %s: a string without ',', '=' or a control character expected", e);
+				"label %s: an ASCII name and a string without ',', '=' or a control character expected",
+				e);
 			free(e);
 			buf_free(&b);
 			return NULL;
@@ -83,28 +109,15 @@ static char *confinv_labels(const json_t *labels, const char **scheme, char **wh
 	return buf_steal(&b, NULL);
 }
 
-/* Where the file's text, from *pos on, next names target t (as "t"): f->line set to that line
- * and *pos moved past it, so messages and "first defined at" name the target's own line (a
- * line of at least 1: a key's place in the loader is its line). */
-static void confinv_line(struct conf_file *f, const char *text, size_t *pos, const char *t)
-{
-	char *quoted = xasprintf("\"%s\"", t);
-	const char *at = strstr(text + *pos, quoted);
-	if (at != NULL) {
-		for (const char *p = text + *pos; p < at; p++)
-			f->line += *p == '\n';
-		*pos = (size_t)(at - text) + strlen(quoted);
-	}
-	free(quoted);
-}
-
 /* One target as a router section of file f. */
 static void confinv_target(struct conf_file *f, const char *target, const char *scheme, const char *labels)
 {
 	char *name = confinv_name(target);
 	if (!confval_router_name_ok(name)) {
-		conf_ferr(f, "target %.64s: %s is no router name (letters, digits, '_', '.' and '-')", target,
-			name);
+		char *et = confinv_echo(target, 64), *en = confinv_echo(name, 64);
+		conf_ferr(f, "target %s: %s is no router name (letters, digits, '_', '.' and '-')", et, en);
+		free(et);
+		free(en);
 		free(name);
 		return;
 	}
@@ -118,41 +131,64 @@ static void confinv_target(struct conf_file *f, const char *target, const char *
 	free(name);
 }
 
-/* Group g (its index i) of file f, whose text is text (pos: how far its targets were found). */
-static void confinv_group(struct conf_file *f, const json_t *g, size_t i, const char *text, size_t *pos)
+/* Why group g is no group of targets and labels, or NULL (caller frees). */
+static char *confinv_shape(const struct invlist_group *g)
 {
-	const json_t *targets = json_object_get(g, "targets"), *labels = json_object_get(g, "labels");
-	const char *scheme, *k;
-	char *why = NULL, *ls = NULL;
-	json_t *v;
-	json_object_foreach((json_t *)g, k, v)
-	{
-		if (why == NULL && strcmp(k, "targets") != 0 && strcmp(k, "labels") != 0) {
-			char *e = confinv_echo(k, 32);
-			why = xasprintf("unknown key \"%s\" (a group has targets and labels)", e);
-			free(e);
-		}
+	if (g->not_map)
+		return xstrdup("a map of targets and labels expected");
+	if (g->unknown != NULL) {
+		char *e = confinv_echo(g->unknown, 32);
+		char *why = xasprintf("unknown key \"%s\" (a group has targets and labels)", e);
+		free(e);
+		return why;
 	}
-	if (why == NULL && !json_is_array(targets))
-		why = xstrdup("targets: an array of \"host[:port]\" strings expected");
-	if (why == NULL && labels != NULL && !json_is_object(labels))
-		why = xstrdup("labels: an object of strings expected");
+	if (!g->has_targets)
+		return xstrdup("targets: a list of \"host[:port]\" strings expected");
+	if (g->bad_labels)
+		return xstrdup("labels: a map of strings expected");
+	return NULL;
+}
+
+/* Group g (its index i) of file f: each target a router, or the group refused at its line. */
+static void confinv_group(struct conf_file *f, const struct invlist_group *g, size_t i)
+{
+	const char *scheme;
+	char *ls = NULL, *why = confinv_shape(g);
 	if (why == NULL)
-		ls = confinv_labels(labels, &scheme, &why); /* NULL labels: none */
-	for (size_t t = 0; why == NULL && t < json_array_size(targets); t++) {
-		const char *s = json_string_value(json_array_get(targets, t));
-		if (s != NULL)
-			confinv_line(f, text, pos, s);
-		if (s == NULL || s[0] == '\0' || strpbrk(s, "/@ ") != NULL || !confinv_printable(s))
+		ls = confinv_labels(g, &scheme, &why);
+	for (size_t t = 0; why == NULL && t < g->ntargets; t++) {
+		const char *s = g->targets[t].s;
+		f->line = g->targets[t].line;
+		if (s == NULL || s[0] == '\0' || strpbrk(s, "/@") != NULL || !confinv_ascii(s))
 			conf_ferr(
 				f, "group %zu, target %zu: a \"host[:port]\" string expected", i + 1, t + 1);
 		else
 			confinv_target(f, s, scheme, ls);
 	}
-	if (why != NULL)
+	if (why != NULL) {
+		f->line = g->line;
 		conf_ferr(f, "group %zu: %s", i + 1, why);
+	}
 	free(why);
 	free(ls);
+}
+
+/* The routers of list l, read from file f: the one way JSON's and YAML's groups become routers.
+ * A file whose targets would make more than CONFINV_MAX_ROUTERS routers is refused whole, before
+ * any is made: 16 MiB of short targets would take gigabytes to load. */
+static void confinv_list(struct conf_file *f, const invlist_t *l)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < l->ngroups; i++)
+		n += l->groups[i].ntargets;
+	if (n > CONFINV_MAX_ROUTERS - f->ld->nrs) {
+		conf_ferr(f,
+			"%zu targets, more than the %d routers one wgwatchd takes in all (%zu before this file)",
+			n, CONFINV_MAX_ROUTERS, f->ld->nrs);
+		return;
+	}
+	for (size_t i = 0; i < l->ngroups; i++)
+		confinv_group(f, &l->groups[i], i);
 }
 
 /* The file's text, at most CONFINV_FILE_MAX bytes; NULL with *why. */
@@ -169,6 +205,7 @@ static char *confinv_slurp(const char *path, size_t *len, char **why)
 		text = xmalloc((size_t)st.st_size + 1);
 		ssize_t n = read(fd, text, (size_t)st.st_size);
 		*len = n > 0 ? (size_t)n : 0;
+		text[*len] = '\0'; /* for invjson's search of a target's line */
 		if (n < 0)
 			*why = xstrdup(strerror(errno));
 	}
@@ -181,35 +218,38 @@ static char *confinv_slurp(const char *path, size_t *len, char **why)
 	return text;
 }
 
+/* The reader of path by its name's end, as Prometheus chooses it; NULL: none. */
+static const struct confinv_format *confinv_format(const char *path)
+{
+	size_t n = strlen(path);
+	for (size_t i = 0; i < sizeof(confinv_formats) / sizeof(confinv_formats[0]); i++) {
+		size_t e = strlen(confinv_formats[i].ext);
+		if (n > e && strcasecmp(path + n - e, confinv_formats[i].ext) == 0)
+			return &confinv_formats[i];
+	}
+	return NULL;
+}
+
 static void confinv_file(struct conf_loader *ld, const char *path)
 {
 	struct conf_file f = {
 		.ld = ld, .fidx = confread_add_file(ld, path), .dir = confval_dirname(path), .line = 1
 	};
-	size_t len = 0, pos = 0;
-	char *why = NULL, *text = confinv_slurp(path, &len, &why);
-	json_error_t err;
-	json_t *doc = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &err) : NULL;
-	if (text != NULL)
-		text[len] = '\0'; /* for confinv_line's search */
-	if (text == NULL)
+	const struct confinv_format *fmt = confinv_format(path);
+	invlist_t l = { 0 };
+	size_t len = 0;
+	char *why = NULL, *text = fmt ? confinv_slurp(path, &len, &why) : NULL;
+	if (fmt == NULL)
+		conf_ferr(&f, "not a file_sd file: a name ending in .json, .yml or .yaml expected");
+	else if (text == NULL)
 		conf_ferr(&f, "cannot read %s: %s", path, why);
-	else if (doc == NULL) {
-		f.line = err.line > 0 ? err.line : 1;
-		char *e = confinv_echo(err.text, sizeof(err.text));
-		conf_ferr(&f, "not file_sd JSON: %s", e);
+	else if (fmt->read(text, len, &l, &f.line, &why) != 0) {
+		char *e = confinv_echo(why, 160);
+		conf_ferr(&f, "not file_sd %s: %s", fmt->name, e);
 		free(e);
-	} else if (!json_is_array(doc))
-		conf_ferr(
-			&f, "not file_sd JSON: an array of {\"targets\": [...], \"labels\": {...}} expected");
-	for (size_t i = 0; json_is_array(doc) && i < json_array_size(doc); i++) {
-		const json_t *g = json_array_get(doc, i);
-		if (json_is_object(g))
-			confinv_group(&f, g, i, text, &pos);
-		else
-			conf_ferr(&f, "group %zu: an object expected", i + 1);
-	}
-	json_decref(doc);
+	} else
+		confinv_list(&f, &l);
+	invlist_free(&l);
 	free(text);
 	free(why);
 	free(f.dir);

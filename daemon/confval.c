@@ -5,6 +5,7 @@
 #include "config.h"
 #include "daemon/conf_int.h"
 #include "daemon/ros.h"
+#include "lib/duration.h"
 #include "lib/listen.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
@@ -24,71 +25,6 @@
 #define CONF_MAX_SECRET 4096 /* bytes in a secret file */
 
 /* ---- durations, sizes, small parsers ---- */
-
-static const struct {
-	const char *unit;
-	int64_t ms;
-} confval_units[] = {
-	{ "w", 604800000 },
-	{ "d", 86400000 },
-	{ "h", 3600000 },
-	{ "m", 60000 },
-	{ "s", 1000 },
-	{ "ms", 1 },
-};
-
-static int64_t confval_unit(const char *u, size_t n)
-{
-	for (size_t i = 0; i < sizeof(confval_units) / sizeof(confval_units[0]); i++)
-		if (strlen(confval_units[i].unit) == n && memcmp(confval_units[i].unit, u, n) == 0)
-			return confval_units[i].ms;
-	return 0;
-}
-
-int confval_duration(const char *s, int64_t *ms, const char **cause)
-{
-	int64_t total = 0;
-	if (strcmp(s, "0") == 0) { /* zero needs no unit: "hold = 0" */
-		*ms = 0;
-		return 0;
-	}
-	do {
-		char *end = (char *)s;
-		errno = 0;
-		long long n = isdigit((unsigned char)*s) ? strtoll(s, &end, 10) : 0;
-		size_t ulen = strspn(end, "abcdefghijklmnopqrstuvwxyz");
-		int64_t unit = end == s ? 0 : confval_unit(end, ulen);
-		if (unit == 0) {
-			*cause = end != s && *end == '\0'
-				? "needs a unit: ms, s, m, h, d or w (e.g. 30s, 1h30m)"
-				: "is not a duration: use a number with a unit, e.g. 250ms, 30s, 5m, 2h, 7d, 1w or 1h30m";
-			return -1;
-		}
-		if (errno != 0 || n > (INT64_MAX - total) / unit) {
-			*cause = "is too large";
-			return -1;
-		}
-		total += n * unit;
-		s = end + ulen;
-	} while (*s != '\0');
-	*ms = total;
-	return 0;
-}
-
-/* "1d", "1h30m", "250ms": the largest units first, weeks left as days. */
-void confval_fmt_duration(buf_t *b, int64_t ms)
-{
-	if (ms == 0) {
-		buf_puts(b, "0s");
-		return;
-	}
-	for (size_t i = 1; i < sizeof(confval_units) / sizeof(confval_units[0]); i++) {
-		if (ms >= confval_units[i].ms) {
-			buf_printf(b, "%lld%s", (long long)(ms / confval_units[i].ms), confval_units[i].unit);
-			ms %= confval_units[i].ms;
-		}
-	}
-}
 
 static const struct {
 	const char *suffix;
@@ -385,9 +321,9 @@ char *confval_range_text(const struct conf_key *k)
 	buf_t b;
 	buf_init(&b);
 	if (k->type == T_DURATION) {
-		confval_fmt_duration(&b, (int64_t)k->min);
+		duration_fmt(&b, (int64_t)k->min);
 		buf_puts(&b, " to ");
-		confval_fmt_duration(&b, (int64_t)k->max);
+		duration_fmt(&b, (int64_t)k->max);
 	} else if (k->type == T_SIZE) {
 		confval_fmt_size(&b, (size_t)k->min);
 		buf_puts(&b, " to ");
@@ -416,7 +352,7 @@ static const char *confval_number(const struct conf_key *k, const char *v, doubl
 	int64_t ms;
 	switch (k->type) {
 	case T_DURATION:
-		if (confval_duration(v, &ms, &why) == 0)
+		if (duration_parse(v, 0, &ms, &why) == 0)
 			*x = (double)ms;
 		return why;
 	case T_RATE:

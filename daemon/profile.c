@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* profile: the plain data of one CPU profile, and of a probe (daemon/probe.h), and the few
- * questions asked of a profile (a row, the busiest core). No I/O, no parsing of router text:
- * collectors/restdiag.c fills them. */
+/* profile: the plain data of one CPU profile, and the few questions asked of it (a row, the
+ * busiest core). No I/O, no parsing of router text: collectors/restdiag.c fills it. */
 #include "config.h"
 #include "daemon/profile.h"
-#include "daemon/probe.h"
 #include "lib/xmem.h"
 
 #include <stdlib.h>
@@ -103,36 +101,4 @@ void profile_sort(profile_t *p)
 {
 	if (p->nrows > 1)
 		qsort(p->rows, p->nrows, sizeof(*p->rows), profile_cmp_row);
-}
-
-/* ---- probes (daemon/probe.h): plain data too ---- */
-
-probe_t *probe_new(const char *router, int64_t time_ms, const char *direction)
-{
-	probe_t *p = xcalloc(1, sizeof(*p));
-	*p = (probe_t){ .router = xstrdup(router),
-		.time_ms = time_ms,
-		.direction = direction,
-		.configured = direction,
-		.lost_packets = -1,
-		.local_cpu_load = -1,
-		.remote_cpu_load = -1,
-		.busiest_core_load = -1 };
-	return p;
-}
-
-void probe_free(probe_t *p)
-{
-	if (p == NULL)
-		return;
-	free(p->router);
-	free(p);
-}
-
-probe_t *probe_dup(const probe_t *p)
-{
-	probe_t *d = xcalloc(1, sizeof(*d));
-	*d = *p;
-	d->router = xstrdup(p->router);
-	return d;
 }

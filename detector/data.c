@@ -6,6 +6,7 @@
 #include "config.h"
 #include "detector/data.h"
 #include "lib/xmem.h"
+#include "store/shmguard.h"
 #include "store/history.h"
 #include "store/packed.h"
 #include "store/store.h"
@@ -121,7 +122,7 @@ static int data_prepare(data_t *d, const char *path, bool readonly, char **cause
 	}
 	sqlite3_busy_timeout(d->db, DATA_BUSY_MS);
 	if (!readonly)
-		store_guard_connection(d->db);
+		shmguard_connection(d->db);
 	/* Each round reads its windows once: a page cache as large as SQLite's default (2 MB)
 	 * buys little here and would only add to the daemon's resident memory. A read-only run
 	 * (--report, --rollout-check) reads every router's whole window, whose polls rows are
@@ -182,7 +183,7 @@ void data_close(data_t *d)
 		return;
 	for (int i = 0; i < DATA_NSQL; i++)
 		sqlite3_finalize(d->sq[i]);
-	store_close_connection(d->db);
+	shmguard_close(d->db);
 	data_recent_free(d);
 	data_routers_free(d);
 	free(d);
@@ -405,7 +406,7 @@ int data_load(data_t *d, int64_t router, int64_t from, int64_t to, struct data_s
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int data_load_peers(data_t *d, int64_t router, struct probe_set *p)
+static int data_load_peers(data_t *d, int64_t router, struct probepair_set *p)
 {
 	sqlite3_stmt *q = d->sq[DATA_PEERS];
 	sqlite3_bind_int64(q, 1, router);
@@ -420,7 +421,7 @@ static int data_load_peers(data_t *d, int64_t router, struct probe_set *p)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-int data_load_probes(data_t *d, int64_t router, int64_t from, int64_t to, struct probe_set *p)
+int data_load_probes(data_t *d, int64_t router, int64_t from, int64_t to, struct probepair_set *p)
 {
 	memset(p, 0, sizeof(*p));
 	sqlite3_stmt *q = d->sq[DATA_PROBES];
@@ -430,7 +431,7 @@ int data_load_probes(data_t *d, int64_t router, int64_t from, int64_t to, struct
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		p->rows = data_grow(p->rows, p->n, &p->cap, sizeof(*p->rows));
-		p->rows[p->n++] = (struct probe_row){ .t = sqlite3_column_int64(q, 0),
+		p->rows[p->n++] = (struct probepair_row){ .t = sqlite3_column_int64(q, 0),
 			.duration_ms = sqlite3_column_int64(q, 1),
 			.transmit = sqlite3_column_int(q, 2) != 0,
 			.offered = data_col(q, 3),
@@ -637,7 +638,7 @@ static int data_write_history(data_t *d, int64_t event, const struct detector_ve
 
 int data_write_begin(data_t *d, char **cause)
 {
-	if (store_wal_index_lost()) { /* writing with a lost index could damage the database */
+	if (shmguard_lost()) { /* writing with a lost index could damage the database */
 		*cause = xasprintf("not writing verdicts: the database's wal-index (-shm) broke");
 		return -1;
 	}

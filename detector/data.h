@@ -16,7 +16,7 @@
 #include "detector/confound.h"
 #include "detector/detector.h"
 #include "detector/frame.h"
-#include "detector/probe.h"
+#include "detector/probepair.h"
 #include "store/overrides.h"
 
 typedef struct data data_t;
@@ -72,8 +72,8 @@ void data_frame(const struct data_set *x, int64_t t, struct frame *f, double **r
  * with confound_set_free). -1: failed. */
 int data_load_links(data_t *db, int64_t router, int64_t from, int64_t to, struct confound_set *x);
 /* The probes of router in [from, to) and its enabled peers' allowed addresses into *p (always
- * to free with probe_set_free); none when the database has no probes table. -1: failed. */
-int data_load_probes(data_t *db, int64_t router, int64_t from, int64_t to, struct probe_set *p);
+ * to free with probepair_set_free); none when the database has no probes table. -1: failed. */
+int data_load_probes(data_t *db, int64_t router, int64_t from, int64_t to, struct probepair_set *p);
 /* The profiles of router that ended in [from, to), newest first, into *v and *n (always to free
  * with history_profiles_free); none when the database has no profiles table. -1: failed. */
 int data_load_profiles(data_t *db, int64_t router, int64_t from, int64_t to, profile_t ***v, size_t *n);

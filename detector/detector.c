@@ -231,11 +231,11 @@ static int detector_probe(
 	const char *address = detector_probe_address(d, e->router);
 	if (address == NULL || f->nifs == 0)
 		return 0;
-	struct probe_set p;
+	struct probepair_set p;
 	int rc = data_load_probes(d->data, e->router_id, e->from_ms, e->to_ms, &p);
 	if (rc == 0)
-		probe_apply(&p, address, e->time_ms, f->names, f->nifs, &d->params, r);
-	probe_set_free(&p);
+		probepair_apply(&p, address, e->time_ms, f->names, f->nifs, &d->params, r);
+	probepair_set_free(&p);
 	return rc;
 }
 
@@ -328,82 +328,27 @@ static int detector_bounds(detector_t *d, char **cause)
 /* ---- capacity headroom (docs/detector.md) ---- */
 
 #define DETECTOR_CAP_EVERY_MS (60 * 60 * 1000LL) /* a capacity pass at most this far apart */
-#define DETECTOR_DEMAND_MS    (57 * 86400000LL)  /* the demand read back: 8 weeks and today */
 
 static void detector_caps_clear(detector_t *d)
 {
-	for (size_t i = 0; i < d->ncaps; i++)
-		capacity_clear(&d->caps[i]);
-	free(d->caps);
+	capread_free(d->caps, d->ncaps);
 	d->caps = NULL;
 	d->ncaps = 0;
 }
 
-/* The streams of frame f of router r, with their demand from dm, appended to d->caps. */
-static void detector_caps_add(detector_t *d, const struct data_rid *r, const struct frame *f,
-	const struct data_demand *dm, int64_t from_ms)
-{
-	struct capacity *c = xcalloc(2 * f->nifs + 1, sizeof(*c));
-	capacity_window(f, &d->params, c);
-	d->caps = xreallocarray(d->caps, d->ncaps + 2 * f->nifs + 1, sizeof(*d->caps));
-	for (size_t s = 0; s < 2 * f->nifs; s++) {
-		const struct data_series *ds = NULL;
-		for (size_t i = 0; i < dm->n && ds == NULL; i++)
-			ds = strcmp(dm->s[i].name, f->names[s / 2]) == 0 ? &dm->s[i] : NULL;
-		capacity_demand(&c[s], ds ? ds->t : NULL, ds ? (s % 2 ? ds->rx : ds->tx) : NULL,
-			ds ? ds->n : 0, r->last_ms);
-		c[s].from_ms = from_ms;
-		c[s].router = xstrdup(r->name);
-		c[s].interface = xstrdup(f->names[s / 2]);
-		d->caps[d->ncaps++] = c[s];
-	}
-	free(c);
-}
-
-/* Router r's capacities: its newest window (before_ms back from its last poll, never across its
- * last version change) and its roll-ups. -1 when a read failed. */
-static int detector_capacity_router(detector_t *d, const struct data_rid *r)
-{
-	int64_t from = r->last_ms - d->before_ms;
-	if (r->changed_ms != INT64_MIN && r->changed_ms >= from)
-		from = r->changed_ms + 1;
-	struct data_set x = { 0 };
-	struct data_demand dm = { 0 };
-	int rc = data_load(d->data, r->id, from, r->last_ms + 1, &x);
-	if (rc == 0)
-		rc = data_load_demand(d->data, r->id, r->last_ms - DETECTOR_DEMAND_MS, r->last_ms + 1, &dm);
-	if (rc == 0 && x.npolls > 0 && x.nifs > 0) {
-		struct frame f;
-		double *rates;
-		float *loads;
-		data_frame(&x, INT64_MIN, &f, &rates, &loads);
-		detector_caps_add(d, r, &f, &dm, x.polls[0].t);
-		free(rates);
-		free(loads);
-		free(f.names);
-	}
-	data_set_free(&x);
-	data_demand_free(&dm);
-	return rc;
-}
-
 /* Every router's capacities afresh, when the last pass is old enough: a tenth of before, at
- * least every, at most an hour; never in a read-only run. */
+ * least every, at most an hour; in a read-only run only for --report (d->capacity). */
 static int detector_capacity(detector_t *d, int64_t now, char **cause)
 {
-	if (d->readonly || now < d->caps_next_ms)
-		return 0; /* --report and the like print no capacity: spare them the reads */
-	struct data_rid *r;
+	if ((d->readonly && !d->capacity) || now < d->caps_next_ms)
+		return 0; /* --rollout-check and --export-evidence print no capacity: spare them the reads */
+	struct capacity *c;
 	size_t n;
-	if (data_routers_list(d->data, &r, &n, cause) < 0)
+	if (capread_all(d->data, &d->params, d->before_ms, d->worker, &c, &n, cause) < 0)
 		return -1;
 	detector_caps_clear(d);
-	for (size_t i = 0; i < n && !worker_stopping(d->worker); i++)
-		if (detector_capacity_router(d, &r[i]) < 0) {
-			data_routers_list_free(r, n);
-			return data_fail(d->data, cause, "reading the capacity's samples");
-		}
-	data_routers_list_free(r, n);
+	d->caps = c;
+	d->ncaps = n;
 	int64_t every = d->before_ms / 10 < d->every_ms ? d->every_ms : d->before_ms / 10;
 	d->caps_next_ms = now + (every < DETECTOR_CAP_EVERY_MS ? every : DETECTOR_CAP_EVERY_MS);
 	return 0;
@@ -629,12 +574,14 @@ void detector_wake(detector_t *d)
 		worker_wake(d->worker);
 }
 
-/* A detector opened read-only on conf's database and evaluated once, with its view; NULL with
- * *cause. For the one-shot modes (--report, --export-evidence). */
-static detector_t *detector_once(const conf_t *conf, detector_view_t **view, char **cause)
+/* A detector opened read-only on conf's database and evaluated once, with its view (with the
+ * capacities when capacity); NULL with *cause. For the one-shot modes (--report,
+ * --export-evidence). */
+static detector_t *detector_once(const conf_t *conf, bool capacity, detector_view_t **view, char **cause)
 {
 	detector_t *d = xcalloc(1, sizeof(*d));
 	*cause = NULL;
+	d->capacity = capacity;
 	if (detector_open(d, conf, true, cause) != 0 || detector_round(d, clock_wall_ms(), cause) != 0) {
 		detector_free(d);
 		return NULL;
@@ -646,13 +593,25 @@ static detector_t *detector_once(const conf_t *conf, detector_view_t **view, cha
 int detector_report(const conf_t *conf, FILE *out, char **cause)
 {
 	detector_view_t *v;
-	detector_t *d = detector_once(conf, &v, cause);
+	detector_t *d = detector_once(conf, true, &v, cause);
 	if (d == NULL)
 		return -1;
 	report_print(out, v);
 	view_destroy(v);
 	detector_free(d);
 	return 0;
+}
+
+detector_view_t *detector_capacity_once(const conf_t *conf, char **cause)
+{
+	detector_t *d = xcalloc(1, sizeof(*d));
+	detector_view_t *v = NULL;
+	*cause = NULL;
+	d->capacity = true;
+	if (detector_open(d, conf, true, cause) == 0 && detector_capacity(d, clock_wall_ms(), cause) == 0)
+		v = detector_view_build(d);
+	detector_free(d);
+	return v;
 }
 
 /* The decision for version on router's cohort, from d's verdicts as of now. */
@@ -720,7 +679,7 @@ char *detector_evidence(detector_t *d, int64_t since_ms, int64_t now_ms, bool ro
 int detector_export_evidence(const conf_t *conf, int64_t since_ms, FILE *out, char **cause)
 {
 	detector_view_t *v;
-	detector_t *d = detector_once(conf, &v, cause);
+	detector_t *d = detector_once(conf, false, &v, cause);
 	if (d == NULL)
 		return -1;
 	size_t n;

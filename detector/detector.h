@@ -67,7 +67,7 @@ void detector_stop(detector_t *d); /* stops and joins the thread; NULL is fine *
 void detector_wake(detector_t *d); /* any thread: evaluate now (a version change was stored) */
 
 /* Evaluate everything once, read-only (never writes the database), and print the verdicts,
- * cohorts and single-core-bound routers as tables for a terminal. -1 with *cause. */
+ * cohorts, single-core-bound routers and capacities as tables for a terminal. -1 with *cause. */
 int detector_report(const conf_t *conf, FILE *out, char **cause);
 
 /* --rollout-check: evaluate everything once, read-only, like detector_report, and print the
@@ -114,6 +114,10 @@ struct capacity; /* detector/capacity.h */
 /* Every router's WireGuard streams' capacity headroom, by router as the database lists them,
  * *n of them; NULL when none or v is NULL (docs/detector.md, Capacity headroom). */
 const struct capacity *detector_view_capacity(const detector_view_t *v, size_t *n);
+/* One capacity pass alone, read-only, as the running detector's and --report's: a view that
+ * holds only the capacities (free with detector_view_free); NULL with *cause. What
+ * bench/capacity_bench times. */
+detector_view_t *detector_capacity_once(const conf_t *conf, char **cause);
 
 /* Any thread: the evidence document of d's newest view (as detector_export_evidence), made at
  * now_ms; NULL when d is NULL or has no view yet. Caller frees. */

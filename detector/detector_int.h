@@ -15,9 +15,10 @@
 #include "detector/evidimport.h"
 #include "lib/worker.h"
 #include "detector/capacity.h"
+#include "detector/capread.h"
 #include "detector/confound.h"
 #include "detector/data.h"
-#include "detector/probe.h"
+#include "detector/probepair.h"
 #include "detector/report.h"
 #include "detector/view.h"
 #include "detector/fit.h"
@@ -40,6 +41,7 @@ struct detector {
 	int64_t interval_ms;         /* [daemon] interval: how soon a window gains a sample */
 	int64_t next_due_ms;         /* wall ms the data next allows a new verdict (INT64_MAX: none known) */
 	bool readonly;               /* --report: never write */
+	bool capacity;               /* read-only too: read the capacities (--report) */
 	data_t *data;                /* the connection, its statements and its cache */
 	struct detector_item *items; /* sorted by event, interface, direction */
 	size_t nitems, capitems;

@@ -9,6 +9,7 @@
 #include "detector/evidence.h"
 #include "detector/stats.h"
 #include "lib/xmem.h"
+#include "lib/text.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -24,17 +25,12 @@ struct evidence_tally {
 	double *ratio; /* the judged routers' ratios */
 };
 
-static int evidence_strcmp(const char *a, const char *b) /* NULL (unknown) first */
-{
-	return a == NULL || b == NULL ? (a != NULL) - (b != NULL) : strcmp(a, b);
-}
-
 static int evidence_cohort_cmp(const struct detector_verdict *a, const struct detector_verdict *b)
 {
 	int c = strcmp(a->from_version, b->from_version);
 	c = c ? c : strcmp(a->to_version, b->to_version);
-	c = c ? c : evidence_strcmp(a->architecture, b->architecture);
-	return c ? c : evidence_strcmp(a->board, b->board);
+	c = c ? c : text_cmp(a->architecture, b->architecture);
+	return c ? c : text_cmp(a->board, b->board);
 }
 
 /* Cohort, direction, router: the order of one pass. */
@@ -111,16 +107,16 @@ static int evidence_fw_cmp(const void *x, const void *y) /* router, then its fir
 	const struct detector_verdict *a = *(const struct detector_verdict *const *)x;
 	const struct detector_verdict *b = *(const struct detector_verdict *const *)y;
 	int c = strcmp(a->router, b->router);
-	c = c ? c : evidence_strcmp(a->firmware_from, b->firmware_from);
-	return c ? c : evidence_strcmp(a->firmware_to, b->firmware_to);
+	c = c ? c : text_cmp(a->firmware_from, b->firmware_from);
+	return c ? c : text_cmp(a->firmware_to, b->firmware_to);
 }
 
 static int evidence_fw_pair_cmp(const void *x, const void *y) /* firmware only */
 {
 	const struct detector_verdict *a = *(const struct detector_verdict *const *)x;
 	const struct detector_verdict *b = *(const struct detector_verdict *const *)y;
-	int c = evidence_strcmp(a->firmware_from, b->firmware_from);
-	return c ? c : evidence_strcmp(a->firmware_to, b->firmware_to);
+	int c = text_cmp(a->firmware_from, b->firmware_from);
+	return c ? c : text_cmp(a->firmware_to, b->firmware_to);
 }
 
 /* The cohort's routers by RouterBOOT firmware before and after: [{before, after, routers}],

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* report: wgwatchd --report's tables (verdicts, cohorts, single-core bound routers) for a
- * terminal, printed from a view. It only formats: it must never read the database itself. */
+/* report: wgwatchd --report's tables (verdicts, cohorts, single-core bound routers, capacity
+ * headroom) for a terminal, printed from a view. It only formats: it must never read the
+ * database itself. */
 #include "config.h"
 #include "detector/report.h"
+#include "detector/capacity.h"
 #include "detector/outcome.h"
 #include "lib/xmem.h"
 
@@ -77,6 +79,37 @@ static void report_bound(FILE *out, const struct detector_bound *b)
 			report_fmt_bps(tx, sizeof(tx), b->tx_bps), report_fmt_bps(rx, sizeof(rx), b->rx_bps));
 }
 
+/* A stream's capacity headroom: the date its daily peaks reach the capacity, else why not
+ * ("unknown, because ..."), the reason the capacity itself is unknown first. */
+static void report_capacity(FILE *out, const struct capacity *c)
+{
+	char cap[16], dem[16], head[16], when[128];
+	const char *method = capacity_method_name(c->method);
+	const char *why = method == NULL ? c->why : c->trend_why;
+	time_t t = (time_t)(c->exhausted_ms / 1000);
+	struct tm tm;
+	if (c->exhausted_ms == CAPACITY_NEVER || gmtime_r(&t, &tm) == NULL)
+		snprintf(when, sizeof(when), "unknown, because %s", why[0] ? why : "it cannot be told");
+	else
+		strftime(when, sizeof(when), "%Y-%m-%d", &tm);
+	fprintf(out, "%-24s %-10s %-3s %8s %-9s %8s %8s %s\n", c->router, c->interface, c->direction,
+		report_fmt_bps(cap, sizeof(cap), c->bps), method ? method : "-",
+		report_fmt_bps(dem, sizeof(dem), c->p95_week),
+		report_fmt_ratio(head, sizeof(head), c->headroom), when);
+}
+
+static void report_capacities(FILE *out, const detector_view_t *v)
+{
+	size_t n;
+	const struct capacity *c = detector_view_capacity(v, &n);
+	fprintf(out,
+		"\nCapacity headroom (demand = p95 of the week's 5-minute rates, headroom = 1 - demand /"
+		" capacity)\n%-24s %-10s %-3s %8s %-9s %8s %8s %s\n",
+		"ROUTER", "INTERFACE", "DIR", "CAPACITY", "METHOD", "DEMAND", "HEADROOM", "EXHAUSTED (UTC)");
+	for (size_t i = 0; i < n; i++)
+		report_capacity(out, &c[i]);
+}
+
 void report_print(FILE *out, const detector_view_t *v)
 {
 	fprintf(out,
@@ -96,6 +129,7 @@ void report_print(FILE *out, const detector_view_t *v)
 	const struct detector_bound *b = detector_view_bounds(v, &nb);
 	for (size_t i = 0; i < nb; i++)
 		report_bound(out, &b[i]);
+	report_capacities(out, v);
 }
 
 void report_rollout(

@@ -9,7 +9,8 @@
 #include "detector/detector.h"
 #include "detector/rollout.h"
 
-void report_print(FILE *out, const detector_view_t *v); /* verdicts, cohorts, bound routers */
+/* Verdicts, cohorts, bound routers and the capacity headroom of every stream. */
+void report_print(FILE *out, const detector_view_t *v);
 /* --rollout-check: the decision on q for router, its cohort and its reasons. */
 void report_rollout(
 	FILE *out, const char *router, const struct rollout_query *q, const struct rollout_result *res);

@@ -10,6 +10,7 @@
 #include "detector/rollout.h"
 #include "detector/stats.h"
 #include "lib/xmem.h"
+#include "lib/text.h"
 
 #include <pthread.h>
 #include <math.h>
@@ -44,13 +45,6 @@ void view_verdict_free(struct detector_verdict *v)
 	free(v->confounders);
 }
 
-static int view_strcmp(const char *a, const char *b)
-{
-	if (a == NULL || b == NULL)
-		return (a != NULL) - (b != NULL);
-	return strcmp(a, b);
-}
-
 static int view_verdict_order(const void *pa, const void *pb)
 {
 	const struct detector_verdict *a = pa, *b = pb;
@@ -80,12 +74,12 @@ static void view_verdict_copy(struct detector_verdict *dst, const struct detecto
 
 static int view_cohort_key(const struct detector_verdict *a, const struct detector_verdict *b)
 {
-	int c = view_strcmp(a->from_version, b->from_version);
+	int c = text_cmp(a->from_version, b->from_version);
 	if (c == 0)
-		c = view_strcmp(a->to_version, b->to_version);
+		c = text_cmp(a->to_version, b->to_version);
 	if (c == 0)
-		c = view_strcmp(a->architecture, b->architecture);
-	return c ? c : view_strcmp(a->board, b->board);
+		c = text_cmp(a->architecture, b->architecture);
+	return c ? c : text_cmp(a->board, b->board);
 }
 
 static int view_cohort_order(const void *pa, const void *pb)

@@ -170,3 +170,8 @@ char *text_cap(const char *s, size_t max)
 			;
 	return xstrndup(s, n);
 }
+
+int text_cmp(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? (a != NULL) - (b != NULL) : strcmp(a, b);
+}

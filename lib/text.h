@@ -19,5 +19,7 @@ char *text_cap(const char *s, size_t max);
 #define TEXT_IDENTITY_MAX 128
 
 char *text_trim(char *s); /* s without leading and trailing white space: cuts s, returns into it */
+/* strcmp where NULL (a value not known) sorts before every string and equals NULL. */
+int text_cmp(const char *a, const char *b);
 
 #endif

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "sim/scenario.h"
 #include "lib/text.h"
+#include "lib/duration.h"
 #include "sim/scenario_int.h"
 #include "lib/buf.h"
 #include "lib/xmem.h"
@@ -93,41 +94,11 @@ char *scenario_split_next(char **s, char sep)
 
 int scenario_parse_duration(const char *s, double *sec)
 {
-	static const struct {
-		const char *u;
-		double f;
-	} units[] = {
-		{ "ms", 0.001 },
-		{ "w", 604800 },
-		{ "d", 86400 },
-		{ "h", 3600 },
-		{ "m", 60 },
-		{ "s", 1 },
-	};
-	double total = 0;
-	if (*s == '\0')
+	int64_t ms;
+	const char *cause;
+	if (duration_parse(s, DURATION_BARE_SECONDS | DURATION_FRACTIONS, &ms, &cause) < 0)
 		return -1;
-	while (*s) {
-		char *end;
-		errno = 0;
-		double v = strtod(s, &end);
-		if (end == s || errno || v < 0 || !isdigit((unsigned char)*s))
-			return -1;
-		s = end;
-		if (*s == '\0' && total == 0) { /* a bare number: seconds */
-			*sec = v;
-			return 0;
-		}
-		size_t i;
-		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (strncmp(s, units[i].u, strlen(units[i].u)) == 0)
-				break;
-		if (i == sizeof(units) / sizeof(units[0]))
-			return -1;
-		total += v * units[i].f;
-		s += strlen(units[i].u);
-	}
-	*sec = total;
+	*sec = (double)ms / 1000;
 	return 0;
 }
 

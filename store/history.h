@@ -89,12 +89,12 @@ int history_load(const struct history_req *req, history_t **out, char **cause);
 void history_free(history_t *h);
 
 /* The router's CPU profiles (daemon/profile.h), newest first, at most limit, read from the
- * database at db_path (store/profiles.c). 0 (none: *n 0), or -1 with *cause (caller frees). */
+ * database at db_path (store/history_profiles.c). 0 (none: *n 0), or -1 with *cause (caller frees). */
 int history_profiles(
 	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause);
 void history_profiles_free(profile_t **v, size_t n);
 /* Adds the rows of a stored profile (the profiles table's JSON text, NULL: none) to p; rows it
- * cannot read are left out (store/profiles.c). */
+ * cannot read are left out (store/history_profiles.c). */
 void history_profile_rows(profile_t *p, const char *json);
 /* One version change (a version_history row of kind upgrade or downgrade) for the report. */
 struct history_upgrade {
@@ -102,11 +102,11 @@ struct history_upgrade {
 	char *router, *from_version, *to_version, *board, *architecture, *firmware; /* NULL unknown */
 };
 /* The upgrade of id: 0 with *out filled (history_upgrade_clear), 1 when there is none, -1 with
- * *cause (store/profiles.c). */
+ * *cause (store/history_profiles.c). */
 int history_upgrade(const char *db_path, int64_t id, struct history_upgrade *out, char **cause);
 void history_upgrade_clear(struct history_upgrade *u);
 /* For every router in the database, fn(arg, name, end of its newest profile, of its newest
- * probe) (wall ms, 0 when none). 0, or -1 with *cause (store/profiles.c). */
+ * probe) (wall ms, 0 when none). 0, or -1 with *cause (store/history_profiles.c). */
 int history_diag_latest(const char *db_path,
 	void (*fn)(void *arg, const char *router, int64_t profile_ms, int64_t probe_ms), void *arg,
 	char **cause);

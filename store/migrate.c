@@ -3,6 +3,7 @@
  * its schema up to date from schema_sql.h, prepare the writer's statements and cache. It must
  * never put a new database in place of a bad one, nor touch a file that is not SQLite. */
 #include "config.h"
+#include "store/shmguard.h"
 #include "store/store_int.h"
 #include "store/schema_sql.h"
 #include "lib/db.h"
@@ -198,7 +199,7 @@ static int migrate_db_open(store_t *st, char **cause)
 	if (db_open(st->path, flags, MIGRATE_BUSY_MS, &st->db, cause) < 0)
 		return -1;
 	sqlite3_extended_result_codes(st->db, 1);
-	store_guard_connection(st->db);
+	shmguard_connection(st->db);
 	if (sqlfn_register(st->db) != SQLITE_OK) { /* migration 003 needs them */
 		*cause = db_cause(st->db, "database %s", st->path);
 		return -1;
@@ -321,7 +322,7 @@ int migrate_open(store_t *st, char **cause)
 int migrate_files_check(store_t *st)
 {
 	struct stat open_db, named;
-	if (store_wal_index_lost()) {
+	if (shmguard_lost()) {
 		snprintf(st->errmsg, sizeof(st->errmsg),
 			"its wal-index (-shm) was truncated or made unwritable while in use: writing "
 			"stopped; everything committed is in the -wal, read back at the next start: restart "

@@ -7,6 +7,7 @@
  * WAL stay on disk as committed and the next start reads them back. The handler makes only
  * async-signal-safe calls and leaves every other SIGBUS to the action it replaced. */
 #include "config.h"
+#include "store/shmguard.h"
 #include "store/store.h"
 #include "store/store_int.h"
 
@@ -169,7 +170,7 @@ void shmguard_watch(const char *db_path)
 		shmguard_prev = old;
 }
 
-bool store_wal_index_lost(void)
+bool shmguard_lost(void)
 {
 	return atomic_load(&shmguard_tripped);
 }
@@ -178,19 +179,19 @@ bool store_wal_index_lost(void)
 static int shmguard_wal_hook(void *arg, sqlite3 *db, const char *name, int frames)
 {
 	(void)arg;
-	if (frames >= SHMGUARD_CKPT_FRAMES && !store_wal_index_lost())
+	if (frames >= SHMGUARD_CKPT_FRAMES && !shmguard_lost())
 		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
 	return SQLITE_OK;
 }
 
-void store_guard_connection(sqlite3 *db)
+void shmguard_connection(sqlite3 *db)
 {
 	sqlite3_wal_hook(db, shmguard_wal_hook, NULL);
 }
 
-void store_close_connection(sqlite3 *db)
+void shmguard_close(sqlite3 *db)
 {
-	if (db != NULL && store_wal_index_lost()) /* a checkpoint now would use the lost index */
+	if (db != NULL && shmguard_lost()) /* a checkpoint now would use the lost index */
 		sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 	sqlite3_close(db);
 }

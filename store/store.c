@@ -4,6 +4,7 @@
  * transactions (ingest.c) and runs roll-ups and retention (maint.c). It must never block a
  * store_submit caller on disk I/O, and never put a new database in place of a bad one. */
 #include "config.h"
+#include "store/shmguard.h"
 #include "store/store.h"
 #include "store/store_int.h"
 #include "lib/clock.h"
@@ -77,7 +78,7 @@ static void store_free(store_t *st)
 {
 	for (int i = 0; i < SQ_COUNT; i++)
 		sqlite3_finalize(st->sq[i]);
-	store_close_connection(st->db);
+	shmguard_close(st->db);
 	if (st->lock_fd >= 0)
 		close(st->lock_fd);
 	if (st->db_fd >= 0)

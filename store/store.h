@@ -71,13 +71,4 @@ int64_t store_heartbeat_ms(store_t *st); /* monotonic ms of the writer's last si
 struct sqlite3;
 int store_sql_attach(struct sqlite3 *db, char **cause);
 
-/* True once the wal-index (DB-shm) broke under this process: a SIGBUS in its mapping (the file
- * truncated or made unwritable) was caught. From then on no connection may write or checkpoint. */
-bool store_wal_index_lost(void);
-/* On a read-write connection to the database: SQLite's automatic checkpoint (every 1000 WAL
- * pages), but none once the wal-index is lost. */
-void store_guard_connection(struct sqlite3 *db);
-/* sqlite3_close, without the checkpoint at close once the wal-index is lost; NULL is fine. */
-void store_close_connection(struct sqlite3 *db);
-
 #endif

@@ -239,10 +239,6 @@ int maint_rollup_back(store_t *st, int64_t t);
  * transaction; -1 with st->errmsg. */
 int rollup_span(store_t *st, int64_t from, int64_t to);
 
-/* shmguard.c: catch a SIGBUS in the mappings of db_path's -shm from now on (the file must exist:
- * call once SQLite has opened it); store_wal_index_lost() tells when one was caught. */
-void shmguard_watch(const char *db_path);
-
 /* migrate.c: lock, check and open st->path, migrate it and prepare the writer; 0 or -1 with
  * *cause (caller frees). */
 int migrate_open(store_t *st, char **cause);

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* alert: pushes the detector's regressions (once final or held for [detector] hold) and
- * single-core-bound routers to Alertmanager (POST URL/api/v2/alerts) from a thread of its own,
- * with libcurl's easy API and a short timeout, labelled as the shipped Prometheus rules label
- * them. It only reads detector views; it must never touch the event loop, the store or the
- * database, never log the URL (it may hold credentials), and never put a secret in a label. */
+/* alert: pushes the detector's regressions (once final or held for [detector] hold),
+ * single-core-bound routers and streams short of capacity (held for [alert] capacity_for) to
+ * Alertmanager (POST URL/api/v2/alerts) from a thread of its own, with libcurl's easy API and a
+ * short timeout, labelled as the shipped Prometheus rules label them. It only reads detector
+ * views; it must never touch the event loop, the store or the database, never log the URL (it
+ * may hold credentials), and never put a secret in a label. */
 #include "config.h"
 #include "web/alert.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +20,7 @@
 #include <time.h>
 
 #include "lib/buf.h"
+#include "detector/capacity.h"
 #include "detector/detector.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -30,6 +33,9 @@
 #define ALERT_ENDS_RESENDS    4    /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
 #define ALERT_ERRBODY         160  /* bytes of an error reply kept for the log */
 #define ALERT_BOUND_MIN_POLLS 3    /* the detector's minimum to judge a bound (docs/detector.md) */
+#define ALERT_RUNBOOK         "https://github.com/wgwatch/wgwatch/blob/main/docs/alerts.md#"
+#define ALERT_CAP_LOW         0.10           /* WgwatchCapacityLow: headroom below this (the rule's) */
+#define ALERT_CAP_SOON_S      (30 * 86400.0) /* WgwatchCapacityExhaustedSoon: within this */
 
 struct alert_item {
 	char *key;         /* alertname and identifying labels: the alert's identity */
@@ -37,6 +43,13 @@ struct alert_item {
 	int64_t starts_ms; /* wall clock */
 	int64_t ends_ms;   /* wall clock when resolved; 0 while firing */
 	bool mark;         /* wanted by the current view */
+};
+
+/* An alert whose condition holds but not yet for its `for` (the rules' pending state). */
+struct alert_pending {
+	char *key;        /* the alert's identity, as alert_item's */
+	int64_t since_ms; /* wall clock: the condition has held in every view since */
+	bool mark;        /* holds in the current view */
 };
 
 struct alert {
@@ -48,10 +61,12 @@ struct alert {
 	detector_view_t *seen; /* the view last turned into items, held so it is not reused */
 	struct alert_item *items;
 	size_t n, cap;
-	int64_t next_ms;    /* monotonic: next push; 0 = at once */
-	int64_t recheck_ms; /* wall clock: a held regression becomes due then; 0 = none held */
-	unsigned fails;     /* pushes failed in a row */
-	char *error;        /* the failure last logged; NULL while pushes work */
+	int64_t next_ms;            /* monotonic: next push; 0 = at once */
+	int64_t recheck_ms;         /* wall clock: a held alert becomes due then; 0 = none held */
+	struct alert_pending *pend; /* capacity alerts whose condition holds, firing or not */
+	size_t npend, cappend;
+	unsigned fails; /* pushes failed in a row */
+	char *error;    /* the failure last logged; NULL while pushes work */
 	CURL *curl;
 };
 
@@ -75,13 +90,24 @@ static char *alert_generator(const alert_t *a, const char *router)
 	return url;
 }
 
+/* The rule's runbook_url: its section of docs/alerts.md, the alertname in lower case. */
+static char *alert_runbook(const json_t *labels)
+{
+	const char *name = json_string_value(json_object_get(labels, "alertname"));
+	char *url = xasprintf("%s%s", ALERT_RUNBOOK, name ? name : "");
+	for (char *p = url + strlen(ALERT_RUNBOOK); *p != '\0'; p++)
+		*p = (char)tolower((unsigned char)*p);
+	return url;
+}
+
 static json_t *alert_build(
 	const alert_t *a, json_t *labels, const char *router, char *summary, char *description)
 {
-	char *gen = alert_generator(a, router);
-	json_t *j = json_pack("{s:o, s:{s:s, s:s}, s:s}", "labels", labels, "annotations", "summary", summary,
-		"description", description, "generatorURL", gen);
+	char *gen = alert_generator(a, router), *runbook = alert_runbook(labels);
+	json_t *j = json_pack("{s:o, s:{s:s, s:s, s:s}, s:s}", "labels", labels, "annotations", "summary",
+		summary, "description", description, "runbook_url", runbook, "generatorURL", gen);
 	free(gen);
+	free(runbook);
 	free(summary);
 	free(description);
 	return j;
@@ -280,7 +306,6 @@ static void alert_regression_want(alert_t *a, const struct detector_verdict *x, 
 
 static void alert_regressions(alert_t *a, const detector_view_t *v, int64_t now)
 {
-	a->recheck_ms = 0;
 	for (size_t i = 0; i < detector_view_nverdicts(v); i++) {
 		const struct detector_verdict *x = detector_view_verdict(v, i);
 		if (x->latest && x->verdict == DETECTOR_REGRESSION)
@@ -288,12 +313,154 @@ static void alert_regressions(alert_t *a, const detector_view_t *v, int64_t now)
 	}
 }
 
+/* ---- capacity headroom: WgwatchCapacityLow, WgwatchCapacityExhaustedSoon ---- */
+
+/* {{ $value | humanizePercentage }}, as Prometheus's template: v x 100 to 4 digits, "%". */
+static const char *alert_humanize_pct(char *tmp, size_t size, double v)
+{
+	snprintf(tmp, size, "%.4g%%", v * 100);
+	return tmp;
+}
+
+/* {{ $value | humanizeDuration }} of v seconds, as Prometheus's template: "27d 3h 4m 5s". */
+static const char *alert_humanize_dur(char *tmp, size_t size, double v)
+{
+	static const char *const prefix[] = { "", "m", "u", "n", "p", "f", "a", "z", "y" };
+	const char *sign = v < 0 ? "-" : "";
+	double u = fabs(v);
+	int64_t d = (int64_t)u;
+	if (!isfinite(v) || v == 0)
+		snprintf(tmp, size, "%.4g%s", v, v == 0 ? "s" : "");
+	else if (d >= 86400)
+		snprintf(tmp, size, "%s%" PRId64 "d %" PRId64 "h %" PRId64 "m %" PRId64 "s", sign, d / 86400,
+			d / 3600 % 24, d / 60 % 60, d % 60);
+	else if (d >= 3600)
+		snprintf(tmp, size, "%s%" PRId64 "h %" PRId64 "m %" PRId64 "s", sign, d / 3600, d / 60 % 60,
+			d % 60);
+	else if (d >= 60)
+		snprintf(tmp, size, "%s%" PRId64 "m %" PRId64 "s", sign, d / 60, d % 60);
+	else if (u >= 1)
+		snprintf(tmp, size, "%s%.4gs", sign, u);
+	else {
+		size_t k = 0;
+		for (; k + 1 < sizeof(prefix) / sizeof(*prefix) && fabs(v) < 1; k++)
+			v *= 1000;
+		snprintf(tmp, size, "%.4g%ss", v, prefix[k]);
+	}
+	return tmp;
+}
+
+static json_t *alert_capacity_labels(const alert_t *a, const char *name, const struct capacity *c)
+{
+	return alert_router_labels(a,
+		json_pack("{s:s, s:s, s:s, s:s, s:s}", "alertname", name, "router", c->router, "interface",
+			c->interface, "direction", c->direction, "severity", "warning"),
+		c->router);
+}
+
+static json_t *alert_capacity_low(const alert_t *a, const struct capacity *c)
+{
+	char h[32];
+	char *summary = xasprintf(
+		"%s %s %s: WireGuard capacity nearly used up", c->router, c->interface, c->direction);
+	char *desc = xasprintf("The week's busy minutes leave %s of the %s capacity of %s on %s (0: at"
+			       " its limit, the core holds the rate at its ceiling). See /api/v1/capacity.",
+		alert_humanize_pct(h, sizeof(h), c->headroom), c->direction, c->interface, c->router);
+	return alert_build(a, alert_capacity_labels(a, "WgwatchCapacityLow", c), c->router, summary, desc);
+}
+
+/* left_s: seconds from now to the date, the rule's value. */
+static json_t *alert_capacity_soon(const alert_t *a, const struct capacity *c, double left_s)
+{
+	char d[64];
+	char *summary = xasprintf("%s %s %s: WireGuard capacity runs out within 30 days", c->router,
+		c->interface, c->direction);
+	char *desc = xasprintf("At the trend of its daily peaks, the %s demand of %s on %s reaches its"
+			       " capacity in %s. See /api/v1/capacity.",
+		c->direction, c->interface, c->router, alert_humanize_dur(d, sizeof(d), left_s));
+	return alert_build(
+		a, alert_capacity_labels(a, "WgwatchCapacityExhaustedSoon", c), c->router, summary, desc);
+}
+
+/* The pending entry of key, begun at now when there was none. */
+static struct alert_pending *alert_pending_get(alert_t *a, const char *key, int64_t now)
+{
+	for (size_t i = 0; i < a->npend; i++)
+		if (strcmp(a->pend[i].key, key) == 0)
+			return &a->pend[i];
+	if (a->npend == a->cappend) {
+		a->cappend = a->cappend ? 2 * a->cappend : 16;
+		a->pend = xreallocarray(a->pend, a->cappend, sizeof(*a->pend));
+	}
+	struct alert_pending *p = &a->pend[a->npend++];
+	*p = (struct alert_pending){ .key = xstrdup(key), .since_ms = now };
+	return p;
+}
+
+/* A capacity alert whose condition holds in the current view: wanted once it has held in every
+ * view for [alert] capacity_for (the rule's `for`) by this thread's clock, with startsAt when it
+ * began to (Prometheus's activeAt); until then held, and recheck_ms brought forward to when it
+ * becomes due. */
+static void alert_held_want(alert_t *a, json_t *alert, int64_t now)
+{
+	if (alert == NULL)
+		return;
+	char *key = alert_key(alert);
+	struct alert_pending *p = alert_pending_get(a, key, now);
+	free(key);
+	p->mark = true;
+	int64_t due = p->since_ms + a->conf->alert_capacity_for_ms;
+	if (now < due) {
+		a->recheck_ms = a->recheck_ms == 0 || due < a->recheck_ms ? due : a->recheck_ms;
+		json_decref(alert);
+		return;
+	}
+	alert_want(a, alert, p->since_ms);
+}
+
+/* The conditions of the two rules, on the streams of the configured routers (those /metrics
+ * shows): a headroom below 0.10 (absent while unknown), a date within 30 days of now. */
+static void alert_capacities(alert_t *a, const struct capacity *c, size_t n, int64_t now)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (conf_router_find(a->conf, c[i].router) == NULL)
+			continue;
+		if (isfinite(c[i].headroom) && c[i].headroom < ALERT_CAP_LOW)
+			alert_held_want(a, alert_capacity_low(a, &c[i]), now);
+		if (c[i].exhausted_ms == CAPACITY_NEVER)
+			continue;
+		double left_s = (double)(c[i].exhausted_ms - now) / 1000;
+		if (left_s < ALERT_CAP_SOON_S)
+			alert_held_want(a, alert_capacity_soon(a, &c[i], left_s), now);
+	}
+}
+
+/* A pending alert whose condition no longer holds starts afresh when it holds again. */
+static void alert_pending_sweep(alert_t *a)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < a->npend; i++) {
+		if (a->pend[i].mark) {
+			a->pend[i].mark = false;
+			a->pend[k++] = a->pend[i];
+		} else {
+			free(a->pend[i].key);
+		}
+	}
+	a->npend = k;
+}
+
 /* Turn a detector view into the set of alerts that hold; those gone are resolved now. */
 static void alert_update(alert_t *a, const detector_view_t *v, int64_t now)
 {
 	for (size_t i = 0; i < a->n; i++)
 		a->items[i].mark = false;
+	a->recheck_ms = 0;
 	alert_regressions(a, v, now);
+	size_t nc;
+	const struct capacity *c = detector_view_capacity(v, &nc);
+	alert_capacities(a, c, nc, now);
+	alert_pending_sweep(a);
 	for (size_t i = 0; i < a->conf->nrouters; i++) {
 		const struct detector_bound *bd = detector_view_bound(v, a->conf->routers[i].name);
 		if (bd != NULL && bd->bound)
@@ -437,7 +604,7 @@ static void alert_cycle(void *arg)
 	} else {
 		detector_view_free(v);
 		if (a->seen != NULL && a->recheck_ms != 0 && wall >= a->recheck_ms)
-			alert_update(a, a->seen, wall); /* a held regression is due now */
+			alert_update(a, a->seen, wall); /* a held alert is due now */
 	}
 	int64_t mono = clock_mono_ms();
 	if (a->n > 0 && mono >= a->next_ms)
@@ -451,6 +618,9 @@ static void alert_free(alert_t *a)
 		json_decref(a->items[i].alert);
 	}
 	free(a->items);
+	for (size_t i = 0; i < a->npend; i++)
+		free(a->pend[i].key);
+	free(a->pend);
 	detector_view_free(a->seen);
 	if (a->curl != NULL)
 		curl_easy_cleanup(a->curl);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* alert: the optional direct push of the detector's findings to Alertmanager's v2 API
  * ([alert] alertmanager = URL). A thread of its own turns each new detector view into alerts
- * (WgwatchUpgradeRegression, WgwatchSingleCoreBound) labelled as the shipped Prometheus rules
- * label theirs, posts them when they start or end and again every `resend` while they hold,
- * and retries a failed push with back-off. It never runs on the event loop, so a slow or dead
+ * (WgwatchUpgradeRegression, WgwatchSingleCoreBound, WgwatchCapacityLow,
+ * WgwatchCapacityExhaustedSoon) labelled and annotated as the shipped Prometheus rules do
+ * theirs, posts them when they start or end and again every `resend` while they hold, and
+ * retries a failed push with back-off. It never runs on the event loop, so a slow or dead
  * Alertmanager cannot delay polling. */
 #ifndef WGWATCH_ALERT_H
 #define WGWATCH_ALERT_H

@@ -40,7 +40,7 @@ struct report {
 	size_t arch_boards, arch_routers, arch_regressed, arch_improved;
 };
 
-static const probe_t *report_probe_pick(const struct report *r, const char *dir, bool after)
+static const probe_t *api_report_probe_pick(const struct report *r, const char *dir, bool after)
 {
 	const probe_t *best = NULL;
 	for (size_t i = 0; i < r->nprobes; i++) {
@@ -55,12 +55,12 @@ static const probe_t *report_probe_pick(const struct report *r, const char *dir,
 	return best;
 }
 
-static void report_pair_probes(struct report *r)
+static void api_report_pair_probes(struct report *r)
 {
 	static const char *const dirs[] = { "transmit", "receive" };
 	for (int side = 0; side < 2; side++)
 		for (int d = 0; d < 2; d++) {
-			const probe_t *p = report_probe_pick(r, dirs[d], side == 1);
+			const probe_t *p = api_report_probe_pick(r, dirs[d], side == 1);
 			if (p != NULL) {
 				r->sel[r->nsel] = p;
 				r->side[r->nsel++] = side ? "after" : "before";
@@ -68,12 +68,12 @@ static void report_pair_probes(struct report *r)
 		}
 }
 
-static bool report_same(const char *a, const char *b)
+static bool api_report_same(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
 }
 
-static void report_detector(struct report *r, detector_t *detector)
+static void api_report_detector(struct report *r, detector_t *detector)
 {
 	r->view = detector_view(detector);
 	size_t n = r->view ? detector_view_nverdicts(r->view) : 0;
@@ -83,23 +83,24 @@ static void report_detector(struct report *r, detector_t *detector)
 			r->v[r->nv++] = detector_view_verdict(r->view, i);
 	for (size_t i = 0; r->view && i < detector_view_ncohorts(r->view); i++) {
 		const struct detector_cohort *c = detector_view_cohort(r->view, i);
-		if (!report_same(c->from_version, r->u.from_version) ||
-			!report_same(c->to_version, r->u.to_version))
+		if (!api_report_same(c->from_version, r->u.from_version) ||
+			!api_report_same(c->to_version, r->u.to_version))
 			continue;
-		if (report_same(c->architecture, r->u.architecture)) {
+		if (api_report_same(c->architecture, r->u.architecture)) {
 			r->arch_boards++;
 			r->arch_routers += c->routers;
 			r->arch_regressed += c->regressed;
 			r->arch_improved += c->improved;
 		}
-		if (report_same(c->architecture, r->u.architecture) && report_same(c->board, r->u.board))
+		if (api_report_same(c->architecture, r->u.architecture) &&
+			api_report_same(c->board, r->u.board))
 			r->cohort = c;
-		else if (report_same(c->architecture, "x86_64") && r->chr == NULL)
+		else if (api_report_same(c->architecture, "x86_64") && r->chr == NULL)
 			r->chr = c;
 	}
 }
 
-static void report_free(struct report *r)
+static void api_report_free(struct report *r)
 {
 	history_upgrade_clear(&r->u);
 	history_profiles_free(r->profiles, r->nprofiles);
@@ -109,7 +110,7 @@ static void report_free(struct report *r)
 }
 
 /* 0, 1 (no such upgrade) or -1 (logged). */
-static int report_load(const struct api_report_req *req, int64_t id, struct report *r)
+static int api_report_load(const struct api_report_req *req, int64_t id, struct report *r)
 {
 	char *cause = NULL;
 	const char *db = req->conf->database;
@@ -127,14 +128,14 @@ static int report_load(const struct api_report_req *req, int64_t id, struct repo
 		return 1;
 	r->before = profdiff_pick(r->profiles, r->nprofiles, r->u.time_ms, false);
 	r->after = profdiff_pick(r->profiles, r->nprofiles, r->u.time_ms, true);
-	report_pair_probes(r);
-	report_detector(r, req->detector);
+	api_report_pair_probes(r);
+	api_report_detector(r, req->detector);
 	return 0;
 }
 
 /* ---- JSON ---- */
 
-static json_t *report_json_probe(const probe_t *p, const char *side)
+static json_t *api_report_json_probe(const probe_t *p, const char *side)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "side", json_string(side));
@@ -150,7 +151,7 @@ static json_t *report_json_probe(const probe_t *p, const char *side)
 	return o;
 }
 
-static json_t *report_json_cohort(const struct detector_cohort *c)
+static json_t *api_report_json_cohort(const struct detector_cohort *c)
 {
 	if (c == NULL)
 		return json_null();
@@ -167,7 +168,7 @@ static json_t *report_json_cohort(const struct detector_cohort *c)
 
 /* Every board of the router's architecture on the same upgrade: whether the version hurts the
  * architecture or this board alone. */
-static json_t *report_json_arch(const struct report *r)
+static json_t *api_report_json_arch(const struct report *r)
 {
 	if (r->arch_boards == 0)
 		return json_null();
@@ -180,7 +181,7 @@ static json_t *report_json_arch(const struct report *r)
 	return o;
 }
 
-static json_t *report_json(const struct report *r)
+static json_t *api_report_json(const struct report *r)
 {
 	json_t *o = json_object(), *verdicts = json_array(), *probes = json_array(), *prof = json_object();
 	json_object_set_new(o, "upgrade_id", json_integer((json_int_t)r->u.id));
@@ -195,7 +196,7 @@ static json_t *report_json(const struct report *r)
 		json_array_append_new(verdicts, api_verdict(r->v[i]));
 	json_object_set_new(o, "verdicts", verdicts);
 	for (size_t i = 0; i < r->nsel; i++)
-		json_array_append_new(probes, report_json_probe(r->sel[i], r->side[i]));
+		json_array_append_new(probes, api_report_json_probe(r->sel[i], r->side[i]));
 	json_object_set_new(o, "probes", probes);
 	json_object_set_new(prof, "before", api_profile_rows(r->before));
 	json_object_set_new(prof, "after", api_profile_rows(r->after));
@@ -203,13 +204,13 @@ static json_t *report_json(const struct report *r)
 	char *diff = r->before && r->after ? profdiff_text(r->before, r->after) : NULL;
 	json_object_set_new(o, "profile_diff", api_str(diff));
 	free(diff);
-	json_object_set_new(o, "cohort", report_json_cohort(r->cohort));
-	json_object_set_new(o, "chr_cohort", report_json_cohort(r->chr));
-	json_object_set_new(o, "architecture_cohort", report_json_arch(r));
+	json_object_set_new(o, "cohort", api_report_json_cohort(r->cohort));
+	json_object_set_new(o, "chr_cohort", api_report_json_cohort(r->chr));
+	json_object_set_new(o, "architecture_cohort", api_report_json_arch(r));
 	return o;
 }
 
-static int report_dump_cb(const char *data, size_t size, void *arg)
+static int api_report_dump_cb(const char *data, size_t size, void *arg)
 {
 	buf_append(arg, data, size);
 	return 0;
@@ -218,7 +219,7 @@ static int report_dump_cb(const char *data, size_t size, void *arg)
 /* ---- Markdown ---- */
 
 /* Router text in a Markdown line or table cell: valid UTF-8, no pipe, no line break. */
-static void report_md_text(buf_t *out, const char *s)
+static void api_report_md_text(buf_t *out, const char *s)
 {
 	buf_t b;
 	buf_init(&b);
@@ -231,7 +232,7 @@ static void report_md_text(buf_t *out, const char *s)
 	buf_free(&b);
 }
 
-static void report_md_time(buf_t *out, int64_t ms)
+static void api_report_md_time(buf_t *out, int64_t ms)
 {
 	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
@@ -242,7 +243,7 @@ static void report_md_time(buf_t *out, int64_t ms)
 		buf_puts(out, "?");
 }
 
-static void report_md_mbps(buf_t *out, double bps)
+static void api_report_md_mbps(buf_t *out, double bps)
 {
 	if (isfinite(bps) && bps >= 0)
 		buf_printf(out, "%.1f Mbit/s", bps / 1e6);
@@ -250,7 +251,7 @@ static void report_md_mbps(buf_t *out, double bps)
 		buf_puts(out, "-");
 }
 
-static void report_md_pct(buf_t *out, double v)
+static void api_report_md_pct(buf_t *out, double v)
 {
 	if (isfinite(v) && v >= 0)
 		buf_printf(out, "%.0f %%", v * 100);
@@ -258,28 +259,28 @@ static void report_md_pct(buf_t *out, double v)
 		buf_puts(out, "-");
 }
 
-static void report_md_head(buf_t *out, const struct report *r)
+static void api_report_md_head(buf_t *out, const struct report *r)
 {
 	buf_puts(out, "# WireGuard throughput after an upgrade: ");
-	report_md_text(out, r->u.router);
+	api_report_md_text(out, r->u.router);
 	buf_puts(out, ", RouterOS ");
-	report_md_text(out, r->u.from_version);
+	api_report_md_text(out, r->u.from_version);
 	buf_puts(out, " \xe2\x86\x92 ");
-	report_md_text(out, r->u.to_version);
+	api_report_md_text(out, r->u.to_version);
 	buf_puts(out, "\n\n- Router: ");
-	report_md_text(out, r->u.router);
+	api_report_md_text(out, r->u.router);
 	buf_puts(out, "\n- Board: ");
-	report_md_text(out, r->u.board);
+	api_report_md_text(out, r->u.board);
 	buf_puts(out, ", architecture ");
-	report_md_text(out, r->u.architecture);
+	api_report_md_text(out, r->u.architecture);
 	buf_puts(out, ", RouterBOOT firmware ");
-	report_md_text(out, r->u.firmware);
+	api_report_md_text(out, r->u.firmware);
 	buf_puts(out, "\n- Upgraded: ");
-	report_md_time(out, r->u.time_ms);
+	api_report_md_time(out, r->u.time_ms);
 	buf_puts(out, "\n\n");
 }
 
-static void report_md_verdicts(buf_t *out, const struct report *r)
+static void api_report_md_verdicts(buf_t *out, const struct report *r)
 {
 	buf_puts(out, "## Verdicts\n\n");
 	if (r->nv == 0) {
@@ -292,27 +293,27 @@ static void report_md_verdicts(buf_t *out, const struct report *r)
 	for (size_t i = 0; i < r->nv; i++) {
 		const struct detector_verdict *v = r->v[i];
 		buf_puts(out, "| ");
-		report_md_text(out, v->interface);
+		api_report_md_text(out, v->interface);
 		buf_printf(out, " | %s | %s | %s | ", v->direction, outcome_name(v->verdict),
 			outcome_method_name(v->method));
-		report_md_mbps(out, v->before_bps);
+		api_report_md_mbps(out, v->before_bps);
 		buf_puts(out, " | ");
-		report_md_mbps(out, v->after_bps);
+		api_report_md_mbps(out, v->after_bps);
 		buf_puts(out, " | ");
 		if (isfinite(v->ratio))
 			buf_printf(out, "%.2f", v->ratio);
 		else
 			buf_puts(out, "-");
 		buf_puts(out, " | ");
-		report_md_pct(out, v->before_load);
+		api_report_md_pct(out, v->before_load);
 		buf_puts(out, " | ");
-		report_md_pct(out, v->after_load);
+		api_report_md_pct(out, v->after_load);
 		buf_puts(out, " |\n");
 	}
 	buf_puts(out, "\n");
 }
 
-static void report_md_probes(buf_t *out, const struct report *r)
+static void api_report_md_probes(buf_t *out, const struct report *r)
 {
 	buf_puts(out, "## Fixed-rate probe (bandwidth-test through the tunnel)\n\n");
 	if (r->nsel == 0) {
@@ -325,30 +326,30 @@ static void report_md_probes(buf_t *out, const struct report *r)
 	for (size_t i = 0; i < r->nsel; i++) {
 		const probe_t *p = r->sel[i];
 		buf_printf(out, "| %s | ", r->side[i]);
-		report_md_time(out, p->time_ms);
+		api_report_md_time(out, p->time_ms);
 		buf_printf(out, " | %s | %s | ", p->configured, p->direction);
-		report_md_mbps(out, p->offered_bps);
+		api_report_md_mbps(out, p->offered_bps);
 		buf_puts(out, " | ");
-		report_md_mbps(out, p->delivered_bps);
+		api_report_md_mbps(out, p->delivered_bps);
 		if (p->lost_packets >= 0)
 			buf_printf(out, " | %lld | ", (long long)p->lost_packets);
 		else
 			buf_puts(out, " | - | ");
-		report_md_pct(out, p->busiest_core_load);
+		api_report_md_pct(out, p->busiest_core_load);
 		buf_puts(out, " |\n");
 	}
 	buf_puts(out, "\n");
 }
 
 /* A core's load in p (0..1) from its summary row; -1 when p or the row is missing. */
-static double report_core_load(const profile_t *p, int cpu)
+static double api_report_core_load(const profile_t *p, int cpu)
 {
 	const struct profile_row *t = p != NULL ? profile_find(p, cpu, "total") : NULL;
 	return t != NULL ? t->usage / 100 : -1;
 }
 
 /* Each core's load during the profile before and the one after. */
-static void report_md_cores(buf_t *out, const struct report *r)
+static void api_report_md_cores(buf_t *out, const struct report *r)
 {
 	int max = -1;
 	for (int s = 0; s < 2; s++) {
@@ -362,15 +363,15 @@ static void report_md_cores(buf_t *out, const struct report *r)
 	buf_puts(out, "Load of each core during the profiles:\n\n| Core | Before | After |\n|---|---|---|\n");
 	for (int k = 0; k <= max; k++) {
 		buf_printf(out, "| cpu%d | ", k);
-		report_md_pct(out, report_core_load(r->before, k));
+		api_report_md_pct(out, api_report_core_load(r->before, k));
 		buf_puts(out, " | ");
-		report_md_pct(out, report_core_load(r->after, k));
+		api_report_md_pct(out, api_report_core_load(r->after, k));
 		buf_puts(out, " |\n");
 	}
 	buf_puts(out, "\n");
 }
 
-static void report_md_profile(buf_t *out, const struct report *r)
+static void api_report_md_profile(buf_t *out, const struct report *r)
 {
 	buf_puts(out, "## CPU profile (/tool/profile cpu=all)\n\n");
 	char *diff = r->before && r->after ? profdiff_text(r->before, r->after) : NULL;
@@ -381,14 +382,14 @@ static void report_md_profile(buf_t *out, const struct report *r)
 					   : "on either side of");
 	} else {
 		buf_puts(out, "Share of the busiest core, before \xe2\x86\x92 after: ");
-		report_md_text(out, diff);
+		api_report_md_text(out, diff);
 		buf_puts(out, ".\n\n");
 		free(diff);
 	}
-	report_md_cores(out, r);
+	api_report_md_cores(out, r);
 }
 
-static void report_md_cohort(buf_t *out, const struct report *r)
+static void api_report_md_cohort(buf_t *out, const struct report *r)
 {
 	buf_puts(out, "## Cohort\n\n");
 	if (r->cohort == NULL) {
@@ -411,13 +412,13 @@ static void report_md_cohort(buf_t *out, const struct report *r)
 		buf_puts(out, "No x86_64 CHR on the same upgrade to compare with.\n");
 }
 
-static void report_md(buf_t *out, const struct report *r)
+static void api_report_md(buf_t *out, const struct report *r)
 {
-	report_md_head(out, r);
-	report_md_verdicts(out, r);
-	report_md_probes(out, r);
-	report_md_profile(out, r);
-	report_md_cohort(out, r);
+	api_report_md_head(out, r);
+	api_report_md_verdicts(out, r);
+	api_report_md_probes(out, r);
+	api_report_md_profile(out, r);
+	api_report_md_cohort(out, r);
 }
 
 unsigned api_report(const struct api_report_req *req, buf_t *out, bool *markdown)
@@ -432,23 +433,23 @@ unsigned api_report(const struct api_report_req *req, buf_t *out, bool *markdown
 		return 404;
 	}
 	struct report r = { .nsel = 0 };
-	int rc = report_load(req, id, &r);
+	int rc = api_report_load(req, id, &r);
 	if (rc != 0) {
 		buf_puts(out,
 			rc > 0 ? "{\"error\":\"no such upgrade\"}\n"
 			       : "{\"error\":\"the database cannot be read now; see the daemon log\"}\n");
-		report_free(&r);
+		api_report_free(&r);
 		*markdown = false;
 		return rc > 0 ? 404 : 500;
 	}
 	if (*markdown) {
-		report_md(out, &r);
+		api_report_md(out, &r);
 	} else {
-		json_t *o = report_json(&r);
-		json_dump_callback(o, report_dump_cb, out, JSON_COMPACT | JSON_REAL_PRECISION(10));
+		json_t *o = api_report_json(&r);
+		json_dump_callback(o, api_report_dump_cb, out, JSON_COMPACT | JSON_REAL_PRECISION(10));
 		buf_putc(out, '\n');
 		json_decref(o);
 	}
-	report_free(&r);
+	api_report_free(&r);
 	return 200;
 }

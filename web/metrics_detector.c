@@ -96,20 +96,15 @@ void metrics_detector_cohort(
 	}
 }
 
-static int metrics_strcmp(const char *a, const char *b) /* NULL (unknown) first */
-{
-	return a == NULL || b == NULL ? (a != NULL) - (b != NULL) : strcmp(a, b);
-}
-
 /* The labels of a wgwatch_upgrade_cohort_ratio series. */
 static int metrics_series_cmp(const struct detector_verdict *a, const struct detector_verdict *b)
 {
 	int c = strcmp(a->interface, b->interface);
 	c = c ? c : strcmp(a->direction, b->direction);
-	c = c ? c : metrics_strcmp(a->from_version, b->from_version);
-	c = c ? c : metrics_strcmp(a->to_version, b->to_version);
-	c = c ? c : metrics_strcmp(a->architecture, b->architecture);
-	return c ? c : metrics_strcmp(a->board, b->board);
+	c = c ? c : text_cmp(a->from_version, b->from_version);
+	c = c ? c : text_cmp(a->to_version, b->to_version);
+	c = c ? c : text_cmp(a->architecture, b->architecture);
+	return c ? c : text_cmp(a->board, b->board);
 }
 
 /* A series' labels, then the newest version change first. */

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_targets: libFuzzer harness for the file_sd target files (daemon/confinv.c). The input is
- * written as the one target file of a fixed configuration in a private directory under $TMPDIR
- * and loaded. A load ends in a configuration whose routers are each found by name, or in error
- * lines that all name a file of the directory; the [defaults] password never shows (unless the
- * input itself holds it, as an echoed target). */
+/* fuzz_targets: libFuzzer harness for the file_sd target files (daemon/confinv.c, the JSON and
+ * YAML readers daemon/invjson.c and daemon/invyaml.c). The input is written as t.json and as
+ * t.yml, each the one target file of a fixed configuration in a private directory under
+ * $TMPDIR, and both are loaded (JSON is YAML too, so every seed feeds both readers). A load
+ * ends in a configuration whose routers are each found by name, or in error lines that all
+ * name a file of the directory and hold no control character (C0, DEL, bidirectional); the
+ * [defaults] password never shows (unless the input itself holds it, as an echoed target). It
+ * must never write outside its directory. */
 #undef NDEBUG
 #include "config.h"
 #include "daemon/conf.h"
+#include "lib/buf.h"
+#include "lib/text.h"
 
 #include <assert.h>
 #include <limits.h>
@@ -19,12 +24,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char fuzz_dir[PATH_MAX];
-static char fuzz_conf[PATH_MAX + 32], fuzz_json[PATH_MAX + 32];
+/* per format: the configuration naming it, and the target file */
+static char fuzz_conf[2][PATH_MAX + 32], fuzz_file[2][PATH_MAX + 32];
 
 static void fuzz_cleanup(void)
 {
-	unlink(fuzz_conf);
-	unlink(fuzz_json);
+	for (int i = 0; i < 2; i++) {
+		unlink(fuzz_conf[i]);
+		unlink(fuzz_file[i]);
+	}
 	rmdir(fuzz_dir);
 }
 
@@ -40,41 +48,60 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	const char *tmp = getenv("TMPDIR");
+	static const char *const ext[2] = { "json", "yml" };
 	char tmpl[PATH_MAX];
-	static const char conf[] = "[daemon]\ntargets = t.json\n[defaults]\nuser = u\npassword = SECRET-PW\n";
 	snprintf(tmpl, sizeof(tmpl), "%s/wgwatch-fuzz-targets.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (mkdtemp(tmpl) == NULL || realpath(tmpl, fuzz_dir) == NULL) {
 		perror("fuzz_targets: temp directory");
 		exit(1);
 	}
-	snprintf(fuzz_conf, sizeof(fuzz_conf), "%s/wgwatch.conf", fuzz_dir);
-	snprintf(fuzz_json, sizeof(fuzz_json), "%s/t.json", fuzz_dir);
-	fuzz_write(fuzz_conf, conf, sizeof(conf) - 1);
+	for (int i = 0; i < 2; i++) {
+		char conf[128];
+		int n = snprintf(conf, sizeof(conf),
+			"[daemon]\ntargets = t.%s\n[defaults]\nuser = u\npassword = SECRET-PW\n", ext[i]);
+		snprintf(fuzz_conf[i], sizeof(fuzz_conf[i]), "%s/wgwatch-%s.conf", fuzz_dir, ext[i]);
+		snprintf(fuzz_file[i], sizeof(fuzz_file[i]), "%s/t.%s", fuzz_dir, ext[i]);
+		fuzz_write(fuzz_conf[i], conf, (size_t)n);
+	}
 	atexit(fuzz_cleanup);
 	return 0;
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The input loaded as target file i: the oracles of the file's top comment. */
+static void fuzz_load(int i, const uint8_t *data, size_t size)
 {
-	fuzz_write(fuzz_json, data, size);
+	fuzz_write(fuzz_file[i], data, size);
 	conf_t *c = NULL;
 	char *errors = NULL;
-	if (conf_load(fuzz_conf, &c, &errors) == 0) {
+	if (conf_load(fuzz_conf[i], &c, &errors) == 0) {
 		assert(c != NULL && errors == NULL);
-		for (size_t i = 0; i < c->nrouters; i++)
-			assert(conf_router_find(c, c->routers[i].name) != NULL && c->routers[i].rest != NULL);
+		for (size_t r = 0; r < c->nrouters; r++)
+			assert(conf_router_find(c, c->routers[r].name) != NULL && c->routers[r].rest != NULL);
 		conf_free(c);
-		return 0;
+		return;
 	}
 	assert(c == NULL && errors != NULL && errors[0] != '\0');
 	/* the password only shows if it came from the configuration, not echoed from the input */
 	assert(memmem(data, size, "SECRET-PW", 9) != NULL || strstr(errors, "SECRET-PW") == NULL);
 	size_t dlen = strlen(fuzz_dir);
-	for (const char *line = errors; *line;) {
-		const char *nl = strchr(line, '\n');
+	buf_t b;
+	buf_init(&b);
+	for (char *line = errors; *line;) {
+		char *nl = strchr(line, '\n');
 		assert(nl != NULL && strncmp(line, fuzz_dir, dlen) == 0 && line[dlen] == '/');
+		*nl = '\0'; /* each line as lib/text's one-line escaper leaves it: no control echoed */
+		buf_reset(&b);
+		text_put_oneline(&b, line);
+		assert(b.len == (size_t)(nl - line));
 		line = nl + 1;
 	}
+	buf_free(&b);
 	free(errors);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	fuzz_load(0, data, size);
+	fuzz_load(1, data, size);
 	return 0;
 }

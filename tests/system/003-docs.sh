@@ -61,14 +61,15 @@ import os, re, sys
 top, doc = sys.argv[1], open(sys.argv[2]).read()
 mods = doc[doc.index("## Modules"):doc.index("## House rules")]
 named = set(re.findall(r"[`/]([A-Za-z0-9_]+\.(?:c|h|cc))\b", mods))
-tree = {}
+tree = []   # (folder, file): daemon/probe.h and detector/probe.h are two
 for d in ("lib", "daemon", "collectors", "store", "detector", "web", "sim"):
     for f in sorted(os.listdir(os.path.join(top, d))):
         if re.fullmatch(r"[A-Za-z0-9_]+\.(c|h|cc)", f) and not f.endswith("schema_sql.c"):
-            tree.setdefault(f, d + "/" + f)
-bad = ["%s: not named in docs/architecture.md's module list" % p for f, p in sorted(tree.items())
+            tree.append((d, f))
+bad = ["%s/%s: not named in docs/architecture.md's module list" % (d, f) for d, f in tree
        if f not in named and os.path.splitext(f)[0] + ".h" not in named]
-bad += ["docs/architecture.md names %s, which no layer folder has" % f for f in sorted(named) if f not in tree]
+bad += ["docs/architecture.md names %s, which no layer folder has" % f for f in sorted(named)
+        if f not in {f for _, f in tree}]
 print("\n".join(bad) if bad else "architecture: %d source files, every one named" % len(tree))
 sys.exit(1 if bad else 0)
 PY

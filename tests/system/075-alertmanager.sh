@@ -26,21 +26,6 @@ write_conf 1s 900ms "[detector]" "before = 25s" "after = 25s" "min_samples = 10"
 start_daemon
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 
-# am_count ALERTNAME [label=value...]: how many active alerts Alertmanager lists with those
-# labels. wgwatchd's push and Prometheus's rule carry the same labels: Alertmanager merges them.
-am_count() {
-	curl -fsS --max-time 5 "http://127.0.0.1:$AM_PORT/api/v2/alerts" >"$T/am.json" &&
-	$PY - "$T/am.json" "$@" <<'PY'
-import json, sys
-alerts, name = json.load(open(sys.argv[1])), sys.argv[2]
-want = dict(kv.split("=", 1) for kv in sys.argv[3:])
-want["alertname"] = name
-print(sum(1 for a in alerts if a["status"]["state"] == "active"
-          and all(a["labels"].get(k) == v for k, v in want.items())))
-PY
-}
-am_is() { n_want=$1; shift; [ "$(am_count "$@")" = "$n_want" ]; }
-now_s() { $PY -c 'import time; print(time.time())'; }
 REG="router=ccr1009 interface=wg0 from_version=7.21.5 to_version=7.22.3"
 SEL="router=ccr1009 interface=wg0 direction=tx from_version=7.21.5 to_version=7.22.3"
 

@@ -162,7 +162,7 @@ assert set(names[:4]) == flagged, names[:4]
 PY
 ok "fleet page: 40 rows, TileGX regressions flagged, CCR2116 bound at ~1.6 Gbit/s, CCR1009 at ~200 Mbit/s"
 # The growing old CHRs (sim/demo.scenario): encrypt capacity (100 - 16) / 0.3 = 280 Mbit/s,
-# projected; demand growing 2 % a week runs out some weeks ahead: at least one of the pair has
+# projected; demand growing 4 % a week runs out some weeks ahead: at least one of the pair has
 # that date, and none is dated sooner than a week or later than a year.
 http_get /api/v1/capacity >"$T/capacity.json"
 $PY - "$T/capacity.json" <<'PY' || fail "the demo's growing hub: $(grep -o '"router":"chr-old[^}]*' "$T/capacity.json")"

@@ -76,6 +76,44 @@ for d in ("tx", "rx"):
 PY
 ok "REST: pinned ceilings at their limit, projected capacities, the growing hub's date, the quiet hub unknown"
 
+# wgwatchd --report prints the same streams, read afresh and read-only: capacity, method,
+# demand, headroom, and the date or "unknown, because" its reason.
+"$DAEMON" -c "$T/wgwatch.conf" --report >"$T/report.txt" 2>"$T/report.err" || { cat "$T/report.err"; fail "--report"; }
+http_get /api/v1/capacity >"$T/cap.json"
+$PY - "$T/report.txt" "$T/cap.json" <<'PY' || { cat "$T/report.txt"; fail "--report's capacity section"; }
+import datetime, json, re, sys
+text = open(sys.argv[1]).read()
+sec = text.split("\nCapacity headroom (")[1].splitlines()
+assert sec[1].split() == ["ROUTER", "INTERFACE", "DIR", "CAPACITY", "METHOD", "DEMAND", "HEADROOM", "EXHAUSTED", "(UTC)"], sec[1]
+rows = {}
+for line in sec[2:]:
+    if not line.strip():
+        break
+    f = line.split(None, 7)
+    rows[tuple(f[:3])] = f[3:]
+def bps(s):
+    return None if s == "-" else float(s[:-1]) * {"G": 1e9, "M": 1e6, "k": 1e3}[s[-1]]
+api = {(c["router"], c["interface"], c["direction"]): c for c in json.load(open(sys.argv[2]))}
+assert rows.keys() == api.keys(), (sorted(rows), sorted(api))
+for k, (cap, method, demand, head, when) in rows.items():
+    c = api[k]
+    print("%-18s %-3s %-2s | %s" % (k + ("  ".join((cap, method, demand, head, when)),)))
+    assert method == (c["method"] or "-"), (k, method, c)
+    assert (cap == "-") == (c["capacity_bps"] is None), (k, cap, c)
+    if c["capacity_bps"]:
+        assert abs(bps(cap) / c["capacity_bps"] - 1) < 0.03, (k, cap, c)
+        assert abs(float(head) - c["headroom"]) < 0.03, (k, head, c)
+    if c["exhausted_at"]:
+        days = datetime.date.fromisoformat(when) - datetime.date.fromisoformat(c["exhausted_at"][:10])
+        assert abs(days.days) <= 1, (k, when, c)   # read at another moment
+    else:
+        assert when == "unknown, because " + (c["exhausted_why"] if c["method"] else c["why"]), (k, when, c)
+assert rows[("frankfurt-ccr2116", "wg0", "tx")][4] == "unknown, because already at its limit"
+assert rows[("quiet-hub", "wg0", "tx")][4] == "unknown, because its traffic is too low to measure its capacity"
+assert re.match(r"\d{4}-\d\d-\d\d$", rows[("growing-hub", "wg0", "tx")][4])
+PY
+ok "--report: a capacity section with every stream as /api/v1/capacity has it, dates or unknown with the reason"
+
 http_get /metrics >"$T/metrics.txt"
 grep -q '^wgwatch_capacity_headroom_ratio{router="frankfurt-ccr2116",interface="wg0",direction="tx"} 0$' "$T/metrics.txt" ||
 	fail "no headroom 0 for the CCR2116's tx: $(grep capacity "$T/metrics.txt" | head -20)"

@@ -216,6 +216,23 @@ start_alertmanager() {
 	wait_until 30 curl -fsS "http://127.0.0.1:$AM_PORT/-/ready" || fail "Alertmanager never became ready"
 }
 
+# am_count ALERTNAME [label=value...]: how many active alerts Alertmanager lists with those
+# labels (its reply is left in $T/am.json); am_is N ALERTNAME [label=value...]: exactly N.
+# wgwatchd's push and Prometheus's rule carry the same labels: Alertmanager merges them.
+am_count() {
+	curl -fsS --max-time 5 "http://127.0.0.1:$AM_PORT/api/v2/alerts" >"$T/am.json" &&
+	$PY - "$T/am.json" "$@" <<'PY'
+import json, sys
+alerts, name = json.load(open(sys.argv[1])), sys.argv[2]
+want = dict(kv.split("=", 1) for kv in sys.argv[3:])
+want["alertname"] = name
+print(sum(1 for a in alerts if a["status"]["state"] == "active"
+          and all(a["labels"].get(k) == v for k, v in want.items())))
+PY
+}
+am_is() { n_want=$1; shift; [ "$(am_count "$@")" = "$n_want" ]; }
+now_s() { $PY -c 'import time; print(time.time())'; }
+
 # No line in the daemon log may be an unexpected error (pass a regex of allowed ones).
 check_log_clean() {
 	allowed=${1:-'^$'}

@@ -7,6 +7,7 @@
 #include "daemon/conf.h"
 #include "daemon/conf_int.h"
 #include "lib/buf.h"
+#include "lib/duration.h"
 #include "lib/xmem.h"
 
 #include <stdio.h>
@@ -17,62 +18,12 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "unitconf.h"
+#include "unitfs.h"
 
 #ifndef TOP_SRCDIR
 #define TOP_SRCDIR "."
 #endif
-
-static char *tmp_root; /* real path of this run's mkdtemp directory */
-static int tmp_seq;
-
-/* Write content to dir/name (creating dir) with mode; returns the path (caller frees). */
-static char *put(const char *dir, const char *name, mode_t mode, const char *content)
-{
-	mkdir(dir, 0700);
-	char *path = xasprintf("%s/%s", dir, name);
-	FILE *fp = fopen(path, "w");
-	if (fp == NULL) {
-		perror(path);
-		abort();
-	}
-	fputs(content, fp);
-	fclose(fp);
-	chmod(path, mode);
-	return path;
-}
-
-static char *new_dir(void)
-{
-	char *dir = xasprintf("%s/t%d", tmp_root, ++tmp_seq);
-	mkdir(dir, 0700);
-	return dir;
-}
-
-static bool has_line(const char *errs, const char *line)
-{
-	size_t n = strlen(line);
-	for (const char *p = errs; p != NULL && (p = strstr(p, line)) != NULL; p++)
-		if ((p == errs || p[-1] == '\n') && p[n] == '\n')
-			return true;
-	return false;
-}
-
-#define CHECK_ERR(errs, ...)                                             \
-	do {                                                             \
-		char *want_ = xasprintf(__VA_ARGS__);                    \
-		CHECK(has_line(errs, want_));                            \
-		if (!has_line(errs, want_))                              \
-			fprintf(stderr, "  missing error: %s\n", want_); \
-		free(want_);                                             \
-	} while (0)
-
-static int count_lines(const char *s)
-{
-	int n = 0;
-	for (; s != NULL && *s; s++)
-		n += *s == '\n';
-	return n;
-}
 
 static void test_durations(void)
 {
@@ -119,11 +70,11 @@ static void test_durations(void)
 	CHECK_INT(conf_parse_duration(NULL, &(int64_t){ 0 }), -1);
 	const char *cause = NULL;
 	int64_t ms;
-	CHECK_INT(confval_duration("30", &ms, &cause), -1);
+	CHECK_INT(duration_parse("30", 0, &ms, &cause), -1);
 	CHECK(cause != NULL && strstr(cause, "needs a unit") != NULL);
 	buf_t b;
 	buf_init(&b);
-	confval_fmt_duration(&b, 5400250);
+	duration_fmt(&b, 5400250);
 	CHECK_STR(b.data, "1h30m250ms");
 	buf_free(&b);
 }
@@ -261,10 +212,10 @@ static void test_every(void)
 		{ "after = 20m\n", 60000 },              /* at most 1 m */
 		{ "after = 30s\nevery = 2m\n", 120000 }, /* set: as set */
 	};
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *text = xasprintf("[detector]\n%s[router r]\nrest = https://10.0.0.1\n", cases[i].lines);
-		char *path = put(dir, "every.conf", 0644, text);
+		char *path = unitfs_put(dir, "every.conf", 0644, text);
 		conf_t *c = NULL;
 		char *errs = NULL;
 		CHECK_INT(conf_load(path, &c, &errs), 0);
@@ -291,10 +242,10 @@ static void test_hold(void)
 		{ "hold = 2d\n", -1 }, /* above 1d */
 		{ "hold = -1s\n", -1 },
 	};
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *text = xasprintf("[detector]\n%s[router r]\nrest = https://10.0.0.1\n", cases[i].lines);
-		char *path = put(dir, "hold.conf", 0644, text);
+		char *path = unitfs_put(dir, "hold.conf", 0644, text);
 		conf_t *c = NULL;
 		char *errs = NULL;
 		CHECK_INT(conf_load(path, &c, &errs), cases[i].want < 0 ? -1 : 0);
@@ -308,14 +259,12 @@ static void test_hold(void)
 	free(dir);
 }
 
-static int load_text(const char *dir, const char *name, const char *text, conf_t **c, char **e);
-
 /* [rollout] shards: one base URL per shard of [daemon] shard, no credentials. */
 static void test_rollout_shards(const char *dir)
 {
 	conf_t *c;
 	char *e;
-	CHECK_INT(load_text(dir, "s1.conf",
+	CHECK_INT(unitconf_load(dir, "s1.conf",
 			  "[daemon]\nshard = 2/2\n[rollout]\nshards = http://wg-1:9477, https://wg-2:9477/\n"
 			  "[router r]\nrest = https://10.0.0.1\n",
 			  &c, &e),
@@ -323,19 +272,19 @@ static void test_rollout_shards(const char *dir)
 	CHECK_INT(c ? c->nrollout_shards : 0, 2);
 	CHECK_STR(c && c->nrollout_shards == 2 ? c->rollout_shards[1] : NULL, "https://wg-2:9477/");
 	conf_free(c);
-	CHECK_INT(load_text(dir, "s2.conf",
+	CHECK_INT(unitconf_load(dir, "s2.conf",
 			  "[daemon]\nshard = 1/3\n[rollout]\nshards = http://wg-1:9477, http://wg-2:9477\n"
 			  "[router r]\nrest = https://10.0.0.1\n",
 			  &c, &e),
 		-1);
 	char *p = xasprintf("%s/s2.conf", dir);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:4: [rollout] shards lists 2 URLs, but [daemon] shard has 3 shards: list every shard's, "
 		"in shard order",
 		p);
 	free(p);
 	free(e);
-	CHECK_INT(load_text(dir, "s3.conf",
+	CHECK_INT(unitconf_load(dir, "s3.conf",
 			  "[daemon]\nshard = 1/2\n[rollout]\nshards = http://admin:pw@wg-1:9477, wg-2:9477\n"
 			  "[router r]\nrest = https://10.0.0.1\n",
 			  &c, &e),
@@ -350,10 +299,10 @@ static void test_rollout_shards(const char *dir)
 /* [rollout]: defaults, a repeated allow adding up, and FILE:LINE for each bad value. */
 static void test_rollout(void)
 {
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	conf_t *c;
 	char *e;
-	CHECK_INT(load_text(dir, "r0.conf", "[router r]\nrest = https://10.0.0.1\n", &c, &e), 0);
+	CHECK_INT(unitconf_load(dir, "r0.conf", "[router r]\nrest = https://10.0.0.1\n", &c, &e), 0);
 	CHECK_STR(c ? c->rollout_canary : NULL, "role=canary");
 	CHECK_INT(c ? c->rollout_hold_regressed : 0, 1);
 	CHECK_NEAR(c ? c->rollout_hold_ratio : 0, 0.8, 1e-12);
@@ -361,7 +310,7 @@ static void test_rollout(void)
 	CHECK_INT(c ? c->nrollout_allow : 9, 0);
 	conf_free(c);
 	CHECK_INT(
-		load_text(dir, "r1.conf",
+		unitconf_load(dir, "r1.conf",
 			"[rollout]\ncanary = ring=0\ngo_min = 3\nallow = 7.22.3/tile\n"
 			"allow = 7.22.3/CCR1009-7G-1C-1S+, 7.23beta2/arm64\n[router r]\nrest = https://10.0.0.1\n",
 			&c, &e),
@@ -382,21 +331,21 @@ static void test_rollout(void)
 		!conf_allow_ok("7.22.3", "a/b") && !conf_allow_ok("7.22.3", "a,b") &&
 		!conf_allow_ok("latest", "tile") && !conf_allow_ok("7.22.3", "") &&
 		!conf_allow_ok(NULL, "tile"));
-	CHECK_INT(load_text(dir, "r2.conf",
+	CHECK_INT(unitconf_load(dir, "r2.conf",
 			  "[rollout]\ncanary = canary\nhold_ratio = 1.5\ngo_min = 0\nallow = tile\n"
 			  "allow = 7.22.3/\nallow = latest/tile\nhold_regressed = x\n",
 			  &c, &e),
 		-1);
 	char *p = xasprintf("%s/r2.conf", dir);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:2: canary = canary: must be one label name=value, as in a router's labels = (e.g. "
 		"role=canary)",
 		p);
-	CHECK_ERR(e, "%s:3: hold_ratio = 1.5: is out of range (allowed 0 to 1)", p);
-	CHECK_ERR(e, "%s:4: go_min = 0: is out of range (allowed 1 to 1000000)", p);
+	CHECK_LINE(e, "%s:3: hold_ratio = 1.5: is out of range (allowed 0 to 1)", p);
+	CHECK_LINE(e, "%s:4: go_min = 0: is out of range (allowed 1 to 1000000)", p);
 	static const char *const bad[] = { "tile", "7.22.3/", "latest/tile" };
 	for (int i = 0; i < 3; i++)
-		CHECK_ERR(e,
+		CHECK_LINE(e,
 			"%s:%d: allow = %s: each item must be VERSION/ARCHITECTURE or VERSION/BOARD, e.g. "
 			"7.22.3/tile",
 			p, 5 + i, bad[i]);
@@ -409,12 +358,12 @@ static void test_rollout(void)
 
 static void test_defaults(void)
 {
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	char *sdir = xasprintf("%s/secrets", dir);
-	free(put(sdir, "mon.pass", 0600, "s3cret-from-file\n\n"));
-	free(put(sdir, "ca.pem", 0644,
+	free(unitfs_put(sdir, "mon.pass", 0600, "s3cret-from-file\n\n"));
+	free(unitfs_put(sdir, "ca.pem", 0644,
 		"# a bundle\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"));
-	char *path = put(dir, "main.conf", 0644,
+	char *path = unitfs_put(dir, "main.conf", 0644,
 		"[daemon]\n"
 		"interval = 20s\n"
 		"[router early]\n"
@@ -520,78 +469,78 @@ static const char bad_conf[] = "wild = 1\n"                               /* 1 *
 
 static void check_errors_top(const char *e, const char *p)
 {
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:1: wild is outside any section: put it under [daemon], [defaults], "
 		"[router NAME]...",
 		p);
-	CHECK_ERR(e, "%s:3: interval = 30: needs a unit: ms, s, m, h, d or w (e.g. 30s, 1h30m)", p);
-	CHECK_ERR(e,
+	CHECK_LINE(e, "%s:3: interval = 30: needs a unit: ms, s, m, h, d or w (e.g. 30s, 1h30m)", p);
+	CHECK_LINE(e,
 		"%s:4: timeout = 5x: is not a duration: use a number with a unit, e.g. 250ms, "
 		"30s, 5m, 2h, 7d, 1w or 1h30m",
 		p);
-	CHECK_ERR(e, "%s:5: max_in_flight = 0: is out of range (allowed 1 to 100000)", p);
-	CHECK_ERR(e, "%s:6: unknown key bogus in [daemon]", p);
-	CHECK_ERR(e, "%s:7: interval is set twice (first at %s:3)", p, p);
-	CHECK_ERR(e,
+	CHECK_LINE(e, "%s:5: max_in_flight = 0: is out of range (allowed 1 to 100000)", p);
+	CHECK_LINE(e, "%s:6: unknown key bogus in [daemon]", p);
+	CHECK_LINE(e, "%s:7: interval is set twice (first at %s:3)", p, p);
+	CHECK_LINE(e,
 		"%s:8: max_body = 4T: is not a size: bytes with an optional k, M or G suffix "
 		"(e.g. 512k, 4M)",
 		p);
-	CHECK_ERR(e, "%s:10: threshold = 1.5: is out of range (allowed 0 to 1)", p);
-	CHECK_ERR(e,
+	CHECK_LINE(e, "%s:10: threshold = 1.5: is out of range (allowed 0 to 1)", p);
+	CHECK_LINE(e,
 		"%s:11: unknown section [nonsense] (known: daemon, detector, web, alert, rollout, defaults, "
 		"router NAME)",
 		p);
 	CHECK(strstr(e, ":12:") == NULL); /* keys of an unknown section: reported once */
-	CHECK_ERR(e, "%s:14: rest = ftp://x: must start with http:// or https://", p);
-	CHECK_ERR(e, "%s:15: tls_verify = maybe: must be yes, no, true or false", p);
-	CHECK_ERR(e, "%s:16: unknown key pasword in [router]", p);
-	CHECK_ERR(e,
+	CHECK_LINE(e, "%s:14: rest = ftp://x: must start with http:// or https://", p);
+	CHECK_LINE(e, "%s:15: tls_verify = maybe: must be yes, no, true or false", p);
+	CHECK_LINE(e, "%s:16: unknown key pasword in [router]", p);
+	CHECK_LINE(e,
 		"%s:17: labels = site=a, 9bad=1, core=2: label name '9bad' is not valid: use "
 		"[a-zA-Z_][a-zA-Z0-9_]*, not starting with __",
 		p);
-	CHECK_ERR(e, "%s:18: duplicate router r1 (first defined at %s:13)", p, p);
-	CHECK_ERR(e, "%s:19: rest: must not hold credentials: use user and password_file", p);
+	CHECK_LINE(e, "%s:18: duplicate router r1 (first defined at %s:13)", p, p);
+	CHECK_LINE(e, "%s:19: rest: must not hold credentials: use user and password_file", p);
 }
 
 static void check_errors_routers(const char *e, const char *p, const char *dir)
 {
-	CHECK_ERR(e, "%s:20: router r2 has neither rest nor snmp: set at least one", p);
-	CHECK_ERR(e, "%s:25: password_file and password are both set (password at %s:24): keep one", p, p);
-	CHECK_ERR(e, "%s:26: snmp_version = 2: must be 1, 2c or 3", p);
-	CHECK_ERR(e,
+	CHECK_LINE(e, "%s:20: router r2 has neither rest nor snmp: set at least one", p);
+	CHECK_LINE(e, "%s:25: password_file and password are both set (password at %s:24): keep one", p, p);
+	CHECK_LINE(e, "%s:26: snmp_version = 2: must be 1, 2c or 3", p);
+	CHECK_LINE(e,
 		"%s:27: labels = router=x: label name 'router' is wgwatch's own (router, core, interface, "
 		"type, peer, board, architecture, version, firmware, kind, le, direction, from_version, "
 		"to_version, upgraded, sensor, endpoint, allowed_address, menu, cpu, name, job, instance): choose another",
 		p);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:30: password_file = open.pass: %s/open.pass has mode 0644, readable by group "
 		"or others: chmod 600 %s/open.pass",
 		p, dir, dir);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:31: snmp = 192.0.2.4:99999: must be host or host:port with a port from 1 "
 		"to 65535",
 		p);
-	CHECK_ERR(e, "%s:32: expected key = value", p);
-	CHECK_ERR(e, "%s:33: router r5: snmp_version = 3 needs snmp_user", p);
-	CHECK_ERR(e,
+	CHECK_LINE(e, "%s:32: expected key = value", p);
+	CHECK_LINE(e, "%s:33: router r5: snmp_version = 3 needs snmp_user", p);
+	CHECK_LINE(e,
 		"%s:33: router r5: snmp_security_level = authPriv needs snmp_auth_password or "
 		"snmp_auth_password_file",
 		p);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:33: router r5: snmp_security_level = authPriv needs snmp_priv_password or "
 		"snmp_priv_password_file",
 		p);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:37: include = nothere.conf: cannot read %s/nothere.conf: No such file or "
 		"directory",
 		p, dir);
-	CHECK_ERR(e, "%s:39: [router] needs a name: [router NAME]", p);
-	CHECK_ERR(e, "%s:40: bad section line: want [name]", p);
-	CHECK_ERR(e,
+	CHECK_LINE(e, "%s:39: [router] needs a name: [router NAME]", p);
+	CHECK_LINE(e, "%s:40: bad section line: want [name]", p);
+	CHECK_LINE(e,
 		"%s:45: snmp_auth_password_file = nope.pass: cannot read %s/nope.pass: No such "
 		"file or directory",
 		p, dir);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:46: [router bad/name]: a router name holds only letters, digits, '_', '.' "
 		"and '-'",
 		p);
@@ -599,9 +548,9 @@ static void check_errors_routers(const char *e, const char *p, const char *dir)
 
 static void test_errors(void)
 {
-	char *dir = new_dir();
-	free(put(dir, "open.pass", 0644, "hunter2\n"));
-	char *p = put(dir, "bad.conf", 0644, bad_conf);
+	char *dir = unitfs_dir();
+	free(unitfs_put(dir, "open.pass", 0644, "hunter2\n"));
+	char *p = unitfs_put(dir, "bad.conf", 0644, bad_conf);
 	conf_t *c = (conf_t *)1;
 	char *e = NULL;
 	CHECK_INT(conf_load(p, &c, &e), -1);
@@ -613,7 +562,7 @@ static void test_errors(void)
 	check_errors_routers(e, p, dir);
 	CHECK(strstr(e, ":38:") == NULL); /* a glob may match nothing */
 	CHECK(strstr(e, "hunter2") == NULL);
-	CHECK_INT(count_lines(e), 30);
+	CHECK_INT(unit_count_lines(e), 30);
 	free(e);
 	free(p);
 	free(dir);
@@ -632,21 +581,21 @@ static void test_web(void)
 		{ "[web]\ncert = c.pem\n", "2: [web] cert needs key: set both or neither" },
 		{ "[web]\nkey = c.pem\n", "2: [web] key needs cert: set both or neither" },
 	};
-	char *dir = new_dir();
-	free(put(dir, "w.pass", 0600, "w3b-secret\n"));
-	free(put(dir, "c.pem", 0644, "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"));
+	char *dir = unitfs_dir();
+	free(unitfs_put(dir, "w.pass", 0600, "w3b-secret\n"));
+	free(unitfs_put(dir, "c.pem", 0644, "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"));
 	const char *good = "[web]\nuser = admin\npassword_file = w.pass\ncert = c.pem\nkey = c.pem\n";
 	for (size_t i = 0; i <= sizeof(bad) / sizeof(bad[0]); i++) {
 		const char *text = i == 0 ? good : bad[i - 1].text;
 		char *all = xasprintf("%s[router a]\nsnmp = 127.0.0.1\n", text);
-		char *p = put(dir, "web.conf", 0644, all);
+		char *p = unitfs_put(dir, "web.conf", 0644, all);
 		conf_t *c = NULL;
 		char *e = NULL;
 		CHECK_INT(conf_load(p, &c, &e), i == 0 ? 0 : -1);
 		if (i == 0)
 			CHECK_STR(c ? c->web_password : NULL, "w3b-secret");
 		else
-			CHECK_ERR(e, "%s:%s", p, bad[i - 1].err);
+			CHECK_LINE(e, "%s:%s", p, bad[i - 1].err);
 		CHECK(e == NULL || strstr(e, "w3b-secret") == NULL);
 		conf_free(c);
 		free(e);
@@ -660,11 +609,12 @@ static void test_web(void)
  * refused at its line with the reason. */
 static void test_ca_file(void)
 {
-	char *dir = new_dir();
-	free(put(dir, "junk.pem", 0644, "not a certificate\n"));
-	free(put(dir, "key.pem", 0644, "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"));
-	free(put(dir, "empty.pem", 0644, ""));
-	char *p = put(dir, "t.conf", 0644,
+	char *dir = unitfs_dir();
+	free(unitfs_put(dir, "junk.pem", 0644, "not a certificate\n"));
+	free(unitfs_put(
+		dir, "key.pem", 0644, "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"));
+	free(unitfs_put(dir, "empty.pem", 0644, ""));
+	char *p = unitfs_put(dir, "t.conf", 0644,
 		"[daemon]\ninterval = 30s\ntimeout = 1m\n"      /* 1-3 */
 		"[router a]\nsnmp = 127.0.0.1\n"                /* 4-5: 1m > 30s */
 		"[router b]\nsnmp = 127.0.0.1\ntimeout = 30s\n" /* 6-8: equal: fine */
@@ -675,13 +625,13 @@ static void test_ca_file(void)
 	char *e = NULL;
 	CHECK_INT(conf_load(p, &c, &e), -1);
 	CHECK(e == NULL || strstr(e, "router a") == NULL);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:12: ca_file = junk.pem: %s/junk.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
 		p, dir);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:16: ca_file = key.pem: %s/key.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
 		p, dir);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:21: ca_file = empty.pem: %s/empty.pem holds no PEM certificate (-----BEGIN CERTIFICATE-----)",
 		p, dir);
 	free(e);
@@ -694,11 +644,11 @@ static void test_ca_file(void)
  * named at the [defaults] line, never with a secret. */
 static void test_router_pattern(void)
 {
-	char *dir = new_dir(), *sdir = xasprintf("%s/creds", dir);
-	free(put(sdir, "router_a", 0600, "pw-of-a\n"));
-	free(put(sdir, "router_b", 0600, "pw-of-b\n"));
-	free(put(sdir, "e.snmp", 0600, "comm-of-e\n"));
-	char *p = put(dir, "p.conf", 0644,
+	char *dir = unitfs_dir(), *sdir = xasprintf("%s/creds", dir);
+	free(unitfs_put(sdir, "router_a", 0600, "pw-of-a\n"));
+	free(unitfs_put(sdir, "router_b", 0600, "pw-of-b\n"));
+	free(unitfs_put(sdir, "e.snmp", 0600, "comm-of-e\n"));
+	char *p = unitfs_put(dir, "p.conf", 0644,
 		"[defaults]\n"                                                                 /* 1 */
 		"user = mon\n"                                                                 /* 2 */
 		"password_file = creds/router_%{router}\n"                                     /* 3 */
@@ -717,18 +667,18 @@ static void test_router_pattern(void)
 		c && conf_router_find(c, "e") ? conf_router_find(c, "e")->snmp_community : NULL, "comm-of-e");
 	conf_free(c);
 	free(e);
-	char *q = put(dir, "q.conf", 0644,
+	char *q = unitfs_put(dir, "q.conf", 0644,
 		"[defaults]\npassword_file = creds/router_%{router}\nuser = mon\n"
 		"[router a]\nrest = https://192.0.2.1\n[router lost]\nrest = https://192.0.2.9\n");
 	c = NULL;
 	e = NULL;
 	CHECK_INT(conf_load(q, &c, &e), -1);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:2: router lost: password_file = creds/router_lost: cannot read %s/router_lost: No such file or directory",
 		q, sdir);
 	CHECK(e == NULL || (strstr(e, "pw-of-a") == NULL && strstr(e, "router a:") == NULL));
 	free(e);
-	char *w = put(dir, "w.conf", 0644,
+	char *w = unitfs_put(dir, "w.conf", 0644,
 		"[web]\nuser = admin\npassword_file = creds/%{router}\n"); /* no router */
 	e = NULL;
 	CHECK_INT(conf_load(w, &c, &e), -1);
@@ -753,10 +703,10 @@ static void test_shard(void)
 	};
 	static const char *const bad[] = { "0/3", "4/3", "3", "1/", "/2", "1/0", "a/b", "1/2x", "-1/2",
 		"1/10001", "1/ 2" };
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		char *text = xasprintf("[daemon]\nshard = %s\n[router a]\nsnmp = 127.0.0.1\n", ok[i].v);
-		char *p = put(dir, "shard.conf", 0644, text);
+		char *p = unitfs_put(dir, "shard.conf", 0644, text);
 		conf_t *c = NULL;
 		char *e = NULL;
 		CHECK_INT(conf_load(p, &c, &e), 0);
@@ -770,7 +720,7 @@ static void test_shard(void)
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *text = xasprintf("[daemon]\nshard = %s\n[router a]\nsnmp = 127.0.0.1\n", bad[i]);
-		char *p = put(dir, "shard.conf", 0644, text);
+		char *p = unitfs_put(dir, "shard.conf", 0644, text);
 		conf_t *c = NULL;
 		char *e = NULL;
 		CHECK_INT(conf_load(p, &c, &e), -1);
@@ -786,307 +736,9 @@ static void test_shard(void)
 	free(dir);
 }
 
-static void test_missing_file(void)
-{
-	conf_t *c = NULL;
-	char *e = NULL;
-	CHECK_INT(conf_load("/nonexistent/wgwatch.conf", &c, &e), -1);
-	CHECK_STR(e, "/nonexistent/wgwatch.conf: cannot read: No such file or directory\n");
-	free(e);
-}
-
-/* A file of n bytes of comment lines: "#...#\n". */
-static char *put_comments(const char *dir, const char *name, size_t n)
-{
-	char *text = xmalloc(n + 1);
-	memset(text, '#', n);
-	for (size_t i = 99; i < n; i += 100)
-		text[i] = '\n';
-	text[n] = '\0';
-	char *path = put(dir, name, 0644, text);
-	free(text);
-	return path;
-}
-
-/* Devices, FIFOs and files over 1 MiB are refused by name, at once: /dev/zero read until
- * ENOMEM and then passed, /dev/urandom and a FIFO never ended. */
-static void test_special_files(void)
-{
-	char *dir = new_dir();
-	char *fifo = xasprintf("%s/fifo.conf", dir);
-	CHECK_INT(mkfifo(fifo, 0600), 0);
-	free(put_comments(dir, "big.conf", 1024 * 1024 + 1));
-	free(put_comments(dir, "max.conf", 1024 * 1024));
-	char *p = put(dir, "main.conf", 0644,
-		"[daemon]\ninclude = /dev/zero\ninclude = /dev/urandom\ninclude = fifo.conf\n"
-		"include = big.conf\ninclude = max.conf\n");
-	alarm(60); /* a hang on the FIFO or a device fails the test rather than blocking it */
-	conf_t *c = NULL;
-	char *e = NULL;
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e, "%s:2: cannot read /dev/zero: not a regular file", p);
-	CHECK_ERR(e, "%s:3: cannot read /dev/urandom: not a regular file", p);
-	CHECK_ERR(e, "%s:4: cannot read %s: not a regular file", p, fifo);
-	CHECK_ERR(e, "%s:5: cannot read %s/big.conf: larger than 1 MiB", p, dir);
-	CHECK_INT(count_lines(e), 4); /* max.conf, exactly 1 MiB, is read */
-	free(e);
-	CHECK_INT(conf_load("/dev/zero", &c, &e), -1);
-	CHECK_STR(e, "/dev/zero: cannot read: not a regular file\n");
-	free(e);
-	CHECK_INT(conf_load(fifo, &c, &e), -1);
-	CHECK_ERR(e, "%s: cannot read: not a regular file", fifo);
-	free(e);
-	/* a FIFO or a device as a secret file (issue 21 item 5): refused at once, not waited on */
-	char *sec = xasprintf("%s/secret.fifo", dir);
-	CHECK_INT(mkfifo(sec, 0600), 0);
-	free(p);
-	p = put(dir, "secret.conf", 0644,
-		"[router r1]\nrest = https://10.0.0.1\npassword_file = secret.fifo\n"
-		"[router r2]\nrest = https://10.0.0.2\npassword_file = /dev/zero\n");
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e, "%s:3: password_file = secret.fifo: %s is not a regular file", p, sec);
-	CHECK_ERR(e, "%s:6: password_file = /dev/zero: /dev/zero is not a regular file", p);
-	free(e);
-	free(sec);
-	alarm(0);
-	free(p);
-	free(fifo);
-	free(dir);
-}
-
-static void test_includes(void)
-{
-	char *dir = new_dir();
-	char *sites = xasprintf("%s/sites.d", dir);
-	char *inc = xasprintf("%s/inc", dir);
-	/* written out of order: the glob must sort */
-	free(put(sites, "b.conf", 0644, "[router b1]\nrest = https://10.1.0.1\npassword_file = ../s.pass\n"));
-	free(put(sites, "a.conf", 0644,
-		"[router a1]\nrest = https://10.0.0.1\n"
-		"[router a2]\ninclude = ../inc/a2.inc\nlabels = rack=r2\n"));
-	free(put(sites, "c.conf.disabled", 0644, "[router c1]\nrest = https://10.2.0.1\n"));
-	free(put(dir, "s.pass", 0600, "b-secret\r\n"));
-	/* keys before any section continue the including section, [router a2] */
-	free(put(inc, "a2.inc", 0644, "rest = https://10.0.0.2\nuser = a2user\n"));
-	char *p = put(dir, "main.conf", 0644, "include = sites.d/*.conf\n[defaults]\nuser = dflt\n");
-	conf_t *c = NULL;
-	char *e = NULL;
-	CHECK_INT(conf_load(p, &c, &e), 0);
-	CHECK_STR(e, NULL);
-	CHECK(c != NULL && c->nrouters == 3);
-	if (c != NULL && c->nrouters == 3) {
-		CHECK_STR(c->routers[0].name, "a1");
-		CHECK_STR(c->routers[1].name, "a2");
-		CHECK_STR(c->routers[2].name, "b1");
-		CHECK_STR(c->routers[0].user, "dflt");
-		CHECK_STR(c->routers[1].rest, "https://10.0.0.2");
-		CHECK_STR(c->routers[1].user, "a2user");
-		CHECK_INT(c->routers[1].nlabels, 1);
-		CHECK_STR(c->routers[2].password, "b-secret");
-		char *bf = xasprintf("%s/b.conf", sites);
-		CHECK_STR(c->routers[2].file, bf);
-		free(bf);
-	}
-	conf_free(c);
-	free(p);
-
-	/* a loop across two files, reported where the second include is */
-	free(put(inc, "x.conf", 0644, "include = y.conf\n"));
-	free(put(inc, "y.conf", 0644, "\n[daemon]\ninclude = x.conf\n"));
-	p = put(dir, "loop.conf", 0644, "include = inc/x.conf\n");
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e, "%s/y.conf:3: include loop: %s/x.conf is already being read", inc, inc);
-	CHECK_INT(count_lines(e), 1);
-	free(e);
-	free(p);
-
-	/* a router defined in two files names both places */
-	free(put(inc, "dup.conf", 0644, "\n[router a1]\nrest = http://10.9.9.9\n"));
-	p = put(dir, "dup.conf", 0644, "include = sites.d/a.conf\ninclude = inc/dup.conf\n");
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e, "%s/dup.conf:2: duplicate router a1 (first defined at %s/a.conf:1)", inc, sites);
-	CHECK_INT(count_lines(e), 1);
-	free(e);
-	free(p);
-	free(sites);
-	free(inc);
-	free(dir);
-}
-
-/* Load text as dir/name; returns conf_load's result, *c and *e set (caller frees). */
-static int load_text(const char *dir, const char *name, const char *text, conf_t **c, char **e)
-{
-	char *p = put(dir, name, 0644, text);
-	*c = NULL;
-	*e = NULL;
-	int rc = conf_load(p, c, e);
-	free(p);
-	return rc;
-}
-
-/* inih's buffer holds 198 characters: longer key = value lines are split by our reader, as inih
- * splits them, up to CONF_LINE_MAX; past that the line is refused whole, never cut. */
-static void test_long_lines(void)
-{
-	char *dir = new_dir();
-	buf_t b;
-	buf_init(&b);
-	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\n");
-	size_t start = b.len;
-	buf_puts(&b, "labels = ");
-	for (int i = 0; b.len - start < 300; i++)
-		buf_printf(&b, "%sk%02d=value%02d", i ? "," : "", i, i);
-	buf_puts(&b, " ; a comment, as inih drops it\n");
-	conf_t *c;
-	char *e;
-	CHECK_INT(load_text(dir, "long.conf", b.data, &c, &e), 0);
-	CHECK(c != NULL && c->nrouters == 1 && c->routers[0].nlabels >= 20);
-	if (c != NULL && c->nrouters == 1 && c->routers[0].nlabels >= 20) {
-		const conf_router_t *r = &c->routers[0];
-		CHECK_STR(r->labels[0].key, "k00");
-		const char *last = r->labels[r->nlabels - 1].value; /* less the comment */
-		CHECK(strncmp(last, "value", 5) == 0 && strlen(last) == 7);
-	}
-	conf_free(c);
-	free(e);
-
-	/* a 20-port switch's interfaces on one line: the same as in short lines */
-	buf_reset(&b);
-	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\ninterfaces = ");
-	for (int i = 1; i <= 20; i++)
-		buf_printf(&b, "%ssfp-sfpplus%d-uplink-to-rack-%02d", i > 1 ? ", " : "", i, i);
-	buf_puts(&b, "\n");
-	CHECK(b.len > 400);
-	CHECK_INT(load_text(dir, "switch.conf", b.data, &c, &e), 0);
-	CHECK(c != NULL && c->nrouters == 1 && c->routers[0].ninterfaces == 20);
-	if (c != NULL && c->nrouters == 1 && c->routers[0].ninterfaces == 20) {
-		CHECK_STR(c->routers[0].interfaces[0], "sfp-sfpplus1-uplink-to-rack-01");
-		CHECK_STR(c->routers[0].interfaces[19], "sfp-sfpplus20-uplink-to-rack-20");
-	}
-	conf_free(c);
-	free(e);
-
-	/* past CONF_LINE_MAX: an exact FILE:LINE, the limit and the way out, never the value */
-	buf_reset(&b);
-	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\n");
-	start = b.len;
-	buf_puts(&b, "labels = ");
-	for (int i = 0; b.len - start <= CONF_LINE_MAX; i++)
-		buf_printf(&b, "%sk%04d=value", i ? "," : "", i);
-	buf_puts(&b, "\n");
-	char *p = put(dir, "huge.conf", 0644, b.data);
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e,
-		"%s:3: labels: line is too long (%zu characters, at most %d): split it, labels may be "
-		"repeated and the values add up",
-		p, b.len - start - 1, CONF_LINE_MAX);
-	CHECK(e != NULL && strstr(e, "k0000") == NULL); /* no value echoed, no piece parsed */
-	CHECK_INT(count_lines(e), 1);
-	free(e);
-	free(p);
-
-	/* a secret past the limit: the key named, nothing of its value */
-	buf_reset(&b);
-	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\npassword = ");
-	for (int i = 0; i < CONF_LINE_MAX; i++)
-		buf_putc(&b, 's');
-	buf_puts(&b, "\n");
-	p = put(dir, "secret.conf", 0644, b.data);
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e, "%s:3: password: line is too long (%d characters, at most %d)", p,
-		CONF_LINE_MAX + (int)strlen("password = "), CONF_LINE_MAX);
-	CHECK(e != NULL && strstr(e, "sss") == NULL);
-	free(e);
-	free(p);
-
-	/* a long line that is no key = value, and a long comment (ignored) */
-	buf_reset(&b);
-	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\n# ");
-	for (int i = 0; i < 300; i++)
-		buf_putc(&b, 'c');
-	buf_puts(&b, "\n");
-	for (int i = 0; i < 300; i++)
-		buf_putc(&b, 'x');
-	buf_puts(&b, " ; = not a key\n");
-	p = put(dir, "junk.conf", 0644, b.data);
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e, "%s:4: expected key = value", p);
-	CHECK_INT(count_lines(e), 1);
-	free(e);
-	free(p);
-
-	/* 198 characters still go through inih, and arrive whole */
-	buf_reset(&b);
-	buf_puts(&b, "[router r]\nrest = https://10.0.0.1\ninterfaces = ");
-	start = b.len - strlen("interfaces = ");
-	while (b.len - start < 198)
-		buf_putc(&b, 'x');
-	buf_puts(&b, "\n");
-	CHECK_INT(load_text(dir, "edge.conf", b.data, &c, &e), 0);
-	CHECK(c != NULL && c->nrouters == 1 && c->routers[0].ninterfaces == 1);
-	if (c != NULL && c->nrouters == 1 && c->routers[0].ninterfaces == 1)
-		CHECK_INT(strlen(c->routers[0].interfaces[0]), 198 - strlen("interfaces = "));
-	conf_free(c);
-	free(e);
-	buf_free(&b);
-	free(dir);
-}
-
-/* List keys (interfaces, wg_names, labels) may repeat in a section, the values adding up;
- * a router's list replaces [defaults]' rather than adding to it; other keys still may not. */
-static void test_repeat(void)
-{
-	char *dir = new_dir();
-	conf_t *c;
-	char *e;
-	CHECK_INT(load_text(dir, "rep.conf",
-			  "[defaults]\ninterfaces = ether1\nlabels = site=ams\n"
-			  "[router sw]\nrest = https://10.0.0.1\n"
-			  "interfaces = ether1, ether2\ninterfaces =\ninterfaces = sfp1 ; uplink\n"
-			  "wg_names = wg*\nwg_names = tunnel-*\n"
-			  "labels = a=1\nlabels = b=2,c=3\n"
-			  "[router other]\nrest = https://10.0.0.2\n",
-			  &c, &e),
-		0);
-	CHECK(c != NULL && c->nrouters == 2);
-	if (c != NULL && c->nrouters == 2) {
-		const conf_router_t *r = strcmp(c->routers[0].name, "sw") == 0 ? &c->routers[0]
-									       : &c->routers[1];
-		const conf_router_t *o = r == &c->routers[0] ? &c->routers[1] : &c->routers[0];
-		CHECK_INT(r->ninterfaces, 3);
-		if (r->ninterfaces == 3) {
-			CHECK_STR(r->interfaces[1], "ether2");
-			CHECK_STR(r->interfaces[2], "sfp1");
-		}
-		CHECK_INT(r->nwg_names, 2);
-		if (r->nwg_names == 2)
-			CHECK_STR(r->wg_names[1], "tunnel-*");
-		CHECK_INT(r->nlabels, 3);
-		if (r->nlabels == 3)
-			CHECK_STR(r->labels[2].key, "c");
-		CHECK_INT(o->ninterfaces, 1); /* [defaults]' */
-		CHECK_INT(o->nlabels, 1);
-		CHECK_INT(o->nwg_names, 2); /* the table's default: wg*, wireguard* */
-	}
-	conf_free(c);
-	free(e);
-
-	/* a label repeated across lines, and a scalar key repeated: exact lines */
-	char *p = put(dir, "bad.conf", 0644,
-		"[router sw]\nrest = https://10.0.0.1\nlabels = a=1\n\nlabels = b=2, a=3\n"
-		"snmp = 10.0.0.1\nsnmp = 10.0.0.2\n");
-	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e, "%s:5: labels = b=2, a=3: label 'a' is given twice", p);
-	CHECK_ERR(e, "%s:7: snmp is set twice (first at %s:6)", p, p);
-	CHECK_INT(count_lines(e), 2);
-	free(e);
-	free(p);
-	free(dir);
-}
-
 static void test_fleet(void)
 {
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	char *sites = xasprintf("%s/sites", dir);
 	buf_t b;
 	buf_init(&b);
@@ -1097,12 +749,12 @@ static void test_fleet(void)
 				"[router s%03d-r%03d]\nrest = https://10.%d.%d.1\nlabels = site=s%03d\n\n", s,
 				r, s, r, s);
 		char *name = xasprintf("site-%03d.conf", s);
-		free(put(sites, name, 0644, b.data));
+		free(unitfs_put(sites, name, 0644, b.data));
 		free(name);
 	}
 	buf_free(&b);
-	free(put(dir, "fleet.pass", 0600, "fleet\n"));
-	char *p = put(dir, "main.conf", 0644,
+	free(unitfs_put(dir, "fleet.pass", 0600, "fleet\n"));
+	char *p = unitfs_put(dir, "main.conf", 0644,
 		"[defaults]\nuser = mon\npassword_file = fleet.pass\n"
 		"include = sites/*.conf\n");
 	struct timespec t0, t1;
@@ -1162,7 +814,7 @@ static void test_help_and_docs(void)
 /* The shipped example loads once the secret file it names exists. */
 static void test_example(void)
 {
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	FILE *fp = fopen(TOP_SRCDIR "/docs/wgwatch.conf.example", "r");
 	CHECK(fp != NULL);
 	if (fp == NULL) {
@@ -1177,10 +829,10 @@ static void test_example(void)
 		buf_append(&b, chunk, n);
 	fclose(fp);
 	char *sec = xasprintf("%s/secrets", dir);
-	free(put(sec, "routeros.pass", 0600, "ro-pass\n"));
-	free(put(sec, "snmp-auth.pass", 0600, "auth-pass\n"));
-	free(put(sec, "snmp-priv.pass", 0600, "priv-pass\n"));
-	char *p = put(dir, "wgwatch.conf", 0644, b.data);
+	free(unitfs_put(sec, "routeros.pass", 0600, "ro-pass\n"));
+	free(unitfs_put(sec, "snmp-auth.pass", 0600, "auth-pass\n"));
+	free(unitfs_put(sec, "snmp-priv.pass", 0600, "priv-pass\n"));
+	char *p = unitfs_put(dir, "wgwatch.conf", 0644, b.data);
 	conf_t *c = NULL;
 	char *e = NULL;
 	CHECK_INT(conf_load(p, &c, &e), 0);
@@ -1199,9 +851,9 @@ static void test_example(void)
  * with FILE:LINE, rules across keys. */
 static void test_diag(void)
 {
-	char *dir = new_dir();
-	free(put(dir, "diag.pass", 0600, "diag-secret\n"));
-	char *p = put(dir, "ok.conf", 0644,
+	char *dir = unitfs_dir();
+	free(unitfs_put(dir, "diag.pass", 0600, "diag-secret\n"));
+	char *p = unitfs_put(dir, "ok.conf", 0644,
 		"[defaults]\nrest = http://192.0.2.1\nuser = u\ndiag_user = d\n"
 		"diag_password_file = diag.pass\nprofile_every = 2m\n"
 		"[router a]\nprobe = 10.0.0.2\nprobe_rate = 300M\nprobe_direction = BOTH\n"
@@ -1228,17 +880,17 @@ static void test_diag(void)
 	conf_free(c);
 	free(e);
 	free(p);
-	p = put(dir, "bad.conf", 0644,
+	p = unitfs_put(dir, "bad.conf", 0644,
 		"[router a]\nrest = http://192.0.2.1\nprobe = 10.0.0.2\nprobe_rate = 300X\n"
 		"probe_duration = 31s\ndiag_password = x\n");
 	e = NULL;
 	CHECK_INT(conf_load(p, &c, &e), -1);
-	CHECK_ERR(e,
+	CHECK_LINE(e,
 		"%s:4: probe_rate = 300X: is not a rate: bits/s with an optional decimal k, M or G suffix (e.g. 300M)",
 		p);
-	CHECK_ERR(e, "%s:5: probe_duration = 31s: is out of range (allowed 1s to 30s)", p);
-	CHECK_ERR(e, "%s:1: router a: diag_password needs diag_user", p);
-	CHECK_ERR(e, "%s:1: router a: probe needs probe_rate (bits/s, e.g. 300M)", p);
+	CHECK_LINE(e, "%s:5: probe_duration = 31s: is out of range (allowed 1s to 30s)", p);
+	CHECK_LINE(e, "%s:1: router a: diag_password needs diag_user", p);
+	CHECK_LINE(e, "%s:1: router a: probe needs probe_rate (bits/s, e.g. 300M)", p);
 	CHECK(e == NULL || strstr(e, "= x") == NULL);
 	free(e);
 	free(p);
@@ -1261,16 +913,16 @@ static void test_max_probes(void)
 		{ "max_probes = two\n", -1, NULL },
 		{ "max_probes = 1.5\n", -1, NULL },
 	};
-	char *dir = new_dir();
+	char *dir = unitfs_dir();
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *text = xasprintf("[daemon]\n%s[router r]\nrest = https://10.0.0.1\n", cases[i].line);
 		char *path = xasprintf("%s/probes.conf", dir);
 		conf_t *c = NULL;
 		char *e = NULL;
-		CHECK_INT(load_text(dir, "probes.conf", text, &c, &e), cases[i].want < 0 ? -1 : 0);
+		CHECK_INT(unitconf_load(dir, "probes.conf", text, &c, &e), cases[i].want < 0 ? -1 : 0);
 		CHECK_INT(c ? c->max_probes : -1, cases[i].want);
 		if (cases[i].err != NULL)
-			CHECK_ERR(e, "%s:2: %s", path, cases[i].err);
+			CHECK_LINE(e, "%s:2: %s", path, cases[i].err);
 		else if (cases[i].want < 0)
 			CHECK(e != NULL && strncmp(e, path, strlen(path)) == 0 &&
 				strstr(e, ":2: max_probes = ") != NULL);
@@ -1284,12 +936,8 @@ static void test_max_probes(void)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/conf_test.XXXXXX";
-	if (mkdtemp(tmpl) == NULL) {
-		perror("mkdtemp");
+	if (unitfs_root("conf_test") == NULL)
 		return 1;
-	}
-	tmp_root = realpath(tmpl, NULL);
 	test_durations();
 	test_fixture();
 	test_defaults();
@@ -1301,20 +949,11 @@ int main(void)
 	test_web();
 	test_ca_file();
 	test_router_pattern();
-	test_missing_file();
-	test_includes();
-	test_special_files();
-	test_long_lines();
-	test_repeat();
 	test_fleet();
 	test_help_and_docs();
 	test_example();
 	test_diag();
 	test_max_probes();
-	char *rm = xasprintf("rm -rf '%s'", tmp_root);
-	if (system(rm) != 0)
-		fprintf(stderr, "conf_test: could not remove %s\n", tmp_root);
-	free(rm);
-	free(tmp_root);
+	unitfs_remove();
 	return unit_done("conf_test");
 }

@@ -1142,6 +1142,17 @@ static void test_database(void)
 		strstr(out,
 			"\n    also moved: cpu frequency 1400 → 800 MHz across the upgrade\n"
 			"    also moved: ether1 tx-queue-drop rose from 0 to 12/s\n"));
+	/* the capacity section: every stream, an unknown one with its reason */
+	CHECK(out && strstr(out, "\nCapacity headroom (demand = p95 of the week's 5-minute rates"));
+	CHECK(out &&
+		strstr(out,
+			"ROUTER                   INTERFACE  DIR CAPACITY METHOD      DEMAND HEADROOM EXHAUSTED (UTC)\n"));
+	CHECK(out &&
+		strstr(out,
+			"\nearly                    wg0        rx         - -               0k        - unknown,"
+			" because its traffic is too low to measure its capacity\n"));
+	CHECK(out && strstr(out, "\ntile                     wg0        tx ") &&
+		strstr(out, "\ntile                     wg0        rx "));
 	free(out);
 	test_db_close(&t);
 	free(cause);
@@ -1356,7 +1367,7 @@ static void test_probe_addr(void)
 		{ "10.64.0.3", NULL, false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		CHECK_INT(probe_addr_in(cases[i].addr, cases[i].list), cases[i].in);
+		CHECK_INT(probepair_addr_in(cases[i].addr, cases[i].list), cases[i].in);
 }
 
 static void probe_sql(sqlite3 *db, const char *sql)

@@ -4,6 +4,7 @@
  * lib/fdreserve's refusal of descriptors in the reserve. */
 #include "config.h"
 #include "lib/clock.h"
+#include "lib/duration.h"
 #include "lib/fdreserve.h"
 #include "lib/hash.h"
 #include "lib/text.h"
@@ -130,6 +131,52 @@ static void test_trim(void)
 		snprintf(buf, sizeof(buf), "%s", cases[i].in);
 		CHECK_STR(text_trim(buf), cases[i].want);
 	}
+	/* text_cmp: NULL (not known) before every string, even "", and equal to NULL */
+	CHECK_INT(text_cmp(NULL, NULL), 0);
+	CHECK(text_cmp(NULL, "") < 0 && text_cmp("", NULL) > 0);
+	CHECK(text_cmp("arm64", "tile") < 0 && text_cmp("tile", "arm64") > 0);
+	CHECK_INT(text_cmp("tile", "tile"), 0);
+}
+
+/* lib/duration: the config's grammar (units, integers) and the scenarios' (bare seconds and
+ * fractions too), one parser. */
+static void test_duration(void)
+{
+	static const struct {
+		const char *s;
+		unsigned flags;
+		int64_t ms; /* -1: refused */
+	} cases[] = {
+		{ "0", 0, 0 },
+		{ "250ms", 0, 250 },
+		{ "1h30m", 0, 5400000 },
+		{ "1w", 0, 604800000 },
+		{ "90", 0, -1 },
+		{ "1.5h", 0, -1 },
+		{ "90", DURATION_BARE_SECONDS, 90000 },
+		{ "0.25", DURATION_BARE_SECONDS | DURATION_FRACTIONS, 250 },
+		{ "1.5h", DURATION_FRACTIONS, 5400000 },
+		{ "1h30", DURATION_BARE_SECONDS, -1 },
+		{ "0x10", DURATION_BARE_SECONDS | DURATION_FRACTIONS, -1 },
+		{ "1e3", DURATION_BARE_SECONDS | DURATION_FRACTIONS, -1 },
+		{ "-1s", DURATION_FRACTIONS, -1 },
+		{ "", DURATION_BARE_SECONDS, -1 },
+		{ "1.s", DURATION_FRACTIONS, -1 },
+		{ "99999999999999999999s", 0, -1 },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t ms = -1;
+		const char *cause = NULL;
+		int rc = duration_parse(cases[i].s, cases[i].flags, &ms, &cause);
+		CHECK_INT(rc, cases[i].ms < 0 ? -1 : 0);
+		CHECK_INT(ms, cases[i].ms);
+		CHECK(rc == 0 || cause != NULL);
+	}
+	buf_t b;
+	buf_init(&b);
+	duration_fmt(&b, 694800250); /* 8d 1h 250ms */
+	CHECK_STR(b.data, "8d1h250ms");
+	buf_free(&b);
 }
 
 static int64_t test_fixed_wall(void)
@@ -241,6 +288,7 @@ int main(void)
 {
 	test_hash();
 	test_text();
+	test_duration();
 	test_oneline();
 	test_cap();
 	test_trim();

@@ -181,15 +181,6 @@ static bool test_has_series(const char *text, const char *fam)
 	return false;
 }
 
-static bool has_line(const char *text, const char *line)
-{
-	size_t n = strlen(line);
-	for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
-		if ((p == text || p[-1] == '\n') && p[n] == '\n')
-			return true;
-	return false;
-}
-
 /* Occurrences of needle, advancing with memmem over the known length: strstr in a loop is
  * quadratic under ASan, whose interceptor measures the whole rest of a 10 MB text each time. */
 static int count(const char *text, const char *needle)
@@ -382,7 +373,7 @@ static void test_render_lines(const char *m)
 		"# TYPE wgwatch_store_failing gauge",
 	};
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
-		if (!has_line(m, want[i])) {
+		if (!unit_has_line(m, want[i])) {
 			CHECK(!"missing line");
 			fprintf(stderr, "  missing: %s\n", want[i]);
 		}
@@ -652,7 +643,7 @@ static void test_http_routes(unsigned port)
 	fetch(port, "GET", "/metrics", &r);
 	CHECK_INT(r.status, 200);
 	CHECK(has_header(&r, "Content-Type: text/plain; version=0.0.4; charset=utf-8"));
-	CHECK(has_line(r.body.data, "wgwatch_router_up{" R0 SITE "} 1"));
+	CHECK(unit_has_line(r.body.data, "wgwatch_router_up{" R0 SITE "} 1"));
 	check_security(&r);
 	reply_free(&r);
 	fetch(port, "GET", "/", &r);
@@ -770,9 +761,9 @@ static void test_store_metrics(fleet_t *f, store_t *st)
 	static const char key[] = "\nwgwatch_store_samples_total ";
 	const char *p = strstr(b.data, key);
 	CHECK(p != NULL && strtoull(p + sizeof(key) - 1, NULL, 10) > 0);
-	CHECK(has_line(b.data, "wgwatch_store_write_errors_total 0"));
-	CHECK(has_line(b.data, "wgwatch_store_queue_length 0"));
-	CHECK(has_line(b.data, "wgwatch_store_failing 0"));
+	CHECK(unit_has_line(b.data, "wgwatch_store_write_errors_total 0"));
+	CHECK(unit_has_line(b.data, "wgwatch_store_queue_length 0"));
+	CHECK(unit_has_line(b.data, "wgwatch_store_failing 0"));
 	static const char mem[] = "\nwgwatch_store_sqlite_memory_bytes "; /* the open store's cache */
 	p = strstr(b.data, mem);
 	CHECK(p != NULL && strtoull(p + sizeof(mem) - 1, NULL, 10) > 0);
@@ -850,7 +841,7 @@ static void test_down(void)
 	buf_t b;
 	buf_init(&b);
 	metrics_render(f, NULL, NULL, NULL, &b);
-	CHECK(has_line(b.data, "wgwatch_cpu_core_load_ratio{router=\"r0\",core=\"0\"} 0.25"));
+	CHECK(unit_has_line(b.data, "wgwatch_cpu_core_load_ratio{router=\"r0\",core=\"0\"} 0.25"));
 	CHECK(strstr(b.data, "wgwatch_interface_receive_bytes_total{router=\"r0\"") != NULL);
 	s = sample_new("r0", 1700000300000, "rest");
 	sample_fail(s, SAMPLE_ERR_CONNECT, "refused");
@@ -858,9 +849,9 @@ static void test_down(void)
 	sample_free(s);
 	buf_reset(&b);
 	metrics_render(f, NULL, NULL, NULL, &b);
-	CHECK(has_line(b.data, "wgwatch_router_up{router=\"r0\"} 0"));
+	CHECK(unit_has_line(b.data, "wgwatch_router_up{router=\"r0\"} 0"));
 	CHECK(strstr(b.data, "wgwatch_router_info{router=\"r0\",board=\"RB5009UG+S+\"") != NULL);
-	CHECK(has_line(b.data, "wgwatch_polls_total{router=\"r0\"} 2"));
+	CHECK(unit_has_line(b.data, "wgwatch_polls_total{router=\"r0\"} 2"));
 	static const char *const gone[] = { "wgwatch_cpu_core_load_ratio{", "wgwatch_cpu_core_irq_ratio{",
 		"wgwatch_interface_", "wgwatch_wireguard_peer_", "wgwatch_router_uptime_seconds{",
 		"wgwatch_health_", "wgwatch_memory_", "wgwatch_disk_" };

@@ -54,6 +54,35 @@ static int unit_checks, unit_failures;
 		}                                                                                            \
 	} while (0)
 
+/* Whether text holds line as a whole line ending in '\n'. */
+static inline int unit_has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+	for (const char *p = text; p != NULL && (p = strstr(p, line)) != NULL; p++)
+		if ((p == text || p[-1] == '\n') && p[n] == '\n')
+			return 1;
+	return 0;
+}
+
+/* The lines of s ('\n's), 0 for NULL. */
+static inline int unit_count_lines(const char *s)
+{
+	int n = 0;
+	for (; s != NULL && *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+/* CHECK_LINE(text, fmt, ...): text holds the formatted line (at most 4095 characters) whole. */
+#define CHECK_LINE(text, ...)                                                \
+	do {                                                                 \
+		char unit_want_[4096];                                       \
+		snprintf(unit_want_, sizeof(unit_want_), __VA_ARGS__);       \
+		CHECK(unit_has_line(text, unit_want_));                      \
+		if (!unit_has_line(text, unit_want_))                        \
+			fprintf(stderr, "  missing line: %s\n", unit_want_); \
+	} while (0)
+
 static inline int unit_done(const char *name)
 {
 	printf("%s: %d checks, %d failed\n", name, unit_checks, unit_failures);

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* profiles: the CPU profiles and probes in the database (schema 007): the writer's insert of
- * one, and the read of a router's for the API and the pages on a read-only connection of the
- * caller's. A profile's rows are JSON text, [{"cpu", "name", "usage"}], as the API serves them. */
+/* history_profiles: the read of a router's CPU profiles, probes, an upgrade and its latest
+ * diagnostics (store/history.h) for the API and the pages, on a read-only connection of its
+ * own. It must never write: the writer's insert is ingest_profiles.c's. */
 #include "config.h"
 #include "store/history.h"
-#include "store/store_int.h"
 #include "lib/db.h"
-#include "lib/log.h"
 #include "lib/xmem.h"
 
 #include <jansson.h>
@@ -14,117 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PROFILES_BUSY_MS 5000
-
-/* The rows of p as JSON text (caller frees). */
-static char *profiles_rows_json(const profile_t *p)
-{
-	json_t *arr = json_array();
-	for (size_t i = 0; i < p->nrows; i++) {
-		const struct profile_row *r = &p->rows[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "cpu", r->cpu >= 0 ? json_integer(r->cpu) : json_null());
-		json_object_set_new(o, "name", json_string(r->name)); /* NULL (not UTF-8): no key */
-		json_object_set_new(o, "usage", json_real(isfinite(r->usage) ? r->usage : 0));
-		json_array_append_new(arr, o);
-	}
-	char *text = json_dumps(arr, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	json_decref(arr);
-	return text ? text : xstrdup("[]");
-}
-
-/* A statement of the diagnostic tables, or NULL when they cannot be used: a database that
- * skipped migration 007 or 010 (one at a later version without it) must not make every batch of
- * polls fail, so the row is dropped and that said once, and the batch goes on. */
-static sqlite3_stmt *profiles_stmt(store_t *st, const char *sql, bool *skip)
-{
-	static bool told;
-	sqlite3_stmt *q = store_stmt(st, sql);
-	*skip = q == NULL &&
-		(strstr(st->errmsg, "no such table") != NULL || strstr(st->errmsg, "no such column") != NULL);
-	if (*skip && !told)
-		log_error("store: %s: %s: profiles and probes are not stored (schema 007 or 010 missing)",
-			st->path, st->errmsg);
-	told |= *skip;
-	return q;
-}
-
-/* The router's id, the router inserted when the database does not know it yet; -1 on error. */
-static int64_t profiles_router_id(store_t *st, const char *name, int64_t time_ms)
-{
-	struct store_router *r = cache_router_find(st, name);
-	if (r != NULL)
-		return r->id;
-	sqlite3_stmt *q = st->sq[SQ_INS_ROUTER];
-	db_bind_text(q, 1, name);
-	sqlite3_bind_int64(q, 2, time_ms);
-	if (store_step(st, q) < 0)
-		return -1;
-	return cache_router_add(st, name, sqlite3_last_insert_rowid(st->db))->id;
-}
-
-static void profiles_bind_opt(sqlite3_stmt *q, int i, double v)
-{
-	if (v >= 0)
-		sqlite3_bind_double(q, i, v);
-	else
-		sqlite3_bind_null(q, i);
-}
-
-int ingest_write_probe(store_t *st, const probe_t *p)
-{
-	int64_t rid = profiles_router_id(st, p->router, p->time_ms);
-	if (rid < 0)
-		return -1;
-	bool skip;
-	sqlite3_stmt *q = profiles_stmt(st,
-		"INSERT INTO probes (router_id, time_ms, duration_ms, direction,"
-		" offered_bps, delivered_bps, lost_packets, local_cpu_load,"
-		" remote_cpu_load, busiest_core_load, configured)"
-		" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-		&skip);
-	if (q == NULL)
-		return skip ? 0 : -1;
-	sqlite3_bind_int64(q, 1, rid);
-	sqlite3_bind_int64(q, 2, p->time_ms);
-	sqlite3_bind_int64(q, 3, p->duration_ms);
-	db_bind_text(q, 4, p->direction);
-	sqlite3_bind_double(q, 5, p->offered_bps);
-	sqlite3_bind_double(q, 6, p->delivered_bps);
-	db_bind_opt(q, 7, p->lost_packets, p->lost_packets >= 0);
-	profiles_bind_opt(q, 8, p->local_cpu_load);
-	profiles_bind_opt(q, 9, p->remote_cpu_load);
-	profiles_bind_opt(q, 10, p->busiest_core_load);
-	db_bind_text(q, 11, p->configured != NULL ? p->configured : p->direction);
-	int rc = store_step(st, q);
-	sqlite3_finalize(q);
-	return rc;
-}
-
-int ingest_write_profile(store_t *st, const profile_t *p)
-{
-	int64_t rid = profiles_router_id(st, p->router, p->time_ms);
-	if (rid < 0)
-		return -1;
-	bool skip;
-	sqlite3_stmt *q = profiles_stmt(st,
-		"INSERT INTO profiles (router_id, time_ms, duration_ms, rows)"
-		" VALUES (?1, ?2, ?3, ?4)",
-		&skip);
-	if (q == NULL)
-		return skip ? 0 : -1;
-	char *rows = profiles_rows_json(p);
-	sqlite3_bind_int64(q, 1, rid);
-	sqlite3_bind_int64(q, 2, p->time_ms);
-	sqlite3_bind_int64(q, 3, p->duration_ms);
-	db_bind_text(q, 4, rows);
-	int rc = store_step(st, q);
-	sqlite3_finalize(q);
-	free(rows);
-	return rc;
-}
-
-/* ---- reading ---- */
+#define HISTORY_PROFILES_BUSY_MS 5000
 
 void history_profile_rows(profile_t *p, const char *text)
 {
@@ -142,7 +30,7 @@ void history_profile_rows(profile_t *p, const char *text)
 	json_decref(arr);
 }
 
-static int profiles_query(
+static int history_profiles_query(
 	sqlite3 *db, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause)
 {
 	sqlite3_stmt *q = NULL;
@@ -170,9 +58,10 @@ static int profiles_query(
 }
 
 /* A read-only connection to the daemon's database, for one request. */
-static int profiles_open(const char *db_path, sqlite3 **db, char **cause)
+static int history_profiles_open(const char *db_path, sqlite3 **db, char **cause)
 {
-	return db_open(db_path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, PROFILES_BUSY_MS, db, cause);
+	return db_open(
+		db_path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, HISTORY_PROFILES_BUSY_MS, db, cause);
 }
 
 int history_profiles(
@@ -181,9 +70,9 @@ int history_profiles(
 	*out = NULL;
 	*n = 0;
 	sqlite3 *db = NULL;
-	if (profiles_open(db_path, &db, cause) < 0)
+	if (history_profiles_open(db_path, &db, cause) < 0)
 		return -1;
-	int rc = profiles_query(db, router, limit, out, n, cause);
+	int rc = history_profiles_query(db, router, limit, out, n, cause);
 	sqlite3_close(db);
 	if (rc < 0) {
 		history_profiles_free(*out, *n);
@@ -201,13 +90,13 @@ void history_profiles_free(profile_t **v, size_t n)
 
 /* ---- probes ---- */
 
-static double profiles_col_opt(sqlite3_stmt *q, int i)
+static double history_profiles_col_opt(sqlite3_stmt *q, int i)
 {
 	return sqlite3_column_type(q, i) == SQLITE_NULL ? -1 : sqlite3_column_double(q, i);
 }
 
 /* The static name of a stored probe_direction; measured when the text is none of them. */
-static const char *profiles_direction(const char *text, const char *measured)
+static const char *history_profiles_direction(const char *text, const char *measured)
 {
 	static const char *const names[] = { "transmit", "receive", "both" };
 	for (size_t i = 0; text != NULL && i < sizeof(names) / sizeof(names[0]); i++)
@@ -241,10 +130,11 @@ static int probes_query(
 		p->offered_bps = sqlite3_column_double(q, 3);
 		p->delivered_bps = sqlite3_column_double(q, 4);
 		p->lost_packets = db_col_int64(q, 5, -1);
-		p->local_cpu_load = profiles_col_opt(q, 6);
-		p->remote_cpu_load = profiles_col_opt(q, 7);
-		p->busiest_core_load = profiles_col_opt(q, 8);
-		p->configured = profiles_direction((const char *)sqlite3_column_text(q, 9), p->direction);
+		p->local_cpu_load = history_profiles_col_opt(q, 6);
+		p->remote_cpu_load = history_profiles_col_opt(q, 7);
+		p->busiest_core_load = history_profiles_col_opt(q, 8);
+		p->configured = history_profiles_direction(
+			(const char *)sqlite3_column_text(q, 9), p->direction);
 		*out = xreallocarray(*out, *n + 1, sizeof(**out));
 		(*out)[(*n)++] = p;
 	}
@@ -260,7 +150,7 @@ int history_probes(
 	*out = NULL;
 	*n = 0;
 	sqlite3 *db = NULL;
-	if (profiles_open(db_path, &db, cause) < 0)
+	if (history_profiles_open(db_path, &db, cause) < 0)
 		return -1;
 	int rc = probes_query(db, router, limit, out, n, cause);
 	sqlite3_close(db);
@@ -280,7 +170,7 @@ void history_probes_free(probe_t **v, size_t n)
 
 /* ---- one upgrade ---- */
 
-static int profiles_upgrade_query(sqlite3 *db, int64_t id, struct history_upgrade *u, char **cause)
+static int history_profiles_upgrade_query(sqlite3 *db, int64_t id, struct history_upgrade *u, char **cause)
 {
 	sqlite3_stmt *q = NULL;
 	if (sqlite3_prepare_v2(db,
@@ -314,9 +204,9 @@ int history_upgrade(const char *db_path, int64_t id, struct history_upgrade *out
 {
 	sqlite3 *db = NULL;
 	*out = (struct history_upgrade){ .id = 0 };
-	if (profiles_open(db_path, &db, cause) < 0)
+	if (history_profiles_open(db_path, &db, cause) < 0)
 		return -1;
-	int rc = profiles_upgrade_query(db, id, out, cause);
+	int rc = history_profiles_upgrade_query(db, id, out, cause);
 	sqlite3_close(db);
 	return rc;
 }
@@ -337,7 +227,7 @@ int history_diag_latest(const char *db_path,
 	sqlite3 *db = NULL;
 	sqlite3_stmt *q = NULL;
 	int rc = SQLITE_ERROR;
-	if (profiles_open(db_path, &db, cause) < 0)
+	if (history_profiles_open(db_path, &db, cause) < 0)
 		return -1;
 	if (sqlite3_prepare_v2(db,
 		    "SELECT r.name, (SELECT max(time_ms) FROM profiles WHERE router_id = r.id),"

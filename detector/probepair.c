@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* probe: the detector's highest-confidence method, a fixed-rate probe pair across a version
+/* probepair: the detector's highest-confidence method, a fixed-rate probe pair across a version
  * change (docs/detector.md): the same offered rate before and after, through the WireGuard
  * interface whose peer's allowed addresses hold the probe address. It never guesses the
  * interface when two or more could have carried the probe, and never writes. */
 #include "config.h"
-#include "detector/probe.h"
+#include "detector/probepair.h"
 
 #include <arpa/inet.h>
 #include <math.h>
@@ -14,7 +14,7 @@
 #define PROBE_RATE_TOLERANCE 0.01 /* offered rates this close are the same rate */
 
 /* Whether the first bits bits of a and b are equal. */
-static bool probe_prefix_eq(const unsigned char *a, const unsigned char *b, long bits)
+static bool probepair_prefix_eq(const unsigned char *a, const unsigned char *b, long bits)
 {
 	long whole = bits / 8;
 	if (memcmp(a, b, (size_t)whole) != 0)
@@ -26,7 +26,7 @@ static bool probe_prefix_eq(const unsigned char *a, const unsigned char *b, long
 }
 
 /* Whether address lies in one prefix "ADDR[/LEN]" of n bytes. */
-static bool probe_addr_in_one(const char *address, const char *s, size_t n)
+static bool probepair_addr_in_one(const char *address, const char *s, size_t n)
 {
 	char net[64];
 	if (n == 0 || n >= sizeof(net))
@@ -45,15 +45,15 @@ static bool probe_addr_in_one(const char *address, const char *s, size_t n)
 	long bits = slash != NULL ? strtol(slash + 1, &end, 10) : max;
 	if (slash != NULL && (end == slash + 1 || *end != '\0'))
 		return false;
-	return bits >= 0 && bits <= max && probe_prefix_eq(a, p, bits);
+	return bits >= 0 && bits <= max && probepair_prefix_eq(a, p, bits);
 }
 
-bool probe_addr_in(const char *address, const char *list)
+bool probepair_addr_in(const char *address, const char *list)
 {
 	for (const char *s = list; s != NULL && *s != '\0';) {
 		s += strspn(s, " ,");
 		size_t n = strcspn(s, " ,");
-		if (probe_addr_in_one(address, s, n))
+		if (probepair_addr_in_one(address, s, n))
 			return true;
 		s += n;
 	}
@@ -61,11 +61,11 @@ bool probe_addr_in(const char *address, const char *list)
 }
 
 /* The index in names of the interface the probe to address went through; SIZE_MAX when unknown. */
-static size_t probe_iface(
-	const struct probe_set *p, const char *const *names, size_t nifs, const char *address)
+static size_t probepair_iface(
+	const struct probepair_set *p, const char *const *names, size_t nifs, const char *address)
 {
 	for (size_t k = 0; k < p->npeers; k++) {
-		if (!probe_addr_in(address, p->peers[2 * k + 1]))
+		if (!probepair_addr_in(address, p->peers[2 * k + 1]))
 			continue;
 		for (size_t i = 0; i < nifs; i++)
 			if (strcmp(names[i], p->peers[2 * k]) == 0)
@@ -76,11 +76,12 @@ static size_t probe_iface(
 }
 
 /* The newest probe of the direction that ended before t, or the first that started at t or later. */
-static const struct probe_row *probe_pick(const struct probe_set *p, bool transmit, int64_t t, bool after)
+static const struct probepair_row *probepair_pick(
+	const struct probepair_set *p, bool transmit, int64_t t, bool after)
 {
-	const struct probe_row *best = NULL;
+	const struct probepair_row *best = NULL;
 	for (size_t i = 0; i < p->n; i++) {
-		const struct probe_row *r = &p->rows[i];
+		const struct probepair_row *r = &p->rows[i];
 		if (r->transmit != transmit || !(r->delivered >= 0) || !(r->offered > 0))
 			continue;
 		if (!after && r->t < t)
@@ -92,8 +93,8 @@ static const struct probe_row *probe_pick(const struct probe_set *p, bool transm
 }
 
 /* The verdict of a probe pair into *r, over judge's: its sample counts and cores stay. */
-static void probe_judge(const struct probe_row *b, const struct probe_row *a, const struct frame_params *pp,
-	struct frame_result *r)
+static void probepair_judge(const struct probepair_row *b, const struct probepair_row *a,
+	const struct frame_params *pp, struct frame_result *r)
 {
 	double ratio = a->delivered / b->delivered;
 	r->method = DETECTOR_M_PROBE;
@@ -110,20 +111,20 @@ static void probe_judge(const struct probe_row *b, const struct probe_row *a, co
 	r->why[0] = '\0';
 }
 
-void probe_apply(const struct probe_set *p, const char *address, int64_t t, const char *const *names,
+void probepair_apply(const struct probepair_set *p, const char *address, int64_t t, const char *const *names,
 	size_t nifs, const struct frame_params *params, struct frame_result *r)
 {
-	size_t i = p->n > 0 && nifs > 0 ? probe_iface(p, names, nifs, address) : SIZE_MAX;
+	size_t i = p->n > 0 && nifs > 0 ? probepair_iface(p, names, nifs, address) : SIZE_MAX;
 	for (int dir = 0; i != SIZE_MAX && dir < 2; dir++) {
-		const struct probe_row *b = probe_pick(p, dir == 0, t, false);
-		const struct probe_row *a = probe_pick(p, dir == 0, t, true);
+		const struct probepair_row *b = probepair_pick(p, dir == 0, t, false);
+		const struct probepair_row *a = probepair_pick(p, dir == 0, t, true);
 		if (b != NULL && a != NULL && b->delivered > 0 &&
 			fabs(a->offered - b->offered) <= PROBE_RATE_TOLERANCE * b->offered)
-			probe_judge(b, a, params, &r[2 * i + (size_t)dir]);
+			probepair_judge(b, a, params, &r[2 * i + (size_t)dir]);
 	}
 }
 
-void probe_set_free(struct probe_set *p)
+void probepair_set_free(struct probepair_set *p)
 {
 	for (size_t i = 0; i < 2 * p->npeers; i++)
 		free(p->peers[i]);
