@@ -338,12 +338,15 @@ void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)
 }
 
 /* Room for one more of n elements in *arr of *cap allocated (0: exactly n). */
-static void *sample_grow(void *arr, size_t n, size_t *cap, size_t size)
+static void *sample_grow(void *arr, size_t n, uint32_t *cap, size_t size)
 {
 	if (n < *cap)
 		return arr;
-	*cap = n < 4 ? 4 : 2 * n;
-	return xreallocarray(arr, *cap, size);
+	size_t want = n < 4 ? 4 : 2 * n;
+	if (want > UINT32_MAX) /* far beyond any reply's cap (rest max_body, SNMP's tables) */
+		abort();
+	*cap = (uint32_t)want;
+	return xreallocarray(arr, want, size);
 }
 
 struct sample_iface *sample_add_iface(sample_t *s)

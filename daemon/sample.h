@@ -83,6 +83,7 @@ struct sample_menu {
 	int64_t since_ms; /* failing: wall clock of its first failure in a row; else 0 */
 };
 
+/* Its fields ordered so that none is padded: the fleet keeps every router's newest sample. */
 typedef struct sample {
 	char *router;        /* config name of the router */
 	int64_t time_ms;     /* wall clock when the poll asked for the counters */
@@ -90,8 +91,9 @@ typedef struct sample {
 	int64_t duration_ms; /* how long the poll took */
 	const char *source;  /* "rest" or "snmp" (static string) */
 
-	enum sample_err err; /* SAMPLE_OK when the router answered everything */
-	char *error;         /* human reason when err != SAMPLE_OK, else NULL */
+	enum sample_err err;   /* SAMPLE_OK when the router answered everything */
+	uint32_t cpu_freq_mhz; /* cpu-frequency; 0 when unknown (some boards do not tell) */
+	char *error;           /* human reason when err != SAMPLE_OK, else NULL */
 
 	char *version;  /* "7.22.3" (channel stripped), NULL when unknown */
 	char *channel;  /* "stable", ... or NULL */
@@ -100,8 +102,7 @@ typedef struct sample {
 	char *board;
 	char *architecture;
 	char *cpu_model;
-	int64_t uptime_ms;     /* -1 when unknown */
-	uint32_t cpu_freq_mhz; /* cpu-frequency; 0 when unknown (some boards do not tell) */
+	int64_t uptime_ms; /* -1 when unknown */
 	/* /system/package/update (check_updates), as last read, maybe an hour ago: latest-version
 	 * (the version the router is offered) and status; NULL when not read or not told. */
 	char *offered_version;
@@ -111,22 +112,22 @@ typedef struct sample {
 	struct sample_core *cores;
 	size_t nifaces;
 	struct sample_iface *ifaces;
-	bool have_peers; /* false when the source cannot tell peers (SNMP alone) */
 	size_t npeers;
 	struct sample_peer *peers;
-	/* Health (/system/health, MIKROTIK-MIB): the sensors as last read, maybe some polls ago
-	 * (collectors read them less often than counters); health_fresh when read by this poll. */
-	bool health_fresh;
 	size_t nsensors;
 	struct sample_sensor *sensors;
 	size_t nmenus; /* the optional menus asked so far, failing or not */
 	struct sample_menu *menus;
 	int64_t mem_free, mem_total;   /* bytes; -1 when unknown */
 	int64_t disk_free, disk_total; /* bytes; -1 when unknown */
-	bool packed;                   /* from sample_dup: one block, read-only (see there) */
+	bool have_peers;               /* false when the source cannot tell peers (SNMP alone) */
+	/* Health (/system/health, MIKROTIK-MIB): the sensors as last read, maybe some polls ago
+	 * (collectors read them less often than counters); health_fresh when read by this poll. */
+	bool health_fresh;
+	bool packed; /* from sample_dup: one block, read-only (see there) */
 	/* Private to sample.c: allocated lengths of ifaces, peers, sensors and menus (grown by
 	 * doubling, so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
-	size_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
+	uint32_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
 	struct sample_pool *pool;    /* private to sample.c: the blocks of sample_strdup */
 	struct sample_strs *held[2]; /* private to sample.c: shared blocks (sample_hold), or NULL */
 } sample_t;
