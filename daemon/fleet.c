@@ -31,7 +31,8 @@ const double fleet_hist_bounds[FLEET_HIST_BUCKETS] = {
 	30,
 };
 
-/* One complete sample and its rates, shared by the fleet and any views holding it. */
+/* One complete sample and its rates, shared by the fleet and any views holding it; it lies in
+ * the block of the sample's packed copy (sample_dup_room), freed with it. */
 struct fleet_data {
 	atomic_uint refs;
 	sample_t *s;
@@ -115,12 +116,15 @@ static void fleet_gen_unref(struct fleet_gen *g)
 	free(g);
 }
 
-/* Takes s; rx and tx are left for the caller to fill. */
-static struct fleet_data *fleet_data_new(sample_t *s)
+/* A packed copy of s with its data; rx and tx are left for the caller to fill. */
+static struct fleet_data *fleet_data_new(const sample_t *s)
 {
-	struct fleet_data *d = xcalloc(1, sizeof(*d) + 2 * s->nifaces * sizeof(d->rates[0]));
+	void *room;
+	sample_t *copy = sample_dup_room(
+		s, sizeof(struct fleet_data) + 2 * s->nifaces * sizeof(double), &room);
+	struct fleet_data *d = room;
 	atomic_init(&d->refs, 1);
-	d->s = s, d->rx = d->rates, d->tx = d->rates + s->nifaces;
+	d->s = copy, d->rx = d->rates, d->tx = d->rates + s->nifaces;
 	return d;
 }
 
@@ -128,8 +132,7 @@ static void fleet_data_unref(struct fleet_data *d)
 {
 	if (d == NULL || atomic_fetch_sub(&d->refs, 1) != 1)
 		return;
-	sample_free(d->s);
-	free(d);
+	sample_free(d->s); /* d with it */
 }
 
 static void fleet_prof_unref(struct fleet_prof *x)
@@ -236,7 +239,7 @@ static void fleet_observe(struct fleet_hist *h, int64_t ms)
 /* Shared data for a complete sample: a copy, with rates against the previous one. */
 static struct fleet_data *fleet_data_for(const struct fleet_data *prev, const sample_t *s)
 {
-	struct fleet_data *d = fleet_data_new(sample_dup(s));
+	struct fleet_data *d = fleet_data_new(s);
 	fleet_rates(prev ? prev->s : NULL, s, d->rx, d->tx);
 	return d;
 }
