@@ -31,8 +31,7 @@ const double fleet_hist_bounds[FLEET_HIST_BUCKETS] = {
 	30,
 };
 
-/* One complete sample and its rates, shared by the fleet and any views holding it; it lies in
- * the block of the sample's packed copy (sample_dup_room), freed with it. */
+/* One complete sample and its rates, shared by the fleet and any views holding it. */
 struct fleet_data {
 	atomic_uint refs;
 	sample_t *s;
@@ -116,15 +115,12 @@ static void fleet_gen_unref(struct fleet_gen *g)
 	free(g);
 }
 
-/* A packed copy of s with its data; rx and tx are left for the caller to fill. */
-static struct fleet_data *fleet_data_new(const sample_t *s)
+/* Takes s; rx and tx are left for the caller to fill. */
+static struct fleet_data *fleet_data_new(sample_t *s)
 {
-	void *room;
-	sample_t *copy = sample_dup_room(
-		s, sizeof(struct fleet_data) + 2 * s->nifaces * sizeof(double), &room);
-	struct fleet_data *d = room;
+	struct fleet_data *d = xcalloc(1, sizeof(*d) + 2 * s->nifaces * sizeof(d->rates[0]));
 	atomic_init(&d->refs, 1);
-	d->s = copy, d->rx = d->rates, d->tx = d->rates + s->nifaces;
+	d->s = s, d->rx = d->rates, d->tx = d->rates + s->nifaces;
 	return d;
 }
 
@@ -132,7 +128,8 @@ static void fleet_data_unref(struct fleet_data *d)
 {
 	if (d == NULL || atomic_fetch_sub(&d->refs, 1) != 1)
 		return;
-	sample_free(d->s); /* d with it */
+	sample_free(d->s);
+	free(d);
 }
 
 static void fleet_prof_unref(struct fleet_prof *x)
@@ -239,7 +236,7 @@ static void fleet_observe(struct fleet_hist *h, int64_t ms)
 /* Shared data for a complete sample: a copy, with rates against the previous one. */
 static struct fleet_data *fleet_data_for(const struct fleet_data *prev, const sample_t *s)
 {
-	struct fleet_data *d = fleet_data_new(s);
+	struct fleet_data *d = fleet_data_new(sample_dup(s));
 	fleet_rates(prev ? prev->s : NULL, s, d->rx, d->tx);
 	return d;
 }

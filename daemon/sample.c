@@ -278,16 +278,10 @@ static char *sample_pack(const sample_t *s, char **at, const char *str)
 	return d;
 }
 
+/* Arrays (8-byte aligned: every element size is a multiple of 8) then strings. */
 sample_t *sample_dup(const sample_t *s)
 {
-	return sample_dup_room(s, 0, NULL);
-}
-
-/* The room, then arrays (8-byte aligned: every element size is a multiple of 8), then strings. */
-sample_t *sample_dup_room(const sample_t *s, size_t extra, void **room)
-{
-	extra = (extra + 7) & ~(size_t)7;
-	sample_t *d = xmalloc(extra + sample_packed_size(s));
+	sample_t *d = xmalloc(sample_packed_size(s));
 	*d = *s;
 	d->packed = true;
 	d->cap_ifaces = d->cap_peers = d->cap_sensors = d->cap_menus = 0;
@@ -295,9 +289,6 @@ sample_t *sample_dup_room(const sample_t *s, size_t extra, void **room)
 	for (size_t i = 0; i < SAMPLE_NHELD; i++)
 		sample_strs_ref(d->held[i]);
 	char *at = (char *)(d + 1);
-	if (room != NULL)
-		*room = at;
-	at += extra;
 	d->cores = memcpy(at, s->cores ? (const void *)s->cores : "", s->ncores * sizeof(*d->cores));
 	at += s->ncores * sizeof(*d->cores);
 	d->ifaces = memcpy(at, s->ifaces ? (const void *)s->ifaces : "", s->nifaces * sizeof(*d->ifaces));

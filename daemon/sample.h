@@ -164,9 +164,6 @@ void sample_free(sample_t *s);
  * walking many routers' samples (/metrics) touches a few cache lines per router, not some 70
  * scattered blocks. Read-only: free it with sample_free, never grow or replace its parts. */
 sample_t *sample_dup(const sample_t *s);
-/* sample_dup with room for extra bytes of the caller's in the same block, 8-byte aligned, at
- * *room: what the holder of the copy keeps beside it lives and goes with it (sample_free). */
-sample_t *sample_dup_room(const sample_t *s, size_t extra, void **room);
 /* Mark the sample failed; keeps the first error given. fmt must not contain secrets. */
 void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
