@@ -224,6 +224,9 @@ def cmd_window(a):
     # The CPU span (between the /proc reads, inside the scrapes) is shorter than the polls'
     # span by a render: count the polls of the CPU span at the window's rate.
     cpu_polls = max(polls * cpu_wall / wall, 1)
+    # VmRSS: the median of the window's once-a-second readings (--rss), else the end's
+    samples = [int(x) for x in open(a.rss).read().split()] if a.rss else []
+    rss = statistics.median(samples) if samples else B["daemon_rss"]
     r = {"n": a.n, "interval": a.interval, "wall_s": wall, "polls": polls,
          "polls_per_s": polls / wall,
          "late": B["late"] - A["late"],
@@ -236,8 +239,10 @@ def cmd_window(a):
          "box_cpus": os.cpu_count(), "loadavg": B["loadavg"],
          "daemon_us_per_poll": 1e6 * (B["daemon_cpu"] - A["daemon_cpu"]) / cpu_polls,
          "sim_us_per_poll": 1e6 * (B["sim_cpu"] - A["sim_cpu"]) / cpu_polls,
-         "daemon_rss_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
-         "rss_kib_per_router": B["daemon_rss"] / a.n,
+         "daemon_rss_kib": rss, "daemon_rss_end_kib": B["daemon_rss"], "sim_rss_kib": B["sim_rss"],
+         "daemon_rss_min_kib": min(samples) if samples else rss,
+         "daemon_rss_max_kib": max(samples) if samples else rss,
+         "rss_kib_per_router": rss / a.n,
          "sqlite_mem_kib": B["sqlite_mem"] / 1024 if B.get("sqlite_mem") is not None else None,
          "daemon_fds": B["daemon_fds"], "fd_limit": B["fd_limit"], "nsims": B["nsims"],
          "samples_per_s": (B["samples"] - A["samples"]) / wall,
@@ -464,12 +469,44 @@ def report_memory(rows, base):
                  "" if sq is None else ", SQLite heap %.2f MiB" % (sq / 1024)))
     table_of(rows, [
         ("routers", "n", "d"), ("RSS MiB", lambda r: r["daemon_rss_kib"] / 1024, ".1f"),
+        ("min-max", lambda r: "%.1f-%.1f" % (r.get("daemon_rss_min_kib", r["daemon_rss_kib"]) / 1024,
+                                             r.get("daemon_rss_max_kib", r["daemon_rss_kib"]) / 1024), "s"),
         ("KiB/router", "rss_kib_per_router", ".1f"),
         ("-base KiB/router", lambda r: above_base(r, base, False), ".1f"),
         ("SQLite MiB", lambda r: r["sqlite_mem_kib"] / 1024 if r.get("sqlite_mem_kib") is not None else None, ".1f"),
         ("-base-SQLite KiB/router", lambda r: above_base(r, base, True), ".1f"),
         ("fds", "daemon_fds", "d"), ("fd limit", "fd_limit", "d"),
         ("sims", "nsims", "d"), ("sim RSS MiB", lambda r: r["sim_rss_kib"] / 1024, ".1f")])
+
+
+def load_sized(d, prefix):
+    """The figures of $T/PREFIX-N.json for every N, by N."""
+    return [json.load(open(f)) for f in sorted(glob.glob(os.path.join(d, prefix + "-*.json")),
+                                               key=lambda f: int(f.split("-")[-1][:-5]))]
+
+
+def report_memory_summary(rows, base, beside, beside_base, beside_label):
+    """The figure to watch for growth, first: wgwatchd's memory per router above its baseline,
+    and the --beside build's measured the same way on the same sims."""
+    if base is None or not [r for r in rows if r["n"] > base["n"]]:
+        return
+    print("Memory per router: (VmRSS - VmRSS polling 1 router) / (routers - 1), KiB, VmRSS the median")
+    print("of a reading a second over the window; in brackets with SQLite's heap")
+    print("(wgwatch_store_sqlite_memory_bytes) taken out of both")
+    old = {r["n"]: r for r in beside}
+    for r in rows:
+        if r["n"] <= base["n"]:
+            continue
+        line = "  %6d routers: wgwatchd %s KiB (%s)" % (
+            r["n"], fmt(above_base(r, base, False), ".1f"), fmt(above_base(r, base, True), ".1f"))
+        if r["n"] in old and beside_base is not None:
+            o = old[r["n"]]
+            line += "; beside: %s KiB (%s)" % (fmt(above_base(o, beside_base, False), ".1f"),
+                                               fmt(above_base(o, beside_base, True), ".1f"))
+        print(line)
+    if beside:
+        print("  beside: %s, the same window after ours" % beside_label)
+    print()
 
 
 def print_table(table):
@@ -480,10 +517,12 @@ def print_table(table):
 
 
 def cmd_report(a):
-    rows = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "poll-*.json")),
-                                               key=lambda f: int(f.split("-")[-1][:-5]))]
+    rows = load_sized(a.dir, "poll")
     base_f = os.path.join(a.dir, "base-1.json")
     base = json.load(open(base_f)) if os.path.exists(base_f) else None
+    beside_f = os.path.join(a.dir, "beside-base-1.json")
+    beside_base = json.load(open(beside_f)) if os.path.exists(beside_f) else None
+    report_memory_summary(rows, base, load_sized(a.dir, "beside-poll"), beside_base, a.beside)
     if rows:
         report_polling(rows, base)
     slow = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(a.dir, "slow-*.json")),
@@ -533,6 +572,7 @@ def main():
     s = sub.add_parser("window")
     s.add_argument("--n", type=int, required=True)
     s.add_argument("--interval", type=float, required=True)
+    s.add_argument("--rss", help="wgwatchd's VmRSS readings of the window, KiB, one a line")
     s.add_argument("a")
     s.add_argument("b")
     s.add_argument("-o", "--out", required=True)
@@ -561,6 +601,7 @@ def main():
     s.add_argument("window")
     s = sub.add_parser("report")
     s.add_argument("--wrk-args", default="")
+    s.add_argument("--beside", default="", help="what the beside-*.json figures measured")
     s.add_argument("dir")
     a = p.parse_args()
     return globals()["cmd_" + a.cmd](a)

@@ -58,8 +58,8 @@ struct rest_conn {
 	int64_t start_ms, deadline_ms; /* monotonic */
 	loop_timer_id defer;           /* 0 ms timer delivering a failure outside poll() */
 	buf_t body;
-	size_t head_len; /* bytes of the status line, headers and trailers of this request */
-	char errbuf[CURL_ERROR_SIZE];
+	size_t head_len;       /* bytes of the status line, headers and trailers of this request */
+	char *errbuf;          /* easy's error buffer, pooled with it; NULL with it */
 	restboard_t *board;    /* the last /system/routerboard answer */
 	healthkeep_t *health;  /* the last /system/health answer */
 	restpeers_t *peers;    /* the peers' details, kept by .id */
@@ -219,7 +219,7 @@ static void rest_start_step(struct rest_conn *c)
 	buf_reset(&c->body);
 	c->head_len = 0;
 	c->too_big = c->head_too_big = false;
-	c->errbuf[0] = '\0';
+	c->errbuf[0] = '\0'; /* c->easy is held: so is its buffer */
 	c->nofd = false;
 	/* Rates divide counter deltas by the time between samples: stamp the sample when the
 	 * counters are asked for, not when the poll started three requests earlier. */
@@ -248,7 +248,7 @@ static char *rest_curl_reason(const struct rest_conn *c, CURLcode res, enum samp
 	if (c->nofd && res == CURLE_COULDNT_CONNECT)
 		return restcurl_nofd_reason();
 	*err = restcurl_kind(res);
-	return restdecode_clean(c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
+	return restdecode_clean(c->errbuf && c->errbuf[0] ? c->errbuf : curl_easy_strerror(res), 160);
 }
 
 /* Why a reply's status is not 2xx (malloc'd), and its kind. */
@@ -486,8 +486,9 @@ static void rest_easy_give(struct rest_conn *c)
 	if (c->in_multi)
 		curl_multi_remove_handle(restmulti_curl(c->m), c->easy);
 	c->in_multi = false;
-	restcurl_give(c->r->curl, c->easy, c->own_ca);
+	restcurl_give(c->r->curl, c->easy, c->errbuf, c->own_ca);
 	c->easy = NULL;
+	c->errbuf = NULL;
 	c->own_ca = false;
 }
 
@@ -607,7 +608,7 @@ static int rest_poll(void *ctx, void *handle, const conf_router_t *rc, collector
 	if (c->busy)
 		return -1;
 	rest_conn_begin(c, rc, done, arg);
-	if (restcurl_take(r->curl, c, c->errbuf, &c->nofd, &c->easy) < 0 ||
+	if (restcurl_take(r->curl, c, &c->nofd, &c->easy, &c->errbuf) < 0 ||
 		restcurl_configure(c->easy, rc, &c->own_ca) < 0) {
 		sample_fail(c->s, SAMPLE_ERR_INTERNAL, "cannot configure the HTTP client");
 		rest_finish_later(c);

@@ -18,6 +18,11 @@
 
 #define RESTCURL_PER_MULTI 64 /* routers per curl multi handle (see the top) */
 
+struct restcurl_idle {
+	CURL *e;
+	char *errbuf; /* its CURLOPT_ERRORBUFFER, CURL_ERROR_SIZE bytes */
+};
+
 struct restcurl {
 	loop_t *loop;
 	const bool *dying; /* for restmulti_create */
@@ -25,8 +30,8 @@ struct restcurl {
 	curl_write_callback write, header;
 	restmulti_t **multis; /* at most RESTCURL_PER_MULTI routers each */
 	size_t nmultis;
-	bool no_proxy_env; /* no proxy variable in the environment: curl need not read it */
-	CURL **idle;       /* easy handles no poll holds */
+	bool no_proxy_env;          /* no proxy variable in the environment: curl need not read it */
+	struct restcurl_idle *idle; /* easy handles no poll holds */
 	size_t nidle, capidle;
 };
 
@@ -62,8 +67,10 @@ void restcurl_destroy(restcurl_t *rc)
 {
 	if (rc == NULL)
 		return;
-	for (size_t i = 0; i < rc->nidle; i++)
-		curl_easy_cleanup(rc->idle[i]);
+	for (size_t i = 0; i < rc->nidle; i++) {
+		curl_easy_cleanup(rc->idle[i].e);
+		free(rc->idle[i].errbuf);
+	}
 	free(rc->idle);
 	for (size_t i = 0; i < rc->nmultis; i++)
 		restmulti_destroy(rc->multis[i]);
@@ -113,28 +120,35 @@ static int restcurl_setup(CURL *e, const restcurl_t *rc)
 /* A pooled handle keeps the settings of restcurl_setup; restcurl_configure sets every
  * per-router one, and a handle that was given a router's own CA file is never pooled (see
  * restcurl_give). */
-int restcurl_take(restcurl_t *rc, void *owner, char *errbuf, bool *nofd, CURL **easy)
+int restcurl_take(restcurl_t *rc, void *owner, bool *nofd, CURL **easy, char **errbuf)
 {
 	if (rc->nidle > 0) {
-		*easy = rc->idle[--rc->nidle];
+		rc->nidle--;
+		*easy = rc->idle[rc->nidle].e;
+		*errbuf = rc->idle[rc->nidle].errbuf;
 	} else if ((*easy = curl_easy_init()) == NULL || restcurl_setup(*easy, rc) < 0) {
 		curl_easy_cleanup(*easy);
 		*easy = NULL;
+		*errbuf = NULL;
 		return -1;
+	} else {
+		*errbuf = xmalloc(CURL_ERROR_SIZE);
 	}
 	CURL *e = *easy;
+	(*errbuf)[0] = '\0';
 	int bad = curl_easy_setopt(e, CURLOPT_PRIVATE, (char *)owner) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_WRITEDATA, owner) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_HEADERDATA, owner) != CURLE_OK;
-	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf) != CURLE_OK;
+	bad |= curl_easy_setopt(e, CURLOPT_ERRORBUFFER, *errbuf) != CURLE_OK;
 	bad |= curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, nofd) != CURLE_OK;
 	return bad ? -1 : 0;
 }
 
-void restcurl_give(restcurl_t *rc, CURL *e, bool own_ca)
+void restcurl_give(restcurl_t *rc, CURL *e, char *errbuf, bool own_ca)
 {
 	if (own_ca) { /* curl has no way back to its default CA file: not for others */
 		curl_easy_cleanup(e);
+		free(errbuf);
 		return;
 	}
 	/* the header list is the router's, freed with it: a pooled handle must not point at it */
@@ -143,7 +157,7 @@ void restcurl_give(restcurl_t *rc, CURL *e, bool own_ca)
 		rc->capidle = rc->capidle ? 2 * rc->capidle : 16;
 		rc->idle = xreallocarray(rc->idle, rc->capidle, sizeof(*rc->idle));
 	}
-	rc->idle[rc->nidle++] = e;
+	rc->idle[rc->nidle++] = (struct restcurl_idle){ .e = e, .errbuf = errbuf };
 }
 
 /* Per-poll settings: the router's config may have been reloaded since the last poll. */

@@ -26,12 +26,13 @@ void restcurl_destroy(restcurl_t *rc); /* the idle easy handles, then the multis
  * make one. */
 restmulti_t *restcurl_multi(restcurl_t *rc);
 /* Lends *easy to owner, a pooled handle or a new one with the settings of every handle: owner
- * is its CURLINFO_PRIVATE and the data of the write and header callbacks, errbuf (of
- * CURL_ERROR_SIZE) its error buffer, *nofd set when a connection of its found no descriptor
- * (restcurl_open). -1 when curl refuses a setting, or cannot make a handle (*easy NULL). */
-int restcurl_take(restcurl_t *rc, void *owner, char *errbuf, bool *nofd, CURL **easy);
-/* Back to the pool, or cleaned up when it was given a router's own CA file (own_ca). */
-void restcurl_give(restcurl_t *rc, CURL *e, bool own_ca);
+ * is its CURLINFO_PRIVATE and the data of the write and header callbacks, *nofd set when a
+ * connection of its found no descriptor (restcurl_open); *errbuf its error buffer (of
+ * CURL_ERROR_SIZE), pooled with it: a router needs none between polls. -1 when curl refuses a
+ * setting, or cannot make a handle (*easy and *errbuf NULL). */
+int restcurl_take(restcurl_t *rc, void *owner, bool *nofd, CURL **easy, char **errbuf);
+/* e and its errbuf back to the pool, or freed when e was given a router's own CA file (own_ca). */
+void restcurl_give(restcurl_t *rc, CURL *e, char *errbuf, bool own_ca);
 /* The per-router settings (TLS) of e for a poll of r; sets *own_ca when e gets r's CA file.
  * 0, or -1 when curl refuses one. */
 int restcurl_configure(CURL *e, const conf_router_t *r, bool *own_ca);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* restpeers: the kept peer details of one router (collectors/restpeers.h), an array in the
  * order the router lists its peers. No I/O; it decodes through restdecode.h and owns every
- * string it keeps. It must never keep or ask for private or preshared keys. */
+ * string it keeps. It must never keep or ask for private or preshared keys.
+ * Kept for every router between polls, so kept compactly: the strings in one block, each once
+ * per peer (a label that is the key, an interface like the peer before), entries as offsets.
+ * The polls' samples share that block (sample_hold) rather than copy its strings. */
 #include "config.h"
 #include "collectors/restpeers.h"
 #include "collectors/restdecode.h"
@@ -9,18 +12,25 @@
 #include "lib/clock.h"
 #include "lib/xmem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct restpeers_entry {
-	char *id;
-	struct sample_peer p; /* details only, strings malloc'd; counters unused */
-	bool seen;            /* matched by the counters reply being decoded */
+#define RESTPEERS_NULL UINT32_MAX /* an offset standing for a NULL string */
+
+struct restpeers_entry { /* offsets into the strings, or RESTPEERS_NULL */
+	uint32_t id, interface, peer, public_key, endpoint, allowed;
+	int32_t endpoint_port;
+	bool disabled;
+	bool seen; /* matched by the counters reply being decoded */
 };
 
 struct restpeers {
 	struct restpeers_entry *e; /* valid: the last full reply, every row with an .id */
 	size_t n, cap;
+	sample_strs_t *strs; /* the entries' strings, each with its NUL, once built; else NULL */
+	char *str;           /* while a full reply is kept: strs being built */
+	size_t len, cap_str;
 	bool valid;
 	bool pending;   /* a peers request was planned and no reply decoded since */
 	bool full;      /* the request in hand asks the details */
@@ -41,14 +51,11 @@ restpeers_t *restpeers_create(void)
 
 static void restpeers_clear(restpeers_t *k)
 {
-	for (size_t i = 0; i < k->n; i++) {
-		struct restpeers_entry *e = &k->e[i];
-		free(e->id);
-		free(e->p.interface), free(e->p.peer), free(e->p.public_key);
-		free(e->p.endpoint), free(e->p.allowed);
-	}
 	k->n = 0;
+	k->len = 0;
 	k->valid = false;
+	sample_strs_unref(k->strs);
+	k->strs = NULL;
 }
 
 void restpeers_destroy(restpeers_t *k)
@@ -57,6 +64,7 @@ void restpeers_destroy(restpeers_t *k)
 		return;
 	restpeers_clear(k);
 	free(k->e);
+	free(k->str);
 	free(k->version);
 	free(k);
 }
@@ -86,11 +94,47 @@ bool restpeers_full(const restpeers_t *k)
 	return k->full;
 }
 
+/* The kept string at off, NULL for RESTPEERS_NULL: in strs, else in the one being built. */
+static const char *restpeers_str(const restpeers_t *k, uint32_t off)
+{
+	if (off == RESTPEERS_NULL)
+		return NULL;
+	return (k->strs != NULL ? sample_strs_data(k->strs) : k->str) + off;
+}
+
+/* str's offset in k->str: that of one of the nsame kept strings equal to it, else a new copy's;
+ * false when the block would outgrow an offset. */
+static bool restpeers_put(restpeers_t *k, const char *str, const uint32_t *same, size_t nsame, uint32_t *off)
+{
+	*off = RESTPEERS_NULL;
+	if (str == NULL)
+		return true;
+	for (size_t i = 0; i < nsame; i++)
+		if (same[i] != RESTPEERS_NULL && strcmp(k->str + same[i], str) == 0) {
+			*off = same[i];
+			return true;
+		}
+	size_t n = strlen(str) + 1;
+	if (k->len + n >= RESTPEERS_NULL)
+		return false;
+	if (k->len + n > k->cap_str) {
+		k->cap_str = k->cap_str ? 2 * k->cap_str : 256;
+		while (k->cap_str < k->len + n)
+			k->cap_str *= 2;
+		k->str = xreallocarray(k->str, k->cap_str, 1);
+	}
+	memcpy(k->str + k->len, str, n);
+	*off = (uint32_t)k->len;
+	k->len += n;
+	return true;
+}
+
 /* restdecode_peer_fn of a full reply: keep p's details under id. */
 static void restpeers_keep(void *arg, sample_t *s, struct sample_peer *p, const char *id)
 {
 	restpeers_t *k = arg;
-	if (id == NULL) { /* no key to find it by: ask the details next time too */
+	(void)s;
+	if (id == NULL || !k->valid) { /* no key to find it by: ask the details next time too */
 		k->valid = false;
 		return;
 	}
@@ -98,27 +142,45 @@ static void restpeers_keep(void *arg, sample_t *s, struct sample_peer *p, const 
 		k->cap = k->cap ? 2 * k->cap : 16;
 		k->e = xreallocarray(k->e, k->cap, sizeof(*k->e));
 	}
-	struct restpeers_entry *e = &k->e[k->n++];
-	e->id = xstrdup(id);
-	e->p = (struct sample_peer){ .interface = xstrdup(p->interface),
-		.peer = xstrdup(p->peer),
-		.public_key = xstrdup(p->public_key),
-		.endpoint = xstrdup(p->endpoint),
-		.endpoint_port = p->endpoint_port,
-		.allowed = xstrdup(p->allowed),
-		.disabled = p->disabled };
+	struct restpeers_entry *e = &k->e[k->n];
+	uint32_t before = k->n > 0 ? k->e[k->n - 1].interface : RESTPEERS_NULL;
+	*e = (struct restpeers_entry){ .endpoint_port = p->endpoint_port, .disabled = p->disabled };
+	bool ok = restpeers_put(k, id, NULL, 0, &e->id) &&
+		restpeers_put(k, p->interface, &before, 1, &e->interface) &&
+		restpeers_put(k, p->public_key, NULL, 0, &e->public_key) &&
+		restpeers_put(k, p->peer, &e->public_key, 1, &e->peer) &&
+		restpeers_put(k, p->endpoint, NULL, 0, &e->endpoint) &&
+		restpeers_put(k, p->allowed, NULL, 0, &e->allowed);
+	if (!ok) {
+		k->valid = false;
+		return;
+	}
+	k->n++;
 }
 
 /* The kept entry of id not yet matched: the one at the same place first, as the router lists
  * its peers in the same order; NULL when none. */
 static struct restpeers_entry *restpeers_find(restpeers_t *k, size_t at, const char *id)
 {
-	if (at < k->n && !k->e[at].seen && strcmp(k->e[at].id, id) == 0)
+	if (at < k->n && !k->e[at].seen && strcmp(restpeers_str(k, k->e[at].id), id) == 0)
 		return &k->e[at];
 	for (size_t i = 0; i < k->n; i++)
-		if (!k->e[i].seen && strcmp(k->e[i].id, id) == 0)
+		if (!k->e[i].seen && strcmp(restpeers_str(k, k->e[i].id), id) == 0)
 			return &k->e[i];
 	return NULL;
+}
+
+/* p's details from e; s holds the block, so they are not copied. */
+static void restpeers_set(
+	const restpeers_t *k, const struct restpeers_entry *e, sample_t *s, struct sample_peer *p)
+{
+	p->interface = sample_strdup(s, restpeers_str(k, e->interface));
+	p->public_key = sample_strdup(s, restpeers_str(k, e->public_key));
+	p->peer = sample_strdup(s, restpeers_str(k, e->peer));
+	p->endpoint = sample_strdup(s, restpeers_str(k, e->endpoint));
+	p->endpoint_port = e->endpoint_port;
+	p->allowed = sample_strdup(s, restpeers_str(k, e->allowed));
+	p->disabled = e->disabled;
 }
 
 /* restdecode_peer_fn of a counters-only reply: p's details from the kept ones. */
@@ -132,13 +194,28 @@ static void restpeers_fill(void *arg, sample_t *s, struct sample_peer *p, const 
 	}
 	e->seen = true;
 	k->matched++;
-	p->interface = sample_strdup(s, e->p.interface);
-	p->peer = sample_strdup(s, e->p.peer);
-	p->public_key = sample_strdup(s, e->p.public_key);
-	p->endpoint = sample_strdup(s, e->p.endpoint);
-	p->endpoint_port = e->p.endpoint_port;
-	p->allowed = sample_strdup(s, e->p.allowed);
-	p->disabled = e->p.disabled;
+	restpeers_set(k, e, s, p);
+}
+
+/* Kept until the next full reply: the strings made a block, and the array no longer than
+ * needed. s's peers from the first on, the ones kept, take their strings from the block, so
+ * that the fleet's copy of s shares them too. */
+static void restpeers_finish(restpeers_t *k, sample_t *s, size_t first)
+{
+	if (k->n > 0) {
+		k->strs = sample_strs_new(k->str, k->len);
+		k->e = xreallocarray(k->e, k->cap = k->n, sizeof(*k->e));
+		if (sample_hold(s, k->strs))
+			for (size_t i = 0; i < k->n; i++)
+				restpeers_set(k, &k->e[i], s, &s->peers[first + i]);
+	} else {
+		free(k->e);
+		k->e = NULL;
+		k->cap = 0;
+	}
+	free(k->str);
+	k->str = NULL;
+	k->cap_str = 0;
 }
 
 static int restpeers_decode_full(restpeers_t *k, const char *body, size_t len, sample_t *s, char **cause)
@@ -150,8 +227,9 @@ static int restpeers_decode_full(restpeers_t *k, const char *body, size_t len, s
 		restpeers_clear(k);
 		return -1;
 	}
-	if (k->keep && k->n != s->npeers - first)
+	if (k->keep && (!k->valid || k->n != s->npeers - first))
 		restpeers_clear(k);
+	restpeers_finish(k, s, first);
 	k->pending = false;
 	return 0;
 }
@@ -164,6 +242,8 @@ int restpeers_decode(restpeers_t *k, const char *body, size_t len, sample_t *s, 
 		k->e[i].seen = false;
 	k->miss = false;
 	k->matched = 0;
+	if (k->strs != NULL)
+		sample_hold(s, k->strs); /* else (no slot) the strings are copied */
 	int rc = restdecode_peers_keyed(body, len, false, s, restpeers_fill, k, cause);
 	if (rc < 0) {
 		s->npeers = 0; /* rows missing details must not go on, even in a failed sample */

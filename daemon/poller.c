@@ -32,7 +32,8 @@ struct prouter {
 	const collector_t *second;    /* another that handles it too (SNMP beside REST), or NULL */
 	void *handle, *handle2;       /* what collector and second attached for this router */
 	sample_t *first;              /* the first collector's sample while the second runs */
-	conf_router_t derived;        /* conf given to the second: interfaces = those seen first */
+	conf_router_t *derived;       /* conf given to the second: interfaces = those seen first (NULL
+				       * until a second source polls: most routers have one) */
 	int64_t due_ms;               /* monotonic time the current/next poll is due */
 	int64_t grid_ms;              /* the width of its grid (poller_grid_ms), set on start */
 	int64_t started_ms;
@@ -107,7 +108,9 @@ void poller_destroy(poller_t *p)
 		poller_detach(r);
 		sample_free(r->failed);
 		sample_free(r->first);
-		free(r->derived.interfaces);
+		if (r->derived != NULL)
+			free(r->derived->interfaces);
+		free(r->derived);
 	}
 	free(p->routers);
 	free(p);
@@ -270,18 +273,20 @@ static void poller_deliver_failed(void *arg)
 /* The second source's interfaces: those the first one returned, else the configured ones. */
 static void poller_derive_conf(struct prouter *r, const sample_t *first)
 {
-	free(r->derived.interfaces);
-	r->derived = *r->conf;
+	if (r->derived == NULL)
+		r->derived = xcalloc(1, sizeof(*r->derived));
+	free(r->derived->interfaces);
+	*r->derived = *r->conf;
 	if (first->nifaces == 0) {
-		r->derived.interfaces = xcalloc(r->conf->ninterfaces + 1, sizeof(char *));
+		r->derived->interfaces = xcalloc(r->conf->ninterfaces + 1, sizeof(char *));
 		for (size_t i = 0; i < r->conf->ninterfaces; i++)
-			r->derived.interfaces[i] = r->conf->interfaces[i];
+			r->derived->interfaces[i] = r->conf->interfaces[i];
 		return;
 	}
-	r->derived.interfaces = xcalloc(first->nifaces, sizeof(char *));
-	r->derived.ninterfaces = first->nifaces;
+	r->derived->interfaces = xcalloc(first->nifaces, sizeof(char *));
+	r->derived->ninterfaces = first->nifaces;
 	for (size_t i = 0; i < first->nifaces; i++)
-		r->derived.interfaces[i] = first->ifaces[i].name; /* lives until the merge */
+		r->derived->interfaces[i] = first->ifaces[i].name; /* lives until the merge */
 }
 
 /* Moves *src into *dst when *dst is unknown. */
@@ -357,7 +362,7 @@ static void poller_done_first(sample_t *s, void *arg)
 	struct prouter *r = arg;
 	r->first = s;
 	poller_derive_conf(r, s);
-	if (r->second->poll(r->second->ctx, r->handle2, &r->derived, poller_done_second, r) == 0)
+	if (r->second->poll(r->second->ctx, r->handle2, r->derived, poller_done_second, r) == 0)
 		return;
 	r->first = NULL;
 	sample_fail(s, SAMPLE_ERR_INTERNAL, "could not start the %s poll", r->second->name);

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,10 +53,89 @@ static size_t sample_pool_size(const struct sample_pool *b, size_t n)
 	return n > size ? n : size;
 }
 
+struct sample_strs {
+	atomic_uint refs;
+	size_t len;
+	char data[];
+};
+
+#define SAMPLE_NHELD (sizeof(((sample_t *)0)->held) / sizeof(((sample_t *)0)->held[0]))
+
+sample_strs_t *sample_strs_new(const char *data, size_t len)
+{
+	sample_strs_t *b = xmalloc(sizeof(*b) + len);
+	atomic_init(&b->refs, 1);
+	b->len = len;
+	memcpy(b->data, data, len);
+	return b;
+}
+
+const char *sample_strs_data(const sample_strs_t *b)
+{
+	return b->data;
+}
+
+sample_strs_t *sample_strs_ref(sample_strs_t *b)
+{
+	if (b != NULL)
+		atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+	return b;
+}
+
+void sample_strs_unref(sample_strs_t *b)
+{
+	if (b != NULL && atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) == 1)
+		free(b);
+}
+
+bool sample_hold(sample_t *s, sample_strs_t *b)
+{
+	for (size_t i = 0; i < SAMPLE_NHELD; i++)
+		if (s->held[i] == b)
+			return true;
+	for (size_t i = 0; i < SAMPLE_NHELD; i++)
+		if (s->held[i] == NULL) {
+			s->held[i] = sample_strs_ref(b);
+			return true;
+		}
+	return false;
+}
+
+/* Whether str lies in b (compared as integers: str may be any pointer). */
+static bool sample_in(const sample_strs_t *b, const char *str)
+{
+	uintptr_t p = (uintptr_t)str;
+	return p >= (uintptr_t)b->data && p < (uintptr_t)b->data + b->len;
+}
+
+sample_strs_t *sample_holder(const sample_t *s, const char *str)
+{
+	for (size_t i = 0; i < SAMPLE_NHELD; i++)
+		if (s->held[i] != NULL && sample_in(s->held[i], str))
+			return s->held[i];
+	return NULL;
+}
+
+/* Whether str lies in a block s holds. */
+static bool sample_shared(const sample_t *s, const char *str)
+{
+	return sample_holder(s, str) != NULL;
+}
+
+static void sample_release(sample_t *s)
+{
+	for (size_t i = 0; i < SAMPLE_NHELD; i++) {
+		sample_strs_unref(s->held[i]);
+		s->held[i] = NULL;
+	}
+}
+
 char *sample_strdup(sample_t *s, const char *str)
 {
 	if (str == NULL)
 		return NULL;
+	if (sample_shared(s, str))
+		return (char *)str; /* immutable: the sample's strings are only read */
 	size_t n = strlen(str) + 1;
 	struct sample_pool *b = s->pool;
 	if (b == NULL || b->size - b->used < n) {
@@ -82,7 +162,7 @@ static bool sample_pooled(const sample_t *s, const char *str)
 /* Frees str unless NULL or sample_strdup's. */
 static void sample_free_str(const sample_t *s, char *str)
 {
-	if (str != NULL && !sample_pooled(s, str))
+	if (str != NULL && !sample_pooled(s, str) && !sample_shared(s, str))
 		free(str);
 }
 
@@ -118,6 +198,7 @@ void sample_free(sample_t *s)
 	if (s == NULL)
 		return;
 	if (s->packed) {
+		sample_release(s);
 		free(s);
 		return;
 	}
@@ -137,6 +218,7 @@ void sample_free(sample_t *s)
 	for (size_t i = 0; i < s->nmenus; i++)
 		sample_free_str(s, s->menus[i].why);
 	sample_free_pool(s);
+	sample_release(s);
 	free(s->sensors);
 	free(s->menus);
 	free(s->ifaces);
@@ -156,9 +238,10 @@ void sample_free(sample_t *s)
 	free(s);
 }
 
-static size_t sample_slen(const char *str)
+/* Bytes sample_dup copies of str: none for a string of a block s holds. */
+static size_t sample_slen(const sample_t *s, const char *str)
 {
-	return str ? strlen(str) + 1 : 0;
+	return str && !sample_shared(s, str) ? strlen(str) + 1 : 0;
 }
 
 /* Bytes sample_dup needs for s: the struct, its arrays, then every string with its NUL. */
@@ -170,25 +253,25 @@ static size_t sample_packed_size(const sample_t *s)
 	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware, s->upgrade_firmware,
 		s->board, s->architecture, s->cpu_model, s->offered_version, s->update_status };
 	for (size_t i = 0; i < sizeof(top) / sizeof(top[0]); i++)
-		n += sample_slen(top[i]);
+		n += sample_slen(s, top[i]);
 	for (size_t i = 0; i < s->nifaces; i++)
-		n += sample_slen(s->ifaces[i].name) + sample_slen(s->ifaces[i].type);
+		n += sample_slen(s, s->ifaces[i].name) + sample_slen(s, s->ifaces[i].type);
 	for (size_t i = 0; i < s->npeers; i++)
-		n += sample_slen(s->peers[i].interface) + sample_slen(s->peers[i].peer) +
-			sample_slen(s->peers[i].public_key) + sample_slen(s->peers[i].endpoint) +
-			sample_slen(s->peers[i].allowed);
+		n += sample_slen(s, s->peers[i].interface) + sample_slen(s, s->peers[i].peer) +
+			sample_slen(s, s->peers[i].public_key) + sample_slen(s, s->peers[i].endpoint) +
+			sample_slen(s, s->peers[i].allowed);
 	for (size_t i = 0; i < s->nsensors; i++)
-		n += sample_slen(s->sensors[i].name);
+		n += sample_slen(s, s->sensors[i].name);
 	for (size_t i = 0; i < s->nmenus; i++)
-		n += sample_slen(s->menus[i].why);
+		n += sample_slen(s, s->menus[i].why);
 	return n;
 }
 
-/* Copy str to *at and move *at past it; NULL stays NULL. */
-static char *sample_pack(char **at, const char *str)
+/* Copy str to *at and move *at past it; NULL stays NULL, a string of a block s holds stays. */
+static char *sample_pack(const sample_t *s, char **at, const char *str)
 {
-	if (str == NULL)
-		return NULL;
+	if (str == NULL || sample_shared(s, str))
+		return (char *)str;
 	size_t n = strlen(str) + 1;
 	char *d = memcpy(*at, str, n);
 	*at += n;
@@ -203,6 +286,8 @@ sample_t *sample_dup(const sample_t *s)
 	d->packed = true;
 	d->cap_ifaces = d->cap_peers = d->cap_sensors = d->cap_menus = 0;
 	d->pool = NULL;
+	for (size_t i = 0; i < SAMPLE_NHELD; i++)
+		sample_strs_ref(d->held[i]);
 	char *at = (char *)(d + 1);
 	d->cores = memcpy(at, s->cores ? (const void *)s->cores : "", s->ncores * sizeof(*d->cores));
 	at += s->ncores * sizeof(*d->cores);
@@ -215,29 +300,29 @@ sample_t *sample_dup(const sample_t *s)
 	at += s->nsensors * sizeof(*d->sensors);
 	d->menus = memcpy(at, s->menus ? (const void *)s->menus : "", s->nmenus * sizeof(*d->menus));
 	at += s->nmenus * sizeof(*d->menus);
-	d->router = sample_pack(&at, s->router), d->error = sample_pack(&at, s->error);
-	d->version = sample_pack(&at, s->version), d->channel = sample_pack(&at, s->channel);
-	d->firmware = sample_pack(&at, s->firmware);
-	d->upgrade_firmware = sample_pack(&at, s->upgrade_firmware);
-	d->board = sample_pack(&at, s->board), d->architecture = sample_pack(&at, s->architecture);
-	d->cpu_model = sample_pack(&at, s->cpu_model);
-	d->offered_version = sample_pack(&at, s->offered_version);
-	d->update_status = sample_pack(&at, s->update_status);
+	d->router = sample_pack(s, &at, s->router), d->error = sample_pack(s, &at, s->error);
+	d->version = sample_pack(s, &at, s->version), d->channel = sample_pack(s, &at, s->channel);
+	d->firmware = sample_pack(s, &at, s->firmware);
+	d->upgrade_firmware = sample_pack(s, &at, s->upgrade_firmware);
+	d->board = sample_pack(s, &at, s->board), d->architecture = sample_pack(s, &at, s->architecture);
+	d->cpu_model = sample_pack(s, &at, s->cpu_model);
+	d->offered_version = sample_pack(s, &at, s->offered_version);
+	d->update_status = sample_pack(s, &at, s->update_status);
 	for (size_t i = 0; i < s->nifaces; i++) {
-		d->ifaces[i].name = sample_pack(&at, s->ifaces[i].name);
-		d->ifaces[i].type = sample_pack(&at, s->ifaces[i].type);
+		d->ifaces[i].name = sample_pack(s, &at, s->ifaces[i].name);
+		d->ifaces[i].type = sample_pack(s, &at, s->ifaces[i].type);
 	}
 	for (size_t i = 0; i < s->npeers; i++) {
-		d->peers[i].interface = sample_pack(&at, s->peers[i].interface);
-		d->peers[i].peer = sample_pack(&at, s->peers[i].peer);
-		d->peers[i].public_key = sample_pack(&at, s->peers[i].public_key);
-		d->peers[i].endpoint = sample_pack(&at, s->peers[i].endpoint);
-		d->peers[i].allowed = sample_pack(&at, s->peers[i].allowed);
+		d->peers[i].interface = sample_pack(s, &at, s->peers[i].interface);
+		d->peers[i].peer = sample_pack(s, &at, s->peers[i].peer);
+		d->peers[i].public_key = sample_pack(s, &at, s->peers[i].public_key);
+		d->peers[i].endpoint = sample_pack(s, &at, s->peers[i].endpoint);
+		d->peers[i].allowed = sample_pack(s, &at, s->peers[i].allowed);
 	}
 	for (size_t i = 0; i < s->nsensors; i++)
-		d->sensors[i].name = sample_pack(&at, s->sensors[i].name);
+		d->sensors[i].name = sample_pack(s, &at, s->sensors[i].name);
 	for (size_t i = 0; i < s->nmenus; i++)
-		d->menus[i].why = sample_pack(&at, s->menus[i].why);
+		d->menus[i].why = sample_pack(s, &at, s->menus[i].why);
 	return d;
 }
 
@@ -253,12 +338,15 @@ void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)
 }
 
 /* Room for one more of n elements in *arr of *cap allocated (0: exactly n). */
-static void *sample_grow(void *arr, size_t n, size_t *cap, size_t size)
+static void *sample_grow(void *arr, size_t n, uint32_t *cap, size_t size)
 {
 	if (n < *cap)
 		return arr;
-	*cap = n < 4 ? 4 : 2 * n;
-	return xreallocarray(arr, *cap, size);
+	size_t want = n < 4 ? 4 : 2 * n;
+	if (want > UINT32_MAX) /* far beyond any reply's cap (rest max_body, SNMP's tables) */
+		abort();
+	*cap = (uint32_t)want;
+	return xreallocarray(arr, want, size);
 }
 
 struct sample_iface *sample_add_iface(sample_t *s)
@@ -286,9 +374,9 @@ void sample_take_ifaces(sample_t *into, sample_t *from)
 	into->cap_ifaces = from->cap_ifaces;
 	for (size_t i = 0; i < into->nifaces; i++) {
 		struct sample_iface *f = &into->ifaces[i];
-		if (sample_pooled(from, f->name))
+		if (sample_pooled(from, f->name) || sample_shared(from, f->name))
 			f->name = sample_strdup(into, f->name);
-		if (sample_pooled(from, f->type))
+		if (sample_pooled(from, f->type) || sample_shared(from, f->type))
 			f->type = sample_strdup(into, f->type);
 	}
 	from->ifaces = NULL;
@@ -321,7 +409,11 @@ void sample_copy_sensors(sample_t *dst, const sample_t *src)
 {
 	for (size_t i = 0; i < dst->nsensors; i++) /* pooled names stay till dst goes */
 		sample_free_str(dst, dst->sensors[i].name);
-	dst->nsensors = 0; /* the array is kept for the copies */
+	dst->nsensors = 0;                         /* the array is kept for the copies */
+	for (size_t i = 0; i < src->nsensors; i++) /* names of a block src holds: shared too */
+		for (size_t b = 0; b < SAMPLE_NHELD; b++)
+			if (src->held[b] != NULL && sample_in(src->held[b], src->sensors[i].name))
+				sample_hold(dst, src->held[b]);
 	for (size_t i = 0; i < src->nsensors; i++)
 		sample_add_sensor(dst, src->sensors[i].name, src->sensors[i].unit, src->sensors[i].value);
 }

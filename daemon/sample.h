@@ -31,10 +31,11 @@ struct sample_core {
 	double irq;  /* 0..1, NAN when the source does not tell */
 };
 
+/* The fields of these are ordered by size (no padding): the fleet keeps every router's newest
+ * sample, interfaces and peers included. */
 struct sample_iface {
 	char *name;
 	char *type; /* "wg", "ether", ...; "" when unknown (SNMP) */
-	bool running;
 	uint64_t rx_bytes, tx_bytes;
 	uint64_t rx_packets, tx_packets;
 	uint64_t rx_drops, tx_drops;
@@ -42,6 +43,7 @@ struct sample_iface {
 	uint64_t tx_queue_drops;       /* REST tx-queue-drop; 0 when not told */
 	uint64_t link_downs;           /* REST link-downs: times the link went down; 0 when not told */
 	uint32_t mtu;                  /* actual-mtu, else mtu; 0 when unknown */
+	bool running;
 };
 
 struct sample_peer {
@@ -51,8 +53,8 @@ struct sample_peer {
 	uint64_t rx_bytes, tx_bytes;
 	int64_t last_handshake_ms; /* age of the last handshake; -1 when never */
 	char *endpoint;            /* current-endpoint-address; NULL when unknown or none */
-	int endpoint_port;         /* current-endpoint-port; 0 when unknown or none */
 	char *allowed;             /* allowed-address as sent ("10.0.0.2/32,10.1.0.0/24"); NULL */
+	int endpoint_port;         /* current-endpoint-port; 0 when unknown or none */
 	bool disabled;
 };
 
@@ -81,6 +83,7 @@ struct sample_menu {
 	int64_t since_ms; /* failing: wall clock of its first failure in a row; else 0 */
 };
 
+/* Its fields ordered so that none is padded: the fleet keeps every router's newest sample. */
 typedef struct sample {
 	char *router;        /* config name of the router */
 	int64_t time_ms;     /* wall clock when the poll asked for the counters */
@@ -88,8 +91,9 @@ typedef struct sample {
 	int64_t duration_ms; /* how long the poll took */
 	const char *source;  /* "rest" or "snmp" (static string) */
 
-	enum sample_err err; /* SAMPLE_OK when the router answered everything */
-	char *error;         /* human reason when err != SAMPLE_OK, else NULL */
+	enum sample_err err;   /* SAMPLE_OK when the router answered everything */
+	uint32_t cpu_freq_mhz; /* cpu-frequency; 0 when unknown (some boards do not tell) */
+	char *error;           /* human reason when err != SAMPLE_OK, else NULL */
 
 	char *version;  /* "7.22.3" (channel stripped), NULL when unknown */
 	char *channel;  /* "stable", ... or NULL */
@@ -98,8 +102,7 @@ typedef struct sample {
 	char *board;
 	char *architecture;
 	char *cpu_model;
-	int64_t uptime_ms;     /* -1 when unknown */
-	uint32_t cpu_freq_mhz; /* cpu-frequency; 0 when unknown (some boards do not tell) */
+	int64_t uptime_ms; /* -1 when unknown */
 	/* /system/package/update (check_updates), as last read, maybe an hour ago: latest-version
 	 * (the version the router is offered) and status; NULL when not read or not told. */
 	char *offered_version;
@@ -109,23 +112,24 @@ typedef struct sample {
 	struct sample_core *cores;
 	size_t nifaces;
 	struct sample_iface *ifaces;
-	bool have_peers; /* false when the source cannot tell peers (SNMP alone) */
 	size_t npeers;
 	struct sample_peer *peers;
-	/* Health (/system/health, MIKROTIK-MIB): the sensors as last read, maybe some polls ago
-	 * (collectors read them less often than counters); health_fresh when read by this poll. */
-	bool health_fresh;
 	size_t nsensors;
 	struct sample_sensor *sensors;
 	size_t nmenus; /* the optional menus asked so far, failing or not */
 	struct sample_menu *menus;
 	int64_t mem_free, mem_total;   /* bytes; -1 when unknown */
 	int64_t disk_free, disk_total; /* bytes; -1 when unknown */
-	bool packed;                   /* from sample_dup: one block, read-only (see there) */
+	bool have_peers;               /* false when the source cannot tell peers (SNMP alone) */
+	/* Health (/system/health, MIKROTIK-MIB): the sensors as last read, maybe some polls ago
+	 * (collectors read them less often than counters); health_fresh when read by this poll. */
+	bool health_fresh;
+	bool packed; /* from sample_dup: one block, read-only (see there) */
 	/* Private to sample.c: allocated lengths of ifaces, peers, sensors and menus (grown by
 	 * doubling, so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
-	size_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
-	struct sample_pool *pool; /* private to sample.c: the blocks of sample_strdup */
+	uint32_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
+	struct sample_pool *pool;    /* private to sample.c: the blocks of sample_strdup */
+	struct sample_strs *held[2]; /* private to sample.c: shared blocks (sample_hold), or NULL */
 } sample_t;
 
 /* Where finished samples go (the store, in the daemon): submit takes ownership of s. */
@@ -133,6 +137,22 @@ typedef struct sample_sink {
 	void (*submit)(void *ctx, sample_t *s);
 	void *ctx;
 } sample_sink_t;
+
+/* A block of strings that samples share rather than copy: a router's peer details or health
+ * names, the same from poll to poll. Immutable once made; reference-counted, atomically, as
+ * samples go to the store's and the web's threads; freed with the last reference. */
+typedef struct sample_strs sample_strs_t;
+/* A block holding a copy of the len bytes at data (strings with their NULs), one reference. */
+sample_strs_t *sample_strs_new(const char *data, size_t len);
+const char *sample_strs_data(const sample_strs_t *b);
+sample_strs_t *sample_strs_ref(sample_strs_t *b); /* b; NULL stays NULL */
+void sample_strs_unref(sample_strs_t *b);         /* NULL is a no-op */
+/* s keeps a reference to b until it is freed, so that sample_strdup of a string of b gives that
+ * string itself (and sample_dup does not copy it). False when s holds as many blocks as it can:
+ * sample_strdup then copies, as without. */
+bool sample_hold(sample_t *s, sample_strs_t *b);
+/* The block s holds that str lies in (a keeper may take its own reference), or NULL. */
+sample_strs_t *sample_holder(const sample_t *s, const char *str);
 
 /* A sample stamped time_ms with no monotonic time (mono_ms -1: a made-up one, a test's). */
 sample_t *sample_new(const char *router, int64_t time_ms, const char *source);
@@ -156,7 +176,8 @@ void sample_take_ifaces(sample_t *into, sample_t *from);
 /* A copy of str (NULL stays NULL) owned by s: for the strings of s's interfaces, peers and
  * sensors, which may also be plain malloc'd copies (sample_free frees those). It lives in a
  * block of s shared with other such strings (a poll of 20 peers costs four allocations, not
- * 100): never free it, and never hand it to another sample (sample_take_ifaces copies it). */
+ * 100): never free it, and never hand it to another sample (sample_take_ifaces copies it).
+ * A string of a block s holds (sample_hold) is not copied: str itself comes back. */
 char *sample_strdup(sample_t *s, const char *str);
 void sample_set_cores(sample_t *s, size_t n); /* allocates n zeroed cores, irq = NAN */
 #define SAMPLE_MAX_SENSORS 64

@@ -764,10 +764,19 @@ static int data_recent_update(data_t *d, struct data_recent *r, int64_t from, in
 	}
 	struct data_set x;
 	int rc = data_load(d, r->router, r->next_ms > from ? r->next_ms : from, last + 1, &x);
-	for (size_t i = 0; rc == 0 && i < x.npolls; i++) {
-		r->polls = data_grow(r->polls, r->n, &r->cap, sizeof(*r->polls));
-		r->polls[r->n++] = x.polls[i];
+	size_t add = rc == 0 ? x.npolls : 0;
+	if (r->n + add != r->cap) { /* kept till the next round, for every router: no spare room */
+		r->cap = r->n + add;
+		if (r->cap == 0) {
+			free(r->polls);
+			r->polls = NULL;
+		} else {
+			r->polls = xreallocarray(r->polls, r->cap, sizeof(*r->polls));
+		}
 	}
+	if (add > 0)
+		memcpy(r->polls + r->n, x.polls, add * sizeof(*r->polls));
+	r->n += add;
 	data_set_free(&x);
 	if (rc == 0)
 		r->next_ms = last + 1;

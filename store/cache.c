@@ -24,10 +24,14 @@ static void *cache_grow(void *p, size_t n, size_t size)
 static void cache_series_free(struct store_series *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].key);
-		free(v[i].endpoint);
-		free(v[i].allowed);
+		if (!(v[i].shared & CACHE_SHARED_NAME))
+			free(v[i].name);
+		if (!(v[i].shared & CACHE_SHARED_KEY))
+			free(v[i].key);
+		if (!(v[i].shared & CACHE_SHARED_ALLOWED))
+			free(v[i].allowed);
+		if (!(v[i].shared & CACHE_SHARED_ENDPOINT))
+			free(v[i].endpoint);
 	}
 	free(v);
 }
@@ -39,6 +43,7 @@ void cache_clear(store_t *st)
 		cache_series_free(r->ifaces, r->nifaces);
 		cache_series_free(r->peers, r->npeers);
 		cache_series_free(r->sensors, r->nsensors);
+		sample_strs_unref(r->strs);
 		free(r->name);
 		free(r->version);
 		free(r->firmware);
@@ -103,9 +108,12 @@ struct store_series *cache_series_find(
 }
 
 struct store_series *cache_series_add(
-	struct store_series **v, size_t *n, const char *name, const char *key, int64_t id)
+	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id)
 {
-	*v = cache_grow(*v, *n, sizeof(**v));
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 4;
+		*v = xreallocarray(*v, *cap, sizeof(**v));
+	}
 	struct store_series *x = &(*v)[(*n)++];
 	memset(x, 0, sizeof(*x));
 	x->name = xstrdup(name);
@@ -154,11 +162,15 @@ static void cache_series_row(struct store_router *r, enum cache_what what, sqlit
 		: what == CACHE_SENSORS               ? &r->sensors
 						      : &r->ifaces;
 	size_t *n = what == CACHE_PEERS ? &r->npeers : what == CACHE_SENSORS ? &r->nsensors : &r->nifaces;
-	struct store_series *x = cache_series_add(v, n, (const char *)sqlite3_column_text(q, 2),
+	size_t *cap = what == CACHE_PEERS ? &r->cap_peers
+		: what == CACHE_SENSORS   ? &r->cap_sensors
+					  : &r->cap_ifaces;
+	struct store_series *x = cache_series_add(v, n, cap, (const char *)sqlite3_column_text(q, 2),
 		(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
 	x->endpoint = db_col_str(q, 4);
 	x->allowed = db_col_str(q, 5);
-	x->disabled = (int)db_col_int64(q, 6, -1);
+	int64_t disabled = db_col_int64(q, 6, -1);
+	x->disabled = (int8_t)(disabled < 0 ? -1 : disabled != 0);
 }
 
 static int cache_load_series(store_t *st, enum cache_what what)
@@ -240,6 +252,76 @@ static int cache_load_prevs(store_t *st)
 	return rc;
 }
 
+static void cache_trim(struct store_series **v, size_t n, size_t *cap)
+{
+	if (*cap == n)
+		return;
+	if (n == 0) {
+		free(*v);
+		*v = NULL;
+	} else {
+		*v = xreallocarray(*v, n, sizeof(**v));
+	}
+	*cap = n;
+}
+
+void cache_router_trim(struct store_router *r)
+{
+	cache_trim(&r->ifaces, r->nifaces, &r->cap_ifaces);
+	cache_trim(&r->peers, r->npeers, &r->cap_peers);
+	cache_trim(&r->sensors, r->nsensors, &r->cap_sensors);
+}
+
+void cache_peers_block(struct store_router *r, sample_strs_t *b)
+{
+	if (b == r->strs)
+		return;
+	for (size_t i = 0; i < r->npeers; i++) { /* rare: a full peers reply made a new block */
+		struct store_series *x = &r->peers[i];
+		if (x->shared & CACHE_SHARED_NAME)
+			x->name = xstrdup(x->name);
+		if (x->shared & CACHE_SHARED_KEY)
+			x->key = xstrdup(x->key);
+		if (x->shared & CACHE_SHARED_ALLOWED)
+			x->allowed = xstrdup(x->allowed);
+		if (x->shared & CACHE_SHARED_ENDPOINT)
+			x->endpoint = cache_endpoint(x->endpoint, x->endpoint_port);
+		x->shared = 0;
+	}
+	sample_strs_unref(r->strs);
+	r->strs = sample_strs_ref(b);
+}
+
+void cache_series_share(const struct store_router *r, const sample_t *s, struct store_series *x, char **field,
+	const char *str, uint8_t bit)
+{
+	if ((x->shared & bit) || str == NULL || r->strs == NULL || sample_holder(s, str) != r->strs)
+		return;
+	free(*field);
+	*field = (char *)str; /* never written: the block is immutable */
+	x->shared |= bit;
+}
+
+void cache_series_share_endpoint(
+	const struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port)
+{
+	if ((x->shared & CACHE_SHARED_ENDPOINT) || addr == NULL || addr[0] == '\0' || port < 0 ||
+		r->strs == NULL || sample_holder(s, addr) != r->strs)
+		return;
+	free(x->endpoint);
+	x->endpoint = (char *)addr; /* never written: the block is immutable */
+	x->endpoint_port = port;
+	x->shared |= CACHE_SHARED_ENDPOINT;
+}
+
+char *cache_endpoint(const char *addr, int port)
+{
+	if (addr == NULL || addr[0] == '\0')
+		return NULL;
+	bool v6 = strchr(addr, ':') != NULL;
+	return xasprintf("%s%s%s:%d", v6 ? "[" : "", addr, v6 ? "]" : "", port);
+}
+
 /* (Re)build the writer's memory from the database: at open, and after a rollback. */
 int cache_load(store_t *st)
 {
@@ -249,6 +331,8 @@ int cache_load(store_t *st)
 		cache_load_series(st, CACHE_PEERS) < 0 || cache_load_series(st, CACHE_SENSORS) < 0 ||
 		cache_load_prevs(st) < 0 || maint_load(st) < 0)
 		return -1;
+	for (size_t i = 0; i < st->nrouters; i++)
+		cache_router_trim(st->routers[i]);
 	st->cache_stale = false;
 	return 0;
 }

@@ -86,7 +86,8 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 		db_bind_text(q, 4, label);
 	if (store_step(st, q) < 0)
 		return NULL;
-	return cache_series_add(v, n, name, key, sqlite3_last_insert_rowid(st->db));
+	return cache_series_add(
+		v, n, peer ? &r->cap_peers : &r->cap_ifaces, name, key, sqlite3_last_insert_rowid(st->db));
 }
 
 static struct store_series *ingest_sensor_get(
@@ -102,16 +103,8 @@ static struct store_series *ingest_sensor_get(
 	db_bind_text(q, 3, unit);
 	if (store_step(st, q) < 0)
 		return NULL;
-	return cache_series_add(&r->sensors, &r->nsensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
-}
-
-/* "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or NULL when the peer has none. */
-static char *ingest_endpoint(const struct sample_peer *p)
-{
-	if (p->endpoint == NULL || p->endpoint[0] == '\0')
-		return NULL;
-	bool v6 = strchr(p->endpoint, ':') != NULL;
-	return xasprintf("%s%s%s:%d", v6 ? "[" : "", p->endpoint, v6 ? "]" : "", p->endpoint_port);
+	return cache_series_add(
+		&r->sensors, &r->nsensors, &r->cap_sensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
 }
 
 static bool ingest_same(const char *a, const char *b)
@@ -135,10 +128,14 @@ static bool ingest_port_is(const char *s, int port)
 	return *s == '\0';
 }
 
-/* Whether stored (NULL or ingest_endpoint's form) is p's endpoint, without building that: the
- * endpoint rarely changes, and this runs for every peer of every poll. */
-static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p)
+/* Whether x's endpoint is p's, without building cache_endpoint's form: the endpoint rarely
+ * changes, and this runs for every peer of every poll. */
+static bool ingest_endpoint_same(const struct store_series *x, const struct sample_peer *p)
 {
+	const char *stored = x->endpoint;
+	if (x->shared & CACHE_SHARED_ENDPOINT) /* a bare address and its port */
+		return p->endpoint != NULL && p->endpoint_port >= 0 && p->endpoint_port == x->endpoint_port &&
+			strcmp(stored, p->endpoint) == 0;
 	if (p->endpoint == NULL || p->endpoint[0] == '\0')
 		return stored == NULL;
 	if (stored == NULL)
@@ -156,23 +153,31 @@ static bool ingest_endpoint_same(const char *stored, const struct sample_peer *p
 }
 
 /* The peer's endpoint, allowed addresses and disabled flag into peers when they changed. */
-static int ingest_peer_detail(store_t *st, struct store_series *x, const struct sample_peer *p)
+static int ingest_peer_detail(store_t *st, const struct store_router *r, const sample_t *s,
+	struct store_series *x, const struct sample_peer *p)
 {
-	if (ingest_endpoint_same(x->endpoint, p) && ingest_same(p->allowed, x->allowed) &&
-		x->disabled == p->disabled)
+	if (ingest_endpoint_same(x, p) && ingest_same(p->allowed, x->allowed) && x->disabled == p->disabled) {
+		cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
+		cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
 		return 0;
-	char *ep = ingest_endpoint(p);
+	}
+	char *ep = cache_endpoint(p->endpoint, p->endpoint_port);
 	sqlite3_stmt *q = st->sq[SQ_UPD_PEER];
 	sqlite3_bind_int64(q, 1, x->id);
 	db_bind_text(q, 2, ep);
 	db_bind_text(q, 3, p->allowed);
 	sqlite3_bind_int(q, 4, p->disabled);
 	int rc = store_step(st, q);
-	free(x->endpoint);
-	free(x->allowed);
+	if (!(x->shared & CACHE_SHARED_ENDPOINT))
+		free(x->endpoint);
+	if (!(x->shared & CACHE_SHARED_ALLOWED))
+		free(x->allowed);
+	x->shared &= (uint8_t) ~(CACHE_SHARED_ALLOWED | CACHE_SHARED_ENDPOINT);
 	x->endpoint = ep;
 	x->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
-	x->disabled = p->disabled;
+	cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
+	cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
+	x->disabled = (int8_t)p->disabled;
 	return rc;
 }
 
@@ -253,12 +258,19 @@ static const char *ingest_peer_key(const struct sample_peer *p)
 static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t *s, bool restarted, buf_t *b)
 {
 	int64_t prev_id = 0;
+	sample_strs_t *strs = NULL; /* the block the poll's peer strings lie in, if any */
+	for (size_t i = 0; strs == NULL && i < s->npeers; i++)
+		strs = sample_holder(s, s->peers[i].public_key);
+	if (s->npeers > 0)
+		cache_peers_block(r, strs);
 	for (size_t i = 0; i < s->npeers; i++) {
 		const struct sample_peer *p = &s->peers[i];
 		struct store_series *x = ingest_series_get(st, r, true, i, p->interface ? p->interface : "",
 			ingest_peer_key(p), p->peer ? p->peer : "");
 		if (x == NULL)
 			return -1;
+		cache_series_share(r, s, x, &x->name, p->interface, CACHE_SHARED_NAME);
+		cache_series_share(r, s, x, &x->key, ingest_peer_key(p), CACHE_SHARED_KEY);
 		struct ingest_delta d;
 		ingest_delta(x, s, p->rx_bytes, p->tx_bytes, restarted, &d);
 		struct store_val v = { .id = x->id,
@@ -267,7 +279,7 @@ static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t
 			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
 		ingest_delta_flags(&v, &d);
 		pack_append(b, STORE_PEER, &prev_id, &v);
-		if (ingest_peer_detail(st, x, p) < 0)
+		if (ingest_peer_detail(st, r, s, x, p) < 0)
 			return -1;
 	}
 	return 0;
@@ -429,6 +441,7 @@ static int ingest_write_sample(store_t *st, const sample_t *s, size_t *rows)
 		ingest_pack_health(st, r, s, &st->pk[3]) < 0 || ingest_write_poll(st, r, s, &t) < 0 ||
 		maint_rollup_back(st, t) < 0)
 		return -1;
+	cache_router_trim(r); /* a no-op unless this poll added series */
 	*rows += s->ncores + s->nifaces + s->npeers;
 	return ingest_update_router(st, r, s, t);
 }

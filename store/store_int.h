@@ -37,18 +37,26 @@ enum store_sq { /* the writer's prepared statements (ingest_sql) */
 	SQ_COUNT
 };
 
-struct store_series { /* an interface, or a peer, of one router */
+struct store_series { /* an interface, or a peer, of one router; one per router's series kept */
 	char *name;   /* interface name; for a peer its interface */
 	char *key;    /* peer: public key, else label; NULL for interfaces */
 	int64_t id;
-	bool have_prev;    /* prev_* hold the counters of the poll before, in poll order */
 	int64_t prev_ms;   /* its wall time */
 	int64_t prev_mono; /* its monotonic time; -1 when read back from the database */
 	uint64_t prev_rx, prev_tx;
 	/* a peer's details as stored in peers (written when they change) */
 	char *endpoint, *allowed;
-	int disabled; /* -1 unknown */
+	int8_t disabled;       /* -1 unknown, else 0 or 1 */
+	bool have_prev;        /* prev_* hold the counters of the poll before, in poll order */
+	uint8_t shared;        /* CACHE_SHARED_*: which strings lie in the router's strs */
+	int32_t endpoint_port; /* with CACHE_SHARED_ENDPOINT: endpoint is the bare address, this its port */
 };
+
+/* A peer series' strings that lie in its router's strs (the polls' block, not a copy of ours). */
+#define CACHE_SHARED_NAME     1
+#define CACHE_SHARED_KEY      2
+#define CACHE_SHARED_ALLOWED  4
+#define CACHE_SHARED_ENDPOINT 8 /* else endpoint is as stored in peers: cache_endpoint's form */
 
 struct store_router { /* what the writer remembers of a router (from the db) */
 	char *name;
@@ -60,6 +68,10 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 	size_t nifaces, npeers;
 	struct store_series *sensors; /* name: the sensor's, key: its unit's (sample_unit_name) */
 	size_t nsensors;
+	size_t cap_ifaces, cap_peers, cap_sensors; /* allocated; cache_router_trim: no more than n */
+	/* The block of peer strings (restpeers.h) of the newest poll: its peer series point into it
+	 * rather than keep copies of the same names, keys and addresses; NULL when none. */
+	sample_strs_t *strs;
 };
 
 struct store_item {
@@ -187,7 +199,22 @@ struct store_series *cache_series_find(
 	struct store_series *v, size_t n, size_t hint, const char *name, const char *key);
 /* Remember a series just inserted with this id, without previous counters; never NULL. */
 struct store_series *cache_series_add(
-	struct store_series **v, size_t *n, const char *name, const char *key, int64_t id);
+	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id);
+/* r's series arrays no longer than their series, as they are kept for good: after adding some. */
+void cache_router_trim(struct store_router *r);
+/* Before a poll's peers, whose strings lie in b (sample_holder; NULL: in none): when r shares
+ * another block, its peer series take copies of what they pointed at, and r holds b instead. */
+void cache_peers_block(struct store_router *r, sample_strs_t *b);
+/* *field (of x, whose shared flag is bit) points at str, the poll's equal string, when str lies in
+ * r->strs; its own copy goes. s is the poll. */
+void cache_series_share(const struct store_router *r, const sample_t *s, struct store_series *x, char **field,
+	const char *str, uint8_t bit);
+/* The same for x's endpoint: addr (the poll's, bare) and port stand for the stored form. */
+void cache_series_share_endpoint(
+	const struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port);
+/* An endpoint as peers stores it: "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or
+ * NULL for no address. */
+char *cache_endpoint(const char *addr, int port);
 
 /* ingest.c: writing polls. */
 extern const char *const ingest_sql[SQ_COUNT]; /* the statements of enum store_sq */

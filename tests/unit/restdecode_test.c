@@ -260,6 +260,35 @@ static void test_sample_pool(void)
 	sample_free(into);
 }
 
+/* A block of strings samples share (sample_hold): its strings are not copied, by sample_strdup
+ * or sample_dup; it lives while a sample holds it; handed to a sample not holding it, copied. */
+static void test_sample_shared(void)
+{
+	static const char data[] = "wg0\0kEy=\0";
+	sample_strs_t *b = sample_strs_new(data, sizeof(data));
+	const char *wg0 = sample_strs_data(b), *key = wg0 + 4;
+	sample_t *s = sample_new("r1", 0, "rest"), *other = sample_new("r1", 0, "snmp");
+	CHECK(sample_strdup(s, wg0) != wg0); /* not held yet: copied */
+	CHECK(sample_hold(s, b) && sample_hold(s, b));
+	struct sample_peer *p = sample_add_peer(s);
+	p->interface = sample_strdup(s, wg0);
+	p->public_key = sample_strdup(s, key);
+	p->peer = sample_strdup(s, "lab"); /* not the block's */
+	CHECK(p->interface == wg0 && p->public_key == key && p->peer != NULL);
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = sample_strdup(s, wg0);
+	sample_t *d = sample_dup(s);
+	CHECK(d->peers[0].public_key == key && strcmp(d->peers[0].peer, "lab") == 0);
+	sample_take_ifaces(other, s); /* other holds no block: its name is a copy */
+	CHECK(other->nifaces == 1 && other->ifaces[0].name != wg0);
+	sample_strs_unref(b);
+	sample_free(s);
+	CHECK(strcmp(d->peers[0].interface, "wg0") == 0 && strcmp(d->peers[0].public_key, "kEy=") == 0);
+	CHECK(strcmp(other->ifaces[0].name, "wg0") == 0);
+	sample_free(d); /* the last reference: the block goes (ASan tells) */
+	sample_free(other);
+}
+
 static void test_peers(void)
 {
 	sample_t *s = dec(RESTDECODE_PEERS, PEERS, 0, NULL);
@@ -406,9 +435,14 @@ static void test_healthkeep(void)
 	CHECK(!healthkeep_use(k, t, "http://a"));
 	t->mono_ms = s->mono_ms + HEALTHKEEP_EVERY_MS - 1;
 	CHECK(healthkeep_use(k, t, "http://a"));
+	sample_t *u = sample_new("r1", 0, "rest"); /* the kept names are shared, not copied */
+	CHECK(healthkeep_use(k, u, "http://a") && u->nsensors == 1 && t->nsensors == 1);
+	CHECK(u->sensors[0].name == t->sensors[0].name);
 	sample_free(s);
 	sample_free(t);
-	healthkeep_destroy(k);
+	healthkeep_destroy(k); /* u still holds the names */
+	check_sensor(u, "voltage", SAMPLE_UNIT_VOLTS, 24.1);
+	sample_free(u);
 }
 
 static void test_resource_sizes(void)
@@ -839,6 +873,7 @@ int main(void)
 	test_board();
 	test_ifaces();
 	test_sample_pool();
+	test_sample_shared();
 	test_peers();
 	test_health();
 	test_healthkeep();

@@ -359,6 +359,30 @@ static void reboot(void)
 	bump_counters();
 }
 
+/* Five more peers, unnamed (their label is their key), on one interface, with long allowed
+ * addresses: more strings than the kept block starts with. */
+static void many_peers(void)
+{
+	static const char *const keys[] = { "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+		"BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=",
+		"CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC=",
+		"DDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDDD=",
+		"EEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEEE=" };
+	for (int i = 0; i < 5; i++) {
+		struct speer *p = &srv_peers[3 + i];
+		*p = (struct speer){ .ifc = "wg2",
+			.key = keys[i],
+			.hs = "9s",
+			.allowed = "10.20.0.0/16,10.21.0.0/16,10.22.0.0/16,fd00:20::/48,fd00:21::/48",
+			.ep = i % 2 ? "192.0.2.10" : NULL,
+			.port = 51820 + i,
+			.disabled = i == 4,
+			.rx = 10u * i };
+		snprintf(p->id, sizeof(p->id), "*1%d", i);
+	}
+	srv_npeers = 8;
+}
+
 static void old_version(void)
 {
 	srv_version = "7.12.1";
@@ -400,6 +424,16 @@ static const struct step added_removed[] = {
 	{ NULL, COUNTERS(2) },
 };
 
+/* Eight peers kept: counters-only polls give them back as the full ones had them. */
+static const struct step many[] = {
+	{ NULL, FULL(3) },
+	{ many_peers, AGAIN(8) },
+	{ bump_counters, COUNTERS(8) },
+	{ bump_counters, COUNTERS(8) },
+	{ remove_peer, AGAIN(2) },
+	{ NULL, COUNTERS(2) },
+};
+
 /* A restart: full at once, though the same .ids come back. */
 static const struct step restarted[] = {
 	{ NULL, FULL(3) },
@@ -437,6 +471,7 @@ int main(void)
 	RUN(url, 4, counters_only);
 	RUN(url, 10, added_removed);
 	RUN(url, 10, restarted);
+	RUN(url, 10, many);
 	RUN(url, 10, version_failure);
 	RUN(url, 1, every_one);
 	MHD_stop_daemon(srv);

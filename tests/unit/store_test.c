@@ -865,6 +865,78 @@ static void test_counter_back(void)
 	free(p);
 }
 
+/* A poll of npeers peers whose strings lie in block b (as restpeers.c makes them): the
+ * interface, then per peer its key, allowed addresses and endpoint address (port 51820 + i). */
+static sample_t *mk_shared(int64_t t, sample_strs_t *b, int npeers)
+{
+	sample_t *s = storefix_sample("sh", t, "7.22.3", NULL, 1000 + t - STOREFIX_T0);
+	s->have_peers = true;
+	sample_hold(s, b);
+	const char *at = sample_strs_data(b), *ifc = at;
+	at += strlen(at) + 1;
+	for (int i = 0; i < npeers; i++) {
+		struct sample_peer *pe = sample_add_peer(s);
+		pe->interface = sample_strdup(s, ifc);
+		pe->public_key = sample_strdup(s, at);
+		pe->peer = pe->public_key;
+		at += strlen(at) + 1;
+		pe->allowed = sample_strdup(s, at);
+		at += strlen(at) + 1;
+		pe->endpoint = sample_strdup(s, at);
+		at += strlen(at) + 1;
+		pe->endpoint_port = 51820 + i;
+		pe->rx_bytes = pe->tx_bytes = (uint64_t)(t - STOREFIX_T0);
+	}
+	return s;
+}
+
+/* The writer's peer series point into the polls' block of strings, not copies (cache.c): over a
+ * new block (a full reply) with a changed allowed address and a peer gone, the rows are right;
+ * the series of the gone peer keeps its strings after the old block goes (ASan tells). */
+static void test_shared_peers(void)
+{
+	static const char one[] = "wg0\0KEY1=\0"
+				  "10.0.0.1/32\0"
+				  "198.51.100.7\0KEY2=\0"
+				  "10.0.0.2/32\0"
+				  "2001:db8::7";
+	static const char two[] = "wg0\0KEY1=\0"
+				  "10.0.0.1/32,10.9.0.0/16\0"
+				  "198.51.100.8";
+	char *p = storefix_path("shared.db");
+	store_t *st = storefix_open(p);
+	sample_strs_t *b1 = sample_strs_new(one, sizeof(one)), *b2 = sample_strs_new(two, sizeof(two));
+	store_submit(st, mk_shared(STOREFIX_T0, b1, 2));
+	store_submit(st, mk_shared(STOREFIX_T0 + 30000, b1, 2));
+	store_flush(st);
+	struct store_router *r = cache_router_find(st, "sh"); /* the writer waits: flushed */
+	CHECK(r != NULL && r->npeers == 2 && r->strs == b1);
+	CHECK(r != NULL && r->npeers == 2 &&
+		r->peers[1].shared ==
+			(CACHE_SHARED_NAME | CACHE_SHARED_KEY | CACHE_SHARED_ALLOWED |
+				CACHE_SHARED_ENDPOINT) &&
+		strcmp(r->peers[1].key, "KEY2=") == 0);
+	sample_strs_unref(b1); /* the writer's reference keeps it */
+	store_submit(st, mk_shared(STOREFIX_T0 + 60000, b2, 1));
+	store_submit(st, mk_shared(STOREFIX_T0 + 90000, b2, 1));
+	store_flush(st);
+	CHECK(r != NULL && r->strs == b2 && r->peers[1].shared == 0 && strcmp(r->peers[1].key, "KEY2=") == 0);
+	CHECK(r != NULL && strcmp(r->peers[1].endpoint, "[2001:db8::7]:51821") == 0);
+	CHECK(r != NULL && (r->peers[0].shared & CACHE_SHARED_ENDPOINT) &&
+		strcmp(r->peers[0].endpoint, "198.51.100.8") == 0 && r->peers[0].endpoint_port == 51820);
+	CHECK(r != NULL && strcmp(r->peers[0].allowed, "10.0.0.1/32,10.9.0.0/16") == 0 && r->peers[0].shared);
+	sample_strs_unref(b2);
+	store_close(st);
+	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY1='"),
+		      "10.0.0.1/32,10.9.0.0/16") == 0);
+	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY2='"), "10.0.0.2/32") == 0);
+	CHECK(strcmp(storefix_text(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY1='"), "198.51.100.8:51820") == 0);
+	CHECK(strcmp(storefix_text(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY2='"), "[2001:db8::7]:51821") == 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM peers"), 2);
+	free(p);
+}
+
+
 int main(void)
 {
 	if (storefix_begin("store_test") < 0)
@@ -882,6 +954,7 @@ int main(void)
 	test_links();
 	test_clock_step();
 	test_counter_back();
+	test_shared_peers();
 	test_bench();
 	return storefix_end("store_test");
 }
