@@ -929,13 +929,15 @@ static void test_shared_peers(void)
 	store_close(st);
 	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY1='"),
 		      "10.0.0.1/32,10.9.0.0/16") == 0);
-	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY2='"), "10.0.0.2/32") == 0);
-	CHECK(strcmp(storefix_text(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY1='"), "198.51.100.8:51820") == 0);
-	CHECK(strcmp(storefix_text(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY2='"), "[2001:db8::7]:51821") == 0);
+	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY2='"),
+		      "10.0.0.2/32") == 0);
+	CHECK(strcmp(storefix_text(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY1='"),
+		      "198.51.100.8:51820") == 0);
+	CHECK(strcmp(storefix_text(p, "SELECT endpoint FROM peers WHERE pkey = 'KEY2='"),
+		      "[2001:db8::7]:51821") == 0);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM peers"), 2);
 	free(p);
 }
-
 
 int main(void)
 {
