@@ -936,13 +936,18 @@ static void judge_group(const struct frame *f, const struct frame_w *b, const st
 	judge_text(r->why, sizeof(r->why), line);
 }
 
-/* A window whose cores all fill only far beyond the rates seen (a decrypt at a tenth of its
- * core): the smallest of their projections, its error the larger of the fit's and the
- * jackknife's, into *cap and *rse. False when it has no such cores. */
+/* One window's projection for judge_far: the fit's where it has one (not pinned), else, where
+ * its cores all fill only far beyond the rates seen (a decrypt at a tenth of its core), the
+ * smallest of their projections, its error the larger of the fit's and the jackknife's, into
+ * *cap and *rse. False when it has neither. */
 static bool judge_far_cap(const struct frame *f, const struct frame_w *w, size_t s,
 	const struct judge_cap *cp, const struct frame_params *p, double *cap, double *rse)
 {
-	if (cp->ok || cp->cands.n > 0 || cp->far.n == 0)
+	if (cp->ok) {
+		*cap = cp->cap, *rse = cp->rse;
+		return !cp->pinned;
+	}
+	if (cp->cands.n > 0 || cp->far.n == 0)
 		return false;
 	struct judge_cols c;
 	judge_columns(f, w, p, &c);
@@ -954,15 +959,16 @@ static bool judge_far_cap(const struct frame *f, const struct frame_w *w, size_t
 		if (cp->capf[i] < *cap)
 			*cap = cp->capf[i], *rse = cp->rsef[i];
 	*rse = fmax(*rse, judge_jackknife(f, w, s, &c, j, &cp->far, *cap));
-	return isfinite(*rse);
+	return isfinite(*rse) && *rse <= JUDGE_MAX_RSE;
 }
 
-/* Neither window has a core that could fill within the projection's reach, but both have cores
- * that follow the stream and would fill far beyond it. Their capacities are not claimed (a
- * lull is not extrapolated to one), but their ratio still says whether the cost per Mbit/s
- * and the room held: "unchanged" when it is within the threshold and the noise small enough
- * to say so. A fall there is a sign, never a regression: the loads are too far from full to
- * rest a loss on. True with r filled when it judged. */
+/* A window (or both) whose cores that follow the stream would fill only far beyond the rates
+ * seen. The physics is the same line: the capacity is where the first of them fills, mean(x) +
+ * (1 - mean(load)) / beta, and the ratio of the two windows' is as good as their slopes are
+ * precise, however far off full is. So the same tests as a projection within reach: a change
+ * claimed at JUDGE_SIGMAS standard errors, "unchanged" when the noise is small enough to say so.
+ * Streams fitted as a group are left to the group's judgement. True with r filled when it
+ * judged. */
 static bool judge_far(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
 	const struct judge_cap *cb, const struct judge_cap *ca, const struct frame_params *p,
 	struct frame_result *r)
@@ -973,11 +979,18 @@ static bool judge_far(const struct frame *f, const struct frame_w *b, const stru
 		!judge_far_cap(f, b, s, cb, p, &capb, &rseb) || !judge_far_cap(f, a, s, ca, p, &capa, &rsea))
 		return false;
 	double ratio = capa / capb, rse = sqrt(rseb * rseb + rsea * rsea);
-	if (ratio < 1 - p->threshold)
-		r->hint = true;
-	if (!(ratio >= 1 - p->threshold && ratio <= 1 + p->threshold && 2 * rse <= p->threshold))
+	double lo = 1 - p->threshold, hi = 1 + p->threshold;
+	if (ratio < lo && ratio * (1 + JUDGE_SIGMAS * rse) < 1)
+		r->verdict = DETECTOR_REGRESSION;
+	else if (ratio > hi && ratio * (1 - JUDGE_SIGMAS * rse) > 1)
+		r->verdict = DETECTOR_IMPROVEMENT;
+	else if (ratio >= lo && ratio <= hi && 2 * rse <= p->threshold)
+		r->verdict = DETECTOR_UNCHANGED;
+	else {
+		r->hint = r->hint || ratio < lo;
 		return false;
-	r->verdict = DETECTOR_UNCHANGED;
+	}
+	r->hint = false;
 	r->method = DETECTOR_M_COST;
 	r->ratio = ratio;
 	r->rse = rse;
@@ -1004,10 +1017,12 @@ static void judge_methods(const struct frame *f, const struct frame_w *b, const 
 		r->hint = !ca.ok && cb.ok; /* the after window cannot be compared: worth a look */
 		judge_why(r, cb.ok ? "after the upgrade " : "before the upgrade ", cb.ok ? ca.why : cb.why);
 		if (judge_far(f, b, a, s, &cb, &ca, p, r)) {
-			char line[sizeof(r->why) + 64];
+			char line[sizeof(r->why) + 96];
 			judge_cores_note(f, s, cw, &cb, &ca, r);
-			snprintf(line, sizeof(line),
-				"its cores stay far from full: their cost and room held%s%s",
+			snprintf(line, sizeof(line), "%s%s%s",
+				r->verdict == DETECTOR_UNCHANGED
+					? "its cores stay far from full: their cost and room held"
+					: "projected from far below full: its cost and room per Mbit/s changed",
 				r->why[0] ? "; " : "", r->why);
 			judge_text(r->why, sizeof(r->why), line);
 		}

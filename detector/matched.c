@@ -249,24 +249,32 @@ static bool matched_tight(const struct frame *f, const struct matched_set *m, co
 	return la > 0 && lb / la >= 1 - p->threshold;
 }
 
-/* The capacity of the stream's cores in window side (0 before, 1 after) where that window's
- * profile splits each of them into other work a and the stream's part L - a: the smallest
- * x (1 - a) / (L - a), the rate at which the first fills. Unclassified work is read as the
- * stream's before and as other work after, the reading that alarms least. NAN when a core is
- * not split so, or the profile saw another load on it than the matched polls (it was taken at
- * another operating point: its split is not this one's). */
+/* Other work a on core c in window side (0 before, 1 after) by that window's profile, the rest
+ * of the core's load l the stream's. Unclassified work is read as the stream's before and as
+ * other work after, the reading that alarms least. False when the profile does not split the
+ * core so, or saw another load on it than the matched polls (it was taken at another operating
+ * point: its split is not this one's). */
+static bool matched_split(const struct frame *f, const struct matched_set *m, size_t c, int side, double *a)
+{
+	double l = side ? m->core[c].after : m->core[c].before;
+	return profcore_other(f->prof[side], (int)c, side == 1, a) && l - *a >= MATCHED_FLOOR &&
+		fabs(profile_core_load(f->prof[side], (int)c) / 100 - l) <=
+		fmax(MATCHED_PROF_ABS, MATCHED_PROF_REL * l);
+}
+
+/* The capacity of the stream's cores in window side where that window's profile splits each of
+ * them (matched_split): the smallest x (1 - a) / (L - a), the rate at which the first fills.
+ * NAN when a core is not split so. */
 static double matched_profile_cap(
 	const struct frame *f, const struct matched_set *m, const bool *on, int side)
 {
-	double cap = INFINITY;
+	double cap = INFINITY, a;
 	for (size_t c = 0; c < f->ncores; c++) {
 		if (!on[c])
 			continue;
-		double a, l = side ? m->core[c].after : m->core[c].before;
-		if (!profcore_other(f->prof[side], (int)c, side == 1, &a) || !(l - a >= MATCHED_FLOOR) ||
-			!(fabs(profile_core_load(f->prof[side], (int)c) / 100 - l) <=
-				fmax(MATCHED_PROF_ABS, MATCHED_PROF_REL * l)))
+		if (!matched_split(f, m, c, side, &a))
 			return NAN;
+		double l = side ? m->core[c].after : m->core[c].before;
 		cap = fmin(cap, (side ? m->xa : m->xb) * (1 - a) / (l - a));
 	}
 	return isfinite(cap) ? cap : NAN;
@@ -281,6 +289,21 @@ static double matched_ratio(
 	double bound = 1 - least_d;
 	double cb = matched_profile_cap(f, m, on, 0), ca = matched_profile_cap(f, m, on, 1);
 	return isfinite(cb) && isfinite(ca) && cb > 0 ? fmin(ca / cb, bound) : bound;
+}
+
+/* The most alarming ratio the loads allow for a stream on one core c whose before window's
+ * profile splits it (a its other work) while the after window has none: all of the extra load
+ * the stream's and the other work gone, (L_b - a) / ((1 - a) L_a). NAN otherwise: without the
+ * split before, the stream's share could be as small as one likes and the loss as large. */
+static double matched_floor(const struct frame *f, const struct matched_set *m, const bool *on, size_t c)
+{
+	double a, unused;
+	size_t n = 0;
+	for (size_t k = 0; k < f->ncores; k++)
+		n += on[k];
+	if (n != 1 || !on[c] || !matched_split(f, m, c, 0, &a) || matched_split(f, m, c, 1, &unused))
+		return NAN;
+	return (m->core[c].before - a) / ((1 - a) * m->core[c].after);
 }
 
 /* A core of the stream rose at the same rates (up). Its capacity is the smallest over its
@@ -310,9 +333,14 @@ static void matched_rose(const struct frame *f, const struct matched_set *m, con
 		matched_say(r,
 			"core %zu is %.0f points busier at the same rates, core %zu held: which fills first is unknown",
 			up, 100 * m->core[up].delta, held);
-	else if (ratio < 1 - p->threshold)
+	else if (ratio < 1 - p->threshold) {
+		double lo = matched_floor(f, m, on, least);
 		matched_fill(m, least, DETECTOR_REGRESSION, ratio, r);
-	else
+		if (lo < ratio)
+			matched_say(r,
+				"capacity between %.2f and %.2f of before: the profile before splits core %zu, none after",
+				lo, ratio, least);
+	} else
 		matched_say(r, "core %zu is %.0f points busier at the same rates: too little to tell", least,
 			100 * m->core[least].delta);
 }
