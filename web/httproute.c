@@ -350,8 +350,10 @@ const struct httproute *httproute_find(
 const char *httproute_allow(const char *url)
 {
 	unsigned m = HTTPROUTE_GET;
+	const char *rest;
+	size_t n;
 	for (size_t i = 0; i < HTTPROUTE_N; i++)
-		if (httproute_table[i].match == HTTPROUTE_EXACT && strcmp(url, httproute_table[i].path) == 0)
+		if (httproute_match(&httproute_table[i], url, &rest, &n))
 			m |= httproute_table[i].methods;
 	static const char *const allow[] = { "GET, HEAD", "GET, HEAD, POST", "GET, HEAD, DELETE",
 		"GET, HEAD, POST, DELETE" };

@@ -77,8 +77,8 @@ struct httproute {
  * *rest_len set; NULL when none does (then a GET or HEAD is a 404, another method a 405). */
 const struct httproute *httproute_find(
 	const char *method, const char *url, const char **rest, size_t *rest_len);
-/* The Allow header of a 405 for url: "GET, HEAD" and the other methods of the exact routes
- * of that path. */
+/* The Allow header of a 405 for url: "GET, HEAD" and the other methods of every route that
+ * matches it (exact, prefix or named: POST for /api/v1/routers/NAME/probe). */
 const char *httproute_allow(const char *url);
 /* A query argument of r, percent-decoded; NULL when absent. */
 const char *httproute_arg(const struct httproute_req *r, const char *key);

@@ -79,6 +79,8 @@ ok "no plain HTTP on the TLS port (curl exit $rc)"
 A="-u admin:$PW"
 for m in POST PUT DELETE OPTIONS; do want 405 $A -X $m "$B/metrics"; done
 grep -qi '^Allow: GET, HEAD' "$T/head" || fail "405 without Allow: GET, HEAD"
+want 405 $A -X PUT "$B/api/v1/routers/arm64-a/probe"
+grep -qi '^Allow: GET, HEAD, POST' "$T/head" || fail "PUT to a probe: 405 without Allow: GET, HEAD, POST"
 want 413 $A --data-binary hello -X GET "$B/"
 long=$(head -c 5000 /dev/zero | tr '\0' a)
 want 414 $A "$B/?q=$long"
@@ -86,7 +88,7 @@ huge=$(head -c 40000 /dev/zero | tr '\0' a)
 # beyond the connection's memory libmicrohttpd answers 414 itself and closes, maybe mid-send
 got=$(code $A "$B/?q=$huge")
 case "$got" in 414|000) ;; *) fail "a 40 kB URL: status $got, want 414 or a closed connection";; esac
-ok "405 with Allow for POST/PUT/DELETE/OPTIONS, 413 for a body, 414 for 5 kB and 40 kB URLs"
+ok "405 with Allow for POST/PUT/DELETE/OPTIONS (POST where a route takes it), 413 for a body, 414 for 5 kB and 40 kB URLs"
 for p in /static/../metrics /static/%2e%2e/%2e%2e/etc/passwd /static/..%2fwgwatch.css \
 	/static%2fwgwatch.css /static/wgwatch.css%00 /static/wgwatch.css%00.txt /static/./wgwatch.css \
 	/static/ /static/wgwatch.css/ /static/..%5cwgwatch.css /router/.. /router/%2e%2e /metrics%00 \
