@@ -229,9 +229,9 @@ static void vt_trace(FILE *out, const struct vt_run *v, size_t s, size_t n, cons
 {
 	char name[96];
 	vt_stream_name(v, s, name, sizeof(name));
-	fprintf(out, "  %-24s %6zu polls %6.1f h: %s %s %.2f, cores %s%s%s\n", name, n,
+	fprintf(out, "  %-24s %6zu polls %6.1f h: %s %s %.2f (rse %.2f), cores %s%s%s\n", name, n,
 		(double)n * VT_INTERVAL / 3600, outcome_name(r->verdict), outcome_method_name(r->method),
-		r->ratio, r->cores[0] ? r->cores : "-", r->why[0] ? ": " : "", r->why);
+		r->ratio, r->rse, r->cores[0] ? r->cores : "-", r->why[0] ? ": " : "", r->why);
 }
 
 /* Judge v at each count of the schedule into o; with trace, every verdict on it. */

@@ -636,11 +636,12 @@ static void judge_projected(const struct judge_cap *b, const struct judge_cap *a
 	double rse = sqrt(b->rse * b->rse + a->rse * a->rse), lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_COST;
 	r->rse = rse;
-	if (r->ratio < lo && r->ratio * (1 + JUDGE_SIGMAS * rse) < 1)
+	bool sized = 2 * rse <= p->threshold; /* the ratio known to the threshold */
+	if (r->ratio < lo && r->ratio * (1 + JUDGE_SIGMAS * rse) < 1 && sized)
 		r->verdict = DETECTOR_REGRESSION;
-	else if (r->ratio > hi && r->ratio * (1 - JUDGE_SIGMAS * rse) > 1)
+	else if (r->ratio > hi && r->ratio * (1 - JUDGE_SIGMAS * rse) > 1 && sized)
 		r->verdict = DETECTOR_IMPROVEMENT;
-	else if (r->ratio >= lo && r->ratio <= hi && 2 * rse <= p->threshold)
+	else if (r->ratio >= lo && r->ratio <= hi && sized)
 		r->verdict = DETECTOR_UNCHANGED;
 	else {
 		r->method = DETECTOR_M_NONE;
@@ -980,11 +981,12 @@ static bool judge_far(const struct frame *f, const struct frame_w *b, const stru
 		return false;
 	double ratio = capa / capb, rse = sqrt(rseb * rseb + rsea * rsea);
 	double lo = 1 - p->threshold, hi = 1 + p->threshold;
-	if (ratio < lo && ratio * (1 + JUDGE_SIGMAS * rse) < 1)
+	bool sized = 2 * rse <= p->threshold;
+	if (ratio < lo && ratio * (1 + JUDGE_SIGMAS * rse) < 1 && sized)
 		r->verdict = DETECTOR_REGRESSION;
-	else if (ratio > hi && ratio * (1 - JUDGE_SIGMAS * rse) > 1)
+	else if (ratio > hi && ratio * (1 - JUDGE_SIGMAS * rse) > 1 && sized)
 		r->verdict = DETECTOR_IMPROVEMENT;
-	else if (ratio >= lo && ratio <= hi && 2 * rse <= p->threshold)
+	else if (ratio >= lo && ratio <= hi && sized)
 		r->verdict = DETECTOR_UNCHANGED;
 	else {
 		r->hint = r->hint || ratio < lo;
