@@ -621,7 +621,7 @@ static void test_engine(void)
 {
 	for (size_t i = 0; i < sizeof(engine_cases) / sizeof(engine_cases[0]); i++) {
 		const struct engine_case *c = &engine_cases[i];
-		double truth = m_capacity(&c->a, c->stream) / m_capacity(&c->b, c->stream), sum = 0;
+		double truth = m_capacity(&c->a, c->stream) / m_capacity(&c->b, c->stream), sum = 0, said = 0;
 		int same = 0, silent = 0, before = unit_failures;
 		struct frame_result r;
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
@@ -647,7 +647,7 @@ static void test_engine(void)
 			free(conf);
 			same += ok;
 			silent += thin;
-			sum += r.ratio;
+			sum += isfinite(r.ratio) ? r.ratio : 0, said += isfinite(r.ratio);
 			if (!ok)
 				fprintf(stderr,
 					"  \"%s\" seed %" PRIu64
@@ -658,10 +658,12 @@ static void test_engine(void)
 				fprintf(stderr, "    rse %.3f\n", r.rse);
 		}
 		CHECK_INT(same, RERUNS);
+		char thin[40] = "";
+		if (silent)
+			snprintf(thin, sizeof(thin), " (%d of them insufficient-data)", silent);
 		printf("| %s | %s | %.2f | %s, %s | %.2f | %d of %d%s |\n", c->name,
 			outcome_name(c->verdict & ~M_THIN), c->ratio ? truth : NAN, outcome_name(r.verdict),
-			outcome_method_name(r.method), sum / RERUNS, same, RERUNS,
-			silent ? " (some insufficient-data)" : "");
+			outcome_method_name(r.method), said > 0 ? sum / said : NAN, same, RERUNS, thin);
 		(void)before;
 	}
 }
