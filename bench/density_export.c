@@ -82,13 +82,43 @@ struct de_prev { /* the last counters of one interface or peer, for the projecti
 	uint64_t c[6], link[4];
 };
 
+/* The projection of issue 38's per-router chunks: each router's polls cut into chunks of
+ * DE_CHUNK; a chunk holds its timestamps once (delta-of-delta varints) and every series' values
+ * in columns, each column as zigzag deltas or deltas of deltas, whichever is smaller, its first
+ * value whole, plus DE_CHUNK_DIR bytes of directory (series id and encoding) a series. */
+#define DE_CHUNK     120
+#define DE_CHUNK_DIR 3
+
+struct de_series { /* one series' column in its router's current chunk */
+	uint64_t key;
+	int64_t chunk; /* the chunk it is in; -1: none yet */
+	int n;         /* values in it */
+	uint64_t last;
+	int64_t lastd;
+	uint64_t sd, sdd; /* its bytes as deltas, as deltas of deltas */
+};
+
+struct de_rstate { /* one router's timestamps */
+	int64_t polls, last_t, last_dt;
+};
+
+struct de_chunks {
+	struct de_series *s;
+	size_t cap, used;
+	struct de_rstate *router;
+	int64_t cur_router, cur_chunk;
+	uint64_t bytes;
+};
+
 struct de {
 	sqlite3 *db;
+	struct de_chunks ch;
 	FILE *fam[DE_NFAM];
 	bool skip[DE_NFAM]; /* not asked for (--only) */
 	uint64_t count[DE_NFAM];
 	uint64_t bytes[DE_NPART];
 	uint64_t blob_bytes[4], polls;
+	uint64_t chunked; /* the chunks' bytes, when all is read */
 	char **router, **iface, **peer, **sensor; /* label sets by id, escaped */
 	int64_t nrouter, niface, npeer, nsensor;
 	struct de_prev *iprev, *pprev;
@@ -105,6 +135,81 @@ static size_t de_vlen(uint64_t v)
 static size_t de_zlen(int64_t v)
 {
 	return de_vlen(((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static uint64_t de_hash(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* A chunk's column closed: the smaller encoding and its directory entry. */
+static void de_chunk_flush(struct de_chunks *c, struct de_series *x)
+{
+	if (x->chunk >= 0 && x->n > 0)
+		c->bytes += (x->sd < x->sdd ? x->sd : x->sdd) + DE_CHUNK_DIR;
+	x->n = 0, x->sd = x->sdd = 0;
+}
+
+static struct de_series *de_chunk_find(struct de_chunks *c, uint64_t key)
+{
+	if (2 * (c->used + 1) > c->cap) {
+		struct de_series *old = c->s;
+		size_t ocap = c->cap;
+		c->cap = ocap ? 2 * ocap : 4096;
+		c->s = xcalloc(c->cap, sizeof(*c->s));
+		c->used = 0;
+		for (size_t i = 0; i < ocap; i++)
+			if (old[i].key != 0)
+				*de_chunk_find(c, old[i].key) = old[i];
+		free(old);
+	}
+	size_t i = key & (c->cap - 1);
+	while (c->s[i].key != 0 && c->s[i].key != key)
+		i = (i + 1) & (c->cap - 1);
+	if (c->s[i].key == 0)
+		c->s[i] = (struct de_series){ .key = key, .chunk = -1 }, c->used++;
+	return &c->s[i];
+}
+
+/* One value of series (f, r, l) into the current router's chunk. */
+static void de_chunk_value(struct de_chunks *c, int f, const char *r, const char *l, uint64_t v)
+{
+	uint64_t key = de_hash(de_hash(0xcbf29ce484222325ULL ^ (uint64_t)(f + 1), r), l) | 1;
+	struct de_series *x = de_chunk_find(c, key);
+	if (x->chunk != c->cur_chunk) {
+		de_chunk_flush(c, x);
+		x->chunk = c->cur_chunk;
+	}
+	int64_t d = (int64_t)(v - x->last);
+	if (x->n == 0)
+		x->sd += de_vlen(v), x->sdd += de_vlen(v);
+	else if (x->n == 1)
+		x->sd += de_zlen(d), x->sdd += de_zlen(d);
+	else
+		x->sd += de_zlen(d), x->sdd += de_zlen(d - x->lastd);
+	x->lastd = d, x->last = v, x->n++;
+}
+
+/* A poll of router id at t: its chunk, and its timestamp's bytes there. */
+static void de_chunk_poll(struct de_chunks *c, int64_t id, int64_t nrouter, int64_t t)
+{
+	static struct de_rstate none;
+	struct de_rstate *s = id >= 0 && id < nrouter ? &c->router[id] : &none;
+	int64_t k = s->polls % DE_CHUNK, dt = t - s->last_t;
+	c->bytes += k == 0 ? de_vlen((uint64_t)t) : k == 1 ? de_zlen(dt) : de_zlen(dt - s->last_dt);
+	c->cur_router = id;
+	c->cur_chunk = id * 1000000 + s->polls / DE_CHUNK;
+	s->last_dt = dt, s->last_t = t, s->polls++;
+}
+
+static uint64_t de_chunk_end(struct de_chunks *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->s[i].key != 0)
+			de_chunk_flush(c, &c->s[i]);
+	return c->bytes;
 }
 
 /* s with OpenMetrics label escapes, freshly allocated. */
@@ -171,6 +276,7 @@ static void de_emit(struct de *d, enum de_fam f, const char *r, const char *l, i
 	fprintf(d->fam[f], "%s{%s%s%s} %" PRIu64 " %" PRId64 ".%03" PRId64 "\n", de_names[f], r, l ? "," : "",
 		l ? l : "", v, t / 1000, t % 1000);
 	d->count[f]++;
+	de_chunk_value(&d->ch, f, r, l, v);
 }
 
 static void de_cpu(struct de *d, const char *r, int64_t t, const uint8_t *p, const uint8_t *end)
@@ -286,6 +392,7 @@ static void de_health(struct de *d, const char *r, int64_t t, const uint8_t *p, 
 		fprintf(d->fam[DE_SENSOR], "%s{%s,%s} %" PRId64 " %" PRId64 ".%03" PRId64 "\n",
 			de_names[DE_SENSOR], r, l, v.value, t / 1000, t % 1000);
 		d->count[DE_SENSOR]++;
+		de_chunk_value(&d->ch, DE_SENSOR, r, l, (uint64_t)v.value);
 	}
 }
 
@@ -294,6 +401,7 @@ static void de_row(struct de *d, sqlite3_stmt *q)
 	const char *r = de_label(d->router, d->nrouter, sqlite3_column_int64(q, 0));
 	int64_t t = sqlite3_column_int64(q, 1);
 	d->polls++;
+	de_chunk_poll(&d->ch, sqlite3_column_int64(q, 0), d->nrouter, t);
 	de_emit(d, DE_DURATION, r, NULL, t, (uint64_t)sqlite3_column_int64(q, 2));
 	if (sqlite3_column_type(q, 3) != SQLITE_NULL)
 		de_emit(d, DE_CPU_MHZ, r, NULL, t, (uint64_t)sqlite3_column_int64(q, 3));
@@ -322,6 +430,7 @@ static void de_names_load(struct de *d)
 		" interface, name) > 1 THEN pkey ELSE name END, 'peer' FROM peers",
 		2, &d->npeer);
 	d->sensor = de_labels(d->db, "SELECT id, name, 'sensor', unit, 'unit' FROM sensors", 2, &d->nsensor);
+	d->ch.router = xcalloc((size_t)d->nrouter + 1, sizeof(*d->ch.router));
 	d->iprev = xcalloc((size_t)d->niface + 1, sizeof(*d->iprev));
 	d->pprev = xcalloc((size_t)d->npeer + 1, sizeof(*d->pprev));
 }
@@ -348,7 +457,8 @@ static void de_report(const struct de *d)
 		total, d->blob_bytes[0], d->blob_bytes[1], d->blob_bytes[2], d->blob_bytes[3]);
 	for (int i = 0; i < DE_NPART; i++)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", de_parts[i], d->bytes[i]);
-	printf("}}\n");
+	printf("}, \"chunked\": {\"bytes\": %" PRIu64 ", \"polls_per_chunk\": %d}}\n", d->chunked,
+		DE_CHUNK);
 }
 
 /* --only's comma-separated family names into d->skip; -1 when one is not ours. */
@@ -404,6 +514,7 @@ int main(int argc, char **argv)
 	while (sqlite3_step(q) == SQLITE_ROW)
 		de_row(&d, q);
 	sqlite3_finalize(q);
+	d.chunked = de_chunk_end(&d.ch);
 	for (int f = 0; f < DE_NFAM; f++) {
 		if (d.count[f] == 0)
 			continue;
