@@ -8,6 +8,7 @@
  * the BLOBs with the store's own pack_next. */
 #include "config.h"
 #include "store/store_int.h"
+#include "store/chunk.h"
 #include "lib/xmem.h"
 
 #include <inttypes.h>
@@ -82,32 +83,23 @@ struct de_prev { /* the last counters of one interface or peer, for the projecti
 	uint64_t c[6], link[4];
 };
 
-/* The projection of issue 38's per-router chunks: each router's polls cut into chunks of
- * DE_CHUNK; a chunk holds its timestamps once (delta-of-delta varints) and every series' values
- * in columns, each column as zigzag deltas or deltas of deltas, whichever is smaller, its first
- * value whole, plus DE_CHUNK_DIR bytes of directory (series id and encoding) a series. */
-#define DE_CHUNK     120
-#define DE_CHUNK_DIR 3
+/* Issue 38's per-router chunks (store/chunk.h) built from the same values: each router's polls
+ * cut into chunks of DE_CHUNK, every value of a poll put in its series' column (a series id:
+ * the family and labels, numbered in the order first seen). Their encoded bytes are the
+ * figure; the store does not keep them yet. */
+#define DE_CHUNK 120
 
-struct de_series { /* one series' column in its router's current chunk */
-	uint64_t key;
-	int64_t chunk; /* the chunk it is in; -1: none yet */
-	int n;         /* values in it */
-	uint64_t last;
-	int64_t lastd;
-	uint64_t sd, sdd; /* its bytes as deltas, as deltas of deltas */
-};
-
-struct de_rstate { /* one router's timestamps */
-	int64_t polls, last_t, last_dt;
+struct de_key { /* a series' hash and its number */
+	uint64_t key, id;
 };
 
 struct de_chunks {
-	struct de_series *s;
+	struct de_key *k;
 	size_t cap, used;
-	struct de_rstate *router;
-	int64_t cur_router, cur_chunk;
-	uint64_t bytes;
+	chunk_t *open; /* the current router's chunk */
+	int64_t router;
+	buf_t out;
+	uint64_t bytes, chunks;
 };
 
 struct de {
@@ -118,7 +110,7 @@ struct de {
 	uint64_t count[DE_NFAM];
 	uint64_t bytes[DE_NPART];
 	uint64_t blob_bytes[4], polls;
-	uint64_t chunked; /* the chunks' bytes, when all is read */
+	uint64_t chunked;                         /* the chunks' bytes, when all is read */
 	char **router, **iface, **peer, **sensor; /* label sets by id, escaped */
 	int64_t nrouter, niface, npeer, nsensor;
 	struct de_prev *iprev, *pprev;
@@ -144,72 +136,65 @@ static uint64_t de_hash(uint64_t h, const char *s)
 	return h;
 }
 
-/* A chunk's column closed: the smaller encoding and its directory entry. */
-static void de_chunk_flush(struct de_chunks *c, struct de_series *x)
-{
-	if (x->chunk >= 0 && x->n > 0)
-		c->bytes += (x->sd < x->sdd ? x->sd : x->sdd) + DE_CHUNK_DIR;
-	x->n = 0, x->sd = x->sdd = 0;
-}
-
-static struct de_series *de_chunk_find(struct de_chunks *c, uint64_t key)
+/* The number of series key, given when first seen. */
+static uint64_t de_chunk_id(struct de_chunks *c, uint64_t key)
 {
 	if (2 * (c->used + 1) > c->cap) {
-		struct de_series *old = c->s;
+		struct de_key *old = c->k;
 		size_t ocap = c->cap;
 		c->cap = ocap ? 2 * ocap : 4096;
-		c->s = xcalloc(c->cap, sizeof(*c->s));
-		c->used = 0;
-		for (size_t i = 0; i < ocap; i++)
+		c->k = xcalloc(c->cap, sizeof(*c->k));
+		for (size_t i = 0; i < ocap; i++) {
+			size_t j = old[i].key & (c->cap - 1);
+			while (old[i].key != 0 && c->k[j].key != 0)
+				j = (j + 1) & (c->cap - 1);
 			if (old[i].key != 0)
-				*de_chunk_find(c, old[i].key) = old[i];
+				c->k[j] = old[i];
+		}
 		free(old);
 	}
 	size_t i = key & (c->cap - 1);
-	while (c->s[i].key != 0 && c->s[i].key != key)
+	while (c->k[i].key != 0 && c->k[i].key != key)
 		i = (i + 1) & (c->cap - 1);
-	if (c->s[i].key == 0)
-		c->s[i] = (struct de_series){ .key = key, .chunk = -1 }, c->used++;
-	return &c->s[i];
+	if (c->k[i].key == 0)
+		c->k[i] = (struct de_key){ .key = key, .id = c->used++ };
+	return c->k[i].id;
 }
 
-/* One value of series (f, r, l) into the current router's chunk. */
+/* One value of series (f, r, l) into the open chunk. */
 static void de_chunk_value(struct de_chunks *c, int f, const char *r, const char *l, uint64_t v)
 {
 	uint64_t key = de_hash(de_hash(0xcbf29ce484222325ULL ^ (uint64_t)(f + 1), r), l) | 1;
-	struct de_series *x = de_chunk_find(c, key);
-	if (x->chunk != c->cur_chunk) {
-		de_chunk_flush(c, x);
-		x->chunk = c->cur_chunk;
+	if (c->open != NULL && chunk_put(c->open, de_chunk_id(c, key), v) != 0)
+		fprintf(stderr, "density_export: a value the chunk refused (series %s %s)\n", r, l ? l : "");
+}
+
+/* The open chunk encoded and counted. */
+static void de_chunk_close(struct de_chunks *c)
+{
+	if (c->open == NULL)
+		return;
+	buf_reset(&c->out);
+	chunk_encode(c->open, &c->out);
+	c->bytes += c->out.len;
+	c->chunks++;
+	chunk_free(c->open);
+	c->open = NULL;
+}
+
+/* A poll of router id at t: a new chunk for a new router or a full one. */
+static void de_chunk_poll(struct de_chunks *c, int64_t id, int64_t t)
+{
+	if (c->open != NULL && (id != c->router || chunk_len(c->open) == DE_CHUNK))
+		de_chunk_close(c);
+	if (c->open == NULL)
+		c->open = chunk_new();
+	c->router = id;
+	if (chunk_poll(c->open, t) != 0) {
+		de_chunk_close(c); /* time went back: a chunk of its own */
+		c->open = chunk_new();
+		chunk_poll(c->open, t);
 	}
-	int64_t d = (int64_t)(v - x->last);
-	if (x->n == 0)
-		x->sd += de_vlen(v), x->sdd += de_vlen(v);
-	else if (x->n == 1)
-		x->sd += de_zlen(d), x->sdd += de_zlen(d);
-	else
-		x->sd += de_zlen(d), x->sdd += de_zlen(d - x->lastd);
-	x->lastd = d, x->last = v, x->n++;
-}
-
-/* A poll of router id at t: its chunk, and its timestamp's bytes there. */
-static void de_chunk_poll(struct de_chunks *c, int64_t id, int64_t nrouter, int64_t t)
-{
-	static struct de_rstate none;
-	struct de_rstate *s = id >= 0 && id < nrouter ? &c->router[id] : &none;
-	int64_t k = s->polls % DE_CHUNK, dt = t - s->last_t;
-	c->bytes += k == 0 ? de_vlen((uint64_t)t) : k == 1 ? de_zlen(dt) : de_zlen(dt - s->last_dt);
-	c->cur_router = id;
-	c->cur_chunk = id * 1000000 + s->polls / DE_CHUNK;
-	s->last_dt = dt, s->last_t = t, s->polls++;
-}
-
-static uint64_t de_chunk_end(struct de_chunks *c)
-{
-	for (size_t i = 0; i < c->cap; i++)
-		if (c->s[i].key != 0)
-			de_chunk_flush(c, &c->s[i]);
-	return c->bytes;
 }
 
 /* s with OpenMetrics label escapes, freshly allocated. */
@@ -401,7 +386,7 @@ static void de_row(struct de *d, sqlite3_stmt *q)
 	const char *r = de_label(d->router, d->nrouter, sqlite3_column_int64(q, 0));
 	int64_t t = sqlite3_column_int64(q, 1);
 	d->polls++;
-	de_chunk_poll(&d->ch, sqlite3_column_int64(q, 0), d->nrouter, t);
+	de_chunk_poll(&d->ch, sqlite3_column_int64(q, 0), t);
 	de_emit(d, DE_DURATION, r, NULL, t, (uint64_t)sqlite3_column_int64(q, 2));
 	if (sqlite3_column_type(q, 3) != SQLITE_NULL)
 		de_emit(d, DE_CPU_MHZ, r, NULL, t, (uint64_t)sqlite3_column_int64(q, 3));
@@ -430,7 +415,6 @@ static void de_names_load(struct de *d)
 		" interface, name) > 1 THEN pkey ELSE name END, 'peer' FROM peers",
 		2, &d->npeer);
 	d->sensor = de_labels(d->db, "SELECT id, name, 'sensor', unit, 'unit' FROM sensors", 2, &d->nsensor);
-	d->ch.router = xcalloc((size_t)d->nrouter + 1, sizeof(*d->ch.router));
 	d->iprev = xcalloc((size_t)d->niface + 1, sizeof(*d->iprev));
 	d->pprev = xcalloc((size_t)d->npeer + 1, sizeof(*d->pprev));
 }
@@ -457,8 +441,9 @@ static void de_report(const struct de *d)
 		total, d->blob_bytes[0], d->blob_bytes[1], d->blob_bytes[2], d->blob_bytes[3]);
 	for (int i = 0; i < DE_NPART; i++)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", de_parts[i], d->bytes[i]);
-	printf("}, \"chunked\": {\"bytes\": %" PRIu64 ", \"polls_per_chunk\": %d}}\n", d->chunked,
-		DE_CHUNK);
+	printf("}, \"chunked\": {\"bytes\": %" PRIu64 ", \"chunks\": %" PRIu64
+	       ", \"polls_per_chunk\": %d}}\n",
+		d->chunked, d->ch.chunks, DE_CHUNK);
 }
 
 /* --only's comma-separated family names into d->skip; -1 when one is not ours. */
@@ -514,7 +499,8 @@ int main(int argc, char **argv)
 	while (sqlite3_step(q) == SQLITE_ROW)
 		de_row(&d, q);
 	sqlite3_finalize(q);
-	d.chunked = de_chunk_end(&d.ch);
+	de_chunk_close(&d.ch);
+	d.chunked = d.ch.bytes;
 	for (int f = 0; f < DE_NFAM; f++) {
 		if (d.count[f] == 0)
 			continue;
