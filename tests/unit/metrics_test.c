@@ -20,6 +20,7 @@
 #include "web/page.h"
 #include "daemon/sample.h"
 #include "unit.h"
+#include "unitfs.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -728,11 +729,10 @@ static void test_http(conf_t *c, fleet_t *f, store_t *st)
 
 /* ---- with a real store on a temp file ---- */
 
-static store_t *test_store_open(conf_t *c, char *dir, size_t dirlen)
+/* A store on a new file of the run's temp directory (unitfs), or NULL. */
+static store_t *test_store_open(conf_t *c)
 {
-	snprintf(dir, dirlen, "/tmp/metrics_test.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return NULL;
+	char *dir = unitfs_dir();
 	char *path = xasprintf("%s/wgwatch.db", dir);
 	store_t *st = NULL;
 	char *cause = NULL;
@@ -741,15 +741,8 @@ static store_t *test_store_open(conf_t *c, char *dir, size_t dirlen)
 		fprintf(stderr, "store_open: %s\n", cause);
 	free(cause);
 	free(path);
+	free(dir);
 	return st;
-}
-
-static void test_store_close(store_t *st, const char *dir)
-{
-	store_close(st);
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	CHECK_INT(system(cmd), 0);
-	free(cmd);
 }
 
 static void test_store_metrics(fleet_t *f, store_t *st)
@@ -901,6 +894,8 @@ static void test_page(fleet_t *f)
 
 int main(void)
 {
+	if (unitfs_root("metrics_test") == NULL)
+		return 1;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	test_escape();
 	test_numbers();
@@ -912,16 +907,15 @@ int main(void)
 	test_down();
 	test_listen_parse();
 	test_health();
-	char dir[64];
-	store_t *st = test_store_open(c, dir, sizeof(dir));
+	store_t *st = test_store_open(c);
 	if (st) {
 		test_store_metrics(f, st);
 		test_http(c, f, st);
-		test_store_close(st, dir);
+		store_close(st);
 	}
 	fleet_destroy(f);
 	test_conf_free(c);
 	test_speed();
 	curl_global_cleanup();
-	return unit_done("metrics_test");
+	return unitfs_end(unit_done("metrics_test"));
 }
