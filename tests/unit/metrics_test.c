@@ -20,6 +20,7 @@
 #include "web/page.h"
 #include "daemon/sample.h"
 #include "unit.h"
+#include "unitconf.h"
 #include "unitfs.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
@@ -31,45 +32,21 @@
 
 /* ---- fixtures ---- */
 
+/* n routers r0, r1…, each with secrets that must never be shown; conf_free frees it. */
 static conf_t *test_conf(size_t n)
 {
 	conf_t *c = xcalloc(1, sizeof(*c));
 	c->interval_ms = 1000;
-	c->routers = xcalloc(n, sizeof(*c->routers));
-	c->nrouters = n;
 	for (size_t i = 0; i < n; i++) {
-		conf_router_t *r = &c->routers[i];
-		r->name = xasprintf("r%zu", i);
+		char name[32];
+		snprintf(name, sizeof(name), "r%zu", i);
+		conf_router_t *r = unitconf_router(c, name);
 		r->password = xstrdup("hunter2-secret");
 		r->snmp_community = xstrdup("c0mmunity-secret");
 		r->interval_ms = 1000;
 		r->peer_metrics = true;
 	}
 	return c;
-}
-
-static void test_conf_label(conf_router_t *r, const char *key, const char *value)
-{
-	r->labels = xreallocarray(r->labels, r->nlabels + 1, sizeof(*r->labels));
-	r->labels[r->nlabels].key = xstrdup(key);
-	r->labels[r->nlabels++].value = xstrdup(value);
-}
-
-static void test_conf_free(conf_t *c)
-{
-	for (size_t i = 0; i < c->nrouters; i++) {
-		conf_router_t *r = &c->routers[i];
-		for (size_t k = 0; k < r->nlabels; k++) {
-			free(r->labels[k].key);
-			free(r->labels[k].value);
-		}
-		free(r->labels);
-		free(r->name);
-		free(r->password);
-		free(r->snmp_community);
-	}
-	free(c->routers);
-	free(c);
 }
 
 static void add_iface(sample_t *s, const char *name, const char *type, uint64_t base)
@@ -143,9 +120,9 @@ static fleet_t *test_fleet(conf_t *c)
 	c->routers[1].name = xstrdup(EVIL_NAME);
 	free(c->routers[2].name);
 	c->routers[2].name = xstrdup(BAD_NAME);
-	test_conf_label(&c->routers[0], "site", "hq \"main\"");
-	test_conf_label(&c->routers[0], "router", "clash"); /* reserved: must be left out */
-	test_conf_label(&c->routers[0], "job", "clash");    /* Prometheus's own: left out too */
+	unitconf_label(&c->routers[0], "site", "hq \"main\"");
+	unitconf_label(&c->routers[0], "router", "clash"); /* reserved: must be left out */
+	unitconf_label(&c->routers[0], "job", "clash");    /* Prometheus's own: left out too */
 	fleet_t *f = fleet_create(c);
 
 	sample_t *s = sample_r0();
@@ -573,7 +550,7 @@ static void test_health(void)
 	CHECK_INT(http_stale_ms(c), 3000);
 	c->routers[1].interval_ms = 30000;
 	CHECK_INT(http_stale_ms(c), 90000);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 struct reply {
@@ -795,7 +772,7 @@ static void test_speed(void)
 {
 	conf_t *c = test_conf(1000);
 	for (size_t i = 0; i < c->nrouters; i++)
-		test_conf_label(&c->routers[i], "site", i % 2 ? "east" : "west");
+		unitconf_label(&c->routers[i], "site", i % 2 ? "east" : "west");
 	fleet_t *f = fleet_create(c);
 	for (size_t i = 0; i < c->nrouters; i++) {
 		sample_t *s = big_sample(c->routers[i].name);
@@ -820,7 +797,7 @@ static void test_speed(void)
 	CHECK(lines > 1000 * (2 + 9 * 2 + 4 * 6 + 20 * 3));
 	buf_free(&b);
 	fleet_destroy(f);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 /* While a router is down its sample families go (stale, not a flat line) and the pages grey its
@@ -858,7 +835,7 @@ static void test_down(void)
 	CHECK(strstr(b.data, "<a href=\"/?show=down\">1 down</a>") != NULL);
 	buf_free(&b);
 	fleet_destroy(f);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 /* The fleet page: hostile router text arrives escaped, down routers first, CSS not inline. */
@@ -914,7 +891,7 @@ int main(void)
 		store_close(st);
 	}
 	fleet_destroy(f);
-	test_conf_free(c);
+	conf_free(c);
 	test_speed();
 	curl_global_cleanup();
 	return unitfs_end(unit_done("metrics_test"));
