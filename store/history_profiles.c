@@ -30,33 +30,6 @@ void history_profile_rows(profile_t *p, const char *text)
 	json_decref(arr);
 }
 
-static int history_profiles_query(
-	sqlite3 *db, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause)
-{
-	sqlite3_stmt *q = NULL;
-	if (sqlite3_prepare_v2(db,
-		    "SELECT p.time_ms, p.duration_ms, p.rows FROM profiles p JOIN routers r"
-		    " ON r.id = p.router_id WHERE r.name = ?1 ORDER BY p.time_ms DESC LIMIT ?2",
-		    -1, &q, NULL) != SQLITE_OK) {
-		*cause = db_cause(db, "profiles: cannot read");
-		return -1;
-	}
-	db_bind_text(q, 1, router);
-	sqlite3_bind_int64(q, 2, (sqlite3_int64)limit);
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		profile_t *p = profile_new(router, sqlite3_column_int64(q, 0));
-		p->duration_ms = sqlite3_column_int64(q, 1);
-		history_profile_rows(p, (const char *)sqlite3_column_text(q, 2));
-		*out = xreallocarray(*out, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = p;
-	}
-	if (rc != SQLITE_DONE)
-		*cause = db_cause(db, "profiles: cannot read");
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
 /* A read-only connection to the daemon's database, for one request. */
 static int history_profiles_open(const char *db_path, sqlite3 **db, char **cause)
 {
@@ -64,20 +37,61 @@ static int history_profiles_open(const char *db_path, sqlite3 **db, char **cause
 		db_path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, HISTORY_PROFILES_BUSY_MS, db, cause);
 }
 
+/* sql (?1 a router's name, ?2 the limit) on a connection of its own, row(arg, q) on each row:
+ * the read that profiles and probes share, differing in sql and row. 0, or -1 with *cause
+ * ("WHAT: cannot read" and SQLite's error). */
+static int history_profiles_select(const char *db_path, const char *sql, const char *router, size_t limit,
+	const char *what, void (*row)(void *arg, sqlite3_stmt *q), void *arg, char **cause)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+	int rc = SQLITE_ERROR;
+	if (history_profiles_open(db_path, &db, cause) < 0)
+		return -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+		db_bind_text(q, 1, router);
+		sqlite3_bind_int64(q, 2, (sqlite3_int64)limit);
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+			row(arg, q);
+	}
+	if (rc != SQLITE_DONE)
+		*cause = db_cause(db, "%s: cannot read", what);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+struct history_profiles_got {
+	const char *router;
+	profile_t **v;
+	size_t n;
+};
+
+/* One row of history_profiles's query appended to the history_profiles_got arg. */
+static void history_profiles_row(void *arg, sqlite3_stmt *q)
+{
+	struct history_profiles_got *g = arg;
+	profile_t *p = profile_new(g->router, sqlite3_column_int64(q, 0));
+	p->duration_ms = sqlite3_column_int64(q, 1);
+	history_profile_rows(p, (const char *)sqlite3_column_text(q, 2));
+	g->v = xreallocarray(g->v, g->n + 1, sizeof(*g->v));
+	g->v[g->n++] = p;
+}
+
 int history_profiles(
 	const char *db_path, const char *router, size_t limit, profile_t ***out, size_t *n, char **cause)
 {
-	*out = NULL;
-	*n = 0;
-	sqlite3 *db = NULL;
-	if (history_profiles_open(db_path, &db, cause) < 0)
-		return -1;
-	int rc = history_profiles_query(db, router, limit, out, n, cause);
-	sqlite3_close(db);
+	struct history_profiles_got g = { .router = router };
+	int rc = history_profiles_select(db_path,
+		"SELECT p.time_ms, p.duration_ms, p.rows FROM profiles p JOIN routers r"
+		" ON r.id = p.router_id WHERE r.name = ?1 ORDER BY p.time_ms DESC LIMIT ?2",
+		router, limit, "profiles", history_profiles_row, &g, cause);
 	if (rc < 0) {
-		history_profiles_free(*out, *n);
-		*out = NULL, *n = 0;
+		history_profiles_free(g.v, g.n);
+		g.v = NULL, g.n = 0;
 	}
+	*out = g.v;
+	*n = g.n;
 	return rc;
 }
 
@@ -105,59 +119,48 @@ static const char *history_profiles_direction(const char *text, const char *meas
 	return measured;
 }
 
-static int history_profiles_probes_query(
-	sqlite3 *db, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause)
+struct history_profiles_probes_got {
+	const char *router;
+	probe_t **v;
+	size_t n;
+};
+
+/* One row of history_probes's query appended to the history_profiles_probes_got arg. */
+static void history_profiles_probe_row(void *arg, sqlite3_stmt *q)
 {
-	sqlite3_stmt *q = NULL;
-	if (sqlite3_prepare_v2(db,
-		    "SELECT p.time_ms, p.duration_ms, p.direction, p.offered_bps, p.delivered_bps,"
-		    " p.lost_packets, p.local_cpu_load, p.remote_cpu_load, p.busiest_core_load,"
-		    " coalesce(p.configured, p.direction)"
-		    " FROM probes p JOIN routers r ON r.id = p.router_id WHERE r.name = ?1"
-		    " ORDER BY p.time_ms DESC, p.id DESC LIMIT ?2",
-		    -1, &q, NULL) != SQLITE_OK) {
-		*cause = db_cause(db, "probes: cannot read");
-		return -1;
-	}
-	db_bind_text(q, 1, router);
-	sqlite3_bind_int64(q, 2, (sqlite3_int64)limit);
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *dir = (const char *)sqlite3_column_text(q, 2);
-		probe_t *p = probe_new(router, sqlite3_column_int64(q, 0),
-			dir && strcmp(dir, "transmit") == 0 ? "transmit" : "receive");
-		p->duration_ms = sqlite3_column_int64(q, 1);
-		p->offered_bps = sqlite3_column_double(q, 3);
-		p->delivered_bps = sqlite3_column_double(q, 4);
-		p->lost_packets = db_col_int64(q, 5, -1);
-		p->local_cpu_load = history_profiles_col_opt(q, 6);
-		p->remote_cpu_load = history_profiles_col_opt(q, 7);
-		p->busiest_core_load = history_profiles_col_opt(q, 8);
-		p->configured = history_profiles_direction(
-			(const char *)sqlite3_column_text(q, 9), p->direction);
-		*out = xreallocarray(*out, *n + 1, sizeof(**out));
-		(*out)[(*n)++] = p;
-	}
-	if (rc != SQLITE_DONE)
-		*cause = db_cause(db, "probes: cannot read");
-	sqlite3_finalize(q);
-	return rc == SQLITE_DONE ? 0 : -1;
+	struct history_profiles_probes_got *g = arg;
+	const char *dir = (const char *)sqlite3_column_text(q, 2);
+	probe_t *p = probe_new(g->router, sqlite3_column_int64(q, 0),
+		dir && strcmp(dir, "transmit") == 0 ? "transmit" : "receive");
+	p->duration_ms = sqlite3_column_int64(q, 1);
+	p->offered_bps = sqlite3_column_double(q, 3);
+	p->delivered_bps = sqlite3_column_double(q, 4);
+	p->lost_packets = db_col_int64(q, 5, -1);
+	p->local_cpu_load = history_profiles_col_opt(q, 6);
+	p->remote_cpu_load = history_profiles_col_opt(q, 7);
+	p->busiest_core_load = history_profiles_col_opt(q, 8);
+	p->configured = history_profiles_direction((const char *)sqlite3_column_text(q, 9), p->direction);
+	g->v = xreallocarray(g->v, g->n + 1, sizeof(*g->v));
+	g->v[g->n++] = p;
 }
 
 int history_probes(
 	const char *db_path, const char *router, size_t limit, probe_t ***out, size_t *n, char **cause)
 {
-	*out = NULL;
-	*n = 0;
-	sqlite3 *db = NULL;
-	if (history_profiles_open(db_path, &db, cause) < 0)
-		return -1;
-	int rc = history_profiles_probes_query(db, router, limit, out, n, cause);
-	sqlite3_close(db);
+	struct history_profiles_probes_got g = { .router = router };
+	int rc = history_profiles_select(db_path,
+		"SELECT p.time_ms, p.duration_ms, p.direction, p.offered_bps, p.delivered_bps,"
+		" p.lost_packets, p.local_cpu_load, p.remote_cpu_load, p.busiest_core_load,"
+		" coalesce(p.configured, p.direction)"
+		" FROM probes p JOIN routers r ON r.id = p.router_id WHERE r.name = ?1"
+		" ORDER BY p.time_ms DESC, p.id DESC LIMIT ?2",
+		router, limit, "probes", history_profiles_probe_row, &g, cause);
 	if (rc < 0) {
-		history_probes_free(*out, *n);
-		*out = NULL, *n = 0;
+		history_probes_free(g.v, g.n);
+		g.v = NULL, g.n = 0;
 	}
+	*out = g.v;
+	*n = g.n;
 	return rc;
 }
 

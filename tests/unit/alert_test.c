@@ -9,6 +9,7 @@
 #include "web/alert.c"
 
 #include "unit.h"
+#include "unitconf.h"
 
 #define T0   1800000000000LL /* a wall clock, ms */
 #define HOLD 300000          /* the default 5m */
@@ -35,13 +36,6 @@ static struct detector_verdict test_verdict(int64_t reached_ms, bool final)
 		.after_n = 10 };
 }
 
-static void test_label(conf_router_t *r, const char *key, const char *value)
-{
-	r->labels = xreallocarray(r->labels, r->nlabels + 1, sizeof(*r->labels));
-	r->labels[r->nlabels].key = xstrdup(key);
-	r->labels[r->nlabels++].value = xstrdup(value);
-}
-
 /* One router, ccr1009, with labels ours must override or leave out, and a password. */
 static conf_t *test_conf(int64_t hold_ms)
 {
@@ -49,32 +43,14 @@ static conf_t *test_conf(int64_t hold_ms)
 	c->listen = xstrdup("127.0.0.1:9477");
 	c->hold_ms = hold_ms;
 	c->alert_resend_ms = 60000;
-	c->routers = xcalloc(1, sizeof(*c->routers));
-	c->nrouters = 1;
-	conf_router_t *r = &c->routers[0];
-	r->name = xstrdup("ccr1009");
+	conf_router_t *r = unitconf_router(c, "ccr1009");
 	r->password = xstrdup("hunter2-secret");
-	test_label(r, "site", "lab");
-	test_label(r, "role", "hub");
-	test_label(r, "severity", "page");  /* the rule's severity wins */
-	test_label(r, "interface", "evil"); /* a family's label: left out, as in /metrics */
-	test_label(r, "instance", "evil");  /* Prometheus's: left out too */
+	unitconf_label(r, "site", "lab");
+	unitconf_label(r, "role", "hub");
+	unitconf_label(r, "severity", "page");  /* the rule's severity wins */
+	unitconf_label(r, "interface", "evil"); /* a family's label: left out, as in /metrics */
+	unitconf_label(r, "instance", "evil");  /* Prometheus's: left out too */
 	return c;
-}
-
-static void test_conf_free(conf_t *c)
-{
-	conf_router_t *r = &c->routers[0];
-	for (size_t k = 0; k < r->nlabels; k++) {
-		free(r->labels[k].key);
-		free(r->labels[k].value);
-	}
-	free(r->labels);
-	free(r->name);
-	free(r->password);
-	free(c->routers);
-	free(c->listen);
-	free(c);
 }
 
 static alert_t *test_alert(const conf_t *c)
@@ -138,7 +114,7 @@ static void test_held(void)
 	test_round(a, &v, T0);
 	CHECK_INT(a->n, 1);
 	alert_free(a);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 /* The labels are the rule's: alertname, the series' labels, the router's own, severity. */
@@ -166,7 +142,7 @@ static void test_labels(void)
 	free(key);
 	json_decref(b);
 	alert_free(a);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 /* A regression with confounders is still a regression; the annotation names them, a clean one
@@ -193,7 +169,7 @@ static void test_confounders(void)
 	ann = a->n ? json_object_get(a->items[0].alert, "annotations") : NULL;
 	CHECK(ann != NULL && json_object_get(ann, "confounders") == NULL);
 	alert_free(a);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 #define HOUR 3600000LL
@@ -275,7 +251,7 @@ static void test_capacity_low(void)
 	test_cap_round(a, c, 1, T0 + 5 * HOUR);
 	CHECK_INT(a->recheck_ms, T0 + 6 * HOUR); /* the break restarted the hold */
 	alert_free(a);
-	test_conf_free(conf);
+	conf_free(conf);
 }
 
 /* WgwatchCapacityExhaustedSoon: a date within 30 days, held like the other; none further out,
@@ -305,7 +281,7 @@ static void test_capacity_soon(void)
 	test_cap_round(a, c, 3, T0 + 1000);
 	CHECK_INT(a->n ? a->items[0].ends_ms : 0, T0 + 1000);
 	alert_free(a);
-	test_conf_free(conf);
+	conf_free(conf);
 }
 
 /* Prometheus's humanizePercentage and humanizeDuration (template.go), which the rules use. */

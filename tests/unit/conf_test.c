@@ -954,6 +954,5 @@ int main(void)
 	test_example();
 	test_diag();
 	test_max_probes();
-	unitfs_remove();
-	return unit_done("conf_test");
+	return unitfs_end(unit_done("conf_test"));
 }

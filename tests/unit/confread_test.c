@@ -315,6 +315,5 @@ int main(void)
 	test_special_files();
 	test_long_lines();
 	test_repeat();
-	unitfs_remove();
-	return unit_done("confread_test");
+	return unitfs_end(unit_done("confread_test"));
 }

@@ -2,7 +2,8 @@
 /* detectordb_test: the whole detector on a real database filled through the store: windows,
  * resets, clipping, stored verdicts with their history, the single-core bound, cohorts, views
  * and their publication on the handle, --report, probe pairs and CPU profiles, the thread. The
- * maths on synthetic windows is detector_test's. Every file is under a mkdtemp directory. */
+ * maths on synthetic windows is detector_test's. Every file is under the run's mkdtemp directory
+ * (unitfs). */
 #include "config.h"
 #include "detector/detector_int.h"
 
@@ -18,6 +19,7 @@
 #include "lib/xmem.h"
 #include "store/store.h"
 #include "unit.h"
+#include "unitfs.h"
 
 /* ---- the whole detector on a database written by the store ---- */
 
@@ -200,20 +202,19 @@ static void check_publish(detector_t *d)
 
 /* A temporary database for a test: its directory, path, config and open store. */
 struct test_db {
-	char dir[sizeof("/tmp/detector_test.XXXXXX")];
 	char *path;
 	conf_t conf;
 	store_t *st;
 };
 
-/* A new database in a directory of its own, opened as a store, with test_conf and routers
- * (NULL: none) as its config. */
+/* A new database in a directory of its own (unitfs_dir), opened as a store, with test_conf and
+ * routers (NULL: none) as its config. */
 static void test_db_open(struct test_db *t, conf_router_t *routers, size_t nrouters)
 {
 	char *cause = NULL;
-	memcpy(t->dir, "/tmp/detector_test.XXXXXX", sizeof(t->dir));
-	CHECK(mkdtemp(t->dir) != NULL);
-	t->path = xasprintf("%s/w.db", t->dir);
+	char *dir = unitfs_dir();
+	t->path = xasprintf("%s/w.db", dir);
+	free(dir);
 	t->conf = test_conf(t->path);
 	t->conf.routers = routers;
 	t->conf.nrouters = nrouters;
@@ -232,13 +233,10 @@ static sqlite3 *test_sql(const char *path)
 	return db;
 }
 
-/* Closes t's store and removes its directory. */
+/* Closes t's store (its directory goes with the run's, unitfs_end). */
 static void test_db_close(struct test_db *t)
 {
 	store_close(t->st);
-	char *cmd = xasprintf("rm -rf %s", t->dir);
-	CHECK(system(cmd) == 0);
-	free(cmd);
 	free(t->path);
 }
 
@@ -684,6 +682,8 @@ static void test_thread(void)
 
 int main(void)
 {
+	if (unitfs_root("detectordb_test") == NULL)
+		return 1;
 	log_set_level(LOG_LVL_WARN);
 	test_database();
 	test_load_views();
@@ -692,5 +692,5 @@ int main(void)
 	test_probe_addr();
 	test_probe();
 	test_thread();
-	return unit_done("detectordb_test");
+	return unitfs_end(unit_done("detectordb_test"));
 }

@@ -2,7 +2,7 @@
 /* inventory_test: the file_sd target files ([daemon] targets, docs/inventory.md). The YAML reader
  * (daemon/invyaml.c) alone, then whole loads: equivalent JSON and YAML files give the same
  * routers, and each refusal names its FILE:LINE; an alias bomb and deep nesting are refused at
- * once. It must never leave a file behind: everything is in one mkdtemp directory. */
+ * once. A passing run leaves no file behind: all is in its one mkdtemp directory (unitfs). */
 #include "config.h"
 #include "daemon/conf.h"
 #include "daemon/invyaml.h"
@@ -12,43 +12,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "unit.h"
+#include "unitfs.h"
 
-static char *tmp_root; /* real path of this run's mkdtemp directory */
-static int tmp_seq;
-
-static void put(const char *path, const char *content, size_t n)
-{
-	FILE *fp = fopen(path, "w");
-	if (fp == NULL || fwrite(content, 1, n, fp) != n) {
-		perror(path);
-		abort();
-	}
-	fclose(fp);
-}
-
-/* content (n bytes) as the one target file name of a configuration of its own, loaded: the
+/* content as the one target file name of a configuration of its own, loaded: the
  * configuration, or NULL with *errs (caller frees); *path is the file's (caller frees). */
-static conf_t *load(const char *name, const char *content, size_t n, char **path, char **errs)
+static conf_t *load(const char *name, const char *content, char **path, char **errs)
 {
-	char *dir = xasprintf("%s/t%d", tmp_root, ++tmp_seq);
-	char *conf = xasprintf("%s/wgwatch.conf", dir);
-	char *text = xasprintf("[daemon]\ntargets = t/*\n[defaults]\nuser = u\npassword = SECRET-PW\n");
+	char *dir = unitfs_dir();
+	char *conf = unitfs_put(dir, "wgwatch.conf", 0644,
+		"[daemon]\ntargets = t/*\n[defaults]\nuser = u\npassword = SECRET-PW\n");
+	char *targets = xasprintf("%s/t", dir);
 	conf_t *c = NULL;
-	mkdir(dir, 0700);
-	put(conf, text, strlen(text));
-	free(text);
-	text = xasprintf("%s/t", dir);
-	mkdir(text, 0700);
-	*path = xasprintf("%s/%s", text, name);
-	put(*path, content, n);
+	*path = unitfs_put(targets, name, 0644, content);
 	*errs = NULL;
 	if (conf_load(conf, &c, errs) != 0)
 		c = NULL;
-	free(text);
+	free(targets);
 	free(conf);
 	free(dir);
 	return c;
@@ -74,7 +55,7 @@ static char *dump(const conf_t *c)
 static char *outcome(const char *name, const char *content)
 {
 	char *path, *errs;
-	conf_t *c = load(name, content, strlen(content), &path, &errs);
+	conf_t *c = load(name, content, &path, &errs);
 	char *d = dump(c);
 	if (c == NULL) {
 		buf_t b;
@@ -241,7 +222,7 @@ static void test_refused(void)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *path, *errs;
-		conf_t *c = load(cases[i].name, cases[i].text, strlen(cases[i].text), &path, &errs);
+		conf_t *c = load(cases[i].name, cases[i].text, &path, &errs);
 		const char *at = strstr(cases[i].err, "FILE");
 		char *want = at ? xasprintf("%.*s%s%s", (int)(at - cases[i].err), cases[i].err, path, at + 4)
 				: xstrdup(cases[i].err);
@@ -265,9 +246,8 @@ static void test_alias_bomb(void)
 		buf_printf(&b,
 			"- targets: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d]\n", i,
 			i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1);
-	size_t n;
-	char *doc = buf_steal(&b, &n), *path, *errs;
-	conf_t *c = load("bomb.yaml", doc, n, &path, &errs);
+	char *doc = buf_steal(&b, NULL), *path, *errs;
+	conf_t *c = load("bomb.yaml", doc, &path, &errs);
 	CHECK(c == NULL);
 	CHECK(has_error(
 		errs, path, "2: not file_sd YAML: an alias (*name) is not read: write the value out"));
@@ -285,7 +265,7 @@ static void test_deep(void)
 	memset(flow + 11, '[', depth);
 	memset(flow + 11 + depth, ']', depth);
 	flow[11 + 2 * depth] = '\0';
-	conf_t *c = load("deep.yml", flow, strlen(flow), &path, &errs);
+	conf_t *c = load("deep.yml", flow, &path, &errs);
 	CHECK(c == NULL);
 	CHECK(has_error(errs, path, "1: not file_sd YAML: nested deeper than 32"));
 	free(errs);
@@ -294,7 +274,7 @@ static void test_deep(void)
 	buf_init(&b);
 	for (int i = 0; i < 40; i++)
 		buf_printf(&b, "%*s-\n", i * 2, "");
-	c = load("deep.yml", b.data, b.len, &path, &errs);
+	c = load("deep.yml", b.data, &path, &errs);
 	CHECK(c == NULL);
 	CHECK(has_error(errs, path, "33: not file_sd YAML: nested deeper than 32"));
 	buf_free(&b);
@@ -314,7 +294,7 @@ static void test_too_many(void)
 		buf_printf(&b, "%s\"r%d\"", i ? "," : "", i);
 	buf_puts(&b, "]}]\n");
 	char *path, *errs;
-	conf_t *c = load("many.json", b.data, b.len, &path, &errs);
+	conf_t *c = load("many.json", b.data, &path, &errs);
 	CHECK(c == NULL);
 	CHECK(has_error(errs, path,
 		"1: 100001 targets, more than the 100000 routers one wgwatchd takes in all (0 before this file)"));
@@ -325,22 +305,13 @@ static void test_too_many(void)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/inventory_test.XXXXXX";
-	if (mkdtemp(tmpl) == NULL) {
-		perror("mkdtemp");
+	if (unitfs_root("inventory_test") == NULL)
 		return 1;
-	}
-	tmp_root = realpath(tmpl, NULL);
 	test_read();
 	test_equivalent();
 	test_refused();
 	test_alias_bomb();
 	test_deep();
 	test_too_many();
-	char *rm = xasprintf("rm -rf '%s'", tmp_root);
-	if (system(rm) != 0)
-		fprintf(stderr, "inventory_test: could not remove %s\n", tmp_root);
-	free(rm);
-	free(tmp_root);
-	return unit_done("inventory_test");
+	return unitfs_end(unit_done("inventory_test"));
 }

@@ -20,6 +20,8 @@
 #include "web/page.h"
 #include "daemon/sample.h"
 #include "unit.h"
+#include "unitconf.h"
+#include "unitfs.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -30,45 +32,21 @@
 
 /* ---- fixtures ---- */
 
+/* n routers r0, r1…, each with secrets that must never be shown; conf_free frees it. */
 static conf_t *test_conf(size_t n)
 {
 	conf_t *c = xcalloc(1, sizeof(*c));
 	c->interval_ms = 1000;
-	c->routers = xcalloc(n, sizeof(*c->routers));
-	c->nrouters = n;
 	for (size_t i = 0; i < n; i++) {
-		conf_router_t *r = &c->routers[i];
-		r->name = xasprintf("r%zu", i);
+		char name[32];
+		snprintf(name, sizeof(name), "r%zu", i);
+		conf_router_t *r = unitconf_router(c, name);
 		r->password = xstrdup("hunter2-secret");
 		r->snmp_community = xstrdup("c0mmunity-secret");
 		r->interval_ms = 1000;
 		r->peer_metrics = true;
 	}
 	return c;
-}
-
-static void test_conf_label(conf_router_t *r, const char *key, const char *value)
-{
-	r->labels = xreallocarray(r->labels, r->nlabels + 1, sizeof(*r->labels));
-	r->labels[r->nlabels].key = xstrdup(key);
-	r->labels[r->nlabels++].value = xstrdup(value);
-}
-
-static void test_conf_free(conf_t *c)
-{
-	for (size_t i = 0; i < c->nrouters; i++) {
-		conf_router_t *r = &c->routers[i];
-		for (size_t k = 0; k < r->nlabels; k++) {
-			free(r->labels[k].key);
-			free(r->labels[k].value);
-		}
-		free(r->labels);
-		free(r->name);
-		free(r->password);
-		free(r->snmp_community);
-	}
-	free(c->routers);
-	free(c);
 }
 
 static void add_iface(sample_t *s, const char *name, const char *type, uint64_t base)
@@ -142,9 +120,9 @@ static fleet_t *test_fleet(conf_t *c)
 	c->routers[1].name = xstrdup(EVIL_NAME);
 	free(c->routers[2].name);
 	c->routers[2].name = xstrdup(BAD_NAME);
-	test_conf_label(&c->routers[0], "site", "hq \"main\"");
-	test_conf_label(&c->routers[0], "router", "clash"); /* reserved: must be left out */
-	test_conf_label(&c->routers[0], "job", "clash");    /* Prometheus's own: left out too */
+	unitconf_label(&c->routers[0], "site", "hq \"main\"");
+	unitconf_label(&c->routers[0], "router", "clash"); /* reserved: must be left out */
+	unitconf_label(&c->routers[0], "job", "clash");    /* Prometheus's own: left out too */
 	fleet_t *f = fleet_create(c);
 
 	sample_t *s = sample_r0();
@@ -572,7 +550,7 @@ static void test_health(void)
 	CHECK_INT(http_stale_ms(c), 3000);
 	c->routers[1].interval_ms = 30000;
 	CHECK_INT(http_stale_ms(c), 90000);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 struct reply {
@@ -728,11 +706,10 @@ static void test_http(conf_t *c, fleet_t *f, store_t *st)
 
 /* ---- with a real store on a temp file ---- */
 
-static store_t *test_store_open(conf_t *c, char *dir, size_t dirlen)
+/* A store on a new file of the run's temp directory (unitfs), or NULL. */
+static store_t *test_store_open(conf_t *c)
 {
-	snprintf(dir, dirlen, "/tmp/metrics_test.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return NULL;
+	char *dir = unitfs_dir();
 	char *path = xasprintf("%s/wgwatch.db", dir);
 	store_t *st = NULL;
 	char *cause = NULL;
@@ -741,15 +718,8 @@ static store_t *test_store_open(conf_t *c, char *dir, size_t dirlen)
 		fprintf(stderr, "store_open: %s\n", cause);
 	free(cause);
 	free(path);
+	free(dir);
 	return st;
-}
-
-static void test_store_close(store_t *st, const char *dir)
-{
-	store_close(st);
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	CHECK_INT(system(cmd), 0);
-	free(cmd);
 }
 
 static void test_store_metrics(fleet_t *f, store_t *st)
@@ -802,7 +772,7 @@ static void test_speed(void)
 {
 	conf_t *c = test_conf(1000);
 	for (size_t i = 0; i < c->nrouters; i++)
-		test_conf_label(&c->routers[i], "site", i % 2 ? "east" : "west");
+		unitconf_label(&c->routers[i], "site", i % 2 ? "east" : "west");
 	fleet_t *f = fleet_create(c);
 	for (size_t i = 0; i < c->nrouters; i++) {
 		sample_t *s = big_sample(c->routers[i].name);
@@ -827,7 +797,7 @@ static void test_speed(void)
 	CHECK(lines > 1000 * (2 + 9 * 2 + 4 * 6 + 20 * 3));
 	buf_free(&b);
 	fleet_destroy(f);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 /* While a router is down its sample families go (stale, not a flat line) and the pages grey its
@@ -865,7 +835,7 @@ static void test_down(void)
 	CHECK(strstr(b.data, "<a href=\"/?show=down\">1 down</a>") != NULL);
 	buf_free(&b);
 	fleet_destroy(f);
-	test_conf_free(c);
+	conf_free(c);
 }
 
 /* The fleet page: hostile router text arrives escaped, down routers first, CSS not inline. */
@@ -901,6 +871,8 @@ static void test_page(fleet_t *f)
 
 int main(void)
 {
+	if (unitfs_root("metrics_test") == NULL)
+		return 1;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	test_escape();
 	test_numbers();
@@ -912,16 +884,15 @@ int main(void)
 	test_down();
 	test_listen_parse();
 	test_health();
-	char dir[64];
-	store_t *st = test_store_open(c, dir, sizeof(dir));
+	store_t *st = test_store_open(c);
 	if (st) {
 		test_store_metrics(f, st);
 		test_http(c, f, st);
-		test_store_close(st, dir);
+		store_close(st);
 	}
 	fleet_destroy(f);
-	test_conf_free(c);
+	conf_free(c);
 	test_speed();
 	curl_global_cleanup();
-	return unit_done("metrics_test");
+	return unitfs_end(unit_done("metrics_test"));
 }

@@ -8,6 +8,7 @@
 #include "web/page_router.c"
 #include "web/page_upgrades.c"
 #include "unit.h"
+#include "unitfs.h"
 
 #include <sqlite3.h>
 #include <unistd.h>
@@ -742,8 +743,9 @@ int main(void)
 	test_natcmp();
 	test_peer_order();
 	test_router_menus();
-	char dir[] = "/tmp/page_test.XXXXXX";
-	CHECK(mkdtemp(dir) != NULL);
+	const char *dir = unitfs_root("page_test");
+	if (dir == NULL)
+		return 1;
 	conf_t conf = {
 		.interval_ms = STEP, .retention_ms = 35 * 86400000LL, .rollup_retention_ms = 400 * 86400000LL
 	};
@@ -757,9 +759,6 @@ int main(void)
 	test_changes_data(&conf);
 	test_last_changes(&conf);
 	test_fleet_dates(&conf);
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	CHECK_INT(system(cmd), 0);
-	free(cmd);
 	free(conf.database);
-	return unit_done("page_test");
+	return unitfs_end(unit_done("page_test"));
 }

@@ -21,6 +21,7 @@
 
 #include "daemon/fleet.h"
 #include "unit.h"
+#include "unitfs.h"
 
 static sample_t *report_sample(int64_t t, const char *version)
 {
@@ -209,8 +210,8 @@ static void test_probes_api(const conf_t *conf)
 
 int main(void)
 {
-	char dir[] = "/tmp/report_test.XXXXXX";
-	if (mkdtemp(dir) == NULL)
+	const char *dir = unitfs_root("report_test");
+	if (dir == NULL)
 		return 99;
 	log_set_level(LOG_LVL_WARN);
 	char *path = xasprintf("%s/wgwatch.db", dir);
@@ -223,10 +224,6 @@ int main(void)
 	conf_t conf = { .database = path, .routers = &rc, .nrouters = 1 };
 	test_report_json(&conf, id);
 	test_probes_api(&conf);
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	if (unit_failures == 0 && system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
-	free(cmd);
 	free(path);
-	return unit_done("report_test");
+	return unitfs_end(unit_done("report_test"));
 }

@@ -8,11 +8,11 @@
 #include "detector/rollout.h"
 #include "lib/xmem.h"
 #include "tests/unit/unit.h"
+#include "tests/unit/unitfs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define NOW            10000000        /* ms */
 #define HOLD           300000          /* [detector] hold, 5m */
@@ -436,16 +436,12 @@ static enum rollout_decision rt_evidence_decide(const char *dir, const char *own
 
 static void test_evidence(void)
 {
-	char dir[] = "/tmp/rollout_test.XXXXXX", kinds[256], path[600];
+	char *dir = unitfs_dir(), kinds[256];
 	size_t fleets;
-	CHECK(mkdtemp(dir) != NULL);
 	rt_evidence_file(dir, "a.json", 'a', "2026-12-01", 2, 2);
 	rt_evidence_file(dir, "a-old.json", 'a', "2026-11-01", 2, 0); /* older: a's newer one wins */
 	rt_evidence_file(dir, "b.json", 'b', "2026-12-02", 2, 1);
-	snprintf(path, sizeof(path), "%s/bad.json", dir);
-	FILE *f = fopen(path, "w");
-	fputs("{\"schema\": \"wgwatch-evidence/2\"}", f);
-	fclose(f);
+	free(unitfs_put(dir, "bad.json", 0644, "{\"schema\": \"wgwatch-evidence/2\"}"));
 	const char *none = "", *own_unchanged = "ta tile CCR1009 7.22.3 tx U S 1.0 F 0";
 	const char *own_pending = "ta tile CCR1009 7.22.3 tx U S 1.0 P 0";
 	char own_b[33];
@@ -466,12 +462,7 @@ static void test_evidence(void)
 	CHECK(rt_evidence_decide(dir, NULL, own_unchanged, true, kinds, sizeof(kinds), &fleets) ==
 		ROLLOUT_GO);
 	CHECK(strstr(kinds, "evidence") == NULL);
-	const char *names[] = { "a.json", "a-old.json", "b.json", "bad.json" };
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		unlink(path);
-	}
-	rmdir(dir);
+	free(dir);
 }
 
 /* ---- the other shards of the fleet ([rollout] shards) ---- */
@@ -668,6 +659,8 @@ static void test_fleet_canary(void)
 
 int main(void)
 {
+	if (unitfs_root("rollout_test") == NULL)
+		return 1;
 	test_shards();
 	test_shards_unasked();
 	test_shard_export();
@@ -677,5 +670,5 @@ int main(void)
 	test_reason_fields();
 	test_overrides();
 	test_hold_since();
-	return unit_done("rollout_test");
+	return unitfs_end(unit_done("rollout_test"));
 }

@@ -5,11 +5,11 @@
 #include "config.h"
 
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "lib/buf.h"
 #include "daemon/shard.h"
 #include "unit.h"
+#include "unitfs.h"
 #include "lib/xmem.h"
 
 /* FNV-1a 32 reference values, and shards of real-looking names for N = 2, 3, 4, 5, 7, 8. If one
@@ -142,17 +142,11 @@ static void test_apply(const char *dir)
 
 int main(void)
 {
-	char tmpl[] = "/tmp/wgwatch-shard-test.XXXXXX";
-	char *dir = mkdtemp(tmpl);
+	const char *dir = unitfs_root("shard_test");
 	CHECK(dir != NULL);
 	test_vectors();
 	test_spread();
-	if (dir) {
+	if (dir)
 		test_apply(dir);
-		char *path = xasprintf("%s/wgwatch.conf", dir);
-		unlink(path);
-		free(path);
-		rmdir(dir);
-	}
-	return unit_done("shard_test");
+	return unitfs_end(unit_done("shard_test"));
 }

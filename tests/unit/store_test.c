@@ -958,5 +958,5 @@ int main(void)
 	test_counter_back();
 	test_shared_peers();
 	test_bench();
-	return storefix_end("store_test");
+	return unitfs_end(unit_done("store_test"));
 }

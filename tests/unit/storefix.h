@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* storefix: the store tests' shared fixture: a temp directory and a fake clock for the run, a
- * store opened or refused, one-value queries on the sample views, the integrity check, a sample
- * with its version fields. Header-only, for tests (CHECK counts in the including file); it must
- * never be linked into wgwatchd. */
+/* storefix: the store tests' shared fixture: a temp directory (unitfs) and a fake clock for the
+ * run, a store opened or refused, one-value queries on the sample views, the integrity check, a
+ * sample with its version fields. Header-only, for tests (CHECK counts in the including file); it
+ * must never be linked into wgwatchd. */
 #ifndef WGWATCH_TESTS_STOREFIX_H
 #define WGWATCH_TESTS_STOREFIX_H
 
@@ -19,6 +19,7 @@
 #include <sys/time.h>
 
 #include "unit.h"
+#include "unitfs.h"
 
 static _Atomic int64_t storefix_now;
 
@@ -29,7 +30,7 @@ static inline int64_t storefix_clock(void)
 
 #define STOREFIX_T0 1699999800000LL /* a bucket start */
 
-static char storefix_dir[64];
+static const char *storefix_dir; /* the run's unitfs root */
 
 static inline char *storefix_path(const char *name)
 {
@@ -146,27 +147,17 @@ static inline double storefix_seconds(void)
 	return (double)tv.tv_sec + tv.tv_usec / 1e6;
 }
 
-/* The run's temp directory as /tmp/NAME.XXXXXX, the store's clock the fake one at STOREFIX_T0;
- * -1 when no directory can be made. */
+/* The run's temp directory as /tmp/NAME.XXXXXX (unitfs_root; unitfs_end at the end), the
+ * store's clock the fake one at STOREFIX_T0; -1 when no directory can be made. */
 static inline int storefix_begin(const char *name)
 {
-	snprintf(storefix_dir, sizeof(storefix_dir), "/tmp/%s.XXXXXX", name);
-	if (mkdtemp(storefix_dir) == NULL)
+	storefix_dir = unitfs_root(name);
+	if (storefix_dir == NULL)
 		return -1;
 	store_clock_ms = storefix_clock;
 	atomic_store(&storefix_now, STOREFIX_T0);
 	log_set_level(LOG_LVL_WARN);
 	return 0;
-}
-
-/* The temp directory removed, unless a check failed (kept to look at); unit_done's status. */
-static inline int storefix_end(const char *name)
-{
-	char *cmd = xasprintf("rm -rf '%s'", storefix_dir);
-	if (unit_failures == 0 && system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", storefix_dir);
-	free(cmd);
-	return unit_done(name);
 }
 
 #endif

@@ -324,5 +324,5 @@ int main(void)
 	test_overrides();
 	test_profiles();
 	test_profiles_missing();
-	return storefix_end("storehistory_test");
+	return unitfs_end(unit_done("storehistory_test"));
 }

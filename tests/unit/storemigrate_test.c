@@ -254,5 +254,5 @@ int main(void)
 	test_migrate_probes();
 	test_migrate_rowid();
 	test_migrate_matched();
-	return storefix_end("storemigrate_test");
+	return unitfs_end(unit_done("storemigrate_test"));
 }

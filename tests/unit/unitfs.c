@@ -75,14 +75,19 @@ int unitfs_lines(FILE *f, const char *needle)
 	return n;
 }
 
-void unitfs_remove(void)
+int unitfs_end(int status)
 {
 	if (unitfs_top == NULL)
-		return;
+		return status;
+	if (status != 0) { /* kept to look at */
+		fprintf(stderr, "kept %s\n", unitfs_top);
+		return status;
+	}
 	char *rm = xasprintf("rm -rf '%s'", unitfs_top);
 	if (system(rm) != 0)
 		fprintf(stderr, "could not remove %s\n", unitfs_top);
 	free(rm);
 	free(unitfs_top);
 	unitfs_top = NULL;
+	return status;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* unitfs: the files a unit test writes, all under one mkdtemp directory of its run. It must
- * never write outside that directory, and unitfs_remove() leaves nothing behind. */
+ * never write outside that directory, and unitfs_end() of a passing run leaves nothing behind. */
 #ifndef WGWATCH_TESTS_UNITFS_H
 #define WGWATCH_TESTS_UNITFS_H
 
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* Makes /tmp/NAME.XXXXXX and returns its real path (kept here; freed by unitfs_remove), or
+/* Makes /tmp/NAME.XXXXXX and returns its real path (kept here; freed by unitfs_end), or
  * NULL with the error printed. */
 const char *unitfs_root(const char *name);
 /* A new directory below the root (caller frees the path). */
@@ -22,7 +22,8 @@ FILE *unitfs_catch_stderr(int *saved);
 void unitfs_release_stderr(int saved);
 /* The lines of f (stderr caught by unitfs_catch_stderr) holding needle. */
 int unitfs_lines(FILE *f, const char *needle);
-/* Removes the root and all below it. */
-void unitfs_remove(void);
+/* The end of a run, status unit_done's (0: passed): the root and all below it removed when the
+ * run passed, else kept to look at and named on stderr. Returns status. */
+int unitfs_end(int status);
 
 #endif
