@@ -31,6 +31,7 @@
 #define JUDGE_BLOCK_MIN     5    /* polls averaged into one point of a fit: n / 40, at least ... */
 #define JUDGE_BLOCK_MAX     10   /* ... and at most this */
 #define JUDGE_SIGMAS        4.0  /* a change is claimed when it is this many standard errors out */
+#define JUDGE_SIZE_ABS      0.10 /* ... and its size stated when known to this, at two (judge_sized) */
 #define JUDGE_MAX_COLS      (FIT_MAX / 2) /* streams in a fit: each has its edge column too */
 #define JUDGE_JACK          10            /* stretches of the jackknife that checks a projection's error */
 #define JUDGE_ALONE         0.90          /* a stream alone: this share of the WireGuard traffic */
@@ -628,6 +629,14 @@ static void judge_saturated(const struct judge_cap *b, const struct judge_cap *a
 		r->verdict = DETECTOR_UNCHANGED;
 }
 
+/* Whether a ratio is known well enough to state: at two standard errors within the threshold
+ * of itself, or within JUDGE_SIZE_ABS either way (a fall to 0.4 known to ±0.1). Short of that
+ * a fall is a sign, and matched-rate's bound may say it (docs/detector.md). */
+static bool judge_sized(double ratio, double rse, const struct frame_params *p)
+{
+	return 2 * rse <= p->threshold || 2 * rse * ratio <= JUDGE_SIZE_ABS;
+}
+
 /* At least one window projected: the change must pass the threshold and stand out of the
  * noise (JUDGE_SIGMAS standard errors); "unchanged" needs the noise to be small enough to say so. */
 static void judge_projected(const struct judge_cap *b, const struct judge_cap *a,
@@ -636,7 +645,7 @@ static void judge_projected(const struct judge_cap *b, const struct judge_cap *a
 	double rse = sqrt(b->rse * b->rse + a->rse * a->rse), lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_COST;
 	r->rse = rse;
-	bool sized = 2 * rse <= p->threshold; /* the ratio known to the threshold */
+	bool sized = judge_sized(r->ratio, rse, p);
 	if (r->ratio < lo && r->ratio * (1 + JUDGE_SIGMAS * rse) < 1 && sized)
 		r->verdict = DETECTOR_REGRESSION;
 	else if (r->ratio > hi && r->ratio * (1 - JUDGE_SIGMAS * rse) > 1 && sized)
@@ -981,7 +990,7 @@ static bool judge_far(const struct frame *f, const struct frame_w *b, const stru
 		return false;
 	double ratio = capa / capb, rse = sqrt(rseb * rseb + rsea * rsea);
 	double lo = 1 - p->threshold, hi = 1 + p->threshold;
-	bool sized = 2 * rse <= p->threshold;
+	bool sized = judge_sized(ratio, rse, p);
 	if (ratio < lo && ratio * (1 + JUDGE_SIGMAS * rse) < 1 && sized)
 		r->verdict = DETECTOR_REGRESSION;
 	else if (ratio > hi && ratio * (1 - JUDGE_SIGMAS * rse) > 1 && sized)

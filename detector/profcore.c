@@ -122,6 +122,57 @@ static size_t profcore_stream(
 	return found;
 }
 
+/* Where prof shows tunnel work (PROFCORE_TUNNEL_MIN) on two or more cores of w and every one of
+ * them is pinned, those cores into on[]: whichever of them a stream rides, it rides a full one.
+ * Their number; 0 when one of them is not pinned (a stream may ride it), or fewer than two. */
+static size_t profcore_all_pinned(const struct frame *f, const struct frame_w *w, const profile_t *prof,
+	const struct frame_params *p, bool *on)
+{
+	size_t n = 0;
+	for (size_t c = 0; prof != NULL && c < f->ncores; c++) {
+		on[c] = profcore_sum(prof, (int)c, PROFCORE_TUNNEL) >= PROFCORE_TUNNEL_MIN;
+		if (on[c] && !frame_core_pinned(f, w, c, p))
+			return 0;
+		n += on[c];
+	}
+	return n >= 2 ? n : 0;
+}
+
+/* Whether every stream of w with traffic is as flat as a ceiling holds it and has no core yet
+ * (a stream that moves while all the tunnel's cores stay full runs elsewhere), and there is
+ * one at least. */
+static bool profcore_all_flat(
+	const struct frame *f, const struct frame_w *w, const struct frame_params *p, const bool *carry)
+{
+	size_t n = 0;
+	for (size_t s = 0; s < 2 * f->nifs; s++) {
+		if (!(frame_mean(f, w, s, NULL, NULL, NULL) >= p->min_bps))
+			continue;
+		if (profcore_placed(carry + s * f->ncores, f->ncores) || !frame_flat(f, w, s))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/* Every tunnel core of the window pinned: each stream with traffic gets them all, its rate held
+ * at the ceiling of whichever it rides (saturation-ceiling then compares its own rates). */
+static void profcore_attribute_all(const struct frame *f, const struct frame_w *w, int side,
+	const struct frame_params *p, bool *carry, struct profcore_pick *pick)
+{
+	size_t nc = f->ncores;
+	bool *on = xcalloc(nc + 1, sizeof(bool));
+	if (profcore_all_pinned(f, w, f->prof[side], p, on) > 0 && profcore_all_flat(f, w, p, carry))
+		for (size_t s = 0; s < 2 * f->nifs; s++) {
+			if (!(frame_mean(f, w, s, NULL, NULL, NULL) >= p->min_bps))
+				continue;
+			for (size_t c = 0; c < nc; c++)
+				carry[s * nc + c] = carry[s * nc + c] || on[c];
+			pick[s] = (struct profcore_pick){ .side = side + 1, .core = -1 };
+		}
+	free(on);
+}
+
 /* The before window's profile first, then the after window's, as judge_attribute takes its
  * windows. */
 struct profcore_pick *profcore_attribute(const struct frame *f, const struct frame_w *b,
@@ -132,7 +183,11 @@ struct profcore_pick *profcore_attribute(const struct frame *f, const struct fra
 	for (int side = 0; side < 2; side++) {
 		double share = 0;
 		int c = profcore_core(f, w[side], f->prof[side], p, &share);
-		size_t s = c >= 0 ? profcore_stream(f, w[side], p, carry) : SIZE_MAX;
+		if (c < 0) {
+			profcore_attribute_all(f, w[side], side, p, carry, pick);
+			continue;
+		}
+		size_t s = profcore_stream(f, w[side], p, carry);
 		if (s == SIZE_MAX)
 			continue;
 		carry[s * f->ncores + (size_t)c] = true;
@@ -146,7 +201,11 @@ void profcore_note(const struct profcore_pick *pick, struct frame_result *r)
 	if (pick->side == 0)
 		return;
 	size_t n = strlen(r->why);
-	if (n == 0)
+	if (pick->core < 0)
+		snprintf(r->why + n, sizeof(r->why) - n,
+			"%severy core of the tunnel's path full in the CPU profile %s the upgrade: its rate is its ceiling",
+			n ? "; " : "", pick->side == 1 ? "before" : "after");
+	else if (n == 0)
 		snprintf(r->why, sizeof(r->why),
 			"core %d from the CPU profile %s the upgrade (tunnel path %.0f %%)", pick->core,
 			pick->side == 1 ? "before" : "after", pick->share);

@@ -12,8 +12,8 @@
 
 struct profcore_pick { /* where a stream's cores came from a profile */
 	int side;      /* 0 none, 1 the before window's profile, 2 the after window's */
-	int core;
-	double share; /* of the core's load on the tunnel's path, percent */
+	int core;      /* -1: every core of the tunnel's path, all pinned */
+	double share;  /* of the core's load on the tunnel's path, percent */
 };
 
 /* For a stream no fit and no single pinned core placed (carry, judge_attribute's): the one
