@@ -17,6 +17,7 @@
 #include "detector/evidimport.h"
 #include "detector/rollout.h"
 #include "store/history.h"
+#include "lib/jsonw.h"
 #include "lib/text.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
@@ -44,6 +45,17 @@ json_t *api_time(int64_t ms)
 	if (gmtime_r(&t, &tm) == NULL || strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		return json_null();
 	return json_string(tmp);
+}
+
+void api_put_time(buf_t *b, const char *key, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char tmp[32];
+	if (ms > 0 && gmtime_r(&t, &tm) != NULL && strftime(tmp, sizeof(tmp), "%Y-%m-%dT%H:%M:%SZ", &tm) != 0)
+		jsonw_add(b, key, tmp);
+	else
+		jsonw_null(b, key);
 }
 
 static json_t *api_labels(const conf_router_t *cr)
@@ -158,6 +170,65 @@ static json_t *api_lines(const char *s)
 		s += n + (nl != NULL);
 	}
 	return arr;
+}
+
+/* "a\nb" as ["a","b"]; [] for "" or NULL; a line not UTF-8 left out, as jansson did. */
+static void api_put_lines(buf_t *b, const char *key, const char *s)
+{
+	jsonw_array(b, key);
+	while (s != NULL && *s != '\0') {
+		size_t n = strcspn(s, "\n");
+		char *line = xstrndup(s, n);
+		jsonw_add(b, NULL, line);
+		free(line);
+		s += n + (s[n] == '\n');
+	}
+	jsonw_end_array(b);
+}
+
+/* A string of ours (a name, a method), never NULL nor invalid; null when empty. */
+static void api_put_opt(buf_t *b, const char *key, const char *s)
+{
+	if (s[0] != '\0')
+		jsonw_add(b, key, s);
+	else
+		jsonw_null(b, key);
+}
+
+static void api_put_verdict_why(buf_t *b, const struct detector_verdict *v)
+{
+	jsonw_add(b, "method", outcome_method_name(v->method));
+	jsonw_add(b, "verdict", outcome_name(v->verdict));
+	jsonw_bool(b, "hint", v->hint);
+	api_put_opt(b, "why", v->why);
+	api_put_opt(b, "cores", v->cores);
+	api_put_time(b, "reached_at", v->reached_ms);
+	jsonw_bool(b, "final", v->final);
+	jsonw_bool(b, "latest", v->latest);
+}
+
+void api_put_verdict(buf_t *b, const struct detector_verdict *v)
+{
+	jsonw_object(b, NULL);
+	jsonw_int(b, "upgrade_id", v->upgrade_id);
+	jsonw_text(b, "router", v->router);
+	jsonw_text(b, "interface", v->interface);
+	jsonw_add(b, "direction", v->direction);
+	jsonw_text(b, "from_version", v->from_version);
+	jsonw_text(b, "to_version", v->to_version);
+	api_put_time(b, "upgraded_at", v->upgraded_ms);
+	jsonw_real(b, "before_bps", v->before_bps, API_REAL_PREC);
+	jsonw_real(b, "after_bps", v->after_bps, API_REAL_PREC);
+	jsonw_real(b, "ratio", v->ratio, API_REAL_PREC);
+	api_put_verdict_why(b, v);
+	jsonw_real(b, "before_load", v->before_load, API_REAL_PREC);
+	jsonw_real(b, "after_load", v->after_load, API_REAL_PREC);
+	jsonw_int(b, "before_samples", (int64_t)v->before_n);
+	jsonw_int(b, "after_samples", (int64_t)v->after_n);
+	jsonw_text(b, "architecture", v->architecture);
+	jsonw_text(b, "board", v->board);
+	api_put_lines(b, "confounders", v->confounders);
+	jsonw_end_object(b);
 }
 
 json_t *api_verdict(const struct detector_verdict *v)
@@ -440,6 +511,23 @@ json_t *api_profile_rows(const profile_t *p)
 		json_array_append_new(rows, x);
 	}
 	return rows;
+}
+
+void api_put_profile_rows(buf_t *b, const char *key, const profile_t *p)
+{
+	jsonw_array(b, key);
+	for (size_t i = 0; p != NULL && i < p->nrows; i++) {
+		const struct profile_row *r = &p->rows[i];
+		jsonw_object(b, NULL);
+		if (r->cpu >= 0)
+			jsonw_int(b, "cpu", r->cpu);
+		else
+			jsonw_null(b, "cpu");
+		jsonw_text(b, "name", r->name);
+		jsonw_real(b, "usage", r->usage, API_REAL_PREC);
+		jsonw_end_object(b);
+	}
+	jsonw_end_array(b);
 }
 
 static json_t *api_profile(const profile_t *p)

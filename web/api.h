@@ -29,6 +29,14 @@ json_t *api_num(double v);
 json_t *api_verdict(const struct detector_verdict *v);
 json_t *api_profile_rows(const profile_t *p);
 
+/* The answers' reals, printed as jansson's JSON_REAL_PRECISION(10) printed them. */
+#define API_REAL_PREC 10
+/* The same written with lib/jsonw as the next value of b (key NULL: an element): the time or
+ * null, one verdict object, a profile's rows. */
+void api_put_time(buf_t *b, const char *key, int64_t ms);
+void api_put_verdict(buf_t *b, const struct detector_verdict *v);
+void api_put_profile_rows(buf_t *b, const char *key, const profile_t *p);
+
 /* The upgrade detector's results (detector/detector.h), [] while it has none: every verdict
  * ({router, interface, direction, from_version, to_version, upgraded_at, before_bps, after_bps,
  * ratio, method, verdict, ...}), and one row per cohort (upgrade x architecture x board). */
