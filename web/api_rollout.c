@@ -9,7 +9,6 @@
 #include "web/api.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
