@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* jsonw: JSON strings and members written into a buf (lib/jsonw.h). Escapes as jansson's
- * json_dumps does without flags: \" \\ \b \f \n \r \t, other control characters as \u00XX,
- * everything else (/, DEL, non-ASCII) as is. Never allocates but through buf. */
+/* jsonw: JSON values written into a buf (lib/jsonw.h). Escapes as jansson's json_dumps does
+ * without flags: \" \\ \b \f \n \r \t, other control characters as \u00XX, everything else
+ * (/, DEL, non-ASCII) as is; reals as its jsonp_dtostr. Never allocates but through buf. */
 #include "config.h"
 #include "lib/jsonw.h"
 #include "lib/text.h"
 
+#include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,17 +52,122 @@ int jsonw_str(buf_t *b, const char *s)
 	return 0;
 }
 
+/* The comma before a value unless it is the first of its container or follows its key. */
+static void jsonw_sep(buf_t *b)
+{
+	char last = b->len > 0 ? b->data[b->len - 1] : '[';
+	if (last != '[' && last != '{' && last != ':')
+		buf_putc(b, ',');
+}
+
+/* s, made valid UTF-8 when it is not, as a JSON string. */
+static void jsonw_fixed(buf_t *b, const char *s)
+{
+	if (jsonw_str(b, s) == 0)
+		return;
+	buf_t t;
+	buf_init(&t);
+	text_put_utf8(&t, s);
+	jsonw_str(b, t.data ? t.data : "");
+	buf_free(&t);
+}
+
+void jsonw_key(buf_t *b, const char *key)
+{
+	jsonw_sep(b);
+	if (key != NULL) {
+		jsonw_fixed(b, key);
+		buf_putc(b, ':');
+	}
+}
+
 int jsonw_add(buf_t *b, const char *key, const char *val)
 {
 	if ((key != NULL && !text_is_utf8(key)) || !text_is_utf8(val))
 		return -1;
-	char last = b->len > 0 ? b->data[b->len - 1] : '\0';
-	if (last != '[' && last != '{')
-		buf_putc(b, ',');
-	if (key != NULL) {
-		jsonw_str(b, key);
-		buf_putc(b, ':');
-	}
+	jsonw_key(b, key);
 	jsonw_str(b, val);
 	return 0;
+}
+
+void jsonw_text(buf_t *b, const char *key, const char *s)
+{
+	jsonw_key(b, key);
+	if (s != NULL)
+		jsonw_fixed(b, s);
+	else
+		buf_add(b, "null", 4);
+}
+
+void jsonw_object(buf_t *b, const char *key)
+{
+	jsonw_key(b, key);
+	buf_putc(b, '{');
+}
+
+void jsonw_end_object(buf_t *b)
+{
+	buf_putc(b, '}');
+}
+
+void jsonw_array(buf_t *b, const char *key)
+{
+	jsonw_key(b, key);
+	buf_putc(b, '[');
+}
+
+void jsonw_end_array(buf_t *b)
+{
+	buf_putc(b, ']');
+}
+
+void jsonw_int(buf_t *b, const char *key, int64_t v)
+{
+	jsonw_key(b, key);
+	buf_printf(b, "%" PRId64, v);
+}
+
+/* jansson's jsonp_dtostr: "%.*g" in the C locale's form, ".0" after an integral value (so it
+ * reads back as a real), the exponent without '+' and leading zeros ("1e+05" -> "1e5"). */
+static void jsonw_dtostr(buf_t *b, double v, int prec)
+{
+	char t[64];
+	int n = snprintf(t, sizeof(t), "%.*g", prec, v);
+	char *comma = strchr(t, ','); /* a locale's decimal comma */
+	if (comma != NULL)
+		*comma = '.';
+	if (strchr(t, '.') == NULL && strchr(t, 'e') == NULL) {
+		memcpy(t + n, ".0", 3);
+		n += 2;
+	}
+	char *e = strchr(t, 'e');
+	if (e != NULL) {
+		char *start = e + 1 + (e[1] == '-'), *end = e + 2;
+		while (*end == '0')
+			end++;
+		memmove(start, end, strlen(end) + 1);
+		n = (int)strlen(t);
+	}
+	buf_add(b, t, (size_t)n);
+}
+
+void jsonw_real(buf_t *b, const char *key, double v, int prec)
+{
+	jsonw_key(b, key);
+	if (!isfinite(v))
+		buf_add(b, "null", 4);
+	else
+		jsonw_dtostr(b, v, prec < 1 || prec > JSONW_PREC_MAX ? JSONW_PREC_MAX : prec);
+}
+
+void jsonw_bool(buf_t *b, const char *key, bool v)
+{
+	jsonw_key(b, key);
+	buf_puts(b, v ? "true" : "false");
+}
+
+void jsonw_null(buf_t *b, const char *key)
+{
+	jsonw_key(b, key);
+	buf_add(b, "null", 4);
 }

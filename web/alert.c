@@ -12,7 +12,6 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <jansson.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -23,7 +22,9 @@
 #include "detector/capacity.h"
 #include "detector/detector.h"
 #include "lib/clock.h"
+#include "lib/jsonw.h"
 #include "lib/log.h"
+#include "lib/text.h"
 #include "lib/worker.h"
 #include "lib/xmem.h"
 #include "web/metrics.h"
@@ -36,10 +37,28 @@
 #define ALERT_RUNBOOK         "https://github.com/wgwatch/wgwatch/blob/main/docs/alerts.md#"
 #define ALERT_CAP_LOW         0.10           /* WgwatchCapacityLow: headroom below this (the rule's) */
 #define ALERT_CAP_SOON_S      (30 * 86400.0) /* WgwatchCapacityExhaustedSoon: within this */
+#define ALERT_OWN_LABELS      7              /* the most labels a rule sets itself */
+
+/* An alert's labels in the rule's order: its own, then the router's. Borrowed strings. */
+struct alert_label {
+	const char *name, *value;
+};
+
+struct alert_labels {
+	struct alert_label *l; /* l[0] is alertname */
+	size_t n;
+	bool bad; /* a label of the rule's NULL or not UTF-8: no alert (jansson's json_pack refused) */
+};
+
+/* One alert as it is pushed, but its times. */
+struct alert_doc {
+	char *key;  /* its labels as sorted compact JSON: the alert's identity */
+	char *json; /* {"labels":..., "annotations":..., "generatorURL":... without its closing '}' */
+};
 
 struct alert_item {
 	char *key;         /* alertname and identifying labels: the alert's identity */
-	json_t *alert;     /* labels, annotations, generatorURL (no times) */
+	char *json;        /* labels, annotations, generatorURL (no times): alert_doc's json */
 	int64_t starts_ms; /* wall clock */
 	int64_t ends_ms;   /* wall clock when resolved; 0 while firing */
 	bool mark;         /* wanted by the current view */
@@ -91,26 +110,91 @@ static char *alert_generator(const alert_t *a, const char *router)
 }
 
 /* The rule's runbook_url: its section of docs/alerts.md, the alertname in lower case. */
-static char *alert_runbook(const json_t *labels)
+static char *alert_runbook(const struct alert_labels *ls)
 {
-	const char *name = json_string_value(json_object_get(labels, "alertname"));
-	char *url = xasprintf("%s%s", ALERT_RUNBOOK, name ? name : "");
+	char *url = xasprintf("%s%s", ALERT_RUNBOOK, ls->l[0].value);
 	for (char *p = url + strlen(ALERT_RUNBOOK); *p != '\0'; p++)
 		*p = (char)tolower((unsigned char)*p);
 	return url;
 }
 
-static json_t *alert_build(
-	const alert_t *a, json_t *labels, const char *router, char *summary, char *description)
+static void alert_labels_write(buf_t *b, const char *key, const struct alert_label *l, size_t n)
 {
-	char *gen = alert_generator(a, router), *runbook = alert_runbook(labels);
-	json_t *j = json_pack("{s:o, s:{s:s, s:s, s:s}, s:s}", "labels", labels, "annotations", "summary",
-		summary, "description", description, "runbook_url", runbook, "generatorURL", gen);
-	free(gen);
-	free(runbook);
+	jsonw_object(b, key);
+	for (size_t i = 0; i < n; i++)
+		jsonw_add(b, l[i].name, l[i].value);
+	jsonw_end_object(b);
+}
+
+static int alert_label_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct alert_label *)x)->name, ((const struct alert_label *)y)->name);
+}
+
+/* The identity of an alert: its labels (alertname included), as sorted compact JSON. */
+static char *alert_key_of(const struct alert_labels *ls)
+{
+	struct alert_label *sorted = xcalloc(ls->n + 1, sizeof(*sorted));
+	memcpy(sorted, ls->l, ls->n * sizeof(*sorted));
+	qsort(sorted, ls->n, sizeof(*sorted), alert_label_cmp);
+	buf_t b;
+	buf_init(&b);
+	alert_labels_write(&b, NULL, sorted, ls->n);
+	free(sorted);
+	return buf_steal(&b, NULL);
+}
+
+/* A regression that coincides with something else that moved (docs/detector.md, Confounders)
+ * is still a regression: the annotation `confounders` names what moved, "; " between them. */
+static void alert_confounders(buf_t *out, const char *list)
+{
+	if (list == NULL || list[0] == '\0')
+		return;
+	buf_t b;
+	buf_init(&b);
+	for (const char *p = list; *p != '\0'; p++)
+		if (*p == '\n')
+			buf_puts(&b, "; ");
+		else
+			buf_putc(&b, *p);
+	jsonw_add(out, "confounders", b.data); /* left out when not UTF-8, as jansson did */
+	buf_free(&b);
+}
+
+/* The alert of labels into *d: 0, or -1 when a label or text is not one (a verdict without
+ * versions). Frees summary, description and the labels' array. */
+static int alert_build(const alert_t *a, struct alert_labels *ls, const char *router, char *summary,
+	char *description, const char *confounders, struct alert_doc *d)
+{
+	int rc = -1;
+	if (!ls->bad && text_is_utf8(summary) && text_is_utf8(description)) {
+		char *gen = alert_generator(a, router), *runbook = alert_runbook(ls);
+		buf_t b;
+		buf_init(&b);
+		jsonw_object(&b, NULL);
+		alert_labels_write(&b, "labels", ls->l, ls->n);
+		jsonw_object(&b, "annotations");
+		jsonw_add(&b, "summary", summary);
+		jsonw_add(&b, "description", description);
+		jsonw_add(&b, "runbook_url", runbook);
+		alert_confounders(&b, confounders);
+		jsonw_end_object(&b);
+		jsonw_add(&b, "generatorURL", gen);
+		*d = (struct alert_doc){ .key = alert_key_of(ls), .json = buf_steal(&b, NULL) };
+		free(gen);
+		free(runbook);
+		rc = 0;
+	}
 	free(summary);
 	free(description);
-	return j;
+	free(ls->l);
+	return rc;
+}
+
+static void alert_doc_free(struct alert_doc *d)
+{
+	free(d->key);
+	free(d->json);
 }
 
 /* "380.0 Mbit/s", or "-" when unknown. */
@@ -135,47 +219,47 @@ bool alert_due(const struct detector_verdict *v, int64_t now_ms, int64_t hold_ms
 	return v->final || hold_ms <= 0 || now_ms - v->reached_ms >= hold_ms;
 }
 
-/* The router's own config labels, as its series carry them: those metrics.c leaves out are
- * left out, and ours (alertname, severity...) win, as a rule's labels win in Prometheus. */
-static json_t *alert_router_labels(const alert_t *a, json_t *labels, const char *router)
+static bool alert_label_has(const struct alert_labels *ls, const char *name)
+{
+	for (size_t i = 0; i < ls->n; i++)
+		if (strcmp(ls->l[i].name, name) == 0)
+			return true;
+	return false;
+}
+
+/* The rule's labels own[0..n), then the router's own config labels, as its series carry them:
+ * those metrics.c leaves out are left out, and the rule's win, as a rule's labels win in
+ * Prometheus; one not UTF-8 is left out, as jansson left it. The caller frees ls->l. */
+static void alert_labels(
+	const alert_t *a, struct alert_labels *ls, const char *router, const char *const (*own)[2], size_t n)
 {
 	const conf_router_t *r = conf_router_find(a->conf, router);
-	for (size_t k = 0; labels != NULL && r != NULL && k < r->nlabels; k++) {
-		const struct conf_label *l = &r->labels[k];
-		if (!conf_label_reserved(l->key) && json_object_get(labels, l->key) == NULL)
-			json_object_set_new(labels, l->key, json_string(l->value));
+	size_t nr = r != NULL ? r->nlabels : 0;
+	*ls = (struct alert_labels){ .l = xcalloc(n + nr + 1, sizeof(*ls->l)) };
+	for (size_t i = 0; i < n; i++) {
+		ls->bad |= own[i][1] == NULL || !text_is_utf8(own[i][1]);
+		ls->l[ls->n++] = (struct alert_label){ own[i][0], own[i][1] };
 	}
-	return labels;
+	for (size_t k = 0; !ls->bad && k < nr; k++) {
+		const struct conf_label *l = &r->labels[k];
+		if (!conf_label_reserved(l->key) && !alert_label_has(ls, l->key) && text_is_utf8(l->key) &&
+			text_is_utf8(l->value))
+			ls->l[ls->n++] = (struct alert_label){ l->key, l->value };
+	}
 }
 
-/* A regression that coincides with something else that moved (docs/detector.md, Confounders)
- * is still a regression: the annotation `confounders` names what moved, "; " between them. */
-static json_t *alert_confounders(json_t *alert, const char *list)
+static int alert_regression(const alert_t *a, const struct detector_verdict *v, struct alert_doc *d)
 {
-	if (alert == NULL || list == NULL || list[0] == '\0')
-		return alert;
-	buf_t b;
-	buf_init(&b);
-	for (const char *p = list; *p != '\0'; p++)
-		if (*p == '\n')
-			buf_puts(&b, "; ");
-		else
-			buf_putc(&b, *p);
-	char *joined = buf_steal(&b, NULL);
-	json_object_set_new(json_object_get(alert, "annotations"), "confounders", json_string(joined));
-	free(joined);
-	return alert;
-}
-
-static json_t *alert_regression(const alert_t *a, const struct detector_verdict *v)
-{
-	json_t *labels = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "alertname",
-		"WgwatchUpgradeRegression", "router", v->router, "interface", v->interface, "direction",
-		v->direction, "from_version", v->from_version, "to_version", v->to_version, "severity",
-		"warning");
-	if (labels == NULL) /* a verdict without versions */
-		return NULL;
-	alert_router_labels(a, labels, v->router);
+	const char *const own[][2] = { { "alertname", "WgwatchUpgradeRegression" }, { "router", v->router },
+		{ "interface", v->interface }, { "direction", v->direction },
+		{ "from_version", v->from_version }, { "to_version", v->to_version },
+		{ "severity", "warning" } };
+	struct alert_labels ls;
+	alert_labels(a, &ls, v->router, own, sizeof(own) / sizeof(own[0]));
+	if (ls.bad) { /* a verdict without versions */
+		free(ls.l);
+		return -1;
+	}
 	char b[32], f[32], lb[16], lf[16];
 	char *summary = xasprintf("%s %s %s: capacity down after %s -> %s", v->router, v->interface,
 		v->direction, v->from_version, v->to_version);
@@ -187,41 +271,27 @@ static json_t *alert_regression(const alert_t *a, const struct detector_verdict 
 		v->ratio, outcome_method_name(v->method), alert_mbps(b, sizeof(b), v->before_bps),
 		alert_mbps(f, sizeof(f), v->after_bps), alert_pct(lb, sizeof(lb), v->before_load),
 		alert_pct(lf, sizeof(lf), v->after_load), v->before_n, v->after_n);
-	return alert_confounders(alert_build(a, labels, v->router, summary, desc), v->confounders);
+	return alert_build(a, &ls, v->router, summary, desc, v->confounders, d);
 }
 
-static json_t *alert_bound_labels(const alert_t *a, const char *router)
+static void alert_bound_labels(const alert_t *a, const char *router, struct alert_labels *ls)
 {
-	return alert_router_labels(a,
-		json_pack("{s:s, s:s, s:s}", "alertname", "WgwatchSingleCoreBound", "router", router,
-			"severity", "info"),
-		router);
+	const char *const own[][2] = { { "alertname", "WgwatchSingleCoreBound" }, { "router", router },
+		{ "severity", "info" } };
+	alert_labels(a, ls, router, own, sizeof(own) / sizeof(own[0]));
 }
 
-static json_t *alert_bound(const alert_t *a, const struct detector_bound *bd)
+static int alert_bound(const alert_t *a, const struct detector_bound *bd, struct alert_doc *d)
 {
-	json_t *labels = alert_bound_labels(a, bd->router);
+	struct alert_labels ls;
+	alert_bound_labels(a, bd->router, &ls);
 	char t[32], r[32], lb[16], lo[16];
 	char *summary = xasprintf("%s is bound by one CPU core", bd->router);
 	char *desc = xasprintf("The busiest core of %s is at %s while the others average %s: its"
 			       " WireGuard throughput (tx %s, rx %s) is at the ceiling of one core.",
 		bd->router, alert_pct(lb, sizeof(lb), bd->busiest), alert_pct(lo, sizeof(lo), bd->others),
 		alert_mbps(t, sizeof(t), bd->tx_bps), alert_mbps(r, sizeof(r), bd->rx_bps));
-	return alert_build(a, labels, bd->router, summary, desc);
-}
-
-/* The identity of an alert: its labels (alertname included), as sorted compact JSON. */
-static char *alert_key_of(const json_t *labels)
-{
-	char *s = json_dumps(labels, JSON_SORT_KEYS | JSON_COMPACT);
-	char *key = xstrdup(s);
-	free(s);
-	return key;
-}
-
-static char *alert_key(const json_t *alert)
-{
-	return alert_key_of(json_object_get(alert, "labels"));
+	return alert_build(a, &ls, bd->router, summary, desc, NULL, d);
 }
 
 static struct alert_item *alert_find(alert_t *a, const char *key)
@@ -237,17 +307,14 @@ static void alert_log_change(const char *what, const struct alert_item *it)
 	log_info("alert: %s %s", what, it->key);
 }
 
-/* The current view wants alert (ours now), firing since starts_ms. */
-static void alert_want(alert_t *a, json_t *alert, int64_t starts_ms)
+/* The current view wants the alert d (its strings ours now), firing since starts_ms. */
+static void alert_want(alert_t *a, struct alert_doc *d, int64_t starts_ms)
 {
-	if (alert == NULL) /* json_pack met a NULL string: a verdict without versions */
-		return;
-	char *key = alert_key(alert);
-	struct alert_item *it = alert_find(a, key);
+	struct alert_item *it = alert_find(a, d->key);
 	if (it != NULL) {
-		free(key);
-		json_decref(it->alert);
-		it->alert = alert; /* the figures may have moved */
+		free(d->key);
+		free(it->json);
+		it->json = d->json; /* the figures may have moved */
 		it->mark = true;
 		if (it->ends_ms != 0) { /* back before its end was sent */
 			it->ends_ms = 0;
@@ -260,7 +327,7 @@ static void alert_want(alert_t *a, json_t *alert, int64_t starts_ms)
 		a->items = xreallocarray(a->items, a->cap, sizeof(*a->items));
 	}
 	it = &a->items[a->n++];
-	*it = (struct alert_item){ .key = key, .alert = alert, .starts_ms = starts_ms, .mark = true };
+	*it = (struct alert_item){ .key = d->key, .json = d->json, .starts_ms = starts_ms, .mark = true };
 	alert_log_change("firing", it);
 	a->next_ms = a->fails ? a->next_ms : 0;
 }
@@ -270,21 +337,20 @@ static void alert_want(alert_t *a, json_t *alert, int64_t starts_ms)
  * as it is, rather than resolve and fire again around every upgrade. */
 static void alert_keep(alert_t *a, const char *router)
 {
-	json_t *labels = alert_bound_labels(a, router);
-	char *key = alert_key_of(labels);
+	struct alert_labels ls;
+	alert_bound_labels(a, router, &ls);
+	char *key = alert_key_of(&ls);
 	struct alert_item *it = alert_find(a, key);
 	if (it != NULL)
 		it->mark = true;
 	free(key);
-	json_decref(labels);
+	free(ls.l);
 }
 
-/* Whether alert was firing before this update (and not resolved since). */
-static bool alert_firing(alert_t *a, const json_t *alert)
+/* Whether the alert of key was firing before this update (and not resolved since). */
+static bool alert_firing(alert_t *a, const char *key)
 {
-	char *key = alert_key(alert);
 	const struct alert_item *it = alert_find(a, key);
-	free(key);
 	return it != NULL && it->ends_ms == 0;
 }
 
@@ -294,14 +360,16 @@ static bool alert_firing(alert_t *a, const json_t *alert)
 static void alert_regression_want(alert_t *a, const struct detector_verdict *x, int64_t now)
 {
 	int64_t hold = a->conf->hold_ms;
-	json_t *al = alert_regression(a, x);
-	if (al != NULL && !alert_due(x, now, hold) && !alert_firing(a, al)) {
+	struct alert_doc d;
+	if (alert_regression(a, x, &d) < 0)
+		return;
+	if (!alert_due(x, now, hold) && !alert_firing(a, d.key)) {
 		int64_t due = x->reached_ms + hold;
 		a->recheck_ms = a->recheck_ms == 0 || due < a->recheck_ms ? due : a->recheck_ms;
-		json_decref(al);
+		alert_doc_free(&d);
 		return;
 	}
-	alert_want(a, al, x->reached_ms ? x->reached_ms : now);
+	alert_want(a, &d, x->reached_ms ? x->reached_ms : now);
 }
 
 static void alert_regressions(alert_t *a, const detector_view_t *v, int64_t now)
@@ -350,36 +418,39 @@ static const char *alert_humanize_dur(char *tmp, size_t size, double v)
 	return tmp;
 }
 
-static json_t *alert_capacity_labels(const alert_t *a, const char *name, const struct capacity *c)
+static void alert_capacity_labels(
+	const alert_t *a, const char *name, const struct capacity *c, struct alert_labels *ls)
 {
-	return alert_router_labels(a,
-		json_pack("{s:s, s:s, s:s, s:s, s:s}", "alertname", name, "router", c->router, "interface",
-			c->interface, "direction", c->direction, "severity", "warning"),
-		c->router);
+	const char *const own[][2] = { { "alertname", name }, { "router", c->router },
+		{ "interface", c->interface }, { "direction", c->direction }, { "severity", "warning" } };
+	alert_labels(a, ls, c->router, own, sizeof(own) / sizeof(own[0]));
 }
 
-static json_t *alert_capacity_low(const alert_t *a, const struct capacity *c)
+static int alert_capacity_low(const alert_t *a, const struct capacity *c, struct alert_doc *d)
 {
 	char h[32];
+	struct alert_labels ls;
+	alert_capacity_labels(a, "WgwatchCapacityLow", c, &ls);
 	char *summary = xasprintf(
 		"%s %s %s: WireGuard capacity nearly used up", c->router, c->interface, c->direction);
 	char *desc = xasprintf("The week's busy minutes leave %s of the %s capacity of %s on %s (0: at"
 			       " its limit, the core holds the rate at its ceiling). See /api/v1/capacity.",
 		alert_humanize_pct(h, sizeof(h), c->headroom), c->direction, c->interface, c->router);
-	return alert_build(a, alert_capacity_labels(a, "WgwatchCapacityLow", c), c->router, summary, desc);
+	return alert_build(a, &ls, c->router, summary, desc, NULL, d);
 }
 
 /* left_s: seconds from now to the date, the rule's value. */
-static json_t *alert_capacity_soon(const alert_t *a, const struct capacity *c, double left_s)
+static int alert_capacity_soon(const alert_t *a, const struct capacity *c, double left_s, struct alert_doc *d)
 {
-	char d[64];
+	char t[64];
+	struct alert_labels ls;
+	alert_capacity_labels(a, "WgwatchCapacityExhaustedSoon", c, &ls);
 	char *summary = xasprintf("%s %s %s: WireGuard capacity runs out within 30 days", c->router,
 		c->interface, c->direction);
 	char *desc = xasprintf("At the trend of its daily peaks, the %s demand of %s on %s reaches its"
 			       " capacity in %s. See /api/v1/capacity.",
-		c->direction, c->interface, c->router, alert_humanize_dur(d, sizeof(d), left_s));
-	return alert_build(
-		a, alert_capacity_labels(a, "WgwatchCapacityExhaustedSoon", c), c->router, summary, desc);
+		c->direction, c->interface, c->router, alert_humanize_dur(t, sizeof(t), left_s));
+	return alert_build(a, &ls, c->router, summary, desc, NULL, d);
 }
 
 /* The pending entry of key, begun at now when there was none. */
@@ -401,21 +472,17 @@ static struct alert_pending *alert_pending_get(alert_t *a, const char *key, int6
  * view for [alert] capacity_for (the rule's `for`) by this thread's clock, with startsAt when it
  * began to (Prometheus's activeAt); until then held, and recheck_ms brought forward to when it
  * becomes due. */
-static void alert_held_want(alert_t *a, json_t *alert, int64_t now)
+static void alert_held_want(alert_t *a, struct alert_doc *d, int64_t now)
 {
-	if (alert == NULL)
-		return;
-	char *key = alert_key(alert);
-	struct alert_pending *p = alert_pending_get(a, key, now);
-	free(key);
+	struct alert_pending *p = alert_pending_get(a, d->key, now);
 	p->mark = true;
 	int64_t due = p->since_ms + a->conf->alert_capacity_for_ms;
 	if (now < due) {
 		a->recheck_ms = a->recheck_ms == 0 || due < a->recheck_ms ? due : a->recheck_ms;
-		json_decref(alert);
+		alert_doc_free(d);
 		return;
 	}
-	alert_want(a, alert, p->since_ms);
+	alert_want(a, d, p->since_ms);
 }
 
 /* The conditions of the two rules, on the streams of the configured routers (those /metrics
@@ -425,13 +492,15 @@ static void alert_capacities(alert_t *a, const struct capacity *c, size_t n, int
 	for (size_t i = 0; i < n; i++) {
 		if (conf_router_find(a->conf, c[i].router) == NULL)
 			continue;
-		if (isfinite(c[i].headroom) && c[i].headroom < ALERT_CAP_LOW)
-			alert_held_want(a, alert_capacity_low(a, &c[i]), now);
+		struct alert_doc d;
+		if (isfinite(c[i].headroom) && c[i].headroom < ALERT_CAP_LOW &&
+			alert_capacity_low(a, &c[i], &d) == 0)
+			alert_held_want(a, &d, now);
 		if (c[i].exhausted_ms == CAPACITY_NEVER)
 			continue;
 		double left_s = (double)(c[i].exhausted_ms - now) / 1000;
-		if (left_s < ALERT_CAP_SOON_S)
-			alert_held_want(a, alert_capacity_soon(a, &c[i], left_s), now);
+		if (left_s < ALERT_CAP_SOON_S && alert_capacity_soon(a, &c[i], left_s, &d) == 0)
+			alert_held_want(a, &d, now);
 	}
 }
 
@@ -463,9 +532,11 @@ static void alert_update(alert_t *a, const detector_view_t *v, int64_t now)
 	alert_pending_sweep(a);
 	for (size_t i = 0; i < a->conf->nrouters; i++) {
 		const struct detector_bound *bd = detector_view_bound(v, a->conf->routers[i].name);
-		if (bd != NULL && bd->bound)
-			alert_want(a, alert_bound(a, bd), now);
-		else if (bd == NULL || bd->n < ALERT_BOUND_MIN_POLLS) /* just after an upgrade */
+		struct alert_doc d;
+		if (bd != NULL && bd->bound) {
+			if (alert_bound(a, bd, &d) == 0)
+				alert_want(a, &d, now);
+		} else if (bd == NULL || bd->n < ALERT_BOUND_MIN_POLLS) /* just after an upgrade */
 			alert_keep(a, a->conf->routers[i].name);
 	}
 	for (size_t i = 0; i < a->n; i++) {
@@ -481,21 +552,23 @@ static void alert_update(alert_t *a, const detector_view_t *v, int64_t now)
 /* The body: every alert, firing ones ending a few resends from now unless sent again. */
 static char *alert_body(const alert_t *a, int64_t now)
 {
-	json_t *arr = json_array();
+	buf_t b;
+	buf_init(&b);
+	jsonw_array(&b, NULL);
 	int64_t ends = now + ALERT_ENDS_RESENDS * a->conf->alert_resend_ms;
 	for (size_t i = 0; i < a->n; i++) {
 		const struct alert_item *it = &a->items[i];
 		char s[40], e[40];
 		alert_time(s, sizeof(s), it->starts_ms);
 		alert_time(e, sizeof(e), it->ends_ms ? it->ends_ms : ends);
-		json_t *j = json_copy(it->alert);
-		json_object_set_new(j, "startsAt", json_string(s));
-		json_object_set_new(j, "endsAt", json_string(e));
-		json_array_append_new(arr, j);
+		jsonw_key(&b, NULL);
+		buf_puts(&b, it->json);
+		jsonw_add(&b, "startsAt", s);
+		jsonw_add(&b, "endsAt", e);
+		jsonw_end_object(&b);
 	}
-	char *body = json_dumps(arr, JSON_COMPACT);
-	json_decref(arr);
-	return body;
+	jsonw_end_array(&b);
+	return buf_steal(&b, NULL);
 }
 
 static size_t alert_on_data(char *p, size_t size, size_t n, void *arg)
@@ -551,7 +624,7 @@ static void alert_drop_resolved(alert_t *a)
 	for (size_t i = 0; i < a->n; i++) {
 		if (a->items[i].ends_ms != 0) {
 			free(a->items[i].key);
-			json_decref(a->items[i].alert);
+			free(a->items[i].json);
 		} else {
 			a->items[k++] = a->items[i];
 		}
@@ -615,7 +688,7 @@ static void alert_free(alert_t *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		free(a->items[i].key);
-		json_decref(a->items[i].alert);
+		free(a->items[i].json);
 	}
 	free(a->items);
 	for (size_t i = 0; i < a->npend; i++)

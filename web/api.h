@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* api: the JSON API (jansson). GET /api/v1/routers: name, up, version, firmware, board,
+/* api: the JSON API (written with lib/jsonw). GET /api/v1/routers: name, up, version, firmware, board,
  * architecture, cores, last_poll, last_error per router. Never includes config secrets. */
 #ifndef WGWATCH_API_H
 #define WGWATCH_API_H
 
-#include <jansson.h>
 #include <stdint.h>
 
 #include "lib/buf.h"
@@ -14,20 +13,18 @@
 #include "detector/detector.h"
 
 /* Append the JSON array, routers in config order. Reads through a fleet view. */
-/* A JSON string of s with invalid UTF-8 replaced, or null for NULL (for api_rollout.c too). */
-json_t *api_str(const char *s);
-/* RFC 3339 UTC ("2024-05-01T12:00:00Z") of a wall clock in ms, or null when 0 or less. */
-json_t *api_time(int64_t ms);
-
 void api_routers(fleet_t *fleet, buf_t *out);
 
-/* For web/api_report.c: RFC 3339 UTC of a wall clock in ms (null for 0), a number (null when
- * not finite), one verdict as in /api/v1/regressions, a profile's rows [{"cpu","name","usage"}]
- * ([] for NULL). */
-json_t *api_time(int64_t ms);
-json_t *api_num(double v);
-json_t *api_verdict(const struct detector_verdict *v);
-json_t *api_profile_rows(const profile_t *p);
+/* The answers' reals, printed as jansson's JSON_REAL_PRECISION(10) printed them (the routers'
+ * sensors as its default, %.17g). */
+#define API_REAL_PREC 10
+/* For web/api_report.c and web/api_rollout.c, each written with lib/jsonw as the next value of
+ * b (key NULL: an element): RFC 3339 UTC ("2024-05-01T12:00:00Z") of a wall clock in ms, or
+ * null when 0 or less; one verdict as in /api/v1/regressions; a profile's rows
+ * [{"cpu","name","usage"}] ([] for NULL). */
+void api_put_time(buf_t *b, const char *key, int64_t ms);
+void api_put_verdict(buf_t *b, const struct detector_verdict *v);
+void api_put_profile_rows(buf_t *b, const char *key, const profile_t *p);
 
 /* The upgrade detector's results (detector/detector.h), [] while it has none: every verdict
  * ({router, interface, direction, from_version, to_version, upgraded_at, before_bps, after_bps,

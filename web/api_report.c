@@ -6,13 +6,13 @@
 #include "config.h"
 #include "web/api_report.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "detector/profdiff.h"
+#include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
@@ -135,85 +135,96 @@ static int api_report_load(const struct api_report_req *req, int64_t id, struct 
 
 /* ---- JSON ---- */
 
-static json_t *api_report_json_probe(const probe_t *p, const char *side)
+static void api_report_json_probe(buf_t *b, const probe_t *p, const char *side)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "side", json_string(side));
-	json_object_set_new(o, "time", api_time(p->time_ms));
-	json_object_set_new(o, "direction", json_string(p->configured)); /* as configured */
-	json_object_set_new(o, "measured", json_string(p->direction));   /* what the figures are of */
-	json_object_set_new(o, "offered_bps", api_num(p->offered_bps));
-	json_object_set_new(o, "delivered_bps", api_num(p->delivered_bps));
-	json_object_set_new(
-		o, "lost_packets", p->lost_packets >= 0 ? json_integer(p->lost_packets) : json_null());
-	json_object_set_new(o, "busiest_core_load",
-		p->busiest_core_load >= 0 ? json_real(p->busiest_core_load) : json_null());
-	return o;
+	jsonw_object(b, NULL);
+	jsonw_add(b, "side", side);
+	api_put_time(b, "time", p->time_ms);
+	jsonw_add(b, "direction", p->configured); /* as configured */
+	jsonw_add(b, "measured", p->direction);   /* what the figures are of */
+	jsonw_real(b, "offered_bps", p->offered_bps, API_REAL_PREC);
+	jsonw_real(b, "delivered_bps", p->delivered_bps, API_REAL_PREC);
+	if (p->lost_packets >= 0)
+		jsonw_int(b, "lost_packets", p->lost_packets);
+	else
+		jsonw_null(b, "lost_packets");
+	if (p->busiest_core_load >= 0)
+		jsonw_real(b, "busiest_core_load", p->busiest_core_load, API_REAL_PREC);
+	else
+		jsonw_null(b, "busiest_core_load");
+	jsonw_end_object(b);
 }
 
-static json_t *api_report_json_cohort(const struct detector_cohort *c)
+static void api_report_json_cohort(buf_t *b, const char *key, const struct detector_cohort *c)
 {
-	if (c == NULL)
-		return json_null();
-	json_t *o = json_object();
-	json_object_set_new(o, "architecture", api_str(c->architecture));
-	json_object_set_new(o, "board", api_str(c->board));
-	json_object_set_new(o, "routers", json_integer((json_int_t)c->routers));
-	json_object_set_new(o, "regressed", json_integer((json_int_t)c->regressed));
-	json_object_set_new(o, "improved", json_integer((json_int_t)c->improved));
-	json_object_set_new(o, "median_ratio_tx", api_num(c->median_ratio_tx));
-	json_object_set_new(o, "median_ratio_rx", api_num(c->median_ratio_rx));
-	return o;
+	if (c == NULL) {
+		jsonw_null(b, key);
+		return;
+	}
+	jsonw_object(b, key);
+	jsonw_text(b, "architecture", c->architecture);
+	jsonw_text(b, "board", c->board);
+	jsonw_int(b, "routers", (int64_t)c->routers);
+	jsonw_int(b, "regressed", (int64_t)c->regressed);
+	jsonw_int(b, "improved", (int64_t)c->improved);
+	jsonw_real(b, "median_ratio_tx", c->median_ratio_tx, API_REAL_PREC);
+	jsonw_real(b, "median_ratio_rx", c->median_ratio_rx, API_REAL_PREC);
+	jsonw_end_object(b);
 }
 
 /* Every board of the router's architecture on the same upgrade: whether the version hurts the
  * architecture or this board alone. */
-static json_t *api_report_json_arch(const struct report *r)
+static void api_report_json_arch(buf_t *b, const struct report *r)
 {
-	if (r->arch_boards == 0)
-		return json_null();
-	json_t *o = json_object();
-	json_object_set_new(o, "architecture", api_str(r->u.architecture));
-	json_object_set_new(o, "boards", json_integer((json_int_t)r->arch_boards));
-	json_object_set_new(o, "routers", json_integer((json_int_t)r->arch_routers));
-	json_object_set_new(o, "regressed", json_integer((json_int_t)r->arch_regressed));
-	json_object_set_new(o, "improved", json_integer((json_int_t)r->arch_improved));
-	return o;
+	if (r->arch_boards == 0) {
+		jsonw_null(b, "architecture_cohort");
+		return;
+	}
+	jsonw_object(b, "architecture_cohort");
+	jsonw_text(b, "architecture", r->u.architecture);
+	jsonw_int(b, "boards", (int64_t)r->arch_boards);
+	jsonw_int(b, "routers", (int64_t)r->arch_routers);
+	jsonw_int(b, "regressed", (int64_t)r->arch_regressed);
+	jsonw_int(b, "improved", (int64_t)r->arch_improved);
+	jsonw_end_object(b);
 }
 
-static json_t *api_report_json(const struct report *r)
+/* The verdicts, probes and profiles of the upgrade. */
+static void api_report_json_data(buf_t *b, const struct report *r)
 {
-	json_t *o = json_object(), *verdicts = json_array(), *probes = json_array(), *prof = json_object();
-	json_object_set_new(o, "upgrade_id", json_integer((json_int_t)r->u.id));
-	json_object_set_new(o, "router", api_str(r->u.router));
-	json_object_set_new(o, "board", api_str(r->u.board));
-	json_object_set_new(o, "architecture", api_str(r->u.architecture));
-	json_object_set_new(o, "firmware", api_str(r->u.firmware));
-	json_object_set_new(o, "from_version", api_str(r->u.from_version));
-	json_object_set_new(o, "to_version", api_str(r->u.to_version));
-	json_object_set_new(o, "upgraded_at", api_time(r->u.time_ms));
+	jsonw_array(b, "verdicts");
 	for (size_t i = 0; i < r->nv; i++)
-		json_array_append_new(verdicts, api_verdict(r->v[i]));
-	json_object_set_new(o, "verdicts", verdicts);
+		api_put_verdict(b, r->v[i]);
+	jsonw_end_array(b);
+	jsonw_array(b, "probes");
 	for (size_t i = 0; i < r->nsel; i++)
-		json_array_append_new(probes, api_report_json_probe(r->sel[i], r->side[i]));
-	json_object_set_new(o, "probes", probes);
-	json_object_set_new(prof, "before", api_profile_rows(r->before));
-	json_object_set_new(prof, "after", api_profile_rows(r->after));
-	json_object_set_new(o, "profile", prof);
+		api_report_json_probe(b, r->sel[i], r->side[i]);
+	jsonw_end_array(b);
+	jsonw_object(b, "profile");
+	api_put_profile_rows(b, "before", r->before);
+	api_put_profile_rows(b, "after", r->after);
+	jsonw_end_object(b);
 	char *diff = r->before && r->after ? profdiff_text(r->before, r->after) : NULL;
-	json_object_set_new(o, "profile_diff", api_str(diff));
+	jsonw_text(b, "profile_diff", diff);
 	free(diff);
-	json_object_set_new(o, "cohort", api_report_json_cohort(r->cohort));
-	json_object_set_new(o, "chr_cohort", api_report_json_cohort(r->chr));
-	json_object_set_new(o, "architecture_cohort", api_report_json_arch(r));
-	return o;
 }
 
-static int api_report_dump_cb(const char *data, size_t size, void *arg)
+static void api_report_json(buf_t *b, const struct report *r)
 {
-	buf_append(arg, data, size);
-	return 0;
+	jsonw_object(b, NULL);
+	jsonw_int(b, "upgrade_id", r->u.id);
+	jsonw_text(b, "router", r->u.router);
+	jsonw_text(b, "board", r->u.board);
+	jsonw_text(b, "architecture", r->u.architecture);
+	jsonw_text(b, "firmware", r->u.firmware);
+	jsonw_text(b, "from_version", r->u.from_version);
+	jsonw_text(b, "to_version", r->u.to_version);
+	api_put_time(b, "upgraded_at", r->u.time_ms);
+	api_report_json_data(b, r);
+	api_report_json_cohort(b, "cohort", r->cohort);
+	api_report_json_cohort(b, "chr_cohort", r->chr);
+	api_report_json_arch(b, r);
+	jsonw_end_object(b);
 }
 
 /* ---- Markdown ---- */
@@ -445,10 +456,8 @@ unsigned api_report(const struct api_report_req *req, buf_t *out, bool *markdown
 	if (*markdown) {
 		api_report_md(out, &r);
 	} else {
-		json_t *o = api_report_json(&r);
-		json_dump_callback(o, api_report_dump_cb, out, JSON_COMPACT | JSON_REAL_PRECISION(10));
+		api_report_json(out, &r);
 		buf_putc(out, '\n');
-		json_decref(o);
 	}
 	api_report_free(&r);
 	return 200;

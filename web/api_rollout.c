@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* api_rollout: the rollout guard's decision as JSON (jansson), from a detector view, and its
- * overrides: listed, and stored or revoked for the authenticated web user. Only what the
+/* api_rollout: the rollout guard's decision as JSON (written with lib/jsonw), from a detector
+ * view, and its overrides: listed, and stored or revoked for the authenticated web user (a
+ * POST's body read with jansson). Only what the
  * verdicts, [rollout] and the stored overrides say goes out; router text is made valid UTF-8.
  * It writes the database only through store/overrides.c, and logs each change once. */
 #include "config.h"
@@ -8,85 +9,88 @@
 #include "web/api.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "detector/rollout.h"
+#include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 #include "store/overrides.h"
 
-static json_t *api_rollout_num(double v)
+static void api_rollout_reason(buf_t *b, const struct rollout_reason *x)
 {
-	return isfinite(v) ? json_real(v) : json_null();
+	jsonw_object(b, NULL);
+	jsonw_add(b, "kind", rollout_kind_name(x->kind));
+	jsonw_text(b, "router", x->router);
+	jsonw_text(b, "interface", x->interface);
+	jsonw_text(b, "direction", x->direction);
+	jsonw_real(b, "ratio", x->ratio, API_REAL_PREC);
+	if (x->interface != NULL)
+		jsonw_add(b, "method", outcome_method_name(x->method));
+	else
+		jsonw_null(b, "method");
+	jsonw_bool(b, "final", x->final);
+	jsonw_bool(b, "canary", x->canary);
+	jsonw_text(b, "text", x->text);
+	jsonw_end_object(b);
 }
 
-static json_t *api_rollout_reason(const struct rollout_reason *x)
+static void api_rollout_cohort(buf_t *b, const struct rollout_query *q, const struct rollout_result *res)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "kind", json_string(rollout_kind_name(x->kind)));
-	json_object_set_new(o, "router", api_str(x->router));
-	json_object_set_new(o, "interface", api_str(x->interface));
-	json_object_set_new(o, "direction", api_str(x->direction));
-	json_object_set_new(o, "ratio", api_rollout_num(x->ratio));
-	json_object_set_new(
-		o, "method", x->interface ? json_string(outcome_method_name(x->method)) : json_null());
-	json_object_set_new(o, "final", json_boolean(x->final));
-	json_object_set_new(o, "canary", json_boolean(x->canary));
-	json_object_set_new(o, "text", api_str(x->text));
-	return o;
+	jsonw_object(b, "cohort");
+	jsonw_text(b, "to_version", q->version);
+	jsonw_text(b, "architecture", q->architecture);
+	jsonw_text(b, "board", res->board);
+	jsonw_add(b, "scope", res->board ? "board" : "architecture");
+	jsonw_int(b, "routers", (int64_t)res->routers);
+	jsonw_int(b, "canaries", (int64_t)res->canaries);
+	jsonw_int(b, "judged", (int64_t)res->judged);
+	jsonw_int(b, "regressed", (int64_t)res->regressed);
+	jsonw_object(b, "median_ratio");
+	jsonw_real(b, "tx", res->median_ratio_tx, API_REAL_PREC);
+	jsonw_real(b, "rx", res->median_ratio_rx, API_REAL_PREC);
+	jsonw_end_object(b);
+	jsonw_end_object(b);
 }
 
-static json_t *api_rollout_cohort(const struct rollout_query *q, const struct rollout_result *res)
+/* One override: {allow, version, cohort, source "config"|"api", who, at}. */
+static void api_rollout_override(buf_t *b, const char *key, const struct override *o)
 {
-	json_t *o = json_object(), *m = json_object();
-	json_object_set_new(o, "to_version", api_str(q->version));
-	json_object_set_new(o, "architecture", api_str(q->architecture));
-	json_object_set_new(o, "board", api_str(res->board));
-	json_object_set_new(o, "scope", json_string(res->board ? "board" : "architecture"));
-	json_object_set_new(o, "routers", json_integer((json_int_t)res->routers));
-	json_object_set_new(o, "canaries", json_integer((json_int_t)res->canaries));
-	json_object_set_new(o, "judged", json_integer((json_int_t)res->judged));
-	json_object_set_new(o, "regressed", json_integer((json_int_t)res->regressed));
-	json_object_set_new(m, "tx", api_rollout_num(res->median_ratio_tx));
-	json_object_set_new(m, "rx", api_rollout_num(res->median_ratio_rx));
-	json_object_set_new(o, "median_ratio", m);
-	return o;
-}
-
-json_t *api_rollout_override(const struct override *o)
-{
-	json_t *j = json_object();
+	jsonw_object(b, key);
 	char *allow = xasprintf("%s/%s", o->version, o->cohort);
-	json_object_set_new(j, "allow", api_str(allow));
+	jsonw_text(b, "allow", allow);
 	free(allow);
-	json_object_set_new(j, "version", api_str(o->version));
-	json_object_set_new(j, "cohort", api_str(o->cohort));
-	json_object_set_new(j, "source", json_string(o->id > 0 ? "api" : "config"));
-	json_object_set_new(j, "who", api_str(o->who));
-	json_object_set_new(j, "at", api_time(o->at_ms));
-	return j;
+	jsonw_text(b, "version", o->version);
+	jsonw_text(b, "cohort", o->cohort);
+	jsonw_add(b, "source", o->id > 0 ? "api" : "config");
+	jsonw_text(b, "who", o->who);
+	api_put_time(b, "at", o->at_ms);
+	jsonw_end_object(b);
 }
 
-static unsigned api_rollout_dump(json_t *o, buf_t *out, unsigned status)
+/* The document ends in a newline; status passes through. */
+static unsigned api_rollout_done(buf_t *out, unsigned status)
 {
-	char *s = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(10));
-	buf_puts(out, s ? s : "{}");
 	buf_putc(out, '\n');
-	free(s);
-	json_decref(o);
 	return status;
+}
+
+static unsigned api_rollout_error(buf_t *out, unsigned status, const char *msg)
+{
+	jsonw_object(out, NULL);
+	jsonw_text(out, "error", msg);
+	jsonw_end_object(out);
+	return api_rollout_done(out, status);
 }
 
 unsigned api_rollout(const struct api_rollout_req *req, buf_t *out)
 {
 	if (req->version == NULL || *req->version == '\0' || req->architecture == NULL ||
 		*req->architecture == '\0')
-		return api_rollout_dump(json_pack("{s:s}", "error",
-						"version and architecture are required, e.g. "
-						"/api/v1/rollout?version=7.22.3&architecture=tile"),
-			out, 400);
+		return api_rollout_error(out, 400,
+			"version and architecture are required, e.g. "
+			"/api/v1/rollout?version=7.22.3&architecture=tile");
 	struct rollout_query q = { .version = req->version,
 		.architecture = req->architecture,
 		.board = req->board && *req->board ? req->board : NULL,
@@ -96,37 +100,39 @@ unsigned api_rollout(const struct api_rollout_req *req, buf_t *out)
 	size_t nv;
 	const struct detector_verdict *vs = detector_view_verdicts(v, &nv);
 	rollout_decide(detector_view_rollout(v), vs, nv, &q, &res);
-	json_t *o = json_object(), *reasons = json_array();
-	json_object_set_new(o, "decision", json_string(rollout_decision_name(res.decision)));
-	json_object_set_new(o, "cohort", api_rollout_cohort(&q, &res));
-	json_object_set_new(o, "override", res.allow ? api_rollout_override(res.allow) : json_null());
+	jsonw_object(out, NULL);
+	jsonw_add(out, "decision", rollout_decision_name(res.decision));
+	api_rollout_cohort(out, &q, &res);
+	if (res.allow != NULL)
+		api_rollout_override(out, "override", res.allow);
+	else
+		jsonw_null(out, "override");
+	jsonw_array(out, "reasons");
 	for (size_t i = 0; i < res.nreasons; i++)
-		json_array_append_new(reasons, api_rollout_reason(&res.reasons[i]));
-	json_object_set_new(o, "reasons", reasons);
+		api_rollout_reason(out, &res.reasons[i]);
+	jsonw_end_array(out);
+	jsonw_end_object(out);
 	rollout_result_free(&res);
 	detector_view_free(v);
-	return api_rollout_dump(o, out, 200);
+	return api_rollout_done(out, 200);
 }
 
 /* ---- overrides ---- */
 
-static unsigned api_rollout_error(buf_t *out, unsigned status, const char *msg)
-{
-	return api_rollout_dump(json_pack("{s:s}", "error", msg), out, status);
-}
-
 /* {"overrides": [...]}: every override in force, [rollout] allow first. */
 static unsigned api_rollout_list(const struct api_allow_req *req, buf_t *out)
 {
-	json_t *o = json_object(), *a = json_array();
 	struct override *v = NULL;
 	size_t n = rollout_overrides(detector_rollout(req->detector), &v);
+	jsonw_object(out, NULL);
+	jsonw_array(out, "overrides");
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, api_rollout_override(&v[i]));
+		api_rollout_override(out, NULL, &v[i]);
+	jsonw_end_array(out);
 	overrides_free(v, n);
-	json_object_set_new(o, "overrides", a);
-	json_object_set_new(o, "writable", json_boolean(req->user != NULL));
-	return api_rollout_dump(o, out, 200);
+	jsonw_bool(out, "writable", req->user != NULL);
+	jsonw_end_object(out);
+	return api_rollout_done(out, 200);
 }
 
 /* After a change: the detector's guard takes the database's overrides at once. */
@@ -192,11 +198,12 @@ static unsigned api_rollout_change(
 		log_info("rollout: %s %s %s/%s", req->user, revoke ? "revoked" : "allowed", version, cohort);
 		api_rollout_refresh(req);
 	}
-	json_t *o = json_object();
-	json_object_set_new(o, revoke ? "revoked" : "override", api_rollout_override(&got));
-	json_object_set_new(o, "changed", json_boolean(rc == 1));
+	jsonw_object(out, NULL);
+	api_rollout_override(out, revoke ? "revoked" : "override", &got);
+	jsonw_bool(out, "changed", rc == 1);
+	jsonw_end_object(out);
 	overrides_clear(&got);
-	return api_rollout_dump(o, out, rc == 1 && !revoke ? 201 : 200);
+	return api_rollout_done(out, rc == 1 && !revoke ? 201 : 200);
 }
 
 unsigned api_rollout_allow(const struct api_allow_req *req, buf_t *out)

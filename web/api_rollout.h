@@ -13,7 +13,6 @@
 #include "lib/buf.h"
 #include "store/overrides.h"
 
-#include <jansson.h>
 #include <stddef.h>
 
 struct api_rollout_req {
@@ -26,9 +25,6 @@ struct api_rollout_req {
 /* {"decision": "go"|"hold"|"wait", "cohort": {...}, "override": ..., "reasons": [...]} into
  * out; returns the HTTP status: 200, or 400 with {"error": ...} when a parameter is missing. */
 unsigned api_rollout(const struct api_rollout_req *req, buf_t *out);
-
-/* One override as JSON: {allow, version, cohort, source "config"|"api", who, at}. */
-json_t *api_rollout_override(const struct override *o);
 
 struct api_allow_req {
 	detector_t *detector; /* its guard's overrides are listed and refreshed */

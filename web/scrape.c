@@ -6,14 +6,13 @@
 #include "config.h"
 #include "web/scrape.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/jsonw.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
-#include "web/api.h"
 #include "web/httpgzip.h"
 
 /* ---- /metrics ---- */
@@ -99,49 +98,41 @@ char *scrape_address(const char *listen, unsigned port, const char *host)
 	return xasprintf("%s:%u", name, port);
 }
 
-static json_t *scrape_target(const conf_router_t *r, const char *address, bool tls)
+static void scrape_target(buf_t *b, const conf_router_t *r, const char *address, bool tls)
 {
-	json_t *labels = json_object();
-	json_object_set_new(labels, "__metrics_path__", json_string("/metrics"));
-	json_object_set_new(labels, "__param_router", api_str(r->name));
+	jsonw_object(b, NULL);
+	if (text_is_utf8(address)) { /* else left out, as jansson's json_pack refused it */
+		jsonw_array(b, "targets");
+		jsonw_add(b, NULL, address);
+		jsonw_end_array(b);
+	}
+	jsonw_object(b, "labels");
+	jsonw_add(b, "__metrics_path__", "/metrics");
+	jsonw_text(b, "__param_router", r->name);
 	if (tls)
-		json_object_set_new(labels, "__scheme__", json_string("https"));
-	json_object_set_new(labels, "router", api_str(r->name));
+		jsonw_add(b, "__scheme__", "https");
+	jsonw_text(b, "router", r->name);
 	for (size_t k = 0; k < r->nlabels; k++)
 		if (!conf_label_reserved(r->labels[k].key))
-			json_object_set_new(labels, r->labels[k].key, api_str(r->labels[k].value));
-	json_t *t = json_object();
-	json_object_set_new(t, "targets", json_pack("[s]", address));
-	json_object_set_new(t, "labels", labels);
-	return t;
-}
-
-static int scrape_dump_cb(const char *buffer, size_t size, void *data)
-{
-	buf_append(data, buffer, size);
-	return 0;
-}
-
-static void scrape_dump(json_t *arr, buf_t *out)
-{
-	json_dump_callback(arr, scrape_dump_cb, out, JSON_COMPACT);
-	json_decref(arr);
+			jsonw_text(b, r->labels[k].key, r->labels[k].value);
+	jsonw_end_object(b);
+	jsonw_end_object(b);
 }
 
 void scrape_targets_fleet(fleet_t *fleet, const char *address, bool tls, buf_t *out)
 {
 	fleet_view_t *v = fleet_view(fleet);
-	json_t *arr = json_array();
+	jsonw_array(out, NULL);
 	for (size_t i = 0; i < fleet_view_size(v); i++)
-		json_array_append_new(arr, scrape_target(fleet_view_at(v, i)->conf, address, tls));
+		scrape_target(out, fleet_view_at(v, i)->conf, address, tls);
+	jsonw_end_array(out);
 	fleet_view_free(v);
-	scrape_dump(arr, out);
 }
 
 void scrape_targets_conf(const conf_t *conf, const char *address, bool tls, buf_t *out)
 {
-	json_t *arr = json_array();
+	jsonw_array(out, NULL);
 	for (size_t i = 0; i < conf->nrouters; i++)
-		json_array_append_new(arr, scrape_target(&conf->routers[i], address, tls));
-	scrape_dump(arr, out);
+		scrape_target(out, &conf->routers[i], address, tls);
+	jsonw_end_array(out);
 }

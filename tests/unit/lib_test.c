@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* lib_test: lib/hash against FNV's published vectors, lib/text's repair and escaping, lib/clock's
- * seam, lib/worker's tick, wake and stop (synchronised on a condition, never on a sleep), and
- * lib/fdreserve's refusal of descriptors in the reserve. */
+/* lib_test: lib/jsonw against jansson's printer, lib/hash against FNV's published vectors,
+ * lib/text's repair and escaping, lib/clock's seam, lib/worker's tick, wake and stop
+ * (synchronised on a condition, never on a sleep), and lib/fdreserve's refusal of descriptors
+ * in the reserve. */
 #include "config.h"
 #include "lib/clock.h"
 #include "lib/duration.h"
@@ -15,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -324,9 +326,84 @@ static void test_jsonw(void)
 	buf_free(&b);
 }
 
+/* jsonw_real prints a real as jansson does, at every precision the web uses; null for what
+ * jansson refuses (json_real of NaN or an infinity is NULL). */
+static void test_jsonw_real(void)
+{
+	static const double v[] = { 0, -0.0, 1, -1, 0.1, 1.0 / 3, 2.5e-7, 1e5, 1e17, 1e21, 123456789012.0,
+		9.87654321e-300, 1.7976931348623157e308, 4.9e-324, 380e6, 0.95, -12.345678901234 };
+	static const int prec[] = { 17, 10, 6, 1 };
+	for (size_t p = 0; p < sizeof(prec) / sizeof(prec[0]); p++)
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+			buf_t b;
+			buf_init(&b);
+			jsonw_real(&b, NULL, v[i], prec[p]);
+			json_t *j = json_real(v[i]);
+			char *want = json_dumps(j, JSON_ENCODE_ANY | JSON_REAL_PRECISION(prec[p]));
+			CHECK_STR(b.data, want);
+			free(want);
+			json_decref(j);
+			buf_free(&b);
+		}
+	buf_t b;
+	buf_init(&b);
+	CHECK(json_real(NAN) == NULL && json_real(INFINITY) == NULL);
+	jsonw_array(&b, NULL);
+	jsonw_real(&b, NULL, NAN, 10);
+	jsonw_real(&b, NULL, -INFINITY, 17);
+	jsonw_real(&b, NULL, 2, 0); /* out of range: jansson's default */
+	jsonw_end_array(&b);
+	CHECK_STR(b.data, "[null,null,2.0]");
+	buf_free(&b);
+}
+
+/* A document written by every jsonw function, the same bytes as jansson's compact dump of the
+ * same tree, keys in insertion order. */
+static void test_jsonw_doc(void)
+{
+	buf_t b;
+	buf_init(&b);
+	jsonw_object(&b, NULL);
+	jsonw_int(&b, "i", INT64_MIN);
+	jsonw_int(&b, "j", 42);
+	jsonw_real(&b, "r", 0.25, 10);
+	jsonw_bool(&b, "t", true);
+	jsonw_bool(&b, "f", false);
+	jsonw_null(&b, "n");
+	jsonw_text(&b, "s", "a\xff\"");
+	jsonw_text(&b, "z", NULL);
+	jsonw_array(&b, "a");
+	jsonw_object(&b, NULL);
+	jsonw_end_object(&b);
+	jsonw_array(&b, NULL);
+	jsonw_end_array(&b);
+	jsonw_int(&b, NULL, -7);
+	CHECK_INT(jsonw_add(&b, NULL, "x\n"), 0);
+	CHECK_INT(jsonw_add(&b, NULL, "\xc3"), -1); /* left out */
+	jsonw_end_array(&b);
+	jsonw_key(&b, "k\xff");
+	CHECK_INT(jsonw_add(&b, NULL, "v"), 0);
+	jsonw_end_object(&b);
+	json_t *j = json_pack("{s:I, s:I, s:f, s:b, s:b, s:n, s:s, s:n, s:[{}, [], I, s], s:s}", "i",
+		(json_int_t)INT64_MIN, "j", (json_int_t)42, "r", 0.25, "t", 1, "f", 0, "n", "s",
+		"a\xef\xbf\xbd\"", "z", "a", (json_int_t)-7, "x\n", "k\xef\xbf\xbd", "v");
+	char *want = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	CHECK_STR(b.data, want);
+	free(want);
+	json_decref(j);
+	buf_reset(&b);
+	jsonw_array(&b, NULL); /* a key that is not UTF-8 refused by jsonw_add alone */
+	CHECK_INT(jsonw_add(&b, "\xff", "v"), -1);
+	jsonw_end_array(&b);
+	CHECK_STR(b.data, "[]");
+	buf_free(&b);
+}
+
 int main(void)
 {
 	test_jsonw();
+	test_jsonw_real();
+	test_jsonw_doc();
 	test_hash();
 	test_text();
 	test_duration();
