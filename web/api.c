@@ -500,9 +500,8 @@ static void api_opt(buf_t *b, const char *key, double v)
 		jsonw_null(b, key);
 }
 
-static void api_probe(buf_t *b, const probe_t *p)
+void api_put_probe_members(buf_t *b, const probe_t *p)
 {
-	jsonw_object(b, NULL);
 	api_put_time(b, "time", p->time_ms);
 	jsonw_add(b, "direction", p->configured); /* as configured */
 	jsonw_add(b, "measured", p->direction);   /* what the figures are of */
@@ -512,6 +511,12 @@ static void api_probe(buf_t *b, const probe_t *p)
 		jsonw_int(b, "lost_packets", p->lost_packets);
 	else
 		jsonw_null(b, "lost_packets");
+}
+
+static void api_probe(buf_t *b, const probe_t *p)
+{
+	jsonw_object(b, NULL);
+	api_put_probe_members(b, p);
 	api_opt(b, "local_cpu_load", p->local_cpu_load);
 	api_opt(b, "remote_cpu_load", p->remote_cpu_load);
 	api_opt(b, "busiest_core_load", p->busiest_core_load);

@@ -25,6 +25,9 @@ void api_routers(fleet_t *fleet, buf_t *out);
 void api_put_time(buf_t *b, const char *key, int64_t ms);
 void api_put_verdict(buf_t *b, const struct detector_verdict *v);
 void api_put_profile_rows(buf_t *b, const char *key, const profile_t *p);
+/* A probe's members as /api/v1/routers/NAME/probes gives them, into the object being written:
+ * time, direction (as configured), measured, offered_bps, delivered_bps, lost_packets. */
+void api_put_probe_members(buf_t *b, const probe_t *p);
 
 /* The upgrade detector's results (detector/detector.h), [] while it has none: every verdict
  * ({router, interface, direction, from_version, to_version, upgraded_at, before_bps, after_bps,

@@ -139,15 +139,7 @@ static void api_report_json_probe(buf_t *b, const probe_t *p, const char *side)
 {
 	jsonw_object(b, NULL);
 	jsonw_add(b, "side", side);
-	api_put_time(b, "time", p->time_ms);
-	jsonw_add(b, "direction", p->configured); /* as configured */
-	jsonw_add(b, "measured", p->direction);   /* what the figures are of */
-	jsonw_real(b, "offered_bps", p->offered_bps, API_REAL_PREC);
-	jsonw_real(b, "delivered_bps", p->delivered_bps, API_REAL_PREC);
-	if (p->lost_packets >= 0)
-		jsonw_int(b, "lost_packets", p->lost_packets);
-	else
-		jsonw_null(b, "lost_packets");
+	api_put_probe_members(b, p);
 	if (p->busiest_core_load >= 0)
 		jsonw_real(b, "busiest_core_load", p->busiest_core_load, API_REAL_PREC);
 	else
