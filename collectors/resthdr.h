@@ -17,8 +17,9 @@ void resthdr_destroy(resthdr_t *h);
 
 /* The header list of a request as user (NULL: no Authorization) with password pass (NULL: ""),
  * the User-Agent first; post adds the JSON Content-Type and turns off "Expect: 100-continue".
- * Rebuilt only when user or pass differ from the last call's (a reload). Owned by h, valid
- * until its next call or destroy; NULL when curl has no memory (*failed set). */
+ * Looked up again only when user or pass differ from the last call's (a reload), and shared
+ * with every handle given the same ones: loop thread only. Valid until h's next call or
+ * destroy; NULL when curl has no memory (*failed set). */
 struct curl_slist *resthdr_get(resthdr_t *h, const char *user, const char *pass, bool post, bool *failed);
 
 /* "Basic " and the base64 of "user:pass" (NULL as ""), the value of an Authorization header (RFC 7617);

@@ -8,6 +8,7 @@
 #include "lib/db.h"
 #include "lib/xmem.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,28 +22,29 @@ static void *cache_grow(void *p, size_t n, size_t size)
 	return xreallocarray(p, n ? n * 2 : 4, size);
 }
 
-static void cache_series_free(struct store_series *v, size_t n)
+static void cache_series_free(struct store_series *v, struct store_detail *d, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!(v[i].shared & CACHE_SHARED_NAME))
 			free(v[i].name);
 		if (!(v[i].shared & CACHE_SHARED_KEY))
 			free(v[i].key);
-		if (!(v[i].shared & CACHE_SHARED_ALLOWED))
-			free(v[i].allowed);
-		if (!(v[i].shared & CACHE_SHARED_ENDPOINT))
-			free(v[i].endpoint);
+		if (d != NULL && !(v[i].shared & CACHE_SHARED_ALLOWED))
+			free(d[i].allowed);
+		if (d != NULL && !(v[i].shared & CACHE_SHARED_ENDPOINT))
+			free(d[i].endpoint);
 	}
 	free(v);
+	free(d);
 }
 
 void cache_clear(store_t *st)
 {
 	for (size_t i = 0; i < st->nrouters; i++) {
 		struct store_router *r = st->routers[i];
-		cache_series_free(r->ifaces, r->nifaces);
-		cache_series_free(r->peers, r->npeers);
-		cache_series_free(r->sensors, r->nsensors);
+		cache_series_free(r->ifaces, NULL, r->nifaces);
+		cache_series_free(r->peers, r->details, r->npeers);
+		cache_series_free(r->sensors, NULL, r->nsensors);
 		sample_strs_unref(r->strs);
 		free(r->name);
 		free(r->version);
@@ -124,6 +126,16 @@ struct store_series *cache_series_add(
 	return x;
 }
 
+struct store_series *cache_peer_add(struct store_router *r, const char *name, const char *key, int64_t id)
+{
+	size_t cap = r->cap_peers;
+	struct store_series *x = cache_series_add(&r->peers, &r->npeers, &r->cap_peers, name, key, id);
+	if (r->cap_peers != cap)
+		r->details = xreallocarray(r->details, r->cap_peers, sizeof(*r->details));
+	r->details[r->npeers - 1] = (struct store_detail){ NULL, NULL };
+	return x;
+}
+
 static int cache_load_routers(store_t *st)
 {
 	sqlite3_stmt *q = store_stmt(
@@ -158,17 +170,21 @@ static const char *const cache_series_sql[] = {
 
 static void cache_series_row(struct store_router *r, enum cache_what what, sqlite3_stmt *q)
 {
-	struct store_series **v = what == CACHE_PEERS ? &r->peers
-		: what == CACHE_SENSORS               ? &r->sensors
-						      : &r->ifaces;
-	size_t *n = what == CACHE_PEERS ? &r->npeers : what == CACHE_SENSORS ? &r->nsensors : &r->nifaces;
-	size_t *cap = what == CACHE_PEERS ? &r->cap_peers
-		: what == CACHE_SENSORS   ? &r->cap_sensors
-					  : &r->cap_ifaces;
-	struct store_series *x = cache_series_add(v, n, cap, (const char *)sqlite3_column_text(q, 2),
-		(const char *)sqlite3_column_text(q, 3), sqlite3_column_int64(q, 1));
-	x->endpoint = db_col_str(q, 4);
-	x->allowed = db_col_str(q, 5);
+	const char *name = (const char *)sqlite3_column_text(q, 2);
+	const char *key = (const char *)sqlite3_column_text(q, 3);
+	int64_t id = sqlite3_column_int64(q, 1);
+	if (what == CACHE_IFACES) {
+		cache_series_add(&r->ifaces, &r->nifaces, &r->cap_ifaces, name, key, id);
+		return;
+	}
+	if (what == CACHE_SENSORS) {
+		cache_series_add(&r->sensors, &r->nsensors, &r->cap_sensors, name, key, id);
+		return;
+	}
+	struct store_series *x = cache_peer_add(r, name, key, id);
+	struct store_detail *d = &r->details[r->npeers - 1];
+	d->endpoint = db_col_str(q, 4);
+	d->allowed = db_col_str(q, 5);
 	int64_t disabled = db_col_int64(q, 6, -1);
 	x->disabled = (int8_t)(disabled < 0 ? -1 : disabled != 0);
 }
@@ -252,24 +268,27 @@ static int cache_load_prevs(store_t *st)
 	return rc;
 }
 
-static void cache_trim(struct store_series **v, size_t n, size_t *cap)
+/* *v no longer than n elements of size, from *cap (which the caller updates). */
+static void *cache_trim(void *v, size_t n, size_t cap, size_t size)
 {
-	if (*cap == n)
-		return;
+	if (cap == n)
+		return v;
 	if (n == 0) {
-		free(*v);
-		*v = NULL;
-	} else {
-		*v = xreallocarray(*v, n, sizeof(**v));
+		free(v);
+		return NULL;
 	}
-	*cap = n;
+	return xreallocarray(v, n, size);
 }
 
 void cache_router_trim(struct store_router *r)
 {
-	cache_trim(&r->ifaces, r->nifaces, &r->cap_ifaces);
-	cache_trim(&r->peers, r->npeers, &r->cap_peers);
-	cache_trim(&r->sensors, r->nsensors, &r->cap_sensors);
+	r->ifaces = cache_trim(r->ifaces, r->nifaces, r->cap_ifaces, sizeof(*r->ifaces));
+	r->cap_ifaces = r->nifaces;
+	r->peers = cache_trim(r->peers, r->npeers, r->cap_peers, sizeof(*r->peers));
+	r->details = cache_trim(r->details, r->npeers, r->cap_peers, sizeof(*r->details));
+	r->cap_peers = r->npeers;
+	r->sensors = cache_trim(r->sensors, r->nsensors, r->cap_sensors, sizeof(*r->sensors));
+	r->cap_sensors = r->nsensors;
 }
 
 void cache_peers_block(struct store_router *r, sample_strs_t *b)
@@ -278,14 +297,15 @@ void cache_peers_block(struct store_router *r, sample_strs_t *b)
 		return;
 	for (size_t i = 0; i < r->npeers; i++) { /* rare: a full peers reply made a new block */
 		struct store_series *x = &r->peers[i];
+		struct store_detail *d = &r->details[i];
 		if (x->shared & CACHE_SHARED_NAME)
 			x->name = xstrdup(x->name);
 		if (x->shared & CACHE_SHARED_KEY)
 			x->key = xstrdup(x->key);
 		if (x->shared & CACHE_SHARED_ALLOWED)
-			x->allowed = xstrdup(x->allowed);
+			d->allowed = xstrdup(d->allowed);
 		if (x->shared & CACHE_SHARED_ENDPOINT)
-			x->endpoint = cache_endpoint(x->endpoint, x->endpoint_port);
+			d->endpoint = cache_endpoint(d->endpoint, x->endpoint_port);
 		x->shared = 0;
 	}
 	sample_strs_unref(r->strs);
@@ -302,15 +322,15 @@ void cache_series_share(const struct store_router *r, const sample_t *s, struct 
 	x->shared |= bit;
 }
 
-void cache_series_share_endpoint(
-	const struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port)
+void cache_series_share_endpoint(const struct store_router *r, const sample_t *s, struct store_series *x,
+	struct store_detail *d, const char *addr, int port)
 {
 	if ((x->shared & CACHE_SHARED_ENDPOINT) || addr == NULL || addr[0] == '\0' || port < 0 ||
-		r->strs == NULL || sample_holder(s, addr) != r->strs)
+		port > UINT16_MAX || r->strs == NULL || sample_holder(s, addr) != r->strs)
 		return;
-	free(x->endpoint);
-	x->endpoint = (char *)addr; /* never written: the block is immutable */
-	x->endpoint_port = port;
+	free(d->endpoint);
+	d->endpoint = (char *)addr; /* never written: the block is immutable */
+	x->endpoint_port = (uint16_t)port;
 	x->shared |= CACHE_SHARED_ENDPOINT;
 }
 

@@ -86,8 +86,9 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 		db_bind_text(q, 4, label);
 	if (store_step(st, q) < 0)
 		return NULL;
-	return cache_series_add(
-		v, n, peer ? &r->cap_peers : &r->cap_ifaces, name, key, sqlite3_last_insert_rowid(st->db));
+	if (peer)
+		return cache_peer_add(r, name, key, sqlite3_last_insert_rowid(st->db));
+	return cache_series_add(v, n, &r->cap_ifaces, name, key, sqlite3_last_insert_rowid(st->db));
 }
 
 static struct store_series *ingest_sensor_get(
@@ -128,11 +129,12 @@ static bool ingest_port_is(const char *s, int port)
 	return *s == '\0';
 }
 
-/* Whether x's endpoint is p's, without building cache_endpoint's form: the endpoint rarely
+/* Whether d's endpoint is p's, without building cache_endpoint's form: the endpoint rarely
  * changes, and this runs for every peer of every poll. */
-static bool ingest_endpoint_same(const struct store_series *x, const struct sample_peer *p)
+static bool ingest_endpoint_same(
+	const struct store_series *x, const struct store_detail *d, const struct sample_peer *p)
 {
-	const char *stored = x->endpoint;
+	const char *stored = d->endpoint;
 	if (x->shared & CACHE_SHARED_ENDPOINT) /* a bare address and its port */
 		return p->endpoint != NULL && p->endpoint_port >= 0 && p->endpoint_port == x->endpoint_port &&
 			strcmp(stored, p->endpoint) == 0;
@@ -152,13 +154,15 @@ static bool ingest_endpoint_same(const struct store_series *x, const struct samp
 	return *stored == ':' && ingest_port_is(stored + 1, p->endpoint_port);
 }
 
-/* The peer's endpoint, allowed addresses and disabled flag into peers when they changed. */
+/* The peer's endpoint, allowed addresses and disabled flag into peers when they changed; x is
+ * its series, d its detail. */
 static int ingest_peer_detail(store_t *st, const struct store_router *r, const sample_t *s,
-	struct store_series *x, const struct sample_peer *p)
+	struct store_series *x, struct store_detail *d, const struct sample_peer *p)
 {
-	if (ingest_endpoint_same(x, p) && ingest_same(p->allowed, x->allowed) && x->disabled == p->disabled) {
-		cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
-		cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
+	if (ingest_endpoint_same(x, d, p) && ingest_same(p->allowed, d->allowed) &&
+		x->disabled == p->disabled) {
+		cache_series_share(r, s, x, &d->allowed, p->allowed, CACHE_SHARED_ALLOWED);
+		cache_series_share_endpoint(r, s, x, d, p->endpoint, p->endpoint_port);
 		return 0;
 	}
 	char *ep = cache_endpoint(p->endpoint, p->endpoint_port);
@@ -169,14 +173,14 @@ static int ingest_peer_detail(store_t *st, const struct store_router *r, const s
 	sqlite3_bind_int(q, 4, p->disabled);
 	int rc = store_step(st, q);
 	if (!(x->shared & CACHE_SHARED_ENDPOINT))
-		free(x->endpoint);
+		free(d->endpoint);
 	if (!(x->shared & CACHE_SHARED_ALLOWED))
-		free(x->allowed);
+		free(d->allowed);
 	x->shared &= (uint8_t) ~(CACHE_SHARED_ALLOWED | CACHE_SHARED_ENDPOINT);
-	x->endpoint = ep;
-	x->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
-	cache_series_share(r, s, x, &x->allowed, p->allowed, CACHE_SHARED_ALLOWED);
-	cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
+	d->endpoint = ep;
+	d->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
+	cache_series_share(r, s, x, &d->allowed, p->allowed, CACHE_SHARED_ALLOWED);
+	cache_series_share_endpoint(r, s, x, d, p->endpoint, p->endpoint_port);
 	x->disabled = (int8_t)p->disabled;
 	return rc;
 }
@@ -279,7 +283,7 @@ static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t
 			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
 		ingest_delta_flags(&v, &d);
 		pack_append(b, STORE_PEER, &prev_id, &v);
-		if (ingest_peer_detail(st, r, s, x, p) < 0)
+		if (ingest_peer_detail(st, r, s, x, &r->details[x - r->peers], p) < 0)
 			return -1;
 	}
 	return 0;

@@ -37,19 +37,25 @@ enum store_sq { /* the writer's prepared statements (ingest_sql) */
 	SQ_COUNT
 };
 
-struct store_series { /* an interface, or a peer, of one router; one per router's series kept */
+struct store_series { /* an interface, a peer or a sensor of one router; one per series kept */
 	char *name;   /* interface name; for a peer its interface */
 	char *key;    /* peer: public key, else label; NULL for interfaces */
 	int64_t id;
 	int64_t prev_ms;   /* its wall time */
 	int64_t prev_mono; /* its monotonic time; -1 when read back from the database */
 	uint64_t prev_rx, prev_tx;
-	/* a peer's details as stored in peers (written when they change) */
-	char *endpoint, *allowed;
-	int8_t disabled;       /* -1 unknown, else 0 or 1 */
-	bool have_prev;        /* prev_* hold the counters of the poll before, in poll order */
-	uint8_t shared;        /* CACHE_SHARED_*: which strings lie in the router's strs */
-	int32_t endpoint_port; /* with CACHE_SHARED_ENDPOINT: endpoint is the bare address, this its port */
+	bool have_prev; /* prev_* hold the counters of the poll before, in poll order */
+	uint8_t shared; /* CACHE_SHARED_*: which strings (its own, its detail's) lie in the router's strs */
+	/* a peer's, as stored in peers (written when they change); in what would be padding */
+	int8_t disabled;        /* -1 unknown, else 0 or 1 */
+	uint16_t endpoint_port; /* with CACHE_SHARED_ENDPOINT: the detail's endpoint is the bare address */
+};
+
+/* A peer's endpoint and allowed addresses as stored in peers, beside its series (the same
+ * index): apart, so that interfaces and sensors, which have none, take 64 bytes a series. */
+struct store_detail {
+	char *endpoint; /* cache_endpoint's form, or with CACHE_SHARED_ENDPOINT the bare address */
+	char *allowed;
 };
 
 /* A peer series' strings that lie in its router's strs (the polls' block, not a copy of ours). */
@@ -65,6 +71,7 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 	int64_t uptime_ms, info_ms; /* last known uptime and the poll time it was read; -1 */
 	int64_t info_mono;          /* the monotonic time it was read; -1 unknown */
 	struct store_series *ifaces, *peers;
+	struct store_detail *details; /* the peers' details: details[i] is peers[i]'s, cap_peers long */
 	size_t nifaces, npeers;
 	struct store_series *sensors; /* name: the sensor's, key: its unit's (sample_unit_name) */
 	size_t nsensors;
@@ -200,18 +207,22 @@ struct store_series *cache_series_find(
 /* Remember a series just inserted with this id, without previous counters; never NULL. */
 struct store_series *cache_series_add(
 	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id);
+/* The same for a peer of r, with its details unknown (r->details grows with r->peers). */
+struct store_series *cache_peer_add(struct store_router *r, const char *name, const char *key, int64_t id);
 /* r's series arrays no longer than their series, as they are kept for good: after adding some. */
 void cache_router_trim(struct store_router *r);
 /* Before a poll's peers, whose strings lie in b (sample_holder; NULL: in none): when r shares
- * another block, its peer series take copies of what they pointed at, and r holds b instead. */
+ * another block, its peer series and details take copies of what they pointed at, and r holds b
+ * instead. */
 void cache_peers_block(struct store_router *r, sample_strs_t *b);
-/* *field (of x, whose shared flag is bit) points at str, the poll's equal string, when str lies in
- * r->strs; its own copy goes. s is the poll. */
+/* *field (of x or its detail, whose shared flag is bit) points at str, the poll's equal string,
+ * when str lies in r->strs; its own copy goes. s is the poll. */
 void cache_series_share(const struct store_router *r, const sample_t *s, struct store_series *x, char **field,
 	const char *str, uint8_t bit);
-/* The same for x's endpoint: addr (the poll's, bare) and port stand for the stored form. */
-void cache_series_share_endpoint(
-	const struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port);
+/* The same for peer x's endpoint (in d, its detail): addr (the poll's, bare) and port stand for
+ * the stored form. */
+void cache_series_share_endpoint(const struct store_router *r, const sample_t *s, struct store_series *x,
+	struct store_detail *d, const char *addr, int port);
 /* An endpoint as peers stores it: "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or
  * NULL for no address. */
 char *cache_endpoint(const char *addr, int port);

@@ -753,6 +753,25 @@ static void test_restopt(void)
 
 /* ---- transport against a stand-in router ---- */
 
+/* Routers with the same credentials share one list (resthdr.h); it outlives the first one's
+ * handle, and other credentials get lists of their own. */
+static void test_resthdr_shared(void)
+{
+	resthdr_t *a = resthdr_create(), *b = resthdr_create(), *c = resthdr_create();
+	bool failed = true;
+	struct curl_slist *la = resthdr_get(a, "mon", "pw", false, &failed);
+	CHECK(!failed && la != NULL);
+	CHECK(resthdr_get(b, "mon", "pw", false, &failed) == la);
+	CHECK(resthdr_get(c, "mon", "pw2", false, &failed) != la);
+	CHECK(resthdr_get(c, "mon2", "pw", false, &failed) != la);
+	resthdr_destroy(a);
+	struct curl_slist *lb = resthdr_get(b, "mon", "pw", false, &failed);
+	CHECK(lb == la && lb->next != NULL && strcmp(lb->next->data, "Authorization: Basic bW9uOnB3") == 0);
+	CHECK(resthdr_get(c, "mon", "pw", true, &failed) == resthdr_get(b, "mon", "pw", true, &failed));
+	resthdr_destroy(b);
+	resthdr_destroy(c);
+}
+
 /* The Authorization header built once per router (resthdr.h), rebuilt when a reload changes
  * the user or password. */
 static void test_resthdr(void)
@@ -791,6 +810,7 @@ static void test_resthdr(void)
 	for (struct curl_slist *p = l; p != NULL; p = p->next)
 		CHECK(strstr(p->data, "Authorization") == NULL);
 	resthdr_destroy(h);
+	test_resthdr_shared();
 }
 
 /* /system/package/update (routeros.md §2.2): latest-version and status when the router has

@@ -921,10 +921,11 @@ static void test_shared_peers(void)
 	store_submit(st, mk_shared(STOREFIX_T0 + 90000, b2, 1));
 	store_flush(st);
 	CHECK(r != NULL && r->strs == b2 && r->peers[1].shared == 0 && strcmp(r->peers[1].key, "KEY2=") == 0);
-	CHECK(r != NULL && strcmp(r->peers[1].endpoint, "[2001:db8::7]:51821") == 0);
+	CHECK(r != NULL && strcmp(r->details[1].endpoint, "[2001:db8::7]:51821") == 0);
 	CHECK(r != NULL && (r->peers[0].shared & CACHE_SHARED_ENDPOINT) &&
-		strcmp(r->peers[0].endpoint, "198.51.100.8") == 0 && r->peers[0].endpoint_port == 51820);
-	CHECK(r != NULL && strcmp(r->peers[0].allowed, "10.0.0.1/32,10.9.0.0/16") == 0 && r->peers[0].shared);
+		strcmp(r->details[0].endpoint, "198.51.100.8") == 0 && r->peers[0].endpoint_port == 51820);
+	CHECK(r != NULL && strcmp(r->details[0].allowed, "10.0.0.1/32,10.9.0.0/16") == 0 &&
+		r->peers[0].shared);
 	sample_strs_unref(b2);
 	store_close(st);
 	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY1='"),
