@@ -637,24 +637,34 @@ static bool judge_sized(double ratio, double rse, const struct frame_params *p)
 	return 2 * rse <= p->threshold || 2 * rse * ratio <= JUDGE_SIZE_ABS;
 }
 
-/* At least one window projected: the change must pass the threshold and stand out of the
- * noise (JUDGE_SIGMAS standard errors); "unchanged" needs the noise to be small enough to say so. */
+/* The four-way decision on a projected ratio and its relative standard error: a change must pass
+ * the threshold and stand out of the noise (JUDGE_SIGMAS standard errors), and every verdict
+ * needs its size known (judge_sized); insufficient-data otherwise. */
+static enum detector_outcome judge_decide(double ratio, double rse, const struct frame_params *p)
+{
+	double lo = 1 - p->threshold, hi = 1 + p->threshold;
+	if (!judge_sized(ratio, rse, p))
+		return DETECTOR_INSUFFICIENT;
+	if (ratio < lo && ratio * (1 + JUDGE_SIGMAS * rse) < 1)
+		return DETECTOR_REGRESSION;
+	if (ratio > hi && ratio * (1 - JUDGE_SIGMAS * rse) > 1)
+		return DETECTOR_IMPROVEMENT;
+	if (ratio >= lo && ratio <= hi)
+		return DETECTOR_UNCHANGED;
+	return DETECTOR_INSUFFICIENT;
+}
+
+/* At least one window projected: judge_decide on the two windows' ratio and joint error. */
 static void judge_projected(const struct judge_cap *b, const struct judge_cap *a,
 	const struct frame_params *p, struct frame_result *r)
 {
-	double rse = sqrt(b->rse * b->rse + a->rse * a->rse), lo = 1 - p->threshold, hi = 1 + p->threshold;
+	double rse = sqrt(b->rse * b->rse + a->rse * a->rse);
 	r->method = DETECTOR_M_COST;
 	r->rse = rse;
-	bool sized = judge_sized(r->ratio, rse, p);
-	if (r->ratio < lo && r->ratio * (1 + JUDGE_SIGMAS * rse) < 1 && sized)
-		r->verdict = DETECTOR_REGRESSION;
-	else if (r->ratio > hi && r->ratio * (1 - JUDGE_SIGMAS * rse) > 1 && sized)
-		r->verdict = DETECTOR_IMPROVEMENT;
-	else if (r->ratio >= lo && r->ratio <= hi && sized)
-		r->verdict = DETECTOR_UNCHANGED;
-	else {
+	r->verdict = judge_decide(r->ratio, rse, p);
+	if (r->verdict == DETECTOR_INSUFFICIENT) {
 		r->method = DETECTOR_M_NONE;
-		r->hint = r->ratio < lo;
+		r->hint = r->ratio < 1 - p->threshold;
 		r->ratio = NAN; /* insufficient-data carries no ratio: no guess */
 		judge_why(r, "",
 			r->hint ? "a fall, but within the noise of the samples"
@@ -989,18 +999,12 @@ static bool judge_far(const struct frame *f, const struct frame_w *b, const stru
 		!judge_far_cap(f, b, s, cb, p, &capb, &rseb) || !judge_far_cap(f, a, s, ca, p, &capa, &rsea))
 		return false;
 	double ratio = capa / capb, rse = sqrt(rseb * rseb + rsea * rsea);
-	double lo = 1 - p->threshold, hi = 1 + p->threshold;
-	bool sized = judge_sized(ratio, rse, p);
-	if (ratio < lo && ratio * (1 + JUDGE_SIGMAS * rse) < 1 && sized)
-		r->verdict = DETECTOR_REGRESSION;
-	else if (ratio > hi && ratio * (1 - JUDGE_SIGMAS * rse) > 1 && sized)
-		r->verdict = DETECTOR_IMPROVEMENT;
-	else if (ratio >= lo && ratio <= hi && sized)
-		r->verdict = DETECTOR_UNCHANGED;
-	else {
-		r->hint = r->hint || ratio < lo;
+	enum detector_outcome v = judge_decide(ratio, rse, p);
+	if (v == DETECTOR_INSUFFICIENT) {
+		r->hint = r->hint || ratio < 1 - p->threshold;
 		return false;
 	}
+	r->verdict = v;
 	r->hint = false;
 	r->method = DETECTOR_M_COST;
 	r->ratio = ratio;
