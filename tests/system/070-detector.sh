@@ -32,6 +32,9 @@ def want(router, d, verdict=None, method=None, ratio=None, tol=0.15, iface="wg0"
          frm="7.21.5", not_verdict=None, hint=None):
     x = v.get((router, iface, d, to))
     assert x is not None, (router, iface, d, to, "missing")
+    print("said: %s %s %s: %s, %s, ratio %s (expected: %s %s)" % (router, iface, d, x["verdict"],
+          x["method"], "-" if x["ratio"] is None else "%.2f" % x["ratio"], verdict or
+          ("not " + str(not_verdict) if not_verdict else "any"), "" if ratio is None else "%.2f" % ratio))
     assert x["from_version"] == frm, x
     assert x["final"] and x["upgraded_at"] and x["reached_at"], x
     if verdict: assert x["verdict"] == verdict, x

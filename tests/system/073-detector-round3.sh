@@ -46,6 +46,9 @@ def want(router, d, verdict=None, method=None, ratio=None, iface="wg0", not_verd
          why=None, tol=0.15):
     x = v.get((router, iface, d))
     assert x is not None, (router, iface, d, "missing")
+    print("said: %s %s %s: %s, %s, ratio %s (expected: %s %s)" % (router, iface, d, x["verdict"],
+          x["method"], "-" if x["ratio"] is None else "%.2f" % x["ratio"], verdict or
+          ("not " + str(not_verdict) if not_verdict else "any"), "" if ratio is None else "%.2f" % ratio))
     assert x["final"] and x["from_version"] == "7.21.5" and x["to_version"] == "7.22.3", x
     if verdict: assert x["verdict"] == verdict, x
     if not_verdict: assert x["verdict"] not in not_verdict, x

@@ -706,6 +706,25 @@ static const struct twin_case twin_cases[] = {
 		{ N, .s = { S(120, 0.2 / 120, 5), S0, S(100, 0.0024, 2), S0 }, .shared = 0.25, .swing = 0.3 },
 		{ N, .s = { S(120, 0.4 / 120, 5), S0, S(100, 0.0024, 2), S0 }, .shared = 0.25, .swing = 0.3 },
 		2 },
+	/* the demand is 800 so that no slot falls below the ceiling: the rates are then flat */
+	{ "a tunnel flat at 377 then 126 Mbit/s, cores 1 and 3 pinned, no profile: at core 3's "
+	  "ceiling, 3x dearer (x), or a fixed-rate test on a core where it does not show, core 3 "
+	  "full of other work (y)",
+		{ N, .s = { S(800, 0.0026, 3), S0, S0, S0 }, .work = { [1] = 1.0, [3] = 0.02 },
+			.noise = 0.25 },
+		{ N, .s = { S(800, 0.0078, 3), S0, S0, S0 }, .work = { [1] = 1.0, [3] = 0.02 },
+			.noise = 0.25 },
+		{ N, .s = { S(0.98 / 0.0026, 1e-6, 7), S0, S0, S0 }, .work = { [1] = 1.0, [3] = 1.0 } },
+		{ N, .s = { S(0.98 / 0.0078, 1e-6, 7), S0, S0, S0 }, .work = { [1] = 1.0, [3] = 1.0 } }, 0 },
+	{ "the CCR1009 with a firewall core pinned, rx flat too, profiles: tx at core 3's ceiling, 3x "
+	  "dearer (x), or rx at core 3's ceiling and tx a fixed-rate test where it does not show (y)",
+		{ N, CCR(0.0026), .work = { [1] = 1.0, [3] = 0.02 }, .tun = &m_tx721 },
+		{ N, CCR(0.0078), .work = { [1] = 1.0, [3] = 0.02 }, .tun = &m_tx722 },
+		{ N, .s = { S(0.98 / 0.0026, 1e-6, 7), S2(220, 0.98 / 220, 3, 0.001, 5), S0, S0 },
+			.work = { [1] = 1.0, [3] = 0.02 }, .tun = &m_tx721 },
+		{ N, .s = { S(0.98 / 0.0078, 1e-6, 7), S2(220, 0.98 / 220, 3, 0.001, 5), S0, S0 },
+			.work = { [1] = 1.0, [3] = 0.02 }, .tun = &m_tx722 },
+		0 },
 };
 
 /* Window w with seed, as engine_run makes it, into rate and load (n polls). */
@@ -724,11 +743,43 @@ static bool twin_same(const double *r1, const float *l1, const double *r2, const
 	return memcmp(l1, l2, n * M_CORES * sizeof(float)) == 0;
 }
 
-static struct frame_result twin_judge(size_t n, size_t split, double *rate, float *load, int stream)
+/* Usage of row (cpu, name) in p as RouterOS prints it (one decimal): absent rows and rows
+ * under 0.05 % are 0. */
+static double twin_usage(const profile_t *p, int cpu, const char *name)
 {
-	struct frame f = {
-		.npolls = n, .ncores = M_CORES, .nifs = 2, .split = split, .load = load, .rate = rate
-	};
+	const struct profile_row *r = profile_find(p, cpu, name);
+	return r && r->usage >= 0.05 ? r->usage : 0;
+}
+
+/* Whether every row of p reads the same in q, to RouterOS's one decimal. */
+static bool twin_prof_in(const profile_t *p, const profile_t *q)
+{
+	for (size_t i = 0; i < p->nrows; i++) {
+		const struct profile_row *r = &p->rows[i];
+		if (fabs(twin_usage(p, r->cpu, r->name) - twin_usage(q, r->cpu, r->name)) >= 0.05)
+			return false;
+	}
+	return true;
+}
+
+/* Whether two profiles (or their absence) tell the same. */
+static bool twin_prof_same(const profile_t *p, const profile_t *q)
+{
+	if (!p || !q)
+		return !p && !q;
+	return twin_prof_in(p, q) && twin_prof_in(q, p);
+}
+
+static struct frame_result twin_judge(
+	size_t n, size_t split, double *rate, float *load, int stream, profile_t *const prof[2])
+{
+	struct frame f = { .npolls = n,
+		.ncores = M_CORES,
+		.nifs = 2,
+		.split = split,
+		.load = load,
+		.rate = rate,
+		.prof = { prof[0], prof[1] } };
 	const struct frame_params p = {
 		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 	};
@@ -747,12 +798,15 @@ static void test_twins(void)
 		double tx = m_capacity(&c->xa, c->stream) / m_capacity(&c->xb, c->stream);
 		double ty = m_capacity(&c->ya, c->stream) / m_capacity(&c->yb, c->stream);
 		struct frame_result r[2];
+		profile_t *px[2] = { m_profile(&c->xb), m_profile(&c->xa) };
+		profile_t *py[2] = { m_profile(&c->yb), m_profile(&c->ya) };
+		CHECK(twin_prof_same(px[0], py[0]) && twin_prof_same(px[1], py[1]));
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
 			twin_gen(&c->xb, &c->xa, seed, rx, lx);
 			twin_gen(&c->yb, &c->ya, seed, ry, ly);
 			CHECK(twin_same(rx, lx, ry, ly, n));
-			r[0] = twin_judge(n, c->xb.n, rx, lx, c->stream);
-			r[1] = twin_judge(n, c->xb.n, ry, ly, c->stream);
+			r[0] = twin_judge(n, c->xb.n, rx, lx, c->stream, px);
+			r[1] = twin_judge(n, c->xb.n, ry, ly, c->stream, py);
 			CHECK_INT(r[0].verdict, r[1].verdict);
 			CHECK_INT(r[0].verdict, DETECTOR_INSUFFICIENT);
 		}
@@ -760,6 +814,8 @@ static void test_twins(void)
 		printf("| twins: %s | x %.2f, y %.2f | %s, %s: %s |\n", c->name, tx, ty,
 			outcome_name(r[0].verdict), outcome_name(r[1].verdict), r[0].why);
 		free(rx), free(ry), free(lx), free(ly);
+		for (int k = 0; k < 2; k++)
+			profile_free(px[k]), profile_free(py[k]);
 	}
 }
 
