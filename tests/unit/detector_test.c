@@ -15,176 +15,20 @@
 
 #include "lib/log.h"
 #include "store/store.h"
+#include "cpumodel.h"
 #include "unit.h"
 
-/* ---- the engine, on a model of a router's CPU ---- */
-
-/* The model (as sim/'s): each stream costs `cost` of one core per Mbit/s on its core; other
- * work loads cores of its own; a core cannot pass 1, so demand above its ceiling is throttled
- * and the core reads 1. Demand follows a wave, carries per-poll noise, may come in bursts
- * (per 1/10 of a poll); the load is read at the poll instant, the rates integrate. */
-#define M_CORES 8
-#define M_SLOTS 10
-#define M_NS    4 /* wg0 tx, wg0 rx, wg1 tx, wg1 rx */
-
-struct m_stream {
-	double mbps, cost; /* demand; load per Mbit/s */
-	int core;
-	double cost2; /* 0, or its load per Mbit/s on a second core (a split stream, or a firewall
-			 core that handles the same packets) */
-	int core2;
-};
-
-/* A CPU profile's split of one part of a core's load over classifiers, in percent of the part
- * (what is left is unclassified). */
-struct m_split {
-	const char *name[4];
-	double pct[4];
-};
-
-struct m_win {
-	size_t n;
-	struct m_stream s[M_NS];
-	double work[M_CORES], work_noise; /* other work per core; its per-poll noise (+-) */
-	double noise, swing;              /* per-poll demand noise (+-); wave amplitude */
-	double shared;                    /* demand noise (+-) every stream shares: one curve */
-	double burst_p, burst_x;          /* share of slots in a burst; demand times this then */
-	const struct m_split *tun, *oth;  /* a profile taken in the window: its streams' split, its
-					     other work's; tun NULL: no profile */
-};
+/* ---- the engine, on the model of a router's CPU (cpumodel.h) ---- */
 
 /* The CCR1009's pinned core: the per-packet path around the crypto 3x dearer on 7.22.3. */
-static const struct m_split m_tx721 = { { "networking", "encrypting", "wireguard", "ethernet" },
+static const struct cpumodel_split m_tx721 = { { "networking", "encrypting", "wireguard", "ethernet" },
 	{ 38, 9, 41, 12 } };
-static const struct m_split m_tx722 = { { "networking", "encrypting" }, { 90.5, 9.5 } };
-static const struct m_split m_fw = { { "firewall", "networking", "management" }, { 50, 30, 20 } };
-static const struct m_split m_fw_only = { { "firewall", "management" }, { 80, 20 } };
-
-static double m_unit(uint64_t seed, uint64_t a, uint64_t b) /* deterministic, 0..1 */
-{
-	uint64_t x = seed * 0x9e3779b97f4a7c15ULL ^ (a + 1) * 0xbf58476d1ce4e5b9ULL ^
-		(b + 7) * 0x94d049bb133111ebULL;
-	x ^= x >> 31;
-	x *= 0xd6e8feb86659fd93ULL;
-	x ^= x >> 32;
-	return (double)(x >> 11) / (double)(1ULL << 53);
-}
-
-/* Stream s's cost on core c. */
-static double m_cost(const struct m_stream *st, int c)
-{
-	return (st->core == c ? st->cost : 0) + (st->cost2 > 0 && st->core2 == c ? st->cost2 : 0);
-}
-
-/* One slot: throughput per stream into thr, loads per core into load. A stream is throttled by
- * the fullest of its cores. */
-static void m_slot(const struct m_win *w, const double *demand, const double *work, double *thr, double *load)
-{
-	double wanted[M_CORES] = { 0 }, f[M_CORES];
-	for (int s = 0; s < M_NS; s++)
-		for (int c = 0; c < M_CORES; c++)
-			wanted[c] += m_cost(&w->s[s], c) * demand[s];
-	for (int c = 0; c < M_CORES; c++) {
-		double avail = fmax(0, 1 - work[c]);
-		f[c] = wanted[c] > avail ? avail / wanted[c] : 1;
-		load[c] = work[c];
-	}
-	for (int s = 0; s < M_NS; s++) {
-		const struct m_stream *st = &w->s[s];
-		double g = f[st->core];
-		if (st->cost2 > 0)
-			g = fmin(g, f[st->core2]);
-		thr[s] = demand[s] * g;
-		for (int c = 0; c < M_CORES; c++)
-			load[c] += m_cost(st, c) * thr[s];
-	}
-}
-
-/* Noise cells are a poll long but start an offset of a poll after the polls do (the sim's
- * cells are whole seconds; polls fall anywhere), so the load read at a poll's end belongs to a
- * cell the next poll's rate may hold more of: the detector must not be fooled by that. Each
- * seed has its own offset. */
-#define M_OFFSET(seed) fmod(0.45 + 0.37 * (double)(seed), 1.0)
-
-static void m_gen(const struct m_win *w, uint64_t seed, double *rate, float *load)
-{
-	for (size_t k = 0; k < w->n; k++) {
-		double wave = 1 + w->swing * sin(2 * M_PI * (double)k / (double)w->n), work[M_CORES],
-		       l[M_CORES];
-		for (int c = 0; c < M_CORES; c++)
-			work[c] = w->work[c] *
-				(1 + w->work_noise * (2 * m_unit(seed, k, 100 + (uint64_t)c) - 1));
-		for (int s = 0; s < M_NS; s++)
-			rate[k * M_NS + (size_t)s] = 0;
-		for (int j = 0; j < M_SLOTS; j++) {
-			uint64_t cell = (uint64_t)floor(
-				(double)k + ((double)j + 0.5) / M_SLOTS + M_OFFSET(seed));
-			double burst = m_unit(seed, k, 200 + (uint64_t)j) < w->burst_p ? w->burst_x : 1,
-			       d[M_NS], thr[M_NS];
-			double common = 1 + w->shared * (2 * m_unit(seed, cell, 50) - 1);
-			for (int s = 0; s < M_NS; s++)
-				d[s] = w->s[s].mbps * wave * common *
-					(1 + w->noise * (2 * m_unit(seed, cell, (uint64_t)s) - 1)) * burst;
-			m_slot(w, d, work, thr, l);
-			for (int s = 0; s < M_NS; s++)
-				rate[k * M_NS + (size_t)s] += thr[s] * 1e6 / M_SLOTS;
-		}
-		for (int c = 0; c < M_CORES; c++) /* the last slot's: the instant; whole percents */
-			load[k * M_CORES + (size_t)c] = (float)(round(fmin(l[c], 1) * 100) / 100);
-	}
-}
-
-/* What stream s could carry in w at the mean demand of the others: the rate at which the first
- * of its cores fills. The truth to compare. */
-static double m_capacity(const struct m_win *w, int s)
-{
-	double cap = INFINITY;
-	for (int c = 0; c < M_CORES; c++) {
-		double cost = m_cost(&w->s[s], c), other = w->work[c];
-		if (cost <= 0)
-			continue;
-		for (int t = 0; t < M_NS; t++)
-			if (t != s)
-				other += m_cost(&w->s[t], c) * w->s[t].mbps;
-		cap = fmin(cap, (1 - other) / cost);
-	}
-	return cap;
-}
-
-/* The profile of window w (NULL when it has none): per core, the mean load of its streams at
- * their mean demand, throttled as m_slot does, split by w->tun, its other work by w->oth. */
-static profile_t *m_profile(const struct m_win *w)
-{
-	if (w->tun == NULL)
-		return NULL;
-	profile_t *p = profile_new("m", 0);
-	double wanted[M_CORES] = { 0 };
-	for (int s = 0; s < M_NS; s++)
-		for (int c = 0; c < M_CORES; c++)
-			wanted[c] += m_cost(&w->s[s], c) * w->s[s].mbps;
-	for (int c = 0; c < M_CORES; c++) {
-		double other = fmin(w->work[c], 1), avail = 1 - other;
-		double tun = wanted[c] > avail ? avail : wanted[c], part[2] = { 100 * tun, 100 * other };
-		const struct m_split *split[2] = { w->tun, w->oth ? w->oth : &m_fw };
-		for (int k = 0; k < 2; k++) {
-			double left = 100;
-			for (int i = 0; i < 4 && split[k]->name[i] && part[k] > 0; i++) {
-				profile_add(p, c, split[k]->name[i], part[k] * split[k]->pct[i] / 100);
-				left -= split[k]->pct[i];
-			}
-			if (part[k] > 0 && left > 0.001)
-				profile_add(p, c, "unclassified", part[k] * left / 100);
-		}
-		if (part[0] + part[1] < 100)
-			profile_add(p, c, "idle", 100 - part[0] - part[1]);
-		profile_add(p, c, "total", part[0] + part[1]);
-	}
-	return p;
-}
+static const struct cpumodel_split m_tx722 = { { "networking", "encrypting" }, { 90.5, 9.5 } };
+static const struct cpumodel_split m_fw_only = { { "firewall", "management" }, { 80, 20 } };
 
 struct engine_case {
 	const char *name;
-	struct m_win b, a;
+	struct cpumodel_win b, a;
 	int stream;            /* the stream judged */
 	int verdict;           /* enum detector_outcome, M_THIN or'ed */
 	int method;            /* -1: any */
@@ -588,13 +432,13 @@ static const struct engine_case engine_cases[] = {
 static void engine_run(const struct engine_case *c, uint64_t seed, struct frame_result *r, char **conf)
 {
 	size_t n = c->b.n + c->a.n;
-	double *rate = xcalloc(n * M_NS, sizeof(double));
-	float *load = xcalloc(n * M_CORES, sizeof(float));
-	m_gen(&c->b, seed, rate, load);
-	m_gen(&c->a, seed + 1000, rate + c->b.n * M_NS, load + c->b.n * M_CORES);
-	profile_t *pb = m_profile(&c->b), *pa = m_profile(&c->a);
+	double *rate = xcalloc(n * CPUMODEL_NS, sizeof(double));
+	float *load = xcalloc(n * CPUMODEL_CORES, sizeof(float));
+	cpumodel_gen(&c->b, seed, rate, load);
+	cpumodel_gen(&c->a, seed + 1000, rate + c->b.n * CPUMODEL_NS, load + c->b.n * CPUMODEL_CORES);
+	profile_t *pb = cpumodel_profile(&c->b), *pa = cpumodel_profile(&c->a);
 	struct frame f = { .npolls = n,
-		.ncores = M_CORES,
+		.ncores = CPUMODEL_CORES,
 		.nifs = 2,
 		.split = c->b.n,
 		.load = load,
@@ -603,7 +447,7 @@ static void engine_run(const struct engine_case *c, uint64_t seed, struct frame_
 	const struct frame_params p = {
 		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 	};
-	struct frame_result all[M_NS];
+	struct frame_result all[CPUMODEL_NS];
 	judge_event(&f, &p, all);
 	*r = all[c->stream];
 	*conf = profcore_confounders(NULL, pb, pa, r->cores);
@@ -630,7 +474,8 @@ static void test_engine(void)
 {
 	for (size_t i = 0; i < sizeof(engine_cases) / sizeof(engine_cases[0]); i++) {
 		const struct engine_case *c = &engine_cases[i];
-		double truth = m_capacity(&c->a, c->stream) / m_capacity(&c->b, c->stream), sum = 0, said = 0;
+		double truth = cpumodel_capacity(&c->a, c->stream) / cpumodel_capacity(&c->b, c->stream),
+		       sum = 0, said = 0;
 		int same = 0, silent = 0, before = unit_failures;
 		struct frame_result r;
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
@@ -683,7 +528,7 @@ static void test_engine(void)
  * does not hold (docs/detector.md, "What the data cannot tell"). */
 struct twin_case {
 	const char *name;
-	struct m_win xb, xa, yb, ya; /* world x before and after; world y */
+	struct cpumodel_win xb, xa, yb, ya; /* world x before and after; world y */
 	int stream;
 	int verdict; /* insufficient-data (0), or regression where both truths are falls: then its
 			range ("capacity between LO and HI") must hold both truths */
@@ -739,19 +584,20 @@ static const struct twin_case twin_cases[] = {
 };
 
 /* Window w with seed, as engine_run makes it, into rate and load (n polls). */
-static void twin_gen(const struct m_win *b, const struct m_win *a, uint64_t seed, double *rate, float *load)
+static void twin_gen(
+	const struct cpumodel_win *b, const struct cpumodel_win *a, uint64_t seed, double *rate, float *load)
 {
-	m_gen(b, seed, rate, load);
-	m_gen(a, seed + 1000, rate + b->n * M_NS, load + b->n * M_CORES);
+	cpumodel_gen(b, seed, rate, load);
+	cpumodel_gen(a, seed + 1000, rate + b->n * CPUMODEL_NS, load + b->n * CPUMODEL_CORES);
 }
 
 /* Whether the two worlds' samples agree: rates to a millionth, loads (whole percents) exactly. */
 static bool twin_same(const double *r1, const float *l1, const double *r2, const float *l2, size_t n)
 {
-	for (size_t i = 0; i < n * M_NS; i++)
+	for (size_t i = 0; i < n * CPUMODEL_NS; i++)
 		if (fabs(r1[i] - r2[i]) > 1e-6 * fmax(1, fabs(r1[i])))
 			return false;
-	return memcmp(l1, l2, n * M_CORES * sizeof(float)) == 0;
+	return memcmp(l1, l2, n * CPUMODEL_CORES * sizeof(float)) == 0;
 }
 
 /* Usage of row (cpu, name) in p as RouterOS prints it (one decimal): absent rows and rows
@@ -785,7 +631,7 @@ static struct frame_result twin_judge(
 	size_t n, size_t split, double *rate, float *load, int stream, profile_t *const prof[2])
 {
 	struct frame f = { .npolls = n,
-		.ncores = M_CORES,
+		.ncores = CPUMODEL_CORES,
 		.nifs = 2,
 		.split = split,
 		.load = load,
@@ -794,7 +640,7 @@ static struct frame_result twin_judge(
 	const struct frame_params p = {
 		.min_samples = 20, .threshold = 0.20, .saturated = 0.90, .min_bps = 1e6
 	};
-	struct frame_result all[M_NS];
+	struct frame_result all[CPUMODEL_NS];
 	judge_event(&f, &p, all);
 	return all[stream];
 }
@@ -815,13 +661,15 @@ static void test_twins(void)
 	for (size_t i = 0; i < sizeof(twin_cases) / sizeof(twin_cases[0]); i++) {
 		const struct twin_case *c = &twin_cases[i];
 		size_t n = c->xb.n + c->xa.n;
-		double *rx = xcalloc(n * M_NS, sizeof(double)), *ry = xcalloc(n * M_NS, sizeof(double));
-		float *lx = xcalloc(n * M_CORES, sizeof(float)), *ly = xcalloc(n * M_CORES, sizeof(float));
-		double tx = m_capacity(&c->xa, c->stream) / m_capacity(&c->xb, c->stream);
-		double ty = m_capacity(&c->ya, c->stream) / m_capacity(&c->yb, c->stream);
+		double *rx = xcalloc(n * CPUMODEL_NS, sizeof(double)),
+		       *ry = xcalloc(n * CPUMODEL_NS, sizeof(double));
+		float *lx = xcalloc(n * CPUMODEL_CORES, sizeof(float)),
+		      *ly = xcalloc(n * CPUMODEL_CORES, sizeof(float));
+		double tx = cpumodel_capacity(&c->xa, c->stream) / cpumodel_capacity(&c->xb, c->stream);
+		double ty = cpumodel_capacity(&c->ya, c->stream) / cpumodel_capacity(&c->yb, c->stream);
 		struct frame_result r[2];
-		profile_t *px[2] = { m_profile(&c->xb), m_profile(&c->xa) };
-		profile_t *py[2] = { m_profile(&c->yb), m_profile(&c->ya) };
+		profile_t *px[2] = { cpumodel_profile(&c->xb), cpumodel_profile(&c->xa) };
+		profile_t *py[2] = { cpumodel_profile(&c->yb), cpumodel_profile(&c->ya) };
 		CHECK(twin_prof_same(px[0], py[0]) && twin_prof_same(px[1], py[1]));
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
 			twin_gen(&c->xb, &c->xa, seed, rx, lx);
