@@ -77,9 +77,23 @@ static struct sample_peers *sample_peers_of(const sample_t *s)
 	return (struct sample_peers *)((char *)s->peers - offsetof(struct sample_peers, peers));
 }
 
-static void sample_peers_unref(struct sample_peers *t)
+sample_peers_t *sample_peers_ref(const sample_t *s)
 {
-	if (atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+	if (!s->peers_sealed)
+		return NULL;
+	struct sample_peers *t = sample_peers_of(s);
+	atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+	return t;
+}
+
+const struct sample_peer *sample_peers_get(const sample_peers_t *t)
+{
+	return t->peers;
+}
+
+void sample_peers_unref(sample_peers_t *t)
+{
+	if (t == NULL || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
 		return;
 	for (size_t i = 0; i < SAMPLE_NHELD; i++)
 		sample_strs_unref(t->held[i]);
@@ -365,7 +379,7 @@ sample_t *sample_dup(const sample_t *s)
 	d->ifaces = memcpy(at, s->ifaces ? (const void *)s->ifaces : "", s->nifaces * sizeof(*d->ifaces));
 	at += s->nifaces * sizeof(*d->ifaces);
 	if (s->peers_sealed) { /* shared: the table, its strings and blocks stay as they are */
-		atomic_fetch_add_explicit(&sample_peers_of(s)->refs, 1, memory_order_relaxed);
+		sample_peers_ref(s);
 	} else {
 		d->peers = memcpy(at, s->peers ? (const void *)s->peers : "", s->npeers * sizeof(*d->peers));
 		at += s->npeers * sizeof(*d->peers);

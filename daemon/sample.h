@@ -171,6 +171,11 @@ sample_t *sample_dup(const sample_t *s);
  * blocks), which sample_dup shares rather than copies: the poll's peers are kept once, by the
  * sample the store writes and the fleet's copy alike. s takes no more peers after. */
 void sample_seal(sample_t *s);
+/* A sealed table of peers, kept beyond its sample (restpeers keeps the newest poll's). */
+typedef struct sample_peers sample_peers_t;
+sample_peers_t *sample_peers_ref(const sample_t *s); /* s's table, one more reference; NULL if not sealed */
+const struct sample_peer *sample_peers_get(const sample_peers_t *t); /* its peers, as s had them */
+void sample_peers_unref(sample_peers_t *t);                          /* NULL is a no-op */
 /* Mark the sample failed; keeps the first error given. fmt must not contain secrets. */
 void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
