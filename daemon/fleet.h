@@ -53,8 +53,9 @@ struct fleet_stats {
 fleet_t *fleet_create(const conf_t *conf);
 void fleet_destroy(fleet_t *f);
 
-/* Loop thread: record a finished poll. Copies what it keeps. Returns true when the router's
- * up/down state changed (the caller logs the change once). */
+/* Loop thread: record a finished poll. Copies what it keeps, but shares sealed peers
+ * (sample_seal). Returns true when the router's up/down state changed (the caller logs the
+ * change once). */
 bool fleet_update(fleet_t *f, const sample_t *s);
 /* Loop thread: the router's newest CPU profile; takes p (freed when no view holds it). */
 void fleet_set_profile(fleet_t *f, profile_t *p);

@@ -247,6 +247,7 @@ static void poller_done(sample_t *s, void *arg)
 	s->duration_ms = clock_mono_ms() - r->started_ms;
 	r->fails = s->err == SAMPLE_OK ? 0 : r->fails + 1;
 	poller_clock_check(p, s);
+	sample_seal(s); /* its peers kept once, by the fleet's copy and the store alike */
 	if (fleet_update(p->fleet, s) && p->once_out == NULL)
 		poller_log_change(r, s);
 	if (p->once_out) {

@@ -5,9 +5,11 @@
 #include "lib/clock.h"
 #include "lib/xmem.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +62,43 @@ struct sample_strs {
 };
 
 #define SAMPLE_NHELD (sizeof(((sample_t *)0)->held) / sizeof(((sample_t *)0)->held[0]))
+
+/* A sealed sample's peers (sample_seal): the array, then those of their strings that lie in no
+ * block the sample held; it holds those blocks itself. Shared by the sample and its copies. */
+struct sample_peers {
+	atomic_uint refs;
+	sample_strs_t *held[SAMPLE_NHELD];
+	struct sample_peer peers[];
+};
+
+/* The table s->peers lies in; s->peers_sealed. */
+static struct sample_peers *sample_peers_of(const sample_t *s)
+{
+	return (struct sample_peers *)((char *)s->peers - offsetof(struct sample_peers, peers));
+}
+
+sample_peers_t *sample_peers_ref(const sample_t *s)
+{
+	if (!s->peers_sealed)
+		return NULL;
+	struct sample_peers *t = sample_peers_of(s);
+	atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+	return t;
+}
+
+const struct sample_peer *sample_peers_get(const sample_peers_t *t)
+{
+	return t->peers;
+}
+
+void sample_peers_unref(sample_peers_t *t)
+{
+	if (t == NULL || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	for (size_t i = 0; i < SAMPLE_NHELD; i++)
+		sample_strs_unref(t->held[i]);
+	free(t);
+}
 
 sample_strs_t *sample_strs_new(const char *data, size_t len)
 {
@@ -166,6 +205,16 @@ static void sample_free_str(const sample_t *s, char *str)
 		free(str);
 }
 
+/* Frees p's strings that are neither sample_strdup's nor a held block's. */
+static void sample_free_peer(const sample_t *s, struct sample_peer *p)
+{
+	sample_free_str(s, p->interface);
+	sample_free_str(s, p->peer);
+	sample_free_str(s, p->public_key);
+	sample_free_str(s, p->endpoint);
+	sample_free_str(s, p->allowed);
+}
+
 static void sample_free_pool(sample_t *s)
 {
 	while (s->pool != NULL) {
@@ -197,6 +246,8 @@ void sample_free(sample_t *s)
 {
 	if (s == NULL)
 		return;
+	if (s->peers_sealed)
+		sample_peers_unref(sample_peers_of(s));
 	if (s->packed) {
 		sample_release(s);
 		free(s);
@@ -206,13 +257,8 @@ void sample_free(sample_t *s)
 		sample_free_str(s, s->ifaces[i].name);
 		sample_free_str(s, s->ifaces[i].type);
 	}
-	for (size_t i = 0; i < s->npeers; i++) {
-		sample_free_str(s, s->peers[i].interface);
-		sample_free_str(s, s->peers[i].peer);
-		sample_free_str(s, s->peers[i].public_key);
-		sample_free_str(s, s->peers[i].endpoint);
-		sample_free_str(s, s->peers[i].allowed);
-	}
+	for (size_t i = 0; !s->peers_sealed && i < s->npeers; i++)
+		sample_free_peer(s, &s->peers[i]);
 	for (size_t i = 0; i < s->nsensors; i++)
 		sample_free_str(s, s->sensors[i].name);
 	for (size_t i = 0; i < s->nmenus; i++)
@@ -222,7 +268,8 @@ void sample_free(sample_t *s)
 	free(s->sensors);
 	free(s->menus);
 	free(s->ifaces);
-	free(s->peers);
+	if (!s->peers_sealed)
+		free(s->peers);
 	free(s->cores);
 	free(s->router);
 	free(s->error);
@@ -244,11 +291,18 @@ static size_t sample_slen(const sample_t *s, const char *str)
 	return str && !sample_shared(s, str) ? strlen(str) + 1 : 0;
 }
 
+/* Bytes of p's strings that a copy (sample_dup, sample_seal) takes. */
+static size_t sample_peer_slen(const sample_t *s, const struct sample_peer *p)
+{
+	return sample_slen(s, p->interface) + sample_slen(s, p->peer) + sample_slen(s, p->public_key) +
+		sample_slen(s, p->endpoint) + sample_slen(s, p->allowed);
+}
+
 /* Bytes sample_dup needs for s: the struct, its arrays, then every string with its NUL. */
 static size_t sample_packed_size(const sample_t *s)
 {
 	size_t n = sizeof(*s) + s->ncores * sizeof(*s->cores) + s->nifaces * sizeof(*s->ifaces) +
-		s->npeers * sizeof(*s->peers) + s->nsensors * sizeof(*s->sensors) +
+		(s->peers_sealed ? 0 : s->npeers * sizeof(*s->peers)) + s->nsensors * sizeof(*s->sensors) +
 		s->nmenus * sizeof(*s->menus);
 	const char *top[] = { s->router, s->error, s->version, s->channel, s->firmware, s->upgrade_firmware,
 		s->board, s->architecture, s->cpu_model, s->offered_version, s->update_status };
@@ -256,10 +310,8 @@ static size_t sample_packed_size(const sample_t *s)
 		n += sample_slen(s, top[i]);
 	for (size_t i = 0; i < s->nifaces; i++)
 		n += sample_slen(s, s->ifaces[i].name) + sample_slen(s, s->ifaces[i].type);
-	for (size_t i = 0; i < s->npeers; i++)
-		n += sample_slen(s, s->peers[i].interface) + sample_slen(s, s->peers[i].peer) +
-			sample_slen(s, s->peers[i].public_key) + sample_slen(s, s->peers[i].endpoint) +
-			sample_slen(s, s->peers[i].allowed);
+	for (size_t i = 0; !s->peers_sealed && i < s->npeers; i++)
+		n += sample_peer_slen(s, &s->peers[i]);
 	for (size_t i = 0; i < s->nsensors; i++)
 		n += sample_slen(s, s->sensors[i].name);
 	for (size_t i = 0; i < s->nmenus; i++)
@@ -278,6 +330,39 @@ static char *sample_pack(const sample_t *s, char **at, const char *str)
 	return d;
 }
 
+/* d's strings those of p (d a copy of p), packed at *at as sample_pack does. */
+static void sample_pack_peer(const sample_t *s, char **at, struct sample_peer *d, const struct sample_peer *p)
+{
+	d->interface = sample_pack(s, at, p->interface);
+	d->peer = sample_pack(s, at, p->peer);
+	d->public_key = sample_pack(s, at, p->public_key);
+	d->endpoint = sample_pack(s, at, p->endpoint);
+	d->allowed = sample_pack(s, at, p->allowed);
+}
+
+void sample_seal(sample_t *s)
+{
+	if (s->packed || s->peers_sealed || s->npeers == 0)
+		return;
+	size_t n = sizeof(struct sample_peers) + s->npeers * sizeof(*s->peers);
+	for (size_t i = 0; i < s->npeers; i++)
+		n += sample_peer_slen(s, &s->peers[i]);
+	struct sample_peers *t = xmalloc(n);
+	atomic_init(&t->refs, 1);
+	for (size_t i = 0; i < SAMPLE_NHELD; i++)
+		t->held[i] = sample_strs_ref(s->held[i]);
+	memcpy(t->peers, s->peers, s->npeers * sizeof(*s->peers));
+	char *at = (char *)(t->peers + s->npeers);
+	for (size_t i = 0; i < s->npeers; i++) {
+		sample_pack_peer(s, &at, &t->peers[i], &s->peers[i]);
+		sample_free_peer(s, &s->peers[i]);
+	}
+	free(s->peers);
+	s->peers = t->peers;
+	s->cap_peers = 0;
+	s->peers_sealed = true;
+}
+
 /* Arrays (8-byte aligned: every element size is a multiple of 8) then strings. */
 sample_t *sample_dup(const sample_t *s)
 {
@@ -293,8 +378,12 @@ sample_t *sample_dup(const sample_t *s)
 	at += s->ncores * sizeof(*d->cores);
 	d->ifaces = memcpy(at, s->ifaces ? (const void *)s->ifaces : "", s->nifaces * sizeof(*d->ifaces));
 	at += s->nifaces * sizeof(*d->ifaces);
-	d->peers = memcpy(at, s->peers ? (const void *)s->peers : "", s->npeers * sizeof(*d->peers));
-	at += s->npeers * sizeof(*d->peers);
+	if (s->peers_sealed) { /* shared: the table, its strings and blocks stay as they are */
+		sample_peers_ref(s);
+	} else {
+		d->peers = memcpy(at, s->peers ? (const void *)s->peers : "", s->npeers * sizeof(*d->peers));
+		at += s->npeers * sizeof(*d->peers);
+	}
 	d->sensors = memcpy(
 		at, s->sensors ? (const void *)s->sensors : "", s->nsensors * sizeof(*d->sensors));
 	at += s->nsensors * sizeof(*d->sensors);
@@ -312,13 +401,8 @@ sample_t *sample_dup(const sample_t *s)
 		d->ifaces[i].name = sample_pack(s, &at, s->ifaces[i].name);
 		d->ifaces[i].type = sample_pack(s, &at, s->ifaces[i].type);
 	}
-	for (size_t i = 0; i < s->npeers; i++) {
-		d->peers[i].interface = sample_pack(s, &at, s->peers[i].interface);
-		d->peers[i].peer = sample_pack(s, &at, s->peers[i].peer);
-		d->peers[i].public_key = sample_pack(s, &at, s->peers[i].public_key);
-		d->peers[i].endpoint = sample_pack(s, &at, s->peers[i].endpoint);
-		d->peers[i].allowed = sample_pack(s, &at, s->peers[i].allowed);
-	}
+	for (size_t i = 0; !s->peers_sealed && i < s->npeers; i++)
+		sample_pack_peer(s, &at, &d->peers[i], &s->peers[i]);
 	for (size_t i = 0; i < s->nsensors; i++)
 		d->sensors[i].name = sample_pack(s, &at, s->sensors[i].name);
 	for (size_t i = 0; i < s->nmenus; i++)
@@ -359,6 +443,7 @@ struct sample_iface *sample_add_iface(sample_t *s)
 
 struct sample_peer *sample_add_peer(sample_t *s)
 {
+	assert(!s->peers_sealed && "a sealed sample takes no more peers");
 	s->peers = sample_grow(s->peers, s->npeers, &s->cap_peers, sizeof(*s->peers));
 	struct sample_peer *p = &s->peers[s->npeers++];
 	memset(p, 0, sizeof(*p));

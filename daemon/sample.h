@@ -124,7 +124,8 @@ typedef struct sample {
 	/* Health (/system/health, MIKROTIK-MIB): the sensors as last read, maybe some polls ago
 	 * (collectors read them less often than counters); health_fresh when read by this poll. */
 	bool health_fresh;
-	bool packed; /* from sample_dup: one block, read-only (see there) */
+	bool packed;       /* from sample_dup: one block, read-only (see there) */
+	bool peers_sealed; /* peers is a shared table (sample_seal), read-only */
 	/* Private to sample.c: allocated lengths of ifaces, peers, sensors and menus (grown by
 	 * doubling, so that a poll of 20 peers costs a few reallocs, not 20); 0 when unknown. */
 	uint32_t cap_ifaces, cap_peers, cap_sensors, cap_menus;
@@ -162,8 +163,19 @@ void sample_stamp(sample_t *s);
 void sample_free(sample_t *s);
 /* A copy in one allocation: arrays and strings packed after the struct, so that a reader
  * walking many routers' samples (/metrics) touches a few cache lines per router, not some 70
- * scattered blocks. Read-only: free it with sample_free, never grow or replace its parts. */
+ * scattered blocks; sealed peers (sample_seal) are shared, not copied. Read-only: free it with
+ * sample_free, never grow or replace its parts. */
 sample_t *sample_dup(const sample_t *s);
+/* Seals s's peers, once its collector is done: one immutable, reference-counted table of
+ * exactly npeers, with the strings of them that lie in no block s holds (and references to those
+ * blocks), which sample_dup shares rather than copies: the poll's peers are kept once, by the
+ * sample the store writes and the fleet's copy alike. s takes no more peers after. */
+void sample_seal(sample_t *s);
+/* A sealed table of peers, kept beyond its sample (restpeers keeps the newest poll's). */
+typedef struct sample_peers sample_peers_t;
+sample_peers_t *sample_peers_ref(const sample_t *s); /* s's table, one more reference; NULL if not sealed */
+const struct sample_peer *sample_peers_get(const sample_peers_t *t); /* its peers, as s had them */
+void sample_peers_unref(sample_peers_t *t);                          /* NULL is a no-op */
 /* Mark the sample failed; keeps the first error given. fmt must not contain secrets. */
 void sample_fail(sample_t *s, enum sample_err err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

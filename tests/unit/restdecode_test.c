@@ -289,6 +289,41 @@ static void test_sample_shared(void)
 	sample_free(other);
 }
 
+/* A sealed sample's peers (sample_seal) are one table its copies share: the strings of a held
+ * block stay where they are, the others are the table's, and it outlives the sample (ASan tells). */
+static void test_sample_seal(void)
+{
+	static const char data[] = "wg0\0kEy=\0";
+	sample_strs_t *b = sample_strs_new(data, sizeof(data));
+	const char *wg0 = sample_strs_data(b), *key = wg0 + 4;
+	sample_t *s = sample_new("r1", 0, "rest");
+	sample_seal(s); /* no peers: nothing to seal */
+	CHECK(!s->peers_sealed);
+	CHECK(sample_hold(s, b));
+	for (int i = 0; i < 3; i++) {
+		struct sample_peer *p = sample_add_peer(s);
+		p->interface = sample_strdup(s, wg0);
+		p->public_key = sample_strdup(s, key);
+		p->peer = i == 0 ? xstrdup("own") : sample_strdup(s, "lab");
+		p->endpoint = sample_strdup(s, i == 2 ? "192.0.2.1" : NULL);
+		p->rx_bytes = 100 + (uint64_t)i, p->endpoint_port = 51820 + i, p->disabled = i == 1;
+	}
+	sample_strs_unref(b);
+	sample_seal(s);
+	CHECK(s->peers_sealed && s->npeers == 3);
+	sample_t *d = sample_dup(s);
+	CHECK(d->peers == s->peers && d->peers[0].interface == wg0 && d->peers[1].public_key == key);
+	sample_free(s);
+	CHECK(strcmp(d->peers[0].peer, "own") == 0 && strcmp(d->peers[2].peer, "lab") == 0);
+	CHECK(strcmp(d->peers[2].endpoint, "192.0.2.1") == 0 && d->peers[1].endpoint == NULL);
+	CHECK(strcmp(d->peers[2].interface, "wg0") == 0 && strcmp(d->peers[2].public_key, "kEy=") == 0);
+	CHECK(d->peers[1].rx_bytes == 101 && d->peers[2].endpoint_port == 51822 && d->peers[1].disabled);
+	sample_t *e = sample_dup(d); /* a copy of a copy shares it too */
+	sample_free(d);
+	CHECK(e->npeers == 3 && strcmp(e->peers[0].interface, "wg0") == 0);
+	sample_free(e); /* the last reference: the table and the block go */
+}
+
 static void test_peers(void)
 {
 	sample_t *s = dec(RESTDECODE_PEERS, PEERS, 0, NULL);
@@ -894,6 +929,7 @@ int main(void)
 	test_ifaces();
 	test_sample_pool();
 	test_sample_shared();
+	test_sample_seal();
 	test_peers();
 	test_health();
 	test_healthkeep();

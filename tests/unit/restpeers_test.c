@@ -383,6 +383,15 @@ static void many_peers(void)
 	srv_npeers = 8;
 }
 
+/* The router lists its peers in another order (the same .ids): the first to the end. */
+static void rotate_peers(void)
+{
+	struct speer first = srv_peers[0];
+	memmove(&srv_peers[0], &srv_peers[1], (size_t)(srv_npeers - 1) * sizeof(srv_peers[0]));
+	srv_peers[srv_npeers - 1] = first;
+	bump_counters();
+}
+
 static void old_version(void)
 {
 	srv_version = "7.12.1";
@@ -434,6 +443,18 @@ static const struct step many[] = {
 	{ NULL, COUNTERS(2) },
 };
 
+/* Peers listed in another order, twice: each counters-only poll finds every detail by .id,
+ * as the poll before listed them. */
+static const struct step reordered[] = {
+	{ NULL, FULL(3) },
+	{ rotate_peers, COUNTERS(3) },
+	{ rotate_peers, COUNTERS(3) },
+	{ bump_counters, COUNTERS(3) },
+	{ many_peers, AGAIN(8) },
+	{ rotate_peers, COUNTERS(8) },
+	{ rotate_peers, COUNTERS(8) },
+};
+
 /* A restart: full at once, though the same .ids come back. */
 static const struct step restarted[] = {
 	{ NULL, FULL(3) },
@@ -472,6 +493,7 @@ int main(void)
 	RUN(url, 10, added_removed);
 	RUN(url, 10, restarted);
 	RUN(url, 10, many);
+	RUN(url, 10, reordered);
 	RUN(url, 10, version_failure);
 	RUN(url, 1, every_one);
 	MHD_stop_daemon(srv);
