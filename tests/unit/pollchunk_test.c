@@ -6,102 +6,7 @@
  * out of id order come back with the same values in id order; what the layout cannot hold is
  * refused; every truncation and single-byte change of a chunk is refused or read without
  * reading past it (ASan runs it too). */
-#include "storefix.h"
-#include "store/pollchunk.h"
-
-#define PT_POLLS 180 /* an hour of 20-second polls */
-
-static sample_t *pt_poll(int k)
-{
-	int64_t t = STOREFIX_T0 + (int64_t)k * 20000;
-	sample_t *s = storefix_sample(
-		"r1", t, "7.16", "7.16", k >= 100 ? (k - 100) * 20000 + 500 : 5000000 + k * 20000);
-	s->mono_ms = 900000 + (int64_t)k * 20000 + (k % 7 == 3 ? 13 : 0); /* dt_ms != wall difference */
-	s->source = k % 50 == 49 ? "snmp" : "rest";
-	s->duration_ms = 40 + k % 9;
-	if (k % 37 == 36) {
-		sample_fail(s, SAMPLE_ERR_TIMEOUT, "timed out after %d ms", 5000 + k);
-		return s;
-	}
-	s->cpu_freq_mhz = k % 3 ? 1400 : 0;
-	sample_set_cores(s, 4);
-	for (size_t c = 0; c < s->ncores; c++) {
-		s->cores[c].load = (double)((k * 37 + (int)c * 101) % 1000) / 1000.0;
-		s->cores[c].irq = c == 2 ? NAN : 0.01 * (double)(k % 5);
-	}
-	for (int i = 0; i < 3; i++) {
-		if (i == 2 && k >= 60 && k < 70)
-			continue; /* a gap */
-		struct sample_iface *f = sample_add_iface(s);
-		f->name = xasprintf("if%d", i);
-		f->type = xstrdup(i == 1 ? "ether" : "wg");
-		f->rx_bytes = (i == 1 && k >= 120 ? 0 : (UINT64_MAX - 3000000)) +
-			(uint64_t)k * 17000 * (uint64_t)(i + 1);
-		f->tx_bytes = (uint64_t)k * (uint64_t)(300 + k % 11);
-		f->rx_packets = (uint64_t)k * 12;
-		f->tx_packets = (uint64_t)k * 9;
-		f->rx_drops = (uint64_t)k / 30;
-		f->tx_errors = (uint64_t)k / 40;
-		f->mtu = i == 1 ? 1500 : 1420;
-		f->running = !(i == 0 && k % 25 == 0);
-	}
-	for (int i = 0; i < 3; i++) {
-		struct sample_peer *pe = sample_add_peer(s);
-		pe->interface = sample_strdup(s, "if0");
-		pe->public_key = xasprintf("KEY%d=", i);
-		pe->peer = xasprintf("p%d", i);
-		pe->rx_bytes = (uint64_t)k * (uint64_t)(50 * i + k % 5);
-		pe->tx_bytes = (uint64_t)k * (uint64_t)(20 * i);
-		pe->last_handshake_ms = i == 2 ? -1 : 1000 * (k % 90);
-	}
-	s->have_peers = true;
-	if (k % 4 == 0) {
-		s->health_fresh = true;
-		s->mem_free = 1000000 - k;
-		s->mem_total = 1 << 30;
-		s->disk_free = k % 8 ? 5000000 : -1;
-		s->disk_total = 16 << 20;
-		sample_add_sensor(s, "cpu-temperature", SAMPLE_UNIT_CELSIUS, 40.5 + k % 3);
-		sample_add_sensor(s, "board-temperature", SAMPLE_UNIT_CELSIUS, -3.25);
-	}
-	return s;
-}
-
-static void pt_row_of(sqlite3_stmt *q, struct pollchunk_row *r)
-{
-	*r = (struct pollchunk_row){ .time_ms = sqlite3_column_int64(q, 0),
-		.duration_ms = sqlite3_column_int64(q, 1) };
-	r->source = (const char *)sqlite3_column_text(q, 2);
-	r->err = (const char *)sqlite3_column_text(q, 3);
-	r->error = (const char *)sqlite3_column_text(q, 4);
-	r->have_mhz = sqlite3_column_type(q, 5) != SQLITE_NULL;
-	r->cpu_mhz = sqlite3_column_int64(q, 5);
-	for (int b = 0; b < POLLCHUNK_NBLOB; b++) {
-		r->blob[b] = sqlite3_column_blob(q, 6 + b);
-		r->len[b] = (size_t)sqlite3_column_bytes(q, 6 + b);
-	}
-}
-
-static bool pt_str_eq(const char *a, const char *b)
-{
-	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
-}
-
-static bool pt_row_eq(const struct pollchunk_row *a, const struct pollchunk_row *b)
-{
-	bool eq = a->time_ms == b->time_ms && a->duration_ms == b->duration_ms &&
-		pt_str_eq(a->source, b->source) && pt_str_eq(a->err, b->err) &&
-		pt_str_eq(a->error, b->error) && a->have_mhz == b->have_mhz &&
-		(!a->have_mhz || a->cpu_mhz == b->cpu_mhz);
-	for (int i = 0; i < POLLCHUNK_NBLOB; i++)
-		eq = eq && (a->blob[i] == NULL) == (b->blob[i] == NULL) && a->len[i] == b->len[i] &&
-			(a->len[i] == 0 || memcmp(a->blob[i], b->blob[i], a->len[i]) == 0);
-	return eq;
-}
-
-#define PT_SQL                                                                                            \
-	"SELECT time_ms, duration_ms, source, err, error, cpu_mhz, cpu, ifaces, peers, health FROM polls" \
-	" WHERE router_id = (SELECT id FROM routers WHERE name = 'r1') ORDER BY time_ms"
+#include "pollfix.h"
 
 /* The rows of r1 chunked into out; their BLOB bytes into *blob_bytes. */
 static size_t pt_chunk_rows(sqlite3 *db, buf_t *out, size_t *blob_bytes)
@@ -110,10 +15,10 @@ static size_t pt_chunk_rows(sqlite3 *db, buf_t *out, size_t *blob_bytes)
 	const char *why = NULL;
 	struct pollchunk_row r;
 	pollchunk_t *pc = pollchunk_new();
-	CHECK(sqlite3_prepare_v2(db, PT_SQL, -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, POLLFIX_SQL, -1, &q, NULL) == SQLITE_OK);
 	*blob_bytes = 0;
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		pt_row_of(q, &r);
+		pollfix_row_of(q, &r);
 		CHECK(pollchunk_add(pc, &r, &why) == 0);
 		for (int b = 0; b < POLLCHUNK_NBLOB; b++)
 			*blob_bytes += r.len[b];
@@ -136,11 +41,11 @@ static void pt_compare(sqlite3 *db, const buf_t *chunk, size_t rows)
 	if (rd == NULL)
 		return;
 	CHECK_INT(pollchunk_rows(rd), rows);
-	CHECK(sqlite3_prepare_v2(db, PT_SQL, -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, POLLFIX_SQL, -1, &q, NULL) == SQLITE_OK);
 	size_t same = 0, n = 0;
 	while (sqlite3_step(q) == SQLITE_ROW && pollchunk_next(rd, &got, &why) == 1) {
-		pt_row_of(q, &want);
-		same += pt_row_eq(&want, &got);
+		pollfix_row_of(q, &want);
+		same += pollfix_row_eq(&want, &got);
 		n++;
 	}
 	CHECK_INT(n, rows);
@@ -153,20 +58,14 @@ static void pt_compare(sqlite3 *db, const buf_t *chunk, size_t rows)
 static void test_store_rows(void)
 {
 	char *p = storefix_path("rows.db");
-	store_t *st = storefix_open(p);
-	for (int k = 0; k < PT_POLLS; k++) {
-		store_submit(st, pt_poll(k));
-		store_submit(st, storefix_sample("r2", STOREFIX_T0 + k * 20000 + 5, "7.16", "7.16", 1000));
-	}
-	store_flush(st);
-	store_close(st);
+	pollfix_fill(p);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls WHERE err IS NOT NULL"), 4);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls WHERE health IS NOT NULL"), 44);
 	sqlite3 *db = storefix_db(p);
 	buf_t out;
 	buf_init(&out);
 	size_t blob_bytes, rows = pt_chunk_rows(db, &out, &blob_bytes);
-	CHECK_INT(rows, PT_POLLS);
+	CHECK_INT(rows, POLLFIX_POLLS);
 	pt_compare(db, &out, rows);
 	printf("  %zu rows: BLOBs %zu bytes, chunk %zu bytes\n", rows, blob_bytes, out.len);
 	CHECK(out.len * 2 < blob_bytes);
@@ -216,9 +115,9 @@ static void test_hand_rows(void)
 	struct pollchunk_row got;
 	for (int n = 0; rd != NULL && n < 2; n++) {
 		CHECK_INT(pollchunk_next(rd, &got, &why), 1);
-		CHECK(got.time_ms == -5 && got.duration_ms == -1 && pt_str_eq(got.source, "") &&
+		CHECK(got.time_ms == -5 && got.duration_ms == -1 && pollfix_str_eq(got.source, "") &&
 			got.err == NULL);
-		CHECK(pt_str_eq(got.error, "é\tx") && got.blob[POLLCHUNK_CPU] == NULL && !got.have_mhz);
+		CHECK(pollfix_str_eq(got.error, "é\tx") && got.blob[POLLCHUNK_CPU] == NULL && !got.have_mhz);
 		CHECK(got.len[POLLCHUNK_IFACES] == 1 && got.len[POLLCHUNK_PEERS] == peers.len);
 		const uint8_t *q = (const uint8_t *)got.blob[POLLCHUNK_PEERS] + 1,
 			      *end = q + got.len[POLLCHUNK_PEERS] - 1;
