@@ -20,24 +20,25 @@ static const char cs_polls_sql[] =
 	"SELECT time_ms, duration_ms, source, err, error, cpu_mhz, cpu, ifaces, peers, health FROM polls"
 	" WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms";
 
-struct cs_read {
+struct chunkstore_cur { /* a read of one router's rows over a range */
 	sqlite3 *db;
 	sqlite3_stmt *chunks, *polls;
 	int64_t from, to;
 	pollchunk_read_t *rd; /* the chunk being read (its bytes: the chunks statement's row) */
 	struct pollchunk_row crow, prow;
 	bool chave, phave; /* crow, prow hold the next row of each table in range */
+	int last;          /* the table of the row returned last: 1 chunks, 2 polls, 0 none yet */
 	char **cause;
 };
 
-static int cs_fail(struct cs_read *r, const char *what)
+static int cs_fail(chunkstore_cur_t *r, const char *what)
 {
 	*r->cause = xasprintf("%s: %s", what, sqlite3_errmsg(r->db));
 	return -1;
 }
 
 /* The next row of the chunks in range into r->crow (r->chave false after the last). */
-static int cs_chunk_next(struct cs_read *r)
+static int cs_chunk_next(chunkstore_cur_t *r)
 {
 	const char *why = NULL;
 	for (;;) {
@@ -66,7 +67,7 @@ static int cs_chunk_next(struct cs_read *r)
 }
 
 /* The next polls row in range into r->prow (r->phave false after the last). */
-static int cs_polls_next(struct cs_read *r)
+static int cs_polls_next(chunkstore_cur_t *r)
 {
 	sqlite3_stmt *q = r->polls;
 	int rc = sqlite3_step(q);
@@ -88,7 +89,7 @@ static int cs_polls_next(struct cs_read *r)
 	return 0;
 }
 
-static int cs_prepare(struct cs_read *r, int64_t rid)
+static int cs_prepare(chunkstore_cur_t *r, int64_t rid)
 {
 	if (sqlite3_prepare_v2(r->db, cs_chunks_sql, -1, &r->chunks, NULL) != SQLITE_OK ||
 		sqlite3_prepare_v2(r->db, cs_polls_sql, -1, &r->polls, NULL) != SQLITE_OK)
@@ -104,22 +105,53 @@ static int cs_prepare(struct cs_read *r, int64_t rid)
 	return 0;
 }
 
+chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause)
+{
+	chunkstore_cur_t *r = xcalloc(1, sizeof(*r));
+	*r = (chunkstore_cur_t){ .db = db, .from = from, .to = to, .cause = cause };
+	if (cs_prepare(r, rid) < 0 || cs_chunk_next(r) < 0 || cs_polls_next(r) < 0) {
+		chunkstore_close(r);
+		return NULL;
+	}
+	return r;
+}
+
+int chunkstore_next(chunkstore_cur_t *r, const struct pollchunk_row **row, char **cause)
+{
+	r->cause = cause;
+	if ((r->last == 1 && cs_chunk_next(r) < 0) || (r->last == 2 && cs_polls_next(r) < 0)) {
+		r->last = 0;
+		r->chave = r->phave = false; /* nothing more after an error */
+		return -1;
+	}
+	if (!r->chave && !r->phave) {
+		r->last = 0;
+		return 0;
+	}
+	r->last = r->chave && (!r->phave || r->crow.time_ms <= r->prow.time_ms) ? 1 : 2;
+	*row = r->last == 1 ? &r->crow : &r->prow;
+	return 1;
+}
+
+void chunkstore_close(chunkstore_cur_t *r)
+{
+	if (r == NULL)
+		return;
+	pollchunk_read_free(r->rd);
+	sqlite3_finalize(r->chunks);
+	sqlite3_finalize(r->polls);
+	free(r);
+}
+
 int chunkstore_rows(
 	sqlite3 *db, int64_t rid, int64_t from, int64_t to, chunkstore_fn fn, void *arg, char **cause)
 {
-	struct cs_read r = { .db = db, .from = from, .to = to, .cause = cause };
-	int rc = cs_prepare(&r, rid);
-	if (rc == 0)
-		rc = cs_chunk_next(&r) < 0 || cs_polls_next(&r) < 0 ? -1 : 0;
-	while (rc == 0 && (r.chave || r.phave)) {
-		bool chunk = r.chave && (!r.phave || r.crow.time_ms <= r.prow.time_ms);
-		rc = fn(arg, chunk ? &r.crow : &r.prow);
-		if (rc == 0)
-			rc = chunk ? cs_chunk_next(&r) : cs_polls_next(&r);
-	}
-	pollchunk_read_free(r.rd);
-	sqlite3_finalize(r.chunks);
-	sqlite3_finalize(r.polls);
+	const struct pollchunk_row *row = NULL;
+	chunkstore_cur_t *r = chunkstore_open(db, rid, from, to, cause);
+	int rc = r == NULL ? -1 : 0;
+	while (rc == 0 && (rc = chunkstore_next(r, &row, cause)) == 1)
+		rc = fn(arg, row);
+	chunkstore_close(r);
 	return rc;
 }
 

@@ -25,6 +25,13 @@ typedef int (*chunkstore_fn)(void *arg, const struct pollchunk_row *row);
 int chunkstore_rows(
 	sqlite3 *db, int64_t rid, int64_t from, int64_t to, chunkstore_fn fn, void *arg, char **cause);
 
+/* The same read as a cursor: NULL with *cause, or one to walk with chunkstore_next. */
+typedef struct chunkstore_cur chunkstore_cur_t;
+chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause);
+/* The next row into *row (valid until the next call): 1, 0 after the last, -1 with *cause. */
+int chunkstore_next(chunkstore_cur_t *c, const struct pollchunk_row **row, char **cause);
+void chunkstore_close(chunkstore_cur_t *c); /* NULL is a no-op */
+
 /* Router rid's rows of the span at span_ms (a multiple of CHUNKSTORE_SPAN_MS), those of polls
  * and of a chunk already written there alike, made one chunk, and the rows they were deleted,
  * in the writer's open transaction (st's connection): both or, when it fails, neither. 0 (also

@@ -3,7 +3,8 @@
  * column kind). Its spans chunked, every range of rows reads back as the polls table held it;
  * a late row beside a chunk reads in order and is merged by the next chunking; a chunking
  * interrupted (a process gone mid-transaction, a rollback) leaves the rows as they were; rows
- * the chunk cannot hold stay rows; a schema-14 database migrates to 015 and reads the same. */
+ * the chunk cannot hold stay rows; a schema-14 database migrates to 015 and reads the same.
+ * store_polls (store/pollsvt.c) gives, by router and range or whole, what polls held. */
 #include "pollfix.h"
 #include "store/chunkstore.h"
 
@@ -213,6 +214,78 @@ static void test_migrate(void)
 	free(o);
 }
 
+/* The rows sql (the columns of pollfix_row_of, ?1 and ?2 bound) gives on the database at path. */
+static size_t ct_sql_rows(const char *path, const char *sql, int64_t a, int64_t b, buf_t *out)
+{
+	sqlite3 *db = storefix_db(path);
+	sqlite3_stmt *q = NULL;
+	struct pollchunk_row r;
+	size_t n = 0;
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
+	if (q == NULL)
+		fprintf(stderr, "%s: %s\n", sql, sqlite3_errmsg(db));
+	sqlite3_bind_int64(q, 1, a);
+	sqlite3_bind_int64(q, 2, b);
+	int rc;
+	for (; (rc = sqlite3_step(q)) == SQLITE_ROW; n++) {
+		pollfix_row_of(q, &r);
+		pollfix_flat(out, &r);
+	}
+	CHECK_INT(rc, SQLITE_DONE);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return n;
+}
+
+#define CT_COLS "SELECT time_ms, duration_ms, source, err, error, cpu_mhz, cpu, ifaces, peers, health FROM "
+
+/* store_polls on path reads with where what polls on orig does; returns the rows. */
+static size_t ct_vtab_same(const char *orig, const char *path, const char *where, int64_t a, int64_t b)
+{
+	buf_t want, got;
+	buf_init(&want);
+	buf_init(&got);
+	char *w = xasprintf(CT_COLS "polls %s", where), *g = xasprintf(CT_COLS "store_polls %s", where);
+	size_t n = ct_sql_rows(orig, w, a, b, &want);
+	CHECK_INT(ct_sql_rows(path, g, a, b, &got), n);
+	CHECK(want.len == got.len && (want.len == 0 || memcmp(want.data, got.data, want.len) == 0));
+	free(w);
+	free(g);
+	buf_free(&want);
+	buf_free(&got);
+	return n;
+}
+
+static void test_vtab(void)
+{
+	char *p, *o;
+	ct_fill("vtab.db", &p, &o);
+	CHECK_INT(ct_chunk(p, "r1", CT_SPAN0, true), 0); /* r1: a chunk, then rows; r2: rows */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM chunks"), 1);
+	static const char *const where[] = {
+		"ORDER BY router_id, time_ms",
+		"WHERE router_id = ?1 ORDER BY time_ms",
+		"WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?2 + 900000 ORDER BY time_ms",
+		"WHERE time_ms >= ?2 AND time_ms < ?2 + 600000 ORDER BY router_id, time_ms",
+		"WHERE router_id = ?1 AND time_ms > ?2 AND time_ms <= ?2 + 600000 ORDER BY time_ms",
+		"WHERE router_id = ?1 AND time_ms >= 1.5 ORDER BY time_ms DESC",
+		"WHERE router_id = ?1 AND health IS NOT NULL ORDER BY time_ms DESC LIMIT 3",
+		"WHERE router_id IN (?1, ?1 + 1) AND time_ms >= ?2 ORDER BY time_ms",
+		"WHERE router_id IN (?1 + 1, ?1) AND time_ms >= ?2 ORDER BY router_id, time_ms",
+	};
+	sqlite3 *db = storefix_db(p);
+	int64_t r1 = ct_rid(db, "r1");
+	sqlite3_close(db);
+	CHECK_INT(ct_vtab_same(o, p, where[0], r1, 0), 2 * POLLFIX_POLLS);
+	CHECK_INT(ct_vtab_same(o, p, where[1], r1, 0), POLLFIX_POLLS);
+	for (size_t i = 2; i < sizeof(where) / sizeof(*where); i++)
+		CHECK(ct_vtab_same(o, p, where[i], r1, CT_SPAN1 - 300000) > 0);
+	CHECK_INT(ct_vtab_same(o, p, "WHERE router_id = NULL", 0, 0), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_polls WHERE router_id = 999"), 0);
+	free(p);
+	free(o);
+}
+
 int main(void)
 {
 	if (storefix_begin("chunkstore_test") < 0)
@@ -220,5 +293,6 @@ int main(void)
 	test_roundtrip();
 	test_interrupted();
 	test_migrate();
+	test_vtab();
 	return unitfs_end(unit_done("chunkstore_test"));
 }
