@@ -5,16 +5,20 @@
  * (deltas, dt_ms, reset flags) are not exported: Prometheus derives them from the counters.
  * --only FAMILY,... writes those families alone (bench/capacitybench.py: the WireGuard byte
  * counters). Opens the database read-only and never writes it. Includes store_int.h to decode
- * the BLOBs with the store's own pack_next. */
+ * the BLOBs with the store's own pack_next. Also chunks the rows themselves, every column, one
+ * chunk a router and hour (store/pollchunk.c, the chunks table's row format), and reads each
+ * chunk back against its rows. */
 #include "config.h"
 #include "store/store_int.h"
 #include "store/chunk.h"
+#include "store/pollchunk.h"
 #include "lib/xmem.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum de_fam {
 	DE_DURATION,
@@ -102,9 +106,20 @@ struct de_chunks {
 	uint64_t bytes, chunks;
 };
 
+/* The rows chunked a router and hour; each chunk's rows kept as bytes (de_rows_flat) to compare
+ * with what the chunk gives back. */
+struct de_rows {
+	pollchunk_t *open;
+	int64_t router, hour;
+	buf_t out, want, got;
+	uint64_t bytes, chunks, rows, refused, differ;
+	double encode_s, decode_s; /* CPU seconds */
+};
+
 struct de {
 	sqlite3 *db;
 	struct de_chunks ch;
+	struct de_rows rw;
 	FILE *fam[DE_NFAM];
 	bool skip[DE_NFAM]; /* not asked for (--only) */
 	uint64_t count[DE_NFAM];
@@ -195,6 +210,104 @@ static void de_chunk_poll(struct de_chunks *c, int64_t id, int64_t t)
 		c->open = chunk_new();
 		chunk_poll(c->open, t);
 	}
+}
+
+static double de_cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void de_flat_str(buf_t *b, const char *s)
+{
+	buf_printf(b, "%zd:", s ? (ssize_t)strlen(s) : (ssize_t)-1);
+	if (s)
+		buf_puts(b, s);
+}
+
+/* Row r as bytes, every column. */
+static void de_rows_flat(buf_t *b, const struct pollchunk_row *r)
+{
+	buf_printf(b, "%" PRId64 ",%" PRId64 ",%d,%" PRId64 ",", r->time_ms, r->duration_ms, r->have_mhz,
+		r->have_mhz ? r->cpu_mhz : 0);
+	de_flat_str(b, r->source);
+	de_flat_str(b, r->err);
+	de_flat_str(b, r->error);
+	for (int i = 0; i < POLLCHUNK_NBLOB; i++) {
+		buf_printf(b, "%zd:", r->blob[i] ? (ssize_t)r->len[i] : (ssize_t)-1);
+		if (r->blob[i] != NULL)
+			buf_append(b, r->blob[i], r->len[i]);
+	}
+}
+
+/* The open chunk encoded, counted, decoded and compared with its rows. */
+static void de_rows_close(struct de_rows *w)
+{
+	const char *why = NULL;
+	struct pollchunk_row r;
+	if (w->open == NULL)
+		return;
+	double t0 = de_cpu_s();
+	buf_reset(&w->out);
+	pollchunk_encode(w->open, &w->out);
+	double t1 = de_cpu_s();
+	pollchunk_read_t *rd = pollchunk_decode(w->out.data, w->out.len, &why);
+	buf_reset(&w->got);
+	while (rd != NULL && pollchunk_next(rd, &r, &why) == 1)
+		de_rows_flat(&w->got, &r);
+	pollchunk_read_free(rd);
+	w->encode_s += t1 - t0;
+	w->decode_s += de_cpu_s() - t1;
+	w->differ += w->got.len != w->want.len || memcmp(w->got.data, w->want.data, w->got.len) != 0;
+	w->bytes += w->out.len;
+	w->chunks++;
+	pollchunk_free(w->open);
+	w->open = NULL;
+	buf_reset(&w->want);
+}
+
+/* Row r of router id into its hour's chunk. */
+static void de_rows_add(struct de_rows *w, int64_t id, const struct pollchunk_row *r)
+{
+	const char *why = NULL;
+	int64_t hour = r->time_ms / 3600000 - (r->time_ms % 3600000 < 0);
+	if (w->open != NULL && (id != w->router || hour != w->hour))
+		de_rows_close(w);
+	if (w->open == NULL)
+		w->open = pollchunk_new();
+	w->router = id;
+	w->hour = hour;
+	double t0 = de_cpu_s();
+	int rc = pollchunk_add(w->open, r, &why);
+	w->encode_s += de_cpu_s() - t0;
+	if (rc < 0) {
+		fprintf(stderr, "density_export: a row the chunk refused: %s\n", why);
+		w->refused++;
+		pollchunk_free(w->open); /* the hour stays rows: not counted */
+		w->open = NULL;
+		buf_reset(&w->want);
+		return;
+	}
+	de_rows_flat(&w->want, r);
+	w->rows++;
+}
+
+/* The row's columns as pollchunk takes them (the query of main). */
+static void de_rows_row(struct de *d, sqlite3_stmt *q)
+{
+	struct pollchunk_row r = { .time_ms = sqlite3_column_int64(q, 1),
+		.duration_ms = sqlite3_column_int64(q, 2) };
+	r.have_mhz = sqlite3_column_type(q, 3) != SQLITE_NULL;
+	r.cpu_mhz = sqlite3_column_int64(q, 3);
+	for (int b = 0; b < POLLCHUNK_NBLOB; b++) {
+		r.blob[b] = sqlite3_column_blob(q, 4 + b);
+		r.len[b] = (size_t)sqlite3_column_bytes(q, 4 + b);
+	}
+	r.source = (const char *)sqlite3_column_text(q, 8);
+	r.err = (const char *)sqlite3_column_text(q, 9);
+	r.error = (const char *)sqlite3_column_text(q, 10);
+	de_rows_add(&d->rw, sqlite3_column_int64(q, 0), &r);
 }
 
 /* s with OpenMetrics label escapes, freshly allocated. */
@@ -386,6 +499,7 @@ static void de_row(struct de *d, sqlite3_stmt *q)
 	const char *r = de_label(d->router, d->nrouter, sqlite3_column_int64(q, 0));
 	int64_t t = sqlite3_column_int64(q, 1);
 	d->polls++;
+	de_rows_row(d, q);
 	de_chunk_poll(&d->ch, sqlite3_column_int64(q, 0), t);
 	de_emit(d, DE_DURATION, r, NULL, t, (uint64_t)sqlite3_column_int64(q, 2));
 	if (sqlite3_column_type(q, 3) != SQLITE_NULL)
@@ -441,9 +555,13 @@ static void de_report(const struct de *d)
 		total, d->blob_bytes[0], d->blob_bytes[1], d->blob_bytes[2], d->blob_bytes[3]);
 	for (int i = 0; i < DE_NPART; i++)
 		printf("%s\"%s\": %" PRIu64, i ? ", " : "", de_parts[i], d->bytes[i]);
-	printf("}, \"chunked\": {\"bytes\": %" PRIu64 ", \"chunks\": %" PRIu64
-	       ", \"polls_per_chunk\": %d}}\n",
+	printf("}, \"chunked\": {\"bytes\": %" PRIu64 ", \"chunks\": %" PRIu64 ", \"polls_per_chunk\": %d}",
 		d->chunked, d->ch.chunks, DE_CHUNK);
+	printf(", \"rows_chunked\": {\"bytes\": %" PRIu64 ", \"chunks\": %" PRIu64 ", \"rows\": %" PRIu64
+	       ", \"refused\": %" PRIu64 ", \"differ\": %" PRIu64
+	       ", \"encode_s\": %.3f, \"decode_s\": %.3f}}\n",
+		d->rw.bytes, d->rw.chunks, d->rw.rows, d->rw.refused, d->rw.differ, d->rw.encode_s,
+		d->rw.decode_s);
 }
 
 /* --only's comma-separated family names into d->skip; -1 when one is not ours. */
@@ -490,7 +608,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	if (sqlite3_prepare_v2(d.db,
-		    "SELECT router_id, time_ms, duration_ms, cpu_mhz, cpu, ifaces, peers, health FROM polls"
+		    "SELECT router_id, time_ms, duration_ms, cpu_mhz, cpu, ifaces, peers, health, source, err,"
+		    " error FROM polls"
 		    " ORDER BY router_id, time_ms",
 		    -1, &q, NULL) != SQLITE_OK) {
 		fprintf(stderr, "density_export: %s\n", sqlite3_errmsg(d.db));
@@ -500,6 +619,7 @@ int main(int argc, char **argv)
 		de_row(&d, q);
 	sqlite3_finalize(q);
 	de_chunk_close(&d.ch);
+	de_rows_close(&d.rw);
 	d.chunked = d.ch.bytes;
 	for (int f = 0; f < DE_NFAM; f++) {
 		if (d.count[f] == 0)

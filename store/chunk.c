@@ -37,6 +37,7 @@ struct chunk {
 struct chunk_rs { /* a decoded series */
 	uint64_t id;
 	size_t off;        /* its first value in chunk_read.v */
+	size_t n;          /* its values */
 	const uint8_t *bm; /* its bitmap in chunk_read.bits, NULL: a value at every poll */
 };
 
@@ -282,6 +283,7 @@ static bool chunk_get_series(struct chunk_in *in, chunk_read_t *r, size_t s, siz
 	if (count > cap - *nv)
 		return false;
 	x->off = *nv;
+	x->n = count;
 	for (size_t i = 0; i < count; i++) {
 		if (!chunk_get(in, &z))
 			return false;
@@ -365,5 +367,20 @@ bool chunk_value(const chunk_read_t *r, size_t s, size_t poll, uint64_t *v)
 	if (!((x->bm[poll / 8] >> (poll % 8)) & 1))
 		return false;
 	*v = r->v[x->off + chunk_popcount(x->bm, poll)];
+	return true;
+}
+
+bool chunk_next(const chunk_read_t *r, size_t s, size_t poll, size_t *cur, uint64_t *v)
+{
+	const struct chunk_rs *x = &r->s[s];
+	if (poll >= r->np)
+		return false;
+	if (x->bm == NULL) {
+		*v = r->v[x->off + poll];
+		return true;
+	}
+	if (!((x->bm[poll / 8] >> (poll % 8)) & 1) || *cur >= x->n)
+		return false;
+	*v = r->v[x->off + (*cur)++];
 	return true;
 }

@@ -44,5 +44,8 @@ size_t chunk_nseries(const chunk_read_t *r);
 uint64_t chunk_series_id(const chunk_read_t *r, size_t s);
 /* Series s's value at poll into *v; false where it has none. */
 bool chunk_value(const chunk_read_t *r, size_t s, size_t poll, uint64_t *v);
+/* The same in constant time for a reader that walks the polls in order: *cur counts the values
+ * of series s read so far (0 before poll 0); each poll asked once, in increasing order. */
+bool chunk_next(const chunk_read_t *r, size_t s, size_t poll, size_t *cur, uint64_t *v);
 
 #endif

@@ -40,8 +40,8 @@ static void test_fresh(void)
 		(int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_STR(storefix_text(p, "PRAGMA journal_mode"), "wal");
 	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1,
-	 * 007-diag: 2, 008-rollout-allow: 1, 014-evidence-fleet: 1 */
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 16);
+	 * 007-diag: 2, 008-rollout-allow: 1, 014-evidence-fleet: 1, 015-chunks: 1 */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 17);
 	/* 014: one fleet evidence id of 32 hex digits, made once */
 	CHECK_INT(
 		storefix_int(p,

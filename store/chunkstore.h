@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* chunkstore: the chunks table (schema 015) beside the polls table: a router's rows of a closed
+ * hour written as one chunk (store/pollchunk.h) in the caller's transaction that deletes them,
+ * and one reader of a router's polls rows over a range from both tables, oldest first, as they
+ * were before chunking. Store-internal (store/ and its tests). Not yet switched on: nothing
+ * calls chunkstore_hour, so the table stays empty and the readers read polls (docs/benchmarks.md
+ * says what remains). */
+#ifndef WGWATCH_CHUNKSTORE_H
+#define WGWATCH_CHUNKSTORE_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+#include "store/pollchunk.h"
+#include "store/store.h"
+
+#define CHUNKSTORE_SPAN_MS 3600000LL /* a chunk holds rows of one such span, aligned to it */
+
+/* Called with each row; 0 to go on, anything else stops the read and is returned. */
+typedef int (*chunkstore_fn)(void *arg, const struct pollchunk_row *row);
+
+/* Router rid's polls rows in [from, to) from chunks and polls alike, oldest first (a chunk's row
+ * before a polls row of the same time), each to fn; on db, any connection, read-only. 0, fn's
+ * nonzero answer, or -1 with *cause (caller frees) on an SQLite error or a malformed chunk. */
+int chunkstore_rows(
+	sqlite3 *db, int64_t rid, int64_t from, int64_t to, chunkstore_fn fn, void *arg, char **cause);
+
+/* The same read as a cursor: NULL with *cause, or one to walk with chunkstore_next. */
+typedef struct chunkstore_cur chunkstore_cur_t;
+chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause);
+/* The next row into *row (valid until the next call): 1, 0 after the last, -1 with *cause. */
+int chunkstore_next(chunkstore_cur_t *c, const struct pollchunk_row **row, char **cause);
+void chunkstore_close(chunkstore_cur_t *c); /* NULL is a no-op */
+
+/* Router rid's rows of the span at span_ms (a multiple of CHUNKSTORE_SPAN_MS), those of polls
+ * and of a chunk already written there alike, made one chunk, and the rows they were deleted,
+ * in the writer's open transaction (st's connection): both or, when it fails, neither. 0 (also
+ * when there is nothing), 1 when the rows cannot be chunked as they are (they stay rows, and
+ * readers read them), -1 with st->errmsg. */
+int chunkstore_span(store_t *st, int64_t rid, int64_t span_ms);
+
+#endif

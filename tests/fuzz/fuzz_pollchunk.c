@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* fuzz_pollchunk: libFuzzer harness for store/pollchunk.c's reader, which turns bytes the store
+ * is to keep on disk (a damaged or hostile database file) back into polls rows. A chunk is
+ * refused or read; every row of one read whole goes into a new chunk, which must give the same
+ * rows back. It must never touch a file. */
+#undef NDEBUG
+#include "config.h"
+#include "store/pollchunk.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void fuzz_str(buf_t *b, const char *s)
+{
+	buf_printf(b, "%d:", s ? (int)strlen(s) : -1);
+	if (s)
+		buf_puts(b, s);
+}
+
+/* Row r as bytes, every column. */
+static void fuzz_flat(buf_t *b, const struct pollchunk_row *r)
+{
+	buf_printf(b, "%lld,%lld,%d,%lld,", (long long)r->time_ms, (long long)r->duration_ms, r->have_mhz,
+		(long long)(r->have_mhz ? r->cpu_mhz : 0));
+	fuzz_str(b, r->source);
+	fuzz_str(b, r->err);
+	fuzz_str(b, r->error);
+	for (int i = 0; i < POLLCHUNK_NBLOB; i++) {
+		buf_printf(b, "%d:", r->blob[i] ? (int)r->len[i] : -1);
+		if (r->blob[i] != NULL)
+			buf_append(b, r->blob[i], r->len[i]);
+	}
+}
+
+/* Every row of the chunk at p flattened into flat, each added to pc when not NULL; false when
+ * it is refused or turns out malformed. */
+static bool fuzz_read(const void *p, size_t len, buf_t *flat, pollchunk_t *pc)
+{
+	const char *why;
+	struct pollchunk_row r;
+	int rc;
+	pollchunk_read_t *rd = pollchunk_decode(p, len, &why);
+	if (rd == NULL)
+		return false;
+	while ((rc = pollchunk_next(rd, &r, &why)) == 1) {
+		fuzz_flat(flat, &r);
+		if (pc != NULL)
+			assert(pollchunk_add(pc, &r, &why) == 0);
+	}
+	pollchunk_read_free(rd);
+	return rc == 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	buf_t a, b, again;
+	buf_init(&a);
+	buf_init(&b);
+	buf_init(&again);
+	pollchunk_t *pc = pollchunk_new();
+	if (fuzz_read(data, size, &a, pc)) {
+		pollchunk_encode(pc, &again);
+		assert(fuzz_read(again.data, again.len, &b, NULL));
+		assert(a.len == b.len && memcmp(a.data, b.data, a.len) == 0);
+	}
+	pollchunk_free(pc);
+	buf_free(&a);
+	buf_free(&b);
+	buf_free(&again);
+	return 0;
+}
