@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* judge: the verdict engine, pure functions of a version change's samples (docs/detector.md,
- * "The model"): which cores carry each stream, each window's capacity, the verdict; and the
- * single-core bound, and a stream's capacity in one window. It calls fit, stats, frame, matched and profcore below it, never above. */
+ * "The model"): the verdict from each window's capacity (wincap.c finds which cores carry each
+ * stream and where the first fills), groups, far projections, matched rates; and the
+ * single-core bound, and a stream's capacity in one window. It calls wincap, matched, own,
+ * profcore, frame and stats below it, never above. */
 #ifndef WGWATCH_JUDGE_H
 #define WGWATCH_JUDGE_H
 

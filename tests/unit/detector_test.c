@@ -2,12 +2,20 @@
 /* detector_test: judge.c's maths on synthetic windows (table-driven: quantiles, the bound,
  * each method, the six cases of issue 4, noise, daily swings, shifts between directions, too
  * little data, CPU profiles that name the tunnel's core or other work on it) on a model of a
- * router's CPU, and the confounders. The whole detector on a database is detectordb_test's. */
+ * router's CPU, and the confounders. Only through judge.h: what it tests is what the detector
+ * calls. The whole detector on a database is detectordb_test's. */
 #include "config.h"
-#include "detector/judge.c" /* its statics too; the rest of detector/ is linked */
+#include "detector/judge.h"
+#include "detector/confound.h"
 #include "detector/detector_int.h"
+#include "detector/profcore.h"
+#include "detector/stats.h"
+#include "lib/xmem.h"
 
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <sqlite3.h>
 #include <stdio.h>
