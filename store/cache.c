@@ -8,7 +8,9 @@
 #include "lib/db.h"
 #include "lib/xmem.h"
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +111,14 @@ struct store_series *cache_series_find(
 	return NULL;
 }
 
+int cache_id_check(store_t *st, int64_t id)
+{
+	if (id >= 1 && id <= UINT32_MAX)
+		return 0;
+	snprintf(st->errmsg, sizeof(st->errmsg), "a series id out of range: %" PRId64, id);
+	return -1;
+}
+
 struct store_series *cache_series_add(
 	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id)
 {
@@ -120,8 +130,7 @@ struct store_series *cache_series_add(
 	memset(x, 0, sizeof(*x));
 	x->name = xstrdup(name);
 	x->key = xstrdup(key);
-	x->id = id;
-	x->prev_mono = -1;
+	x->id = (uint32_t)id;
 	x->disabled = -1;
 	return x;
 }
@@ -196,6 +205,10 @@ static int cache_load_series(store_t *st, enum cache_what what)
 		return -1;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (cache_id_check(st, sqlite3_column_int64(q, 1)) < 0) {
+			sqlite3_finalize(q);
+			return -1;
+		}
 		struct store_router *r = cache_router_find(st, (const char *)sqlite3_column_text(q, 0));
 		if (r != NULL)
 			cache_series_row(r, what, q);
@@ -222,7 +235,7 @@ static size_t cache_prev_from(
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].id != e.id || v[i].have_prev)
 				continue;
-			v[i].have_prev = true, v[i].prev_ms = t, v[i].prev_mono = -1;
+			v[i].have_prev = true, v[i].prev_t = t, v[i].prev_mono = false;
 			v[i].prev_rx = e.c[0], v[i].prev_tx = e.c[1];
 			got++;
 		}
