@@ -74,7 +74,7 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 	const char *name, const char *key, const char *label)
 {
 	struct store_series **v = peer ? &r->peers : &r->ifaces;
-	size_t *n = peer ? &r->npeers : &r->nifaces;
+	uint32_t *n = peer ? &r->npeers : &r->nifaces;
 	struct store_series *x = cache_series_find(*v, *n, hint, name, key);
 	if (x != NULL)
 		return x;
@@ -91,11 +91,12 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 	return cache_series_add(v, n, &r->cap_ifaces, name, key, sqlite3_last_insert_rowid(st->db));
 }
 
-static struct store_series *ingest_sensor_get(
+static struct store_sensor *ingest_sensor_get(
 	store_t *st, struct store_router *r, size_t hint, const struct sample_sensor *x)
 {
 	const char *unit = sample_unit_name(x->unit);
-	struct store_series *z = cache_series_find(r->sensors, r->nsensors, hint, x->name, unit);
+	int u = (unsigned)x->unit < SAMPLE_UNIT_COUNT ? (int)x->unit : SAMPLE_UNIT_STATE; /* as named */
+	struct store_sensor *z = cache_sensor_find(r, hint, x->name, u);
 	if (z != NULL)
 		return z;
 	sqlite3_stmt *q = st->sq[SQ_INS_SENSOR];
@@ -104,8 +105,7 @@ static struct store_series *ingest_sensor_get(
 	db_bind_text(q, 3, unit);
 	if (store_step(st, q) < 0 || cache_id_check(st, sqlite3_last_insert_rowid(st->db)) < 0)
 		return NULL;
-	return cache_series_add(
-		&r->sensors, &r->nsensors, &r->cap_sensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
+	return cache_sensor_add(r, x->name, u, sqlite3_last_insert_rowid(st->db));
 }
 
 static bool ingest_same(const char *a, const char *b)
@@ -310,7 +310,7 @@ static int ingest_pack_health(store_t *st, struct store_router *r, const sample_
 	pack_health_head(b, sizes);
 	for (size_t i = 0; i < s->nsensors; i++) {
 		const struct sample_sensor *x = &s->sensors[i];
-		struct store_series *z = ingest_sensor_get(st, r, i, x);
+		struct store_sensor *z = ingest_sensor_get(st, r, i, x);
 		if (z == NULL)
 			return -1;
 		double milli = x->value * 1000.0;
