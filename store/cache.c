@@ -8,7 +8,9 @@
 #include "lib/db.h"
 #include "lib/xmem.h"
 
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,7 +46,9 @@ void cache_clear(store_t *st)
 		struct store_router *r = st->routers[i];
 		cache_series_free(r->ifaces, NULL, r->nifaces);
 		cache_series_free(r->peers, r->details, r->npeers);
-		cache_series_free(r->sensors, NULL, r->nsensors);
+		for (size_t k = 0; k < r->nsensors; k++)
+			free(r->sensors[k].name);
+		free(r->sensors);
 		sample_strs_unref(r->strs);
 		free(r->name);
 		free(r->version);
@@ -109,8 +113,16 @@ struct store_series *cache_series_find(
 	return NULL;
 }
 
+int cache_id_check(store_t *st, int64_t id)
+{
+	if (id >= 1 && id <= UINT32_MAX)
+		return 0;
+	snprintf(st->errmsg, sizeof(st->errmsg), "a series id out of range: %" PRId64, id);
+	return -1;
+}
+
 struct store_series *cache_series_add(
-	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id)
+	struct store_series **v, uint32_t *n, uint32_t *cap, const char *name, const char *key, int64_t id)
 {
 	if (*n == *cap) {
 		*cap = *cap ? 2 * *cap : 4;
@@ -120,10 +132,39 @@ struct store_series *cache_series_add(
 	memset(x, 0, sizeof(*x));
 	x->name = xstrdup(name);
 	x->key = xstrdup(key);
-	x->id = id;
-	x->prev_mono = -1;
+	x->id = (uint32_t)id;
 	x->disabled = -1;
 	return x;
+}
+
+struct store_sensor *cache_sensor_find(const struct store_router *r, size_t hint, const char *name, int unit)
+{
+	for (size_t k = 0; k < r->nsensors; k++) {
+		struct store_sensor *x = &r->sensors[(hint + k) % r->nsensors];
+		if (x->unit == unit && strcmp(x->name, name) == 0)
+			return x;
+	}
+	return NULL;
+}
+
+struct store_sensor *cache_sensor_add(struct store_router *r, const char *name, int unit, int64_t id)
+{
+	if (r->nsensors == r->cap_sensors) {
+		r->cap_sensors = r->cap_sensors ? 2 * r->cap_sensors : 4;
+		r->sensors = xreallocarray(r->sensors, r->cap_sensors, sizeof(*r->sensors));
+	}
+	struct store_sensor *x = &r->sensors[r->nsensors++];
+	*x = (struct store_sensor){ .name = xstrdup(name), .id = (uint32_t)id, .unit = (uint8_t)unit };
+	return x;
+}
+
+/* The enum sample_unit whose name is text, or CACHE_UNIT_OTHER. */
+static int cache_unit(const char *text)
+{
+	for (int u = 0; u < SAMPLE_UNIT_COUNT; u++)
+		if (text != NULL && strcmp(sample_unit_name((enum sample_unit)u), text) == 0)
+			return u;
+	return CACHE_UNIT_OTHER;
 }
 
 struct store_series *cache_peer_add(struct store_router *r, const char *name, const char *key, int64_t id)
@@ -178,7 +219,7 @@ static void cache_series_row(struct store_router *r, enum cache_what what, sqlit
 		return;
 	}
 	if (what == CACHE_SENSORS) {
-		cache_series_add(&r->sensors, &r->nsensors, &r->cap_sensors, name, key, id);
+		cache_sensor_add(r, name, cache_unit(key), id);
 		return;
 	}
 	struct store_series *x = cache_peer_add(r, name, key, id);
@@ -196,6 +237,10 @@ static int cache_load_series(store_t *st, enum cache_what what)
 		return -1;
 	int rc;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		if (cache_id_check(st, sqlite3_column_int64(q, 1)) < 0) {
+			sqlite3_finalize(q);
+			return -1;
+		}
 		struct store_router *r = cache_router_find(st, (const char *)sqlite3_column_text(q, 0));
 		if (r != NULL)
 			cache_series_row(r, what, q);
@@ -222,7 +267,7 @@ static size_t cache_prev_from(
 		for (size_t i = 0; i < n; i++) {
 			if (v[i].id != e.id || v[i].have_prev)
 				continue;
-			v[i].have_prev = true, v[i].prev_ms = t, v[i].prev_mono = -1;
+			v[i].have_prev = true, v[i].prev_t = t, v[i].prev_mono = false;
 			v[i].prev_rx = e.c[0], v[i].prev_tx = e.c[1];
 			got++;
 		}

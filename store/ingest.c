@@ -74,7 +74,7 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 	const char *name, const char *key, const char *label)
 {
 	struct store_series **v = peer ? &r->peers : &r->ifaces;
-	size_t *n = peer ? &r->npeers : &r->nifaces;
+	uint32_t *n = peer ? &r->npeers : &r->nifaces;
 	struct store_series *x = cache_series_find(*v, *n, hint, name, key);
 	if (x != NULL)
 		return x;
@@ -84,28 +84,28 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 	db_bind_text(q, 3, peer ? key : label);
 	if (peer)
 		db_bind_text(q, 4, label);
-	if (store_step(st, q) < 0)
+	if (store_step(st, q) < 0 || cache_id_check(st, sqlite3_last_insert_rowid(st->db)) < 0)
 		return NULL;
 	if (peer)
 		return cache_peer_add(r, name, key, sqlite3_last_insert_rowid(st->db));
 	return cache_series_add(v, n, &r->cap_ifaces, name, key, sqlite3_last_insert_rowid(st->db));
 }
 
-static struct store_series *ingest_sensor_get(
+static struct store_sensor *ingest_sensor_get(
 	store_t *st, struct store_router *r, size_t hint, const struct sample_sensor *x)
 {
 	const char *unit = sample_unit_name(x->unit);
-	struct store_series *z = cache_series_find(r->sensors, r->nsensors, hint, x->name, unit);
+	int u = (unsigned)x->unit < SAMPLE_UNIT_COUNT ? (int)x->unit : SAMPLE_UNIT_STATE; /* as named */
+	struct store_sensor *z = cache_sensor_find(r, hint, x->name, u);
 	if (z != NULL)
 		return z;
 	sqlite3_stmt *q = st->sq[SQ_INS_SENSOR];
 	sqlite3_bind_int64(q, 1, r->id);
 	db_bind_text(q, 2, x->name);
 	db_bind_text(q, 3, unit);
-	if (store_step(st, q) < 0)
+	if (store_step(st, q) < 0 || cache_id_check(st, sqlite3_last_insert_rowid(st->db)) < 0)
 		return NULL;
-	return cache_series_add(
-		&r->sensors, &r->nsensors, &r->cap_sensors, x->name, unit, sqlite3_last_insert_rowid(st->db));
+	return cache_sensor_add(r, x->name, u, sqlite3_last_insert_rowid(st->db));
 }
 
 static bool ingest_same(const char *a, const char *b)
@@ -196,8 +196,18 @@ static int64_t ingest_clamp(uint64_t v)
 	return v > INT64_MAX ? INT64_MAX : (int64_t)v;
 }
 
+/* The time since x's previous poll: monotonic when both polls have it, else wall (as
+ * rate_elapsed_ms); a poll without a monotonic time after one with it (never in the daemon, whose
+ * poller stamps every poll) has none, 0, as x keeps one time only. */
+static int64_t ingest_elapsed_ms(const struct store_series *x, const sample_t *s)
+{
+	if (x->prev_mono)
+		return s->mono_ms >= 0 ? s->mono_ms - x->prev_t : 0;
+	return s->time_ms - x->prev_t;
+}
+
 /* Increase since the series' previous sample, the poll before in poll order whatever the wall
- * clock says, over the monotonic time between the two (rate_elapsed_ms); remembers this one as
+ * clock says, over the monotonic time between the two (ingest_elapsed_ms); remembers this one as
  * the previous. None when no time elapsed (wall times after a restart, the clock gone back), or
  * when a counter went down with no restart known: that is a reset with no rate (issue 39), not
  * the counter counted from zero. */
@@ -208,15 +218,15 @@ static void ingest_delta(struct store_series *x, const sample_t *s, uint64_t rx,
 	if (x->have_prev) {
 		bool back = rate_went_back(x->prev_rx, rx, 64, restarted) ||
 			rate_went_back(x->prev_tx, tx, 64, restarted);
-		d->dt_ms = rate_elapsed_ms(x->prev_ms, x->prev_mono, s->time_ms, s->mono_ms);
+		d->dt_ms = ingest_elapsed_ms(x, s);
 		d->valid = d->dt_ms > 0 && !back;
 		d->reset = restarted || back || rx < x->prev_rx || tx < x->prev_tx;
 		d->rx = ingest_clamp(rate_delta(x->prev_rx, rx, 64, restarted));
 		d->tx = ingest_clamp(rate_delta(x->prev_tx, tx, 64, restarted));
 	}
 	x->have_prev = true;
-	x->prev_ms = s->time_ms;
-	x->prev_mono = s->mono_ms;
+	x->prev_mono = s->mono_ms >= 0;
+	x->prev_t = x->prev_mono ? s->mono_ms : s->time_ms;
 	x->prev_rx = rx;
 	x->prev_tx = tx;
 }
@@ -300,7 +310,7 @@ static int ingest_pack_health(store_t *st, struct store_router *r, const sample_
 	pack_health_head(b, sizes);
 	for (size_t i = 0; i < s->nsensors; i++) {
 		const struct sample_sensor *x = &s->sensors[i];
-		struct store_series *z = ingest_sensor_get(st, r, i, x);
+		struct store_sensor *z = ingest_sensor_get(st, r, i, x);
 		if (z == NULL)
 			return -1;
 		double milli = x->value * 1000.0;

@@ -37,19 +37,31 @@ enum store_sq { /* the writer's prepared statements (ingest_sql) */
 	SQ_COUNT
 };
 
-struct store_series { /* an interface, a peer or a sensor of one router; one per series kept */
-	char *name;   /* interface name; for a peer its interface */
-	char *key;    /* peer: public key, else label; NULL for interfaces */
-	int64_t id;
-	int64_t prev_ms;   /* its wall time */
-	int64_t prev_mono; /* its monotonic time; -1 when read back from the database */
+/* An interface, a peer or a sensor of one router; one per series kept, 48 bytes (jemalloc's
+ * classes: 20 peers take 1,024 bytes, not 1,280 as at 64): so the previous poll's time is one
+ * field, its monotonic time when it had one, and the id 32 bits (cache_id_check). */
+struct store_series {
+	char *name;     /* interface name; for a peer its interface */
+	char *key;      /* peer: public key, else label; NULL for interfaces */
+	int64_t prev_t; /* the previous poll's monotonic time with prev_mono, else its wall time */
 	uint64_t prev_rx, prev_tx;
-	bool have_prev; /* prev_* hold the counters of the poll before, in poll order */
-	uint8_t shared; /* CACHE_SHARED_*: which strings (its own, its detail's) lie in the router's strs */
-	/* a peer's, as stored in peers (written when they change); in what would be padding */
-	int8_t disabled;        /* -1 unknown, else 0 or 1 */
+	uint32_t id;
 	uint16_t endpoint_port; /* with CACHE_SHARED_ENDPOINT: the detail's endpoint is the bare address */
+	uint8_t shared : 4; /* CACHE_SHARED_*: which strings (its own, its detail's) lie in the router's strs */
+	bool have_prev : 1; /* prev_* hold the counters of the poll before, in poll order */
+	bool prev_mono : 1; /* prev_t is monotonic; never after a load from the database */
+	/* a peer's, as stored in peers (written when they change): -1 unknown, else 0 or 1 */
+	int8_t disabled : 2;
 };
+_Static_assert(sizeof(struct store_series) == 48, "a series in 48 bytes");
+
+/* A health sensor of one router, as sensors stores it: its name and unit (16 bytes). */
+struct store_sensor {
+	char *name;
+	uint32_t id;  /* cache_id_check */
+	uint8_t unit; /* enum sample_unit, or CACHE_UNIT_OTHER */
+};
+#define CACHE_UNIT_OTHER 0xff /* a unit text this build does not know: no poll's sensor has it */
 
 /* A peer's endpoint and allowed addresses as stored in peers, beside its series (the same
  * index): apart, so that interfaces and sensors, which have none, take 64 bytes a series. */
@@ -72,14 +84,15 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 	int64_t info_mono;          /* the monotonic time it was read; -1 unknown */
 	struct store_series *ifaces, *peers;
 	struct store_detail *details; /* the peers' details: details[i] is peers[i]'s, cap_peers long */
-	size_t nifaces, npeers;
-	struct store_series *sensors; /* name: the sensor's, key: its unit's (sample_unit_name) */
-	size_t nsensors;
-	size_t cap_ifaces, cap_peers, cap_sensors; /* allocated; cache_router_trim: no more than n */
+	struct store_sensor *sensors;
+	/* 32 bits, so that the entry is 128 bytes (jemalloc's class), not 152 (160) */
+	uint32_t nifaces, npeers, nsensors;
+	uint32_t cap_ifaces, cap_peers, cap_sensors; /* allocated; cache_router_trim: no more than n */
 	/* The block of peer strings (restpeers.h) of the newest poll: its peer series point into it
 	 * rather than keep copies of the same names, keys and addresses; NULL when none. */
 	sample_strs_t *strs;
 };
+_Static_assert(sizeof(struct store_router) == 128, "a router entry in 128 bytes");
 
 struct store_item {
 	sample_t *s; /* a poll, or NULL when the item is a profile */
@@ -204,9 +217,17 @@ struct store_router *cache_router_add(store_t *st, const char *name, int64_t id)
 /* Look up a series; polls list interfaces in the same order each time, so `hint` goes first. */
 struct store_series *cache_series_find(
 	struct store_series *v, size_t n, size_t hint, const char *name, const char *key);
-/* Remember a series just inserted with this id, without previous counters; never NULL. */
+/* 0 when id fits a series' 32 bits (1 .. UINT32_MAX; SQLite gives a new row max(id) + 1), else -1
+ * with st->errmsg: a database with 4e9 series is refused rather than mixed up. */
+int cache_id_check(store_t *st, int64_t id);
+/* r's sensor of this name and unit, or NULL; polls list sensors in the same order, `hint` first. */
+struct store_sensor *cache_sensor_find(const struct store_router *r, size_t hint, const char *name, int unit);
+/* Remember a sensor of r just inserted with this id (cache_id_check); never NULL. */
+struct store_sensor *cache_sensor_add(struct store_router *r, const char *name, int unit, int64_t id);
+/* Remember a series just inserted with this id (cache_id_check), without previous counters;
+ * never NULL. */
 struct store_series *cache_series_add(
-	struct store_series **v, size_t *n, size_t *cap, const char *name, const char *key, int64_t id);
+	struct store_series **v, uint32_t *n, uint32_t *cap, const char *name, const char *key, int64_t id);
 /* The same for a peer of r, with its details unknown (r->details grows with r->peers). */
 struct store_series *cache_peer_add(struct store_router *r, const char *name, const char *key, int64_t id);
 /* r's series arrays no longer than their series, as they are kept for good: after adding some. */

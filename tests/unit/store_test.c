@@ -823,6 +823,33 @@ static void test_clock_step(void)
 	free(p);
 }
 
+/* The writer keeps a series' previous time once, monotonic when the poll had it, and its id in 32
+ * bits: a stamped poll, then one without a monotonic time (never in the daemon) has no delta, the
+ * next stamped one its delta again; a database with a series id past 32 bits is refused. */
+static void test_series_compact(void)
+{
+	char *p = storefix_path("compact.db");
+	store_t *st = storefix_open(p);
+	store_submit(st, mk_step(STOREFIX_T0, 0));
+	store_submit(st, mk_step(STOREFIX_T0 + 10000, 10000));
+	sample_t *s = mk_step(STOREFIX_T0 + 20000, 20000);
+	s->mono_ms = -1;
+	store_submit(st, s);
+	store_submit(st, mk_step(STOREFIX_T0 + 30000, 30000));
+	store_flush(st);
+	store_close(st);
+	CHECK_STR(storefix_text(p,
+			  "SELECT group_concat(coalesce(dt_ms, '-'), ' ') FROM (SELECT dt_ms " WG0_CS
+			  " ORDER BY time_ms)"),
+		"- 10000 - 10000");
+	sqlite3 *db = storefix_db(p);
+	CHECK(sqlite3_exec(db, "UPDATE interfaces SET id = 4294967296 WHERE name = 'wg0'", NULL, NULL,
+		      NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	storefix_open_fails(p, "a series id out of range: 4294967296");
+	free(p);
+}
+
 /* Issue 39 item 6: a counter that goes back without a reboot (uptime grew) is a reset with no
  * rate, live and stored: not 14.39 TB counted from zero in 10 s, in the poll, its roll-up
  * (kept 400 days) and the history. */
@@ -956,6 +983,7 @@ int main(void)
 	test_files_gone();
 	test_links();
 	test_clock_step();
+	test_series_compact();
 	test_counter_back();
 	test_shared_peers();
 	test_bench();
