@@ -151,14 +151,11 @@ static void test_labels(void)
 	CHECK(body != NULL && strstr(body, "evil") == NULL);
 	CHECK(body != NULL && strstr(body, "\"startsAt\":\"2027-01-15T08:00:00.000Z\"") != NULL);
 	free(body);
-	struct alert_labels ls;
-	alert_bound_labels(a, "ccr1009", &ls);
-	char *key = alert_key_of(&ls);
+	char *key = alertdoc_bound_key(c, "ccr1009");
 	CHECK_STR(key,
 		"{\"alertname\":\"WgwatchSingleCoreBound\",\"role\":\"hub\",\"router\":"
 		"\"ccr1009\",\"severity\":\"info\",\"site\":\"lab\"}");
 	free(key);
-	free(ls.l);
 	alert_free(a);
 	conf_free(c);
 }
@@ -298,16 +295,16 @@ static void test_capacity_soon(void)
 static void test_humanize(void)
 {
 	char b[64];
-	CHECK_STR(alert_humanize_pct(b, sizeof(b), 0), "0%");
-	CHECK_STR(alert_humanize_pct(b, sizeof(b), 0.0523), "5.23%");
-	CHECK_STR(alert_humanize_pct(b, sizeof(b), 0.123456), "12.35%");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 0), "0s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 59.5), "59.5s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 61), "1m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 3661.7), "1h 1m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 2385421.9), "27d 14h 37m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), -90061), "-1d 1h 1m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 0.25), "250ms");
+	CHECK_STR(alertdoc_humanize_pct(b, sizeof(b), 0), "0%");
+	CHECK_STR(alertdoc_humanize_pct(b, sizeof(b), 0.0523), "5.23%");
+	CHECK_STR(alertdoc_humanize_pct(b, sizeof(b), 0.123456), "12.35%");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 0), "0s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 59.5), "59.5s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 61), "1m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 3661.7), "1h 1m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 2385421.9), "27d 14h 37m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), -90061), "-1d 1h 1m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 0.25), "250ms");
 }
 
 int main(void)
