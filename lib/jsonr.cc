@@ -17,6 +17,7 @@ extern "C" {
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -47,6 +48,7 @@ struct jsonr {
 	struct jsonr_node *nodes;
 	size_t nnodes, capnodes;
 	uint32_t cur_first, cur_i; /* jsonr_get's last hit: the object (by its first child), member */
+	char why[96];              /* why the last parse refused its text; "" after one accepted */
 };
 
 extern "C" jsonr_t *jsonr_create(void)
@@ -79,6 +81,40 @@ static uint32_t jsonr_grow(jsonr_t *d, size_t n)
 
 static bool jsonr_fill(jsonr_t *d, simdjson::dom::element e, uint32_t at);
 
+/* How many of s's first max bytes to show without splitting a UTF-8 sequence. */
+static int jsonr_cut(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+	if (n <= max)
+		return static_cast<int>(n);
+	while (max > 0 && (static_cast<unsigned char>(s[max]) & 0xc0) == 0x80)
+		max--;
+	return static_cast<int>(max);
+}
+
+/* simdjson's refusal in words of the header's list. */
+static const char *jsonr_why(simdjson::error_code e)
+{
+	switch (e) {
+	case simdjson::DEPTH_ERROR: return "nested deeper than 64 arrays and objects";
+	case simdjson::UTF8_ERROR: return "not UTF-8";
+	case simdjson::EMPTY: return "no JSON value";
+	case simdjson::NUMBER_ERROR:
+	case simdjson::NUMBER_OUT_OF_RANGE: return "a malformed number, or one beyond a double or 64 bits";
+	case simdjson::STRING_ERROR:
+	case simdjson::UNESCAPED_CHARS: return "a malformed string (a bad escape or a raw control character)";
+	case simdjson::UNCLOSED_STRING: return "a string not closed";
+	case simdjson::T_ATOM_ERROR:
+	case simdjson::F_ATOM_ERROR:
+	case simdjson::N_ATOM_ERROR: return "a word that is not true, false or null";
+	case simdjson::TRAILING_CONTENT: return "more than one JSON value";
+	case simdjson::INCOMPLETE_ARRAY_OR_OBJECT: return "an array or object not closed";
+	case simdjson::CAPACITY:
+	case simdjson::MEMALLOC: return "too big";
+	default: return "a bracket, brace, comma, colon or quote missing or misplaced";
+	}
+}
+
 static bool jsonr_key_less(const struct jsonr_node *x, const struct jsonr_node *y)
 {
 	int c = memcmp(x->key, y->key, x->klen < y->klen ? x->klen : y->klen);
@@ -90,25 +126,25 @@ static bool jsonr_key_same(const struct jsonr_node *x, const struct jsonr_node *
 	return x->klen == y->klen && memcmp(x->key, y->key, x->klen) == 0;
 }
 
-/* Whether two of the n members from nodes[first] share a key: pairwise for a record's dozen,
- * sorted beyond, so that a reply of one huge object costs n log n, not n squared. */
-static bool jsonr_repeats(const jsonr_t *d, uint32_t first, uint32_t n)
+/* A key that two of the n members from nodes[first] share, or NULL: pairwise for a record's
+ * dozen, sorted beyond, so that a text of one huge object costs n log n, not n squared. */
+static const char *jsonr_repeats(const jsonr_t *d, uint32_t first, uint32_t n)
 {
 	const struct jsonr_node *m = d->nodes + first;
 	if (n <= 16) {
 		for (uint32_t i = 0; i < n; i++)
 			for (uint32_t k = i + 1; k < n; k++)
 				if (jsonr_key_same(&m[i], &m[k]))
-					return true;
-		return false;
+					return m[i].key;
+		return NULL;
 	}
 	const struct jsonr_node **p = static_cast<const struct jsonr_node **>(xcalloc(n, sizeof(*p)));
 	for (uint32_t i = 0; i < n; i++)
 		p[i] = &m[i];
 	std::sort(p, p + n, jsonr_key_less);
-	bool rep = false;
-	for (uint32_t i = 1; i < n && !rep; i++)
-		rep = jsonr_key_same(p[i - 1], p[i]);
+	const char *rep = NULL;
+	for (uint32_t i = 1; i < n && rep == NULL; i++)
+		rep = jsonr_key_same(p[i - 1], p[i]) ? p[i]->key : NULL;
 	free(p);
 	return rep;
 }
@@ -146,14 +182,20 @@ static bool jsonr_fill_object(jsonr_t *d, simdjson::dom::object o, uint32_t at)
 	if (first == UINT32_MAX)
 		return false;
 	for (simdjson::dom::key_value_pair kv : o) {
-		if (kv.key.size() > UINT32_MAX / 2 || memchr(kv.key.data(), '\0', kv.key.size()) != NULL)
+		if (kv.key.size() > UINT32_MAX / 2 || memchr(kv.key.data(), '\0', kv.key.size()) != NULL) {
+			snprintf(d->why, sizeof(d->why), "a NUL (\\u0000) in a key");
 			return false;
+		}
 		d->nodes[i].key = kv.key.data();
 		d->nodes[i].klen = static_cast<uint32_t>(kv.key.size());
 		if (!jsonr_fill(d, kv.value, i++))
 			return false;
 	}
-	return !jsonr_repeats(d, first, d->nodes[at].n);
+	const char *rep = jsonr_repeats(d, first, d->nodes[at].n);
+	if (rep != NULL) /* its first 40 bytes, cut before a UTF-8 continuation byte */
+		snprintf(d->why, sizeof(d->why), "an object with the key \"%.*s\" twice", jsonr_cut(rep, 40),
+			rep);
+	return rep == NULL;
 }
 
 /* nodes[at] (its key already set, if a member) becomes e; containers place their children. */
@@ -171,8 +213,10 @@ static bool jsonr_fill(jsonr_t *d, simdjson::dom::element e, uint32_t at)
 		return e.get_object().get(o) == simdjson::SUCCESS && jsonr_fill_object(d, o, at);
 	case simdjson::dom::element_type::STRING:
 		if (e.get_string().get(s) != simdjson::SUCCESS || s.size() > UINT32_MAX / 2 ||
-			memchr(s.data(), '\0', s.size()) != NULL)
+			memchr(s.data(), '\0', s.size()) != NULL) {
+			snprintf(d->why, sizeof(d->why), "a NUL (\\u0000) in a string");
 			return false;
+		}
 		d->nodes[at].type = RJ_STRING;
 		d->nodes[at].s = s.data();
 		d->nodes[at].len = static_cast<uint32_t>(s.size());
@@ -223,11 +267,24 @@ extern "C" const jsonr_node_t *jsonr_parse(jsonr_t *d, const char *text, size_t 
 	d->cur_first = UINT32_MAX;
 	simdjson::dom::parser *p = jsonr_parser(d);
 	simdjson::dom::element root;
-	if (p == NULL || p->parse(text, len, true).get(root) != simdjson::SUCCESS)
+	d->why[0] = '\0';
+	simdjson::error_code e = p != NULL ? p->parse(text, len, true).get(root) : simdjson::MEMALLOC;
+	if (e != simdjson::SUCCESS) {
+		snprintf(d->why, sizeof(d->why), "%s", jsonr_why(e));
 		return NULL;
+	}
 	uint32_t at = jsonr_grow(d, 1);
 	d->nodes[at] = jsonr_node{};
-	return jsonr_fill(d, root, at) ? &d->nodes[at] : NULL;
+	if (jsonr_fill(d, root, at))
+		return &d->nodes[at];
+	if (d->why[0] == '\0')
+		snprintf(d->why, sizeof(d->why), "too big");
+	return NULL;
+}
+
+extern "C" const char *jsonr_error(const jsonr_t *d)
+{
+	return d->why;
 }
 
 extern "C" bool jsonr_is_object(const jsonr_node_t *n)

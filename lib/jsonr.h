@@ -28,6 +28,11 @@ void jsonr_destroy(jsonr_t *d);
 /* Parses text (len bytes) into d, dropping its previous tree. The root, or NULL when the text is
  * refused (above). The tree lives until d's next parse or its destruction. */
 const jsonr_node_t *jsonr_parse(jsonr_t *d, const char *text, size_t len);
+/* Why d's last parse refused its text, in a few words ("not UTF-8", "an object with the key
+ * \"site\" twice", ...; a key cut to 40 bytes, valid UTF-8 but not escaped: the caller escapes
+ * it for its log); "" after one accepted. Valid until d's next parse. simdjson keeps no place,
+ * so there is no line or column. */
+const char *jsonr_error(const jsonr_t *d);
 
 /* The accessors take NULL (absent) and answer false, 0 or NULL to it. */
 bool jsonr_is_object(const jsonr_node_t *n);

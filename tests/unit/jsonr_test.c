@@ -83,6 +83,21 @@ static void test_jsonr(void)
 		!jsonr_is_bool(jsonr_at(j, 7)));
 	CHECK(!jsonr_is_null(NULL) && !jsonr_is_bool(NULL) && !jsonr_int(NULL, &iv) &&
 		!jsonr_bool(NULL, &bv));
+	/* each refusal says why, in words the file readers pass on */
+	static const char *const why[][2] = { { "{\"a\":1,\"b\":2,\"a\":3}",
+						      "an object with the key \"a\" twice" },
+		{ "[\"\xff\"]", "not UTF-8" }, { "", "no JSON value" },
+		{ "[1] [2]", "a bracket, brace, comma, colon or quote missing or misplaced" },
+		{ "[\"a\\u0000\"]", "a NUL (\\u0000) in a string" },
+		{ "{\"\\u0000\":1}", "a NUL (\\u0000) in a key" },
+		{ "[1e400]", "a malformed number, or one beyond a double or 64 bits" },
+		{ "[tru]", "a word that is not true, false or null" } };
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++) {
+		CHECK(rj(d, why[i][0]) == NULL);
+		CHECK_STR(jsonr_error(d), why[i][1]);
+	}
+	CHECK(rj(d, "[{\"a\":{}}]") != NULL && strcmp(jsonr_error(d), "") == 0);
+	CHECK(rj(d, "[1,]") == NULL && jsonr_error(d)[0] != '\0');
 	/* a reply beyond the room kept (256 KiB): parsed, then the next small one from fresh room,
 	 * with the depth limit kept after the parser grew */
 	buf_reset(&b);
