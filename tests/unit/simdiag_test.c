@@ -207,6 +207,12 @@ static void test_refusals(const simrouter_t *r)
 		"{\"detail\":\"not allowed by device-mode\",\"error\":400,\"message\":\"Bad Request\"}");
 	json_decref(post(r, 14500, "/rest/tool/profile", prof, &rs));
 	CHECK(rs.status == 200 && rs.hold == 3); /* device-mode has no profile feature */
+	/* a body that repeats a key (lib/jsonr refuses it) or is no object: not parsed */
+	json_decref(post(r, 14500, "/rest/tool/profile", "{\"cpu\":\"all\",\"cpu\":\"0\"}", &rs));
+	CHECK_STR(rs.body.data,
+		"{\"detail\":\"Failed to parse json\",\"error\":400,\"message\":\"Bad Request\"}");
+	json_decref(post(r, 14500, "/rest/tool/profile", "[]", &rs));
+	CHECK_INT(rs.status, 400);
 	struct simreq q = { .method = "POST",
 		.path = "/rest/tool/profile",
 		.query = "",
