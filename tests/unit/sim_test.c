@@ -122,6 +122,12 @@ static void test_model_and_rest(void)
 	get(r, 0, "POST", "/rest/interface/print", "",
 		"{\".proplist\":[\"name\"],\".query\":[\"name=ether2\",\"name=wg1\",\"#|\"]}", auth, &rs);
 	CHECK_STR(rs.body.data, "[{\"name\":\"ether2\"},{\"name\":\"wg1\"}]");
+	/* a print body that repeats a key is refused (lib/jsonr), as one of another shape */
+	get(r, 0, "POST", "/rest/interface/print", "", "{\".proplist\":\"name\",\".proplist\":\"type\"}",
+		auth, &rs);
+	CHECK(rs.status == 400 && strstr(rs.body.data, "invalid JSON body") != NULL);
+	get(r, 0, "POST", "/rest/interface/print", "", "{\".proplist\":7}", auth, &rs);
+	CHECK(rs.status == 400 && strstr(rs.body.data, "unknown parameter .proplist") != NULL);
 	/* before 7.15 peers have no name; with a .proplist no private-key is served */
 	get(r, 0, "GET", "/rest/interface/wireguard/peers", ".proplist=name,interface", "", auth, &rs);
 	CHECK_STR(rs.body.data,
