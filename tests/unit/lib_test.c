@@ -326,6 +326,23 @@ static void test_jsonw(void)
 	buf_free(&b);
 }
 
+/* jsonw_indent lays compact text out as jansson's JSON_INDENT(1) dump of the same tree (the bytes
+ * below are jansson 2.14's), strings untouched whatever brackets, commas or colons they hold. */
+static void test_jsonw_indent(void)
+{
+	buf_t b;
+	buf_init(&b);
+	jsonw_indent(&b,
+		"{\"schema\":\"x\",\"fleets\":[{\"a\":[],\"b\":{},\"c\":[1,2.5,null,true,\"q\\\"[,:]\\\\\"],"
+		"\"d\":{\"e\":{\"f\":0.123457}}}],\"z\":[[]]}",
+		1);
+	CHECK_STR(b.data,
+		"{\n \"schema\": \"x\",\n \"fleets\": [\n  {\n   \"a\": [],\n   \"b\": {},\n   \"c\": [\n    1,\n"
+		"    2.5,\n    null,\n    true,\n    \"q\\\"[,:]\\\\\"\n   ],\n   \"d\": {\n    \"e\": {\n"
+		"     \"f\": 0.123457\n    }\n   }\n  }\n ],\n \"z\": [\n  []\n ]\n}");
+	buf_free(&b);
+}
+
 /* jsonw_real prints a real as jansson does, at every precision the web uses; null for what
  * jansson refuses (json_real of NaN or an infinity is NULL). */
 static void test_jsonw_real(void)
@@ -402,6 +419,7 @@ static void test_jsonw_doc(void)
 int main(void)
 {
 	test_jsonw();
+	test_jsonw_indent();
 	test_jsonw_real();
 	test_jsonw_doc();
 	test_hash();
