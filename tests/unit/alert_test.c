@@ -8,7 +8,7 @@
 #include "config.h"
 #include "web/alert.c"
 
-#include <jansson.h>
+#include "lib/jsonr.h"
 
 #include "unit.h"
 #include "unitconf.h"
@@ -119,19 +119,20 @@ static void test_held(void)
 	conf_free(c);
 }
 
-/* Annotation name of the i-th alert, read back from its JSON with jansson (NULL: none); valid
+/* Annotation name of the i-th alert, read back from its JSON with lib/jsonr (NULL: none); valid
  * until the next call; a NULL: frees what the last call read. */
 static const char *test_ann(const alert_t *a, size_t i, const char *name)
 {
-	static json_t *last;
-	json_decref(last);
+	static jsonr_t *last;
+	jsonr_destroy(last);
 	last = NULL;
 	if (a == NULL || i >= a->n)
 		return NULL;
 	char *text = xasprintf("%s}", a->items[i].json);
-	last = json_loads(text, 0, NULL);
-	free(text);
-	return json_string_value(json_object_get(json_object_get(last, "annotations"), name));
+	last = jsonr_create();
+	const jsonr_node_t *j = jsonr_parse(last, text, strlen(text));
+	free(text); /* the tree keeps copies of its strings */
+	return jsonr_str(jsonr_get(jsonr_get(j, "annotations"), name));
 }
 
 /* The labels are the rule's: alertname, the series' labels, the router's own, severity. */
