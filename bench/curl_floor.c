@@ -7,14 +7,14 @@
  * decoding, no store, no web server. It prints CPU per poll; it must never be read as what
  * wgwatchd could do with less code, only as the part of a poll that libcurl and the kernel take
  * in any such poller. With -j ROUNDS it then parses the first router's last four replies, as
- * recorded, with jsonr and with jansson alone, in interleaved rounds (issue 42). */
+ * recorded, with jsonr, ROUNDS rounds (issue 42; jansson's side of that comparison went with
+ * jansson, its figures stay in docs/benchmarks.md). */
 #include "config.h"
 #include "collectors/resthdr.h"
 #include "lib/jsonr.h"
 #include "lib/buf.h"
 
 #include <curl/curl.h>
-#include <jansson.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -287,26 +287,16 @@ static void floor_run(struct floor *f, int64_t iv, int64_t until_ms)
 	}
 }
 
-/* One poll's four recorded replies parsed n times; ns a poll. json: jansson alone (its tree
- * built and freed), else jsonr (the daemon's parser and its tree). */
-static double floor_json_time(struct floor *f, bool json, int n)
+/* One poll's four recorded replies parsed n times by jsonr (the daemon's parser and its tree);
+ * ns a poll. */
+static double floor_json_time(struct floor *f, int n)
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < n; i++)
-		for (int k = 0; k < FLOOR_STEPS; k++) {
-			const buf_t *b = &f->rec[k];
-			if (!json) {
-				if (jsonr_parse(f->doc, b->data, b->len) == NULL)
-					abort();
-				continue;
-			}
-			json_t *j = json_loadb(
-				b->data, b->len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
-			if (j == NULL)
+		for (int k = 0; k < FLOOR_STEPS; k++)
+			if (jsonr_parse(f->doc, f->rec[k].data, f->rec[k].len) == NULL)
 				abort();
-			json_decref(j);
-		}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n;
 }
@@ -324,8 +314,7 @@ static void floor_json_print(const char *what, double *v, int n)
 		v[n - 1] / 1000);
 }
 
-/* -j: jsonr and jansson over the same recorded replies, in turn, each round's order the
- * other's reverse; medians and ranges of the rounds. */
+/* -j: jsonr over the recorded replies, rounds times; the median and range of the rounds. */
 static void floor_json(struct floor *f, int rounds)
 {
 	size_t bytes = 0;
@@ -339,22 +328,14 @@ static void floor_json(struct floor *f, int rounds)
 	}
 	if (f->doc == NULL)
 		f->doc = jsonr_create();
-	double *rj = calloc((size_t)rounds, sizeof(*rj)), *ja = calloc((size_t)rounds, sizeof(*ja));
-	floor_json_time(f, false, 1 + f->json_n / 20); /* warm both */
-	floor_json_time(f, true, 1 + f->json_n / 20);
-	for (int i = 0; i < rounds; i++) {
-		bool jfirst = i % 2;
-		double a = floor_json_time(f, jfirst, f->json_n);
-		double b = floor_json_time(f, !jfirst, f->json_n);
-		rj[i] = jfirst ? b : a;
-		ja[i] = jfirst ? a : b;
-	}
+	double *rj = calloc((size_t)rounds, sizeof(*rj));
+	floor_json_time(f, 1 + f->json_n / 20); /* warm */
+	for (int i = 0; i < rounds; i++)
+		rj[i] = floor_json_time(f, f->json_n);
 	printf("curl_floor -j: one poll's four replies (%zu bytes), %d times a round, %d rounds:\n", bytes,
 		f->json_n, rounds);
 	floor_json_print("jsonr_parse (the daemon's)", rj, rounds);
-	floor_json_print("jansson json_loadb + json_decref", ja, rounds);
 	free(rj);
-	free(ja);
 }
 
 int main(int argc, char **argv)
