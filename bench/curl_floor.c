@@ -3,18 +3,18 @@
  * bench/run's comparisons (bench/README.md). It polls the routers of a wgwatch-sim config with
  * the daemon's four requests a poll on one keep-alive connection each, started on the daemon's
  * grid, with its per-request economies (URLs parsed once, the Authorization header built
- * once), and drops the replies (or, with -p, only parses them as wgwatchd's restjson does): no
+ * once), and drops the replies (or, with -p, only parses them as wgwatchd's jsonr does): no
  * decoding, no store, no web server. It prints CPU per poll; it must never be read as what
  * wgwatchd could do with less code, only as the part of a poll that libcurl and the kernel take
  * in any such poller. With -j ROUNDS it then parses the first router's last four replies, as
- * recorded, with restjson and with jansson alone, in interleaved rounds (issue 42). */
+ * recorded, with jsonr, ROUNDS rounds (issue 42; jansson's side of that comparison went with
+ * jansson, its figures stay in docs/benchmarks.md). */
 #include "config.h"
 #include "collectors/resthdr.h"
-#include "collectors/restjson.h"
+#include "lib/jsonr.h"
 #include "lib/buf.h"
 
 #include <curl/curl.h>
-#include <jansson.h>
 
 #include <errno.h>
 #include <signal.h>
@@ -59,7 +59,7 @@ struct floor {
 	size_t n, next;
 	long polls;
 	bool parse;
-	restjson_t *doc;
+	jsonr_t *doc;
 	int json_rounds;        /* -j: rounds of the parse comparison, 0 none */
 	int json_n;             /* -n: polls' replies parsed a round */
 	buf_t rec[FLOOR_STEPS]; /* -j: the first router's last reply of each step */
@@ -149,7 +149,7 @@ static void floor_done(struct floor *f)
 			buf_reset(&f->rec[r->step]);
 			buf_append(&f->rec[r->step], r->body.data, r->body.len);
 		}
-		if (f->parse && restjson_parse(f->doc, r->body.data, r->body.len) == NULL)
+		if (f->parse && jsonr_parse(f->doc, r->body.data, r->body.len) == NULL)
 			fprintf(stderr, "curl_floor: %s: a reply that is not JSON\n", r->base);
 		if (++r->step < FLOOR_STEPS)
 			floor_request(f, r);
@@ -287,26 +287,16 @@ static void floor_run(struct floor *f, int64_t iv, int64_t until_ms)
 	}
 }
 
-/* One poll's four recorded replies parsed n times; ns a poll. json: jansson alone (its tree
- * built and freed), else restjson (the daemon's parser and its tree). */
-static double floor_json_time(struct floor *f, bool json, int n)
+/* One poll's four recorded replies parsed n times by jsonr (the daemon's parser and its tree);
+ * ns a poll. */
+static double floor_json_time(struct floor *f, int n)
 {
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (int i = 0; i < n; i++)
-		for (int k = 0; k < FLOOR_STEPS; k++) {
-			const buf_t *b = &f->rec[k];
-			if (!json) {
-				if (restjson_parse(f->doc, b->data, b->len) == NULL)
-					abort();
-				continue;
-			}
-			json_t *j = json_loadb(
-				b->data, b->len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, NULL);
-			if (j == NULL)
+		for (int k = 0; k < FLOOR_STEPS; k++)
+			if (jsonr_parse(f->doc, f->rec[k].data, f->rec[k].len) == NULL)
 				abort();
-			json_decref(j);
-		}
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return ((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / n;
 }
@@ -324,8 +314,7 @@ static void floor_json_print(const char *what, double *v, int n)
 		v[n - 1] / 1000);
 }
 
-/* -j: restjson and jansson over the same recorded replies, in turn, each round's order the
- * other's reverse; medians and ranges of the rounds. */
+/* -j: jsonr over the recorded replies, rounds times; the median and range of the rounds. */
 static void floor_json(struct floor *f, int rounds)
 {
 	size_t bytes = 0;
@@ -338,23 +327,15 @@ static void floor_json(struct floor *f, int rounds)
 		bytes += f->rec[k].len;
 	}
 	if (f->doc == NULL)
-		f->doc = restjson_create();
-	double *rj = calloc((size_t)rounds, sizeof(*rj)), *ja = calloc((size_t)rounds, sizeof(*ja));
-	floor_json_time(f, false, 1 + f->json_n / 20); /* warm both */
-	floor_json_time(f, true, 1 + f->json_n / 20);
-	for (int i = 0; i < rounds; i++) {
-		bool jfirst = i % 2;
-		double a = floor_json_time(f, jfirst, f->json_n);
-		double b = floor_json_time(f, !jfirst, f->json_n);
-		rj[i] = jfirst ? b : a;
-		ja[i] = jfirst ? a : b;
-	}
+		f->doc = jsonr_create();
+	double *rj = calloc((size_t)rounds, sizeof(*rj));
+	floor_json_time(f, 1 + f->json_n / 20); /* warm */
+	for (int i = 0; i < rounds; i++)
+		rj[i] = floor_json_time(f, f->json_n);
 	printf("curl_floor -j: one poll's four replies (%zu bytes), %d times a round, %d rounds:\n", bytes,
 		f->json_n, rounds);
-	floor_json_print("restjson_parse (the daemon's)", rj, rounds);
-	floor_json_print("jansson json_loadb + json_decref", ja, rounds);
+	floor_json_print("jsonr_parse (the daemon's)", rj, rounds);
 	free(rj);
-	free(ja);
 }
 
 int main(int argc, char **argv)
@@ -374,7 +355,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (f.parse)
-		f.doc = restjson_create();
+		f.doc = jsonr_create();
 	if (optind != argc - 1 || iv < 10 || f.json_n < 1) {
 usage:
 		fprintf(stderr,

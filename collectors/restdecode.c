@@ -4,7 +4,7 @@
  * and every cause or reason it returns is printable ASCII. */
 #include "config.h"
 #include "collectors/restdecode.h"
-#include "collectors/restjson.h"
+#include "lib/jsonr.h"
 #include "daemon/ros.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
@@ -39,18 +39,18 @@ static void restdecode_set(char **dst, const char *v)
 	*dst = text_cap(v, TEXT_IDENTITY_MAX);
 }
 
-/* Every value of a record must be a JSON string (routeros.md §1.3; restjson refuses NULs). */
-static int restdecode_check_record(const restjson_node_t *o, char **cause)
+/* Every value of a record must be a JSON string (routeros.md §1.3; jsonr refuses NULs). */
+static int restdecode_check_record(const jsonr_node_t *o, char **cause)
 {
-	if (!restjson_is_object(o)) {
+	if (!jsonr_is_object(o)) {
 		*cause = xstrdup("record is not a JSON object");
 		return -1;
 	}
-	for (size_t i = 0; i < restjson_size(o); i++) {
-		const restjson_node_t *v = restjson_at(o, i);
-		if (restjson_is_string(v))
+	for (size_t i = 0; i < jsonr_size(o); i++) {
+		const jsonr_node_t *v = jsonr_at(o, i);
+		if (jsonr_is_string(v))
 			continue;
-		char *k = restdecode_clean(restjson_key(o, i), 40);
+		char *k = restdecode_clean(jsonr_key(o, i), 40);
 		*cause = xasprintf("value of \"%s\" is not a string", k);
 		free(k);
 		return -1;
@@ -59,32 +59,32 @@ static int restdecode_check_record(const restjson_node_t *o, char **cause)
 }
 
 /* Element i of an array; NULL for anything else or past its end. */
-static const restjson_node_t *restdecode_elem(const restjson_node_t *j, size_t i)
+static const jsonr_node_t *restdecode_elem(const jsonr_node_t *j, size_t i)
 {
-	return restjson_is_array(j) ? restjson_at(j, i) : NULL;
+	return jsonr_is_array(j) ? jsonr_at(j, i) : NULL;
 }
 
 /* Elements of an array; 0 for anything else. */
-static size_t restdecode_nelem(const restjson_node_t *j)
+static size_t restdecode_nelem(const jsonr_node_t *j)
 {
-	return restjson_is_array(j) ? restjson_size(j) : 0;
+	return jsonr_is_array(j) ? jsonr_size(j) : 0;
 }
 
 /* A singleton menu: one object, or (older versions) a one-element array of it. */
-static const restjson_node_t *restdecode_singleton(const restjson_node_t *j, char **cause)
+static const jsonr_node_t *restdecode_singleton(const jsonr_node_t *j, char **cause)
 {
 	if (restdecode_nelem(j) == 1)
 		j = restdecode_elem(j, 0);
-	if (!restjson_is_object(j)) {
+	if (!jsonr_is_object(j)) {
 		*cause = xstrdup("expected one object");
 		return NULL;
 	}
 	return restdecode_check_record(j, cause) < 0 ? NULL : j;
 }
 
-static int restdecode_list(const restjson_node_t *j, char **cause)
+static int restdecode_list(const jsonr_node_t *j, char **cause)
 {
-	if (!restjson_is_array(j)) {
+	if (!jsonr_is_array(j)) {
 		*cause = xstrdup("expected a list");
 		return -1;
 	}
@@ -92,12 +92,12 @@ static int restdecode_list(const restjson_node_t *j, char **cause)
 }
 
 /* The value of key in a checked record, or NULL when absent. */
-static const char *restdecode_str(const restjson_node_t *o, const char *key)
+static const char *restdecode_str(const jsonr_node_t *o, const char *key)
 {
-	return restjson_str(restjson_get(o, key));
+	return jsonr_str(jsonr_get(o, key));
 }
 
-static int restdecode_need(const restjson_node_t *o, const char *key, const char **out, char **cause)
+static int restdecode_need(const jsonr_node_t *o, const char *key, const char **out, char **cause)
 {
 	*out = restdecode_str(o, key);
 	if (*out == NULL) {
@@ -116,7 +116,7 @@ static int restdecode_bad(const char *key, const char *val, const char *why, cha
 }
 
 /* Optional unless need: an absent optional key leaves *out untouched. */
-static int restdecode_u64(const restjson_node_t *o, const char *key, bool need, uint64_t *out, char **cause)
+static int restdecode_u64(const jsonr_node_t *o, const char *key, bool need, uint64_t *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v == NULL)
@@ -126,7 +126,7 @@ static int restdecode_u64(const restjson_node_t *o, const char *key, bool need, 
 	return 0;
 }
 
-static int restdecode_bool(const restjson_node_t *o, const char *key, bool *out, char **cause)
+static int restdecode_bool(const jsonr_node_t *o, const char *key, bool *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v != NULL && ros_parse_bool(v, out, &why) < 0)
@@ -134,7 +134,7 @@ static int restdecode_bool(const restjson_node_t *o, const char *key, bool *out,
 	return 0;
 }
 
-static int restdecode_percent(const restjson_node_t *o, const char *key, bool need, double *out, char **cause)
+static int restdecode_percent(const jsonr_node_t *o, const char *key, bool need, double *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v == NULL)
@@ -144,8 +144,7 @@ static int restdecode_percent(const restjson_node_t *o, const char *key, bool ne
 	return 0;
 }
 
-static int restdecode_duration(
-	const restjson_node_t *o, const char *key, bool need, int64_t *out, char **cause)
+static int restdecode_duration(const jsonr_node_t *o, const char *key, bool need, int64_t *out, char **cause)
 {
 	const char *v = restdecode_str(o, key), *why;
 	if (v == NULL)
@@ -156,7 +155,7 @@ static int restdecode_duration(
 }
 
 /* cpu-frequency in MHz; absent on some boards (the CCR2004-1G-12S+2XS), then 0 = unknown. */
-static int restdecode_mhz(const restjson_node_t *o, sample_t *s, char **cause)
+static int restdecode_mhz(const jsonr_node_t *o, sample_t *s, char **cause)
 {
 	uint64_t mhz = 0;
 	if (restdecode_u64(o, "cpu-frequency", false, &mhz, cause) < 0)
@@ -169,7 +168,7 @@ static int restdecode_mhz(const restjson_node_t *o, sample_t *s, char **cause)
 }
 
 /* free-memory, total-memory, free-hdd-space, total-hdd-space: bytes, each optional. */
-static int restdecode_resource_sizes(const restjson_node_t *o, sample_t *s, char **cause)
+static int restdecode_resource_sizes(const jsonr_node_t *o, sample_t *s, char **cause)
 {
 	static const char *const keys[] = { "free-memory", "total-memory", "free-hdd-space",
 		"total-hdd-space" };
@@ -183,9 +182,9 @@ static int restdecode_resource_sizes(const restjson_node_t *o, sample_t *s, char
 	return 0;
 }
 
-static int restdecode_resource(const restjson_node_t *j, sample_t *s, char **cause)
+static int restdecode_resource(const jsonr_node_t *j, sample_t *s, char **cause)
 {
-	const restjson_node_t *o = restdecode_singleton(j, cause);
+	const jsonr_node_t *o = restdecode_singleton(j, cause);
 	const char *ver, *board, *why;
 	int64_t up;
 	struct ros_version v;
@@ -233,7 +232,7 @@ static int restdecode_cpu_order(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static int restdecode_cpu_row(const restjson_node_t *o, size_t row, struct restdecode_cpu *c, char **cause)
+static int restdecode_cpu_row(const jsonr_node_t *o, size_t row, struct restdecode_cpu *c, char **cause)
 {
 	const char *name;
 	c->row = row;
@@ -248,7 +247,7 @@ static int restdecode_cpu_row(const restjson_node_t *o, size_t row, struct restd
 	return 0;
 }
 
-static int restdecode_cpu(const restjson_node_t *j, sample_t *s, char **cause)
+static int restdecode_cpu(const jsonr_node_t *j, sample_t *s, char **cause)
 {
 	size_t n = restdecode_nelem(j);
 	if (restdecode_list(j, cause) < 0)
@@ -275,9 +274,9 @@ static int restdecode_cpu(const restjson_node_t *j, sample_t *s, char **cause)
 }
 
 /* On CHR/x86 the record is only {"routerboard":"false"}: firmware stays unknown. */
-static int restdecode_board(const restjson_node_t *j, sample_t *s, char **cause)
+static int restdecode_board(const jsonr_node_t *j, sample_t *s, char **cause)
 {
-	const restjson_node_t *o = restdecode_singleton(j, cause);
+	const jsonr_node_t *o = restdecode_singleton(j, cause);
 	bool rb = true;
 	if (o == NULL || restdecode_bool(o, "routerboard", &rb, cause) < 0)
 		return -1;
@@ -287,7 +286,7 @@ static int restdecode_board(const restjson_node_t *j, sample_t *s, char **cause)
 }
 
 /* actual-mtu (what the interface uses), else mtu; an "auto" or absent value stays 0. */
-static int restdecode_mtu(const restjson_node_t *o, struct sample_iface *f, char **cause)
+static int restdecode_mtu(const jsonr_node_t *o, struct sample_iface *f, char **cause)
 {
 	static const char *const keys[] = { "actual-mtu", "mtu" };
 	for (size_t i = 0; i < 2; i++) {
@@ -304,7 +303,7 @@ static int restdecode_mtu(const restjson_node_t *o, struct sample_iface *f, char
 }
 
 static int restdecode_iface_row(
-	const restjson_node_t *o, struct sample_iface *f, const char **name, char **cause)
+	const jsonr_node_t *o, struct sample_iface *f, const char **name, char **cause)
 {
 	if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "name", name, cause) < 0 ||
 		restdecode_u64(o, "rx-byte", true, &f->rx_bytes, cause) < 0 ||
@@ -322,12 +321,12 @@ static int restdecode_iface_row(
 	return restdecode_mtu(o, f, cause);
 }
 
-static int restdecode_ifaces(const restjson_node_t *j, sample_t *s, char **cause)
+static int restdecode_ifaces(const jsonr_node_t *j, sample_t *s, char **cause)
 {
 	if (restdecode_list(j, cause) < 0)
 		return -1;
 	for (size_t i = 0; i < restdecode_nelem(j); i++) {
-		const restjson_node_t *o = restdecode_elem(j, i);
+		const jsonr_node_t *o = restdecode_elem(j, i);
 		struct sample_iface f = { 0 };
 		const char *name;
 		if (restdecode_iface_row(o, &f, &name, cause) < 0)
@@ -342,7 +341,7 @@ static int restdecode_ifaces(const restjson_node_t *j, sample_t *s, char **cause
 
 /* current-endpoint-address/port (absent, or "" and "0", before a first handshake) and
  * allowed-address; the configured endpoint-address is not what the peer uses, so not read. */
-static int restdecode_endpoint(const restjson_node_t *o, sample_t *s, struct sample_peer *p, char **cause)
+static int restdecode_endpoint(const jsonr_node_t *o, sample_t *s, struct sample_peer *p, char **cause)
 {
 	const char *allowed = restdecode_str(o, "allowed-address");
 	const char *addr = restdecode_str(o, "current-endpoint-address");
@@ -358,9 +357,9 @@ static int restdecode_endpoint(const restjson_node_t *o, sample_t *s, struct sam
 	return 0;
 }
 
-/* One peer, its keys read in the order RouterOS sends them (restjson_get). *label is the
+/* One peer, its keys read in the order RouterOS sends them (jsonr_get). *label is the
  * `peer` label: name (7.15+), else comment, else the public key. */
-static int restdecode_peer_row(const restjson_node_t *o, sample_t *s, struct sample_peer *p, const char **ifc,
+static int restdecode_peer_row(const jsonr_node_t *o, sample_t *s, struct sample_peer *p, const char **ifc,
 	const char **key, const char **label, char **cause)
 {
 	p->last_handshake_ms = -1;
@@ -388,7 +387,7 @@ struct restdecode_keyed {
 };
 
 /* A counters-only row: the rest of the peer comes from collectors/restpeers.h's cache. */
-static int restdecode_counter_row(const restjson_node_t *o, struct sample_peer *p, char **cause)
+static int restdecode_counter_row(const jsonr_node_t *o, struct sample_peer *p, char **cause)
 {
 	p->last_handshake_ms = -1;
 	if (restdecode_check_record(o, cause) < 0 ||
@@ -400,12 +399,12 @@ static int restdecode_counter_row(const restjson_node_t *o, struct sample_peer *
 }
 
 static int restdecode_peers_with(
-	const restjson_node_t *j, sample_t *s, const struct restdecode_keyed *k, char **cause)
+	const jsonr_node_t *j, sample_t *s, const struct restdecode_keyed *k, char **cause)
 {
 	if (restdecode_list(j, cause) < 0)
 		return -1;
 	for (size_t i = 0; i < restdecode_nelem(j); i++) {
-		const restjson_node_t *o = restdecode_elem(j, i);
+		const jsonr_node_t *o = restdecode_elem(j, i);
 		const char *id = k->fn != NULL ? restdecode_str(o, ".id") : NULL; /* sent first */
 		struct sample_peer p = { 0 };
 		const char *ifc, *key, *label;
@@ -428,7 +427,7 @@ static int restdecode_peers_with(
 	return 0;
 }
 
-static int restdecode_peers(const restjson_node_t *j, sample_t *s, char **cause)
+static int restdecode_peers(const jsonr_node_t *j, sample_t *s, char **cause)
 {
 	static const struct restdecode_keyed all = { .full = true };
 	return restdecode_peers_with(j, s, &all, cause);
@@ -485,29 +484,29 @@ static void restdecode_health_one(sample_t *s, const char *name, const char *typ
 	sample_add_sensor(s, name, (enum sample_unit)unit, v);
 }
 
-static int restdecode_health_flat(const restjson_node_t *o, sample_t *s, char **cause)
+static int restdecode_health_flat(const jsonr_node_t *o, sample_t *s, char **cause)
 {
 	if (restdecode_check_record(o, cause) < 0)
 		return -1;
-	for (size_t i = 0; i < restjson_size(o); i++) {
-		const char *key = restjson_key(o, i);
+	for (size_t i = 0; i < jsonr_size(o); i++) {
+		const char *key = jsonr_key(o, i);
 		if (key[0] != '.')
-			restdecode_health_one(s, key, NULL, restjson_str(restjson_at(o, i)));
+			restdecode_health_one(s, key, NULL, jsonr_str(jsonr_at(o, i)));
 	}
 	return 0;
 }
 
-static int restdecode_health(const restjson_node_t *j, sample_t *s, char **cause)
+static int restdecode_health(const jsonr_node_t *j, sample_t *s, char **cause)
 {
-	const restjson_node_t *first = restdecode_elem(j, 0);
+	const jsonr_node_t *first = restdecode_elem(j, 0);
 	sample_copy_sensors(s, &(sample_t){ 0 });
 	s->health_fresh = true;
-	if (restjson_is_object(j) || (restdecode_nelem(j) == 1 && restjson_get(first, "name") == NULL))
-		return restdecode_health_flat(restjson_is_object(j) ? j : first, s, cause);
+	if (jsonr_is_object(j) || (restdecode_nelem(j) == 1 && jsonr_get(first, "name") == NULL))
+		return restdecode_health_flat(jsonr_is_object(j) ? j : first, s, cause);
 	if (restdecode_list(j, cause) < 0)
 		return -1;
 	for (size_t i = 0; i < restdecode_nelem(j); i++) {
-		const restjson_node_t *o = restdecode_elem(j, i);
+		const jsonr_node_t *o = restdecode_elem(j, i);
 		const char *name, *value;
 		if (restdecode_check_record(o, cause) < 0 || restdecode_need(o, "name", &name, cause) < 0 ||
 			restdecode_need(o, "value", &value, cause) < 0)
@@ -520,9 +519,9 @@ static int restdecode_health(const restjson_node_t *j, sample_t *s, char **cause
 /* /system/package/update: latest-version (a RouterOS version, else ignored) and status. The
  * router learns latest-version from MikroTik when it checks for updates; until then it is
  * absent (routeros-diagnostics: MikroTik manual, /system/package/update). */
-static int restdecode_update(const restjson_node_t *j, sample_t *s, char **cause)
+static int restdecode_update(const jsonr_node_t *j, sample_t *s, char **cause)
 {
-	const restjson_node_t *o = restdecode_singleton(j, cause);
+	const jsonr_node_t *o = restdecode_singleton(j, cause);
 	if (o == NULL)
 		return -1;
 	const char *latest = restdecode_str(o, "latest-version"), *status = restdecode_str(o, "status"), *why;
@@ -534,7 +533,7 @@ static int restdecode_update(const restjson_node_t *j, sample_t *s, char **cause
 	return 0;
 }
 
-static int (*const restdecode_table[RESTDECODE_NSTEPS])(const restjson_node_t *, sample_t *, char **) = {
+static int (*const restdecode_table[RESTDECODE_NSTEPS])(const jsonr_node_t *, sample_t *, char **) = {
 	[RESTDECODE_RESOURCE] = restdecode_resource,
 	[RESTDECODE_CPU] = restdecode_cpu,
 	[RESTDECODE_BOARD] = restdecode_board,
@@ -551,7 +550,7 @@ static pthread_once_t restdecode_doc_once = PTHREAD_ONCE_INIT;
 
 static void restdecode_doc_free(void *d)
 {
-	restjson_destroy(d);
+	jsonr_destroy(d);
 }
 
 static void restdecode_doc_init(void)
@@ -560,20 +559,20 @@ static void restdecode_doc_init(void)
 		abort(); /* only at start, out of keys: our bug */
 }
 
-static restjson_t *restdecode_doc(void)
+static jsonr_t *restdecode_doc(void)
 {
 	pthread_once(&restdecode_doc_once, restdecode_doc_init);
-	restjson_t *d = pthread_getspecific(restdecode_doc_key);
+	jsonr_t *d = pthread_getspecific(restdecode_doc_key);
 	if (d == NULL) {
-		d = restjson_create();
+		d = jsonr_create();
 		pthread_setspecific(restdecode_doc_key, d);
 	}
 	return d;
 }
 
-const restjson_node_t *restdecode_json(const char *body, size_t len, char **cause)
+const jsonr_node_t *restdecode_json(const char *body, size_t len, char **cause)
 {
-	const restjson_node_t *j = restjson_parse(restdecode_doc(), body, len);
+	const jsonr_node_t *j = jsonr_parse(restdecode_doc(), body, len);
 	if (j == NULL) {
 		size_t ws = strspn(body, " \t\r\n");
 		*cause = xstrdup(ws < len && body[ws] == '<' ? "reply is HTML, not JSON"
@@ -583,15 +582,15 @@ const restjson_node_t *restdecode_json(const char *body, size_t len, char **caus
 	return j;
 }
 
-static char *restdecode_error_text(const restjson_node_t *j, const char *fallback);
+static char *restdecode_error_text(const jsonr_node_t *j, const char *fallback);
 
 /* A RouterOS error object ({"error":N,"message":...}, routeros.md §1) where a 2xx reply should
  * hold data, as some builds and proxies answer: -1 with *cause naming it, rather than a cause
  * about a field that is no string. 0 for anything else. */
-static int restdecode_error_object(const restjson_node_t *j, char **cause)
+static int restdecode_error_object(const jsonr_node_t *j, char **cause)
 {
-	const restjson_node_t *e = restjson_get(j, "error");
-	if (e == NULL || restjson_is_string(e) || restjson_str(restjson_get(j, "message")) == NULL)
+	const jsonr_node_t *e = jsonr_get(j, "error");
+	if (e == NULL || jsonr_is_string(e) || jsonr_str(jsonr_get(j, "message")) == NULL)
 		return 0;
 	char *text = restdecode_error_text(j, "");
 	*cause = xasprintf("a RouterOS error in a 2xx reply: %s", text);
@@ -601,7 +600,7 @@ static int restdecode_error_object(const restjson_node_t *j, char **cause)
 
 int restdecode_reply(enum restdecode_step step, const char *body, size_t len, sample_t *s, char **cause)
 {
-	const restjson_node_t *j = restdecode_json(body, len, cause);
+	const jsonr_node_t *j = restdecode_json(body, len, cause);
 	if (j == NULL || restdecode_error_object(j, cause) < 0)
 		return -1;
 	return restdecode_table[step](j, s, cause);
@@ -611,7 +610,7 @@ int restdecode_peers_keyed(
 	const char *body, size_t len, bool full, sample_t *s, restdecode_peer_fn *fn, void *arg, char **cause)
 {
 	const struct restdecode_keyed k = { .full = full, .fn = fn, .arg = arg };
-	const restjson_node_t *j = restdecode_json(body, len, cause);
+	const jsonr_node_t *j = restdecode_json(body, len, cause);
 	if (j == NULL || restdecode_error_object(j, cause) < 0)
 		return -1;
 	return restdecode_peers_with(j, s, &k, cause);
@@ -622,15 +621,15 @@ int restdecode_peers_keyed(
  * there is no interface. */
 int restdecode_route(const char *body, size_t len, char **iface, char **cause)
 {
-	const restjson_node_t *j = restjson_parse(restdecode_doc(), body, len);
-	const restjson_node_t *o = restjson_is_array(j) ? restjson_at(j, 0) : j;
+	const jsonr_node_t *j = jsonr_parse(restdecode_doc(), body, len);
+	const jsonr_node_t *o = jsonr_is_array(j) ? jsonr_at(j, 0) : j;
 	const char *name = NULL, *status = NULL;
 	*iface = NULL;
 	if (j != NULL && restdecode_error_object(j, cause) < 0)
 		return -1;
 	if (j == NULL)
 		*cause = xstrdup("reply is not JSON");
-	else if (!restjson_is_object(o) || (restjson_is_array(j) && restjson_size(j) != 1))
+	else if (!jsonr_is_object(o) || (jsonr_is_array(j) && jsonr_size(j) != 1))
 		*cause = xstrdup("expected one object");
 	else if (restdecode_check_record(o, cause) == 0) {
 		status = restdecode_str(o, "status");
@@ -665,10 +664,10 @@ static const char *restdecode_phrase(long code)
 }
 
 /* "message[: detail]" of a RouterOS error object, fallback for a missing message (malloc'd). */
-static char *restdecode_error_text(const restjson_node_t *j, const char *fallback)
+static char *restdecode_error_text(const jsonr_node_t *j, const char *fallback)
 {
-	const char *msg = restjson_str(restjson_get(j, "message"));
-	const char *detail = restjson_str(restjson_get(j, "detail"));
+	const char *msg = jsonr_str(jsonr_get(j, "message"));
+	const char *detail = jsonr_str(jsonr_get(j, "detail"));
 	char *m = restdecode_clean(msg != NULL ? msg : fallback, 40);
 	char *d = detail != NULL && detail[0] != '\0' ? restdecode_clean(detail, 120) : NULL;
 	char *out = xasprintf("%s%s%s", m, d ? ": " : "", d ? d : "");
@@ -679,7 +678,7 @@ static char *restdecode_error_text(const restjson_node_t *j, const char *fallbac
 
 char *restdecode_http_reason(long code, const char *body, size_t len)
 {
-	const restjson_node_t *j = restjson_parse(restdecode_doc(), body, len);
+	const jsonr_node_t *j = jsonr_parse(restdecode_doc(), body, len);
 	char *text = restdecode_error_text(j, restdecode_phrase(code));
 	char *out = xasprintf("HTTP %ld%s%s", code, text[0] && text[0] != ':' ? " " : "", text);
 	free(text);

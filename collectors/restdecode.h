@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "collectors/restjson.h"
+#include "lib/jsonr.h"
 #include "daemon/sample.h"
 
 /* The requests of one poll, in order; each has its decoder. */
@@ -38,9 +38,9 @@ int restdecode_peers_keyed(const char *body, size_t len, bool full, sample_t *s,
 int restdecode_route(const char *body, size_t len, char **iface, char **cause);
 /* "HTTP 401 Unauthorized[: detail]" from a RouterOS error body, or the standard phrase (malloc'd). */
 char *restdecode_http_reason(long code, const char *body, size_t len);
-/* body parsed into this thread's restjson document (valid until its next parse), or NULL with
+/* body parsed into this thread's jsonr document (valid until its next parse), or NULL with
  * *cause ("reply is not JSON", "reply is HTML, not JSON", "empty reply"; caller frees). */
-const restjson_node_t *restdecode_json(const char *body, size_t len, char **cause);
+const jsonr_node_t *restdecode_json(const char *body, size_t len, char **cause);
 /* A copy of untrusted text fit for an error line: printable ASCII only, at most max bytes and
  * "..." when cut (malloc'd). */
 char *restdecode_clean(const char *s, size_t max);

@@ -8,7 +8,7 @@
 #include "collectors/restdiag.h"
 #include "collectors/restcurl.h"
 #include "collectors/restdecode.h"
-#include "collectors/restjson.h"
+#include "lib/jsonr.h"
 #include "collectors/restmulti.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
@@ -61,12 +61,12 @@ struct restdiag {
 /* ---- decoding ---- */
 
 /* "12.5" or "12.5%" (or a JSON number); -1 when it is neither. */
-static double restdiag_usage(const restjson_node_t *v)
+static double restdiag_usage(const jsonr_node_t *v)
 {
 	double x;
-	if (restjson_num(v, &x))
+	if (jsonr_num(v, &x))
 		return x;
-	const char *s = restjson_str(v);
+	const char *s = jsonr_str(v);
 	if (s == NULL || !(isdigit((unsigned char)*s) || *s == '.'))
 		return -1;
 	char *end;
@@ -93,18 +93,18 @@ static int restdiag_core(const char *s)
 }
 
 /* One record: its core and classifier, with a cpuN summary row as N's "total". */
-static bool restdiag_row(const restjson_node_t *o, int *cpu, const char **name, double *usage)
+static bool restdiag_row(const jsonr_node_t *o, int *cpu, const char **name, double *usage)
 {
-	*name = restjson_str(restjson_get(o, "name"));
-	*usage = restdiag_usage(restjson_get(o, "usage"));
+	*name = jsonr_str(jsonr_get(o, "name"));
+	*usage = restdiag_usage(jsonr_get(o, "usage"));
 	if (*name == NULL || **name == '\0' || *usage < 0)
 		return false;
-	const restjson_node_t *c = restjson_get(o, "cpu");
+	const jsonr_node_t *c = jsonr_get(o, "cpu");
 	double x;
-	if (restjson_is_integer(c) && restjson_num(c, &x)) /* as restdiag_core reads "3" */
+	if (jsonr_is_integer(c) && jsonr_num(c, &x)) /* as restdiag_core reads "3" */
 		*cpu = x >= 0 && x < RESTDIAG_MAX_CORE ? (int)x : -1;
 	else
-		*cpu = restdiag_core(restjson_str(c));
+		*cpu = restdiag_core(jsonr_str(c));
 	if (*cpu < 0 && strncmp(*name, "cpu", 3) == 0 && restdiag_core(*name) >= 0) {
 		*cpu = restdiag_core(*name);
 		*name = "total";
@@ -120,10 +120,9 @@ struct restdiag_frames {
 
 /* The frame a row goes to: a new one when .section changes, or (without .section) when the
  * newest frame has this core and classifier already. */
-static profile_t *restdiag_frame(
-	struct restdiag_frames *fr, const restjson_node_t *o, int cpu, const char *name)
+static profile_t *restdiag_frame(struct restdiag_frames *fr, const jsonr_node_t *o, int cpu, const char *name)
 {
-	const char *sec = restjson_str(restjson_get(o, ".section"));
+	const char *sec = jsonr_str(jsonr_get(o, ".section"));
 	bool fresh = fr->n == 0 ||
 		(sec != NULL ? fr->section == NULL || strcmp(sec, fr->section) != 0
 			     : profile_find(fr->f[fr->n - 1], cpu, name) != NULL);
@@ -167,16 +166,16 @@ static bool restdiag_impossible(const struct restdiag_frames *fr, char **cause)
 	return false;
 }
 
-static int restdiag_walk(const restjson_node_t *arr, profile_t *p, char **cause)
+static int restdiag_walk(const jsonr_node_t *arr, profile_t *p, char **cause)
 {
 	struct restdiag_frames fr = { 0 };
 	size_t rows = 0;
-	for (size_t i = 0; i < restjson_size(arr); i++) {
-		const restjson_node_t *o = restjson_at(arr, i);
+	for (size_t i = 0; i < jsonr_size(arr); i++) {
+		const jsonr_node_t *o = jsonr_at(arr, i);
 		int cpu;
 		const char *name;
 		double usage;
-		if (!restjson_is_object(o) || !restdiag_row(o, &cpu, &name, &usage))
+		if (!jsonr_is_object(o) || !restdiag_row(o, &cpu, &name, &usage))
 			continue;
 		if (++rows > RESTDIAG_MAX_ROWS)
 			break;
@@ -203,10 +202,10 @@ static int restdiag_walk(const restjson_node_t *arr, profile_t *p, char **cause)
 
 int restdiag_decode_profile(const char *body, size_t len, profile_t *p, char **cause)
 {
-	const restjson_node_t *root = restdecode_json(body, len, cause);
+	const jsonr_node_t *root = restdecode_json(body, len, cause);
 	if (root == NULL)
 		return -1;
-	if (!restjson_is_array(root)) {
+	if (!jsonr_is_array(root)) {
 		*cause = xstrdup("not a JSON array of records");
 		return -1;
 	}
@@ -216,21 +215,21 @@ int restdiag_decode_profile(const char *body, size_t len, profile_t *p, char **c
 /* ---- decoding a bandwidth-test ---- */
 
 /* A RouterOS number in a string ("854372352", "45%"), or -1 when absent or not a number. */
-static double restdiag_num(const restjson_node_t *o, const char *key)
+static double restdiag_num(const jsonr_node_t *o, const char *key)
 {
-	return restdiag_usage(restjson_get(o, key));
+	return restdiag_usage(jsonr_get(o, key));
 }
 
 /* The verdict record: the last "done testing", else the last record; NULL when none. */
-static const restjson_node_t *restdiag_verdict(const restjson_node_t *arr)
+static const jsonr_node_t *restdiag_verdict(const jsonr_node_t *arr)
 {
-	const restjson_node_t *last = NULL;
-	for (size_t i = 0; i < restjson_size(arr); i++) {
-		const restjson_node_t *o = restjson_at(arr, i);
-		const char *st = restjson_str(restjson_get(o, "status"));
-		if (!restjson_is_object(o) || st == NULL)
+	const jsonr_node_t *last = NULL;
+	for (size_t i = 0; i < jsonr_size(arr); i++) {
+		const jsonr_node_t *o = jsonr_at(arr, i);
+		const char *st = jsonr_str(jsonr_get(o, "status"));
+		if (!jsonr_is_object(o) || st == NULL)
 			continue;
-		if (last == NULL || strcmp(restjson_str(restjson_get(last, "status")), "done testing") != 0 ||
+		if (last == NULL || strcmp(jsonr_str(jsonr_get(last, "status")), "done testing") != 0 ||
 			strcmp(st, "done testing") == 0)
 			last = o;
 	}
@@ -256,7 +255,7 @@ static bool restdiag_probe_impossible(const probe_t *p, double lost, double l, d
 }
 
 /* p's figures from the verdict record: its direction's total average, loss, CPU loads. */
-static int restdiag_probe_fill(const restjson_node_t *o, probe_t *p, bool only, char **cause)
+static int restdiag_probe_fill(const jsonr_node_t *o, probe_t *p, bool only, char **cause)
 {
 	bool tx = strcmp(p->direction, "transmit") == 0;
 	const char *key = tx ? "tx-total-average" : "rx-total-average";
@@ -279,11 +278,11 @@ static int restdiag_probe_fill(const restjson_node_t *o, probe_t *p, bool only, 
 int restdiag_decode_probe(const char *body, size_t len, probe_t *p[2], char **cause)
 {
 	char *notjson = NULL;
-	const restjson_node_t *root = restdecode_json(body, len, &notjson);
+	const jsonr_node_t *root = restdecode_json(body, len, &notjson);
 	free(notjson); /* named below, as no array of records */
-	const restjson_node_t *v = restjson_is_array(root) ? restdiag_verdict(root) : NULL;
+	const jsonr_node_t *v = jsonr_is_array(root) ? restdiag_verdict(root) : NULL;
 	int rc = -1;
-	const char *st = v ? restjson_str(restjson_get(v, "status")) : NULL;
+	const char *st = v ? jsonr_str(jsonr_get(v, "status")) : NULL;
 	if (v == NULL) {
 		*cause = xstrdup("bandwidth-test: not an array of records with a status");
 	} else if (strcmp(st, "done testing") != 0) {

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* invjson: file_sd JSON into an invlist (daemon/invjson.h). jansson refuses duplicate keys, a NUL
- * in a string and nesting past its own limit; the size was bounded before. jansson keeps no
- * places, so a target's line is where its quoted text next stands. It must never judge a
+/* invjson: file_sd JSON into an invlist (daemon/invjson.h), read with lib/jsonr, which refuses
+ * duplicate keys, a NUL in a string and nesting past 64; the size was bounded before. jsonr keeps
+ * no places, so a target's line is where its quoted text next stands. It must never judge a
  * target or a label, nor log. */
 #include "config.h"
 #include "daemon/invjson.h"
+#include "lib/jsonr.h"
 #include "lib/xmem.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,25 +32,22 @@ static void invjson_line(struct invjson_pos *p, const char *t)
 }
 
 /* Group object j into g. */
-static void invjson_keys(struct invlist_group *g, const json_t *j, struct invjson_pos *p)
+static void invjson_keys(struct invlist_group *g, const jsonr_node_t *j, struct invjson_pos *p)
 {
-	const json_t *targets = json_object_get(j, "targets"), *labels = json_object_get(j, "labels");
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)j, k, v)
-	{
+	const jsonr_node_t *targets = jsonr_get(j, "targets"), *labels = jsonr_get(j, "labels");
+	for (size_t i = 0; i < jsonr_size(j); i++) {
+		const char *k = jsonr_key(j, i);
 		if (strcmp(k, "targets") != 0 && strcmp(k, "labels") != 0)
 			invlist_unknown(g, k, strlen(k));
 	}
-	g->has_targets = json_is_array(targets);
-	g->bad_labels = labels != NULL && !json_is_object(labels);
-	json_object_foreach((json_t *)labels, k, v)
-	{
-		const char *s = json_string_value(v);
+	g->has_targets = jsonr_is_array(targets);
+	g->bad_labels = labels != NULL && !jsonr_is_object(labels);
+	for (size_t i = 0; jsonr_is_object(labels) && i < jsonr_size(labels); i++) {
+		const char *k = jsonr_key(labels, i), *s = jsonr_str(jsonr_at(labels, i));
 		invlist_label(g, k, strlen(k), s, s ? strlen(s) : 0);
 	}
-	for (size_t i = 0; i < json_array_size(targets); i++) {
-		const char *s = json_string_value(json_array_get(targets, i));
+	for (size_t i = 0; jsonr_is_array(targets) && i < jsonr_size(targets); i++) {
+		const char *s = jsonr_str(jsonr_at(targets, i));
 		if (s != NULL)
 			invjson_line(p, s);
 		invlist_target(g, s, s ? strlen(s) : 0, p->line);
@@ -59,28 +56,25 @@ static void invjson_keys(struct invlist_group *g, const json_t *j, struct invjso
 
 int invjson_read(const char *text, size_t len, invlist_t *out, int *line, char **why)
 {
-	json_error_t err;
-	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *doc = jsonr_parse(d, text, len);
 	struct invjson_pos p = { .text = text, .line = 1 };
-	if (doc == NULL) {
-		*line = err.line > 0 ? err.line : 1;
-		*why = xstrdup(err.text);
-		return -1;
-	}
-	if (!json_is_array(doc)) {
-		*line = 1;
+	int rc = -1;
+	*line = 1;
+	if (doc == NULL)
+		*why = xstrdup(jsonr_error(d));
+	else if (!jsonr_is_array(doc))
 		*why = xstrdup("an array of {\"targets\": [...], \"labels\": {...}} expected");
-		json_decref(doc);
-		return -1;
-	}
-	for (size_t i = 0; i < json_array_size(doc); i++) {
-		const json_t *j = json_array_get(doc, i);
+	else
+		rc = 0;
+	for (size_t i = 0; rc == 0 && i < jsonr_size(doc); i++) {
+		const jsonr_node_t *j = jsonr_at(doc, i);
 		struct invlist_group *g = invlist_group(out, p.line);
-		if (json_is_object(j))
+		if (jsonr_is_object(j))
 			invjson_keys(g, j, &p);
 		else
 			g->not_map = true;
 	}
-	json_decref(doc);
-	return 0;
+	jsonr_destroy(d);
+	return rc;
 }

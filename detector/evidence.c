@@ -8,10 +8,11 @@
 #include "config.h"
 #include "detector/evidence.h"
 #include "detector/stats.h"
-#include "lib/xmem.h"
+#include "lib/buf.h"
+#include "lib/jsonw.h"
 #include "lib/text.h"
+#include "lib/xmem.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,19 +44,25 @@ static int evidence_cmp(const void *x, const void *y)
 	return c ? c : strcmp(a->router, b->router);
 }
 
-static json_t *evidence_day(int64_t ms)
+/* The day of ms (UTC), or null when unknown. */
+static void evidence_day(buf_t *b, const char *key, int64_t ms)
 {
 	time_t t = (time_t)(ms / 1000);
 	struct tm tm;
 	char d[16];
 	if (ms <= 0 || gmtime_r(&t, &tm) == NULL || strftime(d, sizeof(d), "%Y-%m-%d", &tm) == 0)
-		return json_null();
-	return json_string(d);
+		jsonw_null(b, key);
+	else
+		jsonw_add(b, key, d);
 }
 
-static json_t *evidence_str(const char *s)
+/* s, or null for NULL; a string that is not UTF-8 leaves the member out (as jansson did). */
+static void evidence_str(buf_t *b, const char *key, const char *s)
 {
-	return s ? json_string(s) : json_null();
+	if (s != NULL)
+		jsonw_add(b, key, s);
+	else
+		jsonw_null(b, key);
 }
 
 /* The router's verdicts v[0..n) (its interfaces, one direction) into t. */
@@ -77,29 +84,30 @@ static void evidence_router(const struct detector_verdict *const *v, size_t n, s
 	}
 }
 
-static json_t *evidence_tally_json(struct evidence_tally *t)
+static void evidence_tally_json(buf_t *b, const char *key, struct evidence_tally *t)
 {
-	json_t *o = json_object(), *m = json_object(), *r = json_null();
 	size_t judged = t->n[DETECTOR_REGRESSION] + t->n[DETECTOR_IMPROVEMENT] + t->n[DETECTOR_UNCHANGED];
-	json_object_set_new(o, "routers", json_integer((json_int_t)t->routers));
-	json_object_set_new(o, "judged", json_integer((json_int_t)judged));
-	json_object_set_new(o, "regressed", json_integer((json_int_t)t->n[DETECTOR_REGRESSION]));
-	json_object_set_new(o, "improved", json_integer((json_int_t)t->n[DETECTOR_IMPROVEMENT]));
-	json_object_set_new(o, "unchanged", json_integer((json_int_t)t->n[DETECTOR_UNCHANGED]));
-	json_object_set_new(o, "insufficient", json_integer((json_int_t)t->n[DETECTOR_INSUFFICIENT]));
+	jsonw_object(b, key);
+	jsonw_int(b, "routers", (int64_t)t->routers);
+	jsonw_int(b, "judged", (int64_t)judged);
+	jsonw_int(b, "regressed", (int64_t)t->n[DETECTOR_REGRESSION]);
+	jsonw_int(b, "improved", (int64_t)t->n[DETECTOR_IMPROVEMENT]);
+	jsonw_int(b, "unchanged", (int64_t)t->n[DETECTOR_UNCHANGED]);
+	jsonw_int(b, "insufficient", (int64_t)t->n[DETECTOR_INSUFFICIENT]);
 	if (t->nratio > 0) {
-		r = json_object();
-		json_object_set_new(r, "q1", json_real(stats_quantile(t->ratio, t->nratio, 0.25)));
-		json_object_set_new(r, "median", json_real(stats_quantile(t->ratio, t->nratio, 0.5)));
-		json_object_set_new(r, "q3", json_real(stats_quantile(t->ratio, t->nratio, 0.75)));
-	}
-	json_object_set_new(o, "ratio", r);
+		jsonw_object(b, "ratio");
+		jsonw_real(b, "q1", stats_quantile(t->ratio, t->nratio, 0.25), 6);
+		jsonw_real(b, "median", stats_quantile(t->ratio, t->nratio, 0.5), 6);
+		jsonw_real(b, "q3", stats_quantile(t->ratio, t->nratio, 0.75), 6);
+		jsonw_end_object(b);
+	} else
+		jsonw_null(b, "ratio");
+	jsonw_object(b, "methods");
 	for (int k = 1; k < EVIDENCE_NMETHODS; k++)
 		if (t->method[k] > 0)
-			json_object_set_new(m, outcome_method_name((enum detector_method)k),
-				json_integer((json_int_t)t->method[k]));
-	json_object_set_new(o, "methods", m);
-	return o;
+			jsonw_int(b, outcome_method_name((enum detector_method)k), (int64_t)t->method[k]);
+	jsonw_end_object(b);
+	jsonw_end_object(b);
 }
 
 static int evidence_fw_cmp(const void *x, const void *y) /* router, then its firmware */
@@ -121,7 +129,7 @@ static int evidence_fw_pair_cmp(const void *x, const void *y) /* firmware only *
 
 /* The cohort's routers by RouterBOOT firmware before and after: [{before, after, routers}],
  * each router once (its interfaces and directions share one version change). */
-static json_t *evidence_firmware(const struct detector_verdict *const *v, size_t n)
+static void evidence_firmware(buf_t *b, const struct detector_verdict *const *v, size_t n)
 {
 	const struct detector_verdict **r = xcalloc(n + 1, sizeof(*r));
 	size_t k = 0;
@@ -131,22 +139,25 @@ static json_t *evidence_firmware(const struct detector_verdict *const *v, size_t
 		if (k == 0 || strcmp(r[k - 1]->router, r[i]->router) != 0)
 			r[k++] = r[i];
 	qsort(r, k, sizeof(*r), evidence_fw_pair_cmp);
-	json_t *a = json_array();
+	jsonw_array(b, "firmware");
 	for (size_t i = 0, j; i < k; i = j) {
 		for (j = i + 1; j < k && evidence_fw_pair_cmp(&r[j], &r[i]) == 0; j++)
 			;
-		json_array_append_new(a,
-			json_pack("{s:o, s:o, s:I}", "before", evidence_str(r[i]->firmware_from), "after",
-				evidence_str(r[i]->firmware_to), "routers", (json_int_t)(j - i)));
+		if (!text_is_utf8(r[i]->firmware_from) || !text_is_utf8(r[i]->firmware_to))
+			continue; /* the pair left out, as jansson's json_pack refused it */
+		jsonw_object(b, NULL);
+		evidence_str(b, "before", r[i]->firmware_from);
+		evidence_str(b, "after", r[i]->firmware_to);
+		jsonw_int(b, "routers", (int64_t)(j - i));
+		jsonw_end_object(b);
 	}
+	jsonw_end_array(b);
 	free(r);
-	return a;
 }
 
 /* The cohort of v[0..n) (sorted: direction, router), as a JSON object. */
-static json_t *evidence_cohort(const struct detector_verdict *const *v, size_t n)
+static void evidence_cohort(buf_t *b, const struct detector_verdict *const *v, size_t n)
 {
-	json_t *o = json_object();
 	int64_t first = INT64_MAX, last = 0;
 	struct evidence_tally t[2] = { { .ratio = xcalloc(n + 1, sizeof(double)) },
 		{ .ratio = xcalloc(n + 1, sizeof(double)) } };
@@ -161,18 +172,19 @@ static json_t *evidence_cohort(const struct detector_verdict *const *v, size_t n
 		first = v[i]->upgraded_ms < first ? v[i]->upgraded_ms : first;
 		last = v[i]->upgraded_ms > last ? v[i]->upgraded_ms : last;
 	}
-	json_object_set_new(o, "from_version", json_string(v[0]->from_version));
-	json_object_set_new(o, "to_version", json_string(v[0]->to_version));
-	json_object_set_new(o, "architecture", evidence_str(v[0]->architecture));
-	json_object_set_new(o, "board", evidence_str(v[0]->board));
-	json_object_set_new(o, "first_day", evidence_day(first));
-	json_object_set_new(o, "last_day", evidence_day(last));
-	json_object_set_new(o, "firmware", evidence_firmware(v, n));
-	json_object_set_new(o, "tx", evidence_tally_json(&t[0]));
-	json_object_set_new(o, "rx", evidence_tally_json(&t[1]));
+	jsonw_object(b, NULL);
+	jsonw_add(b, "from_version", v[0]->from_version);
+	jsonw_add(b, "to_version", v[0]->to_version);
+	evidence_str(b, "architecture", v[0]->architecture);
+	evidence_str(b, "board", v[0]->board);
+	evidence_day(b, "first_day", first);
+	evidence_day(b, "last_day", last);
+	evidence_firmware(b, v, n);
+	evidence_tally_json(b, "tx", &t[0]);
+	evidence_tally_json(b, "rx", &t[1]);
+	jsonw_end_object(b);
 	free(t[0].ratio);
 	free(t[1].ratio);
-	return o;
 }
 
 /* The final verdicts of vs[n] upgraded at or after since_ms, sorted; *k of them. */
@@ -189,22 +201,22 @@ static const struct detector_verdict **evidence_pick(
 }
 
 /* The guard's counts per rollout cohort: counts only, no router. */
-static json_t *evidence_rollout(const struct evidread_rollout *ro, size_t nro)
+static void evidence_rollout(buf_t *b, const struct evidread_rollout *ro, size_t nro)
 {
-	json_t *a = json_array();
+	jsonw_array(b, "rollout");
 	for (size_t i = 0; i < nro; i++) {
-		json_t *o = json_object();
-		json_object_set_new(o, "to_version", json_string(ro[i].to_version));
-		json_object_set_new(o, "architecture", evidence_str(ro[i].architecture));
-		json_object_set_new(o, "board", evidence_str(ro[i].board));
-		json_object_set_new(o, "routers", json_integer((json_int_t)ro[i].routers));
-		json_object_set_new(o, "canaries", json_integer((json_int_t)ro[i].canaries));
-		json_object_set_new(o, "judged", json_integer((json_int_t)ro[i].judged));
-		json_object_set_new(o, "regressed", json_integer((json_int_t)ro[i].regressed));
-		json_object_set_new(o, "pending", json_integer((json_int_t)ro[i].pending));
-		json_array_append_new(a, o);
+		jsonw_object(b, NULL);
+		jsonw_add(b, "to_version", ro[i].to_version);
+		evidence_str(b, "architecture", ro[i].architecture);
+		evidence_str(b, "board", ro[i].board);
+		jsonw_int(b, "routers", (int64_t)ro[i].routers);
+		jsonw_int(b, "canaries", (int64_t)ro[i].canaries);
+		jsonw_int(b, "judged", (int64_t)ro[i].judged);
+		jsonw_int(b, "regressed", (int64_t)ro[i].regressed);
+		jsonw_int(b, "pending", (int64_t)ro[i].pending);
+		jsonw_end_object(b);
 	}
-	return a;
+	jsonw_end_array(b);
 }
 
 char *evidence_export(const struct detector_verdict *vs, size_t n, const char *fleet, int64_t since_ms,
@@ -212,22 +224,33 @@ char *evidence_export(const struct detector_verdict *vs, size_t n, const char *f
 {
 	size_t k;
 	const struct detector_verdict **p = evidence_pick(vs, n, since_ms, &k);
-	json_t *cohorts = json_array(), *f = json_object(), *doc = json_object();
+	buf_t b, out;
+	buf_init(&b);
+	buf_init(&out);
+	jsonw_object(&b, NULL);
+	jsonw_add(&b, "schema", EVIDENCE_SCHEMA);
+	jsonw_array(&b, "fleets");
+	jsonw_object(&b, NULL);
+	jsonw_add(&b, "fleet", fleet);
+	evidence_day(&b, "generated", now_ms);
+	if (since_ms > 0)
+		evidence_day(&b, "since", since_ms);
+	else
+		jsonw_null(&b, "since");
+	jsonw_array(&b, "cohorts");
 	for (size_t i = 0, j; i < k; i = j) {
 		for (j = i + 1; j < k && evidence_cohort_cmp(p[j], p[i]) == 0; j++)
 			;
-		json_array_append_new(cohorts, evidence_cohort(p + i, j - i));
+		evidence_cohort(&b, p + i, j - i);
 	}
+	jsonw_end_array(&b);
 	free(p);
-	json_object_set_new(f, "fleet", json_string(fleet));
-	json_object_set_new(f, "generated", evidence_day(now_ms));
-	json_object_set_new(f, "since", since_ms > 0 ? evidence_day(since_ms) : json_null());
-	json_object_set_new(f, "cohorts", cohorts);
 	if (ro != NULL)
-		json_object_set_new(f, "rollout", evidence_rollout(ro, nro));
-	json_object_set_new(doc, "schema", json_string(EVIDENCE_SCHEMA));
-	json_object_set_new(doc, "fleets", json_pack("[o]", f));
-	char *s = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6) | JSON_PRESERVE_ORDER);
-	json_decref(doc);
-	return s;
+		evidence_rollout(&b, ro, nro);
+	jsonw_end_object(&b);
+	jsonw_end_array(&b);
+	jsonw_end_object(&b);
+	jsonw_indent(&out, b.data, 1); /* one space a level, as jansson's JSON_INDENT(1) */
+	buf_free(&b);
+	return buf_steal(&out, NULL);
 }

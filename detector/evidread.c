@@ -7,10 +7,13 @@
 #include "config.h"
 #include "detector/evidread.h"
 #include "detector/evidence.h"
+#include "lib/buf.h"
+#include "lib/jsonr.h"
+#include "lib/jsonw.h"
 #include "lib/xmem.h"
 
-#include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +25,21 @@
 #define EVIDREAD_MAX_FIRMWARE 1000 /* firmware pairs of one cohort */
 
 struct evidread {
-	json_t *root;
+	jsonr_t *doc;
+	const jsonr_node_t *root; /* in doc */
 };
+
+/* Elements of array a; 0 for anything else (as jansson's json_array_size). */
+static size_t evidread_len(const jsonr_node_t *a)
+{
+	return jsonr_is_array(a) ? jsonr_size(a) : 0;
+}
+
+/* a's whole number (no fraction, no exponent) into *n, else false. */
+static bool evidread_int(const jsonr_node_t *v, int64_t *n)
+{
+	return jsonr_int(v, n);
+}
 
 /* The first fault, with its path. */
 struct evidread_err {
@@ -45,12 +61,10 @@ static bool evidread_fail(struct evidread_err *e, const char *fmt, ...)
 }
 
 /* Only the keys of allowed (NULL-terminated) in o. */
-static bool evidread_keys(const json_t *o, const char *const *allowed, struct evidread_err *e)
+static bool evidread_keys(const jsonr_node_t *o, const char *const *allowed, struct evidread_err *e)
 {
-	const char *k;
-	json_t *v;
-	json_object_foreach((json_t *)o, k, v)
-	{
+	for (size_t m = 0; m < jsonr_size(o); m++) {
+		const char *k = jsonr_key(o, m);
 		size_t i = 0;
 		while (allowed[i] && strcmp(allowed[i], k) != 0)
 			i++;
@@ -60,14 +74,14 @@ static bool evidread_keys(const json_t *o, const char *const *allowed, struct ev
 	return true;
 }
 
-static bool evidread_text(const json_t *v, bool nullable, struct evidread_err *e)
+static bool evidread_text(const jsonr_node_t *v, bool nullable, struct evidread_err *e)
 {
-	if (nullable && json_is_null(v))
+	if (nullable && jsonr_is_null(v))
 		return true;
-	if (!json_is_string(v))
+	if (!jsonr_is_string(v))
 		return evidread_fail(e, "not a string%s", nullable ? " or null" : "");
-	const char *s = json_string_value(v);
-	size_t n = json_string_length(v);
+	const char *s = jsonr_str(v);
+	size_t n = strlen(s);
 	if (n == 0 || n > EVIDREAD_MAX_STR)
 		return evidread_fail(e, "a string of 1 to %d characters expected", EVIDREAD_MAX_STR);
 	for (size_t i = 0; i < n; i++)
@@ -76,12 +90,12 @@ static bool evidread_text(const json_t *v, bool nullable, struct evidread_err *e
 	return true;
 }
 
-static bool evidread_day(const json_t *v, bool nullable, struct evidread_err *e)
+static bool evidread_day(const jsonr_node_t *v, bool nullable, struct evidread_err *e)
 {
-	if (nullable && json_is_null(v))
+	if (nullable && jsonr_is_null(v))
 		return true;
 	int y, m, d, n = 0;
-	const char *s = json_string_value(v);
+	const char *s = jsonr_str(v);
 	if (s == NULL || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 || n != 10 ||
 		y < 2000 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31)
 		return evidread_fail(e, "a day (YYYY-MM-DD) expected");
@@ -89,26 +103,24 @@ static bool evidread_day(const json_t *v, bool nullable, struct evidread_err *e)
 }
 
 /* o[key] a whole count 0..EVIDREAD_MAX_COUNT into *n. */
-static bool evidread_count(const json_t *o, const char *key, json_int_t *n, struct evidread_err *e)
+static bool evidread_count(const jsonr_node_t *o, const char *key, int64_t *n, struct evidread_err *e)
 {
-	const json_t *v = json_object_get(o, key);
-	if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > EVIDREAD_MAX_COUNT)
+	if (!evidread_int(jsonr_get(o, key), n) || *n < 0 || *n > EVIDREAD_MAX_COUNT)
 		return evidread_fail(e, "%s: not a count (a whole number 0 to %d)", key, EVIDREAD_MAX_COUNT);
-	*n = json_integer_value(v);
 	return true;
 }
 
-static bool evidread_ratio(const json_t *r, struct evidread_err *e)
+static bool evidread_ratio(const jsonr_node_t *r, struct evidread_err *e)
 {
 	static const char *const keys[] = { "q1", "median", "q3", NULL };
 	double q[3];
-	if (json_is_null(r))
+	if (jsonr_is_null(r))
 		return true;
-	if (!json_is_object(r) || !evidread_keys(r, keys, e))
+	if (!jsonr_is_object(r) || !evidread_keys(r, keys, e))
 		return evidread_fail(e, "ratio: an object of q1, median, q3 or null expected");
 	for (int i = 0; i < 3; i++) {
-		const json_t *v = json_object_get(r, keys[i]);
-		q[i] = json_is_number(v) ? json_number_value(v) : NAN;
+		if (!jsonr_num(jsonr_get(r, keys[i]), &q[i]))
+			q[i] = NAN;
 		if (!(q[i] >= 0 && q[i] <= EVIDREAD_MAX_RATIO))
 			return evidread_fail(
 				e, "ratio.%s: a number from 0 to %g expected", keys[i], EVIDREAD_MAX_RATIO);
@@ -118,29 +130,27 @@ static bool evidread_ratio(const json_t *r, struct evidread_err *e)
 	return true;
 }
 
-static bool evidread_methods(const json_t *m, json_int_t judged, struct evidread_err *e)
+static bool evidread_methods(const jsonr_node_t *m, int64_t judged, struct evidread_err *e)
 {
-	const char *k;
-	json_t *v;
-	json_int_t sum = 0;
-	if (!json_is_object(m))
+	int64_t sum = 0, v;
+	if (!jsonr_is_object(m))
 		return evidread_fail(e, "methods: an object expected");
-	json_object_foreach((json_t *)m, k, v)
-	{
-		if (outcome_method_of(k) == DETECTOR_M_NONE || !json_is_integer(v) ||
-			json_integer_value(v) < 0 || json_integer_value(v) > EVIDREAD_MAX_COUNT)
+	for (size_t i = 0; i < jsonr_size(m); i++) {
+		const char *k = jsonr_key(m, i);
+		if (outcome_method_of(k) == DETECTOR_M_NONE || !evidread_int(jsonr_at(m, i), &v) || v < 0 ||
+			v > EVIDREAD_MAX_COUNT)
 			return evidread_fail(e, "methods: \"%.32s\" is not a method with a count", k);
-		sum += json_integer_value(v);
+		sum += v;
 	}
 	return sum <= judged || evidread_fail(e, "methods: more than the routers judged");
 }
 
-static bool evidread_tally(const json_t *t, struct evidread_err *e)
+static bool evidread_tally(const jsonr_node_t *t, struct evidread_err *e)
 {
 	static const char *const keys[] = { "routers", "judged", "regressed", "improved", "unchanged",
 		"insufficient", "ratio", "methods", NULL };
-	json_int_t n[6];
-	if (!json_is_object(t) || !evidread_keys(t, keys, e))
+	int64_t n[6];
+	if (!jsonr_is_object(t) || !evidread_keys(t, keys, e))
 		return evidread_fail(e, "an object of counts expected");
 	for (int i = 0; i < 6; i++)
 		if (!evidread_count(t, keys[i], &n[i], e))
@@ -149,40 +159,39 @@ static bool evidread_tally(const json_t *t, struct evidread_err *e)
 		return evidread_fail(e,
 			"the counts do not add up (judged = regressed + improved + unchanged, "
 			"routers = judged + insufficient)");
-	return evidread_ratio(json_object_get(t, "ratio"), e) &&
-		evidread_methods(json_object_get(t, "methods"), n[1], e);
+	return evidread_ratio(jsonr_get(t, "ratio"), e) && evidread_methods(jsonr_get(t, "methods"), n[1], e);
 }
 
 /* Checks o[key] with f, the key added to e's path while it does. */
-static bool evidread_at(const json_t *o, const char *key, struct evidread_err *e,
-	bool (*f)(const json_t *, bool, struct evidread_err *), bool nullable)
+static bool evidread_at(const jsonr_node_t *o, const char *key, struct evidread_err *e,
+	bool (*f)(const jsonr_node_t *, bool, struct evidread_err *), bool nullable)
 {
 	size_t len = strlen(e->path);
 	snprintf(e->path + len, sizeof(e->path) - len, "%s%s", len ? "." : "", key);
-	const json_t *v = json_object_get(o, key);
+	const jsonr_node_t *v = jsonr_get(o, key);
 	bool ok = v != NULL ? f(v, nullable, e) : evidread_fail(e, "missing");
 	e->path[len] = '\0';
 	return ok;
 }
 
-static bool evidread_tally_at(const json_t *t, bool nullable, struct evidread_err *e)
+static bool evidread_tally_at(const jsonr_node_t *t, bool nullable, struct evidread_err *e)
 {
 	(void)nullable;
 	return evidread_tally(t, e);
 }
 
 /* [{before, after, routers}]: RouterBOOT firmware (text or null) and a count of at least 1. */
-static bool evidread_firmware(const json_t *a, bool nullable, struct evidread_err *e)
+static bool evidread_firmware(const jsonr_node_t *a, bool nullable, struct evidread_err *e)
 {
 	static const char *const keys[] = { "before", "after", "routers", NULL };
 	(void)nullable;
-	if (!json_is_array(a) || json_array_size(a) > EVIDREAD_MAX_FIRMWARE)
+	if (!jsonr_is_array(a) || evidread_len(a) > EVIDREAD_MAX_FIRMWARE)
 		return evidread_fail(
 			e, "an array of at most %d firmware pairs expected", EVIDREAD_MAX_FIRMWARE);
-	for (size_t i = 0; i < json_array_size(a); i++) {
-		const json_t *f = json_array_get(a, i);
-		json_int_t n;
-		if (!json_is_object(f) || !evidread_keys(f, keys, e))
+	for (size_t i = 0; i < evidread_len(a); i++) {
+		const jsonr_node_t *f = jsonr_at(a, i);
+		int64_t n;
+		if (!jsonr_is_object(f) || !evidread_keys(f, keys, e))
 			return evidread_fail(e, "[%zu]: an object of before, after, routers expected", i);
 		if (!evidread_at(f, "before", e, evidread_text, true) ||
 			!evidread_at(f, "after", e, evidread_text, true) ||
@@ -194,11 +203,11 @@ static bool evidread_firmware(const json_t *a, bool nullable, struct evidread_er
 	return true;
 }
 
-static bool evidread_cohort(const json_t *c, struct evidread_err *e)
+static bool evidread_cohort(const jsonr_node_t *c, struct evidread_err *e)
 {
 	static const char *const keys[] = { "from_version", "to_version", "architecture", "board",
 		"first_day", "last_day", "firmware", "tx", "rx", NULL };
-	if (!json_is_object(c) || !evidread_keys(c, keys, e))
+	if (!jsonr_is_object(c) || !evidread_keys(c, keys, e))
 		return evidread_fail(e, "a cohort object expected");
 	return evidread_at(c, "from_version", e, evidread_text, false) &&
 		evidread_at(c, "to_version", e, evidread_text, false) &&
@@ -206,19 +215,19 @@ static bool evidread_cohort(const json_t *c, struct evidread_err *e)
 		evidread_at(c, "board", e, evidread_text, true) &&
 		evidread_at(c, "first_day", e, evidread_day, false) &&
 		evidread_at(c, "last_day", e, evidread_day, false) &&
-		(json_object_get(c, "firmware") == NULL ||
+		(jsonr_get(c, "firmware") == NULL ||
 			evidread_at(c, "firmware", e, evidread_firmware, false)) &&
 		evidread_at(c, "tx", e, evidread_tally_at, false) &&
 		evidread_at(c, "rx", e, evidread_tally_at, false);
 }
 
 /* A row of a fleet's "rollout" list: the guard's cohort and its counts, which nest. */
-static bool evidread_rollout_row(const json_t *c, struct evidread_err *e)
+static bool evidread_rollout_row(const jsonr_node_t *c, struct evidread_err *e)
 {
 	static const char *const keys[] = { "to_version", "architecture", "board", "routers", "canaries",
 		"judged", "regressed", "pending", NULL };
-	json_int_t n[5];
-	if (!json_is_object(c) || !evidread_keys(c, keys, e))
+	int64_t n[5];
+	if (!jsonr_is_object(c) || !evidread_keys(c, keys, e))
 		return evidread_fail(e, "a rollout object expected");
 	if (!evidread_at(c, "to_version", e, evidread_text, false) ||
 		!evidread_at(c, "architecture", e, evidread_text, true) ||
@@ -235,49 +244,49 @@ static bool evidread_rollout_row(const json_t *c, struct evidread_err *e)
 }
 
 /* A fleet's optional "rollout" list (absent in exports not asked for it). */
-static bool evidread_rollout(const json_t *f, struct evidread_err *e)
+static bool evidread_rollout(const jsonr_node_t *f, struct evidread_err *e)
 {
-	const json_t *rs = json_object_get(f, "rollout");
+	const jsonr_node_t *rs = jsonr_get(f, "rollout");
 	if (rs == NULL)
 		return true;
-	if (!json_is_array(rs) || json_array_size(rs) > EVIDREAD_MAX_COHORT)
+	if (!jsonr_is_array(rs) || evidread_len(rs) > EVIDREAD_MAX_COHORT)
 		return evidread_fail(e, "rollout: an array of at most %d expected", EVIDREAD_MAX_COHORT);
 	size_t len = strlen(e->path);
-	for (size_t i = 0; i < json_array_size(rs); i++) {
+	for (size_t i = 0; i < evidread_len(rs); i++) {
 		snprintf(e->path + len, sizeof(e->path) - len, ".rollout[%zu]", i);
-		if (!evidread_rollout_row(json_array_get(rs, i), e))
+		if (!evidread_rollout_row(jsonr_at(rs, i), e))
 			return false;
 	}
 	e->path[len] = '\0';
 	return true;
 }
 
-static bool evidread_fleet_id(const json_t *v, bool nullable, struct evidread_err *e)
+static bool evidread_fleet_id(const jsonr_node_t *v, bool nullable, struct evidread_err *e)
 {
 	(void)nullable;
-	const char *s = json_string_value(v);
+	const char *s = jsonr_str(v);
 	if (s == NULL || strlen(s) != EVIDENCE_FLEET_LEN ||
 		strspn(s, "0123456789abcdef") != EVIDENCE_FLEET_LEN)
 		return evidread_fail(e, "a fleet id of %d lowercase hex digits expected", EVIDENCE_FLEET_LEN);
 	return true;
 }
 
-static bool evidread_fleet(const json_t *f, struct evidread_err *e)
+static bool evidread_fleet(const jsonr_node_t *f, struct evidread_err *e)
 {
 	static const char *const keys[] = { "fleet", "generated", "since", "cohorts", "rollout", NULL };
-	if (!json_is_object(f) || !evidread_keys(f, keys, e))
+	if (!jsonr_is_object(f) || !evidread_keys(f, keys, e))
 		return evidread_fail(e, "a fleet object expected");
 	if (!evidread_at(f, "fleet", e, evidread_fleet_id, false) ||
 		!evidread_at(f, "generated", e, evidread_day, false) ||
 		!evidread_at(f, "since", e, evidread_day, true))
 		return false;
-	const json_t *cs = json_object_get(f, "cohorts");
-	if (!json_is_array(cs) || json_array_size(cs) > EVIDREAD_MAX_COHORT)
+	const jsonr_node_t *cs = jsonr_get(f, "cohorts");
+	if (!jsonr_is_array(cs) || evidread_len(cs) > EVIDREAD_MAX_COHORT)
 		return evidread_fail(e, "cohorts: an array of at most %d expected", EVIDREAD_MAX_COHORT);
 	size_t len = strlen(e->path);
-	for (size_t i = 0; i < json_array_size(cs); i++) {
+	for (size_t i = 0; i < evidread_len(cs); i++) {
 		snprintf(e->path + len, sizeof(e->path) - len, ".cohorts[%zu]", i);
-		if (!evidread_cohort(json_array_get(cs, i), e))
+		if (!evidread_cohort(jsonr_at(cs, i), e))
 			return false;
 	}
 	e->path[len] = '\0';
@@ -285,9 +294,9 @@ static bool evidread_fleet(const json_t *f, struct evidread_err *e)
 }
 
 /* The schema string: this one, or a newer one (refused by name), or none of ours. */
-static bool evidread_schema(const json_t *root, struct evidread_err *e)
+static bool evidread_schema(const jsonr_node_t *root, struct evidread_err *e)
 {
-	const char *s = json_string_value(json_object_get(root, "schema"));
+	const char *s = jsonr_str(jsonr_get(root, "schema"));
 	unsigned v;
 	int n = 0;
 	if (s && strcmp(s, EVIDENCE_SCHEMA) == 0)
@@ -306,12 +315,12 @@ static int evidread_idcmp(const void *a, const void *b)
 
 /* Each fleet id of fs (checked fleets) once: sorted, not searched per fleet, so that a document
  * of 10,000 fleets costs no quadratic time. The path names the first fleet of a pair. */
-static bool evidread_ids_once(const json_t *fs, struct evidread_err *e)
+static bool evidread_ids_once(const jsonr_node_t *fs, struct evidread_err *e)
 {
-	size_t n = json_array_size(fs);
+	size_t n = evidread_len(fs);
 	const char **ids = xcalloc(n + 1, sizeof(*ids));
 	for (size_t i = 0; i < n; i++)
-		ids[i] = json_string_value(json_object_get(json_array_get(fs, i), "fleet"));
+		ids[i] = jsonr_str(jsonr_get(jsonr_at(fs, i), "fleet"));
 	qsort(ids, n, sizeof(*ids), evidread_idcmp);
 	const char *twice = NULL;
 	for (size_t i = 1; i < n && twice == NULL; i++)
@@ -325,19 +334,19 @@ static bool evidread_ids_once(const json_t *fs, struct evidread_err *e)
 	return ok;
 }
 
-static bool evidread_root(const json_t *root, struct evidread_err *e)
+static bool evidread_root(const jsonr_node_t *root, struct evidread_err *e)
 {
 	static const char *const keys[] = { "schema", "fleets", NULL };
-	if (!json_is_object(root))
+	if (!jsonr_is_object(root))
 		return evidread_fail(e, "a JSON object expected");
 	if (!evidread_schema(root, e) || !evidread_keys(root, keys, e))
 		return false;
-	const json_t *fs = json_object_get(root, "fleets");
-	if (!json_is_array(fs) || json_array_size(fs) == 0 || json_array_size(fs) > EVIDREAD_MAX_FLEETS)
+	const jsonr_node_t *fs = jsonr_get(root, "fleets");
+	if (!jsonr_is_array(fs) || evidread_len(fs) == 0 || evidread_len(fs) > EVIDREAD_MAX_FLEETS)
 		return evidread_fail(e, "fleets: an array of 1 to %d expected", EVIDREAD_MAX_FLEETS);
-	for (size_t i = 0; i < json_array_size(fs); i++) {
+	for (size_t i = 0; i < evidread_len(fs); i++) {
 		snprintf(e->path, sizeof(e->path), "fleets[%zu]", i);
-		if (!evidread_fleet(json_array_get(fs, i), e))
+		if (!evidread_fleet(jsonr_at(fs, i), e))
 			return false;
 	}
 	if (!evidread_ids_once(fs, e))
@@ -349,24 +358,26 @@ static bool evidread_root(const json_t *root, struct evidread_err *e)
 evidread_t *evidread_parse(const char *text, size_t len, char **why)
 {
 	struct evidread_err e = { .path = "" };
-	json_error_t err;
 	*why = NULL;
 	if (len > EVIDREAD_MAX_BYTES) {
 		*why = xasprintf("%zu bytes: more than the %u an evidence document may have", len,
 			(unsigned)EVIDREAD_MAX_BYTES);
 		return NULL;
 	}
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
+	jsonr_t *doc = jsonr_create();
+	const jsonr_node_t *root = jsonr_parse(doc, text, len);
 	if (root == NULL) {
-		*why = xasprintf("not JSON: line %d column %d: %s", err.line, err.column, err.text);
+		*why = xasprintf("not JSON: %s", jsonr_error(doc));
+		jsonr_destroy(doc);
 		return NULL;
 	}
 	if (!evidread_root(root, &e)) {
-		json_decref(root);
+		jsonr_destroy(doc);
 		*why = e.why;
 		return NULL;
 	}
 	evidread_t *d = xcalloc(1, sizeof(*d));
+	d->doc = doc;
 	d->root = root;
 	return d;
 }
@@ -374,26 +385,26 @@ evidread_t *evidread_parse(const char *text, size_t len, char **why)
 void evidread_free(evidread_t *e)
 {
 	if (e) {
-		json_decref(e->root);
+		jsonr_destroy(e->doc);
 		free(e);
 	}
 }
 
 size_t evidread_nfleets(const evidread_t *e)
 {
-	return json_array_size(json_object_get(e->root, "fleets"));
+	return evidread_len(jsonr_get(e->root, "fleets"));
 }
 
 const char *evidread_fleet_at(const evidread_t *e, size_t i, const char **generated)
 {
-	const json_t *f = json_array_get(json_object_get(e->root, "fleets"), i);
-	*generated = json_string_value(json_object_get(f, "generated"));
-	return json_string_value(json_object_get(f, "fleet"));
+	const jsonr_node_t *f = jsonr_at(jsonr_get(e->root, "fleets"), i);
+	*generated = jsonr_str(jsonr_get(f, "generated"));
+	return jsonr_str(jsonr_get(f, "fleet"));
 }
 
 /* A fleet of a document being merged, and the order it was read in. */
 struct evidread_pick {
-	json_t *fleet;
+	const jsonr_node_t *fleet;
 	const char *id, *generated;
 	size_t seq;
 };
@@ -407,88 +418,130 @@ static int evidread_pick_cmp(const void *x, const void *y)
 	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+/* Checked value v written whole into b (member key, or an element when NULL), its reals to six
+ * digits as the merged document has always had them. */
+static void evidread_copy(buf_t *b, const char *key, const jsonr_node_t *v)
+{
+	int64_t i;
+	double x;
+	if (jsonr_is_string(v))
+		jsonw_add(b, key, jsonr_str(v));
+	else if (jsonr_int(v, &i))
+		jsonw_int(b, key, i);
+	else if (jsonr_num(v, &x))
+		jsonw_real(b, key, x, 6);
+	else if (jsonr_is_object(v)) {
+		jsonw_object(b, key);
+		for (size_t k = 0; k < jsonr_size(v); k++)
+			evidread_copy(b, jsonr_key(v, k), jsonr_at(v, k));
+		jsonw_end_object(b);
+	} else if (jsonr_is_array(v)) {
+		jsonw_array(b, key);
+		for (size_t k = 0; k < jsonr_size(v); k++)
+			evidread_copy(b, NULL, jsonr_at(v, k));
+		jsonw_end_array(b);
+	} else
+		jsonw_null(b, key); /* no boolean passes the checks */
+}
+
 char *evidread_merge(evidread_t *const *docs, size_t n)
 {
-	json_t *out = json_array(), *doc = json_object();
 	size_t k = 0, cap = 0;
 	for (size_t d = 0; d < n; d++)
 		cap += evidread_nfleets(docs[d]);
 	struct evidread_pick *p = xcalloc(cap + 1, sizeof(*p));
 	for (size_t d = 0; d < n; d++) {
-		const json_t *fs = json_object_get(docs[d]->root, "fleets");
-		for (size_t i = 0; i < json_array_size(fs); i++, k++) {
-			p[k].fleet = json_array_get(fs, i);
-			p[k].id = json_string_value(json_object_get(p[k].fleet, "fleet"));
-			p[k].generated = json_string_value(json_object_get(p[k].fleet, "generated"));
+		const jsonr_node_t *fs = jsonr_get(docs[d]->root, "fleets");
+		for (size_t i = 0; i < evidread_len(fs); i++, k++) {
+			p[k].fleet = jsonr_at(fs, i);
+			p[k].id = jsonr_str(jsonr_get(p[k].fleet, "fleet"));
+			p[k].generated = jsonr_str(jsonr_get(p[k].fleet, "generated"));
 			p[k].seq = k;
 		}
 	}
 	if (k > 1)
 		qsort(p, k, sizeof(*p), evidread_pick_cmp);
+	buf_t b, out;
+	buf_init(&b);
+	buf_init(&out);
+	jsonw_object(&b, NULL);
+	jsonw_add(&b, "schema", EVIDENCE_SCHEMA);
+	jsonw_array(&b, "fleets");
 	for (size_t i = 0; i < k; i++)
 		if (i + 1 == k || strcmp(p[i].id, p[i + 1].id) != 0)
-			json_array_append_new(out, json_deep_copy(p[i].fleet));
+			evidread_copy(&b, NULL, p[i].fleet);
+	jsonw_end_array(&b);
+	jsonw_end_object(&b);
 	free(p);
-	json_object_set_new(doc, "schema", json_string(EVIDENCE_SCHEMA));
-	json_object_set_new(doc, "fleets", out);
-	char *s = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(6) | JSON_PRESERVE_ORDER);
-	json_decref(doc);
-	return s;
+	jsonw_indent(&out, b.data, 1); /* as jansson's JSON_INDENT(1) wrote it */
+	buf_free(&b);
+	return buf_steal(&out, NULL);
 }
 
-static const char *evidread_str(const json_t *o, const char *key)
+static const char *evidread_str(const jsonr_node_t *o, const char *key)
 {
-	return json_string_value(json_object_get(o, key)); /* NULL for null */
+	return jsonr_str(jsonr_get(o, key)); /* NULL for null */
 }
 
-static void evidread_tally_of(const json_t *t, struct evidread_tally *out)
+/* Key of a checked tally: a count. */
+static long evidread_n(const jsonr_node_t *t, const char *key)
 {
-	const json_t *r = json_object_get(t, "ratio");
+	int64_t n = 0;
+	jsonr_int(jsonr_get(t, key), &n);
+	return (long)n;
+}
+
+static void evidread_tally_of(const jsonr_node_t *t, struct evidread_tally *out)
+{
+	const jsonr_node_t *r = jsonr_get(t, "ratio");
+	double median = NAN;
+	if (jsonr_is_object(r))
+		jsonr_num(jsonr_get(r, "median"), &median);
 	*out = (struct evidread_tally){
-		.routers = (long)json_integer_value(json_object_get(t, "routers")),
-		.judged = (long)json_integer_value(json_object_get(t, "judged")),
-		.regressed = (long)json_integer_value(json_object_get(t, "regressed")),
-		.improved = (long)json_integer_value(json_object_get(t, "improved")),
-		.unchanged = (long)json_integer_value(json_object_get(t, "unchanged")),
-		.insufficient = (long)json_integer_value(json_object_get(t, "insufficient")),
-		.median = json_is_object(r) ? json_number_value(json_object_get(r, "median")) : NAN,
+		.routers = evidread_n(t, "routers"),
+		.judged = evidread_n(t, "judged"),
+		.regressed = evidread_n(t, "regressed"),
+		.improved = evidread_n(t, "improved"),
+		.unchanged = evidread_n(t, "unchanged"),
+		.insufficient = evidread_n(t, "insufficient"),
+		.median = median,
 	};
 }
 
 bool evidread_next(const evidread_t *e, struct evidread_at *at, struct evidread_cohort *out)
 {
-	const json_t *fs = json_object_get(e->root, "fleets");
-	for (; at->fleet < json_array_size(fs); at->fleet++, at->cohort = 0) {
-		const json_t *f = json_array_get(fs, at->fleet), *cs = json_object_get(f, "cohorts");
-		if (at->cohort >= json_array_size(cs))
+	const jsonr_node_t *fs = jsonr_get(e->root, "fleets");
+	for (; at->fleet < evidread_len(fs); at->fleet++, at->cohort = 0) {
+		const jsonr_node_t *f = jsonr_at(fs, at->fleet), *cs = jsonr_get(f, "cohorts");
+		if (at->cohort >= evidread_len(cs))
 			continue;
-		const json_t *c = json_array_get(cs, at->cohort++);
+		const jsonr_node_t *c = jsonr_at(cs, at->cohort++);
 		*out = (struct evidread_cohort){ .fleet = evidread_str(f, "fleet"),
 			.generated = evidread_str(f, "generated"),
 			.from_version = evidread_str(c, "from_version"),
 			.to_version = evidread_str(c, "to_version"),
 			.architecture = evidread_str(c, "architecture"),
 			.board = evidread_str(c, "board") };
-		evidread_tally_of(json_object_get(c, "tx"), &out->tx);
-		evidread_tally_of(json_object_get(c, "rx"), &out->rx);
+		evidread_tally_of(jsonr_get(c, "tx"), &out->tx);
+		evidread_tally_of(jsonr_get(c, "rx"), &out->rx);
 		return true;
 	}
 	return false;
 }
 
-static size_t evidread_size(const json_t *o, const char *key)
+static size_t evidread_size(const jsonr_node_t *o, const char *key)
 {
-	return (size_t)json_integer_value(json_object_get(o, key));
+	return (size_t)evidread_n(o, key);
 }
 
 size_t evidread_rollout_rows(const evidread_t *e, size_t i, struct evidread_rollout **out)
 {
-	const json_t *f = json_array_get(json_object_get(e->root, "fleets"), i);
-	const json_t *rs = json_object_get(f, "rollout");
-	size_t n = json_array_size(rs);
+	const jsonr_node_t *f = jsonr_at(jsonr_get(e->root, "fleets"), i);
+	const jsonr_node_t *rs = jsonr_get(f, "rollout");
+	size_t n = evidread_len(rs);
 	*out = xcalloc(n + 1, sizeof(**out));
 	for (size_t k = 0; k < n; k++) {
-		const json_t *c = json_array_get(rs, k);
+		const jsonr_node_t *c = jsonr_at(rs, k);
 		(*out)[k] = (struct evidread_rollout){ .to_version = evidread_str(c, "to_version"),
 			.architecture = evidread_str(c, "architecture"),
 			.board = evidread_str(c, "board"),
@@ -503,5 +556,5 @@ size_t evidread_rollout_rows(const evidread_t *e, size_t i, struct evidread_roll
 
 bool evidread_has_rollout(const evidread_t *e, size_t i)
 {
-	return json_object_get(json_array_get(json_object_get(e->root, "fleets"), i), "rollout") != NULL;
+	return jsonr_get(jsonr_at(jsonr_get(e->root, "fleets"), i), "rollout") != NULL;
 }

@@ -171,3 +171,51 @@ void jsonw_null(buf_t *b, const char *key)
 	jsonw_key(b, key);
 	buf_add(b, "null", 4);
 }
+
+static void jsonw_newline(buf_t *out, int spaces)
+{
+	buf_putc(out, '\n');
+	for (int i = 0; i < spaces; i++)
+		buf_putc(out, ' ');
+}
+
+void jsonw_indent(buf_t *out, const char *s, int n)
+{
+	int depth = 0;
+	bool str = false;
+	for (const char *p = s; *p != '\0'; p++) {
+		if (str) { /* inside a string: as it is, an escaped character with its backslash */
+			buf_putc(out, *p);
+			if (*p == '\\' && p[1] != '\0')
+				buf_putc(out, *++p);
+			else if (*p == '"')
+				str = false;
+			continue;
+		}
+		switch (*p) {
+		case '"':
+			str = true;
+			buf_putc(out, *p);
+			break;
+		case '{':
+		case '[':
+			buf_putc(out, *p);
+			if (p[1] == (*p == '{' ? '}' : ']'))
+				buf_putc(out, *++p); /* empty */
+			else
+				jsonw_newline(out, ++depth * n);
+			break;
+		case '}':
+		case ']':
+			jsonw_newline(out, --depth * n);
+			buf_putc(out, *p);
+			break;
+		case ',':
+			buf_putc(out, ',');
+			jsonw_newline(out, depth * n);
+			break;
+		case ':': buf_puts(out, ": "); break;
+		default: buf_putc(out, *p);
+		}
+	}
+}

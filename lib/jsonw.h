@@ -41,4 +41,9 @@ void jsonw_real(buf_t *b, const char *key, double v, int prec);
 void jsonw_bool(buf_t *b, const char *key, bool v);
 void jsonw_null(buf_t *b, const char *key);
 
+/* The JSON text s, as jsonw writes it (compact, valid), appended to out laid out as jansson's
+ * JSON_INDENT(n) lays it out: each element and member on a line of its own, indented n spaces a
+ * level, ": " after a key, empty arrays and objects as [] and {}. */
+void jsonw_indent(buf_t *out, const char *s, int n);
+
 #endif

@@ -6,10 +6,11 @@
 #include "config.h"
 #include "sim/simdiag.h"
 #include "sim/simdiag_int.h"
+#include "lib/jsonr.h"
 #include "lib/xmem.h"
 
-#include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +36,17 @@ static void simdiag_reply(struct simresp *out, int status, const char *detail)
 }
 
 /* A value as the console would read it: strings as they are, numbers in decimal. */
-static const char *simdiag_value(json_t *v, char *tmp, size_t size)
+static const char *simdiag_value(const jsonr_node_t *v, char *tmp, size_t size)
 {
-	if (json_is_string(v))
-		return json_string_value(v);
-	if (json_is_integer(v)) {
-		snprintf(tmp, size, "%lld", (long long)json_integer_value(v));
+	int64_t i;
+	bool b;
+	if (jsonr_is_string(v))
+		return jsonr_str(v);
+	if (jsonr_int(v, &i)) {
+		snprintf(tmp, size, "%lld", (long long)i);
 		return tmp;
 	}
-	return json_is_true(v) ? "true" : json_is_false(v) ? "false" : NULL;
+	return jsonr_bool(v, &b) ? (b ? "true" : "false") : NULL;
 }
 
 /* "300M", "50k", "1G", "1000000": decimal bits/s. */
@@ -143,15 +146,12 @@ static int simdiag_btest_arg(struct simbtest_args *a, const char *k, const char 
 }
 
 /* Every key of the JSON object j through one of the argument readers; -1 with e->detail. */
-static int simdiag_args(
-	json_t *j, const simrouter_t *r, struct simprof_args *pa, struct simbtest_args *ba, struct arg_err *e)
+static int simdiag_args(const jsonr_node_t *j, const simrouter_t *r, struct simprof_args *pa,
+	struct simbtest_args *ba, struct arg_err *e)
 {
-	const char *k;
-	json_t *v;
 	char tmp[32];
-	json_object_foreach(j, k, v)
-	{
-		const char *s = simdiag_value(v, tmp, sizeof(tmp));
+	for (size_t i = 0; i < jsonr_size(j); i++) {
+		const char *k = jsonr_key(j, i), *s = simdiag_value(jsonr_at(j, i), tmp, sizeof(tmp));
 		int rc = !s ? -1 : pa ? simdiag_prof_arg(r, pa, k, s) : simdiag_btest_arg(ba, k, s);
 		if (rc <= 0) {
 			snprintf(e->detail, sizeof(e->detail),
@@ -182,7 +182,7 @@ static bool simdiag_refused(const simrouter_t *r, double t, const char *cmd, str
 }
 
 static void simdiag_run(
-	const simrouter_t *r, double t, double scale, json_t *j, bool prof, struct simresp *out)
+	const simrouter_t *r, double t, double scale, const jsonr_node_t *j, bool prof, struct simresp *out)
 {
 	struct simprof_args pa = { .cpu = SIMPROF_TOTAL, .duration = INFINITY, .interval = 1 };
 	struct simbtest_args ba = { .dir = SIMBTEST_RECEIVE,
@@ -219,16 +219,14 @@ static void simdiag_run(
 void simdiag_handle(const simrouter_t *r, double t, double scale, const struct simreq *q, struct simresp *out)
 {
 	const char *cmd = strrchr(q->path, '/') + 1;
-	json_error_t err;
-	json_t *j = q->body_len ? json_loadb(q->body, q->body_len, 0, &err) : json_object();
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *j = q->body_len ? jsonr_parse(d, q->body, q->body_len) : jsonr_parse(d, "{}", 2);
 	out->hold = 0;
-	if (simdiag_refused(r, t, cmd, out)) {
-		json_decref(j);
-		return;
+	if (!simdiag_refused(r, t, cmd, out)) {
+		if (!jsonr_is_object(j)) /* a repeated key too, as no console would take one */
+			simdiag_reply(out, 400, "Failed to parse json");
+		else
+			simdiag_run(r, t, scale > 0 ? scale : 1, j, strcmp(cmd, "profile") == 0, out);
 	}
-	if (!j || !json_is_object(j))
-		simdiag_reply(out, 400, "Failed to parse json");
-	else
-		simdiag_run(r, t, scale > 0 ? scale : 1, j, strcmp(cmd, "profile") == 0, out);
-	json_decref(j);
+	jsonr_destroy(d);
 }

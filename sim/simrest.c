@@ -7,10 +7,14 @@
 #include "sim/simdiag.h"
 #include "sim/simmenu.h"
 #include "sim/simroute.h"
+#include "lib/buf.h"
+#include "lib/jsonr.h"
+#include "lib/jsonw.h"
 #include "lib/xmem.h"
 
-#include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
 #include <string.h>
@@ -191,40 +195,44 @@ static void simrest_sel_from_query(struct sel *s, const char *q)
 	}
 }
 
+/* The strings of a .proplist or .query value v (a string, or an array whose strings count). */
+static void simrest_sel_words(struct sel *s, const jsonr_node_t *v, bool query)
+{
+	for (size_t i = 0; i < (jsonr_is_array(v) ? jsonr_size(v) : 1); i++) {
+		const char *w = jsonr_str(jsonr_is_array(v) ? jsonr_at(v, i) : v);
+		if (w != NULL && query)
+			simrest_add_word(s, w, strlen(w));
+		else if (w != NULL)
+			simrest_add_props(s, w);
+	}
+}
+
 /* POST print body: {".proplist": "a,b" | ["a","b"], ".query": [...], "count-only": ""}. */
 static int simrest_sel_from_body(struct sel *s, const char *body, size_t len, struct simresp *out)
 {
-	json_error_t err;
-	json_t *j = len ? json_loadb(body, len, 0, &err) : json_object();
-	const char *key;
-	json_t *v;
-	size_t i;
-	json_t *e;
-	if (!j || !json_is_object(j)) {
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *j = len ? jsonr_parse(d, body, len) : jsonr_parse(d, "{}", 2);
+	int rc = 0;
+	if (!jsonr_is_object(j)) {
 		simrest_error_400(out, xstrdup("invalid JSON body"));
-		json_decref(j);
-		return -1;
+		rc = -1;
 	}
-	json_object_foreach(j, key, v)
-	{
-		if (strcmp(key, ".proplist") == 0 && json_is_string(v))
-			simrest_add_props(s, json_string_value(v));
-		else if (strcmp(key, ".proplist") == 0 && json_is_array(v)) {
-			json_array_foreach(v, i, e) if (json_is_string(e))
-				simrest_add_props(s, json_string_value(e));
-		} else if (strcmp(key, ".query") == 0 && json_is_array(v)) {
-			json_array_foreach(v, i, e) if (json_is_string(e))
-				simrest_add_word(s, json_string_value(e), json_string_length(e));
-		} else if (strcmp(key, "count-only") == 0)
+	for (size_t i = 0; rc == 0 && i < jsonr_size(j); i++) {
+		const char *key = jsonr_key(j, i);
+		const jsonr_node_t *v = jsonr_at(j, i);
+		if (strcmp(key, ".proplist") == 0 && (jsonr_is_string(v) || jsonr_is_array(v)))
+			simrest_sel_words(s, v, false);
+		else if (strcmp(key, ".query") == 0 && jsonr_is_array(v))
+			simrest_sel_words(s, v, true);
+		else if (strcmp(key, "count-only") == 0)
 			s->count_only = true;
 		else {
 			simrest_error_400(out, xasprintf("unknown parameter %s", key));
-			json_decref(j);
-			return -1;
+			rc = -1;
 		}
 	}
-	json_decref(j);
-	return 0;
+	jsonr_destroy(d);
+	return rc;
 }
 
 /* One API query word against rec: "k=v", "k<v", "k>v", "k" (has), "-k" (lacks). */
@@ -400,21 +408,20 @@ static const struct simmenu *simrest_route(const char *path, char **last)
 static void simrest_route_check(const simrouter_t *r, const struct simreq *q, struct simresp *out)
 {
 	const struct sc_group *g = simrouter_group(r);
-	json_error_t err;
-	json_t *j = q->body_len ? json_loadb(q->body, q->body_len, 0, &err) : NULL;
-	const char *key, *dst = NULL;
-	json_t *v;
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *j = q->body_len ? jsonr_parse(d, q->body, q->body_len) : NULL;
+	const char *dst = NULL;
 	bool once = false;
 	char iface[64], hop[32];
 	if (g->shape & SC_SHAPE_NO_ROUTE_CHECK) {
 		simrest_error_400(out, xstrdup("no such command or directory (check)"));
-	} else if (!json_is_object(j)) {
+	} else if (!jsonr_is_object(j)) {
 		simrest_error_400(out, xstrdup("invalid JSON body"));
 	} else {
-		json_object_foreach(j, key, v)
-		{
-			if (strcmp(key, "dst-ip") == 0 && json_is_string(v))
-				dst = json_string_value(v);
+		for (size_t i = 0; i < jsonr_size(j); i++) {
+			const char *key = jsonr_key(j, i);
+			if (strcmp(key, "dst-ip") == 0 && jsonr_is_string(jsonr_at(j, i)))
+				dst = jsonr_str(jsonr_at(j, i));
 			else if (strcmp(key, "once") == 0)
 				once = true;
 			else if (strcmp(key, ".proplist") != 0)
@@ -431,7 +438,7 @@ static void simrest_route_check(const simrouter_t *r, const struct simreq *q, st
 			buf_printf(&out->body, ",\"nexthop\":\"%s\"}]", hop);
 		}
 	}
-	json_decref(j);
+	jsonr_destroy(d);
 }
 
 static void simrest_serve_rest(const simrouter_t *r, double t, const struct simreq *q, struct simresp *out)
@@ -510,26 +517,66 @@ static bool simrest_content_fault(enum sc_fault f, struct simresp *out)
 
 /* ---- one menu's faults (menu_fault) ---- */
 
+/* Value v written whole into b (as member key, or an element when key is NULL). */
+static void simrest_copy(buf_t *b, const char *key, const jsonr_node_t *v)
+{
+	int64_t i;
+	double x;
+	bool t;
+	if (jsonr_is_string(v))
+		jsonw_add(b, key, jsonr_str(v));
+	else if (jsonr_int(v, &i))
+		jsonw_int(b, key, i);
+	else if (jsonr_num(v, &x))
+		jsonw_real(b, key, x, JSONW_PREC_MAX);
+	else if (jsonr_bool(v, &t))
+		jsonw_bool(b, key, t);
+	else if (jsonr_is_array(v) || jsonr_is_object(v)) {
+		jsonr_is_array(v) ? jsonw_array(b, key) : jsonw_object(b, key);
+		for (size_t k = 0; k < jsonr_size(v); k++)
+			simrest_copy(b, jsonr_key(v, k), jsonr_at(v, k));
+		jsonr_is_array(v) ? jsonw_end_array(b) : jsonw_end_object(b);
+	} else
+		jsonw_null(b, key);
+}
+
+/* Record o (an object, else copied as it is) with every value but .id's and name's null. */
+static void simrest_null_record(buf_t *b, const jsonr_node_t *o)
+{
+	if (!jsonr_is_object(o)) {
+		simrest_copy(b, NULL, o);
+		return;
+	}
+	jsonw_object(b, NULL);
+	for (size_t k = 0; k < jsonr_size(o); k++) {
+		const char *key = jsonr_key(o, k);
+		if (strcmp(key, ".id") != 0 && strcmp(key, "name") != 0)
+			jsonw_null(b, key);
+		else
+			simrest_copy(b, key, jsonr_at(o, k));
+	}
+	jsonw_end_object(b);
+}
+
 /* Every value of the records of out's 200 reply, but .id and name, made null. */
 static void simrest_nulls(struct simresp *out)
 {
-	json_error_t err;
-	json_t *j = json_loadb(out->body.data ? out->body.data : "", out->body.len, 0, &err);
-	size_t n = json_is_array(j) ? json_array_size(j) : 1;
-	for (size_t i = 0; out->status == 200 && j != NULL && i < n; i++) {
-		json_t *o = json_is_array(j) ? json_array_get(j, i) : j, *v;
-		const char *k;
-		json_object_foreach(o, k, v)
-		{
-			if (strcmp(k, ".id") != 0 && strcmp(k, "name") != 0)
-				json_object_set_new(o, k, json_null());
-		}
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *j = jsonr_parse(d, out->body.data ? out->body.data : "", out->body.len);
+	if (j != NULL && out->status == 200) {
+		buf_t b;
+		buf_init(&b);
+		if (jsonr_is_array(j)) {
+			jsonw_array(&b, NULL);
+			for (size_t i = 0; i < jsonr_size(j); i++)
+				simrest_null_record(&b, jsonr_at(j, i));
+			jsonw_end_array(&b);
+		} else
+			simrest_null_record(&b, j);
+		simrest_reply(out, out->status, b.data ? b.data : "");
+		buf_free(&b);
 	}
-	char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
-	if (text != NULL)
-		simrest_reply(out, out->status, text);
-	free(text);
-	json_decref(j);
+	jsonr_destroy(d);
 }
 
 bool simrest_hangs(const simrouter_t *r, double t, const char *target)

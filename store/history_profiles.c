@@ -5,10 +5,11 @@
 #include "config.h"
 #include "store/history.h"
 #include "lib/db.h"
+#include "lib/jsonr.h"
 #include "lib/xmem.h"
 
-#include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,18 +17,18 @@
 
 void history_profile_rows(profile_t *p, const char *text)
 {
-	json_t *arr = json_loads(text ? text : "[]", 0, NULL);
-	size_t i;
-	json_t *o;
-	json_array_foreach(arr, i, o)
-	{
-		const char *name = json_string_value(json_object_get(o, "name"));
-		json_t *cpu = json_object_get(o, "cpu");
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *arr = text != NULL ? jsonr_parse(d, text, strlen(text)) : NULL;
+	for (size_t i = 0; jsonr_is_array(arr) && i < jsonr_size(arr); i++) {
+		const jsonr_node_t *o = jsonr_at(arr, i);
+		const char *name = jsonr_str(jsonr_get(o, "name"));
+		int64_t cpu = -1;
+		double usage = 0;
+		jsonr_num(jsonr_get(o, "usage"), &usage);
 		if (name != NULL)
-			profile_add(p, json_is_integer(cpu) ? (int)json_integer_value(cpu) : -1, name,
-				json_number_value(json_object_get(o, "usage")));
+			profile_add(p, jsonr_int(jsonr_get(o, "cpu"), &cpu) ? (int)cpu : -1, name, usage);
 	}
-	json_decref(arr);
+	jsonr_destroy(d);
 }
 
 /* A read-only connection to the daemon's database, for one request. */

@@ -5,11 +5,12 @@
  * without those tables: the row is dropped, and that said once. */
 #include "config.h"
 #include "store/store_int.h"
+#include "lib/buf.h"
 #include "lib/db.h"
+#include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
-#include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +18,23 @@
 /* The rows of p as JSON text (caller frees). */
 static char *ingest_profiles_rows_json(const profile_t *p)
 {
-	json_t *arr = json_array();
+	buf_t b;
+	buf_init(&b);
+	jsonw_array(&b, NULL);
 	for (size_t i = 0; i < p->nrows; i++) {
 		const struct profile_row *r = &p->rows[i];
-		json_t *o = json_object();
-		json_object_set_new(o, "cpu", r->cpu >= 0 ? json_integer(r->cpu) : json_null());
-		json_object_set_new(o, "name", json_string(r->name)); /* NULL (not UTF-8): no key */
-		json_object_set_new(o, "usage", json_real(isfinite(r->usage) ? r->usage : 0));
-		json_array_append_new(arr, o);
+		jsonw_object(&b, NULL);
+		if (r->cpu >= 0)
+			jsonw_int(&b, "cpu", r->cpu);
+		else
+			jsonw_null(&b, "cpu");
+		if (r->name != NULL)
+			jsonw_add(&b, "name", r->name); /* not UTF-8: no key */
+		jsonw_real(&b, "usage", isfinite(r->usage) ? r->usage : 0, 6);
+		jsonw_end_object(&b);
 	}
-	char *text = json_dumps(arr, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	json_decref(arr);
-	return text ? text : xstrdup("[]");
+	jsonw_end_array(&b);
+	return buf_steal(&b, NULL);
 }
 
 /* A statement of the diagnostic tables, or NULL when they cannot be used: a database that

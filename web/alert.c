@@ -2,13 +2,13 @@
 /* alert: pushes the detector's regressions (once final or held for [detector] hold),
  * single-core-bound routers and streams short of capacity (held for [alert] capacity_for) to
  * Alertmanager (POST URL/api/v2/alerts) from a thread of its own, with libcurl's easy API and a
- * short timeout, labelled as the shipped Prometheus rules label them. It only reads detector
+ * short timeout, labelled as the shipped Prometheus rules label them (the alerts themselves are
+ * built by web/alertdoc; this module decides which hold, when, and pushes them). It only reads detector
  * views; it must never touch the event loop, the store or the database, never log the URL (it
  * may hold credentials), and never put a secret in a label. */
 #include "config.h"
 #include "web/alert.h"
 
-#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -24,41 +24,22 @@
 #include "lib/clock.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"
-#include "lib/text.h"
 #include "lib/worker.h"
 #include "lib/xmem.h"
+#include "web/alertdoc.h"
 #include "web/metrics.h"
 
-#define ALERT_TICK_MS         1000 /* how often the thread looks for a new detector view */
-#define ALERT_RETRY_MS        1000 /* first retry after a failed push; doubles up to resend */
-#define ALERT_ENDS_RESENDS    4    /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
-#define ALERT_ERRBODY         160  /* bytes of an error reply kept for the log */
-#define ALERT_BOUND_MIN_POLLS 3    /* the detector's minimum to judge a bound (docs/detector.md) */
-#define ALERT_RUNBOOK         "https://github.com/wgwatch/wgwatch/blob/main/docs/alerts.md#"
+#define ALERT_TICK_MS         1000           /* how often the thread looks for a new detector view */
+#define ALERT_RETRY_MS        1000           /* first retry after a failed push; doubles up to resend */
+#define ALERT_ENDS_RESENDS    4              /* a firing alert's endsAt: now + 4 x resend (as Prometheus) */
+#define ALERT_ERRBODY         160            /* bytes of an error reply kept for the log */
+#define ALERT_BOUND_MIN_POLLS 3              /* the detector's minimum to judge a bound (docs/detector.md) */
 #define ALERT_CAP_LOW         0.10           /* WgwatchCapacityLow: headroom below this (the rule's) */
 #define ALERT_CAP_SOON_S      (30 * 86400.0) /* WgwatchCapacityExhaustedSoon: within this */
-#define ALERT_OWN_LABELS      7              /* the most labels a rule sets itself */
-
-/* An alert's labels in the rule's order: its own, then the router's. Borrowed strings. */
-struct alert_label {
-	const char *name, *value;
-};
-
-struct alert_labels {
-	struct alert_label *l; /* l[0] is alertname */
-	size_t n;
-	bool bad; /* a label of the rule's NULL or not UTF-8: no alert (jansson's json_pack refused) */
-};
-
-/* One alert as it is pushed, but its times. */
-struct alert_doc {
-	char *key;  /* its labels as sorted compact JSON: the alert's identity */
-	char *json; /* {"labels":..., "annotations":..., "generatorURL":... without its closing '}' */
-};
 
 struct alert_item {
 	char *key;         /* alertname and identifying labels: the alert's identity */
-	char *json;        /* labels, annotations, generatorURL (no times): alert_doc's json */
+	char *json;        /* labels, annotations, generatorURL (no times): alertdoc's json */
 	int64_t starts_ms; /* wall clock */
 	int64_t ends_ms;   /* wall clock when resolved; 0 while firing */
 	bool mark;         /* wanted by the current view */
@@ -100,198 +81,9 @@ static void alert_time(char *out, size_t size, int64_t ms)
 	snprintf(out, size, "%s.%03dZ", date, (int)(ms % 1000));
 }
 
-static char *alert_generator(const alert_t *a, const char *router)
-{
-	char *esc = curl_easy_escape(a->curl, router, 0);
-	char *url = xasprintf(
-		"%s://%s/router/%s", a->conf->web_cert ? "https" : "http", a->conf->listen, esc ? esc : "");
-	curl_free(esc);
-	return url;
-}
-
-/* The rule's runbook_url: its section of docs/alerts.md, the alertname in lower case. */
-static char *alert_runbook(const struct alert_labels *ls)
-{
-	char *url = xasprintf("%s%s", ALERT_RUNBOOK, ls->l[0].value);
-	for (char *p = url + strlen(ALERT_RUNBOOK); *p != '\0'; p++)
-		*p = (char)tolower((unsigned char)*p);
-	return url;
-}
-
-static void alert_labels_write(buf_t *b, const char *key, const struct alert_label *l, size_t n)
-{
-	jsonw_object(b, key);
-	for (size_t i = 0; i < n; i++)
-		jsonw_add(b, l[i].name, l[i].value);
-	jsonw_end_object(b);
-}
-
-static int alert_label_cmp(const void *x, const void *y)
-{
-	return strcmp(((const struct alert_label *)x)->name, ((const struct alert_label *)y)->name);
-}
-
-/* The identity of an alert: its labels (alertname included), as sorted compact JSON. */
-static char *alert_key_of(const struct alert_labels *ls)
-{
-	struct alert_label *sorted = xcalloc(ls->n + 1, sizeof(*sorted));
-	memcpy(sorted, ls->l, ls->n * sizeof(*sorted));
-	qsort(sorted, ls->n, sizeof(*sorted), alert_label_cmp);
-	buf_t b;
-	buf_init(&b);
-	alert_labels_write(&b, NULL, sorted, ls->n);
-	free(sorted);
-	return buf_steal(&b, NULL);
-}
-
-/* A regression that coincides with something else that moved (docs/detector.md, Confounders)
- * is still a regression: the annotation `confounders` names what moved, "; " between them. */
-static void alert_confounders(buf_t *out, const char *list)
-{
-	if (list == NULL || list[0] == '\0')
-		return;
-	buf_t b;
-	buf_init(&b);
-	for (const char *p = list; *p != '\0'; p++)
-		if (*p == '\n')
-			buf_puts(&b, "; ");
-		else
-			buf_putc(&b, *p);
-	jsonw_add(out, "confounders", b.data); /* left out when not UTF-8, as jansson did */
-	buf_free(&b);
-}
-
-/* The alert of labels into *d: 0, or -1 when a label or text is not one (a verdict without
- * versions). Frees summary, description and the labels' array. */
-static int alert_build(const alert_t *a, struct alert_labels *ls, const char *router, char *summary,
-	char *description, const char *confounders, struct alert_doc *d)
-{
-	int rc = -1;
-	if (!ls->bad && text_is_utf8(summary) && text_is_utf8(description)) {
-		char *gen = alert_generator(a, router), *runbook = alert_runbook(ls);
-		buf_t b;
-		buf_init(&b);
-		jsonw_object(&b, NULL);
-		alert_labels_write(&b, "labels", ls->l, ls->n);
-		jsonw_object(&b, "annotations");
-		jsonw_add(&b, "summary", summary);
-		jsonw_add(&b, "description", description);
-		jsonw_add(&b, "runbook_url", runbook);
-		alert_confounders(&b, confounders);
-		jsonw_end_object(&b);
-		jsonw_add(&b, "generatorURL", gen);
-		*d = (struct alert_doc){ .key = alert_key_of(ls), .json = buf_steal(&b, NULL) };
-		free(gen);
-		free(runbook);
-		rc = 0;
-	}
-	free(summary);
-	free(description);
-	free(ls->l);
-	return rc;
-}
-
-static void alert_doc_free(struct alert_doc *d)
-{
-	free(d->key);
-	free(d->json);
-}
-
-/* "380.0 Mbit/s", or "-" when unknown. */
-static const char *alert_mbps(char *tmp, size_t size, double bps)
-{
-	if (!isfinite(bps))
-		return "-";
-	snprintf(tmp, size, "%.1f Mbit/s", bps / 1e6);
-	return tmp;
-}
-
-static const char *alert_pct(char *tmp, size_t size, double load)
-{
-	if (!isfinite(load))
-		return "-";
-	snprintf(tmp, size, "%.0f%%", load * 100);
-	return tmp;
-}
-
 bool alert_due(const struct detector_verdict *v, int64_t now_ms, int64_t hold_ms)
 {
 	return v->final || hold_ms <= 0 || now_ms - v->reached_ms >= hold_ms;
-}
-
-static bool alert_label_has(const struct alert_labels *ls, const char *name)
-{
-	for (size_t i = 0; i < ls->n; i++)
-		if (strcmp(ls->l[i].name, name) == 0)
-			return true;
-	return false;
-}
-
-/* The rule's labels own[0..n), then the router's own config labels, as its series carry them:
- * those metrics.c leaves out are left out, and the rule's win, as a rule's labels win in
- * Prometheus; one not UTF-8 is left out, as jansson left it. The caller frees ls->l. */
-static void alert_labels(
-	const alert_t *a, struct alert_labels *ls, const char *router, const char *const (*own)[2], size_t n)
-{
-	const conf_router_t *r = conf_router_find(a->conf, router);
-	size_t nr = r != NULL ? r->nlabels : 0;
-	*ls = (struct alert_labels){ .l = xcalloc(n + nr + 1, sizeof(*ls->l)) };
-	for (size_t i = 0; i < n; i++) {
-		ls->bad |= own[i][1] == NULL || !text_is_utf8(own[i][1]);
-		ls->l[ls->n++] = (struct alert_label){ own[i][0], own[i][1] };
-	}
-	for (size_t k = 0; !ls->bad && k < nr; k++) {
-		const struct conf_label *l = &r->labels[k];
-		if (!conf_label_reserved(l->key) && !alert_label_has(ls, l->key) && text_is_utf8(l->key) &&
-			text_is_utf8(l->value))
-			ls->l[ls->n++] = (struct alert_label){ l->key, l->value };
-	}
-}
-
-static int alert_regression(const alert_t *a, const struct detector_verdict *v, struct alert_doc *d)
-{
-	const char *const own[][2] = { { "alertname", "WgwatchUpgradeRegression" }, { "router", v->router },
-		{ "interface", v->interface }, { "direction", v->direction },
-		{ "from_version", v->from_version }, { "to_version", v->to_version },
-		{ "severity", "warning" } };
-	struct alert_labels ls;
-	alert_labels(a, &ls, v->router, own, sizeof(own) / sizeof(own[0]));
-	if (ls.bad) { /* a verdict without versions */
-		free(ls.l);
-		return -1;
-	}
-	char b[32], f[32], lb[16], lf[16];
-	char *summary = xasprintf("%s %s %s: capacity down after %s -> %s", v->router, v->interface,
-		v->direction, v->from_version, v->to_version);
-	char *desc = xasprintf(
-		"wgwatch judges that the upgrade of %s from %s to %s left %.0f%% of the"
-		" %s capacity of %s (tx = encrypt, rx = decrypt): ratio %.2f by %s, %s before and %s"
-		" after, busiest core %s -> %s, %zu and %zu samples.",
-		v->router, v->from_version, v->to_version, v->ratio * 100, v->direction, v->interface,
-		v->ratio, outcome_method_name(v->method), alert_mbps(b, sizeof(b), v->before_bps),
-		alert_mbps(f, sizeof(f), v->after_bps), alert_pct(lb, sizeof(lb), v->before_load),
-		alert_pct(lf, sizeof(lf), v->after_load), v->before_n, v->after_n);
-	return alert_build(a, &ls, v->router, summary, desc, v->confounders, d);
-}
-
-static void alert_bound_labels(const alert_t *a, const char *router, struct alert_labels *ls)
-{
-	const char *const own[][2] = { { "alertname", "WgwatchSingleCoreBound" }, { "router", router },
-		{ "severity", "info" } };
-	alert_labels(a, ls, router, own, sizeof(own) / sizeof(own[0]));
-}
-
-static int alert_bound(const alert_t *a, const struct detector_bound *bd, struct alert_doc *d)
-{
-	struct alert_labels ls;
-	alert_bound_labels(a, bd->router, &ls);
-	char t[32], r[32], lb[16], lo[16];
-	char *summary = xasprintf("%s is bound by one CPU core", bd->router);
-	char *desc = xasprintf("The busiest core of %s is at %s while the others average %s: its"
-			       " WireGuard throughput (tx %s, rx %s) is at the ceiling of one core.",
-		bd->router, alert_pct(lb, sizeof(lb), bd->busiest), alert_pct(lo, sizeof(lo), bd->others),
-		alert_mbps(t, sizeof(t), bd->tx_bps), alert_mbps(r, sizeof(r), bd->rx_bps));
-	return alert_build(a, &ls, bd->router, summary, desc, NULL, d);
 }
 
 static struct alert_item *alert_find(alert_t *a, const char *key)
@@ -308,7 +100,7 @@ static void alert_log_change(const char *what, const struct alert_item *it)
 }
 
 /* The current view wants the alert d (its strings ours now), firing since starts_ms. */
-static void alert_want(alert_t *a, struct alert_doc *d, int64_t starts_ms)
+static void alert_want(alert_t *a, struct alertdoc *d, int64_t starts_ms)
 {
 	struct alert_item *it = alert_find(a, d->key);
 	if (it != NULL) {
@@ -337,14 +129,11 @@ static void alert_want(alert_t *a, struct alert_doc *d, int64_t starts_ms)
  * as it is, rather than resolve and fire again around every upgrade. */
 static void alert_keep(alert_t *a, const char *router)
 {
-	struct alert_labels ls;
-	alert_bound_labels(a, router, &ls);
-	char *key = alert_key_of(&ls);
+	char *key = alertdoc_bound_key(a->conf, router);
 	struct alert_item *it = alert_find(a, key);
 	if (it != NULL)
 		it->mark = true;
 	free(key);
-	free(ls.l);
 }
 
 /* Whether the alert of key was firing before this update (and not resolved since). */
@@ -360,13 +149,13 @@ static bool alert_firing(alert_t *a, const char *key)
 static void alert_regression_want(alert_t *a, const struct detector_verdict *x, int64_t now)
 {
 	int64_t hold = a->conf->hold_ms;
-	struct alert_doc d;
-	if (alert_regression(a, x, &d) < 0)
+	struct alertdoc d;
+	if (alertdoc_regression(a->conf, a->curl, x, &d) < 0)
 		return;
 	if (!alert_due(x, now, hold) && !alert_firing(a, d.key)) {
 		int64_t due = x->reached_ms + hold;
 		a->recheck_ms = a->recheck_ms == 0 || due < a->recheck_ms ? due : a->recheck_ms;
-		alert_doc_free(&d);
+		alertdoc_free(&d);
 		return;
 	}
 	alert_want(a, &d, x->reached_ms ? x->reached_ms : now);
@@ -382,76 +171,6 @@ static void alert_regressions(alert_t *a, const detector_view_t *v, int64_t now)
 }
 
 /* ---- capacity headroom: WgwatchCapacityLow, WgwatchCapacityExhaustedSoon ---- */
-
-/* {{ $value | humanizePercentage }}, as Prometheus's template: v x 100 to 4 digits, "%". */
-static const char *alert_humanize_pct(char *tmp, size_t size, double v)
-{
-	snprintf(tmp, size, "%.4g%%", v * 100);
-	return tmp;
-}
-
-/* {{ $value | humanizeDuration }} of v seconds, as Prometheus's template: "27d 3h 4m 5s". */
-static const char *alert_humanize_dur(char *tmp, size_t size, double v)
-{
-	static const char *const prefix[] = { "", "m", "u", "n", "p", "f", "a", "z", "y" };
-	const char *sign = v < 0 ? "-" : "";
-	double u = fabs(v);
-	int64_t d = (int64_t)u;
-	if (!isfinite(v) || v == 0)
-		snprintf(tmp, size, "%.4g%s", v, v == 0 ? "s" : "");
-	else if (d >= 86400)
-		snprintf(tmp, size, "%s%" PRId64 "d %" PRId64 "h %" PRId64 "m %" PRId64 "s", sign, d / 86400,
-			d / 3600 % 24, d / 60 % 60, d % 60);
-	else if (d >= 3600)
-		snprintf(tmp, size, "%s%" PRId64 "h %" PRId64 "m %" PRId64 "s", sign, d / 3600, d / 60 % 60,
-			d % 60);
-	else if (d >= 60)
-		snprintf(tmp, size, "%s%" PRId64 "m %" PRId64 "s", sign, d / 60, d % 60);
-	else if (u >= 1)
-		snprintf(tmp, size, "%s%.4gs", sign, u);
-	else {
-		size_t k = 0;
-		for (; k + 1 < sizeof(prefix) / sizeof(*prefix) && fabs(v) < 1; k++)
-			v *= 1000;
-		snprintf(tmp, size, "%.4g%ss", v, prefix[k]);
-	}
-	return tmp;
-}
-
-static void alert_capacity_labels(
-	const alert_t *a, const char *name, const struct capacity *c, struct alert_labels *ls)
-{
-	const char *const own[][2] = { { "alertname", name }, { "router", c->router },
-		{ "interface", c->interface }, { "direction", c->direction }, { "severity", "warning" } };
-	alert_labels(a, ls, c->router, own, sizeof(own) / sizeof(own[0]));
-}
-
-static int alert_capacity_low(const alert_t *a, const struct capacity *c, struct alert_doc *d)
-{
-	char h[32];
-	struct alert_labels ls;
-	alert_capacity_labels(a, "WgwatchCapacityLow", c, &ls);
-	char *summary = xasprintf(
-		"%s %s %s: WireGuard capacity nearly used up", c->router, c->interface, c->direction);
-	char *desc = xasprintf("The week's busy minutes leave %s of the %s capacity of %s on %s (0: at"
-			       " its limit, the core holds the rate at its ceiling). See /api/v1/capacity.",
-		alert_humanize_pct(h, sizeof(h), c->headroom), c->direction, c->interface, c->router);
-	return alert_build(a, &ls, c->router, summary, desc, NULL, d);
-}
-
-/* left_s: seconds from now to the date, the rule's value. */
-static int alert_capacity_soon(const alert_t *a, const struct capacity *c, double left_s, struct alert_doc *d)
-{
-	char t[64];
-	struct alert_labels ls;
-	alert_capacity_labels(a, "WgwatchCapacityExhaustedSoon", c, &ls);
-	char *summary = xasprintf("%s %s %s: WireGuard capacity runs out within 30 days", c->router,
-		c->interface, c->direction);
-	char *desc = xasprintf("At the trend of its daily peaks, the %s demand of %s on %s reaches its"
-			       " capacity in %s. See /api/v1/capacity.",
-		c->direction, c->interface, c->router, alert_humanize_dur(t, sizeof(t), left_s));
-	return alert_build(a, &ls, c->router, summary, desc, NULL, d);
-}
 
 /* The pending entry of key, begun at now when there was none. */
 static struct alert_pending *alert_pending_get(alert_t *a, const char *key, int64_t now)
@@ -472,14 +191,14 @@ static struct alert_pending *alert_pending_get(alert_t *a, const char *key, int6
  * view for [alert] capacity_for (the rule's `for`) by this thread's clock, with startsAt when it
  * began to (Prometheus's activeAt); until then held, and recheck_ms brought forward to when it
  * becomes due. */
-static void alert_held_want(alert_t *a, struct alert_doc *d, int64_t now)
+static void alert_held_want(alert_t *a, struct alertdoc *d, int64_t now)
 {
 	struct alert_pending *p = alert_pending_get(a, d->key, now);
 	p->mark = true;
 	int64_t due = p->since_ms + a->conf->alert_capacity_for_ms;
 	if (now < due) {
 		a->recheck_ms = a->recheck_ms == 0 || due < a->recheck_ms ? due : a->recheck_ms;
-		alert_doc_free(d);
+		alertdoc_free(d);
 		return;
 	}
 	alert_want(a, d, p->since_ms);
@@ -492,14 +211,15 @@ static void alert_capacities(alert_t *a, const struct capacity *c, size_t n, int
 	for (size_t i = 0; i < n; i++) {
 		if (conf_router_find(a->conf, c[i].router) == NULL)
 			continue;
-		struct alert_doc d;
+		struct alertdoc d;
 		if (isfinite(c[i].headroom) && c[i].headroom < ALERT_CAP_LOW &&
-			alert_capacity_low(a, &c[i], &d) == 0)
+			alertdoc_capacity_low(a->conf, a->curl, &c[i], &d) == 0)
 			alert_held_want(a, &d, now);
 		if (c[i].exhausted_ms == CAPACITY_NEVER)
 			continue;
 		double left_s = (double)(c[i].exhausted_ms - now) / 1000;
-		if (left_s < ALERT_CAP_SOON_S && alert_capacity_soon(a, &c[i], left_s, &d) == 0)
+		if (left_s < ALERT_CAP_SOON_S &&
+			alertdoc_capacity_soon(a->conf, a->curl, &c[i], left_s, &d) == 0)
 			alert_held_want(a, &d, now);
 	}
 }
@@ -532,9 +252,9 @@ static void alert_update(alert_t *a, const detector_view_t *v, int64_t now)
 	alert_pending_sweep(a);
 	for (size_t i = 0; i < a->conf->nrouters; i++) {
 		const struct detector_bound *bd = detector_view_bound(v, a->conf->routers[i].name);
-		struct alert_doc d;
+		struct alertdoc d;
 		if (bd != NULL && bd->bound) {
-			if (alert_bound(a, bd, &d) == 0)
+			if (alertdoc_bound(a->conf, a->curl, bd, &d) == 0)
 				alert_want(a, &d, now);
 		} else if (bd == NULL || bd->n < ALERT_BOUND_MIN_POLLS) /* just after an upgrade */
 			alert_keep(a, a->conf->routers[i].name);

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* api_rollout: the rollout guard's decision as JSON (written with lib/jsonw), from a detector
  * view, and its overrides: listed, and stored or revoked for the authenticated web user (a
- * POST's body read with jansson). Only what the
+ * POST's body read with lib/jsonr). Only what the
  * verdicts, [rollout] and the stored overrides say goes out; router text is made valid UTF-8.
  * It writes the database only through store/overrides.c, and logs each change once. */
 #include "config.h"
 #include "web/api_rollout.h"
 #include "web/api.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "detector/rollout.h"
+#include "lib/jsonr.h"
 #include "lib/jsonw.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
@@ -151,27 +151,33 @@ static void api_rollout_refresh(const struct api_allow_req *req)
 	overrides_free(v, n);
 }
 
-/* The version and cohort of a POST body {"version": V, "cohort": C[, "revoke": true]}, or of
- * a DELETE's query; NULL with a 400 in out when they are missing or not an allow. */
-static json_t *api_rollout_body(const struct api_allow_req *req, buf_t *out, unsigned *status)
+/* What a POST body {"version": V, "cohort": C[, "revoke": true]}, or a DELETE's query, asks. */
+struct api_rollout_ask {
+	const char *version, *cohort;
+	bool revoke;
+};
+
+/* The ask of req (its strings in d, or req's own) into *a: 0, or -1 with a 400 in out when the
+ * version or cohort is missing, revoke is not a boolean, or they are not an allow. */
+static int api_rollout_body(
+	const struct api_allow_req *req, jsonr_t *d, struct api_rollout_ask *a, buf_t *out, unsigned *status)
 {
-	json_error_t err;
-	json_t *b = req->body_len > 0 || req->version == NULL
-		? json_loadb(req->body ? req->body : "", req->body_len, JSON_REJECT_DUPLICATES, &err)
-		: json_pack("{s:s, s:s?}", "version", req->version, "cohort", req->cohort);
-	const char *version = NULL, *cohort = NULL;
-	int revoke = 0;
-	if (b == NULL ||
-		json_unpack(b, "{s:s, s:s, s?b}", "version", &version, "cohort", &cohort, "revoke",
-			&revoke) != 0 ||
-		!conf_allow_ok(version, cohort)) {
-		json_decref(b);
+	*a = (struct api_rollout_ask){ .version = req->version, .cohort = req->cohort };
+	bool ok = true;
+	if (req->body_len > 0 || req->version == NULL) {
+		const jsonr_node_t *b = jsonr_parse(d, req->body ? req->body : "", req->body_len);
+		const jsonr_node_t *revoke = jsonr_get(b, "revoke");
+		a->version = jsonr_str(jsonr_get(b, "version"));
+		a->cohort = jsonr_str(jsonr_get(b, "cohort"));
+		ok = revoke == NULL || jsonr_bool(revoke, &a->revoke);
+	}
+	if (!ok || a->version == NULL || a->cohort == NULL || !conf_allow_ok(a->version, a->cohort)) {
 		*status = api_rollout_error(out, 400,
 			"want JSON {\"version\": \"7.22.3\", \"cohort\": \"tile\"} (an architecture "
 			"or a board; \"revoke\": true to remove it), as [rollout] allow = VERSION/COHORT");
-		return NULL;
+		return -1;
 	}
-	return b;
+	return 0;
 }
 
 static unsigned api_rollout_change(
@@ -215,13 +221,11 @@ unsigned api_rollout_allow(const struct api_allow_req *req, buf_t *out)
 			"storing rollout overrides needs web authentication: set [web] user and "
 			"password_file (wgwatch.conf(5)), or use [rollout] allow in the configuration");
 	unsigned status = 0;
-	json_t *b = api_rollout_body(req, out, &status);
-	if (b == NULL)
-		return status;
-	const char *version = json_string_value(json_object_get(b, "version"));
-	const char *cohort = json_string_value(json_object_get(b, "cohort"));
-	bool revoke = strcmp(req->method, "DELETE") == 0 || json_is_true(json_object_get(b, "revoke"));
-	status = api_rollout_change(req, revoke, version, cohort, out);
-	json_decref(b);
+	jsonr_t *d = jsonr_create();
+	struct api_rollout_ask a;
+	if (api_rollout_body(req, d, &a, out, &status) == 0)
+		status = api_rollout_change(
+			req, strcmp(req->method, "DELETE") == 0 || a.revoke, a.version, a.cohort, out);
+	jsonr_destroy(d);
 	return status;
 }

@@ -9,7 +9,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "daemon/shard.h"
 #include "detector/evidread.h"
 #include "lib/buf.h"
+#include "lib/jsonr.h"
 #include "lib/log.h"
 #include "lib/worker.h"
 #include "lib/xmem.h"
@@ -144,9 +144,9 @@ void shardpeer_ask(const conf_t *conf, struct rollfleet_said *out)
 }
 
 /* The string s or NULL (JSON null, absent) copied. */
-static char *shardpeer_str(const json_t *o, const char *key)
+static char *shardpeer_str(const jsonr_node_t *o, const char *key)
 {
-	const char *s = json_string_value(json_object_get(o, key));
+	const char *s = jsonr_str(jsonr_get(o, key));
 	return s ? xstrdup(s) : NULL;
 }
 
@@ -154,11 +154,11 @@ static char *shardpeer_str(const json_t *o, const char *key)
 static int shardpeer_kind_of(
 	const buf_t *body, const char *router, char **arch, char **board, char *cause, size_t size)
 {
-	json_t *a = json_loadb(body->data ? body->data : "", body->len, 0, NULL);
-	const json_t *hit = NULL;
-	for (size_t i = 0; i < json_array_size(a) && hit == NULL; i++) {
-		const json_t *r = json_array_get(a, i);
-		const char *name = json_string_value(json_object_get(r, "name"));
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *a = jsonr_parse(d, body->data ? body->data : "", body->len), *hit = NULL;
+	for (size_t i = 0; jsonr_is_array(a) && i < jsonr_size(a) && hit == NULL; i++) {
+		const jsonr_node_t *r = jsonr_at(a, i);
+		const char *name = jsonr_str(jsonr_get(r, "name"));
 		hit = name && strcmp(name, router) == 0 ? r : NULL;
 	}
 	if (hit != NULL) {
@@ -166,9 +166,9 @@ static int shardpeer_kind_of(
 		*board = shardpeer_str(hit, "board");
 	} else {
 		snprintf(cause, size, "%s",
-			json_is_array(a) ? "it does not poll the router" : "not a list of routers");
+			jsonr_is_array(a) ? "it does not poll the router" : "not a list of routers");
 	}
-	json_decref(a);
+	jsonr_destroy(d);
 	return hit != NULL ? 0 : -1;
 }
 

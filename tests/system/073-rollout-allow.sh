@@ -88,7 +88,8 @@ ok "/upgrades: tile-next (hold) and x86-next (go) still wait for 7.22.3 and are 
 [ "$(post $A -d '{"version":"7.22.3","cohort":"tile"}')" = 415 ] || fail "POST as a form: not 415"
 [ "$(post -d '{"version":"7.22.3","cohort":"tile"}')" = 401 ] || fail "POST as a form without the password: not 401"
 for bad in '{"version":"7.22.3"}' '{"version":"seven","cohort":"tile"}' '{"version":"7.22.3","cohort":"a/b"}' \
-	'not json' '{"version":"7.22.3","cohort":"tile","version":"7.1"}' '{"version":"7.22.3","cohort":"ti\nle"}'; do
+	'not json' '{"version":"7.22.3","cohort":"tile","version":"7.1"}' '{"version":"7.22.3","cohort":"ti\nle"}' \
+	'{"version":"7.22.3","cohort":"tile","revoke":"yes"}'; do
 	code=$(post $A -H 'Content-Type: application/json' -d "$bad")
 	[ "$code" = 400 ] && grep -q '"error"' "$T/post.json" || fail "POST $bad: $code $(cat "$T/post.json")"
 done

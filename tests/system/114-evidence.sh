@@ -119,18 +119,20 @@ for k, v in bad.items(): json.dump(v, open("%s/bad-%s.json" % (t, k), "w"))
 s = json.dumps(d)
 open(t + "/bad-nan.json", "w").write(s.replace('"median": ', '"median": NaN, "x": ', 1))
 open(t + "/bad-deep.json", "w").write("[" * 100000 + "]" * 100000)
+open(t + "/bad-dupkey.json", "w").write(s.replace('{', '{"schema": "wgwatch-evidence/1", ', 1))
 open(t + "/bad-huge.json", "w").write('{"schema": "wgwatch-evidence/1", "fleets": [' + " " * (9 << 20) + "]}")
 PY
 rc=0
 "$DAEMON" --merge-evidence "$T/cli.json" "$T/other-old.json" "$T/bad-future.json" "$T/bad-types.json" "$T/bad-twice.json" \
-	"$T/bad-addup.json" "$T/bad-nan.json" "$T/bad-deep.json" "$T/bad-huge.json" "$T/api.json" "$T/other.json" \
+	"$T/bad-addup.json" "$T/bad-nan.json" "$T/bad-deep.json" "$T/bad-huge.json" "$T/bad-dupkey.json" "$T/api.json" "$T/other.json" \
 	>"$T/all.json" 2>"$T/merge.err" || rc=$?
 [ "$rc" = 1 ] || fail "--merge-evidence with bad files: exit $rc, not 1"
 for w in "bad-future.json: refused: schema \"wgwatch-evidence/2\" is newer" \
 	"bad-types.json: refused: fleets\[0\].cohorts\[0\].tx: regressed: not a count" \
 	"bad-twice.json: refused: fleets: fleet [0-9a-f]* is in the document twice" \
 	"bad-addup.json: refused: .*the counts do not add up" "bad-nan.json: refused: not JSON" \
-	"bad-deep.json: refused: not JSON" "bad-huge.json: refused: more than the"; do
+	"bad-deep.json: refused: not JSON: nested deeper than 64" "bad-huge.json: refused: more than the" \
+	"bad-dupkey.json: refused: not JSON: an object with the key \"schema\" twice"; do
 	grep -q "$w" "$T/merge.err" || fail "merge: no \"$w\" in: $(cat "$T/merge.err")"
 done
 $PY - "$top_srcdir/docs/evidence.schema.json" "$T/all.json" <<'PY' || fail "the merged document: $(cat "$T/all.json")"
@@ -140,4 +142,4 @@ fs = {f["fleet"]: f for f in d["fleets"]}
 assert len(fs) == 2 == len(d["fleets"]), list(fs)
 assert fs["f" * 32]["generated"] == "2999-12-31" and fs["f" * 32]["cohorts"], fs["f" * 32]
 PY
-ok "--merge-evidence: two fleets, each once, the newest export wins; 7 hostile files refused with their reasons"
+ok "--merge-evidence: two fleets, each once, the newest export wins; 8 hostile files refused with their reasons"

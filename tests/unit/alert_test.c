@@ -8,7 +8,7 @@
 #include "config.h"
 #include "web/alert.c"
 
-#include <jansson.h>
+#include "lib/jsonr.h"
 
 #include "unit.h"
 #include "unitconf.h"
@@ -119,19 +119,20 @@ static void test_held(void)
 	conf_free(c);
 }
 
-/* Annotation name of the i-th alert, read back from its JSON with jansson (NULL: none); valid
+/* Annotation name of the i-th alert, read back from its JSON with lib/jsonr (NULL: none); valid
  * until the next call; a NULL: frees what the last call read. */
 static const char *test_ann(const alert_t *a, size_t i, const char *name)
 {
-	static json_t *last;
-	json_decref(last);
+	static jsonr_t *last;
+	jsonr_destroy(last);
 	last = NULL;
 	if (a == NULL || i >= a->n)
 		return NULL;
 	char *text = xasprintf("%s}", a->items[i].json);
-	last = json_loads(text, 0, NULL);
-	free(text);
-	return json_string_value(json_object_get(json_object_get(last, "annotations"), name));
+	last = jsonr_create();
+	const jsonr_node_t *j = jsonr_parse(last, text, strlen(text));
+	free(text); /* the tree keeps copies of its strings */
+	return jsonr_str(jsonr_get(jsonr_get(j, "annotations"), name));
 }
 
 /* The labels are the rule's: alertname, the series' labels, the router's own, severity. */
@@ -151,14 +152,11 @@ static void test_labels(void)
 	CHECK(body != NULL && strstr(body, "evil") == NULL);
 	CHECK(body != NULL && strstr(body, "\"startsAt\":\"2027-01-15T08:00:00.000Z\"") != NULL);
 	free(body);
-	struct alert_labels ls;
-	alert_bound_labels(a, "ccr1009", &ls);
-	char *key = alert_key_of(&ls);
+	char *key = alertdoc_bound_key(c, "ccr1009");
 	CHECK_STR(key,
 		"{\"alertname\":\"WgwatchSingleCoreBound\",\"role\":\"hub\",\"router\":"
 		"\"ccr1009\",\"severity\":\"info\",\"site\":\"lab\"}");
 	free(key);
-	free(ls.l);
 	alert_free(a);
 	conf_free(c);
 }
@@ -298,16 +296,16 @@ static void test_capacity_soon(void)
 static void test_humanize(void)
 {
 	char b[64];
-	CHECK_STR(alert_humanize_pct(b, sizeof(b), 0), "0%");
-	CHECK_STR(alert_humanize_pct(b, sizeof(b), 0.0523), "5.23%");
-	CHECK_STR(alert_humanize_pct(b, sizeof(b), 0.123456), "12.35%");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 0), "0s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 59.5), "59.5s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 61), "1m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 3661.7), "1h 1m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 2385421.9), "27d 14h 37m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), -90061), "-1d 1h 1m 1s");
-	CHECK_STR(alert_humanize_dur(b, sizeof(b), 0.25), "250ms");
+	CHECK_STR(alertdoc_humanize_pct(b, sizeof(b), 0), "0%");
+	CHECK_STR(alertdoc_humanize_pct(b, sizeof(b), 0.0523), "5.23%");
+	CHECK_STR(alertdoc_humanize_pct(b, sizeof(b), 0.123456), "12.35%");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 0), "0s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 59.5), "59.5s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 61), "1m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 3661.7), "1h 1m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 2385421.9), "27d 14h 37m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), -90061), "-1d 1h 1m 1s");
+	CHECK_STR(alertdoc_humanize_dur(b, sizeof(b), 0.25), "250ms");
 }
 
 int main(void)

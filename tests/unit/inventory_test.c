@@ -219,6 +219,18 @@ static void test_refused(void)
 			"1: target c+d: c+d is no router name (letters, digits, '_', '.' and '-')" },
 		{ "t.yml", "- targets: [a]\n- targets:\n  - a\n",
 			"3: duplicate router a (first defined at FILE:1)" },
+		/* JSON's refusals are lib/jsonr's, whole: no line to give */
+		{ "t.json", "[{\"targets\": [\"a\"],\n  \"labels\": {\"site\": \"x\", \"site\": \"y\"}}]\n",
+			"1: not file_sd JSON: an object with the key \"site\" twice" },
+		{ "t.json", "[{\"targets\": [\"a\"]},\n {\"targets\": [\"b\"]}\n",
+			"1: not file_sd JSON: a bracket, brace, comma, colon or quote missing or misplaced" },
+		{ "t.json", "[{\"targets\": [\"a\\u0000b\"]}]",
+			"1: not file_sd JSON: a NUL (\\u0000) in a string" },
+		{ "t.json", "{\"targets\": [\"a\"]}",
+			"1: not file_sd JSON: an array of {\"targets\": [...], \"labels\": {...}} expected" },
+		{ "t.json",
+			"[{\"targets\": [\"a\"], \"labels\": {\"\\u001b[31m\": \"x\", \"\\u001b[31m\": \"y\"}}]",
+			"1: not file_sd JSON: an object with the key \"\\x1b[31m\" twice" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *path, *errs;

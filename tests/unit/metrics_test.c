@@ -9,7 +9,6 @@
 #include "lib/listen.h"
 
 #include <curl/curl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -22,6 +21,7 @@
 #include "unit.h"
 #include "unitconf.h"
 #include "unitfs.h"
+#include "lib/jsonr.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
@@ -412,61 +412,82 @@ static void test_render(fleet_t *f)
 
 /* ---- /api/v1/routers ---- */
 
-static void test_api_r0(json_t *o)
+/* An integer's value, 0 for anything else (as jansson's json_integer_value). */
+static int64_t mt_int(const jsonr_node_t *n)
 {
-	CHECK_STR(json_string_value(json_object_get(o, "name")), "r0");
-	CHECK(json_is_true(json_object_get(o, "up")));
-	CHECK_STR(json_string_value(json_object_get(o, "state")), "up");
-	CHECK_STR(json_string_value(json_object_get(o, "version")), "7.22.3");
-	CHECK_STR(json_string_value(json_object_get(o, "firmware")), "7.20");
-	CHECK_STR(json_string_value(json_object_get(o, "board")), "RB5009UG+S+");
-	CHECK_STR(json_string_value(json_object_get(o, "architecture")), "arm64");
-	CHECK_INT(json_integer_value(json_object_get(o, "cores")), 2);
-	CHECK_STR(json_string_value(json_object_get(o, "last_poll")), "2023-11-14T22:13:20Z");
-	CHECK(json_is_null(json_object_get(o, "last_error")));
-	json_t *labels = json_object_get(o, "labels");
-	CHECK_STR(json_string_value(json_object_get(labels, "site")), "hq \"main\"");
-	json_t *h = json_object_get(o, "health"), *sensors = json_object_get(h, "sensors");
-	CHECK_INT(json_array_size(sensors), 7);
-	json_t *v = json_array_get(sensors, 1);
-	CHECK_STR(json_string_value(json_object_get(v, "name")), "voltage");
-	CHECK_STR(json_string_value(json_object_get(v, "unit")), "volts");
-	CHECK(json_real_value(json_object_get(v, "value")) == 24.1);
-	CHECK(json_integer_value(json_object_get(h, "memory_free_bytes")) == 3950641152);
-	CHECK(json_integer_value(json_object_get(h, "disk_free_bytes")) == 0);
-	CHECK(json_integer_value(json_object_get(h, "disk_total_bytes")) == 135266304);
-	json_t *menus = json_object_get(o, "menus"), *m0 = json_array_get(menus, 0),
-	       *m1 = json_array_get(menus, 1);
-	CHECK_INT(json_array_size(menus), 2);
-	CHECK_STR(json_string_value(json_object_get(m0, "menu")), "/system/routerboard");
-	CHECK(json_is_true(json_object_get(m0, "up")) && json_is_null(json_object_get(m0, "error")) &&
-		json_is_null(json_object_get(m0, "failing_since")));
-	CHECK_STR(json_string_value(json_object_get(m1, "menu")), "/system/health");
-	CHECK(json_is_false(json_object_get(m1, "up")));
-	CHECK_STR(json_string_value(json_object_get(m1, "error")), "HTTP 500 Internal Server Error");
-	CHECK_STR(json_string_value(json_object_get(m1, "failing_since")), "2023-11-14T21:56:40Z");
-	CHECK_INT(json_object_size(o), 13);
+	int64_t v = 0;
+	jsonr_int(n, &v);
+	return v;
 }
 
-static void test_api_others(json_t *arr)
+/* A number's value, 0 for anything else. */
+static double mt_real(const jsonr_node_t *n)
 {
-	json_t *evil = json_array_get(arr, 1), *bad = json_array_get(arr, 2), *never = json_array_get(arr, 3);
-	CHECK_STR(json_string_value(json_object_get(evil, "name")), EVIL_NAME);
-	CHECK(json_is_null(json_object_get(evil, "firmware")));
-	CHECK_STR(
-		json_string_value(json_object_get(bad, "name")), "bad" FFFD FFFD "<script>alert(1)</script>");
-	CHECK(json_is_false(json_object_get(bad, "up")));
-	CHECK_STR(json_string_value(json_object_get(bad, "state")), "down");
-	CHECK(json_is_null(json_object_get(bad, "version")));
-	CHECK_INT(json_integer_value(json_object_get(bad, "cores")), 0);
-	CHECK_STR(json_string_value(json_object_get(bad, "last_poll")), "2023-11-14T22:13:21Z");
-	CHECK_STR(json_string_value(json_object_get(bad, "last_error")), "failed " FFFD "1");
-	CHECK(json_is_false(json_object_get(never, "up")));
-	CHECK_STR(json_string_value(json_object_get(never, "state")), "pending");
-	CHECK(json_is_null(json_object_get(never, "last_poll")));
-	CHECK(json_is_null(json_object_get(never, "health")));
-	CHECK(json_is_null(json_object_get(json_object_get(evil, "health"), "memory_free_bytes")));
-	CHECK(json_is_object(json_object_get(never, "labels")));
+	double v = 0;
+	jsonr_num(n, &v);
+	return v;
+}
+
+/* Whether n is the boolean want. */
+static bool mt_is(const jsonr_node_t *n, bool want)
+{
+	bool v;
+	return jsonr_bool(n, &v) && v == want;
+}
+
+static void test_api_r0(const jsonr_node_t *o)
+{
+	CHECK_STR(jsonr_str(jsonr_get(o, "name")), "r0");
+	CHECK(mt_is(jsonr_get(o, "up"), true));
+	CHECK_STR(jsonr_str(jsonr_get(o, "state")), "up");
+	CHECK_STR(jsonr_str(jsonr_get(o, "version")), "7.22.3");
+	CHECK_STR(jsonr_str(jsonr_get(o, "firmware")), "7.20");
+	CHECK_STR(jsonr_str(jsonr_get(o, "board")), "RB5009UG+S+");
+	CHECK_STR(jsonr_str(jsonr_get(o, "architecture")), "arm64");
+	CHECK_INT(mt_int(jsonr_get(o, "cores")), 2);
+	CHECK_STR(jsonr_str(jsonr_get(o, "last_poll")), "2023-11-14T22:13:20Z");
+	CHECK(jsonr_is_null(jsonr_get(o, "last_error")));
+	const jsonr_node_t *labels = jsonr_get(o, "labels");
+	CHECK_STR(jsonr_str(jsonr_get(labels, "site")), "hq \"main\"");
+	const jsonr_node_t *h = jsonr_get(o, "health"), *sensors = jsonr_get(h, "sensors");
+	CHECK_INT(jsonr_size(sensors), 7);
+	const jsonr_node_t *v = jsonr_at(sensors, 1);
+	CHECK_STR(jsonr_str(jsonr_get(v, "name")), "voltage");
+	CHECK_STR(jsonr_str(jsonr_get(v, "unit")), "volts");
+	CHECK(mt_real(jsonr_get(v, "value")) == 24.1);
+	CHECK(mt_int(jsonr_get(h, "memory_free_bytes")) == 3950641152);
+	CHECK(mt_int(jsonr_get(h, "disk_free_bytes")) == 0);
+	CHECK(mt_int(jsonr_get(h, "disk_total_bytes")) == 135266304);
+	const jsonr_node_t *menus = jsonr_get(o, "menus"), *m0 = jsonr_at(menus, 0), *m1 = jsonr_at(menus, 1);
+	CHECK_INT(jsonr_size(menus), 2);
+	CHECK_STR(jsonr_str(jsonr_get(m0, "menu")), "/system/routerboard");
+	CHECK(mt_is(jsonr_get(m0, "up"), true) && jsonr_is_null(jsonr_get(m0, "error")) &&
+		jsonr_is_null(jsonr_get(m0, "failing_since")));
+	CHECK_STR(jsonr_str(jsonr_get(m1, "menu")), "/system/health");
+	CHECK(mt_is(jsonr_get(m1, "up"), false));
+	CHECK_STR(jsonr_str(jsonr_get(m1, "error")), "HTTP 500 Internal Server Error");
+	CHECK_STR(jsonr_str(jsonr_get(m1, "failing_since")), "2023-11-14T21:56:40Z");
+	CHECK_INT(jsonr_size(o), 13);
+}
+
+static void test_api_others(const jsonr_node_t *arr)
+{
+	const jsonr_node_t *evil = jsonr_at(arr, 1), *bad = jsonr_at(arr, 2), *never = jsonr_at(arr, 3);
+	CHECK_STR(jsonr_str(jsonr_get(evil, "name")), EVIL_NAME);
+	CHECK(jsonr_is_null(jsonr_get(evil, "firmware")));
+	CHECK_STR(jsonr_str(jsonr_get(bad, "name")), "bad" FFFD FFFD "<script>alert(1)</script>");
+	CHECK(mt_is(jsonr_get(bad, "up"), false));
+	CHECK_STR(jsonr_str(jsonr_get(bad, "state")), "down");
+	CHECK(jsonr_is_null(jsonr_get(bad, "version")));
+	CHECK_INT(mt_int(jsonr_get(bad, "cores")), 0);
+	CHECK_STR(jsonr_str(jsonr_get(bad, "last_poll")), "2023-11-14T22:13:21Z");
+	CHECK_STR(jsonr_str(jsonr_get(bad, "last_error")), "failed " FFFD "1");
+	CHECK(mt_is(jsonr_get(never, "up"), false));
+	CHECK_STR(jsonr_str(jsonr_get(never, "state")), "pending");
+	CHECK(jsonr_is_null(jsonr_get(never, "last_poll")));
+	CHECK(jsonr_is_null(jsonr_get(never, "health")));
+	CHECK(jsonr_is_null(jsonr_get(jsonr_get(evil, "health"), "memory_free_bytes")));
+	CHECK(jsonr_is_object(jsonr_get(never, "labels")));
 }
 
 static void test_api(fleet_t *f)
@@ -474,17 +495,17 @@ static void test_api(fleet_t *f)
 	buf_t b;
 	buf_init(&b);
 	api_routers(f, &b);
-	json_error_t err;
-	json_t *arr = json_loads(b.data, 0, &err);
-	CHECK(json_is_array(arr));
-	CHECK_INT(json_array_size(arr), 4);
-	if (json_array_size(arr) == 4) {
-		test_api_r0(json_array_get(arr, 0));
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *arr = jsonr_parse(d, b.data, b.len);
+	CHECK(jsonr_is_array(arr));
+	CHECK_INT(jsonr_size(arr), 4);
+	if (jsonr_size(arr) == 4) {
+		test_api_r0(jsonr_at(arr, 0));
 		test_api_others(arr);
 	}
 	CHECK(strstr(b.data, "hunter2") == NULL && strstr(b.data, "c0mmunity") == NULL);
 	CHECK(strstr(b.data, "c2VjcmV0") == NULL);
-	json_decref(arr);
+	jsonr_destroy(d);
 	buf_free(&b);
 }
 

@@ -8,13 +8,13 @@
 #include "daemon/sample.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
+#include "lib/jsonr.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 #include "store/store.h"
 #include "web/api.h"
 #include "web/api_report.h"
 
-#include <jansson.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -96,33 +96,40 @@ static int64_t report_upgrade_id(const char *path)
 	return id;
 }
 
-/* The report's probe of side and measured direction, or NULL. */
-static json_t *report_find(json_t *probes, const char *side, const char *measured)
+/* A number's value, 0 for anything else (as jansson's json_number_value). */
+static double report_num(const jsonr_node_t *n)
 {
-	size_t i;
-	json_t *p;
-	json_array_foreach(probes, i, p)
-	{
-		if (strcmp(json_string_value(json_object_get(p, "side")), side) == 0 &&
-			json_string_value(json_object_get(p, "measured")) != NULL &&
-			strcmp(json_string_value(json_object_get(p, "measured")), measured) == 0)
+	double v = 0;
+	jsonr_num(n, &v);
+	return v;
+}
+
+/* The report's probe of side and measured direction, or NULL. */
+static const jsonr_node_t *report_find(const jsonr_node_t *probes, const char *side, const char *measured)
+{
+	for (size_t i = 0; i < jsonr_size(probes); i++) {
+		const jsonr_node_t *p = jsonr_at(probes, i);
+		if (strcmp(jsonr_str(jsonr_get(p, "side")), side) == 0 &&
+			jsonr_str(jsonr_get(p, "measured")) != NULL &&
+			strcmp(jsonr_str(jsonr_get(p, "measured")), measured) == 0)
 			return p;
 	}
 	return NULL;
 }
 
-static void check_entry(json_t *p, const char *configured, double delivered, bool loss)
+static void check_entry(const jsonr_node_t *p, const char *configured, double delivered, bool loss)
 {
 	CHECK(p != NULL);
 	if (p == NULL)
 		return;
-	CHECK_STR(json_string_value(json_object_get(p, "direction")), configured);
-	CHECK_NEAR(json_number_value(json_object_get(p, "delivered_bps")), delivered, 1);
-	CHECK_NEAR(json_number_value(json_object_get(p, "offered_bps")), 3e8, 1);
-	CHECK(loss ? json_integer_value(json_object_get(p, "lost_packets")) == 12
-		   : json_is_null(json_object_get(p, "lost_packets")));
-	CHECK_NEAR(json_number_value(json_object_get(p, "busiest_core_load")), 0.5, 1e-9);
-	CHECK(json_is_string(json_object_get(p, "time")));
+	int64_t lost = 0;
+	CHECK_STR(jsonr_str(jsonr_get(p, "direction")), configured);
+	CHECK_NEAR(report_num(jsonr_get(p, "delivered_bps")), delivered, 1);
+	CHECK_NEAR(report_num(jsonr_get(p, "offered_bps")), 3e8, 1);
+	CHECK(loss ? jsonr_int(jsonr_get(p, "lost_packets"), &lost) && lost == 12
+		   : jsonr_is_null(jsonr_get(p, "lost_packets")));
+	CHECK_NEAR(report_num(jsonr_get(p, "busiest_core_load")), 0.5, 1e-9);
+	CHECK(jsonr_is_string(jsonr_get(p, "time")));
 }
 
 static void test_report_json(const conf_t *conf, int64_t id)
@@ -135,32 +142,32 @@ static void test_report_json(const conf_t *conf, int64_t id)
 	bool md = true;
 	CHECK_INT(api_report(&req, &out, &md), 200);
 	CHECK(!md);
-	json_t *o = json_loadb(out.data, out.len, 0, NULL);
-	json_t *probes = json_object_get(o, "probes");
-	CHECK_INT(json_array_size(probes), 4);
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *o = jsonr_parse(d, out.data, out.len);
+	const jsonr_node_t *probes = jsonr_get(o, "probes");
+	CHECK_INT(jsonr_size(probes), 4);
 	check_entry(report_find(probes, "before", "transmit"), "both", 3e8, false);
 	check_entry(report_find(probes, "before", "receive"), "both", 2.95e8, true);
 	check_entry(report_find(probes, "after", "transmit"), "both", 1.282e8, false);
 	check_entry(report_find(probes, "after", "receive"), "both", 2.9e8, true);
 	/* profile rows: cpu the core's integer index, null for a whole-router row; usage in percent */
-	json_t *before = json_object_get(json_object_get(o, "profile"), "before");
-	size_t i, nnull = 0;
-	json_t *row;
-	json_array_foreach(before, i, row)
-	{
-		json_t *cpu = json_object_get(row, "cpu");
-		CHECK(json_is_integer(cpu) || json_is_null(cpu));
-		CHECK(json_is_number(json_object_get(row, "usage")));
-		if (json_is_null(cpu)) {
+	const jsonr_node_t *before = jsonr_get(jsonr_get(o, "profile"), "before");
+	size_t nnull = 0;
+	for (size_t i = 0; i < jsonr_size(before); i++) {
+		const jsonr_node_t *row = jsonr_at(before, i);
+		const jsonr_node_t *cpu = jsonr_get(row, "cpu");
+		CHECK(jsonr_is_integer(cpu) || jsonr_is_null(cpu));
+		CHECK(jsonr_is_number(jsonr_get(row, "usage")));
+		if (jsonr_is_null(cpu)) {
 			nnull++;
-			CHECK_STR(json_string_value(json_object_get(row, "name")), "total");
-			CHECK_NEAR(json_number_value(json_object_get(row, "usage")), 60, 1e-9);
+			CHECK_STR(jsonr_str(jsonr_get(row, "name")), "total");
+			CHECK_NEAR(report_num(jsonr_get(row, "usage")), 60, 1e-9);
 		}
 	}
-	CHECK_INT(json_array_size(before), 5);
+	CHECK_INT(jsonr_size(before), 5);
 	CHECK_INT(nnull, 1);
-	CHECK_INT(json_array_size(json_object_get(json_object_get(o, "profile"), "after")), 5);
-	json_decref(o);
+	CHECK_INT(jsonr_size(jsonr_get(jsonr_get(o, "profile"), "after")), 5);
+	jsonr_destroy(d);
 	buf_free(&out);
 	snprintf(rest, sizeof(rest), "%lld/report.md", (long long)id);
 	buf_init(&out);
@@ -191,19 +198,20 @@ static void test_probes_api(const conf_t *conf)
 	CHECK_INT(api_probes(conf, fleet, "gone", &out), 404);
 	buf_reset(&out);
 	CHECK_INT(api_probes(conf, fleet, "ccr", &out), 200);
-	json_t *a = json_loadb(out.data, out.len, 0, NULL);
-	CHECK_INT(json_array_size(a), 5);
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *a = jsonr_parse(d, out.data, out.len);
+	CHECK_INT(jsonr_size(a), 5);
 	static const char *const want[5] = { "both", "both", "both", "both", "transmit" };
 	int seen_rx = 0;
-	for (size_t i = 0; i < json_array_size(a) && i < 5; i++) {
-		json_t *p = json_array_get(a, i);
-		const char *m = json_string_value(json_object_get(p, "measured"));
-		CHECK_STR(json_string_value(json_object_get(p, "direction")), want[i]);
+	for (size_t i = 0; i < jsonr_size(a) && i < 5; i++) {
+		const jsonr_node_t *p = jsonr_at(a, i);
+		const char *m = jsonr_str(jsonr_get(p, "measured"));
+		CHECK_STR(jsonr_str(jsonr_get(p, "direction")), want[i]);
 		CHECK(m != NULL && (strcmp(m, "transmit") == 0 || strcmp(m, "receive") == 0));
 		seen_rx += m != NULL && strcmp(m, "receive") == 0;
 	}
 	CHECK_INT(seen_rx, 2);
-	json_decref(a);
+	jsonr_destroy(d);
 	buf_free(&out);
 	fleet_destroy(fleet);
 }

@@ -2,7 +2,7 @@
 /* rest_test: the REST collector's transport against a libmicrohttpd stand-in router on
  * 127.0.0.1: a full poll, keep-alive reuse, POST print, auth/HTTP/parse/size/timeout/connect/TLS
  * failures, optional menus, a proxy, a router that is down, cancel. The decoders are
- * restdecode_test's, the JSON reader restjson_test's. */
+ * restdecode_test's, the JSON reader jsonr_test's. */
 #include "collectors/rest.c"
 #include "lib/text.h"
 #include "unit.h"

@@ -12,11 +12,11 @@
 #include "collectors/restwan.h"
 #include "daemon/sample.h"
 #include "lib/buf.h"
+#include "lib/jsonr.h"
 #include "lib/text.h"
 #include "lib/xmem.h"
 
 #include <curl/curl.h>
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -890,10 +890,11 @@ static void test_iface_query(void)
 			"\".query\":[\"type=wg\",\"name=ether1\",\"name=we\\\"ird\\\\\","
 			"\"name=caf\xc3\xa9\",\"name=sfp1\",\"name=lte1\",\"#|\",\"#|\",\"#|\",\"#|\","
 			"\"#|\"]}") == 0);
-	json_error_t err;
-	json_t *j = q.post != NULL ? json_loads(q.post, 0, &err) : NULL;
-	CHECK(j != NULL && json_array_size(json_object_get(j, ".query")) == 11);
-	json_decref(j);
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *j = q.post != NULL ? jsonr_parse(d, q.post, strlen(q.post)) : NULL;
+	CHECK(j != NULL && jsonr_is_array(jsonr_get(j, ".query")) &&
+		jsonr_size(jsonr_get(j, ".query")) == 11);
+	jsonr_destroy(d);
 	free(q.post);
 }
 

@@ -7,11 +7,11 @@
 #include "web/scrape.h"
 #include "unit.h"
 
-#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "lib/jsonr.h"
 #include "lib/xmem.h"
 
 static conf_t *test_conf(size_t n)
@@ -185,18 +185,18 @@ static void test_targets(fleet_t *f, const conf_t *c)
 	scrape_targets_fleet(f, "127.0.0.1:9477", true, &a);
 	scrape_targets_conf(c, "127.0.0.1:9477", true, &b);
 	CHECK_STR(a.data, b.data);
-	json_t *arr = json_loads(a.data, 0, NULL);
-	CHECK(json_is_array(arr) && json_array_size(arr) == c->nrouters);
-	json_t *l = json_object_get(json_array_get(arr, 1), "labels");
-	CHECK_STR(json_string_value(json_array_get(json_object_get(json_array_get(arr, 1), "targets"), 0)),
-		"127.0.0.1:9477");
-	CHECK_STR(json_string_value(json_object_get(l, "__param_router")), "hub-0001");
-	CHECK_STR(json_string_value(json_object_get(l, "router")), "hub-0001");
-	CHECK_STR(json_string_value(json_object_get(l, "__metrics_path__")), "/metrics");
-	CHECK_STR(json_string_value(json_object_get(l, "__scheme__")), "https");
-	CHECK_STR(json_string_value(json_object_get(l, "site")), "east");
-	CHECK(json_object_get(l, "job") == NULL && strstr(a.data, "hunter2") == NULL);
-	json_decref(arr);
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *arr = jsonr_parse(d, a.data, a.len);
+	CHECK(jsonr_is_array(arr) && jsonr_size(arr) == c->nrouters);
+	const jsonr_node_t *l = jsonr_get(jsonr_at(arr, 1), "labels");
+	CHECK_STR(jsonr_str(jsonr_at(jsonr_get(jsonr_at(arr, 1), "targets"), 0)), "127.0.0.1:9477");
+	CHECK_STR(jsonr_str(jsonr_get(l, "__param_router")), "hub-0001");
+	CHECK_STR(jsonr_str(jsonr_get(l, "router")), "hub-0001");
+	CHECK_STR(jsonr_str(jsonr_get(l, "__metrics_path__")), "/metrics");
+	CHECK_STR(jsonr_str(jsonr_get(l, "__scheme__")), "https");
+	CHECK_STR(jsonr_str(jsonr_get(l, "site")), "east");
+	CHECK(jsonr_get(l, "job") == NULL && strstr(a.data, "hunter2") == NULL);
+	jsonr_destroy(d);
 	buf_free(&a);
 	buf_free(&b);
 }

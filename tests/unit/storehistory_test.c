@@ -279,6 +279,20 @@ static void test_profiles(void)
 		CHECK(profile_find(v[2], -1, "total") && profile_find(v[2], -1, "total")->usage == 12.5);
 	}
 	history_profiles_free(v, n);
+	/* the rows as stored: the bytes jansson's compact printer wrote (JSON_REAL_PRECISION(6)) */
+	CHECK_STR(storefix_text(p, "SELECT rows FROM profiles ORDER BY time_ms DESC LIMIT 1"),
+		"[{\"cpu\":4,\"name\":\"networking\",\"usage\":40.0},{\"cpu\":null,\"name\":\"total\",\"usage\":12.5}]");
+	/* rows of another shape read as far as they go: what is not a row, or has no name, skipped */
+	profile_t *odd = profile_new("ccr", now);
+	history_profile_rows(odd,
+		"[{\"cpu\":\"4\",\"name\":\"a\",\"usage\":\"x\"},7,{\"cpu\":2},"
+		"{\"cpu\":3,\"name\":\"b\",\"usage\":1e2}]");
+	CHECK_INT(odd->nrows, 2);
+	CHECK(profile_find(odd, -1, "a") && profile_find(odd, -1, "a")->usage == 0);
+	history_profile_rows(odd, "[{\"name\":\"c\"},{\"name\":\"c\"}"); /* not JSON: nothing */
+	history_profile_rows(odd, NULL);
+	CHECK_INT(odd->nrows, 2);
+	profile_free(odd);
 	storefix_maintain(st); /* retention starts where the data starts */
 	atomic_store(&storefix_now, now + 3 * STORE_DAY_MS);
 	storefix_maintain(st); /* rollup_retention 3 days: the two older than `now` go */
