@@ -418,32 +418,6 @@ static int evidread_pick_cmp(const void *x, const void *y)
 	return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* Checked value v written whole into b (member key, or an element when NULL), its reals to six
- * digits as the merged document has always had them. */
-static void evidread_copy(buf_t *b, const char *key, const jsonr_node_t *v)
-{
-	int64_t i;
-	double x;
-	if (jsonr_is_string(v))
-		jsonw_add(b, key, jsonr_str(v));
-	else if (jsonr_int(v, &i))
-		jsonw_int(b, key, i);
-	else if (jsonr_num(v, &x))
-		jsonw_real(b, key, x, 6);
-	else if (jsonr_is_object(v)) {
-		jsonw_object(b, key);
-		for (size_t k = 0; k < jsonr_size(v); k++)
-			evidread_copy(b, jsonr_key(v, k), jsonr_at(v, k));
-		jsonw_end_object(b);
-	} else if (jsonr_is_array(v)) {
-		jsonw_array(b, key);
-		for (size_t k = 0; k < jsonr_size(v); k++)
-			evidread_copy(b, NULL, jsonr_at(v, k));
-		jsonw_end_array(b);
-	} else
-		jsonw_null(b, key); /* no boolean passes the checks */
-}
-
 char *evidread_merge(evidread_t *const *docs, size_t n)
 {
 	size_t k = 0, cap = 0;
@@ -469,7 +443,7 @@ char *evidread_merge(evidread_t *const *docs, size_t n)
 	jsonw_array(&b, "fleets");
 	for (size_t i = 0; i < k; i++)
 		if (i + 1 == k || strcmp(p[i].id, p[i + 1].id) != 0)
-			evidread_copy(&b, NULL, p[i].fleet);
+			jsonw_copy(&b, NULL, p[i].fleet, 6); /* reals to six digits, as ever */
 	jsonw_end_array(&b);
 	jsonw_end_object(&b);
 	free(p);

@@ -219,3 +219,25 @@ void jsonw_indent(buf_t *out, const char *s, int n)
 		}
 	}
 }
+
+void jsonw_copy(buf_t *b, const char *key, const jsonr_node_t *v, int prec)
+{
+	int64_t i;
+	double x;
+	bool t;
+	if (jsonr_is_string(v))
+		jsonw_add(b, key, jsonr_str(v));
+	else if (jsonr_int(v, &i))
+		jsonw_int(b, key, i);
+	else if (jsonr_num(v, &x))
+		jsonw_real(b, key, x, prec);
+	else if (jsonr_bool(v, &t))
+		jsonw_bool(b, key, t);
+	else if (jsonr_is_array(v) || jsonr_is_object(v)) {
+		jsonr_is_array(v) ? jsonw_array(b, key) : jsonw_object(b, key);
+		for (size_t k = 0; k < jsonr_size(v); k++)
+			jsonw_copy(b, jsonr_key(v, k), jsonr_at(v, k), prec);
+		jsonr_is_array(v) ? jsonw_end_array(b) : jsonw_end_object(b);
+	} else
+		jsonw_null(b, key);
+}

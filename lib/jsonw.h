@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "lib/buf.h"
+#include "lib/jsonr.h"
 
 /* jsonw_real's precision for jansson's default (JSON_REAL_PRECISION(0)): %.17g. */
 #define JSONW_PREC_MAX 17
@@ -40,6 +41,10 @@ void jsonw_int(buf_t *b, const char *key, int64_t v);
 void jsonw_real(buf_t *b, const char *key, double v, int prec);
 void jsonw_bool(buf_t *b, const char *key, bool v);
 void jsonw_null(buf_t *b, const char *key);
+
+/* Value v of a document read by jsonr written whole into b (as member key, or an element when
+ * key is NULL), its reals to prec digits; a value jsonr knows no kind of as null. */
+void jsonw_copy(buf_t *b, const char *key, const jsonr_node_t *v, int prec);
 
 /* The JSON text s, as jsonw writes it (compact, valid), appended to out laid out as jansson's
  * JSON_INDENT(n) lays it out: each element and member on a line of its own, indented n spaces a

@@ -517,34 +517,11 @@ static bool simrest_content_fault(enum sc_fault f, struct simresp *out)
 
 /* ---- one menu's faults (menu_fault) ---- */
 
-/* Value v written whole into b (as member key, or an element when key is NULL). */
-static void simrest_copy(buf_t *b, const char *key, const jsonr_node_t *v)
-{
-	int64_t i;
-	double x;
-	bool t;
-	if (jsonr_is_string(v))
-		jsonw_add(b, key, jsonr_str(v));
-	else if (jsonr_int(v, &i))
-		jsonw_int(b, key, i);
-	else if (jsonr_num(v, &x))
-		jsonw_real(b, key, x, JSONW_PREC_MAX);
-	else if (jsonr_bool(v, &t))
-		jsonw_bool(b, key, t);
-	else if (jsonr_is_array(v) || jsonr_is_object(v)) {
-		jsonr_is_array(v) ? jsonw_array(b, key) : jsonw_object(b, key);
-		for (size_t k = 0; k < jsonr_size(v); k++)
-			simrest_copy(b, jsonr_key(v, k), jsonr_at(v, k));
-		jsonr_is_array(v) ? jsonw_end_array(b) : jsonw_end_object(b);
-	} else
-		jsonw_null(b, key);
-}
-
 /* Record o (an object, else copied as it is) with every value but .id's and name's null. */
 static void simrest_null_record(buf_t *b, const jsonr_node_t *o)
 {
 	if (!jsonr_is_object(o)) {
-		simrest_copy(b, NULL, o);
+		jsonw_copy(b, NULL, o, JSONW_PREC_MAX);
 		return;
 	}
 	jsonw_object(b, NULL);
@@ -553,7 +530,7 @@ static void simrest_null_record(buf_t *b, const jsonr_node_t *o)
 		if (strcmp(key, ".id") != 0 && strcmp(key, "name") != 0)
 			jsonw_null(b, key);
 		else
-			simrest_copy(b, key, jsonr_at(o, k));
+			jsonw_copy(b, key, jsonr_at(o, k), JSONW_PREC_MAX);
 	}
 	jsonw_end_object(b);
 }
