@@ -342,6 +342,26 @@ static void test_jsonw_indent(void)
 	buf_free(&b);
 }
 
+/* jsonw_copy writes back what jsonr read: every kind, nested, reals at the precision asked. */
+static void test_jsonw_copy(void)
+{
+	static const char text[] =
+		"{\"a\":[1,-3,2.5,\"x\\\"y\",true,false,null,{\"b\":{}}],\"c\":[],\"d\":0.1234567}";
+	jsonr_t *d = jsonr_create();
+	const jsonr_node_t *root = jsonr_parse(d, text, sizeof(text) - 1);
+	CHECK(root != NULL);
+	buf_t b;
+	buf_init(&b);
+	jsonw_copy(&b, NULL, root, JSONW_PREC_MAX);
+	CHECK_STR(b.data, text);
+	buf_free(&b);
+	buf_init(&b);
+	jsonw_copy(&b, NULL, jsonr_get(root, "d"), 6);
+	CHECK_STR(b.data, "0.123457");
+	buf_free(&b);
+	jsonr_destroy(d);
+}
+
 /* jsonw_real prints a real as jansson did (jansson 2.14's bytes, written out below), at every
  * precision the web uses; null for what jansson refused (json_real of NaN or an infinity). */
 static void test_jsonw_real(void)
@@ -424,6 +444,7 @@ int main(void)
 {
 	test_jsonw();
 	test_jsonw_indent();
+	test_jsonw_copy();
 	test_jsonw_real();
 	test_jsonw_doc();
 	test_hash();
