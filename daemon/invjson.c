@@ -8,6 +8,7 @@
 #include "lib/jsonr.h"
 #include "lib/xmem.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +62,11 @@ int invjson_read(const char *text, size_t len, invlist_t *out, int *line, char *
 	struct invjson_pos p = { .text = text, .line = 1 };
 	int rc = -1;
 	*line = 1;
-	if (doc == NULL)
+	size_t at, col;
+	if (doc == NULL && jsonr_error_place(d, &at, &col)) {
+		*line = at > INT_MAX ? INT_MAX : (int)at;
+		*why = xasprintf("%s (column %zu)", jsonr_error(d), col);
+	} else if (doc == NULL)
 		*why = xstrdup(jsonr_error(d));
 	else if (!jsonr_is_array(doc))
 		*why = xstrdup("an array of {\"targets\": [...], \"labels\": {...}} expected");

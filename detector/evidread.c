@@ -367,7 +367,10 @@ evidread_t *evidread_parse(const char *text, size_t len, char **why)
 	jsonr_t *doc = jsonr_create();
 	const jsonr_node_t *root = jsonr_parse(doc, text, len);
 	if (root == NULL) {
-		*why = xasprintf("not JSON: %s", jsonr_error(doc));
+		size_t line, col;
+		*why = jsonr_error_place(doc, &line, &col)
+			? xasprintf("not JSON: %s, at line %zu, column %zu", jsonr_error(doc), line, col)
+			: xasprintf("not JSON: %s", jsonr_error(doc));
 		jsonr_destroy(doc);
 		return NULL;
 	}

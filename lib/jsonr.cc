@@ -12,6 +12,7 @@
 #include "config.h"
 extern "C" {
 #include "lib/jsonr.h"
+#include "lib/jsonpos.h"
 #include "lib/xmem.h"
 }
 
@@ -49,6 +50,7 @@ struct jsonr {
 	size_t nnodes, capnodes;
 	uint32_t cur_first, cur_i; /* jsonr_get's last hit: the object (by its first child), member */
 	char why[96];              /* why the last parse refused its text; "" after one accepted */
+	size_t line, col;          /* where its grammar broke (jsonpos.c); 0: not a grammar error */
 };
 
 extern "C" jsonr_t *jsonr_create(void)
@@ -268,9 +270,14 @@ extern "C" const jsonr_node_t *jsonr_parse(jsonr_t *d, const char *text, size_t 
 	simdjson::dom::parser *p = jsonr_parser(d);
 	simdjson::dom::element root;
 	d->why[0] = '\0';
+	d->line = d->col = 0;
 	simdjson::error_code e = p != NULL ? p->parse(text, len, true).get(root) : simdjson::MEMALLOC;
 	if (e != simdjson::SUCCESS) {
 		snprintf(d->why, sizeof(d->why), "%s", jsonr_why(e));
+		size_t stop = e == simdjson::MEMALLOC || e == simdjson::CAPACITY ? SIZE_MAX
+										 : jsonpos_stop(text, len);
+		if (stop != SIZE_MAX)
+			jsonpos_place(text, stop, &d->line, &d->col);
 		return NULL;
 	}
 	uint32_t at = jsonr_grow(d, 1);
@@ -285,6 +292,13 @@ extern "C" const jsonr_node_t *jsonr_parse(jsonr_t *d, const char *text, size_t 
 extern "C" const char *jsonr_error(const jsonr_t *d)
 {
 	return d->why;
+}
+
+extern "C" bool jsonr_error_place(const jsonr_t *d, size_t *line, size_t *col)
+{
+	*line = d->line;
+	*col = d->col;
+	return d->line > 0;
 }
 
 extern "C" bool jsonr_is_object(const jsonr_node_t *n)

@@ -30,9 +30,12 @@ void jsonr_destroy(jsonr_t *d);
 const jsonr_node_t *jsonr_parse(jsonr_t *d, const char *text, size_t len);
 /* Why d's last parse refused its text, in a few words ("not UTF-8", "an object with the key
  * \"site\" twice", ...; a key cut to 40 bytes, valid UTF-8 but not escaped: the caller escapes
- * it for its log); "" after one accepted. Valid until d's next parse. simdjson keeps no place,
- * so there is no line or column. */
+ * it for its log); "" after one accepted. Valid until d's next parse. */
 const char *jsonr_error(const jsonr_t *d);
+/* Where the last refused text broke JSON's grammar (lib/jsonpos.c: simdjson keeps no place),
+ * line and column from 1, true; false (both 0) when it was refused for something else (a
+ * repeated key, not UTF-8, too big) or accepted. */
+bool jsonr_error_place(const jsonr_t *d, size_t *line, size_t *col);
 
 /* The accessors take NULL (absent) and answer false, 0 or NULL to it. */
 bool jsonr_is_object(const jsonr_node_t *n);

@@ -223,7 +223,7 @@ static void test_refused(void)
 		{ "t.json", "[{\"targets\": [\"a\"],\n  \"labels\": {\"site\": \"x\", \"site\": \"y\"}}]\n",
 			"1: not file_sd JSON: an object with the key \"site\" twice" },
 		{ "t.json", "[{\"targets\": [\"a\"]},\n {\"targets\": [\"b\"]}\n",
-			"1: not file_sd JSON: a bracket, brace, comma, colon or quote missing or misplaced" },
+			"3: not file_sd JSON: a bracket, brace, comma, colon or quote missing or misplaced (column 1)" },
 		{ "t.json", "[{\"targets\": [\"a\\u0000b\"]}]",
 			"1: not file_sd JSON: a NUL (\\u0000) in a string" },
 		{ "t.json", "{\"targets\": [\"a\"]}",

@@ -133,8 +133,40 @@ static void test_jsonr(void)
 	jsonr_destroy(d);
 }
 
+/* A refused text's place: the line and column where its grammar broke, as a person reads the
+ * file (columns count characters); none for a refusal that is not the grammar's. */
+static void test_jsonr_place(void)
+{
+	static const struct {
+		const char *text;
+		size_t line, col; /* 0: no place */
+	} c[] = {
+		{ "[\n  {\"a\": 1,},\n]", 2, 11 }, /* a comma before '}' */
+		{ "[1,\n 2\n 3]", 3, 2 },          /* a comma missing */
+		{ "{\"é\": tru}", 1, 10 },         /* a bad word, its end after a 2-byte character */
+		{ "[\"a\tb\"]", 1, 4 },            /* a raw tab in a string */
+		{ "[01]", 1, 3 },                  /* a leading zero */
+		{ "[1] [2]", 1, 5 },               /* more than one value */
+		{ "{\"a\":\n[1,\n2", 3, 2 },       /* not closed: the end of the text */
+		{ "{\"a\":1,\"a\":2}", 0, 0 },     /* a key twice: not the grammar's */
+		{ "[\"\xff\"]", 0, 0 },            /* not UTF-8 */
+	};
+	jsonr_t *d = jsonr_create();
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		size_t line, col;
+		CHECK(rj(d, c[i].text) == NULL);
+		CHECK(jsonr_error_place(d, &line, &col) == (c[i].line > 0));
+		CHECK_INT(line, c[i].line);
+		CHECK_INT(col, c[i].col);
+	}
+	size_t line, col;
+	CHECK(rj(d, "[1]") != NULL && !jsonr_error_place(d, &line, &col) && line == 0);
+	jsonr_destroy(d);
+}
+
 int main(void)
 {
 	test_jsonr();
+	test_jsonr_place();
 	return unit_done("jsonr_test");
 }
