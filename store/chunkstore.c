@@ -277,3 +277,16 @@ int chunkstore_span(store_t *st, int64_t rid, int64_t span_ms)
 {
 	return chunkstore_trim(st, rid, span_ms, span_ms);
 }
+
+int chunkstore_holds(store_t *st, int64_t rid, int64_t t)
+{
+	char *cause = NULL;
+	const struct pollchunk_row *row = NULL;
+	chunkstore_cur_t *r = chunkstore_open_cols(st->db, rid, t, t + 1, 0, &cause);
+	int rc = r == NULL ? -1 : chunkstore_next(r, &row, &cause);
+	if (rc < 0)
+		snprintf(st->errmsg, sizeof(st->errmsg), "%s", cause ? cause : "out of memory");
+	chunkstore_close(r);
+	free(cause);
+	return rc;
+}

@@ -36,6 +36,9 @@ chunkstore_cur_t *chunkstore_open_cols(
 int chunkstore_next(chunkstore_cur_t *c, const struct pollchunk_row **row, char **cause);
 void chunkstore_close(chunkstore_cur_t *c); /* NULL is a no-op */
 
+/* Whether router rid has a row at time t, in a chunk or in polls: 1, 0, -1 with st->errmsg. */
+int chunkstore_holds(store_t *st, int64_t rid, int64_t t);
+
 /* Router rid's rows of the span at span_ms (a multiple of CHUNKSTORE_SPAN_MS), those of polls
  * and of a chunk already written there alike, made one chunk, and the rows they were deleted,
  * in the writer's open transaction (st's connection): both or, when it fails, neither. 0 (also
