@@ -33,6 +33,7 @@ struct chunkstore_cur { /* a read of one router's rows over a range */
 	bool chave, phave; /* crow, prow hold the next row of each table in range */
 	int last;          /* the table of the row returned last: 1 chunks, 2 polls, 0 none yet */
 	bool malformed;    /* the error was a chunk that cannot be read, not SQLite's */
+	bool skip;         /* CHUNKSTORE_SKIP_MALFORMED: read on past such a chunk */
 	char **cause;
 };
 
@@ -59,7 +60,7 @@ static int cs_chunk_next(chunkstore_cur_t *r)
 			continue;
 		if (rc == 1 && r->crow.time_ms < r->to)
 			return r->chave = true, 0;
-		if (rc < 0)
+		if (rc < 0 && !r->skip)
 			return cs_malformed(r, why);
 		pollchunk_read_free(r->rd); /* read, or past the range */
 		r->rd = NULL;
@@ -69,7 +70,8 @@ static int cs_chunk_next(chunkstore_cur_t *r)
 		if (rc != SQLITE_ROW)
 			return cs_fail(r, "reading chunks");
 		const void *p = sqlite3_column_blob(r->chunks, 0);
-		if ((r->rd = pollchunk_decode(p, (size_t)sqlite3_column_bytes(r->chunks, 0), &why)) == NULL)
+		r->rd = pollchunk_decode(p, (size_t)sqlite3_column_bytes(r->chunks, 0), &why);
+		if (r->rd == NULL && !r->skip)
 			return cs_malformed(r, why);
 	}
 }
@@ -125,7 +127,11 @@ static int cs_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned 
 	chunkstore_cur_t **out)
 {
 	chunkstore_cur_t *r = xcalloc(1, sizeof(*r));
-	*r = (chunkstore_cur_t){ .db = db, .from = from, .to = to, .cause = cause };
+	*r = (chunkstore_cur_t){ .db = db,
+		.from = from,
+		.to = to,
+		.cause = cause,
+		.skip = (blobs & CHUNKSTORE_SKIP_MALFORMED) != 0 };
 	*out = r;
 	return cs_prepare(r, rid, blobs) < 0 || cs_chunk_next(r) < 0 || cs_polls_next(r) < 0 ? -1 : 0;
 }

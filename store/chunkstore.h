@@ -28,8 +28,11 @@ int chunkstore_rows(
 typedef struct chunkstore_cur chunkstore_cur_t;
 chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause);
 /* The same, with the BLOBs of polls rows bit b of blobs (1 << POLLCHUNK_CPU...) does not name
- * read as NULL: a reader of few columns leaves their pages unread (chunks' rows have them all). */
-#define CHUNKSTORE_ALL_BLOBS ((1u << POLLCHUNK_NBLOB) - 1)
+ * read as NULL: a reader of few columns leaves their pages unread (chunks' rows have them all);
+ * with CHUNKSTORE_SKIP_MALFORMED too, a malformed chunk's rows are left out, not an error (the
+ * SQL readers: one damaged hour must not fail a router's every read; maint.c logs it). */
+#define CHUNKSTORE_ALL_BLOBS      ((1u << POLLCHUNK_NBLOB) - 1)
+#define CHUNKSTORE_SKIP_MALFORMED (1u << 8)
 chunkstore_cur_t *chunkstore_open_cols(
 	sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause);
 /* The next row into *row (valid until the next call): 1, 0 after the last, -1 with *cause. */

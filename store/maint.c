@@ -143,8 +143,8 @@ static int64_t maint_job_to(enum maint_job j, int64_t done, int64_t limit)
 static int maint_chunk_answer(store_t *st, int rc, int64_t rid, int64_t span, const char *what)
 {
 	if (rc == 1)
-		log_warn("store: %s: router %" PRId64 ", the hour at %" PRId64 " ms: %s stays as it is: %s",
-			st->path, rid, span, what, st->errmsg);
+		log_warn("store: %s: router %" PRId64 ", the hour at %" PRId64 " ms: %s (%s)", st->path, rid,
+			span, what, st->errmsg);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -162,8 +162,8 @@ static int maint_chunk_each(store_t *st, const char *sql, int64_t a, int64_t b, 
 	while (ret == 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t rid = sqlite3_column_int64(q, 0), span = maint_floor_span(sqlite3_column_int64(q, 1));
 		int r = trim ? chunkstore_trim(st, rid, span, b) : chunkstore_span(st, rid, span);
-		ret = maint_chunk_answer(
-			st, r, rid, span, trim ? "the chunk across the retention bound" : "the rows");
+		ret = maint_chunk_answer(st, r, rid, span,
+			trim ? "its chunk across the retention bound stays whole" : "its rows stay rows");
 	}
 	if (ret == 0 && rc != SQLITE_DONE) {
 		store_note_error(st);

@@ -2,7 +2,8 @@
 /* pollsvt: store_polls (pollsvt.h) on chunkstore's cursor: router_id = ? and time_ms bounds go
  * down to it; without a router it reads each router of routers in id order. SQLite checks every
  * constraint again, so a bound it cannot take (not an integer) is only left out; a BLOB column
- * the query does not use is not read from polls (colUsed). It must never write, and never yield a row twice or out of (router_id, time_ms) order. */
+ * the query does not use is not read from polls (colUsed); a malformed chunk's rows are left
+ * out (the maintenance job logs it). It must never write, and never yield a row twice or out of (router_id, time_ms) order. */
 #include "config.h"
 #include "store/pollsvt.h"
 #include "store/chunkstore.h"
@@ -169,7 +170,8 @@ static int pv_advance(struct pv_cursor *c)
 		if (rc != SQLITE_ROW)
 			return pv_error(c, xstrdup(sqlite3_errmsg(c->db)));
 		c->rid = sqlite3_column_int64(c->routers, 0);
-		if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to, c->blobs, &cause)) == NULL)
+		if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to,
+			     c->blobs | CHUNKSTORE_SKIP_MALFORMED, &cause)) == NULL)
 			return pv_error(c, cause);
 	}
 }
@@ -198,7 +200,8 @@ static int pv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 		if (sqlite3_prepare_v2(c->db, "SELECT id FROM routers ORDER BY id", -1, &c->routers, NULL) !=
 			SQLITE_OK)
 			return pv_error(c, xstrdup(sqlite3_errmsg(c->db)));
-	} else if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to, c->blobs, &cause)) == NULL)
+	} else if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to,
+			    c->blobs | CHUNKSTORE_SKIP_MALFORMED, &cause)) == NULL)
 		return pv_error(c, cause);
 	return pv_advance(c);
 }
