@@ -238,7 +238,7 @@ int ingest_batch(store_t *st, size_t *rows);
 int ingest_write_profile(store_t *st, const profile_t *p);
 int ingest_write_probe(store_t *st, const probe_t *p); /* one probes row; 0 or -1 */
 
-/* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
+/* maint.c: one step of roll-up, retention or chunking: 1 after a step, 0 when all is done up to now,
  * -1 on error (st->errmsg). */
 int maint_step(store_t *st, int64_t now);
 /* st->rollup_ms, st->raw_purged_ms and st->chunked_ms from the database (at open, after a
