@@ -601,6 +601,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "density_export: cannot open %s or %s\n", argv[1], argv[2]);
 		return 1;
 	}
+	char *cause = NULL;
+	if (store_sql_attach(d.db, &cause) < 0) { /* store_polls: the rows of polls and chunks alike */
+		fprintf(stderr, "density_export: %s\n", cause);
+		return 1;
+	}
 	de_names_load(&d);
 	for (int f = 0; f < DE_NFAM; f++)
 		if ((d.fam[f] = tmpfile()) == NULL) {
@@ -609,7 +614,7 @@ int main(int argc, char **argv)
 		}
 	if (sqlite3_prepare_v2(d.db,
 		    "SELECT router_id, time_ms, duration_ms, cpu_mhz, cpu, ifaces, peers, health, source, err,"
-		    " error FROM polls"
+		    " error FROM store_polls"
 		    " ORDER BY router_id, time_ms",
 		    -1, &q, NULL) != SQLITE_OK) {
 		fprintf(stderr, "density_export: %s\n", sqlite3_errmsg(d.db));

@@ -295,7 +295,7 @@ static void bench_sizes(const struct bench_opt *o, int64_t polls, int64_t values
 	sqlite3 *db = NULL;
 	sqlite3_open_v2(o->path, &db, SQLITE_OPEN_READONLY, NULL);
 	int64_t raw = bench_q(db,
-		"SELECT sum(pgsize) FROM dbstat WHERE name IN ('polls', 'polls_key',"
+		"SELECT sum(pgsize) FROM dbstat WHERE name IN ('polls', 'polls_key', 'chunks', 'chunks_key',"
 		" 'cpu_samples', 'iface_samples', 'peer_samples')");
 	int64_t rolled = bench_q(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%rollup'");
 	int64_t nroll = bench_q(db,

@@ -83,7 +83,7 @@ static const char *const data_sql[DATA_NSQL] = {
 			" WHERE h.kind IN ('upgrade', 'downgrade')) e ORDER BY e.id",
 	/* The packed values are decoded in C (store/packed.h): the views' row per value cost more
 	 * than all else a round does (see data_load). */
-	[DATA_POLLS] = "SELECT time_ms, cpu, ifaces FROM polls WHERE router_id = ?1 AND time_ms >= ?2"
+	[DATA_POLLS] = "SELECT time_ms, cpu, ifaces FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2"
 		       " AND time_ms < ?3 ORDER BY time_ms",
 	[DATA_WG] = "SELECT id, name FROM interfaces WHERE router_id = ?1 AND type = 'wg' ORDER BY name, id",
 	[DATA_ROUTERS] = "SELECT r.id, r.name, r.last_poll_ms, (SELECT max(h.time_ms) FROM version_history h"
@@ -98,7 +98,7 @@ static const char *const data_sql[DATA_NSQL] = {
 		       " FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
 		       " WHERE i.router_id = ?1 AND s.time_ms >= ?2 AND s.time_ms < ?3"
 		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
-	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM polls WHERE router_id = ?1 AND time_ms >= ?2"
+	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2"
 		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
 	[DATA_DEMAND] = "SELECT i.name, r.bucket_ms, r.tx_rate_avg, r.rx_rate_avg FROM interfaces i"
 			" JOIN iface_rollup r ON r.iface_id = i.id WHERE i.router_id = ?1 AND i.type = 'wg'"

@@ -15,6 +15,8 @@
 #include <string.h>
 
 #define CACHE_PREV_POLLS "2880" /* polls looked back for a series' last counters */
+#define CACHE_PREV_WITH  "(ifaces IS NOT NULL OR peers IS NOT NULL)"
+#define CACHE_PREV_LAST  "coalesce((SELECT last_ok_ms FROM routers WHERE id = ?1), 9223372036854775807)"
 
 /* Grow an array of n elements when n is 0 or a power of two (capacity doubling). */
 static void *cache_grow(void *p, size_t n, size_t size)
@@ -296,13 +298,17 @@ static int cache_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r)
 /* The last poll is the newest in poll order, not in time: after the wall clock went back, polls
  * stamped ahead of it lie in the future. routers.last_ok_ms is the time of the router's last
  * good poll as written, in poll order: that row first (one seek), then older ones by time for
- * series it lacks. */
+ * series it lacks. store_polls reads oldest first: when the day to that poll holds as many
+ * polls as are looked back, the oldest of them bounds the read. */
 static int cache_load_prevs(store_t *st)
 {
 	sqlite3_stmt *q = store_stmt(st,
-		"SELECT time_ms, ifaces, peers FROM polls WHERE router_id = ?1"
-		" AND (ifaces IS NOT NULL OR peers IS NOT NULL) AND time_ms <= coalesce((SELECT"
-		" last_ok_ms FROM routers WHERE id = ?1), 9223372036854775807) ORDER BY time_ms DESC"
+		"SELECT time_ms, ifaces, peers FROM store_polls WHERE router_id = ?1 AND " CACHE_PREV_WITH
+		" AND time_ms <= " CACHE_PREV_LAST " AND time_ms >= coalesce((SELECT time_ms FROM store_polls"
+		" WHERE router_id = ?1 AND " CACHE_PREV_WITH " AND time_ms <= " CACHE_PREV_LAST
+		" AND time_ms >= " CACHE_PREV_LAST
+		" - 86400000 ORDER BY time_ms DESC LIMIT 1 OFFSET " CACHE_PREV_POLLS
+		" - 1), -9223372036854775807 - 1) ORDER BY time_ms DESC"
 		" LIMIT " CACHE_PREV_POLLS);
 	if (q == NULL)
 		return -1;

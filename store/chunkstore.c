@@ -9,6 +9,7 @@
 #include "lib/db.h"
 #include "lib/xmem.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -16,9 +17,12 @@
  * before it: the lower bound lets SQLite seek chunks_key. */
 static const char cs_chunks_sql[] = "SELECT data FROM chunks WHERE router_id = ?1 AND time_ms > ?4"
 				    " AND time_ms < ?3 AND end_ms >= ?2 ORDER BY time_ms";
+/* A BLOB column the reader does not want is read as NULL: SQLite then leaves its overflow pages
+ * (a peers BLOB runs past a page) unread. */
 static const char cs_polls_sql[] =
-	"SELECT time_ms, duration_ms, source, err, error, cpu_mhz, cpu, ifaces, peers, health FROM polls"
+	"SELECT time_ms, duration_ms, source, err, error, cpu_mhz, %s, %s, %s, %s FROM polls"
 	" WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms";
+static const char *const cs_blob_col[POLLCHUNK_NBLOB] = { "cpu", "ifaces", "peers", "health" };
 
 struct chunkstore_cur { /* a read of one router's rows over a range */
 	sqlite3 *db;
@@ -28,12 +32,21 @@ struct chunkstore_cur { /* a read of one router's rows over a range */
 	struct pollchunk_row crow, prow;
 	bool chave, phave; /* crow, prow hold the next row of each table in range */
 	int last;          /* the table of the row returned last: 1 chunks, 2 polls, 0 none yet */
+	bool malformed;    /* the error was a chunk that cannot be read, not SQLite's */
+	bool skip;         /* CHUNKSTORE_SKIP_MALFORMED: read on past such a chunk */
 	char **cause;
 };
 
 static int cs_fail(chunkstore_cur_t *r, const char *what)
 {
 	*r->cause = xasprintf("%s: %s", what, sqlite3_errmsg(r->db));
+	return -1;
+}
+
+static int cs_malformed(chunkstore_cur_t *r, const char *why)
+{
+	*r->cause = xasprintf("a chunk of polls rows: %s", why);
+	r->malformed = true;
 	return -1;
 }
 
@@ -47,10 +60,8 @@ static int cs_chunk_next(chunkstore_cur_t *r)
 			continue;
 		if (rc == 1 && r->crow.time_ms < r->to)
 			return r->chave = true, 0;
-		if (rc < 0) {
-			*r->cause = xasprintf("a chunk of polls rows: %s", why);
-			return -1;
-		}
+		if (rc < 0 && !r->skip)
+			return cs_malformed(r, why);
 		pollchunk_read_free(r->rd); /* read, or past the range */
 		r->rd = NULL;
 		r->chave = false;
@@ -59,10 +70,9 @@ static int cs_chunk_next(chunkstore_cur_t *r)
 		if (rc != SQLITE_ROW)
 			return cs_fail(r, "reading chunks");
 		const void *p = sqlite3_column_blob(r->chunks, 0);
-		if ((r->rd = pollchunk_decode(p, (size_t)sqlite3_column_bytes(r->chunks, 0), &why)) == NULL) {
-			*r->cause = xasprintf("a chunk of polls rows: %s", why);
-			return -1;
-		}
+		r->rd = pollchunk_decode(p, (size_t)sqlite3_column_bytes(r->chunks, 0), &why);
+		if (r->rd == NULL && !r->skip)
+			return cs_malformed(r, why);
 	}
 }
 
@@ -89,10 +99,17 @@ static int cs_polls_next(chunkstore_cur_t *r)
 	return 0;
 }
 
-static int cs_prepare(chunkstore_cur_t *r, int64_t rid)
+static int cs_prepare(chunkstore_cur_t *r, int64_t rid, unsigned blobs)
 {
-	if (sqlite3_prepare_v2(r->db, cs_chunks_sql, -1, &r->chunks, NULL) != SQLITE_OK ||
-		sqlite3_prepare_v2(r->db, cs_polls_sql, -1, &r->polls, NULL) != SQLITE_OK)
+	const char *col[POLLCHUNK_NBLOB];
+	for (int b = 0; b < POLLCHUNK_NBLOB; b++)
+		col[b] = blobs & (1u << b) ? cs_blob_col[b] : "NULL";
+	char *sql = xasprintf(cs_polls_sql, col[0], col[1], col[2], col[3]);
+	int rc = sqlite3_prepare_v2(r->db, cs_chunks_sql, -1, &r->chunks, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(r->db, sql, -1, &r->polls, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
 		return cs_fail(r, "preparing the read of polls rows");
 	int64_t before = r->from > INT64_MIN + CHUNKSTORE_SPAN_MS ? r->from - CHUNKSTORE_SPAN_MS : INT64_MIN;
 	for (int i = 0; i < 2; i++) {
@@ -105,21 +122,51 @@ static int cs_prepare(chunkstore_cur_t *r, int64_t rid)
 	return 0;
 }
 
-chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause)
+/* A cursor in *out, also when the first rows fail to read (-1: r->malformed tells why). */
+static int cs_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause,
+	chunkstore_cur_t **out)
 {
 	chunkstore_cur_t *r = xcalloc(1, sizeof(*r));
-	*r = (chunkstore_cur_t){ .db = db, .from = from, .to = to, .cause = cause };
-	if (cs_prepare(r, rid) < 0 || cs_chunk_next(r) < 0 || cs_polls_next(r) < 0) {
+	*r = (chunkstore_cur_t){ .db = db,
+		.from = from,
+		.to = to,
+		.cause = cause,
+		.skip = (blobs & CHUNKSTORE_SKIP_MALFORMED) != 0 };
+	*out = r;
+	return cs_prepare(r, rid, blobs) < 0 || cs_chunk_next(r) < 0 || cs_polls_next(r) < 0 ? -1 : 0;
+}
+
+chunkstore_cur_t *chunkstore_open_cols(
+	sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause)
+{
+	chunkstore_cur_t *r = NULL;
+	if (cs_open(db, rid, from, to, blobs, cause, &r) < 0) {
 		chunkstore_close(r);
 		return NULL;
 	}
 	return r;
 }
 
+chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause)
+{
+	return chunkstore_open_cols(db, rid, from, to, CHUNKSTORE_ALL_BLOBS, cause);
+}
+
+/* A polls row of a time a chunk holds came after the chunk was written: the writer's insert
+ * (ON CONFLICT DO NOTHING) would have kept the first, so the chunk's row is the one. */
+static int cs_skip_dup(chunkstore_cur_t *r)
+{
+	while (r->chave && r->phave && r->prow.time_ms == r->crow.time_ms)
+		if (cs_polls_next(r) < 0)
+			return -1;
+	return 0;
+}
+
 int chunkstore_next(chunkstore_cur_t *r, const struct pollchunk_row **row, char **cause)
 {
 	r->cause = cause;
-	if ((r->last == 1 && cs_chunk_next(r) < 0) || (r->last == 2 && cs_polls_next(r) < 0)) {
+	if ((r->last == 1 && cs_chunk_next(r) < 0) || (r->last == 2 && cs_polls_next(r) < 0) ||
+		cs_skip_dup(r) < 0) {
 		r->last = 0;
 		r->chave = r->phave = false; /* nothing more after an error */
 		return -1;
@@ -160,19 +207,7 @@ struct cs_span { /* the rows of a span being chunked */
 	int64_t first, last;
 };
 
-static int cs_collect(void *arg, const struct pollchunk_row *row)
-{
-	struct cs_span *s = arg;
-	const char *why = NULL;
-	if (pollchunk_add(s->pc, row, &why) < 0)
-		return 1;
-	if (pollchunk_len(s->pc) == 1)
-		s->first = row->time_ms;
-	s->last = row->time_ms;
-	return 0;
-}
-
-/* The span's chunks and polls rows deleted, s's chunk inserted. */
+/* The span's chunks and polls rows deleted, s's chunk (when it has rows) inserted. */
 static int cs_replace(store_t *st, int64_t rid, int64_t span, const struct cs_span *s)
 {
 	static const char *const sql[] = {
@@ -180,11 +215,12 @@ static int cs_replace(store_t *st, int64_t rid, int64_t span, const struct cs_sp
 		"DELETE FROM polls WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3",
 		"INSERT INTO chunks (router_id, time_ms, end_ms, nrows, data) VALUES (?1, ?4, ?5, ?6, ?7)",
 	};
+	size_t nsql = pollchunk_len(s->pc) > 0 ? 3 : 2;
 	buf_t out;
 	buf_init(&out);
 	pollchunk_encode(s->pc, &out);
 	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < sizeof(sql) / sizeof(*sql); i++) {
+	for (size_t i = 0; rc == 0 && i < nsql; i++) {
 		sqlite3_stmt *q = store_stmt(st, sql[i]);
 		if (q == NULL) {
 			rc = -1;
@@ -203,16 +239,60 @@ static int cs_replace(store_t *st, int64_t rid, int64_t span, const struct cs_sp
 	return rc;
 }
 
-int chunkstore_span(store_t *st, int64_t rid, int64_t span_ms)
+/* The span's rows from `from` on into s: 0, 1 when they cannot be chunked (a row the chunk
+ * refuses, a malformed chunk), -1 on an SQLite error; with st->errmsg but for 0. */
+static int cs_collect(store_t *st, int64_t rid, int64_t span, int64_t from, struct cs_span *s)
 {
 	char *cause = NULL;
-	struct cs_span s = { .pc = pollchunk_new() };
-	int rc = chunkstore_rows(st->db, rid, span_ms, span_ms + CHUNKSTORE_SPAN_MS, cs_collect, &s, &cause);
-	if (rc < 0)
-		snprintf(st->errmsg, sizeof(st->errmsg), "%s", cause);
-	else if (rc == 0 && pollchunk_len(s.pc) > 0)
-		rc = cs_replace(st, rid, span_ms, &s);
+	const char *why = NULL;
+	const struct pollchunk_row *row = NULL;
+	chunkstore_cur_t *r = NULL;
+	int rc = cs_open(st->db, rid, from, span + CHUNKSTORE_SPAN_MS, CHUNKSTORE_ALL_BLOBS, &cause, &r);
+	while (rc == 0 && (rc = chunkstore_next(r, &row, &cause)) == 1) {
+		rc = 0;
+		if (pollchunk_add(s->pc, row, &why) < 0) {
+			snprintf(st->errmsg, sizeof(st->errmsg), "the row of %" PRId64 ": %s", row->time_ms,
+				why);
+			rc = 1;
+			break;
+		}
+		if (pollchunk_len(s->pc) == 1)
+			s->first = row->time_ms;
+		s->last = row->time_ms;
+	}
+	if (rc < 0) {
+		snprintf(st->errmsg, sizeof(st->errmsg), "%s", cause ? cause : "out of memory");
+		rc = r->malformed ? 1 : -1;
+	}
+	chunkstore_close(r);
 	free(cause);
+	return rc;
+}
+
+int chunkstore_trim(store_t *st, int64_t rid, int64_t span_ms, int64_t from)
+{
+	struct cs_span s = { .pc = pollchunk_new() };
+	int rc = cs_collect(st, rid, span_ms, from, &s);
+	if (rc == 0 && (pollchunk_len(s.pc) > 0 || from > span_ms))
+		rc = cs_replace(st, rid, span_ms, &s);
 	pollchunk_free(s.pc);
+	return rc;
+}
+
+int chunkstore_span(store_t *st, int64_t rid, int64_t span_ms)
+{
+	return chunkstore_trim(st, rid, span_ms, span_ms);
+}
+
+int chunkstore_holds(store_t *st, int64_t rid, int64_t t)
+{
+	char *cause = NULL;
+	const struct pollchunk_row *row = NULL;
+	chunkstore_cur_t *r = chunkstore_open_cols(st->db, rid, t, t + 1, 0, &cause);
+	int rc = r == NULL ? -1 : chunkstore_next(r, &row, &cause);
+	if (rc < 0)
+		snprintf(st->errmsg, sizeof(st->errmsg), "%s", cause ? cause : "out of memory");
+	chunkstore_close(r);
+	free(cause);
 	return rc;
 }

@@ -2,9 +2,8 @@
 /* chunkstore: the chunks table (schema 015) beside the polls table: a router's rows of a closed
  * hour written as one chunk (store/pollchunk.h) in the caller's transaction that deletes them,
  * and one reader of a router's polls rows over a range from both tables, oldest first, as they
- * were before chunking. Store-internal (store/ and its tests). Not yet switched on: nothing
- * calls chunkstore_hour, so the table stays empty and the readers read polls (docs/benchmarks.md
- * says what remains). */
+ * were before chunking. Store-internal (store/ and its tests). The maintenance job (maint.c)
+ * chunks each router's closed hours; the SQL readers read both through store_polls (pollsvt.h). */
 #ifndef WGWATCH_CHUNKSTORE_H
 #define WGWATCH_CHUNKSTORE_H
 
@@ -28,15 +27,29 @@ int chunkstore_rows(
 /* The same read as a cursor: NULL with *cause, or one to walk with chunkstore_next. */
 typedef struct chunkstore_cur chunkstore_cur_t;
 chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause);
+/* The same, with the BLOBs of polls rows bit b of blobs (1 << POLLCHUNK_CPU...) does not name
+ * read as NULL: a reader of few columns leaves their pages unread (chunks' rows have them all);
+ * with CHUNKSTORE_SKIP_MALFORMED too, a malformed chunk's rows are left out, not an error (the
+ * SQL readers: one damaged hour must not fail a router's every read; maint.c logs it). */
+#define CHUNKSTORE_ALL_BLOBS      ((1u << POLLCHUNK_NBLOB) - 1)
+#define CHUNKSTORE_SKIP_MALFORMED (1u << 8)
+chunkstore_cur_t *chunkstore_open_cols(
+	sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause);
 /* The next row into *row (valid until the next call): 1, 0 after the last, -1 with *cause. */
 int chunkstore_next(chunkstore_cur_t *c, const struct pollchunk_row **row, char **cause);
 void chunkstore_close(chunkstore_cur_t *c); /* NULL is a no-op */
 
+/* Whether router rid has a row at time t, in a chunk or in polls: 1, 0, -1 with st->errmsg. */
+int chunkstore_holds(store_t *st, int64_t rid, int64_t t);
+
 /* Router rid's rows of the span at span_ms (a multiple of CHUNKSTORE_SPAN_MS), those of polls
  * and of a chunk already written there alike, made one chunk, and the rows they were deleted,
  * in the writer's open transaction (st's connection): both or, when it fails, neither. 0 (also
- * when there is nothing), 1 when the rows cannot be chunked as they are (they stay rows, and
- * readers read them), -1 with st->errmsg. */
+ * when there is nothing), 1 with st->errmsg when the rows cannot be chunked as they are (a row
+ * the chunk refuses, a chunk there malformed: nothing changes), -1 with st->errmsg. A polls row
+ * of a time a chunk holds is dropped, as the writer's insert would have. */
 int chunkstore_span(store_t *st, int64_t rid, int64_t span_ms);
+/* The same, keeping only the rows from `from` on (retention: those before are deleted). */
+int chunkstore_trim(store_t *st, int64_t rid, int64_t span_ms, int64_t from);
 
 #endif

@@ -178,7 +178,7 @@ static int64_t history_spacing(sqlite3 *db, int64_t rid, int64_t from, int64_t t
 	sqlite3_stmt *q = NULL;
 	int64_t v = 0;
 	if (sqlite3_prepare_v2(db,
-		    "SELECT count(*), min(time_ms), max(time_ms) FROM polls WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3",
+		    "SELECT count(*), min(time_ms), max(time_ms) FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3",
 		    -1, &q, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(q, 1, rid);

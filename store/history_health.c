@@ -16,12 +16,16 @@
 
 static const char history_health_sql_sensors[] =
 	"SELECT id, name, unit FROM sensors WHERE router_id = ?1 ORDER BY id LIMIT 256";
-/* The newest reading, wherever it is; then every reading of the range, oldest first. */
+/* The newest reading, wherever it is; then every reading of the range, oldest first. store_polls
+ * reads oldest first: the newest is sought in the two hours to the last poll first (a bound it
+ * takes), and only when they hold none in all the router's rows. */
 static const char history_health_sql_newest[] =
-	"SELECT time_ms, health FROM polls WHERE router_id = ?1 AND health IS NOT NULL"
-	" ORDER BY time_ms DESC LIMIT 1";
+	"SELECT time_ms, health FROM store_polls WHERE router_id = ?1 AND health IS NOT NULL"
+	" AND time_ms >= coalesce((SELECT max(time_ms) FROM store_polls WHERE router_id = ?1"
+	"  AND health IS NOT NULL AND time_ms >= (SELECT last_poll_ms - 7200000 FROM routers"
+	"  WHERE id = ?1)), -9223372036854775807 - 1) ORDER BY time_ms DESC LIMIT 1";
 static const char history_health_sql_range[] =
-	"SELECT time_ms, health FROM polls WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3"
+	"SELECT time_ms, health FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3"
 	" AND health IS NOT NULL";
 
 static int history_health_sensors(sqlite3 *db, history_t *h, int64_t rid, int64_t **ids, char **cause)

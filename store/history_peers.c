@@ -21,12 +21,17 @@ static const char history_peers_sql_list[] =
 	"SELECT id, interface, name, endpoint, allowed_address, disabled FROM peers"
 	" WHERE router_id = ?1 ORDER BY interface, name";
 /* Not past the router's last poll in poll order (routers.last_poll_ms): polls stamped by a wall
- * clock that went back since lie ahead of it, and are not the newest. */
+ * clock that went back since lie ahead of it, and are not the newest. store_polls reads oldest
+ * first: the newest with peers is sought in the two hours to the last poll first, and only when
+ * they hold none in all the router's rows (coalesce stops at the first). */
+#define HISTORY_PEERS_LAST "(SELECT last_poll_ms FROM routers WHERE id = ?1)"
+#define HISTORY_PEERS_MAX_SQL                                                              \
+	"(SELECT max(time_ms) FROM store_polls WHERE router_id = ?1 AND peers IS NOT NULL" \
+	" AND time_ms <= " HISTORY_PEERS_LAST
 static const char history_peers_sql_polls[] =
-	"SELECT time_ms, peers FROM polls WHERE router_id = ?1 AND peers IS NOT NULL"
-	" AND time_ms <= (SELECT last_poll_ms FROM routers WHERE id = ?1) AND time_ms >="
-	" (SELECT max(time_ms) - 3600000 FROM polls WHERE router_id = ?1 AND peers IS NOT NULL"
-	"  AND time_ms <= (SELECT last_poll_ms FROM routers WHERE id = ?1))"
+	"SELECT time_ms, peers FROM store_polls WHERE router_id = ?1 AND peers IS NOT NULL"
+	" AND time_ms <= " HISTORY_PEERS_LAST " AND time_ms >= coalesce(" HISTORY_PEERS_MAX_SQL
+	" AND time_ms >= " HISTORY_PEERS_LAST " - 7200000), " HISTORY_PEERS_MAX_SQL ")) - 3600000"
 	" ORDER BY time_ms DESC";
 
 struct history_peers_slot { /* one of the router's peers, by id */

@@ -4,6 +4,7 @@
  * Writer thread only; it must never commit part of a batch, nor keep a cache a rollback undid. */
 #include "config.h"
 #include "store/store_int.h"
+#include "store/chunkstore.h"
 #include "daemon/ros.h"
 #include "lib/db.h"
 #include "lib/log.h"
@@ -406,11 +407,17 @@ static int ingest_update_router(store_t *st, struct store_router *r, const sampl
 
 /* One polls row at the poll's time, or, when the router has a row there already (the wall
  * clock went back over its own polls), at the first free millisecond after it: never in place
- * of another poll (INSERT OR REPLACE lost the older one). *t: the time stored. */
+ * of another poll (INSERT OR REPLACE lost the older one). A row behind the chunking's mark may
+ * be in a chunk (seldom: a clock gone back an hour). *t: the time stored. */
 static int ingest_write_poll(store_t *st, const struct store_router *r, const sample_t *s, int64_t *t)
 {
 	sqlite3_stmt *q = st->sq[SQ_INS_POLL];
 	for (*t = s->time_ms;; (*t)++) { /* ends: the router has finitely many rows */
+		int held = *t < st->chunked_ms ? chunkstore_holds(st, r->id, *t) : 0;
+		if (held < 0)
+			return -1;
+		if (held > 0)
+			continue;
 		sqlite3_bind_int64(q, 1, r->id);
 		sqlite3_bind_int64(q, 2, *t);
 		sqlite3_bind_int64(q, 3, s->duration_ms);

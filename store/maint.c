@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c) and retention of both,
- * each chunk of work its own short transaction, progress kept in store_state. Writer thread
- * only; it must never delete raw samples that are not rolled up yet. */
+/* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c), retention of both, and
+ * each router's closed hours of polls rows made chunks (chunkstore.c), each step of work its own
+ * short transaction, progress kept in store_state. Writer thread only; it must never delete raw
+ * samples that are not rolled up yet. */
 #include "config.h"
 #include "store/store_int.h"
+#include "store/chunkstore.h"
 #include "lib/db.h"
+#include "lib/log.h"
+
+#include <inttypes.h>
 
 #define MAINT_BUCKET_MS 300000  /* roll-up bucket: 5 minutes */
 #define MAINT_CHUNK_MS  3600000 /* most time one maintenance transaction covers */
@@ -15,6 +20,12 @@ static int64_t maint_floor_bucket(int64_t ms)
 	return ms - (r < 0 ? r + MAINT_BUCKET_MS : r);
 }
 
+static int64_t maint_floor_span(int64_t ms)
+{
+	int64_t r = ms % CHUNKSTORE_SPAN_MS;
+	return ms - (r < 0 ? r + CHUNKSTORE_SPAN_MS : r);
+}
+
 static int64_t maint_max64(int64_t a, int64_t b)
 {
 	return a > b ? a : b;
@@ -23,8 +34,10 @@ static int64_t maint_max64(int64_t a, int64_t b)
 /* Every id of the parent table: lets SQLite seek (id, time) keys instead of scanning. */
 #define MAINT_IDS(table, col) " " col " IN (SELECT id FROM " table ")"
 
+/* A chunk that ends before the bound goes whole; one across it is trimmed (maint_trim_chunks). */
 static const char *const maint_purge_raw_sql[] = {
-	"DELETE FROM polls WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2", NULL
+	"DELETE FROM polls WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
+	"DELETE FROM chunks WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2 AND end_ms < ?2", NULL
 };
 
 static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WHERE" MAINT_IDS(
@@ -34,7 +47,7 @@ static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WH
 	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
 	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2", NULL };
 
-enum maint_job { JOB_ROLLUP, JOB_PURGE_RAW, JOB_PURGE_ROLLUP, JOB_COUNT };
+enum maint_job { JOB_ROLLUP, JOB_PURGE_RAW, JOB_PURGE_ROLLUP, JOB_CHUNK, JOB_COUNT };
 
 static const struct {
 	const char *key;        /* store_state: everything before value is done */
@@ -43,18 +56,26 @@ static const struct {
 	[JOB_ROLLUP] = { "rollup_ms", NULL }, /* rollup.c */
 	[JOB_PURGE_RAW] = { "raw_purged_ms", maint_purge_raw_sql },
 	[JOB_PURGE_ROLLUP] = { "rollup_purged_ms", maint_purge_rollup_sql },
+	[JOB_CHUNK] = { "chunked_ms", NULL }, /* maint_chunk_hours */
 };
 
-/* The writer's copy of a job's mark (rollup_ms, raw_purged_ms), or NULL for the other job. */
+/* The writer's copy of a job's mark (rollup_ms, raw_purged_ms, chunked_ms), or NULL. */
 static int64_t *maint_mark(store_t *st, enum maint_job j)
 {
-	return j == JOB_ROLLUP ? &st->rollup_ms : j == JOB_PURGE_RAW ? &st->raw_purged_ms : NULL;
+	switch (j) {
+	case JOB_ROLLUP: return &st->rollup_ms;
+	case JOB_PURGE_RAW: return &st->raw_purged_ms;
+	case JOB_CHUNK: return &st->chunked_ms;
+	default: return NULL;
+	}
 }
 
 /* Where the jobs start on a database that never ran them: the oldest raw sample. */
 static int maint_first_time(store_t *st, int64_t now, int64_t *out)
 {
-	sqlite3_stmt *q = store_stmt(st, "SELECT min(time_ms) FROM polls");
+	sqlite3_stmt *q = store_stmt(st,
+		"SELECT min(m) FROM (SELECT min(time_ms) AS m FROM polls"
+		" UNION ALL SELECT min(time_ms) FROM chunks)");
 	if (q == NULL)
 		return -1;
 	int rc = sqlite3_step(q);
@@ -104,8 +125,71 @@ static int64_t maint_job_limit(store_t *st, enum maint_job j, int64_t now, int64
 	case JOB_ROLLUP: return maint_floor_bucket(now - STORE_GRACE_MS);
 	case JOB_PURGE_RAW: /* never delete what is not rolled up yet */
 		return store_min64(now - st->retention_ms, rolled);
+	case JOB_CHUNK: /* an hour is closed once the gather window past its end has passed */
+		return maint_floor_span(now - STORE_GATHER_MS);
 	default: return now - st->rollup_retention_ms;
 	}
+}
+
+/* The step's end: the next hour's start for the chunking (its mark stays on hours). */
+static int64_t maint_job_to(enum maint_job j, int64_t done, int64_t limit)
+{
+	int64_t step = j == JOB_CHUNK ? maint_floor_span(done) + CHUNKSTORE_SPAN_MS : done + MAINT_CHUNK_MS;
+	return store_min64(limit, step);
+}
+
+/* chunkstore's answer for rid's span: 1 (rows it cannot chunk, a malformed chunk) is logged,
+ * once as the job passes each span once, and the rows stay; -1 fails the step. */
+static int maint_chunk_answer(store_t *st, int rc, int64_t rid, int64_t span, const char *what)
+{
+	if (rc == 1)
+		log_warn("store: %s: router %" PRId64 ", the hour at %" PRId64 " ms: %s (%s)", st->path, rid,
+			span, what, st->errmsg);
+	return rc < 0 ? -1 : 0;
+}
+
+/* Each router's span by chunkstore_span (span_ms) or trimmed to what lies from `from` on
+ * (chunkstore_trim: the chunks across the purge's bound, from > 0); rows are the routers' ids
+ * and their spans. */
+static int maint_chunk_each(store_t *st, const char *sql, int64_t a, int64_t b, bool trim)
+{
+	sqlite3_stmt *q = store_stmt(st, sql);
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, a);
+	sqlite3_bind_int64(q, 2, b);
+	int rc, ret = 0;
+	while (ret == 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t rid = sqlite3_column_int64(q, 0), span = maint_floor_span(sqlite3_column_int64(q, 1));
+		int r = trim ? chunkstore_trim(st, rid, span, b) : chunkstore_span(st, rid, span);
+		ret = maint_chunk_answer(st, r, rid, span,
+			trim ? "its chunk across the retention bound stays whole" : "its rows stay rows");
+	}
+	if (ret == 0 && rc != SQLITE_DONE) {
+		store_note_error(st);
+		ret = -1;
+	}
+	sqlite3_finalize(q);
+	return ret;
+}
+
+/* The routers' closed hours in [from, to) made chunks: those with polls rows (a router without
+ * polls there has nothing to chunk). */
+static int maint_chunk_hours(store_t *st, int64_t from, int64_t to)
+{
+	return maint_chunk_each(st,
+		"SELECT r.id, s.h FROM routers r, (SELECT ?1 AS h) s WHERE EXISTS (SELECT 1 FROM polls"
+		" WHERE router_id = r.id AND time_ms >= ?1 AND time_ms < ?2) ORDER BY r.id",
+		maint_floor_span(from), to, false);
+}
+
+/* The chunks across the purge's bound to: their rows before it deleted, as polls rows are. */
+static int maint_trim_chunks(store_t *st, int64_t to)
+{
+	return maint_chunk_each(st,
+		"SELECT router_id, time_ms FROM chunks WHERE" MAINT_IDS(
+			"routers", "router_id") " AND time_ms < ?2 AND time_ms >= ?2 - ?1 AND end_ms >= ?2",
+		CHUNKSTORE_SPAN_MS, to, true);
 }
 
 static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to)
@@ -113,6 +197,8 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 	if (store_exec(st, "BEGIN IMMEDIATE") < 0)
 		return -1;
 	if (j == JOB_ROLLUP && rollup_span(st, from, to) < 0)
+		goto fail;
+	if (j == JOB_CHUNK && maint_chunk_hours(st, from, to) < 0)
 		goto fail;
 	for (const char *const *sql = maint_jobs[j].sql; sql != NULL && *sql != NULL; sql++) {
 		sqlite3_stmt *q = store_stmt(st, *sql);
@@ -125,6 +211,8 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 		if (rc < 0)
 			goto fail;
 	}
+	if (j == JOB_PURGE_RAW && maint_trim_chunks(st, to) < 0)
+		goto fail;
 	if (maint_state_set(st, maint_jobs[j].key, to) == 0 && store_exec(st, "COMMIT") == 0) {
 		if (maint_mark(st, j) != NULL)
 			*maint_mark(st, j) = to;
@@ -151,7 +239,7 @@ int maint_step(store_t *st, int64_t now)
 		int64_t limit = maint_job_limit(st, j, now, rolled);
 		if (done >= limit)
 			continue;
-		int64_t to = store_min64(limit, done + MAINT_CHUNK_MS);
+		int64_t to = maint_job_to(j, done, limit);
 		return maint_job_run(st, j, done, to) < 0 ? -1 : 1;
 	}
 	return 0;
@@ -159,8 +247,9 @@ int maint_step(store_t *st, int64_t now)
 
 int maint_load(store_t *st)
 {
-	for (int j = JOB_ROLLUP; j <= JOB_PURGE_RAW; j++)
-		if (maint_state_get(st, maint_jobs[j].key, INT64_MIN, maint_mark(st, j)) < 0)
+	for (int j = JOB_ROLLUP; j < JOB_COUNT; j++)
+		if (maint_mark(st, j) != NULL &&
+			maint_state_get(st, maint_jobs[j].key, INT64_MIN, maint_mark(st, j)) < 0)
 			return -1;
 	return 0;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* pollsvt: store_polls (pollsvt.h) on chunkstore's cursor: router_id = ? and time_ms bounds go
  * down to it; without a router it reads each router of routers in id order. SQLite checks every
- * constraint again, so a bound it cannot take (not an integer) is only left out. It must never
- * write, and never yield a row twice or out of (router_id, time_ms) order. */
+ * constraint again, so a bound it cannot take (not an integer) is only left out; a BLOB column
+ * the query does not use is not read from polls (colUsed); a malformed chunk's rows are left
+ * out (the maintenance job logs it). It must never write, and never yield a row twice or out of (router_id, time_ms) order. */
 #include "config.h"
 #include "store/pollsvt.h"
 #include "store/chunkstore.h"
@@ -25,12 +26,14 @@ enum {
 	PV_HEALTH
 };
 enum { PV_F_ROUTER = 1, PV_F_FROM = 2, PV_F_TO = 4 }; /* idxNum: the arguments xFilter gets, in this order */
+enum { PV_BLOBS_SHIFT = 3 }; /* idxNum above them: the BLOBs the query reads (chunkstore_open_cols) */
 
 struct pv_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
 	sqlite3_stmt *routers; /* without router_id = ?: every router, in id order */
 	int64_t rid, from, to, rowid;
+	unsigned blobs;
 	chunkstore_cur_t *cur;
 	const struct pollchunk_row *row; /* NULL: at the end */
 };
@@ -94,6 +97,13 @@ static int pv_bestindex(sqlite3_vtab *vt, sqlite3_index_info *ix)
 			ix->aConstraintUsage[i].argvIndex = ++n;
 		}
 	}
+	static const int col[POLLCHUNK_NBLOB] = { [POLLCHUNK_CPU] = PV_CPU,
+		[POLLCHUNK_IFACES] = PV_IFACES,
+		[POLLCHUNK_PEERS] = PV_PEERS,
+		[POLLCHUNK_HEALTH] = PV_HEALTH };
+	for (int b = 0; b < POLLCHUNK_NBLOB; b++)
+		if (ix->colUsed & ((sqlite3_uint64)1 << col[b]))
+			ix->idxNum |= 1 << (PV_BLOBS_SHIFT + b);
 	bool by_time = ix->nOrderBy == 1 && ix->aOrderBy[0].iColumn == PV_TIME && !ix->aOrderBy[0].desc;
 	bool by_both = ix->nOrderBy == 2 && ix->aOrderBy[0].iColumn == PV_ROUTER && !ix->aOrderBy[0].desc &&
 		ix->aOrderBy[1].iColumn == PV_TIME && !ix->aOrderBy[1].desc;
@@ -160,7 +170,8 @@ static int pv_advance(struct pv_cursor *c)
 		if (rc != SQLITE_ROW)
 			return pv_error(c, xstrdup(sqlite3_errmsg(c->db)));
 		c->rid = sqlite3_column_int64(c->routers, 0);
-		if ((c->cur = chunkstore_open(c->db, c->rid, c->from, c->to, &cause)) == NULL)
+		if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to,
+			     c->blobs | CHUNKSTORE_SKIP_MALFORMED, &cause)) == NULL)
 			return pv_error(c, cause);
 	}
 }
@@ -184,11 +195,13 @@ static int pv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	c->rid = idx & PV_F_ROUTER ? sqlite3_value_int64(argv[a++]) : 0;
 	c->from = idx & PV_F_FROM ? pv_bound(argv[a++], INT64_MIN) : INT64_MIN;
 	c->to = idx & PV_F_TO ? pv_bound(argv[a++], INT64_MAX) : INT64_MAX;
+	c->blobs = (unsigned)idx >> PV_BLOBS_SHIFT;
 	if (!(idx & PV_F_ROUTER)) {
 		if (sqlite3_prepare_v2(c->db, "SELECT id FROM routers ORDER BY id", -1, &c->routers, NULL) !=
 			SQLITE_OK)
 			return pv_error(c, xstrdup(sqlite3_errmsg(c->db)));
-	} else if ((c->cur = chunkstore_open(c->db, c->rid, c->from, c->to, &cause)) == NULL)
+	} else if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to,
+			    c->blobs | CHUNKSTORE_SKIP_MALFORMED, &cause)) == NULL)
 		return pv_error(c, cause);
 	return pv_advance(c);
 }

@@ -18,7 +18,7 @@ enum rollup_sq { RQ_ROUTERS, RQ_POLLS, RQ_CPU, RQ_IFACE, RQ_PEER, RQ_COUNT };
 
 static const char *const rollup_sql[RQ_COUNT] = {
 	[RQ_ROUTERS] = "SELECT id FROM routers ORDER BY id",
-	[RQ_POLLS] = "SELECT time_ms, cpu, ifaces, peers FROM polls WHERE router_id = ?1"
+	[RQ_POLLS] = "SELECT time_ms, cpu, ifaces, peers FROM store_polls WHERE router_id = ?1"
 		     " AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms",
 	[RQ_CPU] =
 		"INSERT OR REPLACE INTO cpu_rollup VALUES (?1, ?2, ?3, ?4, ?5, CAST(round(?6) AS INTEGER), ?7)",

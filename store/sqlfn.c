@@ -243,14 +243,14 @@ static void sqlfn_agg_final(sqlite3_context *ctx)
 
 static const char sqlfn_views_sql[] =
 	"CREATE TEMP VIEW IF NOT EXISTS cpu_samples AS SELECT p.router_id, p.time_ms,"
-	" v.id AS core, v.load, v.irq FROM main.polls p, store_values(p.cpu) v;"
+	" v.id AS core, v.load, v.irq FROM store_polls p, store_values(p.cpu) v;"
 	"CREATE TEMP VIEW IF NOT EXISTS iface_samples AS SELECT p.router_id, v.id AS iface_id,"
 	" p.time_ms, v.rx_bytes, v.tx_bytes, v.rx_packets, v.tx_packets, v.rx_drops, v.tx_drops,"
 	" v.dt_ms, v.rx_delta, v.tx_delta, v.reset, v.mtu, v.rx_errors, v.tx_errors, v.tx_queue_drops,"
-	" v.running FROM main.polls p, store_values(p.ifaces) v;"
+	" v.running FROM store_polls p, store_values(p.ifaces) v;"
 	"CREATE TEMP VIEW IF NOT EXISTS peer_samples AS SELECT p.router_id, v.id AS peer_id,"
 	" p.time_ms, v.rx_bytes, v.tx_bytes, v.handshake_age_ms, v.dt_ms, v.rx_delta, v.tx_delta,"
-	" v.reset FROM main.polls p, store_values(p.peers) v";
+	" v.reset FROM store_polls p, store_values(p.peers) v";
 
 /* The function, the aggregates and the module; the views come once the schema is current. */
 int sqlfn_register(sqlite3 *db)

@@ -58,8 +58,9 @@ void store_flush(store_t *st);                    /* waits until everything subm
  * the writer thread, so that the detector need not wait for its next round. Set it before the
  * first store_submit; fn must return at once. */
 void store_on_version_change(store_t *st, void (*fn)(void *arg), void *arg);
-/* Any thread: run the roll-ups and retention now, at the store's clock, and return when they
- * are done (tests and benchmarks; the writer otherwise runs them every 5 minutes). */
+/* Any thread: run the roll-ups, retention and chunking of closed hours now, at the store's
+ * clock, and return when they are done (tests, benchmarks, wgwatch-fill -m; the writer otherwise
+ * runs them every 5 minutes). */
 void store_maintain(store_t *st);
 void store_get_stats(store_t *st, struct store_stats *out);
 int64_t store_heartbeat_ms(store_t *st); /* monotonic ms of the writer's last sign of life */

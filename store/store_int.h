@@ -123,6 +123,7 @@ struct store {
 	int64_t next_maint_ms; /* monotonic: a step of the wall clock neither stops nor hurries it */
 	int64_t rollup_ms;     /* store_state's rollup_ms as committed; INT64_MIN none yet (maint.c) */
 	int64_t raw_purged_ms; /* store_state's raw_purged_ms likewise */
+	int64_t chunked_ms;    /* store_state's chunked_ms likewise: no chunk holds a row past it */
 	bool maint_active;
 	bool batch_versions; /* the batch being written stores a version change */
 	void (*on_version)(void *arg);
@@ -258,10 +259,11 @@ int ingest_batch(store_t *st, size_t *rows);
 int ingest_write_profile(store_t *st, const profile_t *p);
 int ingest_write_probe(store_t *st, const probe_t *p); /* one probes row; 0 or -1 */
 
-/* maint.c: one chunk of roll-up or retention: 1 after a chunk, 0 when all is done up to now,
+/* maint.c: one step of roll-up, retention or chunking: 1 after a step, 0 when all is done up to now,
  * -1 on error (st->errmsg). */
 int maint_step(store_t *st, int64_t now);
-/* st->rollup_ms and st->raw_purged_ms from the database (at open, after a rollback); 0 or -1. */
+/* st->rollup_ms, st->raw_purged_ms and st->chunked_ms from the database (at open, after a
+ * rollback); 0 or -1. */
 int maint_load(store_t *st);
 /* A poll with values was just stored at time t, in the writer's open transaction: when t lies
  * behind the roll-up mark (the wall clock went back), move the mark back to t's bucket, so that

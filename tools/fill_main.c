@@ -43,6 +43,7 @@ struct fill_opts {
 	double until;     /* wall time of the last poll; 0: now, followed while filling */
 	int64_t step_ms;  /* poll interval of the past */
 	double saturated; /* [detector] saturated of the config, for the profiles' rule */
+	bool maintain;    /* the store's maintenance run to the end before closing */
 };
 
 /* One router of the scenario that the config polls. */
@@ -56,12 +57,13 @@ struct fill_router {
 
 static void fill_usage(FILE *f)
 {
-	fputs("usage: wgwatch-fill -c WGWATCH_CONF -e EPOCH [-i INTERVAL] [-u UNTIL] SCENARIO_FILE\n"
+	fputs("usage: wgwatch-fill -c WGWATCH_CONF -e EPOCH [-i INTERVAL] [-u UNTIL] [-m] SCENARIO_FILE\n"
 	      "  Writes the polls wgwatch-sim would have answered from EPOCH (Unix time of simulated\n"
 	      "  second 0) to UNTIL (default: now), one every INTERVAL (default 1m), into the\n"
 	      "  database of WGWATCH_CONF, for the routers of SCENARIO_FILE that it names: over\n"
 	      "  REST, or over SNMP for a router with snmp = and no rest = (as wgwatch-sim\n"
-	      "  --snmp-only writes them), as wgwatchd would poll it.\n",
+	      "  --snmp-only writes them), as wgwatchd would poll it. -m (--maintain): then the\n"
+	      "  store's roll-ups, retention and chunking of closed hours, as wgwatchd keeps it.\n",
 		f);
 }
 
@@ -83,13 +85,16 @@ static int fill_parse_opts(int argc, char **argv, struct fill_opts *o)
 		{ "epoch", required_argument, NULL, 'e' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "until", required_argument, NULL, 'u' },
+		{ "maintain", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	*o = (struct fill_opts){ .step_ms = 60000 };
-	for (int ch; (ch = getopt_long(argc, argv, "c:e:i:u:h", lo, NULL)) != -1;) {
+	for (int ch; (ch = getopt_long(argc, argv, "c:e:i:u:mh", lo, NULL)) != -1;) {
 		if (ch == 'c')
 			o->conf_path = optarg;
+		else if (ch == 'm')
+			o->maintain = true;
 		else if (ch == 'e' && fill_time_arg("--epoch", optarg, &o->epoch) < 0)
 			return -1;
 		else if (ch == 'u' && fill_time_arg("--until", optarg, &o->until) < 0)
@@ -481,6 +486,8 @@ int main(int argc, char **argv)
 		}
 	char *auth = resthdr_basic(sc->user, sc->password);
 	int64_t start = clock_mono_ms(), polls = fill_run(st, f, n, &o, auth);
+	if (o.maintain)
+		store_maintain(st);
 	store_close(st);
 	fprintf(stderr, "wgwatch-fill: %" PRId64 " polls of %zu routers over %.1f days in %.1f s\n", polls, n,
 		((o.until > 0 ? o.until : (double)time(NULL)) - o.epoch) / 86400.0,

@@ -21,7 +21,7 @@ wait_until 20 ge jump 2 || fail "jump never polled"
 up_before=$(val wgwatch_router_uptime_seconds router=jump)
 # Past both jumps (6 s and 12 s), and stored.
 for r in steady jump reboots; do wait_until 40 ge "$r" 17 || fail "$r polled only $(polls "$r") times"; done
-stored() { [ "$(sql "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id
+stored() { [ "$("$WSQL" "$T/wgwatch.db" "SELECT count(*) FROM store_polls p JOIN routers r ON r.id = p.router_id
 	WHERE r.name = 'jump' AND p.err IS NULL")" -ge 16 ]; }
 wait_until 20 stored || fail "jump's polls were not stored"
 scrape

@@ -31,7 +31,7 @@ start_daemon
 # The exposition holds 200,000 peer series: count polls in the database, scrape once, grep.
 line() { grep -F "$1" "$T/metrics.txt" | sed 's/.* //'; }
 stored() {
-	n=$(sqlite3 "$T/wgwatch.db" "SELECT min(c) FROM (SELECT count(*) c FROM polls p JOIN routers r
+	n=$("$WSQL" "$T/wgwatch.db" "SELECT min(c) FROM (SELECT count(*) c FROM store_polls p JOIN routers r
 		ON r.id = p.router_id WHERE r.name IN ('big-1', 'big-2') AND p.err IS NULL GROUP BY r.id
 		HAVING count(*) > 0)" 2>/dev/null) && [ "${n:-0}" -ge "$1" ] &&
 		[ "$(sqlite3 "$T/wgwatch.db" "SELECT count(*) FROM routers WHERE name LIKE 'big-%'")" = 2 ]

@@ -10,17 +10,18 @@
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 DB="$T/wgwatch.db"
 q() { sqlite3 "$DB" "$1"; }
+qp() { "$WSQL" "$DB" "$1"; } # the polls, chunked hours included
 
 start_sim "$top_srcdir/tests/system/basic.scenario"
 write_conf 1s 900ms
 start_daemon
 scrape() { http_get /metrics >"$T/m.txt"; }
 polls() { scrape && [ "$($EXPO "$T/m.txt" wgwatch_polls_total router=arm64-a)" -ge "$1" ]; }
-stored() { [ "$(q 'SELECT count(*) FROM polls')" -ge "$1" ]; }
+stored() { [ "$(qp 'SELECT count(*) FROM store_polls')" -ge "$1" ]; }
 wait_until 20 stored 4 || fail "nothing stored"
 [ -f "$DB-shm" ] || fail "no $DB-shm while the daemon runs"
 
-before=$(q 'SELECT count(*) FROM polls')
+before=$(qp 'SELECT count(*) FROM store_polls')
 truncate -s 0 "$DB-shm"
 healthz_says() {
 	code=$(curl -s -o "$T/healthz" -w '%{http_code}' --max-time 5 "http://127.0.0.1:$HTTP_PORT/healthz")
@@ -39,6 +40,6 @@ kill -0 "$DAEMON_PID" || fail "wgwatchd died"
 ok "alive, writing stopped and said so; polling and /metrics go on"
 stop_daemon -TERM
 [ "$(q 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
-have=$(q 'SELECT count(*) FROM polls')
+have=$(qp 'SELECT count(*) FROM store_polls')
 [ "$have" -ge "$before" ] || fail "$have polls in the database, $before were stored before the -shm broke"
 ok "nothing stored was lost: $have polls (>= $before)"

@@ -7,6 +7,7 @@
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 DB="$T/wgwatch.db"
 q() { sqlite3 "$DB" "$1"; }
+qp() { "$WSQL" "$DB" "$1"; } # the polls, chunked hours included
 
 start_sim "$top_srcdir/tests/system/basic.scenario"
 write_conf 1s 1s
@@ -19,7 +20,7 @@ n_before=$(polls tile-a)
 start=$(date +%s)
 stop_daemon -TERM
 [ $(( $(date +%s) - start )) -le 5 ] || fail "SIGTERM took more than 5 s"
-a=$(q "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'tile-a'")
+a=$(qp "SELECT count(*) FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'tile-a'")
 [ "$a" -ge "$n_before" ] || fail "after SIGTERM the database has $a polls of tile-a, the daemon had done $n_before"
 [ "$(q "SELECT count(*) FROM version_history WHERE kind = 'first'")" = 3 ] || fail "want 3 'first' events"
 ok "SIGTERM: prompt exit, all $a polls of tile-a stored"
@@ -32,12 +33,12 @@ grep -qi 'in use\|locked' "$T/second.log" || fail "second daemon's message: $(ca
 ok "a second daemon on the same database is refused: $(grep -i 'in use\|locked' "$T/second.log" | head -1)"
 
 wait_until 20 ge tile-a 3 || fail "tile-a not polled after restart"
-stored() { [ "$(q "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id
+stored() { [ "$(qp "SELECT count(*) FROM store_polls p JOIN routers r ON r.id = p.router_id
 	WHERE r.name = 'tile-a'")" -gt "$a" ]; }
 wait_until 20 stored || fail "no poll of tile-a committed within 20 s of the restart"
 stop_daemon -KILL
 [ "$(q 'PRAGMA integrity_check')" = ok ] || fail "integrity_check after SIGKILL"
-b=$(q "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'tile-a'")
+b=$(qp "SELECT count(*) FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'tile-a'")
 [ "$b" -gt "$a" ] || fail "no polls stored after the restart ($a then $b)"
 [ "$(q "SELECT count(*) FROM version_history WHERE kind = 'first'")" = 3 ] || fail "restart added 'first' events"
 [ "$(q "SELECT count(*) FROM version_history WHERE kind IN ('upgrade','downgrade','reboot')")" = 0 ] ||

@@ -8,6 +8,7 @@
 EXPO="$PY $top_srcdir/tests/system/expo.py"
 DB="$T/wgwatch.db"
 q() { sqlite3 "$DB" "$1"; }
+qp() { "$WSQL" "$DB" "$1"; } # the polls, chunked hours included
 
 start_sim "$top_srcdir/tests/system/faults.scenario"
 section() { awk -v r="[router $1]" '$0 == r { p = 1; print; next } /^\[/ { p = 0 } p' "$T/routers.conf"; }
@@ -26,7 +27,7 @@ scrape() { http_get /metrics >"$T/m.txt"; }
 polls() { scrape && $EXPO "$T/m.txt" wgwatch_polls_total router="$1"; }
 ge() { [ "$(polls "$1")" -ge "$2" ]; }
 known() { scrape && [ -n "$($EXPO "$T/m.txt" wgwatch_router_up router="$1")" ]; }
-stored() { q "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = '$1'"; }
+stored() { qp "SELECT count(*) FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE r.name = '$1'"; }
 # hup: SIGHUP, then wait until the daemon logs the reload's outcome (done or refused).
 reloads() { grep -c 'reload: [0-9]* routers\|reload refused' "$T/daemon.log" || true; }
 reloaded_since() { [ "$(reloads)" -gt "$1" ]; }
@@ -127,8 +128,8 @@ stop_daemon -TERM
 h3=$(stored hang)
 [ "$h3" -ge "$h1" ] || fail "hang's stored polls went down"
 # ok-01 was never touched: its polls are one interval apart all through, none twice.
-gaps=$(q "SELECT min(g), max(g), count(*) FROM (SELECT p.time_ms - lag(p.time_ms) OVER (ORDER BY p.time_ms)
-	AS g FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'ok-01') WHERE g IS NOT NULL")
+gaps=$(qp "SELECT min(g), max(g), count(*) FROM (SELECT p.time_ms - lag(p.time_ms) OVER (ORDER BY p.time_ms)
+	AS g FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'ok-01') WHERE g IS NOT NULL")
 min=${gaps%%|*} n=${gaps##*|} max=${gaps#*|} max=${max%|*}
 [ "$n" -ge 10 ] || fail "only $n gaps for ok-01"
 [ "$max" -le 1600 ] || fail "ok-01 waited $max ms between two polls across the reloads"

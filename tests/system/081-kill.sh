@@ -9,6 +9,7 @@ EXPO="$PY $top_srcdir/tests/system/expo.py"
 DB="$T/wgwatch.db"
 ROUNDS=${WGWATCH_KILL_ROUNDS:-20}
 q() { sqlite3 "$DB" "$1"; }
+qp() { "$WSQL" "$DB" "$1"; } # the polls, chunked hours included
 
 start_sim "$top_srcdir/tests/system/ingest.scenario"
 write_conf 1s 900ms
@@ -17,7 +18,7 @@ polls() { scrape && $EXPO "$T/m.txt" wgwatch_polls_total router="$1"; }
 ge() { [ "$(polls "$1")" -ge "$2" ]; }
 samples() { scrape && $EXPO "$T/m.txt" wgwatch_store_samples_total; }
 samples_gt() { [ "$(samples)" -gt "$1" ]; }
-rows() { q "SELECT p.time_ms FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'edge-001'
+rows() { qp "SELECT p.time_ms FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'edge-001'
 	AND p.time_ms >= ${1:-0} ORDER BY 1"; }
 
 R=edge-001

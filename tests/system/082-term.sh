@@ -8,6 +8,7 @@ EXPO="$PY $top_srcdir/tests/system/expo.py"
 DB="$T/wgwatch.db"
 BOUND_MS=10000
 q() { sqlite3 "$DB" "$1"; }
+qp() { "$WSQL" "$DB" "$1"; } # the polls, chunked hours included
 
 start_sim "$top_srcdir/tests/system/ingest.scenario"
 write_conf 1s 900ms
@@ -45,7 +46,7 @@ wait "$DAEMON_PID" || rc=$?
 took=$(( $(date +%s%3N) - t0 ))
 [ "$rc" = 0 ] || fail "exit status $rc after SIGTERM"
 [ "$took" -le "$BOUND_MS" ] || fail "SIGTERM took $took ms (bound $BOUND_MS ms)"
-stored=$(q "SELECT count(*) FROM polls WHERE time_ms >= $run_start")
+stored=$(qp "SELECT count(*) FROM store_polls WHERE time_ms >= $run_start")
 [ "$stored" -ge "$made" ] || fail "$stored polls stored, the daemon had made $made before SIGTERM"
 [ "$(q 'PRAGMA integrity_check')" = ok ] || fail "integrity_check"
 ok "SIGTERM: exit 0 in $took ms, all $made+ polls stored ($stored)"

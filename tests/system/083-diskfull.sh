@@ -9,6 +9,7 @@ EXPO="$PY $top_srcdir/tests/system/expo.py"
 DISK="$T/disk"
 DB="$DISK/wgwatch.db"
 q() { sqlite3 "$DB" "$1"; }
+qp() { "$WSQL" "$DB" "$1"; } # the polls, chunked hours included
 
 mkdir "$DISK"
 mount -t tmpfs -o size=24m,mode=0700 wgwatch-test "$DISK" 2>/dev/null || { echo "SKIP: cannot mount a tmpfs"; exit 77; }
@@ -32,7 +33,7 @@ polls() { scrape && val wgwatch_polls_total router="$1"; }
 ge() { [ "$(polls "$1")" -ge "$2" ]; }
 failing_is() { scrape && [ "$(val wgwatch_store_failing)" = "$1" ]; }
 drained() { scrape && [ "$(val wgwatch_store_failing)" = 0 ] && [ "$(val wgwatch_store_queue_length)" -lt 600 ]; }
-rows() { q "SELECT p.time_ms FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'edge-001' ORDER BY 1"; }
+rows() { qp "SELECT p.time_ms FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'edge-001' ORDER BY 1"; }
 wait_until 20 ge edge-001 3 || fail "edge-001 not polled"
 rows >"$T/before"
 [ -s "$T/before" ] || fail "nothing stored before the disk filled"
@@ -57,7 +58,7 @@ stop_daemon -TERM
 rows >"$T/after"
 lost=$(comm -23 "$T/before" "$T/after" | wc -l)
 [ "$lost" = 0 ] || fail "$lost polls stored before the disk filled are gone"
-n=$(q "SELECT count(*) FROM polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'edge-001'
+n=$(qp "SELECT count(*) FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE r.name = 'edge-001'
 	AND p.time_ms >= $run_start")
 [ "$n" -ge "$made" ] || fail "$n polls of edge-001 stored, $made were made"
 ok "space back: writes resumed by themselves, all $made polls of edge-001 stored, none lost"

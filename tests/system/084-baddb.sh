@@ -9,7 +9,7 @@ DB="$T/wgwatch.db"
 start_sim "$top_srcdir/tests/system/basic.scenario"
 write_conf 1s 1s
 "$DAEMON" -c "$T/wgwatch.conf" --once >"$T/once.out" 2>"$T/once.log" || true
-[ "$(sqlite3 "$DB" 'SELECT count(*) FROM polls')" -ge 5 ] || fail "--once stored nothing"
+[ "$("$WSQL" "$DB" 'SELECT count(*) FROM store_polls')" -ge 5 ] || fail "--once stored nothing"
 [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ] || fail "the fresh database is not ok"
 cp "$DB" "$T/good.db"
 pages=$(( $(stat -c %s "$DB") / 4096 ))

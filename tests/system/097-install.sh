@@ -126,7 +126,7 @@ run_unit() {
 	[ -f "$db" ] || fail "no database in the state directory: $(find "$T/varlib" | head)"
 	[ "$(stat -c %u "$db")" = "$uid" ] || fail "the database is not the dynamic user's ($uid)"
 	[ -z "$(ls -A "$T/a$var/lib/wgwatch")" ] || fail "$var/lib/wgwatch on the host is not empty: it was not a mount"
-	n=$(sqlite3 "$db" "SELECT count(*) FROM polls") || fail "cannot read $db"
+	n=$("$WSQL" "$db" "SELECT count(*) FROM store_polls") || fail "cannot read $db"
 	[ "$n" -gt 0 ] || fail "no polls in $db"
 	grep -qx "$etc/wgwatch/wgwatch.conf: ok, 5 routers" "$T/unit.log" || fail "ExecStartPre's --check: $(head -3 "$T/unit.log")"
 	grep -q "store: $var/lib/wgwatch/wgwatch.db: applied schema migration" "$T/unit.log" ||

@@ -11,6 +11,8 @@ SIM="$top_builddir/wgwatch-sim"
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 DAEMON="$top_builddir/wgwatchd"
+# Read polls through wgwatch-sql's store_polls: sqlite3 misses the hours the maintenance chunked.
+WSQL="$top_builddir/wgwatch-sql"
 TEST_NAME=$(basename "$0" .sh)
 T=$(mktemp -d "${TMPDIR:-/tmp}/wgwatch-$TEST_NAME.XXXXXX")
 PIDS=""
@@ -100,9 +102,9 @@ wait_gaps() {
 	gaps_limit=$1 gaps_min=$2 gaps_where=$3
 	gaps_end=$(( $(date +%s) + gaps_limit ))
 	while :; do
-		gaps=$(sqlite3 "$T/wgwatch.db" "SELECT count(*), coalesce(max(g), 0) FROM (SELECT
+		gaps=$("$WSQL" "$T/wgwatch.db" "SELECT count(*), coalesce(max(g), 0) FROM (SELECT
 			p.time_ms - lag(p.time_ms) OVER (PARTITION BY p.router_id ORDER BY p.time_ms) AS g
-			FROM polls p JOIN routers r ON r.id = p.router_id WHERE $gaps_where) WHERE g IS NOT NULL")
+			FROM store_polls p JOIN routers r ON r.id = p.router_id WHERE $gaps_where) WHERE g IS NOT NULL")
 		GAPS_N=${gaps%%|*} GAPS_MAX=${gaps#*|}
 		[ "$GAPS_N" -ge "$gaps_min" ] && return 0
 		[ "$(date +%s)" -lt "$gaps_end" ] || return 1

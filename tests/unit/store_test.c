@@ -776,7 +776,7 @@ static void test_clock_step(void)
 		k++) /* back: STOREFIX_T0 + 30 s .. STOREFIX_T0 + 320 s, over the polls at 30, 40 and 50 s */
 		store_submit(st, mk_step(STOREFIX_T0 + 30000 + (k - 12) * 10000, k * 10000));
 	store_flush(st);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 42);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_polls"), 42);
 	CHECK_INT(storefix_int(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830000"), 30000);
 	CHECK_INT(storefix_int(p, "SELECT rx_bytes " WG0_CS " AND time_ms = 1699999830001"), 120000);
 	CHECK_INT(storefix_int(p,
@@ -788,7 +788,7 @@ static void test_clock_step(void)
 	 * every one rated, none lost to the 6 h ahead. */
 	int rated = history_rated(p, 60, 330, &peer_ms, &all, &width);
 	int64_t sp = storefix_int(p,
-		"SELECT (max(time_ms) - min(time_ms)) / (count(*) - 1) FROM polls"
+		"SELECT (max(time_ms) - min(time_ms)) / (count(*) - 1) FROM store_polls"
 		" WHERE time_ms >= 1699999800000 AND time_ms < 1700000130000"); /* STOREFIX_T0 .. STOREFIX_T0 + 330 s */
 	CHECK(sp > 0 && width >= 2 * sp && width < 2 * sp + 1000); /* two stored polls, whole seconds */
 	CHECK_INT(rated, all);
@@ -815,7 +815,7 @@ static void test_clock_step(void)
 
 	atomic_store(&storefix_now, STOREFIX_T0 + STEP_MS + STORE_DAY_MS + 2 * 3600000);
 	storefix_maintain(st); /* raw retention (1 day): every poll went into a roll-up first */
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_polls"), 0);
 	CHECK_INT(storefix_int(p, "SELECT sum(n) FROM cpu_rollup"), 43);
 	CHECK_INT(storefix_int(p, "SELECT max(rx_rate_max) FROM iface_rollup"), 1000);
 	store_close(st);
