@@ -53,8 +53,8 @@ ok "lintian: no error, no warning; accepted: $(grep -cE '^[EWIPX]: ' "$T/lintian
 dpkg-deb -c "$DEB" >"$T/contents"
 awk '$1 !~ /^d/ { print $6 }' "$T/contents" | sed 's|^\./|/|' | sort >"$T/files"
 schema=$(cd "$top_srcdir/schema" && ls ./*.sql | sed 's|^\./|/usr/share/wgwatch/schema/|')
-for f in /usr/sbin/wgwatchd /etc/wgwatch/wgwatch.conf /lib/systemd/system/wgwatchd.service \
-	/lib/systemd/system/wgwatchd@.service /usr/share/man/man8/wgwatchd.8.gz \
+for f in /usr/sbin/wgwatchd /usr/sbin/wgwatch-sql /etc/wgwatch/wgwatch.conf /lib/systemd/system/wgwatchd.service \
+	/lib/systemd/system/wgwatchd@.service /usr/share/man/man8/wgwatchd.8.gz /usr/share/man/man8/wgwatch-sql.8.gz \
 	/usr/share/man/man5/wgwatch.conf.5.gz /usr/share/wgwatch/wgwatch-rules.yml \
 	/usr/share/wgwatch/wgwatch-shard-rules.yml /usr/share/wgwatch/wgwatch-mktxp-rules.yml \
 	/usr/share/wgwatch/grafana/wgwatch.json $schema \
@@ -62,7 +62,7 @@ for f in /usr/sbin/wgwatchd /etc/wgwatch/wgwatch.conf /lib/systemd/system/wgwatc
 	/usr/share/doc/wgwatch/wgwatch.conf.example /usr/share/doc/wgwatch/README.md.gz; do
 	grep -qx "$f" "$T/files" || fail "$f is not in the package: $(cat "$T/files")"
 done
-stray=$(grep -vE '^(/usr/sbin/wgwatchd|/etc/wgwatch/[^/]*|/lib/systemd/system/wgwatchd@?\.service|/usr/share/man/man[58]/[^/]*\.gz|/usr/share/wgwatch/.*|/usr/share/doc/wgwatch/.*)$' "$T/files" || true)
+stray=$(grep -vE '^(/usr/sbin/wgwatch(d|-sql)|/etc/wgwatch/[^/]*|/lib/systemd/system/wgwatchd@?\.service|/usr/share/man/man[58]/[^/]*\.gz|/usr/share/wgwatch/.*|/usr/share/doc/wgwatch/.*)$' "$T/files" || true)
 [ -z "$stray" ] || fail "files outside the packaged paths: $stray"
 ! grep -q '^/usr/share/wgwatch/demo.scenario$' "$T/files" || fail "the demo's scenario is packaged"
 grep -q ' \./etc/wgwatch/sites\.d/$' "$T/contents" || fail "no /etc/wgwatch/sites.d/ for the shipped include"
