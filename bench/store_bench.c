@@ -8,6 +8,7 @@
  * the database it is given. Includes store_int.h to reach the clock seam. */
 #include "config.h"
 #include "store/store_int.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
@@ -327,7 +328,7 @@ static void bench_run(const struct bench_opt *o)
 {
 	int64_t rounds = (int64_t)(o->hours * 3600 / o->step_s), t0 = 1700000000000LL;
 	bench_now = t0;
-	store_clock_ms = bench_clock;
+	clock_set_wall(bench_clock);
 	store_t *st = NULL;
 	char *cause = NULL;
 	conf_t conf = { .retention_ms = 400 * STORE_DAY_MS, .rollup_retention_ms = 800 * STORE_DAY_MS };

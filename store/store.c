@@ -33,8 +33,6 @@
 
 size_t store_queue_max = 100000;
 
-int64_t (*store_clock_ms)(void) = clock_wall_ms; /* the maintenance clock: tests drive it */
-
 /* ---- SQLite calls of the writer (errors land in st->errmsg) ---- */
 
 void store_note_error(store_t *st)
@@ -198,7 +196,7 @@ static void store_maint_round(store_t *st)
 {
 	bool gone = st->stats.files_gone;
 	pthread_mutex_unlock(&st->mu);
-	int64_t now = store_clock_ms();
+	int64_t now = clock_wall_ms(); /* tests drive it: clock_set_wall */
 	int rc = gone || migrate_files_check(st) < 0 ? 0 : maint_step(st, now);
 	if (rc < 0)
 		log_warn("store: %s: roll-up/retention failed: %s (retrying later)", st->path, st->errmsg);

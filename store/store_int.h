@@ -19,8 +19,6 @@
 #define STORE_GRACE_MS 60000 /* a roll-up bucket is rolled up once it ended this long ago */
 #define STORE_DAY_MS   86400000LL
 
-/* The clock that drives maintenance (wall ms, like sample time_ms); the tests' seam. */
-extern int64_t (*store_clock_ms)(void);
 extern size_t store_queue_max; /* polls; a variable so that the test can lower it */
 
 enum store_sq { /* the writer's prepared statements (ingest_sql) */

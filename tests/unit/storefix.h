@@ -8,6 +8,7 @@
 
 #include "config.h"
 #include "store/store_int.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/xmem.h"
 
@@ -154,7 +155,7 @@ static inline int storefix_begin(const char *name)
 	storefix_dir = unitfs_root(name);
 	if (storefix_dir == NULL)
 		return -1;
-	store_clock_ms = storefix_clock;
+	clock_set_wall(storefix_clock);
 	atomic_store(&storefix_now, STOREFIX_T0);
 	log_set_level(LOG_LVL_WARN);
 	return 0;
