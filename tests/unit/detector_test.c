@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* detector_test: judge.c's maths on synthetic windows (table-driven: quantiles, the bound,
- * each method, the six cases of issue 4, noise, daily swings, shifts between directions, too
- * little data, CPU profiles that name the tunnel's core or other work on it) on a model of a
- * router's CPU, and the confounders. Only through judge.h: what it tests is what the detector
- * calls. The whole detector on a database is detectordb_test's. */
+/* detector_test: judge.c's maths on synthetic windows (table-driven: the bound, each method,
+ * the six cases of issue 4, noise, daily swings, shifts between directions, too little data,
+ * CPU profiles that name the tunnel's core or other work on it, twins the data cannot tell
+ * apart) on a model of a router's CPU. Only through judge.h: what it tests is what the
+ * detector calls. stats, fit and confound have tests of their own; the whole detector on a
+ * database is detectordb_test's. */
 #include "config.h"
 #include "detector/judge.h"
-#include "detector/confound.h"
 #include "detector/detector_int.h"
 #include "detector/profcore.h"
-#include "detector/stats.h"
 #include "lib/xmem.h"
 
 #include <math.h>
@@ -701,44 +700,6 @@ static void test_twins(void)
 	}
 }
 
-static void test_quantile(void)
-{
-	double v[] = { 5, 1, 4, 2, 3 };
-	CHECK_NEAR(stats_quantile(v, 5, 0.5), 3, 0);
-	CHECK_NEAR(stats_quantile(v, 5, 0.0), 1, 0);
-	CHECK_NEAR(stats_quantile(v, 5, 1.0), 5, 0);
-	CHECK_NEAR(stats_quantile(v, 4, 0.5), 2.5, 1e-12);
-	CHECK(isnan(stats_quantile(v, 0, 0.5)));
-}
-
-/* stats_quantile on fresh copies: linear interpolation between the sorted neighbours. */
-static void test_quantile_table(void)
-{
-	static const struct {
-		double v[6];
-		size_t n;
-		double q, want;
-	} cases[] = {
-		{ { 7 }, 1, 0.5, 7 },
-		{ { 7 }, 1, 0.9, 7 },
-		{ { 2, 1 }, 2, 0.5, 1.5 },
-		{ { 2, 1 }, 2, 0.25, 1.25 },
-		{ { 10, 0, 20, 30 }, 4, 0.1, 3 }, /* pos 0.3 between 0 and 10 */
-		{ { 10, 0, 20, 30 }, 4, 0.9, 27 },
-		{ { 3, 3, 3, 3, 3, 3 }, 6, 0.5, 3 },
-		{ { -1, 5, 2, 8, 4, 6 }, 6, 0.5, 4.5 },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		double v[6];
-		memcpy(v, cases[i].v, sizeof(v));
-		CHECK_NEAR(stats_quantile(v, cases[i].n, cases[i].q), cases[i].want, 1e-12);
-	}
-	double *m = xcalloc(3, sizeof(double));
-	m[0] = 9, m[1] = 1, m[2] = 4;
-	CHECK_NEAR(stats_median_take(m, 3), 4, 0);         /* frees m */
-	CHECK(isnan(stats_median_take(xcalloc(1, 8), 0))); /* frees it too */
-}
-
 /* The single-core bound: the busiest core >= 95% while the others average < 50%, in at
  * least 80% of at least 3 polls. */
 static void test_bound(void)
@@ -783,141 +744,11 @@ static void test_bound(void)
 	CHECK(!b.bound && b.n == 0 && isnan(b.busiest) && isnan(b.others));
 }
 
-/* fit_ols on exact and on degenerate columns. */
-static void test_fit(void)
-{
-	double x[40 * 3], y[40];
-	for (size_t i = 0; i < 40; i++) {
-		x[i * 3] = (double)i;
-		x[i * 3 + 1] = (double)((i * 7) % 11);
-		x[i * 3 + 2] = 2 * (double)i; /* collinear with column 0 */
-		y[i] = 0.5 + 0.01 * (double)i + 0.03 * (double)((i * 7) % 11);
-	}
-	struct fit o;
-	CHECK(fit_ols(x, y, 40, 3, &o) == 0);
-	CHECK(o.dropped[2] && !o.dropped[0] && !o.dropped[1]);
-	CHECK_NEAR(o.beta[0], 0.01, 1e-9);
-	CHECK_NEAR(o.beta[1], 0.03, 1e-9);
-	CHECK(o.se[0] < 1e-6);
-	y[5] = NAN; /* a row with a NAN is left out */
-	CHECK(fit_ols(x, y, 40, 3, &o) == 0 && o.n == 39);
-	CHECK(fit_ols(x, y, 4, 3, &o) < 0); /* too few rows */
-	for (size_t i = 0; i < 40; i++)
-		x[i * 3] = x[i * 3 + 1] = x[i * 3 + 2] = 5; /* no spread at all */
-	CHECK(fit_ols(x, y, 40, 3, &o) < 0);
-}
-
-/* ---- confounders: what else moved across the change ---- */
-
-struct conf_case {
-	const char *name;
-	int mhz1, mhz2;     /* CPU clock before, after; 0 untold */
-	const char *ifname; /* one more interface besides wg0 */
-	bool wg;            /* ifname is WireGuard's */
-	int mtu1, mtu2;     /* of ifname */
-	double txq1, txq2;  /* ifname tx-queue-drop per second */
-	double txe1, txe2;  /* ifname tx-error per second */
-	double down2;       /* share of the after polls ifname is not running */
-	bool reset;         /* ifname's counters restart half way through the after window */
-	const char *want;   /* the list for wg0's verdicts */
-	double pkt1, pkt2;  /* ifname's rx and tx packets per second; 0: none counted */
-};
-
-/* 100 polls a second apart on each side of the change at t = 100 s. */
-static void conf_case_set(const struct conf_case *c, struct confound_set *x)
-{
-	memset(x, 0, sizeof(*x));
-	x->ifs = xcalloc(2, sizeof(*x->ifs));
-	x->nifs = 2;
-	x->ifs[0] = (struct confound_iface){ .name = xstrdup(c->ifname), .wg = c->wg };
-	x->ifs[1] = (struct confound_iface){ .name = xstrdup("wg0"), .wg = true };
-	x->cpu = xcalloc(201, sizeof(*x->cpu));
-	for (int i = 0; i < 2; i++)
-		x->ifs[i].rows = xcalloc(201, sizeof(struct confound_row));
-	double txq = 0, txe = 0, pkt = 0;
-	for (int k = 0; k <= 200; k++) {
-		bool after = k > 100;
-		int64_t t = k * 1000LL;
-		x->cpu[x->ncpu++] = (struct confound_cpu){ t, after ? c->mhz2 : c->mhz1 };
-		if (c->reset && k == 150)
-			txq = txe = 0;
-		txq += after ? c->txq2 : c->txq1;
-		txe += after ? c->txe2 : c->txe1;
-		pkt += after ? c->pkt2 : c->pkt1;
-		bool down = after && (k - 100) <= (int)(c->down2 * 100);
-		x->ifs[0].rows[x->ifs[0].n++] = (struct confound_row){ .t = t,
-			.reset = c->reset && k == 150,
-			.running = !down,
-			.mtu = after ? c->mtu2 : c->mtu1,
-			.txq = (uint64_t)txq,
-			.tx_err = (uint64_t)txe,
-			.rx_pkts = (uint64_t)pkt,
-			.tx_pkts = (uint64_t)pkt };
-		x->ifs[1].rows[x->ifs[1].n++] = (struct confound_row){ .t = t, .running = true, .mtu = 1420 };
-	}
-}
-
-static void test_confounders(void)
-{
-	static const struct conf_case cases[] = {
-		{ "clean", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "", 0, 0 },
-		{ "cpu drop", 1400, 800, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false,
-			"cpu frequency 1400 → 800 MHz across the upgrade", 0, 0 },
-		{ "cpu within 5%", 1400, 1350, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "", 0, 0 },
-		{ "cpu untold after", 1400, 0, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0, false, "", 0, 0 },
-		{ "wan drops", 1400, 1400, "ether1", false, 1500, 1500, 0, 12, 0, 0, 0, false,
-			"ether1 tx-queue-drop rose from 0 to 12/s", 0, 0 },
-		{ "wan drops fell", 1400, 1400, "ether1", false, 1500, 1500, 40, 2, 0, 0, 0, false,
-			"ether1 tx-queue-drop fell from 40 to 2/s", 0, 0 },
-		{ "drops under 1/s", 1400, 1400, "ether1", false, 1500, 1500, 0.2, 0.9, 0, 0, 0, false, "", 0,
-			0 },
-		{ "drops under 2x", 1400, 1400, "ether1", false, 1500, 1500, 10, 15, 0, 0, 0, false, "", 0,
-			0 },
-		{ "wan mtu", 1400, 1400, "ether1", false, 1500, 1480, 0, 0, 0, 0, 0, false,
-			"ether1 MTU 1500 → 1480", 0, 0 },
-		{ "wan down", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 0, 0, 0.5, false,
-			"ether1 not running in 50% of the polls after, 0% before", 0, 0 },
-		{ "another wg", 1400, 1400, "wg1", true, 1420, 1280, 0, 0, 0, 40, 0, false, "", 0, 0 },
-		{ "reset", 1400, 1400, "ether1", false, 1500, 1500, 0, 0.5, 0, 0, 0, true, "", 0, 0 },
-		{ "both", 1400, 800, "ether1", false, 1500, 1500, 0, 0, 0, 40, 0, false,
-			"cpu frequency 1400 → 800 MHz across the upgrade\nether1 tx-error rose from 0 to 40/s",
-			0, 0 },
-		/* errors that fall with the packets (the upgrade cut the traffic): no confounder */
-		{ "errors follow traffic", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 9, 3, 0, false, "",
-			3000, 1000 },
-		{ "errors per packet rose", 1400, 1400, "ether1", false, 1500, 1500, 0, 0, 1, 40, 0, false,
-			"ether1 tx-error rose from 1 to 40/s", 1000, 1000 },
-		{ "drops rose, packets too", 1400, 1400, "ether1", false, 1500, 1500, 2, 12, 0, 0, 0, false,
-			"ether1 tx-queue-drop rose from 2 to 12/s", 1000, 1500 },
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct confound_set x;
-		conf_case_set(&cases[i], &x);
-		char *got = confound_list(&x, 100000, "wg0");
-		if (strcmp(got, cases[i].want) != 0)
-			printf("confounders %s: got \"%s\"\n", cases[i].name, got);
-		CHECK_STR(got, cases[i].want);
-		free(got);
-		confound_set_free(&x);
-	}
-	/* wg1's own MTU and errors count for wg1's verdicts */
-	struct confound_set x;
-	conf_case_set(&cases[10], &x);
-	char *got = confound_list(&x, 100000, "wg1");
-	CHECK_STR(got, "wg1 MTU 1420 → 1280\nwg1 tx-error rose from 0 to 40/s");
-	free(got);
-	confound_set_free(&x);
-}
-
 int main(void)
 {
 	log_set_level(LOG_LVL_WARN);
-	test_quantile();
-	test_quantile_table();
 	test_bound();
-	test_fit();
 	test_engine();
 	test_twins();
-	test_confounders();
 	return unit_done("detector_test");
 }
