@@ -207,7 +207,10 @@ static void detector_record_all(detector_t *d, const struct data_event *e, const
 		char *links = confound_list(cs, e->time_ms, x->ifs[i].name);
 		for (size_t k = 0; k < 2; k++) {
 			const struct frame_result *rs = &r[2 * i + k];
-			char *conf = profcore_confounders(xstrdup(links), f->prof[0], f->prof[1], rs->cores);
+			char *own = rs->moved[0] == '\0' ? xstrdup(links)
+				: links[0] == '\0'       ? xstrdup(rs->moved)
+							 : xasprintf("%s\n%s", rs->moved, links);
+			char *conf = profcore_confounders(own, f->prof[0], f->prof[1], rs->cores);
 			detector_record(d, e, x->ifs[i].name, dirs[k], rs, conf, final, now);
 			free(conf);
 		}

@@ -46,6 +46,8 @@ struct frame_result {
 	size_t before_n, after_n;
 	char cores[32]; /* the cores followed, "3" or "1+2"; empty when none */
 	char why[96];   /* insufficient-data: why; empty otherwise */
+	char moved[96]; /* a measured change that is demand moved between streams on a full core:
+			   which stream's, a confounder; empty otherwise */
 };
 
 struct frame_poll { /* one poll of the router, for the single-core bound */

@@ -58,20 +58,61 @@ static void judge_cores_text(const bool *on, size_t nc, char *out, size_t size)
 			o += (size_t)snprintf(out + o, size - o, "%s%zu", o ? "+" : "", c);
 }
 
-/* Both windows saturated throughout: the capacities were measured. A fall (or rise) must show
- * in the traffic of every stream on those cores too, else it is demand that moved between
- * streams on a core that stayed full. */
-static void judge_saturated(const struct wincap_cap *b, const struct wincap_cap *a,
+/* "wg1 tx" for stream s into out. */
+static void judge_stream_name(const struct frame *f, size_t s, char *out, size_t size)
+{
+	const char *dir = s % 2 ? "rx" : "tx";
+	if (f->names)
+		snprintf(out, size, "%s %s", f->names[s / 2], dir);
+	else
+		snprintf(out, size, "wg%zu %s", s / 2, dir);
+}
+
+/* The stream other than s, on a core of s in either window, whose mean rate moved most the way
+ * dir says (+1 rose, -1 fell) into *t with its means; false when none moved that way. */
+static bool judge_mover(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	bool *const cw[2], int dir, size_t *t, double *mb, double *ma)
+{
+	size_t nc = f->ncores;
+	double best = 0;
+	for (size_t u = 0; u < frame_nstreams(f); u++) {
+		bool shares = false;
+		for (size_t c = 0; c < nc && u != s; c++)
+			for (int i = 0; i < 2; i++)
+				shares |= cw[i][s * nc + c] && (cw[0][u * nc + c] || cw[1][u * nc + c]);
+		double x = frame_mean(f, b, u, NULL, NULL, NULL), y = frame_mean(f, a, u, NULL, NULL, NULL);
+		if (!shares || !isfinite(x) || !isfinite(y) || dir * (y - x) <= best)
+			continue;
+		best = dir * (y - x), *t = u, *mb = x, *ma = y;
+	}
+	return best > 0;
+}
+
+/* Both windows saturated throughout: the capacities were measured, and the ratio is the truth of
+ * capacity as defined (the other streams as they are). Where the traffic of every stream on
+ * those cores did not move with it, the change is demand that moved between streams on a core
+ * that stayed full, not a dearer or cheaper stream: the verdict stands, and r->moved names the
+ * stream whose demand took the room (or freed it), a confounder (docs/detector.md). */
+static void judge_saturated(const struct frame *f, const struct frame_w *wb, const struct frame_w *wa,
+	size_t s, bool *const cw[2], const struct wincap_cap *b, const struct wincap_cap *a,
 	const struct frame_params *p, struct frame_result *r)
 {
 	double rt = a->total / b->total, lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_SATURATION;
-	if (r->ratio < lo && rt < lo)
-		r->verdict = DETECTOR_REGRESSION;
-	else if (r->ratio > hi && rt > hi)
-		r->verdict = DETECTOR_IMPROVEMENT;
-	else
-		r->verdict = DETECTOR_UNCHANGED;
+	r->verdict = r->ratio < lo ? DETECTOR_REGRESSION
+		: r->ratio > hi    ? DETECTOR_IMPROVEMENT
+				   : DETECTOR_UNCHANGED;
+	int dir = r->verdict == DETECTOR_REGRESSION ? 1 : r->verdict == DETECTOR_IMPROVEMENT ? -1 : 0;
+	size_t t = 0;
+	double mb = 0, ma = 0;
+	char name[48], line[192];
+	if (dir == 0 || (dir > 0 ? rt < lo : rt > hi) || !judge_mover(f, wb, wa, s, cw, dir, &t, &mb, &ma))
+		return;
+	judge_stream_name(f, t, name, sizeof(name));
+	snprintf(line, sizeof(line), "%s %s %.0f \xe2\x86\x92 %.0f Mbit/s on the full core: %s", name,
+		dir > 0 ? "rose" : "fell", mb / 1e6, ma / 1e6,
+		dir > 0 ? "its demand took the room" : "its demand left room");
+	judge_text(r->moved, sizeof(r->moved), line);
 }
 
 /* Whether a ratio is known well enough to state: at two standard errors within the threshold
@@ -172,16 +213,6 @@ static void judge_cores_note(const struct frame *f, size_t s, bool *const cw[2],
 		snprintf(line, sizeof(line), "core %d of %s fills first before the upgrade, core %d after",
 			cb->core, tb, ca->core);
 	judge_text(r->why, sizeof(r->why), line);
-}
-
-/* "wg1 tx" for stream s into out. */
-static void judge_stream_name(const struct frame *f, size_t s, char *out, size_t size)
-{
-	const char *dir = s % 2 ? "rx" : "tx";
-	if (f->names)
-		snprintf(out, size, "%s %s", f->names[s / 2], dir);
-	else
-		snprintf(out, size, "wg%zu %s", s / 2, dir);
 }
 
 /* The streams fitted in one column with s in either window (s left out) into *others (the
@@ -492,7 +523,7 @@ static void judge_methods(const struct frame *f, const struct frame_w *b, const 
 	r->after_bps = ca.cap;
 	r->ratio = ca.cap / cb.cap;
 	if (cb.pinned && ca.pinned)
-		judge_saturated(&cb, &ca, p, r);
+		judge_saturated(f, b, a, s, cw, &cb, &ca, p, r);
 	else
 		judge_projected(&cb, &ca, p, r);
 	if (r->verdict != DETECTOR_INSUFFICIENT)

@@ -87,18 +87,22 @@ void cpumodel_gen(const struct cpumodel_win *w, uint64_t seed, double *rate, flo
 	}
 }
 
-/* What stream s could carry in w at the mean demand of the others: the rate at which the first
- * of its cores fills. The truth to compare. */
+/* What stream s could carry in w with the others as they are: the rate at which the first of
+ * its cores fills, the others at what their mean demand gets through (throttled as m_slot does
+ * where a core is full: demand held back is not load). The truth to compare. */
 double cpumodel_capacity(const struct cpumodel_win *w, int s)
 {
-	double cap = INFINITY;
+	double cap = INFINITY, demand[CPUMODEL_NS], thr[CPUMODEL_NS], load[CPUMODEL_CORES];
+	for (int t = 0; t < CPUMODEL_NS; t++)
+		demand[t] = w->s[t].mbps;
+	cpumodel_slot(w, demand, w->work, thr, load);
 	for (int c = 0; c < CPUMODEL_CORES; c++) {
 		double cost = cpumodel_cost(&w->s[s], c), other = w->work[c];
 		if (cost <= 0)
 			continue;
 		for (int t = 0; t < CPUMODEL_NS; t++)
 			if (t != s)
-				other += cpumodel_cost(&w->s[t], c) * w->s[t].mbps;
+				other += cpumodel_cost(&w->s[t], c) * thr[t];
 		cap = fmin(cap, (1 - other) / cost);
 	}
 	return cap;

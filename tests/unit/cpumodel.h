@@ -48,8 +48,8 @@ struct cpumodel_win {
 /* Window w's n polls with seed: the rates (bit/s, CPUMODEL_NS a poll) into rate, the core
  * loads (0..1, whole percents, CPUMODEL_CORES a poll) into load. */
 void cpumodel_gen(const struct cpumodel_win *w, uint64_t seed, double *rate, float *load);
-/* What stream s could carry in w at the mean demand of the others: the rate (Mbit/s) at which
- * the first of its cores fills. */
+/* What stream s could carry in w with the others as they are (their mean demand, throttled
+ * where a core is full): the rate (Mbit/s) at which the first of its cores fills. */
 double cpumodel_capacity(const struct cpumodel_win *w, int s);
 /* The CPU profile taken in w (NULL when it has none; the caller frees it). */
 profile_t *cpumodel_profile(const struct cpumodel_win *w);
