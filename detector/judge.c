@@ -69,9 +69,9 @@ static void judge_stream_name(const struct frame *f, size_t s, char *out, size_t
 }
 
 /* The stream other than s, on a core of s in either window, whose mean rate moved most the way
- * dir says (+1 rose, -1 fell) into *t with its means; false when none moved that way. */
+ * dir says (+1 rose, -1 fell) past the threshold into *t with its means; false when none did. */
 static bool judge_mover(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
-	bool *const cw[2], int dir, size_t *t, double *mb, double *ma)
+	bool *const cw[2], int dir, const struct frame_params *p, size_t *t, double *mb, double *ma)
 {
 	size_t nc = f->ncores;
 	double best = 0;
@@ -81,7 +81,8 @@ static bool judge_mover(const struct frame *f, const struct frame_w *b, const st
 			for (int i = 0; i < 2; i++)
 				shares |= cw[i][s * nc + c] && (cw[0][u * nc + c] || cw[1][u * nc + c]);
 		double x = frame_mean(f, b, u, NULL, NULL, NULL), y = frame_mean(f, a, u, NULL, NULL, NULL);
-		if (!shares || !isfinite(x) || !isfinite(y) || dir * (y - x) <= best)
+		bool past = dir > 0 ? y > x * (1 + p->threshold) : y < x * (1 - p->threshold);
+		if (!shares || !isfinite(x) || !isfinite(y) || !past || dir * (y - x) <= best)
 			continue;
 		best = dir * (y - x), *t = u, *mb = x, *ma = y;
 	}
@@ -89,15 +90,14 @@ static bool judge_mover(const struct frame *f, const struct frame_w *b, const st
 }
 
 /* Both windows saturated throughout: the capacities were measured, and the ratio is the truth of
- * capacity as defined (the other streams as they are). Where the traffic of every stream on
- * those cores did not move with it, the change is demand that moved between streams on a core
- * that stayed full, not a dearer or cheaper stream: the verdict stands, and r->moved names the
- * stream whose demand took the room (or freed it), a confounder (docs/detector.md). */
+ * capacity as defined (the other streams as they are). Where another stream on those cores
+ * moved the other way past the threshold, the room went to (or came from) its demand on a core
+ * that stayed full, at least in part: the verdict stands, and r->moved names that stream, a
+ * confounder (docs/detector.md). */
 static void judge_saturated(const struct frame *f, const struct frame_w *wb, const struct frame_w *wa,
-	size_t s, bool *const cw[2], const struct wincap_cap *b, const struct wincap_cap *a,
-	const struct frame_params *p, struct frame_result *r)
+	size_t s, bool *const cw[2], const struct frame_params *p, struct frame_result *r)
 {
-	double rt = a->total / b->total, lo = 1 - p->threshold, hi = 1 + p->threshold;
+	double lo = 1 - p->threshold, hi = 1 + p->threshold;
 	r->method = DETECTOR_M_SATURATION;
 	r->verdict = r->ratio < lo ? DETECTOR_REGRESSION
 		: r->ratio > hi    ? DETECTOR_IMPROVEMENT
@@ -106,7 +106,7 @@ static void judge_saturated(const struct frame *f, const struct frame_w *wb, con
 	size_t t = 0;
 	double mb = 0, ma = 0;
 	char name[48], line[192];
-	if (dir == 0 || (dir > 0 ? rt < lo : rt > hi) || !judge_mover(f, wb, wa, s, cw, dir, &t, &mb, &ma))
+	if (dir == 0 || !judge_mover(f, wb, wa, s, cw, dir, p, &t, &mb, &ma))
 		return;
 	judge_stream_name(f, t, name, sizeof(name));
 	snprintf(line, sizeof(line), "%s %s %.0f \xe2\x86\x92 %.0f Mbit/s on the full core: %s", name,
@@ -523,7 +523,7 @@ static void judge_methods(const struct frame *f, const struct frame_w *b, const 
 	r->after_bps = ca.cap;
 	r->ratio = ca.cap / cb.cap;
 	if (cb.pinned && ca.pinned)
-		judge_saturated(f, b, a, s, cw, &cb, &ca, p, r);
+		judge_saturated(f, b, a, s, cw, p, r);
 	else
 		judge_projected(&cb, &ca, p, r);
 	if (r->verdict != DETECTOR_INSUFFICIENT)

@@ -312,29 +312,6 @@ static void wincap_core_load(
 	}
 }
 
-/* The traffic of every stream that shares a core with on[], per poll of w. */
-static double wincap_shared_total(
-	const struct frame *f, const struct frame_w *w, const bool *carry, const bool *on, const bool *keep)
-{
-	size_t n = frame_wn(w), nc = f->ncores;
-	double *v = xcalloc(n + 1, sizeof(*v));
-	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!keep[i])
-			continue;
-		double sum = 0;
-		for (size_t s = 0; s < frame_nstreams(f); s++)
-			for (size_t c = 0; c < nc; c++)
-				if (on[c] && carry[s * nc + c]) {
-					double x = frame_rate(f, w->from + i, s);
-					sum += isfinite(x) ? x : 0;
-					break;
-				}
-		v[m++] = sum;
-	}
-	return stats_median_take(v, m);
-}
-
 /* Saturated throughout: the rate it held is the capacity (1 when it is, else 0). */
 static int wincap_cap_pinned(const struct frame *f, const struct frame_w *w, size_t s, const bool *carry,
 	const bool *on, const double *top, const struct frame_params *p, struct wincap_cap *o)
@@ -353,7 +330,6 @@ static int wincap_cap_pinned(const struct frame *f, const struct frame_w *w, siz
 		o->ok = o->pinned = true;
 		o->cap = frame_rate_q(f, w, s, keep, 0.5);
 		o->rse = fmax(sd / mean / sqrt((double)nsat), 0.005);
-		o->total = wincap_shared_total(f, w, carry, on, keep);
 	}
 	free(keep);
 	return pinned;
@@ -523,7 +499,7 @@ void wincap_find(const struct frame *f, const struct frame_w *w, size_t s, const
 	size_t n = frame_wn(w);
 	const bool *on = carry + s * f->ncores;
 	double *mean = xcalloc(n + 1, sizeof(double)), *top = xcalloc(n + 1, sizeof(double));
-	*o = (struct wincap_cap){ .cap = NAN, .rse = NAN, .load = NAN, .total = NAN, .core = -1 };
+	*o = (struct wincap_cap){ .cap = NAN, .rse = NAN, .load = NAN, .core = -1 };
 	wincap_core_load(f, w, on, mean, top);
 	double sum = 0;
 	size_t k = 0;

@@ -38,7 +38,6 @@ struct wincap_cap {
 	bool ok, pinned;
 	double cap, rse;           /* bits/s; its relative standard error */
 	double load;               /* mean load of the stream's cores */
-	double total;              /* pinned: median traffic of every stream on those cores */
 	int core;                  /* projected: the core that fills first; -1 */
 	const char *why;           /* !ok: why not */
 	struct wincap_cands cands; /* projected: the cores that could fill first ... */

@@ -28,10 +28,10 @@ write_conf 250ms 200ms "[detector]" "before = 45s" "after = 30s" "min_samples = 
 	"[rollout]" "go_min = 1"
 start_daemon
 
-# 10 routers, 24 streams (together-* have wg0 and wg1); final at 50 s + 30 s + grace; and
+# 11 routers, 26 streams (together-* have wg0 and wg1); final at 50 s + 30 s + grace; and
 # fixed-tile's 7.21.5 at 6 s, 2 more.
-wait_final 150 26
-ok "26 verdicts final (10 routers upgraded at 50 s, one also at 6 s)"
+wait_final 150 28
+ok "28 verdicts final (11 routers upgraded at 50 s, one also at 6 s)"
 
 $PY - "$T/reg.json" <<'PY' || { cat "$T/reg.json"; fail "verdicts"; }
 import json, sys
@@ -100,8 +100,14 @@ want("together-one", "tx", "regression", "cpu-cost", 0.5, iface="wg1",
      why="moves with wg0 tx: told apart by its own ups and downs, on core 5")
 want("together-one", "tx", "unchanged", "cpu-cost", 1, iface="wg0",
      why="moves with wg1 tx: told apart by its own ups and downs, on core 2")
+# 6. a full core whose room moved from tx's demand to rx's, no price changed: tx's capacity
+# fell (0.66) and rx's rose (5.5), measured; each names the other as what moved
+x = want("demand-moved", "tx", "regression", "saturation-ceiling", 230 / 350)
+assert "wg0 rx rose" in x["confounders"][0], x
+x = want("demand-moved", "rx", "improvement", "saturation-ceiling", 383 / 70, tol=0.6)
+assert "wg0 tx fell" in x["confounders"][0], x
 regs = sorted(k for k, x in v.items() if x["verdict"] == "regression")
-assert regs == [("fixed-tile", "wg0", "tx"), ("fw-fills-first", "wg0", "tx"), ("moved-dearer", "wg0", "tx"), ("split-busier", "wg0", "tx"),
+assert regs == [("demand-moved", "wg0", "tx"), ("fixed-tile", "wg0", "tx"), ("fw-fills-first", "wg0", "tx"), ("moved-dearer", "wg0", "tx"), ("split-busier", "wg0", "tx"),
                 ("together-both", "wg0", "tx"), ("together-both", "wg1", "tx"),
                 ("together-one", "wg1", "tx")], regs
 PY
