@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* detector_int: the detector's state and what detector.c shares with data, probe, view and
- * report until they run one way; never included outside detector/ and its tests. */
+/* detector_int: the detector's state and the calls detector.c's tests make into it (open,
+ * a round, the items, the views); included by detector.c and its tests alone, never by a file
+ * below it (data, view, report, rollout read what they are handed, never this state). */
 #ifndef WGWATCH_DETECTOR_INT_H
 #define WGWATCH_DETECTOR_INT_H
 

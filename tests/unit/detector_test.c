@@ -7,7 +7,6 @@
  * database is detectordb_test's. */
 #include "config.h"
 #include "detector/judge.h"
-#include "detector/detector_int.h"
 #include "detector/profcore.h"
 #include "lib/xmem.h"
 
