@@ -95,8 +95,8 @@ static const char *const data_sql[DATA_NSQL] = {
 	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[DATA_LINKS] = "SELECT i.name, i.type = 'wg', s.time_ms, s.reset, coalesce(s.mtu, 0), s.running,"
 		       " s.rx_errors, s.tx_errors, s.tx_queue_drops, s.rx_packets, s.tx_packets"
-		       " FROM interfaces i JOIN iface_samples s ON s.iface_id = i.id AND s.router_id = ?1"
-		       " WHERE i.router_id = ?1 AND s.time_ms >= ?2 AND s.time_ms < ?3"
+		       " FROM iface_samples s CROSS JOIN interfaces i ON i.id = s.iface_id"
+		       " WHERE s.router_id = ?1 AND i.router_id = ?1 AND s.time_ms >= ?2 AND s.time_ms < ?3"
 		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
 	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2"
 		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",

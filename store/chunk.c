@@ -39,6 +39,7 @@ struct chunk_rs { /* a decoded series */
 	size_t off;        /* its first value in chunk_read.v */
 	size_t n;          /* its values */
 	const uint8_t *bm; /* its bitmap in chunk_read.bits, NULL: a value at every poll */
+	bool skipped;      /* left undecoded (chunk_decode_some): it has no values */
 };
 
 struct chunk_read {
@@ -283,10 +284,12 @@ static bool chunk_get_series(struct chunk_in *in, chunk_read_t *r, size_t s, siz
 	if (count > cap - *nv)
 		return false;
 	x->off = *nv;
-	x->n = count;
+	x->n = x->skipped ? 0 : count;
 	for (size_t i = 0; i < count; i++) {
 		if (!chunk_get(in, &z))
 			return false;
+		if (x->skipped)
+			continue; /* its bytes walked and checked, its values not kept */
 		uint64_t a = i == 0 ? z : (flags & CHUNK_F_DOD) && i > 1 ? d + chunk_unzz(z) : chunk_unzz(z);
 		v = i == 0 ? z : v + a;
 		d = a;
@@ -296,6 +299,12 @@ static bool chunk_get_series(struct chunk_in *in, chunk_read_t *r, size_t s, siz
 }
 
 chunk_read_t *chunk_decode(const void *p, size_t len, const char **why)
+{
+	return chunk_decode_some(p, len, NULL, NULL, why);
+}
+
+chunk_read_t *chunk_decode_some(
+	const void *p, size_t len, bool (*keep)(uint64_t id, void *arg), void *arg, const char **why)
 {
 	struct chunk_in in = { p, (const uint8_t *)p + len };
 	uint64_t ns;
@@ -312,11 +321,16 @@ chunk_read_t *chunk_decode(const void *p, size_t len, const char **why)
 		goto fail;
 	r->ns = (size_t)ns;
 	r->s = xcalloc(r->ns + 1, sizeof(*r->s));
-	size_t cap = (size_t)(in.end - in.p), nv = 0; /* a value takes a byte at least */
-	r->v = xcalloc(cap + 1, sizeof(*r->v));
-	for (size_t s = 0; s < r->ns; s++)
+	size_t cap = (size_t)(in.end - in.p), nv = 0;       /* a value takes a byte at least */
+	r->v = xreallocarray(NULL, cap + 1, sizeof(*r->v)); /* a bound: only what is decoded is touched */
+	for (size_t s = 0; s < r->ns; s++) {
+		const uint8_t *at = in.p;
+		uint64_t id;
+		r->s[s].skipped = keep != NULL && chunk_get(&in, &id) && !keep(id, arg);
+		in.p = at;
 		if (!chunk_get_series(&in, r, s, &nv, cap))
 			goto fail;
+	}
 	*why = "bytes after its last series";
 	if (in.p != in.end)
 		goto fail;
@@ -358,7 +372,7 @@ uint64_t chunk_series_id(const chunk_read_t *r, size_t s)
 bool chunk_value(const chunk_read_t *r, size_t s, size_t poll, uint64_t *v)
 {
 	const struct chunk_rs *x = &r->s[s];
-	if (poll >= r->np)
+	if (poll >= r->np || x->skipped)
 		return false;
 	if (x->bm == NULL) {
 		*v = r->v[x->off + poll];
@@ -373,7 +387,7 @@ bool chunk_value(const chunk_read_t *r, size_t s, size_t poll, uint64_t *v)
 bool chunk_next(const chunk_read_t *r, size_t s, size_t poll, size_t *cur, uint64_t *v)
 {
 	const struct chunk_rs *x = &r->s[s];
-	if (poll >= r->np)
+	if (poll >= r->np || x->skipped)
 		return false;
 	if (x->bm == NULL) {
 		*v = r->v[x->off + poll];

@@ -36,6 +36,10 @@ void chunk_encode(const chunk_t *c, buf_t *out);
 
 /* The chunk of len bytes at p decoded; NULL with *why (static text) when it is malformed. */
 chunk_read_t *chunk_decode(const void *p, size_t len, const char **why);
+/* The same, with the values of the series keep(id, arg) refuses walked and checked but not kept:
+ * they read as having none (a reader of few series skips the rest's work). */
+chunk_read_t *chunk_decode_some(
+	const void *p, size_t len, bool (*keep)(uint64_t id, void *arg), void *arg, const char **why);
 void chunk_read_free(chunk_read_t *r);
 size_t chunk_polls(const chunk_read_t *r);
 int64_t chunk_time(const chunk_read_t *r, size_t poll);

@@ -34,6 +34,7 @@ struct chunkstore_cur { /* a read of one router's rows over a range */
 	int last;          /* the table of the row returned last: 1 chunks, 2 polls, 0 none yet */
 	bool malformed;    /* the error was a chunk that cannot be read, not SQLite's */
 	bool skip;         /* CHUNKSTORE_SKIP_MALFORMED: read on past such a chunk */
+	unsigned blobs;    /* the BLOBs wanted (bit b: blob b): the others read as NULL */
 	char **cause;
 };
 
@@ -70,7 +71,7 @@ static int cs_chunk_next(chunkstore_cur_t *r)
 		if (rc != SQLITE_ROW)
 			return cs_fail(r, "reading chunks");
 		const void *p = sqlite3_column_blob(r->chunks, 0);
-		r->rd = pollchunk_decode(p, (size_t)sqlite3_column_bytes(r->chunks, 0), &why);
+		r->rd = pollchunk_decode_some(p, (size_t)sqlite3_column_bytes(r->chunks, 0), r->blobs, &why);
 		if (r->rd == NULL && !r->skip)
 			return cs_malformed(r, why);
 	}
@@ -131,7 +132,8 @@ static int cs_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned 
 		.from = from,
 		.to = to,
 		.cause = cause,
-		.skip = (blobs & CHUNKSTORE_SKIP_MALFORMED) != 0 };
+		.skip = (blobs & CHUNKSTORE_SKIP_MALFORMED) != 0,
+		.blobs = blobs & CHUNKSTORE_ALL_BLOBS };
 	*out = r;
 	return cs_prepare(r, rid, blobs) < 0 || cs_chunk_next(r) < 0 || cs_polls_next(r) < 0 ? -1 : 0;
 }

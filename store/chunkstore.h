@@ -27,8 +27,8 @@ int chunkstore_rows(
 /* The same read as a cursor: NULL with *cause, or one to walk with chunkstore_next. */
 typedef struct chunkstore_cur chunkstore_cur_t;
 chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause);
-/* The same, with the BLOBs of polls rows bit b of blobs (1 << POLLCHUNK_CPU...) does not name
- * read as NULL: a reader of few columns leaves their pages unread (chunks' rows have them all);
+/* The same, with the BLOBs bit b of blobs (1 << POLLCHUNK_CPU...) does not name read as NULL:
+ * a reader of few columns leaves their pages unread in polls and their values undecoded in chunks;
  * with CHUNKSTORE_SKIP_MALFORMED too, a malformed chunk's rows are left out, not an error (the
  * SQL readers: one damaged hour must not fail a router's every read; maint.c logs it). */
 #define CHUNKSTORE_ALL_BLOBS      ((1u << POLLCHUNK_NBLOB) - 1)

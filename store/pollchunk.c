@@ -68,6 +68,7 @@ struct pollchunk_read {
 	size_t nstr;
 	struct pc_ent *ent; /* by kind, then id: the poll's own first */
 	size_t nent, poll;  /* poll: the next row */
+	unsigned want;      /* the BLOBs made (bit b: blob b); the others read as NULL */
 	buf_t blob[POLLCHUNK_NBLOB];
 };
 
@@ -337,10 +338,23 @@ static bool pc_get_ents(pollchunk_read_t *rd)
 	return rd->nent > 0 && rd->ent[0].base == 0 && rd->ent[0].col[PF_DURATION] >= 0;
 }
 
+/* Whether the chunk's series id is read: the poll's own, and the entries of the BLOBs wanted. */
+static bool pc_keep(uint64_t id, void *arg)
+{
+	uint64_t k = (id >> 4) & 7;
+	return k == PC_POLL || k > POLLCHUNK_NBLOB || (*(const unsigned *)arg & (1u << (k - 1)));
+}
+
 pollchunk_read_t *pollchunk_decode(const void *p, size_t len, const char **why)
+{
+	return pollchunk_decode_some(p, len, (1u << POLLCHUNK_NBLOB) - 1, why);
+}
+
+pollchunk_read_t *pollchunk_decode_some(const void *p, size_t len, unsigned blobs, const char **why)
 {
 	const uint8_t *q = p, *end = q + len;
 	pollchunk_read_t *rd = xcalloc(1, sizeof(*rd));
+	rd->want = blobs & ((1u << POLLCHUNK_NBLOB) - 1);
 	for (int b = 0; b < POLLCHUNK_NBLOB; b++)
 		buf_init(&rd->blob[b]);
 	*why = "not a chunk of polls of this version";
@@ -349,7 +363,7 @@ pollchunk_read_t *pollchunk_decode(const void *p, size_t len, const char **why)
 	*why = "malformed texts";
 	if (!pc_get_texts(rd, &q, end))
 		goto fail;
-	if ((rd->c = chunk_decode(q, (size_t)(end - q), why)) == NULL)
+	if ((rd->c = chunk_decode_some(q, (size_t)(end - q), pc_keep, &rd->want, why)) == NULL)
 		goto fail;
 	*why = "series that are no columns of polls";
 	if (!pc_get_ents(rd))
@@ -492,7 +506,10 @@ int pollchunk_next(pollchunk_read_t *rd, struct pollchunk_row *row, const char *
 		return -1;
 	for (size_t n = 1; n < rd->nent; n++) {
 		struct pc_ent *e = &rd->ent[n];
-		int b = (int)((e->base >> 4) & 7) - 1, rc = pc_get_entry(rd, e, i, &v);
+		int b = (int)((e->base >> 4) & 7) - 1;
+		if (!(rd->want & (1u << b)))
+			continue; /* a BLOB not wanted: its values stay unread */
+		int rc = pc_get_entry(rd, e, i, &v);
 		if (rc < 0 || (rc > 0 && (!(blobs & (1u << b)) || (b == POLLCHUNK_CPU && v.id != prev[b]))))
 			return -1;
 		if (rc > 0)
@@ -501,8 +518,8 @@ int pollchunk_next(pollchunk_read_t *rd, struct pollchunk_row *row, const char *
 			prev[b] = v.id + 1; /* cores come 0, 1, ... */
 	}
 	for (int b = 0; b < POLLCHUNK_NBLOB; b++) {
-		row->blob[b] = (blobs & (1u << b)) ? rd->blob[b].data : NULL;
-		row->len[b] = rd->blob[b].len;
+		row->blob[b] = (blobs & rd->want & (1u << b)) ? rd->blob[b].data : NULL;
+		row->len[b] = row->blob[b] != NULL ? rd->blob[b].len : 0;
 	}
 	rd->poll++;
 	return 1;

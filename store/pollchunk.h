@@ -6,7 +6,8 @@
  * the derived deltas are kept only where they differ from the counters' own difference within
  * the chunk. Rows the store writes come back byte for byte (entries in id order). Pure byte
  * work: no SQLite, no clock; the decoder never reads past its input and refuses any chunk it
- * would not have written. The store does not keep chunks yet (docs/benchmarks.md). */
+ * would not have written (of what it is asked to read: pollchunk_decode_some). The store keeps closed
+ * hours so (store/chunkstore.h). */
 #ifndef WGWATCH_POLLCHUNK_H
 #define WGWATCH_POLLCHUNK_H
 
@@ -42,6 +43,9 @@ void pollchunk_encode(const pollchunk_t *pc, buf_t *out);
 
 /* The chunk of len bytes at p, ready to be read row by row; NULL with *why when malformed. */
 pollchunk_read_t *pollchunk_decode(const void *p, size_t len, const char **why);
+/* The same, with only the BLOBs bit b of blobs names (1 << POLLCHUNK_CPU, ...) made: the others
+ * read as NULL, their values walked but not decoded (a reader of few columns). */
+pollchunk_read_t *pollchunk_decode_some(const void *p, size_t len, unsigned blobs, const char **why);
 void pollchunk_read_free(pollchunk_read_t *rd);
 size_t pollchunk_rows(const pollchunk_read_t *rd);
 /* The next row, oldest first, into *row (its texts and BLOBs are rd's, valid until the next
