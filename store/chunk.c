@@ -44,7 +44,7 @@ struct chunk_rs { /* a decoded series */
 
 struct chunk_read {
 	size_t np, ns;
-	int64_t t[CHUNK_MAX_POLLS];
+	int64_t *t; /* np times */
 	struct chunk_rs *s;
 	uint64_t *v;
 	uint8_t *bits;
@@ -233,12 +233,24 @@ static bool chunk_get(struct chunk_in *in, uint64_t *v)
 	return false;
 }
 
+/* Past n varints (each ends at a byte below 0x80) without reading their values; false when the
+ * input ends first. */
+static bool chunk_skip(struct chunk_in *in, size_t n)
+{
+	while (n > 0 && in->p < in->end)
+		n -= !(*in->p++ & 0x80);
+	return n == 0;
+}
+
 static bool chunk_get_times(struct chunk_in *in, chunk_read_t *r)
 {
 	uint64_t n, z, t = 0, d = 0;
 	if (!chunk_get(in, &n) || n == 0 || n > CHUNK_MAX_POLLS)
 		return false;
+	if (n > (uint64_t)(in->end - in->p)) /* a time takes a byte at least */
+		return false;
 	r->np = (size_t)n;
+	r->t = xreallocarray(NULL, r->np, sizeof(*r->t));
 	for (size_t i = 0; i < r->np; i++) {
 		if (!chunk_get(in, &z))
 			return false;
@@ -285,11 +297,11 @@ static bool chunk_get_series(struct chunk_in *in, chunk_read_t *r, size_t s, siz
 		return false;
 	x->off = *nv;
 	x->n = x->skipped ? 0 : count;
+	if (x->skipped) /* its varints counted to their end, their values not kept */
+		return chunk_skip(in, count);
 	for (size_t i = 0; i < count; i++) {
 		if (!chunk_get(in, &z))
 			return false;
-		if (x->skipped)
-			continue; /* its bytes walked and checked, its values not kept */
 		uint64_t a = i == 0 ? z : (flags & CHUNK_F_DOD) && i > 1 ? d + chunk_unzz(z) : chunk_unzz(z);
 		v = i == 0 ? z : v + a;
 		d = a;
@@ -344,6 +356,7 @@ void chunk_read_free(chunk_read_t *r)
 {
 	if (r == NULL)
 		return;
+	free(r->t);
 	free(r->s);
 	free(r->v);
 	free(r);

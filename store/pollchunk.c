@@ -307,22 +307,35 @@ static int pc_ent_cmp(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
+/* Whether the chunk's series id is read: the poll's own, and the entries of the BLOBs wanted. */
+static bool pc_keep(uint64_t id, void *arg)
+{
+	uint64_t k = (id >> 4) & 7;
+	return k == PC_POLL || k > POLLCHUNK_NBLOB || (*(const unsigned *)arg & (1u << (k - 1)));
+}
+
 /* The chunk's series grouped into entities, each field of a kind that has it at most once. */
 static bool pc_get_ents(pollchunk_read_t *rd)
 {
-	size_t ns = chunk_nseries(rd->c);
-	rd->ent = xcalloc(ns + 1, sizeof(*rd->ent));
+	size_t ns = chunk_nseries(rd->c), nk = 0;
 	for (size_t s = 0; s < ns; s++) {
 		uint64_t id = chunk_series_id(rd->c, s), k = (id >> 4) & 7, f = id & 15;
 		if (k > STORE_HEALTH || !(pc_fields[k] & (1u << f)) || (k == PC_POLL && id >> 7 != 0) ||
 			id >> 7 >= (uint64_t)PC_ENT_MAX)
 			return false;
-		rd->ent[s].base = id & ~(uint64_t)15;
-		memset(rd->ent[s].col, -1, sizeof(rd->ent[s].col));
-		rd->ent[s].col[f] = (int32_t)s;
+		nk += pc_keep(id, &rd->want);
 	}
-	qsort(rd->ent, ns, sizeof(*rd->ent), pc_ent_cmp);
-	for (size_t s = 0; s < ns; s++) { /* merge the fields of one entity into its first */
+	rd->ent = xcalloc(nk + 1, sizeof(*rd->ent)); /* the series read alone */
+	for (size_t s = 0, j = 0; s < ns; s++) {
+		uint64_t id = chunk_series_id(rd->c, s), f = id & 15;
+		if (!pc_keep(id, &rd->want))
+			continue;
+		rd->ent[j].base = id & ~(uint64_t)15;
+		memset(rd->ent[j].col, -1, sizeof(rd->ent[j].col));
+		rd->ent[j++].col[f] = (int32_t)s;
+	}
+	qsort(rd->ent, nk, sizeof(*rd->ent), pc_ent_cmp);
+	for (size_t s = 0; s < nk; s++) { /* merge the fields of one entity into its first */
 		struct pc_ent *e = rd->nent > 0 ? &rd->ent[rd->nent - 1] : NULL;
 		if (e == NULL || e->base != rd->ent[s].base) {
 			rd->ent[rd->nent++] = rd->ent[s];
@@ -336,13 +349,6 @@ static bool pc_get_ents(pollchunk_read_t *rd)
 		}
 	}
 	return rd->nent > 0 && rd->ent[0].base == 0 && rd->ent[0].col[PF_DURATION] >= 0;
-}
-
-/* Whether the chunk's series id is read: the poll's own, and the entries of the BLOBs wanted. */
-static bool pc_keep(uint64_t id, void *arg)
-{
-	uint64_t k = (id >> 4) & 7;
-	return k == PC_POLL || k > POLLCHUNK_NBLOB || (*(const unsigned *)arg & (1u << (k - 1)));
 }
 
 pollchunk_read_t *pollchunk_decode(const void *p, size_t len, const char **why)
