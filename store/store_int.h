@@ -118,10 +118,11 @@ struct store {
 	bool cache_stale; /* reload the routers from the db before writing */
 	struct store_item *batch;
 	size_t nbatch;
-	int64_t next_maint_ms; /* monotonic: a step of the wall clock neither stops nor hurries it */
-	int64_t rollup_ms;     /* store_state's rollup_ms as committed; INT64_MIN none yet (maint.c) */
-	int64_t raw_purged_ms; /* store_state's raw_purged_ms likewise */
-	int64_t chunked_ms;    /* store_state's chunked_ms likewise: no chunk holds a row past it */
+	int64_t next_maint_ms;     /* monotonic: a step of the wall clock neither stops nor hurries it */
+	int64_t rollup_ms;         /* store_state's rollup_ms as committed; INT64_MIN none yet (maint.c) */
+	int64_t raw_purged_ms;     /* store_state's raw_purged_ms likewise */
+	int64_t chunked_ms;        /* store_state's chunked_ms likewise: no chunk holds a row past it */
+	int64_t rollup_chunked_ms; /* store_state's rollup_chunked_ms likewise: days before it are chunks */
 	bool maint_active;
 	bool batch_versions; /* the batch being written stores a version change */
 	void (*on_version)(void *arg);
