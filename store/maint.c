@@ -14,8 +14,9 @@
 #include <inttypes.h>
 #include <string.h>
 
-#define MAINT_BUCKET_MS 300000  /* roll-up bucket: 5 minutes */
-#define MAINT_CHUNK_MS  3600000 /* most time one maintenance transaction covers */
+#define MAINT_BUCKET_MS        300000  /* roll-up bucket: 5 minutes */
+#define MAINT_CHUNK_MS         3600000 /* most time one maintenance transaction covers */
+#define MAINT_ROLLCHUNK_SERIES 1000    /* most series' days one transaction chunks (some 1.5 ms each) */
 
 static int64_t maint_floor_bucket(int64_t ms)
 {
@@ -232,8 +233,14 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 	if (j == JOB_ROLLUP && from < st->rollup_chunked_ms && st->rollup_chunked_ms != INT64_MIN &&
 		rollstore_days(st, maint_floor_day(from), store_min64(to, st->rollup_chunked_ms)) < 0)
 		goto fail;
-	if (j == JOB_ROLLCHUNK && rollstore_days(st, maint_floor_day(from), to) < 0)
-		goto fail;
+	if (j == JOB_ROLLCHUNK) { /* a day in steps of at most so many series; the mark at its end */
+		int rc = rollstore_day_step(
+			st, maint_floor_day(from), &st->rollchunk_pos, MAINT_ROLLCHUNK_SERIES);
+		if (rc < 0 || (rc == 0 && store_exec(st, "COMMIT") < 0))
+			goto fail;
+		if (rc == 0)
+			return 0; /* series left: the mark stays, the next step goes on from rollchunk_pos */
+	}
 	if (j == JOB_CHUNK && maint_chunk_hours(st, from, to) < 0)
 		goto fail;
 	for (const char *const *sql = maint_jobs[j].sql; sql != NULL && *sql != NULL; sql++) {
@@ -256,6 +263,7 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 	}
 fail:
 	db_rollback(st->db);
+	st->rollchunk_pos.day = INT64_MIN; /* the series it passed are not chunked after all */
 	return -1;
 }
 
@@ -283,6 +291,7 @@ int maint_step(store_t *st, int64_t now)
 
 int maint_load(store_t *st)
 {
+	st->rollchunk_pos.day = INT64_MIN;
 	for (int j = JOB_ROLLUP; j < JOB_COUNT; j++)
 		if (maint_mark(st, j) != NULL &&
 			maint_state_get(st, maint_jobs[j].key, INT64_MIN, maint_mark(st, j)) < 0)

@@ -11,6 +11,7 @@
 #include "lib/xmem.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -263,11 +264,12 @@ static int rs_span(store_t *st, enum rollchunk_kind kind, int64_t id, int64_t da
 	return ret;
 }
 
-/* Each series of kind with table rows in the day made one chunk. */
-static int rs_day(store_t *st, enum rollchunk_kind kind, int64_t day)
+/* Each series of kind with table rows in the day after id *after made one chunk, at most *left
+ * of them (counted down; *after the last one's): 0, or -1 with st->errmsg. */
+static int rs_day(store_t *st, enum rollchunk_kind kind, int64_t day, int64_t *after, int *left)
 {
-	char *sql = xasprintf("SELECT p.id FROM %s p WHERE EXISTS (SELECT 1 FROM %s WHERE %s = p.id"
-			      " AND bucket_ms >= ?1 AND bucket_ms < ?2) ORDER BY p.id",
+	char *sql = xasprintf("SELECT p.id FROM %s p WHERE p.id > ?3 AND EXISTS (SELECT 1 FROM %s WHERE"
+			      " %s = p.id AND bucket_ms >= ?1 AND bucket_ms < ?2) ORDER BY p.id",
 		rs_kinds[kind].parent, rs_kinds[kind].table, rs_kinds[kind].id);
 	sqlite3_stmt *q = store_stmt(st, sql);
 	free(sql);
@@ -275,8 +277,9 @@ static int rs_day(store_t *st, enum rollchunk_kind kind, int64_t day)
 		return -1;
 	sqlite3_bind_int64(q, 1, day);
 	sqlite3_bind_int64(q, 2, day + ROLLSTORE_SPAN_MS);
-	int rc, ret = 0;
-	while (ret == 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+	sqlite3_bind_int64(q, 3, *after);
+	int rc = SQLITE_DONE, ret = 0;
+	while (ret == 0 && *left > 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0);
 		ret = rs_span(st, kind, id, day);
 		if (ret == 1)
@@ -284,8 +287,10 @@ static int rs_day(store_t *st, enum rollchunk_kind kind, int64_t day)
 				 " ms: its rows stay rows (%s)",
 				st->path, rs_kinds[kind].table, id, day, st->errmsg);
 		ret = ret < 0 ? -1 : 0;
+		*after = id;
+		--*left;
 	}
-	if (ret == 0 && rc != SQLITE_DONE) {
+	if (ret == 0 && rc != SQLITE_DONE && rc != SQLITE_ROW) {
 		store_note_error(st);
 		ret = -1;
 	}
@@ -293,11 +298,28 @@ static int rs_day(store_t *st, enum rollchunk_kind kind, int64_t day)
 	return ret;
 }
 
+int rollstore_day_step(store_t *st, int64_t day, struct rollstore_pos *pos, int max)
+{
+	if (pos->day != day)
+		*pos = (struct rollstore_pos){ .day = day, .kind = 0, .after = INT64_MIN };
+	int left = max;
+	while (pos->kind < ROLLCHUNK_NKIND) {
+		if (rs_day(st, (enum rollchunk_kind)pos->kind, day, &pos->after, &left) < 0)
+			return -1;
+		if (left == 0)
+			return 0; /* maybe done: the next step finds out, at the cost of one query */
+		pos->kind++;
+		pos->after = INT64_MIN;
+	}
+	return 1;
+}
+
 int rollstore_days(store_t *st, int64_t from, int64_t to)
 {
-	for (int64_t day = from; day < to; day += ROLLSTORE_SPAN_MS)
-		for (int k = 0; k < ROLLCHUNK_NKIND; k++)
-			if (rs_day(st, (enum rollchunk_kind)k, day) < 0)
-				return -1;
+	for (int64_t day = from; day < to; day += ROLLSTORE_SPAN_MS) {
+		struct rollstore_pos pos = { .day = INT64_MIN };
+		if (rollstore_day_step(st, day, &pos, INT_MAX) < 0)
+			return -1;
+	}
 	return 0;
 }

@@ -34,4 +34,16 @@ void rollstore_close(rollstore_cur_t *c); /* NULL is a no-op */
  * st->errmsg. A series whose rows cannot be chunked as they are keeps them, logged. */
 int rollstore_days(store_t *st, int64_t from, int64_t to);
 
+struct rollstore_pos { /* how far the chunking of a day has got: the series after kind, id */
+	int64_t day;   /* INT64_MIN: none begun */
+	int kind;
+	int64_t after;
+};
+
+/* The same for day, but at most max series from *pos on (a new day, or pos of another: from its
+ * first), so that one transaction stays short however many series a fleet has: 1 when the day
+ * is done, 0 when series are left (pos tells where), -1 with st->errmsg. The caller forgets pos
+ * when its transaction rolls back. */
+int rollstore_day_step(store_t *st, int64_t day, struct rollstore_pos *pos, int max);
+
 #endif

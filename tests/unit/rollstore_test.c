@@ -198,6 +198,46 @@ static void test_refused(void)
 	free(o);
 }
 
+/* One step of the chunking of day, at most max series from *pos, committed or rolled back. */
+static int rs_step(const char *path, int64_t day, struct rollstore_pos *pos, int max, bool commit)
+{
+	sqlite3 *db = storefix_db(path);
+	store_t st = { .db = db, .path = (char *)path };
+	CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+	int rc = rollstore_day_step(&st, day, pos, max);
+	CHECK(sqlite3_exec(db, commit ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	return rc;
+}
+
+/* A day in steps of one series each (the job's bound, so that a fleet's day is many short
+ * transactions): the second day's four series (r1's cores, interfaces 5 and 7, peer 3) take four
+ * steps and a fifth that finds none left; a step rolled back (its position forgotten, as the
+ * job does) is done again; the end is the same as in one step. */
+static void test_steps(void)
+{
+	char *p, *o;
+	rs_fill("steps.db", &p, &o);
+	int64_t d1 = ROLLFIX_D0 + RS_DAY;
+	struct rollstore_pos pos = { .day = INT64_MIN };
+	CHECK_INT(rs_step(p, d1, &pos, 1, false), 0);
+	pos.day = INT64_MIN;
+	int steps = 0, rc;
+	while ((rc = rs_step(p, d1, &pos, 1, true)) == 0 && steps < 20)
+		steps++;
+	CHECK_INT(rc, 1);
+	CHECK_INT(steps, 4);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 4);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM iface_rollup WHERE bucket_ms >= %lld AND bucket_ms < %lld",
+			  (long long)d1, (long long)(d1 + RS_DAY)),
+		0);
+	rs_same(o, p);
+	CHECK_INT(rs_step(p, d1, &pos, 1, true), 1); /* done: nothing more */
+	storefix_integrity(p);
+	free(p);
+	free(o);
+}
+
 /* A poll of router "m" at t: two cores, wg0 at 1000 B/s in and 10 out, one peer. */
 static sample_t *rs_poll(int64_t t)
 {
@@ -289,6 +329,7 @@ int main(void)
 		return 99;
 	test_days();
 	test_refused();
+	test_steps();
 	test_maint();
 	return unitfs_end(unit_done("rollstore_test"));
 }
