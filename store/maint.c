@@ -229,6 +229,10 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 		return -1;
 	if (j == JOB_ROLLUP && rollup_span(st, from, to) < 0)
 		goto fail;
+	/* a re-roll into the day being chunked: do it again from its first series, so that those
+	 * done get the rows it writes too */
+	if (j == JOB_ROLLUP && from < st->rollup_chunked_ms + ROLLSTORE_SPAN_MS)
+		st->rollchunk_pos.day = INT64_MIN;
 	/* a re-roll of days already chunked (the mark went back) rewrites their chunks */
 	if (j == JOB_ROLLUP && from < st->rollup_chunked_ms && st->rollup_chunked_ms != INT64_MIN &&
 		rollstore_days(st, maint_floor_day(from), store_min64(to, st->rollup_chunked_ms)) < 0)
