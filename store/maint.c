@@ -16,7 +16,7 @@
 
 #define MAINT_BUCKET_MS        300000  /* roll-up bucket: 5 minutes */
 #define MAINT_CHUNK_MS         3600000 /* most time one maintenance transaction covers */
-#define MAINT_ROLLCHUNK_SERIES 1000    /* most series' days one transaction chunks (some 1.5 ms each) */
+#define MAINT_ROLLCHUNK_SERIES 1000    /* most series' days one transaction chunks (0.3 ms each) */
 
 static int64_t maint_floor_bucket(int64_t ms)
 {
