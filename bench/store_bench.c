@@ -298,10 +298,12 @@ static void bench_sizes(const struct bench_opt *o, int64_t polls, int64_t values
 	int64_t raw = bench_q(db,
 		"SELECT sum(pgsize) FROM dbstat WHERE name IN ('polls', 'polls_key', 'chunks', 'chunks_key',"
 		" 'cpu_samples', 'iface_samples', 'peer_samples')");
-	int64_t rolled = bench_q(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%rollup'");
+	/* the roll-up tables, and rollup_chunks (schema 16) with the rows it holds for them */
+	int64_t rolled = bench_q(db, "SELECT sum(pgsize) FROM dbstat WHERE name LIKE '%rollup%'");
 	int64_t nroll = bench_q(db,
 		"SELECT (SELECT count(*) FROM cpu_rollup) + 6 *"
-		" (SELECT count(*) FROM iface_rollup) + 6 * (SELECT count(*) FROM peer_rollup)");
+		" (SELECT count(*) FROM iface_rollup) + 6 * (SELECT count(*) FROM peer_rollup) +"
+		" (SELECT coalesce(sum(nrows * CASE kind WHEN 0 THEN 1 ELSE 6 END), 0) FROM rollup_chunks)");
 	int64_t file = bench_q(db,
 		"SELECT page_count * page_size FROM pragma_page_count,"
 		" pragma_page_size");

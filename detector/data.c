@@ -100,9 +100,10 @@ static const char *const data_sql[DATA_NSQL] = {
 		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
 	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2"
 		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
-	[DATA_DEMAND] = "SELECT i.name, r.bucket_ms, r.tx_rate_avg, r.rx_rate_avg FROM interfaces i"
-			" JOIN iface_rollup r ON r.iface_id = i.id WHERE i.router_id = ?1 AND i.type = 'wg'"
-			" AND r.bucket_ms >= ?2 AND r.bucket_ms < ?3 ORDER BY i.name, r.bucket_ms",
+	[DATA_DEMAND] =
+		"SELECT i.name, r.bucket_ms, r.tx_rate_avg, r.rx_rate_avg FROM interfaces i"
+		" JOIN store_iface_rollup r ON r.iface_id = i.id WHERE i.router_id = ?1 AND i.type = 'wg'"
+		" AND r.bucket_ms >= ?2 AND r.bucket_ms < ?3 ORDER BY i.name, r.bucket_ms",
 	[DATA_ROLLED] = "SELECT coalesce((SELECT value FROM store_state WHERE key = 'rollup_ms'), 0)",
 };
 

@@ -41,7 +41,7 @@ static const char history_sql_state[] = "SELECT value FROM store_state WHERE key
 static const char history_sql_ifaces[] =
 	"SELECT i.id, i.name, (s.bucket_ms - ?2) / ?3, s.tx_rate_avg * 300000.0,"
 	" s.rx_rate_avg * 300000.0, 300000.0"
-	" FROM interfaces i JOIN iface_rollup s ON s.iface_id = i.id"
+	" FROM interfaces i JOIN store_iface_rollup s ON s.iface_id = i.id"
 	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.bucket_ms >= ?2 AND s.bucket_ms < ?4"
 	" AND s.tx_rate_avg IS NOT NULL AND s.rx_rate_avg IS NOT NULL"
 	" UNION ALL"
@@ -51,11 +51,12 @@ static const char history_sql_ifaces[] =
 	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.time_ms >= ?4 AND s.time_ms < ?5"
 	" AND s.dt_ms > 0";
 
-static const char history_sql_cpu[] = "SELECT core, (bucket_ms - ?2) / ?3, load_avg * n, n FROM cpu_rollup"
-				      " WHERE router_id = ?1 AND bucket_ms >= ?2 AND bucket_ms < ?4"
-				      " UNION ALL"
-				      " SELECT core, (time_ms - ?2) / ?3, load, 1 FROM cpu_samples"
-				      " WHERE router_id = ?1 AND time_ms >= ?4 AND time_ms < ?5";
+static const char history_sql_cpu[] =
+	"SELECT core, (bucket_ms - ?2) / ?3, load_avg * n, n FROM store_cpu_rollup"
+	" WHERE router_id = ?1 AND bucket_ms >= ?2 AND bucket_ms < ?4"
+	" UNION ALL"
+	" SELECT core, (time_ms - ?2) / ?3, load, 1 FROM cpu_samples"
+	" WHERE router_id = ?1 AND time_ms >= ?4 AND time_ms < ?5";
 
 static const char history_sql_events[] =
 	"SELECT time_ms, kind, old_version, new_version, old_firmware, new_firmware, old_board,"

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c), retention of both, and
- * each router's closed hours of polls rows made chunks (chunkstore.c), each step of work its own
+/* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c), retention of both, each
+ * router's closed hours of polls rows made chunks (chunkstore.c) and each series' closed days of
+ * roll-up rows (rollstore.c), each step of work its own
  * short transaction, progress kept in store_state. Writer thread only; it must never delete raw
  * samples that are not rolled up yet. */
 #include "config.h"
 #include "store/store_int.h"
 #include "store/chunkstore.h"
+#include "store/rollstore.h"
 #include "lib/db.h"
 #include "lib/log.h"
 
 #include <inttypes.h>
+#include <string.h>
 
-#define MAINT_BUCKET_MS 300000  /* roll-up bucket: 5 minutes */
-#define MAINT_CHUNK_MS  3600000 /* most time one maintenance transaction covers */
+#define MAINT_BUCKET_MS        300000  /* roll-up bucket: 5 minutes */
+#define MAINT_CHUNK_MS         3600000 /* most time one maintenance transaction covers */
+#define MAINT_ROLLCHUNK_SERIES 1000    /* most series' days one transaction chunks (0.3 ms each) */
 
 static int64_t maint_floor_bucket(int64_t ms)
 {
@@ -24,6 +28,12 @@ static int64_t maint_floor_span(int64_t ms)
 {
 	int64_t r = ms % CHUNKSTORE_SPAN_MS;
 	return ms - (r < 0 ? r + CHUNKSTORE_SPAN_MS : r);
+}
+
+static int64_t maint_floor_day(int64_t ms)
+{
+	int64_t r = ms % ROLLSTORE_SPAN_MS;
+	return ms - (r < 0 ? r + ROLLSTORE_SPAN_MS : r);
 }
 
 static int64_t maint_max64(int64_t a, int64_t b)
@@ -45,9 +55,18 @@ static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WH
 	"DELETE FROM iface_rollup WHERE" MAINT_IDS("interfaces", "iface_id") " AND bucket_ms < ?2",
 	"DELETE FROM peer_rollup WHERE" MAINT_IDS("peers", "peer_id") " AND bucket_ms < ?2",
 	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
-	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2", NULL };
+	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
+	/* a chunk across the bound stays until its day is past: the readers leave out its rows
+	 * before the mark (rollstore_open) */
+	"DELETE FROM rollup_chunks WHERE kind = 0 AND" MAINT_IDS(
+		"routers", "id") " AND time_ms < ?2 AND end_ms < ?2",
+	"DELETE FROM rollup_chunks WHERE kind = 1 AND" MAINT_IDS(
+		"interfaces", "id") " AND time_ms < ?2 AND end_ms < ?2",
+	"DELETE FROM rollup_chunks WHERE kind = 2 AND" MAINT_IDS(
+		"peers", "id") " AND time_ms < ?2 AND end_ms < ?2",
+	NULL };
 
-enum maint_job { JOB_ROLLUP, JOB_PURGE_RAW, JOB_PURGE_ROLLUP, JOB_CHUNK, JOB_COUNT };
+enum maint_job { JOB_ROLLUP, JOB_PURGE_RAW, JOB_PURGE_ROLLUP, JOB_CHUNK, JOB_ROLLCHUNK, JOB_COUNT };
 
 static const struct {
 	const char *key;        /* store_state: everything before value is done */
@@ -56,7 +75,8 @@ static const struct {
 	[JOB_ROLLUP] = { "rollup_ms", NULL }, /* rollup.c */
 	[JOB_PURGE_RAW] = { "raw_purged_ms", maint_purge_raw_sql },
 	[JOB_PURGE_ROLLUP] = { "rollup_purged_ms", maint_purge_rollup_sql },
-	[JOB_CHUNK] = { "chunked_ms", NULL }, /* maint_chunk_hours */
+	[JOB_CHUNK] = { "chunked_ms", NULL },            /* maint_chunk_hours */
+	[JOB_ROLLCHUNK] = { "rollup_chunked_ms", NULL }, /* rollstore_days */
 };
 
 /* The writer's copy of a job's mark (rollup_ms, raw_purged_ms, chunked_ms), or NULL. */
@@ -66,6 +86,7 @@ static int64_t *maint_mark(store_t *st, enum maint_job j)
 	case JOB_ROLLUP: return &st->rollup_ms;
 	case JOB_PURGE_RAW: return &st->raw_purged_ms;
 	case JOB_CHUNK: return &st->chunked_ms;
+	case JOB_ROLLCHUNK: return &st->rollup_chunked_ms;
 	default: return NULL;
 	}
 }
@@ -113,6 +134,12 @@ static int maint_state_get(store_t *st, const char *key, int64_t now, int64_t *o
 		*out = INT64_MIN;
 		return 0;
 	}
+	/* The roll-ups' chunking starts where their purge is (the job before it made that mark):
+	 * the roll-ups older than the raw samples are to be chunked too. */
+	if (strcmp(key, maint_jobs[JOB_ROLLCHUNK].key) == 0)
+		return maint_state_get(st, maint_jobs[JOB_PURGE_ROLLUP].key, now, out) < 0
+			? -1
+			: maint_state_set(st, key, *out = maint_floor_day(*out));
 	if (maint_first_time(st, now, out) < 0) /* once: it scans the raw tables */
 		return -1;
 	return maint_state_set(st, key, *out);
@@ -127,6 +154,8 @@ static int64_t maint_job_limit(store_t *st, enum maint_job j, int64_t now, int64
 		return store_min64(now - st->retention_ms, rolled);
 	case JOB_CHUNK: /* an hour is closed once the gather window past its end has passed */
 		return maint_floor_span(now - STORE_GATHER_MS);
+	case JOB_ROLLCHUNK: /* a day is closed once it is all rolled up */
+		return st->rollup_ms == INT64_MIN ? INT64_MIN : maint_floor_day(st->rollup_ms);
 	default: return now - st->rollup_retention_ms;
 	}
 }
@@ -134,7 +163,9 @@ static int64_t maint_job_limit(store_t *st, enum maint_job j, int64_t now, int64
 /* The step's end: the next hour's start for the chunking (its mark stays on hours). */
 static int64_t maint_job_to(enum maint_job j, int64_t done, int64_t limit)
 {
-	int64_t step = j == JOB_CHUNK ? maint_floor_span(done) + CHUNKSTORE_SPAN_MS : done + MAINT_CHUNK_MS;
+	int64_t step = j == JOB_CHUNK ? maint_floor_span(done) + CHUNKSTORE_SPAN_MS
+		: j == JOB_ROLLCHUNK  ? maint_floor_day(done) + ROLLSTORE_SPAN_MS
+				      : done + MAINT_CHUNK_MS;
 	return store_min64(limit, step);
 }
 
@@ -198,6 +229,22 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 		return -1;
 	if (j == JOB_ROLLUP && rollup_span(st, from, to) < 0)
 		goto fail;
+	/* a re-roll into the day being chunked: do it again from its first series, so that those
+	 * done get the rows it writes too */
+	if (j == JOB_ROLLUP && from < st->rollup_chunked_ms + ROLLSTORE_SPAN_MS)
+		st->rollchunk_pos.day = INT64_MIN;
+	/* a re-roll of days already chunked (the mark went back) rewrites their chunks */
+	if (j == JOB_ROLLUP && from < st->rollup_chunked_ms && st->rollup_chunked_ms != INT64_MIN &&
+		rollstore_days(st, maint_floor_day(from), store_min64(to, st->rollup_chunked_ms)) < 0)
+		goto fail;
+	if (j == JOB_ROLLCHUNK) { /* a day in steps of at most so many series; the mark at its end */
+		int rc = rollstore_day_step(
+			st, maint_floor_day(from), &st->rollchunk_pos, MAINT_ROLLCHUNK_SERIES);
+		if (rc < 0 || (rc == 0 && store_exec(st, "COMMIT") < 0))
+			goto fail;
+		if (rc == 0)
+			return 0; /* series left: the mark stays, the next step goes on from rollchunk_pos */
+	}
 	if (j == JOB_CHUNK && maint_chunk_hours(st, from, to) < 0)
 		goto fail;
 	for (const char *const *sql = maint_jobs[j].sql; sql != NULL && *sql != NULL; sql++) {
@@ -220,6 +267,7 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 	}
 fail:
 	db_rollback(st->db);
+	st->rollchunk_pos.day = INT64_MIN; /* the series it passed are not chunked after all */
 	return -1;
 }
 
@@ -247,6 +295,7 @@ int maint_step(store_t *st, int64_t now)
 
 int maint_load(store_t *st)
 {
+	st->rollchunk_pos.day = INT64_MIN;
 	for (int j = JOB_ROLLUP; j < JOB_COUNT; j++)
 		if (maint_mark(st, j) != NULL &&
 			maint_state_get(st, maint_jobs[j].key, INT64_MIN, maint_mark(st, j)) < 0)

@@ -5,6 +5,7 @@
  * store_submit caller on disk I/O, and never put a new database in place of a bad one. */
 #include "config.h"
 #include "store/pollsvt.h"
+#include "store/rollvt.h"
 #include "store/shmguard.h"
 #include "store/store.h"
 #include "store/store_int.h"
@@ -57,7 +58,8 @@ sqlite3_stmt *store_stmt(store_t *st, const char *sql)
 
 int store_sql_attach(sqlite3 *db, char **cause)
 {
-	if (sqlfn_attach(db) == SQLITE_OK && pollsvt_register(db) == SQLITE_OK)
+	if (sqlfn_attach(db) == SQLITE_OK && pollsvt_register(db) == SQLITE_OK &&
+		rollvt_register(db) == SQLITE_OK)
 		return 0;
 	*cause = xasprintf("cannot set up the sample views: %s", sqlite3_errmsg(db));
 	return -1;

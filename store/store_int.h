@@ -15,6 +15,7 @@
 #include "daemon/profile.h"
 #include "daemon/sample.h"
 #include "store/store.h"
+#include "store/rollstore.h"
 
 #define STORE_GRACE_MS 60000 /* a roll-up bucket is rolled up once it ended this long ago */
 #define STORE_DAY_MS   86400000LL
@@ -118,10 +119,12 @@ struct store {
 	bool cache_stale; /* reload the routers from the db before writing */
 	struct store_item *batch;
 	size_t nbatch;
-	int64_t next_maint_ms; /* monotonic: a step of the wall clock neither stops nor hurries it */
-	int64_t rollup_ms;     /* store_state's rollup_ms as committed; INT64_MIN none yet (maint.c) */
-	int64_t raw_purged_ms; /* store_state's raw_purged_ms likewise */
-	int64_t chunked_ms;    /* store_state's chunked_ms likewise: no chunk holds a row past it */
+	int64_t next_maint_ms;     /* monotonic: a step of the wall clock neither stops nor hurries it */
+	int64_t rollup_ms;         /* store_state's rollup_ms as committed; INT64_MIN none yet (maint.c) */
+	int64_t raw_purged_ms;     /* store_state's raw_purged_ms likewise */
+	int64_t chunked_ms;        /* store_state's chunked_ms likewise: no chunk holds a row past it */
+	int64_t rollup_chunked_ms; /* store_state's rollup_chunked_ms likewise: days before it are chunks */
+	struct rollstore_pos rollchunk_pos; /* how far the chunking of the day after it has got */
 	bool maint_active;
 	bool batch_versions; /* the batch being written stores a version change */
 	void (*on_version)(void *arg);

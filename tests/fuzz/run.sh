@@ -17,7 +17,7 @@ if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ]; then
 	export TMPDIR
 fi
 fail=0 ran=0
-for t in fuzz_ros fuzz_rest_json fuzz_jsonr fuzz_conf fuzz_http fuzz_snmp fuzz_evidence fuzz_targets fuzz_chunk fuzz_pollchunk; do
+for t in fuzz_ros fuzz_rest_json fuzz_jsonr fuzz_conf fuzz_http fuzz_snmp fuzz_evidence fuzz_targets fuzz_chunk fuzz_pollchunk fuzz_rollchunk; do
 	if [ ! -x "$bin/$t" ]; then
 		echo "$t: not built (configure with CC=clang CXX=clang++ --enable-fuzzing), skipped"
 		continue

@@ -204,10 +204,11 @@ static void test_migrate(void)
 {
 	char *p, *o;
 	ct_fill("old.db", &p, &o);
-	ct_exec(p, "DROP TABLE chunks; PRAGMA user_version = 14"); /* as a schema-14 wgwatchd left it */
+	/* as a schema-14 wgwatchd left it */
+	ct_exec(p, "DROP TABLE chunks; DROP TABLE rollup_chunks; PRAGMA user_version = 14");
 	store_t *st = storefix_open(p);
 	store_close(st);
-	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 15);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 16);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM chunks"), 0);
 	ct_ranges(o, p);
 	CHECK_INT(ct_chunk(p, "r1", CT_SPAN0, true), 0);
@@ -346,9 +347,9 @@ static void ct_readers(const char *path, const char *polls, buf_t *out)
 		"SELECT * FROM cpu_samples ORDER BY router_id, time_ms, core",
 		"SELECT * FROM iface_samples ORDER BY router_id, time_ms, iface_id",
 		"SELECT * FROM peer_samples ORDER BY router_id, time_ms, peer_id",
-		"SELECT * FROM cpu_rollup ORDER BY 1, 2, 3",
-		"SELECT * FROM iface_rollup ORDER BY 1, 2, 3",
-		"SELECT * FROM peer_rollup ORDER BY 1, 2, 3",
+		"SELECT * FROM store_cpu_rollup ORDER BY 1, 2, 3",
+		"SELECT * FROM store_iface_rollup ORDER BY 1, 2, 3",
+		"SELECT * FROM store_peer_rollup ORDER BY 1, 2, 3",
 		"SELECT key, value FROM store_state WHERE key NOT IN ('chunked_ms') ORDER BY key",
 	};
 	char *rows = xasprintf(CT_COLS "%s ORDER BY router_id, time_ms", polls);

@@ -40,8 +40,9 @@ static void test_fresh(void)
 		(int64_t)schema_migrations[schema_nmigrations - 1].version);
 	CHECK_STR(storefix_text(p, "PRAGMA journal_mode"), "wal");
 	/* 001-initial: 12 tables, 002-verdicts: 2, 003-packed: -3 (packed into polls), 006: 1,
-	 * 007-diag: 2, 008-rollout-allow: 1, 014-evidence-fleet: 1, 015-chunks: 1 */
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 17);
+	 * 007-diag: 2, 008-rollout-allow: 1, 014-evidence-fleet: 1, 015-chunks: 1,
+	 * 016-rollup-chunks: 1 */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"), 18);
 	/* 014: one fleet evidence id of 32 hex digits, made once */
 	CHECK_INT(
 		storefix_int(p,
@@ -196,23 +197,26 @@ static void test_rollup(void)
 	store_flush(st);
 	atomic_store(&storefix_now, STOREFIX_T0 + 600000 + STORE_GRACE_MS);
 	storefix_maintain(st);
-	const char *c0 = "FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000";
+	const char *c0 = "FROM store_cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000";
 	char *sql = xasprintf("SELECT n || ' ' || load_min || ' ' || load_avg || ' ' || load_max %s", c0);
 	CHECK_STR(storefix_text(p, sql), "5 100 300 500");
 	free(sql);
-	CHECK_INT(storefix_int(
-			  p, "SELECT load_avg FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1700000100000"),
+	CHECK_INT(
+		storefix_int(p,
+			"SELECT load_avg FROM store_cpu_rollup WHERE core = 0 AND bucket_ms = 1700000100000"),
 		900);
-	CHECK_INT(storefix_int(
-			  p, "SELECT load_avg FROM cpu_rollup WHERE core = 1 AND bucket_ms = 1700000100000"),
+	CHECK_INT(
+		storefix_int(p,
+			"SELECT load_avg FROM store_cpu_rollup WHERE core = 1 AND bucket_ms = 1700000100000"),
 		500);
 	CHECK_STR(storefix_text(p,
 			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max || ' ' || rx_bytes_end"
-			  " || ' ' || tx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"),
+			  " || ' ' || tx_rate_avg FROM store_iface_rollup WHERE bucket_ms = 1699999800000"),
 		"5 1500 3000 360000 375");
-	CHECK_INT(storefix_int(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1700000100000"),
+	CHECK_INT(
+		storefix_int(p, "SELECT rx_rate_avg FROM store_iface_rollup WHERE bucket_ms = 1700000100000"),
 		1000);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 4);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_cpu_rollup"), 4);
 	/* a late sample (stamped behind the roll-up mark) has its bucket rolled up again, with it;
 	 * its counter went back with no reboot known: no delta, the bucket's rate stands */
 	sample_t *late = mk_load(STOREFIX_T0 + 30000, 0, 1.0, 30000);
@@ -220,12 +224,15 @@ static void test_rollup(void)
 	store_submit(st, late);
 	store_flush(st);
 	storefix_maintain(st);
-	CHECK_INT(
-		storefix_int(p, "SELECT n FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"), 6);
 	CHECK_INT(storefix_int(
-			  p, "SELECT load_max FROM cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"),
+			  p, "SELECT n FROM store_cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"),
+		6);
+	CHECK_INT(
+		storefix_int(p,
+			"SELECT load_max FROM store_cpu_rollup WHERE core = 0 AND bucket_ms = 1699999800000"),
 		1000);
-	CHECK_INT(storefix_int(p, "SELECT rx_rate_avg FROM iface_rollup WHERE bucket_ms = 1699999800000"),
+	CHECK_INT(
+		storefix_int(p, "SELECT rx_rate_avg FROM store_iface_rollup WHERE bucket_ms = 1699999800000"),
 		1500);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_samples"), 22);
 
@@ -235,13 +242,13 @@ static void test_rollup(void)
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_samples"), 0);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_samples"), 0);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM polls"), 0);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 4);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_rollup"), 2);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_cpu_rollup"), 4);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_iface_rollup"), 2);
 	/* after the roll-up retention (3 days) they go too; history stays */
 	atomic_store(&storefix_now, STOREFIX_T0 + 3 * STORE_DAY_MS + 2 * 3600000);
 	storefix_maintain(st);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 0);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_rollup"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_cpu_rollup"), 0);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_iface_rollup"), 0);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM version_history"), 1);
 	store_close(st);
 	storefix_integrity(p);
@@ -394,8 +401,9 @@ static sample_t *ru_poll(const char *router, int64_t k, int64_t t)
 
 static int64_t ru_differ(const char *p, const char *table)
 {
-	char *sql = xasprintf("SELECT (SELECT count(*) FROM (SELECT * FROM c_%s EXCEPT SELECT * FROM %s))"
-			      " + (SELECT count(*) FROM (SELECT * FROM %s EXCEPT SELECT * FROM c_%s))",
+	char *sql = xasprintf(
+		"SELECT (SELECT count(*) FROM (SELECT * FROM c_%s EXCEPT SELECT * FROM store_%s))"
+		" + (SELECT count(*) FROM (SELECT * FROM store_%s EXCEPT SELECT * FROM c_%s))",
 		table, table, table, table);
 	int64_t n = storefix_int(p, sql);
 	free(sql);
@@ -418,11 +426,14 @@ static void test_rollup_views(void)
 	atomic_store(&storefix_now, end + STORE_GRACE_MS + 300000);
 	storefix_maintain(st);
 	store_close(st);
+	/* the buckets before midnight (STOREFIX_T0 is 22:10 UTC) are chunks, compared as read: two
+	 * routers' cores, four interfaces, six peers */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 2 + 4 + 6);
 	static const char *const tables[] = { "cpu_rollup", "iface_rollup", "peer_rollup" };
 	sqlite3 *db = storefix_db(p);
 	for (size_t i = 0; i < 3; i++) {
-		char *sql = xasprintf("CREATE TABLE c_%s AS SELECT * FROM %s; DELETE FROM %s", tables[i],
-			tables[i], tables[i]);
+		char *sql = xasprintf("CREATE TABLE c_%s AS SELECT * FROM store_%s; DELETE FROM %s",
+			tables[i], tables[i], tables[i]);
 		CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
 		free(sql);
 	}
@@ -434,6 +445,7 @@ static void test_rollup_views(void)
 		CHECK(sqlite3_step(q) == SQLITE_DONE);
 		sqlite3_finalize(q);
 	}
+	CHECK(sqlite3_exec(db, "DELETE FROM rollup_chunks", NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
 	for (size_t i = 0; i < 3; i++)
 		CHECK_INT(ru_differ(p, tables[i]), 0);
@@ -470,9 +482,10 @@ static void test_rollup_wide(void)
 	store_close(st);
 	CHECK_INT(storefix_int(p, "SELECT value FROM store_state WHERE key = 'rollup_ms'"),
 		STOREFIX_T0 + 600000);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_rollup"), 2);
-	CHECK_INT(storefix_int(p,
-			  "SELECT count(*) FROM iface_rollup WHERE rx_rate_avg > 1e17 AND tx_rate_avg = 100"),
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_iface_rollup"), 2);
+	CHECK_INT(
+		storefix_int(p,
+			"SELECT count(*) FROM store_iface_rollup WHERE rx_rate_avg > 1e17 AND tx_rate_avg = 100"),
 		2);
 	sqlite3 *db = storefix_db(p); /* what the views' SQL made of it */
 	sqlite3_stmt *q = NULL;
@@ -686,8 +699,8 @@ static void test_bench(void)
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM iface_samples"), 100000);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_samples"), 100000);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM peer_samples"), 100000);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM cpu_rollup"), 12500 / 10 * 8);
-	CHECK_INT(storefix_int(p, "SELECT max(rx_rate_max) FROM iface_rollup"), (2000 + 99 * 37));
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_cpu_rollup"), 12500 / 10 * 8);
+	CHECK_INT(storefix_int(p, "SELECT max(rx_rate_max) FROM store_iface_rollup"), (2000 + 99 * 37));
 	static const char *const tables[] = { "polls", "cpu_samples", "iface_samples", "peer_samples",
 		"cpu_rollup", "iface_rollup", "peer_rollup" };
 	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
@@ -798,9 +811,9 @@ static void test_clock_step(void)
 	atomic_store(&storefix_now, STOREFIX_T0 + 420000 + STORE_GRACE_MS);
 	storefix_maintain(
 		st); /* [STOREFIX_T0, STOREFIX_T0 + 5 min) again: 6 polls before the step, 27 after */
-	CHECK_INT(storefix_int(p, "SELECT n FROM cpu_rollup WHERE bucket_ms = 1699999800000"), 33);
+	CHECK_INT(storefix_int(p, "SELECT n FROM store_cpu_rollup WHERE bucket_ms = 1699999800000"), 33);
 	CHECK_STR(storefix_text(p,
-			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"
+			  "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM store_iface_rollup"
 			  " WHERE bucket_ms = 1699999800000"),
 		"33 1000 1000");
 	store_close(st);
@@ -816,8 +829,8 @@ static void test_clock_step(void)
 	atomic_store(&storefix_now, STOREFIX_T0 + STEP_MS + STORE_DAY_MS + 2 * 3600000);
 	storefix_maintain(st); /* raw retention (1 day): every poll went into a roll-up first */
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM store_polls"), 0);
-	CHECK_INT(storefix_int(p, "SELECT sum(n) FROM cpu_rollup"), 43);
-	CHECK_INT(storefix_int(p, "SELECT max(rx_rate_max) FROM iface_rollup"), 1000);
+	CHECK_INT(storefix_int(p, "SELECT sum(n) FROM store_cpu_rollup"), 43);
+	CHECK_INT(storefix_int(p, "SELECT max(rx_rate_max) FROM store_iface_rollup"), 1000);
 	store_close(st);
 	storefix_integrity(p);
 	free(p);
@@ -873,7 +886,8 @@ static void test_counter_back(void)
 		"none/0,10000/0,none/1,10000/0");
 	atomic_store(&storefix_now, STOREFIX_T0 + 600000);
 	storefix_maintain(st);
-	CHECK_STR(storefix_text(p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM iface_rollup"),
+	CHECK_STR(storefix_text(
+			  p, "SELECT n || ' ' || rx_rate_avg || ' ' || rx_rate_max FROM store_iface_rollup"),
 		"4 1000 1000");
 	int all2;
 	int64_t width2;

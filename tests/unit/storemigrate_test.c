@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* storemigrate_test: databases of older schemas (2, 9, 10, 11) made by hand and migrated by
+/* storemigrate_test: databases of older schemas (2, 9, 10, 11, 15) made by hand and migrated by
  * store_open: every value kept, the progress hook ticked, integrity ok. Temp files only. */
 #include "config.h"
 #include "store/store_int.h"
@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "storefix.h"
+#include "rollfix.h"
 #include "unit.h"
 
 /* A database of the release before 003 (schema 2, one row per core, interface and peer)
@@ -246,6 +247,61 @@ static void test_migrate_matched(void)
 	free(p);
 }
 
+static bool same_buf(const buf_t *a, const buf_t *b)
+{
+	return a->len > 0 && a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
+/* 016: the roll-ups a schema-15 wgwatchd left, of every column kind (rollfix.h: NULL rates,
+ * counters past 2^63 stored negative, rates of wide sums clamped), stay rows at start (016 only
+ * adds rollup_chunks), read the same through the store_ tables, and move into chunks a closed
+ * day a maintenance step; every value then reads back as it was. */
+static void test_migrate_rollups(void)
+{
+	char *p = storefix_path("v15.db");
+	make_at(p, 15, "");
+	rollfix_fill(p);
+	char *sql = xasprintf(
+		"INSERT INTO store_state VALUES ('rollup_ms', %lld), ('rollup_purged_ms', %lld),"
+		" ('raw_purged_ms', %lld), ('chunked_ms', %lld)",
+		(long long)ROLLFIX_END, (long long)ROLLFIX_D0, (long long)ROLLFIX_END,
+		(long long)ROLLFIX_END);
+	sqlite3 *db = storefix_db(p);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	free(sql);
+	buf_t want, got;
+	buf_init(&want);
+	buf_init(&got);
+	int64_t rows = rollfix_all(p, "", "", &want);
+	CHECK(rows > 3 * 288);
+	store_t *st = storefix_open(p);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 16);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 0);
+	CHECK_INT(rollfix_all(p, "store_", "", &got), rows);
+	CHECK(same_buf(&want, &got));
+	atomic_store(&storefix_now, ROLLFIX_END + STORE_GRACE_MS);
+	storefix_maintain(st);
+	store_close(st);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 10);
+	sql = xasprintf("SELECT value = %lld FROM store_state WHERE key = 'rollup_chunked_ms'",
+		(long long)(ROLLFIX_D0 + 3 * ROLLSTORE_SPAN_MS));
+	CHECK_INT(storefix_int(p, sql), 1);
+	free(sql);
+	CHECK_INT(storefix_int(p, "SELECT sum(nrows) FROM rollup_chunks") +
+			storefix_int(p,
+				"SELECT (SELECT count(*) FROM cpu_rollup) + (SELECT count(*) FROM"
+				" iface_rollup) + (SELECT count(*) FROM peer_rollup)"),
+		rows);
+	buf_reset(&got);
+	CHECK_INT(rollfix_all(p, "store_", "", &got), rows);
+	CHECK(same_buf(&want, &got));
+	buf_free(&want);
+	buf_free(&got);
+	storefix_integrity(p);
+	free(p);
+}
+
 int main(void)
 {
 	if (storefix_begin("storemigrate_test") < 0)
@@ -254,5 +310,6 @@ int main(void)
 	test_migrate_probes();
 	test_migrate_rowid();
 	test_migrate_matched();
+	test_migrate_rollups();
 	return unitfs_end(unit_done("storemigrate_test"));
 }
