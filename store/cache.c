@@ -26,30 +26,13 @@ static void *cache_grow(void *p, size_t n, size_t size)
 	return xreallocarray(p, n ? n * 2 : 4, size);
 }
 
-static void cache_series_free(struct store_series *v, struct store_detail *d, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (!(v[i].shared & CACHE_SHARED_NAME))
-			free(v[i].name);
-		if (!(v[i].shared & CACHE_SHARED_KEY))
-			free(v[i].key);
-		if (d != NULL && !(v[i].shared & CACHE_SHARED_ALLOWED))
-			free(d[i].allowed);
-		if (d != NULL && !(v[i].shared & CACHE_SHARED_ENDPOINT))
-			free(d[i].endpoint);
-	}
-	free(v);
-	free(d);
-}
-
 void cache_clear(store_t *st)
 {
 	for (size_t i = 0; i < st->nrouters; i++) {
 		struct store_router *r = st->routers[i];
-		cache_series_free(r->ifaces, NULL, r->nifaces);
-		cache_series_free(r->peers, r->details, r->npeers);
-		for (size_t k = 0; k < r->nsensors; k++)
-			free(r->sensors[k].name);
+		free(r->ifaces);
+		free(r->peers);
+		free(r->own);
 		free(r->sensors);
 		sample_strs_unref(r->strs);
 		free(r->name);
@@ -104,12 +87,54 @@ struct store_router *cache_router_add(store_t *st, const char *name, int64_t id)
 	return r;
 }
 
-struct store_series *cache_series_find(
-	struct store_series *v, size_t n, size_t hint, const char *name, const char *key)
+const char *cache_str(const struct store_router *r, uint32_t off)
 {
+	if (off == CACHE_NOSTR)
+		return NULL;
+	if (off & CACHE_OWN)
+		return r->own->data + (off & ~CACHE_OWN);
+	return sample_strs_data(r->strs) + off;
+}
+
+uint32_t cache_own_put(struct store_router *r, const char *str)
+{
+	if (str == NULL)
+		return CACHE_NOSTR;
+	size_t n = strlen(str) + 1;
+	uint32_t len = r->own != NULL ? r->own->len : 0, cap = r->own != NULL ? r->own->cap : 0;
+	if (n >= CACHE_OWN - 1 - len)
+		abort(); /* 2 GiB of one router's names: out of memory long before */
+	if (len + n > cap) {
+		size_t want = cap ? 2 * (size_t)cap : 32;
+		while (want < len + n)
+			want *= 2;
+		want = want < CACHE_OWN - 1 ? want : CACHE_OWN - 1;
+		r->own = xreallocarray(r->own, 1, sizeof(*r->own) + want);
+		if (cap == 0)
+			r->own->len = r->own->dead = 0;
+		r->own->cap = (uint32_t)want;
+	}
+	memcpy(r->own->data + len, str, n);
+	r->own->len = len + (uint32_t)n;
+	return CACHE_OWN | len;
+}
+
+void cache_own_drop(struct store_router *r, uint32_t *off)
+{
+	if (*off != CACHE_NOSTR && (*off & CACHE_OWN))
+		r->own->dead += (uint32_t)strlen(cache_str(r, *off)) + 1;
+	*off = CACHE_NOSTR;
+}
+
+struct store_series *cache_series_find(
+	const struct store_router *r, bool peer, size_t hint, const char *name, const char *key)
+{
+	struct store_series *v = peer ? r->peers : r->ifaces;
+	size_t n = peer ? r->npeers : r->nifaces;
 	for (size_t k = 0; k < n; k++) {
 		struct store_series *x = &v[(hint + k) % n];
-		if (strcmp(x->name, name) == 0 && (key == NULL || strcmp(x->key, key) == 0))
+		if (strcmp(cache_str(r, x->name), name) == 0 &&
+			(key == NULL || strcmp(cache_str(r, x->key), key) == 0))
 			return x;
 	}
 	return NULL;
@@ -124,18 +149,21 @@ int cache_id_check(store_t *st, int64_t id)
 }
 
 struct store_series *cache_series_add(
-	struct store_series **v, uint32_t *n, uint32_t *cap, const char *name, const char *key, int64_t id)
+	struct store_router *r, bool peer, const char *name, const char *key, int64_t id)
 {
+	struct store_series **v = peer ? &r->peers : &r->ifaces;
+	uint32_t *n = peer ? &r->npeers : &r->nifaces, *cap = peer ? &r->cap_peers : &r->cap_ifaces;
 	if (*n == *cap) {
 		*cap = *cap ? 2 * *cap : 4;
 		*v = xreallocarray(*v, *cap, sizeof(**v));
 	}
 	struct store_series *x = &(*v)[(*n)++];
-	memset(x, 0, sizeof(*x));
-	x->name = xstrdup(name);
-	x->key = xstrdup(key);
-	x->id = (uint32_t)id;
-	x->disabled = -1;
+	*x = (struct store_series){ .name = cache_own_put(r, name),
+		.key = cache_own_put(r, key),
+		.endpoint = CACHE_NOSTR,
+		.allowed = CACHE_NOSTR,
+		.id = (uint32_t)id,
+		.disabled = -1 };
 	return x;
 }
 
@@ -143,7 +171,7 @@ struct store_sensor *cache_sensor_find(const struct store_router *r, size_t hint
 {
 	for (size_t k = 0; k < r->nsensors; k++) {
 		struct store_sensor *x = &r->sensors[(hint + k) % r->nsensors];
-		if (x->unit == unit && strcmp(x->name, name) == 0)
+		if (x->unit == unit && strcmp(cache_str(r, x->name), name) == 0)
 			return x;
 	}
 	return NULL;
@@ -156,7 +184,9 @@ struct store_sensor *cache_sensor_add(struct store_router *r, const char *name, 
 		r->sensors = xreallocarray(r->sensors, r->cap_sensors, sizeof(*r->sensors));
 	}
 	struct store_sensor *x = &r->sensors[r->nsensors++];
-	*x = (struct store_sensor){ .name = xstrdup(name), .id = (uint32_t)id, .unit = (uint8_t)unit };
+	*x = (struct store_sensor){
+		.name = cache_own_put(r, name), .id = (uint32_t)id, .unit = (uint8_t)unit
+	};
 	return x;
 }
 
@@ -167,16 +197,6 @@ static int cache_unit(const char *text)
 		if (text != NULL && strcmp(sample_unit_name((enum sample_unit)u), text) == 0)
 			return u;
 	return CACHE_UNIT_OTHER;
-}
-
-struct store_series *cache_peer_add(struct store_router *r, const char *name, const char *key, int64_t id)
-{
-	size_t cap = r->cap_peers;
-	struct store_series *x = cache_series_add(&r->peers, &r->npeers, &r->cap_peers, name, key, id);
-	if (r->cap_peers != cap)
-		r->details = xreallocarray(r->details, r->cap_peers, sizeof(*r->details));
-	r->details[r->npeers - 1] = (struct store_detail){ NULL, NULL };
-	return x;
 }
 
 static int cache_load_routers(store_t *st)
@@ -217,17 +237,16 @@ static void cache_series_row(struct store_router *r, enum cache_what what, sqlit
 	const char *key = (const char *)sqlite3_column_text(q, 3);
 	int64_t id = sqlite3_column_int64(q, 1);
 	if (what == CACHE_IFACES) {
-		cache_series_add(&r->ifaces, &r->nifaces, &r->cap_ifaces, name, key, id);
+		cache_series_add(r, false, name, key, id);
 		return;
 	}
 	if (what == CACHE_SENSORS) {
 		cache_sensor_add(r, name, cache_unit(key), id);
 		return;
 	}
-	struct store_series *x = cache_peer_add(r, name, key, id);
-	struct store_detail *d = &r->details[r->npeers - 1];
-	d->endpoint = db_col_str(q, 4);
-	d->allowed = db_col_str(q, 5);
+	struct store_series *x = cache_series_add(r, true, name, key, id);
+	x->endpoint = cache_own_put(r, (const char *)sqlite3_column_text(q, 4));
+	x->allowed = cache_own_put(r, (const char *)sqlite3_column_text(q, 5));
 	int64_t disabled = db_col_int64(q, 6, -1);
 	x->disabled = (int8_t)(disabled < 0 ? -1 : disabled != 0);
 }
@@ -331,15 +350,53 @@ static void *cache_trim(void *v, size_t n, size_t cap, size_t size)
 	return xreallocarray(v, n, size);
 }
 
+/* *off moved from the own block old to r's (being rebuilt). */
+static void cache_own_move(struct store_router *r, const struct store_own *old, uint32_t *off)
+{
+	if (*off != CACHE_NOSTR && (*off & CACHE_OWN))
+		*off = cache_own_put(r, old->data + (*off & ~CACHE_OWN));
+}
+
+/* r's own strings rebuilt from those in use, in a block of their size. */
+static void cache_own_squeeze(struct store_router *r)
+{
+	struct store_own *old = r->own;
+	r->own = NULL;
+	for (size_t i = 0; i < r->nifaces; i++)
+		cache_own_move(r, old, &r->ifaces[i].name);
+	for (size_t i = 0; i < r->npeers; i++) {
+		struct store_series *x = &r->peers[i];
+		cache_own_move(r, old, &x->name);
+		cache_own_move(r, old, &x->key);
+		cache_own_move(r, old, &x->endpoint);
+		cache_own_move(r, old, &x->allowed);
+	}
+	for (size_t i = 0; i < r->nsensors; i++)
+		cache_own_move(r, old, &r->sensors[i].name);
+	free(old);
+	if (r->own != NULL && r->own->cap != r->own->len) {
+		r->own = xreallocarray(r->own, 1, sizeof(*r->own) + r->own->len);
+		r->own->cap = r->own->len;
+	}
+}
+
 void cache_router_trim(struct store_router *r)
 {
 	r->ifaces = cache_trim(r->ifaces, r->nifaces, r->cap_ifaces, sizeof(*r->ifaces));
 	r->cap_ifaces = r->nifaces;
 	r->peers = cache_trim(r->peers, r->npeers, r->cap_peers, sizeof(*r->peers));
-	r->details = cache_trim(r->details, r->npeers, r->cap_peers, sizeof(*r->details));
 	r->cap_peers = r->npeers;
 	r->sensors = cache_trim(r->sensors, r->nsensors, r->cap_sensors, sizeof(*r->sensors));
 	r->cap_sensors = r->nsensors;
+	if (r->own != NULL && (r->own->dead > 0 || r->own->cap != r->own->len))
+		cache_own_squeeze(r);
+}
+
+/* A peer's *off, in the polls' block about to go, as a copy of its own. */
+static void cache_unshare(struct store_router *r, uint32_t *off)
+{
+	if (cache_shared(*off))
+		*off = cache_own_put(r, sample_strs_data(r->strs) + *off);
 }
 
 void cache_peers_block(struct store_router *r, sample_strs_t *b)
@@ -348,41 +405,38 @@ void cache_peers_block(struct store_router *r, sample_strs_t *b)
 		return;
 	for (size_t i = 0; i < r->npeers; i++) { /* rare: a full peers reply made a new block */
 		struct store_series *x = &r->peers[i];
-		struct store_detail *d = &r->details[i];
-		if (x->shared & CACHE_SHARED_NAME)
-			x->name = xstrdup(x->name);
-		if (x->shared & CACHE_SHARED_KEY)
-			x->key = xstrdup(x->key);
-		if (x->shared & CACHE_SHARED_ALLOWED)
-			d->allowed = xstrdup(d->allowed);
-		if (x->shared & CACHE_SHARED_ENDPOINT)
-			d->endpoint = cache_endpoint(d->endpoint, x->endpoint_port);
-		x->shared = 0;
+		cache_unshare(r, &x->name);
+		cache_unshare(r, &x->key);
+		cache_unshare(r, &x->allowed);
+		if (cache_shared(x->endpoint)) {
+			char *ep = cache_endpoint(sample_strs_data(r->strs) + x->endpoint, x->endpoint_port);
+			x->endpoint = cache_own_put(r, ep);
+			free(ep);
+		}
 	}
 	sample_strs_unref(r->strs);
 	r->strs = sample_strs_ref(b);
 }
 
-void cache_series_share(const struct store_router *r, const sample_t *s, struct store_series *x, char **field,
-	const char *str, uint8_t bit)
+void cache_series_share(struct store_router *r, const sample_t *s, uint32_t *field, const char *str)
 {
-	if ((x->shared & bit) || str == NULL || r->strs == NULL || sample_holder(s, str) != r->strs)
+	if (cache_shared(*field) || str == NULL || r->strs == NULL || sample_holder(s, str) != r->strs ||
+		(size_t)(str - sample_strs_data(r->strs)) >= CACHE_OWN)
 		return;
-	free(*field);
-	*field = (char *)str; /* never written: the block is immutable */
-	x->shared |= bit;
+	cache_own_drop(r, field);
+	*field = (uint32_t)(str - sample_strs_data(r->strs)); /* never written: the block is immutable */
 }
 
-void cache_series_share_endpoint(const struct store_router *r, const sample_t *s, struct store_series *x,
-	struct store_detail *d, const char *addr, int port)
+void cache_series_share_endpoint(
+	struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port)
 {
-	if ((x->shared & CACHE_SHARED_ENDPOINT) || addr == NULL || addr[0] == '\0' || port < 0 ||
-		port > UINT16_MAX || r->strs == NULL || sample_holder(s, addr) != r->strs)
+	if (cache_shared(x->endpoint) || addr == NULL || addr[0] == '\0' || port < 0 || port > UINT16_MAX ||
+		r->strs == NULL || sample_holder(s, addr) != r->strs ||
+		(size_t)(addr - sample_strs_data(r->strs)) >= CACHE_OWN)
 		return;
-	free(d->endpoint);
-	d->endpoint = (char *)addr; /* never written: the block is immutable */
+	cache_own_drop(r, &x->endpoint);
+	x->endpoint = (uint32_t)(addr - sample_strs_data(r->strs)); /* never written: immutable */
 	x->endpoint_port = (uint16_t)port;
-	x->shared |= CACHE_SHARED_ENDPOINT;
 }
 
 char *cache_endpoint(const char *addr, int port)

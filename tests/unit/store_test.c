@@ -938,21 +938,23 @@ static void test_shared_peers(void)
 	store_flush(st);
 	struct store_router *r = cache_router_find(st, "sh"); /* the writer waits: flushed */
 	CHECK(r != NULL && r->npeers == 2 && r->strs == b1);
-	CHECK(r != NULL && r->npeers == 2 &&
-		r->peers[1].shared ==
-			(CACHE_SHARED_NAME | CACHE_SHARED_KEY | CACHE_SHARED_ALLOWED |
-				CACHE_SHARED_ENDPOINT) &&
-		strcmp(r->peers[1].key, "KEY2=") == 0);
+	CHECK(r != NULL && r->npeers == 2 && cache_shared(r->peers[1].name) &&
+		cache_shared(r->peers[1].key) && cache_shared(r->peers[1].allowed) &&
+		cache_shared(r->peers[1].endpoint) && strcmp(cache_str(r, r->peers[1].key), "KEY2=") == 0);
 	sample_strs_unref(b1); /* the writer's reference keeps it */
 	store_submit(st, mk_shared(STOREFIX_T0 + 60000, b2, 1));
 	store_submit(st, mk_shared(STOREFIX_T0 + 90000, b2, 1));
 	store_flush(st);
-	CHECK(r != NULL && r->strs == b2 && r->peers[1].shared == 0 && strcmp(r->peers[1].key, "KEY2=") == 0);
-	CHECK(r != NULL && strcmp(r->details[1].endpoint, "[2001:db8::7]:51821") == 0);
-	CHECK(r != NULL && (r->peers[0].shared & CACHE_SHARED_ENDPOINT) &&
-		strcmp(r->details[0].endpoint, "198.51.100.8") == 0 && r->peers[0].endpoint_port == 51820);
-	CHECK(r != NULL && strcmp(r->details[0].allowed, "10.0.0.1/32,10.9.0.0/16") == 0 &&
-		r->peers[0].shared);
+	CHECK(r != NULL && r->strs == b2 && !cache_shared(r->peers[1].name) &&
+		!cache_shared(r->peers[1].key) && strcmp(cache_str(r, r->peers[1].key), "KEY2=") == 0);
+	CHECK(r != NULL && strcmp(cache_str(r, r->peers[1].endpoint), "[2001:db8::7]:51821") == 0);
+	CHECK(r != NULL && cache_shared(r->peers[0].endpoint) &&
+		strcmp(cache_str(r, r->peers[0].endpoint), "198.51.100.8") == 0 &&
+		r->peers[0].endpoint_port == 51820);
+	CHECK(r != NULL && strcmp(cache_str(r, r->peers[0].allowed), "10.0.0.1/32,10.9.0.0/16") == 0 &&
+		cache_shared(r->peers[0].allowed) && cache_shared(r->peers[0].key));
+	/* the own strings hold no dead ones after a poll: the copies made at the block's change went */
+	CHECK(r != NULL && r->own != NULL && r->own->dead == 0 && r->own->len == r->own->cap);
 	sample_strs_unref(b2);
 	store_close(st);
 	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY1='"),
