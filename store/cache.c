@@ -5,6 +5,7 @@
  * it must never write the database: ingest.c inserts, then records here what it inserted. */
 #include "config.h"
 #include "store/store_int.h"
+#include "store/chunkstore.h"
 #include "lib/db.h"
 #include "lib/xmem.h"
 
@@ -14,9 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CACHE_PREV_POLLS "2880" /* polls looked back for a series' last counters */
-#define CACHE_PREV_WITH  "(ifaces IS NOT NULL OR peers IS NOT NULL)"
-#define CACHE_PREV_LAST  "coalesce((SELECT last_ok_ms FROM routers WHERE id = ?1), 9223372036854775807)"
+#define CACHE_PREV_POLLS 2880 /* polls looked back for a series' last counters */
 
 /* Grow an array of n elements when n is 0 or a power of two (capacity doubling). */
 static void *cache_grow(void *p, size_t n, size_t size)
@@ -272,69 +271,154 @@ static int cache_load_series(store_t *st, enum cache_what what)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Take the counters of one packed blob as the previous ones of series that have none yet;
- * returns how many series got theirs. */
-static size_t cache_prev_from(
-	struct store_series *v, size_t n, sqlite3_stmt *q, int col, int64_t t, enum store_kind kind)
+/* The look-back of one router (cache_load_prev): its series' state while a span is read. */
+struct cache_back {
+	struct store_router *r;
+	int32_t *at;  /* per series (interfaces, then peers): CACHE_AT_DONE, CACHE_AT_NONE or the row */
+	size_t want;  /* series not done */
+	int64_t seen; /* rows with values of the spans read so far */
+	int64_t row;  /* rows with values of this span so far */
+};
+#define CACHE_AT_DONE (-2) /* got its counters from a newer span */
+#define CACHE_AT_NONE (-1) /* none yet */
+
+/* The counters of one packed blob as the previous ones of the series of v (at: their look-back
+ * state) not done: the newest row of a span read oldest first has the last word. */
+static void cache_prev_from(struct store_series *v, int32_t *at, size_t n, const void *blob, size_t len,
+	int64_t t, int32_t row, enum store_kind kind)
 {
-	const uint8_t *p = sqlite3_column_blob(q, col);
-	const uint8_t *end = p + sqlite3_column_bytes(q, col);
+	const uint8_t *p = blob, *end = p + len;
 	if (p == NULL || p == end || *p++ != kind)
-		return 0;
-	size_t got = 0;
+		return;
 	int64_t prev_id = 0;
 	struct store_val e;
 	while (p < end && pack_next(&p, end, kind, &prev_id, &e)) {
 		for (size_t i = 0; i < n; i++) {
-			if (v[i].id != e.id || v[i].have_prev)
+			if (v[i].id != e.id || at[i] == CACHE_AT_DONE)
 				continue;
 			v[i].have_prev = true, v[i].prev_t = t, v[i].prev_mono = false;
 			v[i].prev_rx = e.c[0], v[i].prev_tx = e.c[1];
-			got++;
+			at[i] = row;
 		}
 	}
-	return got;
 }
 
-/* The counters of each series of r in its last poll, so that deltas go on after a restart. Looks
- * back over at most CACHE_PREV_POLLS polls: a series silent for longer starts afresh. */
-static int cache_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r)
+/* The span's rows are read: of those with values, only the CACHE_PREV_POLLS newest of all read
+ * count (a series whose newest row here is older than them has none); the series they gave
+ * counters are done. */
+static void cache_back_span(struct cache_back *b)
 {
-	size_t want = r->nifaces + r->npeers;
-	sqlite3_bind_int64(q, 1, r->id);
-	int rc = SQLITE_DONE;
-	while (want > 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(q, 0);
-		want -= cache_prev_from(r->ifaces, r->nifaces, q, 1, t, STORE_IFACE);
-		want -= cache_prev_from(r->peers, r->npeers, q, 2, t, STORE_PEER);
+	struct store_router *r = b->r;
+	int64_t cut = b->row - (CACHE_PREV_POLLS - b->seen); /* rows of the span before it do not count */
+	for (size_t i = 0; i < (size_t)r->nifaces + r->npeers; i++) {
+		if (b->at[i] < 0)
+			continue;
+		struct store_series *x = i < r->nifaces ? &r->ifaces[i] : &r->peers[i - r->nifaces];
+		if (b->at[i] < cut) {
+			x->have_prev = false, b->at[i] = CACHE_AT_NONE;
+			continue;
+		}
+		b->at[i] = CACHE_AT_DONE;
+		b->want--;
 	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	b->seen += b->row;
+	b->row = 0;
+}
+
+/* The rows of r in [from, to), oldest first, through chunkstore (chunks and polls alike). */
+static int cache_back_read(store_t *st, struct cache_back *b, int64_t from, int64_t to)
+{
+	struct store_router *r = b->r;
+	char *cause = NULL;
+	unsigned cols = (1u << POLLCHUNK_IFACES) | (1u << POLLCHUNK_PEERS) | CHUNKSTORE_SKIP_MALFORMED;
+	chunkstore_cur_t *c = chunkstore_open_cols(st->db, r->id, from, to, cols, &cause);
+	const struct pollchunk_row *w;
+	int rc = c == NULL ? -1 : 0;
+	while (rc == 0 && (rc = chunkstore_next(c, &w, &cause)) == 1) {
+		rc = 0;
+		if (w->blob[POLLCHUNK_IFACES] == NULL && w->blob[POLLCHUNK_PEERS] == NULL)
+			continue;
+		int32_t row = (int32_t)b->row++;
+		cache_prev_from(r->ifaces, b->at, r->nifaces, w->blob[POLLCHUNK_IFACES],
+			w->len[POLLCHUNK_IFACES], w->time_ms, row, STORE_IFACE);
+		cache_prev_from(r->peers, b->at + r->nifaces, r->npeers, w->blob[POLLCHUNK_PEERS],
+			w->len[POLLCHUNK_PEERS], w->time_ms, row, STORE_PEER);
+	}
+	chunkstore_close(c);
+	if (rc < 0)
+		snprintf(st->errmsg, sizeof(st->errmsg), "%s", cause ? cause : "reading polls");
+	free(cause);
+	return rc;
+}
+
+/* The start of the span of r's newest row before `before` (in chunks or polls), in *span; 0 when
+ * there is one, 1 when none, -1 on error. q: CACHE_NEWEST_SQL. */
+static int cache_back_older(store_t *st, sqlite3_stmt *q, int64_t rid, int64_t before, int64_t *span)
+{
+	sqlite3_bind_int64(q, 1, rid);
+	sqlite3_bind_int64(q, 2, before);
+	int rc = sqlite3_step(q);
+	bool found = rc == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL;
+	int64_t t = found ? sqlite3_column_int64(q, 0) : 0;
+	if (rc != SQLITE_ROW)
 		store_note_error(st);
 	sqlite3_reset(q);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+	if (rc != SQLITE_ROW)
+		return -1;
+	*span = t - (t % CHUNKSTORE_SPAN_MS + CHUNKSTORE_SPAN_MS) % CHUNKSTORE_SPAN_MS; /* floor */
+	return found ? 0 : 1;
 }
 
-/* The last poll is the newest in poll order, not in time: after the wall clock went back, polls
- * stamped ahead of it lie in the future. routers.last_ok_ms is the time of the router's last
- * good poll as written, in poll order: that row first (one seek), then older ones by time for
- * series it lacks. store_polls reads oldest first: when the day to that poll holds as many
- * polls as are looked back, the oldest of them bounds the read. */
+/* The counters of each series of r in its last poll, so that deltas go on after a restart: the
+ * poll of routers.last_ok_ms (the last good one as written, in poll order: after the wall clock
+ * went back, polls stamped ahead of it lie in the future), then older ones for series it lacks,
+ * an hour's span at a time, newest first, so that a restart reads the newest hour of most
+ * routers and no more. Looks back over at most CACHE_PREV_POLLS polls with values: a series
+ * silent for longer starts afresh. q: CACHE_NEWEST_SQL, last: the router's last_ok_ms. */
+static int cache_load_prev(store_t *st, sqlite3_stmt *q, struct store_router *r, int64_t last)
+{
+	struct cache_back b = { .r = r, .want = (size_t)r->nifaces + r->npeers };
+	if (b.want == 0)
+		return 0;
+	b.at = xreallocarray(NULL, b.want, sizeof(*b.at));
+	for (size_t i = 0; i < b.want; i++)
+		b.at[i] = CACHE_AT_NONE;
+	int64_t to = last < INT64_MAX ? last + 1 : INT64_MAX, span;
+	int rc = 0;
+	while (rc == 0 && b.want > 0 && b.seen < CACHE_PREV_POLLS &&
+		(rc = cache_back_older(st, q, r->id, to, &span)) == 0) {
+		rc = cache_back_read(st, &b, span, to);
+		cache_back_span(&b);
+		to = span;
+	}
+	free(b.at);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The newest row of a router (?1) before ?2, in polls or chunks (a chunk lies within one span). */
+#define CACHE_NEWEST_SQL                                                                                \
+	"SELECT max(t) FROM (SELECT max(time_ms) AS t FROM polls WHERE router_id = ?1 AND time_ms < ?2" \
+	" UNION ALL SELECT max(time_ms) FROM chunks WHERE router_id = ?1 AND time_ms < ?2)"
+
 static int cache_load_prevs(store_t *st)
 {
-	sqlite3_stmt *q = store_stmt(st,
-		"SELECT time_ms, ifaces, peers FROM store_polls WHERE router_id = ?1 AND " CACHE_PREV_WITH
-		" AND time_ms <= " CACHE_PREV_LAST " AND time_ms >= coalesce((SELECT time_ms FROM store_polls"
-		" WHERE router_id = ?1 AND " CACHE_PREV_WITH " AND time_ms <= " CACHE_PREV_LAST
-		" AND time_ms >= " CACHE_PREV_LAST
-		" - 86400000 ORDER BY time_ms DESC LIMIT 1 OFFSET " CACHE_PREV_POLLS
-		" - 1), -9223372036854775807 - 1) ORDER BY time_ms DESC"
-		" LIMIT " CACHE_PREV_POLLS);
-	if (q == NULL)
-		return -1;
-	int rc = 0;
-	for (size_t i = 0; rc == 0 && i < st->nrouters; i++)
-		rc = cache_load_prev(st, q, st->routers[i]);
+	sqlite3_stmt *q = store_stmt(st, CACHE_NEWEST_SQL);
+	sqlite3_stmt *last = store_stmt(
+		st, "SELECT coalesce(last_ok_ms, 9223372036854775807) FROM routers WHERE id = ?1");
+	int rc = q == NULL || last == NULL ? -1 : 0;
+	for (size_t i = 0; rc == 0 && i < st->nrouters; i++) {
+		sqlite3_bind_int64(last, 1, st->routers[i]->id);
+		if (sqlite3_step(last) != SQLITE_ROW) {
+			store_note_error(st);
+			rc = -1;
+			break;
+		}
+		int64_t t = sqlite3_column_int64(last, 0);
+		sqlite3_reset(last);
+		rc = cache_load_prev(st, q, st->routers[i], t);
+	}
 	sqlite3_finalize(q);
+	sqlite3_finalize(last);
 	return rc;
 }
 
