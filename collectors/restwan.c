@@ -16,7 +16,7 @@
 #include <string.h>
 
 struct restwan {
-	char *todo[RESTWAN_ENDPOINTS]; /* this round's endpoints */
+	char *todo[RESTWAN_ENDPOINTS]; /* this round's endpoints, while it runs (freed at its end) */
 	size_t ntodo, next;            /* next: the one being or to be checked */
 	char **found;                  /* in effect: polled besides `interfaces` */
 	size_t nfound;
@@ -153,7 +153,7 @@ void restwan_done(restwan_t *w, const char *router, const char *iface, int64_t n
 	if (w->next >= w->ntodo)
 		return;
 	if (iface == NULL) { /* the round ends as if not begun; the next starts in an hour */
-		w->next = w->ntodo;
+		restwan_todo_clear(w);
 		w->round_ms = now_ms;
 		restwan_names_free(w->round, w->nround);
 		w->round = NULL;
@@ -166,9 +166,10 @@ void restwan_done(restwan_t *w, const char *router, const char *iface, int64_t n
 		log_info("rest: router %s: WAN from the peers' endpoints (/ip/route/check): %s (to %s)",
 			router, iface, w->todo[w->next]);
 	}
-	if (++w->next >= w->ntodo) {
+	if (++w->next >= w->ntodo) { /* an hour to the next: no need to keep its endpoints */
 		w->settled = true;
 		restwan_settle(w, router);
+		restwan_todo_clear(w);
 	}
 }
 

@@ -22,7 +22,7 @@ typedef struct restwan restwan_t;
 restwan_t *restwan_create(void);
 void restwan_destroy(restwan_t *w);
 /* The endpoint (dotted IPv4) to check at the end of this poll, whose peers s holds, or NULL:
- * none due, `wan` set, or wan_from_peers = no. Valid until the next call. */
+ * none due, `wan` set, or wan_from_peers = no. Valid until the next call or restwan_done. */
 const char *restwan_due(restwan_t *w, const conf_router_t *rc, const sample_t *s, int64_t now_ms);
 /* The check of the endpoint restwan_due gave ended: iface found, or NULL when it failed. A
  * failure ends the round (collectors/restopt.h logs it). */

@@ -74,9 +74,7 @@ static struct store_router *ingest_router_get(store_t *st, const sample_t *s)
 static struct store_series *ingest_series_get(store_t *st, struct store_router *r, bool peer, size_t hint,
 	const char *name, const char *key, const char *label)
 {
-	struct store_series **v = peer ? &r->peers : &r->ifaces;
-	uint32_t *n = peer ? &r->npeers : &r->nifaces;
-	struct store_series *x = cache_series_find(*v, *n, hint, name, key);
+	struct store_series *x = cache_series_find(r, peer, hint, name, key);
 	if (x != NULL)
 		return x;
 	sqlite3_stmt *q = st->sq[peer ? SQ_INS_PEER : SQ_INS_IFACE];
@@ -87,9 +85,7 @@ static struct store_series *ingest_series_get(store_t *st, struct store_router *
 		db_bind_text(q, 4, label);
 	if (store_step(st, q) < 0 || cache_id_check(st, sqlite3_last_insert_rowid(st->db)) < 0)
 		return NULL;
-	if (peer)
-		return cache_peer_add(r, name, key, sqlite3_last_insert_rowid(st->db));
-	return cache_series_add(v, n, &r->cap_ifaces, name, key, sqlite3_last_insert_rowid(st->db));
+	return cache_series_add(r, peer, name, key, sqlite3_last_insert_rowid(st->db));
 }
 
 static struct store_sensor *ingest_sensor_get(
@@ -130,13 +126,13 @@ static bool ingest_port_is(const char *s, int port)
 	return *s == '\0';
 }
 
-/* Whether d's endpoint is p's, without building cache_endpoint's form: the endpoint rarely
+/* Whether peer x's endpoint is p's, without building cache_endpoint's form: the endpoint rarely
  * changes, and this runs for every peer of every poll. */
 static bool ingest_endpoint_same(
-	const struct store_series *x, const struct store_detail *d, const struct sample_peer *p)
+	const struct store_router *r, const struct store_series *x, const struct sample_peer *p)
 {
-	const char *stored = d->endpoint;
-	if (x->shared & CACHE_SHARED_ENDPOINT) /* a bare address and its port */
+	const char *stored = cache_str(r, x->endpoint);
+	if (cache_shared(x->endpoint)) /* a bare address and its port */
 		return p->endpoint != NULL && p->endpoint_port >= 0 && p->endpoint_port == x->endpoint_port &&
 			strcmp(stored, p->endpoint) == 0;
 	if (p->endpoint == NULL || p->endpoint[0] == '\0')
@@ -156,14 +152,14 @@ static bool ingest_endpoint_same(
 }
 
 /* The peer's endpoint, allowed addresses and disabled flag into peers when they changed; x is
- * its series, d its detail. */
-static int ingest_peer_detail(store_t *st, const struct store_router *r, const sample_t *s,
-	struct store_series *x, struct store_detail *d, const struct sample_peer *p)
+ * its series. */
+static int ingest_peer_detail(store_t *st, struct store_router *r, const sample_t *s, struct store_series *x,
+	const struct sample_peer *p)
 {
-	if (ingest_endpoint_same(x, d, p) && ingest_same(p->allowed, d->allowed) &&
+	if (ingest_endpoint_same(r, x, p) && ingest_same(p->allowed, cache_str(r, x->allowed)) &&
 		x->disabled == p->disabled) {
-		cache_series_share(r, s, x, &d->allowed, p->allowed, CACHE_SHARED_ALLOWED);
-		cache_series_share_endpoint(r, s, x, d, p->endpoint, p->endpoint_port);
+		cache_series_share(r, s, &x->allowed, p->allowed);
+		cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
 		return 0;
 	}
 	char *ep = cache_endpoint(p->endpoint, p->endpoint_port);
@@ -173,15 +169,13 @@ static int ingest_peer_detail(store_t *st, const struct store_router *r, const s
 	db_bind_text(q, 3, p->allowed);
 	sqlite3_bind_int(q, 4, p->disabled);
 	int rc = store_step(st, q);
-	if (!(x->shared & CACHE_SHARED_ENDPOINT))
-		free(d->endpoint);
-	if (!(x->shared & CACHE_SHARED_ALLOWED))
-		free(d->allowed);
-	x->shared &= (uint8_t) ~(CACHE_SHARED_ALLOWED | CACHE_SHARED_ENDPOINT);
-	d->endpoint = ep;
-	d->allowed = p->allowed ? xstrdup(p->allowed) : NULL;
-	cache_series_share(r, s, x, &d->allowed, p->allowed, CACHE_SHARED_ALLOWED);
-	cache_series_share_endpoint(r, s, x, d, p->endpoint, p->endpoint_port);
+	cache_own_drop(r, &x->endpoint);
+	cache_own_drop(r, &x->allowed);
+	x->endpoint = cache_own_put(r, ep);
+	free(ep);
+	x->allowed = cache_own_put(r, p->allowed);
+	cache_series_share(r, s, &x->allowed, p->allowed);
+	cache_series_share_endpoint(r, s, x, p->endpoint, p->endpoint_port);
 	x->disabled = (int8_t)p->disabled;
 	return rc;
 }
@@ -284,8 +278,8 @@ static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t
 			ingest_peer_key(p), p->peer ? p->peer : "");
 		if (x == NULL)
 			return -1;
-		cache_series_share(r, s, x, &x->name, p->interface, CACHE_SHARED_NAME);
-		cache_series_share(r, s, x, &x->key, ingest_peer_key(p), CACHE_SHARED_KEY);
+		cache_series_share(r, s, &x->name, p->interface);
+		cache_series_share(r, s, &x->key, ingest_peer_key(p));
 		struct ingest_delta d;
 		ingest_delta(x, s, p->rx_bytes, p->tx_bytes, restarted, &d);
 		struct store_val v = { .id = x->id,
@@ -294,7 +288,7 @@ static int ingest_pack_peers(store_t *st, struct store_router *r, const sample_t
 			.flags = p->last_handshake_ms >= 0 ? STORE_F_HANDSHAKE : 0 };
 		ingest_delta_flags(&v, &d);
 		pack_append(b, STORE_PEER, &prev_id, &v);
-		if (ingest_peer_detail(st, r, s, x, &r->details[x - r->peers], p) < 0)
+		if (ingest_peer_detail(st, r, s, x, p) < 0)
 			return -1;
 	}
 	return 0;

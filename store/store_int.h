@@ -36,44 +36,49 @@ enum store_sq { /* the writer's prepared statements (ingest_sql) */
 	SQ_COUNT
 };
 
-/* An interface, a peer or a sensor of one router; one per series kept, 48 bytes (jemalloc's
- * classes: 20 peers take 1,024 bytes, not 1,280 as at 64): so the previous poll's time is one
- * field, its monotonic time when it had one, and the id 32 bits (cache_id_check). */
+/* A string the writer keeps of a router, as an offset rather than a pointer (4 bytes, not 8):
+ * into the router's block of poll strings (store_router.strs, shared with the polls), or with
+ * CACHE_OWN set into its own block (store_router.own, copies); CACHE_NOSTR for none.
+ * cache_str gives the string. */
+#define CACHE_OWN   0x80000000u
+#define CACHE_NOSTR UINT32_MAX
+
+/* An interface or a peer of one router; one per series kept, 48 bytes with a peer's details
+ * (jemalloc's classes: 20 peers take 1,024 bytes): so the strings are offsets, the previous
+ * poll's time is one field, its monotonic time when it had one, and the id 32 bits
+ * (cache_id_check). */
 struct store_series {
-	char *name;     /* interface name; for a peer its interface */
-	char *key;      /* peer: public key, else label; NULL for interfaces */
+	uint32_t name; /* interface name; for a peer its interface */
+	uint32_t key;  /* peer: public key, else label; CACHE_NOSTR for interfaces */
+	/* a peer's endpoint and allowed addresses as stored in peers (written when they change);
+	 * the endpoint in cache_endpoint's form, or, when it lies in the polls' block, the bare
+	 * address with endpoint_port */
+	uint32_t endpoint, allowed;
 	int64_t prev_t; /* the previous poll's monotonic time with prev_mono, else its wall time */
 	uint64_t prev_rx, prev_tx;
 	uint32_t id;
-	uint16_t endpoint_port; /* with CACHE_SHARED_ENDPOINT: the detail's endpoint is the bare address */
-	uint8_t shared : 4; /* CACHE_SHARED_*: which strings (its own, its detail's) lie in the router's strs */
-	bool have_prev : 1; /* prev_* hold the counters of the poll before, in poll order */
-	bool prev_mono : 1; /* prev_t is monotonic; never after a load from the database */
-	/* a peer's, as stored in peers (written when they change): -1 unknown, else 0 or 1 */
-	int8_t disabled : 2;
+	uint16_t endpoint_port;
+	bool have_prev : 1;  /* prev_* hold the counters of the poll before, in poll order */
+	bool prev_mono : 1;  /* prev_t is monotonic; never after a load from the database */
+	int8_t disabled : 2; /* a peer's, as stored in peers: -1 unknown, else 0 or 1 */
 };
 _Static_assert(sizeof(struct store_series) == 48, "a series in 48 bytes");
 
-/* A health sensor of one router, as sensors stores it: its name and unit (16 bytes). */
+/* A health sensor of one router, as sensors stores it: its name (an offset, as a series') and unit. */
 struct store_sensor {
-	char *name;
+	uint32_t name;
 	uint32_t id;  /* cache_id_check */
 	uint8_t unit; /* enum sample_unit, or CACHE_UNIT_OTHER */
 };
 #define CACHE_UNIT_OTHER 0xff /* a unit text this build does not know: no poll's sensor has it */
 
-/* A peer's endpoint and allowed addresses as stored in peers, beside its series (the same
- * index): apart, so that interfaces and sensors, which have none, take 64 bytes a series. */
-struct store_detail {
-	char *endpoint; /* cache_endpoint's form, or with CACHE_SHARED_ENDPOINT the bare address */
-	char *allowed;
+/* A router's own strings (copies: interface and sensor names, what was read from the database
+ * or lies in no block of the polls), one block rather than a malloc each; dead counts the
+ * bytes of strings no longer used, which cache_router_trim squeezes out. */
+struct store_own {
+	uint32_t len, cap, dead;
+	char data[];
 };
-
-/* A peer series' strings that lie in its router's strs (the polls' block, not a copy of ours). */
-#define CACHE_SHARED_NAME     1
-#define CACHE_SHARED_KEY      2
-#define CACHE_SHARED_ALLOWED  4
-#define CACHE_SHARED_ENDPOINT 8 /* else endpoint is as stored in peers: cache_endpoint's form */
 
 struct store_router { /* what the writer remembers of a router (from the db) */
 	char *name;
@@ -82,7 +87,7 @@ struct store_router { /* what the writer remembers of a router (from the db) */
 	int64_t uptime_ms, info_ms; /* last known uptime and the poll time it was read; -1 */
 	int64_t info_mono;          /* the monotonic time it was read; -1 unknown */
 	struct store_series *ifaces, *peers;
-	struct store_detail *details; /* the peers' details: details[i] is peers[i]'s, cap_peers long */
+	struct store_own *own; /* the strings at CACHE_OWN offsets; NULL when none */
 	struct store_sensor *sensors;
 	/* 32 bits, so that the entry is 128 bytes (jemalloc's class), not 152 (160) */
 	uint32_t nifaces, npeers, nsensors;
@@ -216,9 +221,23 @@ int cache_load(store_t *st);   /* (re)build it from the database; 0 or -1 (st->e
 struct store_router *cache_router_find(store_t *st, const char *name); /* or NULL */
 /* Remember a router just inserted with this id (kept sorted by name); never NULL. */
 struct store_router *cache_router_add(store_t *st, const char *name, int64_t id);
-/* Look up a series; polls list interfaces in the same order each time, so `hint` goes first. */
+/* The string at off of r (cache_str's offsets), or NULL for CACHE_NOSTR. Valid until r's own
+ * strings change (cache_own_put, cache_peers_block, cache_router_trim). */
+const char *cache_str(const struct store_router *r, uint32_t off);
+/* off in the polls' block (not CACHE_OWN, not CACHE_NOSTR) */
+static inline bool cache_shared(uint32_t off)
+{
+	return (off & CACHE_OWN) == 0;
+}
+/* A copy of str among r's own strings: its offset, CACHE_NOSTR for NULL. str must not be one of
+ * them (the block may move). */
+uint32_t cache_own_put(struct store_router *r, const char *str);
+/* *off no longer used: its own string counts as dead; *off becomes CACHE_NOSTR. */
+void cache_own_drop(struct store_router *r, uint32_t *off);
+/* Look up a series of r (its peers, else its interfaces); polls list them in the same order each
+ * time, so `hint` goes first. */
 struct store_series *cache_series_find(
-	struct store_series *v, size_t n, size_t hint, const char *name, const char *key);
+	const struct store_router *r, bool peer, size_t hint, const char *name, const char *key);
 /* 0 when id fits a series' 32 bits (1 .. UINT32_MAX; SQLite gives a new row max(id) + 1), else -1
  * with st->errmsg: a database with 4e9 series is refused rather than mixed up. */
 int cache_id_check(store_t *st, int64_t id);
@@ -226,26 +245,23 @@ int cache_id_check(store_t *st, int64_t id);
 struct store_sensor *cache_sensor_find(const struct store_router *r, size_t hint, const char *name, int unit);
 /* Remember a sensor of r just inserted with this id (cache_id_check); never NULL. */
 struct store_sensor *cache_sensor_add(struct store_router *r, const char *name, int unit, int64_t id);
-/* Remember a series just inserted with this id (cache_id_check), without previous counters;
- * never NULL. */
+/* Remember a series of r (a peer, else an interface) just inserted with this id
+ * (cache_id_check), without previous counters and, for a peer, with its details unknown; never
+ * NULL. */
 struct store_series *cache_series_add(
-	struct store_series **v, uint32_t *n, uint32_t *cap, const char *name, const char *key, int64_t id);
-/* The same for a peer of r, with its details unknown (r->details grows with r->peers). */
-struct store_series *cache_peer_add(struct store_router *r, const char *name, const char *key, int64_t id);
-/* r's series arrays no longer than their series, as they are kept for good: after adding some. */
+	struct store_router *r, bool peer, const char *name, const char *key, int64_t id);
+/* r's series arrays no longer than their series, as they are kept for good, and its own strings
+ * without the dead ones: after a poll. */
 void cache_router_trim(struct store_router *r);
 /* Before a poll's peers, whose strings lie in b (sample_holder; NULL: in none): when r shares
- * another block, its peer series and details take copies of what they pointed at, and r holds b
- * instead. */
+ * another block, its peer series take copies of what they pointed at, and r holds b instead. */
 void cache_peers_block(struct store_router *r, sample_strs_t *b);
-/* *field (of x or its detail, whose shared flag is bit) points at str, the poll's equal string,
- * when str lies in r->strs; its own copy goes. s is the poll. */
-void cache_series_share(const struct store_router *r, const sample_t *s, struct store_series *x, char **field,
-	const char *str, uint8_t bit);
-/* The same for peer x's endpoint (in d, its detail): addr (the poll's, bare) and port stand for
- * the stored form. */
-void cache_series_share_endpoint(const struct store_router *r, const sample_t *s, struct store_series *x,
-	struct store_detail *d, const char *addr, int port);
+/* *field (of r) becomes str's offset, the poll's equal string, when str lies in r->strs; its own
+ * copy goes. s is the poll. */
+void cache_series_share(struct store_router *r, const sample_t *s, uint32_t *field, const char *str);
+/* The same for peer x's endpoint: addr (the poll's, bare) and port stand for the stored form. */
+void cache_series_share_endpoint(
+	struct store_router *r, const sample_t *s, struct store_series *x, const char *addr, int port);
 /* An endpoint as peers stores it: "198.51.100.7:51209", "[2001:db8::7]:51209" (malloc'd), or
  * NULL for no address. */
 char *cache_endpoint(const char *addr, int port);

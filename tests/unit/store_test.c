@@ -836,6 +836,60 @@ static void test_clock_step(void)
 	free(p);
 }
 
+/* A poll of router r at t: interface "a" always, "b" too when with_b; both counting up. */
+static sample_t *mk_back(const char *r, int64_t t, bool with_b)
+{
+	sample_t *s = storefix_sample(r, t, "7.16", "7.16", 1000000 + (t - STOREFIX_T0));
+	const char *names[] = { "a", "b" };
+	for (int i = 0; i < (with_b ? 2 : 1); i++) {
+		struct sample_iface *f = sample_add_iface(s);
+		f->name = xstrdup(names[i]);
+		f->type = xstrdup("wg");
+		f->rx_bytes = f->tx_bytes = (uint64_t)(t - STOREFIX_T0) / 10 + 1000;
+	}
+	return s;
+}
+
+#define BACK_DELTA(r, i, t)                                                                               \
+	"SELECT coalesce(dt_ms || '/' || rx_delta, 'none') FROM iface_samples s JOIN interfaces f ON"     \
+	" f.id = s.iface_id JOIN routers r ON r.id = f.router_id WHERE r.name = '" r "' AND f.name = '" i \
+	"' AND time_ms = " #t
+
+/* After a restart each series' delta goes on from its last poll, looked back for over the
+ * chunked hours before (an interface missing from the newest polls), but over no more than
+ * 2,880 polls: "b", last seen 2,880 polls back, gets its delta on lc and none on ld (2,881). */
+static void test_lookback(void)
+{
+	char *p = storefix_path("lookback.db");
+	store_t *st = storefix_open(p);
+	int64_t step = 30000;
+	for (int k = 0; k <= 200; k++) /* 100 min: into a third hour */
+		store_submit(st, mk_back("lb", STOREFIX_T0 + k * step, k == 0));
+	for (int k = 0; k <= 2880; k++) {
+		store_submit(st, mk_back("lc", STOREFIX_T0 + k * step, k == 1));
+		store_submit(st, mk_back("ld", STOREFIX_T0 + k * step, k == 0));
+	}
+	store_flush(st);
+	atomic_store(&storefix_now, STOREFIX_T0 + 3 * 3600000 + STORE_GRACE_MS);
+	storefix_maintain(st); /* lb's closed hours chunked */
+	CHECK(storefix_int(p,
+		      "SELECT count(*) FROM chunks WHERE router_id = (SELECT id FROM routers WHERE name = 'lb')") >=
+		2);
+	store_close(st);
+	st = storefix_open(p);
+	store_submit(st, mk_back("lb", STOREFIX_T0 + 201 * step, true));
+	store_submit(st, mk_back("lc", STOREFIX_T0 + 2881 * step, true));
+	store_submit(st, mk_back("ld", STOREFIX_T0 + 2881 * step, true));
+	store_close(st);
+	CHECK_STR(storefix_text(p, BACK_DELTA("lb", "a", 1700005830000)), "30000/3000");
+	CHECK_STR(storefix_text(p, BACK_DELTA("lb", "b", 1700005830000)), "6030000/603000");
+	CHECK_STR(storefix_text(p, BACK_DELTA("lc", "b", 1700086230000)), "86400000/8640000");
+	CHECK_STR(storefix_text(p, BACK_DELTA("ld", "b", 1700086230000)), "none");
+	CHECK_STR(storefix_text(p, BACK_DELTA("ld", "a", 1700086230000)), "30000/3000");
+	storefix_integrity(p);
+	free(p);
+}
+
 /* The writer keeps a series' previous time once, monotonic when the poll had it, and its id in 32
  * bits: a stamped poll, then one without a monotonic time (never in the daemon) has no delta, the
  * next stamped one its delta again; a database with a series id past 32 bits is refused. */
@@ -952,21 +1006,23 @@ static void test_shared_peers(void)
 	store_flush(st);
 	struct store_router *r = cache_router_find(st, "sh"); /* the writer waits: flushed */
 	CHECK(r != NULL && r->npeers == 2 && r->strs == b1);
-	CHECK(r != NULL && r->npeers == 2 &&
-		r->peers[1].shared ==
-			(CACHE_SHARED_NAME | CACHE_SHARED_KEY | CACHE_SHARED_ALLOWED |
-				CACHE_SHARED_ENDPOINT) &&
-		strcmp(r->peers[1].key, "KEY2=") == 0);
+	CHECK(r != NULL && r->npeers == 2 && cache_shared(r->peers[1].name) &&
+		cache_shared(r->peers[1].key) && cache_shared(r->peers[1].allowed) &&
+		cache_shared(r->peers[1].endpoint) && strcmp(cache_str(r, r->peers[1].key), "KEY2=") == 0);
 	sample_strs_unref(b1); /* the writer's reference keeps it */
 	store_submit(st, mk_shared(STOREFIX_T0 + 60000, b2, 1));
 	store_submit(st, mk_shared(STOREFIX_T0 + 90000, b2, 1));
 	store_flush(st);
-	CHECK(r != NULL && r->strs == b2 && r->peers[1].shared == 0 && strcmp(r->peers[1].key, "KEY2=") == 0);
-	CHECK(r != NULL && strcmp(r->details[1].endpoint, "[2001:db8::7]:51821") == 0);
-	CHECK(r != NULL && (r->peers[0].shared & CACHE_SHARED_ENDPOINT) &&
-		strcmp(r->details[0].endpoint, "198.51.100.8") == 0 && r->peers[0].endpoint_port == 51820);
-	CHECK(r != NULL && strcmp(r->details[0].allowed, "10.0.0.1/32,10.9.0.0/16") == 0 &&
-		r->peers[0].shared);
+	CHECK(r != NULL && r->strs == b2 && !cache_shared(r->peers[1].name) &&
+		!cache_shared(r->peers[1].key) && strcmp(cache_str(r, r->peers[1].key), "KEY2=") == 0);
+	CHECK(r != NULL && strcmp(cache_str(r, r->peers[1].endpoint), "[2001:db8::7]:51821") == 0);
+	CHECK(r != NULL && cache_shared(r->peers[0].endpoint) &&
+		strcmp(cache_str(r, r->peers[0].endpoint), "198.51.100.8") == 0 &&
+		r->peers[0].endpoint_port == 51820);
+	CHECK(r != NULL && strcmp(cache_str(r, r->peers[0].allowed), "10.0.0.1/32,10.9.0.0/16") == 0 &&
+		cache_shared(r->peers[0].allowed) && cache_shared(r->peers[0].key));
+	/* the own strings hold no dead ones after a poll: the copies made at the block's change went */
+	CHECK(r != NULL && r->own != NULL && r->own->dead == 0 && r->own->len == r->own->cap);
 	sample_strs_unref(b2);
 	store_close(st);
 	CHECK(strcmp(storefix_text(p, "SELECT allowed_address FROM peers WHERE pkey = 'KEY1='"),
@@ -997,6 +1053,7 @@ int main(void)
 	test_files_gone();
 	test_links();
 	test_clock_step();
+	test_lookback();
 	test_series_compact();
 	test_counter_back();
 	test_shared_peers();
