@@ -40,11 +40,13 @@ assert x["final"] and x["verdict"] == "regression" and x["method"] == "saturatio
 assert abs(x["ratio"] - 1 / 3) <= 0.03 and x["cores"] == "3", x
 assert abs(x["before_bps"] - 377e6) < 15e6 and abs(x["after_bps"] - 126e6) < 6e6, x
 # nothing changed for these: never a regression or improvement, and unchanged where ~200 polls
-# are precise enough to claim it (at least one of the three)
+# are precise enough to claim it (at least one of the three). An unchanged ratio within 0.15 of
+# 1, as 073 allows: under ASan's slower polls the CHR's tx has come out at 1.13, which the
+# threshold (0.2) rightly calls unchanged
 calm = [v[("ccr1009", "wireguard1", "rx")], v[("chr", "wg0", "tx")], v[("chr", "wg0", "rx")]]
 for x in calm:
     assert x["verdict"] in ("unchanged", "insufficient-data") and x["cores"], x
-    assert x["verdict"] != "unchanged" or abs(x["ratio"] - 1) <= 0.1, x
+    assert x["verdict"] != "unchanged" or abs(x["ratio"] - 1) <= 0.15, x
 assert v[("ccr1009", "wireguard1", "rx")]["cores"] == "5"
 assert any(x["verdict"] == "unchanged" for x in calm), calm
 PY
