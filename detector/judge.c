@@ -302,13 +302,19 @@ static void judge_core_fates(const struct frame *f, const bool *on0, const bool 
 enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO };
 
 /* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
- * load clearly (WINCAP_ATTR_T standard errors), or clearly not while another member's do. */
-static enum judge_mine judge_mine_w(
-	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t si, size_t core)
+ * load clearly (WINCAP_ATTR_T standard errors), or clearly not while another member's do.
+ * *alone: no other member's ups and downs clearly move it too (each below JUDGE_OWN_YES). */
+static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w *w, const size_t *mem,
+	size_t n, size_t si, size_t core, bool *alone)
 {
 	double t[OWN_MAX];
+	*alone = false;
 	if (own_effects(f, w, mem, n, core, t) < 0)
 		return JUDGE_MINE_UNKNOWN;
+	*alone = true;
+	for (size_t i = 0; i < n; i++)
+		*alone = *alone && (i == si || t[i] < JUDGE_OWN_YES);
+
 	if (t[si] >= JUDGE_OWN_YES)
 		return JUDGE_MINE_YES;
 	for (size_t i = 0; i < n && t[si] < JUDGE_OWN_NOT; i++)
@@ -317,10 +323,11 @@ static enum judge_mine judge_mine_w(
 	return JUDGE_MINE_UNKNOWN;
 }
 
-/* mine[core] for the group's cores on[]: which of them carry stream s, the same in both windows.
- * False when a core cannot be told, or is s's in one window only, or s has none. */
+/* mine[core] for the group's cores on[]: which of them carry stream s, the same in both windows;
+ * alone[core]: those that carry no other member, as far as their own ups and downs tell, in
+ * either window. False when a core cannot be told, or is s's in one window only, or s has none. */
 static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
-	const bool *on, const struct frame_params *p, bool *mine)
+	const bool *on, const struct frame_params *p, bool *mine, bool *alone)
 {
 	size_t ns = frame_nstreams(f), mem[OWN_MAX], n = 0, si = 0;
 	bool *in = xcalloc(ns + 1, sizeof(bool)), any = false;
@@ -333,10 +340,12 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 	for (size_t core = 0; core < f->ncores; core++) {
 		if (!on[core])
 			continue;
-		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core);
-		if (mb == JUDGE_MINE_UNKNOWN || mb != judge_mine_w(f, a, mem, n, si, core))
+		bool lb, la;
+		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb);
+		if (mb == JUDGE_MINE_UNKNOWN || mb != judge_mine_w(f, a, mem, n, si, core, &la))
 			return false;
 		mine[core] = mb == JUDGE_MINE_YES;
+		alone[core] = lb && la;
 		any = any || mine[core];
 	}
 	return any;
@@ -356,6 +365,68 @@ static double judge_mine_cap(const struct wincap_cap *cp, const bool *mine, doub
 	return isfinite(lo) ? lo : NAN;
 }
 
+/* Whether core's capacity for the group in cp, less twice its error, is at least cap: where
+ * member s shares the core with others, s's own capacity there is at least its share of the
+ * group's (the others' share of the load can only be more than nought), so a shared core that
+ * holds the group at least as far as s's own cores hold s does not fill first for s. */
+static bool judge_shared_above(const struct wincap_cap *cp, size_t core, double cap)
+{
+	int i = judge_cand_of(&cp->cands, core), k = judge_cand_of(&cp->far, core);
+	double c = i >= 0 ? cp->capc[i] * (1 - 2 * cp->rsec[i])
+		: k >= 0  ? cp->capf[k] * (1 - 2 * cp->rsef[k])
+			  : NAN;
+	return c >= cap;
+}
+
+/* Whether every core on mine[] held its capacity for the group across the change. */
+static bool judge_all_held(const struct frame *f, const bool *mine, const struct wincap_cap *cb,
+	const struct wincap_cap *ca, const struct frame_params *p)
+{
+	bool held = true;
+	for (size_t core = 0; core < f->ncores && held; core++) {
+		double ratio;
+		held = !mine[core] || judge_core_fate(cb, ca, core, p, &ratio) == JUDGE_CORE_HELD;
+	}
+	return held;
+}
+
+/* Member s's capacity in each window (*mb, *ma) from the cores that carry it alone, where the
+ * cores it shares with other members cannot fill first (judge_shared_above) and every core of
+ * its held or fell clearly. Where a shared core may fill first, the group's capacities are only
+ * floors of s's: then *floors, and only where every core of s held (nothing fell, so s did not:
+ * unchanged is all they can say). False when the data cannot say which of its cores fills
+ * first. */
+static bool judge_split_caps(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	size_t s, const bool *on, const struct wincap_cap *cb, const struct wincap_cap *ca,
+	const struct frame_params *p, struct wincap_cap *mb, struct wincap_cap *ma, bool *mine, bool *floors)
+{
+	size_t nc = f->ncores;
+	bool *alone = xcalloc(nc + 1, sizeof(bool)), *solo = xcalloc(nc + 1, sizeof(bool));
+	bool ok = judge_mine(f, b, a, s, on, p, mine, alone), exact = ok;
+	for (size_t core = 0; core < nc && ok; core++) {
+		double ratio;
+		solo[core] = mine[core] && alone[core];
+		ok = !mine[core] || judge_core_fate(cb, ca, core, p, &ratio) != JUDGE_CORE_UNCLEAR;
+	}
+	*mb = *cb, *ma = *ca;
+	mb->cap = judge_mine_cap(cb, solo, &mb->rse);
+	ma->cap = judge_mine_cap(ca, solo, &ma->rse);
+	exact = ok && isfinite(mb->cap) && isfinite(ma->cap);
+	for (size_t core = 0; core < nc && exact; core++)
+		exact = !mine[core] || solo[core] ||
+			(judge_shared_above(cb, core, mb->cap) && judge_shared_above(ca, core, ma->cap));
+	*floors = ok && !exact;
+	if (*floors) {
+		ok = judge_all_held(f, mine, cb, ca, p);
+		mb->cap = judge_mine_cap(cb, mine, &mb->rse);
+		ma->cap = judge_mine_cap(ca, mine, &ma->rse);
+		ok = ok && isfinite(mb->cap) && isfinite(ma->cap);
+	}
+	free(alone);
+	free(solo);
+	return ok;
+}
+
 /* A group whose cores disagree (one fell, one did not): judged on stream s's own cores alone,
  * where its own ups and downs tell them (judge_mine); every one of them must have held or
  * fallen clearly. True with r filled. */
@@ -363,15 +434,9 @@ static bool judge_split(const struct frame *f, const struct frame_w *b, const st
 	const bool *on, const struct wincap_cap *cb, const struct wincap_cap *ca,
 	const struct frame_params *p, const char *others, struct frame_result *r)
 {
-	bool *mine = xcalloc(f->ncores + 1, sizeof(bool)), ok = judge_mine(f, b, a, s, on, p, mine);
-	for (size_t core = 0; core < f->ncores && ok; core++) {
-		double ratio;
-		ok = !mine[core] || judge_core_fate(cb, ca, core, p, &ratio) != JUDGE_CORE_UNCLEAR;
-	}
-	struct wincap_cap mb = *cb, ma = *ca;
-	mb.cap = judge_mine_cap(cb, mine, &mb.rse);
-	ma.cap = judge_mine_cap(ca, mine, &ma.rse);
-	ok = ok && isfinite(mb.cap) && isfinite(ma.cap);
+	bool *mine = xcalloc(f->ncores + 1, sizeof(bool)), floors;
+	struct wincap_cap mb, ma;
+	bool ok = judge_split_caps(f, b, a, s, on, cb, ca, p, &mb, &ma, mine, &floors);
 	if (ok) {
 		struct frame_result o = *r;
 		o.verdict = DETECTOR_INSUFFICIENT; /* judge_projected sets only what it finds */
@@ -382,7 +447,7 @@ static bool judge_split(const struct frame *f, const struct frame_w *b, const st
 		snprintf(line, sizeof(line), "moves with %s: told apart by its own ups and downs, on core %s",
 			others, cores);
 		judge_text(o.why, sizeof(o.why), line);
-		ok = o.verdict != DETECTOR_INSUFFICIENT;
+		ok = o.verdict != DETECTOR_INSUFFICIENT && (!floors || o.verdict == DETECTOR_UNCHANGED);
 		if (ok)
 			*r = o;
 	}
