@@ -74,6 +74,8 @@ static int cs_chunk_next(chunkstore_cur_t *r)
 		r->rd = pollchunk_decode_some(p, (size_t)sqlite3_column_bytes(r->chunks, 0), r->blobs, &why);
 		if (r->rd == NULL && !r->skip)
 			return cs_malformed(r, why);
+		if (r->rd != NULL) /* a range that starts inside the chunk: its earlier rows unmade */
+			pollchunk_seek(r->rd, r->from);
 	}
 }
 

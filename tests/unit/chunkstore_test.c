@@ -88,6 +88,8 @@ static void ct_ranges(const char *orig, const char *path)
 	CHECK(ct_same(orig, path, "r1", STOREFIX_T0 + 7 * 60000 + 3, STOREFIX_T0 + 55 * 60000) > 100);
 	CHECK_INT(ct_same(orig, path, "r1", CT_SPAN1 - 20000, CT_SPAN1 + 20000), 2);
 	CHECK_INT(ct_same(orig, path, "r1", CT_SPAN1, CT_SPAN1), 0);
+	for (int64_t m = 0; m < 60; m += 7) /* ranges that start inside a chunk: seeks into it */
+		CHECK(ct_same(orig, path, "r1", STOREFIX_T0 + m * 60000 + 1, STOREFIX_T0 + 61 * 60000) > 0);
 }
 
 /* Exec sql on the database at path (after the sample views: storefix_db). */
