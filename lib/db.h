@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* db: small helpers around one SQLite connection: open with a busy timeout, WAL, prepare, step,
- * bind and read values where NULL means "unknown", and error texts. Knows no schema. */
+ * bind and read values where NULL means "unknown", error texts, and a shelf of statements kept
+ * between reads. Knows no schema. */
 #ifndef WGWATCH_DB_H
 #define WGWATCH_DB_H
 
