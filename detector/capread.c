@@ -47,7 +47,7 @@ static int capread_router(data_t *data, const struct frame_params *p, int64_t be
 		from = r->changed_ms + 1;
 	struct data_set x = { 0 };
 	struct data_demand dm = { 0 };
-	int rc = data_load(data, r->id, from, r->last_ms + 1, &x);
+	int rc = data_load(data, r->id, from, r->last_ms + 1, &x, NULL);
 	if (rc == 0)
 		rc = data_load_demand(data, r->id, r->last_ms - CAPREAD_DEMAND_MS, r->last_ms + 1, &dm);
 	if (rc == 0 && x.npolls > 0 && x.nifs > 0) {

@@ -28,12 +28,10 @@ enum data_sq {
 	DATA_PEERS,
 	DATA_EVENTS,
 	DATA_POLLS,
-	DATA_WG,
+	DATA_IFACES,
 	DATA_ROUTERS,
 	DATA_UPSERT,
 	DATA_HISTORY,
-	DATA_LINKS,
-	DATA_MHZ,
 	DATA_DEMAND,
 	DATA_ROLLED,
 	DATA_NSQL
@@ -82,10 +80,11 @@ static const char *const data_sql[DATA_NSQL] = {
 			" FROM version_history h JOIN routers r ON r.id = h.router_id"
 			" WHERE h.kind IN ('upgrade', 'downgrade')) e ORDER BY e.id",
 	/* The packed values are decoded in C (store/packed.h): the views' row per value cost more
-	 * than all else a round does (see data_load). */
-	[DATA_POLLS] = "SELECT time_ms, cpu, ifaces FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2"
-		       " AND time_ms < ?3 ORDER BY time_ms",
-	[DATA_WG] = "SELECT id, name FROM interfaces WHERE router_id = ?1 AND type = 'wg' ORDER BY name, id",
+	 * than all else a round does. The CPU clock and the link rows come from the same read (see
+	 * data_load): a read of chunks decodes them. */
+	[DATA_POLLS] = "SELECT time_ms, cpu, ifaces, cpu_mhz FROM store_polls WHERE router_id = ?1"
+		       " AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms",
+	[DATA_IFACES] = "SELECT id, name, type = 'wg' FROM interfaces WHERE router_id = ?1 ORDER BY name, id",
 	[DATA_ROUTERS] = "SELECT r.id, r.name, r.last_poll_ms, (SELECT max(h.time_ms) FROM version_history h"
 			 "  WHERE h.router_id = r.id AND h.kind IN ('upgrade', 'downgrade'))"
 			 " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
@@ -93,13 +92,6 @@ static const char *const data_sql[DATA_NSQL] = {
 		("INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
 		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"), /* one string: clang's -Wstring-concatenation */
 	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	[DATA_LINKS] = "SELECT i.name, i.type = 'wg', s.time_ms, s.reset, coalesce(s.mtu, 0), s.running,"
-		       " s.rx_errors, s.tx_errors, s.tx_queue_drops, s.rx_packets, s.tx_packets"
-		       " FROM iface_samples s CROSS JOIN interfaces i ON i.id = s.iface_id"
-		       " WHERE s.router_id = ?1 AND i.router_id = ?1 AND s.time_ms >= ?2 AND s.time_ms < ?3"
-		       " AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
-	[DATA_MHZ] = "SELECT time_ms, cpu_mhz FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2"
-		     " AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
 	[DATA_DEMAND] =
 		"SELECT i.name, r.bucket_ms, r.tx_rate_avg, r.rx_rate_avg FROM interfaces i"
 		" JOIN store_iface_rollup r ON r.iface_id = i.id WHERE i.router_id = ?1 AND i.type = 'wg'"
@@ -260,32 +252,48 @@ static void data_cpu_matrix(struct data_set *x, const struct data_core_row *rows
 	}
 }
 
-/* The router's WireGuard interfaces: their ids, each with the index of its name in name order
- * (two ids of one name share it, as the name-ordered rows of a JOIN would). */
-struct data_wg {
-	int64_t *id;
-	size_t *slot, n;
-	char **name; /* by slot */
-	size_t nnames;
-	struct data_iface *acc; /* by slot: the rows read so far */
+/* The router's interfaces by name (names are unique to a router): each slot's name, whether it
+ * is WireGuard's, its rates read so far (WireGuard's alone) and its link rows (every interface's). */
+struct data_ifid {
+	int64_t id;
+	size_t slot;
 };
 
-static void data_wg_free(struct data_wg *w)
+struct data_ifs {
+	struct data_ifid *byid; /* ascending id */
+	size_t n;
+	char **name; /* by slot */
+	bool *wg;
+	size_t nnames;
+	struct data_iface *acc;       /* by slot: the rates read so far */
+	struct confound_iface *links; /* by slot: the link rows read so far; NULL: none wanted */
+};
+
+static void data_ifs_free(struct data_ifs *w)
 {
 	for (size_t i = 0; i < w->nnames; i++) {
 		free(w->name[i]);
 		free(w->acc[i].rows);
+		if (w->links != NULL)
+			free(w->links[i].rows);
 	}
-	free(w->id);
-	free(w->slot);
+	free(w->byid);
 	free(w->name);
+	free(w->wg);
 	free(w->acc);
+	free(w->links);
 	memset(w, 0, sizeof(*w));
 }
 
-static int data_wg_load(data_t *d, int64_t router, struct data_wg *w)
+static int data_ifid_cmp(const void *a, const void *b)
 {
-	sqlite3_stmt *q = d->sq[DATA_WG];
+	const struct data_ifid *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int data_ifs_load(data_t *d, int64_t router, bool links, struct data_ifs *w)
+{
+	sqlite3_stmt *q = d->sq[DATA_IFACES];
 	size_t cap = 0;
 	int rc;
 	memset(w, 0, sizeof(*w));
@@ -294,51 +302,82 @@ static int data_wg_load(data_t *d, int64_t router, struct data_wg *w)
 		const char *name = (const char *)sqlite3_column_text(q, 1);
 		if (w->n == cap) {
 			cap = cap ? 2 * cap : 8;
-			w->id = xreallocarray(w->id, cap, sizeof(*w->id));
-			w->slot = xreallocarray(w->slot, cap, sizeof(*w->slot));
+			w->byid = xreallocarray(w->byid, cap, sizeof(*w->byid));
 			w->name = xreallocarray(w->name, cap, sizeof(*w->name));
+			w->wg = xreallocarray(w->wg, cap, sizeof(*w->wg));
 		}
-		if (w->nnames == 0 || strcmp(w->name[w->nnames - 1], name ? name : "") != 0)
+		if (w->nnames == 0 || strcmp(w->name[w->nnames - 1], name ? name : "") != 0) {
+			w->wg[w->nnames] = sqlite3_column_int(q, 2) != 0;
 			w->name[w->nnames++] = xstrdup(name ? name : "");
-		w->id[w->n] = sqlite3_column_int64(q, 0);
-		w->slot[w->n++] = w->nnames - 1;
+		}
+		w->byid[w->n++] = (struct data_ifid){ sqlite3_column_int64(q, 0), w->nnames - 1 };
 	}
 	sqlite3_reset(q);
+	qsort(w->byid, w->n, sizeof(*w->byid), data_ifid_cmp);
 	w->acc = xcalloc(w->nnames + 1, sizeof(*w->acc));
+	w->links = links ? xcalloc(w->nnames + 1, sizeof(*w->links)) : NULL;
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static size_t data_wg_slot(const struct data_wg *w, int64_t id)
+static size_t data_ifs_slot(const struct data_ifs *w, int64_t id)
 {
-	for (size_t i = 0; i < w->n; i++)
-		if (w->id[i] == id)
-			return w->slot[i];
-	return SIZE_MAX;
+	struct data_ifid key = { .id = id };
+	const struct data_ifid *f = w->n ? bsearch(&key, w->byid, w->n, sizeof(key), data_ifid_cmp) : NULL;
+	return f != NULL ? f->slot : SIZE_MAX;
 }
 
-/* The interfaces of one poll with a rate, not across a reset (iface_samples.dt_ms > 0 and
- * reset = 0), into their slots' rows; the rates as SQL would compute them. */
-static void data_poll_rates(struct data_wg *w, size_t poll, const void *blob, size_t len)
+/* A WireGuard interface's rate at poll, not across a reset (iface_samples.dt_ms > 0 and
+ * reset = 0), into its slot's rows; the rates as SQL would compute them. */
+static void data_add_rate(struct data_ifs *w, size_t slot, size_t poll, const struct packed_iface *r)
+{
+	if (!w->wg[slot] || !r->delta || r->dt_ms <= 0 || r->reset)
+		return;
+	double tx = (double)r->tx_delta * 8000.0 / (double)r->dt_ms;
+	double rx = (double)r->rx_delta * 8000.0 / (double)r->dt_ms;
+	if (!isfinite(tx) || !isfinite(rx))
+		return;
+	struct data_iface *f = &w->acc[slot];
+	f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
+	f->rows[f->n++] = (struct data_row){ poll, tx, rx };
+}
+
+/* An interface's link state at time t (iface_samples.running not NULL) into its slot's rows. */
+static void data_add_link(struct data_ifs *w, size_t slot, int64_t t, const struct packed_iface *r)
+{
+	if (w->links == NULL || !r->link)
+		return;
+	struct confound_iface *f = &w->links[slot];
+	f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
+	f->rows[f->n++] = (struct confound_row){ .t = t,
+		.reset = r->reset,
+		.mtu = (int64_t)r->mtu,
+		.running = r->running,
+		.rx_err = r->rx_err,
+		.tx_err = r->tx_err,
+		.txq = r->txq,
+		.rx_pkts = r->rx_pkts,
+		.tx_pkts = r->tx_pkts };
+}
+
+/* The interfaces of one poll at time t: their rates at poll (SIZE_MAX: none, a poll without CPU
+ * data) and their link rows. */
+static void data_poll_ifaces(struct data_ifs *w, size_t poll, int64_t t, const void *blob, size_t len)
 {
 	struct packed_cursor c;
-	struct packed_rate r;
+	struct packed_iface r;
 	packed_ifaces(&c, blob, len);
-	while (packed_next_rate(&c, &r)) {
-		size_t slot = r.dt_ms > 0 && !r.reset ? data_wg_slot(w, r.id) : SIZE_MAX;
+	while (packed_next_iface(&c, &r)) {
+		size_t slot = data_ifs_slot(w, r.id);
 		if (slot == SIZE_MAX)
 			continue;
-		double tx = (double)r.tx_delta * 8000.0 / (double)r.dt_ms;
-		double rx = (double)r.rx_delta * 8000.0 / (double)r.dt_ms;
-		if (!isfinite(tx) || !isfinite(rx))
-			continue;
-		struct data_iface *f = &w->acc[slot];
-		f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
-		f->rows[f->n++] = (struct data_row){ poll, tx, rx };
+		if (poll != SIZE_MAX)
+			data_add_rate(w, slot, poll, &r);
+		data_add_link(w, slot, t, &r);
 	}
 }
 
-/* The slots that read a row become x->ifs, by name; each poll's sums add them in that order. */
-static void data_wg_finish(struct data_wg *w, struct data_set *x)
+/* The slots that read a rate become x->ifs, by name; each poll's sums add them in that order. */
+static void data_ifs_rates(struct data_ifs *w, struct data_set *x)
 {
 	for (size_t i = 0; i < w->nnames; i++) {
 		struct data_iface *f = &w->acc[i];
@@ -346,9 +385,8 @@ static void data_wg_finish(struct data_wg *w, struct data_set *x)
 			continue;
 		x->ifs = data_grow(x->ifs, x->nifs, &x->capifs, sizeof(*x->ifs));
 		x->ifs[x->nifs++] = (struct data_iface){
-			.name = w->name[i], .rows = f->rows, .n = f->n, .cap = f->cap
+			.name = xstrdup(w->name[i]), .rows = f->rows, .n = f->n, .cap = f->cap
 		};
-		w->name[i] = NULL;
 		*f = (struct data_iface){ 0 };
 		for (size_t k = 0; k < x->ifs[x->nifs - 1].n; k++) {
 			const struct data_row *row = &x->ifs[x->nifs - 1].rows[k];
@@ -359,51 +397,76 @@ static void data_wg_finish(struct data_wg *w, struct data_set *x)
 	}
 }
 
-/* One polls row: a poll of x if it read a core; its loads into rows, its rates into w. */
-static void data_poll_row(sqlite3_stmt *q, struct data_set *x, struct data_core_row **rows, size_t *n,
-	size_t *cap, struct data_wg *w)
+/* The slots that read a link row become cs->ifs, by name. */
+static void data_ifs_links(struct data_ifs *w, struct confound_set *cs)
 {
-	int64_t load[DATA_MAX_CORES];
+	for (size_t i = 0; w->links != NULL && i < w->nnames; i++) {
+		struct confound_iface *f = &w->links[i];
+		if (f->n == 0)
+			continue;
+		cs->ifs = data_grow(cs->ifs, cs->nifs, &cs->capifs, sizeof(*cs->ifs));
+		cs->ifs[cs->nifs++] = (struct confound_iface){
+			.name = xstrdup(w->name[i]), .wg = w->wg[i], .rows = f->rows, .n = f->n, .cap = f->cap
+		};
+		*f = (struct confound_iface){ 0 };
+	}
+}
+
+struct data_acc { /* what one pass over a router's polls rows gathers besides x */
+	struct data_core_row *rows;
+	size_t n, cap;
+	struct data_ifs w;
+	struct confound_set *links; /* NULL: not wanted */
+};
+
+/* One polls row: a poll of x if it read a core (its loads into a->rows, its rates into a->w), and
+ * its CPU clock and link rows into a->links. */
+static void data_poll_row(sqlite3_stmt *q, struct data_set *x, struct data_acc *a)
+{
+	int64_t load[DATA_MAX_CORES], t = sqlite3_column_int64(q, 0);
+	struct confound_set *cs = a->links;
+	if (cs != NULL && sqlite3_column_type(q, 3) != SQLITE_NULL) {
+		cs->cpu = data_grow(cs->cpu, cs->ncpu, &cs->capcpu, sizeof(*cs->cpu));
+		cs->cpu[cs->ncpu++] = (struct confound_cpu){ t, sqlite3_column_int64(q, 3) };
+	}
 	size_t ncores = packed_cpu(
 		sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), load, DATA_MAX_CORES);
-	if (ncores == 0)
-		return; /* no CPU data: neither a poll nor rates */
-	x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
-	x->polls[x->npolls++] = (struct frame_poll){
-		.t = sqlite3_column_int64(q, 0), .busiest = NAN, .others = NAN
-	};
+	if (ncores > 0) { /* without CPU data neither a poll nor rates */
+		x->polls = data_grow(x->polls, x->npolls, &x->cappolls, sizeof(*x->polls));
+		x->polls[x->npolls++] = (struct frame_poll){ .t = t, .busiest = NAN, .others = NAN };
+	}
 	for (size_t c = 0; c < ncores; c++) {
-		*rows = data_grow(*rows, *n, cap, sizeof(**rows));
-		(*rows)[(*n)++] = (struct data_core_row){ x->npolls - 1, c,
+		a->rows = data_grow(a->rows, a->n, &a->cap, sizeof(*a->rows));
+		a->rows[a->n++] = (struct data_core_row){ x->npolls - 1, c,
 			(float)((double)load[c] / 1000.0) };
 	}
 	if (ncores > x->ncores)
 		x->ncores = ncores;
-	data_poll_rates(w, x->npolls - 1, sqlite3_column_blob(q, 2), (size_t)sqlite3_column_bytes(q, 2));
+	data_poll_ifaces(&a->w, ncores > 0 ? x->npolls - 1 : SIZE_MAX, t, sqlite3_column_blob(q, 2),
+		(size_t)sqlite3_column_bytes(q, 2));
 }
 
-/* The polls of router in [from, to) with CPU data, and at those polls the WireGuard interfaces'
- * rates, in one pass over its polls rows. */
-int data_load(data_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x)
+int data_load(
+	data_t *d, int64_t router, int64_t from, int64_t to, struct data_set *x, struct confound_set *links)
 {
-	struct data_wg w;
+	struct data_acc a = { .links = links };
 	memset(x, 0, sizeof(*x));
-	if (data_wg_load(d, router, &w) < 0) {
-		data_wg_free(&w);
-		return -1;
-	}
+	if (links != NULL)
+		memset(links, 0, sizeof(*links));
+	int rc = SQLITE_ERROR;
 	sqlite3_stmt *q = d->sq[DATA_POLLS];
-	data_bind_range(q, router, from, to);
-	struct data_core_row *rows = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		data_poll_row(q, x, &rows, &n, &cap, &w);
-	sqlite3_reset(q);
-	data_cpu_matrix(x, rows, n);
-	free(rows);
-	data_wg_finish(&w, x);
-	data_wg_free(&w);
+	if (data_ifs_load(d, router, links != NULL, &a.w) == 0) {
+		data_bind_range(q, router, from, to);
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+			data_poll_row(q, x, &a);
+		sqlite3_reset(q);
+	}
+	data_cpu_matrix(x, a.rows, a.n);
+	free(a.rows);
+	data_ifs_rates(&a.w, x);
+	if (links != NULL)
+		data_ifs_links(&a.w, links);
+	data_ifs_free(&a.w);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -462,49 +525,6 @@ int data_load_profiles(data_t *d, int64_t router, int64_t from, int64_t to, prof
 		*v = data_grow(*v, *n, &cap, sizeof(**v));
 		(*v)[(*n)++] = p;
 	}
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? 0 : -1;
-}
-
-static void data_add_link(struct confound_set *x, sqlite3_stmt *q)
-{
-	const char *name = (const char *)sqlite3_column_text(q, 0);
-	if (x->nifs == 0 || strcmp(x->ifs[x->nifs - 1].name, name) != 0) {
-		x->ifs = data_grow(x->ifs, x->nifs, &x->capifs, sizeof(*x->ifs));
-		x->ifs[x->nifs++] = (struct confound_iface){ .name = xstrdup(name),
-			.wg = sqlite3_column_int(q, 1) != 0 };
-	}
-	struct confound_iface *f = &x->ifs[x->nifs - 1];
-	f->rows = data_grow(f->rows, f->n, &f->cap, sizeof(*f->rows));
-	f->rows[f->n++] = (struct confound_row){ .t = sqlite3_column_int64(q, 2),
-		.reset = sqlite3_column_int(q, 3) != 0,
-		.mtu = sqlite3_column_int64(q, 4),
-		.running = sqlite3_column_int(q, 5) != 0,
-		.rx_err = (uint64_t)sqlite3_column_int64(q, 6),
-		.tx_err = (uint64_t)sqlite3_column_int64(q, 7),
-		.txq = (uint64_t)sqlite3_column_int64(q, 8),
-		.rx_pkts = (uint64_t)sqlite3_column_int64(q, 9),
-		.tx_pkts = (uint64_t)sqlite3_column_int64(q, 10) };
-}
-
-int data_load_links(data_t *d, int64_t router, int64_t from, int64_t to, struct confound_set *x)
-{
-	memset(x, 0, sizeof(*x));
-	sqlite3_stmt *q = d->sq[DATA_MHZ];
-	data_bind_range(q, router, from, to);
-	int rc;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		x->cpu = data_grow(x->cpu, x->ncpu, &x->capcpu, sizeof(*x->cpu));
-		x->cpu[x->ncpu++] = (struct confound_cpu){ sqlite3_column_int64(q, 0),
-			sqlite3_column_int64(q, 1) };
-	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return -1;
-	q = d->sq[DATA_LINKS];
-	data_bind_range(q, router, from, to);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		data_add_link(x, q);
 	sqlite3_reset(q);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -764,7 +784,7 @@ static int data_recent_update(data_t *d, struct data_recent *r, int64_t from, in
 		r->n -= keep;
 	}
 	struct data_set x;
-	int rc = data_load(d, r->router, r->next_ms > from ? r->next_ms : from, last + 1, &x);
+	int rc = data_load(d, r->router, r->next_ms > from ? r->next_ms : from, last + 1, &x, NULL);
 	size_t add = rc == 0 ? x.npolls : 0;
 	if (r->n + add != r->cap) { /* kept till the next round, for every router: no spare room */
 		r->cap = r->n + add;
@@ -970,7 +990,7 @@ static void data_bucket_raw(const struct data_set *x, const struct data_iface *f
 static int data_demand_raw(data_t *d, int64_t router, int64_t from, int64_t to, struct data_demand *dm)
 {
 	struct data_set x;
-	int rc = data_load(d, router, from, to, &x);
+	int rc = data_load(d, router, from, to, &x, NULL);
 	for (size_t i = 0; rc == 0 && i < x.nifs; i++)
 		data_bucket_raw(&x, &x.ifs[i], data_series_find(dm, x.ifs[i].name));
 	data_set_free(&x);

@@ -62,15 +62,15 @@ void data_close(data_t *db); /* finalizes, closes and frees; NULL is fine */
 /* *cause = "what: <the database's last error>"; returns -1. */
 int data_fail(data_t *db, char **cause, const char *what);
 
-/* The samples of router in [from, to) into *x (always to free with data_set_free). -1: failed. */
-int data_load(data_t *db, int64_t router, int64_t from, int64_t to, struct data_set *x);
+/* The samples of router in [from, to) into *x (always to free with data_set_free) and, unless
+ * links is NULL, the CPU clock and every interface's link rows of the same polls into *links
+ * (always to free with confound_set_free): one read of the polls for both. -1: failed. */
+int data_load(
+	data_t *db, int64_t router, int64_t from, int64_t to, struct data_set *x, struct confound_set *links);
 void data_set_free(struct data_set *x);
 /* The frame of the version change at t (the poll at t left out): *rates, *loads and f->names to
  * free. */
 void data_frame(const struct data_set *x, int64_t t, struct frame *f, double **rates, float **loads);
-/* The CPU clock and every interface's link rows of router in [from, to) into *x (always to free
- * with confound_set_free). -1: failed. */
-int data_load_links(data_t *db, int64_t router, int64_t from, int64_t to, struct confound_set *x);
 /* The probes of router in [from, to) and its enabled peers' allowed addresses into *p (always
  * to free with probepair_set_free); none when the database has no probes table. -1: failed. */
 int data_load_probes(data_t *db, int64_t router, int64_t from, int64_t to, struct probepair_set *p);

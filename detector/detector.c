@@ -242,10 +242,11 @@ static int detector_probe(
 	return rc;
 }
 
-/* Judge e on its samples x and profiles pv[0..np) (newest first) and record the verdicts. -1
- * with *what on a failed read. */
+/* Judge e on its samples x, link rows cs and profiles pv[0..np) (newest first) and record the
+ * verdicts. -1 with *what on a failed read. */
 static int detector_judge(detector_t *d, const struct data_event *e, const struct data_set *x,
-	profile_t *const *pv, size_t np, bool final, int64_t now, const char **what)
+	const struct confound_set *cs, profile_t *const *pv, size_t np, bool final, int64_t now,
+	const char **what)
 {
 	struct frame f;
 	double *rates;
@@ -257,12 +258,8 @@ static int detector_judge(detector_t *d, const struct data_event *e, const struc
 	judge_event(&f, &d->params, r);
 	int rc = detector_probe(d, e, &f, r); /* a probe pair overrides its stream's verdict */
 	*what = "reading probes";
-	struct confound_set cs = { 0 };
-	if (rc == 0 && (rc = data_load_links(d->data, e->router_id, e->from_ms, e->to_ms, &cs)) < 0)
-		*what = "reading interface samples";
 	if (rc == 0)
-		detector_record_all(d, e, x, &f, r, &cs, final, now);
-	confound_set_free(&cs);
+		detector_record_all(d, e, x, &f, r, cs, final, now);
 	free(r);
 	free(rates);
 	free(loads);
@@ -273,19 +270,21 @@ static int detector_judge(detector_t *d, const struct data_event *e, const struc
 static int detector_eval(detector_t *d, const struct data_event *e, int64_t now, char **cause)
 {
 	struct data_set x;
+	struct confound_set cs;
 	profile_t **pv = NULL;
 	size_t np = 0;
 	const char *what = "reading samples";
-	int rc = data_load(d->data, e->router_id, e->from_ms, e->to_ms, &x);
+	int rc = data_load(d->data, e->router_id, e->from_ms, e->to_ms, &x, &cs);
 	if (rc == 0 && (rc = data_load_profiles(d->data, e->router_id, e->from_ms, e->to_ms, &pv, &np)) < 0)
 		what = "reading profiles";
 	bool final = now >= e->to_ms + d->grace_ms;
 	if (rc == 0 && !final)
 		detector_due(d, e, now);
 	if (rc == 0)
-		rc = detector_judge(d, e, &x, pv, np, final, now, &what);
+		rc = detector_judge(d, e, &x, &cs, pv, np, final, now, &what);
 	history_profiles_free(pv, np);
 	data_set_free(&x);
+	confound_set_free(&cs);
 	if (rc < 0)
 		return data_fail(d->data, cause, what);
 	detector_items_mark(d, e);

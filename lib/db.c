@@ -135,3 +135,50 @@ int64_t db_value_int64(sqlite3_value *v, int64_t null_value)
 {
 	return sqlite3_value_type(v) == SQLITE_NULL ? null_value : sqlite3_value_int64(v);
 }
+
+struct db_shelf {
+	size_t n;
+	sqlite3_stmt *q[]; /* by slot; NULL: none kept */
+};
+
+db_shelf_t *db_shelf_new(size_t nslots)
+{
+	db_shelf_t *s = xcalloc(1, sizeof(*s) + nslots * sizeof(s->q[0]));
+	s->n = nslots;
+	return s;
+}
+
+void db_shelf_free(db_shelf_t *s)
+{
+	if (s == NULL)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		sqlite3_finalize(s->q[i]);
+	free(s);
+}
+
+sqlite3_stmt *db_shelf_take(db_shelf_t *s, sqlite3 *db, size_t i, const char *sql)
+{
+	sqlite3_stmt *q = NULL;
+	if (s != NULL && i < s->n && s->q[i] != NULL) {
+		q = s->q[i];
+		s->q[i] = NULL;
+		return q;
+	}
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
+		sqlite3_finalize(q);
+		return NULL;
+	}
+	return q;
+}
+
+void db_shelf_give(db_shelf_t *s, size_t i, sqlite3_stmt *q)
+{
+	if (s == NULL || q == NULL || i >= s->n || s->q[i] != NULL) {
+		sqlite3_finalize(q);
+		return;
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	s->q[i] = q;
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* db: small helpers around one SQLite connection: open with a busy timeout, WAL, prepare, step,
- * bind and read values where NULL means "unknown", and error texts. Knows no schema. */
+ * bind and read values where NULL means "unknown", error texts, and a shelf of statements kept
+ * between reads. Knows no schema. */
 #ifndef WGWATCH_DB_H
 #define WGWATCH_DB_H
 
@@ -34,5 +35,18 @@ void db_bind_blob(sqlite3_stmt *q, int i, const void *data, size_t len); /* NULL
 char *db_col_str(sqlite3_stmt *q, int col);                              /* copy, or NULL; caller frees */
 int64_t db_col_int64(sqlite3_stmt *q, int col, int64_t null_value);
 int64_t db_value_int64(sqlite3_value *v, int64_t null_value); /* an SQL function's argument */
+
+/* Statements a connection keeps for reads it makes again and again (a virtual table's, whose
+ * cursors SQLite opens anew for every run of a statement): slot i's is taken while a read runs
+ * and given back after. A shelf belongs to one connection, used as the connection is. */
+typedef struct db_shelf db_shelf_t;
+db_shelf_t *db_shelf_new(size_t nslots);
+void db_shelf_free(db_shelf_t *s); /* finalizes what it keeps; NULL is fine */
+/* Slot i's statement, the one kept or sql prepared now on db (a slot is always the same sql;
+ * s NULL: prepared now); NULL with db's error. */
+sqlite3_stmt *db_shelf_take(db_shelf_t *s, sqlite3 *db, size_t i, const char *sql);
+/* q, taken from slot i, reset with its bindings cleared and kept, or finalized when the slot
+ * holds another already (two reads at once) or s is NULL. NULL q is fine. */
+void db_shelf_give(db_shelf_t *s, size_t i, sqlite3_stmt *q);
 
 #endif

@@ -411,3 +411,18 @@ bool chunk_next(const chunk_read_t *r, size_t s, size_t poll, size_t *cur, uint6
 	*v = r->v[x->off + (*cur)++];
 	return true;
 }
+
+size_t chunk_count(const chunk_read_t *r, size_t s, size_t poll)
+{
+	const struct chunk_rs *x = &r->s[s];
+	size_t n = 0, whole = (poll < r->np ? poll : r->np) / 8;
+	if (x->skipped || x->n == 0)
+		return 0;
+	if (x->bm == NULL)
+		return poll < r->np ? poll : r->np;
+	for (size_t i = 0; i < whole; i++)
+		n += (size_t)__builtin_popcount(x->bm[i]);
+	for (size_t i = whole * 8; i < poll && i < r->np; i++)
+		n += (x->bm[i / 8] >> (i % 8)) & 1;
+	return n;
+}

@@ -51,5 +51,8 @@ bool chunk_value(const chunk_read_t *r, size_t s, size_t poll, uint64_t *v);
 /* The same in constant time for a reader that walks the polls in order: *cur counts the values
  * of series s read so far (0 before poll 0); each poll asked once, in increasing order. */
 bool chunk_next(const chunk_read_t *r, size_t s, size_t poll, size_t *cur, uint64_t *v);
+/* The values series s has before poll (none for a series left undecoded): the *cur of
+ * chunk_next for a reader that starts at poll, not at 0. */
+size_t chunk_count(const chunk_read_t *r, size_t s, size_t poll);
 
 #endif

@@ -23,9 +23,12 @@ static const char cs_polls_sql[] =
 	"SELECT time_ms, duration_ms, source, err, error, cpu_mhz, %s, %s, %s, %s FROM polls"
 	" WHERE router_id = ?1 AND time_ms >= ?2 AND time_ms < ?3 ORDER BY time_ms";
 static const char *const cs_blob_col[POLLCHUNK_NBLOB] = { "cpu", "ifaces", "peers", "health" };
+/* A shelf's slots: the chunks' read, then the polls' by the BLOBs it reads. */
+enum { CS_SLOT_CHUNKS, CS_SLOT_POLLS, CS_NSLOTS = CS_SLOT_POLLS + CHUNKSTORE_ALL_BLOBS + 1 };
 
 struct chunkstore_cur { /* a read of one router's rows over a range */
 	sqlite3 *db;
+	db_shelf_t *shelf; /* where its statements come from and go back to; NULL: none */
 	sqlite3_stmt *chunks, *polls;
 	int64_t from, to;
 	pollchunk_read_t *rd; /* the chunk being read (its bytes: the chunks statement's row) */
@@ -74,6 +77,8 @@ static int cs_chunk_next(chunkstore_cur_t *r)
 		r->rd = pollchunk_decode_some(p, (size_t)sqlite3_column_bytes(r->chunks, 0), r->blobs, &why);
 		if (r->rd == NULL && !r->skip)
 			return cs_malformed(r, why);
+		if (r->rd != NULL) /* a range that starts inside the chunk: its earlier rows unmade */
+			pollchunk_seek(r->rd, r->from);
 	}
 }
 
@@ -106,11 +111,11 @@ static int cs_prepare(chunkstore_cur_t *r, int64_t rid, unsigned blobs)
 	for (int b = 0; b < POLLCHUNK_NBLOB; b++)
 		col[b] = blobs & (1u << b) ? cs_blob_col[b] : "NULL";
 	char *sql = xasprintf(cs_polls_sql, col[0], col[1], col[2], col[3]);
-	int rc = sqlite3_prepare_v2(r->db, cs_chunks_sql, -1, &r->chunks, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(r->db, sql, -1, &r->polls, NULL);
+	r->chunks = db_shelf_take(r->shelf, r->db, CS_SLOT_CHUNKS, cs_chunks_sql);
+	if (r->chunks != NULL)
+		r->polls = db_shelf_take(r->shelf, r->db, CS_SLOT_POLLS + blobs, sql);
 	free(sql);
-	if (rc != SQLITE_OK)
+	if (r->polls == NULL)
 		return cs_fail(r, "preparing the read of polls rows");
 	int64_t before = r->from > INT64_MIN + CHUNKSTORE_SPAN_MS ? r->from - CHUNKSTORE_SPAN_MS : INT64_MIN;
 	for (int i = 0; i < 2; i++) {
@@ -124,29 +129,41 @@ static int cs_prepare(chunkstore_cur_t *r, int64_t rid, unsigned blobs)
 }
 
 /* A cursor in *out, also when the first rows fail to read (-1: r->malformed tells why). */
-static int cs_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause,
-	chunkstore_cur_t **out)
+static int cs_open(sqlite3 *db, db_shelf_t *shelf, int64_t rid, int64_t from, int64_t to, unsigned blobs,
+	char **cause, chunkstore_cur_t **out)
 {
 	chunkstore_cur_t *r = xcalloc(1, sizeof(*r));
 	*r = (chunkstore_cur_t){ .db = db,
+		.shelf = shelf,
 		.from = from,
 		.to = to,
 		.cause = cause,
 		.skip = (blobs & CHUNKSTORE_SKIP_MALFORMED) != 0,
 		.blobs = blobs & CHUNKSTORE_ALL_BLOBS };
 	*out = r;
-	return cs_prepare(r, rid, blobs) < 0 || cs_chunk_next(r) < 0 || cs_polls_next(r) < 0 ? -1 : 0;
+	return cs_prepare(r, rid, r->blobs) < 0 || cs_chunk_next(r) < 0 || cs_polls_next(r) < 0 ? -1 : 0;
+}
+
+db_shelf_t *chunkstore_shelf_new(void)
+{
+	return db_shelf_new(CS_NSLOTS);
+}
+
+chunkstore_cur_t *chunkstore_open_shelf(
+	sqlite3 *db, db_shelf_t *shelf, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause)
+{
+	chunkstore_cur_t *r = NULL;
+	if (cs_open(db, shelf, rid, from, to, blobs, cause, &r) < 0) {
+		chunkstore_close(r);
+		return NULL;
+	}
+	return r;
 }
 
 chunkstore_cur_t *chunkstore_open_cols(
 	sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause)
 {
-	chunkstore_cur_t *r = NULL;
-	if (cs_open(db, rid, from, to, blobs, cause, &r) < 0) {
-		chunkstore_close(r);
-		return NULL;
-	}
-	return r;
+	return chunkstore_open_shelf(db, NULL, rid, from, to, blobs, cause);
 }
 
 chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_t to, char **cause)
@@ -187,8 +204,8 @@ void chunkstore_close(chunkstore_cur_t *r)
 	if (r == NULL)
 		return;
 	pollchunk_read_free(r->rd);
-	sqlite3_finalize(r->chunks);
-	sqlite3_finalize(r->polls);
+	db_shelf_give(r->shelf, CS_SLOT_CHUNKS, r->chunks);
+	db_shelf_give(r->shelf, CS_SLOT_POLLS + r->blobs, r->polls);
 	free(r);
 }
 
@@ -249,7 +266,8 @@ static int cs_collect(store_t *st, int64_t rid, int64_t span, int64_t from, stru
 	const char *why = NULL;
 	const struct pollchunk_row *row = NULL;
 	chunkstore_cur_t *r = NULL;
-	int rc = cs_open(st->db, rid, from, span + CHUNKSTORE_SPAN_MS, CHUNKSTORE_ALL_BLOBS, &cause, &r);
+	int rc = cs_open(
+		st->db, NULL, rid, from, span + CHUNKSTORE_SPAN_MS, CHUNKSTORE_ALL_BLOBS, &cause, &r);
 	while (rc == 0 && (rc = chunkstore_next(r, &row, &cause)) == 1) {
 		rc = 0;
 		if (pollchunk_add(s->pc, row, &why) < 0) {

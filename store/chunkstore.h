@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "lib/db.h"
 #include "store/pollchunk.h"
 #include "store/store.h"
 
@@ -35,6 +36,11 @@ chunkstore_cur_t *chunkstore_open(sqlite3 *db, int64_t rid, int64_t from, int64_
 #define CHUNKSTORE_SKIP_MALFORMED (1u << 8)
 chunkstore_cur_t *chunkstore_open_cols(
 	sqlite3 *db, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause);
+/* The same, its statements taken from shelf and given back at chunkstore_close (a reader that
+ * opens many cursors on one connection: store_polls); one from chunkstore_shelf_new. */
+chunkstore_cur_t *chunkstore_open_shelf(
+	sqlite3 *db, db_shelf_t *shelf, int64_t rid, int64_t from, int64_t to, unsigned blobs, char **cause);
+db_shelf_t *chunkstore_shelf_new(void); /* free with db_shelf_free */
 /* The next row into *row (valid until the next call): 1, 0 after the last, -1 with *cause. */
 int chunkstore_next(chunkstore_cur_t *c, const struct pollchunk_row **row, char **cause);
 void chunkstore_close(chunkstore_cur_t *c); /* NULL is a no-op */

@@ -31,22 +31,29 @@ void packed_ifaces(struct packed_cursor *c, const void *blob, size_t len)
 	}
 }
 
-bool packed_next_rate(struct packed_cursor *c, struct packed_rate *r)
+bool packed_next_iface(struct packed_cursor *c, struct packed_iface *r)
 {
 	struct store_val v;
-	while (c->p < c->end) {
-		if (!pack_next(&c->p, c->end, STORE_IFACE, &c->prev_id, &v)) {
-			c->p = c->end; /* malformed: no further entry is trusted */
-			return false;
-		}
-		if (!(v.flags & STORE_F_DELTA))
-			continue;
-		*r = (struct packed_rate){ .id = v.id,
-			.dt_ms = v.dt_ms,
-			.rx_delta = v.rx_delta,
-			.tx_delta = v.tx_delta,
-			.reset = (v.flags & STORE_F_RESET) != 0 };
-		return true;
+	if (c->p >= c->end)
+		return false;
+	if (!pack_next(&c->p, c->end, STORE_IFACE, &c->prev_id, &v)) {
+		c->p = c->end; /* malformed: no further entry is trusted */
+		return false;
 	}
-	return false;
+	bool link = (v.flags & STORE_F_LINK) != 0;
+	*r = (struct packed_iface){ .id = v.id,
+		.delta = (v.flags & STORE_F_DELTA) != 0,
+		.dt_ms = v.dt_ms,
+		.rx_delta = v.rx_delta,
+		.tx_delta = v.tx_delta,
+		.reset = (v.flags & STORE_F_RESET) != 0,
+		.link = link,
+		.running = link && (v.flags & STORE_F_RUNNING) != 0,
+		.mtu = link ? v.link[0] : 0,
+		.rx_err = link ? v.link[1] : 0,
+		.tx_err = link ? v.link[2] : 0,
+		.txq = link ? v.link[3] : 0,
+		.rx_pkts = v.c[2],
+		.tx_pkts = v.c[3] };
+	return true;
 }

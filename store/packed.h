@@ -14,10 +14,15 @@
  * read (0 for NULL, another kind of blob or a malformed first entry). */
 size_t packed_cpu(const void *blob, size_t len, int64_t *load, size_t max);
 
-struct packed_rate { /* one interface of an ifaces BLOB that has a delta (iface_samples.dt_ms) */
-	int64_t id;  /* interfaces.id */
+struct packed_iface { /* one interface of an ifaces BLOB, as iface_samples has it */
+	int64_t id;   /* interfaces.id */
+	bool delta;   /* dt_ms, rx_delta and tx_delta are known (iface_samples.dt_ms not NULL) */
 	int64_t dt_ms, rx_delta, tx_delta;
 	bool reset; /* the counters went back: the delta is not a rate */
+	bool link;  /* the link columns are known (iface_samples.running not NULL) */
+	bool running;
+	uint64_t mtu; /* 0 unknown */
+	uint64_t rx_err, tx_err, txq, rx_pkts, tx_pkts;
 };
 
 struct packed_cursor { /* a walk over an ifaces BLOB; the fields are packed.c's */
@@ -27,8 +32,7 @@ struct packed_cursor { /* a walk over an ifaces BLOB; the fields are packed.c's 
 
 /* Start a walk over an ifaces BLOB (NULL, or another kind of blob: no entries). */
 void packed_ifaces(struct packed_cursor *c, const void *blob, size_t len);
-/* The next interface with a delta into *r; false at the end or at a malformed entry. Interfaces
- * without one (the first sample after a gap) are stepped over. */
-bool packed_next_rate(struct packed_cursor *c, struct packed_rate *r);
+/* The next interface into *r; false at the end or at a malformed entry. */
+bool packed_next_iface(struct packed_cursor *c, struct packed_iface *r);
 
 #endif

@@ -498,6 +498,43 @@ static bool pc_get_poll(pollchunk_read_t *rd, size_t i, struct pollchunk_row *ro
 	return true;
 }
 
+/* Entity e's state at poll p, as a walk from rd->poll would leave it: its fields' value counts,
+ * and an interface's or peer's entry last before p (its deltas are predicted from it). */
+static void pc_seek_ent(pollchunk_read_t *rd, struct pc_ent *e, size_t p)
+{
+	uint64_t k = (e->base >> 4) & 7, rx = 0, tx = 0;
+	for (int f = 0; f < PC_NFIELD; f++)
+		if (e->col[f] >= 0)
+			e->cur[f] = chunk_count(rd->c, (size_t)e->col[f], p);
+	if ((k != STORE_IFACE && k != STORE_PEER) || e->col[0] < 0)
+		return; /* no state, or no entry at all (a malformed chunk: its rows say so) */
+	for (size_t j = p; j-- > rd->poll;) {
+		if (!chunk_value(rd->c, (size_t)e->col[0], j, &rx))
+			continue;
+		if (e->col[1] >= 0)
+			chunk_value(rd->c, (size_t)e->col[1], j, &tx);
+		e->last = (struct pc_last){ .seen = true, .t = chunk_time(rd->c, j), .rx = rx, .tx = tx };
+		return;
+	}
+}
+
+void pollchunk_seek(pollchunk_read_t *rd, int64_t t)
+{
+	size_t lo = rd->poll, hi = chunk_polls(rd->c);
+	while (lo < hi) { /* the first poll at t or later: times never go back */
+		size_t mid = lo + (hi - lo) / 2;
+		if (chunk_time(rd->c, mid) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == rd->poll)
+		return;
+	for (size_t n = 0; n < rd->nent; n++)
+		pc_seek_ent(rd, &rd->ent[n], lo);
+	rd->poll = lo;
+}
+
 int pollchunk_next(pollchunk_read_t *rd, struct pollchunk_row *row, const char **why)
 {
 	uint64_t blobs;

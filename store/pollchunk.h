@@ -48,6 +48,10 @@ pollchunk_read_t *pollchunk_decode(const void *p, size_t len, const char **why);
 pollchunk_read_t *pollchunk_decode_some(const void *p, size_t len, unsigned blobs, const char **why);
 void pollchunk_read_free(pollchunk_read_t *rd);
 size_t pollchunk_rows(const pollchunk_read_t *rd);
+/* Past the rows before time t, without making them (their values are decoded but not walked,
+ * and not checked): the next row is the first at t or later. Only forward; a reader of a range
+ * that starts inside the chunk. */
+void pollchunk_seek(pollchunk_read_t *rd, int64_t t);
 /* The next row, oldest first, into *row (its texts and BLOBs are rd's, valid until the next
  * call): 1, 0 after the last, -1 with *why when the chunk turns out malformed. */
 int pollchunk_next(pollchunk_read_t *rd, struct pollchunk_row *row, const char **why);

@@ -3,7 +3,7 @@
  * down to it; without a router it reads each router of routers in id order. SQLite checks every
  * constraint again, so a bound it cannot take (not an integer) is only left out; a BLOB column
  * the query does not use is not read from polls (colUsed); a malformed chunk's rows are left
- * out (the maintenance job logs it). It must never write, and never yield a row twice or out of (router_id, time_ms) order. */
+ * out (the maintenance job logs it). The table keeps chunkstore's statements between reads. It must never write, and never yield a row twice or out of (router_id, time_ms) order. */
 #include "config.h"
 #include "store/pollsvt.h"
 #include "store/chunkstore.h"
@@ -31,6 +31,7 @@ enum { PV_BLOBS_SHIFT = 3 }; /* idxNum above them: the BLOBs the query reads (ch
 struct pv_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
+	db_shelf_t *shelf;     /* the table's: chunkstore's statements, kept between the reads */
 	sqlite3_stmt *routers; /* without router_id = ?: every router, in id order */
 	int64_t rid, from, to, rowid;
 	unsigned blobs;
@@ -41,6 +42,7 @@ struct pv_cursor {
 struct pv_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
+	db_shelf_t *shelf; /* the connection's reads prepare their statements once, not per filter */
 };
 
 static int pv_connect(
@@ -57,12 +59,14 @@ static int pv_connect(
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof(*v));
 	v->db = db;
+	v->shelf = chunkstore_shelf_new();
 	*out = &v->base;
 	return SQLITE_OK;
 }
 
 static int pv_disconnect(sqlite3_vtab *vt)
 {
+	db_shelf_free(((struct pv_vtab *)vt)->shelf);
 	sqlite3_free(vt);
 	return SQLITE_OK;
 }
@@ -123,6 +127,7 @@ static int pv_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
 	c->db = ((struct pv_vtab *)vt)->db;
+	c->shelf = ((struct pv_vtab *)vt)->shelf;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -170,7 +175,7 @@ static int pv_advance(struct pv_cursor *c)
 		if (rc != SQLITE_ROW)
 			return pv_error(c, xstrdup(sqlite3_errmsg(c->db)));
 		c->rid = sqlite3_column_int64(c->routers, 0);
-		if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to,
+		if ((c->cur = chunkstore_open_shelf(c->db, c->shelf, c->rid, c->from, c->to,
 			     c->blobs | CHUNKSTORE_SKIP_MALFORMED, &cause)) == NULL)
 			return pv_error(c, cause);
 	}
@@ -200,7 +205,7 @@ static int pv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 		if (sqlite3_prepare_v2(c->db, "SELECT id FROM routers ORDER BY id", -1, &c->routers, NULL) !=
 			SQLITE_OK)
 			return pv_error(c, xstrdup(sqlite3_errmsg(c->db)));
-	} else if ((c->cur = chunkstore_open_cols(c->db, c->rid, c->from, c->to,
+	} else if ((c->cur = chunkstore_open_shelf(c->db, c->shelf, c->rid, c->from, c->to,
 			    c->blobs | CHUNKSTORE_SKIP_MALFORMED, &cause)) == NULL)
 		return pv_error(c, cause);
 	return pv_advance(c);

@@ -32,8 +32,12 @@ static const char rs_chunks_sql[] = "SELECT data FROM rollup_chunks WHERE kind =
 static const char rs_rows_sql[] = "SELECT bucket_ms, %s FROM %s WHERE %s = ?1 AND bucket_ms >= ?2"
 				  " AND bucket_ms < ?3 ORDER BY bucket_ms, 2";
 
+/* A shelf's slots: the chunks' read, then the table rows' by kind. */
+enum { RS_SLOT_CHUNKS, RS_SLOT_ROWS, RS_NSLOTS = RS_SLOT_ROWS + ROLLCHUNK_NKIND };
+
 struct rollstore_cur {
 	sqlite3 *db;
+	db_shelf_t *shelf; /* where its statements come from and go back to; NULL: none */
 	enum rollchunk_kind kind;
 	sqlite3_stmt *chunks, *rows;
 	int64_t from, to, purged;
@@ -111,11 +115,11 @@ static int rs_prepare(rollstore_cur_t *r, int64_t id)
 {
 	char *sql = xasprintf(
 		rs_rows_sql, rs_kinds[r->kind].cols, rs_kinds[r->kind].table, rs_kinds[r->kind].id);
-	int rc = sqlite3_prepare_v2(r->db, rs_chunks_sql, -1, &r->chunks, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(r->db, sql, -1, &r->rows, NULL);
+	r->chunks = db_shelf_take(r->shelf, r->db, RS_SLOT_CHUNKS, rs_chunks_sql);
+	if (r->chunks != NULL)
+		r->rows = db_shelf_take(r->shelf, r->db, RS_SLOT_ROWS + (size_t)r->kind, sql);
 	free(sql);
-	if (rc != SQLITE_OK)
+	if (r->rows == NULL)
 		return rs_fail(r, "preparing the read of roll-ups");
 	for (int i = 0; i < 2; i++) {
 		sqlite3_stmt *q = i ? r->rows : r->chunks;
@@ -130,22 +134,32 @@ static int rs_prepare(rollstore_cur_t *r, int64_t id)
 }
 
 /* A cursor in *out, also when the first rows fail to read (-1: r->malformed tells why). */
-static int rs_open(sqlite3 *db, enum rollchunk_kind kind, int64_t id, int64_t from, int64_t to,
-	int64_t purged, bool skip, char **cause, rollstore_cur_t **out)
+static int rs_open(sqlite3 *db, db_shelf_t *shelf, enum rollchunk_kind kind, int64_t id, int64_t from,
+	int64_t to, int64_t purged, bool skip, char **cause, rollstore_cur_t **out)
 {
 	rollstore_cur_t *r = xcalloc(1, sizeof(*r));
-	*r = (rollstore_cur_t){
-		.db = db, .kind = kind, .from = from, .to = to, .purged = purged, .skip = skip, .cause = cause
-	};
+	*r = (rollstore_cur_t){ .db = db,
+		.shelf = shelf,
+		.kind = kind,
+		.from = from,
+		.to = to,
+		.purged = purged,
+		.skip = skip,
+		.cause = cause };
 	*out = r;
 	return rs_prepare(r, id) < 0 || rs_chunk_next(r) < 0 || rs_rows_next(r) < 0 ? -1 : 0;
 }
 
-rollstore_cur_t *rollstore_open(sqlite3 *db, enum rollchunk_kind kind, int64_t id, int64_t from, int64_t to,
-	int64_t purged, bool skip_malformed, char **cause)
+db_shelf_t *rollstore_shelf_new(void)
+{
+	return db_shelf_new(RS_NSLOTS);
+}
+
+rollstore_cur_t *rollstore_open(sqlite3 *db, db_shelf_t *shelf, enum rollchunk_kind kind, int64_t id,
+	int64_t from, int64_t to, int64_t purged, bool skip_malformed, char **cause)
 {
 	rollstore_cur_t *r = NULL;
-	if (rs_open(db, kind, id, from, to, purged, skip_malformed, cause, &r) < 0) {
+	if (rs_open(db, shelf, kind, id, from, to, purged, skip_malformed, cause, &r) < 0) {
 		rollstore_close(r);
 		return NULL;
 	}
@@ -193,8 +207,8 @@ void rollstore_close(rollstore_cur_t *r)
 	if (r == NULL)
 		return;
 	rollchunk_read_free(r->rd);
-	sqlite3_finalize(r->chunks);
-	sqlite3_finalize(r->rows);
+	db_shelf_give(r->shelf, RS_SLOT_CHUNKS, r->chunks);
+	db_shelf_give(r->shelf, RS_SLOT_ROWS + (size_t)r->kind, r->rows);
 	free(r);
 }
 
@@ -244,7 +258,7 @@ static int rs_span(store_t *st, enum rollchunk_kind kind, int64_t id, int64_t da
 	rollstore_cur_t *r = NULL;
 	rollchunk_t *rc = rollchunk_new(kind);
 	int64_t first = 0, last = 0;
-	int ret = rs_open(st->db, kind, id, day, day + ROLLSTORE_SPAN_MS, INT64_MIN, false, &cause, &r);
+	int ret = rs_open(st->db, NULL, kind, id, day, day + ROLLSTORE_SPAN_MS, INT64_MIN, false, &cause, &r);
 	while (ret == 0 && (ret = rollstore_next(r, &row, &cause)) == 1) {
 		ret = r->odd ? -2 : rollchunk_add(rc, row, &why) < 0 ? -3 : 0;
 		first = rollchunk_len(rc) == 1 ? row->bucket_ms : first;

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "lib/db.h"
 #include "store/rollchunk.h"
 #include "store/store.h"
 
@@ -21,10 +22,12 @@
  * cursor to walk with rollstore_next. Chunks' rows before purged (the roll-up purge's mark: a
  * chunk across it keeps them until its day is past) are left out. skip_malformed: a chunk that
  * cannot be read is left out, not an error (the SQL readers; maint.c logs it). On db, any
- * connection, read-only. */
+ * connection, read-only; its statements taken from shelf (NULL: prepared) and given back at
+ * rollstore_close (a reader that opens many cursors on one connection: rollvt.c). */
 typedef struct rollstore_cur rollstore_cur_t;
-rollstore_cur_t *rollstore_open(sqlite3 *db, enum rollchunk_kind kind, int64_t id, int64_t from, int64_t to,
-	int64_t purged, bool skip_malformed, char **cause);
+rollstore_cur_t *rollstore_open(sqlite3 *db, db_shelf_t *shelf, enum rollchunk_kind kind, int64_t id,
+	int64_t from, int64_t to, int64_t purged, bool skip_malformed, char **cause);
+db_shelf_t *rollstore_shelf_new(void); /* one for rollstore_open; free with db_shelf_free */
 /* The next row into *row (valid until the next call): 1, 0 after the last, -1 with *cause. */
 int rollstore_next(rollstore_cur_t *c, const struct rollchunk_row **row, char **cause);
 void rollstore_close(rollstore_cur_t *c); /* NULL is a no-op */

@@ -36,12 +36,14 @@ struct rv_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
 	enum rollchunk_kind kind;
+	db_shelf_t *shelf; /* the connection's reads prepare their statements once, not per filter */
 };
 
 struct rv_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
 	enum rollchunk_kind kind;
+	db_shelf_t *shelf; /* the table's */
 	sqlite3_stmt *ids; /* without id = ?: every id, in order */
 	int64_t id, from, to, purged, rowid;
 	rollstore_cur_t *cur;
@@ -62,12 +64,14 @@ static int rv_connect(
 	memset(v, 0, sizeof(*v));
 	v->db = db;
 	v->kind = kind;
+	v->shelf = rollstore_shelf_new();
 	*out = &v->base;
 	return SQLITE_OK;
 }
 
 static int rv_disconnect(sqlite3_vtab *vt)
 {
+	db_shelf_free(((struct rv_vtab *)vt)->shelf);
 	sqlite3_free(vt);
 	return SQLITE_OK;
 }
@@ -122,6 +126,7 @@ static int rv_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out)
 	memset(c, 0, sizeof(*c));
 	c->db = ((struct rv_vtab *)vt)->db;
 	c->kind = ((struct rv_vtab *)vt)->kind;
+	c->shelf = ((struct rv_vtab *)vt)->shelf;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -154,7 +159,7 @@ static int rv_error(struct rv_cursor *c, char *cause)
 static int rv_start(struct rv_cursor *c)
 {
 	char *cause = NULL;
-	c->cur = rollstore_open(c->db, c->kind, c->id, c->from, c->to, c->purged, true, &cause);
+	c->cur = rollstore_open(c->db, c->shelf, c->kind, c->id, c->from, c->to, c->purged, true, &cause);
 	return c->cur == NULL ? rv_error(c, cause) : SQLITE_OK;
 }
 

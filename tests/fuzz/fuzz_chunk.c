@@ -2,7 +2,7 @@
 /* fuzz_chunk: libFuzzer harness for store/chunk.c's decoder, the reader of bytes the store
  * keeps on disk (a damaged or hostile database file). A chunk decodes or is refused; one that
  * decodes is built again from what it read, and that one must decode to the same times and
- * values. It must never touch a file. */
+ * values; chunk_count agrees with them. It must never touch a file. */
 #undef NDEBUG
 #include "config.h"
 #include "store/chunk.h"
@@ -72,10 +72,14 @@ static void fuzz_some(const uint8_t *data, size_t size, const chunk_read_t *r)
 	chunk_read_t *some = chunk_decode_some(data, size, fuzz_odd, NULL, &why);
 	assert(some != NULL && chunk_nseries(some) == chunk_nseries(r));
 	for (size_t s = 0; s < chunk_nseries(r); s++)
-		for (size_t i = 0; i < chunk_polls(r); i++) {
+		for (size_t i = 0, n = 0; i <= chunk_polls(r); i++) {
 			uint64_t a = 0, b = 0;
 			bool ha = chunk_value(r, s, i, &a), hb = chunk_value(some, s, i, &b);
 			assert(chunk_series_id(r, s) % 2 ? ha == hb && (!ha || a == b) : !hb);
+			/* chunk_count: the values before poll i, none for a series not decoded */
+			assert(chunk_count(r, s, i) == n &&
+				chunk_count(some, s, i) == (chunk_series_id(r, s) % 2 ? n : 0));
+			n += ha;
 		}
 	chunk_read_free(some);
 }

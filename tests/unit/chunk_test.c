@@ -99,6 +99,14 @@ static void test_round_trip(size_t np, size_t ns)
 			wrong += odd ? got : got != has[s * np + i] || (got && v != want[s * np + i]);
 		}
 	CHECK_INT(wrong, 0);
+	wrong = 0; /* chunk_count: the values before each poll (those of chunk_next's *cur), none when undecoded */
+	for (size_t s = 0; some != NULL && s < ns; s++)
+		for (size_t i = 0, n = 0; i <= np; i++) {
+			bool odd = (1000 + s * 7) % 2;
+			wrong += chunk_count(r, s, i) != n || chunk_count(some, s, i) != (odd ? 0 : n);
+			n += i < np && has[s * np + i];
+		}
+	CHECK_INT(wrong, 0);
 	chunk_read_free(some);
 	/* a full hour: under a third of the values and times as 8-byte words */
 	if (np >= 120)

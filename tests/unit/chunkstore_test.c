@@ -4,7 +4,8 @@
  * a late row beside a chunk reads in order and is merged by the next chunking; a chunking
  * interrupted (a process gone mid-transaction, a rollback) leaves the rows as they were; rows
  * the chunk cannot hold stay rows; a schema-14 database migrates to 015 and reads the same.
- * store_polls (store/pollsvt.c) gives, by router and range or whole, what polls held. */
+ * store_polls (store/pollsvt.c) gives, by router and range or whole, what polls held, and after a
+ * chunk rewritten or deleted on its connection what is there now. */
 #include "pollfix.h"
 #include "store/chunkstore.h"
 #include "store/history.h"
@@ -88,6 +89,8 @@ static void ct_ranges(const char *orig, const char *path)
 	CHECK(ct_same(orig, path, "r1", STOREFIX_T0 + 7 * 60000 + 3, STOREFIX_T0 + 55 * 60000) > 100);
 	CHECK_INT(ct_same(orig, path, "r1", CT_SPAN1 - 20000, CT_SPAN1 + 20000), 2);
 	CHECK_INT(ct_same(orig, path, "r1", CT_SPAN1, CT_SPAN1), 0);
+	for (int64_t m = 0; m < 60; m += 7) /* ranges that start inside a chunk: seeks into it */
+		CHECK(ct_same(orig, path, "r1", STOREFIX_T0 + m * 60000 + 1, STOREFIX_T0 + 61 * 60000) > 0);
 }
 
 /* Exec sql on the database at path (after the sample views: storefix_db). */
@@ -290,6 +293,59 @@ static void test_vtab(void)
 	free(o);
 }
 
+/* The int of sql with ?1 = a on db. */
+static int64_t ct_int(sqlite3 *db, const char *sql, int64_t a)
+{
+	sqlite3_stmt *q = NULL;
+	int64_t v = -1;
+	CHECK(sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK);
+	sqlite3_bind_int64(q, 1, a);
+	if (sqlite3_step(q) == SQLITE_ROW)
+		v = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	return v;
+}
+
+/* store_polls keeps its statements on its connection between reads (chunkstore_open_shelf): a
+ * chunk rewritten or deleted on that connection since reads as it is now, two reads at once
+ * (a self-join) each have statements of their own, and the connection still closes. */
+static void test_vtab_kept(void)
+{
+	static const char count[] = "SELECT count(*) FROM store_polls WHERE router_id = ?1";
+	static const char late[] = "SELECT sum(duration_ms = 9 AND error = 'late') FROM store_polls"
+				   " WHERE router_id = ?1 AND time_ms >= 0 AND time_ms < 9e18";
+	char *p, *o;
+	ct_fill("kept.db", &p, &o);
+	CHECK_INT(ct_chunk(p, "r1", CT_SPAN0, true), 0);
+	sqlite3 *db = storefix_db(p);
+	int64_t r1 = ct_rid(db, "r1"), in0 = storefix_int(p, "SELECT nrows FROM chunks");
+	store_t st = { .db = db };
+	CHECK_INT(ct_int(db, count, r1), POLLFIX_POLLS);
+	CHECK_INT(ct_int(db, late, r1), 0);
+	char *sql = xasprintf("INSERT INTO polls (router_id, time_ms, duration_ms, source, err, error)"
+			      " VALUES (%lld, %lld, 9, 'rest', 'timeout', 'late')",
+		(long long)r1, (long long)(STOREFIX_T0 + 20001));
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	free(sql);
+	CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK_INT(chunkstore_span(&st, r1, CT_SPAN0), 0); /* the chunk rewritten, the late row in it */
+	CHECK(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK_INT(ct_int(db, "SELECT sum(nrows) FROM chunks WHERE router_id = ?1", r1), in0 + 1);
+	CHECK_INT(ct_int(db, count, r1), POLLFIX_POLLS + 1);
+	CHECK_INT(ct_int(db, late, r1), 1);
+	CHECK(sqlite3_exec(db, "DELETE FROM chunks", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK_INT(ct_int(db, count, r1), POLLFIX_POLLS - in0);
+	CHECK_INT(ct_int(db, late, r1), 0);
+	CHECK_INT(ct_int(db,
+			  "SELECT count(*) FROM store_polls a JOIN store_polls b ON b.router_id = ?1"
+			  " AND b.time_ms = a.time_ms WHERE a.router_id = ?1",
+			  r1),
+		POLLFIX_POLLS - in0);
+	CHECK_INT(sqlite3_close(db), SQLITE_OK);
+	free(p);
+	free(o);
+}
+
 /* Every column of every row sql gives on the database at path, as text, into out. */
 static void ct_dump(const char *path, const char *sql, buf_t *out)
 {
@@ -436,6 +492,7 @@ int main(void)
 	test_interrupted();
 	test_migrate();
 	test_vtab();
+	test_vtab_kept();
 	test_maint();
 	test_maint_malformed();
 	return unitfs_end(unit_done("chunkstore_test"));

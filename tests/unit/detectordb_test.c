@@ -315,7 +315,8 @@ static void test_database(void)
 
 /* Router "mix": wg interfaces made in an order that is not their names' (wg2, wg0, then wg1 from
  * poll 40), an ether one, a failed poll every 17th, a reboot at 70 (counters back to 0), and
- * busier cores from poll 50. */
+ * busier cores from poll 50; a CPU clock told at every third poll, links that go down, MTUs
+ * that change and errors that grow (the confounders). */
 static sample_t *mix_poll(int64_t k)
 {
 	static const char *const names[] = { "wg2", "ether1", "wg0", "wg1" };
@@ -325,6 +326,7 @@ static sample_t *mix_poll(int64_t k)
 		return x;
 	}
 	x->version = xstrdup("7.22.3");
+	x->cpu_freq_mhz = k % 3 == 0 ? (uint32_t)(1200 + k) : 0;
 	sample_set_cores(x, k < 50 ? 4 : 6);
 	for (size_t c = 0; c < x->ncores; c++)
 		x->cores[c].load = 0.05 + 0.9 * (double)((k * 7 + (int64_t)c * 13) % 100) / 100.0;
@@ -337,6 +339,13 @@ static sample_t *mix_poll(int64_t k)
 		f->type = xstrdup(i == 1 ? "ether" : "wg");
 		f->tx_bytes = (uint64_t)(since * (12345 + 1000 * (int64_t)i) + (since * since) % 977);
 		f->rx_bytes = (uint64_t)(since * (6789 + 333 * (int64_t)i));
+		f->rx_packets = (uint64_t)(since * (10 + (int64_t)i));
+		f->tx_packets = (uint64_t)(since * (20 + (int64_t)i));
+		f->rx_errors = (uint64_t)(since / (3 + (int64_t)i));
+		f->tx_errors = (uint64_t)(since / 7);
+		f->tx_queue_drops = (uint64_t)(since / (11 + (int64_t)i));
+		f->mtu = k % 23 == (int64_t)i ? 0 : k < 60 ? 1420 : 1380;
+		f->running = (k + (int64_t)i) % 13 != 0;
 	}
 	return x;
 }
@@ -397,6 +406,72 @@ static void views_load(sqlite3 *db, int64_t rid, int64_t from, int64_t to, struc
 	sqlite3_finalize(q);
 }
 
+/* What data_load_links read before data_load read the links with the samples: the SQL. */
+static void views_links(sqlite3 *db, int64_t rid, int64_t from, int64_t to, struct confound_set *x)
+{
+	static const char *const sql[] = {
+		"SELECT time_ms, cpu_mhz FROM store_polls WHERE router_id = ?1 AND time_ms >= ?2"
+		" AND time_ms < ?3 AND cpu_mhz IS NOT NULL ORDER BY time_ms",
+		"SELECT i.name, i.type = 'wg', s.time_ms, s.reset, coalesce(s.mtu, 0), s.running,"
+		" s.rx_errors, s.tx_errors, s.tx_queue_drops, s.rx_packets, s.tx_packets"
+		" FROM iface_samples s CROSS JOIN interfaces i ON i.id = s.iface_id"
+		" WHERE s.router_id = ?1 AND i.router_id = ?1 AND s.time_ms >= ?2 AND s.time_ms < ?3"
+		" AND s.running IS NOT NULL ORDER BY i.name, s.time_ms",
+	};
+	sqlite3_stmt *q;
+	memset(x, 0, sizeof(*x));
+	x->cpu = xcalloc(1000, sizeof(*x->cpu));
+	x->ifs = xcalloc(16, sizeof(*x->ifs));
+	for (int i = 0; i < 2; i++) {
+		CHECK(sqlite3_prepare_v2(db, sql[i], -1, &q, NULL) == SQLITE_OK);
+		sqlite3_bind_int64(q, 1, rid);
+		sqlite3_bind_int64(q, 2, from);
+		sqlite3_bind_int64(q, 3, to);
+		while (i == 0 && sqlite3_step(q) == SQLITE_ROW)
+			x->cpu[x->ncpu++] = (struct confound_cpu){ sqlite3_column_int64(q, 0),
+				sqlite3_column_int64(q, 1) };
+		while (i == 1 && sqlite3_step(q) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(q, 0);
+			if (x->nifs == 0 || strcmp(x->ifs[x->nifs - 1].name, name) != 0)
+				x->ifs[x->nifs++] = (struct confound_iface){ .name = xstrdup(name),
+					.wg = sqlite3_column_int(q, 1) != 0,
+					.rows = xcalloc(1000, sizeof(struct confound_row)) };
+			struct confound_iface *f = &x->ifs[x->nifs - 1];
+			f->rows[f->n++] = (struct confound_row){ .t = sqlite3_column_int64(q, 2),
+				.reset = sqlite3_column_int(q, 3) != 0,
+				.mtu = sqlite3_column_int64(q, 4),
+				.running = sqlite3_column_int(q, 5) != 0,
+				.rx_err = (uint64_t)sqlite3_column_int64(q, 6),
+				.tx_err = (uint64_t)sqlite3_column_int64(q, 7),
+				.txq = (uint64_t)sqlite3_column_int64(q, 8),
+				.rx_pkts = (uint64_t)sqlite3_column_int64(q, 9),
+				.tx_pkts = (uint64_t)sqlite3_column_int64(q, 10) };
+		}
+		sqlite3_finalize(q);
+	}
+}
+
+static void check_same_links(const struct confound_set *a, const struct confound_set *b)
+{
+	CHECK_INT(a->ncpu, b->ncpu);
+	for (size_t k = 0; k < a->ncpu && k < b->ncpu; k++)
+		CHECK(a->cpu[k].t == b->cpu[k].t && a->cpu[k].mhz == b->cpu[k].mhz);
+	CHECK_INT(a->nifs, b->nifs);
+	for (size_t i = 0; i < a->nifs && i < b->nifs; i++) {
+		const struct confound_iface *f = &a->ifs[i], *g = &b->ifs[i];
+		CHECK(strcmp(f->name, g->name) == 0 && f->wg == g->wg);
+		CHECK_INT(f->n, g->n);
+		for (size_t k = 0; k < f->n && k < g->n; k++) {
+			const struct confound_row *u = &f->rows[k], *v = &g->rows[k];
+			CHECK_INT(u->t, v->t);
+			CHECK(u->reset == v->reset && u->running == v->running);
+			CHECK_INT(u->mtu, v->mtu);
+			CHECK(u->rx_err == v->rx_err && u->tx_err == v->tx_err && u->txq == v->txq);
+			CHECK(u->rx_pkts == v->rx_pkts && u->tx_pkts == v->tx_pkts);
+		}
+	}
+}
+
 static void check_same_set(const struct data_set *a, const struct data_set *b)
 {
 	CHECK_INT(a->npolls, b->npolls);
@@ -435,18 +510,30 @@ static void test_load_views(void)
 	int64_t rid = count_rows(db, "SELECT id FROM routers WHERE name = 'mix'");
 	static const int64_t ranges[][2] = { { 0, 100 }, { 3, 41 }, { 60, 90 }, { 99, 100 }, { 100, 200 } };
 	for (size_t r = 0; r < sizeof(ranges) / sizeof(ranges[0]); r++) {
-		struct data_set x, y;
-		CHECK(data_load(d->data, rid, T0 + ranges[r][0] * 1000, T0 + ranges[r][1] * 1000, &x) == 0);
-		views_load(db, rid, T0 + ranges[r][0] * 1000, T0 + ranges[r][1] * 1000, &y);
+		struct data_set x, y, z;
+		struct confound_set cs, ct;
+		int64_t from = T0 + ranges[r][0] * 1000, to = T0 + ranges[r][1] * 1000;
+		CHECK(data_load(d->data, rid, from, to, &x, &cs) == 0);
+		CHECK(data_load(d->data, rid, from, to, &z, NULL) == 0); /* links or not, the same */
+		views_load(db, rid, from, to, &y);
+		views_links(db, rid, from, to, &ct);
 		check_same_set(&x, &y);
+		check_same_set(&z, &y);
+		check_same_links(&cs, &ct);
 		if (r == 0) { /* what the case is there for */
 			CHECK_INT(x.npolls, 94);
 			CHECK_INT(x.ncores, 6);
 			CHECK(x.nifs == 3 && strcmp(x.ifs[0].name, "wg0") == 0 &&
 				strcmp(x.ifs[2].name, "wg2") == 0);
 			CHECK(x.nifs == 3 && x.ifs[1].n < x.ifs[0].n); /* wg1 came at 40 */
+			CHECK(cs.nifs == 4 && strcmp(cs.ifs[0].name, "ether1") == 0 && !cs.ifs[0].wg);
+			CHECK(cs.nifs == 4 && cs.ifs[1].wg && cs.ifs[1].n == 94); /* wg0 at each poll */
+			CHECK_INT(cs.ncpu, 32); /* every third poll, less the failed ones */
 		}
 		data_set_free(&x);
+		data_set_free(&z);
+		confound_set_free(&cs);
+		confound_set_free(&ct);
 		for (size_t i = 0; i < y.nifs; i++)
 			free(y.ifs[i].name), free(y.ifs[i].rows);
 		free(y.ifs), free(y.polls), free(y.loads);

@@ -30,9 +30,10 @@ static size_t pt_chunk_rows(sqlite3 *db, buf_t *out, size_t *blob_bytes)
 	return n;
 }
 
-/* Every row of r1 as the chunk gives it back with the BLOBs of mask (pollchunk_decode_some), against
- * the table's with the others NULL. */
-static void pt_compare(sqlite3 *db, const buf_t *chunk, size_t rows, unsigned mask)
+/* Every row of r1 from time `from` on as the chunk gives it back with the BLOBs of mask
+ * (pollchunk_decode_some), past the earlier ones by pollchunk_seek, against the table's with the
+ * others NULL; the rows compared. */
+static size_t pt_compare_from(sqlite3 *db, const buf_t *chunk, unsigned mask, int64_t from)
 {
 	sqlite3_stmt *q = NULL;
 	const char *why = NULL;
@@ -40,12 +41,18 @@ static void pt_compare(sqlite3 *db, const buf_t *chunk, size_t rows, unsigned ma
 	pollchunk_read_t *rd = pollchunk_decode_some(chunk->data, chunk->len, mask, &why);
 	CHECK(rd != NULL);
 	if (rd == NULL)
-		return;
-	CHECK_INT(pollchunk_rows(rd), rows);
+		return 0;
+	if (from > INT64_MIN)
+		pollchunk_seek(rd, from);
 	CHECK(sqlite3_prepare_v2(db, POLLFIX_SQL, -1, &q, NULL) == SQLITE_OK);
-	size_t same = 0, n = 0;
-	while (sqlite3_step(q) == SQLITE_ROW && pollchunk_next(rd, &got, &why) == 1) {
+	size_t same = 0, n = 0, rows = 0;
+	while (sqlite3_step(q) == SQLITE_ROW) {
 		pollfix_row_of(q, &want);
+		if (want.time_ms < from)
+			continue;
+		rows++;
+		if (pollchunk_next(rd, &got, &why) != 1)
+			break;
 		for (int b = 0; b < POLLCHUNK_NBLOB; b++)
 			if (!(mask & (1u << b)))
 				want.blob[b] = NULL, want.len[b] = 0;
@@ -57,6 +64,17 @@ static void pt_compare(sqlite3 *db, const buf_t *chunk, size_t rows, unsigned ma
 	CHECK_INT(pollchunk_next(rd, &got, &why), 0);
 	sqlite3_finalize(q);
 	pollchunk_read_free(rd);
+	return rows;
+}
+
+/* Every row of r1, from the first on. */
+static void pt_compare(sqlite3 *db, const buf_t *chunk, size_t rows, unsigned mask)
+{
+	const char *why = NULL;
+	pollchunk_read_t *rd = pollchunk_decode_some(chunk->data, chunk->len, mask, &why);
+	CHECK(rd != NULL && pollchunk_rows(rd) == rows);
+	pollchunk_read_free(rd);
+	CHECK_INT(pt_compare_from(db, chunk, mask, INT64_MIN), rows);
 }
 
 static void test_store_rows(void)
@@ -75,6 +93,39 @@ static void test_store_rows(void)
 		pt_compare(db, &out, rows, m);
 	printf("  %zu rows: BLOBs %zu bytes, chunk %zu bytes\n", rows, blob_bytes, out.len);
 	CHECK(out.len * 2 < blob_bytes);
+	buf_free(&out);
+	sqlite3_close(db);
+	free(p);
+}
+
+/* A read that starts inside the chunk (pollchunk_seek) gives the rows a read from the start
+ * gives from there on: at each row's time and just after it, at the first and past the last,
+ * with every BLOB and with the counted ones alone (their deltas predicted from rows not made). */
+static void test_seek(void)
+{
+	char *p = storefix_path("rows.db");
+	sqlite3 *db = storefix_db(p);
+	buf_t out;
+	buf_init(&out);
+	size_t blob_bytes, rows = pt_chunk_rows(db, &out, &blob_bytes);
+#define PT_R1 "FROM polls WHERE router_id = (SELECT id FROM routers WHERE name = 'r1')"
+	int64_t t0 = storefix_int(p, "SELECT min(time_ms) " PT_R1);
+	int64_t t1 = storefix_int(p, "SELECT max(time_ms) " PT_R1);
+	unsigned masks[] = { (1u << POLLCHUNK_NBLOB) - 1, 1u << POLLCHUNK_IFACES | 1u << POLLCHUNK_PEERS };
+	size_t compared = 0;
+	for (size_t m = 0; m < 2; m++) {
+		CHECK_INT(pt_compare_from(db, &out, masks[m], t0 - 1), rows);
+		CHECK_INT(pt_compare_from(db, &out, masks[m], t1 + 1), 0);
+		for (int64_t k = 0; k < (int64_t)rows; k += 1 + k / 16) {
+			char *sql = xasprintf("SELECT time_ms " PT_R1 " ORDER BY time_ms LIMIT 1 OFFSET %lld",
+				(long long)k);
+			int64_t t = storefix_int(p, sql);
+			free(sql);
+			CHECK_INT(pt_compare_from(db, &out, masks[m], t), rows - (size_t)k);
+			compared += pt_compare_from(db, &out, masks[m], t + 1);
+		}
+	}
+	CHECK(compared > rows);
 	buf_free(&out);
 	sqlite3_close(db);
 	free(p);
@@ -228,6 +279,7 @@ int main(void)
 	if (storefix_begin("pollchunk_test") < 0)
 		return 99;
 	test_store_rows();
+	test_seek();
 	test_hand_rows();
 	test_refused();
 	test_damage();
