@@ -90,7 +90,8 @@ typedef struct conf {
 	int max_in_flight;           /* routers polled at once; default 256 */
 	int max_probes;              /* fixed-rate probes at once across the fleet; default 2 */
 	int64_t retention_ms;        /* raw samples; default 35d */
-	int64_t rollup_retention_ms; /* 5-minute roll-ups; default 400d */
+	int64_t rollup_retention_ms; /* 5-minute roll-ups; default 60d */
+	int64_t rollup_hourly_retention_ms; /* hourly roll-ups; default 400d */
 	size_t max_body_bytes;       /* REST reply cap; default 4 MiB */
 	struct conf_shard shard;     /* [daemon] shard = K/N; default 1/1 */
 	int reload_max_removed;      /* percent of the routers a reload may remove; default 50 */

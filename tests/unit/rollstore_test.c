@@ -29,7 +29,7 @@ static int rs_days(const char *path, int64_t from, int64_t to)
 	sqlite3 *db = storefix_db(path);
 	store_t st = { .db = db, .path = (char *)path };
 	CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
-	int rc = rollstore_days(&st, from, to);
+	int rc = rollstore_days(&st, from, to, 0, ROLLCHUNK_NKIND);
 	if (rc < 0)
 		fprintf(stderr, "rollstore_days: %s\n", st.errmsg);
 	CHECK(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK);
@@ -279,7 +279,7 @@ static void test_maint(void)
 		store_submit(st, rs_poll(t));
 	store_flush(st);
 	rs_maintain(st, STOREFIX_T0 + 3 * 3600000 + STORE_GRACE_MS + 300000);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms >= %lld AND end_ms < %lld",
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms >= %lld AND end_ms < %lld",
 			  (long long)(m - RS_DAY), (long long)m),
 		3);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
@@ -295,9 +295,26 @@ static void test_maint(void)
 			  (long long)STOREFIX_T0),
 		1000);
 
+	/* the hourly tier: an hour's row holds its polls (one a minute), each core's and each
+	 * series' rows the sums of their 5-minute rows */
+	int64_t hour = STOREFIX_T0 - STOREFIX_T0 % 3600000;
+	CHECK_INT(rs_int(p, "SELECT n FROM store_cpu_rollup_1h WHERE bucket_ms = %lld AND core = 1",
+			  (long long)hour),
+		60);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
+
 	store_submit(st, rs_poll(STOREFIX_T0 + 30000)); /* late, into the chunked day */
 	store_flush(st);
 	rs_maintain(st, STOREFIX_T0 + 3 * 3600000 + STORE_GRACE_MS + 300000);
+	/* the closed hour rolled up again, its chunk rewritten, no row of it left beside */
+	CHECK_INT(rs_int(p, "SELECT n FROM store_cpu_rollup_1h WHERE bucket_ms = %lld AND core = 1",
+			  (long long)hour),
+		61);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup_1h WHERE bucket_ms < %lld", (long long)m), 0);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
 	CHECK_INT(rs_int(p, "SELECT n FROM store_peer_rollup WHERE bucket_ms = %lld", (long long)STOREFIX_T0),
 		6);
 	CHECK_INT(rs_int(p, "SELECT n FROM store_cpu_rollup WHERE bucket_ms = %lld AND core = 1",
@@ -305,7 +322,7 @@ static void test_maint(void)
 		6);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM peer_rollup WHERE bucket_ms < %lld", (long long)m), 0);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms < %lld", (long long)m), 3);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld", (long long)m), 3);
 
 	/* retention (3 days) to an hour before M: the chunks stay, their rows before it are gone */
 	rs_maintain(st, m + 3 * RS_DAY - 3600000);
@@ -313,11 +330,24 @@ static void test_maint(void)
 		rs_int(p, "SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld", (long long)m), 24);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_iface_rollup WHERE bucket_ms < %lld", (long long)m),
 		12);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms < %lld", (long long)m), 3);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld", (long long)m), 3);
 	rs_maintain(st, m + 3 * RS_DAY + 3600000);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms < %lld", (long long)m), 0);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld", (long long)m), 0);
 	CHECK(storefix_int(p, "SELECT count(*) FROM store_cpu_rollup") > 0); /* after M: an hour left */
+	/* retention by tier: the hourly one (5 days) keeps the day the 5-minute one let go */
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
+	CHECK_INT(rs_int(p, "SELECT sum(n) FROM store_cpu_rollup_1h WHERE bucket_ms < %lld AND core = 1",
+			  (long long)m),
+		(m - first) / 60000 + 1);
+	rs_maintain(st, m + 5 * RS_DAY + 3600000);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
+			  (long long)m),
+		0);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_iface_rollup_1h WHERE bucket_ms < %lld", (long long)m),
+		0);
 	store_close(st);
 	storefix_integrity(p);
 	free(p);

@@ -276,19 +276,23 @@ static void test_migrate_rollups(void)
 	int64_t rows = rollfix_all(p, "", "", &want);
 	CHECK(rows > 3 * 288);
 	store_t *st = storefix_open(p);
-	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 16);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 17);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 0);
 	CHECK_INT(rollfix_all(p, "store_", "", &got), rows);
 	CHECK(same_buf(&want, &got));
 	atomic_store(&storefix_now, ROLLFIX_END + STORE_GRACE_MS);
 	storefix_maintain(st);
 	store_close(st);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 10);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3"), 10);
+	/* 017: the hourly tier made of the 5-minute roll-ups already stored, one chunk a series and
+	 * day as well, each hour the sums of its 5-minute rows */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3"), 10);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
 	sql = xasprintf("SELECT value = %lld FROM store_state WHERE key = 'rollup_chunked_ms'",
 		(long long)(ROLLFIX_D0 + 3 * ROLLSTORE_SPAN_MS));
 	CHECK_INT(storefix_int(p, sql), 1);
 	free(sql);
-	CHECK_INT(storefix_int(p, "SELECT sum(nrows) FROM rollup_chunks") +
+	CHECK_INT(storefix_int(p, "SELECT sum(nrows) FROM rollup_chunks WHERE kind < 3") +
 			storefix_int(p,
 				"SELECT (SELECT count(*) FROM cpu_rollup) + (SELECT count(*) FROM"
 				" iface_rollup) + (SELECT count(*) FROM peer_rollup)"),
