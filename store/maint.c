@@ -209,7 +209,7 @@ static int64_t maint_job_limit(store_t *st, enum maint_job j, int64_t now, int64
 /* The step's end: the next hour's start for the chunking (its mark stays on hours). */
 static int64_t maint_job_to(enum maint_job j, int64_t done, int64_t limit)
 {
-	int64_t step = j == JOB_CHUNK ? maint_floor_span(done) + CHUNKSTORE_SPAN_MS
+	int64_t step = j == JOB_CHUNK                      ? maint_floor_span(done) + CHUNKSTORE_SPAN_MS
 		: j == JOB_ROLLCHUNK || j == JOB_ROLLUP_1H ? maint_floor_day(done) + ROLLSTORE_SPAN_MS
 							   : done + MAINT_CHUNK_MS;
 	return store_min64(limit, step);
@@ -387,8 +387,9 @@ int maint_rollup_back(store_t *st, int64_t t)
 	/* the hour of the mark is made again from its 5-minute rows, unless the 5-minute purge took
 	 * some of them: an hour of what is left would replace a whole one */
 	int64_t hour = maint_max64(maint_floor_hour(mark),
-		st->rollup_purged_ms == INT64_MIN ? INT64_MIN
-						  : maint_floor_hour(st->rollup_purged_ms + MAINT_HOUR_MS - 1));
+		st->rollup_purged_ms == INT64_MIN
+			? INT64_MIN
+			: maint_floor_hour(st->rollup_purged_ms + MAINT_HOUR_MS - 1));
 	if (st->rollup_1h_ms == INT64_MIN || hour >= st->rollup_1h_ms)
 		return 0;
 	if (maint_state_set(st, maint_jobs[JOB_ROLLUP_1H].key, hour) < 0)

@@ -18,9 +18,10 @@
 
 /* The 5-minute rows of [?1, ?2) of every series in (id, bucket) order: from the store_ tables
  * (chunks and rows, merged) or from the plain tables (an open day: no chunk holds its rows). */
-static const char rollhour_cpu_sql[] = "SELECT p.id, r.bucket_ms, r.core, r.n, r.load_min, r.load_avg, r.load_max"
-				       " FROM routers p JOIN %s r ON r.router_id = p.id WHERE r.bucket_ms >= ?1"
-				       " AND r.bucket_ms < ?2 ORDER BY p.id, r.bucket_ms, r.core";
+static const char rollhour_cpu_sql[] =
+	"SELECT p.id, r.bucket_ms, r.core, r.n, r.load_min, r.load_avg, r.load_max"
+	" FROM routers p JOIN %s r ON r.router_id = p.id WHERE r.bucket_ms >= ?1"
+	" AND r.bucket_ms < ?2 ORDER BY p.id, r.bucket_ms, r.core";
 static const char rollhour_rate_sql[] =
 	"SELECT p.id, r.bucket_ms, r.n, r.rx_rate_avg, r.rx_rate_max, r.tx_rate_avg, r.tx_rate_max,"
 	" r.rx_bytes_end, r.tx_bytes_end FROM %s p JOIN %s r ON r.%s = p.id WHERE r.bucket_ms >= ?1"
@@ -149,9 +150,11 @@ static int rollhour_kind(struct rollhour *h, enum rollchunk_kind kind, int64_t f
 	static const char *const col[] = { "router_id", "iface_id", "peer_id" };
 	static const char *const src[2][3] = { { "cpu_rollup", "iface_rollup", "peer_rollup" },
 		{ "store_cpu_rollup", "store_iface_rollup", "store_peer_rollup" } };
-	static const char *const ins[] = { "INSERT OR REPLACE INTO cpu_rollup_1h VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+	static const char *const ins[] = {
+		"INSERT OR REPLACE INTO cpu_rollup_1h VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 		"INSERT OR REPLACE INTO iface_rollup_1h VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-		"INSERT OR REPLACE INTO peer_rollup_1h VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" };
+		"INSERT OR REPLACE INTO peer_rollup_1h VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+	};
 	bool cpu = kind == ROLLCHUNK_CPU;
 	char *sql = cpu ? xasprintf(rollhour_cpu_sql, src[merged][kind])
 			: xasprintf(rollhour_rate_sql, parent[kind], src[merged][kind], col[kind]);

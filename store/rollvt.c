@@ -18,7 +18,8 @@ enum { RV_F_ID = 1, RV_F_EQ = 2, RV_F_GE = 4, RV_F_GT = 8, RV_F_LT = 16, RV_F_LE
 
 static const struct {
 	const char *name, *decl, *ids;
-} rv_kinds[ROLLCHUNK_NKIND] = { /* the 5-minute tier, then the hourly (schema 017) */
+} rv_kinds[ROLLCHUNK_NKIND] = {
+	/* the 5-minute tier, then the hourly (schema 017) */
 	[ROLLCHUNK_CPU] = { "store_cpu_rollup",
 		"CREATE TABLE x(router_id, bucket_ms, core, n, load_min, load_avg, load_max)",
 		"SELECT router_id FROM cpu_rollup UNION SELECT id FROM rollup_chunks WHERE kind = 0 ORDER BY 1" },

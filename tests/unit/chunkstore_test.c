@@ -205,8 +205,9 @@ static void test_migrate(void)
 	char *p, *o;
 	ct_fill("old.db", &p, &o);
 	/* as a schema-14 wgwatchd left it */
-	ct_exec(p, "DROP TABLE chunks; DROP TABLE rollup_chunks; DROP TABLE cpu_rollup_1h;"
-		   " DROP TABLE iface_rollup_1h; DROP TABLE peer_rollup_1h; PRAGMA user_version = 14");
+	ct_exec(p,
+		"DROP TABLE chunks; DROP TABLE rollup_chunks; DROP TABLE cpu_rollup_1h;"
+		" DROP TABLE iface_rollup_1h; DROP TABLE peer_rollup_1h; PRAGMA user_version = 14");
 	store_t *st = storefix_open(p);
 	store_close(st);
 	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 17);

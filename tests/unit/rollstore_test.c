@@ -279,8 +279,10 @@ static void test_maint(void)
 		store_submit(st, rs_poll(t));
 	store_flush(st);
 	rs_maintain(st, STOREFIX_T0 + 3 * 3600000 + STORE_GRACE_MS + 300000);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms >= %lld AND end_ms < %lld",
-			  (long long)(m - RS_DAY), (long long)m),
+	CHECK_INT(
+		rs_int(p,
+			"SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms >= %lld AND end_ms < %lld",
+			(long long)(m - RS_DAY), (long long)m),
 		3);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM iface_rollup WHERE bucket_ms < %lld", (long long)m), 0);
@@ -322,7 +324,9 @@ static void test_maint(void)
 		6);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM peer_rollup WHERE bucket_ms < %lld", (long long)m), 0);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld", (long long)m), 3);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
 
 	/* retention (3 days) to an hour before M: the chunks stay, their rows before it are gone */
 	rs_maintain(st, m + 3 * RS_DAY - 3600000);
@@ -330,10 +334,14 @@ static void test_maint(void)
 		rs_int(p, "SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld", (long long)m), 24);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_iface_rollup WHERE bucket_ms < %lld", (long long)m),
 		12);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld", (long long)m), 3);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
 	rs_maintain(st, m + 3 * RS_DAY + 3600000);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld", (long long)m), 0);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld",
+			  (long long)m),
+		0);
 	CHECK(storefix_int(p, "SELECT count(*) FROM store_cpu_rollup") > 0); /* after M: an hour left */
 	/* retention by tier: the hourly one (5 days) keeps the day the 5-minute one let go */
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
@@ -346,7 +354,8 @@ static void test_maint(void)
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
 			  (long long)m),
 		0);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_iface_rollup_1h WHERE bucket_ms < %lld", (long long)m),
+	CHECK_INT(
+		rs_int(p, "SELECT count(*) FROM store_iface_rollup_1h WHERE bucket_ms < %lld", (long long)m),
 		0);
 	store_close(st);
 	storefix_integrity(p);
