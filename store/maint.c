@@ -303,8 +303,8 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 	if (j == JOB_ROLLUP_1H && maint_hours(st, from, to) < 0)
 		goto fail;
 	if (j == JOB_ROLLCHUNK) { /* a day in steps of at most so many series; the mark at its end */
-		int rc = rollstore_day_step(
-			st, maint_floor_day(from), &st->rollchunk_pos, MAINT_ROLLCHUNK_SERIES);
+		int rc = rollstore_day_step(st, maint_floor_day(from), &st->rollchunk_pos,
+			st->rollchunk_series > 0 ? st->rollchunk_series : MAINT_ROLLCHUNK_SERIES);
 		if (rc < 0 || (rc == 0 && store_exec(st, "COMMIT") < 0))
 			goto fail;
 		if (rc == 0)

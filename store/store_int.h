@@ -132,6 +132,7 @@ struct store {
 	int64_t rollup_1h_ms;      /* store_state's rollup_1h_ms likewise: hours before it are rolled up */
 	int64_t rollup_purged_ms;  /* store_state's rollup_purged_ms likewise (the 5-minute tier's) */
 	struct rollstore_pos rollchunk_pos; /* how far the chunking of the day after it has got */
+	int rollchunk_series; /* most series a chunking step takes; 0: maint.c's (tests lower it) */
 	bool maint_active;
 	bool batch_versions; /* the batch being written stores a version change */
 	void (*on_version)(void *arg);

@@ -362,6 +362,56 @@ static void test_maint(void)
 	free(p);
 }
 
+/* e33a41d: a re-roll into the day being chunked (its first series done, the others not yet)
+ * starts that day's chunking over, so that the series already done take the rows it writes into
+ * their chunks rather than keeping them beside. Driven a job step at a time: the test holds the
+ * writer's lock (the writer, idle between rounds, waits for it) and runs the steps itself on the
+ * writer's connection, one series a chunking step. */
+static void test_rechunk_restart(void)
+{
+	char *p = storefix_path("restart.db");
+	int64_t m = STOREFIX_T0 - STOREFIX_T0 % RS_DAY + RS_DAY, d = m - RS_DAY;
+	store_t *st = storefix_open(p);
+	for (int64_t t = STOREFIX_T0; t < m + 3600000; t += 60000)
+		store_submit(st, rs_poll(t));
+	store_flush(st);
+	rs_maintain(st, m - 600000); /* rolled up, but the day not closed: no chunk */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 0);
+	pthread_mutex_lock(&st->mu);
+	st->rollchunk_series = 1;
+	int64_t now = m + 3600000 + STORE_GRACE_MS;
+	int steps = 0, rc = 1;
+	while (st->rollchunk_pos.day != d && rc == 1 && steps++ < 100)
+		rc = maint_step(st, now);
+	CHECK(st->rollchunk_pos.day == d && st->rollup_chunked_ms == d); /* the router's CPU chunked */
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
+	CHECK(rs_int(p, "SELECT count(*) FROM peer_rollup WHERE bucket_ms < %lld", (long long)m) > 0);
+	/* a poll stored at T0 + 30 s moves the roll-up mark back to its bucket, in its transaction */
+	CHECK(store_exec(st, "BEGIN IMMEDIATE") == 0 && maint_rollup_back(st, STOREFIX_T0 + 30000) == 0 &&
+		store_exec(st, "COMMIT") == 0);
+	CHECK_INT(maint_step(st, now), 1); /* the re-roll's first hour: the day's chunking starts over */
+	CHECK(st->rollup_ms < m && st->rollchunk_pos.day == INT64_MIN);
+	while ((rc = maint_step(st, now)) == 1 && steps++ < 1000)
+		;
+	CHECK_INT(rc, 0);
+	st->rollchunk_series = 0;
+	pthread_mutex_unlock(&st->mu);
+	CHECK_INT(rs_int(p, "SELECT value FROM store_state WHERE key = '%s'", "rollup_chunked_ms"), m);
+	static const char *const tables[] = { "cpu_rollup", "iface_rollup", "peer_rollup", "cpu_rollup_1h",
+		"iface_rollup_1h", "peer_rollup_1h" };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
+		CHECK_INT(
+			rs_int(p, "SELECT count(*) FROM %s WHERE bucket_ms < %lld", tables[i], (long long)m),
+			0);
+	CHECK_INT(rs_int(p, "SELECT sum(n) FROM store_cpu_rollup WHERE core = 1 AND bucket_ms < %lld",
+			  (long long)m),
+		(m - STOREFIX_T0) / 60000);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
+	store_close(st);
+	storefix_integrity(p);
+	free(p);
+}
+
 int main(void)
 {
 	if (storefix_begin("rollstore_test") < 0)
@@ -370,5 +420,6 @@ int main(void)
 	test_refused();
 	test_steps();
 	test_maint();
+	test_rechunk_restart();
 	return unitfs_end(unit_done("rollstore_test"));
 }
