@@ -62,8 +62,6 @@ static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WH
 							      "routers", "router_id") " AND bucket_ms < ?2",
 	"DELETE FROM iface_rollup WHERE" MAINT_IDS("interfaces", "iface_id") " AND bucket_ms < ?2",
 	"DELETE FROM peer_rollup WHERE" MAINT_IDS("peers", "peer_id") " AND bucket_ms < ?2",
-	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
-	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
 	/* a chunk across the bound stays until its day is past: the readers leave out its rows
 	 * before the mark (rollstore_open) */
 	"DELETE FROM rollup_chunks WHERE kind = 0 AND" MAINT_IDS(
@@ -74,9 +72,13 @@ static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WH
 		"peers", "id") " AND time_ms < ?2 AND end_ms < ?2",
 	NULL };
 
-/* The hourly tier's (rollup_hourly_retention), as the 5-minute tier's above. */
+/* The hourly tier's (rollup_hourly_retention), as the 5-minute tier's above; the CPU profiles
+ * and probes go with the longest-kept roll-ups, as they went with the roll-ups before the
+ * hourly tier (400 days by default). */
 static const char *const maint_purge_hourly_sql[] = { "DELETE FROM cpu_rollup_1h WHERE" MAINT_IDS(
 							      "routers", "router_id") " AND bucket_ms < ?2",
+	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
+	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
 	"DELETE FROM iface_rollup_1h WHERE" MAINT_IDS("interfaces", "iface_id") " AND bucket_ms < ?2",
 	"DELETE FROM peer_rollup_1h WHERE" MAINT_IDS("peers", "peer_id") " AND bucket_ms < ?2",
 	"DELETE FROM rollup_chunks WHERE kind = 3 AND" MAINT_IDS(

@@ -294,8 +294,8 @@ static void test_profiles(void)
 	CHECK_INT(odd->nrows, 2);
 	profile_free(odd);
 	storefix_maintain(st); /* retention starts where the data starts */
-	atomic_store(&storefix_now, now + 3 * STORE_DAY_MS);
-	storefix_maintain(st); /* rollup_retention 3 days: the two older than `now` go */
+	atomic_store(&storefix_now, now + 5 * STORE_DAY_MS);
+	storefix_maintain(st); /* rollup_hourly_retention 5 days: the two older than `now` go */
 	atomic_store(&storefix_now, now);
 	store_close(st);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM profiles"), 1);
