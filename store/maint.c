@@ -271,14 +271,41 @@ static int maint_trim_chunks(store_t *st, int64_t to)
 		CHUNKSTORE_SPAN_MS, to, true);
 }
 
-/* The hours of [from, to) (within one day) rolled up from their 5-minute rows. A day already
- * chunked (a re-roll, or a database of an older schema) gets its hourly chunks rewritten in the
- * same transaction; the day being chunked is chunked again from its first series. */
+/* Whether a series' 5-minute rows of day (the chunking's mark: the open day, or the one being
+ * chunked after a re-roll moved the marks back into it) are chunked: one seek a series at most,
+ * the first chunk found ending it. 1, 0, or -1 with st->errmsg. */
+static int maint_day_begun(store_t *st, int64_t day)
+{
+	sqlite3_stmt *q = store_stmt(st,
+		"SELECT EXISTS (SELECT 1 FROM routers p WHERE EXISTS (SELECT 1 FROM rollup_chunks WHERE"
+		" kind = 0 AND id = p.id AND time_ms >= ?1 AND time_ms < ?2) UNION ALL"
+		" SELECT 1 FROM interfaces p WHERE EXISTS (SELECT 1 FROM rollup_chunks WHERE kind = 1 AND"
+		" id = p.id AND time_ms >= ?1 AND time_ms < ?2) UNION ALL"
+		" SELECT 1 FROM peers p WHERE EXISTS (SELECT 1 FROM rollup_chunks WHERE kind = 2 AND"
+		" id = p.id AND time_ms >= ?1 AND time_ms < ?2))");
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, day);
+	sqlite3_bind_int64(q, 2, day + ROLLSTORE_SPAN_MS);
+	int rc = sqlite3_step(q), ret = rc == SQLITE_ROW ? sqlite3_column_int(q, 0) : -1;
+	if (ret < 0)
+		store_note_error(st);
+	sqlite3_finalize(q);
+	return ret;
+}
+
+/* The hours of [from, to) (within one day) rolled up from their 5-minute rows: from the tables
+ * for a day none of whose series is chunked yet (the open day, every hour), else through the
+ * store_ tables. A day already chunked (a re-roll, or a database of an older schema) gets its
+ * hourly chunks rewritten in the same transaction; the day being chunked is chunked again from
+ * its first series. */
 static int maint_hours(store_t *st, int64_t from, int64_t to)
 {
 	int64_t day = maint_floor_day(from);
 	bool chunked = st->rollup_chunked_ms != INT64_MIN && day < st->rollup_chunked_ms;
-	bool merged = st->rollup_chunked_ms != INT64_MIN && day <= st->rollup_chunked_ms;
+	int merged = chunked;
+	if (!chunked && day == st->rollup_chunked_ms && (merged = maint_day_begun(st, day)) < 0)
+		return -1;
 	if (rollhour_span(st, from, to, merged) < 0)
 		return -1;
 	if (merged && !chunked)
