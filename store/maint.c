@@ -296,22 +296,27 @@ static int maint_day_begun(store_t *st, int64_t day)
 
 /* The hours of [from, to) (within one day) rolled up from their 5-minute rows: from the tables
  * for a day none of whose series is chunked yet (the open day, every hour), else through the
- * store_ tables. A day already chunked (a re-roll, or a database of an older schema) gets its
- * hourly chunks rewritten in the same transaction; the day being chunked is chunked again from
- * its first series. */
+ * store_ tables. A day already chunked (a re-roll, or a database of an older schema whose days
+ * are all chunked) goes at most so many series a step, their hourly chunks written in the same
+ * transaction; the day being chunked is chunked again from its first series. 1 when the hours
+ * are done, 0 when series are left (st->rollhour_pos tells where), -1 with st->errmsg. */
 static int maint_hours(store_t *st, int64_t from, int64_t to)
 {
 	int64_t day = maint_floor_day(from);
 	bool chunked = st->rollup_chunked_ms != INT64_MIN && day < st->rollup_chunked_ms;
-	int merged = chunked;
+	int merged = chunked, max = st->rollchunk_series > 0 ? st->rollchunk_series : MAINT_ROLLCHUNK_SERIES;
 	if (!chunked && day == st->rollup_chunked_ms && (merged = maint_day_begun(st, day)) < 0)
 		return -1;
-	if (rollhour_span(st, from, to, merged) < 0)
+	int rc = rollhour_span(st, from, to, merged, chunked ? &st->rollhour_pos : NULL, max);
+	if (rc < 0)
 		return -1;
 	if (merged && !chunked)
 		st->rollchunk_pos.day = INT64_MIN;
-	return chunked ? rollstore_days(st, day, day + ROLLSTORE_SPAN_MS, ROLLCHUNK_NKIND_5M, ROLLCHUNK_NKIND)
-		       : 0;
+	/* the series of the step are those with hourly rows in the day's tables */
+	if (chunked &&
+		rollstore_days(st, day, day + ROLLSTORE_SPAN_MS, ROLLCHUNK_NKIND_5M, ROLLCHUNK_NKIND) < 0)
+		return -1;
+	return rc;
 }
 
 static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to)
@@ -329,8 +334,13 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 		rollstore_days(st, maint_floor_day(from), store_min64(to, st->rollup_chunked_ms), 0,
 			ROLLCHUNK_NKIND_5M) < 0)
 		goto fail;
-	if (j == JOB_ROLLUP_1H && maint_hours(st, from, to) < 0)
-		goto fail;
+	if (j == JOB_ROLLUP_1H) { /* a chunked day in steps of at most so many series */
+		int rc = maint_hours(st, from, to);
+		if (rc < 0 || (rc == 0 && store_exec(st, "COMMIT") < 0))
+			goto fail;
+		if (rc == 0)
+			return 0; /* series left: the mark stays, the next step goes on from rollhour_pos */
+	}
 	if (j == JOB_ROLLCHUNK) { /* a day in steps of at most so many series; the mark at its end */
 		int rc = rollstore_day_step(st, maint_floor_day(from), &st->rollchunk_pos,
 			st->rollchunk_series > 0 ? st->rollchunk_series : MAINT_ROLLCHUNK_SERIES);
@@ -362,6 +372,7 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 fail:
 	db_rollback(st->db);
 	st->rollchunk_pos.day = INT64_MIN; /* the series it passed are not chunked after all */
+	st->rollhour_pos.day = INT64_MIN;
 	return -1;
 }
 
@@ -390,6 +401,7 @@ int maint_step(store_t *st, int64_t now)
 int maint_load(store_t *st)
 {
 	st->rollchunk_pos.day = INT64_MIN;
+	st->rollhour_pos.day = INT64_MIN;
 	for (int j = JOB_ROLLUP; j < JOB_COUNT; j++)
 		if (maint_mark(st, j) != NULL &&
 			maint_state_get(st, maint_jobs[j].key, INT64_MIN, maint_mark(st, j)) < 0)
@@ -412,7 +424,8 @@ int maint_rollup_back(store_t *st, int64_t t)
 		return 0;
 	if (maint_state_set(st, maint_jobs[JOB_ROLLUP].key, mark) < 0)
 		return -1;
-	st->rollup_ms = mark; /* a rollback of the batch reloads it (maint_load) */
+	st->rollup_ms = mark;             /* a rollback of the batch reloads it (maint_load) */
+	st->rollhour_pos.day = INT64_MIN; /* the series an hourly step did take the re-roll too */
 	/* the hour of the mark is made again from its 5-minute rows, unless the 5-minute purge took
 	 * some of them: an hour of what is left would replace a whole one */
 	int64_t hour = maint_max64(maint_floor_hour(mark),

@@ -11,21 +11,22 @@
 #include "lib/db.h"
 #include "lib/xmem.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define ROLLHOUR_MS 3600000LL
 
-/* The 5-minute rows of [?1, ?2) of every series in (id, bucket) order: from the store_ tables
+/* The 5-minute rows of [?1, ?2) of every series after id ?3 in (id, bucket) order: from the store_ tables
  * (chunks and rows, merged) or from the plain tables (an open day: no chunk holds its rows). */
 static const char rollhour_cpu_sql[] =
 	"SELECT p.id, r.bucket_ms, r.core, r.n, r.load_min, r.load_avg, r.load_max"
-	" FROM routers p JOIN %s r ON r.router_id = p.id WHERE r.bucket_ms >= ?1"
+	" FROM routers p JOIN %s r ON r.router_id = p.id WHERE p.id > ?3 AND r.bucket_ms >= ?1"
 	" AND r.bucket_ms < ?2 ORDER BY p.id, r.bucket_ms, r.core";
 static const char rollhour_rate_sql[] =
 	"SELECT p.id, r.bucket_ms, r.n, r.rx_rate_avg, r.rx_rate_max, r.tx_rate_avg, r.tx_rate_max,"
-	" r.rx_bytes_end, r.tx_bytes_end FROM %s p JOIN %s r ON r.%s = p.id WHERE r.bucket_ms >= ?1"
-	" AND r.bucket_ms < ?2 ORDER BY p.id, r.bucket_ms";
+	" r.rx_bytes_end, r.tx_bytes_end FROM %s p JOIN %s r ON r.%s = p.id WHERE p.id > ?3"
+	" AND r.bucket_ms >= ?1 AND r.bucket_ms < ?2 ORDER BY p.id, r.bucket_ms";
 
 struct rollhour_core { /* one core's hour */
 	int64_t n, min, sum, max;
@@ -40,6 +41,8 @@ struct rollhour {
 	store_t *st;
 	sqlite3_stmt *ins;
 	int64_t id, hour; /* the group being summed; hour -1: none */
+	int64_t after;    /* the series of the kind after this id only; the last one done */
+	int left;         /* series still to do in this step */
 	struct rollhour_core *cores;
 	size_t ncores;
 	struct rollhour_rate rate;
@@ -143,7 +146,8 @@ static void rollhour_rate_row(struct rollhour *h, sqlite3_stmt *q)
 	x->tx_end = sqlite3_column_int64(q, 8);
 }
 
-/* Every series of kind (a 5-minute kind) over [from, to) summed by hour into its hourly table. */
+/* The series of kind (a 5-minute kind) after h->after over [from, to) summed by hour into its
+ * hourly table, at most h->left of them (counted down; h->after the last one's). */
 static int rollhour_kind(struct rollhour *h, enum rollchunk_kind kind, int64_t from, int64_t to, bool merged)
 {
 	static const char *const parent[] = { "routers", "interfaces", "peers" };
@@ -166,11 +170,18 @@ static int rollhour_kind(struct rollhour *h, enum rollchunk_kind kind, int64_t f
 	}
 	sqlite3_bind_int64(q, 1, from);
 	sqlite3_bind_int64(q, 2, to);
+	sqlite3_bind_int64(q, 3, h->after);
 	int (*flush)(struct rollhour *) = cpu ? rollhour_cpu_flush : rollhour_rate_flush;
-	int rc, ret = 0;
+	int rc = SQLITE_DONE, ret = 0;
 	h->hour = -1;
 	while (ret == 0 && (rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(q, 0), hour = rollhour_floor(sqlite3_column_int64(q, 1));
+		if (h->hour >= 0 && id != h->id && h->left == 1) {
+			rc = SQLITE_DONE; /* the step's last series is read: this row is the next step's */
+			break;
+		}
+		if (h->hour >= 0 && id != h->id)
+			h->left--;
 		if ((id != h->id || hour != h->hour) && (ret = flush(h)) < 0)
 			break;
 		h->id = id, h->hour = hour;
@@ -184,17 +195,32 @@ static int rollhour_kind(struct rollhour *h, enum rollchunk_kind kind, int64_t f
 		ret = -1;
 	}
 	ret = ret == 0 ? flush(h) : ret;
+	if (ret == 0 && h->hour >= 0) { /* the last series read is done */
+		h->after = h->id;
+		h->left--;
+	}
 	sqlite3_finalize(q);
 	sqlite3_finalize(h->ins);
 	return ret;
 }
 
-int rollhour_span(store_t *st, int64_t from, int64_t to, bool merged)
+int rollhour_span(store_t *st, int64_t from, int64_t to, bool merged, struct rollstore_pos *pos, int max)
 {
-	struct rollhour h = { .st = st, .hour = -1 };
+	struct rollstore_pos all = { .day = from, .kind = 0, .after = INT64_MIN };
+	if (pos == NULL)
+		pos = &all, max = INT_MAX;
+	else if (pos->day != from)
+		*pos = all;
+	struct rollhour h = { .st = st, .hour = -1, .after = pos->after, .left = max };
 	int ret = 0;
-	for (int k = 0; ret == 0 && k < ROLLCHUNK_NKIND_5M; k++)
-		ret = rollhour_kind(&h, (enum rollchunk_kind)k, from, to, merged);
+	while (ret == 0 && h.left > 0 && pos->kind < ROLLCHUNK_NKIND_5M) {
+		ret = rollhour_kind(&h, (enum rollchunk_kind)pos->kind, from, to, merged);
+		pos->after = h.after;
+		if (ret == 0 && h.left > 0) { /* the kind is done */
+			pos->kind++;
+			pos->after = h.after = INT64_MIN;
+		}
+	}
 	free(h.cores);
-	return ret;
+	return ret < 0 ? -1 : pos->kind >= ROLLCHUNK_NKIND_5M ? 1 : 0;
 }
