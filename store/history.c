@@ -220,10 +220,10 @@ static bool history_hourly(int64_t *w, int64_t from, int64_t purged5)
 
 /* Choose the buckets: at most max_points (a few more after alignment), whole seconds, no
  * narrower than two stored polls (stored_ms their spacing) nor req's floor, whole 5-minute
- * roll-up buckets when roll-ups are read, whole hours when the hourly tier is. Returns where
- * the raw part begins. */
+ * roll-up buckets when roll-ups are read, whole hours when the hourly tier is (purged5: the
+ * 5-minute tier's purge mark, 0 none). Returns where the raw part begins. */
 static int64_t history_axis(
-	history_t *h, const struct history_req *req, int64_t rollup_done, int64_t stored_ms)
+	history_t *h, const struct history_req *req, int64_t rollup_done, int64_t stored_ms, int64_t purged5)
 {
 	int64_t to = req->to_ms, from = req->from_ms;
 	int64_t keep = req->raw_retention_ms > 0 ? req->raw_retention_ms : 35 * HISTORY_DAY_MS;
@@ -240,7 +240,7 @@ static int64_t history_axis(
 	h->rolled = w >= HISTORY_ROLLUP_MS || from < to - keep;
 	if (h->rolled)
 		w = history_ceil(w, HISTORY_ROLLUP_MS);
-	h->hourly = h->rolled && history_hourly(&w, from, h->purged5_ms);
+	h->hourly = h->rolled && history_hourly(&w, from, purged5);
 	from = from / w * w;
 	h->from_ms = from, h->to_ms = to, h->bucket_ms = w;
 	h->nbuckets = (size_t)((to - from + w - 1) / w);
@@ -406,9 +406,8 @@ static int history_read(sqlite3 *db, const struct history_req *req, history_t *h
 	if (rc != 0)
 		return rc;
 	int64_t from = req->from_ms > 0 ? req->from_ms : h->first_seen_ms;
-	h->purged5_ms = history_state(db, "rollup_purged_ms");
-	int64_t split = history_axis(
-		h, req, history_state(db, "rollup_ms"), history_spacing(db, rid, from, req->to_ms));
+	int64_t split = history_axis(h, req, history_state(db, "rollup_ms"),
+		history_spacing(db, rid, from, req->to_ms), history_state(db, "rollup_purged_ms"));
 	/* the hours rolled up are read from the hourly tier, those after from the 5-minute one */
 	int64_t hours = history_state(db, "rollup_1h_ms");
 	hours = !h->hourly || hours < h->from_ms ? h->from_ms : hours > split ? split : hours;

@@ -414,17 +414,40 @@ static void test_hourly_same(void)
 	CHECK(hourly != NULL && hourly->hourly && hourly->bucket_ms == 3600000);
 	history_t *odd = hr_load(p, from, end + 60000, 3900000);
 	CHECK(odd != NULL && odd->rolled && !odd->hourly && odd->bucket_ms == 3900000);
+	history_t *two = hr_load(p, from, from + 24 * 3600000, 7200000);
+	int64_t hours = storefix_int(p, "SELECT value FROM store_state WHERE key = 'rollup_1h_ms'");
 	sqlite3 *db = storefix_db(p);
 	CHECK(sqlite3_exec(db, "UPDATE store_state SET value = 0 WHERE key = 'rollup_1h_ms'", NULL, NULL,
 		      NULL) == SQLITE_OK);
-	sqlite3_close(db);
 	history_t *fine = hr_load(p, from, end + 60000, 3600000);
+	char *sql = xasprintf(
+		"UPDATE store_state SET value = %lld WHERE key = 'rollup_1h_ms'", (long long)hours);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	free(sql);
+	sqlite3_close(db);
 	CHECK(fine != NULL && fine->hourly);
 	if (hourly != NULL && fine != NULL)
 		CHECK(hr_same(hourly, fine) > 30 * 3); /* two cores and wg0, every hour */
+
+	/* past the 5-minute tier's retention (3 days), the hourly tier (5 days) is read: the
+	 * 65-minute buckets become 2 hours, as they were read from it before */
+	st = storefix_open(p);
+	atomic_store(&storefix_now, from + 4 * STORE_DAY_MS + 3600000); /* its first day past 3 d, not 5 */
+	storefix_maintain(st);
+	store_close(st);
+	sql = xasprintf("SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld",
+		(long long)(from + 24 * 3600000));
+	CHECK_INT(storefix_int(p, sql), 0);
+	free(sql);
+	history_t *late = hr_load(p, from, from + 24 * 3600000, 3900000);
+	CHECK(late != NULL && late->hourly && late->bucket_ms == 7200000);
+	if (two != NULL && late != NULL)
+		CHECK(hr_same(two, late) >= 12 * 3);
 	history_free(hourly);
 	history_free(fine);
 	history_free(odd);
+	history_free(two);
+	history_free(late);
 	storefix_integrity(p);
 	free(p);
 }
