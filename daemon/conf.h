@@ -79,21 +79,22 @@ typedef struct conf {
 	char *path; /* the main file as given */
 
 	/* [daemon] */
-	char *listen;                /* "127.0.0.1:9477" */
-	char *database;              /* absolute path */
-	char *targets;               /* [daemon] targets: file_sd JSON/YAML glob, absolute; NULL */
-	char *listen_at;             /* "FILE:LINE" of listen =, or the main file when not set */
-	char *database_at;           /* the same for database = */
-	bool database_default;       /* database = not set: the compiled-in path under /var/lib */
-	int64_t interval_ms;         /* default 30s */
-	int64_t timeout_ms;          /* default 10s */
-	int max_in_flight;           /* routers polled at once; default 256 */
-	int max_probes;              /* fixed-rate probes at once across the fleet; default 2 */
-	int64_t retention_ms;        /* raw samples; default 35d */
-	int64_t rollup_retention_ms; /* 5-minute roll-ups; default 400d */
-	size_t max_body_bytes;       /* REST reply cap; default 4 MiB */
-	struct conf_shard shard;     /* [daemon] shard = K/N; default 1/1 */
-	int reload_max_removed;      /* percent of the routers a reload may remove; default 50 */
+	char *listen;                       /* "127.0.0.1:9477" */
+	char *database;                     /* absolute path */
+	char *targets;                      /* [daemon] targets: file_sd JSON/YAML glob, absolute; NULL */
+	char *listen_at;                    /* "FILE:LINE" of listen =, or the main file when not set */
+	char *database_at;                  /* the same for database = */
+	bool database_default;              /* database = not set: the compiled-in path under /var/lib */
+	int64_t interval_ms;                /* default 30s */
+	int64_t timeout_ms;                 /* default 10s */
+	int max_in_flight;                  /* routers polled at once; default 256 */
+	int max_probes;                     /* fixed-rate probes at once across the fleet; default 2 */
+	int64_t retention_ms;               /* raw samples; default 35d */
+	int64_t rollup_retention_ms;        /* 5-minute roll-ups; default 60d */
+	int64_t rollup_hourly_retention_ms; /* hourly roll-ups; default 400d */
+	size_t max_body_bytes;              /* REST reply cap; default 4 MiB */
+	struct conf_shard shard;            /* [daemon] shard = K/N; default 1/1 */
+	int reload_max_removed;             /* percent of the routers a reload may remove; default 50 */
 
 	/* [detector] */
 	int64_t before_ms; /* default 7d */

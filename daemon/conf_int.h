@@ -13,7 +13,7 @@
 
 #define CONF_MAX_DEPTH 16   /* include nesting */
 #define CONF_LINE_MAX  8190 /* characters of a line; inih's own buffer holds 198 */
-#define CONF_NKEYS     81   /* entries of confkeys_table[]; confkeys.c checks it */
+#define CONF_NKEYS     82   /* entries of confkeys_table[]; confkeys.c checks it */
 
 enum conf_sect {
 	SECT_NONE,

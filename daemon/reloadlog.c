@@ -141,7 +141,8 @@ void reloadlog_warn(const conf_t *boot, const conf_t *next)
 	else if (boot->max_body_bytes != next->max_body_bytes)
 		key = "max_body";
 	else if (boot->retention_ms != next->retention_ms ||
-		boot->rollup_retention_ms != next->rollup_retention_ms)
+		boot->rollup_retention_ms != next->rollup_retention_ms ||
+		boot->rollup_hourly_retention_ms != next->rollup_hourly_retention_ms)
 		key = "retention";
 	if (key != NULL)
 		log_warn("reload: [daemon] %s changed: it takes effect at the next restart (as do [web] "

@@ -16,7 +16,8 @@
 #include "lib/db.h"
 #include "lib/xmem.h"
 
-#define HISTORY_ROLLUP_MS  300000LL /* the store's roll-up bucket */
+#define HISTORY_ROLLUP_MS  300000LL  /* the store's roll-up bucket */
+#define HISTORY_HOUR_MS    3600000LL /* the hourly tier's */
 #define HISTORY_MAX_CORES  1024
 #define HISTORY_MAX_EVENTS 2000
 #define HISTORY_BUSY_MS    2000
@@ -32,17 +33,25 @@ static const char history_sql_router[] =
 	"SELECT id, first_seen_ms, last_poll_ms, last_ok_ms, uptime_ms, info_ms, version, channel,"
 	" firmware, upgrade_firmware, board, architecture, cpu_model FROM routers WHERE name = ?1";
 
-static const char history_sql_state[] = "SELECT value FROM store_state WHERE key = 'rollup_ms'";
+static const char history_sql_state[] = "SELECT value FROM store_state WHERE key = ?1";
 
-/* ?1 router id, ?2 axis start, ?3 bucket width, ?4 where roll-ups end and raw begins, ?5 end.
- * Roll-up rows weigh 5 minutes each, raw rows their interval: both give bytes/s as num / w.
+/* ?1 router id, ?2 axis start, ?3 bucket width, ?4 where roll-ups end and raw begins, ?5 end,
+ * ?6 where the hourly roll-ups end and the 5-minute ones begin (?2 when the axis is not hours).
+ * Roll-up rows weigh 5 minutes each, raw rows their interval: both give bytes/s as num / w; an
+ * hourly row is its 5-minute rows summed, so that it gives what they gave, to the bit.
  * One row per stored row, in key order, summed per bucket in C: a GROUP BY on the bucket
  * expression made SQLite sort every row first (5x the CPU of the scan on a 30-day page). */
 static const char history_sql_ifaces[] =
-	"SELECT i.id, i.name, (s.bucket_ms - ?2) / ?3, s.tx_rate_avg * 300000.0,"
+	"SELECT i.id, i.name, (s.bucket_ms - ?2) / ?3, s.tx_rate_sum * 300000.0,"
+	" s.rx_rate_sum * 300000.0, s.m * 300000.0"
+	" FROM interfaces i JOIN store_iface_rollup_1h s ON s.iface_id = i.id"
+	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.bucket_ms >= ?2 AND s.bucket_ms < ?6"
+	" AND s.m > 0"
+	" UNION ALL"
+	" SELECT i.id, i.name, (s.bucket_ms - ?2) / ?3, s.tx_rate_avg * 300000.0,"
 	" s.rx_rate_avg * 300000.0, 300000.0"
 	" FROM interfaces i JOIN store_iface_rollup s ON s.iface_id = i.id"
-	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.bucket_ms >= ?2 AND s.bucket_ms < ?4"
+	" WHERE i.router_id = ?1 AND i.type = 'wg' AND s.bucket_ms >= ?6 AND s.bucket_ms < ?4"
 	" AND s.tx_rate_avg IS NOT NULL AND s.rx_rate_avg IS NOT NULL"
 	" UNION ALL"
 	" SELECT i.id, i.name, (s.time_ms - ?2) / ?3, s.tx_delta * 1000.0,"
@@ -52,8 +61,11 @@ static const char history_sql_ifaces[] =
 	" AND s.dt_ms > 0";
 
 static const char history_sql_cpu[] =
-	"SELECT core, (bucket_ms - ?2) / ?3, load_avg * n, n FROM store_cpu_rollup"
-	" WHERE router_id = ?1 AND bucket_ms >= ?2 AND bucket_ms < ?4"
+	"SELECT core, (bucket_ms - ?2) / ?3, load_sum, n FROM store_cpu_rollup_1h"
+	" WHERE router_id = ?1 AND bucket_ms >= ?2 AND bucket_ms < ?6"
+	" UNION ALL"
+	" SELECT core, (bucket_ms - ?2) / ?3, load_avg * n, n FROM store_cpu_rollup"
+	" WHERE router_id = ?1 AND bucket_ms >= ?6 AND bucket_ms < ?4"
 	" UNION ALL"
 	" SELECT core, (time_ms - ?2) / ?3, load, 1 FROM cpu_samples"
 	" WHERE router_id = ?1 AND time_ms >= ?4 AND time_ms < ?5";
@@ -154,12 +166,14 @@ static int history_router(sqlite3 *db, const char *name, history_t *h, int64_t *
 	return rc == SQLITE_DONE ? 1 : history_fail(db, "routers", cause);
 }
 
-static int64_t history_rollup_done(sqlite3 *db)
+/* A maintenance job's mark (store_state), 0 when not known. */
+static int64_t history_state(sqlite3 *db, const char *key)
 {
 	sqlite3_stmt *q;
 	int64_t v = 0;
 	if (sqlite3_prepare_v2(db, history_sql_state, -1, &q, NULL) != SQLITE_OK)
 		return 0;
+	sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
 	if (sqlite3_step(q) == SQLITE_ROW)
 		v = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
@@ -192,11 +206,24 @@ static int64_t history_spacing(sqlite3 *db, int64_t rid, int64_t from, int64_t t
 	return v;
 }
 
+/* Whether the hourly tier is read: for buckets of whole hours, and for a range that begins
+ * where the 5-minute tier's purge has been (w then made whole hours). */
+static bool history_hourly(int64_t *w, int64_t from, int64_t purged5)
+{
+	if (*w % HISTORY_HOUR_MS == 0)
+		return true;
+	if (purged5 <= 0 || from >= purged5)
+		return false;
+	*w = history_ceil(*w, HISTORY_HOUR_MS);
+	return true;
+}
+
 /* Choose the buckets: at most max_points (a few more after alignment), whole seconds, no
  * narrower than two stored polls (stored_ms their spacing) nor req's floor, whole 5-minute
- * roll-up buckets when roll-ups are read. Returns where the raw part begins. */
+ * roll-up buckets when roll-ups are read, whole hours when the hourly tier is (purged5: the
+ * 5-minute tier's purge mark, 0 none). Returns where the raw part begins. */
 static int64_t history_axis(
-	history_t *h, const struct history_req *req, int64_t rollup_done, int64_t stored_ms)
+	history_t *h, const struct history_req *req, int64_t rollup_done, int64_t stored_ms, int64_t purged5)
 {
 	int64_t to = req->to_ms, from = req->from_ms;
 	int64_t keep = req->raw_retention_ms > 0 ? req->raw_retention_ms : 35 * HISTORY_DAY_MS;
@@ -213,6 +240,7 @@ static int64_t history_axis(
 	h->rolled = w >= HISTORY_ROLLUP_MS || from < to - keep;
 	if (h->rolled)
 		w = history_ceil(w, HISTORY_ROLLUP_MS);
+	h->hourly = h->rolled && history_hourly(&w, from, purged5);
 	from = from / w * w;
 	h->from_ms = from, h->to_ms = to, h->bucket_ms = w;
 	h->nbuckets = (size_t)((to - from + w - 1) / w);
@@ -275,7 +303,7 @@ static void history_ifaces_finish(history_t *h, struct history_acc *acc)
 static int history_ifaces(sqlite3 *db, history_t *h, const int64_t *args, char **cause)
 {
 	sqlite3_stmt *q;
-	if (history_prepare(db, history_sql_ifaces, args, 5, &q, cause) < 0)
+	if (history_prepare(db, history_sql_ifaces, args, 6, &q, cause) < 0)
 		return -1;
 	struct history_acc *acc = NULL;
 	int64_t *ids = NULL;
@@ -311,7 +339,7 @@ static void history_cores_grow(history_t *h, struct history_acc *acc, size_t n)
 static int history_cpu(sqlite3 *db, history_t *h, const int64_t *args, char **cause)
 {
 	sqlite3_stmt *q;
-	if (history_prepare(db, history_sql_cpu, args, 5, &q, cause) < 0)
+	if (history_prepare(db, history_sql_cpu, args, 6, &q, cause) < 0)
 		return -1;
 	struct history_acc acc = { 0 };
 	int rc;
@@ -378,9 +406,12 @@ static int history_read(sqlite3 *db, const struct history_req *req, history_t *h
 	if (rc != 0)
 		return rc;
 	int64_t from = req->from_ms > 0 ? req->from_ms : h->first_seen_ms;
-	int64_t split = history_axis(
-		h, req, history_rollup_done(db), history_spacing(db, rid, from, req->to_ms));
-	int64_t args[5] = { rid, h->from_ms, h->bucket_ms, split, h->to_ms };
+	int64_t split = history_axis(h, req, history_state(db, "rollup_ms"),
+		history_spacing(db, rid, from, req->to_ms), history_state(db, "rollup_purged_ms"));
+	/* the hours rolled up are read from the hourly tier, those after from the 5-minute one */
+	int64_t hours = history_state(db, "rollup_1h_ms");
+	hours = !h->hourly || hours < h->from_ms ? h->from_ms : hours > split ? split : hours;
+	int64_t args[6] = { rid, h->from_ms, h->bucket_ms, split, h->to_ms, hours };
 	if (history_ifaces(db, h, args, cause) < 0 || history_cpu(db, h, args, cause) < 0 ||
 		history_events(db, h, rid, cause) < 0 || history_peers(db, h, rid, cause) < 0 ||
 		history_health(db, h, rid, cause) < 0)

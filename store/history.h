@@ -68,6 +68,7 @@ typedef struct history {
 	int64_t from_ms, to_ms, bucket_ms;
 	size_t nbuckets;
 	bool rolled; /* the series read 5-minute roll-ups (long range) */
+	bool hourly; /* ... and hourly ones, for whole hours or past the 5-minute tier's retention */
 
 	size_t nifaces;
 	struct history_iface *ifaces;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c), retention of both, each
+/* maint: roll-ups of the raw samples into 5-minute buckets (rollup.c) and of those into hours
+ * (rollhour.c), retention of each tier, each
  * router's closed hours of polls rows made chunks (chunkstore.c) and each series' closed days of
  * roll-up rows (rollstore.c), each step of work its own
  * short transaction, progress kept in store_state. Writer thread only; it must never delete raw
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #define MAINT_BUCKET_MS        300000  /* roll-up bucket: 5 minutes */
+#define MAINT_HOUR_MS          3600000 /* the hourly tier's bucket */
 #define MAINT_CHUNK_MS         3600000 /* most time one maintenance transaction covers */
 #define MAINT_ROLLCHUNK_SERIES 1000    /* most series' days one transaction chunks (0.3 ms each) */
 
@@ -28,6 +30,12 @@ static int64_t maint_floor_span(int64_t ms)
 {
 	int64_t r = ms % CHUNKSTORE_SPAN_MS;
 	return ms - (r < 0 ? r + CHUNKSTORE_SPAN_MS : r);
+}
+
+static int64_t maint_floor_hour(int64_t ms)
+{
+	int64_t r = ms % MAINT_HOUR_MS;
+	return ms - (r < 0 ? r + MAINT_HOUR_MS : r);
 }
 
 static int64_t maint_floor_day(int64_t ms)
@@ -54,8 +62,6 @@ static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WH
 							      "routers", "router_id") " AND bucket_ms < ?2",
 	"DELETE FROM iface_rollup WHERE" MAINT_IDS("interfaces", "iface_id") " AND bucket_ms < ?2",
 	"DELETE FROM peer_rollup WHERE" MAINT_IDS("peers", "peer_id") " AND bucket_ms < ?2",
-	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
-	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
 	/* a chunk across the bound stays until its day is past: the readers leave out its rows
 	 * before the mark (rollstore_open) */
 	"DELETE FROM rollup_chunks WHERE kind = 0 AND" MAINT_IDS(
@@ -66,15 +72,43 @@ static const char *const maint_purge_rollup_sql[] = { "DELETE FROM cpu_rollup WH
 		"peers", "id") " AND time_ms < ?2 AND end_ms < ?2",
 	NULL };
 
-enum maint_job { JOB_ROLLUP, JOB_PURGE_RAW, JOB_PURGE_ROLLUP, JOB_CHUNK, JOB_ROLLCHUNK, JOB_COUNT };
+/* The hourly tier's (rollup_hourly_retention), as the 5-minute tier's above; the CPU profiles
+ * and probes go with the longest-kept roll-ups, as they went with the roll-ups before the
+ * hourly tier (400 days by default). */
+static const char *const maint_purge_hourly_sql[] = { "DELETE FROM cpu_rollup_1h WHERE" MAINT_IDS(
+							      "routers", "router_id") " AND bucket_ms < ?2",
+	"DELETE FROM profiles WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
+	"DELETE FROM probes WHERE" MAINT_IDS("routers", "router_id") " AND time_ms < ?2",
+	"DELETE FROM iface_rollup_1h WHERE" MAINT_IDS("interfaces", "iface_id") " AND bucket_ms < ?2",
+	"DELETE FROM peer_rollup_1h WHERE" MAINT_IDS("peers", "peer_id") " AND bucket_ms < ?2",
+	"DELETE FROM rollup_chunks WHERE kind = 3 AND" MAINT_IDS(
+		"routers", "id") " AND time_ms < ?2 AND end_ms < ?2",
+	"DELETE FROM rollup_chunks WHERE kind = 4 AND" MAINT_IDS(
+		"interfaces", "id") " AND time_ms < ?2 AND end_ms < ?2",
+	"DELETE FROM rollup_chunks WHERE kind = 5 AND" MAINT_IDS(
+		"peers", "id") " AND time_ms < ?2 AND end_ms < ?2",
+	NULL };
+
+enum maint_job {
+	JOB_ROLLUP,
+	JOB_ROLLUP_1H,
+	JOB_PURGE_RAW,
+	JOB_PURGE_ROLLUP,
+	JOB_PURGE_1H,
+	JOB_CHUNK,
+	JOB_ROLLCHUNK,
+	JOB_COUNT
+};
 
 static const struct {
 	const char *key;        /* store_state: everything before value is done */
 	const char *const *sql; /* run with ?1 = from, ?2 = to */
 } maint_jobs[JOB_COUNT] = {
-	[JOB_ROLLUP] = { "rollup_ms", NULL }, /* rollup.c */
+	[JOB_ROLLUP] = { "rollup_ms", NULL },       /* rollup.c */
+	[JOB_ROLLUP_1H] = { "rollup_1h_ms", NULL }, /* rollhour.c */
 	[JOB_PURGE_RAW] = { "raw_purged_ms", maint_purge_raw_sql },
 	[JOB_PURGE_ROLLUP] = { "rollup_purged_ms", maint_purge_rollup_sql },
+	[JOB_PURGE_1H] = { "rollup_1h_purged_ms", maint_purge_hourly_sql },
 	[JOB_CHUNK] = { "chunked_ms", NULL },            /* maint_chunk_hours */
 	[JOB_ROLLCHUNK] = { "rollup_chunked_ms", NULL }, /* rollstore_days */
 };
@@ -84,6 +118,8 @@ static int64_t *maint_mark(store_t *st, enum maint_job j)
 {
 	switch (j) {
 	case JOB_ROLLUP: return &st->rollup_ms;
+	case JOB_ROLLUP_1H: return &st->rollup_1h_ms;
+	case JOB_PURGE_ROLLUP: return &st->rollup_purged_ms;
 	case JOB_PURGE_RAW: return &st->raw_purged_ms;
 	case JOB_CHUNK: return &st->chunked_ms;
 	case JOB_ROLLCHUNK: return &st->rollup_chunked_ms;
@@ -140,6 +176,13 @@ static int maint_state_get(store_t *st, const char *key, int64_t now, int64_t *o
 		return maint_state_get(st, maint_jobs[JOB_PURGE_ROLLUP].key, now, out) < 0
 			? -1
 			: maint_state_set(st, key, *out = maint_floor_day(*out));
+	/* The hourly tier likewise: on a database of an older schema it is made from the 5-minute
+	 * roll-ups already stored, a step at a time; its purge's mark starts on the hour (its
+	 * readers leave out the rows before it, the first hour's too otherwise). */
+	if (strcmp(key, maint_jobs[JOB_ROLLUP_1H].key) == 0 || strcmp(key, maint_jobs[JOB_PURGE_1H].key) == 0)
+		return maint_state_get(st, maint_jobs[JOB_PURGE_ROLLUP].key, now, out) < 0
+			? -1
+			: maint_state_set(st, key, *out = maint_floor_hour(*out));
 	if (maint_first_time(st, now, out) < 0) /* once: it scans the raw tables */
 		return -1;
 	return maint_state_set(st, key, *out);
@@ -150,12 +193,17 @@ static int64_t maint_job_limit(store_t *st, enum maint_job j, int64_t now, int64
 {
 	switch (j) {
 	case JOB_ROLLUP: return maint_floor_bucket(now - STORE_GRACE_MS);
+	case JOB_ROLLUP_1H: /* an hour is closed once it is all rolled up */
+		return st->rollup_ms == INT64_MIN ? INT64_MIN : maint_floor_hour(st->rollup_ms);
 	case JOB_PURGE_RAW: /* never delete what is not rolled up yet */
 		return store_min64(now - st->retention_ms, rolled);
 	case JOB_CHUNK: /* an hour is closed once the gather window past its end has passed */
 		return maint_floor_span(now - STORE_GATHER_MS);
-	case JOB_ROLLCHUNK: /* a day is closed once it is all rolled up */
-		return st->rollup_ms == INT64_MIN ? INT64_MIN : maint_floor_day(st->rollup_ms);
+	case JOB_ROLLCHUNK: /* a day is closed once it is all rolled up, into hours too */
+		return st->rollup_ms == INT64_MIN || st->rollup_1h_ms == INT64_MIN
+			? INT64_MIN
+			: maint_floor_day(store_min64(st->rollup_ms, st->rollup_1h_ms));
+	case JOB_PURGE_1H: return now - st->rollup_hourly_retention_ms;
 	default: return now - st->rollup_retention_ms;
 	}
 }
@@ -163,9 +211,9 @@ static int64_t maint_job_limit(store_t *st, enum maint_job j, int64_t now, int64
 /* The step's end: the next hour's start for the chunking (its mark stays on hours). */
 static int64_t maint_job_to(enum maint_job j, int64_t done, int64_t limit)
 {
-	int64_t step = j == JOB_CHUNK ? maint_floor_span(done) + CHUNKSTORE_SPAN_MS
-		: j == JOB_ROLLCHUNK  ? maint_floor_day(done) + ROLLSTORE_SPAN_MS
-				      : done + MAINT_CHUNK_MS;
+	int64_t step = j == JOB_CHUNK                      ? maint_floor_span(done) + CHUNKSTORE_SPAN_MS
+		: j == JOB_ROLLCHUNK || j == JOB_ROLLUP_1H ? maint_floor_day(done) + ROLLSTORE_SPAN_MS
+							   : done + MAINT_CHUNK_MS;
 	return store_min64(limit, step);
 }
 
@@ -223,6 +271,54 @@ static int maint_trim_chunks(store_t *st, int64_t to)
 		CHUNKSTORE_SPAN_MS, to, true);
 }
 
+/* Whether a series' 5-minute rows of day (the chunking's mark: the open day, or the one being
+ * chunked after a re-roll moved the marks back into it) are chunked: one seek a series at most,
+ * the first chunk found ending it. 1, 0, or -1 with st->errmsg. */
+static int maint_day_begun(store_t *st, int64_t day)
+{
+	sqlite3_stmt *q = store_stmt(st,
+		"SELECT EXISTS (SELECT 1 FROM routers p WHERE EXISTS (SELECT 1 FROM rollup_chunks WHERE"
+		" kind = 0 AND id = p.id AND time_ms >= ?1 AND time_ms < ?2) UNION ALL"
+		" SELECT 1 FROM interfaces p WHERE EXISTS (SELECT 1 FROM rollup_chunks WHERE kind = 1 AND"
+		" id = p.id AND time_ms >= ?1 AND time_ms < ?2) UNION ALL"
+		" SELECT 1 FROM peers p WHERE EXISTS (SELECT 1 FROM rollup_chunks WHERE kind = 2 AND"
+		" id = p.id AND time_ms >= ?1 AND time_ms < ?2))");
+	if (q == NULL)
+		return -1;
+	sqlite3_bind_int64(q, 1, day);
+	sqlite3_bind_int64(q, 2, day + ROLLSTORE_SPAN_MS);
+	int rc = sqlite3_step(q), ret = rc == SQLITE_ROW ? sqlite3_column_int(q, 0) : -1;
+	if (ret < 0)
+		store_note_error(st);
+	sqlite3_finalize(q);
+	return ret;
+}
+
+/* The hours of [from, to) (within one day) rolled up from their 5-minute rows: from the tables
+ * for a day none of whose series is chunked yet (the open day, every hour), else through the
+ * store_ tables. A day already chunked (a re-roll, or a database of an older schema whose days
+ * are all chunked) goes at most so many series a step, their hourly chunks written in the same
+ * transaction; the day being chunked is chunked again from its first series. 1 when the hours
+ * are done, 0 when series are left (st->rollhour_pos tells where), -1 with st->errmsg. */
+static int maint_hours(store_t *st, int64_t from, int64_t to)
+{
+	int64_t day = maint_floor_day(from);
+	bool chunked = st->rollup_chunked_ms != INT64_MIN && day < st->rollup_chunked_ms;
+	int merged = chunked, max = st->rollchunk_series > 0 ? st->rollchunk_series : MAINT_ROLLCHUNK_SERIES;
+	if (!chunked && day == st->rollup_chunked_ms && (merged = maint_day_begun(st, day)) < 0)
+		return -1;
+	int rc = rollhour_span(st, from, to, merged, chunked ? &st->rollhour_pos : NULL, max);
+	if (rc < 0)
+		return -1;
+	if (merged && !chunked)
+		st->rollchunk_pos.day = INT64_MIN;
+	/* the series of the step are those with hourly rows in the day's tables */
+	if (chunked &&
+		rollstore_days(st, day, day + ROLLSTORE_SPAN_MS, ROLLCHUNK_NKIND_5M, ROLLCHUNK_NKIND) < 0)
+		return -1;
+	return rc;
+}
+
 static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to)
 {
 	if (store_exec(st, "BEGIN IMMEDIATE") < 0)
@@ -235,11 +331,19 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 		st->rollchunk_pos.day = INT64_MIN;
 	/* a re-roll of days already chunked (the mark went back) rewrites their chunks */
 	if (j == JOB_ROLLUP && from < st->rollup_chunked_ms && st->rollup_chunked_ms != INT64_MIN &&
-		rollstore_days(st, maint_floor_day(from), store_min64(to, st->rollup_chunked_ms)) < 0)
+		rollstore_days(st, maint_floor_day(from), store_min64(to, st->rollup_chunked_ms), 0,
+			ROLLCHUNK_NKIND_5M) < 0)
 		goto fail;
+	if (j == JOB_ROLLUP_1H) { /* a chunked day in steps of at most so many series */
+		int rc = maint_hours(st, from, to);
+		if (rc < 0 || (rc == 0 && store_exec(st, "COMMIT") < 0))
+			goto fail;
+		if (rc == 0)
+			return 0; /* series left: the mark stays, the next step goes on from rollhour_pos */
+	}
 	if (j == JOB_ROLLCHUNK) { /* a day in steps of at most so many series; the mark at its end */
-		int rc = rollstore_day_step(
-			st, maint_floor_day(from), &st->rollchunk_pos, MAINT_ROLLCHUNK_SERIES);
+		int rc = rollstore_day_step(st, maint_floor_day(from), &st->rollchunk_pos,
+			st->rollchunk_series > 0 ? st->rollchunk_series : MAINT_ROLLCHUNK_SERIES);
 		if (rc < 0 || (rc == 0 && store_exec(st, "COMMIT") < 0))
 			goto fail;
 		if (rc == 0)
@@ -268,6 +372,7 @@ static int maint_job_run(store_t *st, enum maint_job j, int64_t from, int64_t to
 fail:
 	db_rollback(st->db);
 	st->rollchunk_pos.day = INT64_MIN; /* the series it passed are not chunked after all */
+	st->rollhour_pos.day = INT64_MIN;
 	return -1;
 }
 
@@ -296,6 +401,7 @@ int maint_step(store_t *st, int64_t now)
 int maint_load(store_t *st)
 {
 	st->rollchunk_pos.day = INT64_MIN;
+	st->rollhour_pos.day = INT64_MIN;
 	for (int j = JOB_ROLLUP; j < JOB_COUNT; j++)
 		if (maint_mark(st, j) != NULL &&
 			maint_state_get(st, maint_jobs[j].key, INT64_MIN, maint_mark(st, j)) < 0)
@@ -318,6 +424,18 @@ int maint_rollup_back(store_t *st, int64_t t)
 		return 0;
 	if (maint_state_set(st, maint_jobs[JOB_ROLLUP].key, mark) < 0)
 		return -1;
-	st->rollup_ms = mark; /* a rollback of the batch reloads it (maint_load) */
+	st->rollup_ms = mark;             /* a rollback of the batch reloads it (maint_load) */
+	st->rollhour_pos.day = INT64_MIN; /* the series an hourly step did take the re-roll too */
+	/* the hour of the mark is made again from its 5-minute rows, unless the 5-minute purge took
+	 * some of them: an hour of what is left would replace a whole one */
+	int64_t hour = maint_max64(maint_floor_hour(mark),
+		st->rollup_purged_ms == INT64_MIN
+			? INT64_MIN
+			: maint_floor_hour(st->rollup_purged_ms + MAINT_HOUR_MS - 1));
+	if (st->rollup_1h_ms == INT64_MIN || hour >= st->rollup_1h_ms)
+		return 0;
+	if (maint_state_set(st, maint_jobs[JOB_ROLLUP_1H].key, hour) < 0)
+		return -1;
+	st->rollup_1h_ms = hour;
 	return 0;
 }

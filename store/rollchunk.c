@@ -31,15 +31,21 @@ struct rollchunk_read {
 	bool any;       /* the bucket being read had a row */
 };
 
-int rollchunk_ncols(enum rollchunk_kind kind)
+bool rollchunk_is_cpu(enum rollchunk_kind kind)
 {
-	return kind == ROLLCHUNK_CPU ? 4 : ROLLCHUNK_MAXCOL;
+	return kind == ROLLCHUNK_CPU || kind == ROLLCHUNK_CPU_1H;
 }
 
-/* The columns that are NOT NULL in kind's table: the CPU's all, the rates' n and the ends. */
+int rollchunk_ncols(enum rollchunk_kind kind)
+{
+	return rollchunk_is_cpu(kind) ? 4 : kind >= ROLLCHUNK_NKIND_5M ? 8 : 7;
+}
+
+/* The columns that are NOT NULL in kind's table: the CPU's all, the rates' n and the ends (and
+ * the hourly ones' count of rated rows, m). */
 static unsigned rollchunk_notnull(enum rollchunk_kind kind)
 {
-	return kind == ROLLCHUNK_CPU ? 0xfu : 0x61u;
+	return rollchunk_is_cpu(kind) ? 0xfu : kind >= ROLLCHUNK_NKIND_5M ? 0xc3u : 0x61u;
 }
 
 rollchunk_t *rollchunk_new(enum rollchunk_kind kind)
@@ -71,7 +77,7 @@ static const char *rollchunk_refuse(const rollchunk_t *rc, const struct rollchun
 		return "a column the table does not have";
 	if ((row->have & nn) != nn)
 		return "a NULL where the table has NOT NULL";
-	if (row->core < 0 || row->core > (rc->kind == ROLLCHUNK_CPU ? ROLLCHUNK_MAX_CORE : 0))
+	if (row->core < 0 || row->core > (rollchunk_is_cpu(rc->kind) ? ROLLCHUNK_MAX_CORE : 0))
 		return "a core out of range";
 	if (rc->n > 0 &&
 		(row->bucket_ms < rc->bucket || (row->bucket_ms == rc->bucket && row->core <= rc->core)))
@@ -115,7 +121,7 @@ static int rollchunk_cmp(const void *a, const void *b)
 static bool rollchunk_index(rollchunk_read_t *rd, const char **why)
 {
 	size_t ns = chunk_nseries(rd->c);
-	int64_t maxcore = rd->kind == ROLLCHUNK_CPU ? ROLLCHUNK_MAX_CORE : 0;
+	int64_t maxcore = rollchunk_is_cpu(rd->kind) ? ROLLCHUNK_MAX_CORE : 0;
 	rd->cores = xcalloc(ns + 1, sizeof(*rd->cores));
 	for (size_t s = 0; s < ns; s++) {
 		uint64_t id = chunk_series_id(rd->c, s);

@@ -14,9 +14,20 @@
 
 #include "lib/buf.h"
 
-enum rollchunk_kind { ROLLCHUNK_CPU, ROLLCHUNK_IFACE, ROLLCHUNK_PEER, ROLLCHUNK_NKIND };
+/* The 5-minute tier's tables, then the hourly tier's (schema 017: cpu_rollup_1h, iface_rollup_1h,
+ * peer_rollup_1h, whose rows hold sums where the 5-minute ones hold averages). */
+enum rollchunk_kind {
+	ROLLCHUNK_CPU,
+	ROLLCHUNK_IFACE,
+	ROLLCHUNK_PEER,
+	ROLLCHUNK_CPU_1H,
+	ROLLCHUNK_IFACE_1H,
+	ROLLCHUNK_PEER_1H,
+	ROLLCHUNK_NKIND
+};
+#define ROLLCHUNK_NKIND_5M 3 /* the kinds below it are the 5-minute tier's */
 
-#define ROLLCHUNK_MAXCOL   7    /* value columns of a row at most (the rate tables') */
+#define ROLLCHUNK_MAXCOL   8    /* value columns of a row at most (the hourly rate tables') */
 #define ROLLCHUNK_MAX_CORE 8191 /* the highest core a CPU chunk holds */
 
 struct rollchunk_row { /* one roll-up row, its series id aside */
@@ -26,8 +37,11 @@ struct rollchunk_row { /* one roll-up row, its series id aside */
 	int64_t v[ROLLCHUNK_MAXCOL]; /* n, then the table's columns in order */
 };
 
-/* The value columns of kind's table (4 for cpu_rollup, 7 for the rate tables). */
+/* The value columns of kind's table (4 for the CPU's, 7 for the 5-minute rate tables, 8 for the
+ * hourly ones). */
 int rollchunk_ncols(enum rollchunk_kind kind);
+/* Whether kind's rows are a router's CPU rows, a core each. */
+bool rollchunk_is_cpu(enum rollchunk_kind kind);
 
 typedef struct rollchunk rollchunk_t;           /* rows being chunked */
 typedef struct rollchunk_read rollchunk_read_t; /* a chunk being read back */

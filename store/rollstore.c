@@ -23,6 +23,12 @@ static const struct {
 		"0, n, rx_rate_avg, rx_rate_max, tx_rate_avg, tx_rate_max, rx_bytes_end, tx_bytes_end" },
 	[ROLLCHUNK_PEER] = { "peer_rollup", "peer_id", "peers",
 		"0, n, rx_rate_avg, rx_rate_max, tx_rate_avg, tx_rate_max, rx_bytes_end, tx_bytes_end" },
+	[ROLLCHUNK_CPU_1H] = { "cpu_rollup_1h", "router_id", "routers",
+		"core, n, load_min, load_sum, load_max" },
+	[ROLLCHUNK_IFACE_1H] = { "iface_rollup_1h", "iface_id", "interfaces",
+		"0, n, m, rx_rate_sum, rx_rate_max, tx_rate_sum, tx_rate_max, rx_bytes_end, tx_bytes_end" },
+	[ROLLCHUNK_PEER_1H] = { "peer_rollup_1h", "peer_id", "peers",
+		"0, n, m, rx_rate_sum, rx_rate_max, tx_rate_sum, tx_rate_max, rx_bytes_end, tx_bytes_end" },
 };
 
 /* A chunk's rows lie within one day, so one that starts a day or more before a range ends
@@ -328,12 +334,14 @@ int rollstore_day_step(store_t *st, int64_t day, struct rollstore_pos *pos, int 
 	return 1;
 }
 
-int rollstore_days(store_t *st, int64_t from, int64_t to)
+int rollstore_days(store_t *st, int64_t from, int64_t to, int kfirst, int kend)
 {
-	for (int64_t day = from; day < to; day += ROLLSTORE_SPAN_MS) {
-		struct rollstore_pos pos = { .day = INT64_MIN };
-		if (rollstore_day_step(st, day, &pos, INT_MAX) < 0)
-			return -1;
-	}
+	for (int64_t day = from; day < to; day += ROLLSTORE_SPAN_MS)
+		for (int k = kfirst; k < kend; k++) {
+			int64_t after = INT64_MIN;
+			int left = INT_MAX;
+			if (rs_day(st, (enum rollchunk_kind)k, day, &after, &left) < 0)
+				return -1;
+		}
 	return 0;
 }

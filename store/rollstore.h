@@ -32,10 +32,11 @@ db_shelf_t *rollstore_shelf_new(void); /* one for rollstore_open; free with db_s
 int rollstore_next(rollstore_cur_t *c, const struct rollchunk_row **row, char **cause);
 void rollstore_close(rollstore_cur_t *c); /* NULL is a no-op */
 
-/* Every series with table rows in the days of [from, to) (from a day's start) made one chunk a
- * day with what that day's chunk held, in the writer's open transaction: 0, or -1 with
- * st->errmsg. A series whose rows cannot be chunked as they are keeps them, logged. */
-int rollstore_days(store_t *st, int64_t from, int64_t to);
+/* Every series of the kinds [kfirst, kend) with table rows in the days of [from, to) (from a
+ * day's start) made one chunk a day with what that day's chunk held, in the writer's open
+ * transaction: 0, or -1 with st->errmsg. A series whose rows cannot be chunked as they are
+ * keeps them, logged. */
+int rollstore_days(store_t *st, int64_t from, int64_t to, int kfirst, int kend);
 
 struct rollstore_pos { /* how far the chunking of a day has got: the series after kind, id */
 	int64_t day;   /* INT64_MIN: none begun */

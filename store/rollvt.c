@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rollvt: the store_*_rollup tables (rollvt.h) on rollstore's cursor, one module per kind: the
+/* rollvt: the store_*_rollup and store_*_rollup_1h tables (rollvt.h) on rollstore's cursor, one module per kind: the
  * series id = ? and bucket_ms bounds go down to it; without an id it reads every id the table or
  * the chunks have, in id order. SQLite checks every constraint again, so a bound it cannot take
  * (not an integer) is only left out; a malformed chunk's rows are left out (the maintenance job
@@ -19,6 +19,7 @@ enum { RV_F_ID = 1, RV_F_EQ = 2, RV_F_GE = 4, RV_F_GT = 8, RV_F_LT = 16, RV_F_LE
 static const struct {
 	const char *name, *decl, *ids;
 } rv_kinds[ROLLCHUNK_NKIND] = {
+	/* the 5-minute tier, then the hourly (schema 017) */
 	[ROLLCHUNK_CPU] = { "store_cpu_rollup",
 		"CREATE TABLE x(router_id, bucket_ms, core, n, load_min, load_avg, load_max)",
 		"SELECT router_id FROM cpu_rollup UNION SELECT id FROM rollup_chunks WHERE kind = 0 ORDER BY 1" },
@@ -30,6 +31,17 @@ static const struct {
 		"CREATE TABLE x(peer_id, bucket_ms, n, rx_rate_avg, rx_rate_max, tx_rate_avg, tx_rate_max,"
 		" rx_bytes_end, tx_bytes_end)",
 		"SELECT peer_id FROM peer_rollup UNION SELECT id FROM rollup_chunks WHERE kind = 2 ORDER BY 1" },
+	[ROLLCHUNK_CPU_1H] = { "store_cpu_rollup_1h",
+		"CREATE TABLE x(router_id, bucket_ms, core, n, load_min, load_sum, load_max)",
+		"SELECT router_id FROM cpu_rollup_1h UNION SELECT id FROM rollup_chunks WHERE kind = 3 ORDER BY 1" },
+	[ROLLCHUNK_IFACE_1H] = { "store_iface_rollup_1h",
+		"CREATE TABLE x(iface_id, bucket_ms, n, m, rx_rate_sum, rx_rate_max, tx_rate_sum, tx_rate_max,"
+		" rx_bytes_end, tx_bytes_end)",
+		"SELECT iface_id FROM iface_rollup_1h UNION SELECT id FROM rollup_chunks WHERE kind = 4 ORDER BY 1" },
+	[ROLLCHUNK_PEER_1H] = { "store_peer_rollup_1h",
+		"CREATE TABLE x(peer_id, bucket_ms, n, m, rx_rate_sum, rx_rate_max, tx_rate_sum, tx_rate_max,"
+		" rx_bytes_end, tx_bytes_end)",
+		"SELECT peer_id FROM peer_rollup_1h UNION SELECT id FROM rollup_chunks WHERE kind = 5 ORDER BY 1" },
 };
 
 struct rv_vtab {
@@ -186,13 +198,15 @@ static int rv_advance(struct rv_cursor *c)
 	}
 }
 
-/* The roll-up purge's mark (store_state), INT64_MIN before the first purge. */
+/* The purge's mark of the kind's tier (store_state), INT64_MIN before the first purge. */
 static int rv_purged(struct rv_cursor *c)
 {
 	sqlite3_stmt *q = NULL;
 	c->purged = INT64_MIN;
-	if (sqlite3_prepare_v2(c->db, "SELECT value FROM store_state WHERE key = 'rollup_purged_ms'", -1, &q,
-		    NULL) != SQLITE_OK)
+	const char *sql = c->kind < ROLLCHUNK_NKIND_5M
+		? "SELECT value FROM store_state WHERE key = 'rollup_purged_ms'"
+		: "SELECT value FROM store_state WHERE key = 'rollup_1h_purged_ms'";
+	if (sqlite3_prepare_v2(c->db, sql, -1, &q, NULL) != SQLITE_OK)
 		return rv_error(c, xstrdup(sqlite3_errmsg(c->db)));
 	int rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW)
@@ -263,7 +277,7 @@ static int rv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
 {
 	const struct rv_cursor *c = (const struct rv_cursor *)cur;
 	const struct rollchunk_row *r = c->row;
-	int first = c->kind == ROLLCHUNK_CPU ? 3 : 2; /* the first value column */
+	int first = rollchunk_is_cpu(c->kind) ? 3 : 2; /* the first value column */
 	if (col == RV_ID)
 		sqlite3_result_int64(ctx, c->id);
 	else if (col == RV_BUCKET)

@@ -279,7 +279,10 @@ int store_open(const char *path, const conf_t *conf, store_t **out, char **cause
 	st->db_fd = -1;
 	st->retention_ms = conf && conf->retention_ms > 0 ? conf->retention_ms : 35 * STORE_DAY_MS;
 	st->rollup_retention_ms = conf && conf->rollup_retention_ms > 0 ? conf->rollup_retention_ms
-									: 400 * STORE_DAY_MS;
+									: 60 * STORE_DAY_MS;
+	st->rollup_hourly_retention_ms = conf && conf->rollup_hourly_retention_ms > 0
+		? conf->rollup_hourly_retention_ms
+		: 400 * STORE_DAY_MS;
 	pthread_mutex_init(&st->mu, NULL);
 	pthread_cond_init(&st->progress, NULL);
 	clock_cond_init(&st->wake);

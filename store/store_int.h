@@ -114,7 +114,7 @@ struct store {
 	bool wal_known; /* wal_dev and wal_ino hold the -wal file opened */
 	dev_t wal_dev;
 	ino_t wal_ino;
-	int64_t retention_ms, rollup_retention_ms;
+	int64_t retention_ms, rollup_retention_ms, rollup_hourly_retention_ms;
 	char errmsg[200]; /* the last SQLite error of the writer */
 	buf_t pk[4];      /* the poll being written, packed: cpu, ifaces, peers, health */
 
@@ -129,7 +129,11 @@ struct store {
 	int64_t raw_purged_ms;     /* store_state's raw_purged_ms likewise */
 	int64_t chunked_ms;        /* store_state's chunked_ms likewise: no chunk holds a row past it */
 	int64_t rollup_chunked_ms; /* store_state's rollup_chunked_ms likewise: days before it are chunks */
+	int64_t rollup_1h_ms;      /* store_state's rollup_1h_ms likewise: hours before it are rolled up */
+	int64_t rollup_purged_ms;  /* store_state's rollup_purged_ms likewise (the 5-minute tier's) */
 	struct rollstore_pos rollchunk_pos; /* how far the chunking of the day after it has got */
+	int rollchunk_series; /* most series a chunking step takes; 0: maint.c's (tests lower it) */
+	struct rollstore_pos rollhour_pos; /* how far the hours of a chunked day have got (maint.c) */
 	bool maint_active;
 	bool batch_versions; /* the batch being written stores a version change */
 	void (*on_version)(void *arg);
@@ -289,6 +293,12 @@ int maint_rollup_back(store_t *st, int64_t t);
 /* rollup.c: the roll-ups of the raw polls in [from, to), whole buckets, in the caller's
  * transaction; -1 with st->errmsg. */
 int rollup_span(store_t *st, int64_t from, int64_t to);
+/* rollhour.c: the hourly tier's rows of the hours in [from, to) (whole hours, none before the
+ * 5-minute purge's mark) from their 5-minute rows, in the caller's transaction: read from the
+ * store_ tables when merged (a day that is chunked, or being chunked), else from the tables. At
+ * most max series from *pos on (a pos of another from: from the first; NULL: every series): 1
+ * when every series is done, 0 when some are left (pos tells where), -1 with st->errmsg. */
+int rollhour_span(store_t *st, int64_t from, int64_t to, bool merged, struct rollstore_pos *pos, int max);
 
 /* migrate.c: lock, check and open st->path, migrate it and prepare the writer; 0 or -1 with
  * *cause (caller frees). */

@@ -18,8 +18,8 @@ static const char sql_usage[] =
 	"Run QUERY on wgwatchd's DATABASE opened read-only and print each row as sqlite3 -list\n"
 	"does (columns joined by '|', NULL as empty). store_polls reads the polls of the chunked\n"
 	"hours and of the plain polls rows alike, store_cpu_rollup, store_iface_rollup and\n"
-	"store_peer_rollup the roll-ups' chunked days and rows alike; store_values and the sample\n"
-	"views are attached.\n"
+	"store_peer_rollup the roll-ups' chunked days and rows alike (store_*_rollup_1h the hourly\n"
+	"tier's); store_values and the sample views are attached.\n"
 	"Exit 0, or 1 with the error on stderr.\n";
 
 /* 0 when db holds the schema this build writes, else -1 with the reason on stderr. */

@@ -279,7 +279,10 @@ static void page_router_range_nav(buf_t *out, const char *range, const history_t
 	page_time(out, h->to_ms, "&ndash;");
 	buf_puts(out, ", one point per ");
 	page_router_duration(out, h->bucket_ms);
-	buf_puts(out, h->rolled ? " from 5-minute roll-ups" : " from raw samples");
+	buf_puts(out,
+		h->hourly           ? " from hourly roll-ups"
+			: h->rolled ? " from 5-minute roll-ups"
+				    : " from raw samples");
 	buf_puts(out, "</span></nav>\n");
 }
 

@@ -20,16 +20,18 @@
 static bool rt_row(enum rollchunk_kind kind, int i, struct rollchunk_row *r)
 {
 	static const int64_t odd[] = { INT64_MIN, INT64_MAX, -1, 0, (int64_t)(1ULL << 63 | 12345) };
-	int per = kind == ROLLCHUNK_CPU ? (i / 4 < 100 ? 3 : 4) : 1;
-	int b = i / 4, core = kind == ROLLCHUNK_CPU ? i % 4 : 0;
-	if (kind != ROLLCHUNK_CPU && i % 4 != 0)
+	bool cpu = rollchunk_is_cpu(kind);
+	int per = cpu ? (i / 4 < 100 ? 3 : 4) : 1;
+	int b = i / 4, core = cpu ? i % 4 : 0;
+	int nulls = kind >= ROLLCHUNK_NKIND_5M ? 2 : 1; /* the first rate column: the hourly have m */
+	if (!cpu && i % 4 != 0)
 		return false;
-	if (core >= per || (kind == ROLLCHUNK_CPU && core == 1 && b % 11 == 3))
+	if (core >= per || (cpu && core == 1 && b % 11 == 3))
 		return false;
 	*r = (struct rollchunk_row){ .bucket_ms = 1700000100000LL + 300000LL * (b + (b > 50 ? 40 : 0)),
 		.core = core };
 	for (int c = 0; c < rollchunk_ncols(kind); c++) {
-		bool null = kind != ROLLCHUNK_CPU && c >= 1 && c <= 4 && b % 7 == 2;
+		bool null = !cpu && c >= nulls && c < nulls + 4 && b % 7 == 2;
 		if (null)
 			continue;
 		r->have |= 1u << c;

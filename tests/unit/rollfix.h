@@ -103,4 +103,48 @@ static inline int64_t rollfix_all(const char *path, const char *prefix, const ch
 	return n;
 }
 
+/* The hourly tier's rows (store_*_rollup_1h) that differ from the sums of their hour's 5-minute
+ * rows (store_*_rollup; a rate's of the rows with both averages, as the history reads them), and the hours of those that have no hourly row: 0 when every hour is
+ * what rollhour.c must make of them. On rows a read can see (the 5-minute tier not purged). */
+static inline int64_t rollfix_hourly_wrong(const char *path)
+{
+	static const char sql[] =
+		"SELECT (SELECT count(*) FROM (SELECT router_id AS id, bucket_ms - bucket_ms % 3600000 AS h,"
+		" core, sum(n) AS n, min(load_min) AS mi, sum(load_avg * n) AS s, max(load_max) AS ma"
+		" FROM store_cpu_rollup"
+		" WHERE bucket_ms < (SELECT value FROM store_state WHERE key = 'rollup_1h_ms') GROUP BY 1, 2, 3) a LEFT JOIN store_cpu_rollup_1h b"
+		" ON b.router_id = a.id AND b.bucket_ms = a.h AND b.core = a.core"
+		" WHERE b.n IS NOT a.n OR b.load_min IS NOT a.mi OR b.load_sum IS NOT a.s OR b.load_max IS NOT a.ma)"
+		" + (SELECT count(*) FROM (SELECT iface_id AS id, bucket_ms - bucket_ms % 3600000 AS h,"
+		" max(bucket_ms) AS last, sum(n) AS n, sum((rx_rate_avg IS NOT NULL AND tx_rate_avg IS NOT NULL)) AS m,"
+		" sum(CASE WHEN (rx_rate_avg IS NOT NULL AND tx_rate_avg IS NOT NULL) THEN rx_rate_avg END) AS rs,"
+		" max(CASE WHEN (rx_rate_max IS NOT NULL AND tx_rate_max IS NOT NULL) THEN rx_rate_max END) AS rm,"
+		" sum(CASE WHEN (rx_rate_avg IS NOT NULL AND tx_rate_avg IS NOT NULL) THEN tx_rate_avg END) AS ts,"
+		" max(CASE WHEN (rx_rate_max IS NOT NULL AND tx_rate_max IS NOT NULL) THEN tx_rate_max END) AS tm"
+		" FROM store_iface_rollup"
+		" WHERE bucket_ms < (SELECT value FROM store_state WHERE key = 'rollup_1h_ms') GROUP BY 1, 2) a LEFT JOIN store_iface_rollup_1h b"
+		" ON b.iface_id = a.id AND b.bucket_ms = a.h"
+		" WHERE b.n IS NOT a.n OR b.m IS NOT a.m OR b.rx_rate_sum IS NOT a.rs OR b.rx_rate_max IS NOT a.rm"
+		" OR b.tx_rate_sum IS NOT a.ts OR b.tx_rate_max IS NOT a.tm OR b.rx_bytes_end IS NOT"
+		" (SELECT rx_bytes_end FROM store_iface_rollup WHERE iface_id = a.id AND bucket_ms = a.last))"
+		" + (SELECT count(*) FROM (SELECT peer_id AS id, bucket_ms - bucket_ms % 3600000 AS h,"
+		" sum(n) AS n, sum((rx_rate_avg IS NOT NULL AND tx_rate_avg IS NOT NULL)) AS m,"
+		" sum(CASE WHEN (rx_rate_avg IS NOT NULL AND tx_rate_avg IS NOT NULL) THEN rx_rate_avg END) AS rs,"
+		" sum(CASE WHEN (rx_rate_avg IS NOT NULL AND tx_rate_avg IS NOT NULL) THEN tx_rate_avg END) AS ts"
+		" FROM store_peer_rollup"
+		" WHERE bucket_ms < (SELECT value FROM store_state WHERE key = 'rollup_1h_ms') GROUP BY 1, 2) a LEFT JOIN store_peer_rollup_1h b"
+		" ON b.peer_id = a.id AND b.bucket_ms = a.h"
+		" WHERE b.n IS NOT a.n OR b.m IS NOT a.m OR b.rx_rate_sum IS NOT a.rs OR b.tx_rate_sum IS NOT a.ts)";
+	sqlite3 *db = storefix_db(path);
+	sqlite3_stmt *q = NULL;
+	int64_t n = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	else
+		fprintf(stderr, "rollfix_hourly_wrong: %s\n", sqlite3_errmsg(db));
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	return n;
+}
+
 #endif

@@ -29,7 +29,7 @@ static int rs_days(const char *path, int64_t from, int64_t to)
 	sqlite3 *db = storefix_db(path);
 	store_t st = { .db = db, .path = (char *)path };
 	CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
-	int rc = rollstore_days(&st, from, to);
+	int rc = rollstore_days(&st, from, to, 0, ROLLCHUNK_NKIND);
 	if (rc < 0)
 		fprintf(stderr, "rollstore_days: %s\n", st.errmsg);
 	CHECK(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK);
@@ -324,8 +324,10 @@ static void test_maint(void)
 		store_submit(st, rs_poll(t));
 	store_flush(st);
 	rs_maintain(st, STOREFIX_T0 + 3 * 3600000 + STORE_GRACE_MS + 300000);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms >= %lld AND end_ms < %lld",
-			  (long long)(m - RS_DAY), (long long)m),
+	CHECK_INT(
+		rs_int(p,
+			"SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms >= %lld AND end_ms < %lld",
+			(long long)(m - RS_DAY), (long long)m),
 		3);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM iface_rollup WHERE bucket_ms < %lld", (long long)m), 0);
@@ -340,9 +342,26 @@ static void test_maint(void)
 			  (long long)STOREFIX_T0),
 		1000);
 
+	/* the hourly tier: an hour's row holds its polls (one a minute), each core's and each
+	 * series' rows the sums of their 5-minute rows */
+	int64_t hour = STOREFIX_T0 - STOREFIX_T0 % 3600000;
+	CHECK_INT(rs_int(p, "SELECT n FROM store_cpu_rollup_1h WHERE bucket_ms = %lld AND core = 1",
+			  (long long)hour),
+		60);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
+
 	store_submit(st, rs_poll(STOREFIX_T0 + 30000)); /* late, into the chunked day */
 	store_flush(st);
 	rs_maintain(st, STOREFIX_T0 + 3 * 3600000 + STORE_GRACE_MS + 300000);
+	/* the closed hour rolled up again, its chunk rewritten, no row of it left beside */
+	CHECK_INT(rs_int(p, "SELECT n FROM store_cpu_rollup_1h WHERE bucket_ms = %lld AND core = 1",
+			  (long long)hour),
+		61);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup_1h WHERE bucket_ms < %lld", (long long)m), 0);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
 	CHECK_INT(rs_int(p, "SELECT n FROM store_peer_rollup WHERE bucket_ms = %lld", (long long)STOREFIX_T0),
 		6);
 	CHECK_INT(rs_int(p, "SELECT n FROM store_cpu_rollup WHERE bucket_ms = %lld AND core = 1",
@@ -350,7 +369,9 @@ static void test_maint(void)
 		6);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM peer_rollup WHERE bucket_ms < %lld", (long long)m), 0);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms < %lld", (long long)m), 3);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
 
 	/* retention (3 days) to an hour before M: the chunks stay, their rows before it are gone */
 	rs_maintain(st, m + 3 * RS_DAY - 3600000);
@@ -358,11 +379,79 @@ static void test_maint(void)
 		rs_int(p, "SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld", (long long)m), 24);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_iface_rollup WHERE bucket_ms < %lld", (long long)m),
 		12);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms < %lld", (long long)m), 3);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
 	rs_maintain(st, m + 3 * RS_DAY + 3600000);
 	CHECK_INT(rs_int(p, "SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
-	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE time_ms < %lld", (long long)m), 0);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3 AND time_ms < %lld",
+			  (long long)m),
+		0);
 	CHECK(storefix_int(p, "SELECT count(*) FROM store_cpu_rollup") > 0); /* after M: an hour left */
+	/* retention by tier: the hourly one (5 days) keeps the day the 5-minute one let go */
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
+			  (long long)m),
+		3);
+	CHECK_INT(rs_int(p, "SELECT sum(n) FROM store_cpu_rollup_1h WHERE bucket_ms < %lld AND core = 1",
+			  (long long)m),
+		(m - first) / 60000 + 1);
+	rs_maintain(st, m + 5 * RS_DAY + 3600000);
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3 AND time_ms < %lld",
+			  (long long)m),
+		0);
+	CHECK_INT(
+		rs_int(p, "SELECT count(*) FROM store_iface_rollup_1h WHERE bucket_ms < %lld", (long long)m),
+		0);
+	store_close(st);
+	storefix_integrity(p);
+	free(p);
+}
+
+/* e33a41d: a re-roll into the day being chunked (its first series done, the others not yet)
+ * starts that day's chunking over, so that the series already done take the rows it writes into
+ * their chunks rather than keeping them beside. Driven a job step at a time: the test holds the
+ * writer's lock (the writer, idle between rounds, waits for it) and runs the steps itself on the
+ * writer's connection, one series a chunking step. */
+static void test_rechunk_restart(void)
+{
+	char *p = storefix_path("restart.db");
+	int64_t m = STOREFIX_T0 - STOREFIX_T0 % RS_DAY + RS_DAY, d = m - RS_DAY;
+	store_t *st = storefix_open(p);
+	for (int64_t t = STOREFIX_T0; t < m + 3600000; t += 60000)
+		store_submit(st, rs_poll(t));
+	store_flush(st);
+	rs_maintain(st, m - 600000); /* rolled up, but the day not closed: no chunk */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 0);
+	pthread_mutex_lock(&st->mu);
+	st->rollchunk_series = 1;
+	int64_t now = m + 3600000 + STORE_GRACE_MS;
+	int steps = 0, rc = 1;
+	while (st->rollchunk_pos.day != d && rc == 1 && steps++ < 100)
+		rc = maint_step(st, now);
+	CHECK(st->rollchunk_pos.day == d && st->rollup_chunked_ms == d); /* the router's CPU chunked */
+	CHECK_INT(rs_int(p, "SELECT count(*) FROM cpu_rollup WHERE bucket_ms < %lld", (long long)m), 0);
+	CHECK(rs_int(p, "SELECT count(*) FROM peer_rollup WHERE bucket_ms < %lld", (long long)m) > 0);
+	/* a poll stored at T0 + 30 s moves the roll-up mark back to its bucket, in its transaction */
+	CHECK(store_exec(st, "BEGIN IMMEDIATE") == 0 && maint_rollup_back(st, STOREFIX_T0 + 30000) == 0 &&
+		store_exec(st, "COMMIT") == 0);
+	CHECK_INT(maint_step(st, now), 1); /* the re-roll's first hour: the day's chunking starts over */
+	CHECK(st->rollup_ms < m && st->rollchunk_pos.day == INT64_MIN);
+	while ((rc = maint_step(st, now)) == 1 && steps++ < 1000)
+		;
+	CHECK_INT(rc, 0);
+	st->rollchunk_series = 0;
+	pthread_mutex_unlock(&st->mu);
+	CHECK_INT(rs_int(p, "SELECT value FROM store_state WHERE key = '%s'", "rollup_chunked_ms"), m);
+	static const char *const tables[] = { "cpu_rollup", "iface_rollup", "peer_rollup", "cpu_rollup_1h",
+		"iface_rollup_1h", "peer_rollup_1h" };
+	for (size_t i = 0; i < sizeof(tables) / sizeof(*tables); i++)
+		CHECK_INT(
+			rs_int(p, "SELECT count(*) FROM %s WHERE bucket_ms < %lld", tables[i], (long long)m),
+			0);
+	CHECK_INT(rs_int(p, "SELECT sum(n) FROM store_cpu_rollup WHERE core = 1 AND bucket_ms < %lld",
+			  (long long)m),
+		(m - STOREFIX_T0) / 60000);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
 	store_close(st);
 	storefix_integrity(p);
 	free(p);
@@ -377,5 +466,6 @@ int main(void)
 	test_refused();
 	test_steps();
 	test_maint();
+	test_rechunk_restart();
 	return unitfs_end(unit_done("rollstore_test"));
 }

@@ -40,7 +40,9 @@ static inline char *storefix_path(const char *name)
 
 static inline store_t *storefix_open(const char *path)
 {
-	conf_t conf = { .retention_ms = STORE_DAY_MS, .rollup_retention_ms = 3 * STORE_DAY_MS };
+	conf_t conf = { .retention_ms = STORE_DAY_MS,
+		.rollup_retention_ms = 3 * STORE_DAY_MS,
+		.rollup_hourly_retention_ms = 5 * STORE_DAY_MS };
 	store_t *st = NULL;
 	char *cause = NULL;
 	CHECK(store_open(path, &conf, &st, &cause) == 0);

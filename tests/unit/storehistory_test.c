@@ -294,8 +294,8 @@ static void test_profiles(void)
 	CHECK_INT(odd->nrows, 2);
 	profile_free(odd);
 	storefix_maintain(st); /* retention starts where the data starts */
-	atomic_store(&storefix_now, now + 3 * STORE_DAY_MS);
-	storefix_maintain(st); /* rollup_retention 3 days: the two older than `now` go */
+	atomic_store(&storefix_now, now + 5 * STORE_DAY_MS);
+	storefix_maintain(st); /* rollup_hourly_retention 5 days: the two older than `now` go */
 	atomic_store(&storefix_now, now);
 	store_close(st);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM profiles"), 1);
@@ -329,6 +329,129 @@ static void test_profiles_missing(void)
 	free(p);
 }
 
+/* A poll of router "hr" at t: two cores whose load moves every poll, a wg interface whose rate
+ * grows, so that the 5-minute averages are rounded and the hours' sums of them are not round. */
+static sample_t *hr_poll(int64_t t, int64_t t0)
+{
+	int64_t up = t - t0 + 60000, k = up / 47000;
+	sample_t *s = storefix_sample("hr", t, "7.22.3", "7.22.3", up);
+	sample_set_cores(s, 2);
+	for (size_t c = 0; c < s->ncores; c++)
+		s->cores[c].load = (double)((k * 37 + (int64_t)c * 11) % 1000) / 1000.0;
+	struct sample_iface *f = sample_add_iface(s);
+	f->name = xstrdup("wg0");
+	f->type = xstrdup("wg");
+	f->rx_bytes = (uint64_t)(up * 3 + k * k * 13);
+	f->tx_bytes = (uint64_t)(up / 7 + k * k);
+	return s;
+}
+
+/* The history of hr over [from, to) in buckets of w (its narrowest, of many points). */
+static history_t *hr_load(const char *p, int64_t from, int64_t to, int64_t w)
+{
+	history_t *h = NULL;
+	char *cause = NULL;
+	struct history_req hq = { .db_path = p,
+		.router = "hr",
+		.from_ms = from,
+		.to_ms = to,
+		.max_points = 1000,
+		.min_bucket_ms = w };
+	CHECK_INT(history_load(&hq, &h, &cause), 0);
+	free(cause);
+	return h;
+}
+
+static bool hr_same_series(const double *a, const double *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(a[i] == b[i] || (isnan(a[i]) && isnan(b[i]))))
+			return false;
+	return true;
+}
+
+/* Whether a and b hold the same series, to the bit, and how many of their values are numbers. */
+static size_t hr_same(const history_t *a, const history_t *b)
+{
+	size_t numbers = 0;
+	CHECK(a->nbuckets == b->nbuckets && a->from_ms == b->from_ms && a->bucket_ms == b->bucket_ms);
+	CHECK(a->ncores == b->ncores && a->nifaces == b->nifaces);
+	if (a->nbuckets != b->nbuckets || a->ncores != b->ncores || a->nifaces != b->nifaces)
+		return 0;
+	CHECK(hr_same_series(a->load, b->load, a->ncores * a->nbuckets));
+	for (size_t i = 0; i < a->nifaces; i++) {
+		CHECK_STR(a->ifaces[i].name, b->ifaces[i].name);
+		CHECK(hr_same_series(a->ifaces[i].tx_bps, b->ifaces[i].tx_bps, a->nbuckets));
+		CHECK(hr_same_series(a->ifaces[i].rx_bps, b->ifaces[i].rx_bps, a->nbuckets));
+		for (size_t k = 0; k < a->nbuckets; k++)
+			numbers += !isnan(a->ifaces[i].tx_bps[k]);
+	}
+	for (size_t k = 0; k < a->ncores * a->nbuckets; k++)
+		numbers += !isnan(a->load[k]);
+	return numbers;
+}
+
+/* Issue 38's hourly tier: a history of whole-hour buckets reads it, and gives what the 5-minute
+ * tier gives for the same range to the bit (the same answer with the hourly mark set back to
+ * 0, which makes the history read every hour from the 5-minute rows); across a chunked day and
+ * the open one, the raw polls after the roll-ups' mark included. A bucket of 65 minutes reads
+ * the 5-minute tier. */
+static void test_hourly_same(void)
+{
+	char *p = storefix_path("hourly.db");
+	int64_t t0 = STOREFIX_T0 - 26 * 3600000, end = STOREFIX_T0 + 5 * 3600000;
+	store_t *st = storefix_open(p);
+	for (int64_t t = t0; t < end; t += 47000)
+		store_submit(st, hr_poll(t, t0));
+	store_flush(st);
+	atomic_store(&storefix_now, end + STORE_GRACE_MS);
+	storefix_maintain(st);
+	store_close(st);
+	CHECK(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind = 3") >= 1); /* chunked day */
+	CHECK(storefix_int(p, "SELECT count(*) FROM cpu_rollup_1h") > 0);                 /* the open one */
+	int64_t from = t0 - t0 % 3600000 + 3600000;
+	history_t *hourly = hr_load(p, from, end + 60000, 3600000);
+	CHECK(hourly != NULL && hourly->hourly && hourly->bucket_ms == 3600000);
+	history_t *odd = hr_load(p, from, end + 60000, 3900000);
+	CHECK(odd != NULL && odd->rolled && !odd->hourly && odd->bucket_ms == 3900000);
+	history_t *two = hr_load(p, from, from + 24 * 3600000, 7200000);
+	int64_t hours = storefix_int(p, "SELECT value FROM store_state WHERE key = 'rollup_1h_ms'");
+	sqlite3 *db = storefix_db(p);
+	CHECK(sqlite3_exec(db, "UPDATE store_state SET value = 0 WHERE key = 'rollup_1h_ms'", NULL, NULL,
+		      NULL) == SQLITE_OK);
+	history_t *fine = hr_load(p, from, end + 60000, 3600000);
+	char *sql = xasprintf(
+		"UPDATE store_state SET value = %lld WHERE key = 'rollup_1h_ms'", (long long)hours);
+	CHECK(sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK);
+	free(sql);
+	sqlite3_close(db);
+	CHECK(fine != NULL && fine->hourly);
+	if (hourly != NULL && fine != NULL)
+		CHECK(hr_same(hourly, fine) > 30 * 3); /* two cores and wg0, every hour */
+
+	/* past the 5-minute tier's retention (3 days), the hourly tier (5 days) is read: the
+	 * 65-minute buckets become 2 hours, as they were read from it before */
+	st = storefix_open(p);
+	atomic_store(&storefix_now, from + 4 * STORE_DAY_MS + 3600000); /* its first day past 3 d, not 5 */
+	storefix_maintain(st);
+	store_close(st);
+	sql = xasprintf("SELECT count(*) FROM store_cpu_rollup WHERE bucket_ms < %lld",
+		(long long)(from + 24 * 3600000));
+	CHECK_INT(storefix_int(p, sql), 0);
+	free(sql);
+	history_t *late = hr_load(p, from, from + 24 * 3600000, 3900000);
+	CHECK(late != NULL && late->hourly && late->bucket_ms == 7200000);
+	if (two != NULL && late != NULL)
+		CHECK(hr_same(two, late) >= 12 * 3);
+	history_free(hourly);
+	history_free(fine);
+	history_free(odd);
+	history_free(two);
+	history_free(late);
+	storefix_integrity(p);
+	free(p);
+}
+
 int main(void)
 {
 	if (storefix_begin("storehistory_test") < 0)
@@ -338,5 +461,6 @@ int main(void)
 	test_overrides();
 	test_profiles();
 	test_profiles_missing();
+	test_hourly_same();
 	return unitfs_end(unit_done("storehistory_test"));
 }

@@ -252,6 +252,37 @@ static bool same_buf(const buf_t *a, const buf_t *b)
 	return a->len > 0 && a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
 }
 
+/* 017 on a database whose closed days a schema-16 wgwatchd chunked (p: test_migrate_rollups's,
+ * its hourly tier taken away): the job makes their hours from the chunks, a few series a step
+ * (two here; 1,000 in wgwatchd), each step's series' hourly rows chunked in its transaction,
+ * so that no step holds the writer for a whole fleet's day; no migration at start. */
+static void test_migrate_hourly(const char *p)
+{
+	sqlite3 *db = storefix_db(p);
+	CHECK(sqlite3_exec(db,
+		      "DELETE FROM rollup_chunks WHERE kind >= 3; DROP TABLE cpu_rollup_1h;"
+		      " DROP TABLE iface_rollup_1h; DROP TABLE peer_rollup_1h; DELETE FROM store_state"
+		      " WHERE key IN ('rollup_1h_ms', 'rollup_1h_purged_ms'); PRAGMA user_version = 16",
+		      NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	store_t *st = storefix_open(p);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 17);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3"), 0);
+	st->rollchunk_series = 2; /* before the maintenance's hand-over: the writer reads it after */
+	storefix_maintain(st);
+	store_close(st);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3"), 10);
+	char *sql = xasprintf("SELECT (SELECT count(*) FROM cpu_rollup_1h WHERE bucket_ms < %1$lld) +"
+			      " (SELECT count(*) FROM iface_rollup_1h WHERE bucket_ms < %1$lld) +"
+			      " (SELECT count(*) FROM peer_rollup_1h WHERE bucket_ms < %1$lld)",
+		(long long)(ROLLFIX_D0 + 3 * ROLLSTORE_SPAN_MS));
+	CHECK_INT(storefix_int(p, sql), 0); /* the closed days' hours all chunks; the open day's rows */
+	CHECK(storefix_int(p, "SELECT count(*) FROM cpu_rollup_1h") > 0);
+	free(sql);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
+	storefix_integrity(p);
+}
+
 /* 016: the roll-ups a schema-15 wgwatchd left, of every column kind (rollfix.h: NULL rates,
  * counters past 2^63 stored negative, rates of wide sums clamped), stay rows at start (016 only
  * adds rollup_chunks), read the same through the store_ tables, and move into chunks a closed
@@ -276,19 +307,23 @@ static void test_migrate_rollups(void)
 	int64_t rows = rollfix_all(p, "", "", &want);
 	CHECK(rows > 3 * 288);
 	store_t *st = storefix_open(p);
-	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 16);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 17);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 0);
 	CHECK_INT(rollfix_all(p, "store_", "", &got), rows);
 	CHECK(same_buf(&want, &got));
 	atomic_store(&storefix_now, ROLLFIX_END + STORE_GRACE_MS);
 	storefix_maintain(st);
 	store_close(st);
-	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 10);
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind < 3"), 10);
+	/* 017: the hourly tier made of the 5-minute roll-ups already stored, one chunk a series and
+	 * day as well, each hour the sums of its 5-minute rows */
+	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3"), 10);
+	CHECK_INT(rollfix_hourly_wrong(p), 0);
 	sql = xasprintf("SELECT value = %lld FROM store_state WHERE key = 'rollup_chunked_ms'",
 		(long long)(ROLLFIX_D0 + 3 * ROLLSTORE_SPAN_MS));
 	CHECK_INT(storefix_int(p, sql), 1);
 	free(sql);
-	CHECK_INT(storefix_int(p, "SELECT sum(nrows) FROM rollup_chunks") +
+	CHECK_INT(storefix_int(p, "SELECT sum(nrows) FROM rollup_chunks WHERE kind < 3") +
 			storefix_int(p,
 				"SELECT (SELECT count(*) FROM cpu_rollup) + (SELECT count(*) FROM"
 				" iface_rollup) + (SELECT count(*) FROM peer_rollup)"),
@@ -299,6 +334,7 @@ static void test_migrate_rollups(void)
 	buf_free(&want);
 	buf_free(&got);
 	storefix_integrity(p);
+	test_migrate_hourly(p);
 	free(p);
 }
 
