@@ -24,6 +24,7 @@
 #define JUDGE_OWN_YES       3.0  /* a core carries a group member: its own t this high in both windows */
 #define JUDGE_OWN_NOT       2.0  /* ... does not: below this, while another member's is that high */
 #define JUDGE_SIGMAS        4.0  /* a change is claimed when it is this many standard errors out */
+#define JUDGE_SAME_SIGMAS   1.0  /* ... "unchanged" when this many inside the threshold, both ways */
 #define JUDGE_SIZE_ABS      0.10 /* ... and its size stated when known to this, at two (judge_sized) */
 #define JUDGE_ALONE         0.90 /* a stream alone: this share of the WireGuard traffic */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
@@ -124,8 +125,10 @@ static bool judge_sized(double ratio, double rse, const struct frame_params *p)
 }
 
 /* The four-way decision on a projected ratio and its relative standard error: a change must pass
- * the threshold and stand out of the noise (JUDGE_SIGMAS standard errors), and every verdict
- * needs its size known (judge_sized); insufficient-data otherwise. */
+ * the threshold and stand out of the noise (JUDGE_SIGMAS standard errors), "unchanged" must lie
+ * JUDGE_SAME_SIGMAS standard errors inside the threshold (a 0.81 known to ±0.09 is as likely a
+ * fall to 0.74 as no change: not an all-clear), and every verdict needs its size known
+ * (judge_sized); insufficient-data otherwise. */
 static enum detector_outcome judge_decide(double ratio, double rse, const struct frame_params *p)
 {
 	double lo = 1 - p->threshold, hi = 1 + p->threshold;
@@ -135,7 +138,7 @@ static enum detector_outcome judge_decide(double ratio, double rse, const struct
 		return DETECTOR_REGRESSION;
 	if (ratio > hi && ratio * (1 - JUDGE_SIGMAS * rse) > 1)
 		return DETECTOR_IMPROVEMENT;
-	if (ratio >= lo && ratio <= hi)
+	if (ratio * (1 - JUDGE_SAME_SIGMAS * rse) >= lo && ratio * (1 + JUDGE_SAME_SIGMAS * rse) <= hi)
 		return DETECTOR_UNCHANGED;
 	return DETECTOR_INSUFFICIENT;
 }
