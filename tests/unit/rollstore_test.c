@@ -197,7 +197,8 @@ static void test_kept(void)
 		      NULL, NULL, NULL) == SQLITE_OK);
 	CHECK_INT(rs_db_int(db, sum), n + rows); /* the chunks gone, the table's rows read */
 	CHECK(sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
-	CHECK_INT(rollstore_days(&st, ROLLFIX_D0, ROLLFIX_D0 + 3 * RS_DAY, 0, ROLLCHUNK_NKIND), 0); /* chunked anew */
+	CHECK_INT(rollstore_days(&st, ROLLFIX_D0, ROLLFIX_D0 + 3 * RS_DAY, 0, ROLLCHUNK_NKIND),
+		0); /* chunked anew */
 	CHECK(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK);
 	CHECK(rs_db_int(db, "SELECT count(*) FROM rollup_chunks WHERE kind = 0") > 0);
 	CHECK_INT(rs_db_int(db, sum), n + rows);
