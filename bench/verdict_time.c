@@ -14,6 +14,7 @@
 #include "sim/simrouter.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -418,6 +419,7 @@ struct vt_opts {
 	size_t threads;   /* -j */
 	bool verbose;     /* -v */
 	const char *only; /* -c: this group alone; NULL all */
+	uint64_t seed;    /* -s: the noise's seed in place of the scenario's; 0 keeps it */
 };
 
 static int vt_run_all(const scenario_t *sc, const struct vt_opts *o, size_t *alarms, size_t *wrong)
@@ -453,10 +455,11 @@ static double vt_now(clockid_t id)
 static void vt_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: verdict_time [-v] [-j THREADS] [-c GROUP] [SCENARIO]\n"
+		"usage: verdict_time [-v] [-j THREADS] [-c GROUP] [-s SEED] [SCENARIO]\n"
 		"  -v        also every verdict judged, per stream\n"
 		"  -j N      cases run at once (1..%d; default the CPUs, at most %d)\n"
 		"  -c GROUP  that group of the scenario alone\n"
+		"  -s SEED   other noise: this seed in place of the scenario's (1..)\n"
 		"  SCENARIO  default %s\n",
 		VT_THREADS, VT_THREADS, VT_SCENARIO);
 }
@@ -467,9 +470,14 @@ static int vt_args(int argc, char **argv, struct vt_opts *o)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN), n;
 	int opt;
 	o->threads = cpus < 1 ? 1 : cpus > VT_THREADS ? VT_THREADS : (size_t)cpus;
-	while ((opt = getopt(argc, argv, "c:hj:v")) != -1)
+	while ((opt = getopt(argc, argv, "c:hj:s:v")) != -1)
 		switch (opt) {
 		case 'c': o->only = optarg; break;
+		case 's':
+			if ((n = strtol(optarg, NULL, 10)) < 1)
+				return -1;
+			o->seed = (uint64_t)n;
+			break;
 		case 'v': o->verbose = true; break;
 		case 'j':
 			if ((n = strtol(optarg, NULL, 10)) < 1 || n > VT_THREADS)
@@ -497,6 +505,9 @@ int main(int argc, char **argv)
 		free(errors);
 		return 2;
 	}
+	if (o.seed)
+		sc->seed = o.seed;
+	printf("seed %" PRIu64 "\n", sc->seed);
 	double w0 = vt_now(CLOCK_MONOTONIC), c0 = vt_now(CLOCK_PROCESS_CPUTIME_ID);
 	size_t alarms = 0, wrong = 0;
 	vt_header();
