@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* restcurl: the libcurl handles of collectors/rest.c (collectors/restcurl.h). Routers are
  * spread over several curl multi handles of at most RESTCURL_PER_MULTI each: libcurl (7.88)
- * prunes a multi's whole DNS cache at the end of every transfer, so one multi for 10,000 routers
- * would make every request cost O(routers) while the cache is full (its first minute, or every
- * poll when routers close kept-alive connections). Each multi in use costs about 46 KB of its
- * own (a 911-slot socket hash, 32 KiB; its connection and DNS hashes; a closure handle), so
- * they are not made small either (docs/benchmarks.md, Memory per router, sixth round). A
- * router's keep-alive connection lives in its multi's connection cache, not in an easy handle:
- * easy handles (5.6 KB each) are pooled and lent to the polls in flight. It must never give a
- * pooled handle a router's credentials or CA file, which would stay for the next router. */
+ * walks a multi's whole DNS cache at the end of every transfer (a kept-alive connection keeps
+ * its router's entry there), so every request costs O(routers of its multi). Each multi in use
+ * costs about 46 KB of its own (a 911-slot socket hash, 32 KiB; its connection and DNS hashes;
+ * a closure handle): 256 routers a multi trade some of that walk's CPU for 0.5 KiB a router
+ * (docs/benchmarks.md, Memory per router, sixth round). A router's keep-alive connection
+ * lives in its multi's connection cache, not in an easy handle: easy handles (5.6 KB each) are
+ * pooled and lent to the polls in flight. It must never give a pooled handle a router's
+ * credentials or CA file, which would stay for the next router. */
 #include "config.h"
 #include "collectors/restcurl.h"
 #include "lib/fdreserve.h"
