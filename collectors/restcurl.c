@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* restcurl: the libcurl handles of collectors/rest.c (collectors/restcurl.h). Routers are
  * spread over several curl multi handles of at most RESTCURL_PER_MULTI each: libcurl (7.88)
- * walks a multi's whole DNS cache at the end of every transfer (a kept-alive connection keeps
- * its router's entry there), so every request costs O(routers of its multi). Each multi in use
+ * walks a multi's whole caches (DNS, connections) in its transfers, so a request costs more
+ * the more routers its multi has (issue 20 and docs/benchmarks.md). Each multi in use
  * costs about 46 KB of its own (a 911-slot socket hash, 32 KiB; its connection and DNS hashes;
  * a closure handle): 256 routers a multi trade some of that walk's CPU for 0.5 KiB a router
  * (docs/benchmarks.md, Memory per router, sixth round). A router's keep-alive connection
