@@ -718,8 +718,10 @@ static int main_targets(conf_t *conf)
  * thread purges every arena on the decay time: without it an arena gives freed pages back only
  * when its own thread allocates again, and an HTTP thread, idle after a /metrics render, kept
  * the render's pages resident (bench/run: 8 MB at 1,000 routers, 17 MB at 3,000). One such
- * thread serves every arena. */
-const char *malloc_conf = "background_thread:true,max_background_threads:1";
+ * thread serves every arena. Freed pages go back after about 1 s, not jemalloc's 10 s: the
+ * polls' garbage kept 4 MB dirty at 10,000 routers, 0.8 MB so, for some 20 madvise calls a
+ * second in that thread (docs/benchmarks.md, Memory per router, sixth round). */
+const char *malloc_conf = "background_thread:true,max_background_threads:1,dirty_decay_ms:1000";
 #endif
 
 int main(int argc, char **argv)
