@@ -1,14 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* restcurl: the libcurl handles of collectors/rest.c (collectors/restcurl.h). Routers are
  * spread over several curl multi handles of at most RESTCURL_PER_MULTI each: libcurl (7.88)
- * walks a multi's whole caches (DNS, connections) in its transfers, so a request costs more
- * the more routers its multi has (issue 20 and docs/benchmarks.md). Each multi in use
- * costs about 46 KB of its own (a 911-slot socket hash, 32 KiB; its connection and DNS hashes;
- * a closure handle): 256 routers a multi trade some of that walk's CPU for 0.5 KiB a router
- * (docs/benchmarks.md, Memory per router, sixth round). A router's keep-alive connection
- * lives in its multi's connection cache, not in an easy handle: easy handles (5.6 KB each) are
- * pooled and lent to the polls in flight. It must never give a pooled handle a router's
- * credentials or CA file, which would stay for the next router. */
+ * walks a multi's whole DNS cache and connection cache at the end of every transfer, so one
+ * multi for 10,000 routers would make every request cost O(routers). A router's keep-alive
+ * connection lives in its multi's connection cache, not in an easy handle: easy handles (5.6 KB
+ * each) are pooled and lent to the polls in flight. It must never give a pooled handle a
+ * router's credentials or CA file, which would stay for the next router. */
 #include "config.h"
 #include "collectors/restcurl.h"
 #include "lib/fdreserve.h"
@@ -19,7 +16,7 @@
 #include <stdlib.h>
 #include <sys/socket.h>
 
-#define RESTCURL_PER_MULTI 256 /* routers per curl multi handle (see the top) */
+#define RESTCURL_PER_MULTI 64 /* routers per curl multi handle (see the top) */
 
 struct restcurl_idle {
 	CURL *e;
