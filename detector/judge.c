@@ -302,7 +302,7 @@ static void judge_core_fates(const struct frame *f, const bool *on0, const bool 
 
 /* ---- a group told apart by its members' own ups and downs ---- */
 
-enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO };
+enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_LEAN };
 
 /* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
  * load clearly (WINCAP_ATTR_T standard errors), or clearly not while another member's do.
@@ -323,6 +323,19 @@ static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w 
 	for (size_t i = 0; i < n && t[si] < JUDGE_OWN_NOT; i++)
 		if (i != si && t[i] >= JUDGE_OWN_YES)
 			return JUDGE_MINE_NO;
+	return t[si] >= JUDGE_OWN_NOT ? JUDGE_MINE_LEAN : JUDGE_MINE_UNKNOWN;
+}
+
+/* One window's answer and the other's as one: carried where both say so, or one says so and
+ * the other leans that way (its t between JUDGE_OWN_NOT and JUDGE_OWN_YES); not carried
+ * where both say not; else unknown. */
+static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
+{
+	if (b == JUDGE_MINE_NO && a == JUDGE_MINE_NO)
+		return JUDGE_MINE_NO;
+	if ((b == JUDGE_MINE_YES && (a == JUDGE_MINE_YES || a == JUDGE_MINE_LEAN)) ||
+		(a == JUDGE_MINE_YES && b == JUDGE_MINE_LEAN))
+		return JUDGE_MINE_YES;
 	return JUDGE_MINE_UNKNOWN;
 }
 
@@ -345,9 +358,10 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 			continue;
 		bool lb, la;
 		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb);
-		if (mb == JUDGE_MINE_UNKNOWN || mb != judge_mine_w(f, a, mem, n, si, core, &la))
+		enum judge_mine m = judge_mine_both(mb, judge_mine_w(f, a, mem, n, si, core, &la));
+		if (m == JUDGE_MINE_UNKNOWN)
 			return false;
-		mine[core] = mb == JUDGE_MINE_YES;
+		mine[core] = m == JUDGE_MINE_YES;
 		alone[core] = lb && la;
 		any = any || mine[core];
 	}
