@@ -313,7 +313,8 @@ static int data_ifs_load(data_t *d, int64_t router, bool links, struct data_ifs 
 		w->byid[w->n++] = (struct data_ifid){ sqlite3_column_int64(q, 0), w->nnames - 1 };
 	}
 	sqlite3_reset(q);
-	qsort(w->byid, w->n, sizeof(*w->byid), data_ifid_cmp);
+	if (w->n > 0) /* a router with no interfaces yet: byid is NULL, which qsort may not take */
+		qsort(w->byid, w->n, sizeof(*w->byid), data_ifid_cmp);
 	w->acc = xcalloc(w->nnames + 1, sizeof(*w->acc));
 	w->links = links ? xcalloc(w->nnames + 1, sizeof(*w->links)) : NULL;
 	return rc == SQLITE_DONE ? 0 : -1;
