@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JUDGE_OWN_YES       3.0  /* a core carries a group member: its own t this high in both windows */
-#define JUDGE_OWN_NOT       2.0  /* ... does not: below this, while another member's is that high */
+#define JUDGE_OWN_YES       3.0  /* a group member's own t on a core: clearly there */
+#define JUDGE_OWN_NOT       2.0  /* ... more than chance: carried where both windows reach this */
 #define JUDGE_SIGMAS        4.0  /* a change is claimed when it is this many standard errors out */
 #define JUDGE_SAME_SIGMAS   1.0  /* ... "unchanged" when this many inside the threshold, both ways */
 #define JUDGE_SIZE_ABS      0.10 /* ... and its size stated when known to this, at two (judge_sized) */
@@ -302,11 +302,13 @@ static void judge_core_fates(const struct frame *f, const bool *on0, const bool 
 
 /* ---- a group told apart by its members' own ups and downs ---- */
 
-enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_LEAN };
+enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_LEAN, JUDGE_MINE_NOLEAN };
 
 /* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
- * load clearly (WINCAP_ATTR_T standard errors), or clearly not while another member's do.
- * *alone: no other member's ups and downs clearly move it too (each below JUDGE_OWN_YES). */
+ * load clearly (JUDGE_OWN_YES standard errors: YES), or more than chance would (JUDGE_OWN_NOT:
+ * LEAN); or not, while another member's do clearly (NO) or more than chance would (NOLEAN).
+ * *alone: no other member's ups and downs move it more than chance would (each below
+ * JUDGE_OWN_NOT): a core another member may ride is shared (judge_shared_above). */
 static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w *w, const size_t *mem,
 	size_t n, size_t si, size_t core, bool *alone)
 {
@@ -316,26 +318,32 @@ static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w 
 		return JUDGE_MINE_UNKNOWN;
 	*alone = true;
 	for (size_t i = 0; i < n; i++)
-		*alone = *alone && (i == si || t[i] < JUDGE_OWN_YES);
-
-	if (t[si] >= JUDGE_OWN_YES)
-		return JUDGE_MINE_YES;
-	for (size_t i = 0; i < n && t[si] < JUDGE_OWN_NOT; i++)
-		if (i != si && t[i] >= JUDGE_OWN_YES)
-			return JUDGE_MINE_NO;
-	return t[si] >= JUDGE_OWN_NOT ? JUDGE_MINE_LEAN : JUDGE_MINE_UNKNOWN;
+		*alone = *alone && (i == si || t[i] < JUDGE_OWN_NOT);
+	if (t[si] >= JUDGE_OWN_NOT)
+		return t[si] >= JUDGE_OWN_YES ? JUDGE_MINE_YES : JUDGE_MINE_LEAN;
+	enum judge_mine m = JUDGE_MINE_UNKNOWN;
+	for (size_t i = 0; i < n; i++)
+		if (i != si && t[i] >= JUDGE_OWN_NOT && m != JUDGE_MINE_NO)
+			m = t[i] >= JUDGE_OWN_YES ? JUDGE_MINE_NO : JUDGE_MINE_NOLEAN;
+	return m;
 }
 
-/* One window's answer and the other's as one: carried where both say so, or one says so and
- * the other leans that way (its t between JUDGE_OWN_NOT and JUDGE_OWN_YES); not carried
- * where both say not; else unknown. */
+/* One window's answer and the other's as one. Carried where both windows lean that way or
+ * better: by chance alone (a core that carries it in neither) two t's of JUDGE_OWN_NOT come
+ * once in 2,000, rarer than one of JUDGE_OWN_YES (the old rule, one YES and one LEAN, missed
+ * draws whose own ups and downs are small in both, docs/detector.md). Not carried where
+ * neither window leans to it, another member's ups and downs move it in both, clearly in one
+ * at least. Else unknown (carried in one window only: it moved across the reboot). */
 static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
 {
-	if (b == JUDGE_MINE_NO && a == JUDGE_MINE_NO)
-		return JUDGE_MINE_NO;
-	if ((b == JUDGE_MINE_YES && (a == JUDGE_MINE_YES || a == JUDGE_MINE_LEAN)) ||
-		(a == JUDGE_MINE_YES && b == JUDGE_MINE_LEAN))
+	bool yb = b == JUDGE_MINE_YES || b == JUDGE_MINE_LEAN,
+	     ya = a == JUDGE_MINE_YES || a == JUDGE_MINE_LEAN;
+	bool nb = b == JUDGE_MINE_NO || b == JUDGE_MINE_NOLEAN,
+	     na = a == JUDGE_MINE_NO || a == JUDGE_MINE_NOLEAN;
+	if (yb && ya)
 		return JUDGE_MINE_YES;
+	if (nb && na && (b == JUDGE_MINE_NO || a == JUDGE_MINE_NO))
+		return JUDGE_MINE_NO;
 	return JUDGE_MINE_UNKNOWN;
 }
 
