@@ -22,6 +22,7 @@
 #include "lib/log.h"
 #include "store/store.h"
 #include "cpumodel.h"
+#include "cpuoracle.h"
 #include "unit.h"
 
 /* ---- the engine, on the model of a router's CPU (cpumodel.h) ---- */
@@ -452,7 +453,8 @@ static int reruns(void)
 
 /* One case with seed: the verdict of its stream into *r, the confounders its profiles give
  * the cores of that verdict into *conf (caller frees). */
-static void engine_run(const struct engine_case *c, uint64_t seed, struct frame_result *r, char **conf)
+static void engine_run(const struct engine_case *c, uint64_t seed, struct frame_result *r, char **conf,
+	struct cpuoracle_answer *o)
 {
 	size_t n = c->b.n + c->a.n;
 	double *rate = xcalloc(n * CPUMODEL_NS, sizeof(double));
@@ -474,6 +476,12 @@ static void engine_run(const struct engine_case *c, uint64_t seed, struct frame_
 	judge_event(&f, &p, all);
 	*r = all[c->stream];
 	*conf = profcore_confounders(NULL, pb, pa, r->cores);
+	if (o != NULL) {
+		const struct cpuoracle_win ob = { &c->b, rate, load },
+					   oa = { &c->a, rate + c->b.n * CPUMODEL_NS,
+						   load + c->b.n * CPUMODEL_CORES };
+		*o = cpuoracle_judge(&ob, &oa, c->stream, p.threshold, seed);
+	}
 	profile_free(pb);
 	profile_free(pa);
 	free(rate);
@@ -497,13 +505,17 @@ static void test_engine(void)
 {
 	for (size_t i = 0; i < sizeof(engine_cases) / sizeof(engine_cases[0]); i++) {
 		const struct engine_case *c = &engine_cases[i];
+		const char *only = getenv("DETECTOR_TEST_ONLY"); /* a look by hand at the cases it names */
+		if (only && !strstr(c->name, only))
+			continue;
 		double truth = cpumodel_capacity(&c->a, c->stream) / cpumodel_capacity(&c->b, c->stream),
 		       sum = 0, said = 0;
-		int same = 0, silent = 0, before = unit_failures;
+		int same = 0, mute = 0, moot = 0, nofit = 0, before = unit_failures;
 		struct frame_result r;
 		for (uint64_t seed = 1; seed <= RERUNS; seed++) {
 			char *conf;
-			engine_run(c, seed, &r, &conf);
+			struct cpuoracle_answer o;
+			engine_run(c, seed, &r, &conf, &o);
 			bool thin = (c->verdict & M_THIN) && r.verdict == DETECTOR_INSUFFICIENT;
 			bool ok = thin ||
 				((int)r.verdict == (c->verdict & ~M_THIN) &&
@@ -526,7 +538,11 @@ static void test_engine(void)
 					seed, conf);
 			free(conf);
 			same += ok;
-			silent += thin;
+			bool muted = r.verdict == DETECTOR_INSUFFICIENT &&
+				(c->verdict & ~M_THIN) != DETECTOR_INSUFFICIENT;
+			mute += muted;
+			moot += muted && o.says == CPUORACLE_UNSETTLED;
+			nofit += muted && o.says == CPUORACLE_NA;
 			sum += isfinite(r.ratio) ? r.ratio : 0, said += isfinite(r.ratio);
 			if (!ok)
 				fprintf(stderr,
@@ -535,12 +551,20 @@ static void test_engine(void)
 					c->name, seed, outcome_name(r.verdict), outcome_method_name(r.method),
 					r.ratio, truth, r.hint, r.cores, r.why, r.moved);
 			if (!ok)
-				fprintf(stderr, "    rse %.3f\n", r.rse);
+				fprintf(stderr, "    rse %.3f; oracle %s %.3f [%.3f, %.3f]\n", r.rse,
+					cpuoracle_name(o.says), o.ratio, o.lo, o.hi);
+			if (getenv("DETECTOR_TEST_ORACLE"))
+				fprintf(stderr, "ORACLE\t%zu\t%" PRIu64 "\t%s\t%.3f\t%s\t%.3f\t%.3f\t%.3f\n",
+					i, seed, outcome_name(r.verdict), r.ratio, cpuoracle_name(o.says),
+					o.ratio, o.lo, o.hi);
 		}
 		CHECK_INT(same, reruns());
-		char thin[40] = "";
-		if (silent)
-			snprintf(thin, sizeof(thin), " (%d of them insufficient-data)", silent);
+		char thin[160] = "";
+		if (mute)
+			snprintf(thin, sizeof(thin),
+				" (%d insufficient-data: %d unsettled to a fit told the cores, %d it cannot fit, "
+				"%d settled)",
+				mute, moot, nofit, mute - moot - nofit);
 		printf("| %s | %s | %.2f | %s, %s | %.2f | %d of %d%s |\n", c->name,
 			outcome_name(c->verdict & ~M_THIN), c->ratio ? truth : NAN, outcome_name(r.verdict),
 			outcome_method_name(r.method), said > 0 ? sum / said : NAN, same, reruns(), thin);
@@ -564,7 +588,7 @@ static void test_shared_member(void)
 		for (uint64_t seed = 1; seed <= 20; seed++) {
 			struct frame_result r;
 			char *conf;
-			engine_run(c, seed, &r, &conf);
+			engine_run(c, seed, &r, &conf, NULL);
 			free(conf);
 			int bad = c->stream == 0 ? DETECTOR_REGRESSION : DETECTOR_UNCHANGED;
 			if ((int)r.verdict == bad || r.verdict == DETECTOR_IMPROVEMENT)
