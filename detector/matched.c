@@ -359,6 +359,7 @@ static void matched_decide(const struct frame *f, const struct matched_set *m, c
 	if (matched_steady(f, m, on, known, &busiest) && matched_tight(f, m, on, known, p)) {
 		matched_fill(
 			m, busiest, DETECTOR_UNCHANGED, m->core[busiest].before / m->core[busiest].after, r);
+		r->rse = m->core[busiest].se / m->core[busiest].after; /* the ratio's noise: no change, 1 */
 		return;
 	}
 	matched_fill(m, busiest, DETECTOR_INSUFFICIENT, NAN, r);
