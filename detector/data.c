@@ -90,7 +90,7 @@ static const char *const data_sql[DATA_NSQL] = {
 			 " FROM routers r WHERE r.last_poll_ms IS NOT NULL ORDER BY r.name",
 	[DATA_UPSERT] =
 		("INSERT OR REPLACE INTO verdicts VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"), /* one string: clang's -Wstring-concatenation */
+		 " ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)"), /* one string: clang's -Wstring-concatenation */
 	[DATA_HISTORY] = "INSERT OR REPLACE INTO verdict_history VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
 	[DATA_DEMAND] =
 		"SELECT i.name, r.bucket_ms, r.tx_rate_avg, r.rx_rate_avg FROM interfaces i"
@@ -637,6 +637,7 @@ static int data_write_item(data_t *d, int64_t event, const struct detector_verdi
 	sqlite3_bind_text(q, 17, v->cores, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 18, v->why, -1, SQLITE_STATIC);
 	sqlite3_bind_text(q, 19, v->confounders ? v->confounders : "", -1, SQLITE_STATIC);
+	data_bind_double(q, 20, v->ratio_rse);
 	int rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	return rc == SQLITE_DONE ? 0 : -1;
@@ -708,6 +709,7 @@ static void data_stored_row(sqlite3_stmt *q, struct detector_verdict *v)
 	snprintf(v->why, sizeof(v->why), "%s", (const char *)sqlite3_column_text(q, 16));
 	free(v->confounders);
 	v->confounders = xstrdup((const char *)sqlite3_column_text(q, 17));
+	v->ratio_rse = data_col(q, 18);
 }
 
 void data_stored_free(struct detector_verdict *v, size_t n)
@@ -728,7 +730,7 @@ int data_load_stored(data_t *d, struct detector_verdict **out, size_t *n, char *
 	if (sqlite3_prepare_v2(d->db,
 		    "SELECT event_id, interface, direction, verdict, method, hint,"
 		    " before_bps, after_bps, ratio, before_load, after_load, before_n,"
-		    " after_n, final, reached_ms, cores, why, confounders FROM verdicts",
+		    " after_n, final, reached_ms, cores, why, confounders, ratio_rse FROM verdicts",
 		    -1, &q, NULL) != SQLITE_OK)
 		return data_fail(d, cause, "reading verdicts");
 	int rc;

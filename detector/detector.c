@@ -15,6 +15,7 @@
 #include "store/history.h"
 #include "store/store.h"
 
+#include <math.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,7 @@ static void detector_record(detector_t *d, const struct data_event *e, const cha
 	v->before_bps = r->before_bps;
 	v->after_bps = r->after_bps;
 	v->ratio = r->ratio;
+	v->ratio_rse = isfinite(r->ratio) ? r->rse : NAN;
 	v->before_load = r->before_load;
 	v->after_load = r->after_load;
 	v->before_n = r->before_n;

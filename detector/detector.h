@@ -33,6 +33,7 @@ struct detector_verdict {
 	bool hint;                      /* low-confidence sign of a loss (peak drop, traffic stopped) */
 	double before_bps, after_bps;   /* bits/s the method compared (capacity or rate); NAN: none */
 	double ratio;                   /* capacity after / before (< 1 worse); NAN when unknown */
+	double ratio_rse;               /* its relative standard error; NAN when the method states none */
 	double before_load, after_load; /* busiest-core load 0..1 of the samples compared; NAN */
 	size_t before_n, after_n;       /* samples in each window */
 	char cores[32];                 /* the cores whose load carries it ("3", "1+2"); "" unknown */

@@ -612,9 +612,10 @@ static void judge_methods(const struct frame *f, const struct frame_w *b, const 
 	r->before_bps = cb.cap;
 	r->after_bps = ca.cap;
 	r->ratio = ca.cap / cb.cap;
-	if (cb.pinned && ca.pinned)
+	if (cb.pinned && ca.pinned) {
+		r->rse = sqrt(cb.rse * cb.rse + ca.rse * ca.rse); /* the ceilings' spread */
 		judge_saturated(f, b, a, s, cw, p, r);
-	else
+	} else
 		judge_projected(&cb, &ca, p, r);
 	if (r->verdict != DETECTOR_INSUFFICIENT)
 		judge_cores_note(f, s, cw, &cb, &ca, r);

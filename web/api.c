@@ -171,6 +171,7 @@ void api_put_verdict(buf_t *b, const struct detector_verdict *v)
 	jsonw_real(b, "before_bps", v->before_bps, API_REAL_PREC);
 	jsonw_real(b, "after_bps", v->after_bps, API_REAL_PREC);
 	jsonw_real(b, "ratio", v->ratio, API_REAL_PREC);
+	jsonw_real(b, "ratio_rse", v->ratio_rse, API_REAL_PREC);
 	api_put_verdict_why(b, v);
 	jsonw_real(b, "before_load", v->before_load, API_REAL_PREC);
 	jsonw_real(b, "after_load", v->after_load, API_REAL_PREC);

@@ -58,6 +58,9 @@ static void page_router_verdicts_row(buf_t *out, const struct detector_verdict *
 		buf_puts(out, "&ndash;");
 	else
 		buf_printf(out, "%.2f", v->ratio);
+	if (isfinite(v->ratio) && v->ratio_rse > 0) /* its noise, as two standard errors */
+		buf_printf(out, " <small title=\"two standard errors\">&plusmn;%.2f</small>",
+			2 * v->ratio_rse * v->ratio);
 	buf_puts(out, "</td><td class=\"n\">");
 	page_router_verdicts_pct(out, v->before_load);
 	buf_puts(out, " &rarr; ");

@@ -118,8 +118,17 @@ assert tw["verdict"] != "regression" or abs(tw["ratio"] - 550 / 700) <= 0.08, tw
 assert regs == [("ccr1009", "wg0", "tx"), ("ccr2116", "wg0", "tx"), ("gave-up", "wg0", "tx"),
                 ("idle-dilution", "wg0", "tx"), ("peaks", "wg0", "tx"), ("twice", "wg0", "tx"),
                 ("two-tunnels", "wg1", "tx")], regs
+# every ratio a slope or a ceiling gave states its noise (schema 018); no ratio, no error
+for x in vs:
+    if x["ratio"] is None:
+        assert x["ratio_rse"] is None, x
+    elif x["method"] in ("cpu-cost", "saturation-ceiling"):
+        assert x["ratio_rse"] is not None and 0 < x["ratio_rse"] < 0.25, x
 PY
 ok "every case: verdicts, methods, cores and ratios from /api/v1/regressions"
+http_get /router/ccr2116 | grep -q 'title="two standard errors">&plusmn;0\.' ||
+	fail "the router page does not show the ratio's noise"
+ok "the router page shows the ratio with its noise"
 
 http_get /metrics >"$T/metrics.txt"
 promtool check metrics <"$T/metrics.txt" >"$T/promtool.log" 2>&1 || { cat "$T/promtool.log"; fail "promtool check metrics"; }

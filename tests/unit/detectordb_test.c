@@ -153,6 +153,16 @@ static void check_round(detector_t *d, sqlite3 *db)
 	CHECK_STR(it ? it->v.to_version : NULL, "7.22.3");
 	CHECK_INT(count_rows(db, "SELECT count(*) FROM verdicts WHERE final = 1"), 4);
 	CHECK_INT(count_rows(db, "SELECT count(*) FROM verdicts WHERE verdict = 'regression'"), 1);
+	/* the ceilings' ratios state their noise (schema 018); no ratio, no error */
+	CHECK_INT(
+		count_rows(db,
+			"SELECT count(*) FROM verdicts WHERE method = 'saturation-ceiling' AND ratio_rse > 0"
+			" AND ratio_rse < 0.1"),
+		2);
+	CHECK_INT(
+		count_rows(db, "SELECT count(*) FROM verdicts WHERE ratio IS NULL AND ratio_rse IS NOT NULL"),
+		0);
+	CHECK(tile && tile->v.ratio_rse > 0 && tile->v.ratio_rse < 0.1);
 	CHECK_INT(count_rows(db, "SELECT count(*) FROM verdict_history"), 4);
 	CHECK_STR(tile ? tile->v.confounders : NULL,
 		"cpu frequency 1400 → 800 MHz across the upgrade\nether1 tx-queue-drop rose from 0 to 12/s");

@@ -236,6 +236,8 @@ static void test_migrate_matched(void)
 		"7/wg0/rx/insufficient-data/none/0/NULL/NULL/NULL/NULL/NULL/240/3/0/6000/7000//too few"
 		" samples after the upgrade yet/ 7/wg0/tx/regression/cpu-cost/1/380000000.0/130000000.0/"
 		"0.34/0.95/0.99/240/230/1/6000/7000/3//cpu clock 1400 -> 800 MHz");
+	/* 018: a verdict stored before states no error of its ratio */
+	CHECK_STR(storefix_text(p, "SELECT group_concat(quote(ratio_rse), ' ') FROM verdicts"), "NULL NULL");
 	sqlite3 *db = NULL;
 	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
 	CHECK(sqlite3_exec(db, "UPDATE verdicts SET method = 'matched-rate' WHERE direction = 'rx'", NULL,
@@ -262,11 +264,12 @@ static void test_migrate_hourly(const char *p)
 	CHECK(sqlite3_exec(db,
 		      "DELETE FROM rollup_chunks WHERE kind >= 3; DROP TABLE cpu_rollup_1h;"
 		      " DROP TABLE iface_rollup_1h; DROP TABLE peer_rollup_1h; DELETE FROM store_state"
-		      " WHERE key IN ('rollup_1h_ms', 'rollup_1h_purged_ms'); PRAGMA user_version = 16",
+		      " WHERE key IN ('rollup_1h_ms', 'rollup_1h_purged_ms');"
+		      " ALTER TABLE verdicts DROP COLUMN ratio_rse; PRAGMA user_version = 16",
 		      NULL, NULL, NULL) == SQLITE_OK);
 	sqlite3_close(db);
 	store_t *st = storefix_open(p);
-	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 17);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 18);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks WHERE kind >= 3"), 0);
 	st->rollchunk_series = 2; /* before the maintenance's hand-over: the writer reads it after */
 	storefix_maintain(st);
@@ -307,7 +310,7 @@ static void test_migrate_rollups(void)
 	int64_t rows = rollfix_all(p, "", "", &want);
 	CHECK(rows > 3 * 288);
 	store_t *st = storefix_open(p);
-	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 17);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 18);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM rollup_chunks"), 0);
 	CHECK_INT(rollfix_all(p, "store_", "", &got), rows);
 	CHECK(same_buf(&want, &got));
