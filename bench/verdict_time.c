@@ -29,7 +29,9 @@
 #define VT_EVERY    2             /* polls: [detector] every, after / 10 capped at 1 min */
 #define VT_STEP     0.05          /* judged again 5 % of the after window's polls later, at least */
 #define VT_THREADS  4             /* cases run at once, at most (-j) */
-#define VT_RATIO_OK 0.1           /* a regression's ratio within this of the model's is correct */
+#define VT_RATIO_OK \
+	0.1 /* a regression's ratio within this of the model's is correct, or
+				     within two of the standard errors it states (ratio_rse) */
 
 /* The [detector] defaults (daemon/confkeys.c): min_samples 30, threshold 0.20, saturated 0.90,
  * min_mbps 1. */
@@ -184,7 +186,8 @@ static bool vt_correct(const struct vt_stream *o, const struct frame_result *r)
 {
 	if (r->verdict != o->expect)
 		return false;
-	return r->verdict != DETECTOR_REGRESSION || fabs(r->ratio - o->ratio) <= VT_RATIO_OK;
+	double tol = fmax(VT_RATIO_OK, isfinite(r->rse) ? 2 * r->rse * r->ratio : 0);
+	return r->verdict != DETECTOR_REGRESSION || fabs(r->ratio - o->ratio) <= tol;
 }
 
 /* What the verdict r after n polls tells of stream o. */
@@ -291,9 +294,10 @@ static void vt_print_alarm(FILE *out, const struct vt_run *v, size_t s, const st
 			name, outcome_method_name(o->at_alarm.method), o->at_alarm.ratio,
 			vt_when(o->alarm, when, sizeof(when)), outcome_name(o->expect), o->ratio);
 	if (o->off > 0)
-		fprintf(out, "%-24s off: regression at ratio %.2f (%s) after %s polls, the model's is %.2f\n",
-			"", o->at_off.ratio, outcome_method_name(o->at_off.method),
-			vt_when(o->off, when, sizeof(when)), o->ratio);
+		fprintf(out,
+			"%-24s off: regression at ratio %.2f \xc2\xb1 %.2f (%s) after %s polls, the model's is %.2f\n",
+			"", o->at_off.ratio, 2 * o->at_off.rse * o->at_off.ratio,
+			outcome_method_name(o->at_off.method), vt_when(o->off, when, sizeof(when)), o->ratio);
 }
 
 static void vt_header(void)
@@ -307,7 +311,8 @@ static void vt_header(void)
 	       "minute: too slow), and at the end\n",
 		vt_params.min_samples, VT_EVERY, VT_STEP * 100, VT_STEP * 100);
 	printf("correct = the model's verdict (its capacity after / before), a regression's ratio "
-	       "within %.1f of the model's; polls counted after the upgrade (30 s each)\n",
+	       "within %.1f of the model's or two of the standard errors it states; polls counted "
+	       "after the upgrade (30 s each)\n",
 		VT_RATIO_OK);
 	printf("first correct: the first verdict judged that was; correct from: every one from then on "
 	       "was; wrong: verdicts other than the model's (insufficient-data is silence, not wrong) "

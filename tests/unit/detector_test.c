@@ -488,13 +488,14 @@ static void engine_run(const struct engine_case *c, uint64_t seed, struct frame_
 	free(load);
 }
 
-/* The ratio r against the truth as mode says (engine_case.ratio); a matched-rate verdict's
+/* The ratio r (its relative standard error rse) against the truth as mode says
+ * (engine_case.ratio); a matched-rate verdict's
  * ratio is always read as the bound it is (mode 2), less 0.02 or two of its standard errors
  * where it states them (an unchanged's L_before / L_after, within its noise of 1). */
 static bool judge_ratio_ok(int mode, double r, double rse, double truth)
 {
-	if (mode == 1)
-		return fabs(r - truth) <= 0.1;
+	if (mode == 1) /* within 0.1, or two of the standard errors it states (ratio_rse) */
+		return fabs(r - truth) <= fmax(0.1, isfinite(rse) ? 2 * rse * r : 0);
 	if (mode == 2)
 		return r >= truth - fmax(0.02, isfinite(rse) ? 2 * rse * truth : 0) &&
 			r <= fmax(truth, 1) + 0.1;
