@@ -307,18 +307,18 @@ enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_
 /* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
  * load clearly (JUDGE_OWN_YES standard errors: YES), or more than chance would (JUDGE_OWN_NOT:
  * LEAN); or not, while another member's do clearly (NO) or more than chance would (NOLEAN).
- * *alone: no other member's ups and downs move it more than chance would (each below
- * JUDGE_OWN_NOT): a core another member may ride is shared (judge_shared_above). */
+ * *near: the other members whose ups and downs move it more than chance would (bit i: t of
+ * JUDGE_OWN_NOT at least); all of them when the fit cannot say. */
 static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w *w, const size_t *mem,
-	size_t n, size_t si, size_t core, bool *alone)
+	size_t n, size_t si, size_t core, unsigned *near)
 {
 	double t[OWN_MAX];
-	*alone = false;
+	*near = ~0u;
 	if (own_effects(f, w, mem, n, core, t) < 0)
 		return JUDGE_MINE_UNKNOWN;
-	*alone = true;
+	*near = 0;
 	for (size_t i = 0; i < n; i++)
-		*alone = *alone && (i == si || t[i] < JUDGE_OWN_NOT);
+		*near |= i != si && t[i] >= JUDGE_OWN_NOT ? 1u << i : 0;
 	if (t[si] >= JUDGE_OWN_NOT)
 		return t[si] >= JUDGE_OWN_YES ? JUDGE_MINE_YES : JUDGE_MINE_LEAN;
 	enum judge_mine m = JUDGE_MINE_UNKNOWN;
@@ -348,8 +348,8 @@ static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
 }
 
 /* mine[core] for the group's cores on[]: which of them carry stream s, the same in both windows;
- * alone[core]: those that carry no other member, as far as their own ups and downs tell, in
- * either window. False when a core cannot be told, or is s's in one window only, or s has none. */
+ * alone[core]: those that carry no other member by the same rule (no other's own t of
+ * JUDGE_OWN_NOT in both windows): a core another member rides is shared (judge_shared_above). False when a core cannot be told, or is s's in one window only, or s has none. */
 static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
 	const bool *on, const struct frame_params *p, bool *mine, bool *alone)
 {
@@ -364,13 +364,13 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 	for (size_t core = 0; core < f->ncores; core++) {
 		if (!on[core])
 			continue;
-		bool lb, la;
+		unsigned lb, la;
 		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb);
 		enum judge_mine m = judge_mine_both(mb, judge_mine_w(f, a, mem, n, si, core, &la));
 		if (m == JUDGE_MINE_UNKNOWN)
 			return false;
 		mine[core] = m == JUDGE_MINE_YES;
-		alone[core] = lb && la;
+		alone[core] = (lb & la) == 0;
 		any = any || mine[core];
 	}
 	return any;
