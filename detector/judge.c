@@ -330,8 +330,8 @@ static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w 
 
 /* One window's answer and the other's as one. Carried where both windows lean that way or
  * better: by chance alone (a core that carries it in neither) two t's of JUDGE_OWN_NOT come
- * once in 2,000, rarer than one of JUDGE_OWN_YES (the old rule, one YES and one LEAN, missed
- * draws whose own ups and downs are small in both, docs/detector.md). Not carried where
+ * once in 1,900 (the old rule, one YES and one LEAN: once in 16,000, but it missed carriers
+ * whose own ups and downs are small in both windows; docs/detector.md). Not carried where
  * neither window leans to it, another member's ups and downs move it in both, clearly in one
  * at least. Else unknown (carried in one window only: it moved across the reboot). */
 static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
@@ -349,7 +349,8 @@ static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
 
 /* mine[core] for the group's cores on[]: which of them carry stream s, the same in both windows;
  * alone[core]: those that carry no other member by the same rule (no other's own t of
- * JUDGE_OWN_NOT in both windows): a core another member rides is shared (judge_shared_above). False when a core cannot be told, or is s's in one window only, or s has none. */
+ * JUDGE_OWN_NOT in both windows): a core another member rides is shared (judge_shared_above).
+ * False when a core cannot be told, or is s's in one window only, or s has none. */
 static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
 	const bool *on, const struct frame_params *p, bool *mine, bool *alone)
 {
