@@ -210,10 +210,11 @@ static void test_migrate(void)
 	/* as a schema-14 wgwatchd left it */
 	ct_exec(p,
 		"DROP TABLE chunks; DROP TABLE rollup_chunks; DROP TABLE cpu_rollup_1h;"
-		" DROP TABLE iface_rollup_1h; DROP TABLE peer_rollup_1h; PRAGMA user_version = 14");
+		" DROP TABLE iface_rollup_1h; DROP TABLE peer_rollup_1h;"
+		" ALTER TABLE verdicts DROP COLUMN ratio_rse; PRAGMA user_version = 14");
 	store_t *st = storefix_open(p);
 	store_close(st);
-	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 17);
+	CHECK_INT(storefix_int(p, "PRAGMA user_version"), 18);
 	CHECK_INT(storefix_int(p, "SELECT count(*) FROM chunks"), 0);
 	ct_ranges(o, p);
 	CHECK_INT(ct_chunk(p, "r1", CT_SPAN0, true), 0);
