@@ -58,9 +58,10 @@ static void page_router_verdicts_row(buf_t *out, const struct detector_verdict *
 		buf_puts(out, "&ndash;");
 	else
 		buf_printf(out, "%.2f", v->ratio);
-	if (isfinite(v->ratio) && v->ratio_rse > 0) /* its noise, as two standard errors */
-		buf_printf(out, " <small title=\"two standard errors\">&plusmn;%.2f</small>",
-			2 * v->ratio_rse * v->ratio);
+	double pm = 2 * v->ratio_rse * v->ratio; /* its noise, as two standard errors */
+	if (isfinite(v->ratio) && pm > 0)
+		buf_printf(out, " <small title=\"two standard errors\">&plusmn;%s%.2f</small>",
+			pm < 0.005 ? "&lt;" : "", fmax(pm, 0.01));
 	buf_puts(out, "</td><td class=\"n\">");
 	page_router_verdicts_pct(out, v->before_load);
 	buf_puts(out, " &rarr; ");
