@@ -20,8 +20,7 @@ static double cpumodel_unit(uint64_t seed, uint64_t a, uint64_t b) /* determinis
 	return (double)(x >> 11) / (double)(1ULL << 53);
 }
 
-/* Stream s's cost on core c. */
-static double cpumodel_cost(const struct cpumodel_stream *st, int c)
+double cpumodel_cost(const struct cpumodel_stream *st, int c)
 {
 	return (st->core == c ? st->cost : 0) + (st->cost2 > 0 && st->core2 == c ? st->cost2 : 0);
 }

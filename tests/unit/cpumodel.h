@@ -45,6 +45,8 @@ struct cpumodel_win {
 					     other work's; tun NULL: no profile */
 };
 
+/* A stream's cost (load per Mbit/s) on core c: on its core, its second core, or nought. */
+double cpumodel_cost(const struct cpumodel_stream *st, int c);
 /* Window w's n polls with seed: the rates (bit/s, CPUMODEL_NS a poll) into rate, the core
  * loads (0..1, whole percents, CPUMODEL_CORES a poll) into load. */
 void cpumodel_gen(const struct cpumodel_win *w, uint64_t seed, double *rate, float *load);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* cpuoracle: the told-the-structure fit of one noise draw (cpuoracle.h). Least squares per
  * core on the true regressors, the ratio's interval from draws of the fitted coefficients.
- * Pure arithmetic on what it is given: never the detector, no clock. */
+ * Pure arithmetic on what it is given: never the detector, no clock; its own small solver, not
+ * detector/fit.c, so that the reference shares no code with what it checks. */
 #include "config.h"
 #include "cpuoracle.h"
 
@@ -16,12 +17,6 @@
 struct cpuoracle_core {
 	double ybar, ybar_se, slope, slope_se, m;
 };
-
-/* Stream t's cost on core c in w (cpumodel's rule). */
-static double cpuoracle_cost(const struct cpumodel_stream *st, int c)
-{
-	return (st->core == c ? st->cost : 0) + (st->cost2 > 0 && st->core2 == c ? st->cost2 : 0);
-}
 
 static double cpuoracle_rate(const struct cpuoracle_win *x, size_t k, int t)
 {
@@ -70,7 +65,7 @@ static int cpuoracle_regressors(const struct cpuoracle_win *x, int c, int s, int
 	int p = 0;
 	bool has_s = false;
 	for (int t = 0; t < CPUMODEL_NS; t++) {
-		if (!(cpuoracle_cost(&x->w->s[t], c) > 0))
+		if (!(cpumodel_cost(&x->w->s[t], c) > 0))
 			continue;
 		double sum = 0, sq = 0, n = (double)x->w->n;
 		for (size_t k = 0; k < x->w->n; k++)
@@ -139,7 +134,7 @@ static int cpuoracle_cores(const struct cpuoracle_win *x, int s, struct cpuoracl
 {
 	int n = 0;
 	for (int c = 0; c < CPUMODEL_CORES; c++) {
-		if (!(cpuoracle_cost(&x->w->s[s], c) > 0))
+		if (!(cpumodel_cost(&x->w->s[s], c) > 0))
 			continue;
 		if (!cpuoracle_fit(x, c, s, &k[n]))
 			return 0;
