@@ -10,6 +10,7 @@
 #include "lib/jsonw.h"
 #include "lib/xmem.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,19 +84,25 @@ static char *restreq_iface_query(const conf_router_t *rc, char *const *found, si
 }
 
 /* "type=wg&.proplist=.id,name,...": built once from restreq_iface_props, kept for the
- * daemon's life. */
-static const char *restreq_iface_query_get(void)
+ * daemon's life. Once, under pthread_once: pollers (and wgwatch-fill's threads) ask at the
+ * same time, and two that each built it raced and leaked one (ASan, 123-sql). */
+static char *restreq_iface_query_text;
+
+static void restreq_iface_query_build(void)
 {
-	static char *text;
-	if (text != NULL)
-		return text;
 	buf_t b;
 	buf_init(&b);
 	buf_printf(&b, "type=wg&.proplist=");
 	for (size_t i = 0; i < sizeof(restreq_iface_props) / sizeof(restreq_iface_props[0]); i++)
 		buf_printf(&b, "%s%s", i ? "," : "", restreq_iface_props[i]);
-	text = buf_steal(&b, NULL);
-	return text;
+	restreq_iface_query_text = buf_steal(&b, NULL);
+}
+
+static const char *restreq_iface_query_get(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, restreq_iface_query_build);
+	return restreq_iface_query_text;
 }
 
 /* Peer names arrived in 7.15; do not ask older routers for a key they lack. */
