@@ -468,11 +468,12 @@ static int pc_get_entry(pollchunk_read_t *rd, struct pc_ent *e, size_t i, struct
 /* The poll's own columns of row i; the BLOBs begun (kind byte, health head). */
 static bool pc_get_poll(pollchunk_read_t *rd, size_t i, struct pollchunk_row *row, uint64_t *blobs)
 {
-	uint64_t x[PC_NFIELD];
+	uint64_t x[PC_NFIELD] = { 0 };
 	const char **txt[3] = { &row->source, &row->err, &row->error };
 	unsigned has = pc_fields_at(rd, &rd->ent[0], i, x), sizes = 0xfu << PF_SIZE0;
+	unsigned must = 1u << PF_DURATION | 1u << PF_BLOBS; /* pollchunk_add writes both, always */
 	*blobs = x[PF_BLOBS];
-	if (!(has & (1u << PF_BLOBS)) || *blobs > 15 || (has & sizes) != ((*blobs & 8) ? sizes : 0))
+	if ((has & must) != must || *blobs > 15 || (has & sizes) != ((*blobs & 8) ? sizes : 0))
 		return false;
 	for (int f = PF_SIZE0; f < PF_SIZE0 + 4; f++)
 		if ((has & (1u << f)) && (int64_t)x[f] < -1) /* pack_health_head's -1 for unknown */
