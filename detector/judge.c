@@ -24,7 +24,7 @@
 #define JUDGE_OWN_YES       3.0  /* a group member's own t on a core: clearly there */
 #define JUDGE_OWN_NOT       2.0  /* ... more than chance: carried where both windows reach this */
 #define JUDGE_SIGMAS        4.0  /* a change is claimed when it is this many standard errors out */
-#define JUDGE_SAME_SIGMAS   1.0  /* ... "unchanged" when this many inside the threshold, both ways */
+#define JUDGE_SAME_SIGMAS   1.5  /* ... "unchanged" when this many inside the threshold, both ways */
 #define JUDGE_SIZE_ABS      0.10 /* ... and its size stated when known to this, at two (judge_sized) */
 #define JUDGE_ALONE         0.90 /* a stream alone: this share of the WireGuard traffic */
 #define JUDGE_BOUND_BUSIEST 0.95 /* single-core bound: busiest core at least this ... */
