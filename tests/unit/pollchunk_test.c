@@ -236,6 +236,19 @@ static void test_refused(void)
 	CHECK(pollchunk_decode(out.data, out.len, &why) == NULL);
 	pollchunk_free(pc);
 	buf_free(&out);
+	/* fuzz_pollchunk's find: a poll without its duration, which pollchunk_add always writes,
+	 * was read from an unset slot; now the walk stops there, malformed */
+	static const uint8_t nodur[] = { 0x01, 0x03, 0x04, 0x72, 0x65, 0x73, 0x74, 0x07, 0x74, 0x69, 0x6d,
+		0x65, 0x6f, 0x75, 0x72, 0x09, 0x7d, 0x57, 0x6d, 0x65, 0x64, 0x20, 0x30, 0x75, 0x74, 0x01,
+		0x03, 0xfe, 0xf9, 0x62, 0xe0, 0xd4, 0x03, 0x00, 0x02, 0x05, 0x02, 0x00, 0x08, 0x07, 0x00,
+		0x00, 0x05, 0x00, 0x01 };
+	pollchunk_read_t *rd = pollchunk_decode(nodur, sizeof(nodur), &why);
+	struct pollchunk_row r;
+	int rc = 1;
+	while (rd != NULL && (rc = pollchunk_next(rd, &r, &why)) == 1)
+		;
+	CHECK(rd != NULL && rc == -1);
+	pollchunk_read_free(rd);
 }
 
 /* Every row of a chunk read, or refused; counts what was read. */
