@@ -3,8 +3,10 @@
  * window it is given: no clock, no randomness but its seeded hash, nothing of the detector. */
 #include "config.h"
 #include "cpumodel.h"
+#include "lib/xmem.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 /* Other work's split when a window names none. */
 static const struct cpumodel_split cpumodel_fw = { { "firewall", "networking", "management" },
@@ -56,8 +58,23 @@ static void cpumodel_slot(
  * seed has its own offset. */
 #define CPUMODEL_OFFSET(seed) fmod(0.45 + 0.37 * (double)(seed), 1.0)
 
+/* Poll k's load read as the mean over the last avg polls (mean: each poll's own, by its slots),
+ * whole percents. */
+static void cpumodel_mean_load(size_t avg, size_t k, const double *mean, float *load)
+{
+	size_t from = k + 1 >= avg ? k + 1 - avg : 0;
+	for (int c = 0; c < CPUMODEL_CORES; c++) {
+		double sum = 0;
+		for (size_t j = from; j <= k; j++)
+			sum += mean[j * CPUMODEL_CORES + (size_t)c];
+		load[k * CPUMODEL_CORES + (size_t)c] = (float)(round(sum / (double)(k + 1 - from) * 100) /
+			100);
+	}
+}
+
 void cpumodel_gen(const struct cpumodel_win *w, uint64_t seed, double *rate, float *load)
 {
+	double *mean = w->avg > 0 ? xcalloc(w->n * CPUMODEL_CORES, sizeof(double)) : NULL;
 	for (size_t k = 0; k < w->n; k++) {
 		double wave = 1 + w->swing * sin(2 * M_PI * (double)k / (double)w->n), work[CPUMODEL_CORES],
 		       l[CPUMODEL_CORES];
@@ -78,12 +95,17 @@ void cpumodel_gen(const struct cpumodel_win *w, uint64_t seed, double *rate, flo
 					(1 + w->noise * (2 * cpumodel_unit(seed, cell, (uint64_t)s) - 1)) *
 					burst;
 			cpumodel_slot(w, d, work, thr, l);
+			for (int c = 0; c < CPUMODEL_CORES && w->avg > 0; c++)
+				mean[k * CPUMODEL_CORES + (size_t)c] += fmin(l[c], 1) / CPUMODEL_SLOTS;
 			for (int s = 0; s < CPUMODEL_NS; s++)
 				rate[k * CPUMODEL_NS + (size_t)s] += thr[s] * 1e6 / CPUMODEL_SLOTS;
 		}
 		for (int c = 0; c < CPUMODEL_CORES; c++) /* the last slot's: the instant; whole percents */
 			load[k * CPUMODEL_CORES + (size_t)c] = (float)(round(fmin(l[c], 1) * 100) / 100);
+		if (w->avg > 0)
+			cpumodel_mean_load(w->avg, k, mean, load);
 	}
+	free(mean);
 }
 
 /* What stream s could carry in w with the others as they are: the rate at which the first of

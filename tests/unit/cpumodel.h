@@ -14,7 +14,8 @@
 /* The model (as sim/'s): each stream costs `cost` of one core per Mbit/s on its core; other
  * work loads cores of its own; a core cannot pass 1, so demand above its ceiling is throttled
  * and the core reads 1. Demand follows a wave, carries per-poll noise, may come in bursts
- * (per 1/10 of a poll); the load is read at the poll instant, the rates integrate. */
+ * (per 1/10 of a poll); the load is read at the poll instant (or averaged over the last `avg`
+ * polls: RouterOS does not say over how long it reads a core's load), the rates integrate. */
 #define CPUMODEL_CORES 8
 #define CPUMODEL_SLOTS 10
 #define CPUMODEL_NS    4 /* wg0 tx, wg0 rx, wg1 tx, wg1 rx */
@@ -41,6 +42,8 @@ struct cpumodel_win {
 	double noise, swing;                     /* per-poll demand noise (+-); wave amplitude */
 	double shared;                           /* demand noise (+-) every stream shares: one curve */
 	double burst_p, burst_x;                 /* share of slots in a burst; demand times this then */
+	size_t avg;                              /* 0: the load read at the poll's instant; else its
+						    mean over the last avg polls */
 	const struct cpumodel_split *tun, *oth;  /* a profile taken in the window: its streams' split, its
 					     other work's; tun NULL: no profile */
 };
