@@ -8,7 +8,9 @@
  * covers its poll, so the instant's moment may lie partly in the next poll: each member's
  * column is the sum of its rate over the poll and the next, which holds that moment whatever
  * the polls' phase (the slope is then smaller than the cost, but only its sign and its
- * standard errors are used). It must never judge a verdict: judge.c does, on what it says. */
+ * standard errors are used). What a member costs the core comes from a second fit whose
+ * columns reach further back (own_costs). It must never judge a verdict: judge.c does, on
+ * what it says. */
 #include "config.h"
 #include "detector/own.h"
 #include "detector/fit.h"
@@ -18,7 +20,9 @@
 #include <math.h>
 #include <stdlib.h>
 
-#define OWN_MIN_POLLS 40 /* fewer polls tell nothing worth a verdict */
+#define OWN_MIN_POLLS 40             /* fewer polls tell nothing worth a verdict */
+#define OWN_BACK      3              /* own_costs: the polls before a load's own that its reading may cover */
+#define OWN_LAGS      (OWN_BACK + 2) /* ... and the poll itself and the next */
 
 int own_effects(
 	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, double *t)
@@ -43,6 +47,46 @@ int own_effects(
 		rc = o.dropped[i] || !(o.se[i] > 0) ? -1 : 0;
 	for (size_t i = 0; i < n; i++)
 		t[i] = rc < 0 ? NAN : o.beta[i] / o.se[i];
+	free(x);
+	free(y);
+	return rc;
+}
+
+/* Row k of own_costs' columns: per member, its rate at poll p (whose slope is then the sum
+ * of the lags' slopes: the cost), and its rate at each other lag less that. */
+static void own_lag_row(const struct frame *f, size_t p, const size_t *mem, size_t n, double *row)
+{
+	for (size_t i = 0; i < n; i++) {
+		double now = frame_rate(f, p, mem[i]);
+		row[i] = now;
+		for (size_t j = 0; j + 1 < OWN_LAGS; j++) { /* lags -OWN_BACK .. -1, then +1 */
+			size_t q = j < OWN_BACK ? p - OWN_BACK + j : p + 1;
+			row[n + i * (OWN_LAGS - 1) + j] = frame_rate(f, q, mem[i]) - now;
+		}
+	}
+}
+
+int own_costs(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c,
+	double *cost, double *se)
+{
+	size_t np = frame_wn(w), m = n * OWN_LAGS;
+	for (size_t i = 0; i < n; i++)
+		cost[i] = se[i] = NAN;
+	if (n == 0 || m > FIT_MAX || np < OWN_MIN_POLLS + OWN_LAGS)
+		return -1;
+	size_t rows = np - OWN_LAGS + 1;
+	double *x = xcalloc(rows * m + 1, sizeof(*x)), *y = xcalloc(rows, sizeof(*y));
+	for (size_t k = 0; k < rows; k++) {
+		size_t p = w->from + OWN_BACK + k;
+		y[k] = frame_load(f, p, c);
+		own_lag_row(f, p, mem, n, x + k * m);
+	}
+	struct fit o;
+	int rc = fit_ols(x, y, rows, m, &o) < 0 || o.n < OWN_MIN_POLLS ? -1 : 0;
+	for (size_t i = 0; i < m && rc == 0; i++)
+		rc = o.dropped[i] || !(o.se[i] > 0) ? -1 : 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		cost[i] = o.beta[i], se[i] = o.se[i];
 	free(x);
 	free(y);
 	return rc;

@@ -19,4 +19,13 @@ struct frame_w;
 int own_effects(
 	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, double *t);
 
+/* For core c over window w: cost[i], what member mem[i] costs the core per bit/s, and se[i]
+ * its standard error (NAN when the fit cannot say). The cost is the sum of the slopes on the
+ * member's rate at the poll, the next and the 3 before, so it holds for a load read over any
+ * stretch of those five polls (RouterOS does not say how long it averages a core's load). -1
+ * when nothing can be said (too few polls, more than 4 members, a column the others
+ * explain). */
+int own_costs(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c,
+	double *cost, double *se);
+
 #endif

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* own_test: detector/own.c's bound on what a group's member can cost a core, on the CPU model
+ * (cpumodel.h) whose costs are known: the bound must lie above the true cost in all but a few
+ * draws, whether the load is read at the poll's instant or as a mean over up to five polls, and
+ * be tight enough to tell a member that costs a core a little from one that costs it much. It
+ * never asks the detector's verdict: judge.c's use of the bound is detector_test's. */
+#include "config.h"
+#include "detector/frame.h"
+#include "detector/own.h"
+#include "lib/xmem.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "cpumodel.h"
+#include "unit.h"
+
+#define SEEDS 40
+
+/* Two tunnels on one curve, own ups and downs of +-2 %: wg0 (120 Mbit/s) costs core 5 0.05 %
+ * per Mbit/s, wg1 (100 Mbit/s) 0.4 %; the load read over the last avg polls. */
+static void own_window(size_t avg, uint64_t seed, double *hi)
+{
+	const struct cpumodel_win w = { 600,
+		{ { .mbps = 120, .cost = 0.002, .core = 2, .cost2 = 0.0005, .core2 = 5 },
+			{ .mbps = 0, .cost = 0.001, .core = 7 }, { .mbps = 100, .cost = 0.004, .core = 5 },
+			{ .mbps = 0, .cost = 0.001, .core = 7 } },
+		.shared = 0.25, .noise = 0.02, .swing = 0.3, .avg = avg };
+	double *rate = xcalloc(w.n * CPUMODEL_NS, sizeof(double));
+	float *load = xcalloc(w.n * CPUMODEL_CORES, sizeof(float));
+	cpumodel_gen(&w, seed, rate, load);
+	struct frame f = {
+		.npolls = w.n, .ncores = CPUMODEL_CORES, .nifs = 2, .split = w.n, .load = load, .rate = rate
+	};
+	const struct frame_w all = { 0, w.n };
+	const size_t mem[2] = { 0, 2 };
+	double cost[2], se[2];
+	if (own_costs(&f, &all, mem, 2, 5, cost, se) < 0)
+		cost[0] = cost[1] = NAN;
+	for (size_t i = 0; i < 2; i++) /* the most it can cost: two standard errors up */
+		hi[i] = fmax(0, cost[i] + 2 * se[i]);
+	free(rate);
+	free(load);
+}
+
+/* The bound (per bit/s) against the true costs, read at the instant and over 2 and 5 polls. */
+static void test_bound_holds(void)
+{
+	const size_t avgs[] = { 0, 2, 5 };
+	for (size_t k = 0; k < sizeof(avgs) / sizeof(avgs[0]); k++) {
+		int below0 = 0, below1 = 0, said = 0, tight = 0;
+		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+			double hi[2];
+			own_window(avgs[k], seed, hi);
+			if (!isfinite(hi[0]) || !isfinite(hi[1]))
+				continue;
+			said++;
+			below0 += hi[0] < 0.0005e-6;
+			below1 += hi[1] < 0.004e-6;
+			tight += hi[0] < 0.002e-6; /* below what wg0 costs its own core */
+		}
+		CHECK_INT(said, SEEDS);
+		CHECK(below0 <= 3); /* two standard errors: 1 in 44 draws, one-sided */
+		CHECK(below1 <= 3);
+		CHECK(tight >= SEEDS / 2);
+	}
+}
+
+/* Nothing said where the fit cannot: too few polls, more members than columns allow. */
+static void test_cannot_say(void)
+{
+	double rate[50 * 2] = { 0 }, cost[5], se[5];
+	float load[50 * 1] = { 0 };
+	for (size_t k = 0; k < 50; k++)
+		rate[k * 2] = 1e6 * (double)(1 + k % 7), load[k] = (float)(0.01 * (double)(k % 7));
+	struct frame f = { .npolls = 50, .ncores = 1, .nifs = 1, .split = 50, .load = load, .rate = rate };
+	const struct frame_w few = { 0, 30 }, all = { 0, 50 };
+	const size_t one[1] = { 0 }, five[5] = { 0, 0, 0, 0, 0 };
+	CHECK(own_costs(&f, &few, one, 1, 0, cost, se) < 0 && isnan(cost[0]) && isnan(se[0]));
+	CHECK(own_costs(&f, &all, five, 5, 0, cost, se) < 0 && isnan(cost[4]));
+}
+
+int main(void)
+{
+	test_bound_holds();
+	test_cannot_say();
+	return unit_done("own_test");
+}
