@@ -308,14 +308,19 @@ enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_
  * load clearly (JUDGE_OWN_YES standard errors: YES), or more than chance would (JUDGE_OWN_NOT:
  * LEAN); or not, while another member's do clearly (NO) or more than chance would (NOLEAN).
  * *near: the other members whose ups and downs move it more than chance would (bit i: t of
- * JUDGE_OWN_NOT at least); all of them when the fit cannot say. */
+ * JUDGE_OWN_NOT at least); all of them when the fit cannot say. *hi: the most member si can
+ * cost the core per bit/s, its fitted cost (own_costs) two standard errors up, at least
+ * nought; NAN when the fit cannot say. */
 static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w *w, const size_t *mem,
-	size_t n, size_t si, size_t core, unsigned *near)
+	size_t n, size_t si, size_t core, unsigned *near, double *hi)
 {
-	double t[OWN_MAX];
+	double t[OWN_MAX], cost[OWN_MAX], se[OWN_MAX];
 	*near = ~0u;
+	*hi = NAN;
 	if (own_effects(f, w, mem, n, core, t) < 0)
 		return JUDGE_MINE_UNKNOWN;
+	if (own_costs(f, w, mem, n, core, cost, se) == 0)
+		*hi = fmax(0, cost[si] + 2 * se[si]);
 	*near = 0;
 	for (size_t i = 0; i < n; i++)
 		*near |= i != si && t[i] >= JUDGE_OWN_NOT ? 1u << i : 0;
@@ -331,9 +336,10 @@ static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w 
 /* One window's answer and the other's as one. Carried where both windows lean that way or
  * better: by chance alone (a core that carries it in neither) two t's of JUDGE_OWN_NOT come
  * once in 1,900 (the old rule, one YES and one LEAN: once in 16,000, but it missed carriers
- * whose own ups and downs are small in both windows; docs/detector.md). Not carried where
- * neither window leans to it, another member's ups and downs move it in both, clearly in one
- * at least. Else unknown (carried in one window only: it moved across the reboot). */
+ * whose own ups and downs are small in both windows; docs/detector.md). NO where neither
+ * window leans to it, another member's ups and downs move it in both, clearly in one at least:
+ * not clearly carried, which judge_mine still bounds (a carrier's own t stays below two in
+ * some draws). Else unknown (carried in one window only: it moved across the reboot). */
 static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
 {
 	bool yb = b == JUDGE_MINE_YES || b == JUDGE_MINE_LEAN,
@@ -350,11 +356,14 @@ static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
 /* mine[core] for the group's cores on[]: which of them carry stream s, the same in both windows;
  * alone[core]: those that carry no other member by the same rule (no other's own t of
  * JUDGE_OWN_NOT in both windows): a core another member rides is shared (judge_shared_above).
- * False when a core cannot be told, or is s's in one window only, or s has none. */
+ * A core that cannot be told is unk[core], and so is one that s's own ups and downs do not
+ * move while another's do (NO: not clearly s's is not clearly not s's, its cost there may be
+ * anything up to the bound); hi[core] and hi[nc + core] are the most s can cost it per bit/s
+ * before and after (NAN when its fit cannot say). False when s has no core. */
 static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
-	const bool *on, const struct frame_params *p, bool *mine, bool *alone)
+	const bool *on, const struct frame_params *p, bool *mine, bool *alone, bool *unk, double *hi)
 {
-	size_t ns = frame_nstreams(f), mem[OWN_MAX], n = 0, si = 0;
+	size_t ns = frame_nstreams(f), nc = f->ncores, mem[OWN_MAX], n = 0, si = 0;
 	bool *in = xcalloc(ns + 1, sizeof(bool)), any = false;
 	judge_group_in(f, b, a, s, p, in);
 	in[s] = true;
@@ -362,19 +371,54 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 		if (in[t] && n < OWN_MAX)
 			si = t == s ? n : si, mem[n++] = t;
 	free(in);
-	for (size_t core = 0; core < f->ncores; core++) {
+	for (size_t core = 0; core < nc; core++) {
 		if (!on[core])
 			continue;
 		unsigned lb, la;
-		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb);
-		enum judge_mine m = judge_mine_both(mb, judge_mine_w(f, a, mem, n, si, core, &la));
-		if (m == JUDGE_MINE_UNKNOWN)
-			return false;
+		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb, &hi[core]);
+		enum judge_mine m = judge_mine_both(
+			mb, judge_mine_w(f, a, mem, n, si, core, &la, &hi[nc + core]));
+		unk[core] = m == JUDGE_MINE_UNKNOWN || m == JUDGE_MINE_NO;
 		mine[core] = m == JUDGE_MINE_YES;
 		alone[core] = (lb & la) == 0;
 		any = any || mine[core];
 	}
 	return any;
+}
+
+/* The mean load of core c over w's polls; NAN when it has none. */
+static double judge_core_mean(const struct frame *f, const struct frame_w *w, size_t c)
+{
+	double sum = 0;
+	size_t k = 0;
+	for (size_t i = w->from; i < w->to; i++) {
+		double l = frame_load(f, i, c);
+		if (isfinite(l))
+			sum += l, k++;
+	}
+	return k ? sum / (double)k : NAN;
+}
+
+/* Whether a core fills, for stream s, only beyond the capacity cap (error rse) that s's cores
+ * of its own give in w: at the most s can cost it (hi), its capacity there is at least
+ * mean(x) + (1 - mean(load)) / hi, whoever else rides it. Then it is not the first to fill,
+ * whether s rides it or not (a core that cannot be told, judge_mine's unk) and however dear
+ * the others that share it got. */
+static bool judge_own_above(const struct frame *f, const struct frame_w *w, size_t s, size_t core, double hi,
+	double cap, double rse)
+{
+	double x = frame_mean(f, w, s, NULL, NULL, NULL), load = judge_core_mean(f, w, core);
+	double lo = hi > 0 ? x + fmax(0, 1 - load) / hi : INFINITY;
+	return isfinite(hi) && isfinite(cap) && lo >= cap * (1 + 2 * rse);
+}
+
+/* judge_own_above in both windows, on the bounds hi[core] (before) and hi[ncores + core]
+ * (after) and s's capacities mb, ma from the cores of its own. */
+static bool judge_own_later(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	size_t core, const double *hi, const struct wincap_cap *mb, const struct wincap_cap *ma)
+{
+	return judge_own_above(f, b, s, core, hi[core], mb->cap, mb->rse) &&
+		judge_own_above(f, a, s, core, hi[f->ncores + core], ma->cap, ma->rse);
 }
 
 /* The smallest capacity over the cores of cp on mine[], candidates to fill first or cores with
@@ -417,18 +461,21 @@ static bool judge_all_held(const struct frame *f, const bool *mine, const struct
 }
 
 /* Member s's capacity in each window (*mb, *ma) from the cores that carry it alone, where the
- * cores it shares with other members cannot fill first (judge_shared_above) and every core of
- * its held or fell clearly. Where a shared core may fill first, the group's capacities are only
- * floors of s's: then *floors, and only where every core of s held (nothing fell, so s did not:
- * unchanged is all they can say). False when the data cannot say which of its cores fills
- * first. */
+ * cores it shares with other members cannot fill first (judge_shared_above, or judge_own_above
+ * on the most s can cost them) and every core of its held or fell clearly. Where a shared core
+ * may fill first, the group's capacities are only floors of s's: then *floors, and only where
+ * every core of s held (nothing fell, so s did not: unchanged is all they can say). A core
+ * that cannot be told must fill later than those (judge_own_above). False when the data cannot
+ * say which of its cores fills first. */
 static bool judge_split_caps(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
 	size_t s, const bool *on, const struct wincap_cap *cb, const struct wincap_cap *ca,
 	const struct frame_params *p, struct wincap_cap *mb, struct wincap_cap *ma, bool *mine, bool *floors)
 {
 	size_t nc = f->ncores;
 	bool *alone = xcalloc(nc + 1, sizeof(bool)), *solo = xcalloc(nc + 1, sizeof(bool));
-	bool ok = judge_mine(f, b, a, s, on, p, mine, alone), exact = ok;
+	bool *unk = xcalloc(nc + 1, sizeof(bool));
+	double *hi = xcalloc(2 * nc + 1, sizeof(double));
+	bool ok = judge_mine(f, b, a, s, on, p, mine, alone, unk, hi), exact = ok;
 	for (size_t core = 0; core < nc && ok; core++) {
 		double ratio;
 		solo[core] = mine[core] && alone[core];
@@ -440,7 +487,8 @@ static bool judge_split_caps(const struct frame *f, const struct frame_w *b, con
 	exact = ok && isfinite(mb->cap) && isfinite(ma->cap);
 	for (size_t core = 0; core < nc && exact; core++)
 		exact = !mine[core] || solo[core] ||
-			(judge_shared_above(cb, core, mb->cap) && judge_shared_above(ca, core, ma->cap));
+			(judge_shared_above(cb, core, mb->cap) && judge_shared_above(ca, core, ma->cap)) ||
+			judge_own_later(f, b, a, s, core, hi, mb, ma);
 	*floors = ok && !exact;
 	if (*floors) {
 		ok = judge_all_held(f, mine, cb, ca, p);
@@ -448,8 +496,12 @@ static bool judge_split_caps(const struct frame *f, const struct frame_w *b, con
 		ma->cap = judge_mine_cap(ca, mine, &ma->rse);
 		ok = ok && isfinite(mb->cap) && isfinite(ma->cap);
 	}
+	for (size_t core = 0; core < nc && ok; core++) /* a core not told must fill later */
+		ok = !unk[core] || judge_own_later(f, b, a, s, core, hi, mb, ma);
 	free(alone);
 	free(solo);
+	free(unk);
+	free(hi);
 	return ok;
 }
 

@@ -404,20 +404,23 @@ static const struct engine_case engine_cases[] = {
 			.swing = 0.3 },
 		0, DETECTOR_REGRESSION, DETECTOR_M_COST, 1, 0, NULL, "moves with wg1 tx: judged as one group",
 		NULL, NULL },
+	/* Told apart where each member's cost on the other's core is bounded below what would make
+	 * that core fill first; where the draw's own ups and downs cannot bound it (wg0 could cost
+	 * core 5 as much as in "wg0 dear on wg1's core too" below, where core 5 fills first), silent. */
 	{ "r3.2 two tunnels on one curve, wg1 twice as dear: told apart by their own ups and downs, wg1",
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.002, 5), S0 }, .shared = 0.25, .noise = 0.02,
 			.swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.004, 5), S0 }, .shared = 0.25, .noise = 0.02,
 			.swing = 0.3 },
-		2, DETECTOR_REGRESSION, DETECTOR_M_COST, 1, 0, NULL, "own ups and downs, on core 5", NULL,
-		NULL },
+		2, DETECTOR_REGRESSION | M_THIN, DETECTOR_M_COST, 1, 0, NULL, "own ups and downs, on core 5",
+		NULL, NULL },
 	{ "r3.2 two tunnels on one curve, wg1 twice as dear: wg0 unchanged, on its own core",
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.002, 5), S0 }, .shared = 0.25, .noise = 0.02,
 			.swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.004, 5), S0 }, .shared = 0.25, .noise = 0.02,
 			.swing = 0.3 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, 1, 0, NULL, "own ups and downs, on core 2", NULL,
-		NULL },
+		0, DETECTOR_UNCHANGED | M_THIN, DETECTOR_M_COST, 1, 0, NULL, "own ups and downs, on core 2",
+		NULL, NULL },
 	{ "r3.2 two tunnels on one curve, no ups and downs of their own, wg1 twice as dear: a sign, wg1",
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.002, 5), S0 }, .shared = 0.25, .swing = 0.3 },
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.004, 5), S0 }, .shared = 0.25, .swing = 0.3 }, 2,
@@ -439,6 +442,31 @@ static const struct engine_case engine_cases[] = {
 		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.004, 5), S0 }, .shared = 0.25,
 			.noise = 0.02, .swing = 0.3 },
 		2, DETECTOR_REGRESSION | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
+	{ "r3.2 two tunnels on one curve, the load read over 6 polls, wg0 also a little on wg1's core: wg0 holds",
+		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.002, 5), S0 }, .shared = 0.25,
+			.noise = 0.02, .swing = 0.3, .avg = 6 },
+		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.004, 5), S0 }, .shared = 0.25,
+			.noise = 0.02, .swing = 0.3, .avg = 6 },
+		0, DETECTOR_UNCHANGED | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
+	/* wg0 costs core 5 0.16 % per Mbit/s, four fifths of what it costs its own core 2: after
+	 * wg1's cost there went from 0.2 to 0.8 %, core 5 fills first for wg0, at
+	 * (1 - 0.4) / 0.0016 = 375 for core 2's 500 before (0.75). Its own ups and downs on core 5
+	 * may not show (t below two in both windows): never unchanged on core 2 alone (1 of 50
+	 * seeds, before such a core had to be bounded). The size is not checked, a known
+	 * difference (docs/detector.md): where wg1's own ups and downs do not show on core 5
+	 * either, the group's fall there (0.49) is charged to wg0 (4 and 3 of 50 seeds). */
+	{ "r3.2 two tunnels on one curve, wg0 dear on wg1's core too, wg1 four times as dear: wg0 falls there",
+		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.002, 5), S0 }, .shared = 0.25,
+			.noise = 0.02, .swing = 0.2 },
+		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.008, 5), S0 }, .shared = 0.25,
+			.noise = 0.02, .swing = 0.2 },
+		0, DETECTOR_REGRESSION | M_THIN, -1, 0, -1, NULL, NULL, NULL, NULL },
+	{ "r3.2 two tunnels on one curve, the load read over 6 polls, wg0 dear on wg1's core too, wg1 four times as dear: wg0 falls there",
+		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.002, 5), S0 }, .shared = 0.25,
+			.noise = 0.02, .swing = 0.2, .avg = 6 },
+		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.008, 5), S0 }, .shared = 0.25,
+			.noise = 0.02, .swing = 0.2, .avg = 6 },
+		0, DETECTOR_REGRESSION | M_THIN, -1, 0, -1, NULL, NULL, NULL, NULL },
 };
 
 /* Seeds per case: 5, or DETECTOR_TEST_RUNS (a deeper look by hand: 5 hid a false alarm that
