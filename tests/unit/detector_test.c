@@ -67,6 +67,14 @@ struct engine_case {
 #define NA 120 /* ... 30 s after */
 #define WG0(tx, ctx, rx, crx, core) \
 	.s = { S(tx, ctx, core), S(rx, crx, core), S(0, 0.001, 7), S(0, 0.001, 7) }
+/* Two tunnels on one curve with own ups and downs of +-2 %: wg0 (120 Mbit/s) on core 2 at
+ * 0.2 % per Mbit/s and on core 5 at c5, wg1 at mbps1 on core 5 at c1; the load read over avg
+ * polls (0: at the instant). */
+#define R32(c5, mbps1, c1, swing_, avg_)                                                       \
+	{                                                                                      \
+		N, .s = { S2(120, 0.002, 2, c5, 5), S0, S(mbps1, c1, 5), S0 }, .shared = 0.25, \
+		   .noise = 0.02, .swing = swing_, .avg = avg_                                 \
+	}
 /* The CCR1009: wg0 tx at 500 Mbit/s of demand on core 3, at this cost; rx on core 5 */
 #define CCR(cost) .s = { S(500, cost, 3), S(220, 0.001, 5), S(0, 0.001, 7), S(0, 0.001, 7) }
 
@@ -431,23 +439,14 @@ static const struct engine_case engine_cases[] = {
 		{ N, .s = { S(120, 0.002, 2), S0, S(100, 0.004, 5), S0 }, .shared = 0.25, .swing = 0.3 }, 0,
 		DETECTOR_INSUFFICIENT, DETECTOR_M_NONE, 0, 1, NULL, "core 2 did not", NULL, NULL },
 	{ "r3.2 two tunnels on one curve, wg0 also a little on wg1's core, wg1 twice as dear: wg0 holds",
-		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.002, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.3 },
-		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.004, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.3 },
-		0, DETECTOR_UNCHANGED | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
+		R32(0.0005, 100, 0.002, 0.3, 0), R32(0.0005, 100, 0.004, 0.3, 0), 0,
+		DETECTOR_UNCHANGED | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
 	{ "r3.2 two tunnels on one curve, wg0 also a little on wg1's core, wg1 twice as dear: wg1 falls",
-		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.002, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.3 },
-		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.004, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.3 },
-		2, DETECTOR_REGRESSION | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
+		R32(0.0005, 100, 0.002, 0.3, 0), R32(0.0005, 100, 0.004, 0.3, 0), 2,
+		DETECTOR_REGRESSION | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
 	{ "r3.2 two tunnels on one curve, the load read over 6 polls, wg0 also a little on wg1's core: wg0 holds",
-		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.002, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.3, .avg = 6 },
-		{ N, .s = { S2(120, 0.002, 2, 0.0005, 5), S0, S(100, 0.004, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.3, .avg = 6 },
-		0, DETECTOR_UNCHANGED | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
+		R32(0.0005, 100, 0.002, 0.3, 6), R32(0.0005, 100, 0.004, 0.3, 6), 0,
+		DETECTOR_UNCHANGED | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
 	/* wg0 costs core 5 0.16 % per Mbit/s, four fifths of what it costs its own core 2: after
 	 * wg1's cost there went from 0.2 to 0.8 %, core 5 fills first for wg0, at
 	 * (1 - 0.4) / 0.0016 = 375 for core 2's 500 before (0.75). Its own ups and downs on core 5
@@ -456,17 +455,11 @@ static const struct engine_case engine_cases[] = {
 	 * difference (docs/detector.md): where wg1's own ups and downs do not show on core 5
 	 * either, the group's fall there (0.49) is charged to wg0 (4 and 3 of 50 seeds). */
 	{ "r3.2 two tunnels on one curve, wg0 dear on wg1's core too, wg1 four times as dear: wg0 falls there",
-		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.002, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.2 },
-		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.008, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.2 },
-		0, DETECTOR_REGRESSION | M_THIN, -1, 0, -1, NULL, NULL, NULL, NULL },
+		R32(0.0016, 50, 0.002, 0.2, 0), R32(0.0016, 50, 0.008, 0.2, 0), 0,
+		DETECTOR_REGRESSION | M_THIN, -1, 0, -1, NULL, NULL, NULL, NULL },
 	{ "r3.2 two tunnels on one curve, the load read over 6 polls, wg0 dear on wg1's core too, wg1 four times as dear: wg0 falls there",
-		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.002, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.2, .avg = 6 },
-		{ N, .s = { S2(120, 0.002, 2, 0.0016, 5), S0, S(50, 0.008, 5), S0 }, .shared = 0.25,
-			.noise = 0.02, .swing = 0.2, .avg = 6 },
-		0, DETECTOR_REGRESSION | M_THIN, -1, 0, -1, NULL, NULL, NULL, NULL },
+		R32(0.0016, 50, 0.002, 0.2, 6), R32(0.0016, 50, 0.008, 0.2, 6), 0,
+		DETECTOR_REGRESSION | M_THIN, -1, 0, -1, NULL, NULL, NULL, NULL },
 };
 
 /* Seeds per case: 5, or DETECTOR_TEST_RUNS (a deeper look by hand: 5 hid a false alarm that
