@@ -304,6 +304,14 @@ static void judge_core_fates(const struct frame *f, const bool *on0, const bool 
 
 enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_LEAN, JUDGE_MINE_NOLEAN };
 
+/* What the members' own ups and downs tell of the group's cores for member s (judge_mine),
+ * each by core: mine, alone, unk, and solo (judge_split_caps); hi, the most s can cost the
+ * core per bit/s, [core] before the change and [ncores + core] after. */
+struct judge_told {
+	bool *mine, *alone, *solo, *unk;
+	double *hi;
+};
+
 /* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
  * load clearly (JUDGE_OWN_YES standard errors: YES), or more than chance would (JUDGE_OWN_NOT:
  * LEAN); or not, while another member's do clearly (NO) or more than chance would (NOLEAN).
@@ -358,10 +366,10 @@ static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
  * JUDGE_OWN_NOT in both windows): a core another member rides is shared (judge_shared_above).
  * A core that cannot be told is unk[core], and so is one that s's own ups and downs do not
  * move while another's do (NO: not clearly s's is not clearly not s's, its cost there may be
- * anything up to the bound); hi[core] and hi[nc + core] are the most s can cost it per bit/s
- * before and after (NAN when its fit cannot say). False when s has no core. */
+ * anything up to the bound); hi, the most s can cost it before and after. False when s has
+ * no core. */
 static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
-	const bool *on, const struct frame_params *p, bool *mine, bool *alone, bool *unk, double *hi)
+	const bool *on, const struct frame_params *p, struct judge_told *k)
 {
 	size_t ns = frame_nstreams(f), nc = f->ncores, mem[OWN_MAX], n = 0, si = 0;
 	bool *in = xcalloc(ns + 1, sizeof(bool)), any = false;
@@ -375,13 +383,13 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 		if (!on[core])
 			continue;
 		unsigned lb, la;
-		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb, &hi[core]);
+		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb, &k->hi[core]);
 		enum judge_mine m = judge_mine_both(
-			mb, judge_mine_w(f, a, mem, n, si, core, &la, &hi[nc + core]));
-		unk[core] = m == JUDGE_MINE_UNKNOWN || m == JUDGE_MINE_NO;
-		mine[core] = m == JUDGE_MINE_YES;
-		alone[core] = (lb & la) == 0;
-		any = any || mine[core];
+			mb, judge_mine_w(f, a, mem, n, si, core, &la, &k->hi[nc + core]));
+		k->unk[core] = m == JUDGE_MINE_UNKNOWN || m == JUDGE_MINE_NO;
+		k->mine[core] = m == JUDGE_MINE_YES;
+		k->alone[core] = (lb & la) == 0;
+		any = any || k->mine[core];
 	}
 	return any;
 }
@@ -412,13 +420,13 @@ static bool judge_own_above(const struct frame *f, const struct frame_w *w, size
 	return isfinite(hi) && isfinite(cap) && lo >= cap * (1 + 2 * rse);
 }
 
-/* judge_own_above in both windows, on the bounds hi[core] (before) and hi[ncores + core]
- * (after) and s's capacities mb, ma from the cores of its own. */
+/* judge_own_above in both windows, on the bounds k->hi (before, after) and s's capacities mb,
+ * ma from the cores of its own. */
 static bool judge_own_later(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
-	size_t core, const double *hi, const struct wincap_cap *mb, const struct wincap_cap *ma)
+	size_t core, const struct judge_told *k, const struct wincap_cap *mb, const struct wincap_cap *ma)
 {
-	return judge_own_above(f, b, s, core, hi[core], mb->cap, mb->rse) &&
-		judge_own_above(f, a, s, core, hi[f->ncores + core], ma->cap, ma->rse);
+	return judge_own_above(f, b, s, core, k->hi[core], mb->cap, mb->rse) &&
+		judge_own_above(f, a, s, core, k->hi[f->ncores + core], ma->cap, ma->rse);
 }
 
 /* The smallest capacity over the cores of cp on mine[], candidates to fill first or cores with
@@ -460,48 +468,63 @@ static bool judge_all_held(const struct frame *f, const bool *mine, const struct
 	return held;
 }
 
-/* Member s's capacity in each window (*mb, *ma) from the cores that carry it alone, where the
- * cores it shares with other members cannot fill first (judge_shared_above, or judge_own_above
- * on the most s can cost them) and every core of its held or fell clearly. Where a shared core
- * may fill first, the group's capacities are only floors of s's: then *floors, and only where
- * every core of s held (nothing fell, so s did not: unchanged is all they can say). A core
- * that cannot be told must fill later than those (judge_own_above). False when the data cannot
- * say which of its cores fills first. */
+/* Whether all of core's slope in the group's fit of cp (over w) can be member s's own: charged
+ * to s, it is (1 - mean(load)) / (cap - mean(x)) per bit/s (the group's fit gives s the
+ * headroom over it), which, two of its standard errors down, must not pass the most s's own
+ * ups and downs let it cost the core (hi). Where it does, other members carry part of it,
+ * whether their own ups and downs showed there or not, and the group's fall on the core is
+ * not s's alone. True where it cannot say. */
+static bool judge_all_its(const struct frame *f, const struct frame_w *w, size_t s,
+	const struct wincap_cap *cp, size_t core, double hi)
+{
+	int i = judge_cand_of(&cp->cands, core), j = judge_cand_of(&cp->far, core);
+	double cap = i >= 0 ? cp->capc[i] : j >= 0 ? cp->capf[j] : NAN;
+	double rse = i >= 0 ? cp->rsec[i] : j >= 0 ? cp->rsef[j] : NAN;
+	double room = cap - frame_mean(f, w, s, NULL, NULL, NULL), load = judge_core_mean(f, w, core);
+	if (!(room > 0) || !(load < 1) || !isfinite(hi) || !isfinite(rse))
+		return true;
+	return (1 - load) / (room + 2 * rse * cap) <= hi;
+}
+
+/* Member s's capacity in each window (*mb, *ma) from the cores that carry it alone (k->solo:
+ * no other member's own ups and downs move them, and s's own explain all of their slope,
+ * judge_all_its), where the cores it shares with other members cannot fill first (judge_shared_above, or
+ * judge_own_above on the most s can cost them) and every core of its held or fell clearly.
+ * Where a shared core may fill first, the group's capacities are only floors of s's: then
+ * *floors, and only where every core of s held (nothing fell, so s did not: unchanged is all
+ * they can say). A core that cannot be told must fill later than those (judge_own_above).
+ * False when the data cannot say which of its cores fills first. */
 static bool judge_split_caps(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
 	size_t s, const bool *on, const struct wincap_cap *cb, const struct wincap_cap *ca,
-	const struct frame_params *p, struct wincap_cap *mb, struct wincap_cap *ma, bool *mine, bool *floors)
+	const struct frame_params *p, struct judge_told *k, struct wincap_cap *mb, struct wincap_cap *ma,
+	bool *floors)
 {
 	size_t nc = f->ncores;
-	bool *alone = xcalloc(nc + 1, sizeof(bool)), *solo = xcalloc(nc + 1, sizeof(bool));
-	bool *unk = xcalloc(nc + 1, sizeof(bool));
-	double *hi = xcalloc(2 * nc + 1, sizeof(double));
-	bool ok = judge_mine(f, b, a, s, on, p, mine, alone, unk, hi), exact = ok;
+	bool ok = judge_mine(f, b, a, s, on, p, k), exact;
 	for (size_t core = 0; core < nc && ok; core++) {
 		double ratio;
-		solo[core] = mine[core] && alone[core];
-		ok = !mine[core] || judge_core_fate(cb, ca, core, p, &ratio) != JUDGE_CORE_UNCLEAR;
+		k->solo[core] = k->mine[core] && k->alone[core] &&
+			judge_all_its(f, b, s, cb, core, k->hi[core]) &&
+			judge_all_its(f, a, s, ca, core, k->hi[nc + core]);
+		ok = !k->mine[core] || judge_core_fate(cb, ca, core, p, &ratio) != JUDGE_CORE_UNCLEAR;
 	}
 	*mb = *cb, *ma = *ca;
-	mb->cap = judge_mine_cap(cb, solo, &mb->rse);
-	ma->cap = judge_mine_cap(ca, solo, &ma->rse);
+	mb->cap = judge_mine_cap(cb, k->solo, &mb->rse);
+	ma->cap = judge_mine_cap(ca, k->solo, &ma->rse);
 	exact = ok && isfinite(mb->cap) && isfinite(ma->cap);
 	for (size_t core = 0; core < nc && exact; core++)
-		exact = !mine[core] || solo[core] ||
+		exact = !k->mine[core] || k->solo[core] ||
 			(judge_shared_above(cb, core, mb->cap) && judge_shared_above(ca, core, ma->cap)) ||
-			judge_own_later(f, b, a, s, core, hi, mb, ma);
+			judge_own_later(f, b, a, s, core, k, mb, ma);
 	*floors = ok && !exact;
 	if (*floors) {
-		ok = judge_all_held(f, mine, cb, ca, p);
-		mb->cap = judge_mine_cap(cb, mine, &mb->rse);
-		ma->cap = judge_mine_cap(ca, mine, &ma->rse);
+		ok = judge_all_held(f, k->mine, cb, ca, p);
+		mb->cap = judge_mine_cap(cb, k->mine, &mb->rse);
+		ma->cap = judge_mine_cap(ca, k->mine, &ma->rse);
 		ok = ok && isfinite(mb->cap) && isfinite(ma->cap);
 	}
 	for (size_t core = 0; core < nc && ok; core++) /* a core not told must fill later */
-		ok = !unk[core] || judge_own_later(f, b, a, s, core, hi, mb, ma);
-	free(alone);
-	free(solo);
-	free(unk);
-	free(hi);
+		ok = !k->unk[core] || judge_own_later(f, b, a, s, core, k, mb, ma);
 	return ok;
 }
 
@@ -512,16 +535,21 @@ static bool judge_split(const struct frame *f, const struct frame_w *b, const st
 	const bool *on, const struct wincap_cap *cb, const struct wincap_cap *ca,
 	const struct frame_params *p, const char *others, struct frame_result *r)
 {
-	bool *mine = xcalloc(f->ncores + 1, sizeof(bool)), floors;
+	size_t nc = f->ncores;
+	struct judge_told k = { .mine = xcalloc(nc + 1, sizeof(bool)),
+		.alone = xcalloc(nc + 1, sizeof(bool)),
+		.solo = xcalloc(nc + 1, sizeof(bool)),
+		.unk = xcalloc(nc + 1, sizeof(bool)),
+		.hi = xcalloc(2 * nc + 1, sizeof(double)) };
 	struct wincap_cap mb, ma;
-	bool ok = judge_split_caps(f, b, a, s, on, cb, ca, p, &mb, &ma, mine, &floors);
+	bool floors, ok = judge_split_caps(f, b, a, s, on, cb, ca, p, &k, &mb, &ma, &floors);
 	if (ok) {
 		struct frame_result o = *r;
 		o.verdict = DETECTOR_INSUFFICIENT; /* judge_projected sets only what it finds */
 		o.before_bps = mb.cap, o.after_bps = ma.cap, o.ratio = ma.cap / mb.cap;
 		judge_projected(&mb, &ma, p, &o);
 		char cores[32], line[256];
-		judge_cores_text(mine, f->ncores, cores, sizeof(cores));
+		judge_cores_text(k.mine, nc, cores, sizeof(cores));
 		snprintf(line, sizeof(line), "moves with %s: told apart by its own ups and downs, on core %s",
 			others, cores);
 		judge_text(o.why, sizeof(o.why), line);
@@ -529,7 +557,11 @@ static bool judge_split(const struct frame *f, const struct frame_w *b, const st
 		if (ok)
 			*r = o;
 	}
-	free(mine);
+	free(k.mine);
+	free(k.alone);
+	free(k.solo);
+	free(k.unk);
+	free(k.hi);
 	return ok;
 }
 
