@@ -304,31 +304,44 @@ static void judge_core_fates(const struct frame *f, const bool *on0, const bool 
 
 enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_LEAN, JUDGE_MINE_NOLEAN };
 
+/* What member s costs a core per bit/s in one window, by its own ups and downs (own_costs),
+ * and the standard error of that; NAN when the fit cannot say. */
+struct judge_cost {
+	double cost, se;
+};
+
+/* The most s can cost the core: its cost two standard errors up, at least nought. */
+static double judge_hi(const struct judge_cost *o)
+{
+	double hi = o->cost + 2 * o->se;
+	return isnan(hi) ? NAN : fmax(0, hi); /* fmax(0, NAN) would be 0 */
+}
+
 /* What the members' own ups and downs tell of the group's cores for member s (judge_mine),
- * each by core: mine, alone, unk, and solo (judge_split_caps); hi, the most s can cost the
- * core per bit/s, [core] before the change and [ncores + core] after. */
+ * each by core: mine, alone, unk, and solo (judge_split_caps); own, what s costs the core,
+ * [core] before the change and [ncores + core] after; the members, s among them as mem[si]. */
 struct judge_told {
 	bool *mine, *alone, *solo, *unk;
-	double *hi;
+	struct judge_cost *own;
+	size_t mem[OWN_MAX], n, si;
 };
 
 /* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
  * load clearly (JUDGE_OWN_YES standard errors: YES), or more than chance would (JUDGE_OWN_NOT:
  * LEAN); or not, while another member's do clearly (NO) or more than chance would (NOLEAN).
  * *near: the other members whose ups and downs move it more than chance would (bit i: t of
- * JUDGE_OWN_NOT at least); all of them when the fit cannot say. *hi: the most member si can
- * cost the core per bit/s, its fitted cost (own_costs) two standard errors up, at least
- * nought; NAN when the fit cannot say. */
+ * JUDGE_OWN_NOT at least); all of them when the fit cannot say. *o: what member si costs the
+ * core (own_costs). */
 static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w *w, const size_t *mem,
-	size_t n, size_t si, size_t core, unsigned *near, double *hi)
+	size_t n, size_t si, size_t core, unsigned *near, struct judge_cost *o)
 {
 	double t[OWN_MAX], cost[OWN_MAX], se[OWN_MAX];
 	*near = ~0u;
-	*hi = NAN;
+	*o = (struct judge_cost){ NAN, NAN };
 	if (own_effects(f, w, mem, n, core, t) < 0)
 		return JUDGE_MINE_UNKNOWN;
 	if (own_costs(f, w, mem, n, core, cost, se) == 0)
-		*hi = fmax(0, cost[si] + 2 * se[si]);
+		*o = (struct judge_cost){ cost[si], se[si] };
 	*near = 0;
 	for (size_t i = 0; i < n; i++)
 		*near |= i != si && t[i] >= JUDGE_OWN_NOT ? 1u << i : 0;
@@ -366,12 +379,12 @@ static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
  * JUDGE_OWN_NOT in both windows): a core another member rides is shared (judge_shared_above).
  * A core that cannot be told is unk[core], and so is one that s's own ups and downs do not
  * move while another's do (NO: not clearly s's is not clearly not s's, its cost there may be
- * anything up to the bound); hi, the most s can cost it before and after. False when s has
- * no core. */
+ * anything up to the bound); own, what s costs it before and after. False when s has no
+ * core. */
 static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
 	const bool *on, const struct frame_params *p, struct judge_told *k)
 {
-	size_t ns = frame_nstreams(f), nc = f->ncores, mem[OWN_MAX], n = 0, si = 0;
+	size_t ns = frame_nstreams(f), nc = f->ncores, *mem = k->mem, n = 0, si = 0;
 	bool *in = xcalloc(ns + 1, sizeof(bool)), any = false;
 	judge_group_in(f, b, a, s, p, in);
 	in[s] = true;
@@ -379,13 +392,14 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 		if (in[t] && n < OWN_MAX)
 			si = t == s ? n : si, mem[n++] = t;
 	free(in);
+	k->n = n, k->si = si;
 	for (size_t core = 0; core < nc; core++) {
 		if (!on[core])
 			continue;
 		unsigned lb, la;
-		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb, &k->hi[core]);
+		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb, &k->own[core]);
 		enum judge_mine m = judge_mine_both(
-			mb, judge_mine_w(f, a, mem, n, si, core, &la, &k->hi[nc + core]));
+			mb, judge_mine_w(f, a, mem, n, si, core, &la, &k->own[nc + core]));
 		k->unk[core] = m == JUDGE_MINE_UNKNOWN || m == JUDGE_MINE_NO;
 		k->mine[core] = m == JUDGE_MINE_YES;
 		k->alone[core] = (lb & la) == 0;
@@ -420,13 +434,13 @@ static bool judge_own_above(const struct frame *f, const struct frame_w *w, size
 	return isfinite(hi) && isfinite(cap) && lo >= cap * (1 + 2 * rse);
 }
 
-/* judge_own_above in both windows, on the bounds k->hi (before, after) and s's capacities mb,
- * ma from the cores of its own. */
+/* judge_own_above in both windows, on the bounds judge_hi of k->own (before, after) and s's
+ * capacities mb, ma from the cores of its own. */
 static bool judge_own_later(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
 	size_t core, const struct judge_told *k, const struct wincap_cap *mb, const struct wincap_cap *ma)
 {
-	return judge_own_above(f, b, s, core, k->hi[core], mb->cap, mb->rse) &&
-		judge_own_above(f, a, s, core, k->hi[f->ncores + core], ma->cap, ma->rse);
+	return judge_own_above(f, b, s, core, judge_hi(&k->own[core]), mb->cap, mb->rse) &&
+		judge_own_above(f, a, s, core, judge_hi(&k->own[f->ncores + core]), ma->cap, ma->rse);
 }
 
 /* The smallest capacity over the cores of cp on mine[], candidates to fill first or cores with
@@ -504,8 +518,8 @@ static bool judge_split_caps(const struct frame *f, const struct frame_w *b, con
 	for (size_t core = 0; core < nc && ok; core++) {
 		double ratio;
 		k->solo[core] = k->mine[core] && k->alone[core] &&
-			judge_all_its(f, b, s, cb, core, k->hi[core]) &&
-			judge_all_its(f, a, s, ca, core, k->hi[nc + core]);
+			judge_all_its(f, b, s, cb, core, judge_hi(&k->own[core])) &&
+			judge_all_its(f, a, s, ca, core, judge_hi(&k->own[nc + core]));
 		ok = !k->mine[core] || judge_core_fate(cb, ca, core, p, &ratio) != JUDGE_CORE_UNCLEAR;
 	}
 	*mb = *cb, *ma = *ca;
@@ -528,6 +542,58 @@ static bool judge_split_caps(const struct frame *f, const struct frame_w *b, con
 	return ok;
 }
 
+/* Member s's capacity on core over w at what its own ups and downs say it costs there (o):
+ * mean(x_s) + (1 - mean(load)) / cost, with the others on the core as they are, into *cap, and
+ * its relative standard error into *rse, from the cost's: the fit's or the jackknife's, the
+ * larger (own_costs_jack). False when the cost is not two of those above nought. */
+static bool judge_own_cap(const struct frame *f, const struct frame_w *w, size_t s, size_t core,
+	const struct judge_told *k, const struct judge_cost *o, double *cap, double *rse)
+{
+	double se = fmax(o->se, own_costs_jack(f, w, k->mem, k->n, core, k->si)); /* NAN: the fit's */
+	if (!(o->cost >= JUDGE_OWN_NOT * se))
+		return false;
+	double head = fmax(0, 1 - judge_core_mean(f, w, core)) / o->cost;
+	*cap = frame_mean(f, w, s, NULL, NULL, NULL) + head;
+	*rse = head * (se / o->cost) / *cap;
+	return isfinite(*cap) && isfinite(*rse);
+}
+
+/* The smallest judge_own_cap over s's cores (k->mine) in w, its costs from k->own + off, into
+ * *c; false when one of them has none. */
+static bool judge_own_min(const struct frame *f, const struct frame_w *w, size_t s,
+	const struct judge_told *k, size_t off, struct wincap_cap *c)
+{
+	*c = (struct wincap_cap){ .cap = INFINITY, .rse = NAN };
+	for (size_t core = 0; core < f->ncores; core++) {
+		double cap, rse;
+		if (!k->mine[core])
+			continue;
+		if (!judge_own_cap(f, w, s, core, k, &k->own[off + core], &cap, &rse))
+			return false;
+		if (cap < c->cap)
+			c->cap = cap, c->rse = rse;
+	}
+	return isfinite(c->cap);
+}
+
+/* Where the group's capacities cannot be s's (a core it shares, or one whose group slope is
+ * more than its own), s judged on what its own ups and downs say it costs each of its cores,
+ * every core not told filling later (judge_own_later). True with o filled when that judges. */
+static bool judge_own_split(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
+	const struct frame_params *p, const struct judge_told *k, struct frame_result *o)
+{
+	struct wincap_cap mb, ma;
+	if (!judge_own_min(f, b, s, k, 0, &mb) || !judge_own_min(f, a, s, k, f->ncores, &ma))
+		return false;
+	for (size_t core = 0; core < f->ncores; core++)
+		if (k->unk[core] && !judge_own_later(f, b, a, s, core, k, &mb, &ma))
+			return false;
+	o->verdict = DETECTOR_INSUFFICIENT;
+	o->before_bps = mb.cap, o->after_bps = ma.cap, o->ratio = ma.cap / mb.cap;
+	judge_projected(&mb, &ma, p, o);
+	return o->verdict != DETECTOR_INSUFFICIENT;
+}
+
 /* A group whose cores disagree (one fell, one did not): judged on stream s's own cores alone,
  * where its own ups and downs tell them (judge_mine); every one of them must have held or
  * fallen clearly. True with r filled. */
@@ -540,28 +606,34 @@ static bool judge_split(const struct frame *f, const struct frame_w *b, const st
 		.alone = xcalloc(nc + 1, sizeof(bool)),
 		.solo = xcalloc(nc + 1, sizeof(bool)),
 		.unk = xcalloc(nc + 1, sizeof(bool)),
-		.hi = xcalloc(2 * nc + 1, sizeof(double)) };
+		.own = xcalloc(2 * nc + 1, sizeof(struct judge_cost)) };
 	struct wincap_cap mb, ma;
-	bool floors, ok = judge_split_caps(f, b, a, s, on, cb, ca, p, &k, &mb, &ma, &floors);
+	struct frame_result o = *r;
+	bool floors, ok = judge_split_caps(f, b, a, s, on, cb, ca, p, &k, &mb, &ma, &floors), own = false;
 	if (ok) {
-		struct frame_result o = *r;
 		o.verdict = DETECTOR_INSUFFICIENT; /* judge_projected sets only what it finds */
 		o.before_bps = mb.cap, o.after_bps = ma.cap, o.ratio = ma.cap / mb.cap;
 		judge_projected(&mb, &ma, p, &o);
+		ok = o.verdict != DETECTOR_INSUFFICIENT && (!floors || o.verdict == DETECTOR_UNCHANGED);
+	}
+	if (!ok) {
+		o = *r;
+		ok = own = judge_own_split(f, b, a, s, p, &k, &o);
+	}
+	if (ok) {
 		char cores[32], line[256];
 		judge_cores_text(k.mine, nc, cores, sizeof(cores));
-		snprintf(line, sizeof(line), "moves with %s: told apart by its own ups and downs, on core %s",
-			others, cores);
+		snprintf(line, sizeof(line),
+			"moves with %s: told apart by its own ups and downs, on core %s%s", others, cores,
+			own ? ", at what they say it costs there" : "");
 		judge_text(o.why, sizeof(o.why), line);
-		ok = o.verdict != DETECTOR_INSUFFICIENT && (!floors || o.verdict == DETECTOR_UNCHANGED);
-		if (ok)
-			*r = o;
+		*r = o;
 	}
 	free(k.mine);
 	free(k.alone);
 	free(k.solo);
 	free(k.unk);
-	free(k.hi);
+	free(k.own);
 	return ok;
 }
 

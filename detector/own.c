@@ -19,10 +19,12 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define OWN_MIN_POLLS 40             /* fewer polls tell nothing worth a verdict */
 #define OWN_BACK      3              /* own_costs: the polls before a load's own that its reading may cover */
 #define OWN_LAGS      (OWN_BACK + 2) /* ... and the poll itself and the next */
+#define OWN_JACK      10             /* own_costs_jack: stretches left out in turn */
 
 int own_effects(
 	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, double *t)
@@ -66,28 +68,72 @@ static void own_lag_row(const struct frame *f, size_t p, const size_t *mem, size
 	}
 }
 
+/* own_costs' rows over w into *x and *y (caller frees); their number, 0 when too few. */
+static size_t own_cost_rows(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n,
+	size_t c, double **x, double **y)
+{
+	size_t np = frame_wn(w), m = n * OWN_LAGS;
+	if (n == 0 || m > FIT_MAX || np < OWN_MIN_POLLS + OWN_LAGS)
+		return 0;
+	size_t rows = np - OWN_LAGS + 1;
+	*x = xcalloc(rows * m + 1, sizeof(**x)), *y = xcalloc(rows, sizeof(**y));
+	for (size_t k = 0; k < rows; k++) {
+		size_t p = w->from + OWN_BACK + k;
+		(*y)[k] = frame_load(f, p, c);
+		own_lag_row(f, p, mem, n, *x + k * m);
+	}
+	return rows;
+}
+
+/* fit_ols of rows x, y (m columns), every column kept: 0, or -1. */
+static int own_fit(const double *x, const double *y, size_t rows, size_t m, struct fit *o)
+{
+	int rc = fit_ols(x, y, rows, m, o) < 0 || o->n < OWN_MIN_POLLS ? -1 : 0;
+	for (size_t i = 0; i < m && rc == 0; i++)
+		rc = o->dropped[i] || !(o->se[i] > 0) ? -1 : 0;
+	return rc;
+}
+
 int own_costs(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c,
 	double *cost, double *se)
 {
-	size_t np = frame_wn(w), m = n * OWN_LAGS;
+	double *x = NULL, *y = NULL;
 	for (size_t i = 0; i < n; i++)
 		cost[i] = se[i] = NAN;
-	if (n == 0 || m > FIT_MAX || np < OWN_MIN_POLLS + OWN_LAGS)
-		return -1;
-	size_t rows = np - OWN_LAGS + 1;
-	double *x = xcalloc(rows * m + 1, sizeof(*x)), *y = xcalloc(rows, sizeof(*y));
-	for (size_t k = 0; k < rows; k++) {
-		size_t p = w->from + OWN_BACK + k;
-		y[k] = frame_load(f, p, c);
-		own_lag_row(f, p, mem, n, x + k * m);
-	}
+	size_t rows = own_cost_rows(f, w, mem, n, c, &x, &y);
 	struct fit o;
-	int rc = fit_ols(x, y, rows, m, &o) < 0 || o.n < OWN_MIN_POLLS ? -1 : 0;
-	for (size_t i = 0; i < m && rc == 0; i++)
-		rc = o.dropped[i] || !(o.se[i] > 0) ? -1 : 0;
+	int rc = rows ? own_fit(x, y, rows, n * OWN_LAGS, &o) : -1;
 	for (size_t i = 0; i < n && rc == 0; i++)
 		cost[i] = o.beta[i], se[i] = o.se[i];
 	free(x);
 	free(y);
 	return rc;
+}
+
+double own_costs_jack(
+	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, size_t i)
+{
+	double *x = NULL, *y = NULL, v[OWN_JACK], sum = 0, sq = 0;
+	size_t rows = own_cost_rows(f, w, mem, n, c, &x, &y), m = n * OWN_LAGS, keep = 0;
+	double *kx = xcalloc(rows * m + 1, sizeof(*kx)), *ky = xcalloc(rows + 1, sizeof(*ky));
+	int rc = rows ? 0 : -1;
+	for (size_t g = 0; g < OWN_JACK && rc == 0; g++) {
+		keep = 0;
+		for (size_t k = 0; k < rows; k++)
+			if (k * OWN_JACK / rows != g) {
+				memcpy(kx + keep * m, x + k * m, m * sizeof(*x));
+				ky[keep++] = y[k];
+			}
+		struct fit o;
+		rc = own_fit(kx, ky, keep, m, &o);
+		v[g] = rc == 0 ? o.beta[i] : NAN;
+		sum += v[g];
+	}
+	for (size_t g = 0; g < OWN_JACK && rc == 0; g++)
+		sq += (v[g] - sum / OWN_JACK) * (v[g] - sum / OWN_JACK);
+	free(x);
+	free(y);
+	free(kx);
+	free(ky);
+	return rc == 0 && i < n ? sqrt(sq * (OWN_JACK - 1) / OWN_JACK) : NAN;
 }

@@ -28,4 +28,10 @@ int own_effects(
 int own_costs(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c,
 	double *cost, double *se);
 
+/* The standard error of member mem[i]'s cost on core c (own_costs) by the jackknife: the fit
+ * again with each of 10 stretches of w left out. It holds where the fit's own is too kind
+ * (residuals that are not independent: other work that drifts). NAN when a fit fails. */
+double own_costs_jack(
+	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, size_t i);
+
 #endif

@@ -10,6 +10,7 @@
 #include "lib/xmem.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -67,6 +68,68 @@ static void test_bound_holds(void)
 	}
 }
 
+/* wg1's cost on core 5 in own_window's model, the fit's standard error of it and the
+ * jackknife's (own_costs_jack), into v[0..2]; with drift, other work on core 5 that wanders
+ * (a random walk of steps of +-drift per poll), so the residuals are not independent. */
+static void own_jack_window(uint64_t seed, double drift, double *v)
+{
+	const struct cpumodel_win w = { 600,
+		{ { .mbps = 120, .cost = 0.002, .core = 2, .cost2 = 0.0005, .core2 = 5 },
+			{ .mbps = 0, .cost = 0.001, .core = 7 }, { .mbps = 100, .cost = 0.004, .core = 5 },
+			{ .mbps = 0, .cost = 0.001, .core = 7 } },
+		.shared = 0.25, .noise = 0.02, .swing = 0.3 };
+	double *rate = xcalloc(w.n * CPUMODEL_NS, sizeof(double)), walk = 0.1;
+	float *load = xcalloc(w.n * CPUMODEL_CORES, sizeof(float));
+	cpumodel_gen(&w, seed, rate, load);
+	uint64_t r = seed * 0x9E3779B97F4A7C15u + 1;
+	for (size_t k = 0; k < w.n; k++) {
+		r = r * 6364136223846793005u + 1442695040888963407u;
+		walk = fmin(0.3, fmax(0, walk + drift * ((double)(r >> 11) / 9007199254740992.0 * 2 - 1)));
+		load[k * CPUMODEL_CORES + 5] += (float)walk;
+	}
+	struct frame f = {
+		.npolls = w.n, .ncores = CPUMODEL_CORES, .nifs = 2, .split = w.n, .load = load, .rate = rate
+	};
+	const struct frame_w all = { 0, w.n };
+	const size_t mem[2] = { 0, 2 };
+	double cost[2], se[2];
+	own_costs(&f, &all, mem, 2, 5, cost, se);
+	v[0] = cost[1], v[1] = se[1], v[2] = own_costs_jack(&f, &all, mem, 2, 5, 1);
+	free(rate);
+	free(load);
+}
+
+static int own_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The jackknife's standard error: near the fit's where the noise is independent, above it
+ * where other work drifts; and the cost, two of the larger off, holds the true one. */
+static void test_jackknife(void)
+{
+	const double drifts[] = { 0, 0.01 };
+	for (size_t d = 0; d < 2; d++) {
+		double ratio[SEEDS];
+		int off = 0, off_fit = 0;
+		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
+			double v[3];
+			own_jack_window(seed, drifts[d], v);
+			ratio[seed - 1] = v[2] / v[1];
+			off += fabs(v[0] - 0.004e-6) > 2 * fmax(v[1], v[2]);
+			off_fit += fabs(v[0] - 0.004e-6) > 2 * v[1];
+		}
+		qsort(ratio, SEEDS, sizeof(double), own_cmp);
+		double median = (ratio[SEEDS / 2 - 1] + ratio[SEEDS / 2]) / 2;
+		printf("own_test: drift %.2f: jackknife / fit standard error, median %.2f; cost off by more "
+		       "than two of the larger in %d of %d draws, of the fit's in %d\n",
+			drifts[d], median, off, SEEDS, off_fit);
+		CHECK(d == 0 ? median > 0.5 && median < 1.4 : median > 1.5);
+		CHECK(off <= 4);
+	}
+}
+
 /* Nothing said where the fit cannot: too few polls, more members than columns allow. */
 static void test_cannot_say(void)
 {
@@ -84,6 +147,7 @@ static void test_cannot_say(void)
 int main(void)
 {
 	test_bound_holds();
+	test_jackknife();
 	test_cannot_say();
 	return unit_done("own_test");
 }
