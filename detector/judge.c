@@ -305,7 +305,8 @@ static void judge_core_fates(const struct frame *f, const bool *on0, const bool 
 enum judge_mine { JUDGE_MINE_UNKNOWN, JUDGE_MINE_YES, JUDGE_MINE_NO, JUDGE_MINE_LEAN, JUDGE_MINE_NOLEAN };
 
 /* What member s costs a core per bit/s in one window, by its own ups and downs (own_costs),
- * and the standard error of that; NAN when the fit cannot say. */
+ * and the standard error of that, the fit's or the jackknife's, the larger (own_costs_jack:
+ * other work that drifts makes the fit's too kind); NAN when the fit cannot say. */
 struct judge_cost {
 	double cost, se;
 };
@@ -319,11 +320,10 @@ static double judge_hi(const struct judge_cost *o)
 
 /* What the members' own ups and downs tell of the group's cores for member s (judge_mine),
  * each by core: mine, alone, unk, and solo (judge_split_caps); own, what s costs the core,
- * [core] before the change and [ncores + core] after; the members, s among them as mem[si]. */
+ * [core] before the change and [ncores + core] after. */
 struct judge_told {
 	bool *mine, *alone, *solo, *unk;
 	struct judge_cost *own;
-	size_t mem[OWN_MAX], n, si;
 };
 
 /* Whether core carries member si of mem[n] in window w: its own ups and downs move the core's
@@ -341,7 +341,7 @@ static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w 
 	if (own_effects(f, w, mem, n, core, t) < 0)
 		return JUDGE_MINE_UNKNOWN;
 	if (own_costs(f, w, mem, n, core, cost, se) == 0)
-		*o = (struct judge_cost){ cost[si], se[si] };
+		*o = (struct judge_cost){ cost[si], fmax(se[si], own_costs_jack(f, w, mem, n, core, si)) };
 	*near = 0;
 	for (size_t i = 0; i < n; i++)
 		*near |= i != si && t[i] >= JUDGE_OWN_NOT ? 1u << i : 0;
@@ -384,7 +384,7 @@ static enum judge_mine judge_mine_both(enum judge_mine b, enum judge_mine a)
 static bool judge_mine(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
 	const bool *on, const struct frame_params *p, struct judge_told *k)
 {
-	size_t ns = frame_nstreams(f), nc = f->ncores, *mem = k->mem, n = 0, si = 0;
+	size_t ns = frame_nstreams(f), nc = f->ncores, mem[OWN_MAX], n = 0, si = 0;
 	bool *in = xcalloc(ns + 1, sizeof(bool)), any = false;
 	judge_group_in(f, b, a, s, p, in);
 	in[s] = true;
@@ -392,7 +392,6 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 		if (in[t] && n < OWN_MAX)
 			si = t == s ? n : si, mem[n++] = t;
 	free(in);
-	k->n = n, k->si = si;
 	for (size_t core = 0; core < nc; core++) {
 		if (!on[core])
 			continue;
@@ -544,17 +543,16 @@ static bool judge_split_caps(const struct frame *f, const struct frame_w *b, con
 
 /* Member s's capacity on core over w at what its own ups and downs say it costs there (o):
  * mean(x_s) + (1 - mean(load)) / cost, with the others on the core as they are, into *cap, and
- * its relative standard error into *rse, from the cost's: the fit's or the jackknife's, the
- * larger (own_costs_jack). False when the cost is not two of those above nought. */
+ * its relative standard error from the cost's into *rse. False when the cost is not two
+ * standard errors above nought. */
 static bool judge_own_cap(const struct frame *f, const struct frame_w *w, size_t s, size_t core,
-	const struct judge_told *k, const struct judge_cost *o, double *cap, double *rse)
+	const struct judge_cost *o, double *cap, double *rse)
 {
-	double se = fmax(o->se, own_costs_jack(f, w, k->mem, k->n, core, k->si)); /* NAN: the fit's */
-	if (!(o->cost >= JUDGE_OWN_NOT * se))
+	if (!(o->cost >= JUDGE_OWN_NOT * o->se))
 		return false;
 	double head = fmax(0, 1 - judge_core_mean(f, w, core)) / o->cost;
 	*cap = frame_mean(f, w, s, NULL, NULL, NULL) + head;
-	*rse = head * (se / o->cost) / *cap;
+	*rse = head * (o->se / o->cost) / *cap;
 	return isfinite(*cap) && isfinite(*rse);
 }
 
@@ -568,7 +566,7 @@ static bool judge_own_min(const struct frame *f, const struct frame_w *w, size_t
 		double cap, rse;
 		if (!k->mine[core])
 			continue;
-		if (!judge_own_cap(f, w, s, core, k, &k->own[off + core], &cap, &rse))
+		if (!judge_own_cap(f, w, s, core, &k->own[off + core], &cap, &rse))
 			return false;
 		if (cap < c->cap)
 			c->cap = cap, c->rse = rse;
