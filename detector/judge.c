@@ -420,17 +420,59 @@ static double judge_core_mean(const struct frame *f, const struct frame_w *w, si
 	return k ? sum / (double)k : NAN;
 }
 
+/* The least stream s's capacity on core can be in w, at the most s can cost it (hi): mean(x) +
+ * (1 - mean(load)) / hi, whoever else rides it; INFINITY where hi is nought, NAN where it is
+ * not known. */
+static double judge_own_floor(
+	const struct frame *f, const struct frame_w *w, size_t s, size_t core, double hi)
+{
+	double x = frame_mean(f, w, s, NULL, NULL, NULL), load = judge_core_mean(f, w, core);
+	return isnan(hi) ? NAN : hi > 0 ? x + fmax(0, 1 - load) / hi : INFINITY;
+}
+
 /* Whether a core fills, for stream s, only beyond the capacity cap (error rse) that s's cores
- * of its own give in w: at the most s can cost it (hi), its capacity there is at least
- * mean(x) + (1 - mean(load)) / hi, whoever else rides it. Then it is not the first to fill,
- * whether s rides it or not (a core that cannot be told, judge_mine's unk) and however dear
- * the others that share it got. */
+ * of its own give in w: its floor (judge_own_floor) is above it. Then it is not the first to
+ * fill, whether s rides it or not and however dear the others that share it got. */
 static bool judge_own_above(const struct frame *f, const struct frame_w *w, size_t s, size_t core, double hi,
 	double cap, double rse)
 {
-	double x = frame_mean(f, w, s, NULL, NULL, NULL), load = judge_core_mean(f, w, core);
-	double lo = hi > 0 ? x + fmax(0, 1 - load) / hi : INFINITY;
-	return isfinite(hi) && isfinite(cap) && lo >= cap * (1 + 2 * rse);
+	double lo = judge_own_floor(f, w, s, core, hi);
+	return !isnan(lo) && isfinite(cap) && lo >= cap * (1 + 2 * rse);
+}
+
+/* The smallest judge_own_floor over the cores that cannot be told (k->unk), before (lo[0]) and
+ * after (lo[1]): where a core s may ride fills for it at the earliest. False where one of them
+ * has none. */
+static bool judge_unk_floors(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
+	size_t s, const struct judge_told *k, double lo[2])
+{
+	lo[0] = lo[1] = INFINITY;
+	for (size_t core = 0; core < f->ncores; core++) {
+		if (!k->unk[core])
+			continue;
+		lo[0] = fmin(lo[0], judge_own_floor(f, b, s, core, judge_hi(&k->own[core])));
+		lo[1] = fmin(lo[1], judge_own_floor(f, a, s, core, judge_hi(&k->own[f->ncores + core])));
+		if (isnan(judge_hi(&k->own[core])) || isnan(judge_hi(&k->own[f->ncores + core])))
+			return false;
+	}
+	return true;
+}
+
+/* A verdict o on s's capacities from its own cores (before_bps, after_bps) where cores that
+ * cannot be told may fill first, down to the floors lo (judge_unk_floors): s's capacity in each
+ * window lies between the smaller of the two and its own cores', and the verdict stands where
+ * both ends of the ratio that allows say it (judge_decide, on o's error); a change also needs
+ * its size known, the ends within JUDGE_SIZE_ABS of each other (judge_sized's absolute
+ * margin), and keeps o's ratio, where the cores not told do not fill first. False otherwise. */
+static bool judge_bounded(const struct frame_params *p, const double lo[2], struct frame_result *o)
+{
+	double b = o->before_bps, a = o->after_bps, bl = fmin(b, lo[0]), al = fmin(a, lo[1]);
+	if (bl >= b && al >= a)
+		return true;
+	double down = al / b, up = a / bl;
+	if (judge_decide(down, o->rse, p) != o->verdict || judge_decide(up, o->rse, p) != o->verdict)
+		return false;
+	return o->verdict == DETECTOR_UNCHANGED || up - down <= JUDGE_SIZE_ABS;
 }
 
 /* judge_own_above in both windows, on the bounds judge_hi of k->own (before, after) and s's
@@ -505,8 +547,8 @@ static bool judge_all_its(const struct frame *f, const struct frame_w *w, size_t
  * judge_own_above on the most s can cost them) and every core of its held or fell clearly.
  * Where a shared core may fill first, the group's capacities are only floors of s's: then
  * *floors, and only where every core of s held (nothing fell, so s did not: unchanged is all
- * they can say). A core that cannot be told must fill later than those (judge_own_above).
- * False when the data cannot say which of its cores fills first. */
+ * they can say). Cores that cannot be told are the caller's (judge_unk_floors). False when
+ * the data cannot say which of its cores fills first. */
 static bool judge_split_caps(const struct frame *f, const struct frame_w *b, const struct frame_w *a,
 	size_t s, const bool *on, const struct wincap_cap *cb, const struct wincap_cap *ca,
 	const struct frame_params *p, struct judge_told *k, struct wincap_cap *mb, struct wincap_cap *ma,
@@ -536,8 +578,6 @@ static bool judge_split_caps(const struct frame *f, const struct frame_w *b, con
 		ma->cap = judge_mine_cap(ca, k->mine, &ma->rse);
 		ok = ok && isfinite(mb->cap) && isfinite(ma->cap);
 	}
-	for (size_t core = 0; core < nc && ok; core++) /* a core not told must fill later */
-		ok = !k->unk[core] || judge_own_later(f, b, a, s, core, k, mb, ma);
 	return ok;
 }
 
@@ -576,20 +616,17 @@ static bool judge_own_min(const struct frame *f, const struct frame_w *w, size_t
 
 /* Where the group's capacities cannot be s's (a core it shares, or one whose group slope is
  * more than its own), s judged on what its own ups and downs say it costs each of its cores,
- * every core not told filling later (judge_own_later). True with o filled when that judges. */
+ * the cores not told bounding it (judge_bounded on lo). True with o filled when that judges. */
 static bool judge_own_split(const struct frame *f, const struct frame_w *b, const struct frame_w *a, size_t s,
-	const struct frame_params *p, const struct judge_told *k, struct frame_result *o)
+	const struct frame_params *p, const struct judge_told *k, const double lo[2], struct frame_result *o)
 {
 	struct wincap_cap mb, ma;
 	if (!judge_own_min(f, b, s, k, 0, &mb) || !judge_own_min(f, a, s, k, f->ncores, &ma))
 		return false;
-	for (size_t core = 0; core < f->ncores; core++)
-		if (k->unk[core] && !judge_own_later(f, b, a, s, core, k, &mb, &ma))
-			return false;
 	o->verdict = DETECTOR_INSUFFICIENT;
 	o->before_bps = mb.cap, o->after_bps = ma.cap, o->ratio = ma.cap / mb.cap;
 	judge_projected(&mb, &ma, p, o);
-	return o->verdict != DETECTOR_INSUFFICIENT;
+	return o->verdict != DETECTOR_INSUFFICIENT && judge_bounded(p, lo, o);
 }
 
 /* A group whose cores disagree (one fell, one did not): judged on stream s's own cores alone,
@@ -607,16 +644,19 @@ static bool judge_split(const struct frame *f, const struct frame_w *b, const st
 		.own = xcalloc(2 * nc + 1, sizeof(struct judge_cost)) };
 	struct wincap_cap mb, ma;
 	struct frame_result o = *r;
+	double lo[2];
 	bool floors, ok = judge_split_caps(f, b, a, s, on, cb, ca, p, &k, &mb, &ma, &floors), own = false;
-	if (ok) {
+	bool told = judge_unk_floors(f, b, a, s, &k, lo);
+	if (ok && told) {
 		o.verdict = DETECTOR_INSUFFICIENT; /* judge_projected sets only what it finds */
 		o.before_bps = mb.cap, o.after_bps = ma.cap, o.ratio = ma.cap / mb.cap;
 		judge_projected(&mb, &ma, p, &o);
-		ok = o.verdict != DETECTOR_INSUFFICIENT && (!floors || o.verdict == DETECTOR_UNCHANGED);
+		ok = o.verdict != DETECTOR_INSUFFICIENT && (!floors || o.verdict == DETECTOR_UNCHANGED) &&
+			judge_bounded(p, lo, &o);
 	}
-	if (!ok) {
+	if (!ok || !told) {
 		o = *r;
-		ok = own = judge_own_split(f, b, a, s, p, &k, &o);
+		ok = own = told && judge_own_split(f, b, a, s, p, &k, lo, &o);
 	}
 	if (ok) {
 		char cores[32], line[256];

@@ -267,12 +267,16 @@ static const struct engine_case engine_cases[] = {
 		{ N, .s = { S2(150, 0.002, 0, 0.0012, 2), S2(200, 0.001, 0, 0.0005, 2), S0, S0 },
 			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
 		1, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL, NULL },
+	/* Silence allowed: at 50 seeds 10 are silent, 5 of them unsettled even to a fit told the
+	 * cores (the all-clear needs its ratio one and a half standard errors inside the threshold,
+	 * and 120 polls of noise 0.25 leave 0.10 to 0.14; docs/detector.md). Never anything but
+	 * unchanged. */
 	{ "r3.1 firewall core follows the tunnel, as short windows as a tester's: tx",
 		{ NB, .s = { S2(150, 0.002, 0, 0.0008, 2), S2(80, 0.001, 0, 0.0008, 2), S0, S0 },
 			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
 		{ NA, .s = { S2(150, 0.002, 0, 0.0012, 2), S2(80, 0.001, 0, 0.0012, 2), S0, S0 },
 			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
-		0, DETECTOR_UNCHANGED, DETECTOR_M_COST, true, -1, NULL, NULL, NULL, NULL },
+		0, DETECTOR_UNCHANGED | M_THIN, DETECTOR_M_COST, true, -1, NULL, NULL, NULL, NULL },
 	{ "r3.1 firewall core follows the tunnel and becomes the first to fill: tx regression",
 		{ N, .s = { S2(150, 0.002, 0, 0.0008, 2), S2(80, 0.001, 0, 0.0008, 2), S0, S0 },
 			.work = { [2] = 0.1 }, .noise = 0.25, .swing = 0.3 },
