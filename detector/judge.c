@@ -448,12 +448,13 @@ static bool judge_unk_floors(const struct frame *f, const struct frame_w *b, con
 {
 	lo[0] = lo[1] = INFINITY;
 	for (size_t core = 0; core < f->ncores; core++) {
+		double hb = judge_hi(&k->own[core]), ha = judge_hi(&k->own[f->ncores + core]);
 		if (!k->unk[core])
 			continue;
-		lo[0] = fmin(lo[0], judge_own_floor(f, b, s, core, judge_hi(&k->own[core])));
-		lo[1] = fmin(lo[1], judge_own_floor(f, a, s, core, judge_hi(&k->own[f->ncores + core])));
-		if (isnan(judge_hi(&k->own[core])) || isnan(judge_hi(&k->own[f->ncores + core])))
+		if (isnan(hb) || isnan(ha))
 			return false;
+		lo[0] = fmin(lo[0], judge_own_floor(f, b, s, core, hb));
+		lo[1] = fmin(lo[1], judge_own_floor(f, a, s, core, ha));
 	}
 	return true;
 }
@@ -498,17 +499,23 @@ static double judge_mine_cap(const struct wincap_cap *cp, const bool *mine, doub
 	return isfinite(lo) ? lo : NAN;
 }
 
+/* Core's capacity in cp, a candidate to fill first or one with room far beyond the rates
+ * seen, and its relative standard error into *rse; NAN (both) when cp has none for it. */
+static double judge_core_cap(const struct wincap_cap *cp, size_t core, double *rse)
+{
+	int i = judge_cand_of(&cp->cands, core), j = judge_cand_of(&cp->far, core);
+	*rse = i >= 0 ? cp->rsec[i] : j >= 0 ? cp->rsef[j] : NAN;
+	return i >= 0 ? cp->capc[i] : j >= 0 ? cp->capf[j] : NAN;
+}
+
 /* Whether core's capacity for the group in cp, less twice its error, is at least cap: where
  * member s shares the core with others, s's own capacity there is at least its share of the
  * group's (the others' share of the load can only be more than nought), so a shared core that
  * holds the group at least as far as s's own cores hold s does not fill first for s. */
 static bool judge_shared_above(const struct wincap_cap *cp, size_t core, double cap)
 {
-	int i = judge_cand_of(&cp->cands, core), k = judge_cand_of(&cp->far, core);
-	double c = i >= 0 ? cp->capc[i] * (1 - 2 * cp->rsec[i])
-		: k >= 0  ? cp->capf[k] * (1 - 2 * cp->rsef[k])
-			  : NAN;
-	return c >= cap;
+	double rse, c = judge_core_cap(cp, core, &rse);
+	return c * (1 - 2 * rse) >= cap;
 }
 
 /* Whether every core on mine[] held its capacity for the group across the change. */
@@ -532,9 +539,7 @@ static bool judge_all_held(const struct frame *f, const bool *mine, const struct
 static bool judge_all_its(const struct frame *f, const struct frame_w *w, size_t s,
 	const struct wincap_cap *cp, size_t core, double hi)
 {
-	int i = judge_cand_of(&cp->cands, core), j = judge_cand_of(&cp->far, core);
-	double cap = i >= 0 ? cp->capc[i] : j >= 0 ? cp->capf[j] : NAN;
-	double rse = i >= 0 ? cp->rsec[i] : j >= 0 ? cp->rsef[j] : NAN;
+	double rse, cap = judge_core_cap(cp, core, &rse);
 	double room = cap - frame_mean(f, w, s, NULL, NULL, NULL), load = judge_core_mean(f, w, core);
 	if (!(room > 0) || !(load < 1) || !isfinite(hi) || !isfinite(rse))
 		return true;
