@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define FIT_MAX 20 /* columns at most */
+#define FIT_MAX 24 /* columns at most: own_costs, 4 members of 6 */
 
 struct fit {
 	size_t n, m;                       /* rows used (all values finite), columns */

@@ -331,17 +331,18 @@ struct judge_told {
  * LEAN); or not, while another member's do clearly (NO) or more than chance would (NOLEAN).
  * *near: the other members whose ups and downs move it more than chance would (bit i: t of
  * JUDGE_OWN_NOT at least); all of them when the fit cannot say. *o: what member si costs the
- * core (own_costs). */
+ * core (own_costs, on the polls far says the load is read over: own_reach). */
 static enum judge_mine judge_mine_w(const struct frame *f, const struct frame_w *w, const size_t *mem,
-	size_t n, size_t si, size_t core, unsigned *near, struct judge_cost *o)
+	size_t n, size_t si, size_t core, bool far, unsigned *near, struct judge_cost *o)
 {
 	double t[OWN_MAX], cost[OWN_MAX], se[OWN_MAX];
 	*near = ~0u;
 	*o = (struct judge_cost){ NAN, NAN };
 	if (own_effects(f, w, mem, n, core, t) < 0)
 		return JUDGE_MINE_UNKNOWN;
-	if (own_costs(f, w, mem, n, core, cost, se) == 0)
-		*o = (struct judge_cost){ cost[si], fmax(se[si], own_costs_jack(f, w, mem, n, core, si)) };
+	if (own_costs(f, w, mem, n, core, far, cost, se) == 0)
+		*o = (struct judge_cost){ cost[si],
+			fmax(se[si], own_costs_jack(f, w, mem, n, core, far, si)) };
 	*near = 0;
 	for (size_t i = 0; i < n; i++)
 		*near |= i != si && t[i] >= JUDGE_OWN_NOT ? 1u << i : 0;
@@ -392,13 +393,14 @@ static bool judge_mine(const struct frame *f, const struct frame_w *b, const str
 		if (in[t] && n < OWN_MAX)
 			si = t == s ? n : si, mem[n++] = t;
 	free(in);
+	bool fb = own_reach(f, b, mem, n, on), fa = own_reach(f, a, mem, n, on);
 	for (size_t core = 0; core < nc; core++) {
 		if (!on[core])
 			continue;
 		unsigned lb, la;
-		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, &lb, &k->own[core]);
+		enum judge_mine mb = judge_mine_w(f, b, mem, n, si, core, fb, &lb, &k->own[core]);
 		enum judge_mine m = judge_mine_both(
-			mb, judge_mine_w(f, a, mem, n, si, core, &la, &k->own[nc + core]));
+			mb, judge_mine_w(f, a, mem, n, si, core, fa, &la, &k->own[nc + core]));
 		k->unk[core] = m == JUDGE_MINE_UNKNOWN || m == JUDGE_MINE_NO;
 		k->mine[core] = m == JUDGE_MINE_YES;
 		k->alone[core] = (lb & la) == 0;

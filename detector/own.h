@@ -5,6 +5,7 @@
 #ifndef WGWATCH_DETECTOR_OWN_H
 #define WGWATCH_DETECTOR_OWN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct frame;
@@ -19,19 +20,26 @@ struct frame_w;
 int own_effects(
 	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, double *t);
 
+/* Whether the load over window w is read over more polls than own_costs' near lags (the
+ * poll, the next and the 3 before) hold: where it is, the slope on the members' mean rate over
+ * the 8 polls before those is clearly above nought. Told on the member and core (of those on[]
+ * that are true, all when on is NULL) whose cost is the most standard errors above nought, as
+ * the reading is the router's, the same for every core and stream. */
+bool own_reach(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, const bool *on);
+
 /* For core c over window w: cost[i], what member mem[i] costs the core per bit/s, and se[i]
  * its standard error (NAN when the fit cannot say). The cost is the sum of the slopes on the
- * member's rate at the poll, the next and the 3 before, so it holds for a load read over any
- * stretch of those five polls (RouterOS does not say how long it averages a core's load). -1
- * when nothing can be said (too few polls, more than 4 members, a column the others
- * explain). */
-int own_costs(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c,
+ * member's rate at the poll, the next and the 3 before, and, where far (own_reach), on its
+ * mean rate over the 8 before those: so it holds for a load read over any stretch of those
+ * polls (RouterOS does not say how long it averages a core's load). -1 when nothing can be
+ * said (too few polls, more than 4 members, a column the others explain). */
+int own_costs(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, bool far,
 	double *cost, double *se);
 
-/* The standard error of member mem[i]'s cost on core c (own_costs) by the jackknife: the fit
- * again with each of 10 stretches of w left out. It holds where the fit's own is too kind
- * (residuals that are not independent: other work that drifts). NAN when a fit fails. */
-double own_costs_jack(
-	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, size_t i);
+/* The standard error of member mem[i]'s cost on core c (own_costs, on far) by the jackknife:
+ * the fit again with each of 10 stretches of w left out. It holds where the fit's own is too
+ * kind (residuals that are not independent: other work that drifts). NAN when a fit fails. */
+double own_costs_jack(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c,
+	bool far, size_t i);
 
 #endif

@@ -14,9 +14,9 @@
 #include "detector/fit.h"
 #include "detector/frame.h"
 
-#define WINCAP_ATTR_T   4.0           /* a core carries a stream: slope this many std errors above 0 ... */
-#define WINCAP_MAX_RSE  0.25          /* a capacity known to this relative standard error at worst */
-#define WINCAP_MAX_COLS (FIT_MAX / 2) /* streams in a fit: each has its edge column too */
+#define WINCAP_ATTR_T   4.0  /* a core carries a stream: slope this many std errors above 0 ... */
+#define WINCAP_MAX_RSE  0.25 /* a capacity known to this relative standard error at worst */
+#define WINCAP_MAX_COLS 10   /* streams in a fit: each has its edge column too (FIT_MAX) */
 
 /* The regressors of a window: the streams with traffic, each a column, or a group of streams
  * that move together as one column. */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* own_test: detector/own.c's bound on what a group's member can cost a core, on the CPU model
  * (cpumodel.h) whose costs are known: the bound must lie above the true cost in all but a few
- * draws, whether the load is read at the poll's instant or as a mean over up to five polls, and
- * be tight enough to tell a member that costs a core a little from one that costs it much. It
+ * draws, whether the load is read at the poll's instant or as a mean over up to twelve polls,
+ * and be tight enough to tell a member that costs a core a little from one that costs it much
+ * (in most draws up to five polls, where the far polls need no column of their own). It
  * never asks the detector's verdict: judge.c's use of the bound is detector_test's. */
 #include "config.h"
 #include "detector/frame.h"
@@ -37,7 +38,7 @@ static void own_window(size_t avg, uint64_t seed, double *hi)
 	const struct frame_w all = { 0, w.n };
 	const size_t mem[2] = { 0, 2 };
 	double cost[2], se[2];
-	if (own_costs(&f, &all, mem, 2, 5, cost, se) < 0)
+	if (own_costs(&f, &all, mem, 2, 5, own_reach(&f, &all, mem, 2, NULL), cost, se) < 0)
 		cost[0] = cost[1] = NAN;
 	for (size_t i = 0; i < 2; i++) /* the most it can cost: two standard errors up */
 		hi[i] = fmax(0, cost[i] + 2 * se[i]);
@@ -45,10 +46,11 @@ static void own_window(size_t avg, uint64_t seed, double *hi)
 	free(load);
 }
 
-/* The bound (per bit/s) against the true costs, read at the instant and over 2 and 5 polls. */
+/* The bound (per bit/s) against the true costs, read at the instant and over 2 to 12 polls
+ * (until 2026-12-07 it fell below the cost in 10 of 40 draws over 8 or 12: own_reach). */
 static void test_bound_holds(void)
 {
-	const size_t avgs[] = { 0, 2, 5 };
+	const size_t avgs[] = { 0, 2, 5, 8, 12 };
 	for (size_t k = 0; k < sizeof(avgs) / sizeof(avgs[0]); k++) {
 		int below0 = 0, below1 = 0, said = 0, tight = 0;
 		for (uint64_t seed = 1; seed <= SEEDS; seed++) {
@@ -61,10 +63,13 @@ static void test_bound_holds(void)
 			below1 += hi[1] < 0.004e-6;
 			tight += hi[0] < 0.002e-6; /* below what wg0 costs its own core */
 		}
+		printf("own_test: load read over %zu polls: bound below the cost in %d and %d of %d draws, "
+		       "tight in %d\n",
+			avgs[k], below0, below1, SEEDS, tight);
 		CHECK_INT(said, SEEDS);
 		CHECK(below0 <= 3); /* two standard errors: 1 in 44 draws, one-sided */
 		CHECK(below1 <= 3);
-		CHECK(tight >= SEEDS / 2);
+		CHECK(tight >= (avgs[k] <= 5 ? SEEDS / 2 : SEEDS / 5));
 	}
 }
 
@@ -93,8 +98,8 @@ static void own_jack_window(uint64_t seed, double drift, double *v)
 	const struct frame_w all = { 0, w.n };
 	const size_t mem[2] = { 0, 2 };
 	double cost[2], se[2];
-	own_costs(&f, &all, mem, 2, 5, cost, se);
-	v[0] = cost[1], v[1] = se[1], v[2] = own_costs_jack(&f, &all, mem, 2, 5, 1);
+	own_costs(&f, &all, mem, 2, 5, false, cost, se);
+	v[0] = cost[1], v[1] = se[1], v[2] = own_costs_jack(&f, &all, mem, 2, 5, false, 1);
 	free(rate);
 	free(load);
 }
@@ -140,8 +145,8 @@ static void test_cannot_say(void)
 	struct frame f = { .npolls = 50, .ncores = 1, .nifs = 1, .split = 50, .load = load, .rate = rate };
 	const struct frame_w few = { 0, 30 }, all = { 0, 50 };
 	const size_t one[1] = { 0 }, five[5] = { 0, 0, 0, 0, 0 };
-	CHECK(own_costs(&f, &few, one, 1, 0, cost, se) < 0 && isnan(cost[0]) && isnan(se[0]));
-	CHECK(own_costs(&f, &all, five, 5, 0, cost, se) < 0 && isnan(cost[4]));
+	CHECK(own_costs(&f, &few, one, 1, 0, false, cost, se) < 0 && isnan(cost[0]) && isnan(se[0]));
+	CHECK(own_costs(&f, &all, five, 5, 0, false, cost, se) < 0 && isnan(cost[4]));
 }
 
 int main(void)
