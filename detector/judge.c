@@ -117,11 +117,12 @@ static void judge_saturated(const struct frame *f, const struct frame_w *wb, con
 }
 
 /* Whether a ratio is known well enough to state: at two standard errors within the threshold
- * of itself, or within JUDGE_SIZE_ABS either way (a fall to 0.4 known to ±0.1). Short of that
- * a fall is a sign, and matched-rate's bound may say it (docs/detector.md). */
+ * of itself, or within JUDGE_SIZE_ABS either way (a fall to 0.4 known to ±0.1) at the top of
+ * its interval (a ratio the noise pushed low must not buy a smaller error that way). Short of
+ * that a fall is a sign, and matched-rate's bound may say it (docs/detector.md). */
 static bool judge_sized(double ratio, double rse, const struct frame_params *p)
 {
-	return 2 * rse <= p->threshold || 2 * rse * ratio <= JUDGE_SIZE_ABS;
+	return 2 * rse <= p->threshold || 2 * rse * ratio * (1 + 2 * rse) <= JUDGE_SIZE_ABS;
 }
 
 /* The four-way decision on a projected ratio and its relative standard error: a change must pass
