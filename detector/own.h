@@ -21,10 +21,10 @@ int own_effects(
 	const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, size_t c, double *t);
 
 /* Whether the load over window w is read over more polls than own_costs' near lags (the
- * poll, the next and the 3 before) hold: where it is, the slope on the members' mean rate over
- * the 8 polls before those is clearly above nought. Told on the member and core (of those on[]
- * that are true, all when on is NULL) whose cost is the most standard errors above nought, as
- * the reading is the router's, the same for every core and stream. */
+ * poll, the next and the 3 before) hold: where it is, the slopes on the members' mean rates
+ * over the 8 polls before those, pooled over the members and cores (of those on[] that are
+ * true, all when on is NULL) whose cost shows, are two standard errors above nought. The
+ * reading is the router's, the same for every core and stream. */
 bool own_reach(const struct frame *f, const struct frame_w *w, const size_t *mem, size_t n, const bool *on);
 
 /* For core c over window w: cost[i], what member mem[i] costs the core per bit/s, and se[i]
