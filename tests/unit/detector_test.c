@@ -461,7 +461,7 @@ static const struct engine_case engine_cases[] = {
 	 * what its own ups and downs say it costs each core (judge_own_split). With the load read
 	 * over 6 polls the size is not checked, a known difference (docs/detector.md): wg0's own
 	 * bound on core 5 is too wide to tell, and 1 of 50 seeds still says 0.49 (2 before own_costs
- * reached the polls a six-poll reading covers, own_reach). */
+	 * reached the polls a six-poll reading covers, own_reach). */
 	{ "r3.2 two tunnels on one curve, wg0 dear on wg1's core too, wg1 four times as dear: wg0 falls there",
 		R32(0.0016, 50, 0.002, 0.2, 0), R32(0.0016, 50, 0.008, 0.2, 0), 0,
 		DETECTOR_REGRESSION | M_THIN, -1, 1, -1, NULL, NULL, NULL, NULL },
