@@ -3,8 +3,9 @@
  * then a real loop with 100 routers at 500 ms and a collector that answers at once: every poll
  * starts on its router's schedule (at most one slot early, and within its own interval; how
  * late a timer fires is the machine's load and is not judged), and the polls of an interval
- * start at a handful of instants (the grid's slots), not one instant per router. With the wall clock stepped 6 h forward and
- * back through the clock seam, the poller counts two steps, not one per router or poll. */
+ * start at a handful of instants (the grid's slots), not one instant per router. With the wall
+ * clock stepped 6 h forward and back through the clock seam, the poller counts two steps, not
+ * one per router or poll. */
 #include "config.h"
 #include "daemon/poller.h"
 #include "lib/clock.h"
